@@ -1,0 +1,1 @@
+"""Detectors and repair: pure functions over text, no I/O."""

@@ -1,0 +1,1 @@
+"""Readers: bytes in, :class:`~hwpscan.models.Document` out. No terminal, no network."""

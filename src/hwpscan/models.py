@@ -1,0 +1,216 @@
+"""The data that flows through hwpscan: frozen, typed, and JSON-ready.
+
+Data flows one way: a reader turns bytes into a :class:`Document` (segments of text
+with their location), the detectors turn a document into a :class:`FileResult`, and
+reports render results. Nothing here knows about terminals or the network.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Format(str, enum.Enum):
+    """What a file is, decided by its content (never by its extension)."""
+
+    HWP5 = "hwp5"
+    HWPX = "hwpx"
+    PDF = "pdf"
+    HWP3 = "hwp3"
+    HTML = "html"
+    OLE = "ole"
+    ZIP = "zip"
+    EMPTY = "empty"
+    UNKNOWN = "unknown"
+
+
+class Status(str, enum.Enum):
+    """The verdict on one file.
+
+    ``contaminated`` means the codeunit view of the body holds at least one surrogate
+    code point: the text a naive pipeline would produce cannot be encoded as UTF-8.
+    """
+
+    CLEAN = "clean"
+    CONTAMINATED = "contaminated"
+    ENCRYPTED = "encrypted"
+    DISTRIBUTION = "distribution"
+    UNSUPPORTED = "unsupported"
+    CORRUPT = "corrupt"
+    ERROR = "error"
+
+    @property
+    def scanned(self) -> bool:
+        """True when the body text could be read and judged."""
+        return self in (Status.CLEAN, Status.CONTAMINATED)
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes, decided in one place (:func:`hwpscan.scan.exit_code`)."""
+
+    OK = 0
+    FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings
+    USAGE = 2  # bad arguments or dates
+    API = 3  # the API or its limits stopped the run (quota, refusal, network)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of extracted text and where it came from.
+
+    ``text`` is the *codeunit view*: for HWP 5 every UTF-16 code unit became one code
+    point, exactly as the defective pipeline parser produced it, so a Hancom PUA-A
+    character appears as two surrogate code points. For HWPX and PDF it is what the
+    extractor returned. ``offset`` counts code units (HWP 5) or characters (others)
+    from the start of the paragraph.
+    """
+
+    stream: str
+    paragraph: int
+    offset: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """What a reader extracted from one file.
+
+    ``body`` is the document text; ``preview`` (HWP 5 ``PrvText``) and ``meta``
+    (DocInfo strings such as style and font names) are checked and reported apart
+    from the body. ``status`` is set by readers that could not read the body
+    (encrypted, distribution, corrupt); ``reason`` says why. ``warnings`` collect
+    damage that did not stop the read (a truncated record, a bad stream).
+    """
+
+    format: Format
+    body: tuple[Segment, ...] = ()
+    preview: tuple[Segment, ...] = ()
+    meta: tuple[Segment, ...] = ()
+    status: Status | None = None
+    reason: str | None = None
+    warnings: tuple[str, ...] = ()
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """One defect: where it is and what it is, with an escaped context snippet."""
+
+    stream: str
+    paragraph: int
+    offset: int
+    codepoint: str  # "U+F02B1" for a pair (the character it encodes), "U+DC00" for an orphan
+    kind: str  # "pair" (a high+low pair, reported at its high half), "orphan", "pua"
+    units: str  # the UTF-16 code units involved, e.g. "DB80 DEB1"
+    context: str  # escaped, e.g. "앞 글자 \\udb80\\udeb1 뒤"
+
+
+@dataclass(frozen=True, slots=True)
+class TextStats:
+    """Forensic counts over a sequence of segments."""
+
+    chars: int = 0  # characters in the strict view
+    surrogates: int = 0  # surrogate code points in the codeunit view
+    pairs: int = 0  # adjacent high+low pairs (each pair counts once)
+    orphans: int = 0  # surrogate code points with no partner
+    utf8_ok: bool = True
+    utf8_error: str | None = None
+    pua: dict[str, int] = field(default_factory=dict)  # {"U+F02B1": 3}
+    replacement_chars: int = 0  # U+FFFD present in the text
+    locations: tuple[Location, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """The machine output contract: one object per file (see ``to_json``)."""
+
+    path: str
+    sha256: str
+    bytes: int
+    format: Format
+    status: Status
+    reason: str | None = None
+    date: str | None = None
+    body: TextStats = field(default_factory=TextStats)
+    preview: TextStats | None = None
+    meta: TextStats | None = None
+    warnings: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def contaminated(self) -> bool:
+        return self.status is Status.CONTAMINATED
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON Lines record: flat body counts plus nested preview/meta counts."""
+        body = self.body
+        out: dict[str, Any] = {
+            "path": self.path,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "format": self.format.value,
+            "status": self.status.value,
+            "reason": self.reason,
+            "date": self.date,
+            "chars": body.chars,
+            "surrogates": body.surrogates,
+            "pairs": body.pairs,
+            "orphans": body.orphans,
+            "utf8_ok": body.utf8_ok,
+            "utf8_error": body.utf8_error,
+            "pua": dict(body.pua),
+            "replacement_chars": body.replacement_chars,
+            "locations": [asdict(loc) for loc in body.locations],
+            "preview": _stats_json(self.preview),
+            "meta": _stats_json(self.meta),
+            "warnings": list(self.warnings),
+        }
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> FileResult:
+        """Rebuild a result from :meth:`to_json` output (run store, reports)."""
+        return cls(
+            path=data["path"],
+            sha256=data["sha256"],
+            bytes=data["bytes"],
+            format=Format(data["format"]),
+            status=Status(data["status"]),
+            reason=data.get("reason"),
+            date=data.get("date"),
+            body=_stats_from_json(data),
+            preview=_stats_from_json(data["preview"]) if data.get("preview") else None,
+            meta=_stats_from_json(data["meta"]) if data.get("meta") else None,
+            warnings=tuple(data.get("warnings") or ()),
+        )
+
+
+def _stats_json(stats: TextStats | None) -> dict[str, Any] | None:
+    if stats is None:
+        return None
+    out = asdict(stats)
+    out["locations"] = [asdict(loc) for loc in stats.locations]
+    return out
+
+
+def _stats_from_json(data: dict[str, Any]) -> TextStats:
+    return TextStats(
+        chars=data.get("chars", 0),
+        surrogates=data.get("surrogates", 0),
+        pairs=data.get("pairs", 0),
+        orphans=data.get("orphans", 0),
+        utf8_ok=data.get("utf8_ok", True),
+        utf8_error=data.get("utf8_error"),
+        pua=dict(data.get("pua") or {}),
+        replacement_chars=data.get("replacement_chars", 0),
+        locations=tuple(Location(**loc) for loc in data.get("locations") or ()),
+    )
+
+
+#: Keys every JSON Lines record carries (the contract CI depends on).
+CONTRACT_KEYS = (
+    "path", "sha256", "bytes", "format", "status", "reason", "date", "chars",
+    "surrogates", "pairs", "orphans", "utf8_ok", "utf8_error", "pua", "locations",
+)
