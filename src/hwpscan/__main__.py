@@ -1,0 +1,5 @@
+"""``python -m hwpscan``."""
+
+from hwpscan.cli import main
+
+main()

@@ -1,0 +1,16 @@
+"""Command-line interface: a thin adapter over the library.
+
+Each command module registers on :data:`hwpscan.cli.app.app`; importing them here
+makes the commands exist.
+"""
+
+from __future__ import annotations
+
+from hwpscan.cli.app import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

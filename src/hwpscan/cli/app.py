@@ -1,0 +1,45 @@
+"""The Typer application object every command module registers on."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from hwpscan import __version__
+
+app = typer.Typer(
+    name="hwpscan",
+    help="Find the lone UTF-16 surrogates that HWP parsers leak into text pipelines.",
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+#: Tables and progress go to stdout; messages to stderr, so `--format jsonl` stays clean.
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"hwpscan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """hwpscan: attachment encoding forensics for Korean public documents."""
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print a user-facing error (no traceback) and return the Exit to raise."""
+    err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    return typer.Exit(code=code)
