@@ -1,0 +1,279 @@
+"""A small, deterministic HWPX (OWPML) writer for test fixtures.
+
+An HWPX file is a ZIP package (KS X 6101). What readers rely on, and what this writer
+produces, in this order:
+
+1. ``mimetype``, the first entry, *stored* (not deflated), holding
+   ``application/hwp+zip`` -- format sniffers look for exactly this;
+2. ``version.xml``;
+3. ``META-INF/container.xml`` naming the root file ``Contents/content.hpf``;
+4. ``Contents/content.hpf``, the OPF manifest and spine (header, then sections);
+5. ``Contents/header.xml``, a minimal reference list (one font, one character shape,
+   one paragraph shape, one style);
+6. ``Contents/section0.xml`` .. ``sectionN.xml`` with ``hp:p/hp:run/hp:t`` paragraphs;
+   a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p`` inside a run.
+
+Every entry carries the same fixed timestamp and attributes, so the same input gives the
+same bytes. XML is UTF-8: private-use characters such as U+F02B1 are written as
+themselves; a lone surrogate cannot be written at all and is refused.
+
+>>> import io, zipfile
+>>> data = build_hwpx(["보도자료", [["구분", "내용"], ["일시", "7.21."]]])
+>>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+>>> names[0], names[-1]
+('mimetype', 'Contents/section0.xml')
+>>> data[30:38], data[38:57]
+(b'mimetype', b'application/hwp+zip')
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+__all__ = ["Block", "build_hwpx", "MIMETYPE", "ZIP_DATE_TIME"]
+
+#: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
+Block = str | list[list[str]]
+
+MIMETYPE = b"application/hwp+zip"
+#: The timestamp of every entry (the earliest a ZIP can carry): no clock in the output.
+ZIP_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+
+_NS = {
+    "ha": "http://www.hancom.co.kr/hwpml/2011/app",
+    "hp": "http://www.hancom.co.kr/hwpml/2011/paragraph",
+    "hs": "http://www.hancom.co.kr/hwpml/2011/section",
+    "hc": "http://www.hancom.co.kr/hwpml/2011/core",
+    "hh": "http://www.hancom.co.kr/hwpml/2011/head",
+    "hpf": "http://www.hancom.co.kr/schema/2011/hpf",
+    "opf": "http://www.idpf.org/2007/opf/",
+    "ocf": "urn:oasis:names:tc:opendocument:xmlns:container",
+}
+_XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes" ?>'
+#: Characters XML 1.0 cannot carry: C0 controls other than tab/LF/CR, surrogates, U+FFFE/F.
+_NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_CELL_WIDTH = 8000
+_CELL_HEIGHT = 1000
+
+
+def _xmlns(*prefixes: str) -> str:
+    return " ".join(f'xmlns:{p}="{_NS[p]}"' for p in prefixes)
+
+
+def xml_text(text: str) -> str:
+    """Escape *text* for an XML text node; refuse what XML cannot carry.
+
+    >>> xml_text("A & <B> " + chr(0xF02B1)) == "A &amp; &lt;B&gt; " + chr(0xF02B1)
+    True
+    >>> xml_text("x" + chr(0xDB80))
+    Traceback (most recent call last):
+    ...
+    ValueError: XML cannot carry U+DB80 at position 1
+    """
+    bad = _NOT_XML_RE.search(text)
+    if bad is not None:
+        raise ValueError(f"XML cannot carry U+{ord(bad.group()):04X} at position {bad.start()}")
+    return escape(text)
+
+
+class _SectionWriter:
+    """Writes one ``hs:sec``; numbers paragraphs and tables in document order."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.para_id = 0
+        self.table_id = 0
+
+    def paragraph(self, inner: str) -> str:
+        pid = self.para_id
+        self.para_id += 1
+        return (
+            f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
+            f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run></hp:p>'
+        )
+
+    def text_paragraph(self, text: str) -> str:
+        return self.paragraph(f"<hp:t>{xml_text(text)}</hp:t>")
+
+    def table(self, rows: Sequence[Sequence[str]]) -> str:
+        n_rows = len(rows)
+        n_cols = max((len(r) for r in rows), default=0)
+        if n_rows == 0 or n_cols == 0:
+            raise ValueError("a table needs at least one row and one cell")
+        tid = self.table_id
+        self.table_id += 1
+        out = [
+            f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
+            f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
+            f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
+            f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
+            f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
+            f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
+            '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
+            'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
+            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
+        ]
+        for r, row in enumerate(rows):
+            out.append("<hp:tr>")
+            for c in range(n_cols):
+                cell = row[c] if c < len(row) else ""
+                out.append(
+                    '<hp:tc name="" header="0" hasMargin="0" protect="0" editable="0" '
+                    'dirty="0" borderFillIDRef="1">'
+                    '<hp:subList id="" textDirection="HORIZONTAL" lineWrap="BREAK" '
+                    'vertAlign="CENTER" linkListIDRef="0" linkListNextIDRef="0" '
+                    'textWidth="0" textHeight="0" hasTextRef="0" hasNumRef="0">'
+                    f"{self.text_paragraph(cell)}</hp:subList>"
+                    f'<hp:cellAddr colAddr="{c}" rowAddr="{r}"/>'
+                    '<hp:cellSpan colSpan="1" rowSpan="1"/>'
+                    f'<hp:cellSz width="{_CELL_WIDTH}" height="{_CELL_HEIGHT}"/>'
+                    '<hp:cellMargin left="510" right="510" top="141" bottom="141"/></hp:tc>'
+                )
+            out.append("</hp:tr>")
+        out.append("</hp:tbl>")
+        return "".join(out)
+
+    def render(self, blocks: Sequence[Block], *, first: bool) -> bytes:
+        body: list[str] = []
+        if first:
+            body.append(self.paragraph(_SEC_PR + "<hp:t/>"))
+        for block in blocks:
+            if isinstance(block, str):
+                body.append(self.text_paragraph(block))
+            else:
+                # the table's anchor paragraph is allocated first, like Hancom does
+                pid = self.para_id
+                self.para_id += 1
+                table = self.table(block)
+                body.append(
+                    f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
+                    f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{table}'
+                    "<hp:t/></hp:run></hp:p>"
+                )
+        xml = f'{_XML_DECL}<hs:sec {_xmlns("ha", "hp", "hs", "hc", "hh")}>{"".join(body)}</hs:sec>'
+        return xml.encode("utf-8")
+
+
+_SEC_PR = (
+    '<hp:secPr id="" textDirection="HORIZONTAL" spaceColumns="1134" tabStop="8000" '
+    'tabStopVal="4000" tabStopUnit="HWPUNIT" outlineShapeIDRef="0" memoShapeIDRef="0" '
+    'textVerticalWidthHead="0" masterPageCnt="0">'
+    '<hp:pagePr landscape="WIDELY" width="59528" height="84186" gutterType="LEFT_ONLY">'
+    '<hp:margin header="4252" footer="4252" gutter="0" left="8504" right="8504" '
+    'top="5668" bottom="4252"/></hp:pagePr></hp:secPr>'
+)
+
+
+def _split_sections(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
+    """Cut *blocks* into *sections* consecutive, nearly equal runs (some may be empty).
+
+    >>> [len(s) for s in _split_sections(list("abcde"), 2)]
+    [3, 2]
+    """
+    if sections < 1:
+        raise ValueError("sections must be at least 1")
+    size, extra = divmod(len(blocks), sections)
+    out: list[Sequence[Block]] = []
+    start = 0
+    for i in range(sections):
+        end = start + size + (1 if i < extra else 0)
+        out.append(blocks[start:end])
+        start = end
+    return out
+
+
+def _header_xml(sections: int) -> bytes:
+    xml = (
+        f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
+        f'secCnt="{sections}">'
+        '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
+        "<hh:refList>"
+        '<hh:fontfaces itemCnt="1"><hh:fontface lang="HANGUL" fontCnt="1">'
+        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0"/>'
+        "</hh:fontface></hh:fontfaces>"
+        '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
+        'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
+        '<hh:charProperties itemCnt="1"><hh:charPr id="0" height="1000" '
+        'textColor="#000000" shadeColor="none" useFontSpace="0" useKerning="0" '
+        'symMark="NONE" borderFillIDRef="1"><hh:fontRef hangul="0" latin="0" hanja="0" '
+        'japanese="0" other="0" symbol="0" user="0"/></hh:charPr></hh:charProperties>'
+        '<hh:paraProperties itemCnt="1"><hh:paraPr id="0" tabPrIDRef="0" condense="0" '
+        'fontLineHeight="0" snapToGrid="1" suppressLineNumbers="0" checked="0">'
+        '<hh:align horizontal="JUSTIFY" vertical="BASELINE"/></hh:paraPr></hh:paraProperties>'
+        '<hh:styles itemCnt="1"><hh:style id="0" type="PARA" name="바탕글" engName="Normal" '
+        'paraPrIDRef="0" charPrIDRef="0" nextStyleIDRef="0" langID="1042" lockForm="0"/>'
+        "</hh:styles></hh:refList></hh:head>"
+    )
+    return xml.encode("utf-8")
+
+
+def _content_hpf(sections: int, title: str) -> bytes:
+    items = ['<opf:item id="header" href="Contents/header.xml" media-type="application/xml"/>']
+    refs = ['<opf:itemref idref="header" linear="yes"/>']
+    for i in range(sections):
+        items.append(
+            f'<opf:item id="section{i}" href="Contents/section{i}.xml" '
+            'media-type="application/xml"/>'
+        )
+        refs.append(f'<opf:itemref idref="section{i}" linear="yes"/>')
+    xml = (
+        f'{_XML_DECL}<opf:package {_xmlns("ha", "hp", "hs", "hc", "hh", "hpf", "opf")} '
+        'version="" unique-identifier="" id="">'
+        f"<opf:metadata><opf:title>{xml_text(title)}</opf:title>"
+        "<opf:language>ko</opf:language></opf:metadata>"
+        f'<opf:manifest>{"".join(items)}</opf:manifest>'
+        f'<opf:spine>{"".join(refs)}</opf:spine></opf:package>'
+    )
+    return xml.encode("utf-8")
+
+
+_CONTAINER_XML = (
+    f'{_XML_DECL}<ocf:container {_xmlns("ocf", "hpf")}><ocf:rootfiles>'
+    '<ocf:rootfile full-path="Contents/content.hpf" '
+    'media-type="application/hwpml-package+xml"/></ocf:rootfiles></ocf:container>'
+).encode("utf-8")
+
+_VERSION_XML = (
+    f'{_XML_DECL}<hv:HCFVersion xmlns:hv="http://www.hancom.co.kr/hwpml/2011/version" '
+    'tagetApplication="WORDPROCESSOR" major="5" minor="1" micro="0" buildNumber="1" '
+    'os="1" xmlVersion="1.4" application="hwpscan synth" appVersion="1"/>'
+).encode("utf-8")
+
+
+def _entry(zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False) -> None:
+    info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
+    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+    info.create_system = 0  # fixed, whatever the platform
+    info.external_attr = 0
+    zf.writestr(info, data, compresslevel=6)
+
+
+def build_hwpx(blocks: Sequence[Block], *, sections: int = 1, title: str = "") -> bytes:
+    """An HWPX package holding *blocks*, spread over *sections* section parts.
+
+    A ``str`` block is one paragraph; a list of rows (lists of cell texts) is a table
+    whose cells each hold one paragraph. Identical arguments give identical bytes.
+
+    >>> build_hwpx(["가"]) == build_hwpx(["가"])
+    True
+    >>> build_hwpx(["a" + chr(0xDC00)])
+    Traceback (most recent call last):
+    ...
+    ValueError: XML cannot carry U+DC00 at position 1
+    """
+    parts = _split_sections(blocks, sections)
+    rendered = [_SectionWriter().render(part, first=(i == 0)) for i, part in enumerate(parts)]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        _entry(zf, "mimetype", MIMETYPE, stored=True)
+        _entry(zf, "version.xml", _VERSION_XML)
+        _entry(zf, "META-INF/container.xml", _CONTAINER_XML)
+        _entry(zf, "Contents/content.hpf", _content_hpf(sections, title))
+        _entry(zf, "Contents/header.xml", _header_xml(sections))
+        for i, xml in enumerate(rendered):
+            _entry(zf, f"Contents/section{i}.xml", xml)
+    return buf.getvalue()
