@@ -1,1 +1,59 @@
-"""Readers: bytes in, :class:`~hwpscan.models.Document` out. No terminal, no network."""
+"""Readers: bytes in, :class:`~hwpscan.models.Document` out. No terminal, no network.
+
+:func:`read_document` sniffs the content and hands it to the right reader. Formats we
+recognise but do not read (HWP 3.x, HTML saved under a document name, other OLE or ZIP
+files) come back as documents with status ``unsupported`` and a reason.
+"""
+
+from __future__ import annotations
+
+from hwpscan.formats.sniff import SNIFF_BYTES, is_text, sniff
+from hwpscan.models import Document, Format, Status
+
+__all__ = ["read_document", "sniff"]
+
+_UNSUPPORTED_REASONS = {
+    Format.HWP3: "HWP 3.x document (a different, pre-2002 format): not read",
+    Format.HTML: "an HTML page, not a document (often a server error page saved as the file)",
+    Format.ZIP: "a ZIP archive that is not an HWPX package (no application/hwp+zip mimetype)",
+}
+
+
+def read_document(data: bytes) -> Document:
+    """Read *data* as whatever its content says it is.
+
+    May raise :class:`~hwpscan.errors.FormatError`; the scanner turns that into a status.
+
+    >>> read_document(b"").status
+    <Status.CORRUPT: 'corrupt'>
+    >>> read_document(b"HWP Document File V3.00 \\x1a\\x01\\x02\\x03\\x04\\x05").format
+    <Format.HWP3: 'hwp3'>
+    """
+    fmt = sniff(data[:SNIFF_BYTES])
+    if fmt is Format.OLE:
+        from hwpscan.formats.hwp5 import read_ole
+
+        return read_ole(data)
+    if fmt is Format.HWPX:
+        from hwpscan.formats.hwpx import read_hwpx
+
+        return read_hwpx(data)
+    if fmt is Format.PDF:
+        from hwpscan.formats.pdf import read_pdf
+
+        return read_pdf(data)
+    if fmt is Format.EMPTY:
+        return Document(format=fmt, status=Status.CORRUPT, reason="empty file (0 bytes)")
+    if fmt in _UNSUPPORTED_REASONS:
+        return Document(format=fmt, status=Status.UNSUPPORTED, reason=_UNSUPPORTED_REASONS[fmt])
+    return Document(format=Format.UNKNOWN, status=Status.UNSUPPORTED, reason=_unknown_reason(data))
+
+
+def _unknown_reason(data: bytes) -> str:
+    head = data[:SNIFF_BYTES]
+    if is_text(head):
+        return "plain text, not a document"
+    distinct = len(set(head))
+    if len(head) >= 512 and distinct > 240:
+        return "unrecognised binary with near-random bytes (encrypted or DRM-wrapped?)"
+    return f"unrecognised content (starts with {head[:8].hex(' ')})"

@@ -1,0 +1,188 @@
+"""``hwpscan scan`` and ``hwpscan repair``: options in, core calls, rendering out."""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.models import ExitCode, FileResult
+from hwpscan.report.export import write_csv, write_jsonl
+from hwpscan.report.tables import file_table, pivot_table, summary_line
+from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
+
+
+class OutputFormat(str, enum.Enum):
+    table = "table"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+JobsOpt = Annotated[
+    int,
+    typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).", show_default=False),
+]
+ProgressOpt = Annotated[
+    bool, typer.Option("--progress/--no-progress", help="Show a progress bar on long scans.")
+]
+
+
+def run_scan(
+    paths: Sequence[Path],
+    *,
+    jobs: int,
+    progress: bool,
+    repair_dir: Path | None = None,
+) -> list[FileResult]:
+    """Collect files, date them, scan them with a progress bar; return the results."""
+    files = collect_files(paths)
+    dates = resolve_dates(files)
+    root = _common_root(paths)
+    with _progress(len(files), enabled=progress) as advance:
+        return list(
+            scan_paths(
+                files,
+                jobs=jobs or None,
+                dates=dates,
+                repair_dir=repair_dir,
+                repair_root=root,
+                on_result=advance,
+            )
+        )
+
+
+def render_tables(results: Sequence[FileResult]) -> None:
+    """The per-file table, the date x format table and a one-line summary."""
+    console.print(file_table(results))
+    console.print(pivot_table(results))
+    console.print(summary_line(results))
+
+
+def _common_root(paths: Sequence[Path]) -> Path | None:
+    dirs = [p if p.is_dir() else p.parent for p in paths]
+    try:
+        return Path(os.path.commonpath([d.resolve() for d in dirs])) if dirs else None
+    except ValueError:
+        return None
+
+
+@contextmanager
+def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[FileResult], None]]:
+    if not enabled or total < 20 or not err_console.is_terminal:
+        yield lambda _result: None
+        return
+    bar = Progress(
+        TextColumn("scanning"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=True,
+    )
+    with bar:
+        task = bar.add_task("scan", total=total)
+        yield lambda _result: bar.advance(task)
+
+
+@contextmanager
+def _open_output(output: Path | None) -> Iterator[IO[str]]:
+    if output is None:
+        yield sys.stdout
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("w", encoding="utf-8", newline="") as handle:
+        yield handle
+
+
+def _check_paths(paths: Sequence[Path]) -> None:
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise fail(f"no such file or folder: {', '.join(map(str, missing))}", ExitCode.USAGE)
+
+
+def _check_fail_on(values: Sequence[str]) -> list[str]:
+    bad = [v for v in values if v not in FAIL_ON_CHOICES]
+    if bad:
+        raise fail(
+            f"--fail-on takes {' or '.join(FAIL_ON_CHOICES)}, not {', '.join(bad)}", ExitCode.USAGE
+        )
+    return list(values)
+
+
+@app.command()
+def scan(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Files and folders (searched recursively).", show_default=False),
+    ],
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="table for people; jsonl or csv for tools.")
+    ] = OutputFormat.table,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write jsonl/csv here instead of stdout.")
+    ] = None,
+    jobs: JobsOpt = 0,
+    fail_on: Annotated[
+        list[str],
+        typer.Option("--fail-on", help="Exit 1 when a file is 'contaminated' or an 'error' (repeatable)."),
+    ] = [],  # noqa: B006 - typer needs a literal default
+    emit_repaired: Annotated[
+        Path | None,
+        typer.Option("--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."),
+    ] = None,
+    progress: ProgressOpt = True,
+) -> None:
+    """Scan attachments for surrogate code points, private-use characters and UTF-8 failures."""
+    wanted = _check_fail_on(fail_on)
+    _check_paths(paths)
+    results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=emit_repaired)
+    if fmt is OutputFormat.table and output is None:
+        render_tables(results)
+    else:
+        with _open_output(output) as out:
+            if fmt is OutputFormat.csv:
+                write_csv(results, out)
+            elif fmt is OutputFormat.jsonl:
+                write_jsonl(results, out)
+            else:
+                render_tables(results)
+        if output is not None:
+            err_console.print(f"{summary_line(results)}; written to {output}")
+    if emit_repaired is not None:
+        err_console.print(f"repaired text written below {emit_repaired}")
+    raise typer.Exit(code=exit_code(results, wanted))
+
+
+@app.command()
+def repair(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")],
+    jobs: JobsOpt = 0,
+    progress: ProgressOpt = True,
+) -> None:
+    """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
+    _check_paths(paths)
+    results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=out)
+    from rich.table import Table
+
+    table = Table(title=f"Repaired text in {out}", title_justify="left")
+    for col in ("file", "status", "pairs restored", "orphans removed"):
+        table.add_column(col, justify="right" if col[0] in "po" else "left")
+    for r in results:
+        done = r.status.scanned
+        table.add_row(
+            r.path,
+            r.status.value if done else f"{r.status.value}: {r.reason}",
+            f"{r.body.pairs:,}" if done else "",
+            f"{r.body.orphans:,}" if done else "",
+        )
+    console.print(table)
+    raise typer.Exit(code=ExitCode.OK)

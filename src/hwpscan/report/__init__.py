@@ -1,0 +1,1 @@
+"""Turning results into tables and files: pivots (pandas), terminal tables, exporters."""

@@ -1,0 +1,76 @@
+"""Machine-readable exports of scan results: JSON Lines and CSV.
+
+JSON Lines is the contract other tools and CI depend on (see
+:data:`hwpscan.models.CONTRACT_KEYS`). Every string written is valid UTF-8: paths are
+made printable and context snippets are escaped before they get here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable
+from typing import IO
+
+from hwpscan.models import FileResult
+
+CSV_COLUMNS = [
+    "path", "date", "format", "status", "reason", "bytes", "sha256", "chars", "surrogates",
+    "pairs", "orphans", "utf8_ok", "utf8_error", "pua", "replacement_chars",
+    "preview_surrogates", "meta_surrogates",
+]
+
+
+def jsonl_line(result: FileResult) -> str:
+    """One JSON object on one line, Korean kept readable.
+
+    >>> from hwpscan.models import Format, Status
+    >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:46]
+    '{"path": "보도.hwp", "sha256": "ab", "bytes": 3,'
+    """
+    return json.dumps(result.to_json(), ensure_ascii=False)
+
+
+def write_jsonl(results: Iterable[FileResult], out: IO[str]) -> int:
+    """Write one line per result, flushing each so a later failure loses nothing."""
+    n = 0
+    for result in results:
+        out.write(jsonl_line(result) + "\n")
+        out.flush()
+        n += 1
+    return n
+
+
+def csv_row(result: FileResult) -> dict[str, object]:
+    """The flat CSV record of one result (PUA as ``U+F02B1:3;U+F0854:1``)."""
+    b = result.body
+    return {
+        "path": result.path,
+        "date": result.date or "",
+        "format": result.format.value,
+        "status": result.status.value,
+        "reason": result.reason or "",
+        "bytes": result.bytes,
+        "sha256": result.sha256,
+        "chars": b.chars,
+        "surrogates": b.surrogates,
+        "pairs": b.pairs,
+        "orphans": b.orphans,
+        "utf8_ok": b.utf8_ok,
+        "utf8_error": b.utf8_error or "",
+        "pua": ";".join(f"{cp}:{n}" for cp, n in b.pua.items()),
+        "replacement_chars": b.replacement_chars,
+        "preview_surrogates": result.preview.surrogates if result.preview else "",
+        "meta_surrogates": result.meta.surrogates if result.meta else "",
+    }
+
+
+def write_csv(results: Iterable[FileResult], out: IO[str]) -> int:
+    """Write a header and one row per result."""
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    n = 0
+    for result in results:
+        writer.writerow(csv_row(result))
+        n += 1
+    return n

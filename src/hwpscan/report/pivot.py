@@ -1,0 +1,101 @@
+"""The date x format contamination table, built with pandas.
+
+>>> from hwpscan.models import FileResult, Format, Status
+>>> rows = [
+...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
+...     FileResult("b.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21"),
+...     FileResult("c.pdf", "", 1, Format.PDF, Status.CLEAN, date="2025-07-21"),
+... ]
+>>> contamination_pivot(rows).loc["2025-07-21", "hwp5"]
+'1/2 contaminated'
+>>> pivot_counts(rows)[["date", "format", "files", "contaminated"]].values.tolist()
+[['2025-07-21', 'hwp5', 2, 1], ['2025-07-21', 'pdf', 1, 0]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from hwpscan.models import FileResult, Status
+
+UNKNOWN_DATE = "unknown"
+EMPTY_CELL = "—"
+_COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable"]
+
+
+def results_frame(results: Iterable[FileResult]) -> pd.DataFrame:
+    """One row per file with the fields the pivots need."""
+    rows = [
+        {
+            "date": r.date or UNKNOWN_DATE,
+            "format": r.format.value,
+            "status": r.status.value,
+            "contaminated": r.status is Status.CONTAMINATED,
+            "clean": r.status is Status.CLEAN,
+            "unreadable": not r.status.scanned,
+        }
+        for r in results
+    ]
+    return pd.DataFrame(rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable"])
+
+
+def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
+    """Long form: one row per (date, format) with files, contaminated, clean, unreadable."""
+    frame = results_frame(results)
+    if frame.empty:
+        return pd.DataFrame(columns=_COLUMNS)
+    grouped = (
+        frame.groupby(["date", "format"], sort=True)
+        .agg(
+            files=("status", "size"),
+            contaminated=("contaminated", "sum"),
+            clean=("clean", "sum"),
+            unreadable=("unreadable", "sum"),
+        )
+        .reset_index()
+    )
+    for col in ("files", "contaminated", "clean", "unreadable"):
+        grouped[col] = grouped[col].astype(int)
+    return grouped.sort_values(["date", "format"], key=_date_key).reset_index(drop=True)
+
+
+def _date_key(col: pd.Series) -> pd.Series:
+    # keep "unknown" after every real date
+    return col.map(lambda v: "9999" if v == UNKNOWN_DATE else v) if col.name == "date" else col
+
+
+def cell_text(files: int, contaminated: int, unreadable: int) -> str:
+    """How one cell reads.
+
+    >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(0, 0, 0)
+    ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '—')
+    """
+    if files == 0:
+        return EMPTY_CELL
+    text = f"{contaminated}/{files} contaminated"
+    return f"{text}, {unreadable} unreadable" if unreadable else text
+
+
+def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:
+    """Dates as rows, formats as columns, cells like ``2/3 contaminated``."""
+    counts = pivot_counts(results)
+    if counts.empty:
+        return pd.DataFrame()
+    counts["cell"] = [
+        cell_text(f, c, u)
+        for f, c, u in zip(counts["files"], counts["contaminated"], counts["unreadable"])
+    ]
+    table = counts.pivot(index="date", columns="format", values="cell").fillna(EMPTY_CELL)
+    order = sorted(table.index, key=lambda d: (d == UNKNOWN_DATE, d))
+    table = table.loc[order]
+    table.columns.name = None
+    return table
+
+
+def contaminated_dates(results: Iterable[FileResult]) -> list[str]:
+    """Dates with at least one contaminated file, sorted."""
+    frame = results_frame(results)
+    hit = frame[frame["contaminated"]]["date"].unique().tolist()
+    return sorted(d for d in hit if d != UNKNOWN_DATE)

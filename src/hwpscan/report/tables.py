@@ -1,0 +1,98 @@
+"""Rich tables for the terminal: the per-file table and the date x format table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from hwpscan.models import FileResult, Status
+from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot
+
+STATUS_STYLE = {
+    Status.CLEAN: "green",
+    Status.CONTAMINATED: "bold red",
+    Status.ENCRYPTED: "yellow",
+    Status.DISTRIBUTION: "yellow",
+    Status.UNSUPPORTED: "dim",
+    Status.CORRUPT: "magenta",
+    Status.ERROR: "bold magenta",
+}
+
+
+def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
+    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
+
+    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
+    'U+F02B1×3 U+F0854×1'
+    >>> pua_summary({})
+    ''
+    """
+    items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
+    return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
+
+
+def file_table(results: Sequence[FileResult], *, title: str = "Files") -> Table:
+    """One row per file; a broken file shows its reason under its name."""
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column("file", overflow="fold", max_width=60)
+    table.add_column("date", no_wrap=True)
+    table.add_column("format")
+    table.add_column("status")
+    for name in ("chars", "surr.", "pairs", "orphans"):
+        table.add_column(name, justify="right")
+    table.add_column("UTF-8")
+    table.add_column("PUA", overflow="fold")
+    for r in results:
+        name = Text(r.path)
+        if r.reason and not r.status.scanned:
+            name.append(f"\n{r.reason}", style="dim")
+        b = r.body
+        scanned = r.status.scanned
+        table.add_row(
+            name,
+            r.date or "—",
+            r.format.value,
+            Text(r.status.value, style=STATUS_STYLE[r.status]),
+            f"{b.chars:,}" if scanned else "",
+            _num(b.surrogates, scanned),
+            _num(b.pairs, scanned),
+            _num(b.orphans, scanned),
+            (Text("ok", style="green") if b.utf8_ok else Text("FAIL", style="bold red"))
+            if scanned else Text(""),
+            pua_summary(b.pua),
+        )
+    return table
+
+
+def _num(n: int, scanned: bool) -> Text:
+    if not scanned:
+        return Text("")
+    return Text(f"{n:,}", style="bold red" if n else "")
+
+
+def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by date and format") -> Table:
+    """The date x format table: which days carried contaminated attachments."""
+    frame = contamination_pivot(results)
+    table = Table(title=title, title_justify="left")
+    table.add_column("date", no_wrap=True)
+    for col in frame.columns:
+        table.add_column(str(col), no_wrap=True)
+    for date, row in frame.iterrows():
+        cells = [Text(str(date))]
+        for value in row:
+            style = "dim" if value == EMPTY_CELL else ("green" if value.startswith("0/") else "bold red")
+            cells.append(Text(value, style=style))
+        table.add_row(*cells)
+    return table
+
+
+def summary_line(results: Sequence[FileResult]) -> str:
+    """``12 files: 5 contaminated, 6 clean, 1 unreadable``."""
+    n = len(results)
+    bad = sum(r.status is Status.CONTAMINATED for r in results)
+    clean = sum(r.status is Status.CLEAN for r in results)
+    unreadable = n - bad - clean
+    return f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"

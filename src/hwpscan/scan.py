@@ -1,0 +1,290 @@
+"""Paths in, results out: the scanning core.
+
+Every file is isolated: whatever goes wrong while reading it becomes that file's
+status and reason, never the end of the batch. Files run in parallel across processes;
+a worker process that dies takes down only the file it was reading.
+
+>>> exit_code([], fail_on={"contaminated"})
+<ExitCode.OK: 0>
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from datetime import date as _date
+from pathlib import Path
+
+from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
+from hwpscan.forensics.surrogates import analyze, join_segments
+from hwpscan.formats import read_document
+from hwpscan.models import Document, ExitCode, FileResult, Format, Status, TextStats
+
+#: Files larger than this are reported, not read.
+MAX_FILE_BYTES = 512 * 2**20
+#: Names that live beside attachments but are not attachments.
+SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
+_SIDECAR_SUFFIXES = (".part", ".tmp")
+_DATE_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+
+_FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
+
+FAIL_ON_CHOICES = ("contaminated", "error")
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A printable form of a path: undecodable bytes become escapes, not surrogates.
+
+    >>> display_path(os.fsdecode(b"a\\xff.hwp"))
+    'a\\\\xff.hwp'
+    """
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def date_from_path(path: str | os.PathLike[str]) -> str | None:
+    """The last valid ``YYYY-MM-DD`` component of a path, or None.
+
+    >>> date_from_path("downloads/2025-07-21/보도자료.hwp")
+    '2025-07-21'
+    >>> date_from_path("x/2025-13-40/a.pdf") is None
+    True
+    """
+    for found in reversed(_DATE_RE.findall(str(path))):
+        try:
+            _date.fromisoformat(found)
+        except ValueError:
+            continue
+        return found
+    return None
+
+
+def collect_files(inputs: Iterable[Path]) -> list[Path]:
+    """Files named, and files below folders named (recursively, sorted, sidecars skipped).
+
+    A path that does not exist is kept: scanning it gives a row with status ``error``.
+    """
+    out: list[Path] = []
+    for item in inputs:
+        if item.is_dir():
+            for root, dirs, files in os.walk(item):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if _is_attachment_name(name):
+                        out.append(Path(root) / name)
+        else:
+            out.append(item)
+    return out
+
+
+def _is_attachment_name(name: str) -> bool:
+    return not (
+        name.startswith(".") or name in SIDECAR_NAMES or name.endswith(_SIDECAR_SUFFIXES)
+    )
+
+
+def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
+    """Dates for files: a fetch manifest when one knows the file, else the path."""
+    from hwpscan.fetch.manifest import dates_for
+
+    paths = list(paths)
+    dates = dict(dates_for(paths))
+    for path in paths:
+        if path not in dates and (found := date_from_path(path)) is not None:
+            dates[path] = found
+    return dates
+
+
+def scan_bytes(
+    data: bytes, *, path: str, date: str | None = None, repair_to: Path | None = None
+) -> FileResult:
+    """Scan one file's bytes. Never raises for bad input: the status says what happened."""
+    started = time.perf_counter()
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        doc = read_document(data)
+        status, reason = _judge(doc)
+    except EncryptedFileError as exc:
+        doc, status, reason = Document(format=_fallback_format(data)), Status.ENCRYPTED, str(exc)
+    except (CorruptFileError, FormatError) as exc:
+        doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, str(exc)
+    except RecursionError as exc:
+        doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, repr(exc)
+    except Exception as exc:  # a bug or an unforeseen library error: one row, not a crash
+        doc = Document(format=_fallback_format(data))
+        status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
+    body = analyze(doc.body) if doc.body else TextStats()
+    if status is None:
+        status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
+    warnings = doc.warnings
+    if repair_to is not None and status.scanned:
+        try:
+            write_repaired(doc, repair_to)
+        except OSError as exc:
+            warnings += (f"repaired text not written to {display_path(repair_to)}: {exc}",)
+    return FileResult(
+        path=path,
+        sha256=digest,
+        bytes=len(data),
+        format=doc.format,
+        status=status,
+        reason=reason,
+        date=date,
+        body=body,
+        preview=analyze(doc.preview) if doc.preview else None,
+        meta=analyze(doc.meta) if doc.meta else None,
+        warnings=warnings,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _judge(doc: Document) -> tuple[Status | None, str | None]:
+    """A reader's own verdict wins; otherwise the counts decide (None: decide later)."""
+    if doc.status is not None:
+        return doc.status, doc.reason
+    return None, "; ".join(doc.warnings) or None
+
+
+def _fallback_format(data: bytes) -> Format:
+    from hwpscan.formats.sniff import SNIFF_BYTES, sniff
+
+    fmt = sniff(data[:SNIFF_BYTES])
+    # a compound file with a FileHeader directory entry was meant to be HWP 5
+    return Format.HWP5 if fmt is Format.OLE and _FILEHEADER_NAME in data else fmt
+
+
+def scan_file(path: Path, date: str | None = None, repair_to: Path | None = None) -> FileResult:
+    """Scan one file on disk. Never raises: an unreadable file is a row with a status.
+
+    With *repair_to*, the body text is also written there as UTF-8 after repair
+    (pairs restored, orphans dropped), for files whose body could be read.
+    """
+    shown = display_path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return _error_row(shown, date, Status.UNSUPPORTED, f"file is {size:,} bytes, over the cap")
+        data = path.read_bytes()
+    except OSError as exc:
+        return _error_row(shown, date, Status.ERROR, f"cannot read file: {exc.strerror or exc}")
+    return scan_bytes(data, path=shown, date=date, repair_to=repair_to)
+
+
+def _error_row(path: str, date: str | None, status: Status, reason: str) -> FileResult:
+    return FileResult(
+        path=path, sha256="", bytes=0, format=Format.UNKNOWN, status=status, reason=reason, date=date
+    )
+
+
+def write_repaired(doc: Document, target: Path) -> None:
+    """Write the document's body as UTF-8 after repair, atomically."""
+    from hwpscan.forensics.guard import repair_text
+
+    text = repair_text(join_segments(doc.body)).text
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".part")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def repaired_name(path: Path, root: Path | None) -> Path:
+    """Where the repaired text of *path* goes, relative to a repair folder.
+
+    >>> repaired_name(Path("in/2025-07-21/a.hwp"), Path("in")).as_posix()
+    '2025-07-21/a.hwp.txt'
+    >>> repaired_name(Path("/abs/b.pdf"), None).as_posix()
+    'b.pdf.txt'
+    """
+    try:
+        rel = path.relative_to(root) if root is not None else Path(path.name)
+    except ValueError:
+        rel = Path(path.name)
+    return rel.with_name(rel.name + ".txt")
+
+
+Job = tuple[Path, str | None, Path | None]
+
+
+def _scan_job(job: Job) -> FileResult:
+    return scan_file(*job)
+
+
+def scan_paths(
+    paths: Iterable[Path],
+    *,
+    jobs: int | None = None,
+    dates: Mapping[Path, str] | None = None,
+    repair_dir: Path | None = None,
+    repair_root: Path | None = None,
+    on_result: Callable[[FileResult], None] | None = None,
+) -> Iterator[FileResult]:
+    """Scan files in input order, across ``jobs`` processes (default: all cores).
+
+    With *repair_dir*, each readable file's repaired body text is written below it,
+    named by :func:`repaired_name` relative to *repair_root*.
+    """
+    dates = dates or {}
+    work: list[Job] = [
+        (p, dates.get(p), repair_dir / repaired_name(p, repair_root) if repair_dir else None)
+        for p in paths
+    ]
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    if jobs == 1 or len(work) < 4:
+        results: Iterator[FileResult] = map(_scan_job, work)
+    else:
+        results = _parallel(work, jobs)
+    for result in results:
+        if on_result is not None:
+            on_result(result)
+        yield result
+
+
+def _parallel(work: list[Job], jobs: int) -> Iterator[FileResult]:
+    chunk = max(1, min(64, len(work) // (jobs * 8)))
+    done = 0
+    try:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for result in pool.map(_scan_job, work, chunksize=chunk):
+                done += 1
+                yield result
+    except BrokenProcessPool:
+        # A worker died (a crash in native code, the OOM killer). Finish the rest one
+        # file per task so the death is pinned on the file that caused it.
+        yield from _isolated(work[done:])
+
+
+def _isolated(work: list[Job]) -> Iterator[FileResult]:
+    pool = ProcessPoolExecutor(max_workers=1)
+    try:
+        for job in work:
+            future: Future[FileResult] = pool.submit(_scan_job, job)
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = ProcessPoolExecutor(max_workers=1)
+                yield _error_row(
+                    display_path(job[0]), job[1], Status.ERROR,
+                    "the worker process died while reading this file",
+                )
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
+    """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
+
+    ``contaminated`` matches contaminated files; ``error`` matches files that could not
+    be judged (encrypted, distribution, unsupported, corrupt, error).
+    """
+    wanted = set(fail_on)
+    for result in results:
+        if "contaminated" in wanted and result.status is Status.CONTAMINATED:
+            return ExitCode.FINDINGS
+        if "error" in wanted and not result.status.scanned:
+            return ExitCode.FINDINGS
+    return ExitCode.OK
