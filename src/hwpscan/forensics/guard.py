@@ -1,0 +1,323 @@
+"""Guards for pipelines: make any string, or any JSON-like value, safe to encode as UTF-8.
+
+A Python ``str`` fails ``encode("utf-8")`` for one reason only: it holds surrogate code
+points. A parser that emits UTF-16 code units one by one leaves a character outside the
+BMP as two halves; they carry the character and are merged back without loss. A half
+with no partner (an *orphan*) carries nothing and is dropped, replaced by U+FFFD, or
+escaped visibly, as the caller chooses.
+
+The common case, a clean string, costs one regex search and returns the very same
+object. A dirty string is mended only around its defects: the text between them is
+copied, never re-encoded.
+
+Test strings are built with ``chr()``: literal surrogates in source files break tools.
+
+>>> bullet = chr(0xDB80) + chr(0xDEB1)      # U+F02B1 as a defective parser leaves it
+>>> sanitize_surrogates("가" + bullet + "나") == "가" + chr(0xF02B1) + "나"
+True
+>>> sanitize({"text": "a" + chr(0xDC00)}, orphans="escape")
+{'text': 'a\\\\udc00'}
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hwpscan.forensics.pua import apply_pua_map, pua_info
+from hwpscan.forensics.surrogates import PAIR_RE, SURROGATE_RE, escape_snippet, merge_pairs
+
+__all__ = [
+    "ORPHAN_POLICIES",
+    "OrphanPolicy",
+    "RepairResult",
+    "SurrogateHit",
+    "Utf8Check",
+    "check_utf8",
+    "find_surrogates",
+    "repair_text",
+    "sanitize",
+    "sanitize_surrogates",
+]
+
+OrphanPolicy = Literal["drop", "replace", "escape"]
+
+#: What happens to a surrogate half that has no partner.
+ORPHAN_POLICIES: dict[str, Callable[[str], str]] = {
+    "drop": lambda ch: "",
+    "replace": lambda ch: "\ufffd",
+    "escape": escape_snippet,  # chr(0xDB80) -> the six visible characters \udb80
+}
+
+#: Merge one high+low pair; the same few pairs recur, so the round-trip is cached.
+_pair_char = functools.lru_cache(maxsize=4096)(merge_pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class SurrogateHit:
+    """One surrogate code point in a string: where, which unit, and whether it pairs."""
+
+    position: int
+    unit: int
+    kind: str  # "pair-high", "pair-low" or "orphan"
+
+    @property
+    def codepoint(self) -> str:
+        """``U+XXXX`` notation of the code unit.
+
+        >>> SurrogateHit(0, 0xDB80, "orphan").codepoint
+        'U+DB80'
+        """
+        return f"U+{self.unit:04X}"
+
+
+@dataclass(frozen=True, slots=True)
+class Utf8Check:
+    """Whether a string encodes as UTF-8, and if not, exactly what the encoder says."""
+
+    ok: bool
+    message: str | None = None  # str(UnicodeEncodeError), word for word
+    start: int | None = None  # the error's start: first surrogate of the first bad run
+    end: int | None = None  # the error's end (exclusive)
+
+
+@dataclass(frozen=True, slots=True)
+class RepairResult:
+    """What :func:`repair_text` did, with counts for the report."""
+
+    text: str
+    restored_pairs: int = 0
+    removed_orphans: int = 0  # orphans dropped, replaced or escaped (per the policy)
+    pua_replaced: dict[str, int] = field(default_factory=dict)  # {"U+F0854": 2}
+    pua_kept: dict[str, int] = field(default_factory=dict)  # PUA with no known replacement
+
+
+def _policy(orphans: str) -> Callable[[str], str]:
+    try:
+        return ORPHAN_POLICIES[orphans]
+    except (KeyError, TypeError):
+        choices = ", ".join(ORPHAN_POLICIES)
+        raise ValueError(f"orphans must be one of {choices}, not {orphans!r}") from None
+
+
+def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tuple[str, int, int]:
+    """Rebuild ``text`` from its first surrogate on: merge pairs, apply ``policy`` to orphans."""
+    parts: list[str] = []
+    append = parts.append
+    search = SURROGATE_RE.search
+    pairs = orphans = last = 0
+    found: re.Match[str] | None = match
+    while found is not None:
+        i = found.start()
+        append(text[last:i])
+        if PAIR_RE.match(text, i) is not None:
+            append(_pair_char(text[i : i + 2]))
+            last = i + 2
+            pairs += 1
+        else:
+            append(policy(text[i]))
+            last = i + 1
+            orphans += 1
+        found = search(text, last)
+    append(text[last:])
+    return "".join(parts), pairs, orphans
+
+
+def sanitize_surrogates(text: str, orphans: OrphanPolicy = "drop") -> str:
+    r"""Return ``text`` safe for UTF-8: pairs merged back, orphans handled per ``orphans``.
+
+    ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD) or ``"escape"`` (the
+    visible six characters ``\udb80``). A string without surrogates is returned as the
+    same object.
+
+    >>> s = "한글"
+    >>> sanitize_surrogates(s) is s
+    True
+    >>> sanitize_surrogates("x" + chr(0xDB80) + chr(0xDEB1)) == "x" + chr(0xF02B1)
+    True
+    >>> lone = "a" + chr(0xDB80) + "b"
+    >>> sanitize_surrogates(lone), sanitize_surrogates(lone, "replace")
+    ('ab', 'a\ufffdb')
+    >>> print(sanitize_surrogates(lone, "escape"))
+    a\udb80b
+    """
+    policy = _policy(orphans)
+    found = SURROGATE_RE.search(text)
+    if found is None:
+        return text
+    return _mend(text, found, policy)[0]
+
+
+def _rebuild(container: Any, items: list[Any]) -> Any:
+    """A container of the same type as ``container`` holding ``items``.
+
+    Dict items come flattened as key, value, key, value...
+    """
+    if isinstance(container, dict):
+        pairs = zip(items[::2], items[1::2], strict=True)
+        if type(container) is dict:
+            return dict(pairs)
+        new = copy.copy(container)  # keeps defaultdict factories and the like
+        new.clear()
+        new.update(pairs)
+        return new
+    if type(container) is list:
+        return items
+    if isinstance(container, list):
+        new_list = copy.copy(container)
+        new_list[:] = items
+        return new_list
+    if type(container) is tuple:
+        return tuple(items)
+    if hasattr(container, "_make"):  # a namedtuple
+        return container._make(items)
+    return type(container)(items)
+
+
+def _children(container: Any) -> Any:
+    if isinstance(container, dict):
+        return (x for item in container.items() for x in item)
+    return iter(container)
+
+
+def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
+    """:func:`sanitize_surrogates` over a nested value: dicts (keys too), lists, tuples.
+
+    Other types pass through untouched. Containers that hold nothing to mend are
+    returned as the same objects, so a clean tool result costs no copy. The walk is
+    iterative: nesting depth is not limited by Python's recursion limit. A container
+    that contains itself raises ``ValueError``.
+
+    >>> bad = "a" + chr(0xDC00)
+    >>> sanitize({bad: [bad, (1, bad)], "n": None}) == {"a": ["a", (1, "a")], "n": None}
+    True
+    >>> clean = {"k": ["v", 1.5]}
+    >>> sanitize(clean) is clean
+    True
+    """
+    policy = _policy(orphans)
+    if isinstance(obj, str):
+        return _fix(obj, policy)
+    if not isinstance(obj, (dict, list, tuple)):
+        return obj
+    done: dict[int, Any] = {}  # id(container) -> its result, so shared parts stay shared
+    active: set[int] = {id(obj)}
+    # a frame: [container, iterator over its children, new children, changed?]
+    stack: list[list[Any]] = [[obj, _children(obj), [], False]]
+    while True:
+        frame = stack[-1]
+        out: list[Any] = frame[2]
+        for child in frame[1]:
+            if isinstance(child, str):
+                new = _fix(child, policy)
+            elif isinstance(child, (dict, list, tuple)):
+                key = id(child)
+                if key in done:
+                    new = done[key]
+                elif key in active:
+                    raise ValueError("cannot sanitize a container that contains itself")
+                else:
+                    active.add(key)
+                    stack.append([child, _children(child), [], False])
+                    break
+            else:
+                out.append(child)
+                continue
+            out.append(new)
+            frame[3] = frame[3] or new is not child
+        else:
+            stack.pop()
+            container = frame[0]
+            result = _rebuild(container, out) if frame[3] else container
+            done[id(container)] = result
+            active.discard(id(container))
+            if not stack:
+                return result
+            parent = stack[-1]
+            parent[2].append(result)
+            parent[3] = parent[3] or result is not container
+
+
+def _fix(text: str, policy: Callable[[str], str]) -> str:
+    found = SURROGATE_RE.search(text)
+    return text if found is None else _mend(text, found, policy)[0]
+
+
+def find_surrogates(text: str) -> list[SurrogateHit]:
+    """Every surrogate in ``text`` with its position, code unit and role.
+
+    >>> [(h.position, h.codepoint, h.kind) for h in find_surrogates(
+    ...     "a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00))]
+    [(1, 'U+DB80', 'pair-high'), (2, 'U+DEB1', 'pair-low'), (3, 'U+DC00', 'orphan')]
+    >>> find_surrogates("clean")
+    []
+    """
+    hits: list[SurrogateHit] = []
+    found = SURROGATE_RE.search(text)
+    while found is not None:
+        i = found.start()
+        if PAIR_RE.match(text, i) is not None:
+            hits.append(SurrogateHit(i, ord(text[i]), "pair-high"))
+            hits.append(SurrogateHit(i + 1, ord(text[i + 1]), "pair-low"))
+            nxt = i + 2
+        else:
+            hits.append(SurrogateHit(i, ord(text[i]), "orphan"))
+            nxt = i + 1
+        found = SURROGATE_RE.search(text, nxt)
+    return hits
+
+
+def check_utf8(text: str) -> Utf8Check:
+    """Would ``text.encode("utf-8")`` succeed? If not, the encoder's own error.
+
+    The message, start and end are those of the ``UnicodeEncodeError`` the encoder
+    raises (it reports the first run of consecutive surrogates).
+
+    >>> check_utf8("한글").ok
+    True
+    >>> c = check_utf8("ab" + chr(0xDB80) + chr(0xDEB1) + "c")
+    >>> c.ok, c.start, c.end
+    (False, 2, 4)
+    >>> c.message
+    "'utf-8' codec can't encode characters in position 2-3: surrogates not allowed"
+    """
+    if SURROGATE_RE.search(text) is None:
+        return Utf8Check(ok=True)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return Utf8Check(ok=False, message=str(exc), start=exc.start, end=exc.end)
+    return Utf8Check(ok=True)  # pragma: no cover - a surrogate always fails
+
+
+def repair_text(
+    text: str, *, orphans: OrphanPolicy = "drop", pua_map: bool = False
+) -> RepairResult:
+    """Repair one text and count what was done: the core of ``hwpscan repair``.
+
+    Pairs are merged back, orphans handled per ``orphans``; with ``pua_map`` known
+    Hancom private-use characters are replaced by their standard equivalents (see
+    :mod:`hwpscan.forensics.pua`), unknown ones stay and are counted in ``pua_kept``.
+
+    >>> r = repair_text("x" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00), pua_map=True)
+    >>> r.text, r.restored_pairs, r.removed_orphans, r.pua_replaced
+    ('x①', 1, 1, {'U+F02B1': 1})
+    """
+    policy = _policy(orphans)
+    pairs = removed = 0
+    found = SURROGATE_RE.search(text)
+    if found is not None:
+        text, pairs, removed = _mend(text, found, policy)
+    replaced: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    if pua_map:
+        text, counts = apply_pua_map(text)
+        for label, n in sorted(counts.items()):
+            info = pua_info(int(label[2:], 16))
+            target = replaced if info is not None and info.replacement is not None else kept
+            target[label] = n
+    return RepairResult(text, pairs, removed, replaced, kept)

@@ -1,0 +1,139 @@
+"""What Hancom's private-use characters are, and their standard replacements.
+
+Hancom Office stores bullets, boxed numbers, brackets and line pieces as private-use
+code points (mostly plane 15, PUA-A). The knowledge lives in ``pua_data.json`` next to
+this module: one entry per code point with a name, what it renders as, a standard
+replacement where one is established (``None`` where not) and the sources it comes
+from. Nothing here guesses from code point ranges: an unknown PUA character stays.
+
+>>> pua_name(0xF02B1)
+'HANCOM SQUARED DIGIT ONE'
+>>> pua_info(0xF0850).replacement is None
+True
+>>> text, counts = apply_pua_map(chr(0xF0854) + "법" + chr(0xF0855) + chr(0xF0FFF))
+>>> text == "『법』" + chr(0xF0FFF), dict(counts)
+(True, {'U+F0854': 1, 'U+F0855': 1, 'U+F0FFF': 1})
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+
+from hwpscan.forensics.surrogates import PUA_RE, codepoint
+
+__all__ = ["PuaInfo", "apply_pua_map", "known_pua", "pua_info", "pua_name", "pua_sources"]
+
+_DATA = "pua_data.json"
+
+
+@dataclass(frozen=True, slots=True)
+class PuaInfo:
+    """One known private-use code point."""
+
+    codepoint: int
+    name: str
+    renders_as: str | None  # what Hancom draws, as text or a description
+    replacement: str | None  # the standard character(s) to use, None when not established
+    sources: tuple[str, ...]  # keys into :func:`pua_sources`
+    note: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``U+XXXXX`` notation.
+
+        >>> pua_info(0xF02B1).label
+        'U+F02B1'
+        """
+        return codepoint(chr(self.codepoint))
+
+
+@functools.cache
+def _load() -> tuple[dict[int, PuaInfo], dict[str, str]]:
+    raw = json.loads(resources.files(__package__).joinpath(_DATA).read_text(encoding="utf-8"))
+    table: dict[int, PuaInfo] = {}
+    for entry in raw["entries"]:
+        cp = int(entry["codepoint"].removeprefix("U+"), 16)
+        table[cp] = PuaInfo(
+            codepoint=cp,
+            name=entry["name"],
+            renders_as=entry.get("renders_as"),
+            replacement=entry.get("replacement"),
+            sources=tuple(entry["sources"]),
+            note=entry.get("note"),
+        )
+    return table, dict(raw["sources"])
+
+
+def pua_info(cp: int) -> PuaInfo | None:
+    """The table entry for code point ``cp``, or None when it is not known.
+
+    >>> pua_info(0xF0854).replacement
+    '『'
+    >>> pua_info(0x41) is None
+    True
+    """
+    return _load()[0].get(cp)
+
+
+def pua_name(cp: int) -> str | None:
+    """The name of a known private-use code point (for scan tables), else None.
+
+    >>> pua_name(0xF0855)
+    'HANCOM RIGHT DOUBLE CORNER BRACKET'
+    >>> pua_name(0xE000) is None
+    True
+    """
+    info = pua_info(cp)
+    return None if info is None else info.name
+
+
+def known_pua() -> tuple[PuaInfo, ...]:
+    """Every entry of the table, in code point order.
+
+    >>> known_pua()[0].label
+    'U+F003B'
+    """
+    table = _load()[0]
+    return tuple(table[cp] for cp in sorted(table))
+
+
+def pua_sources() -> dict[str, str]:
+    """Source key -> citation (a URL or a named document) for the table's entries.
+
+    >>> pua_sources()["rhwp-727"].startswith("https://github.com/edwardkim/rhwp/issues/727")
+    True
+    """
+    return dict(_load()[1])
+
+
+def apply_pua_map(text: str) -> tuple[str, Counter[str]]:
+    """Replace known PUA characters by their standard equivalents.
+
+    Returns the new text and a count, by ``U+XXXX`` label, of every private-use
+    character met: those with a replacement were replaced, the rest (unknown, or
+    known without an established replacement) stayed. A text without PUA characters
+    is returned as the same object.
+
+    >>> apply_pua_map("plain")
+    ('plain', Counter())
+    >>> text, counts = apply_pua_map(chr(0xF02B2) + " 과제")
+    >>> text, counts["U+F02B2"]
+    ('② 과제', 1)
+    """
+    counts: Counter[str] = Counter()
+    if PUA_RE.search(text) is None:
+        return text, counts
+    table = _load()[0]
+
+    def swap(match: re.Match[str]) -> str:
+        ch = match.group()
+        counts[codepoint(ch)] += 1
+        info = table.get(ord(ch))
+        return ch if info is None or info.replacement is None else info.replacement
+
+    return PUA_RE.sub(swap, text), counts
