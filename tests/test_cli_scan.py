@@ -1,0 +1,100 @@
+"""The scan and repair commands through Typer's CliRunner, checked back through files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hwpscan.cli import app
+from hwpscan.models import CONTRACT_KEYS
+from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.synth.pdf import build_pdf
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def corpus(broken_dir: Path) -> Path:
+    day = broken_dir / "2025-07-21"
+    (day / "clean.hwpx").write_bytes(build_hwpx(["금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)]))
+    (day / "clean.pdf").write_bytes(build_pdf([["보도자료 본문"]]))
+    return broken_dir
+
+
+def test_table_output_shows_both_tables(corpus: Path) -> None:
+    result = runner.invoke(app, ["scan", str(corpus), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "Files" in result.output
+    assert "Contamination by date and format" in result.output
+    assert "0/1 contaminated" in result.output  # the dated HWPX and PDF cells
+    assert "files:" in result.output
+
+
+def test_jsonl_contract(corpus: Path) -> None:
+    result = runner.invoke(app, ["scan", str(corpus), "--format", "jsonl", "-j", "1"])
+    assert result.exit_code == 0
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 7
+    for rec in lines:
+        assert set(CONTRACT_KEYS) <= rec.keys()
+        assert rec["format"] in {"hwp5", "hwpx", "pdf", "hwp3", "html", "ole", "zip", "empty", "unknown"}
+        assert rec["status"] in {
+            "clean", "contaminated", "encrypted", "distribution", "unsupported", "corrupt", "error"
+        }
+    hwpx = next(r for r in lines if r["path"].endswith("clean.hwpx"))
+    assert hwpx["date"] == "2025-07-21"
+    assert hwpx["pua"] == {"U+F0854": 1, "U+F0855": 1}
+
+
+def test_csv_to_file(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out" / "files.csv"
+    result = runner.invoke(app, ["scan", str(corpus), "-f", "csv", "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert len(rows) == 7
+    assert {r["status"] for r in rows} >= {"clean", "unsupported", "corrupt"}
+
+
+def test_fail_on_error_exits_1(corpus: Path) -> None:
+    assert runner.invoke(app, ["scan", str(corpus), "--fail-on", "error", "-j", "1"]).exit_code == 1
+    assert runner.invoke(app, ["scan", str(corpus), "--fail-on", "contaminated", "-j", "1"]).exit_code == 0
+
+
+def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["scan", str(tmp_path / "nope")])
+    assert missing.exit_code == 2
+    assert "no such file" in missing.output and "Traceback" not in missing.output
+    bad = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", "everything"])
+    assert bad.exit_code == 2 and "--fail-on" in bad.output
+
+
+def test_repair_writes_utf8_text(corpus: Path, tmp_path: Path) -> None:
+    out = tmp_path / "repaired"
+    result = runner.invoke(app, ["repair", str(corpus), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    text = (out / "2025-07-21" / "clean.hwpx.txt").read_text(encoding="utf-8")
+    assert text == "금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)
+    assert not (out / "empty.hwp.txt").exists()
+
+
+def test_every_command_has_help() -> None:
+    import typer.main
+
+    group = typer.main.get_group(app)
+    assert group.commands, "no commands registered"
+    for name in group.commands:
+        result = runner.invoke(app, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Usage" in result.output, name
+
+
+def test_version() -> None:
+    from hwpscan import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and __version__ in result.output

@@ -1,0 +1,152 @@
+"""The scanning core: statuses for bad input, dates, sidecars, exit codes, isolation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hwpscan import scan as scan_mod
+from hwpscan.models import ExitCode, FileResult, Format, Status
+from hwpscan.scan import (
+    collect_files,
+    date_from_path,
+    exit_code,
+    resolve_dates,
+    scan_bytes,
+    scan_file,
+    scan_paths,
+)
+from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.synth.pdf import build_pdf
+
+
+def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:
+    files = collect_files([broken_dir])
+    results = {Path(r.path).name: r for r in scan_paths(files, jobs=1)}
+    assert "manifest.jsonl" not in results
+    expected = {
+        "empty.hwp": (Format.EMPTY, Status.CORRUPT, "empty"),
+        "error-page.hwp": (Format.HTML, Status.UNSUPPORTED, "HTML"),
+        "garbage.hwp": (Format.UNKNOWN, Status.UNSUPPORTED, "unrecognised"),
+        "old.hwp": (Format.HWP3, Status.UNSUPPORTED, "HWP 3"),
+        "note.txt": (Format.UNKNOWN, Status.UNSUPPORTED, "plain text"),
+    }
+    for name, (fmt, status, reason) in expected.items():
+        r = results[name]
+        assert (r.format, r.status) == (fmt, status), name
+        assert r.reason and reason in r.reason, (name, r.reason)
+
+
+def test_missing_file_is_an_error_row_not_an_exception(tmp_path: Path) -> None:
+    r = scan_file(tmp_path / "gone.hwp")
+    assert r.status is Status.ERROR
+    assert "cannot read file" in (r.reason or "")
+
+
+def test_hwpx_with_pua_is_clean_but_counts_pua() -> None:
+    data = build_hwpx(["보도자료 " + chr(0xF02B1) + " 항목", "둘째 문단"])
+    r = scan_bytes(data, path="a.hwpx")
+    assert (r.format, r.status) == (Format.HWPX, Status.CLEAN)
+    assert r.body.pua == {"U+F02B1": 1}
+    assert r.body.surrogates == 0 and r.body.utf8_ok
+
+
+def test_pdf_text_is_counted() -> None:
+    r = scan_bytes(build_pdf([["금융감독원 보도자료", "둘째 줄"]]), path="a.pdf")
+    assert (r.format, r.status) == (Format.PDF, Status.CLEAN)
+    assert r.body.chars >= len("금융감독원 보도자료둘째 줄")
+
+
+def test_truncated_pdf_is_corrupt_or_read_not_crash() -> None:
+    data = build_pdf([["본문"]])
+    r = scan_bytes(data[: len(data) // 3], path="t.pdf")
+    assert r.format is Format.PDF
+    assert r.status in (Status.CORRUPT, Status.CLEAN)
+    if r.status is Status.CORRUPT:
+        assert r.reason
+
+
+def test_zip_that_is_not_hwpx(tmp_path: Path) -> None:
+    import zipfile
+
+    path = tmp_path / "a.hwpx"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("hello.txt", "x")
+    r = scan_file(path)
+    assert (r.format, r.status) == (Format.ZIP, Status.UNSUPPORTED)
+
+
+def test_hwpx_zip_bomb_declaration_is_refused() -> None:
+    from hwpscan.formats.hwpx import read_hwpx
+    from hwpscan.errors import CorruptFileError
+
+    with pytest.raises(CorruptFileError, match="over the cap"):
+        read_hwpx(build_hwpx(["가" * 2000]), max_uncompressed=1000)
+
+
+def test_dates_come_from_the_path_when_no_manifest(tmp_path: Path) -> None:
+    f = tmp_path / "2025-07-30" / "a.pdf"
+    f.parent.mkdir()
+    f.write_bytes(b"")
+    assert resolve_dates([f]) == {f: "2025-07-30"}
+    assert date_from_path("2025-02-30/x.hwp") is None
+
+
+def test_results_keep_input_order_in_parallel(tmp_path: Path) -> None:
+    files = []
+    for i in range(12):
+        p = tmp_path / f"{i:02d}.hwpx"
+        p.write_bytes(build_hwpx([f"문단 {i}"]))
+        files.append(p)
+    results = list(scan_paths(files, jobs=2))
+    assert [Path(r.path).name for r in results] == [p.name for p in files]
+    assert all(r.status is Status.CLEAN for r in results)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="relies on fork copying the patched module")
+def test_a_worker_that_dies_costs_one_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = []
+    for i in range(8):
+        p = tmp_path / f"{i}.hwpx"
+        p.write_bytes(build_hwpx([f"문단 {i}"]))
+        files.append(p)
+    real = scan_mod.scan_file
+
+    def dying(path: Path, date: str | None = None, repair_to: Path | None = None) -> FileResult:
+        if path.name == "3.hwpx":
+            os._exit(9)  # what a segfault in native code looks like to the pool
+        return real(path, date, repair_to)
+
+    monkeypatch.setattr(scan_mod, "scan_file", dying)
+    import multiprocessing
+
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        pytest.skip("needs the fork start method")
+    results = list(scan_paths(files, jobs=2))
+    assert len(results) == 8
+    by_name = {Path(r.path).name: r for r in results}
+    assert by_name["3.hwpx"].status is Status.ERROR
+    assert "worker process died" in (by_name["3.hwpx"].reason or "")
+    assert sum(r.status is Status.CLEAN for r in results) == 7
+
+
+def _result(status: Status) -> FileResult:
+    return FileResult("x", "", 0, Format.HWP5, status)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "fail_on", "code"),
+    [
+        ([Status.CLEAN], ["contaminated"], ExitCode.OK),
+        ([Status.CLEAN, Status.CONTAMINATED], ["contaminated"], ExitCode.FINDINGS),
+        ([Status.CONTAMINATED], [], ExitCode.OK),
+        ([Status.CORRUPT], ["contaminated"], ExitCode.OK),
+        ([Status.CORRUPT], ["error"], ExitCode.FINDINGS),
+        ([Status.ENCRYPTED], ["error"], ExitCode.FINDINGS),
+        ([Status.CONTAMINATED], ["error"], ExitCode.OK),
+    ],
+)
+def test_exit_code(statuses: list[Status], fail_on: list[str], code: ExitCode) -> None:
+    assert exit_code([_result(s) for s in statuses], fail_on) is code
