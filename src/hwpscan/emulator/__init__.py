@@ -1,0 +1,51 @@
+"""A local emulator of the 금융감독원 press-release API, for tests, demos and rehearsal.
+
+It serves a dated catalogue of releases and their attachments with the real API's shape
+(the misspelled ``reponse`` envelope, EUC-KR bytes under ``text/html;charset=euc-kr``,
+``|``-joined attachment lists) and its quirks, each switchable in :class:`Quirks`.
+
+    >>> from hwpscan.emulator import Quirks, serve_in_thread
+    >>> with serve_in_thread(quirks=Quirks(daily_limit=5), catalogue=[]) as emu:
+    ...     emu.api_url.endswith("/fss/kr/openApi/api/bodoInfo.jsp")
+    True
+"""
+
+from __future__ import annotations
+
+from hwpscan.emulator.app import EmulatorApp, atch_file_id
+from hwpscan.emulator.catalogue_loader import (
+    Attachment,
+    CatalogueError,
+    Post,
+    bundled_posts,
+    from_releases,
+    load_data_dir,
+    write_data_dir,
+)
+from hwpscan.emulator.quirks import BadDateMode, Disposition, Oversize, QuotaMode, Quirks, WrongYearMode
+from hwpscan.emulator.server import RunningEmulator, make_server, serve_in_thread
+from hwpscan.emulator.state import Stats
+from hwpscan.emulator.wire import key_hash
+
+__all__ = [
+    "Attachment",
+    "BadDateMode",
+    "CatalogueError",
+    "Disposition",
+    "EmulatorApp",
+    "Oversize",
+    "Post",
+    "QuotaMode",
+    "Quirks",
+    "RunningEmulator",
+    "Stats",
+    "WrongYearMode",
+    "atch_file_id",
+    "bundled_posts",
+    "from_releases",
+    "key_hash",
+    "load_data_dir",
+    "make_server",
+    "serve_in_thread",
+    "write_data_dir",
+]

@@ -1,0 +1,245 @@
+"""The emulator's HTTP layer: a stdlib threading server in front of :class:`EmulatorApp`.
+
+Routes:
+
+- ``GET``/``POST`` ``/fss/kr/openApi/api/bodoInfo.jsp`` the press-release listing;
+- ``GET`` ``/fss/cmmn/file/fileDown.do`` attachment downloads;
+- ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them.
+
+Request logging is off unless a ``log`` callable is given, and every line it receives
+has its ``authKey`` redacted.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from hwpscan.emulator.app import DOWNLOAD_PATH, LIST_PATH, DownloadPlan, EmulatorApp, Reply
+from hwpscan.emulator.catalogue_loader import Post, bundled_posts, from_releases
+from hwpscan.emulator.quirks import Quirks
+from hwpscan.emulator.state import Stats
+from hwpscan.emulator.wire import EUCKR_HTML, html_page, redact, utc_now
+
+__all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"]
+
+STATS_PATH = "/_emulator/stats"
+RESET_PATH = "/_emulator/reset"
+_MAX_FORM = 64 * 1024
+_CHUNK = 64 * 1024
+_HOST_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+
+
+class EmulatorServer(ThreadingHTTPServer):
+    """A threading HTTP server that owns one :class:`EmulatorApp`."""
+
+    daemon_threads = True
+
+    def __init__(
+        self, address: tuple[str, int], app: EmulatorApp, *, log: Callable[[str], None] | None = None
+    ) -> None:
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self.app = app
+        self.log = log
+        self.stopping = threading.Event()
+        super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Count a request that raised instead of printing a traceback."""
+        self.app.counters.error("server_exception")
+        if self.log is not None:
+            self.log("request handler raised; see the 'server_exception' counter")
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: EmulatorServer
+    server_version = "hwpscan-emulator"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        if self.server.log is not None:
+            self.server.log(redact(f"{self.address_string()} {format % args}"))
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _base_url(self) -> str:
+        host = self.headers.get("Host", "")
+        if not host or not set(host) <= _HOST_OK:
+            name, port = self.server.server_address[:2]
+            host = f"[{name}]:{port}" if ":" in str(name) else f"{name}:{port}"
+        return f"http://{host}"
+
+    def _send(self, reply: Reply, *, length: int | None = None, close: bool = False) -> None:
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        for name, value in reply.headers:
+            self.send_header(name, value)
+        if not close:
+            self.send_header("Content-Length", str(len(reply.body) if length is None else length))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    def _params(self, query: str, form: str = "") -> dict[str, str]:
+        params: dict[str, str] = {}
+        for key, value in [*parse_qsl(query, keep_blank_values=True), *parse_qsl(form, keep_blank_values=True)]:
+            params.setdefault(key, value)
+        return params
+
+    # -- verbs --------------------------------------------------------------------------
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        self._route("")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        self._route(self._read_form())
+
+    def _read_form(self) -> str:
+        try:
+            size = min(int(self.headers.get("Content-Length", "0")), _MAX_FORM)
+        except ValueError:
+            size = 0
+        return self.rfile.read(size).decode("utf-8", errors="replace") if size > 0 else ""
+
+    def _route(self, form: str) -> None:
+        app = self.server.app
+        app.counters.request()
+        parts = urlsplit(self.path)
+        if parts.path == LIST_PATH:
+            self._send(app.listing(self._params(parts.query, form), self._base_url()))
+        elif parts.path == DOWNLOAD_PATH and self.command == "GET":
+            target = parts.path + (f"?{parts.query}" if parts.query else "")
+            plan = app.download(
+                self._params(parts.query), target, with_credentials="Authorization" in self.headers
+            )
+            self._deliver(plan)
+        elif parts.path == STATS_PATH and self.command == "GET":
+            body = json.dumps(app.counters.snapshot().to_json(), ensure_ascii=False).encode()
+            self._send(Reply(200, "application/json; charset=utf-8", body))
+        elif parts.path == RESET_PATH and self.command == "POST":
+            app.counters.reset()
+            self._send(Reply(200, "application/json; charset=utf-8", b'{"reset":true}'))
+        else:
+            app.counters.error("not_found")
+            self._send(Reply(404, EUCKR_HTML, html_page("404", "페이지를 찾을 수 없습니다.")))
+
+    def _deliver(self, plan: DownloadPlan) -> None:
+        if plan.delay and self.server.stopping.wait(plan.delay):
+            return  # shutting down: drop the connection
+        try:
+            if plan.stream_bytes:
+                self._send(plan.reply, close=True)
+                self._stream_padding(plan.stream_bytes - len(plan.reply.body))
+            else:
+                self._send(plan.reply, length=plan.announced_length)
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.app.counters.error("client_disconnected")
+        if plan.announced_length is not None:
+            self.close_connection = True
+
+    def _stream_padding(self, remaining: int) -> None:
+        chunk = bytes(_CHUNK)
+        while remaining > 0 and not self.server.stopping.is_set():
+            piece = chunk[: min(remaining, _CHUNK)]
+            self.wfile.write(piece)
+            remaining -= len(piece)
+
+
+def _posts(catalogue: Sequence[Any] | None) -> tuple[Post, ...]:
+    if catalogue is None:
+        return bundled_posts()
+    if all(isinstance(p, Post) for p in catalogue):
+        return tuple(catalogue)
+    return from_releases(catalogue)
+
+
+def make_server(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    quirks: Quirks | None = None,
+    catalogue: Sequence[Any] | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    log: Callable[[str], None] | None = None,
+) -> EmulatorServer:
+    """Bind (but do not start) an emulator; ``catalogue`` is Posts, Releases or ``None`` (bundled)."""
+    app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
+    return EmulatorServer((host, port), app, log=log)
+
+
+class RunningEmulator:
+    """An emulator serving from a background thread; a context manager.
+
+    ``url`` is the base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint to
+    pass to ``hwpscan fetch --api-url``.
+    """
+
+    def __init__(self, server: EmulatorServer) -> None:
+        self.server = server
+        host, self.port = server.server_address[:2]
+        shown = f"[{host}]" if ":" in str(host) else str(host)
+        self.url = f"http://{shown}:{self.port}"
+        self.api_url = self.url + LIST_PATH
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="hwpscan-emulator", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def app(self) -> EmulatorApp:
+        """The application object (catalogue, quirks, counters)."""
+        return self.server.app
+
+    def stats(self) -> Stats:
+        """A snapshot of the counters (same data as ``GET /_emulator/stats``)."""
+        return self.server.app.counters.snapshot()
+
+    def reset(self) -> None:
+        """Clear the counters, the daily quota included."""
+        self.server.app.counters.reset()
+
+    def close(self) -> None:
+        """Stop serving, wake delayed or streaming handlers, release the socket."""
+        if self.server.stopping.is_set():
+            return
+        self.server.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self._thread.join(timeout=5)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run and the serving thread has ended."""
+        return self.server.stopping.is_set() and not self._thread.is_alive()
+
+    def __enter__(self) -> RunningEmulator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def serve_in_thread(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    quirks: Quirks | None = None,
+    catalogue: Sequence[Any] | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    log: Callable[[str], None] | None = None,
+) -> RunningEmulator:
+    """Start an emulator on ``host:port`` (0: a free port) and return it running.
+
+    ``with serve_in_thread() as emu: ...`` serves the bundled incident catalogue with the
+    default :class:`Quirks`; ``emu.api_url`` is the URL for ``--api-url``.
+    """
+    return RunningEmulator(
+        make_server(host=host, port=port, quirks=quirks, catalogue=catalogue, clock=clock, log=log)
+    )

@@ -1,0 +1,126 @@
+"""The emulator's counters: calls per key hash per Korea day, downloads, refusals, errors.
+
+Keys are only ever seen here as hashes (:func:`hwpscan.emulator.wire.key_hash`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+__all__ = ["Counters", "Stats"]
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A snapshot of the counters, as served by ``GET /_emulator/stats``.
+
+    >>> s = Stats(calls={"ab12": {"2025-07-21": 2}}, downloads={"/f?a=1": 3})
+    >>> s.calls_total, s.calls_on("2025-07-21"), s.downloads_total
+    (2, 2, 3)
+    >>> Stats.from_json(s.to_json()) == s
+    True
+    """
+
+    calls: dict[str, dict[str, int]] = field(default_factory=dict)
+    downloads: dict[str, int] = field(default_factory=dict)
+    refusals: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    requests: int = 0
+
+    @property
+    def calls_total(self) -> int:
+        """Listing calls that carried a key, over all keys and days."""
+        return sum(n for days in self.calls.values() for n in days.values())
+
+    @property
+    def downloads_total(self) -> int:
+        """Attachment requests, failed ones included."""
+        return sum(self.downloads.values())
+
+    def calls_on(self, day: date | str, key_hash: str | None = None) -> int:
+        """Calls on a Korea-time day, for one key hash or all of them."""
+        iso = day if isinstance(day, str) else day.isoformat()
+        keys = [key_hash] if key_hash is not None else list(self.calls)
+        return sum(self.calls.get(k, {}).get(iso, 0) for k in keys)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "calls": {k: dict(v) for k, v in self.calls.items()},
+            "calls_total": self.calls_total,
+            "downloads": dict(self.downloads),
+            "downloads_total": self.downloads_total,
+            "refusals": dict(self.refusals),
+            "errors": dict(self.errors),
+            "requests": self.requests,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Stats:
+        """Rebuild a snapshot from :meth:`to_json` output (e.g. fetched over HTTP)."""
+        return cls(
+            calls={k: {d: int(n) for d, n in v.items()} for k, v in data.get("calls", {}).items()},
+            downloads={k: int(v) for k, v in data.get("downloads", {}).items()},
+            refusals={k: int(v) for k, v in data.get("refusals", {}).items()},
+            errors={k: int(v) for k, v in data.get("errors", {}).items()},
+            requests=int(data.get("requests", 0)),
+        )
+
+
+class Counters:
+    """Thread-safe counters shared by the request threads of one server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every count (the quota starts over too)."""
+        with self._lock:
+            self._calls: defaultdict[str, Counter[str]] = defaultdict(Counter)
+            self._downloads: Counter[str] = Counter()
+            self._refusals: Counter[str] = Counter()
+            self._errors: Counter[str] = Counter()
+            self._requests = 0
+
+    def request(self) -> None:
+        """Count any HTTP request."""
+        with self._lock:
+            self._requests += 1
+
+    def call(self, key_hash: str, day: date) -> int:
+        """Count a listing call; return the key's calls that day, this one included."""
+        with self._lock:
+            self._calls[key_hash][day.isoformat()] += 1
+            return self._calls[key_hash][day.isoformat()]
+
+    def download(self, url: str) -> int:
+        """Count a download attempt on ``url``; return its attempts so far, this one included."""
+        with self._lock:
+            self._downloads[url] += 1
+            return self._downloads[url]
+
+    def refusal(self, code: str) -> None:
+        """Count a listing answered with a refusal result code."""
+        with self._lock:
+            self._refusals[code] += 1
+
+    def error(self, kind: str) -> None:
+        """Count a fault the emulator served or saw (``download_500``, ``not_found``...)."""
+        with self._lock:
+            self._errors[kind] += 1
+
+    def snapshot(self) -> Stats:
+        """A consistent copy of every counter."""
+        with self._lock:
+            return Stats(
+                calls={k: dict(v) for k, v in self._calls.items()},
+                downloads=dict(self._downloads),
+                refusals=dict(self._refusals),
+                errors=dict(self._errors),
+                requests=self._requests,
+            )

@@ -1,0 +1,182 @@
+"""Byte-level habits of the real API, as small pure functions.
+
+The API sends JSON as EUC-KR/CP949 under ``text/html;charset=euc-kr``, leaves JSON
+escapes without their backslash in body text, and names attachments in a
+``Content-Disposition`` whose encoding is not documented. Each habit is one function
+here so the server stays a thin adapter.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import html
+import json
+import re
+from datetime import date, datetime, timezone
+from typing import Any
+from urllib.parse import quote
+from zoneinfo import ZoneInfo
+
+from hwpscan.emulator.quirks import Disposition
+
+__all__ = [
+    "KOREA",
+    "content_disposition",
+    "damage_text",
+    "encode_json_cp949",
+    "html_page",
+    "key_hash",
+    "korea_day",
+    "redact",
+    "utc_now",
+]
+
+KOREA = ZoneInfo("Asia/Seoul")
+#: Header value the real endpoint sends, for JSON as well as for HTML.
+EUCKR_HTML = "text/html;charset=euc-kr"
+
+_ERRORS = "hwpscan-json-escape"
+
+
+def _json_escape(exc: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: characters CP949 lacks become JSON ``\\uXXXX`` escapes."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{cp:04x}")
+    return "".join(out), exc.end
+
+
+codecs.register_error(_ERRORS, _json_escape)
+
+
+def encode_json_cp949(obj: Any) -> bytes:
+    """JSON as CP949 bytes; what CP949 cannot encode (PUA, emoji) becomes ``\\u`` escapes.
+
+    Only JSON strings can hold non-ASCII text, so an escape always lands inside a string
+    and the result stays valid JSON once decoded as CP949.
+
+    >>> encode_json_cp949({"s": "보도"})
+    b'{"s":"\\xba\\xb8\\xb5\\xb5"}'
+    >>> encode_json_cp949({"s": "A" + chr(0xF02B1)})
+    b'{"s":"A\\\\udb80\\\\udeb1"}'
+    >>> json.loads(encode_json_cp949({"s": "가" + chr(0xF02B1)}).decode("cp949"))["s"] == "가" + chr(0xF02B1)
+    True
+    """
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return text.encode("cp949", errors=_ERRORS)
+
+
+_DAMAGE = (
+    ("\r\n", "rn"),
+    ("\n", "nn"),
+    ("\u203b", "u203B"),
+    ("\u2018", "u2018"),
+    ("\u2019", "u2019"),
+    ("\u00b7", "&middot;"),
+    ("\u00a0", "&nbsp;"),
+    ("\u201c", "&ldquo;"),
+    ("\u201d", "&rdquo;"),
+)
+
+
+def damage_text(text: str) -> str:
+    """Damage text the way the API does: escapes without backslash, named entities.
+
+    >>> damage_text("안내\\u203b\\n\\u2018A\\u2019\\u00b7B")
+    '안내u203Bnnu2018Au2019&middot;B'
+    >>> damage_text("plain")
+    'plain'
+    """
+    for old, new in _DAMAGE:
+        text = text.replace(old, new)
+    return text
+
+
+def _quoted(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def content_disposition(name: str, mode: Disposition) -> str | None:
+    """The ``Content-Disposition`` value for ``name``, as a latin-1 string for the wire.
+
+    Raw modes put the encoded bytes on the wire unchanged (each byte one latin-1 char).
+
+    >>> content_disposition("보도.hwp", Disposition.RFC5987)
+    'attachment; filename="__.hwp"; filename*=UTF-8\\'\\'%EB%B3%B4%EB%8F%84.hwp'
+    >>> content_disposition("보.hwp", Disposition.EUCKR).encode("latin-1")
+    b'attachment; filename="\\xba\\xb8.hwp"'
+    >>> content_disposition("보.hwp", Disposition.UTF8).encode("latin-1").decode("utf-8")
+    'attachment; filename="보.hwp"'
+    >>> content_disposition("a.pdf", Disposition.NONE) is None
+    True
+    """
+    if mode is Disposition.NONE:
+        return None
+    if mode is Disposition.RFC5987:
+        fallback = "".join(c if c.isascii() and c.isprintable() else "_" for c in name)
+        return f'attachment; filename="{_quoted(fallback)}"; filename*=UTF-8\'\'{quote(name, safe="")}'
+    codec = "cp949" if mode is Disposition.EUCKR else "utf-8"
+    raw = _quoted(name).encode(codec, errors="replace").decode("latin-1")
+    return f'attachment; filename="{raw}"'
+
+
+def html_page(title: str, message: str) -> bytes:
+    """A minimal EUC-KR HTML error page like the portal's own.
+
+    >>> html_page("오류", "잘못된 요청").decode("cp949").startswith("<!DOCTYPE html>")
+    True
+    """
+    body = (
+        "<!DOCTYPE html>\n<html lang=\"ko\"><head>"
+        '<meta http-equiv="Content-Type" content="text/html; charset=euc-kr">'
+        f"<title>{html.escape(title)}</title></head>\n"
+        f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>\n"
+    )
+    return body.encode("cp949", errors="xmlcharrefreplace")
+
+
+_KEY_RE = re.compile(r"(?i)(authkey=)[^&\s]*")
+
+
+def redact(text: str) -> str:
+    """Hide the value of every ``authKey`` parameter in a URL, query or log line.
+
+    >>> redact("GET /x?apiType=json&authKey=abcdef&startDate=2025-07-21 HTTP/1.1")
+    'GET /x?apiType=json&authKey=***&startDate=2025-07-21 HTTP/1.1'
+    """
+    return _KEY_RE.sub(r"\1***", text)
+
+
+def key_hash(key: str) -> str:
+    """A short, stable, one-way name for an API key (never store the key itself).
+
+    >>> key_hash("k" * 32) == key_hash("k" * 32) != key_hash("j" * 32)
+    True
+    >>> len(key_hash("k" * 32))
+    16
+    """
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def korea_day(moment: datetime) -> date:
+    """The calendar day in Korea for an aware moment (naive moments are taken as UTC).
+
+    >>> korea_day(datetime(2025, 7, 21, 15, 30, tzinfo=timezone.utc)).isoformat()
+    '2025-07-22'
+    """
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(KOREA).date()
+
+
+def utc_now() -> datetime:
+    """The current moment, aware (the default clock; tests inject their own)."""
+    return datetime.now(timezone.utc)
