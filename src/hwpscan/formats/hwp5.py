@@ -1,0 +1,372 @@
+"""Our own HWP 5 reader: compound file (``olefile``) -> records -> text with locations.
+
+:func:`read_ole` takes any compound file. An HWP 5 document (a ``FileHeader`` stream
+with the signature) is read section by section; every PARA_TEXT record at any level is
+body text (tables, text boxes, headers/footers and footnotes included). The text is
+given in the *codeunit view*: each UTF-16 code unit becomes one code point, so a
+character outside the BMP appears as its two surrogate halves, exactly as the defective
+pipeline parser produced it, and each segment's ``offset`` is the unit offset in its
+PARA_TEXT record. Controls (spec 표 6) are decoded by width: 8-unit inline and extended
+controls are skipped whole (their binary parameters never reach the text), TAB becomes
+``\\t``, line break ``\\n``, hyphen ``-``, the non-breaking and fixed-width spaces
+U+00A0 and a space; other controls are dropped.
+
+>>> from hwpscan.synth.hwp5 import build_hwp5
+>>> doc = read_ole(build_hwp5(["첫\\t둘"]))
+>>> [(s.paragraph, s.offset, s.text) for s in doc.body]
+[(0, 16, '첫'), (0, 17, '\\t'), (0, 25, '둘')]
+>>> doc.info["version"], doc.info["compressed"], doc.status is None
+('5.1.0.1', True, True)
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zlib
+from dataclasses import dataclass, field
+
+import olefile
+
+from hwpscan.errors import CorruptFileError
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.models import Document, Format, Segment, Status
+
+__all__ = ["read_ole", "codeunit_view", "walk_records", "paragraph_segments", "inflate"]
+
+MAX_STREAM_BYTES = 64 * 2**20
+#: Errors olefile raises on damaged containers (it has no error class of its own).
+_OLE_ERRORS = (OSError, ValueError, IndexError, KeyError, struct.error, TypeError, AttributeError, RecursionError)
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+_CONTROL_RE = re.compile("[\x00-\x1f]")
+_U32 = struct.Struct("<I")
+_KEPT = frozenset(spec.CHAR_REPLACEMENTS)
+_TRANSLATE = {code: text for code, text in spec.CHAR_REPLACEMENTS.items()}
+_WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
+_SHOWN_STREAMS = 8
+
+
+def _split_pair(match: re.Match[str]) -> str:
+    c = ord(match.group()) - 0x10000
+    return chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
+
+
+def codeunit_view(raw: bytes) -> str:
+    """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
+
+    >>> codeunit_view("가".encode("utf-16-le") + b"\\x80\\xdb\\xb1\\xde") == "가" + chr(0xDB80) + chr(0xDEB1)
+    True
+    >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
+    True
+    """
+    text = raw.decode("utf-16-le", "surrogatepass")
+    if _ASTRAL_RE.search(text) is None:
+        return text
+    return _ASTRAL_RE.sub(_split_pair, text)
+
+
+def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
+    """Raw deflate with an output cap; returns the data and a warning if it ended early.
+
+    Raises :class:`CorruptFileError` for bad deflate data or output over *cap*.
+
+    >>> import zlib
+    >>> c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    >>> inflate(c.compress(b"abc" * 10) + c.flush(), "s", 100)
+    (b'abcabcabcabcabcabcabcabcabcabc', None)
+    """
+    d = zlib.decompressobj(-15)
+    try:
+        out = d.decompress(raw, cap + 1)
+        if not d.unconsumed_tail and len(out) <= cap:
+            out += d.flush()
+    except zlib.error as exc:
+        raise CorruptFileError(f"{name}: not valid deflate data ({exc})") from exc
+    if len(out) > cap or d.unconsumed_tail:
+        raise CorruptFileError(f"{name}: inflates past the {cap}-byte cap")
+    if not d.eof:
+        return out, f"{name}: deflate data ends early after {len(raw)} bytes; read what was there"
+    return out, None
+
+
+def walk_records(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], int, str | None]:
+    """(start, end) of every record with *tag*, the record count, and a warning when
+    a record runs past the end of *data* (the walk stops there).
+
+    >>> walk_records(bytes.fromhex("43002000") + b"ab" + bytes.fromhex("4300f000"), "s", 67)
+    ([(4, 6)], 1, 's: record at byte 6 (tag 67) claims 15 bytes, only 0 left; rest of the stream skipped')
+    """
+    hits: list[tuple[int, int]] = []
+    unpack = _U32.unpack_from
+    pos = count = 0
+    end = len(data)
+    while pos < end:
+        at = pos
+        if pos + 4 > end:
+            return hits, count, f"{stream}: record header cut short at byte {at}"
+        (head,) = unpack(data, pos)
+        size = head >> spec.SIZE_SHIFT
+        pos += 4
+        if size == spec.EXTENDED_SIZE:
+            if pos + 4 > end:
+                return hits, count, f"{stream}: record header cut short at byte {at}"
+            (size,) = unpack(data, pos)
+            pos += 4
+        if pos + size > end:
+            return hits, count, (
+                f"{stream}: record at byte {at} (tag {head & spec.TAG_MASK}) claims {size} bytes, "
+                f"only {end - pos} left; rest of the stream skipped"
+            )
+        count += 1
+        if head & spec.TAG_MASK == tag:
+            hits.append((pos, pos + size))
+        pos += size
+    return hits, count, None
+
+
+def paragraph_segments(payload: bytes, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
+    """Append the text runs of one PARA_TEXT payload to *out* (see the module doc)."""
+    if len(payload) & 1:
+        warnings.append(f"{stream}: paragraph {para} has an odd byte count; last byte ignored")
+        payload = payload[:-1]
+    text = payload.decode("utf-16-le", "surrogatepass")
+    if _ASTRAL_RE.search(text) is not None:
+        text = _ASTRAL_RE.sub(_split_pair, text)
+    end = len(text)
+    if text[-1:] == "\r" and _CONTROL_RE.search(text, 0, end - 1) is None:  # the common case
+        if end > 1:
+            out.append(Segment(stream, para, 0, text[:-1]))
+        return
+    start = skip = 0
+    kept = False
+    for m in _CONTROL_RE.finditer(text):
+        i = m.start()
+        if i < skip:  # inside an 8-unit control's parameters
+            continue
+        code = ord(text[i])
+        if code in _KEPT:
+            kept = True
+            continue
+        if i > start:
+            run = text[start:i]
+            out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+        kept = False
+        if code in _WIDE:
+            if i + spec.CONTROL_UNITS > end:
+                warnings.append(f"{stream}: paragraph {para} ends inside an 8-unit control at unit {i}")
+                start = skip = end
+                break
+            if code == spec.TAB:
+                out.append(Segment(stream, para, i, "\t"))
+            start = skip = i + spec.CONTROL_UNITS
+        else:
+            start = skip = i + 1
+    if start < end:
+        run = text[start:]
+        out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+
+
+@dataclass
+class _Reader:
+    ole: olefile.OleFileIO
+    cap: int
+    paths: list[str]
+    warnings: list[str] = field(default_factory=list)
+
+    def raw(self, path: str) -> bytes:
+        try:
+            size = self.ole.get_size(path)
+            if size > self.cap:
+                raise CorruptFileError(f"{path}: {size} bytes, over the {self.cap}-byte cap")
+            data = self.ole.openstream(path).read()
+        except _OLE_ERRORS as exc:
+            raise CorruptFileError(f"{path}: unreadable ({exc})") from exc
+        if len(data) < size:
+            self.warnings.append(f"{path}: {len(data)} of {size} bytes present")
+        return data
+
+    def records(self, path: str, compressed: bool) -> bytes:
+        data = self.raw(path)
+        if compressed:
+            data, note = inflate(data, path, self.cap)
+            if note:
+                self.warnings.append(note)
+        return data
+
+
+def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Document:
+    """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
+
+    Never raises for a damaged file: the result carries ``status`` and ``reason``.
+    """
+    try:
+        ole = olefile.OleFileIO(io.BytesIO(data))
+    except _OLE_ERRORS as exc:
+        fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
+        return Document(format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}")
+    with ole:
+        try:
+            paths = ["/".join(p) for p in ole.listdir(streams=True, storages=False)]
+        except _OLE_ERRORS as exc:
+            return Document(format=Format.OLE, status=Status.CORRUPT, reason=f"compound file directory unreadable: {exc}")
+        reader = _Reader(ole, max_stream_bytes, paths)
+        if not any(p.lower() == "fileheader" for p in paths):
+            return _foreign(paths, "without an HWP FileHeader")
+        try:
+            header = reader.raw(spec.FILE_HEADER_STREAM)
+        except CorruptFileError as exc:
+            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
+        if not header.startswith(spec.SIGNATURE[:17]):
+            return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
+        return _read_hwp5(reader, header)
+
+
+def _foreign(paths: list[str], what: str) -> Document:
+    shown = ", ".join(repr(p) if not p.isprintable() else p for p in sorted(paths)[:_SHOWN_STREAMS])
+    more = f" and {len(paths) - _SHOWN_STREAMS} more" if len(paths) > _SHOWN_STREAMS else ""
+    marks = [p for p in paths if p.split("/")[0] in spec.OFFICE_ENCRYPTION_STREAMS or "DRM" in p.upper()]
+    if marks:
+        return Document(format=Format.OLE, status=Status.ENCRYPTED, reason=(
+            f"encrypted or DRM-wrapped OLE container, not HWP: saw {', '.join(repr(p) for p in sorted(marks))}"))
+    return Document(format=Format.OLE, status=Status.UNSUPPORTED,
+                    reason=f"OLE compound file {what}: streams {shown}{more}", info={"streams": len(paths)})
+
+
+def _read_hwp5(reader: _Reader, header: bytes) -> Document:
+    if len(header) < spec.PROPERTIES_OFFSET + 4:
+        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=f"FileHeader is {len(header)} bytes, too short")
+    word, flags = struct.unpack_from("<II", header, spec.VERSION_OFFSET)
+    compressed = bool(flags & spec.FLAG_COMPRESSED)
+    info: dict[str, object] = {"version": spec.version_text(word), "compressed": compressed, "flags": list(spec.flag_names(flags))}
+    if word >> 24 != 5:
+        reader.warnings.append(f"FileHeader version {info['version']} is not 5.x; read as HWP 5")
+    preview = _preview(reader)
+    numbered = sorted((int(m.group(2)), m.group(1).lower(), p) for p in reader.paths if (m := spec.SECTION_RE.match(p)))
+    body_paths = [p for _, kind, p in numbered if kind == "bodytext"]
+    view_paths = [p for _, kind, p in numbered if kind == "viewtext"]
+    status: Status | None = None
+    reason: str | None = None
+    if flags & spec.ENCRYPTION_FLAGS:
+        names = ", ".join(n for n in spec.flag_names(flags & spec.ENCRYPTION_FLAGS))
+        status, reason = Status.ENCRYPTED, f"HWP 5 document protected ({names} bit set in FileHeader); body not readable"
+    elif flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
+        status = Status.DISTRIBUTION
+        reason = f"distribution document (FileHeader bit 2): body encrypted in {len(view_paths)} ViewText section(s)"
+    meta: list[Segment] = []
+    if status is not Status.ENCRYPTED:
+        meta = _docinfo(reader, compressed)
+    body: list[Segment] = []
+    if status is None:
+        body, status, reason = _body(reader, body_paths, compressed, info)
+    info["sections"] = len(body_paths) or len(view_paths)
+    return Document(format=Format.HWP5, body=tuple(body), preview=tuple(preview), meta=tuple(meta),
+                    status=status, reason=reason, warnings=tuple(reader.warnings), info=info)
+
+
+def _body(reader: _Reader, paths: list[str], compressed: bool, info: dict[str, object]) -> tuple[list[Segment], Status | None, str | None]:
+    if not paths:
+        return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
+    body: list[Segment] = []
+    readable = records = paragraphs = 0
+    warnings = reader.warnings
+    for path in paths:
+        try:
+            data = reader.records(path, compressed)
+        except CorruptFileError as exc:
+            warnings.append(str(exc))
+            continue
+        hits, count, note = walk_records(data, path, spec.PARA_TEXT)
+        if note:
+            warnings.append(note)
+        readable += count > 0 or not data
+        records += count
+        for para, (start, end) in enumerate(hits):
+            paragraph_segments(data[start:end], path, para, body, warnings)
+        paragraphs += len(hits)
+    info["records"] = records
+    info["paragraphs"] = paragraphs
+    if not readable:
+        return body, Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])
+    return body, None, None
+
+
+def _preview(reader: _Reader) -> list[Segment]:
+    path = next((p for p in reader.paths if p.lower() == spec.PRVTEXT_STREAM.lower()), None)
+    if path is None:
+        return []
+    try:
+        raw = reader.raw(path)
+    except CorruptFileError as exc:
+        reader.warnings.append(str(exc))
+        return []
+    if len(raw) & 1:
+        reader.warnings.append(f"{path}: odd byte count; last byte ignored")
+        raw = raw[:-1]
+    text = codeunit_view(raw).rstrip("\x00")
+    return [Segment(path, n, 0, line) for n, line in enumerate(text.split("\r\n")) if line]
+
+
+def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
+    """FACE_NAME and STYLE names as segments: paragraph = record index, offset = code
+    units before this name among the names of the same record."""
+    if not any(p.lower() == "docinfo" for p in reader.paths):
+        reader.warnings.append("DocInfo stream missing")
+        return []
+    try:
+        data = reader.records(spec.DOCINFO_STREAM, compressed)
+    except CorruptFileError as exc:
+        reader.warnings.append(str(exc))
+        return []
+    out: list[Segment] = []
+    index = 0
+    pos = 0
+    end = len(data)
+    unpack = _U32.unpack_from
+    while pos + 4 <= end:
+        (head,) = unpack(data, pos)
+        pos += 4
+        size = head >> spec.SIZE_SHIFT
+        if size == spec.EXTENDED_SIZE and pos + 4 <= end:
+            (size,) = unpack(data, pos)
+            pos += 4
+        if pos + size > end:
+            reader.warnings.append(f"DocInfo: record {index} runs past the end of the stream")
+            break
+        tag = head & spec.TAG_MASK
+        if tag in (spec.FACE_NAME, spec.STYLE):
+            _names(data[pos : pos + size], tag, index, out, reader.warnings)
+        pos += size
+        index += 1
+    return out
+
+
+def _names(payload: bytes, tag: int, index: int, out: list[Segment], warnings: list[str]) -> None:
+    """The WCHAR strings of a FACE_NAME (표 19) or STYLE (표 47) record.
+
+    FACE_NAME: property byte, name; alternative name after a type byte when bit 7 is
+    set; default name when bit 5 is set (after 10 bytes of type info when bit 6 is).
+    STYLE: local name, English name.
+    """
+    if tag == spec.STYLE:
+        skips: list[int] = [0, 0]
+    elif payload:
+        prop = payload[0]
+        skips = [1] + ([1] if prop & 0x80 else []) + ([10 if prop & 0x40 else 0] if prop & 0x20 else [])
+    else:
+        return
+    pos = units = 0
+    for n, skip in enumerate(skips):
+        pos += skip
+        if pos + 2 > len(payload):
+            warnings.append(f"DocInfo: record {index} (tag {tag}) ends before name {n}")
+            return
+        (length,) = struct.unpack_from("<H", payload, pos)
+        pos += 2
+        if pos + 2 * length > len(payload):
+            warnings.append(f"DocInfo: record {index} (tag {tag}) name {n} runs past the record")
+            return
+        if length:
+            out.append(Segment(spec.DOCINFO_STREAM, index, units, codeunit_view(payload[pos : pos + 2 * length])))
+        pos += 2 * length
+        units += length
