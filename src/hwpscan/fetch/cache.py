@@ -1,0 +1,118 @@
+"""The response cache: every paid-for answer is on disk before it is parsed.
+
+Entries are keyed by the API URL (secrets removed) and the window. The raw body bytes
+are written first (atomically: temp file, fsync, rename); a small JSON sidecar records
+when and how the answer came and whether it was *trusted* (parsed as a good answer).
+A rerun reuses a cached window only when its body still parses as a good answer, so a
+refusal or an HTML page is kept for forensics but never mistaken for data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from hwpscan.fetch.dates import KST, Window
+from hwpscan.fetch.urls import redact_url
+
+CACHE_DIR = "cache/responses"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".hwpscan-tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def endpoint_id(api_url: str) -> str:
+    """A stable folder name for an endpoint, from its URL with secrets removed.
+
+    >>> endpoint_id("https://h/api?authKey=one") == endpoint_id("https://h/api?authKey=two")
+    True
+    """
+    return hashlib.sha256(redact_url(api_url).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEntry:
+    """One cached answer: its raw bytes and sidecar facts."""
+
+    body: bytes
+    path: Path
+    meta: dict[str, Any]
+
+    @property
+    def trusted(self) -> bool:
+        return bool(self.meta.get("trusted"))
+
+
+class ResponseCache:
+    """Raw API answers on disk, one file per (endpoint, window)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def body_path(self, api_url: str, window: Window) -> Path:
+        return self.root / endpoint_id(api_url) / f"{window.start.isoformat()}_{window.end.isoformat()}.body"
+
+    def _meta_path(self, body: Path) -> Path:
+        return body.with_suffix(".json")
+
+    def get(self, api_url: str, window: Window) -> CacheEntry | None:
+        """The cached answer for the window, or ``None``."""
+        path = self.body_path(api_url, window)
+        try:
+            body = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            meta = json.loads(self._meta_path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            meta = {}
+        return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
+
+    def put(
+        self, api_url: str, window: Window, body: bytes, *, status_code: int, content_type: str
+    ) -> Path:
+        """Store the raw answer (body first), untrusted until :meth:`mark` says so."""
+        path = self.body_path(api_url, window)
+        atomic_write(path, body)
+        meta = {
+            "url": redact_url(api_url),
+            "window": str(window),
+            "fetched_at": datetime.now(tz=KST).isoformat(timespec="seconds"),
+            "status_code": status_code,
+            "content_type": content_type,
+            "bytes": len(body),
+            "sha256": hashlib.sha256(body).hexdigest(),
+            "trusted": False,
+        }
+        self._write_meta(path, meta)
+        return path
+
+    def mark(self, api_url: str, window: Window, *, trusted: bool, verdict: str) -> None:
+        """Record how the stored answer parsed."""
+        entry = self.get(api_url, window)
+        if entry is None:
+            return
+        meta = dict(entry.meta, trusted=trusted, verdict=verdict)
+        self._write_meta(entry.path, meta)
+
+    def _write_meta(self, body_path: Path, meta: dict[str, Any]) -> None:
+        data = json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8")
+        atomic_write(self._meta_path(body_path), data)

@@ -1,0 +1,379 @@
+"""The press-release API: one GET per window, answers parsed defensively.
+
+:func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
+exception out) and :func:`check_answer` turns an answer into warnings about its
+plausibility; :class:`ApiClient` is the thin network part, with every httpx error
+translated and scrubbed of the key.
+
+>>> body = '{"reponse": {"resultCode": "1", "resultCnt": 1, "result": {"contentId": "7",'
+>>> body += ' "subject": "제목", "regDate": "2025-07-21 10:00:00", "atchfileNm": "a.hwp",'
+>>> body += ' "atchfileUrl": "https://h/f?fileSn=1"}}}'
+>>> answer = parse_answer(body.encode("cp949"))
+>>> answer.encoding, answer.releases[0].subject, answer.releases[0].attachments[0].name
+('cp949', '제목', 'a.hwp')
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import httpx
+
+from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, QuotaExceededError
+from hwpscan.fetch.dates import Window
+from hwpscan.fetch.urls import SECRET_PARAMS, redact_text, redact_url
+
+#: The real endpoint (금융감독원 보도자료 API).
+DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
+
+CODE_OK = "1"
+CODE_NO_DATA = "900"
+CODE_PERIOD_TOO_LONG = "030"
+CODE_DAILY_LIMIT = "033"
+
+_REG_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_SECRET_QS_RE = re.compile(
+    r"(?i)\b(" + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True)) + r")=[^&\s\"'>]+"
+)
+
+
+class ApiNetworkError(ApiError):
+    """The request failed on the way (connection, timeout, 5xx); the key is scrubbed."""
+
+    def __init__(self, message: str, *, retryable: bool) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class DailyLimitError(QuotaExceededError):
+    """The API answered code 033: the key's daily limit is used up (the call counted)."""
+
+    code = CODE_DAILY_LIMIT
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """One attachment as the API lists it (name and URL unvalidated)."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """One press release. ``body`` and ``subject`` are raw; clean them only to display."""
+
+    content_id: str
+    subject: str
+    reg_date: str
+    date: str | None
+    origin_url: str
+    attachments: tuple[Attachment, ...]
+    body: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ApiAnswer:
+    """A parsed answer: result code and message, count, releases, and how it was read."""
+
+    code: str
+    message: str
+    count: int | None
+    releases: tuple[Release, ...]
+    encoding: str
+    warnings: tuple[str, ...] = ()
+
+
+def decode_body(raw: bytes) -> tuple[str, str]:
+    """Decode by the bytes, whatever the header says: UTF-8 when valid, else CP949.
+
+    >>> decode_body("보도".encode("utf-8"))
+    ('보도', 'utf-8')
+    >>> decode_body("보도".encode("euc-kr"))
+    ('보도', 'cp949')
+    >>> decode_body(b"\\xff\\xfe\\xfa")[1]
+    'cp949 (damaged bytes replaced)'
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("cp949"), "cp949"
+    except UnicodeDecodeError:
+        return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
+
+
+def _looks_html(text: str) -> bool:
+    head = text.lstrip()[:512].lower()
+    return head.startswith("<") or "<html" in head or "<!doctype" in head
+
+
+def _html_title(text: str) -> str:
+    match = _TITLE_RE.search(text)
+    title = " ".join(match.group(1).split()) if match else ""
+    return title[:120]
+
+
+def _split(field: Any) -> list[str]:
+    if field is None:
+        return []
+    return [part.strip() for part in str(field).split("|")]
+
+
+def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tuple[str, ...]]:
+    """Pair ``atchfileNm`` and ``atchfileUrl`` (both ``|``-joined), reporting mismatches.
+
+    >>> parse_attachments("a.hwp|b.pdf", "u1|u2")[0]
+    (Attachment(name='a.hwp', url='u1'), Attachment(name='b.pdf', url='u2'))
+    >>> atts, warns = parse_attachments("a.hwp||", "u1||u3")
+    >>> [a.name for a in atts], warns
+    (['a.hwp', ''], ('1 attachment names but 2 URLs', 'attachment 3 has a URL but no name'))
+    >>> parse_attachments("a.hwp|b.hwp", "u1")[1]
+    ('2 attachment names but 1 URLs', 'attachment 2 (b.hwp) has no URL: skipped')
+    """
+    name_list, url_list = _split(names), _split(urls)
+    warnings: list[str] = []
+    real_names = [n for n in name_list if n]
+    real_urls = [u for u in url_list if u]
+    if len(real_names) != len(real_urls):
+        warnings.append(f"{len(real_names)} attachment names but {len(real_urls)} URLs")
+    out: list[Attachment] = []
+    for index in range(max(len(name_list), len(url_list))):
+        name = name_list[index] if index < len(name_list) else ""
+        url = url_list[index] if index < len(url_list) else ""
+        if not name and not url:
+            continue
+        if not url:
+            warnings.append(f"attachment {index + 1} ({name}) has no URL: skipped")
+            continue
+        if not name:
+            warnings.append(f"attachment {index + 1} has a URL but no name")
+        out.append(Attachment(name, url))
+    return tuple(out), tuple(warnings)
+
+
+def _release(item: dict[str, Any]) -> Release:
+    reg = str(item.get("regDate") or "").strip()
+    match = _REG_DATE_RE.match(reg)
+    warnings: list[str] = []
+    content_id = str(item.get("contentId") or "").strip()
+    if not match:
+        warnings.append(f"release {content_id or '?'}: regDate {reg!r} is not a date")
+    attachments, att_warnings = parse_attachments(item.get("atchfileNm"), item.get("atchfileUrl"))
+    warnings.extend(f"release {content_id or '?'}: {w}" for w in att_warnings)
+    body = item.get("contentKor")
+    if body is None:
+        body = item.get("contentsKor")
+    return Release(
+        content_id=content_id,
+        subject=str(item.get("subject") or ""),
+        reg_date=reg,
+        date=match.group(1) if match else None,
+        origin_url=str(item.get("originUrl") or ""),
+        attachments=attachments,
+        body=str(body or ""),
+        warnings=tuple(warnings),
+    )
+
+
+def _count(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_answer(raw: bytes) -> ApiAnswer:
+    """Parse an answer body, or raise the error it amounts to.
+
+    >>> parse_answer(b'<html><head><title>Error 404</title></head></html>')
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.ApiResponseError: the API answered with an HTML page ("Error 404") instead of JSON
+    >>> parse_answer(b'{"reponse": {"resultCode": "030", "resultMsg": "too long"}}')
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.ApiRefusedError: the API refused the window as too long (code 030: too long); use a smaller --window-days
+    >>> parse_answer(b'{"response": {"resultCode": "900", "resultMsg": "no data"}}').releases
+    ()
+    """
+    text, encoding = decode_body(raw)
+    if not text.strip():
+        raise ApiResponseError("the API answered with an empty body")
+    if _looks_html(text):
+        title = _html_title(text)
+        suffix = f' ("{title}")' if title else ""
+        raise ApiResponseError(f"the API answered with an HTML page{suffix} instead of JSON")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ApiResponseError(f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})") from exc
+    envelope = None
+    if isinstance(data, dict):
+        envelope = data.get("reponse", data.get("response"))
+        if envelope is None and "resultCode" in data:
+            envelope = data
+    if not isinstance(envelope, dict):
+        keys = ", ".join(sorted(data)) if isinstance(data, dict) else type(data).__name__
+        raise ApiResponseError(f"the API's JSON has no 'reponse' envelope (found: {keys})")
+    code = str(envelope.get("resultCode", "")).strip()
+    message = str(envelope.get("resultMsg") or "").strip()
+    detail = f"code {code}: {message}" if message else f"code {code}"
+    if code == CODE_PERIOD_TOO_LONG:
+        raise ApiRefusedError(
+            f"the API refused the window as too long ({detail}); use a smaller --window-days",
+            code=code,
+        )
+    if code == CODE_DAILY_LIMIT:
+        raise DailyLimitError(f"the API says the key's daily call limit is used up ({detail})")
+    if code not in (CODE_OK, CODE_NO_DATA):
+        raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
+    result = envelope.get("result")
+    warnings: list[str] = []
+    if result is None or result == "":
+        items: list[Any] = []
+    elif isinstance(result, dict):
+        items = [result]
+    elif isinstance(result, list):
+        items = result
+    else:
+        raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
+    releases = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            warnings.append(f"result item {index + 1} is a {type(item).__name__}: skipped")
+            continue
+        releases.append(_release(item))
+    count = _count(envelope.get("resultCnt"))
+    if count is not None and code == CODE_OK and count != len(releases):
+        warnings.append(f"resultCnt says {count} but {len(releases)} releases came")
+    if encoding != "utf-8" and "replaced" in encoding:
+        warnings.append("the answer had bytes that are neither UTF-8 nor CP949: replaced")
+    return ApiAnswer(code, message, count, tuple(releases), encoding, tuple(warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What a parsed answer means for its window."""
+
+    suspicious_empty: bool
+    outside: tuple[str, ...]  # content ids whose regDate is outside the window
+    warnings: tuple[str, ...]
+
+
+def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Assessment:
+    """Flag an empty answer that may be a silent refusal, and releases outside the window.
+
+    An answer with zero releases is suspicious when the result code is not the explicit
+    "no data" (900) and the window has a weekday, or when the ledger is near the limit
+    (the API was described as answering HTTP 200 with nothing once the quota is used).
+
+    >>> empty = ApiAnswer("1", "", 0, (), "utf-8")
+    >>> check_answer(empty, Window(date(2025, 7, 21), date(2025, 7, 21)), near_limit=False).suspicious_empty
+    True
+    >>> check_answer(empty, Window(date(2025, 7, 26), date(2025, 7, 27)), near_limit=False).suspicious_empty
+    False
+    """
+    warnings: list[str] = []
+    suspicious = False
+    if not answer.releases:
+        explicit = answer.code == CODE_NO_DATA
+        suspicious = near_limit or (not explicit and window.has_weekday())
+        if suspicious:
+            why = "the daily limit is near" if near_limit else "the window has weekdays"
+            warnings.append(
+                f"window {window}: HTTP 200 with zero releases although {why}: "
+                "possibly a silent quota refusal, not treated as 'no releases'"
+            )
+    outside: list[str] = []
+    for release in answer.releases:
+        if release.date is None:
+            continue
+        if not window.contains(date.fromisoformat(release.date)):
+            outside.append(release.content_id)
+            warnings.append(
+                f"window {window}: release {release.content_id} is dated {release.date}, "
+                "outside the window (the API ignored the range or returned another year): not downloaded"
+            )
+    return Assessment(suspicious, tuple(outside), tuple(warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class RawAnswer:
+    """The bytes of one answer and how they came."""
+
+    body: bytes
+    status_code: int
+    content_type: str
+
+
+class ApiClient:
+    """Calls the API over an injected :class:`httpx.Client`; one GET per window."""
+
+    def __init__(self, api_url: str, key: str, *, http: httpx.Client) -> None:
+        self.api_url = api_url
+        self._key = key
+        self._http = http
+
+    def __repr__(self) -> str:
+        return f"ApiClient({redact_url(self.api_url)!r})"
+
+    def get(self, window: Window) -> RawAnswer:
+        """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed)."""
+        params = {
+            "apiType": "json",
+            "startDate": window.start.isoformat(),
+            "endDate": window.end.isoformat(),
+            "authKey": self._key,
+        }
+        try:
+            response = self._http.get(self.api_url, params=params)
+            body = response.content
+        except httpx.HTTPError as exc:
+            scrub_exception(exc, self._key)
+            detail = redact_text(str(exc), [self._key]) or type(exc).__name__
+            retryable = isinstance(exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError))
+            raise ApiNetworkError(
+                f"calling {redact_url(self.api_url)} for {window} failed: {type(exc).__name__}: {detail}",
+                retryable=retryable,
+            ) from exc
+        return RawAnswer(body, response.status_code, response.headers.get("content-type", ""))
+
+
+def scrub_exception(exc: BaseException, secret: str) -> None:
+    """Remove a secret from an exception's args and drop the request it carries."""
+    exc.args = tuple(redact_text(a, [secret]) if isinstance(a, str) else a for a in exc.args)
+    if isinstance(exc, httpx.RequestError):
+        exc._request = None  # the request's URL holds the key
+
+
+class _RedactSecrets(logging.Filter):
+    """Rewrites log records (httpx logs every request URL at INFO) without secrets."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = _SECRET_QS_RE.sub(lambda m: f"{m.group(1)}=REDACTED", message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def install_log_redaction() -> None:
+    """Make sure the ``httpx`` and ``httpcore`` loggers never print a secret parameter."""
+    for name in ("httpx", "httpcore"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _RedactSecrets) for f in logger.filters):
+            logger.addFilter(_RedactSecrets())
+
+
+install_log_redaction()

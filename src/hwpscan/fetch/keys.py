@@ -1,0 +1,66 @@
+"""Where the API key comes from: the environment, then a config file.
+
+The key is only ever held in memory and sent as the ``authKey`` parameter; everything
+hwpscan writes refers to it by :func:`hwpscan.fetch.quota.key_hash`. Prompting for a
+key is the CLI's job, not this module's.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+from hwpscan.errors import UsageError
+
+ENV_VAR = "HWPSCAN_API_KEY"
+CONFIG_FILE = "config.toml"
+
+
+def config_path(state: Path) -> Path:
+    """The config file: ``api_key = "..."`` in TOML, inside the state folder."""
+    return state / CONFIG_FILE
+
+
+def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None:
+    """The key from ``HWPSCAN_API_KEY``, else from the config file, else ``None``.
+
+    >>> resolve_key(Path("/nonexistent"), {"HWPSCAN_API_KEY": " abc "})
+    'abc'
+    >>> resolve_key(Path("/nonexistent"), {}) is None
+    True
+    """
+    env = os.environ if env is None else env
+    value = (env.get(ENV_VAR) or "").strip()
+    if value:
+        return value
+    path = config_path(state)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read the config file {path}: {type(exc).__name__}") from None
+    key = data.get("api_key")
+    if key is not None and not isinstance(key, str):
+        raise UsageError(f"api_key in {path} must be a string")
+    return key.strip() if key and key.strip() else None
+
+
+def check_key(key: str) -> str:
+    """Reject keys that cannot be sent as a query value (no echo of the key itself).
+
+    >>> check_key("ok-key")
+    'ok-key'
+    >>> check_key("two words")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: the API key contains spaces or control characters
+    """
+    key = key.strip()
+    if not key:
+        raise UsageError(f"no API key: set {ENV_VAR} or put api_key in the config file")
+    if any(c.isspace() or ord(c) < 0x20 for c in key):
+        raise UsageError("the API key contains spaces or control characters")
+    return key

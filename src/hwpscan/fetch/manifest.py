@@ -1,0 +1,136 @@
+"""``manifest.jsonl``: one line per attachment, written the moment the file exists.
+
+The manifest lives in the output folder; ``path`` is relative to it. Lines are only
+appended (and flushed) so a killed run loses at most the line it was writing; a
+reader skips a torn last line, and a later line for the same path wins.
+:func:`dates_for` is how the scanner dates files it finds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Iterable
+
+MANIFEST_NAME = "manifest.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    """One attachment: where it came from, where it is, what it was.
+
+    ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or
+    ``skipped`` (not fetched, e.g. a release dated outside the window); ``reason`` says why.
+    """
+
+    date: str | None
+    content_id: str
+    subject: str
+    name: str
+    url: str
+    path: str | None
+    sha256: str | None
+    bytes: int
+    content_type: str | None
+    status: str
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ManifestEntry:
+        """Rebuild an entry, ignoring keys this version does not know.
+
+        >>> e = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 0, None, "failed")
+        >>> ManifestEntry.from_json(e.to_json() | {"extra": 1}) == e
+        True
+        """
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+class ManifestWriter:
+    """Appends entries to ``folder/manifest.jsonl``; safe to call from several threads."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / MANIFEST_NAME
+        self._lock = threading.Lock()
+        self._handle = self.path.open("a", encoding="utf-8")
+        if self._handle.tell() > 0 and not _ends_with_newline(self.path):
+            self._handle.write("\n")  # a killed run left a torn line: start clean
+
+    def write(self, entry: ManifestEntry) -> None:
+        line = json.dumps(entry.to_json(), ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._handle.write(line + "\n")
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> ManifestWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def read_entries(path: Path) -> list[ManifestEntry]:
+    """Every well-formed line of a manifest file, in order (torn or foreign lines skipped)."""
+    out: list[ManifestEntry] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            out.append(ManifestEntry.from_json(data))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+def load_manifest(folder: Path) -> dict[Path, ManifestEntry]:
+    """The latest entry per file, keyed by the file's absolute path."""
+    folder = Path(folder).resolve()
+    out: dict[Path, ManifestEntry] = {}
+    for entry in read_entries(folder / MANIFEST_NAME):
+        if entry.path:
+            out[(folder / entry.path).resolve()] = entry
+    return out
+
+
+def dates_for(paths: Iterable[Path]) -> dict[Path, str]:
+    """The release date of each path a manifest in its folder or an ancestor knows.
+
+    Keys are the paths exactly as given; paths no manifest dates are left out.
+    """
+    loaded: dict[Path, dict[Path, ManifestEntry]] = {}
+    out: dict[Path, str] = {}
+    for given in paths:
+        absolute = Path(given).resolve()
+        for folder in absolute.parents:
+            if folder not in loaded:
+                manifest = folder / MANIFEST_NAME
+                loaded[folder] = load_manifest(folder) if manifest.is_file() else {}
+            entry = loaded[folder].get(absolute)
+            if entry is not None and entry.date:
+                out[given] = entry.date
+                break
+    return out

@@ -1,0 +1,111 @@
+"""The plan: which windows a range needs, which are cached, what the quota allows.
+
+:func:`plan_range` makes no network call; :func:`hwpscan.fetch.run.fetch_range` uses
+the very same :func:`usable_cached` test, so the plan's "calls needed" is what the fetch
+then spends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from hwpscan.errors import HwpscanError
+from hwpscan.fetch.cache import CACHE_DIR, ResponseCache
+from hwpscan.fetch.client import ApiAnswer, check_answer, parse_answer
+from hwpscan.fetch.dates import (
+    DEFAULT_WINDOW_DAYS,
+    Window,
+    korea_today,
+    split_windows,
+    year_warning,
+)
+from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger, QuotaStatus, default_ledger_path
+
+
+@dataclass(frozen=True, slots=True)
+class WindowPlan:
+    """One window and whether its answer is already in the cache."""
+
+    window: Window
+    cached: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a fetch of ``start..end`` would do, without doing it."""
+
+    start: date
+    end: date
+    windows: tuple[WindowPlan, ...]
+    quota: QuotaStatus | None  # None when no key is known
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def calls_cached(self) -> int:
+        return sum(1 for w in self.windows if w.cached)
+
+    @property
+    def calls_needed(self) -> int:
+        return len(self.windows) - self.calls_cached
+
+    @property
+    def fits_quota(self) -> bool | None:
+        """True when today's remaining calls cover the plan (None: no key known)."""
+        return None if self.quota is None else self.calls_needed <= self.quota.remaining
+
+
+def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> ApiAnswer | None:
+    """The cached answer for a window when it is a good one, else ``None``.
+
+    Good means: it parses as success or "no data", was not judged suspicious, and is not
+    an empty answer that looks like a silent refusal.
+    """
+    entry = cache.get(api_url, window)
+    if entry is None or entry.meta.get("verdict") not in (None, "ok"):
+        return None
+    try:
+        answer = parse_answer(entry.body)
+    except HwpscanError:
+        return None
+    if check_answer(answer, window, near_limit=False).suspicious_empty:
+        return None
+    return answer
+
+
+def open_cache(state: Path) -> ResponseCache:
+    """The response cache inside the state folder."""
+    return ResponseCache(state / CACHE_DIR)
+
+
+def open_ledger(
+    state: Path, *, daily_limit: int = DEFAULT_DAILY_LIMIT, reset_hour: int = 0, clock=None
+) -> QuotaLedger:
+    """The quota ledger inside the state folder."""
+    return QuotaLedger(default_ledger_path(state), limit=daily_limit, reset_hour=reset_hour, clock=clock)
+
+
+def plan_range(
+    start: date,
+    end: date,
+    *,
+    api_url: str,
+    state: Path,
+    key: str | None = None,
+    window_days: int = DEFAULT_WINDOW_DAYS,
+    daily_limit: int = DEFAULT_DAILY_LIMIT,
+    reset_hour: int = 0,
+    today: date | None = None,
+    now: datetime | None = None,
+) -> Plan:
+    """Windows, cached windows and today's quota for a range; no network."""
+    windows = split_windows(start, end, window_days)
+    cache = open_cache(state)
+    planned = tuple(WindowPlan(w, usable_cached(cache, api_url, w) is not None) for w in windows)
+    quota = None
+    if key:
+        clock = (lambda: now) if now is not None else None
+        quota = open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock).status(key)
+    warning = year_warning(start, end, today or korea_today(now))
+    return Plan(start, end, planned, quota, (warning,) if warning else ())

@@ -1,0 +1,173 @@
+"""The persistent call ledger: calls per key per Korea-time day.
+
+The API allows a fixed number of calls a day per key (30 for a personal key), and a
+call answered with "limit exceeded" still counts. The ledger is a SQLite file under the
+state folder; a call is *reserved* (counted) before it is made, inside a
+``BEGIN IMMEDIATE`` transaction, so two runs sharing the ledger never both take the
+last call. Only ``sha256(key)`` is stored.
+
+>>> import tempfile, pathlib
+>>> from datetime import datetime
+>>> clock = lambda: datetime(2025, 7, 21, 9, 0, tzinfo=KST)
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     ledger = QuotaLedger(pathlib.Path(tmp) / "q.sqlite", limit=2, clock=clock)
+...     ledger.reserve("k"), ledger.reserve("k"), ledger.remaining("k")
+(1, 2, 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from hwpscan.errors import QuotaExceededError
+from hwpscan.fetch.dates import KST, next_reset, quota_day
+
+DEFAULT_DAILY_LIMIT = 30
+LEDGER_FILE = "quota.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    key_hash TEXT NOT NULL,
+    day TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (key_hash, day)
+)
+"""
+
+
+def key_hash(key: str) -> str:
+    """The ledger's name for a key: its SHA-256, hex.
+
+    >>> key_hash("abc")[:16]
+    'ba7816bf8f01cfea'
+    """
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class QuotaStatus:
+    """Where a key stands today."""
+
+    day: date
+    used: int
+    limit: int
+    resets_at: datetime
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.used)
+
+    def describe(self) -> str:
+        """One line for people.
+
+        >>> QuotaStatus(date(2025, 7, 21), 28, 30, datetime(2025, 7, 22, tzinfo=KST)).describe()
+        '2 of 30 calls left for 2025-07-21 (resets 2025-07-22 00:00 KST)'
+        """
+        return (
+            f"{self.remaining} of {self.limit} calls left for {self.day.isoformat()} "
+            f"(resets {self.resets_at.strftime('%Y-%m-%d %H:%M')} KST)"
+        )
+
+
+class QuotaLedger:
+    """Counts API calls per key hash per quota day in a SQLite file."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        limit: int = DEFAULT_DAILY_LIMIT,
+        reset_hour: int = 0,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if limit < 0:
+            raise ValueError(f"daily limit must be >= 0, not {limit}")
+        self.path = Path(path)
+        self.limit = limit
+        self.reset_hour = reset_hour
+        self._clock = clock or (lambda: datetime.now(tz=KST))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(self._connect()) as db, db:
+            db.execute(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        db.execute("PRAGMA busy_timeout = 30000")
+        return db
+
+    def _day(self) -> date:
+        return quota_day(self._clock(), reset_hour=self.reset_hour)
+
+    def status(self, key: str) -> QuotaStatus:
+        """Calls used today, the limit and the next reset."""
+        now = self._clock()
+        day = quota_day(now, reset_hour=self.reset_hour)
+        with closing(self._connect()) as db:
+            row = db.execute(
+                "SELECT count FROM calls WHERE key_hash = ? AND day = ?",
+                (key_hash(key), day.isoformat()),
+            ).fetchone()
+        return QuotaStatus(day, row[0] if row else 0, self.limit, next_reset(now, reset_hour=self.reset_hour))
+
+    def remaining(self, key: str) -> int:
+        """Calls left today for ``key``."""
+        return self.status(key).remaining
+
+    def reserve(self, key: str) -> int:
+        """Count one call before it is made; returns the calls used today including it.
+
+        Raises :class:`QuotaExceededError` (nothing counted) when the limit is reached.
+        """
+        now = self._clock()
+        day = quota_day(now, reset_hour=self.reset_hour).isoformat()
+        digest = key_hash(key)
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                row = db.execute(
+                    "SELECT count FROM calls WHERE key_hash = ? AND day = ?", (digest, day)
+                ).fetchone()
+                used = row[0] if row else 0
+                if used >= self.limit:
+                    db.execute("ROLLBACK")
+                    status = QuotaStatus(
+                        date.fromisoformat(day), used, self.limit,
+                        next_reset(now, reset_hour=self.reset_hour),
+                    )
+                    raise QuotaExceededError(
+                        f"daily call limit reached: {status.describe()}; "
+                        "everything fetched so far is kept, run again after the reset"
+                    )
+                db.execute(
+                    "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, 1) "
+                    "ON CONFLICT (key_hash, day) DO UPDATE SET count = count + 1",
+                    (digest, day),
+                )
+                db.execute("COMMIT")
+            except sqlite3.Error:
+                db.execute("ROLLBACK")
+                raise
+        return used + 1
+
+    def mark_exhausted(self, key: str) -> None:
+        """Record that the API itself said the limit is reached (code 033)."""
+        day = self._day().isoformat()
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, ?) "
+                "ON CONFLICT (key_hash, day) DO UPDATE SET count = MAX(count, excluded.count)",
+                (key_hash(key), day, self.limit),
+            )
+            db.execute("COMMIT")
+
+
+def default_ledger_path(state: Path) -> Path:
+    """The ledger's file inside the state folder."""
+    return state / LEDGER_FILE
