@@ -10,8 +10,9 @@ import pytest
 @pytest.fixture
 def broken_dir(tmp_path: Path) -> Path:
     """A folder of inputs that are not readable documents, one per failure kind."""
+    tmp_path = tmp_path / "in"
     day = tmp_path / "2025-07-21"
-    day.mkdir()
+    day.mkdir(parents=True)
     (day / "empty.hwp").write_bytes(b"")
     (day / "error-page.hwp").write_bytes(
         "<!DOCTYPE html><html><body>요청하신 파일을 찾을 수 없습니다</body></html>".encode("cp949")

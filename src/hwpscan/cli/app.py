@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Annotated
 
 import typer
@@ -18,8 +20,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: Tables and progress go to stdout; messages to stderr, so `--format jsonl` stays clean.
-console = Console(highlight=False)
+#: Piped output is not squeezed to 80 columns: tables stay readable in logs and CI.
+_PIPE_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
+#: Tables go to stdout; messages and progress to stderr, so `--format jsonl` stays clean.
+console = Console(highlight=False, width=_PIPE_WIDTH)
 err_console = Console(stderr=True, highlight=False)
 
 

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import write_csv, write_jsonl
+from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import file_table, pivot_table, summary_line
 from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
 
@@ -41,29 +41,39 @@ def run_scan(
     jobs: int,
     progress: bool,
     repair_dir: Path | None = None,
+    sink: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
-    """Collect files, date them, scan them with a progress bar; return the results."""
+    """Collect files, date them, scan them with a progress bar; return the results.
+
+    *sink* receives each result the moment it exists (streamed output, the run store),
+    so a failure later in the batch cannot lose what was already computed.
+    """
     files = collect_files(paths)
     dates = resolve_dates(files)
     root = _common_root(paths)
+    results: list[FileResult] = []
     with _progress(len(files), enabled=progress) as advance:
-        return list(
-            scan_paths(
-                files,
-                jobs=jobs or None,
-                dates=dates,
-                repair_dir=repair_dir,
-                repair_root=root,
-                on_result=advance,
-            )
-        )
+        for result in scan_paths(
+            files, jobs=jobs or None, dates=dates, repair_dir=repair_dir, repair_root=root
+        ):
+            results.append(result)
+            advance(result)
+            if sink is not None:
+                sink(result)
+    return results
 
 
-def render_tables(results: Sequence[FileResult]) -> None:
+def render_tables(results: Sequence[FileResult], *, root: Path | None = None) -> None:
     """The per-file table, the date x format table and a one-line summary."""
-    console.print(file_table(results))
+    shown_root = str(root) if root is not None else None
+    console.print(file_table(results, root=shown_root))
     console.print(pivot_table(results))
     console.print(summary_line(results))
+
+
+def _display_root(paths: Sequence[Path]) -> Path | None:
+    """The folder to show paths relative to: the one folder scanned, if that is all."""
+    return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
 
 
 def _common_root(paths: Sequence[Path]) -> Path | None:
@@ -117,6 +127,10 @@ def _check_fail_on(values: Sequence[str]) -> list[str]:
     return list(values)
 
 
+def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult], None]:
+    return csv_sink(out) if fmt is OutputFormat.csv else jsonl_sink(out)
+
+
 @app.command()
 def scan(
     paths: Annotated[
@@ -143,17 +157,15 @@ def scan(
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures."""
     wanted = _check_fail_on(fail_on)
     _check_paths(paths)
-    results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=emit_repaired)
-    if fmt is OutputFormat.table and output is None:
-        render_tables(results)
+    if fmt is OutputFormat.table:
+        results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=emit_repaired)
+        render_tables(results, root=_display_root(paths))
     else:
         with _open_output(output) as out:
-            if fmt is OutputFormat.csv:
-                write_csv(results, out)
-            elif fmt is OutputFormat.jsonl:
-                write_jsonl(results, out)
-            else:
-                render_tables(results)
+            sink = _streaming_writer(fmt, out)
+            results = run_scan(
+                paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=sink
+            )
         if output is not None:
             err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:

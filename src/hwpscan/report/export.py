@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO
 
 from hwpscan.models import FileResult
@@ -31,14 +31,19 @@ def jsonl_line(result: FileResult) -> str:
     return json.dumps(result.to_json(), ensure_ascii=False)
 
 
-def write_jsonl(results: Iterable[FileResult], out: IO[str]) -> int:
-    """Write one line per result, flushing each so a later failure loses nothing."""
-    n = 0
-    for result in results:
+def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
+    """A function that writes one result as a line and flushes it at once."""
+
+    def write(result: FileResult) -> None:
         out.write(jsonl_line(result) + "\n")
         out.flush()
-        n += 1
-    return n
+
+    return write
+
+
+def write_jsonl(results: Iterable[FileResult], out: IO[str]) -> int:
+    """Write one line per result, flushing each so a later failure loses nothing."""
+    return _drain(results, jsonl_sink(out))
 
 
 def csv_row(result: FileResult) -> dict[str, object]:
@@ -65,12 +70,26 @@ def csv_row(result: FileResult) -> dict[str, object]:
     }
 
 
-def write_csv(results: Iterable[FileResult], out: IO[str]) -> int:
-    """Write a header and one row per result."""
+def csv_sink(out: IO[str]) -> Callable[[FileResult], None]:
+    """Write the CSV header now; return a function writing (and flushing) one row."""
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
+
+    def write(result: FileResult) -> None:
+        writer.writerow(csv_row(result))
+        out.flush()
+
+    return write
+
+
+def write_csv(results: Iterable[FileResult], out: IO[str]) -> int:
+    """Write a header and one row per result."""
+    return _drain(results, csv_sink(out))
+
+
+def _drain(results: Iterable[FileResult], sink: Callable[[FileResult], None]) -> int:
     n = 0
     for result in results:
-        writer.writerow(csv_row(result))
+        sink(result)
         n += 1
     return n

@@ -34,8 +34,23 @@ def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
     return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
 
 
-def file_table(results: Sequence[FileResult], *, title: str = "Files") -> Table:
-    """One row per file; a broken file shows its reason under its name."""
+def short_path(path: str, root: str | None) -> str:
+    """*path* relative to *root* when it lies below it.
+
+    >>> short_path("/data/scan/2025-07-21/a.hwp", "/data/scan")
+    '2025-07-21/a.hwp'
+    >>> short_path("/elsewhere/b.pdf", "/data/scan")
+    '/elsewhere/b.pdf'
+    """
+    if root:
+        prefix = root.rstrip("/") + "/"
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    return path
+
+
+def file_table(results: Sequence[FileResult], *, title: str = "Files", root: str | None = None) -> Table:
+    """One row per file (paths shown relative to *root*); a broken file shows its reason."""
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("file", overflow="fold", max_width=60)
     table.add_column("date", no_wrap=True)
@@ -46,7 +61,7 @@ def file_table(results: Sequence[FileResult], *, title: str = "Files") -> Table:
     table.add_column("UTF-8")
     table.add_column("PUA", overflow="fold")
     for r in results:
-        name = Text(r.path)
+        name = Text(short_path(r.path, root))
         if r.reason and not r.status.scanned:
             name.append(f"\n{r.reason}", style="dim")
         b = r.body
