@@ -18,9 +18,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from hwpscan.models import FileResult, Status
+from hwpscan.models import FileResult, Format, Status
 
 UNKNOWN_DATE = "unknown"
+#: Column order: the document formats first, then what could not be read.
+FORMAT_ORDER = [f.value for f in Format]
 EMPTY_CELL = "—"
 _COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable"]
 
@@ -69,11 +71,13 @@ def _date_key(col: pd.Series) -> pd.Series:
 def cell_text(files: int, contaminated: int, unreadable: int) -> str:
     """How one cell reads.
 
-    >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(0, 0, 0)
-    ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '—')
+    >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(1, 0, 1), cell_text(0, 0, 0)
+    ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '1 unreadable', '—')
     """
     if files == 0:
         return EMPTY_CELL
+    if unreadable == files:
+        return f"{unreadable} unreadable"
     text = f"{contaminated}/{files} contaminated"
     return f"{text}, {unreadable} unreadable" if unreadable else text
 
@@ -89,7 +93,8 @@ def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:
     ]
     table = counts.pivot(index="date", columns="format", values="cell").fillna(EMPTY_CELL)
     order = sorted(table.index, key=lambda d: (d == UNKNOWN_DATE, d))
-    table = table.loc[order]
+    columns = sorted(table.columns, key=FORMAT_ORDER.index)
+    table = table.loc[order, columns]
     table.columns.name = None
     return table
 

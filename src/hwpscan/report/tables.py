@@ -98,7 +98,12 @@ def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by
     for date, row in frame.iterrows():
         cells = [Text(str(date))]
         for value in row:
-            style = "dim" if value == EMPTY_CELL else ("green" if value.startswith("0/") else "bold red")
+            style = (
+                "dim" if value == EMPTY_CELL
+                else "yellow" if value.endswith(" unreadable") and "/" not in value
+                else "green" if value.startswith("0/")
+                else "bold red"
+            )
             cells.append(Text(value, style=style))
         table.add_row(*cells)
     return table
