@@ -1,0 +1,620 @@
+"""The run store: every scan, fetch and verify with its per-file results, in SQLite.
+
+The database lives at ``state_dir()/runs.sqlite`` (``HWPSCAN_HOME`` wins). A run is
+opened with :meth:`RunStore.start_run`, results are added as they arrive (each call is
+its own transaction, so a run that dies later loses nothing already computed) and
+:meth:`RunStore.finish_run` stamps the end. Several processes may share the file: it
+runs in WAL mode with a busy timeout.
+
+Arguments are stored without secrets: any argument whose name looks like a key, token,
+secret or password is dropped, secret query parameters are cut from URLs, and the
+value of ``HWPSCAN_API_KEY`` is blanked wherever it appears.
+
+>>> clean_args({"api_key": "x", "authKey": "y", "from": "2025-07-21", "jobs": 2})
+{'from': '2025-07-21', 'jobs': 2}
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import re
+import secrets as _secrets
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePath
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from hwpscan.errors import UsageError
+from hwpscan.models import FileResult, Status
+
+__all__ = [
+    "DB_NAME",
+    "RUN_KINDS",
+    "Run",
+    "RunInfo",
+    "RunNotFoundError",
+    "RunRecorder",
+    "RunStore",
+    "add_results",
+    "clean_args",
+    "DateChange",
+    "FileChange",
+    "RunDiff",
+    "default_store",
+    "diff_results",
+    "diff_runs",
+    "finish_run",
+    "list_runs",
+    "load_run",
+    "new_run_id",
+    "record_run",
+    "start_run",
+]
+
+DB_NAME = "runs.sqlite"
+RUN_KINDS = ("scan", "fetch", "verify")
+API_KEY_ENV = "HWPSCAN_API_KEY"
+REDACTED = "***"
+
+#: Argument names that may carry a secret: never stored.
+_SECRET_NAME_RE = re.compile(r"(?i)(key|token|secret|passw|auth|credential|cookie)")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id       TEXT PRIMARY KEY,
+    kind     TEXT NOT NULL,
+    started  TEXT NOT NULL,
+    finished TEXT,
+    args     TEXT NOT NULL,
+    version  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    path   TEXT NOT NULL,
+    name   TEXT NOT NULL,
+    date   TEXT,
+    format TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data   TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS results_path ON results (path);
+CREATE INDEX IF NOT EXISTS results_run_date ON results (run_id, date);
+CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
+"""
+
+
+class RunNotFoundError(UsageError):
+    """No run matches the id, prefix or ``latest`` asked for (or the prefix is ambiguous)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """One run as ``history`` lists it: what ran, when, and what it found."""
+
+    id: str
+    kind: str
+    started: str
+    finished: str | None
+    args: dict[str, Any]
+    version: str
+    counts: dict[str, int] = field(default_factory=dict)  # status -> files
+
+    @property
+    def files(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def contaminated(self) -> int:
+        return self.counts.get(Status.CONTAMINATED.value, 0)
+
+    @property
+    def clean(self) -> int:
+        return self.counts.get(Status.CLEAN.value, 0)
+
+    @property
+    def unreadable(self) -> int:
+        return self.files - self.contaminated - self.clean
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stored run with its per-file results, in the order they were recorded."""
+
+    info: RunInfo
+    results: tuple[FileResult, ...]
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable, readable run id: UTC time plus four random hex digits.
+
+    >>> rid = new_run_id(datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc))
+    >>> rid[:16], len(rid)
+    ('20251130-031500-', 20)
+    """
+    now = now or datetime.now(timezone.utc)
+    return f"{now.astimezone(timezone.utc):%Y%m%d-%H%M%S}-{_secrets.token_hex(2)}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments safe to store: secret-looking names dropped, URLs and values scrubbed.
+
+    >>> clean_args({"api_url": "http://h/x?serviceKey=abc&a=1", "paths": [PurePath("f")]})
+    {'api_url': 'http://h/x?a=1', 'paths': ['f']}
+    """
+    secret = os.environ.get(API_KEY_ENV) or None
+    return {
+        str(k): _clean_value(v, secret)
+        for k, v in args.items()
+        if not _SECRET_NAME_RE.search(str(k))
+    }
+
+
+def _clean_value(value: Any, secret: str | None) -> Any:
+    if isinstance(value, Mapping):
+        return {
+            str(k): _clean_value(v, secret) for k, v in value.items() if not _SECRET_NAME_RE.search(str(k))
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_clean_value(v, secret) for v in value]
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    text = _strip_url_secrets(os.fsdecode(value) if isinstance(value, PurePath) else str(value))
+    if secret and secret in text:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _strip_url_secrets(text: str) -> str:
+    """Drop secret-looking query parameters (and userinfo) from a URL; other text as is.
+
+    >>> _strip_url_secrets("https://u:p@h/a?authKey=k")
+    'https://h/a'
+    >>> _strip_url_secrets("fixtures/2025-07-21")
+    'fixtures/2025-07-21'
+    """
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                 if not _SECRET_NAME_RE.search(k)]
+        netloc = parts.hostname or ""
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+    except ValueError:
+        return REDACTED
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+class RunStore:
+    """A handle on one run database; safe to share between threads of one process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    # -- connection ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------
+
+    def start_run(self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None) -> str:
+        """Open a run and return its id; results follow with :meth:`add_results`."""
+        if kind not in RUN_KINDS:
+            raise ValueError(f"run kind must be one of {', '.join(RUN_KINDS)}, not {kind!r}")
+        from hwpscan import __version__
+
+        started = started or datetime.now(timezone.utc)
+        stamp = started.astimezone(timezone.utc).isoformat(timespec="seconds")
+        stored = json.dumps(clean_args(args), ensure_ascii=False, sort_keys=True)
+        for _ in range(20):
+            run_id = new_run_id(started)
+            try:
+                with self._tx() as conn:
+                    conn.execute(
+                        "INSERT INTO runs (id, kind, started, finished, args, version) VALUES (?,?,?,?,?,?)",
+                        (run_id, kind, stamp, None, stored, __version__),
+                    )
+                return run_id
+            except sqlite3.IntegrityError:
+                continue
+        raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
+
+    def add_results(self, run_id: str, results: Iterable[FileResult]) -> int:
+        """Persist results (one transaction); returns how many were added."""
+        rows = list(results)
+        if not rows:
+            return 0
+        with self._tx() as conn:
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM results WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            conn.executemany(
+                "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (run_id, seq + i, r.path, _name(r.path), r.date, r.format.value, r.status.value,
+                     json.dumps(r.to_json(), ensure_ascii=False))
+                    for i, r in enumerate(rows)
+                ],
+            )
+        return len(rows)
+
+    def finish_run(self, run_id: str, *, finished: datetime | None = None) -> None:
+        stamp = (finished or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+        with self._tx() as conn:
+            conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp, run_id))
+
+    def record_run(
+        self, kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
+        started: datetime | None = None,
+    ) -> str:
+        """Record a whole run at once: start, add, finish. Returns the run id."""
+        run_id = self.start_run(kind, args, started=started)
+        self.add_results(run_id, results)
+        self.finish_run(run_id)
+        return run_id
+
+    @contextmanager
+    def recording(self, kind: str, args: Mapping[str, Any]) -> Iterator[RunRecorder]:
+        """``with store.recording("scan", args) as rec: rec.add(result)``; finished on exit.
+
+        A run that raises is left unfinished (``history`` shows it as interrupted),
+        with every result added before the failure kept.
+        """
+        recorder = RunRecorder(self, self.start_run(kind, args))
+        yield recorder
+        self.finish_run(recorder.run_id)
+
+    # -- reading ------------------------------------------------------------------
+
+    def list_runs(self, limit: int = 20) -> list[RunInfo]:
+        """The newest runs first."""
+        with self._lock:
+            conn = self._connect()
+            runs = conn.execute(
+                "SELECT id, kind, started, finished, args, version FROM runs"
+                " ORDER BY started DESC, id DESC LIMIT ?", (limit,)
+            ).fetchall()
+            return [self._info(conn, row) for row in runs]
+
+    def resolve(self, ref: str) -> str:
+        """The full id of ``latest``, an exact id or a unique prefix."""
+        with self._lock:
+            conn = self._connect()
+            if ref == "latest":
+                row = conn.execute("SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1").fetchone()
+                if row is None:
+                    raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+                return str(row[0])
+            rows = conn.execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6", (len(ref), ref)
+            ).fetchall()
+        ids = [r[0] for r in rows]
+        if ref in ids:
+            return ref
+        if not ids:
+            raise RunNotFoundError(f"no run matches {ref!r} (see `hwpscan history`)")
+        if len(ids) > 1:
+            raise RunNotFoundError(f"{ref!r} matches several runs: {', '.join(ids[:5])}")
+        return str(ids[0])
+
+    def load_run(self, ref: str = "latest") -> Run:
+        """A run and its results by id, unique prefix or ``latest``."""
+        run_id = self.resolve(ref)
+        with self._lock:
+            conn = self._connect()
+            row = conn.execute(
+                "SELECT id, kind, started, finished, args, version FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
+            info = self._info(conn, row)
+            data = conn.execute(
+                "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+            ).fetchall()
+        return Run(info, tuple(FileResult.from_json(json.loads(d)) for (d,) in data))
+
+    @staticmethod
+    def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
+        run_id, kind, started, finished, args, version = row
+        counts = dict(conn.execute(
+            "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
+        ).fetchall())
+        return RunInfo(run_id, kind, started, finished, json.loads(args), version, counts)
+
+
+class RunRecorder:
+    """Adds results to one open run as they arrive."""
+
+    def __init__(self, store: RunStore, run_id: str) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.added = 0
+
+    def add(self, *results: FileResult) -> None:
+        self.added += self.store.add_results(self.run_id, results)
+
+
+def _name(path: str) -> str:
+    """The file name of a stored path (either separator).
+
+    >>> _name("a/2025-07-21/보도.hwp"), _name("c:\\\\x\\\\y.pdf")
+    ('보도.hwp', 'y.pdf')
+    """
+    return re.split(r"[\\/]", path)[-1]
+
+
+# -- module-level conveniences on the default store -----------------------------------
+
+
+def default_store() -> RunStore:
+    """The store under :func:`hwpscan.home.state_dir`."""
+    from hwpscan.home import state_dir
+
+    return RunStore(state_dir() / DB_NAME)
+
+
+def record_run(
+    kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
+    started: datetime | None = None, store: RunStore | None = None,
+) -> str:
+    with _using(store) as s:
+        return s.record_run(kind, args, results, started=started)
+
+
+def start_run(kind: str, args: Mapping[str, Any], *, started: datetime | None = None,
+              store: RunStore | None = None) -> str:
+    with _using(store) as s:
+        return s.start_run(kind, args, started=started)
+
+
+def add_results(run_id: str, results: Iterable[FileResult], *, store: RunStore | None = None) -> int:
+    with _using(store) as s:
+        return s.add_results(run_id, results)
+
+
+def finish_run(run_id: str, *, store: RunStore | None = None) -> None:
+    with _using(store) as s:
+        s.finish_run(run_id)
+
+
+def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:
+    with _using(store) as s:
+        return s.list_runs(limit)
+
+
+def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
+    with _using(store) as s:
+        return s.load_run(ref)
+
+
+@contextmanager
+def _using(store: RunStore | None) -> Iterator[RunStore]:
+    if store is not None:
+        yield store
+        return
+    own = default_store()
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+# -- comparing two runs -------------------------------------------------------------
+
+#: File change kinds, in the order ``diff`` shows them.
+CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file whose verdict differs between two runs (``None``: absent from that run)."""
+
+    kind: str
+    path: str
+    date: str | None
+    before: str | None
+    after: str | None
+    surrogates_before: int = 0
+    surrogates_after: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DateChange:
+    """One date whose state differs: ``contaminated``, ``clean``, ``unreadable`` or None."""
+
+    kind: str
+    date: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunDiff:
+    """What changed from run ``a`` to run ``b``."""
+
+    a: str
+    b: str
+    files: tuple[FileChange, ...]
+    dates: tuple[DateChange, ...]
+    unchanged: int
+
+    def of_kind(self, kind: str) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.files if c.kind == kind)
+
+    def dates_of_kind(self, kind: str) -> tuple[DateChange, ...]:
+        return tuple(c for c in self.dates if c.kind == kind)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.dates
+
+
+def change_kind(before: str | None, after: str | None) -> str | None:
+    """How a verdict moved; None when it did not.
+
+    >>> change_kind("contaminated", "clean"), change_kind(None, "clean"), change_kind("clean", "clean")
+    ('became_clean', 'appeared', None)
+    >>> change_kind("corrupt", "contaminated"), change_kind("clean", "corrupt")
+    ('became_contaminated', 'status_changed')
+    """
+    if before == after:
+        return None
+    if before is None:
+        return "appeared"
+    if after is None:
+        return "vanished"
+    if after == Status.CONTAMINATED.value:
+        return "became_contaminated"
+    if before == Status.CONTAMINATED.value and after == Status.CLEAN.value:
+        return "became_clean"
+    return "status_changed"
+
+
+def pair_files(
+    a: Iterable[FileResult], b: Iterable[FileResult]
+) -> list[tuple[FileResult | None, FileResult | None]]:
+    """Match files of two runs by path; files left over are matched by (date, name)
+    when that is unique on both sides (two fetches into different folders).
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda p: FileResult(p, "", 0, Format.PDF, Status.CLEAN, date="2025-07-21")
+    >>> [(x and x.path, y and y.path) for x, y in pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])]
+    [('o1/a.pdf', 'o2/a.pdf'), (None, 'o2/b.pdf')]
+    """
+    left = {r.path: r for r in a}
+    right = {r.path: r for r in b}
+    pairs: list[tuple[FileResult | None, FileResult | None]] = [
+        (left[p], right[p]) for p in left if p in right
+    ]
+    only_a = [r for p, r in left.items() if p not in right]
+    only_b = [r for p, r in right.items() if p not in left]
+    key_a = _unique_by_name(only_a)
+    key_b = _unique_by_name(only_b)
+    matched_b: set[str] = set()
+    for r in only_a:
+        k = (r.date, _name(r.path))
+        other = key_b.get(k) if k in key_a else None
+        if other is not None:
+            pairs.append((r, other))
+            matched_b.add(other.path)
+        else:
+            pairs.append((r, None))
+    pairs.extend((None, r) for r in only_b if r.path not in matched_b)
+    return pairs
+
+
+def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], FileResult]:
+    seen: dict[tuple[str | None, str], FileResult] = {}
+    dup: set[tuple[str | None, str]] = set()
+    for r in results:
+        k = (r.date, _name(r.path))
+        if k in seen:
+            dup.add(k)
+        seen[k] = r
+    return {k: v for k, v in seen.items() if k not in dup}
+
+
+def date_states(results: Iterable[FileResult]) -> dict[str, str]:
+    """Each date's state, from the pivot: contaminated if any file is, else clean if
+    any file could be read, else unreadable."""
+    from hwpscan.report.pivot import UNKNOWN_DATE, pivot_counts
+
+    counts = pivot_counts(results)
+    if counts.empty:
+        return {}
+    per_date = counts.groupby("date")[["contaminated", "clean"]].sum()
+    out: dict[str, str] = {}
+    for day, row in per_date.iterrows():
+        if day == UNKNOWN_DATE:
+            continue
+        out[str(day)] = (
+            Status.CONTAMINATED.value if row["contaminated"] else
+            Status.CLEAN.value if row["clean"] else "unreadable"
+        )
+    return out
+
+
+def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
+    """The changes between two result sets (pure: no database)."""
+    a, b = list(a), list(b)
+    changes: list[FileChange] = []
+    unchanged = 0
+    for x, y in pair_files(a, b):
+        kind = change_kind(x.status.value if x else None, y.status.value if y else None)
+        if kind is None:
+            unchanged += 1
+            continue
+        ref = y or x
+        assert ref is not None
+        changes.append(FileChange(
+            kind, ref.path, ref.date, x.status.value if x else None, y.status.value if y else None,
+            x.body.surrogates if x else 0, y.body.surrogates if y else 0,
+        ))
+    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
+    before, after = date_states(a), date_states(b)
+    dates = []
+    for day in sorted(set(before) | set(after)):
+        kind = change_kind(before.get(day), after.get(day))
+        if kind is not None:
+            dates.append(DateChange(kind, day, before.get(day), after.get(day)))
+    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), unchanged)
+
+
+def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
+    """Compare two stored runs (ids, unique prefixes or ``latest``)."""
+    with _using(store) as s:
+        run_a, run_b = s.load_run(a), s.load_run(b)
+    return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)

@@ -1,0 +1,176 @@
+"""The run store: round trips, incremental persistence, ids, secrets, concurrency."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from report_corpus import build_corpus, scan_folder
+
+from hwpscan.models import FileResult, Format, Status
+from hwpscan.store import (
+    DB_NAME,
+    RunNotFoundError,
+    RunStore,
+    clean_args,
+    default_store,
+    diff_runs,
+    load_run,
+    record_run,
+)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
+    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    with RunStore(tmp_path / DB_NAME) as s:
+        yield s
+
+
+def test_results_round_trip_exactly(store: RunStore, results: list[FileResult]) -> None:
+    run_id = store.record_run("scan", {"paths": ["fixtures"]}, results)
+    run = store.load_run(run_id)
+    assert [r.to_json() for r in run.results] == [r.to_json() for r in results]
+    assert run.info.kind == "scan" and run.info.finished is not None
+    assert run.info.files == len(results)
+    assert run.info.contaminated == sum(r.status is Status.CONTAMINATED for r in results)
+    assert run.info.unreadable == sum(not r.status.scanned for r in results)
+    from hwpscan import __version__
+
+    assert run.info.version == __version__
+
+
+def test_indexed_columns_match_the_results(store: RunStore, results: list[FileResult]) -> None:
+    run_id = store.record_run("scan", {}, results)
+    with sqlite3.connect(store.path) as conn:
+        rows = conn.execute(
+            "SELECT path, name, date, format, status FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+        ).fetchall()
+    assert rows == [
+        (r.path, Path(r.path).name, r.date, r.format.value, r.status.value) for r in results
+    ]
+
+
+def test_results_persist_as_they_come_and_an_interrupted_run_keeps_them(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    with pytest.raises(KeyboardInterrupt):
+        with store.recording("scan", {"paths": ["x"]}) as rec:
+            for r in results[:3]:
+                rec.add(r)
+            # another connection already sees them: each add is committed
+            with RunStore(store.path) as other:
+                assert len(other.load_run(rec.run_id).results) == 3
+            raise KeyboardInterrupt
+    run = store.load_run("latest")
+    assert len(run.results) == 3 and run.info.finished is None
+
+
+def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore) -> None:
+    one = store.record_run("scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc))
+    two = store.record_run("fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=timezone.utc))
+    assert one.startswith("20251130-031500-") and two.startswith("20251201-040000-")
+    assert store.resolve("latest") == two
+    assert store.resolve(one[:12]) == one
+    assert [r.id for r in store.list_runs(10)] == [two, one]
+    assert [r.id for r in store.list_runs(1)] == [two]
+
+
+def test_unknown_and_ambiguous_references_are_usage_errors(store: RunStore) -> None:
+    with pytest.raises(RunNotFoundError, match="no runs recorded"):
+        store.load_run("latest")
+    stamp = datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc)
+    store.record_run("scan", {}, [], started=stamp)
+    store.record_run("scan", {}, [], started=stamp)
+    with pytest.raises(RunNotFoundError, match="several runs"):
+        store.resolve("20251130")
+    with pytest.raises(RunNotFoundError, match="no run matches"):
+        store.resolve("1999")
+    with pytest.raises(ValueError, match="run kind"):
+        store.start_run("delete", {})
+
+
+def test_no_secret_is_ever_stored(store: RunStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "k" * 16 + "SECRET" + "9" * 10
+    monkeypatch.setenv("HWPSCAN_API_KEY", key)
+    args = {
+        "api_key": key, "authKey": key, "token": key, "serviceKey": key, "password": key,
+        "api_url": f"http://user:{key}@127.0.0.1:8/list?authKey={key}&pageNo=1",
+        "note": f"called with {key}",
+        "nested": {"apiKey": key, "ok": [f"x{key}"]},
+        "from": "2025-07-21",
+    }
+    run_id = store.record_run("fetch", args, [])
+    stored = store.load_run(run_id).info.args
+    assert stored["from"] == "2025-07-21"
+    assert stored["api_url"] == "http://127.0.0.1:8/list?pageNo=1"
+    assert set(stored) == {"api_url", "note", "nested", "from"}
+    store.close()
+    for path in store.path.parent.iterdir():
+        assert key.encode() not in path.read_bytes(), path
+
+
+def test_clean_args_keeps_paths_enums_and_numbers() -> None:
+    assert clean_args({"paths": [Path("a/b")], "format": Format.PDF, "jobs": 0, "x": None}) == {
+        "paths": ["a/b"], "format": "pdf", "jobs": 0, "x": None,
+    }
+
+
+def test_default_store_lives_under_hwpscan_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               results: list[FileResult]) -> None:
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    run_id = record_run("scan", {"paths": ["f"]}, results[:2])
+    assert (tmp_path / "home" / DB_NAME).exists()
+    assert load_run(run_id[:10]).id == run_id
+    with default_store() as s:
+        assert s.path == tmp_path / "home" / DB_NAME
+    assert diff_runs(run_id, "latest").empty
+
+
+_WRITER = """
+import sys
+from hwpscan.models import FileResult, Format, Status
+from hwpscan.store import RunStore
+store = RunStore(sys.argv[1])
+rid = store.start_run("scan", {"writer": sys.argv[2]})
+for i in range(40):
+    store.add_results(rid, [FileResult(f"{sys.argv[2]}/{i}.hwp", "", i, Format.HWP5, Status.CLEAN)])
+store.finish_run(rid)
+print(rid)
+"""
+
+
+def test_two_processes_write_the_same_database(tmp_path: Path) -> None:
+    db = tmp_path / DB_NAME
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(db), name], stdout=subprocess.PIPE, text=True)
+        for name in ("p1", "p2")
+    ]
+    ids = []
+    for p in procs:
+        out, _ = p.communicate(timeout=120)
+        assert p.returncode == 0
+        ids.append(out.strip())
+    with RunStore(db) as s:
+        for rid, name in zip(ids, ("p1", "p2")):
+            run = s.load_run(rid)
+            assert [r.path for r in run.results] == [f"{name}/{i}.hwp" for i in range(40)]
+            assert run.info.args == {"writer": name}
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileResult]) -> None:
+    run_id = store.record_run("scan", {}, results[:1])
+    with sqlite3.connect(store.path) as conn:
+        (data,) = conn.execute("SELECT data FROM results WHERE run_id = ?", (run_id,)).fetchone()
+    assert json.loads(data) == results[0].to_json()
