@@ -1,0 +1,262 @@
+r"""Find the strings in captured JSON payloads that a pipeline could not encode as UTF-8.
+
+Input is what a deployed pipeline leaves behind: tool results or log lines with one JSON
+document per line, SSE streams (``data: {...}`` lines; ``event:``, ``id:``, ``retry:``
+and ``:`` comment lines are ignored, ``data: [DONE]`` too), or one whole JSON document
+(pretty-printed over many lines). Bytes are decoded as UTF-8 with ``surrogateescape``,
+so undecodable bytes inside a string show up as the lone surrogates a pipeline would
+meet. A JSON escape such as ``\udb80`` with no partner decodes to a lone surrogate in
+Python too: exactly what breaks an encoder later.
+
+Every string value and every object key is checked. Lines that are not JSON are
+reported as skipped, never fatal.
+
+>>> report = check_json_text('{"result": [{"text": "ok"}, {"text": "bad \\udb80"}]}')
+>>> [(b.line, b.path, b.position) for b in report.bad]
+[(1, '$.result[1].text', 4)]
+>>> report.bad[0].message
+"'utf-8' codec can't encode character '\\udb80' in position 4: surrogates not allowed"
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from hwpscan.forensics.guard import check_utf8, find_surrogates
+from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
+
+__all__ = [
+    "BadString",
+    "JsonCheck",
+    "SkippedLine",
+    "check_json_bytes",
+    "check_json_text",
+    "decode_input",
+    "json_path",
+]
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_SSE_IGNORED = ("event:", "id:", "retry:", ":")
+_SNIPPET = 20
+_EXCERPT = 60
+_DECODER = json.JSONDecoder(strict=False)  # captured logs carry raw tabs in strings
+
+
+@dataclass(frozen=True, slots=True)
+class BadString:
+    """A string (value or key) that would fail UTF-8 encoding, and where it is."""
+
+    line: int  # 1-based line where its document (or SSE event) starts
+    path: str  # JSON path, e.g. $.result[3].text (a key: the path of its member)
+    kind: str  # "value" or "key"
+    position: int  # index in the string where the encoder fails
+    end: int  # end (exclusive) of the failing run of surrogates
+    message: str  # the exact UnicodeEncodeError message
+    surrogates: int  # surrogate code points in the string
+    pairs: int  # of which adjacent high+low pairs (repairable without loss)
+    snippet: str  # escaped context around the position
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (every field is already escaped and printable)."""
+        return {"type": "bad-string", **asdict(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedLine:
+    """A line that held no JSON document."""
+
+    line: int
+    reason: str
+    excerpt: str  # escaped start of the line
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"type": "skipped", **asdict(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class JsonCheck:
+    """The outcome over one input."""
+
+    documents: int
+    strings: int
+    bad: tuple[BadString, ...]
+    skipped: tuple[SkippedLine, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when every string would encode as UTF-8."""
+        return not self.bad
+
+    def summary(self) -> dict[str, Any]:
+        """Counts as a JSON-ready dict."""
+        return {
+            "type": "summary",
+            "documents": self.documents,
+            "strings": self.strings,
+            "bad": len(self.bad),
+            "skipped": len(self.skipped),
+        }
+
+
+def decode_input(data: bytes) -> str:
+    r"""Bytes to text as a pipeline would hold them: UTF-8, bad bytes as lone surrogates.
+
+    >>> decode_input(b"\xef\xbb\xbf{}") == "{}"
+    True
+    >>> [hex(ord(c)) for c in decode_input(b"a\xff")]
+    ['0x61', '0xdcff']
+    """
+    return data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+
+
+def json_path(parent: str, step: str | int) -> str:
+    """Extend a JSON path by an array index or an object key (escaped when needed).
+
+    >>> json_path(json_path("$", "result"), 3)
+    '$.result[3]'
+    >>> json_path("$", "a b"), json_path("$", "x" + chr(0xDC00))
+    ('$["a b"]', '$["x\\\\udc00"]')
+    """
+    if isinstance(step, int):
+        return f"{parent}[{step}]"
+    if _IDENTIFIER.match(step):
+        return f"{parent}.{step}"
+    return f"{parent}[{escape_snippet(json.dumps(step, ensure_ascii=False))}]"
+
+
+def check_json_bytes(data: bytes) -> JsonCheck:
+    """:func:`check_json_text` over raw bytes (decoded with ``surrogateescape``)."""
+    return check_json_text(decode_input(data))
+
+
+def check_json_text(text: str) -> JsonCheck:
+    """Check one input: a whole JSON document, JSON Lines, or an SSE stream.
+
+    >>> sse = 'event: tool_result\\ndata: {"k": "\\\\udc00"}\\n\\ndata: [DONE]\\n'
+    >>> r = check_json_text(sse)
+    >>> [(b.line, b.path) for b in r.bad], r.documents, r.skipped
+    ([(2, '$.k')], 1, ())
+    >>> check_json_text("not json").skipped[0].reason
+    'not JSON: Expecting value (column 1)'
+    """
+    documents = strings = 0
+    bad: list[BadString] = []
+    skipped: list[SkippedLine] = []
+    for item in _documents(text):
+        if isinstance(item, SkippedLine):
+            skipped.append(item)
+            continue
+        line, doc = item
+        documents += 1
+        for found in _walk(doc, line):
+            if isinstance(found, BadString):
+                bad.append(found)
+            strings += 1
+    return JsonCheck(documents, strings, tuple(bad), tuple(skipped))
+
+
+def _documents(text: str) -> Iterator[tuple[int, Any] | SkippedLine]:
+    """Yield (line, document) for every JSON document found, or a SkippedLine."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "[") and "\n" in stripped:
+        try:
+            doc = _DECODER.decode(stripped)
+        except ValueError:
+            pass  # not one document: JSON Lines or SSE, read line by line
+        else:
+            yield len(text[: text.index(stripped[0])].split("\n")), doc
+            return
+    event: list[tuple[int, str]] = []  # the data lines of the current SSE event
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if line.startswith("data:"):
+            event.append((number, line[5:].strip()))
+            continue
+        if event:
+            yield from _sse_event(event)
+            event = []
+        if not line or line.startswith(_SSE_IGNORED):
+            continue
+        yield _parse_line(number, line)
+    if event:
+        yield from _sse_event(event)
+
+
+def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | SkippedLine]:
+    """One SSE event: its data lines joined by newlines (the SSE rule), else line by line."""
+    payloads = [(n, p) for n, p in data if p != "[DONE]"]
+    if not payloads:
+        return
+    if len(payloads) > 1:
+        try:
+            yield payloads[0][0], _DECODER.decode("\n".join(p for _, p in payloads))
+            return
+        except ValueError:
+            pass
+    for number, payload in payloads:
+        yield _parse_line(number, payload)
+
+
+def _parse_line(number: int, line: str) -> tuple[int, Any] | SkippedLine:
+    """A line as JSON; failing that, a JSON object or array that ends the line (a log line)."""
+    try:
+        return number, _DECODER.decode(line)
+    except ValueError as exc:
+        error = exc
+    start = min((i for i in (line.find("{"), line.find("[")) if i > 0), default=-1)
+    if start > 0:
+        try:
+            doc, end = _DECODER.raw_decode(line, start)
+        except ValueError:
+            pass
+        else:
+            if not line[end:].strip():
+                return number, doc
+    reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+    column = f" (column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
+    return SkippedLine(number, f"not JSON: {reason}{column}", escape_snippet(line[:_EXCERPT]))
+
+
+def _walk(doc: Any, line: int) -> Iterator[BadString | str]:
+    """Every string of ``doc`` (keys too) in document order: a BadString if it fails."""
+    stack: list[tuple[Any, str, str]] = [(doc, "$", "value")]
+    while stack:
+        node, path, kind = stack.pop()
+        if isinstance(node, str):
+            yield _judge(node, path, kind, line) or path
+        elif isinstance(node, dict):
+            children: list[tuple[Any, str, str]] = []
+            for key, value in node.items():
+                child = json_path(path, key)
+                children += [(key, child, "key"), (value, child, "value")]
+            stack.extend(reversed(children))
+        elif isinstance(node, list):
+            stack.extend(
+                (node[i], json_path(path, i), "value") for i in range(len(node) - 1, -1, -1)
+            )
+
+
+def _judge(text: str, path: str, kind: str, line: int) -> BadString | None:
+    if SURROGATE_RE.search(text) is None:
+        return None
+    check = check_utf8(text)
+    if check.message is None or check.start is None or check.end is None:
+        return None  # pragma: no cover - a str with a surrogate always fails UTF-8
+    hits = find_surrogates(text)
+    start = max(0, check.start - _SNIPPET)
+    return BadString(
+        line=line,
+        path=path,
+        kind=kind,
+        position=check.start,
+        end=check.end,
+        message=check.message,
+        surrogates=len(hits),
+        pairs=sum(h.kind == "pair-high" for h in hits),
+        snippet=escape_snippet(text[start : check.end + _SNIPPET]),
+    )
