@@ -46,9 +46,10 @@ _SECRET_QS_RE = re.compile(
 class ApiNetworkError(ApiError):
     """The request failed on the way (connection, timeout, 5xx); the key is scrubbed."""
 
-    def __init__(self, message: str, *, retryable: bool) -> None:
+    def __init__(self, message: str, *, retryable: bool, sent: bool = True) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.sent = sent  # False when the request never reached the server
 
 
 class DailyLimitError(QuotaExceededError):
@@ -346,6 +347,7 @@ class ApiClient:
             raise ApiNetworkError(
                 f"calling {redact_url(self.api_url)} for {window} failed: {type(exc).__name__}: {detail}",
                 retryable=retryable,
+                sent=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
             ) from exc
         return RawAnswer(body, response.status_code, response.headers.get("content-type", ""))
 

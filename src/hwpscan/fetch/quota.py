@@ -155,6 +155,16 @@ class QuotaLedger:
                 raise
         return used + 1
 
+    def refund(self, key: str) -> None:
+        """Give back a reserved call whose request never left (connection refused)."""
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "UPDATE calls SET count = count - 1 WHERE key_hash = ? AND day = ? AND count > 0",
+                (key_hash(key), self._day().isoformat()),
+            )
+            db.execute("COMMIT")
+
     def mark_exhausted(self, key: str) -> None:
         """Record that the API itself said the limit is reached (code 033)."""
         day = self._day().isoformat()

@@ -45,7 +45,7 @@ from hwpscan.fetch.download import (
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, load_manifest, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import Resolver, redact_url, system_resolver, validate_attachment_url
+from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, redact_url, system_resolver, validate_attachment_url
 from hwpscan.models import ExitCode
 
 #: Calls left today at or under which an empty answer is suspicious.
@@ -153,8 +153,15 @@ class _Run:
 
     def _call(self, window: Window) -> ApiAnswer:
         self.ledger.reserve(self.key)  # raises QuotaExceededError before any request
+        try:
+            raw = self.api.get(window)
+        except ApiNetworkError as exc:
+            if exc.sent:
+                self.tally.calls_made += 1
+            else:
+                self.ledger.refund(self.key)
+            raise
         self.tally.calls_made += 1
-        raw = self.api.get(window)
         self.cache.put(self.api.api_url, window, raw.body,
                        status_code=raw.status_code, content_type=raw.content_type)
         if raw.status_code >= 500:
@@ -281,7 +288,7 @@ def fetch_range(
     daily_limit: int = DEFAULT_DAILY_LIMIT,
     reset_hour: int = 0,
     allow_hosts: Iterable[str] = (),
-    path_prefixes: Iterable[str] = (),
+    path_prefixes: Iterable[str] = DEFAULT_DOWNLOAD_PATHS,
     progress: Progress | None = None,
     connect_timeout: float = 10.0,
     read_timeout: float = 60.0,

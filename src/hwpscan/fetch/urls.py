@@ -27,6 +27,8 @@ SECRET_PARAMS = frozenset(
     {"authkey", "servicekey", "apikey", "api_key", "key", "token", "access_token", "crtfckey"}
 )
 REDACTED = "REDACTED"
+#: Where the portal serves attachments (the real site and the emulator alike).
+DEFAULT_DOWNLOAD_PATHS = ("/fss/cmmn/file/fileDown.do",)
 
 #: Returns the IP addresses a host name resolves to.
 Resolver = Callable[[str], Sequence[str]]
@@ -105,7 +107,7 @@ def system_resolver(host: str) -> Sequence[str]:
     return [str(info[4][0]) for info in infos]
 
 
-def _refuse(url: str, why: str) -> UnsafeUrlError:
+def _refuse(why: str) -> UnsafeUrlError:
     return UnsafeUrlError(f"attachment URL refused: {why}")
 
 
@@ -139,35 +141,35 @@ def validate_attachment_url(
     """
     text = (raw or "").strip().replace("&amp;", "&")
     if not text:
-        raise _refuse(text, "empty URL")
+        raise _refuse("empty URL")
     if any(ord(c) < 0x21 or c in "\\\x7f" for c in text):
-        raise _refuse(text, "it contains spaces, control characters or backslashes")
+        raise _refuse("it contains spaces, control characters or backslashes")
     try:
         parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
-        raise _refuse(text, f"it cannot be parsed ({exc})") from exc
+        raise _refuse(f"it cannot be parsed ({exc})") from exc
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https"):
-        raise _refuse(text, f"scheme {scheme or '(none)'!r} is not http or https")
+        raise _refuse(f"scheme {scheme or '(none)'!r} is not http or https")
     if "@" in parts.netloc:
-        raise _refuse(text, "it carries a user name or password")
+        raise _refuse("it carries a user name or password")
     host = (parts.hostname or "").lower().rstrip(".")
     if not host:
-        raise _refuse(text, "it has no host")
+        raise _refuse("it has no host")
     api = urlsplit(api_url)
     api_host = (api.hostname or "").lower()
     own = host == api_host and (port or _default_port(scheme)) == (api.port or _default_port(api.scheme))
     allowed = {api_host, *(h.lower().rstrip(".") for h in allow_hosts)}
     if host not in allowed:
-        raise _refuse(text, f"host {host} is not the API's host {api_host} nor allowed with --allow-host")
+        raise _refuse(f"host {host} is not the API's host {api_host} nor allowed with --allow-host")
     if not own:
         _check_addresses(host, resolver)
     path = unquote(parts.path)
     if ".." in path.split("/"):
-        raise _refuse(text, "its path climbs with '..'")
+        raise _refuse("its path climbs with '..'")
     if path_prefixes and not any(parts.path.startswith(p) for p in path_prefixes):
-        raise _refuse(text, f"path {parts.path!r} is not an expected download path")
+        raise _refuse(f"path {parts.path!r} is not an expected download path")
     return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
 
 
@@ -184,10 +186,10 @@ def _check_addresses(host: str, resolver: Resolver | None) -> None:
             try:
                 addresses = resolver(host)
             except OSError as exc:
-                raise _refuse(host, f"host {host} does not resolve ({exc.strerror or exc})") from exc
+                raise _refuse(f"host {host} does not resolve ({exc.strerror or exc})") from exc
         bad = [a for a in addresses if _is_internal(a)]
         if bad:
-            raise _refuse(host, f"host {host} resolves to the internal address {bad[0]}")
+            raise _refuse(f"host {host} resolves to the internal address {bad[0]}")
         return
     if _is_internal(host.strip("[]")):
-        raise _refuse(host, f"host {host} is a private, loopback or link-local address")
+        raise _refuse(f"host {host} is a private, loopback or link-local address")
