@@ -1,0 +1,191 @@
+"""The committed fixture corpus: what each file holds, and what a correct scan must say.
+
+``python -m hwpscan.synth fixtures/`` writes every file of :func:`build_corpus` and
+``expected.jsonl``. Both come from the same place: each :class:`Fixture` carries the
+bytes *and* the counts the generator knows it put in, computed from the input text
+(never by reading the file back), so ``expected.jsonl`` is an oracle independent of
+the scanner.
+
+Counting rules (the contract's definitions applied to the *input*):
+
+- HWP 5 body text is stored as UTF-16 code units; the codeunit view has one code point
+  per unit, so every character outside the BMP gives two surrogates forming one pair,
+  and every lone surrogate we wrote gives one orphan (:func:`utf16_counts`).
+- HWPX and PDF text comes back from python-hwpx / pypdf as a Python ``str``: characters
+  outside the BMP stay whole; only lone surrogates put there by a broken CMap count
+  (:func:`str_counts`).
+- ``pua`` counts private-use code points in the strict view (pairs merged).
+
+>>> utf16_counts(["가" + chr(0xF02B1), chr(0xDB80) + "나"]).as_dict()
+{'surrogates': 3, 'pairs': 1, 'orphans': 1, 'utf8_ok': False, 'pua': {'U+F02B1': 1}}
+>>> str_counts(["가" + chr(0xF02B1)]).as_dict()
+{'surrogates': 0, 'pairs': 0, 'orphans': 0, 'utf8_ok': True, 'pua': {'U+F02B1': 1}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Counts", "Fixture", "build_corpus", "write_corpus", "expected_record",
+    "utf16_counts", "str_counts",
+]
+
+EXPECTED_NAME = "expected.jsonl"
+
+
+def _is_pua(cp: int) -> bool:
+    return 0xE000 <= cp <= 0xF8FF or 0xF0000 <= cp <= 0xFFFFD or 0x100000 <= cp <= 0x10FFFD
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """The forensic counts of one text channel (body, preview or DocInfo strings)."""
+
+    surrogates: int = 0
+    pairs: int = 0
+    orphans: int = 0
+    pua: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def utf8_ok(self) -> bool:
+        return self.surrogates == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "surrogates": self.surrogates, "pairs": self.pairs, "orphans": self.orphans,
+            "utf8_ok": self.utf8_ok, "pua": dict(self.pua),
+        }
+
+
+def _count_points(points: Sequence[int], pua: Counter[str]) -> tuple[int, int]:
+    """Surrogates and adjacent high+low pairs in a code point sequence; PUA tallied."""
+    surrogates = pairs = 0
+    i = 0
+    while i < len(points):
+        cp = points[i]
+        nxt = points[i + 1] if i + 1 < len(points) else 0
+        if 0xD800 <= cp <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
+            surrogates += 2
+            pairs += 1
+            merged = 0x10000 + ((cp - 0xD800) << 10) + (nxt - 0xDC00)
+            if _is_pua(merged):
+                pua[f"U+{merged:04X}"] += 1
+            i += 2
+            continue
+        if 0xD800 <= cp <= 0xDFFF:
+            surrogates += 1
+        elif _is_pua(cp):
+            pua[f"U+{cp:04X}"] += 1
+        i += 1
+    return surrogates, pairs
+
+
+def _counts(sequences: Iterable[Sequence[int]]) -> Counts:
+    pua: Counter[str] = Counter()
+    surrogates = pairs = 0
+    for points in sequences:
+        s, p = _count_points(points, pua)
+        surrogates += s
+        pairs += p
+    return Counts(surrogates, pairs, surrogates - 2 * pairs, dict(sorted(pua.items())))
+
+
+def utf16_counts(texts: Iterable[str]) -> Counts:
+    """Counts for text stored as UTF-16 code units, seen one code point per unit.
+
+    Each text is one paragraph: a pair never spans two of them.
+
+    >>> utf16_counts([chr(0xDEB1) + chr(0xDB80)]).orphans   # reversed halves: no pair
+    2
+    """
+    seqs = []
+    for text in texts:
+        raw = text.encode("utf-16-le", "surrogatepass")
+        seqs.append([int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)])
+    return _counts(seqs)
+
+
+def str_counts(texts: Iterable[str]) -> Counts:
+    """Counts for text an extractor returned as a ``str`` (one code point per character).
+
+    >>> str_counts(["a" + chr(0xDB80) + "b", chr(0xE000)]).as_dict()["orphans"]
+    1
+    """
+    return _counts([[ord(c) for c in text] for text in texts])
+
+
+@dataclass(frozen=True, slots=True)
+class Fixture:
+    """One corpus file and the scan result it must give.
+
+    ``path`` is relative to the corpus folder; ``preview``/``meta`` are declared only
+    for the fixtures about them; ``warnings`` says the reader must report damage.
+    ``body=None`` leaves the counts unasserted (a truncated file: what a reader salvages
+    before the cut is its own business; the status is not).
+    """
+
+    path: str
+    data: bytes
+    format: str
+    status: str
+    note: str
+    body: Counts | None = field(default_factory=Counts)
+    preview: Counts | None = None
+    meta: Counts | None = None
+    warnings: bool = False
+
+
+def expected_record(fixture: Fixture) -> dict[str, Any]:
+    """The ``expected.jsonl`` line of *fixture* (keys as in the JSON Lines contract)."""
+    record: dict[str, Any] = {
+        "path": fixture.path,
+        "format": fixture.format,
+        "status": fixture.status,
+    }
+    if fixture.body is None:
+        record.update(dict.fromkeys(("surrogates", "pairs", "orphans", "utf8_ok", "pua")))
+    else:
+        record.update(fixture.body.as_dict())
+    if fixture.preview is not None:
+        record["preview"] = fixture.preview.as_dict()
+    if fixture.meta is not None:
+        record["meta"] = fixture.meta.as_dict()
+    if fixture.warnings:
+        record["warnings"] = True
+    record["bytes"] = len(fixture.data)
+    record["note"] = fixture.note
+    return record
+
+
+def build_corpus() -> list[Fixture]:
+    """Every fixture, in a fixed order (dated folders first, then ``broken/``)."""
+    from hwpscan.synth.corpus_items import broken_fixtures, dated_fixtures
+
+    fixtures = dated_fixtures() + broken_fixtures()
+    paths = [f.path for f in fixtures]
+    if len(set(paths)) != len(paths):
+        raise AssertionError("duplicate fixture path")
+    return fixtures
+
+
+def write_corpus(out_dir: str | Path) -> list[Fixture]:
+    """Write the corpus and ``expected.jsonl`` under *out_dir*; returns the fixtures.
+
+    Files of earlier runs that are no longer part of the corpus are left alone; the
+    README in the folder is not touched.
+    """
+    root = Path(out_dir)
+    fixtures = build_corpus()
+    for fixture in fixtures:
+        target = root / fixture.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(fixture.data)
+    lines = [json.dumps(expected_record(f), ensure_ascii=False, sort_keys=False) for f in fixtures]
+    (root / EXPECTED_NAME).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return fixtures
