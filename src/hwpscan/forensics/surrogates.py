@@ -114,81 +114,100 @@ def utf8_error(text: str) -> str | None:
 def analyze(segments: Sequence[Segment]) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
+    Counting runs over all segments at once (a few C-level passes), so a clean file
+    costs one join and two regex searches; locations are gathered per segment only
+    for the segments that hold something, and only up to :data:`MAX_LOCATIONS`.
+
     >>> orphan = chr(0xDEB1)
     >>> s = analyze([Segment("p", 0, 0, "x" + orphan), Segment("p", 1, 0, chr(0xE000))])
     >>> (s.surrogates, s.pairs, s.orphans, s.chars, s.pua)
     (1, 0, 1, 3, {'U+E000': 1})
     >>> [(loc.kind, loc.codepoint, loc.paragraph, loc.offset) for loc in s.locations]
     [('orphan', 'U+DEB1', 0, 1), ('pua', 'U+E000', 1, 0)]
+
+    Halves in different segments never pair up: a control code stood between them.
+
+    >>> analyze([Segment("p", 0, 0, chr(0xDB80)), Segment("p", 0, 9, chr(0xDEB1))]).orphans
+    2
     """
-    chars = surrogates = pairs = fffd = 0
-    pua: Counter[str] = Counter()
-    defects: list[Location] = []
-    pua_locations: list[Location] = []
-    for seg in segments:
-        text = seg.text
-        has_surrogates = SURROGATE_RE.search(text) is not None
-        strict = merge_pairs(text) if has_surrogates else text
-        chars += len(strict)
-        if "\ufffd" in strict:
-            fffd += strict.count("\ufffd")
-        if has_surrogates:
-            n, p = _count_surrogates(seg, defects)
-            surrogates += n
-            pairs += p
-        if PUA_RE.search(strict) is not None:
-            for m in PUA_RE.finditer(strict):
-                pua[codepoint(m.group())] += 1
-                # PUA-A/B in an HWP body is already reported through its pair
-                if len(pua_locations) < MAX_LOCATIONS and not (
-                    has_surrogates and ord(m.group()) > 0xFFFF
-                ):
-                    pua_locations.append(_location(seg, strict, m.start(), m.group(), "pua"))
+    if not segments:
+        return TextStats()
+    blob = _SEP.join([seg.text for seg in segments])
+    surrogates = pairs = 0
+    strict = blob
+    if SURROGATE_RE.search(blob) is not None:
+        surrogates = len(SURROGATE_RE.findall(blob))
+        pairs = len(PAIR_RE.findall(blob))
+        strict = merge_pairs(blob)
+    has_pua = PUA_RE.search(strict) is not None
+    pua = Counter(PUA_RE.findall(strict)) if has_pua else Counter()
+    locations: tuple[Location, ...] = ()
+    if surrogates or has_pua:
+        locations = _locations(segments, surrogates=bool(surrogates), pua=has_pua)
     error = utf8_error(join_segments(segments)) if surrogates else None
-    locations = (defects + pua_locations)[:MAX_LOCATIONS]
     return TextStats(
-        chars=chars,
+        chars=len(strict) - (len(segments) - 1),
         surrogates=surrogates,
         pairs=pairs,
         orphans=surrogates - 2 * pairs,
         utf8_ok=error is None,
         utf8_error=error,
-        pua=dict(sorted(pua.items())),
-        replacement_chars=fffd,
-        locations=tuple(locations),
+        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
+        replacement_chars=strict.count("\ufffd"),
+        locations=locations,
     )
 
 
-def _count_surrogates(seg: Segment, defects: list[Location]) -> tuple[int, int]:
+#: Joins segments for counting: not a surrogate, so halves of two segments stay apart.
+_SEP = "\x00"
+
+
+def _locations(segments: Sequence[Segment], *, surrogates: bool, pua: bool) -> tuple[Location, ...]:
+    """The first defects (surrogates first, then private-use characters), with context."""
+    defects: list[Location] = []
+    pua_found: list[Location] = []
+    for seg in segments:
+        text = seg.text
+        if surrogates and len(defects) < MAX_LOCATIONS and SURROGATE_RE.search(text):
+            _surrogate_locations(seg, defects)
+        if pua and len(pua_found) < MAX_LOCATIONS and PUA_RE.search(text):
+            for m in PUA_RE.finditer(text):
+                pua_found.append(_location(seg, text, m.start(), m.group(), "pua"))
+                if len(pua_found) >= MAX_LOCATIONS:
+                    break
+        if len(defects) >= MAX_LOCATIONS and (not pua or len(pua_found) >= MAX_LOCATIONS):
+            break
+    return tuple((defects + pua_found)[:MAX_LOCATIONS])
+
+
+def _surrogate_locations(seg: Segment, defects: list[Location]) -> None:
+    """Append the segment's pairs (at their high half) and orphans, up to the cap."""
     text = seg.text
-    count = pairs = 0
     pos = 0
     for m in SURROGATE_RE.finditer(text):
+        if len(defects) >= MAX_LOCATIONS:
+            return
         i = m.start()
-        count += 1
-        if i < pos:  # the low half of a pair already counted
+        if i < pos:  # the low half of a pair already reported
             continue
         unit = ord(text[i])
         nxt = ord(text[i + 1]) if i + 1 < len(text) else 0
         if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-            pairs += 1
             pos = i + 2
-            if len(defects) < MAX_LOCATIONS:
-                ch = text[i : i + 2].encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-                defects.append(
-                    Location(
-                        stream=seg.stream,
-                        paragraph=seg.paragraph,
-                        offset=seg.offset + i,
-                        codepoint=codepoint(ch),
-                        kind="pair",
-                        units=f"{unit:04X} {nxt:04X}",
-                        context=_context(text, i, 2),
-                    )
+            char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
+            defects.append(
+                Location(
+                    stream=seg.stream,
+                    paragraph=seg.paragraph,
+                    offset=seg.offset + i,
+                    codepoint=codepoint(char),
+                    kind="pair",
+                    units=f"{unit:04X} {nxt:04X}",
+                    context=_context(text, i, 2),
                 )
-        elif len(defects) < MAX_LOCATIONS:
+            )
+        else:
             defects.append(_location(seg, text, i, text[i], "orphan"))
-    return count, pairs
 
 
 def _location(seg: Segment, text: str, i: int, ch: str, kind: str) -> Location:
