@@ -8,7 +8,6 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.models import FileResult, Status
-from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot
 
 STATUS_STYLE = {
     Status.CLEAN: "green",
@@ -90,6 +89,8 @@ def _num(n: int, scanned: bool) -> Text:
 
 def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by date and format") -> Table:
     """The date x format table: which days carried contaminated attachments."""
+    from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot  # pandas, when needed
+
     frame = contamination_pivot(results)
     table = Table(title=title, title_justify="left")
     table.add_column("date", no_wrap=True)
