@@ -1,0 +1,564 @@
+"""The press-release API emulator over real loopback sockets: shape, bytes, every quirk."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, time, timezone
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from hwpscan.cli import emulator as _emulator_cli  # noqa: F401  (registers the command)
+from hwpscan.cli.app import app
+from hwpscan.emulator import (
+    BadDateMode,
+    CatalogueError,
+    Disposition,
+    Oversize,
+    Post,
+    QuotaMode,
+    Quirks,
+    RunningEmulator,
+    WrongYearMode,
+    from_releases,
+    key_hash,
+    load_data_dir,
+    serve_in_thread,
+    write_data_dir,
+)
+from hwpscan.emulator.wire import damage_text
+from hwpscan.models import Format, Status
+from hwpscan.scan import scan_bytes
+from hwpscan.synth.hwp5 import build_hwp5
+from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.synth.pdf import build_pdf
+
+KEY = hashlib.sha256(b"emulator-test-key").hexdigest()[:32]
+OTHER_KEY = hashlib.sha256(b"emulator-other-key").hexdigest()[:32]
+BULLET = chr(0xF02B1)
+TIMEOUT = httpx.Timeout(5.0)
+#: 2025-07-21 12:00 in Korea: a fixed clock, so no test depends on today's date.
+NOON_KST = datetime(2025, 7, 21, 3, 0, tzinfo=timezone.utc)
+URL_RE = re.compile(
+    r"http://127\.0\.0\.1:\d+/fss/cmmn/file/fileDown\.do\?menuNo=200218"
+    r"&atchFileId=[0-9a-f]{32}&fileSn=\d+&bbsId=B0000188"
+)
+
+
+def _tiny_catalogue() -> tuple[Post, ...]:
+    """Four releases with real generated files: a contaminated HWP, clean HWP/PDF/HWPX."""
+    return from_releases(
+        [
+            {
+                "date": date(2025, 7, 21), "content_id": "41851", "reg_time": time(9, 30),
+                "subject": f"{BULLET} 불법사금융 피해 예방 안내\u203b",
+                "body_html": "<p>\u2018예방\u2019 안내</p>\n<p>\u00b7 문의</p>",
+                "attachments": [
+                    ("보도자료.hwp", build_hwp5([f"{BULLET} 오염된 본문"])),
+                    ("참고자료.pdf", build_pdf([["깨끗한 본문"]])),
+                ],
+            },
+            {
+                "date": date(2025, 7, 23), "content_id": "41860", "reg_time": time(14, 0),
+                "subject": "금융소비자 보호 강화", "body_html": "<p>본문</p>",
+                "attachments": [("보도자료.hwp", build_hwp5(["깨끗한 본문"]))],
+            },
+            {
+                "date": date(2025, 7, 25), "content_id": "41871", "reg_time": time(10, 0),
+                "subject": "첨부 없는 알림", "body_html": "<p>알림</p>", "attachments": [],
+            },
+            {
+                "date": date(2025, 8, 5), "content_id": "41902", "reg_time": time(11, 0),
+                "subject": "8월 보도자료", "body_html": "<p>본문</p>",
+                "attachments": [("보도자료.hwpx", build_hwpx(["깨끗한 본문"]))],
+            },
+        ]
+    )
+
+
+CATALOGUE = _tiny_catalogue()
+
+
+@contextmanager
+def running(
+    clock: Callable[[], datetime] = lambda: NOON_KST, log: Callable[[str], None] | None = None, **quirks: object
+) -> Iterator[RunningEmulator]:
+    with serve_in_thread(quirks=Quirks(**quirks), catalogue=CATALOGUE, clock=clock, log=log) as emu:  # type: ignore[arg-type]
+        yield emu
+
+
+def call(
+    emu: RunningEmulator, start: str, end: str, *, key: str | None = KEY, post: bool = False
+) -> httpx.Response:
+    params = {"apiType": "json", "startDate": start, "endDate": end}
+    if key is not None:
+        params["authKey"] = key
+    if post:
+        return httpx.post(emu.api_url, data=params, timeout=TIMEOUT)
+    return httpx.get(emu.api_url, params=params, timeout=TIMEOUT)
+
+
+def envelope(response: httpx.Response) -> dict[str, object]:
+    return json.loads(response.content.decode("cp949"))["reponse"]
+
+
+def items(emu: RunningEmulator, start: str = "2025-07-21", end: str = "2025-08-11") -> list[dict[str, str]]:
+    body = envelope(call(emu, start, end))
+    assert body["resultCode"] == "1"
+    return body["result"]  # type: ignore[return-value]
+
+
+def urls_of(item: dict[str, str]) -> list[str]:
+    return [u for u in item["atchfileUrl"].split("|") if u]
+
+
+# -- shape and bytes -------------------------------------------------------------------
+
+
+def test_listing_has_the_real_shape_in_euc_kr_bytes() -> None:
+    with running() as emu:
+        response = call(emu, "2025-07-21", "2025-07-31")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html;charset=euc-kr"
+    with pytest.raises(UnicodeDecodeError):
+        response.content.decode("utf-8")
+    assert "보도자료".encode("cp949") in response.content
+    # The PUA bullet is outside CP949: it travels as a JSON escaped surrogate pair.
+    assert b"\\udb80\\udeb1" in response.content
+    body = envelope(response)
+    assert (body["resultCode"], body["resultCnt"]) == ("1", 3)
+    first, second, third = body["result"]  # type: ignore[misc]
+    assert [i["contentId"] for i in (first, second, third)] == ["41851", "41860", "41871"]
+    assert set(first) == {
+        "contentId", "subject", "publishOrg", "originUrl", "viewCnt", "regDate",
+        "atchfileNm", "atchfileUrl", "contentKor",
+    }
+    assert first["publishOrg"] == "금융감독원"
+    assert first["regDate"] == "2025-07-21 09:30:00"
+    assert "nttId=41851" in first["originUrl"]
+    assert first["subject"] == damage_text(CATALOGUE[0].subject)
+    assert first["subject"].startswith(BULLET) and first["subject"].endswith("u203B")
+    assert first["contentKor"] == "<p>u2018예방u2019 안내</p>nn<p>&middot; 문의</p>"
+    assert first["atchfileNm"] == "보도자료.hwp|참고자료.pdf"
+    urls = urls_of(first)
+    assert len(urls) == 2 and all(URL_RE.fullmatch(u) for u in urls)
+    ids = {parse_qs(urlsplit(u).query)["atchFileId"][0] for u in urls}
+    assert len(ids) == 1  # the files of one post share atchFileId
+    assert urls_of(second)[0] != urls[0]
+    assert (third["atchfileNm"], third["atchfileUrl"]) == ("", "")
+
+
+def test_post_form_answers_like_get() -> None:
+    with running() as emu:
+        got = call(emu, "2025-07-21", "2025-07-25").content
+        posted = call(emu, "2025-07-21", "2025-07-25", post=True).content
+        assert emu.stats().calls_total == 2
+    assert posted == got
+
+
+def test_clean_text_switch_keeps_subject_and_body() -> None:
+    with running(damaged_text=False) as emu:
+        first = items(emu)[0]
+    assert first["subject"] == CATALOGUE[0].subject
+    assert first["contentKor"] == CATALOGUE[0].body_html
+
+
+# -- quota -----------------------------------------------------------------------------
+
+
+def test_quota_code_033_and_refused_calls_still_count() -> None:
+    with running(daily_limit=3) as emu:
+        codes = [envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] for _ in range(5)]
+        stats = emu.stats()
+    assert codes == ["1", "1", "1", "033", "033"]
+    assert stats.calls_on("2025-07-21", key_hash(KEY)) == 5
+    assert stats.refusals == {"033": 2}
+
+
+def test_quota_silent_answers_200_with_zero_items() -> None:
+    with running(daily_limit=1, quota_mode=QuotaMode.SILENT) as emu:
+        full = envelope(call(emu, "2025-07-21", "2025-07-31"))
+        silent_response = call(emu, "2025-07-21", "2025-07-31")
+        errors = emu.stats().errors
+    silent = envelope(silent_response)
+    assert silent_response.status_code == 200
+    assert full["resultCnt"] == 3
+    assert (silent["resultCode"], silent["resultCnt"], silent["result"]) == ("1", 0, [])
+    assert errors["quota_silent"] == 1
+
+
+def test_quota_is_per_key_and_resets_at_korea_midnight() -> None:
+    now = [datetime(2025, 7, 21, 14, 59, tzinfo=timezone.utc)]  # 23:59 in Seoul
+    with running(clock=lambda: now[0], daily_limit=1) as emu:
+        assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "1"
+        assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "033"
+        assert envelope(call(emu, "2025-07-21", "2025-07-21", key=OTHER_KEY))["resultCode"] == "1"
+        now[0] = datetime(2025, 7, 21, 15, 0, tzinfo=timezone.utc)  # 00:00 on the 22nd in Seoul
+        assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "1"
+        calls = emu.stats().calls
+    assert calls[key_hash(KEY)] == {"2025-07-21": 2, "2025-07-22": 1}
+    assert calls[key_hash(OTHER_KEY)] == {"2025-07-21": 1}
+
+
+# -- ranges, dates, years, keys ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("max_days", "start", "end", "code"),
+    [
+        (31, "2025-07-21", "2025-08-10", "1"),  # 21 days
+        (31, "2025-07-01", "2025-07-31", "1"),  # exactly 31
+        (31, "2025-07-01", "2025-08-01", "030"),  # 32
+        (31, "2025-07-01", "2025-08-11", "030"),  # 42 days
+        (21, "2025-07-21", "2025-08-11", "030"),  # 22 days over a 21-day limit
+        (None, "2025-07-01", "2025-08-11", "1"),
+    ],
+)
+def test_range_limit_answers_030(max_days: int | None, start: str, end: str, code: str) -> None:
+    with running(max_days=max_days) as emu:
+        body = envelope(call(emu, start, end))
+        refusals = emu.stats().refusals
+    assert body["resultCode"] == code
+    assert refusals == ({} if code == "1" else {"030": 1})
+
+
+@pytest.mark.parametrize("bad", ["20250721", "2025/07/21", "2025-7-21", "2025-02-30", ""])
+def test_bad_dates_give_zero_items_or_an_html_page(bad: str) -> None:
+    with running() as emu:
+        empty = envelope(call(emu, bad, "2025-07-31"))
+    assert (empty["resultCode"], empty["result"]) == ("1", [])
+    with running(bad_dates=BadDateMode.HTML) as emu:
+        page = call(emu, "2025-07-21", bad)
+        assert emu.stats().errors == {"bad_date": 1}
+    assert page.status_code == 200
+    text = page.content.decode("cp949")
+    assert text.startswith("<!DOCTYPE html>") and "reponse" not in text
+
+
+def test_wrong_year_returns_plausible_redated_data() -> None:
+    with running() as emu:
+        shifted = items(emu, "2024-07-21", "2024-07-31")
+        real = items(emu, "2025-07-21", "2025-07-31")
+        file_2024 = httpx.get(urls_of(shifted[0])[0], timeout=TIMEOUT)
+    assert [i["regDate"][:10] for i in shifted] == ["2024-07-21", "2024-07-23", "2024-07-25"]
+    assert {i["contentId"] for i in shifted}.isdisjoint({i["contentId"] for i in real})
+    assert file_2024.status_code == 200 and file_2024.content == CATALOGUE[0].attachments[0].data
+    with running(wrong_year=WrongYearMode.IGNORED) as emu:
+        ignored = items(emu, "2024-07-21", "2024-07-31")
+    assert [i["regDate"][:10] for i in ignored] == ["2025-07-21", "2025-07-23", "2025-07-25"]
+    with running(wrong_year=WrongYearMode.OFF) as emu:
+        assert items(emu, "2024-07-21", "2024-07-31") == []
+
+
+@pytest.mark.parametrize("key", [None, "", "short", KEY + "x", KEY[:31] + "!"])
+def test_missing_or_malformed_key_is_refused_and_not_counted(key: str | None) -> None:
+    with running() as emu:
+        body = envelope(call(emu, "2025-07-21", "2025-07-21", key=key))
+        stats = emu.stats()
+    assert (body["resultCode"], body["result"]) == ("010", [])
+    assert stats.calls_total == 0 and stats.errors == {"bad_key": 1}
+
+
+def test_key_check_can_be_switched_off_and_code_chosen() -> None:
+    with running(check_key=False) as emu:
+        assert envelope(call(emu, "2025-07-21", "2025-07-21", key=None))["resultCnt"] == 1
+    with running(auth_code="020") as emu:
+        assert envelope(call(emu, "2025-07-21", "2025-07-21", key="x"))["resultCode"] == "020"
+
+
+def test_empty_window_is_code_1_or_900() -> None:
+    with running() as emu:
+        assert envelope(call(emu, "2025-07-26", "2025-07-28"))["resultCode"] == "1"
+    with running(no_data_code=True) as emu:
+        assert envelope(call(emu, "2025-07-26", "2025-07-28"))["resultCode"] == "900"
+        assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "1"
+
+
+# -- attachment lists ---------------------------------------------------------------------
+
+
+def test_escaped_amp_urls_only_work_once_unescaped() -> None:
+    with running(escaped_amp=True) as emu:
+        raw = items(emu)[0]["atchfileUrl"].split("|")[0]
+        as_given = httpx.get(raw, timeout=TIMEOUT)
+        fixed = httpx.get(raw.replace("&amp;", "&"), timeout=TIMEOUT)
+    assert "&amp;atchFileId=" in raw
+    assert as_given.status_code == 404
+    assert fixed.status_code == 200 and fixed.content == CATALOGUE[0].attachments[0].data
+
+
+def test_unsafe_urls_point_elsewhere_and_following_them_is_counted() -> None:
+    with running(unsafe_urls=True) as emu:
+        first = items(emu)[0]
+        urls = first["atchfileUrl"].split("|")
+        api_host = urlsplit(emu.url).hostname
+        other, with_userinfo = urlsplit(urls[2]), urlsplit(urls[3])
+        followed = httpx.get(urls[3], timeout=TIMEOUT)  # what a careless client would do
+        errors = emu.stats().errors
+    assert len(first["atchfileNm"].split("|")) == len(urls) == 4
+    assert other.hostname != api_host and other.hostname == "localhost"
+    assert (with_userinfo.username, with_userinfo.hostname) == ("hwpscan", api_host)
+    assert followed.status_code == 200
+    assert errors == {"unsafe_url_followed": 1}
+
+
+def test_messy_lists_have_empty_segments_and_one_name_too_many() -> None:
+    with running(messy_lists=True) as emu:
+        first = items(emu)[0]
+    assert "||" in first["atchfileNm"] and "||" in first["atchfileUrl"]
+    names = [n for n in first["atchfileNm"].split("|") if n]
+    urls = urls_of(first)
+    assert len(names) == len(urls) + 1 == 3
+
+
+# -- downloads ----------------------------------------------------------------------------
+
+
+def _disposition_name(header: str | None, raw: bytes, mode: Disposition) -> str | None:
+    if mode is Disposition.NONE:
+        return header
+    if mode is Disposition.RFC5987:
+        return unquote(header.split("filename*=UTF-8''", 1)[1])  # type: ignore[union-attr]
+    value = raw.split(b'filename="', 1)[1].rstrip(b'"')
+    return value.decode("cp949" if mode is Disposition.EUCKR else "utf-8")
+
+
+@pytest.mark.parametrize("mode", list(Disposition))
+def test_download_bytes_type_and_disposition(mode: Disposition) -> None:
+    with running(disposition=mode) as emu:
+        url = urls_of(items(emu)[0])[0]
+        response = httpx.get(url, timeout=TIMEOUT)
+        stats = emu.stats()
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/octet-stream"
+    assert response.content == CATALOGUE[0].attachments[0].data
+    raw = next((v for k, v in response.headers.raw if k.lower() == b"content-disposition"), b"")
+    expected = None if mode is Disposition.NONE else "보도자료.hwp"
+    assert _disposition_name(response.headers.get("content-disposition"), raw, mode) == expected
+    assert stats.downloads == {url.removeprefix(emu.url): 1}
+
+
+def test_failing_download_answers_500_then_200_per_url() -> None:
+    with running(fail_first=1) as emu:
+        first, second = urls_of(items(emu)[0])
+        codes = [httpx.get(u, timeout=TIMEOUT).status_code for u in (first, first, second, second)]
+        stats = emu.stats()
+    assert codes == [500, 200, 500, 200]
+    assert stats.errors == {"download_500": 2}
+    assert stats.downloads_total == 4
+
+
+def test_slow_download_trips_a_short_read_timeout() -> None:
+    with running(download_delay=3.0) as emu:
+        url = urls_of(items(emu)[0])[0]
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.get(url, timeout=httpx.Timeout(5.0, read=0.2))
+        emu.close()  # wakes the sleeping handler instead of waiting out the delay
+        assert emu.closed
+
+
+def test_oversize_header_announces_a_huge_length() -> None:
+    with running(oversize=Oversize.HEADER, oversize_bytes=5 << 30) as emu:
+        url = urls_of(items(emu)[0])[0]
+        with httpx.stream("GET", url, timeout=TIMEOUT) as response:
+            announced = int(response.headers["content-length"])
+            with pytest.raises(httpx.RemoteProtocolError):
+                response.read()  # the body ends long before the announced length
+    assert announced == 5 << 30
+
+
+def test_oversize_stream_runs_past_a_cap_without_length() -> None:
+    cap = 1 << 20
+    with running(oversize=Oversize.STREAM, oversize_bytes=8 << 20) as emu:
+        url = urls_of(items(emu)[0])[0]
+        received = 0
+        with httpx.stream("GET", url, timeout=TIMEOUT) as response:
+            assert "content-length" not in response.headers
+            for chunk in response.iter_bytes():
+                received += len(chunk)
+                if received > cap:
+                    break
+    assert received > cap
+
+
+def test_html_page_instead_of_attachment() -> None:
+    with running(html_attachments=True) as emu:
+        response = httpx.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.content.decode("cp949").startswith("<!DOCTYPE html>")
+
+
+def test_unknown_file_is_404() -> None:
+    with running() as emu:
+        url = urls_of(items(emu)[0])[0]
+        missing = httpx.get(url.replace("fileSn=1", "fileSn=9"), timeout=TIMEOUT)
+        assert emu.stats().errors == {"not_found": 1}
+    assert missing.status_code == 404
+
+
+# -- stats, logging, lifecycle ------------------------------------------------------------
+
+
+def test_stats_endpoint_matches_counters_and_reset_clears_them() -> None:
+    with running() as emu:
+        call(emu, "2025-07-21", "2025-07-21")
+        httpx.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
+        served = httpx.get(emu.url + "/_emulator/stats", timeout=TIMEOUT)
+        snapshot = emu.stats()
+        reset = httpx.post(emu.url + "/_emulator/reset", timeout=TIMEOUT)
+        after = emu.stats()
+    assert served.json() == snapshot.to_json()
+    assert snapshot.calls_total == 2 and snapshot.downloads_total == 1
+    assert KEY not in served.text
+    assert reset.status_code == 200
+    assert (after.calls_total, after.downloads_total, after.requests) == (0, 0, 0)
+
+
+def test_request_log_is_off_by_default_and_redacted_when_on(capfd: pytest.CaptureFixture[str]) -> None:
+    with running() as emu:
+        call(emu, "2025-07-21", "2025-07-21")
+    quiet = capfd.readouterr()
+    assert quiet.out == "" and quiet.err == ""
+    lines: list[str] = []
+    with running(log=lines.append) as emu:
+        call(emu, "2025-07-21", "2025-07-21")
+    assert lines and all(KEY not in line for line in lines)
+    assert any("authKey=***" in line for line in lines)
+
+
+def test_close_releases_the_port() -> None:
+    with running() as emu:
+        assert call(emu, "2025-07-21", "2025-07-21").status_code == 200
+    assert emu.closed
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(emu.api_url, timeout=TIMEOUT)
+
+
+def test_quirks_reject_nonsense() -> None:
+    with pytest.raises(ValueError, match="max_days"):
+        Quirks(max_days=0)
+    with pytest.raises(ValueError, match="daily_limit"):
+        Quirks(daily_limit=-1)
+
+
+# -- data folders ------------------------------------------------------------------------
+
+
+def test_data_folder_round_trips_and_is_served(tmp_path: Path) -> None:
+    write_data_dir(CATALOGUE, tmp_path / "data")
+    loaded = load_data_dir(tmp_path / "data")
+    assert loaded == CATALOGUE
+    with serve_in_thread(catalogue=loaded, clock=lambda: NOON_KST) as emu:
+        assert envelope(call(emu, "2025-07-21", "2025-08-11"))["resultCnt"] == 4
+
+
+def test_data_folder_errors_are_catalogue_errors(tmp_path: Path) -> None:
+    with pytest.raises(CatalogueError, match="cannot read"):
+        load_data_dir(tmp_path)
+    (tmp_path / "catalogue.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(CatalogueError, match="not valid"):
+        load_data_dir(tmp_path)
+    escape = {
+        "releases": [{"content_id": "1", "reg_date": "2025-07-21 10:00:00",
+                      "attachments": [{"name": "x.hwp", "file": "../../etc/passwd"}]}]
+    }  # fmt: skip
+    (tmp_path / "catalogue.json").write_text(json.dumps(escape), encoding="utf-8")
+    with pytest.raises(CatalogueError, match="leaves the data folder"):
+        load_data_dir(tmp_path)
+    (tmp_path / "catalogue.json").write_text('{"releases": [{"content_id": 1}]}', encoding="utf-8")
+    with pytest.raises(CatalogueError, match="malformed"):
+        load_data_dir(tmp_path)
+
+
+# -- the bundled incident catalogue -------------------------------------------------------
+
+CONTAMINATED_DAYS = {"07-21", "07-22", "07-24", "07-29", "07-30", "07-31"}
+CLEAN_HWP_DAYS = {"07-23", "07-26", "07-27", "07-28"}
+
+
+def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
+    pytest.importorskip("hwpscan.synth.catalogue")
+    results = []
+    with serve_in_thread(clock=lambda: NOON_KST) as emu, httpx.Client(timeout=TIMEOUT) as client:
+        body = envelope(client.get(emu.api_url, params={
+            "apiType": "json", "startDate": "2025-07-21", "endDate": "2025-08-11", "authKey": KEY}))
+        for item in body["result"]:  # type: ignore[union-attr]
+            for url in urls_of(item):  # type: ignore[arg-type]
+                data = client.get(url).content
+                results.append((item["regDate"][:10], scan_bytes(data, path=url)))  # type: ignore[index]
+    assert body["resultCode"] == "1" and results
+    by_day: dict[str, set[tuple[Format, Status]]] = {}
+    for day, result in results:
+        by_day.setdefault(day[5:], set()).add((result.format, result.status))
+    for day, seen in by_day.items():
+        hwp = {status for fmt, status in seen if fmt is Format.HWP5}
+        others = {status for fmt, status in seen if fmt is not Format.HWP5}
+        assert others <= {Status.CLEAN}, day
+        if day in CONTAMINATED_DAYS or day >= "08-05":
+            assert Status.CONTAMINATED in hwp, day
+        elif day in CLEAN_HWP_DAYS:
+            assert hwp == {Status.CLEAN}, day
+    assert CONTAMINATED_DAYS | CLEAN_HWP_DAYS <= set(by_day)
+    smallest_day, smallest = min(results, key=lambda r: r[1].bytes)
+    assert smallest_day == "2025-08-05" and smallest.format is Format.HWP5
+
+
+# -- the command -------------------------------------------------------------------------
+
+
+def test_command_refuses_remote_hosts_and_bad_data() -> None:
+    runner = CliRunner()
+    remote = runner.invoke(app, ["emulator", "--host", "0.0.0.0"])
+    assert remote.exit_code == 2 and "--allow-remote" in remote.output
+    missing = runner.invoke(app, ["emulator", "--data", "/nonexistent/emulator-data"])
+    assert missing.exit_code == 2 and "cannot read" in missing.output
+    assert "--quota-mode" in runner.invoke(app, ["emulator", "--help"]).output
+
+
+def test_command_writes_a_data_folder(tmp_path: Path) -> None:
+    write_data_dir(CATALOGUE, tmp_path / "src")
+    result = CliRunner().invoke(app, ["emulator", "--data", str(tmp_path / "src"), "--write-data", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert load_data_dir(tmp_path / "out") == CATALOGUE
+
+
+def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
+    write_data_dir(CATALOGUE, tmp_path / "data")
+    code = "from hwpscan.cli import emulator; from hwpscan.cli.app import app; app()"
+    args = ["emulator", "--port", "0", "--data", str(tmp_path / "data"), "--daily-limit", "2", "-v"]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        banner: list[str] = []
+        for _ in range(20):  # the banner is five lines; EOF means the command died
+            banner.append(proc.stdout.readline())  # type: ignore[union-attr]
+            if not banner[-1] or banner[-1].startswith("Press Ctrl-C"):
+                break
+        api_url = next(line.split()[-1] for line in banner if line.startswith("Use: --api-url "))
+        assert api_url.startswith("http://127.0.0.1:")
+        response = httpx.get(api_url, params={
+            "apiType": "json", "startDate": "2025-07-21", "endDate": "2025-07-21", "authKey": KEY},
+            timeout=TIMEOUT)  # fmt: skip
+        assert envelope(response)["resultCnt"] == 1
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "Quirks changed: daily_limit=2\n" in banner
+    assert "Stopped after 1 API calls" in err and "authKey=***" in err
+    assert KEY not in out + err and "Traceback" not in err
