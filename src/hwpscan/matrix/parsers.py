@@ -1,0 +1,246 @@
+"""The extractors the parser matrix can run, and how the command line names them.
+
+Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner`:
+
+- built-ins: ``codeunit`` (our HWP 5 reader's body text as the defective pipeline
+  parser produced it: every UTF-16 code unit one code point), ``strict`` (the same
+  with surrogate pairs merged: the reference view) and ``pyhwp`` (pyhwp's ``hwp5txt``
+  machinery, when the optional ``pyhwp`` extra is installed);
+- ``module:function``: a Python function taking a path and returning ``str``;
+- commands, ``NAME='tool --opt {path}'``: ``{path}`` is replaced by the file's path
+  (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``.
+
+>>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
+['codeunit', 'strict', 'mine']
+>>> parse_parser_options("nosuch", [])
+Traceback (most recent call last):
+...
+hwpscan.errors.UsageError: unknown parser 'nosuch': use codeunit, strict, pyhwp, module:function, or --parser-cmd NAME='tool {path}'
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib.util
+import re
+import shlex
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from hwpscan.errors import UsageError
+
+__all__ = [
+    "BUILTINS", "DEFAULT_PARSERS", "ParserSpec", "parse_parser_options", "decode_output",
+    "codeunit_text", "strict_text", "pyhwp_text",
+]
+
+PATH_FIELD = "{path}"
+_TARGET_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_NAME_RE = re.compile(r"^[\w.+-]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class ParserSpec:
+    """One extractor: a ``module:function`` target or a command template.
+
+    ``requires`` names the top-level module that must be importable (checked without
+    importing it); when it is missing the extractor is reported ``not-installed``.
+    """
+
+    name: str
+    kind: Literal["callable", "command"]
+    target: str = ""  # module:function for callables
+    argv: tuple[str, ...] = ()  # the command template, for commands
+    requires: str | None = None
+    extra: str | None = None  # the pip extra that provides it, for the message
+
+    def missing(self) -> str | None:
+        """Why this extractor cannot run here, or None when it can (as far as we can
+        tell without running it).
+
+        >>> BUILTINS["strict"].missing() is None
+        True
+        >>> ParserSpec("x", "callable", "no_such_module_zz:f", requires="no_such_module_zz").missing()
+        "Python module 'no_such_module_zz' is not installed"
+        """
+        if self.requires is None:
+            return None
+        try:
+            found = importlib.util.find_spec(self.requires) is not None
+        except (ImportError, ValueError):
+            found = False
+        if found:
+            return None
+        hint = f" (pip install 'hwpscan[{self.extra}]')" if self.extra else ""
+        return f"Python module {self.requires!r} is not installed{hint}"
+
+    def command(self, path: Path) -> list[str]:
+        """The command line for *path*.
+
+        >>> ParserSpec("t", "command", argv=("tool", "--in={path}")).command(Path("a b.hwp"))
+        ['tool', '--in=a b.hwp']
+        """
+        return [arg.replace(PATH_FIELD, str(path)) for arg in self.argv]
+
+
+_HERE = __name__
+BUILTINS: dict[str, ParserSpec] = {
+    "codeunit": ParserSpec("codeunit", "callable", f"{_HERE}:codeunit_text"),
+    "strict": ParserSpec("strict", "callable", f"{_HERE}:strict_text"),
+    "pyhwp": ParserSpec("pyhwp", "callable", f"{_HERE}:pyhwp_text", requires="hwp5", extra="pyhwp"),
+}
+#: What runs when only ``--parser-cmd`` is given.
+DEFAULT_PARSERS = ("codeunit", "strict")
+REFERENCE = BUILTINS["strict"]
+
+_UNKNOWN_HINT = "use codeunit, strict, pyhwp, module:function, or --parser-cmd NAME='tool {path}'"
+
+
+def parse_parser_options(parser: str | None, parser_cmd: Sequence[str] = ()) -> list[ParserSpec]:
+    """Turn ``--parser NAME[,NAME...]`` and ``--parser-cmd NAME='tool {path}'`` into specs.
+
+    Raises :class:`~hwpscan.errors.UsageError` with a message for the user on any
+    malformed value. Without ``--parser``, the built-ins ``codeunit`` and ``strict`` run
+    beside the commands.
+
+    >>> parse_parser_options(None, ["x=tool"])
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --parser-cmd 'x=tool': the command must contain {path} where the file's path goes
+    >>> [s.target for s in parse_parser_options("pkg.mod:extract", [])]
+    ['pkg.mod:extract']
+    """
+    names = list(DEFAULT_PARSERS) if parser is None else [n.strip() for n in parser.split(",")]
+    specs: list[ParserSpec] = []
+    for name in names:
+        if not name:
+            raise UsageError(f"--parser {parser!r}: empty name in the list")
+        if name in BUILTINS:
+            specs.append(BUILTINS[name])
+        elif ":" in name:
+            if not _TARGET_RE.match(name):
+                raise UsageError(
+                    f"--parser {name!r}: a Python extractor is written module:function "
+                    "(e.g. mypkg.extract:to_text)"
+                )
+            specs.append(ParserSpec(name, "callable", name))
+        else:
+            raise UsageError(f"unknown parser {name!r}: {_UNKNOWN_HINT}")
+    specs.extend(_command_spec(value) for value in parser_cmd)
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.name in seen:
+            raise UsageError(f"parser {spec.name!r} is named twice")
+        seen.add(spec.name)
+    return specs
+
+
+def _command_spec(value: str) -> ParserSpec:
+    name, sep, template = value.partition("=")
+    name = name.strip()
+    if not sep or not name or not template.strip():
+        raise UsageError(f"--parser-cmd {value!r}: write NAME='tool {{path}}'")
+    if not _NAME_RE.match(name) or name in BUILTINS:
+        raise UsageError(
+            f"--parser-cmd {value!r}: the name must be letters, digits, '.', '_', '+' or '-' "
+            "and not a built-in's"
+        )
+    try:
+        argv = tuple(shlex.split(template))
+    except ValueError as exc:
+        raise UsageError(f"--parser-cmd {value!r}: {exc}") from exc
+    if not any(PATH_FIELD in arg for arg in argv):
+        raise UsageError(
+            f"--parser-cmd {value!r}: the command must contain {PATH_FIELD} where the file's path goes"
+        )
+    return ParserSpec(name, "command", argv=argv)
+
+
+# --- Decoding a command's output ------------------------------------------------------
+
+_counter = threading.local()
+_ERRORS = "hwpscan.matrix.count"
+_surrogatepass = codecs.lookup_error("surrogatepass")
+
+
+def _count_invalid(exc: UnicodeError) -> tuple[str, int]:
+    """Decode surrogates (``surrogatepass``); skip and count any other invalid byte."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    try:
+        return _surrogatepass(exc)
+    except UnicodeDecodeError:
+        _counter.invalid += exc.end - exc.start
+        return "", exc.end
+
+
+codecs.register_error(_ERRORS, _count_invalid)
+
+
+def decode_output(data: bytes) -> tuple[str, int]:
+    """UTF-8 with ``surrogatepass``: lone surrogates survive; other undecodable bytes are
+    skipped and counted. Returns (text, invalid byte count).
+
+    >>> decode_output("가".encode() + chr(0xDB80).encode("utf-8", "surrogatepass"))
+    ('가\\udb80', 0)
+    >>> decode_output(b"a\\xff\\xfeb\\xc3")
+    ('ab', 3)
+    """
+    try:
+        return data.decode("utf-8", "surrogatepass"), 0
+    except UnicodeDecodeError:
+        pass
+    _counter.invalid = 0
+    text = data.decode("utf-8", _ERRORS)
+    return text, _counter.invalid
+
+
+# --- Built-in extractors (run inside the worker process) -----------------------------
+
+
+def codeunit_text(path: str) -> str:
+    """The body as the defective pipeline parser saw it: one code point per code unit."""
+    from hwpscan.errors import FormatError
+    from hwpscan.forensics.surrogates import join_segments
+    from hwpscan.formats import read_document
+
+    doc = read_document(Path(path).read_bytes())
+    if doc.status is not None:
+        raise FormatError(f"{doc.status.value}: {doc.reason}")
+    return join_segments(doc.body)
+
+
+def strict_text(path: str) -> str:
+    """The reference view: the body with surrogate pairs merged (orphans kept)."""
+    from hwpscan.forensics.surrogates import merge_pairs
+
+    return merge_pairs(codeunit_text(path))
+
+
+def pyhwp_text(path: str) -> str:
+    """pyhwp's plain-text conversion (the ``hwp5txt`` machinery), as UTF-8 text."""
+    import io
+    from contextlib import closing
+
+    from hwp5.hwp5txt import TextTransform  # the optional extra: imported only here
+    from hwp5.xmlmodel import Hwp5File
+
+    try:
+        transform = TextTransform().transform_hwp5_to_text  # pyhwp 0.1b15 (PyPI)
+    except TypeError:  # later pyhwp takes the XSLT factory from a registry
+        from hwp5.cli import init_xslt, update_settings_from_environ
+        from hwp5.interfaces import IXSLTFactory
+        from zope.interface.registry import Components
+
+        settings: dict[str, object] = {}
+        registry = Components()
+        update_settings_from_environ(settings)
+        init_xslt(registry, **settings)
+        transform = TextTransform(registry.getUtility(IXSLTFactory)).transform_hwp5_to_text
+    dest = io.BytesIO()
+    with closing(Hwp5File(path)) as hwp5file:
+        transform(hwp5file, dest)
+    return dest.getvalue().decode("utf-8", "surrogatepass")
