@@ -14,11 +14,10 @@ import html
 import re
 
 _TAG_RE = re.compile(r"<\s*(br|/p|/div|/li|/tr)\b[^>]*>|<[^>]+>", re.IGNORECASE)
-#: ``u`` + four hex digits with no letter or digit just before (so "menu2018" stays).
-_UESC_RE = re.compile(r"(?<![A-Za-z0-9])\\?u([0-9A-Fa-f]{4})")
-#: Runs of ``rn``/``nn`` that were ``\r\n``/``\n\n``: only next to a non-Latin
-#: character or a boundary, so English words such as "return" survive.
-_NL_RE = re.compile(r"(?<![A-Za-z])(?:\\?r\\?n|\\?n\\?n|\\n|\\r)+(?![a-z])")
+#: A run of remnants (``u203B``, ``rn``, ``nn``) not glued to a Latin letter before it,
+#: so "return" and "menu2018" survive while "안내nnu203B" is repaired.
+_RUN_RE = re.compile(r"(?<![A-Za-z])(?:\\?u[0-9A-Fa-f]{4}|\\?r\\?n|\\?n\\?n)+")
+_TOKEN_RE = re.compile(r"\\?u([0-9A-Fa-f]{4})|\\?r\\?n|\\?n\\?n")
 _SPACES_RE = re.compile(r"[ \t\u00a0]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
@@ -39,17 +38,19 @@ def unescape_lost_backslashes(text: str) -> str:
     '‘인용’ 끝\\n다음'
     >>> unescape_lost_backslashes("return menu2018 running")
     'return menu2018 running'
+    >>> unescape_lost_backslashes("안내u203Bnnu2018A")
+    '안내※\\n\\n‘A'
     """
 
-    def _char(match: re.Match[str]) -> str:
+    def _token(match: re.Match[str]) -> str:
+        if match.group(1) is None:
+            return "\n" * match.group(0).count("n")
         code = int(match.group(1), 16)
         if 0xD800 <= code <= 0xDFFF:  # never manufacture a lone surrogate
             return match.group(0)
         return chr(code)
 
-    text = _UESC_RE.sub(_char, text)
-
-    return _NL_RE.sub(lambda m: "\n" * m.group(0).count("n"), text)
+    return _RUN_RE.sub(lambda run: _TOKEN_RE.sub(_token, run.group(0)), text)
 
 
 def clean_text(text: str | None) -> str:

@@ -36,7 +36,7 @@ CODE_NO_DATA = "900"
 CODE_PERIOD_TOO_LONG = "030"
 CODE_DAILY_LIMIT = "033"
 
-_REG_DATE_RE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+_REG_DATE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _SECRET_QS_RE = re.compile(
     r"(?i)\b(" + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True)) + r")=[^&\s\"'>]+"

@@ -27,7 +27,7 @@ KST = ZoneInfo("Asia/Seoul")
 #: the API's limit (one month for personal keys; 42 days refused).
 DEFAULT_WINDOW_DAYS = 21
 
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 @dataclass(frozen=True, slots=True, order=True)
