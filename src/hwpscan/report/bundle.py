@@ -1,0 +1,71 @@
+"""The report folder: ``report.html``, ``files.csv``, ``pivot.csv``, ``summary.md``, ``junit.xml``.
+
+Each file is written to a temporary name and renamed into place, so a report folder
+never holds half a file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from hwpscan.models import FileResult
+from hwpscan.report.export import write_csv
+from hwpscan.report.html import render_html
+from hwpscan.report.junit import junit_xml
+from hwpscan.report.pivot import pivot_counts
+from hwpscan.report.summary import summary_markdown
+from hwpscan.store import RunInfo
+
+__all__ = ["REPORT_FILES", "pivot_csv", "write_report"]
+
+REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml")
+
+
+def pivot_csv(results: Sequence[FileResult]) -> str:
+    """The long-form pivot (date, format, files, contaminated, clean, unreadable) as CSV.
+
+    >>> pivot_csv([]).strip()
+    'date,format,files,contaminated,clean,unreadable'
+    """
+    buf = io.StringIO()
+    pivot_counts(results).to_csv(buf, index=False, lineterminator="\n")
+    return buf.getvalue()
+
+
+def _files_csv(results: Sequence[FileResult]) -> str:
+    buf = io.StringIO()
+    write_csv(results, buf)
+    return buf.getvalue()
+
+
+def _write(path: Path, data: str | bytes) -> Path:
+    tmp = path.with_name(path.name + ".part")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8", newline="")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def write_report(results: Sequence[FileResult], out_dir: Path, *, run: RunInfo | None = None,
+                 title: str = "hwpscan 보고서") -> list[Path]:
+    """Write the five report files into *out_dir* (created) and return their paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = list(results)
+    run_id = run.id if run else None
+    page = render_html(
+        results, title=title, run_id=run_id, kind=run.kind if run else None,
+        started=run.started if run else None, args=run.args if run else None,
+    )
+    return [
+        _write(out_dir / "report.html", page),
+        _write(out_dir / "files.csv", _files_csv(results)),
+        _write(out_dir / "pivot.csv", pivot_csv(results)),
+        _write(out_dir / "summary.md", summary_markdown(results, title=title, run_id=run_id)),
+        _write(out_dir / "junit.xml", junit_xml(results)),
+    ]

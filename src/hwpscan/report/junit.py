@@ -1,0 +1,104 @@
+"""JUnit XML for CI: one test case per file; contaminated or unreadable files fail.
+
+CI systems (GitLab, Jenkins, GitHub test reporters) read this format to show which
+attachments broke. Each failure carries the reason and the counts; the first defect
+locations go in the failure body.
+
+>>> from hwpscan.models import FileResult, Format, Status
+>>> xml = junit_xml([FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21")])
+>>> b'tests="1" failures="0"' in xml
+True
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from hwpscan.models import FileResult, Status
+from hwpscan.report.pivot import UNKNOWN_DATE
+
+GroupBy = Literal["date", "format"]
+SUITE_NAME = "hwpscan"
+#: Characters XML 1.0 cannot carry at all (C0 controls but tab/newline/return, FFFE/FFFF).
+_XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_safe(text: str) -> str:
+    """Text with characters XML cannot hold shown as escapes.
+
+    >>> xml_safe("a\\x01b" + chr(0xDC00))
+    'a\\\\x01b\\\\udc00'
+    """
+    return _XML_ILLEGAL_RE.sub(_escape_char, text)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    cp = ord(match.group())
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+
+
+def failure_message(result: FileResult) -> str | None:
+    """Why a file fails, in one line; None when it passes.
+
+    >>> from hwpscan.models import Format, Status, TextStats
+    >>> failure_message(FileResult("a", "", 1, Format.HWP5, Status.CONTAMINATED,
+    ...     body=TextStats(surrogates=3, pairs=1, orphans=1, utf8_ok=False, pua={"U+F02B1": 1})))
+    'contaminated: 3 surrogate code points (1 pairs, 1 orphans), not UTF-8 encodable; PUA U+F02B1×1'
+    >>> failure_message(FileResult("a", "", 0, Format.EMPTY, Status.CORRUPT, reason="empty file"))
+    'corrupt: empty file'
+    """
+    if result.status is Status.CLEAN:
+        return None
+    if result.status is Status.CONTAMINATED:
+        b = result.body
+        text = (f"contaminated: {b.surrogates} surrogate code points "
+                f"({b.pairs} pairs, {b.orphans} orphans)")
+        text += ", not UTF-8 encodable" if not b.utf8_ok else ""
+        if b.pua:
+            text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
+        return text
+    return f"{result.status.value}: {result.reason or 'the body could not be read'}"
+
+
+def _details(result: FileResult) -> str:
+    lines = [f"path: {result.path}", f"format: {result.format.value}", f"sha256: {result.sha256}"]
+    if result.body.utf8_error:
+        lines.append(f"utf-8: {result.body.utf8_error}")
+    for loc in result.body.locations:
+        lines.append(
+            f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
+            f"{loc.codepoint} [{loc.units}] {loc.context}"
+        )
+    return "\n".join(lines)
+
+
+def junit_xml(results: Sequence[FileResult], *, group_by: GroupBy = "date",
+              suite: str = SUITE_NAME) -> bytes:
+    """The JUnit document (UTF-8 bytes with an XML declaration)."""
+    failures = sum(r.status is not Status.CLEAN for r in results)
+    seconds = sum(r.seconds for r in results)
+    root = ET.Element("testsuites", name=suite, tests=str(len(results)), failures=str(failures),
+                      errors="0", time=f"{seconds:.3f}")
+    node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(results)),
+                         failures=str(failures), errors="0", skipped="0", time=f"{seconds:.3f}")
+    for r in results:
+        group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
+        case = ET.SubElement(node, "testcase", classname=xml_safe(f"{suite}.{group}"),
+                             name=xml_safe(r.path), time=f"{r.seconds:.3f}")
+        message = failure_message(r)
+        if message is not None:
+            failure = ET.SubElement(case, "failure", type=r.status.value, message=xml_safe(message))
+            failure.text = xml_safe(_details(r))
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def write_junit_file(results: Sequence[FileResult], out: Path, *, group_by: GroupBy = "date") -> Path:
+    """Write :func:`junit_xml` to *out* (folders created)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(junit_xml(results, group_by=group_by))
+    return out

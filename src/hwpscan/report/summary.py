@@ -1,0 +1,129 @@
+"""``summary.md``: the figures, the date x format table and the bad files, for tickets and PRs.
+
+>>> md_cell("a|b\\nc")
+'a\\\\|b c'
+>>> md_cell("<img src=x>&")
+'&lt;img src=x&gt;&amp;'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hwpscan.models import FileResult, Status
+from hwpscan.report.pivot import contaminated_dates, contamination_pivot
+from hwpscan.report.tables import pua_summary
+
+#: Rows of the contaminated and unreadable lists shown before "and N more".
+LIST_LIMIT = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """The headline numbers of a set of results."""
+
+    files: int
+    contaminated: int
+    clean: int
+    unreadable: int
+    surrogates: int
+    pairs: int
+    orphans: int
+    pua: int
+    bytes: int
+    dates: int
+    contaminated_dates: tuple[str, ...]
+
+
+def figures(results: Sequence[FileResult]) -> Figures:
+    """Count what the reports headline.
+
+    >>> from hwpscan.models import Format, TextStats
+    >>> f = figures([FileResult("a", "", 10, Format.HWP5, Status.CONTAMINATED, date="2025-07-21",
+    ...                         body=TextStats(surrogates=2, pairs=1, pua={"U+F02B1": 1}))])
+    >>> f.contaminated, f.surrogates, f.pua, f.contaminated_dates
+    (1, 2, 1, ('2025-07-21',))
+    """
+    contaminated = sum(r.status is Status.CONTAMINATED for r in results)
+    clean = sum(r.status is Status.CLEAN for r in results)
+    return Figures(
+        files=len(results),
+        contaminated=contaminated,
+        clean=clean,
+        unreadable=len(results) - contaminated - clean,
+        surrogates=sum(r.body.surrogates for r in results),
+        pairs=sum(r.body.pairs for r in results),
+        orphans=sum(r.body.orphans for r in results),
+        pua=sum(sum(r.body.pua.values()) for r in results),
+        bytes=sum(r.bytes for r in results),
+        dates=len({r.date for r in results if r.date}),
+        contaminated_dates=tuple(contaminated_dates(results)),
+    )
+
+
+def md_cell(text: str) -> str:
+    """Text safe inside a markdown table cell: one line, pipes escaped, no live HTML."""
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(text.split())
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def summary_markdown(results: Sequence[FileResult], *, title: str = "hwpscan report",
+                     run_id: str | None = None) -> str:
+    """The whole ``summary.md``."""
+    f = figures(results)
+    lines = [f"# {md_cell(title)}", ""]
+    if run_id:
+        lines += [f"Run `{run_id}`", ""]
+    verdict = (f"**{f.contaminated} of {f.files} files contaminated**" if f.contaminated
+               else f"**No contaminated file** among {f.files}")
+    lines += [
+        f"{verdict}: {f.clean} clean, {f.unreadable} unreadable; "
+        f"{f.surrogates:,} surrogate code points ({f.pairs:,} pairs, {f.orphans:,} orphans), "
+        f"{f.pua:,} private-use characters, {f.bytes:,} bytes over {f.dates} dates.",
+        "",
+    ]
+    if f.contaminated_dates:
+        lines += ["Dates with contaminated attachments: " + ", ".join(f.contaminated_dates), ""]
+    pivot = contamination_pivot(results)
+    if not pivot.empty:
+        lines += ["## Contamination by date and format", ""]
+        lines += _table(["date", *map(str, pivot.columns)],
+                        [[str(day), *map(str, row)] for day, row in pivot.iterrows()])
+        lines.append("")
+    bad = [r for r in results if r.status is Status.CONTAMINATED]
+    if bad:
+        lines += ["## Contaminated files", ""]
+        lines += _table(
+            ["file", "date", "format", "surrogates", "pairs", "orphans", "PUA", "first defect"],
+            [[r.path, r.date or "—", r.format.value, str(r.body.surrogates), str(r.body.pairs),
+              str(r.body.orphans), pua_summary(r.body.pua), _first_defect(r)]
+             for r in bad[:LIST_LIMIT]],
+        )
+        lines += _more(len(bad))
+    broken = [r for r in results if not r.status.scanned]
+    if broken:
+        lines += ["## Unreadable files", ""]
+        lines += _table(["file", "date", "format", "status", "reason"],
+                        [[r.path, r.date or "—", r.format.value, r.status.value, r.reason or ""]
+                         for r in broken[:LIST_LIMIT]])
+        lines += _more(len(broken))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _first_defect(r: FileResult) -> str:
+    if not r.body.locations:
+        return ""
+    loc = r.body.locations[0]
+    return f"{loc.stream} ¶{loc.paragraph} @{loc.offset} {loc.codepoint} ({loc.kind})"
+
+
+def _more(n: int) -> list[str]:
+    return ["", f"… and {n - LIST_LIMIT} more (see files.csv)", ""] if n > LIST_LIMIT else [""]
