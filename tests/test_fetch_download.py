@@ -1,0 +1,161 @@
+"""Downloads over httpx.MockTransport: names, retries, caps, atomicity, resume."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import httpx
+import pytest
+
+from hwpscan.fetch.download import (
+    TEMP_PREFIX,
+    DownloadJob,
+    Downloader,
+    filename_from_disposition,
+    remove_stale_temp_files,
+    safe_filename,
+)
+from hwpscan.synth.hwp5 import build_hwp5
+
+URL = "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&fileSn=1"
+HWP = build_hwp5(["금융감독원 보도자료 본문"])
+
+NAMES = [
+    ("보도자료(7.21).hwp", "보도자료(7.21).hwp"),
+    ("../../../../etc/cron.d/x", "x"),
+    ("..\\..\\Windows\\system32\\a.dll", "a.dll"),
+    ("/abs/path.hwp", "path.hwp"),
+    ("..", "attachment"),
+    ("...", "attachment"),
+    ("", "attachment"),
+    ("a\x00b\nc.pdf", "a_b_c.pdf"),
+    ("NUL", "_NUL"),
+    (".hidden.hwp", "hidden.hwp"),
+]
+
+
+@pytest.mark.parametrize(("raw", "safe"), NAMES)
+def test_safe_filename(raw: str, safe: str) -> None:
+    assert safe_filename(raw) == safe
+
+
+def test_long_korean_names_are_capped_on_a_character_boundary() -> None:
+    name = safe_filename("금융감독원 " * 40 + ".hwpx")
+    assert len(name.encode("utf-8")) <= 150
+    assert name.endswith(".hwpx")
+    name.encode("utf-8").decode("utf-8")  # whole characters only
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp".encode(),
+        'attachment; filename="__.hwp"; filename*=UTF-8\'\'%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp'.encode(),
+        'attachment; filename="보도자료.hwp"'.encode("euc-kr"),
+        'attachment; filename="보도자료.hwp"'.encode("utf-8"),
+        b'attachment; filename=%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp',
+    ],
+)
+def test_content_disposition_encodings(header: bytes) -> None:
+    assert filename_from_disposition(header) == "보도자료.hwp"
+
+
+def _downloader(handler, **kw) -> Downloader:
+    return Downloader(httpx.Client(transport=httpx.MockTransport(handler)), sleep=lambda s: None, **kw)
+
+
+def test_download_writes_atomically_and_records_sha(tmp_path: Path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=HWP, headers=[
+            (b"content-type", b"application/octet-stream"),
+            (b"content-disposition", 'attachment; filename="보도.hwp"'.encode("euc-kr")),
+        ])
+
+    dest = tmp_path / "d" / "1_보도.hwp"
+    result = _downloader(handler).download(DownloadJob(URL, dest))
+    assert result.status == "downloaded"
+    assert dest.read_bytes() == HWP
+
+    assert result.sha256 == hashlib.sha256(HWP).hexdigest() and result.bytes == len(HWP)
+    assert result.disposition_name == "보도.hwp"
+    assert not list(dest.parent.glob(TEMP_PREFIX + "*"))
+
+
+def test_500_then_200_is_retried(tmp_path: Path) -> None:
+    answers = iter([httpx.Response(500), httpx.Response(503), httpx.Response(200, content=HWP)])
+    result = _downloader(lambda r: next(answers)).download(DownloadJob(URL, tmp_path / "a.hwp"))
+    assert result.status == "downloaded" and result.attempts == 3
+
+
+def test_timeouts_are_retried_then_fail_without_a_partial_file(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        raise httpx.ReadTimeout("timed out", request=request)
+
+    dest = tmp_path / "a.hwp"
+    result = _downloader(handler, retries=2).download(DownloadJob(URL, dest))
+    assert result.status == "failed" and "ReadTimeout" in (result.reason or "")
+    assert len(calls) == 3
+    assert not dest.exists() and not list(tmp_path.iterdir())
+
+
+def test_404_is_not_retried(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(404)
+
+    result = _downloader(handler).download(DownloadJob(URL, tmp_path / "a.hwp"))
+    assert result.status == "failed" and result.reason == "HTTP 404" and len(calls) == 1
+
+
+def test_announced_size_over_the_cap_is_refused(tmp_path: Path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"x" * 10, headers={"content-length": str(10**12)})
+
+    result = _downloader(handler, max_bytes=1000).download(DownloadJob(URL, tmp_path / "a.hwp"))
+    assert result.status == "failed" and "cap" in (result.reason or "")
+
+
+def test_streamed_size_over_the_cap_stops_and_leaves_nothing(tmp_path: Path) -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=iter([b"x" * 4096] * 10))  # no content-length
+
+    dest = tmp_path / "a.hwp"
+    result = _downloader(handler, max_bytes=5000).download(DownloadJob(URL, dest))
+    assert result.status == "failed" and "size cap" in (result.reason or "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_complete_files_are_skipped_on_rerun(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(200, content=HWP)
+
+    job = DownloadJob(URL, tmp_path / "a.hwp")
+    downloader = _downloader(handler)
+    assert downloader.download(job).status == "downloaded"
+    again = downloader.download(job)
+    assert again.status == "skipped" and again.bytes == len(HWP)
+    assert len(calls) == 1
+
+
+def test_run_is_concurrent_over_one_client_and_yields_every_job(tmp_path: Path) -> None:
+    jobs = [DownloadJob(f"{URL[:-1]}{n}", tmp_path / f"{n}.hwp") for n in range(12)]
+    results = list(_downloader(lambda r: httpx.Response(200, content=r.url.query), jobs=4).run(jobs))
+    assert sorted(r.job.dest.name for r in results) == sorted(j.dest.name for j in jobs)
+    assert all(r.status == "downloaded" for r in results)
+
+
+def test_stale_temp_files_are_removed(tmp_path: Path) -> None:
+    (tmp_path / "2025-07-21").mkdir()
+    (tmp_path / "2025-07-21" / f"{TEMP_PREFIX}abc").write_bytes(b"partial")
+    (tmp_path / "2025-07-21" / "keep.hwp").write_bytes(b"whole")
+    assert remove_stale_temp_files(tmp_path) == 1
+    assert [p.name for p in (tmp_path / "2025-07-21").iterdir()] == ["keep.hwp"]
