@@ -22,149 +22,23 @@ U+00A0 and a space; other controls are dropped.
 from __future__ import annotations
 
 import io
-import re
 import struct
-import zlib
 from dataclasses import dataclass, field
 
 import olefile
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
 from hwpscan.models import Document, Format, Segment, Status
 
-__all__ = ["read_ole", "codeunit_view", "walk_records", "paragraph_segments", "inflate"]
+__all__ = ["read_ole", "MAX_STREAM_BYTES"]
 
 MAX_STREAM_BYTES = 64 * 2**20
 #: Errors olefile raises on damaged containers (it has no error class of its own).
 _OLE_ERRORS = (OSError, ValueError, IndexError, KeyError, struct.error, TypeError, AttributeError, RecursionError)
-_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
-_CONTROL_RE = re.compile("[\x00-\x1f]")
 _U32 = struct.Struct("<I")
-_KEPT = frozenset(spec.CHAR_REPLACEMENTS)
-_TRANSLATE = {code: text for code, text in spec.CHAR_REPLACEMENTS.items()}
-_WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 _SHOWN_STREAMS = 8
-
-
-def _split_pair(match: re.Match[str]) -> str:
-    c = ord(match.group()) - 0x10000
-    return chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
-
-
-def codeunit_view(raw: bytes) -> str:
-    """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
-
-    >>> codeunit_view("가".encode("utf-16-le") + b"\\x80\\xdb\\xb1\\xde") == "가" + chr(0xDB80) + chr(0xDEB1)
-    True
-    >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
-    True
-    """
-    text = raw.decode("utf-16-le", "surrogatepass")
-    if _ASTRAL_RE.search(text) is None:
-        return text
-    return _ASTRAL_RE.sub(_split_pair, text)
-
-
-def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
-    """Raw deflate with an output cap; returns the data and a warning if it ended early.
-
-    Raises :class:`CorruptFileError` for bad deflate data or output over *cap*.
-
-    >>> import zlib
-    >>> c = zlib.compressobj(6, zlib.DEFLATED, -15)
-    >>> inflate(c.compress(b"abc" * 10) + c.flush(), "s", 100)
-    (b'abcabcabcabcabcabcabcabcabcabc', None)
-    """
-    d = zlib.decompressobj(-15)
-    try:
-        out = d.decompress(raw, cap + 1)
-        if not d.unconsumed_tail and len(out) <= cap:
-            out += d.flush()
-    except zlib.error as exc:
-        raise CorruptFileError(f"{name}: not valid deflate data ({exc})") from exc
-    if len(out) > cap or d.unconsumed_tail:
-        raise CorruptFileError(f"{name}: inflates past the {cap}-byte cap")
-    if not d.eof:
-        return out, f"{name}: deflate data ends early after {len(raw)} bytes; read what was there"
-    return out, None
-
-
-def walk_records(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], int, str | None]:
-    """(start, end) of every record with *tag*, the record count, and a warning when
-    a record runs past the end of *data* (the walk stops there).
-
-    >>> walk_records(bytes.fromhex("43002000") + b"ab" + bytes.fromhex("4300f000"), "s", 67)
-    ([(4, 6)], 1, 's: record at byte 6 (tag 67) claims 15 bytes, only 0 left; rest of the stream skipped')
-    """
-    hits: list[tuple[int, int]] = []
-    unpack = _U32.unpack_from
-    pos = count = 0
-    end = len(data)
-    while pos < end:
-        at = pos
-        if pos + 4 > end:
-            return hits, count, f"{stream}: record header cut short at byte {at}"
-        (head,) = unpack(data, pos)
-        size = head >> spec.SIZE_SHIFT
-        pos += 4
-        if size == spec.EXTENDED_SIZE:
-            if pos + 4 > end:
-                return hits, count, f"{stream}: record header cut short at byte {at}"
-            (size,) = unpack(data, pos)
-            pos += 4
-        if pos + size > end:
-            return hits, count, (
-                f"{stream}: record at byte {at} (tag {head & spec.TAG_MASK}) claims {size} bytes, "
-                f"only {end - pos} left; rest of the stream skipped"
-            )
-        count += 1
-        if head & spec.TAG_MASK == tag:
-            hits.append((pos, pos + size))
-        pos += size
-    return hits, count, None
-
-
-def paragraph_segments(payload: bytes, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
-    """Append the text runs of one PARA_TEXT payload to *out* (see the module doc)."""
-    if len(payload) & 1:
-        warnings.append(f"{stream}: paragraph {para} has an odd byte count; last byte ignored")
-        payload = payload[:-1]
-    text = payload.decode("utf-16-le", "surrogatepass")
-    if _ASTRAL_RE.search(text) is not None:
-        text = _ASTRAL_RE.sub(_split_pair, text)
-    end = len(text)
-    if text[-1:] == "\r" and _CONTROL_RE.search(text, 0, end - 1) is None:  # the common case
-        if end > 1:
-            out.append(Segment(stream, para, 0, text[:-1]))
-        return
-    start = skip = 0
-    kept = False
-    for m in _CONTROL_RE.finditer(text):
-        i = m.start()
-        if i < skip:  # inside an 8-unit control's parameters
-            continue
-        code = ord(text[i])
-        if code in _KEPT:
-            kept = True
-            continue
-        if i > start:
-            run = text[start:i]
-            out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
-        kept = False
-        if code in _WIDE:
-            if i + spec.CONTROL_UNITS > end:
-                warnings.append(f"{stream}: paragraph {para} ends inside an 8-unit control at unit {i}")
-                start = skip = end
-                break
-            if code == spec.TAB:
-                out.append(Segment(stream, para, i, "\t"))
-            start = skip = i + spec.CONTROL_UNITS
-        else:
-            start = skip = i + 1
-    if start < end:
-        run = text[start:]
-        out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
 
 
 @dataclass
@@ -268,7 +142,7 @@ def _body(reader: _Reader, paths: list[str], compressed: bool, info: dict[str, o
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
-    readable = records = paragraphs = 0
+    readable = paragraphs = 0
     warnings = reader.warnings
     for path in paths:
         try:
@@ -276,15 +150,10 @@ def _body(reader: _Reader, paths: list[str], compressed: bool, info: dict[str, o
         except CorruptFileError as exc:
             warnings.append(str(exc))
             continue
-        hits, count, note = walk_records(data, path, spec.PARA_TEXT)
-        if note:
-            warnings.append(note)
-        readable += count > 0 or not data
-        records += count
-        for para, (start, end) in enumerate(hits):
-            paragraph_segments(data[start:end], path, para, body, warnings)
-        paragraphs += len(hits)
-    info["records"] = records
+        before = len(warnings)
+        count = section_segments(data, path, body, warnings)
+        readable += bool(count) or len(warnings) == before
+        paragraphs += count
     info["paragraphs"] = paragraphs
     if not readable:
         return body, Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])

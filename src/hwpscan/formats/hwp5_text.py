@@ -1,0 +1,214 @@
+"""HWP 5 records and PARA_TEXT decoding: pure functions on bytes, tuned for speed.
+
+A section stream is a chain of records (spec §4.1). :func:`walk_records` finds the
+PARA_TEXT records; :func:`section_segments` decodes all of them in one go: their
+payloads are joined and decoded once, so the work per paragraph is a slice and a
+:class:`~hwpscan.models.Segment`. The text is the *codeunit view* (one code point per
+UTF-16 code unit); a pair split across two records stays two halves either way, so
+joining cannot change it.
+
+>>> payload = "가".encode("utf-16-le") + bytes.fromhex("80dbb1de") + b"\\r\\x00"
+>>> data = bytes.fromhex("43008000") + payload
+>>> out, warnings = [], []
+>>> section_segments(data, "BodyText/Section0", out, warnings)
+1
+>>> out[0].text == "가" + chr(0xDB80) + chr(0xDEB1), out[0].offset, warnings
+(True, 0, [])
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from bisect import bisect_left
+
+from hwpscan.errors import CorruptFileError
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.models import Segment
+
+__all__ = ["codeunit_view", "inflate", "walk_records", "text_runs", "section_segments"]
+
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+_CONTROL_RE = re.compile("[\x00-\x1f]")
+_U32 = struct.Struct("<I")
+_KEPT = frozenset(spec.CHAR_REPLACEMENTS)
+_TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
+_WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
+_PARA_END = chr(spec.PARA_BREAK)
+
+
+def _split_pair(match: re.Match[str]) -> str:
+    c = ord(match.group()) - 0x10000
+    return chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
+
+
+def codeunit_view(raw: bytes) -> str:
+    """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
+
+    >>> codeunit_view("가".encode("utf-16-le") + b"\\x80\\xdb\\xb1\\xde") == "가" + chr(0xDB80) + chr(0xDEB1)
+    True
+    >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
+    True
+    """
+    text = raw.decode("utf-16-le", "surrogatepass")
+    if _ASTRAL_RE.search(text) is None:
+        return text
+    return _ASTRAL_RE.sub(_split_pair, text)
+
+
+def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
+    """Raw deflate with an output cap; returns the data and a warning if it ended early.
+
+    Raises :class:`CorruptFileError` for bad deflate data or output over *cap*.
+
+    >>> c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    >>> inflate(c.compress(b"abc" * 10) + c.flush(), "s", 100)
+    (b'abcabcabcabcabcabcabcabcabcabc', None)
+    >>> inflate(b"\\xff\\xff", "s", 100)
+    Traceback (most recent call last):
+    hwpscan.errors.CorruptFileError: s: not valid deflate data (Error -3 while decompressing data: invalid block type)
+    """
+    d = zlib.decompressobj(-15)
+    try:
+        out = d.decompress(raw, cap + 1)
+        if not d.unconsumed_tail and len(out) <= cap:
+            out += d.flush()
+    except zlib.error as exc:
+        raise CorruptFileError(f"{name}: not valid deflate data ({exc})") from exc
+    if len(out) > cap or d.unconsumed_tail:
+        raise CorruptFileError(f"{name}: inflates past the {cap}-byte cap")
+    if not d.eof:
+        return out, f"{name}: deflate data ends early after {len(raw)} bytes; read what was there"
+    return out, None
+
+
+def walk_records(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], str | None]:
+    """(start, end) of the payload of every record with *tag*, and a warning when a
+    record header is cut or a size runs past the end of *data* (the walk stops there).
+
+    >>> walk_records(bytes.fromhex("43002000") + b"ab" + bytes.fromhex("4300f000"), "s", 67)
+    ([(4, 6)], 's: record at byte 6 (tag 67) claims 15 bytes, only 0 left; rest of the stream skipped')
+    """
+    hits: list[tuple[int, int]] = []
+    add = hits.append
+    unpack = _U32.unpack_from
+    pos = 0
+    end = len(data)
+    try:
+        while pos < end:  # hot loop: bounds are checked once, after it
+            (head,) = unpack(data, pos)
+            size = head >> 20
+            if size == 0xFFF:
+                (size,) = unpack(data, pos + 4)
+                pos += 4
+            if head & 0x3FF == tag:
+                add((pos + 4, pos + 4 + size))
+            pos += 4 + size
+    except struct.error:
+        pos = end + 1
+    if pos == end:
+        return hits, None
+    return _walk_checked(data, stream, tag)
+
+
+def _walk_checked(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], str]:
+    """The careful walk for a damaged stream: what is readable, and where it broke."""
+    hits: list[tuple[int, int]] = []
+    pos = 0
+    end = len(data)
+    while True:
+        at = pos
+        if pos + 4 > end:
+            return hits, f"{stream}: record header cut short at byte {at}"
+        (head,) = _U32.unpack_from(data, pos)
+        size = head >> spec.SIZE_SHIFT
+        pos += 4
+        if size == spec.EXTENDED_SIZE:
+            if pos + 4 > end:
+                return hits, f"{stream}: record header cut short at byte {at}"
+            (size,) = _U32.unpack_from(data, pos)
+            pos += 4
+        if pos + size > end:
+            return hits, (
+                f"{stream}: record at byte {at} (tag {head & spec.TAG_MASK}) claims {size} bytes, "
+                f"only {end - pos} left; rest of the stream skipped"
+            )
+        if head & spec.TAG_MASK == tag:
+            hits.append((pos, pos + size))
+        pos += size
+
+
+def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
+    """Append the runs of one paragraph's codeunit text to *out*, decoding controls.
+
+    >>> out = []
+    >>> tab = "\\t" + "\\x00" * 6 + "\\t"
+    >>> text_runs("a" + tab + "b\\nc\\r", "s", 0, out, [])
+    >>> [(s.offset, s.text) for s in out]
+    [(0, 'a'), (1, '\\t'), (9, 'b\\nc')]
+    """
+    end = len(text)
+    start = skip = 0
+    kept = False
+    for m in _CONTROL_RE.finditer(text):
+        i = m.start()
+        if i < skip:  # inside an 8-unit control's parameters
+            continue
+        code = ord(text[i])
+        if code in _KEPT:
+            kept = True
+            continue
+        if i > start:
+            run = text[start:i]
+            out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+        kept = False
+        if code in _WIDE:
+            if i + spec.CONTROL_UNITS > end:
+                warnings.append(f"{stream}: paragraph {para} ends inside an 8-unit control at unit {i}")
+                return
+            if code == spec.TAB:
+                out.append(Segment(stream, para, i, "\t"))
+            start = skip = i + spec.CONTROL_UNITS
+        else:
+            start = skip = i + 1
+    if start < end:
+        run = text[start:]
+        out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+
+
+def section_segments(data: bytes, stream: str, out: list[Segment], warnings: list[str]) -> int:
+    """Append the text of every PARA_TEXT record of a section stream to *out*; the
+    paragraph index is the record's position among the stream's PARA_TEXT records.
+    Returns that record count; damage goes to *warnings*."""
+    hits, note = walk_records(data, stream, spec.PARA_TEXT)
+    if note:
+        warnings.append(note)
+    if not hits:
+        return 0
+    parts = [data[s:e] for s, e in hits]
+    sizes = [(e - s) >> 1 for s, e in hits]
+    if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
+        for para, (s, e) in enumerate(hits):
+            if (e - s) & 1:
+                warnings.append(f"{stream}: paragraph {para} has an odd byte count; last byte ignored")
+                parts[para] = parts[para][:-1]
+    big = codeunit_view(b"".join(parts))
+    controls = [m.start() for m in _CONTROL_RE.finditer(big)]
+    controls.append(len(big))  # sentinel
+    a = k = 0
+    for para, n in enumerate(sizes):
+        b = a + n
+        c = controls[k]
+        if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
+            if c > a:
+                out.append(Segment(stream, para, 0, big[a:c]))
+            k += 1
+        elif c >= b:  # no control at all
+            if b > a:
+                out.append(Segment(stream, para, 0, big[a:b]))
+        else:
+            text_runs(big[a:b], stream, para, out, warnings)
+            k = bisect_left(controls, b, k)
+        a = b
+    return len(hits)
