@@ -11,7 +11,11 @@ import pytest
 from hwpscan.scan import scan_bytes
 from hwpscan.synth import catalogue
 from hwpscan.synth.catalogue import (
-    Attachment, Release, expected_contaminated_dates, incident_catalogue, korean_date,
+    Attachment,
+    Release,
+    expected_contaminated_dates,
+    incident_catalogue,
+    korean_date,
 )
 
 RELEASES = incident_catalogue()
@@ -95,7 +99,7 @@ def test_hwpx_and_pdf_are_always_clean_hwp_matches_ground_truth(
 
 def test_an_8_5_hwp_is_the_smallest_attachment() -> None:
     smallest = min(
-        ((len(a.data), r.date, a.kind) for r in RELEASES for a in r.attachments)
+        (len(a.data), r.date, a.kind) for r in RELEASES for a in r.attachments
     )
     assert smallest[1:] == ("2025-08-05", "hwp")
     sizes = sorted(len(a.data) for r in RELEASES for a in r.attachments)

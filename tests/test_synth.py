@@ -11,7 +11,13 @@ import olefile
 import pytest
 
 from hwpscan.synth.corpus import (
-    EXPECTED_NAME, Counts, build_corpus, expected_record, str_counts, utf16_counts, write_corpus,
+    EXPECTED_NAME,
+    Counts,
+    build_corpus,
+    expected_record,
+    str_counts,
+    utf16_counts,
+    write_corpus,
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

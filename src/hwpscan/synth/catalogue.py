@@ -31,12 +31,12 @@ import functools
 from dataclasses import dataclass
 from datetime import date as _date
 
-from hwpscan.synth.hwp5 import build_hwp5
+from hwpscan.synth.hwp5 import Block, build_hwp5
 from hwpscan.synth.hwpx import build_hwpx
 from hwpscan.synth.pdf import build_pdf
 from hwpscan.synth.press import PARTS, STORIES, Story, flat_blocks, hwp5_blocks, pdf_pages
 
-__all__ = ["Attachment", "Release", "incident_catalogue", "expected_contaminated_dates"]
+__all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
 
 FIRST_DATE = "2025-07-21"
 LAST_DATE = "2025-08-11"
@@ -143,14 +143,12 @@ def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Atta
     out: list[Attachment] = []
     for code in codes.split():
         if code == "h!":
-            blocks: list[object] = [chr(0xF02B1) + f" 보도 일정 변경: {korean_date(iso)} 자료 배포"]
-            out.append(Attachment(f"({label}) 보도 일정 변경 안내.hwp",
-                                  build_hwp5(blocks), "hwp", True))  # type: ignore[arg-type]
+            blocks: list[Block] = [chr(0xF02B1) + f" 보도 일정 변경: {korean_date(iso)} 자료 배포"]
+            out.append(Attachment(f"({label}) 보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True))
         elif code in ("H!", "H"):
             dirty = code == "H!"
             blocks = [dateline, *hwp5_blocks(story, _ALL if dirty else _NONE)]
-            out.append(Attachment(f"({label}) {subject}.hwp",
-                                  build_hwp5(blocks), "hwp", dirty))  # type: ignore[arg-type]
+            out.append(Attachment(f"({label}) {subject}.hwp", build_hwp5(blocks), "hwp", dirty))
         elif code == "X":
             data = build_hwpx([dateline, *flat_blocks(story, _ALL)], title=subject)
             out.append(Attachment(f"({label}) {subject}.hwpx", data, "hwpx"))

@@ -32,8 +32,13 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "Counts", "Fixture", "build_corpus", "write_corpus", "expected_record",
-    "utf16_counts", "str_counts",
+    "Counts",
+    "Fixture",
+    "build_corpus",
+    "expected_record",
+    "str_counts",
+    "utf16_counts",
+    "write_corpus",
 ]
 
 EXPECTED_NAME = "expected.jsonl"

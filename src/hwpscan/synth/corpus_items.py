@@ -13,13 +13,28 @@ import zipfile
 
 from hwpscan.synth.corpus import Counts, Fixture, str_counts, utf16_counts
 from hwpscan.synth.hwp5 import (
-    Footnote, HeaderFooter, Table, TextBox, build_hwp5, foreign_ole, office_encrypted,
+    Block,
+    Footnote,
+    HeaderFooter,
+    Table,
+    TextBox,
+    build_hwp5,
+    foreign_ole,
+    office_encrypted,
     record_overrun,
     truncate,
 )
 from hwpscan.synth.hwpx import ZIP_DATE_TIME, build_hwpx
 from hwpscan.synth.pdf import build_pdf
-from hwpscan.synth.press import STORIES, PARTS, flat_blocks, hwp5_blocks, pdf_pages, story_texts
+from hwpscan.synth.press import (
+    PARTS,
+    STORIES,
+    Story,
+    flat_blocks,
+    hwp5_blocks,
+    pdf_pages,
+    story_texts,
+)
 
 B = chr(0xF02B1)
 HIGH, LOW = chr(0xDB80), chr(0xDEB1)
@@ -27,7 +42,7 @@ ALL = frozenset(PARTS)
 NONE: frozenset[str] = frozenset()
 
 
-def _story(slug: str):  # noqa: ANN202 - a Story
+def _story(slug: str) -> Story:
     return next(s for s in STORIES if s.slug == slug)
 
 
@@ -35,8 +50,11 @@ def _texts(slug: str, pua: frozenset[str]) -> list[str]:
     return [t for part in story_texts(_story(slug), pua).values() for t in part]
 
 
-def _hwp(path: str, slug: str, pua: frozenset[str], note: str, **kw: object) -> Fixture:
-    data = build_hwp5(hwp5_blocks(_story(slug), pua), **kw)  # type: ignore[arg-type]
+def _hwp(
+    path: str, slug: str, pua: frozenset[str], note: str, *, compressed: bool = True,
+    sections: int = 1,
+) -> Fixture:
+    data = build_hwp5(hwp5_blocks(_story(slug), pua), compressed=compressed, sections=sections)
     body = utf16_counts(_texts(slug, pua))
     return Fixture(path, data, "hwp5", "contaminated" if body.surrogates else "clean", note, body)
 
@@ -60,7 +78,7 @@ def _pdf(path: str, slug: str, pua: frozenset[str], note: str, *, broken: bool =
     return Fixture(path, data, "pdf", "contaminated" if body.surrogates else "clean", note, body)
 
 
-def _blocks_fixture(path: str, blocks: list, note: str, **kw: object) -> Fixture:
+def _blocks_fixture(path: str, blocks: list[Block], note: str, *, sections: int = 1) -> Fixture:
     texts: list[str] = []
     for block in blocks:
         if isinstance(block, str):
@@ -72,7 +90,7 @@ def _blocks_fixture(path: str, blocks: list, note: str, **kw: object) -> Fixture
         else:
             texts.append(block.text)
     body = utf16_counts(texts)
-    data = build_hwp5(blocks, **kw)  # type: ignore[arg-type]
+    data = build_hwp5(blocks, sections=sections)
     return Fixture(path, data, "hwp5", "contaminated" if body.surrogates else "clean", note, body)
 
 
@@ -158,7 +176,7 @@ def _docinfo_lone_half(path: str) -> Fixture:
 
 
 def _multisection_clean(path: str) -> Fixture:
-    blocks: list = ["2025년 하반기 금융감독 업무계획"]
+    blocks: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
         blocks += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
         blocks.append(Table([list(row) for row in story.table]))
@@ -283,7 +301,7 @@ def broken_fixtures() -> list[Fixture]:
         Fixture("broken/word97.doc", foreign_ole(), "ole", "unsupported",
                 "an OLE compound file that is not HWP (Word 97 stream names)"),
         Fixture("broken/not-hwpx.hwpx",
-                _zip({"통계표.csv": "구분,건수\n은행,7330\n".encode("utf-8")}), "zip", "unsupported",
+                _zip({"통계표.csv": "구분,건수\n은행,7330\n".encode()}), "zip", "unsupported",
                 "a ZIP archive without the application/hwp+zip mimetype"),
         Fixture("broken/truncated-xref.pdf", pdf[: xref + 30], "pdf", "clean",
                 "PDF cut inside its xref table: pypdf rebuilds the table by scanning the "

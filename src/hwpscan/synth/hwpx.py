@@ -34,7 +34,7 @@ import zipfile
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-__all__ = ["Block", "build_hwpx", "MIMETYPE", "ZIP_DATE_TIME"]
+__all__ = ["MIMETYPE", "ZIP_DATE_TIME", "Block", "build_hwpx"]
 
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
 Block = str | list[list[str]]
@@ -107,7 +107,7 @@ class _SectionWriter:
         tid = self.table_id
         self.table_id += 1
         out = [
-            f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
+            (f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
             f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
             f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
             f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
@@ -115,7 +115,7 @@ class _SectionWriter:
             f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
             '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
             'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
-            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
+            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>')
         ]
         for r, row in enumerate(rows):
             out.append("<hp:tr>")
@@ -235,13 +235,13 @@ _CONTAINER_XML = (
     f'{_XML_DECL}<ocf:container {_xmlns("ocf", "hpf")}><ocf:rootfiles>'
     '<ocf:rootfile full-path="Contents/content.hpf" '
     'media-type="application/hwpml-package+xml"/></ocf:rootfiles></ocf:container>'
-).encode("utf-8")
+).encode()
 
 _VERSION_XML = (
     f'{_XML_DECL}<hv:HCFVersion xmlns:hv="http://www.hancom.co.kr/hwpml/2011/version" '
     'tagetApplication="WORDPROCESSOR" major="5" minor="1" micro="0" buildNumber="1" '
     'os="1" xmlVersion="1.4" application="hwpscan synth" appVersion="1"/>'
-).encode("utf-8")
+).encode()
 
 
 def _entry(zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False) -> None:

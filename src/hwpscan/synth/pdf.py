@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["build_pdf", "tounicode_cmap", "glyph_codes"]
+__all__ = ["build_pdf", "glyph_codes", "tounicode_cmap"]
 
 _PAGE_WIDTH = 595
 _PAGE_HEIGHT = 842
