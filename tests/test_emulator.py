@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -26,8 +26,8 @@ from hwpscan.emulator import (
     Disposition,
     Oversize,
     Post,
-    QuotaMode,
     Quirks,
+    QuotaMode,
     RunningEmulator,
     WrongYearMode,
     from_releases,
@@ -48,7 +48,7 @@ OTHER_KEY = hashlib.sha256(b"emulator-other-key").hexdigest()[:32]
 BULLET = chr(0xF02B1)
 TIMEOUT = httpx.Timeout(5.0)
 #: 2025-07-21 12:00 in Korea: a fixed clock, so no test depends on today's date.
-NOON_KST = datetime(2025, 7, 21, 3, 0, tzinfo=timezone.utc)
+NOON_KST = datetime(2025, 7, 21, 3, 0, tzinfo=UTC)
 URL_RE = re.compile(
     r"http://127\.0\.0\.1:\d+/fss/cmmn/file/fileDown\.do\?menuNo=200218"
     r"&atchFileId=[0-9a-f]{32}&fileSn=\d+&bbsId=B0000188"
@@ -60,7 +60,9 @@ def _tiny_catalogue() -> tuple[Post, ...]:
     return from_releases(
         [
             {
-                "date": date(2025, 7, 21), "content_id": "41851", "reg_time": time(9, 30),
+                "date": date(2025, 7, 21),
+                "content_id": "41851",
+                "reg_time": time(9, 30),
                 "subject": f"{BULLET} 불법사금융 피해 예방 안내\u203b",
                 "body_html": "<p>\u2018예방\u2019 안내</p>\n<p>\u00b7 문의</p>",
                 "attachments": [
@@ -69,17 +71,27 @@ def _tiny_catalogue() -> tuple[Post, ...]:
                 ],
             },
             {
-                "date": date(2025, 7, 23), "content_id": "41860", "reg_time": time(14, 0),
-                "subject": "금융소비자 보호 강화", "body_html": "<p>본문</p>",
+                "date": date(2025, 7, 23),
+                "content_id": "41860",
+                "reg_time": time(14, 0),
+                "subject": "금융소비자 보호 강화",
+                "body_html": "<p>본문</p>",
                 "attachments": [("보도자료.hwp", build_hwp5(["깨끗한 본문"]))],
             },
             {
-                "date": date(2025, 7, 25), "content_id": "41871", "reg_time": time(10, 0),
-                "subject": "첨부 없는 알림", "body_html": "<p>알림</p>", "attachments": [],
+                "date": date(2025, 7, 25),
+                "content_id": "41871",
+                "reg_time": time(10, 0),
+                "subject": "첨부 없는 알림",
+                "body_html": "<p>알림</p>",
+                "attachments": [],
             },
             {
-                "date": date(2025, 8, 5), "content_id": "41902", "reg_time": time(11, 0),
-                "subject": "8월 보도자료", "body_html": "<p>본문</p>",
+                "date": date(2025, 8, 5),
+                "content_id": "41902",
+                "reg_time": time(11, 0),
+                "subject": "8월 보도자료",
+                "body_html": "<p>본문</p>",
                 "attachments": [("보도자료.hwpx", build_hwpx(["깨끗한 본문"]))],
             },
         ]
@@ -91,7 +103,9 @@ CATALOGUE = _tiny_catalogue()
 
 @contextmanager
 def running(
-    clock: Callable[[], datetime] = lambda: NOON_KST, log: Callable[[str], None] | None = None, **quirks: object
+    clock: Callable[[], datetime] = lambda: NOON_KST,
+    log: Callable[[str], None] | None = None,
+    **quirks: object,
 ) -> Iterator[RunningEmulator]:
     with serve_in_thread(quirks=Quirks(**quirks), catalogue=CATALOGUE, clock=clock, log=log) as emu:  # type: ignore[arg-type]
         yield emu
@@ -112,7 +126,9 @@ def envelope(response: httpx.Response) -> dict[str, object]:
     return json.loads(response.content.decode("cp949"))["reponse"]
 
 
-def items(emu: RunningEmulator, start: str = "2025-07-21", end: str = "2025-08-11") -> list[dict[str, str]]:
+def items(
+    emu: RunningEmulator, start: str = "2025-07-21", end: str = "2025-08-11"
+) -> list[dict[str, str]]:
     body = envelope(call(emu, start, end))
     assert body["resultCode"] == "1"
     return body["result"]  # type: ignore[return-value]
@@ -140,8 +156,15 @@ def test_listing_has_the_real_shape_in_euc_kr_bytes() -> None:
     first, second, third = body["result"]  # type: ignore[misc]
     assert [i["contentId"] for i in (first, second, third)] == ["41851", "41860", "41871"]
     assert set(first) == {
-        "contentId", "subject", "publishOrg", "originUrl", "viewCnt", "regDate",
-        "atchfileNm", "atchfileUrl", "contentKor",
+        "contentId",
+        "subject",
+        "publishOrg",
+        "originUrl",
+        "viewCnt",
+        "regDate",
+        "atchfileNm",
+        "atchfileUrl",
+        "contentKor",
     }
     assert first["publishOrg"] == "금융감독원"
     assert first["regDate"] == "2025-07-21 09:30:00"
@@ -198,12 +221,12 @@ def test_quota_silent_answers_200_with_zero_items() -> None:
 
 
 def test_quota_is_per_key_and_resets_at_korea_midnight() -> None:
-    now = [datetime(2025, 7, 21, 14, 59, tzinfo=timezone.utc)]  # 23:59 in Seoul
+    now = [datetime(2025, 7, 21, 14, 59, tzinfo=UTC)]  # 23:59 in Seoul
     with running(clock=lambda: now[0], daily_limit=1) as emu:
         assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "1"
         assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "033"
         assert envelope(call(emu, "2025-07-21", "2025-07-21", key=OTHER_KEY))["resultCode"] == "1"
-        now[0] = datetime(2025, 7, 21, 15, 0, tzinfo=timezone.utc)  # 00:00 on the 22nd in Seoul
+        now[0] = datetime(2025, 7, 21, 15, 0, tzinfo=UTC)  # 00:00 on the 22nd in Seoul
         assert envelope(call(emu, "2025-07-21", "2025-07-21"))["resultCode"] == "1"
         calls = emu.stats().calls
     assert calls[key_hash(KEY)] == {"2025-07-21": 2, "2025-07-22": 1}
@@ -425,7 +448,9 @@ def test_stats_endpoint_matches_counters_and_reset_clears_them() -> None:
     assert (after.calls_total, after.downloads_total, after.requests) == (0, 0, 0)
 
 
-def test_request_log_is_off_by_default_and_redacted_when_on(capfd: pytest.CaptureFixture[str]) -> None:
+def test_request_log_is_off_by_default_and_redacted_when_on(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     with running() as emu:
         call(emu, "2025-07-21", "2025-07-21")
     quiet = capfd.readouterr()
@@ -488,11 +513,22 @@ CLEAN_HWP_DAYS = {"07-23", "07-26", "07-27", "07-28"}
 
 
 def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
-    pytest.importorskip("hwpscan.synth.catalogue")
+    catalogue = pytest.importorskip("hwpscan.synth.catalogue")
+    incident_catalogue = catalogue.incident_catalogue
+    expected_contaminated_dates = catalogue.expected_contaminated_dates
     results = []
     with serve_in_thread(clock=lambda: NOON_KST) as emu, httpx.Client(timeout=TIMEOUT) as client:
-        body = envelope(client.get(emu.api_url, params={
-            "apiType": "json", "startDate": "2025-07-21", "endDate": "2025-08-11", "authKey": KEY}))
+        body = envelope(
+            client.get(
+                emu.api_url,
+                params={
+                    "apiType": "json",
+                    "startDate": "2025-07-21",
+                    "endDate": "2025-08-11",
+                    "authKey": KEY,
+                },
+            )
+        )
         for item in body["result"]:  # type: ignore[union-attr]
             for url in urls_of(item):  # type: ignore[arg-type]
                 data = client.get(url).content
@@ -512,6 +548,12 @@ def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
     assert CONTAMINATED_DAYS | CLEAN_HWP_DAYS <= set(by_day)
     smallest_day, smallest = min(results, key=lambda r: r[1].bytes)
     assert smallest_day == "2025-08-05" and smallest.format is Format.HWP5
+    # The served bytes agree file by file with the generator's ground truth.
+    truth = {a.data: a.contaminated for r in incident_catalogue() for a in r.attachments}
+    served = {res.sha256: res.status is Status.CONTAMINATED for _, res in results}
+    assert served == {hashlib.sha256(data).hexdigest(): flag for data, flag in truth.items()}
+    dirty = {day for day, res in results if res.status is Status.CONTAMINATED}
+    assert dirty == expected_contaminated_dates()
 
 
 # -- the command -------------------------------------------------------------------------
@@ -528,7 +570,9 @@ def test_command_refuses_remote_hosts_and_bad_data() -> None:
 
 def test_command_writes_a_data_folder(tmp_path: Path) -> None:
     write_data_dir(CATALOGUE, tmp_path / "src")
-    result = CliRunner().invoke(app, ["emulator", "--data", str(tmp_path / "src"), "--write-data", str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["emulator", "--data", str(tmp_path / "src"), "--write-data", str(tmp_path / "out")]
+    )
     assert result.exit_code == 0, result.output
     assert load_data_dir(tmp_path / "out") == CATALOGUE
 
@@ -538,7 +582,10 @@ def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     code = "from hwpscan.cli import emulator; from hwpscan.cli.app import app; app()"
     args = ["emulator", "--port", "0", "--data", str(tmp_path / "data"), "--daily-limit", "2", "-v"]
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         banner: list[str] = []

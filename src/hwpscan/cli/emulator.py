@@ -16,8 +16,8 @@ from hwpscan.emulator import (
     CatalogueError,
     Disposition,
     Oversize,
-    QuotaMode,
     Quirks,
+    QuotaMode,
     WrongYearMode,
     bundled_posts,
     load_data_dir,
@@ -34,8 +34,8 @@ _FILES = "Attachment quirks"
 def is_loopback(host: str) -> bool:
     """True for ``localhost`` and loopback addresses.
 
-    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0"), is_loopback("example.org")
-    (True, True, False, False)
+    >>> [is_loopback(h) for h in ("127.0.0.1", "::1", "localhost", "0.0.0.0", "example.org")]
+    [True, True, True, False, False]
     """
     if host == "localhost":
         return True
@@ -69,38 +69,134 @@ def _span(posts: tuple[Post, ...]) -> str:
 @app.command("emulator")
 def emulator_command(
     *,
-    host: Annotated[str, typer.Option(help="Address to listen on (loopback only unless --allow-remote).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option(help="Address to listen on (loopback only unless --allow-remote).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free port).")] = 8765,
     data: Annotated[
-        Path | None, typer.Option(help="Serve this folder (catalogue.json + files) instead of the bundled catalogue.")
+        Path | None,
+        typer.Option(
+            help="Serve this folder (catalogue.json + files) instead of the bundled catalogue."
+        ),
     ] = None,
     write_data: Annotated[
-        Path | None, typer.Option(help="Write the catalogue being served as a data folder, then exit.")
+        Path | None,
+        typer.Option(help="Write the catalogue being served as a data folder, then exit."),
     ] = None,
     allow_remote: Annotated[bool, typer.Option(help="Allow a non-loopback --host.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log requests to stderr (authKey redacted).")] = False,
-    daily_limit: Annotated[int, typer.Option(min=0, help="Calls per key per Korea day (0: unlimited).", rich_help_panel=_API)] = 30,
-    quota_mode: Annotated[QuotaMode, typer.Option(help="Past the limit: code 033, or silent zero items.", rich_help_panel=_API)] = QuotaMode.CODE,
-    max_days: Annotated[int, typer.Option(min=0, help="Longest window in days, inclusive (0: unlimited); longer gets 030.", rich_help_panel=_API)] = 31,
-    bad_dates: Annotated[BadDateMode, typer.Option(help="A non YYYY-MM-DD date: zero items or an HTML page.", rich_help_panel=_API)] = BadDateMode.EMPTY,
-    wrong_year: Annotated[WrongYearMode, typer.Option(help="A year the catalogue lacks: nothing, re-dated data, or out-of-window items.", rich_help_panel=_API)] = WrongYearMode.SHIFTED,
-    damaged_text: Annotated[bool, typer.Option("--damaged-text/--clean-text", help="Entities and backslash-less escapes (nn, u203B) in text.", rich_help_panel=_API)] = True,
-    check_key: Annotated[bool, typer.Option(help="Refuse a missing or malformed authKey.", rich_help_panel=_API)] = True,
-    auth_code: Annotated[str, typer.Option(help="Result code for a bad key.", rich_help_panel=_API)] = "010",
-    no_data_code: Annotated[bool, typer.Option("--no-data-code", help="Answer an empty window with code 900.", rich_help_panel=_API)] = False,
-    escaped_amp: Annotated[bool, typer.Option("--escaped-amp", help="&amp; inside attachment URLs.", rich_help_panel=_FILES)] = False,
-    unsafe_urls: Annotated[bool, typer.Option("--unsafe-urls", help="Add URLs on another host and with userinfo.", rich_help_panel=_FILES)] = False,
-    messy_lists: Annotated[bool, typer.Option("--messy-lists", help="|| segments and more names than URLs.", rich_help_panel=_FILES)] = False,
-    disposition: Annotated[Disposition, typer.Option(help="Content-Disposition file-name encoding.", rich_help_panel=_FILES)] = Disposition.RFC5987,
-    download_delay: Annotated[float, typer.Option(min=0, help="Seconds before each download answers.", rich_help_panel=_FILES)] = 0.0,
-    fail_first: Annotated[int, typer.Option(min=0, help="HTTP 500 answers per URL before it succeeds.", rich_help_panel=_FILES)] = 0,
-    oversize: Annotated[Oversize, typer.Option(help="A lying Content-Length, or a body streamed past any cap.", rich_help_panel=_FILES)] = Oversize.OFF,
-    oversize_bytes: Annotated[int, typer.Option(min=1, help="Size announced or streamed by --oversize.", rich_help_panel=_FILES)] = 1 << 30,
-    html_attachments: Annotated[bool, typer.Option("--html-attachments", help="An HTML error page instead of every file.", rich_help_panel=_FILES)] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log requests to stderr (authKey redacted).")
+    ] = False,
+    daily_limit: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Calls per key per Korea day (0: unlimited).", rich_help_panel=_API
+        ),
+    ] = 30,
+    quota_mode: Annotated[
+        QuotaMode,
+        typer.Option(help="Past the limit: code 033, or silent zero items.", rich_help_panel=_API),
+    ] = QuotaMode.CODE,
+    max_days: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Longest window in days, inclusive (0: unlimited); longer gets 030.",
+            rich_help_panel=_API,
+        ),
+    ] = 31,
+    bad_dates: Annotated[
+        BadDateMode,
+        typer.Option(
+            help="A non YYYY-MM-DD date: zero items or an HTML page.", rich_help_panel=_API
+        ),
+    ] = BadDateMode.EMPTY,
+    wrong_year: Annotated[
+        WrongYearMode,
+        typer.Option(
+            help="A year the catalogue lacks: nothing, re-dated data, or out-of-window items.",
+            rich_help_panel=_API,
+        ),
+    ] = WrongYearMode.SHIFTED,
+    damaged_text: Annotated[
+        bool,
+        typer.Option(
+            "--damaged-text/--clean-text",
+            help="Entities and backslash-less escapes (nn, u203B) in text.",
+            rich_help_panel=_API,
+        ),
+    ] = True,
+    check_key: Annotated[
+        bool, typer.Option(help="Refuse a missing or malformed authKey.", rich_help_panel=_API)
+    ] = True,
+    auth_code: Annotated[
+        str, typer.Option(help="Result code for a bad key.", rich_help_panel=_API)
+    ] = "010",
+    no_data_code: Annotated[
+        bool,
+        typer.Option(
+            "--no-data-code", help="Answer an empty window with code 900.", rich_help_panel=_API
+        ),
+    ] = False,
+    escaped_amp: Annotated[
+        bool,
+        typer.Option("--escaped-amp", help="&amp; inside attachment URLs.", rich_help_panel=_FILES),
+    ] = False,
+    unsafe_urls: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-urls",
+            help="Add URLs on another host and with userinfo.",
+            rich_help_panel=_FILES,
+        ),
+    ] = False,
+    messy_lists: Annotated[
+        bool,
+        typer.Option(
+            "--messy-lists", help="|| segments and more names than URLs.", rich_help_panel=_FILES
+        ),
+    ] = False,
+    disposition: Annotated[
+        Disposition,
+        typer.Option(help="Content-Disposition file-name encoding.", rich_help_panel=_FILES),
+    ] = Disposition.RFC5987,
+    download_delay: Annotated[
+        float,
+        typer.Option(min=0, help="Seconds before each download answers.", rich_help_panel=_FILES),
+    ] = 0.0,
+    fail_first: Annotated[
+        int,
+        typer.Option(
+            min=0, help="HTTP 500 answers per URL before it succeeds.", rich_help_panel=_FILES
+        ),
+    ] = 0,
+    oversize: Annotated[
+        Oversize,
+        typer.Option(
+            help="A lying Content-Length, or a body streamed past any cap.", rich_help_panel=_FILES
+        ),
+    ] = Oversize.OFF,
+    oversize_bytes: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Size announced or streamed by --oversize.", rich_help_panel=_FILES
+        ),
+    ] = 1 << 30,
+    html_attachments: Annotated[
+        bool,
+        typer.Option(
+            "--html-attachments",
+            help="An HTML error page instead of every file.",
+            rich_help_panel=_FILES,
+        ),
+    ] = False,
 ) -> None:
     """Run the local press-release API emulator (for [bold]--api-url[/]) until Ctrl-C."""
     if not is_loopback(host) and not allow_remote:
-        raise fail(f"refusing to listen on non-loopback host {host!r} without --allow-remote", ExitCode.USAGE)
+        raise fail(
+            f"refusing to listen on non-loopback host {host!r} without --allow-remote",
+            ExitCode.USAGE,
+        )
     quirks = Quirks(
         daily_limit=daily_limit or None, quota_mode=quota_mode, max_days=max_days or None,
         bad_dates=bad_dates, wrong_year=wrong_year, damaged_text=damaged_text,
@@ -121,13 +217,21 @@ def emulator_command(
     try:
         emu = serve_in_thread(host=host, port=port, quirks=quirks, catalogue=posts, log=log)
     except OSError as exc:
-        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", ExitCode.USAGE) from None
+        raise fail(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", ExitCode.USAGE
+        ) from None
     with emu:
-        console.print(f"hwpscan emulator: {_span(posts)} at {emu.url}", markup=False, soft_wrap=True)
+        console.print(
+            f"hwpscan emulator: {_span(posts)} at {emu.url}", markup=False, soft_wrap=True
+        )
         console.print(f"Use: --api-url {emu.api_url}", markup=False, soft_wrap=True)
         console.print(f"Stats: {emu.url}/_emulator/stats", markup=False, soft_wrap=True)
         changed = changed_quirks(quirks)
-        console.print("Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"), markup=False, soft_wrap=True)
+        console.print(
+            "Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"),
+            markup=False,
+            soft_wrap=True,
+        )
         console.print("Press Ctrl-C to stop.", markup=False, soft_wrap=True)
         try:
             while True:
@@ -136,5 +240,6 @@ def emulator_command(
             pass
     stats = emu.stats()
     err_console.print(
-        f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.", markup=False
+        f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",
+        markup=False,
     )

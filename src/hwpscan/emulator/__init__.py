@@ -22,7 +22,14 @@ from hwpscan.emulator.catalogue_loader import (
     load_data_dir,
     write_data_dir,
 )
-from hwpscan.emulator.quirks import BadDateMode, Disposition, Oversize, QuotaMode, Quirks, WrongYearMode
+from hwpscan.emulator.quirks import (
+    BadDateMode,
+    Disposition,
+    Oversize,
+    Quirks,
+    QuotaMode,
+    WrongYearMode,
+)
 from hwpscan.emulator.server import RunningEmulator, make_server, serve_in_thread
 from hwpscan.emulator.state import Stats
 from hwpscan.emulator.wire import key_hash
@@ -35,8 +42,8 @@ __all__ = [
     "EmulatorApp",
     "Oversize",
     "Post",
-    "QuotaMode",
     "Quirks",
+    "QuotaMode",
     "RunningEmulator",
     "Stats",
     "WrongYearMode",

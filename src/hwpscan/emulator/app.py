@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from hwpscan.emulator.catalogue_loader import Attachment, Post
-from hwpscan.emulator.quirks import BadDateMode, Oversize, QuotaMode, Quirks, WrongYearMode
+from hwpscan.emulator.quirks import BadDateMode, Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.emulator.state import Counters
 from hwpscan.emulator.wire import (
     EUCKR_HTML,
@@ -136,7 +136,9 @@ class EmulatorApp:
         calls = self.counters.call(key_hash(key) if key else "-", korea_day(self.clock()))
         if q.daily_limit is not None and calls > q.daily_limit:
             if q.quota_mode is QuotaMode.CODE:
-                return self._envelope("033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.", [])
+                return self._envelope(
+                    "033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.", []
+                )
             self.counters.error("quota_silent")
             return self._envelope("1", "정상", [])
         start, end = parse_day(params.get("startDate")), parse_day(params.get("endDate"))
@@ -222,7 +224,14 @@ class EmulatorApp:
     def _envelope(self, code: str, message: str, items: list[dict[str, object]]) -> Reply:
         if code != "1":
             self.counters.refusal(code)
-        doc = {"reponse": {"resultCode": code, "resultMsg": message, "resultCnt": len(items), "result": items}}
+        doc = {
+            "reponse": {
+                "resultCode": code,
+                "resultMsg": message,
+                "resultCnt": len(items),
+                "result": items,
+            }
+        }
         return Reply(200, EUCKR_HTML, encode_json_cp949(doc))
 
     @staticmethod
@@ -231,7 +240,9 @@ class EmulatorApp:
 
     # -- downloads ----------------------------------------------------------------------
 
-    def download(self, params: Mapping[str, str], target: str, *, with_credentials: bool) -> DownloadPlan:
+    def download(
+        self, params: Mapping[str, str], target: str, *, with_credentials: bool
+    ) -> DownloadPlan:
         """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters."""
         q = self.quirks
         attempts = self.counters.download(target)
@@ -249,11 +260,14 @@ class EmulatorApp:
             return DownloadPlan(self._html(404, "파일 없음", "요청하신 파일을 찾을 수 없습니다."))
         if attempts <= q.fail_first:
             self.counters.error("download_500")
-            return DownloadPlan(self._html(500, "시스템 오류", "일시적인 오류입니다."), delay=q.download_delay)
+            return DownloadPlan(
+                self._html(500, "시스템 오류", "일시적인 오류입니다."), delay=q.download_delay
+            )
         if q.html_attachments:
             self.counters.error("html_attachment")
             return DownloadPlan(
-                self._html(200, "오류", "파일 다운로드 중 오류가 발생하였습니다."), delay=q.download_delay
+                self._html(200, "오류", "파일 다운로드 중 오류가 발생하였습니다."),
+                delay=q.download_delay,
             )
         att = files[int(serial) - 1]
         disposition = content_disposition(att.name, q.disposition)
@@ -261,7 +275,9 @@ class EmulatorApp:
         reply = Reply(200, "application/octet-stream", att.data, headers)
         if q.oversize is Oversize.HEADER:
             self.counters.error("oversize_header")
-            return DownloadPlan(reply, q.download_delay, announced_length=max(q.oversize_bytes, len(att.data) + 1))
+            return DownloadPlan(
+                reply, q.download_delay, announced_length=max(q.oversize_bytes, len(att.data) + 1)
+            )
         if q.oversize is Oversize.STREAM:
             self.counters.error("oversize_stream")
             return DownloadPlan(reply, q.download_delay, stream_bytes=max(q.oversize_bytes, 1))

@@ -95,7 +95,9 @@ def _attachment(item: Any) -> Attachment:
         return item
     if isinstance(item, tuple | list) and len(item) == 2:
         return Attachment(str(item[0]), bytes(item[1]))
-    return Attachment(str(_first(item, ("name", "filename"))), bytes(_first(item, ("data", "content"))))
+    return Attachment(
+        str(_first(item, ("name", "filename"))), bytes(_first(item, ("data", "content")))
+    )
 
 
 def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
 from hwpscan.emulator.app import DOWNLOAD_PATH, LIST_PATH, DownloadPlan, EmulatorApp, Reply
@@ -42,7 +42,11 @@ class EmulatorServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(
-        self, address: tuple[str, int], app: EmulatorApp, *, log: Callable[[str], None] | None = None
+        self,
+        address: tuple[str, int],
+        app: EmulatorApp,
+        *,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
@@ -62,7 +66,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: EmulatorServer
     server_version = "hwpscan-emulator"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         if self.server.log is not None:
             self.server.log(redact(f"{self.address_string()} {format % args}"))
 
@@ -89,16 +93,19 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _params(self, query: str, form: str = "") -> dict[str, str]:
         params: dict[str, str] = {}
-        for key, value in [*parse_qsl(query, keep_blank_values=True), *parse_qsl(form, keep_blank_values=True)]:
+        for key, value in [
+            *parse_qsl(query, keep_blank_values=True),
+            *parse_qsl(form, keep_blank_values=True),
+        ]:
             params.setdefault(key, value)
         return params
 
     # -- verbs --------------------------------------------------------------------------
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         self._route("")
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         self._route(self._read_form())
 
     def _read_form(self) -> str:
@@ -169,7 +176,11 @@ def make_server(
     clock: Callable[[], datetime] = utc_now,
     log: Callable[[str], None] | None = None,
 ) -> EmulatorServer:
-    """Bind (but do not start) an emulator; ``catalogue`` is Posts, Releases or ``None`` (bundled)."""
+    """Bind (but do not start) an emulator.
+
+    ``catalogue`` is a sequence of :class:`Post`, of catalogue ``Release`` objects, or
+    ``None`` for the bundled incident catalogue.
+    """
     app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
     return EmulatorServer((host, port), app, log=log)
 
@@ -188,7 +199,10 @@ class RunningEmulator:
         self.url = f"http://{shown}:{self.port}"
         self.api_url = self.url + LIST_PATH
         self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="hwpscan-emulator", daemon=True
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="hwpscan-emulator",
+            daemon=True,
         )
         self._thread.start()
 
@@ -219,7 +233,7 @@ class RunningEmulator:
         """True once :meth:`close` has run and the serving thread has ended."""
         return self.server.stopping.is_set() and not self._thread.is_alive()
 
-    def __enter__(self) -> RunningEmulator:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -13,7 +13,7 @@ import hashlib
 import html
 import json
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
@@ -67,7 +67,8 @@ def encode_json_cp949(obj: Any) -> bytes:
     b'{"s":"\\xba\\xb8\\xb5\\xb5"}'
     >>> encode_json_cp949({"s": "A" + chr(0xF02B1)})
     b'{"s":"A\\\\udb80\\\\udeb1"}'
-    >>> json.loads(encode_json_cp949({"s": "가" + chr(0xF02B1)}).decode("cp949"))["s"] == "가" + chr(0xF02B1)
+    >>> text = "가" + chr(0xF02B1)
+    >>> json.loads(encode_json_cp949({"s": text}).decode("cp949"))["s"] == text
     True
     """
     text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
@@ -122,7 +123,9 @@ def content_disposition(name: str, mode: Disposition) -> str | None:
         return None
     if mode is Disposition.RFC5987:
         fallback = "".join(c if c.isascii() and c.isprintable() else "_" for c in name)
-        return f'attachment; filename="{_quoted(fallback)}"; filename*=UTF-8\'\'{quote(name, safe="")}'
+        return (
+            f"attachment; filename=\"{_quoted(fallback)}\"; filename*=UTF-8''{quote(name, safe='')}"
+        )
     codec = "cp949" if mode is Disposition.EUCKR else "utf-8"
     raw = _quoted(name).encode(codec, errors="replace").decode("latin-1")
     return f'attachment; filename="{raw}"'
@@ -135,7 +138,7 @@ def html_page(title: str, message: str) -> bytes:
     True
     """
     body = (
-        "<!DOCTYPE html>\n<html lang=\"ko\"><head>"
+        '<!DOCTYPE html>\n<html lang="ko"><head>'
         '<meta http-equiv="Content-Type" content="text/html; charset=euc-kr">'
         f"<title>{html.escape(title)}</title></head>\n"
         f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>\n"
@@ -169,14 +172,14 @@ def key_hash(key: str) -> str:
 def korea_day(moment: datetime) -> date:
     """The calendar day in Korea for an aware moment (naive moments are taken as UTC).
 
-    >>> korea_day(datetime(2025, 7, 21, 15, 30, tzinfo=timezone.utc)).isoformat()
+    >>> korea_day(datetime(2025, 7, 21, 15, 30, tzinfo=UTC)).isoformat()
     '2025-07-22'
     """
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(KOREA).date()
 
 
 def utc_now() -> datetime:
     """The current moment, aware (the default clock; tests inject their own)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
