@@ -110,6 +110,52 @@ def test_check_utf8_matches_the_encoder_exactly(text: str) -> None:
         assert check == check_utf8("") and check.ok and check.message is None
 
 
+def reference_repair(text: str, orphans: str) -> tuple[str, int, int]:
+    """A plain character-by-character repair to hold the fast one against."""
+    out: list[str] = []
+    pairs = lone = i = 0
+    while i < len(text):
+        unit = ord(text[i])
+        nxt = ord(text[i + 1]) if i + 1 < len(text) else 0
+        if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
+            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)))
+            pairs += 1
+            i += 2
+            continue
+        if 0xD800 <= unit <= 0xDFFF:
+            out.append({"drop": "", "replace": "\ufffd", "escape": f"\\u{unit:04x}"}[orphans])
+            lone += 1
+        else:
+            out.append(text[i])
+        i += 1
+    return "".join(out), pairs, lone
+
+
+#: Surrogate-heavy text, long enough to cross from the sparse into the dense path.
+dense_text = st.lists(
+    st.one_of(surrogate, surrogate, st.sampled_from(["가", "a", chr(0xF02B1), "\n"])),
+    min_size=0,
+    max_size=300,
+).map("".join)
+
+
+@settings(max_examples=300)
+@given(st.one_of(messy_text, dense_text), policy)
+def test_sparse_and_dense_paths_match_a_plain_reference(text: str, orphans: str) -> None:
+    expected, pairs, lone = reference_repair(text, orphans)
+    assert sanitize_surrogates(text, orphans) == expected
+    result = repair_text(text, orphans=orphans)
+    assert (result.text, result.restored_pairs, result.removed_orphans) == (expected, pairs, lone)
+
+
+def test_dense_defects_after_a_sparse_start() -> None:
+    bullet = chr(0xDB80) + chr(0xDEB1)
+    text = "머리말" * 5000 + chr(0xDC00) + "".join(f"{bullet}항목 {n}\n" for n in range(500))
+    result = repair_text(text, orphans="replace")
+    assert result.restored_pairs == 500 and result.removed_orphans == 1
+    assert result.text == reference_repair(text, "replace")[0]
+
+
 def test_unknown_policy_is_refused_even_on_clean_text() -> None:
     with pytest.raises(ValueError, match="orphans must be one of drop, replace, escape"):
         sanitize_surrogates("clean", "keep")  # type: ignore[arg-type]

@@ -104,15 +104,30 @@ def _policy(orphans: str) -> Callable[[str], str]:
         raise ValueError(f"orphans must be one of {choices}, not {orphans!r}") from None
 
 
+#: Dense defects (a bullet on every line) are cheaper to mend in one codec pass over the
+#: whole text than one by one: switch after this many defects closer than _DENSE_GAP.
+_DENSE_AFTER = 16
+_DENSE_GAP = 256
+
+
 def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tuple[str, int, int]:
-    """Rebuild ``text`` from its first surrogate on: merge pairs, apply ``policy`` to orphans."""
+    """Rebuild ``text`` from its first surrogate on: merge pairs, apply ``policy`` to orphans.
+
+    Sparse defects are mended one by one and the text between them is only copied.
+    When they turn out dense, the whole text takes the ``surrogatepass`` round-trip
+    (:func:`merge_pairs`) in one pass and the orphans left are swept after: the same
+    result, cheaper than thousands of small steps.
+    """
     parts: list[str] = []
     append = parts.append
     search = SURROGATE_RE.search
+    first = match.start()
     pairs = orphans = last = 0
     found: re.Match[str] | None = match
     while found is not None:
         i = found.start()
+        if pairs + orphans >= _DENSE_AFTER and i - first < (pairs + orphans) * _DENSE_GAP:
+            return _mend_dense(text, policy)  # redoes the few defects mended so far
         append(text[last:i])
         if PAIR_RE.match(text, i) is not None:
             append(_pair_char(text[i : i + 2]))
@@ -125,6 +140,21 @@ def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tupl
         found = search(text, last)
     append(text[last:])
     return "".join(parts), pairs, orphans
+
+
+def _mend_dense(text: str, policy: Callable[[str], str]) -> tuple[str, int, int]:
+    merged = merge_pairs(text)  # each merged pair shortens the text by one
+    pairs = len(text) - len(merged)
+    if SURROGATE_RE.search(merged) is None:
+        return merged, pairs, 0
+    orphans = 0
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal orphans
+        orphans += 1
+        return policy(m.group())
+
+    return SURROGATE_RE.sub(one, merged), pairs, orphans
 
 
 def sanitize_surrogates(text: str, orphans: OrphanPolicy = "drop") -> str:
