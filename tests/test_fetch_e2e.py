@@ -1,0 +1,250 @@
+"""End to end over real sockets: the CLI against the API emulator on 127.0.0.1.
+
+The emulator runs in a thread of the test process; ``hwpscan`` runs either through
+CliRunner or as a real subprocess (for SIGKILL and for grepping its output for the key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
+from hwpscan.cli.app import app
+from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode
+from hwpscan.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.fetch.download import TEMP_PREFIX
+from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
+from hwpscan.models import ExitCode
+from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
+
+pytestmark = pytest.mark.slow
+
+RANGE = ["--from", "2025-07-21", "--to", "2025-08-11"]
+SHORT = ["--from", "2025-07-21", "--to", "2025-07-31", "--window-days", "3"]  # 4 windows
+CLI = "import hwpscan.cli.fetch; from hwpscan.cli.app import app; app()"
+runner = CliRunner()
+
+
+def new_key() -> str:
+    """A distinctive 32-character key (the emulator checks the real keys' shape)."""
+    return "TESTKEY" + secrets.token_hex(13)[:25]
+
+
+@pytest.fixture
+def emulator() -> Iterator[RunningEmulator]:
+    with serve_in_thread() as emu:
+        yield emu
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    key = new_key()
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HWPSCAN_API_KEY", key)
+    return {"key": key, "home": str(tmp_path / "home"), "out": str(tmp_path / "out")}
+
+
+def fetch(emu: RunningEmulator, env: dict[str, str], *args: str):
+    return runner.invoke(app, ["fetch", *args, "--api-url", emu.api_url, "--out", env["out"], "--no-progress"])
+
+
+def calls_in_range(start: str, end: str) -> int:
+    return sum(len(r.attachments) for r in incident_catalogue() if start <= str(r.date) <= end)
+
+
+def test_plan_matches_the_calls_fetch_then_makes(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    planned = runner.invoke(app, ["plan", *SHORT, "--api-url", emulator.api_url])
+    assert planned.exit_code == 0, planned.output
+    assert "calls needed: 4, already cached: 0" in planned.output
+    assert "30 of 30 calls left" in planned.output
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == 0, result.output
+    assert emulator.stats().calls_total == 4
+    assert emulator.stats().downloads_total == calls_in_range("2025-07-21", "2025-07-31")
+    again = runner.invoke(app, ["plan", *SHORT, "--api-url", emulator.api_url])
+    assert "calls needed: 0, already cached: 4" in again.output and "26 of 30 calls left" in again.output
+    rerun = fetch(emulator, env, *SHORT)
+    assert rerun.exit_code == 0 and emulator.stats().calls_total == 4
+
+
+def test_downloaded_files_carry_the_catalogue_dates(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    result = fetch(emulator, env, *RANGE)
+    assert result.exit_code == 0, result.output
+    entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
+    assert len(entries) == calls_in_range("2025-07-21", "2025-08-11")
+    for entry in entries:
+        data = (Path(env["out"]) / entry.path).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry.sha256 and len(data) == entry.bytes
+        assert entry.path.startswith(entry.date + "/")
+    assert expected_contaminated_dates() <= {e.date for e in entries}
+
+
+def test_our_ledger_stops_before_the_limit_and_exits_3(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    result = fetch(emulator, env, *SHORT, "--daily-limit", "2")
+    assert result.exit_code == ExitCode.API
+    text = " ".join(result.output.split())
+    assert "0 of 2 calls left" in text and "resets" in text and "KST" in text
+    assert emulator.stats().calls_total == 2  # stopped before calling
+    kept = read_entries(Path(env["out"]) / MANIFEST_NAME)
+    assert kept and max(e.date for e in kept) <= "2025-07-26"  # two windows' files kept
+    resumed = fetch(emulator, env, *SHORT)  # a higher limit (e.g. the next day) finishes the job
+    assert resumed.exit_code == 0 and emulator.stats().calls_total == 4
+
+
+def test_api_code_033_exits_3_with_its_message(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(daily_limit=1, quota_mode=QuotaMode.CODE)
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == ExitCode.API
+    assert "daily call limit is used up" in " ".join(result.output.split())
+    assert emulator.stats().calls_total == 2  # the refused call was made and counted
+
+
+def test_silent_empty_answer_exits_3_as_possible_refusal(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(daily_limit=1, quota_mode=QuotaMode.SILENT)
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == ExitCode.API
+    text = " ".join(result.output.split())
+    assert "possibly a silent quota refusal" in text and "no releases" in text
+    assert emulator.stats().calls_total == 2
+
+
+def test_a_refused_key_exits_3_with_the_api_message(
+    emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HWPSCAN_API_KEY", "short-key")
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == ExitCode.API
+    assert "code 010" in result.output and "short-key" not in result.output
+
+
+def test_period_too_long_exits_3(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    result = fetch(emulator, env, "--from", "2025-07-01", "--to", "2025-08-11", "--window-days", "42")
+    assert result.exit_code == ExitCode.API
+    assert "too long" in result.output and "--window-days" in result.output
+
+
+def test_unsafe_attachment_urls_are_never_requested(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(unsafe_urls=True, escaped_amp=True, messy_lists=True)
+    result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21")
+    assert result.exit_code == ExitCode.API
+    entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
+    refused = [e for e in entries if e.status == "refused"]
+    downloaded = [e for e in entries if e.status == "downloaded"]
+    assert len(downloaded) == calls_in_range("2025-07-21", "2025-07-21")
+    assert refused and all("attachment URL refused" in (e.reason or "") for e in refused)
+    assert emulator.stats().downloads_total == len(downloaded)
+
+
+def test_failing_then_working_downloads_are_retried(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(fail_first=1)
+    result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21")
+    assert result.exit_code == 0, result.output
+    files = calls_in_range("2025-07-21", "2025-07-21")
+    assert emulator.stats().downloads_total == 2 * files
+
+
+def test_oversized_download_is_cut_and_leaves_no_partial_file(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(oversize=Oversize.STREAM, oversize_bytes=3_000_000)
+    result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21", "--max-mb", "1")
+    assert result.exit_code == ExitCode.API
+    assert "size cap" in result.output
+    out = Path(env["out"])
+    assert not list(out.rglob(TEMP_PREFIX + "*"))
+    assert all(e.status == "failed" for e in read_entries(out / MANIFEST_NAME))
+
+
+def _run_cli(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    child_env = {**os.environ, "HWPSCAN_HOME": env["home"], "HWPSCAN_API_KEY": env["key"]}
+    return subprocess.Popen([sys.executable, "-c", CLI, *args], env=child_env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_killed_run_restarts_without_extra_calls_or_partial_files(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    emulator.app.quirks = Quirks(download_delay=0.15)
+    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--jobs", "2"]
+    proc = _run_cli(args, env)
+    manifest = Path(env["out"]) / MANIFEST_NAME
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until the second window is downloading
+        if manifest.exists() and any(e.date and e.date >= "2025-07-24" for e in read_entries(manifest)):
+            break
+        time.sleep(0.02)
+    else:
+        proc.kill()
+        pytest.fail("the first run never reached its second window")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    calls_before = emulator.stats().calls_total
+    assert 2 <= calls_before < 4
+
+    emulator.app.quirks = Quirks()
+    restart = _run_cli(args, env)
+    out, err = restart.communicate(timeout=120)
+    assert restart.returncode == 0, err.decode()
+    assert emulator.stats().calls_total == 4  # no window was asked twice
+    root = Path(env["out"])
+    assert not list(root.rglob(TEMP_PREFIX + "*"))
+    latest = {e.path: e for e in read_entries(manifest)}
+    on_disk = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file() and p.name != MANIFEST_NAME}
+    assert on_disk == set(latest) and len(on_disk) == calls_in_range("2025-07-21", "2025-07-31")
+    for rel, entry in latest.items():
+        assert hashlib.sha256((root / rel).read_bytes()).hexdigest() == entry.sha256
+
+
+def test_the_key_never_reaches_files_or_output(emulator: RunningEmulator, env: dict[str, str], tmp_path: Path) -> None:
+    key = env["key"].encode()
+    outputs: list[bytes] = []
+    runs = [
+        ["plan", *SHORT, "--api-url", emulator.api_url],
+        ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"]],
+        ["fetch", *RANGE, "--api-url", emulator.api_url, "--out", env["out"], "--daily-limit", "5"],
+        ["fetch", *RANGE, "--api-url", "http://127.0.0.1:9/fss/kr/openApi/api/bodoInfo.jsp",
+         "--out", env["out"], "--retries", "0"],
+    ]
+    codes = []
+    for args in runs:
+        proc = _run_cli(args, env)
+        out, err = proc.communicate(timeout=120)
+        codes.append(proc.returncode)
+        outputs += [out, err]
+    emulator.app.quirks = Quirks(daily_limit=0, quota_mode=QuotaMode.CODE)
+    proc = _run_cli(["fetch", "--from", "2025-08-11", "--to", "2025-08-11", "--api-url", emulator.api_url,
+                     "--out", env["out"]], env)
+    outputs += list(proc.communicate(timeout=120))
+    codes.append(proc.returncode)
+    assert codes == [0, 0, ExitCode.API, ExitCode.API, ExitCode.API]
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) > 30  # ledger, cache bodies and sidecars, manifest, attachments
+    leaks = [str(p) for p in written if key in p.read_bytes() or key.decode() in str(p)]
+    assert leaks == []
+    assert all(key not in blob for blob in outputs)
+    assert b"REDACTED" in b"".join(outputs) or b"Connection refused" in b"".join(outputs)
+
+
+def test_demo_shows_the_incident_pattern(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("HWPSCAN_API_KEY", raising=False)
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    result = runner.invoke(app, ["demo", "--out", str(tmp_path / "kept"), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "emulator counted 2 API call(s)" in result.output
+    entries = read_entries(tmp_path / "kept" / MANIFEST_NAME)
+    assert len(entries) == calls_in_range("2025-07-21", "2025-08-11")
+    for day in sorted(expected_contaminated_dates()):
+        row = next(line for line in result.output.splitlines() if line.startswith(f"│ {day} │"))
+        assert "contaminated" in row
+    assert not (tmp_path / "home").exists()  # the demo's state is thrown away
+    json.dumps([e.to_json() for e in entries], ensure_ascii=False)
