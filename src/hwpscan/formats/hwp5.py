@@ -85,12 +85,17 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
         except _OLE_ERRORS as exc:
             return Document(format=Format.OLE, status=Status.CORRUPT, reason=f"compound file directory unreadable: {exc}")
         reader = _Reader(ole, max_stream_bytes, paths)
+        if not paths:
+            fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
+            return Document(format=fmt, status=Status.CORRUPT, reason="compound file lists no streams (directory missing or cut short)")
         if not any(p.lower() == "fileheader" for p in paths):
             return _foreign(paths, "without an HWP FileHeader")
         try:
             header = reader.raw(spec.FILE_HEADER_STREAM)
         except CorruptFileError as exc:
             return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
+        if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
+            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
         if not header.startswith(spec.SIGNATURE[:17]):
             return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
         return _read_hwp5(reader, header)
