@@ -126,3 +126,28 @@ def test_str_counts_keeps_astral_characters_whole() -> None:
 @pytest.mark.parametrize("ch", [chr(0xF8FF), chr(0xFFFFD), chr(0x10FFFD)])
 def test_counts_know_all_three_private_use_areas(ch: str) -> None:
     assert sum(str_counts([ch]).pua.values()) == 1
+
+
+def _independent_hwp5_text(data: bytes) -> str:
+    """Text of an HWP 5 file as python-hwpx's own HWP 5 reader sees it (converted to HWPX)."""
+    import io
+    import zipfile
+
+    from hwpx.hwp5.package import convert, to_hwpx_bytes
+    from hwpx.tools.text_extractor import TextExtractor
+
+    package = to_hwpx_bytes(convert(data).files)
+    return TextExtractor(zipfile.ZipFile(io.BytesIO(package))).extract_text()
+
+
+def test_an_independent_hwp5_reader_finds_the_declared_pua_characters() -> None:
+    checked = 0
+    for f in build_corpus():
+        if f.format != "hwp5" or f.status not in {"clean", "contaminated"} or f.warnings:
+            continue
+        if f.body is None or f.body.orphans:  # python-hwpx cannot convert lone halves
+            continue
+        text = _independent_hwp5_text(f.data)
+        assert str_counts([text]) == Counts(pua=f.body.pua), f.path
+        checked += 1
+    assert checked >= 15

@@ -47,7 +47,12 @@ def _story(slug: str) -> Story:
 
 
 def _texts(slug: str, pua: frozenset[str]) -> list[str]:
-    return [t for part in story_texts(_story(slug), pua).values() for t in part]
+    """All strings of a story; every part named in *pua* must really carry a PUA character."""
+    parts = story_texts(_story(slug), pua)
+    for name in pua:
+        if not any(ord(c) >= 0xF0000 for text in parts[name] for c in text):
+            raise AssertionError(f"{slug}: part {name!r} has no PUA marker to render")
+    return [t for part in parts.values() for t in part]
 
 
 def _hwp(
@@ -65,6 +70,7 @@ def _hwpx(path: str, slug: str, pua: frozenset[str], note: str, sections: int = 
 
 
 def _pdf(path: str, slug: str, pua: frozenset[str], note: str, *, broken: bool = False) -> Fixture:
+    _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
     pages = pdf_pages(_story(slug), pua)
     data = build_pdf(pages, broken_cmap=broken)
     lines = [line for page in pages for line in page]
