@@ -83,6 +83,8 @@ def main(argv: Sequence[str]) -> int:
         return _report(out, code, exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}")
     try:
         text = func(path)
+    except ModuleNotFoundError as exc:  # a lazily imported dependency is missing
+        return _report(out, NOT_INSTALLED, exc)
     except BaseException as exc:  # noqa: BLE001 - panics and SystemExit are rows too
         return _report(out, RAISED if isinstance(exc, Exception) else BASE_RAISED, exc)
     if not isinstance(text, str):

@@ -1,0 +1,106 @@
+"""Python extractors (path -> str) that fail the way real ones do."""
+
+from __future__ import annotations
+
+import os
+import struct
+import time
+import zlib
+
+import olefile
+
+from hwpscan.forensics.surrogates import PUA_RE
+from hwpscan.matrix.parsers import strict_text
+
+
+class PanicException(BaseException):
+    """What PyO3 raises for a Rust panic: a BaseException, not an Exception."""
+
+
+def drop_pua(path: str) -> str:
+    """Silently loses every private-use character."""
+    return PUA_RE.sub("", strict_text(path))
+
+
+def question_marks(path: str) -> str:
+    """Replaces every private-use character by '?' (a lossy encoder's habit)."""
+    return PUA_RE.sub("?", strict_text(path))
+
+
+def high_half_only(path: str) -> str:
+    """Keeps only the high surrogate of each PUA-A character (a broken UTF-16 step)."""
+    return "".join(
+        chr(0xD800 + ((ord(c) - 0x10000) >> 10)) if ord(c) > 0xFFFF else c
+        for c in strict_text(path)
+    )
+
+
+def empty(path: str) -> str:
+    """Returns an empty string for every file."""
+    return ""
+
+
+def hang(path: str) -> str:
+    """Never returns."""
+    while True:
+        time.sleep(60)
+
+
+def panic(path: str) -> str:
+    """Dies the way a Rust extension does."""
+    raise PanicException("called `Option::unwrap()` on a `None` value")
+
+
+def system_exit(path: str) -> str:
+    """Calls sys.exit from inside a library."""
+    raise SystemExit(3)
+
+
+def refuse(path: str) -> str:
+    """Raises an ordinary exception."""
+    raise ValueError(f"unsupported record in {os.path.basename(path)}")
+
+
+def returns_bytes(path: str) -> bytes:
+    """Returns bytes instead of str."""
+    return b"not text"
+
+
+def hard_exit(path: str) -> str:
+    """Leaves without unwinding (what a native abort looks like from Python)."""
+    os._exit(134)
+
+
+def naive_para_text(path: str) -> str:
+    """The defective pipeline parser: every PARA_TEXT unit becomes a code point,
+    controls and their binary parameters included."""
+    with olefile.OleFileIO(path) as ole:
+        header = ole.openstream("FileHeader").read()
+        compressed = struct.unpack_from("<I", header, 36)[0] & 1
+        names = sorted(
+            ("/".join(e) for e in ole.listdir() if e[0] == "BodyText"),
+            key=lambda n: int(n.rsplit("Section", 1)[1]),
+        )
+        parts = []
+        for name in names:
+            data = ole.openstream(name).read()
+            if compressed:
+                data = zlib.decompress(data, -15)
+            parts.extend(_para_texts(data))
+    return "\n".join(parts)
+
+
+def _para_texts(data: bytes) -> list[str]:
+    out, pos = [], 0
+    while pos + 4 <= len(data):
+        head = struct.unpack_from("<I", data, pos)[0]
+        tag, size = head & 0x3FF, head >> 20
+        pos += 4
+        if size == 0xFFF:
+            size = struct.unpack_from("<I", data, pos)[0]
+            pos += 4
+        if tag == 67:  # PARA_TEXT
+            payload = data[pos : pos + size]
+            out.append("".join(chr(u) for u in struct.unpack(f"<{len(payload) // 2}H", payload)))
+        pos += size
+    return out

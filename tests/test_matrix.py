@@ -1,0 +1,411 @@
+"""The parser matrix on real generated files, with extractors that fail the way real ones do.
+
+Every extractor runs in a real subprocess. Expected counts are computed from the text
+put into the generator, never typed in.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from hwpscan.errors import UsageError
+from hwpscan.forensics.surrogates import PUA_RE
+from hwpscan.matrix import (
+    MatrixRow,
+    matrix_exit_code,
+    matrix_table,
+    parse_parser_options,
+    run_matrix,
+    verdict,
+    write_matrix_jsonl,
+)
+from hwpscan.matrix.compare import compare, significant
+from hwpscan.matrix.parsers import BUILTINS, decode_output
+from hwpscan.matrix.render import verdict_lines
+from hwpscan.models import ExitCode
+from hwpscan.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5
+from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.synth.pdf import build_pdf
+
+TESTS = Path(__file__).parent
+EXTRACTORS = TESTS / "matrix_extractors"
+FIXTURES = TESTS.parent / "fixtures"
+BULLET, OPEN, CLOSE = chr(0xF02B1), chr(0xF0854), chr(0xF0855)
+
+PARAGRAPHS = [
+    BULLET + " 금융감독원 보도자료 " + OPEN + "불법사금융" + CLOSE + " 소비자경보",
+    "담당\t부서: 민생침해대응총괄국",
+]
+BLOCKS = [
+    *PARAGRAPHS,
+    Table([["구분", "건수" + BULLET], ["합계", "1,234"]]),
+    Footnote("출처: " + OPEN + "통계" + CLOSE, anchor="주석"),
+    TextBox(BULLET + " 문의처"),
+    HeaderFooter("머리말 " + BULLET),
+]
+
+
+def _texts(blocks: list[object]) -> str:
+    out: list[str] = []
+    for b in blocks:
+        if isinstance(b, str):
+            out.append(b)
+        elif isinstance(b, Table):
+            out.extend(cell for row in b.rows for cell in row)
+        else:
+            out.extend([getattr(b, "text", ""), getattr(b, "anchor", "")])
+    return "".join(out)
+
+
+#: PUA-A characters put into the document: each is one surrogate pair in HWP 5.
+ASTRAL = sum(1 for c in _texts(BLOCKS) if ord(c) > 0xFFFF)
+PUA = len(PUA_RE.findall(_texts(BLOCKS)))
+
+
+def cmd(name: str, script: str, *extra: str) -> str:
+    """A --parser-cmd value running one of our scripts with this interpreter."""
+    parts = [sys.executable, str(EXTRACTORS / script), "{path}", *extra]
+    return f"{name}=" + " ".join(shlex.quote(p) if p != "{path}" else p for p in parts)
+
+
+def by_parser(rows: list[MatrixRow], path: Path | None = None) -> dict[str, MatrixRow]:
+    return {r.parser: r for r in rows if path is None or r.path == str(path)}
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One file of each kind: HWP 5 with PUA pairs (compressed and not), a clean HWP 5,
+    HWPX and PDF with PUA characters."""
+    tmp_path = tmp_path_factory.mktemp("docs")
+    files = {
+        "pua.hwp": build_hwp5(BLOCKS, compressed=True),
+        "pua-plain.hwp": build_hwp5(BLOCKS, compressed=False),
+        "clean.hwp": build_hwp5(["깨끗한 본문", Table([["가", "나"]])]),
+        "pua.hwpx": build_hwpx(PARAGRAPHS),
+        "pua.pdf": build_pdf([PARAGRAPHS]),
+    }
+    out = {}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        out[name] = tmp_path / name
+    return out
+
+
+@pytest.fixture(scope="module")
+def extractor_path() -> Iterator[None]:
+    """Make tests/matrix_extractors importable in the worker processes."""
+    old = os.environ.get("PYTHONPATH")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(TESTS), old])))
+        yield
+
+
+# --- Built-ins on real files ----------------------------------------------------------
+
+
+def test_codeunit_contaminated_and_strict_clean_on_generated_files(docs: dict[str, Path]) -> None:
+    specs = parse_parser_options("codeunit,strict", [])
+    rows = list(run_matrix(list(docs.values()), specs, timeout=60, jobs=2))
+    assert [(r.path, r.parser) for r in rows] == [
+        (str(p), name) for p in docs.values() for name in ("codeunit", "strict")
+    ]
+    for name in ("pua.hwp", "pua-plain.hwp"):
+        got = by_parser(rows, docs[name])
+        assert got["codeunit"].surrogates == 2 * ASTRAL
+        assert got["codeunit"].guilty and got["codeunit"].faults() == (f"{2 * ASTRAL} surrogates",)
+        assert got["strict"].surrogates == 0 and not got["strict"].guilty
+        assert got["codeunit"].dropped_chars == got["codeunit"].changed_chars == 0
+        assert got["strict"].chars == got["codeunit"].chars - ASTRAL
+    for name in ("clean.hwp", "pua.hwpx", "pua.pdf"):
+        got = by_parser(rows, docs[name])
+        assert all(r.status == "ok" and not r.guilty and r.chars > 0 for r in got.values()), got
+    assert set(verdict(rows)) == {str(docs["pua.hwp"]), str(docs["pua-plain.hwp"])}
+    assert all(names == ("codeunit",) for names in verdict(rows).values())
+
+
+def _fixture_sample() -> list[dict[str, object]]:
+    path = FIXTURES / "expected.jsonl"
+    if not path.exists():
+        return []
+    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    picked: list[dict[str, object]] = []
+    for fmt in ("hwp5", "hwpx", "pdf"):
+        for status in ("contaminated", "clean"):
+            picked += [e for e in entries if e["format"] == fmt and e["status"] == status][:1]
+    return picked
+
+
+@pytest.mark.skipif(not _fixture_sample(), reason="fixtures/expected.jsonl not generated yet")
+def test_matrix_on_bundled_fixtures_matches_expected_counts() -> None:
+    sample = _fixture_sample()
+    paths = [FIXTURES / str(e["path"]) for e in sample]
+    rows = list(run_matrix(paths, parse_parser_options(None, []), timeout=60, jobs=2))
+    for entry, path in zip(sample, paths, strict=True):
+        got = by_parser(rows, path)
+        assert got["codeunit"].surrogates == entry["surrogates"], entry["path"]
+        assert got["codeunit"].guilty == (entry["status"] == "contaminated")
+        assert got["strict"].surrogates == entry["orphans"]
+        assert got["strict"].guilty == bool(entry["orphans"])
+    assert any(e["status"] == "contaminated" for e in sample)
+
+
+# --- Misbehaving extractors -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def misbehaving(
+    docs: dict[str, Path], extractor_path: None, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, MatrixRow]:
+    """Every kind of failure, run once (for all the tests below) on the compressed PUA file."""
+    pidfile = tmp_path_factory.mktemp("pid") / "helper.pid"
+    mod = "matrix_extractors.extractors"
+    names = [
+        "strict", f"{mod}:drop_pua", f"{mod}:question_marks", f"{mod}:high_half_only",
+        f"{mod}:empty", f"{mod}:hang", f"{mod}:panic", f"{mod}:system_exit", f"{mod}:refuse",
+        f"{mod}:returns_bytes", f"{mod}:hard_exit", f"{mod}:naive_para_text",
+        "matrix_extractors.nosuch:extract", f"{mod}:no_such_function",
+    ]
+    commands = [
+        cmd("lone", "cmd_lone.py"), cmd("invalid", "cmd_invalid.py"), cmd("fails", "cmd_fail.py"),
+        cmd("hangs", "cmd_hang.py", str(pidfile)), cmd("segv", "cmd_segv.py"),
+        "missing=/nonexistent/bin/extract-hwp {path}",
+    ]
+    specs = parse_parser_options(",".join(names), commands)
+    rows = list(run_matrix([docs["pua.hwp"]], specs, timeout=4, jobs=2))
+    assert [r.parser for r in rows] == [s.name for s in specs]
+    got = {r.parser.rsplit(":", 1)[-1]: r for r in rows}
+    got["_pidfile"] = pidfile  # type: ignore[assignment]
+    return got
+
+
+def test_dropped_private_use_characters_are_counted(misbehaving: dict[str, MatrixRow]) -> None:
+    row = misbehaving["drop_pua"]
+    assert row.status == "ok" and row.guilty
+    assert (row.dropped_chars, row.changed_chars, row.extra_chars, row.surrogates) == (PUA, 0, 0, 0)
+    assert row.examples and row.examples[0].startswith("dropped: ")
+    assert "\\U000f02b1" in " ".join(row.examples)
+
+
+def test_changed_characters_are_counted(misbehaving: dict[str, MatrixRow]) -> None:
+    row = misbehaving["question_marks"]
+    assert (row.changed_chars, row.dropped_chars, row.extra_chars) == (PUA, 0, 0)
+    assert any(" -> ?]" in e for e in row.examples)
+
+
+def test_lone_surrogates_from_a_function_and_from_a_command(misbehaving: dict[str, MatrixRow]) -> None:
+    for name in ("high_half_only", "lone"):
+        row = misbehaving[name]
+        assert row.status == "ok", row
+        assert row.surrogates == ASTRAL
+        assert row.changed_chars == ASTRAL and row.dropped_chars == 0
+        assert "\\udb80" in " ".join(row.examples)
+
+
+def test_empty_output_is_its_own_status(misbehaving: dict[str, MatrixRow]) -> None:
+    row = misbehaving["empty"]
+    assert row.status == "empty" and row.guilty and row.chars == 0
+    assert "returned no text" in (row.reason or "")
+
+
+def test_hangs_are_killed_after_the_timeout_with_their_children(misbehaving: dict[str, MatrixRow]) -> None:
+    for name in ("hang", "hangs"):
+        row = misbehaving[name]
+        assert row.status == "timeout" and row.guilty
+        assert "within 4 s" in (row.reason or "")
+    pid = int(Path(misbehaving["_pidfile"]).read_text())  # type: ignore[arg-type]
+    assert not _running(pid), "the command's helper process outlived the timeout"
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_base_exceptions_and_hard_exits_are_crashes(misbehaving: dict[str, MatrixRow]) -> None:
+    panic = misbehaving["panic"]
+    assert panic.status == "crashed" and panic.guilty
+    assert "PanicException" in (panic.reason or "") and "BaseException" in (panic.reason or "")
+    assert "unwrap" in (panic.reason or "")
+    assert misbehaving["system_exit"].status == "crashed"
+    assert "SystemExit" in (misbehaving["system_exit"].reason or "")
+    hard = misbehaving["hard_exit"]
+    assert hard.status == "crashed" and "status 134" in (hard.reason or "")
+    segv = misbehaving["segv"]
+    assert segv.status == "crashed" and "SIGSEGV" in (segv.reason or "")
+
+
+def test_ordinary_errors_and_bad_results(misbehaving: dict[str, MatrixRow]) -> None:
+    refuse = misbehaving["refuse"]
+    assert refuse.status == "error" and refuse.reason == "ValueError: unsupported record in pua.hwp"
+    assert misbehaving["returns_bytes"].status == "error"
+    assert misbehaving["returns_bytes"].reason == "returned bytes, not str"
+    fails = misbehaving["fails"]
+    assert fails.status == "error"
+    assert fails.reason == "command exited with status 2: RuntimeError: cannot parse section 0"
+    assert misbehaving["no_such_function"].status == "error"
+    assert "no_such_function" in (misbehaving["no_such_function"].reason or "")
+
+
+def test_missing_extractors_are_not_installed_and_not_guilty(misbehaving: dict[str, MatrixRow]) -> None:
+    for name in ("extract", "missing"):
+        row = misbehaving[name]
+        assert row.status == "not-installed" and not row.guilty
+    assert misbehaving["missing"].reason == "command not found: /nonexistent/bin/extract-hwp"
+    assert "matrix_extractors.nosuch" in (misbehaving["extract"].reason or "")
+
+
+def test_invalid_utf8_output_is_counted_not_fatal(misbehaving: dict[str, MatrixRow]) -> None:
+    row = misbehaving["invalid"]
+    assert row.status == "ok" and row.invalid_bytes == 3 and row.guilty
+    assert (row.dropped_chars, row.changed_chars, row.extra_chars, row.surrogates) == (0, 0, 0, 0)
+    assert "3 bytes of output were not UTF-8" in (row.reason or "")
+
+
+def test_control_code_garbage_is_text_not_in_the_document(misbehaving: dict[str, MatrixRow]) -> None:
+    row = misbehaving["naive_para_text"]
+    assert row.status == "ok" and row.guilty
+    assert row.extra_chars > 0 and row.dropped_chars == 0
+    assert row.surrogates > 2 * ASTRAL  # parameter units in 0xD800-0xDFFF leak too
+    assert any(e.startswith("extra: ") and "\\x0" in e for e in row.examples)
+
+
+def test_the_verdict_names_every_guilty_extractor_and_not_the_reference(
+    misbehaving: dict[str, MatrixRow],
+) -> None:
+    rows = [r for k, r in misbehaving.items() if not k.startswith("_")]
+    guilty = set(next(iter(verdict(rows).values())))
+    assert misbehaving["strict"].status == "ok" and not misbehaving["strict"].guilty
+    expected = {r.parser for r in rows if r.status in {"empty", "timeout", "crashed", "error"}}
+    expected |= {r.parser for r in rows if r.surrogates or r.dropped_chars or r.changed_chars
+                 or r.extra_chars or r.invalid_bytes}
+    assert guilty == expected
+    assert "strict" not in guilty and len(guilty) == len(rows) - 3  # strict + 2 not installed
+    assert matrix_exit_code(rows, ["contaminated"]) is ExitCode.FINDINGS
+
+
+# --- Files we cannot read ourselves ---------------------------------------------------
+
+
+def test_unreadable_file_gives_rows_without_blame(tmp_path: Path) -> None:
+    locked = tmp_path / "locked.hwp"
+    locked.write_bytes(build_hwp5(["비밀"], password=True))
+    rows = list(run_matrix([locked], parse_parser_options(None, []), timeout=60))
+    assert [r.status for r in rows] == ["error", "error"]
+    assert all(not r.compared and not r.guilty for r in rows)
+    assert all("no reference text" in (r.reason or "") for r in rows)
+    assert "encrypted" in (rows[0].reason or "")
+
+
+def test_pyhwp_row(docs: dict[str, Path]) -> None:
+    (row,) = run_matrix([docs["clean.hwp"]], parse_parser_options("pyhwp", []), timeout=60)
+    if BUILTINS["pyhwp"].missing() is not None:
+        assert row.status == "not-installed" and not row.guilty
+        assert "hwpscan[pyhwp]" in (row.reason or "")
+    else:  # installed: it ran in a worker and was judged like any other extractor
+        assert row.status in {"ok", "empty", "error", "crashed"} and row.compared
+        assert row.seconds > 0
+
+
+# --- Output ---------------------------------------------------------------------------
+
+
+def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
+    rows = list(run_matrix([docs["pua.hwp"]], parse_parser_options("codeunit,strict", []), timeout=60))
+    buf = io.StringIO()
+    assert write_matrix_jsonl(rows, buf) == 2
+    records = [json.loads(line) for line in buf.getvalue().splitlines()]
+    for key in ("path", "parser", "status", "surrogates", "replacement_chars", "dropped_chars",
+                "extra_chars", "chars"):
+        assert all(key in r for r in records), key
+    assert [(r["parser"], r["surrogates"], r["guilty"]) for r in records] == [
+        ("codeunit", 2 * ASTRAL, True), ("strict", 0, False),
+    ]
+    console = Console(record=True, width=220)
+    console.print(matrix_table(rows))
+    shown = console.export_text()
+    assert f"GUILTY: {2 * ASTRAL} surrogates" in shown and "matches the reference" in shown
+    assert verdict_lines(rows)[:2] == ["codeunit: guilty on 1 of 1 files", "strict: clean on all 1 files"]
+
+
+# --- Option parsing -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("parser", "commands", "message"),
+    [
+        ("codeunit,bogus", [], "unknown parser 'bogus'"),
+        ("codeunit,,strict", [], "empty name"),
+        ("1bad.mod:func", [], "module:function"),
+        ("mod:", [], "module:function"),
+        ("strict,strict", [], "named twice"),
+        (None, ["tool {path}"], "NAME='tool {path}'"),
+        (None, ["x=tool"], "must contain {path}"),
+        (None, ["x=tool '{path}"], "No closing quotation"),
+        (None, ["strict=tool {path}"], "not a built-in's"),
+        (None, ["a b=tool {path}"], "the name must be"),
+        (None, ["x=a {path}", "x=b {path}"], "named twice"),
+    ],
+)
+def test_bad_parser_options_are_usage_errors(parser: str | None, commands: list[str], message: str) -> None:
+    with pytest.raises(UsageError, match=_escape(message)):
+        parse_parser_options(parser, commands)
+
+
+def _escape(text: str) -> str:
+    import re
+
+    return re.escape(text)
+
+
+def test_parser_options_defaults_and_command_templates() -> None:
+    specs = parse_parser_options(None, ["t=tool --in={path} -q"])
+    assert [s.name for s in specs] == ["codeunit", "strict", "t"]
+    assert specs[2].command(Path("문서 1.hwp")) == ["tool", "--in=문서 1.hwp", "-q"]
+
+
+# --- Pure helpers with known answers --------------------------------------------------
+
+
+def test_compare_counts_on_small_texts() -> None:
+    ref = "가" + BULLET + "나 다라마"
+    assert compare(ref, ref).identical
+    assert compare(ref, "가" + BULLET + "나\n다라\t마").identical  # layout is not content
+    dropped = compare(ref, "가나 다라마")
+    assert (dropped.dropped, dropped.changed, dropped.extra) == (1, 0, 0)
+    changed = compare(ref, "가\ufffd나 다라마")
+    assert (changed.dropped, changed.changed, changed.extra) == (0, 1, 0)
+    extra = compare(ref, "가" + BULLET + "나 다" + "\x0b\x00" + "라마")
+    assert (extra.dropped, extra.changed, extra.extra) == (0, 0, 2)
+    assert extra.examples == ("extra: 가\\U000f02b1나다[+\\x0b\\x00]라마",)
+    assert compare(ref, "").dropped == len(significant(ref))
+    assert compare("", "abc").extra == 3
+
+
+def test_compare_finds_one_loss_in_a_long_text() -> None:
+    words = [f"문단{i}에서{i % 7}번" for i in range(20_000)]
+    words[12_345] = "항목" + BULLET + "표시"
+    ref = " ".join(words)
+    got = ref.replace(BULLET, "")
+    diff = compare(ref, got)
+    assert (diff.dropped, diff.changed, diff.extra) == (1, 0, 0)
+    assert diff.examples[0].startswith("dropped: ") and "항목[\\U000f02b1]표시" in diff.examples[0]
+
+
+def test_decode_output_keeps_surrogates_and_counts_bad_bytes() -> None:
+    lone = chr(0xDB80)
+    data = ("앞" + lone + "뒤").encode("utf-8", "surrogatepass") + b"\xc0\xaf" + "끝".encode()
+    text, invalid = decode_output(data)
+    assert text == "앞" + lone + "뒤끝" and invalid == 2
+    assert decode_output("정상".encode()) == ("정상", 0)
