@@ -72,7 +72,8 @@ CREATE TABLE IF NOT EXISTS runs (
     started  TEXT NOT NULL,
     finished TEXT,
     args     TEXT NOT NULL,
-    version  TEXT NOT NULL
+    version  TEXT NOT NULL,
+    summary  TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS results (
     run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -106,6 +107,7 @@ class RunInfo:
     args: dict[str, Any]
     version: str
     counts: dict[str, int] = field(default_factory=dict)  # status -> files
+    summary: dict[str, Any] = field(default_factory=dict)  # e.g. a fetch's call and file counts
 
     @property
     def files(self) -> int:
@@ -222,6 +224,9 @@ class RunStore:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            if "summary" not in columns:  # a database from before run summaries
+                conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
             self._conn = conn
         return self._conn
 
@@ -293,19 +298,24 @@ class RunStore:
             )
         return len(rows)
 
-    def finish_run(self, run_id: str, *, finished: datetime | None = None) -> None:
+    def finish_run(self, run_id: str, *, finished: datetime | None = None,
+                   summary: Mapping[str, Any] | None = None) -> None:
+        """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
         stamp = (finished or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
         with self._tx() as conn:
             conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp, run_id))
+            if summary is not None:
+                conn.execute("UPDATE runs SET summary = ? WHERE id = ?",
+                             (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id))
 
     def record_run(
         self, kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
-        started: datetime | None = None,
+        started: datetime | None = None, summary: Mapping[str, Any] | None = None,
     ) -> str:
         """Record a whole run at once: start, add, finish. Returns the run id."""
         run_id = self.start_run(kind, args, started=started)
         self.add_results(run_id, results)
-        self.finish_run(run_id)
+        self.finish_run(run_id, summary=summary)
         return run_id
 
     @contextmanager
@@ -317,7 +327,7 @@ class RunStore:
         """
         recorder = RunRecorder(self, self.start_run(kind, args))
         yield recorder
-        self.finish_run(recorder.run_id)
+        self.finish_run(recorder.run_id, summary=recorder.summary or None)
 
     # -- reading ------------------------------------------------------------------
 
@@ -326,7 +336,7 @@ class RunStore:
         with self._lock:
             conn = self._connect()
             runs = conn.execute(
-                "SELECT id, kind, started, finished, args, version FROM runs"
+                "SELECT id, kind, started, finished, args, version, summary FROM runs"
                 " ORDER BY started DESC, id DESC LIMIT ?", (limit,)
             ).fetchall()
             return [self._info(conn, row) for row in runs]
@@ -358,7 +368,7 @@ class RunStore:
         with self._lock:
             conn = self._connect()
             row = conn.execute(
-                "SELECT id, kind, started, finished, args, version FROM runs WHERE id = ?", (run_id,)
+                "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
             info = self._info(conn, row)
             data = conn.execute(
@@ -368,11 +378,12 @@ class RunStore:
 
     @staticmethod
     def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
-        run_id, kind, started, finished, args, version = row
+        run_id, kind, started, finished, args, version, summary = row
         counts = dict(conn.execute(
             "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
         ).fetchall())
-        return RunInfo(run_id, kind, started, finished, json.loads(args), version, counts)
+        return RunInfo(run_id, kind, started, finished, json.loads(args), version, counts,
+                       json.loads(summary))
 
 
 class RunRecorder:
@@ -382,6 +393,7 @@ class RunRecorder:
         self.store = store
         self.run_id = run_id
         self.added = 0
+        self.summary: dict[str, Any] = {}  # stored when the run finishes
 
     def add(self, *results: FileResult) -> None:
         self.added += self.store.add_results(self.run_id, results)
@@ -408,10 +420,12 @@ def default_store() -> RunStore:
 
 def record_run(
     kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
-    started: datetime | None = None, store: RunStore | None = None,
+    started: datetime | None = None, summary: Mapping[str, Any] | None = None,
+    store: RunStore | None = None,
 ) -> str:
+    """Record a finished run in the default store (or *store*); returns its id."""
     with _using(store) as s:
-        return s.record_run(kind, args, results, started=started)
+        return s.record_run(kind, args, results, started=started, summary=summary)
 
 
 def start_run(kind: str, args: Mapping[str, Any], *, started: datetime | None = None,
@@ -425,9 +439,10 @@ def add_results(run_id: str, results: Iterable[FileResult], *, store: RunStore |
         return s.add_results(run_id, results)
 
 
-def finish_run(run_id: str, *, store: RunStore | None = None) -> None:
+def finish_run(run_id: str, *, summary: Mapping[str, Any] | None = None,
+               store: RunStore | None = None) -> None:
     with _using(store) as s:
-        s.finish_run(run_id)
+        s.finish_run(run_id, summary=summary)
 
 
 def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:

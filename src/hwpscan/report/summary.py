@@ -58,7 +58,7 @@ def figures(results: Sequence[FileResult]) -> Figures:
         pua=sum(sum(r.body.pua.values()) for r in results),
         bytes=sum(r.bytes for r in results),
         dates=len({r.date for r in results if r.date}),
-        contaminated_dates=tuple(contaminated_dates(results)),
+        contaminated_dates=tuple(contaminated_dates(results)) if results else (),
     )
 
 

@@ -1,0 +1,247 @@
+"""The report bundle checked back against the results it came from."""
+
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from report_corpus import HOSTILE_NAME, build_corpus, scan_folder
+from typer.testing import CliRunner
+
+import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verify)
+from hwpscan.cli.app import app
+from hwpscan.cli.report import record_and_report, write_junit
+from hwpscan.models import FileResult, Status
+from hwpscan.report.bundle import REPORT_FILES, write_report
+from hwpscan.report.export import csv_row
+from hwpscan.report.junit import junit_xml
+from hwpscan.report.pivot import contamination_pivot, pivot_counts
+from hwpscan.report.summary import summary_markdown
+from hwpscan.store import load_run
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
+    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
+
+
+@pytest.fixture(scope="module")
+def bundle(results: list[FileResult], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    write_report(results, out)
+    return out
+
+
+def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
+    statuses = {r.status for r in results}
+    assert {Status.CLEAN, Status.CONTAMINATED} <= statuses
+    assert any(not s.scanned for s in statuses)
+
+
+def test_bundle_holds_the_five_files_and_no_partial_file(bundle: Path) -> None:
+    assert sorted(p.name for p in bundle.iterdir()) == sorted(REPORT_FILES)
+
+
+# -- junit.xml --------------------------------------------------------------------------
+
+
+def test_junit_has_one_case_per_file_and_fails_the_bad_ones(bundle: Path, results: list[FileResult]) -> None:
+    root = ET.parse(bundle / "junit.xml").getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert [c.get("name") for c in cases] == [r.path for r in results]
+    bad = [r for r in results if r.status is not Status.CLEAN]
+    assert root.get("tests") == str(len(results)) and root.get("failures") == str(len(bad))
+    for case, r in zip(cases, results):
+        assert case.get("classname") == f"hwpscan.{r.date}"
+        failure = case.find("failure")
+        if r.status is Status.CLEAN:
+            assert failure is None
+            continue
+        assert failure is not None and failure.get("type") == r.status.value
+        if r.status is Status.CONTAMINATED:
+            assert f"{r.body.surrogates} surrogate code points" in failure.get("message", "")
+            assert f"({r.body.pairs} pairs, {r.body.orphans} orphans)" in failure.get("message", "")
+            assert r.body.locations[0].units in (failure.text or "")
+        else:
+            assert r.reason and r.reason in failure.get("message", "")
+
+
+def test_junit_groups_by_format_and_survives_control_characters(results: list[FileResult]) -> None:
+    odd = FileResult("a\x01b" + chr(0xDC00) + ".hwp", "", 0, results[0].format, Status.CORRUPT,
+                     reason="bad\x00byte")
+    root = ET.fromstring(junit_xml([*results, odd], group_by="format"))
+    cases = root.findall("./testsuite/testcase")
+    assert {c.get("classname") for c in cases} == {f"hwpscan.{r.format.value}" for r in [*results, odd]}
+    assert cases[-1].get("name") == "a\\x01b\\udc00.hwp"
+    assert cases[-1].find("failure").get("message") == "corrupt: bad\\x00byte"
+
+
+def test_write_junit_for_scan_format_junit(tmp_path: Path, results: list[FileResult]) -> None:
+    out = write_junit(results, tmp_path / "ci" / "junit.xml")
+    assert ET.parse(out).getroot().get("tests") == str(len(results))
+
+
+# -- files.csv and pivot.csv -------------------------------------------------------------
+
+
+def test_files_csv_matches_the_results(bundle: Path, results: list[FileResult]) -> None:
+    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows == [{k: str(v) for k, v in csv_row(r).items()} for r in results]
+
+
+def test_pivot_csv_matches_pivot_counts(bundle: Path, results: list[FileResult]) -> None:
+    stored = pd.read_csv(bundle / "pivot.csv", dtype={"date": str})
+    pd.testing.assert_frame_equal(stored, pivot_counts(results), check_dtype=False)
+    assert stored["files"].sum() == len(results)
+
+
+# -- summary.md ----------------------------------------------------------------------
+
+
+def test_summary_has_figures_pivot_and_bad_files(bundle: Path, results: list[FileResult]) -> None:
+    text = (bundle / "summary.md").read_text(encoding="utf-8")
+    bad = [r for r in results if r.status is Status.CONTAMINATED]
+    assert f"**{len(bad)} of {len(results)} files contaminated**" in text
+    pivot = contamination_pivot(results)
+    for day, row in pivot.iterrows():
+        assert f"| {day} | " + " | ".join(row) + " |" in text
+    for r in bad:
+        assert r.path.replace("<", "&lt;").replace(">", "&gt;").replace("&", "&amp;")[:8] in text
+    unreadable = [r for r in results if not r.status.scanned]
+    assert all(r.reason[:30] in text for r in unreadable)
+    assert "<img" not in text and "<script" not in text
+
+
+def test_summary_of_nothing_says_so() -> None:
+    assert "No contaminated file" in summary_markdown([])
+
+
+# -- report.html (static checks; the browser test drives it) ---------------------------
+
+
+class _Collect(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def _tags(path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    parser = _Collect()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.tags
+
+
+def test_html_is_self_contained(bundle: Path) -> None:
+    tags = _tags(bundle / "report.html")
+    for tag, attrs in tags:
+        for name in ("src", "href"):
+            value = attrs.get(name)
+            assert value is None or value.startswith(("data:", "#")), (tag, attrs)
+    assert [t for t, _ in tags].count("script") == 1
+    assert [t for t, _ in tags].count("style") == 1
+
+
+def test_html_escapes_names_and_snippets(bundle: Path) -> None:
+    page = (bundle / "report.html").read_text(encoding="utf-8")
+    assert HOSTILE_NAME not in page and "onerror=alert(1)>" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;&amp;보도.hwp" in page
+    assert "1)&lt;/script&gt; \\udb80\\udeb1" in page  # a context snippet, surrogates escaped
+    assert not [a for t, a in _tags(bundle / "report.html") if t == "img"]
+
+
+def test_html_heatmap_attributes_match_the_pivot(bundle: Path, results: list[FileResult]) -> None:
+    cells = {
+        (a["data-date"], a["data-format"]): (int(a["data-files"]), int(a["data-contaminated"]),
+                                             int(a["data-clean"]), int(a["data-unreadable"]))
+        for t, a in _tags(bundle / "report.html") if t == "td" and "cell" in (a.get("class") or "")
+    }
+    expected = {(r.date, r.format): (r.files, r.contaminated, r.clean, r.unreadable)
+                for r in pivot_counts(results).itertuples()}
+    assert {k: v for k, v in cells.items() if v[0]} == expected
+
+
+def test_html_rows_carry_every_result(bundle: Path, results: list[FileResult]) -> None:
+    bodies = [a for t, a in _tags(bundle / "report.html") if t == "tbody" and a.get("class") == "file"]
+    assert [(b["data-status"], b["data-k-path"]) for b in bodies] == [(r.status.value, r.path) for r in results]
+
+
+def test_html_markers_in_names_are_not_expanded(tmp_path: Path, results: list[FileResult]) -> None:
+    from dataclasses import replace
+
+    odd = replace(results[0], path="@JS@ @ROWS@.hwp")
+    write_report([odd], tmp_path)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.count("@JS@ @ROWS@.hwp") >= 1 and page.count("applyFilter") >= 1
+
+
+# -- CLI: report, history, record_and_report -------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_record_and_report_then_report_and_history(home: Path, results: list[FileResult]) -> None:
+    run_id = record_and_report(results, kind="scan", args={"paths": ["corpus"]},
+                               report_dir=home / "out" / "{run}")
+    assert run_id is not None
+    assert sorted(p.name for p in (home / "out" / run_id).iterdir()) == sorted(REPORT_FILES)
+    assert [r.to_json() for r in load_run(run_id).results] == [r.to_json() for r in results]
+    page = (home / "out" / run_id / "report.html").read_text(encoding="utf-8")
+    assert run_id in page
+
+    runner = CliRunner()
+    made = runner.invoke(app, ["report"])
+    assert made.exit_code == 0, made.output
+    pivot = pd.read_csv(home / "reports" / run_id / "pivot.csv", dtype={"date": str})
+    pd.testing.assert_frame_equal(pivot, pivot_counts(results), check_dtype=False)
+
+    listed = runner.invoke(app, ["history"])
+    assert listed.exit_code == 0 and run_id in listed.output and "scan" in listed.output
+
+
+def test_report_of_an_unknown_run_is_a_usage_error(home: Path) -> None:
+    result = CliRunner().invoke(app, ["report", "nope", "--out", str(home / "x")])
+    assert result.exit_code == 2
+    assert "no run" in result.output
+    assert not (home / "x").exists()
+
+
+def test_history_when_empty(home: Path) -> None:
+    result = CliRunner().invoke(app, ["history"])
+    assert result.exit_code == 0 and "no runs recorded yet" in result.output
+
+
+def test_a_broken_store_warns_and_still_writes_the_report(
+    home: Path, results: list[FileResult], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = home / "blocked"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("HWPSCAN_HOME", str(blocker / "home"))
+    assert record_and_report(results, kind="scan", args={}, report_dir=home / "r" / "{run}") is None
+    assert "run not recorded" in capsys.readouterr().err
+    assert (home / "r" / "unrecorded" / "junit.xml").exists()
+
+
+def test_stored_args_in_report_are_secret_free(home: Path, results: list[FileResult],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    key = "Z" * 32
+    monkeypatch.setenv("HWPSCAN_API_KEY", key)
+    run_id = record_and_report(results[:2], kind="fetch", args={"api_key": key, "api_url": f"http://h/?authKey={key}"},
+                               report_dir=home / "r")
+    assert run_id
+    for path in [*(home / "r").iterdir(), *(home / "home").iterdir()]:
+        assert key.encode() not in path.read_bytes(), path
+    assert json.dumps(load_run(run_id).info.args).find(key) == -1
