@@ -32,7 +32,6 @@ import io
 import re
 import zipfile
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
 
 __all__ = ["MIMETYPE", "ZIP_DATE_TIME", "Block", "build_hwpx"]
 
@@ -77,7 +76,7 @@ def xml_text(text: str) -> str:
     bad = _NOT_XML_RE.search(text)
     if bad is not None:
         raise ValueError(f"XML cannot carry U+{ord(bad.group()):04X} at position {bad.start()}")
-    return escape(text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class _SectionWriter:
