@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import fields
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -49,10 +50,18 @@ BULLET = chr(0xF02B1)
 TIMEOUT = httpx.Timeout(5.0)
 #: 2025-07-21 12:00 in Korea: a fixed clock, so no test depends on today's date.
 NOON_KST = datetime(2025, 7, 21, 3, 0, tzinfo=UTC)
+#: One client for the whole module (plain HTTP to loopback: no certificates, no proxies).
+HTTP = httpx.Client(timeout=TIMEOUT, verify=False, trust_env=False)
 URL_RE = re.compile(
     r"http://127\.0\.0\.1:\d+/fss/cmmn/file/fileDown\.do\?menuNo=200218"
     r"&atchFileId=[0-9a-f]{32}&fileSn=\d+&bbsId=B0000188"
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_client() -> Iterator[None]:
+    yield
+    HTTP.close()
 
 
 def _tiny_catalogue() -> tuple[Post, ...]:
@@ -118,8 +127,8 @@ def call(
     if key is not None:
         params["authKey"] = key
     if post:
-        return httpx.post(emu.api_url, data=params, timeout=TIMEOUT)
-    return httpx.get(emu.api_url, params=params, timeout=TIMEOUT)
+        return HTTP.post(emu.api_url, data=params, timeout=TIMEOUT)
+    return HTTP.get(emu.api_url, params=params, timeout=TIMEOUT)
 
 
 def envelope(response: httpx.Response) -> dict[str, object]:
@@ -272,7 +281,7 @@ def test_wrong_year_returns_plausible_redated_data() -> None:
     with running() as emu:
         shifted = items(emu, "2024-07-21", "2024-07-31")
         real = items(emu, "2025-07-21", "2025-07-31")
-        file_2024 = httpx.get(urls_of(shifted[0])[0], timeout=TIMEOUT)
+        file_2024 = HTTP.get(urls_of(shifted[0])[0], timeout=TIMEOUT)
     assert [i["regDate"][:10] for i in shifted] == ["2024-07-21", "2024-07-23", "2024-07-25"]
     assert {i["contentId"] for i in shifted}.isdisjoint({i["contentId"] for i in real})
     assert file_2024.status_code == 200 and file_2024.content == CATALOGUE[0].attachments[0].data
@@ -299,6 +308,23 @@ def test_key_check_can_be_switched_off_and_code_chosen() -> None:
         assert envelope(call(emu, "2025-07-21", "2025-07-21", key="x"))["resultCode"] == "020"
 
 
+def test_envelope_variants_for_the_clients_defences() -> None:
+    with running(
+        envelope_key="response", body_key="contentsKor", single_result=True, string_counts=True
+    ) as emu:
+        doc = json.loads(call(emu, "2025-07-21", "2025-07-21").content.decode("cp949"))
+    assert set(doc) == {"response"}
+    body = doc["response"]
+    assert body["resultCnt"] == "1" and isinstance(body["result"], dict)
+    assert "contentsKor" in body["result"] and "contentKor" not in body["result"]
+
+
+def test_other_api_type_gets_an_html_page() -> None:
+    with running() as emu:
+        response = HTTP.get(emu.api_url, params={"apiType": "xml", "authKey": KEY}, timeout=TIMEOUT)
+    assert response.content.decode("cp949").startswith("<!DOCTYPE html>")
+
+
 def test_empty_window_is_code_1_or_900() -> None:
     with running() as emu:
         assert envelope(call(emu, "2025-07-26", "2025-07-28"))["resultCode"] == "1"
@@ -313,8 +339,8 @@ def test_empty_window_is_code_1_or_900() -> None:
 def test_escaped_amp_urls_only_work_once_unescaped() -> None:
     with running(escaped_amp=True) as emu:
         raw = items(emu)[0]["atchfileUrl"].split("|")[0]
-        as_given = httpx.get(raw, timeout=TIMEOUT)
-        fixed = httpx.get(raw.replace("&amp;", "&"), timeout=TIMEOUT)
+        as_given = HTTP.get(raw, timeout=TIMEOUT)
+        fixed = HTTP.get(raw.replace("&amp;", "&"), timeout=TIMEOUT)
     assert "&amp;atchFileId=" in raw
     assert as_given.status_code == 404
     assert fixed.status_code == 200 and fixed.content == CATALOGUE[0].attachments[0].data
@@ -326,7 +352,7 @@ def test_unsafe_urls_point_elsewhere_and_following_them_is_counted() -> None:
         urls = first["atchfileUrl"].split("|")
         api_host = urlsplit(emu.url).hostname
         other, with_userinfo = urlsplit(urls[2]), urlsplit(urls[3])
-        followed = httpx.get(urls[3], timeout=TIMEOUT)  # what a careless client would do
+        followed = HTTP.get(urls[3], timeout=TIMEOUT)  # what a careless client would do
         errors = emu.stats().errors
     assert len(first["atchfileNm"].split("|")) == len(urls) == 4
     assert other.hostname != api_host and other.hostname == "localhost"
@@ -360,7 +386,7 @@ def _disposition_name(header: str | None, raw: bytes, mode: Disposition) -> str 
 def test_download_bytes_type_and_disposition(mode: Disposition) -> None:
     with running(disposition=mode) as emu:
         url = urls_of(items(emu)[0])[0]
-        response = httpx.get(url, timeout=TIMEOUT)
+        response = HTTP.get(url, timeout=TIMEOUT)
         stats = emu.stats()
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/octet-stream"
@@ -374,7 +400,7 @@ def test_download_bytes_type_and_disposition(mode: Disposition) -> None:
 def test_failing_download_answers_500_then_200_per_url() -> None:
     with running(fail_first=1) as emu:
         first, second = urls_of(items(emu)[0])
-        codes = [httpx.get(u, timeout=TIMEOUT).status_code for u in (first, first, second, second)]
+        codes = [HTTP.get(u, timeout=TIMEOUT).status_code for u in (first, first, second, second)]
         stats = emu.stats()
     assert codes == [500, 200, 500, 200]
     assert stats.errors == {"download_500": 2}
@@ -385,7 +411,7 @@ def test_slow_download_trips_a_short_read_timeout() -> None:
     with running(download_delay=3.0) as emu:
         url = urls_of(items(emu)[0])[0]
         with pytest.raises(httpx.ReadTimeout):
-            httpx.get(url, timeout=httpx.Timeout(5.0, read=0.2))
+            HTTP.get(url, timeout=httpx.Timeout(5.0, read=0.2))
         emu.close()  # wakes the sleeping handler instead of waiting out the delay
         assert emu.closed
 
@@ -393,7 +419,7 @@ def test_slow_download_trips_a_short_read_timeout() -> None:
 def test_oversize_header_announces_a_huge_length() -> None:
     with running(oversize=Oversize.HEADER, oversize_bytes=5 << 30) as emu:
         url = urls_of(items(emu)[0])[0]
-        with httpx.stream("GET", url, timeout=TIMEOUT) as response:
+        with HTTP.stream("GET", url, timeout=TIMEOUT) as response:
             announced = int(response.headers["content-length"])
             with pytest.raises(httpx.RemoteProtocolError):
                 response.read()  # the body ends long before the announced length
@@ -405,7 +431,7 @@ def test_oversize_stream_runs_past_a_cap_without_length() -> None:
     with running(oversize=Oversize.STREAM, oversize_bytes=8 << 20) as emu:
         url = urls_of(items(emu)[0])[0]
         received = 0
-        with httpx.stream("GET", url, timeout=TIMEOUT) as response:
+        with HTTP.stream("GET", url, timeout=TIMEOUT) as response:
             assert "content-length" not in response.headers
             for chunk in response.iter_bytes():
                 received += len(chunk)
@@ -416,7 +442,7 @@ def test_oversize_stream_runs_past_a_cap_without_length() -> None:
 
 def test_html_page_instead_of_attachment() -> None:
     with running(html_attachments=True) as emu:
-        response = httpx.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
+        response = HTTP.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert response.content.decode("cp949").startswith("<!DOCTYPE html>")
@@ -425,7 +451,7 @@ def test_html_page_instead_of_attachment() -> None:
 def test_unknown_file_is_404() -> None:
     with running() as emu:
         url = urls_of(items(emu)[0])[0]
-        missing = httpx.get(url.replace("fileSn=1", "fileSn=9"), timeout=TIMEOUT)
+        missing = HTTP.get(url.replace("fileSn=1", "fileSn=9"), timeout=TIMEOUT)
         assert emu.stats().errors == {"not_found": 1}
     assert missing.status_code == 404
 
@@ -436,10 +462,10 @@ def test_unknown_file_is_404() -> None:
 def test_stats_endpoint_matches_counters_and_reset_clears_them() -> None:
     with running() as emu:
         call(emu, "2025-07-21", "2025-07-21")
-        httpx.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
-        served = httpx.get(emu.url + "/_emulator/stats", timeout=TIMEOUT)
+        HTTP.get(urls_of(items(emu)[0])[0], timeout=TIMEOUT)
+        served = HTTP.get(emu.url + "/_emulator/stats", timeout=TIMEOUT)
         snapshot = emu.stats()
-        reset = httpx.post(emu.url + "/_emulator/reset", timeout=TIMEOUT)
+        reset = HTTP.post(emu.url + "/_emulator/reset", timeout=TIMEOUT)
         after = emu.stats()
     assert served.json() == snapshot.to_json()
     assert snapshot.calls_total == 2 and snapshot.downloads_total == 1
@@ -467,7 +493,7 @@ def test_close_releases_the_port() -> None:
         assert call(emu, "2025-07-21", "2025-07-21").status_code == 200
     assert emu.closed
     with pytest.raises(httpx.ConnectError):
-        httpx.get(emu.api_url, timeout=TIMEOUT)
+        HTTP.get(emu.api_url, timeout=TIMEOUT)
 
 
 def test_quirks_reject_nonsense() -> None:
@@ -517,9 +543,9 @@ def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
     incident_catalogue = catalogue.incident_catalogue
     expected_contaminated_dates = catalogue.expected_contaminated_dates
     results = []
-    with serve_in_thread(clock=lambda: NOON_KST) as emu, httpx.Client(timeout=TIMEOUT) as client:
+    with serve_in_thread(clock=lambda: NOON_KST) as emu:
         body = envelope(
-            client.get(
+            HTTP.get(
                 emu.api_url,
                 params={
                     "apiType": "json",
@@ -531,7 +557,7 @@ def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
         )
         for item in body["result"]:  # type: ignore[union-attr]
             for url in urls_of(item):  # type: ignore[arg-type]
-                data = client.get(url).content
+                data = HTTP.get(url).content
                 results.append((item["regDate"][:10], scan_bytes(data, path=url)))  # type: ignore[index]
     assert body["resultCode"] == "1" and results
     by_day: dict[str, set[tuple[Format, Status]]] = {}
@@ -568,6 +594,13 @@ def test_command_refuses_remote_hosts_and_bad_data() -> None:
     assert "--quota-mode" in runner.invoke(app, ["emulator", "--help"]).output
 
 
+def test_every_quirk_has_a_command_line_flag() -> None:
+    help_text = CliRunner().invoke(app, ["emulator", "--help"], env={"COLUMNS": "200"}).output
+    flags = {f.name: "--" + f.name.replace("_", "-") for f in fields(Quirks)}
+    flags["damaged_text"] = "--clean-text"
+    assert [name for name, flag in flags.items() if flag not in help_text] == []
+
+
 def test_command_writes_a_data_folder(tmp_path: Path) -> None:
     write_data_dir(CATALOGUE, tmp_path / "src")
     result = CliRunner().invoke(
@@ -595,7 +628,7 @@ def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
                 break
         api_url = next(line.split()[-1] for line in banner if line.startswith("Use: --api-url "))
         assert api_url.startswith("http://127.0.0.1:")
-        response = httpx.get(api_url, params={
+        response = HTTP.get(api_url, params={
             "apiType": "json", "startDate": "2025-07-21", "endDate": "2025-07-21", "authKey": KEY},
             timeout=TIMEOUT)  # fmt: skip
         assert envelope(response)["resultCnt"] == 1

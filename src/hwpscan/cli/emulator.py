@@ -87,6 +87,27 @@ def emulator_command(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log requests to stderr (authKey redacted).")
     ] = False,
+    envelope_key: Annotated[
+        str,
+        typer.Option(help="Top-level JSON key (the real API misspells it).", rich_help_panel=_API),
+    ] = "reponse",
+    body_key: Annotated[
+        str,
+        typer.Option(
+            help="Body field name (contentKor; documented as contentsKor).", rich_help_panel=_API
+        ),
+    ] = "contentKor",
+    single_result: Annotated[
+        bool,
+        typer.Option(
+            "--single-result",
+            help="A lone item sent as an object, not a list.",
+            rich_help_panel=_API,
+        ),
+    ] = False,
+    string_counts: Annotated[
+        bool, typer.Option("--string-counts", help="resultCnt as a string.", rich_help_panel=_API)
+    ] = False,
     daily_limit: Annotated[
         int,
         typer.Option(
@@ -198,7 +219,8 @@ def emulator_command(
             ExitCode.USAGE,
         )
     quirks = Quirks(
-        daily_limit=daily_limit or None, quota_mode=quota_mode, max_days=max_days or None,
+        envelope_key=envelope_key, body_key=body_key, single_result=single_result,
+        string_counts=string_counts, daily_limit=daily_limit or None, quota_mode=quota_mode, max_days=max_days or None,
         bad_dates=bad_dates, wrong_year=wrong_year, damaged_text=damaged_text,
         check_key=check_key, auth_code=auth_code, no_data_code=no_data_code,
         escaped_amp=escaped_amp, unsafe_urls=unsafe_urls, messy_lists=messy_lists,

@@ -218,20 +218,17 @@ class EmulatorApp:
             "regDate": post.reg_date.strftime("%Y-%m-%d %H:%M:%S"),
             "atchfileNm": "|".join(names),
             "atchfileUrl": "|".join(urls),
-            "contentKor": body,
+            q.body_key: body,
         }
 
     def _envelope(self, code: str, message: str, items: list[dict[str, object]]) -> Reply:
         if code != "1":
             self.counters.refusal(code)
-        doc = {
-            "reponse": {
-                "resultCode": code,
-                "resultMsg": message,
-                "resultCnt": len(items),
-                "result": items,
-            }
-        }
+        q = self.quirks
+        result: object = items[0] if q.single_result and len(items) == 1 else items
+        count: object = str(len(items)) if q.string_counts else len(items)
+        envelope = {"resultCode": code, "resultMsg": message, "resultCnt": count, "result": result}
+        doc = {q.envelope_key: envelope}
         return Reply(200, EUCKR_HTML, encode_json_cp949(doc))
 
     @staticmethod

@@ -63,7 +63,10 @@ class Quirks:
     """Switches for one emulator instance (keyword arguments; all have defaults).
 
     API listing:
-      ``daily_limit`` calls per key per Korea-time day (``None``: unlimited);
+      ``envelope_key`` the top-level key (the real API misspells it ``reponse``);
+      ``body_key`` the body field (``contentKor``; the documentation says
+      ``contentsKor``); ``single_result`` a lone item sent as an object, not a list;
+      ``string_counts`` ``resultCnt`` as a string; ``daily_limit`` calls per key per Korea-time day (``None``: unlimited);
       ``quota_mode`` how calls past it are answered; ``max_days`` the longest window,
       inclusive (``None``: unlimited), longer ones get ``030``; ``bad_dates`` how a
       non-``YYYY-MM-DD`` date is answered; ``wrong_year`` what a year outside the
@@ -84,6 +87,10 @@ class Quirks:
       (HTTP 200) instead of every file.
     """
 
+    envelope_key: str = "reponse"
+    body_key: str = "contentKor"
+    single_result: bool = False
+    string_counts: bool = False
     daily_limit: int | None = 30
     quota_mode: QuotaMode = QuotaMode.CODE
     max_days: int | None = 31
