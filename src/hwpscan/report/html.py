@@ -14,6 +14,7 @@ and script are package data under ``assets/``.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date as _date
@@ -79,7 +80,8 @@ def _text_colour(contaminated: int, files: int) -> str:
 # -- sections --------------------------------------------------------------------
 
 
-def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict | None) -> str:
+def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict | None,
+          root: str = "") -> str:
     rows = []
     if run_id:
         rows.append(("실행 run", run_id))
@@ -87,6 +89,8 @@ def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict 
         rows.append(("종류 kind", kind))
     if started:
         rows.append(("시작 started", started))
+    if root:
+        rows.append(("폴더 folder", root))
     if args:
         shown = ", ".join(f"{k}={v}" for k, v in sorted(args.items()) if v not in (None, [], "", False))
         if shown:
@@ -141,8 +145,11 @@ def _heatmap(results: Sequence[FileResult]) -> str:
             if c is not None:
                 day_files += c.files
                 day_bad += c.contaminated
+        day_unread = sum(cells[(day, f)].unreadable for f in formats if (day, f) in cells)
         state = (f'<span class="badge contaminated">{day_bad}/{day_files} 오염</span>' if day_bad
-                 else '<span class="badge clean">정상</span>' if day_files else "")
+                 else '<span class="badge clean">정상</span>' if day_files > day_unread else "")
+        if day_unread:
+            state += f' <span class="badge other">읽기 불가 {day_unread}</span>'
         rows.append(
             f'<tr data-date="{e(day)}"><th scope="row">{e(day)}'
             f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}<td class="daystate">{state}</td></tr>'
@@ -219,12 +226,27 @@ def _pua_label(cp: str) -> str:
         return ""
 
 
+def common_root(paths: Sequence[str]) -> str:
+    """The folder all paths share (shown once in the header), or ''.
+
+    >>> common_root(["/a/b/2025-07-21/x.hwp", "/a/b/2025-07-22/y.pdf"])
+    '/a/b/'
+    >>> common_root(["x.hwp"]), common_root([])
+    ('', '')
+    """
+    if not paths:
+        return ""
+    prefix = os.path.commonprefix(list(paths))
+    cut = max(prefix.rfind("/"), prefix.rfind("\\"))
+    return prefix[: cut + 1] if cut >= 0 else ""
+
+
 def _badge(status: Status) -> str:
     cls = status.value if status in (Status.CLEAN, Status.CONTAMINATED) else "other"
     return f'<span class="badge {cls}">{e(STATUS_KO[status])}<small>{e(status.value)}</small></span>'
 
 
-def _file_body(index: int, r: FileResult) -> str:
+def _file_body(index: int, r: FileResult, root: str = "") -> str:
     b, scanned = r.body, r.status.scanned
     pua_total = sum(b.pua.values())
     search = " ".join([r.path, r.date or "", r.format.value, r.status.value, STATUS_KO[r.status],
@@ -244,7 +266,8 @@ def _file_body(index: int, r: FileResult) -> str:
     main = (
         f'<tr class="main"><td><button class="toggle" type="button" aria-expanded="false" '
         f'aria-controls="d{index}" title="상세 details">▶</button></td>'
-        f'<td class="path">{e(r.path)}{reason}</td><td class="mono">{e(r.date or "—")}</td>'
+        f'<td class="path" title="{e(r.path)}">{e(r.path[len(root):])}{reason}</td>'
+        f'<td class="mono nw">{e(r.date or "—")}</td>'
         f'<td>{e(r.format.value)}</td><td>{_badge(r.status)}</td>'
         f'{num(b.chars).replace(" hot", "")}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}'
         f'<td>{utf8}</td><td>{pua}</td></tr>'
@@ -321,13 +344,14 @@ def render_html(
     formats = sorted({r.format.value for r in results}, key=FORMAT_ORDER.index)
     dates = sorted({r.date or UNKNOWN_DATE for r in results}, key=lambda d: (d == UNKNOWN_DATE, d))
     stamp = (generated or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    root = common_root([r.path for r in results])
     parts = {
         "@CSS@": _asset("report.css"),
         "@JS@": _asset("report.js"),
         "@TITLE@": e(title),
         "@VERSION@": e(__version__),
         "@GENERATED@": e(stamp),
-        "@META@": _meta(run_id, kind, started, args),
+        "@META@": _meta(run_id, kind, started, args, root),
         "@VERDICT_CLASS@": verdict_class,
         "@VERDICT@": e(verdict),
         "@CARDS@": _cards(f),
@@ -336,7 +360,7 @@ def render_html(
         "@STATUS_OPTIONS@": _options(statuses, {s.value: f"{STATUS_KO[s]} {s.value}" for s in Status}),
         "@FORMAT_OPTIONS@": _options(formats),
         "@DATE_OPTIONS@": _options(dates),
-        "@ROWS@": "\n".join(_file_body(i, r) for i, r in enumerate(results)),
+        "@ROWS@": "\n".join(_file_body(i, r, root) for i, r in enumerate(results)),
     }
     # one pass: text put in by one marker is never scanned for another
     return _MARKER_RE.sub(lambda m: parts.get(m.group(), m.group()), _asset("report.html"))
