@@ -30,6 +30,7 @@ from hwpscan.models import Segment
 __all__ = ["codeunit_view", "inflate", "walk_records", "text_runs", "section_segments"]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
 _U32 = struct.Struct("<I")
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
@@ -38,13 +39,24 @@ _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 _PARA_END = chr(spec.PARA_BREAK)
 
 
-def _split_pair(match: re.Match[str]) -> str:
-    c = ord(match.group()) - 0x10000
-    return chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
+_HALVES: dict[str, str] = {}
+_HALVES_MAX = 4096
+
+
+def _halves(ch: str) -> str:
+    """The two surrogate code points of an astral character (cached per character)."""
+    c = ord(ch) - 0x10000
+    pair = chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
+    if len(_HALVES) < _HALVES_MAX:  # bounded: a hostile file cannot grow it without end
+        _HALVES[ch] = pair
+    return pair
 
 
 def codeunit_view(raw: bytes) -> str:
     """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
+
+    Decoding merges valid pairs; only when the text holds astral characters are they
+    split back (a C-level split and join, no Python call per unit).
 
     >>> codeunit_view("가".encode("utf-16-le") + b"\\x80\\xdb\\xb1\\xde") == "가" + chr(0xDB80) + chr(0xDEB1)
     True
@@ -54,7 +66,9 @@ def codeunit_view(raw: bytes) -> str:
     text = raw.decode("utf-16-le", "surrogatepass")
     if _ASTRAL_RE.search(text) is None:
         return text
-    return _ASTRAL_RE.sub(_split_pair, text)
+    parts = _ASTRAL_SPLIT_RE.split(text)
+    parts[1::2] = [_HALVES.get(ch) or _halves(ch) for ch in parts[1::2]]
+    return "".join(parts)
 
 
 def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
