@@ -610,7 +610,8 @@ def test_command_writes_a_data_folder(tmp_path: Path) -> None:
     assert load_data_dir(tmp_path / "out") == CATALOGUE
 
 
-def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> None:
     write_data_dir(CATALOGUE, tmp_path / "data")
     code = "from hwpscan.cli import emulator; from hwpscan.cli.app import app; app()"
     args = ["emulator", "--port", "0", "--data", str(tmp_path / "data"), "--daily-limit", "2", "-v"]
@@ -632,7 +633,7 @@ def test_command_serves_until_ctrl_c(tmp_path: Path) -> None:
             "apiType": "json", "startDate": "2025-07-21", "endDate": "2025-07-21", "authKey": KEY},
             timeout=TIMEOUT)  # fmt: skip
         assert envelope(response)["resultCnt"] == 1
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         out, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:

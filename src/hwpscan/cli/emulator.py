@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-import time
+import signal
+import threading
 from dataclasses import fields
 from pathlib import Path
 from typing import Annotated
@@ -64,6 +65,21 @@ def _span(posts: tuple[Post, ...]) -> str:
     if not posts:
         return "no releases"
     return f"{len(posts)} releases, {posts[0].day} .. {posts[-1].day}"
+
+
+def _wait_for_stop() -> None:
+    """Block until Ctrl-C (SIGINT) or SIGTERM, so a process manager stops us cleanly too."""
+    stop = threading.Event()
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if in_main else None
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 @app.command("emulator")
@@ -255,11 +271,7 @@ def emulator_command(
             soft_wrap=True,
         )
         console.print("Press Ctrl-C to stop.", markup=False, soft_wrap=True)
-        try:
-            while True:
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
+        _wait_for_stop()
     stats = emu.stats()
     err_console.print(
         f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",

@@ -88,8 +88,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(reply.body) if length is None else length))
         self.send_header("Connection", "close")
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(reply.body)
+        self.wfile.write(reply.body)
 
     def _params(self, query: str, form: str = "") -> dict[str, str]:
         params: dict[str, str] = {}
