@@ -30,9 +30,13 @@ JULY = Window(date(2025, 7, 21), date(2025, 8, 10))
 
 def item(cid: str = "41851", day: str = "2025-07-21", **extra: Any) -> dict[str, Any]:
     base = {
-        "contentId": cid, "subject": "금융감독원 보도자료", "publishOrg": "금융감독원",
-        "originUrl": f"https://www.fss.or.kr/fss/bbs/B0000188/view.do?nttId={cid}", "viewCnt": "12",
-        "regDate": f"{day} 10:00:00", "atchfileNm": "보도자료.hwp",
+        "contentId": cid,
+        "subject": "금융감독원 보도자료",
+        "publishOrg": "금융감독원",
+        "originUrl": f"https://www.fss.or.kr/fss/bbs/B0000188/view.do?nttId={cid}",
+        "viewCnt": "12",
+        "regDate": f"{day} 10:00:00",
+        "atchfileNm": "보도자료.hwp",
         "atchfileUrl": "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&amp;fileSn=1",
         "contentKor": "<p>안내nnu203B 참고</p>",
     }
@@ -40,8 +44,14 @@ def item(cid: str = "41851", day: str = "2025-07-21", **extra: Any) -> dict[str,
 
 
 def envelope(code: str = "1", result: Any = None, top: str = "reponse", msg: str = "") -> bytes:
-    body = {top: {"resultCode": code, "resultMsg": msg, "resultCnt": len(result or []) if isinstance(result, list) else 1,
-                  "result": result}}
+    body = {
+        top: {
+            "resultCode": code,
+            "resultMsg": msg,
+            "resultCnt": len(result or []) if isinstance(result, list) else 1,
+            "result": result,
+        }
+    }
     return json.dumps(body, ensure_ascii=False).encode("cp949")
 
 
@@ -52,7 +62,9 @@ def test_cp949_bytes_under_a_misleading_header_decode_by_bytes() -> None:
 
 
 def test_utf8_bytes_are_also_read() -> None:
-    raw = json.dumps({"reponse": {"resultCode": "1", "result": [item()]}}, ensure_ascii=False).encode()
+    raw = json.dumps(
+        {"reponse": {"resultCode": "1", "result": [item()]}}, ensure_ascii=False
+    ).encode()
     assert parse_answer(raw).encoding == "utf-8"
 
 
@@ -62,7 +74,9 @@ def test_undecodable_bytes_are_replaced_and_reported() -> None:
 
 
 def test_correctly_spelled_envelope_and_single_object_result() -> None:
-    answer = parse_answer(envelope(result=item(contentsKor="본문", contentKor=None), top="response"))
+    answer = parse_answer(
+        envelope(result=item(contentsKor="본문", contentKor=None), top="response")
+    )
     assert len(answer.releases) == 1
     assert answer.releases[0].body == "본문"  # contentsKor accepted
 
@@ -120,8 +134,15 @@ def test_items_outside_the_window_are_flagged() -> None:
 
 
 def test_count_mismatch_and_messy_attachment_lists_warn() -> None:
-    raw = json.dumps({"reponse": {"resultCode": "1", "resultCnt": 5, "result": [
-        item(atchfileNm="a.hwp||b.pdf|c.hwpx", atchfileUrl="u1||u2")]}}).encode()
+    raw = json.dumps(
+        {
+            "reponse": {
+                "resultCode": "1",
+                "resultCnt": 5,
+                "result": [item(atchfileNm="a.hwp||b.pdf|c.hwpx", atchfileUrl="u1||u2")],
+            }
+        }
+    ).encode()
     answer = parse_answer(raw)
     assert any("resultCnt says 5" in w for w in answer.warnings)
     release = answer.releases[0]
@@ -145,16 +166,24 @@ def test_get_sends_the_documented_parameters() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(request)
-        return httpx.Response(200, content=envelope(result=[]),
-                              headers={"content-type": "text/html;charset=euc-kr"})
+        return httpx.Response(
+            200, content=envelope(result=[]), headers={"content-type": "text/html;charset=euc-kr"}
+        )
 
     raw = _client(handler).get(JULY)
     params = dict(seen[0].url.params)
-    assert params == {"apiType": "json", "startDate": "2025-07-21", "endDate": "2025-08-10", "authKey": KEY}
+    assert params == {
+        "apiType": "json",
+        "startDate": "2025-07-21",
+        "endDate": "2025-08-10",
+        "authKey": KEY,
+    }
     assert raw.content_type == "text/html;charset=euc-kr"
 
 
-@pytest.mark.parametrize("error", [httpx.ConnectError, httpx.ReadTimeout, httpx.RemoteProtocolError])
+@pytest.mark.parametrize(
+    "error", [httpx.ConnectError, httpx.ReadTimeout, httpx.RemoteProtocolError]
+)
 def test_network_errors_are_translated_without_the_key(error: type[httpx.RequestError]) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         raise error(f"failed for {request.url}", request=request)

@@ -61,13 +61,15 @@ def test_windows_cover_the_range_exactly_once(days: int) -> None:
     windows = split_windows(start, end, days)
     assert windows[0].start == start and windows[-1].end == end
     assert all(w.days <= days for w in windows)
-    for before, after in zip(windows, windows[1:]):
+    for before, after in zip(windows, windows[1:], strict=False):
         assert after.start == before.end + timedelta(days=1)
     assert sum(w.days for w in windows) == (end - start).days + 1
 
 
 def test_single_day_is_one_window() -> None:
-    assert split_windows(date(2025, 8, 11), date(2025, 8, 11)) == (Window(date(2025, 8, 11), date(2025, 8, 11)),)
+    assert split_windows(date(2025, 8, 11), date(2025, 8, 11)) == (
+        Window(date(2025, 8, 11), date(2025, 8, 11)),
+    )
 
 
 def test_quota_day_and_reset_follow_korea_time() -> None:
@@ -80,7 +82,9 @@ def test_quota_day_and_reset_follow_korea_time() -> None:
 
 def test_weekday_labels() -> None:
     assert [with_weekday(date(2025, 7, d)) for d in (26, 27, 28)] == [
-        "2025-07-26 (Sat)", "2025-07-27 (Sun)", "2025-07-28 (Mon)"
+        "2025-07-26 (Sat)",
+        "2025-07-27 (Sun)",
+        "2025-07-28 (Mon)",
     ]
 
 
@@ -94,12 +98,14 @@ runner = CliRunner()
 
 @pytest.mark.parametrize(("text", "why"), BAD_DATES[:6] + BAD_DATES[7:9])
 @pytest.mark.parametrize("command", ["plan", "fetch"])
-def test_cli_bad_dates_exit_2(command: str, text: str, why: str, tmp_path: Path,
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_bad_dates_exit_2(
+    command: str, text: str, why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path))
     monkeypatch.setenv("HWPSCAN_API_KEY", "TESTKEY" + "0" * 24)
-    result = runner.invoke(app, [command, "--from", text, "--to", "2025-08-11",
-                                 "--api-url", "http://127.0.0.1:9/x"])
+    result = runner.invoke(
+        app, [command, "--from", text, "--to", "2025-08-11", "--api-url", "http://127.0.0.1:9/x"]
+    )
     assert result.exit_code == ExitCode.USAGE
     assert why in " ".join(result.output.split())
     assert not (tmp_path / "quota.sqlite").exists() or command == "plan"
@@ -112,7 +118,9 @@ def test_cli_from_after_to_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "is after --to" in result.output
 
 
-def test_cli_plan_prints_resolved_range_with_weekdays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_plan_prints_resolved_range_with_weekdays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path))
     monkeypatch.delenv("HWPSCAN_API_KEY", raising=False)
     result = runner.invoke(app, ["plan", "--from", "2025-07-21", "--to", "2025-08-11"])

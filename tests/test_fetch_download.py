@@ -10,8 +10,8 @@ import pytest
 
 from hwpscan.fetch.download import (
     TEMP_PREFIX,
-    DownloadJob,
     Downloader,
+    DownloadJob,
     filename_from_disposition,
     remove_stale_temp_files,
     safe_filename,
@@ -50,11 +50,11 @@ def test_long_korean_names_are_capped_on_a_character_boundary() -> None:
 @pytest.mark.parametrize(
     "header",
     [
-        "attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp".encode(),
-        'attachment; filename="__.hwp"; filename*=UTF-8\'\'%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp'.encode(),
+        b"attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp",
+        b"attachment; filename=\"__.hwp\"; filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp",
         'attachment; filename="보도자료.hwp"'.encode("euc-kr"),
-        'attachment; filename="보도자료.hwp"'.encode("utf-8"),
-        b'attachment; filename=%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp',
+        'attachment; filename="보도자료.hwp"'.encode(),
+        b"attachment; filename=%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp",
     ],
 )
 def test_content_disposition_encodings(header: bytes) -> None:
@@ -62,15 +62,21 @@ def test_content_disposition_encodings(header: bytes) -> None:
 
 
 def _downloader(handler, **kw) -> Downloader:
-    return Downloader(httpx.Client(transport=httpx.MockTransport(handler)), sleep=lambda s: None, **kw)
+    return Downloader(
+        httpx.Client(transport=httpx.MockTransport(handler)), sleep=lambda s: None, **kw
+    )
 
 
 def test_download_writes_atomically_and_records_sha(tmp_path: Path) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, content=HWP, headers=[
-            (b"content-type", b"application/octet-stream"),
-            (b"content-disposition", 'attachment; filename="보도.hwp"'.encode("euc-kr")),
-        ])
+        return httpx.Response(
+            200,
+            content=HWP,
+            headers=[
+                (b"content-type", b"application/octet-stream"),
+                (b"content-disposition", 'attachment; filename="보도.hwp"'.encode("euc-kr")),
+            ],
+        )
 
     dest = tmp_path / "d" / "1_보도.hwp"
     result = _downloader(handler).download(DownloadJob(URL, dest))
@@ -148,7 +154,9 @@ def test_complete_files_are_skipped_on_rerun(tmp_path: Path) -> None:
 
 def test_run_is_concurrent_over_one_client_and_yields_every_job(tmp_path: Path) -> None:
     jobs = [DownloadJob(f"{URL[:-1]}{n}", tmp_path / f"{n}.hwp") for n in range(12)]
-    results = list(_downloader(lambda r: httpx.Response(200, content=r.url.query), jobs=4).run(jobs))
+    results = list(
+        _downloader(lambda r: httpx.Response(200, content=r.url.query), jobs=4).run(jobs)
+    )
     assert sorted(r.job.dest.name for r in results) == sorted(j.dest.name for j in jobs)
     assert all(r.status == "downloaded" for r in results)
 

@@ -14,7 +14,13 @@ import pytest
 
 from hwpscan.errors import QuotaExceededError
 from hwpscan.fetch.dates import KST
-from hwpscan.fetch.manifest import MANIFEST_NAME, ManifestEntry, ManifestWriter, dates_for, load_manifest
+from hwpscan.fetch.manifest import (
+    MANIFEST_NAME,
+    ManifestEntry,
+    ManifestWriter,
+    dates_for,
+    load_manifest,
+)
 from hwpscan.fetch.quota import QuotaLedger, key_hash
 
 KEY = "TESTKEY" + "5e" * 12
@@ -32,7 +38,10 @@ def test_limit_is_never_passed_and_the_message_says_when_it_resets(tmp_path: Pat
     clock = Clock(datetime(2025, 7, 21, 23, 0, tzinfo=KST))
     ledger = QuotaLedger(tmp_path / "q.sqlite", limit=3, clock=clock)
     assert [ledger.reserve(KEY) for _ in range(3)] == [1, 2, 3]
-    with pytest.raises(QuotaExceededError, match=r"0 of 3 calls left for 2025-07-21 \(resets 2025-07-22 00:00 KST\)"):
+    with pytest.raises(
+        QuotaExceededError,
+        match=r"0 of 3 calls left for 2025-07-21 \(resets 2025-07-22 00:00 KST\)",
+    ):
         ledger.reserve(KEY)
     assert ledger.status(KEY).used == 3  # the refused reservation counted nothing
     clock.moment += timedelta(hours=1, minutes=1)  # 00:01 in Seoul: a new quota day
@@ -76,15 +85,28 @@ def test_two_processes_sharing_the_ledger_never_pass_the_limit(tmp_path: Path) -
                 pass
         print(got)
     """)
-    procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     granted = [int(p.communicate(timeout=120)[0]) for p in procs]
     assert sum(granted) == 25
     assert QuotaLedger(path, limit=25).status(KEY).used == 25
 
 
 def _entry(path: str | None, date: str = "2025-07-21", status: str = "downloaded") -> ManifestEntry:
-    return ManifestEntry(date, "41851", "제목", "보도.hwp", "https://h/f?fileSn=1", path, "ab", 3,
-                         "application/octet-stream", status)
+    return ManifestEntry(
+        date,
+        "41851",
+        "제목",
+        "보도.hwp",
+        "https://h/f?fileSn=1",
+        path,
+        "ab",
+        3,
+        "application/octet-stream",
+        status,
+    )
 
 
 def test_manifest_round_trip_latest_line_wins_and_torn_lines_are_skipped(tmp_path: Path) -> None:
@@ -96,7 +118,10 @@ def test_manifest_round_trip_latest_line_wins_and_torn_lines_are_skipped(tmp_pat
     with ManifestWriter(tmp_path) as writer:  # the next run starts on a fresh line
         writer.write(_entry("2025-07-22/b.hwp", "2025-07-22"))
     loaded = load_manifest(tmp_path)
-    assert {p.name: e.date for p, e in loaded.items()} == {"a.hwp": "2025-07-21", "b.hwp": "2025-07-22"}
+    assert {p.name: e.date for p, e in loaded.items()} == {
+        "a.hwp": "2025-07-21",
+        "b.hwp": "2025-07-22",
+    }
     lines = (tmp_path / MANIFEST_NAME).read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[-1])["path"] == "2025-07-22/b.hwp"
 

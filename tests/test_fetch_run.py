@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from hwpscan.errors import ApiRefusedError, ApiResponseError, QuotaExceededError
 from hwpscan.fetch import fetch_range, plan_range
@@ -46,13 +45,18 @@ class FakeApi:
         while day <= date.fromisoformat(end):
             if day.weekday() < 5:
                 cid = day.strftime("4%m%d")
-                out.append({
-                    "contentId": cid, "subject": f"{day} 보도자료", "regDate": f"{day} 10:00:00",
-                    "contentKor": "<p>본문nnu203B</p>",
-                    "atchfileNm": "보도자료.hwp|참고.pdf" + ("|x" if self.extra_urls else ""),
-                    "atchfileUrl": f"{FILE}?atchFileId={cid}&amp;fileSn=1|{FILE}?atchFileId={cid}&amp;fileSn=2"
-                    + (f"|{self.extra_urls}" if self.extra_urls else ""),
-                })
+                out.append(
+                    {
+                        "contentId": cid,
+                        "subject": f"{day} 보도자료",
+                        "regDate": f"{day} 10:00:00",
+                        "contentKor": "<p>본문nnu203B</p>",
+                        "atchfileNm": "보도자료.hwp|참고.pdf" + ("|x" if self.extra_urls else ""),
+                        "atchfileUrl": f"{FILE}?atchFileId={cid}&amp;fileSn=1|"
+                        f"{FILE}?atchFileId={cid}&amp;fileSn=2"
+                        + (f"|{self.extra_urls}" if self.extra_urls else ""),
+                    }
+                )
             day += timedelta(days=1)
         return out
 
@@ -63,23 +67,35 @@ class FakeApi:
             if self.mode is not None and (special := self.mode(request)) is not None:
                 return special
             items = self.items(params["startDate"], params["endDate"])
-            return reply({"resultCode": "1" if items else "900", "resultCnt": len(items), "result": items})
+            return reply(
+                {"resultCode": "1" if items else "900", "resultCnt": len(items), "result": items}
+            )
         self.downloads.append(str(request.url))
         data = HWP if request.url.params["fileSn"] == "1" else PDF
-        return httpx.Response(200, content=data, headers={"content-type": "application/octet-stream"})
+        return httpx.Response(
+            200, content=data, headers={"content-type": "application/octet-stream"}
+        )
 
 
 def reply(envelope: dict[str, Any], status: int = 200) -> httpx.Response:
     body = json.dumps({"reponse": envelope}, ensure_ascii=False).encode("cp949")
-    return httpx.Response(status, content=body, headers={"content-type": "text/html;charset=euc-kr"})
+    return httpx.Response(
+        status, content=body, headers={"content-type": "text/html;charset=euc-kr"}
+    )
 
 
 def run(tmp_path: Path, api: FakeApi, **kw: Any):
     kw.setdefault("clock", lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST))
     return fetch_range(
-        kw.pop("start", START), kw.pop("end", END), key=KEY, out_dir=tmp_path / "out",
-        state=tmp_path / "state", api_url=API,
-        client=httpx.Client(transport=httpx.MockTransport(api)), sleep=lambda s: None, **kw,
+        kw.pop("start", START),
+        kw.pop("end", END),
+        key=KEY,
+        out_dir=tmp_path / "out",
+        state=tmp_path / "state",
+        api_url=API,
+        client=httpx.Client(transport=httpx.MockTransport(api)),
+        sleep=lambda s: None,
+        **kw,
     )
 
 
@@ -88,7 +104,9 @@ def test_fetch_downloads_every_attachment_and_dates_them(tmp_path: Path) -> None
     report = run(tmp_path, api)
     assert report.ok and report.exit_code == ExitCode.OK
     assert report.calls_made == 2 and report.releases == 16 and report.files_downloaded == 32
-    files = sorted(p for p in (tmp_path / "out").rglob("*") if p.is_file() and p.name != "manifest.jsonl")
+    files = sorted(
+        p for p in (tmp_path / "out").rglob("*") if p.is_file() and p.name != "manifest.jsonl"
+    )
     assert len(files) == 32
     dates = dates_for(files)
     assert all(dates[p] == p.parent.name for p in files)
@@ -119,7 +137,9 @@ def test_quota_stops_before_calling_and_keeps_what_was_fetched(tmp_path: Path) -
     assert isinstance(report.error, QuotaExceededError)
     assert report.exit_code == ExitCode.API
     assert len(api.calls) == 1 and report.calls_made == 1
-    assert "0 of 1 calls left" in str(report.error) and "resets 2025-08-13 00:00 KST" in str(report.error)
+    assert "0 of 1 calls left" in str(report.error) and "resets 2025-08-13 00:00 KST" in str(
+        report.error
+    )
     assert report.files_downloaded == 30  # the first window's files are kept
     assert len(list((tmp_path / "out").rglob("*.hwp"))) == 15
 
@@ -141,7 +161,9 @@ def test_030_period_too_long_stops_with_advice(tmp_path: Path) -> None:
 
 def test_html_page_is_cached_raw_before_parsing_and_never_trusted(tmp_path: Path) -> None:
     page = "<html><head><title>서비스 점검</title></head></html>".encode("cp949")
-    api = FakeApi(mode=lambda r: httpx.Response(200, content=page, headers={"content-type": "text/html"}))
+    api = FakeApi(
+        mode=lambda r: httpx.Response(200, content=page, headers={"content-type": "text/html"})
+    )
     report = run(tmp_path, api)
     assert isinstance(report.error, ApiResponseError) and "서비스 점검" in str(report.error)
     entry = open_cache(tmp_path / "state").get(API, Window(START, date(2025, 8, 10)))
@@ -216,3 +238,45 @@ def test_progress_events_count_windows_and_files(tmp_path: Path) -> None:
     downloads = [e for e in events if e.kind == "downloads"]
     assert calls[0].total == 2 and sum(e.advance for e in calls) == 2
     assert sum(e.total for e in downloads) == sum(e.advance for e in downloads) == 32
+
+
+def test_unnamed_attachment_takes_the_servers_euc_kr_name_and_resumes(tmp_path: Path) -> None:
+    downloads: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("bodoInfo.jsp"):
+            item = {
+                "contentId": "41851",
+                "subject": "s",
+                "regDate": "2025-07-21 10:00:00",
+                "atchfileNm": "|보도자료.hwp",
+                "atchfileUrl": f"{FILE}?atchFileId=a&fileSn=1|{FILE}?atchFileId=a&fileSn=2",
+            }
+            return reply({"resultCode": "1", "resultCnt": 1, "result": [item]})
+        downloads.append(str(request.url))
+        name = "서버 이름.hwp" if request.url.params["fileSn"] == "1" else "무시.hwp"
+        return httpx.Response(
+            200,
+            content=HWP,
+            headers=[(b"content-disposition", f'attachment; filename="{name}"'.encode("euc-kr"))],
+        )
+
+    for _ in range(2):
+        report = fetch_range(
+            START,
+            START,
+            key=KEY,
+            out_dir=tmp_path / "out",
+            state=tmp_path / "state",
+            api_url=API,
+            client=httpx.Client(transport=httpx.MockTransport(handler)),
+        )
+        assert report.complete
+    names = sorted(p.name for p in (tmp_path / "out" / "2025-07-21").iterdir())
+    assert names == [
+        "41851_보도자료.hwp",
+        "41851_서버 이름.hwp",
+    ]  # the listed name wins when there is one
+    assert len(downloads) == 2  # the rerun found both files
+    entries = read_entries(tmp_path / "out" / "manifest.jsonl")
+    assert sorted(e.name for e in entries) == ["보도자료.hwp", "서버 이름.hwp"]

@@ -24,8 +24,13 @@ def fake_dns(table: dict[str, Sequence[str]]):
     return resolve
 
 
-DNS = fake_dns({"files.example.org": ["93.184.216.34"], "rebind.example.org": ["10.1.2.3"],
-                "v6local.example.org": ["fe80::1"]})
+DNS = fake_dns(
+    {
+        "files.example.org": ["93.184.216.34"],
+        "rebind.example.org": ["10.1.2.3"],
+        "v6local.example.org": ["fe80::1"],
+    }
+)
 
 REFUSED = [
     ("javascript:alert(1)", API, (), "scheme 'javascript'"),
@@ -33,7 +38,12 @@ REFUSED = [
     ("ftp://www.fss.or.kr/x", API, (), "scheme 'ftp'"),
     ("//www.fss.or.kr/fss/cmmn/file/fileDown.do", API, (), r"scheme '\(none\)'"),
     ("https://user:pw@www.fss.or.kr/fss/cmmn/file/fileDown.do", API, (), "user name or password"),
-    ("https://www.fss.or.kr@evil.example/fss/cmmn/file/fileDown.do", API, (), "user name or password"),
+    (
+        "https://www.fss.or.kr@evil.example/fss/cmmn/file/fileDown.do",
+        API,
+        (),
+        "user name or password",
+    ),
     ("https://evil.example/fss/cmmn/file/fileDown.do", API, (), "not the API's host"),
     ("https://www.fss.or.kr.evil.example/fss/cmmn/file/fileDown.do", API, (), "not the API's host"),
     ("http://127.0.0.1/fss/cmmn/file/fileDown.do", API, ("127.0.0.1",), "loopback"),
@@ -41,9 +51,24 @@ REFUSED = [
     ("http://169.254.169.254/fss/cmmn/file/fileDown.do", API, ("169.254.169.254",), "link-local"),
     ("http://[::1]/fss/cmmn/file/fileDown.do", API, ("::1",), "loopback"),
     ("http://192.168.0.10/fss/cmmn/file/fileDown.do", API, ("192.168.0.10",), "private"),
-    ("https://rebind.example.org/fss/cmmn/file/fileDown.do", API, ("rebind.example.org",), "internal address 10.1.2.3"),
-    ("https://v6local.example.org/fss/cmmn/file/fileDown.do", API, ("v6local.example.org",), "internal address"),
-    ("https://nowhere.example.org/fss/cmmn/file/fileDown.do", API, ("nowhere.example.org",), "does not resolve"),
+    (
+        "https://rebind.example.org/fss/cmmn/file/fileDown.do",
+        API,
+        ("rebind.example.org",),
+        "internal address 10.1.2.3",
+    ),
+    (
+        "https://v6local.example.org/fss/cmmn/file/fileDown.do",
+        API,
+        ("v6local.example.org",),
+        "internal address",
+    ),
+    (
+        "https://nowhere.example.org/fss/cmmn/file/fileDown.do",
+        API,
+        ("nowhere.example.org",),
+        "does not resolve",
+    ),
     ("https://www.fss.or.kr/fss/cmmn/file/../../admin/fileDown.do", API, (), "climbs"),
     ("https://www.fss.or.kr/fss/cmmn/file/%2e%2e/x", API, (), "climbs"),
     ("https://www.fss.or.kr/admin/delete.do?id=1", API, (), "not an expected download path"),
@@ -58,7 +83,9 @@ def test_unsafe_urls_are_refused_with_the_rule_that_caught_them(
     url: str, api: str, allow: tuple[str, ...], why: str
 ) -> None:
     with pytest.raises(UnsafeUrlError, match=why):
-        validate_attachment_url(url, api_url=api, allow_hosts=allow, path_prefixes=PREFIXES, resolver=DNS)
+        validate_attachment_url(
+            url, api_url=api, allow_hosts=allow, path_prefixes=PREFIXES, resolver=DNS
+        )
 
 
 def test_real_shape_is_accepted_and_amp_unescaped() -> None:
@@ -68,24 +95,39 @@ def test_real_shape_is_accepted_and_amp_unescaped() -> None:
 
 def test_the_api_host_may_be_loopback_same_port() -> None:
     url = "http://127.0.0.1:8765/fss/cmmn/file/fileDown.do?fileSn=1"
-    assert validate_attachment_url(url, api_url=LOCAL_API, path_prefixes=PREFIXES, resolver=None) == url
+    assert (
+        validate_attachment_url(url, api_url=LOCAL_API, path_prefixes=PREFIXES, resolver=None)
+        == url
+    )
 
 
 def test_allow_host_adds_a_public_host() -> None:
     url = "https://files.example.org/fss/cmmn/file/fileDown.do?x=1"
-    assert validate_attachment_url(url, api_url=API, allow_hosts=["FILES.example.org"],
-                                   path_prefixes=PREFIXES, resolver=DNS) == url
+    assert (
+        validate_attachment_url(
+            url,
+            api_url=API,
+            allow_hosts=["FILES.example.org"],
+            path_prefixes=PREFIXES,
+            resolver=DNS,
+        )
+        == url
+    )
 
 
 def test_redact_url_hides_every_secret_parameter() -> None:
     url = "https://h/p?apiType=json&authKey=K1&serviceKey=K2&startDate=2025-07-21"
     out = redact_url(url)
     assert "K1" not in out and "K2" not in out
-    assert out == "https://h/p?apiType=json&authKey=REDACTED&serviceKey=REDACTED&startDate=2025-07-21"
+    assert (
+        out == "https://h/p?apiType=json&authKey=REDACTED&serviceKey=REDACTED&startDate=2025-07-21"
+    )
     assert redact_url("https://h/p?a=1") == "https://h/p?a=1"
 
 
 def test_redact_text_catches_quoted_forms() -> None:
     secret = "TEST/KEY+1="
     text = f"url ?authKey=TEST%2FKEY%2B1%3D and raw {secret}"
-    assert secret not in redact_text(text, [secret]) and "TEST%2FKEY" not in redact_text(text, [secret])
+    assert secret not in redact_text(text, [secret]) and "TEST%2FKEY" not in redact_text(
+        text, [secret]
+    )

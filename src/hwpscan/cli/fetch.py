@@ -33,14 +33,21 @@ from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
-ToOpt = Annotated[str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)]
+ToOpt = Annotated[
+    str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
+]
 ApiUrlOpt = Annotated[
-    str, typer.Option("--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API).")
+    str,
+    typer.Option(
+        "--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API)."
+    ),
 ]
 WindowOpt = Annotated[
     int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
 ]
-LimitOpt = Annotated[int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")]
+LimitOpt = Annotated[
+    int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+]
 ResetOpt = Annotated[
     int, typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets.")
 ]
@@ -55,7 +62,8 @@ def _dates(start: str, end: str) -> tuple[date, date]:
 
 def _range_line(start: date, end: date) -> str:
     days = (end - start).days + 1
-    return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{'s' if days != 1 else ''} (Korea time)"
+    plural = "s" if days != 1 else ""
+    return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{plural} (Korea time)"
 
 
 def _warn(message: str, secret: str | None = None) -> None:
@@ -74,7 +82,7 @@ def get_key(*, prompt: bool = True) -> str:
         key = typer.prompt("API key (input hidden)", hide_input=True, err=True)
     if not key:
         raise fail(
-            f"no API key: set {ENV_VAR}, or write api_key = \"...\" in {config_path(state)}",
+            f'no API key: set {ENV_VAR}, or write api_key = "..." in {config_path(state)}',
             ExitCode.USAGE,
         )
     try:
@@ -93,8 +101,13 @@ def render_plan(plan: Plan) -> None:
     table.add_column("cached")
     for index, item in enumerate(plan.windows, 1):
         w = item.window
-        table.add_row(str(index), with_weekday(w.start), with_weekday(w.end), str(w.days),
-                      "yes" if item.cached else "[bold]call[/]")
+        table.add_row(
+            str(index),
+            with_weekday(w.start),
+            with_weekday(w.end),
+            str(w.days),
+            "yes" if item.cached else "[bold]call[/]",
+        )
     console.print(_range_line(plan.start, plan.end))
     console.print(table)
     console.print(f"calls needed: {plan.calls_needed}, already cached: {plan.calls_cached}")
@@ -103,8 +116,11 @@ def render_plan(plan: Plan) -> None:
     else:
         console.print(f"quota left today: {plan.quota.describe()}")
         if not plan.fits_quota:
-            _warn(f"the plan needs {plan.calls_needed} calls but only {plan.quota.remaining} are left: "
-                  "the fetch will stop when the quota is used and keep what it got")
+            _warn(
+                f"the plan needs {plan.calls_needed} calls but only "
+                f"{plan.quota.remaining} are left: "
+                "the fetch will stop when the quota is used and keep what it got"
+            )
     for warning in plan.warnings:
         _warn(warning)
 
@@ -125,8 +141,16 @@ def plan(
         key = resolve_key(state)
     except UsageError:
         key = None
-    result = plan_range(first, last, api_url=api_url, state=state, key=key, window_days=window_days,
-                        daily_limit=daily_limit, reset_hour=reset_hour)
+    result = plan_range(
+        first,
+        last,
+        api_url=api_url,
+        state=state,
+        key=key,
+        window_days=window_days,
+        daily_limit=daily_limit,
+        reset_hour=reset_hour,
+    )
     render_plan(result)
 
 
@@ -137,9 +161,12 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
         yield lambda _event: None
         return
     bars = Progress(
-        TextColumn("{task.description:<9}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
         TextColumn("{task.fields[last]}", style="dim"),
-        console=err_console, transient=True,
+        console=err_console,
+        transient=True,
     )
     tasks: dict[str, TaskID] = {}
 
@@ -150,7 +177,9 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
         task = tasks[event.kind]
         if event.total:
             current = bars.tasks[tasks[event.kind]].total or 0
-            bars.update(task, total=current + event.total if event.kind == "downloads" else event.total)
+            bars.update(
+                task, total=current + event.total if event.kind == "downloads" else event.total
+            )
         if event.advance:
             bars.update(task, advance=event.advance, last=event.message[:40])
 
@@ -172,13 +201,29 @@ def render_report(report: FetchReport, key: str | None = None) -> None:
     err_console.print(f"manifest: {report.manifest_path}", highlight=False)
 
 
-def _run_fetch(first: date, last: date, *, key: str, out_dir: Path, api_url: str,
-               show_progress: bool, **options: Any) -> FetchReport:
+def _run_fetch(
+    first: date,
+    last: date,
+    *,
+    key: str,
+    out_dir: Path,
+    api_url: str,
+    show_progress: bool,
+    **options: Any,
+) -> FetchReport:
     err_console.print(_range_line(first, last), highlight=False)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
-            report = fetch_range(first, last, key=key, out_dir=out_dir, state=state_dir(),
-                                 api_url=api_url, progress=on_event, **options)
+            report = fetch_range(
+                first,
+                last,
+                key=key,
+                out_dir=out_dir,
+                state=state_dir(),
+                api_url=api_url,
+                progress=on_event,
+                **options,
+            )
     except UsageError as exc:
         raise fail(redact_text(str(exc), [key]), ExitCode.USAGE) from None
     render_report(report, key)
@@ -196,37 +241,60 @@ def fetch(
     start: FromOpt,
     end: ToOpt,
     api_url: ApiUrlOpt = DEFAULT_API_URL,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for attachments and manifest.jsonl.")] = Path(
-        "hwpscan-downloads"
-    ),
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for attachments and manifest.jsonl.")
+    ] = Path("hwpscan-downloads"),
     allow_host: Annotated[
-        list[str], typer.Option("--allow-host", help="Also download attachments from this host (repeatable).")
+        list[str],
+        typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
     ] = [],  # noqa: B006 - typer needs a literal default
     download_path: Annotated[
         list[str],
-        typer.Option("--download-path", help="Accepted attachment path prefix (repeatable; replaces the default)."),
+        typer.Option(
+            "--download-path",
+            help="Accepted attachment path prefix (repeatable; replaces the default).",
+        ),
     ] = [],  # noqa: B006
     window_days: WindowOpt = DEFAULT_WINDOW_DAYS,
     daily_limit: LimitOpt = DEFAULT_DAILY_LIMIT,
     reset_hour: ResetOpt = 0,
-    connect_timeout: Annotated[float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")] = 10.0,
-    read_timeout: Annotated[float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")] = 60.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")] = 3,
-    max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")] = (
-        DEFAULT_MAX_BYTES / 1_000_000
-    ),
+    connect_timeout: Annotated[
+        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
+    ] = 10.0,
+    read_timeout: Annotated[
+        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
+    ] = 60.0,
+    retries: Annotated[
+        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
+    ] = 3,
+    max_mb: Annotated[
+        float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
+    ] = (DEFAULT_MAX_BYTES / 1_000_000),
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel downloads.")] = 4,
-    show_progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+    show_progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
+    ] = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
     first, last = _dates(start, end)
     key = get_key()
     report = _run_fetch(
-        first, last, key=key, out_dir=out, api_url=api_url, show_progress=show_progress,
-        window_days=window_days, daily_limit=daily_limit, reset_hour=reset_hour,
-        allow_hosts=tuple(allow_host), path_prefixes=tuple(download_path) or DEFAULT_DOWNLOAD_PATHS,
-        connect_timeout=connect_timeout, read_timeout=read_timeout, retries=retries,
-        max_bytes=int(max_mb * 1_000_000), jobs=jobs,
+        first,
+        last,
+        key=key,
+        out_dir=out,
+        api_url=api_url,
+        show_progress=show_progress,
+        window_days=window_days,
+        daily_limit=daily_limit,
+        reset_hour=reset_hour,
+        allow_hosts=tuple(allow_host),
+        path_prefixes=tuple(download_path) or DEFAULT_DOWNLOAD_PATHS,
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+        retries=retries,
+        max_bytes=int(max_mb * 1_000_000),
+        jobs=jobs,
     )
     _finish(report, key)
 
@@ -249,8 +317,15 @@ def fetch_for_scan(
     first, last = _dates(start, end)
     key = get_key()
     folder = out_dir or default_out_dir(api_url)
-    report = _run_fetch(first, last, key=key, out_dir=folder, api_url=api_url,
-                        show_progress=show_progress, **options)
+    report = _run_fetch(
+        first,
+        last,
+        key=key,
+        out_dir=folder,
+        api_url=api_url,
+        show_progress=show_progress,
+        **options,
+    )
     return folder, report
 
 
@@ -259,19 +334,26 @@ def stop_message(report: FetchReport) -> str | None:
     if report.error is not None:
         return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
     if not report.complete:
-        return (f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
-                "see the warnings and the manifest")
+        return (
+            f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
+            "see the warnings and the manifest"
+        )
     return None
 
 
 @app.command()
 def demo(
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Keep the downloaded files here (default: a temp folder).")
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Keep the downloaded files here (default: a temp folder)."
+        ),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")] = 0,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
+    ] = 0,
 ) -> None:
-    """Run the whole job against a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate."""
+    """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate."""
     from hwpscan.cli.scan import render_tables, run_scan
     from hwpscan.emulator.server import serve_in_thread
 
@@ -283,12 +365,21 @@ def demo(
             key = "DEMO" + secrets.token_hex(14)
             folder = out or Path(tmp) / "downloads"
             with serve_in_thread() as emulator:
-                err_console.print(f"API emulator on {emulator.url} (throwaway key and state)", highlight=False)
-                report = _run_fetch(first, last, key=key, out_dir=folder, api_url=emulator.api_url,
-                                    show_progress=True)
+                err_console.print(
+                    f"API emulator on {emulator.url} (throwaway key and state)", highlight=False
+                )
+                report = _run_fetch(
+                    first,
+                    last,
+                    key=key,
+                    out_dir=folder,
+                    api_url=emulator.api_url,
+                    show_progress=True,
+                )
                 stats = emulator.stats()
             err_console.print(
-                f"emulator counted {stats.calls_total} API call(s) and {stats.downloads_total} download(s)",
+                f"emulator counted {stats.calls_total} API call(s) "
+                f"and {stats.downloads_total} download(s)",
                 highlight=False,
             )
             _finish(report, key)
@@ -301,5 +392,13 @@ def demo(
                 os.environ["HWPSCAN_HOME"] = old_home
 
 
-__all__ = ["demo", "fetch", "fetch_for_scan", "get_key", "plan", "render_plan", "render_report",
-           "stop_message"]
+__all__ = [
+    "demo",
+    "fetch",
+    "fetch_for_scan",
+    "get_key",
+    "plan",
+    "render_plan",
+    "render_report",
+    "stop_message",
+]

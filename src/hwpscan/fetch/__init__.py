@@ -73,8 +73,11 @@ def fetch_for_scan(
     state = options.pop("state", None) or state_dir()
     key = key or resolve_key(state)
     if not key:
-        raise UsageError(f"no API key: set {ENV_VAR} or put api_key = \"...\" in {state / 'config.toml'}")
+        raise UsageError(
+            f'no API key: set {ENV_VAR} or put api_key = "..." in {state / "config.toml"}'
+        )
     folder = Path(out_dir) if out_dir else default_out_dir(api_url, state)
-    report = fetch_range(start, end, key=check_key(key), out_dir=folder, state=state,
-                         api_url=api_url, **options)
+    report = fetch_range(
+        start, end, key=check_key(key), out_dir=folder, state=state, api_url=api_url, **options
+    )
     return folder, report

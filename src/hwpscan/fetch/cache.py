@@ -68,7 +68,11 @@ class ResponseCache:
         self.root = Path(root)
 
     def body_path(self, api_url: str, window: Window) -> Path:
-        return self.root / endpoint_id(api_url) / f"{window.start.isoformat()}_{window.end.isoformat()}.body"
+        return (
+            self.root
+            / endpoint_id(api_url)
+            / f"{window.start.isoformat()}_{window.end.isoformat()}.body"
+        )
 
     def _meta_path(self, body: Path) -> Path:
         return body.with_suffix(".json")

@@ -218,7 +218,9 @@ def parse_answer(raw: bytes) -> ApiAnswer:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise ApiResponseError(f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})") from exc
+        raise ApiResponseError(
+            f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
+        ) from exc
     envelope = None
     if isinstance(data, dict):
         envelope = data.get("reponse", data.get("response"))
@@ -280,9 +282,11 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
     (the API was described as answering HTTP 200 with nothing once the quota is used).
 
     >>> empty = ApiAnswer("1", "", 0, (), "utf-8")
-    >>> check_answer(empty, Window(date(2025, 7, 21), date(2025, 7, 21)), near_limit=False).suspicious_empty
+    >>> monday = Window(date(2025, 7, 21), date(2025, 7, 21))
+    >>> weekend = Window(date(2025, 7, 26), date(2025, 7, 27))
+    >>> check_answer(empty, monday, near_limit=False).suspicious_empty
     True
-    >>> check_answer(empty, Window(date(2025, 7, 26), date(2025, 7, 27)), near_limit=False).suspicious_empty
+    >>> check_answer(empty, weekend, near_limit=False).suspicious_empty
     False
     """
     warnings: list[str] = []
@@ -304,7 +308,8 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
             outside.append(release.content_id)
             warnings.append(
                 f"window {window}: release {release.content_id} is dated {release.date}, "
-                "outside the window (the API ignored the range or returned another year): not downloaded"
+                "outside the window (the API ignored the range or returned another year): "
+                "not downloaded"
             )
     return Assessment(suspicious, tuple(outside), tuple(warnings))
 
@@ -343,9 +348,12 @@ class ApiClient:
         except httpx.HTTPError as exc:
             scrub_exception(exc, self._key)
             detail = redact_text(str(exc), [self._key]) or type(exc).__name__
-            retryable = isinstance(exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError))
+            retryable = isinstance(
+                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+            )
             raise ApiNetworkError(
-                f"calling {redact_url(self.api_url)} for {window} failed: {type(exc).__name__}: {detail}",
+                f"calling {redact_url(self.api_url)} for {window} failed: "
+                f"{type(exc).__name__}: {detail}",
                 retryable=retryable,
                 sent=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
             ) from exc

@@ -66,7 +66,9 @@ class Window:
         >>> Window(date(2025, 7, 26), date(2025, 7, 28)).has_weekday()
         True
         """
-        return any(d.weekday() < 5 for d in days_in(self.start, min(self.end, self.start + timedelta(6))))
+        return any(
+            d.weekday() < 5 for d in days_in(self.start, min(self.end, self.start + timedelta(6)))
+        )
 
     def label(self) -> str:
         """Both ends with weekdays, for display."""
@@ -116,7 +118,9 @@ def check_range(start: date, end: date) -> None:
         raise UsageError(f"--from {with_weekday(start)} is after --to {with_weekday(end)}")
 
 
-def split_windows(start: date, end: date, window_days: int = DEFAULT_WINDOW_DAYS) -> tuple[Window, ...]:
+def split_windows(
+    start: date, end: date, window_days: int = DEFAULT_WINDOW_DAYS
+) -> tuple[Window, ...]:
     """Cut an inclusive range into consecutive windows of at most ``window_days`` days.
 
     >>> [w.days for w in split_windows(date(2025, 1, 1), date(2025, 3, 1), 21)]

@@ -8,6 +8,7 @@ a ``.hwpscan-tmp-*`` file that the next run removes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -31,13 +32,22 @@ _CHUNK = 64 * 1024
 
 _UNSAFE_CHARS_RE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]')
 _RESERVED = frozenset(
-    {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+    {
+        "con",
+        "prn",
+        "aux",
+        "nul",
+        *(f"com{i}" for i in range(1, 10)),
+        *(f"lpt{i}" for i in range(1, 10)),
+    }
 )
 _FILENAME_STAR_RE = re.compile(r"filename\*\s*=\s*([^']*)'[^']*'([^;]+)", re.IGNORECASE)
 _FILENAME_RE = re.compile(r'filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))', re.IGNORECASE)
 
 
-def safe_filename(name: str, *, max_bytes: int = MAX_NAME_BYTES, fallback: str = "attachment") -> str:
+def safe_filename(
+    name: str, *, max_bytes: int = MAX_NAME_BYTES, fallback: str = "attachment"
+) -> str:
     """A file name that cannot leave its folder: no separators, no ``..``, capped, Korean kept.
 
     >>> safe_filename("../../etc/passwd")
@@ -106,10 +116,8 @@ def filename_from_disposition(raw: bytes | str | None) -> str | None:
     value = plain.group(1) if plain.group(1) is not None else plain.group(2).strip()
     value = re.sub(r"\\(.)", r"\1", value)
     if "%" in value:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             value = unquote(value, errors="strict")
-        except UnicodeDecodeError:
-            pass
     return value or None
 
 
@@ -201,8 +209,12 @@ class Downloader:
                     self._sleep(self.backoff * 2 ** (attempt - 1))
             except _Fail as exc:
                 return DownloadResult(job, "failed", reason=str(exc), attempts=attempt)
-        return DownloadResult(job, "failed", reason=f"{last} (after {self.retries + 1} attempts)",
-                              attempts=self.retries + 1)
+        return DownloadResult(
+            job,
+            "failed",
+            reason=f"{last} (after {self.retries + 1} attempts)",
+            attempts=self.retries + 1,
+        )
 
     def _attempt(self, job: DownloadJob, attempt: int) -> DownloadResult:
         try:
@@ -213,19 +225,29 @@ class Downloader:
                     raise _Fail(f"HTTP {response.status_code}")
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                    raise _Fail(f"announced {int(declared)} bytes, over the {self.max_bytes}-byte cap")
+                    raise _Fail(
+                        f"announced {int(declared)} bytes, over the {self.max_bytes}-byte cap"
+                    )
                 digest, size = self._write(job, response)
                 raw_cd = response.headers.raw
-                disposition = next((v for k, v in raw_cd if k.lower() == b"content-disposition"), None)
+                disposition = next(
+                    (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
+                )
                 return DownloadResult(
-                    job, "downloaded", digest, size,
+                    job,
+                    "downloaded",
+                    digest,
+                    size,
                     response.headers.get("content-type"),
-                    filename_from_disposition(disposition), attempts=attempt,
+                    filename_from_disposition(disposition),
+                    attempts=attempt,
                 )
         except httpx.HTTPError as exc:
             detail = redact_text(str(exc), self._secrets) or type(exc).__name__
             message = f"{type(exc).__name__}: {detail}"
-            if isinstance(exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)):
+            if isinstance(
+                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+            ):
                 raise _Retry(message) from exc
             raise _Fail(message) from exc
 

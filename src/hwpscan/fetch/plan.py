@@ -83,7 +83,9 @@ def open_ledger(
     state: Path, *, daily_limit: int = DEFAULT_DAILY_LIMIT, reset_hour: int = 0, clock=None
 ) -> QuotaLedger:
     """The quota ledger inside the state folder."""
-    return QuotaLedger(default_ledger_path(state), limit=daily_limit, reset_hour=reset_hour, clock=clock)
+    return QuotaLedger(
+        default_ledger_path(state), limit=daily_limit, reset_hour=reset_hour, clock=clock
+    )
 
 
 def plan_range(
@@ -106,6 +108,8 @@ def plan_range(
     quota = None
     if key:
         clock = (lambda: now) if now is not None else None
-        quota = open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock).status(key)
+        quota = open_ledger(
+            state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock
+        ).status(key)
     warning = year_warning(start, end, today or korea_today(now))
     return Plan(start, end, planned, quota, (warning,) if warning else ())

@@ -113,7 +113,9 @@ class QuotaLedger:
                 "SELECT count FROM calls WHERE key_hash = ? AND day = ?",
                 (key_hash(key), day.isoformat()),
             ).fetchone()
-        return QuotaStatus(day, row[0] if row else 0, self.limit, next_reset(now, reset_hour=self.reset_hour))
+        return QuotaStatus(
+            day, row[0] if row else 0, self.limit, next_reset(now, reset_hour=self.reset_hour)
+        )
 
     def remaining(self, key: str) -> int:
         """Calls left today for ``key``."""
@@ -137,7 +139,9 @@ class QuotaLedger:
                 if used >= self.limit:
                     db.execute("ROLLBACK")
                     status = QuotaStatus(
-                        date.fromisoformat(day), used, self.limit,
+                        date.fromisoformat(day),
+                        used,
+                        self.limit,
                         next_reset(now, reset_hour=self.reset_hour),
                     )
                     raise QuotaExceededError(

@@ -13,6 +13,7 @@ paid for, and a rerun spends no call on a finished window.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -33,11 +34,18 @@ from hwpscan.fetch.client import (
     check_answer,
     parse_answer,
 )
-from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS, Window, check_range, korea_today, split_windows, year_warning
+from hwpscan.fetch.dates import (
+    DEFAULT_WINDOW_DAYS,
+    Window,
+    check_range,
+    korea_today,
+    split_windows,
+    year_warning,
+)
 from hwpscan.fetch.download import (
     DEFAULT_MAX_BYTES,
-    DownloadJob,
     Downloader,
+    DownloadJob,
     name_from_url,
     remove_stale_temp_files,
     safe_filename,
@@ -45,7 +53,14 @@ from hwpscan.fetch.download import (
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, load_manifest, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, redact_url, system_resolver, validate_attachment_url
+from hwpscan.fetch.urls import (
+    DEFAULT_DOWNLOAD_PATHS,
+    Resolver,
+    redact_url,
+    system_resolver,
+    validate_attachment_url,
+)
+from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
 #: Calls left today at or under which an empty answer is suspicious.
@@ -54,7 +69,7 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True, slots=True)
 class ProgressEvent:
-    """A progress tick: ``kind`` is ``calls`` or ``downloads``; ``total`` grows, ``advance`` counts."""
+    """A progress tick for ``calls`` or ``downloads``: ``total`` grows, ``advance`` counts."""
 
     kind: str
     total: int = 0
@@ -120,19 +135,42 @@ def _notify(progress: Progress | None, event: ProgressEvent) -> None:
 class _Run:
     """State of one fetch; :func:`fetch_range` is its public face."""
 
-    def __init__(self, *, api: ApiClient, key: str, cache: ResponseCache, ledger: QuotaLedger,
-                 downloader: Downloader, writer: ManifestWriter, out_dir: Path,
-                 allow_hosts: tuple[str, ...], path_prefixes: tuple[str, ...],
-                 resolver: Resolver | None, progress: Progress | None, api_retries: int,
-                 backoff: float, sleep: Callable[[float], None]) -> None:
+    def __init__(
+        self,
+        *,
+        api: ApiClient,
+        key: str,
+        cache: ResponseCache,
+        ledger: QuotaLedger,
+        downloader: Downloader,
+        writer: ManifestWriter,
+        out_dir: Path,
+        allow_hosts: tuple[str, ...],
+        path_prefixes: tuple[str, ...],
+        resolver: Resolver | None,
+        progress: Progress | None,
+        api_retries: int,
+        backoff: float,
+        sleep: Callable[[float], None],
+    ) -> None:
         self.api, self.key, self.cache, self.ledger = api, key, cache, ledger
         self.downloader, self.writer, self.out_dir = downloader, writer, out_dir
         self.allow_hosts, self.path_prefixes, self.resolver = allow_hosts, path_prefixes, resolver
-        self.progress, self.api_retries, self.backoff, self.sleep = progress, api_retries, backoff, sleep
+        self.progress, self.api_retries, self.backoff, self.sleep = (
+            progress,
+            api_retries,
+            backoff,
+            sleep,
+        )
         self.tally = _Tally()
         self.seen: set[str] = set()
         self.known = load_manifest(out_dir)
-        self.pathless = {(e.content_id, e.url, e.status) for e in read_entries(writer.path) if not e.path}
+        previous = read_entries(writer.path)
+        self.pathless = {(e.content_id, e.url, e.status) for e in previous if not e.path}
+        #: Where an earlier run put each URL's file (names may have come from the server).
+        self.by_url = {
+            e.url: out_dir / e.path for e in previous if e.status == "downloaded" and e.path
+        }
 
     # -- calls -------------------------------------------------------------------------
     def answer_for(self, window: Window) -> ApiAnswer:
@@ -147,7 +185,9 @@ class _Run:
                 return self._call(window)
             except ApiNetworkError as exc:
                 if not exc.retryable or attempt > self.api_retries:
-                    raise ApiNetworkError(f"{exc} (after {attempt} attempts)", retryable=False) from exc
+                    raise ApiNetworkError(
+                        f"{exc} (after {attempt} attempts)", retryable=False
+                    ) from exc
                 self.tally.warnings.append(f"window {window}: {exc}; retrying")
                 self.sleep(self.backoff * 2 ** (attempt - 1))
 
@@ -162,11 +202,20 @@ class _Run:
                 self.ledger.refund(self.key)
             raise
         self.tally.calls_made += 1
-        self.cache.put(self.api.api_url, window, raw.body,
-                       status_code=raw.status_code, content_type=raw.content_type)
+        self.cache.put(
+            self.api.api_url,
+            window,
+            raw.body,
+            status_code=raw.status_code,
+            content_type=raw.content_type,
+        )
         if raw.status_code >= 500:
-            self.cache.mark(self.api.api_url, window, trusted=False, verdict=f"http {raw.status_code}")
-            raise ApiNetworkError(f"the API answered HTTP {raw.status_code} for {window}", retryable=True)
+            self.cache.mark(
+                self.api.api_url, window, trusted=False, verdict=f"http {raw.status_code}"
+            )
+            raise ApiNetworkError(
+                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
+            )
         try:
             answer = parse_answer(raw.body)
         except HwpscanError as exc:
@@ -211,17 +260,44 @@ class _Run:
                 self.tally.skipped += 1
                 known = self.known.get(result.job.dest.resolve())
                 if known is None or known.status != "downloaded":
-                    self._record(entry(sha256=result.sha256, bytes=result.bytes, status="downloaded",
-                                       reason="found complete on disk"))
+                    self._record(
+                        entry(
+                            sha256=result.sha256,
+                            bytes=result.bytes,
+                            status="downloaded",
+                            reason="found complete on disk",
+                        )
+                    )
             elif result.status == "downloaded":
                 self.tally.downloaded += 1
-                self._record(entry(sha256=result.sha256, bytes=result.bytes,
-                                   content_type=result.content_type, status="downloaded"))
+                dest = self._server_named(result.job.dest, name, result.disposition_name)
+                if dest != result.job.dest:
+                    entry = self._entry(release, result.disposition_name or "", url, dest)
+                self._record(
+                    entry(
+                        sha256=result.sha256,
+                        bytes=result.bytes,
+                        content_type=result.content_type,
+                        status="downloaded",
+                    )
+                )
             else:
                 self.tally.failed += 1
                 self.tally.warnings.append(f"{redact_url(url)}: download failed: {result.reason}")
                 self._record(entry(status="failed", reason=result.reason, path=None))
             _notify(self.progress, ProgressEvent("downloads", advance=1, message=name))
+
+    @staticmethod
+    def _server_named(dest: Path, listed_name: str, disposition_name: str | None) -> Path:
+        """Rename a file the API listed without a name to the server's name for it."""
+        if listed_name or not disposition_name:
+            return dest
+        prefix = dest.name.split("_", 1)[0]
+        target = dest.with_name(f"{prefix}_{safe_filename(disposition_name)}")
+        if target.exists():
+            return dest
+        os.replace(dest, target)
+        return target
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterable[DownloadJob]:
         used: set[str] = set()
@@ -230,17 +306,27 @@ class _Run:
         for attachment in release.attachments:
             entry = self._entry(release, attachment.name, attachment.url, None)
             if skip:
-                self._record(entry(status="skipped", reason="release dated outside the requested window"))
+                self._record(
+                    entry(status="skipped", reason="release dated outside the requested window")
+                )
                 continue
             try:
                 url = validate_attachment_url(
-                    attachment.url, api_url=self.api.api_url, allow_hosts=self.allow_hosts,
-                    path_prefixes=self.path_prefixes, resolver=self.resolver,
+                    attachment.url,
+                    api_url=self.api.api_url,
+                    allow_hosts=self.allow_hosts,
+                    path_prefixes=self.path_prefixes,
+                    resolver=self.resolver,
                 )
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"release {release.content_id}: {exc}")
                 self._record(entry(status="refused", reason=str(exc)))
+                continue
+            earlier = self.by_url.get(redact_url(url))
+            if earlier is not None and earlier.is_file():
+                used.add(earlier.name)
+                yield DownloadJob(url, earlier, tag=(release, attachment.name, url))
                 continue
             name = safe_filename(attachment.name or name_from_url(url))
             candidate, n = f"{prefix}_{name}", 1
@@ -254,10 +340,17 @@ class _Run:
     def _entry(self, release: Release, name: str, url: str, dest: Path | None):
         def build(**changes: object) -> ManifestEntry:
             base: dict[str, object] = {
-                "date": release.date, "content_id": release.content_id, "subject": release.subject,
-                "name": name, "url": redact_url(url.replace("&amp;", "&")),
+                "date": release.date,
+                "content_id": release.content_id,
+                "subject": release.subject,
+                "name": name,
+                "url": redact_url(url.replace("&amp;", "&")),
                 "path": dest.relative_to(self.out_dir).as_posix() if dest else None,
-                "sha256": None, "bytes": 0, "content_type": None, "status": "", "reason": None,
+                "sha256": None,
+                "bytes": 0,
+                "content_type": None,
+                "status": "",
+                "reason": None,
             }
             base.update(changes)
             return ManifestEntry(**base)  # type: ignore[arg-type]
@@ -281,7 +374,7 @@ def fetch_range(
     *,
     key: str,
     out_dir: Path,
-    state: Path,
+    state: Path | None = None,
     api_url: str = DEFAULT_API_URL,
     client: httpx.Client | None = None,
     window_days: int = DEFAULT_WINDOW_DAYS,
@@ -308,6 +401,7 @@ def fetch_range(
     """
     check_range(start, end)
     windows = split_windows(start, end, window_days)
+    state = state or state_dir()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     removed = remove_stale_temp_files(out_dir)
@@ -318,12 +412,28 @@ def fetch_range(
     ledger = open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock)
     writer = ManifestWriter(out_dir)
     run = _Run(
-        api=ApiClient(api_url, key, http=http), key=key, cache=open_cache(state), ledger=ledger,
-        downloader=Downloader(http, max_bytes=max_bytes, retries=retries, backoff=backoff,
-                              jobs=jobs, sleep=sleep, secrets=(key,)),
-        writer=writer, out_dir=out_dir, allow_hosts=tuple(allow_hosts),
-        path_prefixes=tuple(path_prefixes), resolver=resolver, progress=progress,
-        api_retries=retries, backoff=backoff, sleep=sleep,
+        api=ApiClient(api_url, key, http=http),
+        key=key,
+        cache=open_cache(state),
+        ledger=ledger,
+        downloader=Downloader(
+            http,
+            max_bytes=max_bytes,
+            retries=retries,
+            backoff=backoff,
+            jobs=jobs,
+            sleep=sleep,
+            secrets=(key,),
+        ),
+        writer=writer,
+        out_dir=out_dir,
+        allow_hosts=tuple(allow_hosts),
+        path_prefixes=tuple(path_prefixes),
+        resolver=resolver,
+        progress=progress,
+        api_retries=retries,
+        backoff=backoff,
+        sleep=sleep,
     )
     today = korea_today(clock() if clock else None)
     warning = year_warning(start, end, today)
@@ -348,9 +458,18 @@ def fetch_range(
             http.close()
     t = run.tally
     return FetchReport(
-        start=start, end=end, windows=windows, calls_made=t.calls_made, calls_cached=t.calls_cached,
-        releases=t.releases, files_downloaded=t.downloaded, files_skipped=t.skipped,
-        files_failed=t.failed, files_refused=t.refused, warnings=tuple(dict.fromkeys(t.warnings)),
-        out_dir=out_dir, manifest_path=writer.path, error=error,
+        start=start,
+        end=end,
+        windows=windows,
+        calls_made=t.calls_made,
+        calls_cached=t.calls_cached,
+        releases=t.releases,
+        files_downloaded=t.downloaded,
+        files_skipped=t.skipped,
+        files_failed=t.failed,
+        files_refused=t.refused,
+        warnings=tuple(dict.fromkeys(t.warnings)),
+        out_dir=out_dir,
+        manifest_path=writer.path,
+        error=error,
     )
-

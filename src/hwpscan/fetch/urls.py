@@ -159,7 +159,9 @@ def validate_attachment_url(
         raise _refuse("it has no host")
     api = urlsplit(api_url)
     api_host = (api.hostname or "").lower()
-    own = host == api_host and (port or _default_port(scheme)) == (api.port or _default_port(api.scheme))
+    own = host == api_host and (port or _default_port(scheme)) == (
+        api.port or _default_port(api.scheme)
+    )
     allowed = {api_host, *(h.lower().rstrip(".") for h in allow_hosts)}
     if host not in allowed:
         raise _refuse(f"host {host} is not the API's host {api_host} nor allowed with --allow-host")
@@ -177,19 +179,25 @@ def _default_port(scheme: str) -> int:
     return 443 if scheme.lower() == "https" else 80
 
 
-def _check_addresses(host: str, resolver: Resolver | None) -> None:
+def _ip_literal(host: str) -> str | None:
     try:
-        ipaddress.ip_address(host.strip("[]"))
+        return str(ipaddress.ip_address(host.strip("[]")))
     except ValueError:
-        addresses: Sequence[str] = ()
-        if resolver is not None:
-            try:
-                addresses = resolver(host)
-            except OSError as exc:
-                raise _refuse(f"host {host} does not resolve ({exc.strerror or exc})") from exc
-        bad = [a for a in addresses if _is_internal(a)]
-        if bad:
-            raise _refuse(f"host {host} resolves to the internal address {bad[0]}")
+        return None
+
+
+def _check_addresses(host: str, resolver: Resolver | None) -> None:
+    literal = _ip_literal(host)
+    if literal is not None:
+        if _is_internal(literal):
+            raise _refuse(f"host {host} is a private, loopback or link-local address")
         return
-    if _is_internal(host.strip("[]")):
-        raise _refuse(f"host {host} is a private, loopback or link-local address")
+    if resolver is None:
+        return
+    try:
+        addresses = resolver(host)
+    except OSError as exc:
+        raise _refuse(f"host {host} does not resolve ({exc.strerror or exc})") from exc
+    bad = [a for a in addresses if _is_internal(a)]
+    if bad:
+        raise _refuse(f"host {host} resolves to the internal address {bad[0]}")
