@@ -295,6 +295,27 @@ def test_the_verdict_names_every_guilty_extractor_and_not_the_reference(
     assert matrix_exit_code(rows, ["contaminated"]) is ExitCode.FINDINGS
 
 
+def test_a_failure_on_one_file_does_not_touch_the_next(
+    docs: dict[str, Path], extractor_path: None
+) -> None:
+    paths = [docs["pua.pdf"], docs["clean.hwp"], docs["pua.hwpx"], docs["pua.hwp"]]
+    specs = parse_parser_options("matrix_extractors.extractors:picky", [])
+    rows = list(run_matrix(paths, specs, timeout=3))
+    assert [r.status for r in rows] == ["timeout", "ok", "crashed", "ok"]
+    assert [r.guilty for r in rows] == [True, False, True, False]
+
+
+def test_workers_are_reused_across_files_unless_isolated(
+    docs: dict[str, Path], extractor_path: None
+) -> None:
+    paths = [docs["clean.hwp"], docs["pua.hwp"], docs["pua.hwpx"]]
+    specs = parse_parser_options("matrix_extractors.extractors:stateful", [])
+    shared = list(run_matrix(paths, specs, timeout=60))
+    assert [r.extra_chars for r in shared] == [0, len("이전1"), len("이전2")]
+    isolated = list(run_matrix(paths, specs, timeout=60, isolate=True))
+    assert [r.guilty for r in isolated] == [False, False, False]
+
+
 # --- Files we cannot read ourselves ---------------------------------------------------
 
 

@@ -104,3 +104,22 @@ def _para_texts(data: bytes) -> list[str]:
             out.append("".join(chr(u) for u in struct.unpack(f"<{len(payload) // 2}H", payload)))
         pos += size
     return out
+
+
+def picky(path: str) -> str:
+    """Hangs on PDF files, panics on HWPX files, reads the rest correctly."""
+    if path.endswith(".pdf"):
+        hang(path)
+    if path.endswith(".hwpx"):
+        panic(path)
+    return strict_text(path)
+
+
+_calls = 0
+
+
+def stateful(path: str) -> str:
+    """Correct on the first file a process sees; appends a marker to every later one."""
+    global _calls
+    _calls += 1
+    return strict_text(path) + ("" if _calls == 1 else f" 이전{_calls - 1}")

@@ -18,23 +18,26 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from hwpscan.matrix import worker
+from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output
 from hwpscan.matrix.rows import Extraction, MatrixRow, build_row
 from hwpscan.scan import display_path
 
-__all__ = ["run_matrix", "run_extractor"]
+__all__ = ["WorkerPool", "run_extractor", "run_matrix"]
 
 DEFAULT_TIMEOUT = 30.0
 _STDERR_TAIL = 300
@@ -101,14 +104,22 @@ def _died(code: int, stderr: bytes, who: str) -> str:
     return f"{what}: {tail}" if tail else what
 
 
-def run_extractor(spec: ParserSpec, path: Path, *, timeout: float, workdir: Path) -> Extraction:
-    """Run one extractor on one file; never raises for what the extractor does."""
+def run_extractor(
+    spec: ParserSpec, path: Path, *, timeout: float, workdir: Path, pool: WorkerPool | None = None
+) -> Extraction:
+    """Run one extractor on one file; never raises for what the extractor does.
+
+    Python extractors run in a worker from *pool* (a fresh one-shot worker without it).
+    """
     missing = spec.missing()
     if missing is not None:
         return Extraction("not-installed", reason=missing)
     if spec.kind == "command":
         return _run_command(spec, path, timeout)
-    return _run_callable(spec, path, timeout, workdir)
+    if pool is None:
+        with WorkerPool(workdir, max_files=1) as one:
+            return one.extract(spec, path, timeout)
+    return pool.extract(spec, path, timeout)
 
 
 def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
@@ -129,42 +140,167 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     return Extraction("ok", text=text, reason=note, invalid_bytes=invalid, seconds=done.seconds)
 
 
-def _run_callable(spec: ParserSpec, path: Path, timeout: float, workdir: Path) -> Extraction:
-    fd, out_name = tempfile.mkstemp(prefix="extract-", suffix=".out", dir=workdir)
-    os.close(fd)
-    out = Path(out_name)
-    argv = [sys.executable, "-m", "hwpscan.matrix.worker", spec.target, os.fspath(path), out_name]
-    try:
-        done = _run(argv, timeout=timeout, capture_stdout=False)
-        if done.returncode is None:
-            return Extraction("timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds)
-        if done.returncode == worker.OK:
-            text, invalid = decode_output(out.read_bytes())  # invalid stays 0: we wrote it
-            return Extraction("ok", text=text, invalid_bytes=invalid, seconds=done.seconds)
-        if done.returncode in worker.OUTCOMES:
-            return _outcome(done, out)
-        return Extraction("crashed", reason=_died(done.returncode, done.stderr, "extractor process"), seconds=done.seconds)
-    finally:
-        out.unlink(missing_ok=True)
+class _Worker:
+    """One ``python -m hwpscan.matrix.worker`` process serving one extractor."""
+
+    def __init__(self, spec: ParserSpec, workdir: Path) -> None:
+        self.spec = spec
+        self.files = 0
+        self.out = Path(tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)[1])
+        self.errors = tempfile.TemporaryFile(dir=workdir)  # a file: a chatty stderr cannot block
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hwpscan.matrix.worker", spec.target],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            start_new_session=os.name == "posix",
+        )
+        self._buffer = b""
+
+    def ask(self, path: Path, timeout: float) -> tuple[int, dict[str, Any]] | None:
+        """Send one request; the answer, or None when none came within *timeout*.
+
+        Raises EOFError when the process died before answering.
+        """
+        request = {"path": os.fspath(path), "out": os.fspath(self.out)}
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode("ascii"))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise EOFError from exc
+        self.files += 1
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise EOFError
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        answer = json.loads(line)
+        return int(answer["code"]), dict(answer.get("info") or {})
+
+    def text(self) -> str:
+        return decode_output(self.out.read_bytes())[0]  # we wrote it: nothing invalid
+
+    def death(self) -> str:
+        code = self.proc.wait()
+        self.errors.seek(0)
+        return _died(code, self.errors.read(), "extractor process")
+
+    def close(self, *, kill: bool = False) -> None:
+        if kill:
+            _kill(self.proc)
+        elif self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()  # the worker ends at end of input
+            except OSError:
+                pass
+        try:
+            self.proc.wait(timeout=_KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            _kill(self.proc)
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None and not stream.closed:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.errors.close()
+        self.out.unlink(missing_ok=True)
 
 
-def _outcome(done: _Finished, out: Path) -> Extraction:
-    """Turn the worker's report of a raised exception into an extraction."""
-    try:
-        info = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        info = {"type": None, "message": _tail(done.stderr)}
+class WorkerPool:
+    """Long-lived workers, one per extractor and thread, restarted after a timeout or a
+    crash: the import cost of an extractor is paid once, not once per file.
+
+    ``max_files=1`` gives a fresh process for every file (full isolation).
+    """
+
+    def __init__(self, workdir: Path, *, max_files: int = 0) -> None:
+        self.workdir = workdir
+        self.max_files = max_files
+        self._local = threading.local()
+        self._all: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._load_failures: dict[str, Extraction] = {}
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _worker(self, spec: ParserSpec) -> _Worker:
+        mine: dict[str, _Worker] = self._local.__dict__.setdefault("workers", {})
+        worker = mine.get(spec.name)
+        if worker is None or worker.proc.poll() is not None:
+            if worker is not None:
+                self._retire(worker)
+            worker = _Worker(spec, self.workdir)
+            with self._lock:
+                self._all.append(worker)
+            mine[spec.name] = worker
+        return worker
+
+    def _retire(self, worker: _Worker, *, kill: bool = False) -> None:
+        self._local.__dict__.get("workers", {}).pop(worker.spec.name, None)
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
+        worker.close(kill=kill)
+
+    def extract(self, spec: ParserSpec, path: Path, timeout: float) -> Extraction:
+        """Run *spec* on *path* in a worker process; never raises for the extractor."""
+        if spec.name in self._load_failures:  # cannot import: no need to try every file
+            return self._load_failures[spec.name]
+        started = time.perf_counter()
+        worker = self._worker(spec)
+        try:
+            answer = worker.ask(path, timeout)
+        except EOFError:
+            reason = worker.death()
+            self._retire(worker)
+            return Extraction("crashed", reason=reason, seconds=time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        if answer is None:
+            self._retire(worker, kill=True)
+            return Extraction("timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=seconds)
+        code, info = answer
+        got = _outcome(code, info, worker, seconds)
+        if code == worker_protocol.BASE_RAISED or (self.max_files and worker.files >= self.max_files):
+            self._retire(worker)
+        if info.get("phase") == "load":
+            self._load_failures[spec.name] = got
+        return got
+
+    def close(self) -> None:
+        with self._lock:
+            workers, self._all = self._all, []
+        for worker in workers:
+            worker.close()
+
+
+def _outcome(code: int, info: dict[str, Any], worker: _Worker, seconds: float) -> Extraction:
+    """Turn the worker's answer into an extraction."""
+    if code == worker_protocol.OK:
+        return Extraction("ok", text=worker.text(), seconds=seconds)
     kind = info.get("type")
     message = str(info.get("message") or "")
-    if done.returncode == worker.NOT_INSTALLED:
-        return Extraction("not-installed", reason=message, seconds=done.seconds)
-    if done.returncode == worker.BAD_RESULT:
-        return Extraction("error", reason=message, seconds=done.seconds)
-    if done.returncode == worker.BASE_RAISED:
+    if code == worker_protocol.NOT_INSTALLED:
+        return Extraction("not-installed", reason=message, seconds=seconds)
+    if code == worker_protocol.BAD_RESULT:
+        return Extraction("error", reason=message, seconds=seconds)
+    if code == worker_protocol.BASE_RAISED:
         reason = f"{kind} (a BaseException, not an Exception): {message}".rstrip(": ")
-        return Extraction("crashed", reason=reason, seconds=done.seconds)
-    reason = f"{kind}: {message}" if kind else message
-    return Extraction("error", reason=reason, seconds=done.seconds)
+        return Extraction("crashed", reason=reason, seconds=seconds)
+    reason = f"{kind}: {message}" if kind and not message.startswith("cannot load") else message
+    return Extraction("error", reason=reason, seconds=seconds)
 
 
 _Task = tuple[Path, "Future[Extraction]", dict[str, "Future[Extraction]"]]
@@ -177,25 +313,30 @@ def run_matrix(
     timeout: float = DEFAULT_TIMEOUT,
     jobs: int = 1,
     on_row: Callable[[MatrixRow], None] | None = None,
+    isolate: bool = False,
 ) -> Iterator[MatrixRow]:
     """Rows for every file (in order) and every extractor (in the order given).
 
-    *jobs* subprocesses run at once. *paths* are files (use
-    :func:`hwpscan.scan.collect_files` to expand folders).
+    *jobs* extractions run at once. *paths* are files (use
+    :func:`hwpscan.scan.collect_files` to expand folders). Python extractors keep a
+    worker process across files (restarted after a timeout or a crash); with *isolate*
+    each file gets a fresh process, so no state can carry over from one file to the next.
     """
     jobs = max(1, jobs)
     with tempfile.TemporaryDirectory(prefix="hwpscan-matrix-") as tmp:
         workdir = Path(tmp)
         pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix")
+        workers = WorkerPool(workdir, max_files=1 if isolate else 0)
 
         def submit(path: Path) -> _Task:
-            futures = {
-                spec.name: pool.submit(run_extractor, spec, path, timeout=timeout, workdir=workdir)
-                for spec in parsers
-            }
+            def run(spec: ParserSpec) -> Future[Extraction]:
+                return pool.submit(
+                    run_extractor, spec, path, timeout=timeout, workdir=workdir, pool=workers
+                )
+
+            futures = {spec.name: run(spec) for spec in parsers}
             shared = next((f for s, f in zip(parsers, futures.values()) if s == REFERENCE), None)
-            ref = shared or pool.submit(run_extractor, REFERENCE, path, timeout=timeout, workdir=workdir)
-            return path, ref, futures
+            return path, shared or run(REFERENCE), futures
 
         try:
             todo = iter(paths)
@@ -220,3 +361,4 @@ def run_matrix(
                     yield row
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+            workers.close()
