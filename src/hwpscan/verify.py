@@ -61,6 +61,8 @@ def repaired_is_clean(path: Path) -> tuple[bool, str | None]:
         doc = read_document(path.read_bytes())
     except Exception as exc:  # noqa: BLE001 - any failure here means "not verified"
         return False, f"could not read it again: {type(exc).__name__}: {exc}"
+    if doc.status is not None:  # the reader's own verdict: encrypted, corrupt...
+        return False, f"could not read it again: {doc.status.value}: {doc.reason}"
     repaired = repair_text(join_segments(doc.body)).text
     check = check_utf8(repaired)
     return check.ok, check.message
