@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -275,3 +276,54 @@ def test_repair_text_without_pua_map_keeps_pua() -> None:
     result = repair_text(codeunit_view(chr(0xF02B1)) + "항목")
     assert result.text == chr(0xF02B1) + "항목"
     assert result.pua_replaced == {} and result.pua_kept == {}
+
+
+# -- the README's "Using hwpscan inside a pipeline" examples, run as written ---------------
+
+
+def test_readme_pipeline_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hwpscan.forensics.checkjson import check_json_bytes
+
+    def defective_parser(path: str) -> str:  # stands in for the parser that leaks halves
+        return chr(0xDB80) + chr(0xDEB1) + " 불법 대부 광고 주의" + chr(0xDC00)
+
+    # Layer 1: repair at the source
+    def extract_attachment_text(path: str) -> str:
+        return sanitize_surrogates(defective_parser(path))  # pair -> U+F02B1, orphan dropped
+
+    def press_release_tool(date: str) -> dict[str, object]:
+        result = {"date": date, "items": [{"title": "보도자료", "body": defective_parser("a.hwp")}]}
+        return sanitize(result)  # every string and key, at any depth
+
+    # Layer 2: guard at the chokepoints
+    def guard_tool_output(output: object) -> object:
+        return sanitize(output, orphans="replace")  # any tool, whatever produced the text
+
+    def sse_chunk(event: str, data: object) -> bytes:
+        payload = json.dumps(sanitize(data, orphans="replace"), ensure_ascii=False)
+        return f"event: {event}\ndata: {payload}\n\n".encode("utf-8")  # cannot raise
+
+    assert extract_attachment_text("a.hwp") == chr(0xF02B1) + " 불법 대부 광고 주의"
+    tool_result = press_release_tool("2025-08-05")
+    json.dumps(tool_result, ensure_ascii=False).encode("utf-8")
+    assert guard_tool_output(tool_result) is tool_result  # already clean: no copy
+    chunk = sse_chunk("tool_result", {"output": defective_parser("a.hwp")})
+    assert chunk.decode("utf-8").endswith(' 불법 대부 광고 주의\ufffd"}\n\n')
+
+    # Diagnose
+    text = defective_parser("a.hwp")
+    check = check_utf8(text)
+    print(check.message)
+    print([(h.position, h.codepoint, h.kind) for h in find_surrogates(text)])
+    assert capsys.readouterr().out.splitlines() == [
+        "'utf-8' codec can't encode characters in position 0-1: surrogates not allowed",
+        "[(0, 'U+DB80', 'pair-high'), (1, 'U+DEB1', 'pair-low'), (14, 'U+DC00', 'orphan')]",
+    ]
+
+    # Prove the chokepoints: what the guarded stream carried checks clean
+    captured = tmp_path / "run.sse"
+    captured.write_bytes(chunk)
+    assert check_json_bytes(captured.read_bytes()).ok
+    unguarded = {"output": defective_parser("a.hwp")}
+    captured.write_bytes(b"data: " + json.dumps(unguarded).encode("ascii") + b"\n\n")
+    assert [b.path for b in check_json_bytes(captured.read_bytes()).bad] == ["$.output"]
