@@ -259,9 +259,10 @@ def test_quota_is_per_key_and_resets_at_korea_midnight() -> None:
 def test_range_limit_answers_030(max_days: int | None, start: str, end: str, code: str) -> None:
     with running(max_days=max_days) as emu:
         body = envelope(call(emu, start, end))
-        refusals = emu.stats().refusals
+        stats = emu.stats()
     assert body["resultCode"] == code
-    assert refusals == ({} if code == "1" else {"030": 1})
+    assert stats.refusals == ({} if code == "1" else {"030": 1})
+    assert stats.calls_total == 1  # a refused call still spends quota
 
 
 @pytest.mark.parametrize("bad", ["20250721", "2025/07/21", "2025-7-21", "2025-02-30", ""])

@@ -2,6 +2,18 @@
 
 :class:`EmulatorApp` holds the catalogue, the quirks, the clock and the counters;
 :mod:`hwpscan.emulator.server` only moves bytes between it and the network.
+
+Every listing call that carries a well-formed key counts against that key's quota for
+the Korea-time day, refused ones (``030``, ``033``, bad dates) included.
+
+>>> app = EmulatorApp([], quirks=Quirks(daily_limit=1))
+>>> ask = {"authKey": "k" * 32, "startDate": "2025-07-21", "endDate": "2025-07-21"}
+>>> app.listing(ask, "http://127.0.0.1:1").body
+b'{"reponse":{"resultCode":"1","resultMsg":"\\xc1\\xa4\\xbb\\xf3","resultCnt":0,"result":[]}}'
+>>> b'"resultCode":"033"' in app.listing(ask, "http://127.0.0.1:1").body
+True
+>>> app.counters.snapshot().calls_total
+2
 """
 
 from __future__ import annotations
