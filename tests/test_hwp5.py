@@ -15,7 +15,7 @@ import pytest
 from hwpx.hwp5.bodytext import iter_paragraphs
 from hwpx.hwp5.reader import read_hwp5
 
-from hwpscan.forensics.surrogates import analyze, join_segments
+from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.models import Format, Segment
@@ -65,8 +65,16 @@ BLOCKS = [
     "끝 문단 " + LONE_HIGH,
 ]
 TEXTS = [
-    "머리 " + BULLET + " 본문\t탭 뒤\n줄바꿈\u00a0끝", "셀 " + BULLET, "평범", "괄호 " + BRACKET,
-    "고아 " + LONE_LOW, "앵커", "각주 " + BULLET, "글상자 " + BRACKET, "머리말 " + BULLET, "꼬리말",
+    "머리 " + BULLET + " 본문\t탭 뒤\n줄바꿈\u00a0끝",
+    "셀 " + BULLET,
+    "평범",
+    "괄호 " + BRACKET,
+    "고아 " + LONE_LOW,
+    "앵커",
+    "각주 " + BULLET,
+    "글상자 " + BRACKET,
+    "머리말 " + BULLET,
+    "꼬리말",
     "끝 문단 " + LONE_HIGH,
 ]
 
@@ -82,7 +90,9 @@ def test_every_paragraph_kind_is_body_text_in_the_codeunit_view(compressed: bool
 def test_counts_of_pairs_and_orphans_in_body_table_footnote_textbox_header() -> None:
     stats = analyze(read_ole(build_hwp5(BLOCKS)).body)
     surrogates, pairs, orphans = unit_counts(TEXTS)
-    assert (stats.surrogates, stats.pairs, stats.orphans) == (surrogates, pairs, orphans) == (14, 6, 2)
+    assert (
+        (stats.surrogates, stats.pairs, stats.orphans) == (surrogates, pairs, orphans) == (14, 6, 2)
+    )
     assert stats.pua == {"U+F02B1": 4, "U+F0854": 2}
     assert not stats.utf8_ok and "surrogates not allowed" in (stats.utf8_error or "")
 
@@ -90,8 +100,12 @@ def test_counts_of_pairs_and_orphans_in_body_table_footnote_textbox_header() -> 
 def test_segment_offsets_point_at_the_code_units_in_the_record() -> None:
     """Every segment reproduces from its location, read with python-hwpx's record parser."""
     data = build_hwp5(BLOCKS)
-    texts = [p.text_record.payload for sec in read_hwp5(data).sections
-             for p in iter_paragraphs(sec.roots) if p.text_record is not None]
+    texts = [
+        p.text_record.payload
+        for sec in read_hwp5(data).sections
+        for p in iter_paragraphs(sec.roots)
+        if p.text_record is not None
+    ]
     doc = read_ole(data)
     replaced = {"\t": spec.TAB, "\n": spec.LINE_BREAK, "\u00a0": spec.NBSP}
     assert len(texts) == doc.info["paragraphs"]
@@ -108,8 +122,11 @@ def test_independent_reader_sees_our_paragraphs() -> None:
     """python-hwpx merges pairs (strict view) and leaves out controls: compare to that."""
     data = build_hwp5(BLOCKS)
     hwp = read_hwp5(data)
-    theirs = ["".join(c.text for c in p.chunks if c.kind == "text")
-              for sec in hwp.sections for p in iter_paragraphs(sec.roots)]
+    theirs = [
+        "".join(c.text for c in p.chunks if c.kind == "text")
+        for sec in hwp.sections
+        for p in iter_paragraphs(sec.roots)
+    ]
     ours = [t.replace("\t", "").replace("\n", "").replace("\u00a0", "") for t in TEXTS]
     assert [t for t in theirs if t] == ours
     assert hwp.header.compressed and not hwp.notes
@@ -118,7 +135,13 @@ def test_independent_reader_sees_our_paragraphs() -> None:
 def test_controls_are_skipped_whole_even_with_surrogate_parameters() -> None:
     """Clean text in paragraphs full of 8-unit controls whose parameter units hold
     values in 0xD800-0xDFFF: no surrogate leaks, TAB is one character."""
-    clean = ["가\t나", Table([["다", "라"]]), Footnote("마", anchor="바"), TextBox("사"), HeaderFooter("아")]
+    clean = [
+        "가\t나",
+        Table([["다", "라"]]),
+        Footnote("마", anchor="바"),
+        TextBox("사"),
+        HeaderFooter("아"),
+    ]
     data = build_hwp5(clean)
     raw = zlib_section(data)
     assert struct.pack("<H", 0xD83D) in raw and struct.pack("<H", 0xDA00) in raw  # they are there
@@ -173,7 +196,10 @@ def test_preview_and_docinfo_strings_are_reported_apart() -> None:
 
 def test_explicit_preview_text() -> None:
     doc = read_ole(build_hwp5(["본문"], preview="미리 " + BRACKET + "\r\n둘째 줄"))
-    assert [(s.paragraph, s.text) for s in doc.preview] == [(0, units_view("미리 " + BRACKET)), (1, "둘째 줄")]
+    assert [(s.paragraph, s.text) for s in doc.preview] == [
+        (0, units_view("미리 " + BRACKET)),
+        (1, "둘째 줄"),
+    ]
 
 
 def test_same_arguments_give_byte_identical_files() -> None:

@@ -12,7 +12,14 @@ from hwpscan.formats.hwp5 import read_ole
 from hwpscan.models import Format, Status
 from hwpscan.synth.cfb import write_cfb
 from hwpscan.synth.hwp5 import (
-    Table, bad_deflate, build_hwp5, foreign_ole, hwp5_streams, office_encrypted, record_overrun, truncate,
+    Table,
+    bad_deflate,
+    build_hwp5,
+    foreign_ole,
+    hwp5_streams,
+    office_encrypted,
+    record_overrun,
+    truncate,
 )
 
 BULLET = chr(0xF02B1)
@@ -29,7 +36,7 @@ def test_password_document_is_encrypted_and_keeps_its_preview() -> None:
     assert (doc.format, doc.status) == (Format.HWP5, Status.ENCRYPTED)
     assert "password" in (doc.reason or "")
     assert doc.body == () and doc.meta == ()  # ciphertext is never decoded as text
-    assert [s.text for s in doc.preview][0].startswith("첫 문단")
+    assert next(s.text for s in doc.preview).startswith("첫 문단")
     assert analyze(doc.preview).pairs == 1
 
 
@@ -41,7 +48,9 @@ def test_distribution_document_reports_viewtext_and_keeps_preview_and_meta() -> 
     assert doc.info["flags"] == ["compressed", "distribution"]
 
 
-@pytest.mark.parametrize(("bit", "name"), [(spec.FLAG_DRM, "drm"), (spec.FLAG_CERT_ENCRYPTION, "cert_encryption")])
+@pytest.mark.parametrize(
+    ("bit", "name"), [(spec.FLAG_DRM, "drm"), (spec.FLAG_CERT_ENCRYPTION, "cert_encryption")]
+)
 def test_drm_and_certificate_bits_mean_encrypted(bit: int, name: str) -> None:
     streams = hwp5_streams(BLOCKS)
     header = bytearray(streams["FileHeader"])
@@ -80,7 +89,10 @@ def test_record_running_past_the_end_keeps_the_text_before_it() -> None:
         assert [s.text for s in doc.body][-1] == "둘째"
         assert analyze(doc.body).pairs == 1
         (warning,) = doc.warnings
-        assert warning.startswith("BodyText/Section0: record at byte ") and "claims 1000 bytes" in warning
+        assert (
+            warning.startswith("BodyText/Section0: record at byte ")
+            and "claims 1000 bytes" in warning
+        )
 
 
 def test_bad_deflate_is_corruption_of_the_only_section() -> None:
@@ -109,14 +121,22 @@ def test_output_cap_stops_a_stream_that_inflates_too_far() -> None:
 
 
 def test_truncated_eight_unit_control_at_record_end_is_a_warning() -> None:
-    text = "가나".encode("utf-16-le") + struct.pack("<4H", spec.TAB, 0, 0, 0)  # TAB cut after 4 units
-    section = (struct.pack("<I", spec.PARA_HEADER | 24 << 20) + bytes(24)
-               + struct.pack("<I", spec.PARA_TEXT | 1 << 10 | len(text) << 20) + text)
+    text = "가나".encode("utf-16-le") + struct.pack(
+        "<4H", spec.TAB, 0, 0, 0
+    )  # TAB cut after 4 units
+    section = (
+        struct.pack("<I", spec.PARA_HEADER | 24 << 20)
+        + bytes(24)
+        + struct.pack("<I", spec.PARA_TEXT | 1 << 10 | len(text) << 20)
+        + text
+    )
     streams = hwp5_streams(["x"], compressed=False)
     streams["BodyText/Section0"] = section
     doc = read_ole(write_cfb(streams))
     assert [s.text for s in doc.body] == ["가나"]
-    assert doc.warnings == ("BodyText/Section0: paragraph 0 ends inside an 8-unit control at unit 2",)
+    assert doc.warnings == (
+        "BodyText/Section0: paragraph 0 ends inside an 8-unit control at unit 2",
+    )
 
 
 def test_odd_byte_counts_are_warnings() -> None:

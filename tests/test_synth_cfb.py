@@ -15,7 +15,10 @@ SIZES = [0, 1, 63, 64, 65, 511, 512, 4095, MINI_CUTOFF, 5000, 70_000]
 
 
 def _streams() -> dict[str, bytes]:
-    streams = {f"S{n}/data{size}": bytes((i * 7 + n) % 251 for i in range(size)) for n, size in enumerate(SIZES)}
+    streams = {
+        f"S{n}/data{size}": bytes((i * 7 + n) % 251 for i in range(size))
+        for n, size in enumerate(SIZES)
+    }
     streams["FileHeader"] = b"HWP Document File".ljust(256, b"\0")
     streams["\x05HwpSummaryInformation"] = b"\xfe\xff" + bytes(100)
     streams["A/B/C/deep"] = b"nested" * 700
@@ -49,7 +52,7 @@ def test_output_is_deterministic_and_independent_of_insertion_order() -> None:
 def test_file_is_whole_sectors_with_a_version_3_header() -> None:
     data = write_cfb({"x": b"abc"})
     assert len(data) % SECTOR == 0
-    minor, major, bom, shift, mini_shift = struct.unpack_from("<HHHHH", data, 24)
+    _minor, major, bom, shift, mini_shift = struct.unpack_from("<HHHHH", data, 24)
     assert (major, bom, shift, mini_shift) == (3, 0xFFFE, 9, 6)
     assert struct.unpack_from("<I", data, 56)[0] == MINI_CUTOFF
 
@@ -62,7 +65,16 @@ def _directory(data: bytes) -> list[tuple[str, int, int, int, int, int]]:
     for entry in ole.direntries:
         if entry is None:
             continue
-        out.append((entry.name, entry.entry_type, entry.color, entry.sid_left, entry.sid_right, entry.sid_child))
+        out.append(
+            (
+                entry.name,
+                entry.entry_type,
+                entry.color,
+                entry.sid_left,
+                entry.sid_right,
+                entry.sid_child,
+            )
+        )
     return out
 
 

@@ -32,11 +32,20 @@ from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
 from hwpscan.models import Document, Format, Segment, Status
 
-__all__ = ["read_ole", "MAX_STREAM_BYTES"]
+__all__ = ["MAX_STREAM_BYTES", "read_ole"]
 
 MAX_STREAM_BYTES = 64 * 2**20
 #: Errors olefile raises on damaged containers (it has no error class of its own).
-_OLE_ERRORS = (OSError, ValueError, IndexError, KeyError, struct.error, TypeError, AttributeError, RecursionError)
+_OLE_ERRORS = (
+    OSError,
+    ValueError,
+    IndexError,
+    KeyError,
+    struct.error,
+    TypeError,
+    AttributeError,
+    RecursionError,
+)
 _U32 = struct.Struct("<I")
 _SHOWN_STREAMS = 8
 
@@ -78,16 +87,26 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
         fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
-        return Document(format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}")
+        return Document(
+            format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}"
+        )
     with ole:
         try:
             paths = ["/".join(p) for p in ole.listdir(streams=True, storages=False)]
         except _OLE_ERRORS as exc:
-            return Document(format=Format.OLE, status=Status.CORRUPT, reason=f"compound file directory unreadable: {exc}")
+            return Document(
+                format=Format.OLE,
+                status=Status.CORRUPT,
+                reason=f"compound file directory unreadable: {exc}",
+            )
         reader = _Reader(ole, max_stream_bytes, paths)
         if not paths:
             fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
-            return Document(format=fmt, status=Status.CORRUPT, reason="compound file lists no streams (directory missing or cut short)")
+            return Document(
+                format=fmt,
+                status=Status.CORRUPT,
+                reason="compound file lists no streams (directory missing or cut short)",
+            )
         if not any(p.lower() == "fileheader" for p in paths):
             return _foreign(paths, "without an HWP FileHeader")
         try:
@@ -104,34 +123,64 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
 def _foreign(paths: list[str], what: str) -> Document:
     shown = ", ".join(repr(p) if not p.isprintable() else p for p in sorted(paths)[:_SHOWN_STREAMS])
     more = f" and {len(paths) - _SHOWN_STREAMS} more" if len(paths) > _SHOWN_STREAMS else ""
-    marks = [p for p in paths if p.split("/")[0] in spec.OFFICE_ENCRYPTION_STREAMS or "DRM" in p.upper()]
+    marks = [
+        p for p in paths if p.split("/")[0] in spec.OFFICE_ENCRYPTION_STREAMS or "DRM" in p.upper()
+    ]
     if marks:
-        return Document(format=Format.OLE, status=Status.ENCRYPTED, reason=(
-            f"encrypted or DRM-wrapped OLE container, not HWP: saw {', '.join(repr(p) for p in sorted(marks))}"))
-    return Document(format=Format.OLE, status=Status.UNSUPPORTED,
-                    reason=f"OLE compound file {what}: streams {shown}{more}", info={"streams": len(paths)})
+        return Document(
+            format=Format.OLE,
+            status=Status.ENCRYPTED,
+            reason=(
+                "encrypted or DRM-wrapped OLE container, not HWP: saw "
+                + ", ".join(repr(p) for p in sorted(marks))
+            ),
+        )
+    return Document(
+        format=Format.OLE,
+        status=Status.UNSUPPORTED,
+        reason=f"OLE compound file {what}: streams {shown}{more}",
+        info={"streams": len(paths)},
+    )
 
 
 def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     if len(header) < spec.PROPERTIES_OFFSET + 4:
-        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=f"FileHeader is {len(header)} bytes, too short")
+        return Document(
+            format=Format.HWP5,
+            status=Status.CORRUPT,
+            reason=f"FileHeader is {len(header)} bytes, too short",
+        )
     word, flags = struct.unpack_from("<II", header, spec.VERSION_OFFSET)
     compressed = bool(flags & spec.FLAG_COMPRESSED)
-    info: dict[str, object] = {"version": spec.version_text(word), "compressed": compressed, "flags": list(spec.flag_names(flags))}
+    info: dict[str, object] = {
+        "version": spec.version_text(word),
+        "compressed": compressed,
+        "flags": list(spec.flag_names(flags)),
+    }
     if word >> 24 != 5:
         reader.warnings.append(f"FileHeader version {info['version']} is not 5.x; read as HWP 5")
     preview = _preview(reader)
-    numbered = sorted((int(m.group(2)), m.group(1).lower(), p) for p in reader.paths if (m := spec.SECTION_RE.match(p)))
+    numbered = sorted(
+        (int(m.group(2)), m.group(1).lower(), p)
+        for p in reader.paths
+        if (m := spec.SECTION_RE.match(p))
+    )
     body_paths = [p for _, kind, p in numbered if kind == "bodytext"]
     view_paths = [p for _, kind, p in numbered if kind == "viewtext"]
     status: Status | None = None
     reason: str | None = None
     if flags & spec.ENCRYPTION_FLAGS:
         names = ", ".join(n for n in spec.flag_names(flags & spec.ENCRYPTION_FLAGS))
-        status, reason = Status.ENCRYPTED, f"HWP 5 document protected ({names} bit set in FileHeader); body not readable"
+        status, reason = (
+            Status.ENCRYPTED,
+            f"HWP 5 document protected ({names} bit set in FileHeader); body not readable",
+        )
     elif flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
         status = Status.DISTRIBUTION
-        reason = f"distribution document (FileHeader bit 2): body encrypted in {len(view_paths)} ViewText section(s)"
+        reason = (
+            "distribution document (FileHeader bit 2): body encrypted in "
+            f"{len(view_paths)} ViewText section(s)"
+        )
     meta: list[Segment] = []
     if status is not Status.ENCRYPTED:
         meta = _docinfo(reader, compressed)
@@ -139,11 +188,21 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     if status is None:
         body, status, reason = _body(reader, body_paths, compressed, info)
     info["sections"] = len(body_paths) or len(view_paths)
-    return Document(format=Format.HWP5, body=tuple(body), preview=tuple(preview), meta=tuple(meta),
-                    status=status, reason=reason, warnings=tuple(reader.warnings), info=info)
+    return Document(
+        format=Format.HWP5,
+        body=tuple(body),
+        preview=tuple(preview),
+        meta=tuple(meta),
+        status=status,
+        reason=reason,
+        warnings=tuple(reader.warnings),
+        info=info,
+    )
 
 
-def _body(reader: _Reader, paths: list[str], compressed: bool, info: dict[str, object]) -> tuple[list[Segment], Status | None, str | None]:
+def _body(
+    reader: _Reader, paths: list[str], compressed: bool, info: dict[str, object]
+) -> tuple[list[Segment], Status | None, str | None]:
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
@@ -226,7 +285,9 @@ def _names(payload: bytes, tag: int, index: int, out: list[Segment], warnings: l
         skips: list[int] = [0, 0]
     elif payload:
         prop = payload[0]
-        skips = [1] + ([1] if prop & 0x80 else []) + ([10 if prop & 0x40 else 0] if prop & 0x20 else [])
+        skips = (
+            [1] + ([1] if prop & 0x80 else []) + ([10 if prop & 0x40 else 0] if prop & 0x20 else [])
+        )
     else:
         return
     pos = units = 0
@@ -241,6 +302,13 @@ def _names(payload: bytes, tag: int, index: int, out: list[Segment], warnings: l
             warnings.append(f"DocInfo: record {index} (tag {tag}) name {n} runs past the record")
             return
         if length:
-            out.append(Segment(spec.DOCINFO_STREAM, index, units, codeunit_view(payload[pos : pos + 2 * length])))
+            out.append(
+                Segment(
+                    spec.DOCINFO_STREAM,
+                    index,
+                    units,
+                    codeunit_view(payload[pos : pos + 2 * length]),
+                )
+            )
         pos += 2 * length
         units += length

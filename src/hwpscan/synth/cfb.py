@@ -93,7 +93,9 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
     dir_sectors = -(-len(entries) * 128 // SECTOR)
     minifat_sectors = -(-len(minifat) * 4 // SECTOR)
     mini_sectors = -(-len(mini) // SECTOR)
-    body = dir_sectors + minifat_sectors + mini_sectors + sum(-(-len(e.data) // SECTOR) for e in big)
+    body = (
+        dir_sectors + minifat_sectors + mini_sectors + sum(-(-len(e.data) // SECTOR) for e in big)
+    )
     fat_sectors = 1
     while fat_sectors * _PER_SECTOR < body + fat_sectors:
         fat_sectors += 1
@@ -205,4 +207,6 @@ def _dir_entry(e: _Entry, mini_size: int) -> bytes:
     )
 
 
-_UNUSED_ENTRY = bytes(64) + struct.pack("<HBBIII", 0, 0, 0, NOSTREAM, NOSTREAM, NOSTREAM) + bytes(48)
+_UNUSED_ENTRY = (
+    bytes(64) + struct.pack("<HBBIII", 0, 0, 0, NOSTREAM, NOSTREAM, NOSTREAM) + bytes(48)
+)

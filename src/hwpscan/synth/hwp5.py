@@ -29,8 +29,18 @@ from hwpscan.formats import hwp5_spec as spec
 from hwpscan.synth.cfb import write_cfb
 
 __all__ = [
-    "Table", "Footnote", "TextBox", "HeaderFooter", "Block", "build_hwp5", "hwp5_streams",
-    "truncate", "office_encrypted", "foreign_ole", "record_overrun", "bad_deflate",
+    "Block",
+    "Footnote",
+    "HeaderFooter",
+    "Table",
+    "TextBox",
+    "bad_deflate",
+    "build_hwp5",
+    "foreign_ole",
+    "hwp5_streams",
+    "office_encrypted",
+    "record_overrun",
+    "truncate",
 ]
 
 VERSION = 0x05010001  # 5.1.0.1
@@ -84,7 +94,9 @@ _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 def _record(tag: int, level: int, payload: bytes) -> bytes:
     size = len(payload)
     if size >= spec.EXTENDED_SIZE:
-        head = struct.pack("<II", tag | level << spec.LEVEL_SHIFT | spec.EXTENDED_SIZE << spec.SIZE_SHIFT, size)
+        head = struct.pack(
+            "<II", tag | level << spec.LEVEL_SHIFT | spec.EXTENDED_SIZE << spec.SIZE_SHIFT, size
+        )
     else:
         head = struct.pack("<I", tag | level << spec.LEVEL_SHIFT | size << spec.SIZE_SHIFT)
     return head + payload
@@ -92,7 +104,11 @@ def _record(tag: int, level: int, payload: bytes) -> bytes:
 
 def _control(code: int, ctrl_id: str) -> bytes:
     """An extended control in PARA_TEXT: code, control id, parameters, code."""
-    return struct.pack("<HI", code, spec.ctrl_id_word(ctrl_id)) + _EXTENDED_PARAMS + struct.pack("<H", code)
+    return (
+        struct.pack("<HI", code, spec.ctrl_id_word(ctrl_id))
+        + _EXTENDED_PARAMS
+        + struct.pack("<H", code)
+    )
 
 
 def _text_units(text: str) -> bytes:
@@ -121,14 +137,24 @@ class _Section:
         self.out = bytearray()
         self.instance = 0x1000
 
-    def paragraph(self, level: int, text: str = "", controls: Sequence[tuple[int, str, Iterator[bytes] | None]] = (), *, last: bool = True, head: bool = False) -> None:
+    def paragraph(
+        self,
+        level: int,
+        text: str = "",
+        controls: Sequence[tuple[int, str, Iterator[bytes] | None]] = (),
+        *,
+        last: bool = True,
+        head: bool = False,
+    ) -> None:
         """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then its controls.
 
         *controls* are (code, control id, records of the control's subtree); they sit
         before the text when *head* is true (section definitions), else after it.
         """
         marks = b"".join(_control(code, cid) for code, cid, _ in controls)
-        units = (marks + _text_units(text) if head else _text_units(text) + marks) + struct.pack("<H", spec.PARA_BREAK)
+        units = (marks + _text_units(text) if head else _text_units(text) + marks) + struct.pack(
+            "<H", spec.PARA_BREAK
+        )
         count = len(units) // 2
         mask = 0
         for code, _, _ in controls:
@@ -136,12 +162,31 @@ class _Section:
         if "\t" in text:
             mask |= 1 << spec.TAB
         self.instance += 1
-        self.out += _record(spec.PARA_HEADER, level, struct.pack(
-            "<IIHBBHHHIH", count | (0x80000000 if last else 0), mask, 0, 0, 0, 1, 0, 1, self.instance, 0))
+        self.out += _record(
+            spec.PARA_HEADER,
+            level,
+            struct.pack(
+                "<IIHBBHHHIH",
+                count | (0x80000000 if last else 0),
+                mask,
+                0,
+                0,
+                0,
+                1,
+                0,
+                1,
+                self.instance,
+                0,
+            ),
+        )
         if count > 1:  # Hancom writes no PARA_TEXT for a paragraph holding only its end mark
             self.out += _record(spec.PARA_TEXT, level + 1, units)
         self.out += _record(spec.PARA_CHAR_SHAPE, level + 1, struct.pack("<II", 0, 0))
-        self.out += _record(spec.PARA_LINE_SEG, level + 1, struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000))
+        self.out += _record(
+            spec.PARA_LINE_SEG,
+            level + 1,
+            struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000),
+        )
         for _, _, subtree in controls:
             for rec in subtree or ():
                 self.out += rec
@@ -149,40 +194,93 @@ class _Section:
     # Control subtrees: CTRL_HEADER one level below the paragraph, the rest nested.
 
     def section_def(self, level: int) -> Iterator[bytes]:
-        yield _record(spec.CTRL_HEADER, level + 1, struct.pack("<IIHHHHHI", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, 0, 0))
-        yield _record(spec.PAGE_DEF, level + 2, struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4))
+        yield _record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IIHHHHHI", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, 0, 0),
+        )
+        yield _record(
+            spec.PAGE_DEF,
+            level + 2,
+            struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4),
+        )
         yield _record(spec.FOOTNOTE_SHAPE, level + 2, bytes(30))
         yield _record(spec.PAGE_BORDER_FILL, level + 2, bytes(14))
 
     def column_def(self, level: int) -> Iterator[bytes]:
-        yield _record(spec.CTRL_HEADER, level + 1, struct.pack("<IHhH", spec.ctrl_id_word("cold"), 0x1004, 0, 0))
+        yield _record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IHhH", spec.ctrl_id_word("cold"), 0x1004, 0, 0),
+        )
 
     def table(self, level: int, rows: list[list[str]]) -> Iterator[bytes]:
         ncols = max((len(r) for r in rows), default=0)
         yield _record(spec.CTRL_HEADER, level + 1, _object_common("tbl ", self.instance))
-        yield _record(spec.TABLE, level + 2, struct.pack(f"<IHHh4h{len(rows)}HHH", 0x04000006, len(rows), ncols, 0, 510, 510, 141, 141, *([ncols] * len(rows)), 1, 0))
+        yield _record(
+            spec.TABLE,
+            level + 2,
+            struct.pack(
+                f"<IHHh4h{len(rows)}HHH",
+                0x04000006,
+                len(rows),
+                ncols,
+                0,
+                510,
+                510,
+                141,
+                141,
+                *([ncols] * len(rows)),
+                1,
+                0,
+            ),
+        )
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                yield _record(spec.LIST_HEADER, level + 2, struct.pack("<hIHHHHII4hH", 1, 0x20, c, r, 1, 1, 8000, 1000, 510, 510, 141, 141, 1))
+                yield _record(
+                    spec.LIST_HEADER,
+                    level + 2,
+                    struct.pack(
+                        "<hIHHHHII4hH", 1, 0x20, c, r, 1, 1, 8000, 1000, 510, 510, 141, 141, 1
+                    ),
+                )
                 yield from self._nested(level + 2, cell)
 
     def footnote(self, level: int, text: str) -> Iterator[bytes]:
-        yield _record(spec.CTRL_HEADER, level + 1, struct.pack("<IIHHI", spec.ctrl_id_word("fn  "), 1, 0, 0, 0))
+        yield _record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IIHHI", spec.ctrl_id_word("fn  "), 1, 0, 0, 0),
+        )
         yield _record(spec.LIST_HEADER, level + 2, struct.pack("<hI", 1, 0) + bytes(8))
         yield from self._nested(level + 2, text)
 
     def header_footer(self, level: int, text: str, footer: bool) -> Iterator[bytes]:
-        yield _record(spec.CTRL_HEADER, level + 1, struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0))
-        yield _record(spec.LIST_HEADER, level + 2, struct.pack("<hIII", 1, 0, 42520, 4252) + bytes(4))
+        yield _record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0),
+        )
+        yield _record(
+            spec.LIST_HEADER, level + 2, struct.pack("<hIII", 1, 0, 42520, 4252) + bytes(4)
+        )
         yield from self._nested(level + 2, text)
 
     def text_box(self, level: int, text: str) -> Iterator[bytes]:
         yield _record(spec.CTRL_HEADER, level + 1, _object_common("gso ", self.instance))
         rect = spec.ctrl_id_word("$rec")
         yield _record(spec.SHAPE_COMPONENT, level + 2, struct.pack("<II", rect, rect) + bytes(188))
-        yield _record(spec.LIST_HEADER, level + 3, struct.pack("<hI4hI", 1, 0, 283, 283, 283, 283, 12000) + bytes(13))
+        yield _record(
+            spec.LIST_HEADER,
+            level + 3,
+            struct.pack("<hI4hI", 1, 0, 283, 283, 283, 283, 12000) + bytes(13),
+        )
         yield from self._nested(level + 3, text)
-        yield _record(spec.SHAPE_COMPONENT_RECTANGLE, level + 3, bytes(9) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000))
+        yield _record(
+            spec.SHAPE_COMPONENT_RECTANGLE,
+            level + 3,
+            bytes(9) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
+        )
 
     def _nested(self, level: int, text: str) -> Iterator[bytes]:
         nested = _Section()
@@ -194,14 +292,33 @@ class _Section:
 
 def _object_common(ctrl_id: str, instance: int) -> bytes:
     """CTRL_HEADER payload of a table or drawing object (spec §4.3.9.1 개체 공통 속성)."""
-    return struct.pack("<IIiiIIi4hIiH", spec.ctrl_id_word(ctrl_id), 0x082A2210, 0, 0, 42520, 3000, 0, 141, 141, 141, 141, instance, 0, 0)
+    return struct.pack(
+        "<IIiiIIi4hIiH",
+        spec.ctrl_id_word(ctrl_id),
+        0x082A2210,
+        0,
+        0,
+        42520,
+        3000,
+        0,
+        141,
+        141,
+        141,
+        141,
+        instance,
+        0,
+        0,
+    )
 
 
 def _section_stream(blocks: Sequence[Block], *, controls: bool) -> bytes:
     sec = _Section()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
     rest = list(blocks[1:] if first_text is not None else blocks)
-    head = [(spec.SECTION_COLUMN_DEF, "secd", sec.section_def(0)), (spec.SECTION_COLUMN_DEF, "cold", sec.column_def(0))]
+    head = [
+        (spec.SECTION_COLUMN_DEF, "secd", sec.section_def(0)),
+        (spec.SECTION_COLUMN_DEF, "cold", sec.column_def(0)),
+    ]
     if controls or first_text is not None or not rest:
         sec.paragraph(0, first_text or "", head if controls else (), head=True, last=not rest)
     for i, block in enumerate(rest):
@@ -209,14 +326,31 @@ def _section_stream(blocks: Sequence[Block], *, controls: bool) -> bytes:
         if isinstance(block, str):
             sec.paragraph(0, block, last=last)
         elif isinstance(block, Table):
-            sec.paragraph(0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last)
+            sec.paragraph(
+                0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last
+            )
         elif isinstance(block, Footnote):
-            sec.paragraph(0, block.anchor, [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))], last=last)
+            sec.paragraph(
+                0,
+                block.anchor,
+                [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))],
+                last=last,
+            )
         elif isinstance(block, TextBox):
-            sec.paragraph(0, block.anchor, [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))], last=last)
+            sec.paragraph(
+                0,
+                block.anchor,
+                [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))],
+                last=last,
+            )
         elif isinstance(block, HeaderFooter):
             cid = "foot" if block.footer else "head"
-            sec.paragraph(0, "", [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))], last=last)
+            sec.paragraph(
+                0,
+                "",
+                [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))],
+                last=last,
+            )
         else:
             raise TypeError(f"not a block: {block!r}")
     return bytes(sec.out)
@@ -229,7 +363,9 @@ def _wchars(text: str) -> bytes:
 
 def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
     styles = list(style_names) or ["바탕글"]
-    out = _record(spec.DOCUMENT_PROPERTIES, 0, struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0))
+    out = _record(
+        spec.DOCUMENT_PROPERTIES, 0, struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0)
+    )
     counts = [0] + [len(FONT_NAMES)] * _LANGUAGES + [1, 1, 1, 0, 0, 1, len(styles), 0, 0, 0]
     out += _record(spec.ID_MAPPINGS, 0, struct.pack(f"<{len(counts)}i", *counts))
     for _ in range(_LANGUAGES):
@@ -237,7 +373,11 @@ def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
             out += _record(spec.FACE_NAME, 1, b"\x00" + _wchars(name))
     for i, name in enumerate(styles):
         english = "Normal" if i == 0 else ""
-        out += _record(spec.STYLE, 1, _wchars(name) + _wchars(english) + struct.pack("<BBhHH", 0, 0, 0x412, 0, 0))
+        out += _record(
+            spec.STYLE,
+            1,
+            _wchars(name) + _wchars(english) + struct.pack("<BBhHH", 0, 0, 0x412, 0, 0),
+        )
     return out
 
 
@@ -264,9 +404,15 @@ def _deflate(data: bytes) -> bytes:
 
 
 def hwp5_streams(
-    blocks: Sequence[Block], *, compressed: bool = True, preview: str | None = None,
-    password: bool = False, distribution: bool = False, style_names: Sequence[str] = (),
-    sections: int = 1, tabs_and_controls: bool = True,
+    blocks: Sequence[Block],
+    *,
+    compressed: bool = True,
+    preview: str | None = None,
+    password: bool = False,
+    distribution: bool = False,
+    style_names: Sequence[str] = (),
+    sections: int = 1,
+    tabs_and_controls: bool = True,
 ) -> dict[str, bytes]:
     """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
     if sections < 1:
@@ -284,22 +430,32 @@ def hwp5_streams(
         body = pack(_section_stream(blocks[n * per : (n + 1) * per], controls=tabs_and_controls))
         if distribution:
             seed = b"view%d" % n + body
-            streams[f"{spec.VIEWTEXT_STORAGE}/Section{n}"] = _record(spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)) + _noise(seed + b"+", len(body))
+            streams[f"{spec.VIEWTEXT_STORAGE}/Section{n}"] = _record(
+                spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
+            ) + _noise(seed + b"+", len(body))
         elif password:
             streams[f"{spec.BODYTEXT_STORAGE}/Section{n}"] = _noise(b"pw%d" % n + body, len(body))
         else:
             streams[f"{spec.BODYTEXT_STORAGE}/Section{n}"] = body
     if password:
-        streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM]))
+        streams[spec.DOCINFO_STREAM] = _noise(
+            b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM])
+        )
     text = _preview_text(blocks) if preview is None else preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
     return streams
 
 
 def build_hwp5(
-    blocks: Sequence[Block], *, compressed: bool = True, preview: str | None = None,
-    password: bool = False, distribution: bool = False, style_names: Sequence[str] = (),
-    sections: int = 1, tabs_and_controls: bool = True,
+    blocks: Sequence[Block],
+    *,
+    compressed: bool = True,
+    preview: str | None = None,
+    password: bool = False,
+    distribution: bool = False,
+    style_names: Sequence[str] = (),
+    sections: int = 1,
+    tabs_and_controls: bool = True,
 ) -> bytes:
     """An HWP 5 file holding *blocks* (``str`` is one body paragraph).
 
@@ -315,11 +471,18 @@ def build_hwp5(
       A ``\\t`` in any text is always written as the TAB inline control, ``\\n`` as a
       line break, U+00A0 as the non-breaking space control.
     """
-    return write_cfb(hwp5_streams(
-        blocks, compressed=compressed, preview=preview, password=password,
-        distribution=distribution, style_names=style_names, sections=sections,
-        tabs_and_controls=tabs_and_controls,
-    ))
+    return write_cfb(
+        hwp5_streams(
+            blocks,
+            compressed=compressed,
+            preview=preview,
+            password=password,
+            distribution=distribution,
+            style_names=style_names,
+            sections=sections,
+            tabs_and_controls=tabs_and_controls,
+        )
+    )
 
 
 # --- Broken and foreign inputs for the corpus -----------------------------------------
@@ -332,28 +495,43 @@ def truncate(data: bytes, size: int) -> bytes:
 
 def office_encrypted() -> bytes:
     """An encrypted Office document's container (ECMA-376 agile encryption layout)."""
-    return write_cfb({
-        "\x06DataSpaces/Version": b"\x3c\x00\x00\x00" + "Microsoft.Container.DataSpaces".encode("utf-16-le") + bytes(12),
-        "EncryptionInfo": struct.pack("<HHI", 4, 4, 0x40) + b'<?xml version="1.0"?><encryption/>',
-        "EncryptedPackage": struct.pack("<Q", 6000) + _noise(b"office", 6000),
-    })
+    return write_cfb(
+        {
+            "\x06DataSpaces/Version": b"\x3c\x00\x00\x00"
+            + "Microsoft.Container.DataSpaces".encode("utf-16-le")
+            + bytes(12),
+            "EncryptionInfo": struct.pack("<HHI", 4, 4, 0x40)
+            + b'<?xml version="1.0"?><encryption/>',
+            "EncryptedPackage": struct.pack("<Q", 6000) + _noise(b"office", 6000),
+        }
+    )
 
 
 def foreign_ole() -> bytes:
     """A compound file that is not HWP (a Word 97 document's stream names)."""
-    return write_cfb({
-        "WordDocument": _noise(b"word", 5000),
-        "1Table": _noise(b"table", 700),
-        "\x05SummaryInformation": bytes(200),
-    })
+    return write_cfb(
+        {
+            "WordDocument": _noise(b"word", 5000),
+            "1Table": _noise(b"table", 700),
+            "\x05SummaryInformation": bytes(200),
+        }
+    )
 
 
-def record_overrun(blocks: Sequence[Block] = ("본문",), *, compressed: bool = True, claimed: int = 1000) -> bytes:
+def record_overrun(
+    blocks: Sequence[Block] = ("본문",), *, compressed: bool = True, claimed: int = 1000
+) -> bytes:
     """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
     while only 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
     raw = _section_stream(blocks, controls=True)
-    raw += struct.pack("<I", spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT) + "잘린문단".encode("utf-16-le") + b"\0\0"
+    raw += (
+        struct.pack(
+            "<I", spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
+        )
+        + "잘린문단".encode("utf-16-le")
+        + b"\0\0"
+    )
     streams["BodyText/Section0"] = _deflate(raw) if compressed else raw
     return write_cfb(streams)
 
@@ -363,5 +541,7 @@ def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None
     with *cut*, whose deflate data stops after *cut* bytes."""
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
-    streams["BodyText/Section0"] = sec[:cut] if cut is not None else b"\xff\xff" + _noise(b"deflate", 64)
+    streams["BodyText/Section0"] = (
+        sec[:cut] if cut is not None else b"\xff\xff" + _noise(b"deflate", 64)
+    )
     return write_cfb(streams)
