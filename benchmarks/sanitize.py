@@ -91,7 +91,8 @@ def check_agreement(cases: dict[str, str]) -> None:
         assert ours == incident_sanitize(cases[name]) == fix_surrogates(cases[name]), name
         ours.encode("utf-8")
     assert sanitize_surrogates(cases["one orphan"]) == incident_sanitize(cases["one orphan"])
-    assert sanitize_surrogates(cases["one orphan"], "replace") == fix_surrogates(cases["one orphan"])
+    orphan = cases["one orphan"]
+    assert sanitize_surrogates(orphan, "replace") == fix_surrogates(orphan)
     assert sanitize_surrogates(cases["clean"]) is cases["clean"]
 
 
@@ -123,7 +124,9 @@ def report(megabytes: float, cases: dict[str, str], best: dict[tuple[str, str], 
         vs_incident = best[(case, "incident")] / best[(case, "hwpscan")]
         vs_ftfy = best[(case, "ftfy")] / best[(case, "hwpscan")]
         target = "  (target >= 2.00)" if case != "many pairs" else ""
-        print(f"{case:<11} hwpscan vs incident: {vs_incident:.2f}x{target}; vs ftfy: {vs_ftfy:.2f}x")
+        print(
+            f"{case:<11} hwpscan vs incident: {vs_incident:.2f}x{target}; vs ftfy: {vs_ftfy:.2f}x"
+        )
 
 
 def main() -> None:

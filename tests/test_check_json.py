@@ -46,7 +46,10 @@ def jsonl_rows(output: str) -> list[dict[str, object]]:
 
 def test_raw_surrogatepass_bytes_are_caught_with_path_line_and_message(tmp_path: Path) -> None:
     # a logger that wrote the tool result with errors="surrogatepass"
-    lines = [json.dumps({"status": "ok", "result": []}), json.dumps(tool_result(0), ensure_ascii=False)]
+    lines = [
+        json.dumps({"status": "ok", "result": []}),
+        json.dumps(tool_result(0), ensure_ascii=False),
+    ]
     path = tmp_path / "tool-results.jsonl"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogatepass") + b"\n")
     result = invoke(str(path), "--format", "jsonl")

@@ -54,7 +54,8 @@ class PuaInfo:
 
 @functools.cache
 def _load() -> tuple[dict[int, PuaInfo], dict[str, str]]:
-    raw = json.loads(resources.files(__package__).joinpath(_DATA).read_text(encoding="utf-8"))
+    data = resources.files("hwpscan.forensics").joinpath(_DATA).read_text(encoding="utf-8")
+    raw = json.loads(data)
     table: dict[int, PuaInfo] = {}
     for entry in raw["entries"]:
         cp = int(entry["codepoint"].removeprefix("U+"), 16)
