@@ -56,6 +56,7 @@ class _Reader:
     cap: int
     paths: list[str]
     warnings: list[str] = field(default_factory=list)
+    short: list[str] = field(default_factory=list)  # streams cut short: a truncated file
 
     def raw(self, path: str) -> bytes:
         try:
@@ -66,7 +67,9 @@ class _Reader:
         except _OLE_ERRORS as exc:
             raise CorruptFileError(f"{path}: unreadable ({exc})") from exc
         if len(data) < size:
-            self.warnings.append(f"{path}: {len(data)} of {size} bytes present")
+            note = f"{path}: {len(data)} of {size} bytes present"
+            self.warnings.append(note)
+            self.short.append(note)
         return data
 
     def records(self, path: str, compressed: bool) -> bytes:
@@ -221,6 +224,9 @@ def _body(
     info["paragraphs"] = paragraphs
     if not readable:
         return body, Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])
+    cut = [note for note in reader.short if note.split(":")[0] in paths]
+    if cut:  # the container lost sectors: what was read is kept, the verdict is corrupt
+        return body, Status.CORRUPT, f"file cut short: {cut[0]} (text before the cut kept)"
     return body, None, None
 
 
