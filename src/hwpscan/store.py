@@ -482,8 +482,8 @@ class FileChange:
     date: str | None
     before: str | None
     after: str | None
-    surrogates_before: int = 0
-    surrogates_after: int = 0
+    surrogates_before: int | None = None  # None: absent from that run
+    surrogates_after: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -616,7 +616,7 @@ def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[File
         assert ref is not None
         changes.append(FileChange(
             kind, ref.path, ref.date, x.status.value if x else None, y.status.value if y else None,
-            x.body.surrogates if x else 0, y.body.surrogates if y else 0,
+            x.body.surrogates if x else None, y.body.surrogates if y else None,
         ))
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
     before, after = date_states(a), date_states(b)

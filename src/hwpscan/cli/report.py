@@ -153,6 +153,10 @@ def history(
 # -- diff ---------------------------------------------------------------------------
 
 
+def _n(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
+
+
 def render_diff(d: RunDiff) -> None:
     console.print(f"diff {d.a} → {d.b}")
     if d.empty:
@@ -173,7 +177,7 @@ def render_diff(d: RunDiff) -> None:
         for c in d.files:
             label, style = CHANGE_LABELS[c.kind]
             table.add_row(Text(label, style=style), c.path, c.date or "—", c.before or "—", c.after or "—",
-                          f"{c.surrogates_before} → {c.surrogates_after}")
+                          f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}")
         console.print(table)
     counts = ", ".join(f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k))
     console.print(f"files: {counts}; {d.unchanged} unchanged")
