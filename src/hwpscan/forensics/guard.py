@@ -220,7 +220,9 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
     Other types pass through untouched. Containers that hold nothing to mend are
     returned as the same objects, so a clean tool result costs no copy. The walk is
     iterative: nesting depth is not limited by Python's recursion limit. A container
-    that contains itself raises ``ValueError``.
+    that contains itself raises ``ValueError``. Two keys that differ only by orphans
+    become one key under ``drop`` or ``replace`` (the later value wins); ``escape``
+    keeps them apart.
 
     >>> bad = "a" + chr(0xDC00)
     >>> sanitize({bad: [bad, (1, bad)], "n": None}) == {"a": ["a", (1, "a")], "n": None}
