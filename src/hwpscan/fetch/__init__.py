@@ -21,7 +21,8 @@ from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
 from hwpscan.fetch.manifest import dates_for, load_manifest
 from hwpscan.fetch.plan import Plan, plan_range
-from hwpscan.fetch.run import FetchReport, ProgressEvent, fetch_range
+from hwpscan.fetch.progress import ProgressEvent
+from hwpscan.fetch.run import FetchReport, fetch_range
 from hwpscan.fetch.urls import host_of
 from hwpscan.home import state_dir
 

@@ -270,8 +270,13 @@ class Assessment:
     """What a parsed answer means for its window."""
 
     suspicious_empty: bool
+    empty_warning: str | None  # why an empty answer looks like a silent refusal
     outside: tuple[str, ...]  # content ids whose regDate is outside the window
-    warnings: tuple[str, ...]
+    outside_warnings: tuple[str, ...]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return ((self.empty_warning,) if self.empty_warning else ()) + self.outside_warnings
 
 
 def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Assessment:
@@ -289,29 +294,27 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
     >>> check_answer(empty, weekend, near_limit=False).suspicious_empty
     False
     """
-    warnings: list[str] = []
-    suspicious = False
+    empty_warning = None
     if not answer.releases:
         explicit = answer.code == CODE_NO_DATA
-        suspicious = near_limit or (not explicit and window.has_weekday())
-        if suspicious:
+        if near_limit or (not explicit and window.has_weekday()):
             why = "the daily limit is near" if near_limit else "the window has weekdays"
-            warnings.append(
+            empty_warning = (
                 f"window {window}: HTTP 200 with zero releases although {why}: "
                 "possibly a silent quota refusal, not treated as 'no releases'"
             )
     outside: list[str] = []
+    warnings: list[str] = []
     for release in answer.releases:
-        if release.date is None:
+        if release.date is None or window.contains(date.fromisoformat(release.date)):
             continue
-        if not window.contains(date.fromisoformat(release.date)):
-            outside.append(release.content_id)
-            warnings.append(
-                f"window {window}: release {release.content_id} is dated {release.date}, "
-                "outside the window (the API ignored the range or returned another year): "
-                "not downloaded"
-            )
-    return Assessment(suspicious, tuple(outside), tuple(warnings))
+        outside.append(release.content_id)
+        warnings.append(
+            f"window {window}: release {release.content_id} is dated {release.date}, "
+            "outside the window (the API ignored the range or returned another year): "
+            "not downloaded"
+        )
+    return Assessment(empty_warning is not None, empty_warning, tuple(outside), tuple(warnings))
 
 
 @dataclass(frozen=True, slots=True)

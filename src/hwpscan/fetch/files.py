@@ -1,0 +1,237 @@
+"""From releases to files: URL checks, safe names, downloads and manifest lines.
+
+:class:`AttachmentStore` owns the output folder. For each release it validates every
+attachment URL, picks a safe file name (``<date>/<contentId>_<name>``), downloads, and
+appends one manifest line per attachment the moment its fate is known. An earlier
+run's files are found again by URL, so a rerun downloads nothing twice.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hwpscan.errors import UnsafeUrlError
+from hwpscan.fetch.client import Release
+from hwpscan.fetch.download import (
+    Downloader,
+    DownloadJob,
+    DownloadResult,
+    name_from_url,
+    safe_filename,
+)
+from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
+from hwpscan.fetch.progress import Progress, ProgressEvent, notify
+from hwpscan.fetch.urls import (
+    DEFAULT_DOWNLOAD_PATHS,
+    Resolver,
+    redact_url,
+    system_resolver,
+    validate_attachment_url,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlPolicy:
+    """Which attachment URLs may be fetched (see :func:`validate_attachment_url`)."""
+
+    api_url: str
+    allow_hosts: tuple[str, ...] = ()
+    path_prefixes: tuple[str, ...] = DEFAULT_DOWNLOAD_PATHS
+    resolver: Resolver | None = system_resolver
+
+    def check(self, url: str) -> str:
+        return validate_attachment_url(
+            url,
+            api_url=self.api_url,
+            allow_hosts=self.allow_hosts,
+            path_prefixes=self.path_prefixes,
+            resolver=self.resolver,
+        )
+
+
+@dataclass
+class FileTally:
+    """Running counts of one fetch's releases and files."""
+
+    releases: int = 0
+    downloaded: int = 0
+    skipped: int = 0
+    failed: int = 0
+    refused: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def unique_name(prefix: str, name: str, used: set[str]) -> str:
+    """``prefix_name``, numbered when a release lists the same name twice.
+
+    >>> used = set()
+    >>> [unique_name("7", "a.hwp", used) for _ in range(3)]
+    ['7_a.hwp', '7_a-2.hwp', '7_a-3.hwp']
+    """
+    candidate, n = f"{prefix}_{name}", 1
+    stem, dot, ext = name.rpartition(".")
+    while candidate in used:
+        n += 1
+        candidate = f"{prefix}_{stem}-{n}{dot}{ext}" if stem else f"{prefix}_{name}-{n}"
+    used.add(candidate)
+    return candidate
+
+
+class AttachmentStore:
+    """Downloads releases' attachments into ``out_dir`` and records them in the manifest."""
+
+    def __init__(
+        self,
+        out_dir: Path,
+        *,
+        writer: ManifestWriter,
+        downloader: Downloader,
+        policy: UrlPolicy,
+        progress: Progress | None = None,
+    ) -> None:
+        self.out_dir = out_dir
+        self.writer = writer
+        self.downloader = downloader
+        self.policy = policy
+        self.progress = progress
+        self.tally = FileTally()
+        self._seen: set[str] = set()
+        previous = read_entries(writer.path)
+        self._logged = {(e.content_id, e.url, e.status) for e in previous if not e.path}
+        self._recorded = {e.path for e in previous if e.status == "downloaded" and e.path}
+        #: Where an earlier run put each URL's file (its name may have come from the server).
+        self._by_url = {
+            e.url: out_dir / e.path for e in previous if e.status == "downloaded" and e.path
+        }
+
+    def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
+        """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched."""
+        jobs: list[DownloadJob] = []
+        for release in releases:
+            ident = release.content_id or f"{release.reg_date}|{release.subject}"
+            if ident in self._seen:  # windows can overlap at their edges
+                continue
+            self._seen.add(ident)
+            self.tally.releases += 1
+            self.tally.warnings.extend(release.warnings)
+            jobs.extend(self._jobs(release, skip=release.content_id in outside))
+        notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
+        for result in self.downloader.run(jobs):
+            self._settle(result)
+
+    def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
+        used: set[str] = set()
+        folder = self.out_dir / (release.date or "undated")
+        prefix = safe_filename(release.content_id, max_bytes=40, fallback="post")
+        for attachment in release.attachments:
+            if skip:
+                reason = "release dated outside the requested window"
+                self._record(
+                    _entry(release, attachment.name, attachment.url, None, "skipped", reason)
+                )
+                continue
+            try:
+                url = self.policy.check(attachment.url)
+            except UnsafeUrlError as exc:
+                self.tally.refused += 1
+                self.tally.warnings.append(f"release {release.content_id}: {exc}")
+                self._record(
+                    _entry(release, attachment.name, attachment.url, None, "refused", str(exc))
+                )
+                continue
+            earlier = self._by_url.get(redact_url(url))
+            if earlier is not None and earlier.is_file():
+                dest = earlier
+                used.add(earlier.name)
+            else:
+                dest = folder / unique_name(
+                    prefix, safe_filename(attachment.name or name_from_url(url)), used
+                )
+            yield DownloadJob(url, dest, tag=(release, attachment.name))
+
+    def _settle(self, result: DownloadResult) -> None:
+        release, name = result.job.tag  # type: ignore[misc]
+        url, dest = result.job.url, result.job.dest
+        if result.status == "failed":
+            self.tally.failed += 1
+            self.tally.warnings.append(f"{redact_url(url)}: download failed: {result.reason}")
+            self._record(_entry(release, name, url, None, "failed", result.reason))
+        else:
+            reason = None
+            if result.status == "skipped":
+                self.tally.skipped += 1
+                reason = "found complete on disk"
+            else:
+                self.tally.downloaded += 1
+                if not name and result.disposition_name:
+                    dest, name = (
+                        _rename_to_server_name(dest, result.disposition_name),
+                        result.disposition_name,
+                    )
+            entry = _entry(
+                release,
+                name,
+                url,
+                self._relative(dest),
+                "downloaded",
+                reason,
+                sha256=result.sha256,
+                size=result.bytes,
+                content_type=result.content_type,
+            )
+            if result.status == "downloaded" or entry.path not in self._recorded:
+                self._record(entry)
+        notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
+
+    def _relative(self, path: Path) -> str:
+        return path.relative_to(self.out_dir).as_posix()
+
+    def _record(self, entry: ManifestEntry) -> None:
+        if entry.path is None:  # refused, skipped or failed: one line per URL, not per run
+            mark = (entry.content_id, entry.url, entry.status)
+            if mark in self._logged:
+                return
+            self._logged.add(mark)
+        else:
+            self._recorded.add(entry.path)
+        self.writer.write(entry)
+
+
+def _entry(
+    release: Release,
+    name: str,
+    url: str,
+    path: str | None,
+    status: str,
+    reason: str | None,
+    *,
+    sha256: str | None = None,
+    size: int = 0,
+    content_type: str | None = None,
+) -> ManifestEntry:
+    return ManifestEntry(
+        date=release.date,
+        content_id=release.content_id,
+        subject=release.subject,
+        name=name,
+        url=redact_url(url.replace("&amp;", "&")),
+        path=path,
+        sha256=sha256,
+        bytes=size,
+        content_type=content_type,
+        status=status,
+        reason=reason,
+    )
+
+
+def _rename_to_server_name(dest: Path, server_name: str) -> Path:
+    """Give a file the API listed without a name the server's name (same folder, same prefix)."""
+    prefix = dest.name.split("_", 1)[0]
+    target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
+    if target.exists():
+        return dest
+    os.replace(dest, target)
+    return target
