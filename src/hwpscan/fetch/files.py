@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hwpscan.errors import UnsafeUrlError
+from hwpscan.fetch.clean import one_line
 from hwpscan.fetch.client import Release
 from hwpscan.fetch.download import (
     Downloader,
@@ -215,7 +216,7 @@ def _entry(
     return ManifestEntry(
         date=release.date,
         content_id=release.content_id,
-        subject=release.subject,
+        subject=one_line(release.subject, 200),
         name=name,
         url=redact_url(url.replace("&amp;", "&")),
         path=path,

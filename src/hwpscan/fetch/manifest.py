@@ -23,7 +23,8 @@ MANIFEST_NAME = "manifest.jsonl"
 class ManifestEntry:
     """One attachment: where it came from, where it is, what it was.
 
-    ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or
+    ``subject`` is cleaned for reading (tags, entities, lost escapes); the raw answer is
+    in the response cache. ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or
     ``skipped`` (not fetched, e.g. a release dated outside the window); ``reason`` says why.
     """
 
