@@ -360,6 +360,28 @@ def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
     assert verdict_lines(rows)[:2] == ["codeunit: guilty on 1 of 1 files", "strict: clean on all 1 files"]
 
 
+def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    import hwpscan.cli  # noqa: F401 - registers the commands
+    from hwpscan.cli.app import app
+
+    scan = typer.main.get_command(app).commands["scan"]  # type: ignore[attr-defined]
+    if "parser" not in {p.name for p in scan.params}:
+        pytest.skip("the scan command has no --parser option yet")
+    runner = CliRunner()
+    args = ["scan", str(docs["pua.hwp"]), "--parser", "codeunit,strict", "--format", "jsonl",
+            "--fail-on", "contaminated", "--no-progress"]
+    result = runner.invoke(app, args)
+    records = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    matrix = [r for r in records if "parser" in r]
+    assert [(r["parser"], r["surrogates"]) for r in matrix] == [("codeunit", 2 * ASTRAL), ("strict", 0)]
+    assert len(records) == 3 and result.exit_code == 1
+    bad = runner.invoke(app, ["scan", str(docs["pua.hwp"]), "--parser-cmd", "x=tool"])
+    assert bad.exit_code == 2 and "must contain {path}" in bad.output
+
+
 # --- Option parsing -------------------------------------------------------------------
 
 

@@ -86,15 +86,20 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
     ...         MatrixRow("a.hwp", "strict", "ok", compared=True)]
-    >>> verdict_lines(rows)
-    ['codeunit: guilty on 1 of 1 files', 'strict: clean on all 1 files', 'a.hwp: codeunit']
+    >>> verdict_lines(rows + [MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5")])
+    ['codeunit: guilty on 1 of 1 files', 'strict: clean on all 1 files', 'pyhwp: not installed (no hwp5)', 'a.hwp: codeunit']
     """
     lines = []
     for name, (guilty, total) in guilty_counts(rows).items():
-        if guilty:
+        missing = [r for r in rows if r.parser == name and r.status == "not-installed"]
+        if len(missing) == total:
+            lines.append(f"{name}: not installed ({missing[0].reason})")
+        elif guilty:
             lines.append(f"{name}: guilty on {guilty:,} of {total:,} files")
         else:
-            lines.append(f"{name}: clean on all {total:,} files")
+            ran = total - len(missing)
+            lines.append(f"{name}: clean on all {ran:,} files" if ran == total
+                         else f"{name}: clean on {ran:,} files, not run on {len(missing):,}")
     lines.extend(f"{path}: {', '.join(names)}" for path, names in verdict(rows).items())
     return lines
 

@@ -6,9 +6,11 @@ that are not ``Exception`` subclasses (a Rust panic surfaced through PyO3 is a
 
 Python extractors run in ``python -m hwpscan.matrix.worker``, which hands the text
 back through a temporary file as UTF-8 with ``surrogatepass`` (lossless, lone
-surrogates included). Commands run directly, without a shell; their stdout is decoded
-the same way, undecodable bytes counted. Each subprocess gets its own process group, so
-a timeout kills whatever it started too.
+surrogates included). A worker serves one extractor file after file (its imports are
+paid once) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
+every file a fresh process instead. Commands run directly, once per file, without a
+shell; their stdout is decoded the same way, undecodable bytes counted. Each subprocess
+gets its own process group, so a timeout kills whatever it started too.
 
 The reference text of each file is our ``strict`` view, obtained the same way (and
 shared with the ``strict`` row when that extractor is asked for).
