@@ -39,6 +39,8 @@ STATUS_KO = {
 _WEEKDAYS = "월화수목금토일"
 #: Longest date span drawn as a calendar; longer runs keep the table only.
 CALENDAR_MAX_DAYS = 400
+#: PUA code points named in a file's row; the detail lists them all.
+PUA_SHOWN = 2
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 
 
@@ -92,7 +94,8 @@ def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict 
     if root:
         rows.append(("폴더 folder", root))
     if args:
-        shown = ", ".join(f"{k}={v}" for k, v in sorted(args.items()) if v not in (None, [], "", False))
+        shown = ", ".join(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+                          for k, v in sorted(args.items()) if v not in (None, [], "", False))
         if shown:
             rows.append(("인자 args", shown[:160]))
     return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows)
@@ -261,8 +264,10 @@ def _file_body(index: int, r: FileResult, root: str = "") -> str:
     reason = f'<span class="reason">{e(r.reason)}</span>' if r.reason and not scanned else ""
     utf8 = ("" if not scanned else '<span class="utf8-ok">ok</span>' if b.utf8_ok
             else '<span class="utf8-fail">FAIL</span>')
-    pua = " ".join(f'<code title="{e(_pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in
-                   sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0])))
+    ranked = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    pua = " ".join(f'<code title="{e(_pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN])
+    if len(ranked) > PUA_SHOWN:
+        pua += f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
     main = (
         f'<tr class="main"><td><button class="toggle" type="button" aria-expanded="false" '
         f'aria-controls="d{index}" title="상세 details">▶</button></td>'
@@ -270,7 +275,7 @@ def _file_body(index: int, r: FileResult, root: str = "") -> str:
         f'<td class="mono nw">{e(r.date or "—")}</td>'
         f'<td>{e(r.format.value)}</td><td>{_badge(r.status)}</td>'
         f'{num(b.chars).replace(" hot", "")}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}'
-        f'<td>{utf8}</td><td>{pua}</td></tr>'
+        f'<td>{utf8}</td><td class="pua">{pua}</td></tr>'
     )
     return (f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
             f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(search)}" {data}>\n{main}\n'
