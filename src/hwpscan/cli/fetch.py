@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
@@ -57,7 +58,7 @@ def _dates(start: str, end: str) -> tuple[date, date]:
     try:
         return parse_range(start, end)
     except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE) from None
 
 
 def _range_line(start: date, end: date) -> str:
@@ -66,9 +67,18 @@ def _range_line(start: date, end: date) -> str:
     return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{plural} (Korea time)"
 
 
+def _plain(message: str, secret: str | None) -> str:
+    """Message text made safe to print: no key, no accidental rich markup."""
+    return escape(redact_text(message, [secret]) if secret else message)
+
+
 def _warn(message: str, secret: str | None = None) -> None:
-    text = redact_text(message, [secret]) if secret else message
+    text = _plain(message, secret)
     err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int, secret: str | None = None) -> typer.Exit:
+    return fail(_plain(message, secret), code)
 
 
 def get_key(*, prompt: bool = True) -> str:
@@ -77,18 +87,18 @@ def get_key(*, prompt: bool = True) -> str:
     try:
         key = resolve_key(state)
     except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE) from None
     if not key and prompt and sys.stdin.isatty():
         key = typer.prompt("API key (input hidden)", hide_input=True, err=True)
     if not key:
-        raise fail(
+        raise _fail(
             f'no API key: set {ENV_VAR}, or write api_key = "..." in {config_path(state)}',
             ExitCode.USAGE,
         )
     try:
         return check_key(key)
     except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE) from None
 
 
 def render_plan(plan: Plan) -> None:
@@ -198,7 +208,7 @@ def render_report(report: FetchReport, key: str | None = None) -> None:
         f"{report.files_refused} refused",
         highlight=False,
     )
-    err_console.print(f"manifest: {report.manifest_path}", highlight=False)
+    err_console.print(f"manifest: {report.manifest_path}", markup=False, highlight=False)
 
 
 def _run_fetch(
@@ -225,7 +235,7 @@ def _run_fetch(
                 **options,
             )
     except UsageError as exc:
-        raise fail(redact_text(str(exc), [key]), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE, key) from None
     render_report(report, key)
     return report
 
@@ -233,7 +243,7 @@ def _run_fetch(
 def _finish(report: FetchReport, key: str) -> None:
     message = stop_message(report)
     if message:
-        raise fail(redact_text(message, [key]), ExitCode.API)
+        raise _fail(message, ExitCode.API, key)
 
 
 @app.command()
