@@ -174,7 +174,7 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
         TextColumn("{task.description:<9}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}", style="dim"),
+        TextColumn("{task.fields[last]}", style="dim", markup=False),
         console=err_console,
         transient=True,
     )
