@@ -30,6 +30,7 @@ import olefile
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
+from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = ["MAX_STREAM_BYTES", "read_ole"]
@@ -52,7 +53,7 @@ _SHOWN_STREAMS = 8
 
 @dataclass
 class _Reader:
-    ole: olefile.OleFileIO
+    ole: OleStreams
     cap: int
     paths: list[str]
     warnings: list[str] = field(default_factory=list)
@@ -60,10 +61,10 @@ class _Reader:
 
     def raw(self, path: str) -> bytes:
         try:
-            size = self.ole.get_size(path)
+            size = self.ole.size(path)
             if size > self.cap:
                 raise CorruptFileError(f"{path}: {size} bytes, over the {self.cap}-byte cap")
-            data = self.ole.openstream(path).read()
+            data = self.ole.read(path)
         except _OLE_ERRORS as exc:
             raise CorruptFileError(f"{path}: unreadable ({exc})") from exc
         if len(data) < size:
@@ -95,14 +96,15 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
         )
     with ole:
         try:
-            paths = ["/".join(p) for p in ole.listdir(streams=True, storages=False)]
+            streams = OleStreams(ole, data)
         except _OLE_ERRORS as exc:
             return Document(
                 format=Format.OLE,
                 status=Status.CORRUPT,
                 reason=f"compound file directory unreadable: {exc}",
             )
-        reader = _Reader(ole, max_stream_bytes, paths)
+        paths = streams.paths
+        reader = _Reader(streams, max_stream_bytes, paths)
         if not paths:
             fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
             return Document(
