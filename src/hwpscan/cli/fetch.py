@@ -236,6 +236,13 @@ def _run_fetch(
             )
     except UsageError as exc:
         raise _fail(str(exc), ExitCode.USAGE, key) from None
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted: files and answers fetched so far are kept in {out_dir}; "
+            "run the same command again to resume",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
     render_report(report, key)
     return report
 
