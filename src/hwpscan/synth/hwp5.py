@@ -88,6 +88,19 @@ Block = str | Table | Footnote | TextBox | HeaderFooter
 _EXTENDED_PARAMS = struct.pack("<4H", 0xD83D, 0xDE00, 0xDC07, 0x0000)
 _TAB_PARAMS = struct.pack("<6H", 0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)
 _TEXT_CONTROLS_RE = re.compile("[\t\n\u00a0]")
+
+# PARA_HEADER (spec 표 58): character count (bit 31: last paragraph of its list), control
+# mask, paragraph shape, style, break type, char shape count, range tag count, line
+# segment count, instance id, change-tracking merge flag.
+_PARA_HEADER = struct.Struct("<IIHBBHHHIH")
+_LAST_IN_LIST = 0x80000000
+# PARA_LINE_SEG (spec 표 62): one line: start, vertical position, height, text height,
+# baseline, spacing, column start, width, flags.
+_LINE_SEG = struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000)
+# LIST_HEADER of a table cell (spec 표 65 and 표 80): paragraph count, list flags, then
+# column, row, column span, row span, width, height, four margins, border fill id.
+_CELL_LIST_HEADER = struct.Struct("<hIHHHHII4hH")
+_MARGINS = (510, 510, 141, 141)
 _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 
 
@@ -162,31 +175,13 @@ class _Section:
         if "\t" in text:
             mask |= 1 << spec.TAB
         self.instance += 1
-        self.out += _record(
-            spec.PARA_HEADER,
-            level,
-            struct.pack(
-                "<IIHBBHHHIH",
-                count | (0x80000000 if last else 0),
-                mask,
-                0,
-                0,
-                0,
-                1,
-                0,
-                1,
-                self.instance,
-                0,
-            ),
-        )
+        flags = count | (_LAST_IN_LIST if last else 0)
+        header = _PARA_HEADER.pack(flags, mask, 0, 0, 0, 1, 0, 1, self.instance, 0)
+        self.out += _record(spec.PARA_HEADER, level, header)
         if count > 1:  # Hancom writes no PARA_TEXT for a paragraph holding only its end mark
             self.out += _record(spec.PARA_TEXT, level + 1, units)
         self.out += _record(spec.PARA_CHAR_SHAPE, level + 1, struct.pack("<II", 0, 0))
-        self.out += _record(
-            spec.PARA_LINE_SEG,
-            level + 1,
-            struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000),
-        )
+        self.out += _record(spec.PARA_LINE_SEG, level + 1, _LINE_SEG)
         for _, _, subtree in controls:
             for rec in subtree or ():
                 self.out += rec
@@ -237,13 +232,8 @@ class _Section:
         )
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                yield _record(
-                    spec.LIST_HEADER,
-                    level + 2,
-                    struct.pack(
-                        "<hIHHHHII4hH", 1, 0x20, c, r, 1, 1, 8000, 1000, 510, 510, 141, 141, 1
-                    ),
-                )
+                cell_header = _CELL_LIST_HEADER.pack(1, 0x20, c, r, 1, 1, 8000, 1000, *_MARGINS, 1)
+                yield _record(spec.LIST_HEADER, level + 2, cell_header)
                 yield from self._nested(level + 2, cell)
 
     def footnote(self, level: int, text: str) -> Iterator[bytes]:
