@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 
@@ -104,3 +105,24 @@ def test_fetch_for_scan_rejects_bad_dates_and_a_missing_key(home: Path) -> None:
         fetch_for_scan("2025/07/21", "2025-07-22", key=KEY)
     with pytest.raises(UsageError, match="no API key"):
         fetch_for_scan("2025-07-21", "2025-07-22")
+
+
+def test_cli_fetch_for_scan_then_raise_for_report_exits_3_on_a_stop(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    from hwpscan.cli.fetch import fetch_for_scan as cli_fetch_for_scan
+    from hwpscan.cli.fetch import raise_for_report
+
+    monkeypatch.setenv("HWPSCAN_API_KEY", KEY)
+    with serve_in_thread() as emu:
+        folder, report = cli_fetch_for_scan(
+            "2025-07-21", "2025-08-11", api_url=emu.api_url, show_progress=False, daily_limit=1
+        )
+    assert report.calls_made == 1 and report.files_downloaded > 0  # the first window is kept
+    assert any(folder.rglob("*.hwp"))
+    with pytest.raises(typer.Exit) as info:
+        raise_for_report(report)
+    assert info.value.exit_code == ExitCode.API
+    raise_for_report(dataclasses.replace(report, error=None))  # complete: returns

@@ -247,7 +247,11 @@ def _run_fetch(
     return report
 
 
-def _finish(report: FetchReport, key: str) -> None:
+def raise_for_report(report: FetchReport, key: str | None = None) -> None:
+    """Exit 3 with the reason when the fetch stopped or left files behind; else return.
+
+    ``scan --from/--to`` calls this after scanning what was kept.
+    """
     message = stop_message(report)
     if message:
         raise _fail(message, ExitCode.API, key)
@@ -313,7 +317,7 @@ def fetch(
         max_bytes=int(max_mb * 1_000_000),
         jobs=jobs,
     )
-    _finish(report, key)
+    raise_for_report(report, key)
 
 
 def fetch_for_scan(
@@ -399,7 +403,7 @@ def demo(
                 f"and {stats.downloads_total} download(s)",
                 highlight=False,
             )
-            _finish(report, key)
+            raise_for_report(report, key)
             results = run_scan([folder], jobs=jobs, progress=True)
             render_tables(results, root=folder)
         finally:
@@ -415,6 +419,7 @@ __all__ = [
     "fetch_for_scan",
     "get_key",
     "plan",
+    "raise_for_report",
     "render_plan",
     "render_report",
     "stop_message",
