@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli.app import app
-from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode
+from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.fetch.download import TEMP_PREFIX
 from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
@@ -304,3 +304,27 @@ def test_demo_shows_the_incident_pattern(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert "contaminated" in row
     assert not (tmp_path / "home").exists()  # the demo's state is thrown away
     json.dumps([e.to_json() for e in entries], ensure_ascii=False)
+
+
+def test_html_error_pages_instead_of_files_are_kept_and_flagged(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    emulator.app.quirks = Quirks(html_attachments=True)
+    result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21")
+    assert result.exit_code == 0, result.output
+    assert "sent an HTML page" in result.output
+    entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
+    assert entries and all(e.reason and "HTML page" in e.reason for e in entries)
+
+
+def test_a_year_the_api_ignores_returns_out_of_window_releases_not_downloaded(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    emulator.app.quirks = Quirks(wrong_year=WrongYearMode.IGNORED)
+    result = fetch(emulator, env, "--from", "2024-07-21", "--to", "2024-07-22")
+    text = " ".join(result.output.split())
+    assert "is in 2024, not the current year" in text
+    assert "outside the window" in text
+    entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
+    assert entries and {e.status for e in entries} == {"skipped"}
+    assert emulator.stats().downloads_total == 0

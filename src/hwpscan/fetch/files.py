@@ -167,6 +167,9 @@ class AttachmentStore:
                 reason = "found complete on disk"
             else:
                 self.tally.downloaded += 1
+                if _is_html(result.content_type):
+                    reason = "the server sent an HTML page, not a file (an error page?)"
+                    self.tally.warnings.append(f"{redact_url(url)}: {reason}")
                 if not name and result.disposition_name:
                     dest, name = (
                         _rename_to_server_name(dest, result.disposition_name),
@@ -225,6 +228,18 @@ def _entry(
         content_type=content_type,
         status=status,
         reason=reason,
+    )
+
+
+def _is_html(content_type: str | None) -> bool:
+    """True for an HTML content type.
+
+    >>> _is_html("text/html;charset=euc-kr"), _is_html("application/octet-stream"), _is_html(None)
+    (True, False, False)
+    """
+    return (content_type or "").split(";", 1)[0].strip().lower() in (
+        "text/html",
+        "application/xhtml+xml",
     )
 
 
