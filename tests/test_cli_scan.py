@@ -98,3 +98,16 @@ def test_version() -> None:
 
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and __version__ in result.output
+
+
+def test_repair_pua_map_and_orphan_policy(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a.hwpx").write_bytes(build_hwpx(["항목 " + chr(0xF02B2) + " 끝"]))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["repair", str(src), "-o", str(out), "--pua-map", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    text = (out / "a.hwpx.txt").read_text(encoding="utf-8")
+    assert chr(0xF02B2) not in text  # a known Hancom character got its standard stand-in
+    bad = runner.invoke(app, ["repair", str(src), "-o", str(out), "--orphans", "explode"])
+    assert bad.exit_code == 2

@@ -114,10 +114,10 @@ def test_a_worker_that_dies_costs_one_row(tmp_path: Path, monkeypatch: pytest.Mo
         files.append(p)
     real = scan_mod.scan_file
 
-    def dying(path: Path, date: str | None = None, repair_to: Path | None = None) -> FileResult:
+    def dying(path: Path, date: str | None = None, repair: object = None) -> FileResult:
         if path.name == "3.hwpx":
             os._exit(9)  # what a segfault in native code looks like to the pool
-        return real(path, date, repair_to)
+        return real(path, date, repair)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_mod, "scan_file", dying)
     import multiprocessing

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from datetime import date as _date
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
 
 
 def scan_bytes(
-    data: bytes, *, path: str, date: str | None = None, repair_to: Path | None = None
+    data: bytes, *, path: str, date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
     """Scan one file's bytes. Never raises for bad input: the status says what happened."""
     started = time.perf_counter()
@@ -121,11 +122,11 @@ def scan_bytes(
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
     warnings = doc.warnings
-    if repair_to is not None and status.scanned:
+    if repair is not None and status.scanned:
         try:
-            write_repaired(doc, repair_to)
+            write_repaired(doc, repair)
         except OSError as exc:
-            warnings += (f"repaired text not written to {display_path(repair_to)}: {exc}",)
+            warnings += (f"repaired text not written to {display_path(repair.target)}: {exc}",)
     return FileResult(
         path=path,
         sha256=digest,
@@ -157,11 +158,11 @@ def _fallback_format(data: bytes) -> Format:
     return Format.HWP5 if fmt is Format.OLE and _FILEHEADER_NAME in data else fmt
 
 
-def scan_file(path: Path, date: str | None = None, repair_to: Path | None = None) -> FileResult:
+def scan_file(path: Path, date: str | None = None, repair: Repair | None = None) -> FileResult:
     """Scan one file on disk. Never raises: an unreadable file is a row with a status.
 
-    With *repair_to*, the body text is also written there as UTF-8 after repair
-    (pairs restored, orphans dropped), for files whose body could be read.
+    With *repair*, the body text is also written as UTF-8 after repair (pairs restored,
+    orphans handled per its policy), for files whose body could be read.
     """
     shown = display_path(path)
     try:
@@ -171,7 +172,7 @@ def scan_file(path: Path, date: str | None = None, repair_to: Path | None = None
         data = path.read_bytes()
     except OSError as exc:
         return _error_row(shown, date, Status.ERROR, f"cannot read file: {exc.strerror or exc}")
-    return scan_bytes(data, path=shown, date=date, repair_to=repair_to)
+    return scan_bytes(data, path=shown, date=date, repair=repair)
 
 
 def _error_row(path: str, date: str | None, status: Status, reason: str) -> FileResult:
@@ -180,11 +181,23 @@ def _error_row(path: str, date: str | None, status: Status, reason: str) -> File
     )
 
 
-def write_repaired(doc: Document, target: Path) -> None:
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """Where a file's repaired text goes and how orphans and PUA are treated."""
+
+    target: Path
+    orphans: str = "drop"  # drop | replace | escape
+    pua_map: bool = False  # replace known Hancom PUA characters by standard ones
+
+
+def write_repaired(doc: Document, repair: Repair) -> None:
     """Write the document's body as UTF-8 after repair, atomically."""
     from hwpscan.forensics.guard import repair_text
 
-    text = repair_text(join_segments(doc.body)).text
+    text = repair_text(
+        join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map
+    ).text
+    target = repair.target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(target.name + ".part")
     tmp.write_text(text, encoding="utf-8")
@@ -206,7 +219,7 @@ def repaired_name(path: Path, root: Path | None) -> Path:
     return rel.with_name(rel.name + ".txt")
 
 
-Job = tuple[Path, str | None, Path | None]
+Job = tuple[Path, str | None, Repair | None]
 
 
 def _scan_job(job: Job) -> FileResult:
@@ -220,6 +233,8 @@ def scan_paths(
     dates: Mapping[Path, str] | None = None,
     repair_dir: Path | None = None,
     repair_root: Path | None = None,
+    orphans: str = "drop",
+    pua_map: bool = False,
     on_result: Callable[[FileResult], None] | None = None,
 ) -> Iterator[FileResult]:
     """Scan files in input order, across ``jobs`` processes (default: all cores).
@@ -229,7 +244,13 @@ def scan_paths(
     """
     dates = dates or {}
     work: list[Job] = [
-        (p, dates.get(p), repair_dir / repaired_name(p, repair_root) if repair_dir else None)
+        (
+            p,
+            dates.get(p),
+            Repair(repair_dir / repaired_name(p, repair_root), orphans, pua_map)
+            if repair_dir
+            else None,
+        )
         for p in paths
     ]
     jobs = max(1, jobs or os.cpu_count() or 1)

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
-from hwpscan.report.tables import file_table, pivot_table, summary_line
+from hwpscan.report.tables import file_table, pivot_table, repair_table, summary_line
 from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
 
 
@@ -41,6 +41,8 @@ def run_scan(
     jobs: int,
     progress: bool,
     repair_dir: Path | None = None,
+    orphans: str = "drop",
+    pua_map: bool = False,
     sink: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
     """Collect files, date them, scan them with a progress bar; return the results.
@@ -54,7 +56,13 @@ def run_scan(
     results: list[FileResult] = []
     with _progress(len(files), enabled=progress) as advance:
         for result in scan_paths(
-            files, jobs=jobs or None, dates=dates, repair_dir=repair_dir, repair_root=root
+            files,
+            jobs=jobs or None,
+            dates=dates,
+            repair_dir=repair_dir,
+            repair_root=root,
+            orphans=orphans,
+            pua_map=pua_map,
         ):
             results.append(result)
             advance(result)
@@ -173,28 +181,32 @@ def scan(
     raise typer.Exit(code=exit_code(results, wanted))
 
 
+class OrphanPolicy(str, enum.Enum):
+    drop = "drop"
+    replace = "replace"
+    escape = "escape"
+
+
 @app.command()
 def repair(
     paths: Annotated[list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)],
     out: Annotated[Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")],
+    orphans: Annotated[
+        OrphanPolicy,
+        typer.Option(help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."),
+    ] = OrphanPolicy.drop,
+    pua_map: Annotated[
+        bool,
+        typer.Option("--pua-map", help="Replace known Hancom private-use characters by standard ones."),
+    ] = False,
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     _check_paths(paths)
-    results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=out)
-    from rich.table import Table
-
-    table = Table(title=f"Repaired text in {out}", title_justify="left")
-    for col in ("file", "status", "pairs restored", "orphans removed"):
-        table.add_column(col, justify="right" if col[0] in "po" else "left")
-    for r in results:
-        done = r.status.scanned
-        table.add_row(
-            r.path,
-            r.status.value if done else f"{r.status.value}: {r.reason}",
-            f"{r.body.pairs:,}" if done else "",
-            f"{r.body.orphans:,}" if done else "",
-        )
-    console.print(table)
+    results = run_scan(
+        paths, jobs=jobs, progress=progress, repair_dir=out, orphans=orphans.value, pua_map=pua_map
+    )
+    root = _display_root(paths)
+    console.print(repair_table(results, out=out, root=str(root) if root else None, pua_map=pua_map))
     raise typer.Exit(code=ExitCode.OK)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
+from hwpscan.forensics.pua import pua_info, pua_name
 from hwpscan.models import FileResult, Status
 
 STATUS_STYLE = {
@@ -20,16 +21,26 @@ STATUS_STYLE = {
 }
 
 
-def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
-    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
+def pua_label(cp: str) -> str:
+    """A code point with its Hancom name when known.
 
-    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
-    'U+F02B1×3 U+F0854×1'
+    >>> pua_label("U+E123")
+    'U+E123'
+    """
+    name = pua_name(int(cp[2:], 16))
+    return f"{cp} ({name})" if name else cp
+
+
+def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
+    """``U+F02B1 (name)×3 U+E000×1`` (most frequent first), ``+N`` when cut.
+
+    >>> pua_summary({"U+E001": 1, "U+E000": 3})
+    'U+E000×3 U+E001×1'
     >>> pua_summary({})
     ''
     """
     items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
+    shown = " ".join(f"{pua_label(cp)}×{n}" for cp, n in items[:limit])
     return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
 
 
@@ -117,3 +128,29 @@ def summary_line(results: Sequence[FileResult]) -> str:
     clean = sum(r.status is Status.CLEAN for r in results)
     unreadable = n - bad - clean
     return f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"
+
+
+def repair_table(
+    results: Sequence[FileResult], *, out: object, root: str | None = None, pua_map: bool = False
+) -> Table:
+    """What ``repair`` wrote: pairs restored, orphans removed, PUA replaced per file."""
+    table = Table(title=f"Repaired text in {out}", title_justify="left")
+    table.add_column("file", overflow="fold")
+    table.add_column("status")
+    for col in ("pairs restored", "orphans removed", "PUA replaced"):
+        table.add_column(col, justify="right")
+    for r in results:
+        done = r.status.scanned
+        replaced = sum(
+            n for cp, n in r.body.pua.items()
+            if (info := pua_info(int(cp[2:], 16))) is not None and info.replacement
+        )
+        table.add_row(
+            short_path(r.path, root),
+            Text(r.status.value, style=STATUS_STYLE[r.status])
+            + (Text(f": {r.reason}", style="dim") if not done and r.reason else Text("")),
+            f"{r.body.pairs:,}" if done else "",
+            f"{r.body.orphans:,}" if done else "",
+            f"{replaced:,}" if done and pua_map else "",
+        )
+    return table
