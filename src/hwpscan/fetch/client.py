@@ -197,14 +197,15 @@ def _count(value: Any) -> int | None:
 def parse_answer(raw: bytes) -> ApiAnswer:
     """Parse an answer body, or raise the error it amounts to.
 
-    >>> parse_answer(b'<html><head><title>Error 404</title></head></html>')
+    >>> parse_answer(b'<html><head><title>404</title></head></html>')
     Traceback (most recent call last):
     ...
-    hwpscan.errors.ApiResponseError: the API answered with an HTML page ("Error 404") instead of JSON
+    hwpscan.errors.ApiResponseError: the API answered with an HTML page ("404") instead of JSON
     >>> parse_answer(b'{"reponse": {"resultCode": "030", "resultMsg": "too long"}}')
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hwpscan.errors.ApiRefusedError: the API refused the window as too long (code 030: too long); use a smaller --window-days
+    hwpscan.errors.ApiRefusedError: the API refused the window as too long (code 030: too long); ...
     >>> parse_answer(b'{"response": {"resultCode": "900", "resultMsg": "no data"}}').releases
     ()
     """

@@ -83,7 +83,7 @@ def parse_date(text: str, *, what: str = "date") -> date:
     >>> parse_date("20250721")
     Traceback (most recent call last):
     ...
-    hwpscan.errors.UsageError: date '20250721' is not in the form YYYY-MM-DD (for example 2025-07-21)
+    hwpscan.errors.UsageError: date '20250721' is not in the form YYYY-MM-DD (e.g. 2025-07-21)
     >>> parse_date("2025-02-30", what="--to")
     Traceback (most recent call last):
     ...
@@ -91,7 +91,7 @@ def parse_date(text: str, *, what: str = "date") -> date:
     """
     raw = text.strip() if isinstance(text, str) else text
     if not isinstance(raw, str) or _DATE_RE.fullmatch(raw) is None:
-        raise UsageError(f"{what} {text!r} is not in the form YYYY-MM-DD (for example 2025-07-21)")
+        raise UsageError(f"{what} {text!r} is not in the form YYYY-MM-DD (e.g. 2025-07-21)")
     try:
         return date.fromisoformat(raw)
     except ValueError as exc:
@@ -205,8 +205,10 @@ def year_warning(start: date, end: date, today: date | None = None) -> str | Non
     The API was seen to answer a wrong year with that other year's data, so a typo
     in the year must be loud.
 
-    >>> year_warning(date(2024, 7, 21), date(2024, 8, 11), date(2025, 8, 1))
-    'the whole range 2024-07-21..2024-08-11 is in 2024, not the current year 2025 (Korea time): check the year'
+    >>> print(year_warning(date(2024, 7, 21), date(2024, 8, 11), date(2025, 8, 1)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the whole range 2024-07-21..2024-08-11 is in 2024,
+    not the current year 2025 (Korea time): check the year
     >>> year_warning(date(2024, 12, 20), date(2025, 1, 5), date(2025, 8, 1)) is None
     True
     """

@@ -24,8 +24,9 @@ class ManifestEntry:
     """One attachment: where it came from, where it is, what it was.
 
     ``subject`` is cleaned for reading (tags, entities, lost escapes); the raw answer is
-    in the response cache. ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or
-    ``skipped`` (not fetched, e.g. a release dated outside the window); ``reason`` says why.
+    in the response cache. ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL
+    failed validation) or ``skipped`` (not fetched, e.g. a release dated outside the
+    window); ``reason`` says why.
     """
 
     date: str | None
@@ -47,7 +48,8 @@ class ManifestEntry:
     def from_json(cls, data: dict[str, Any]) -> ManifestEntry:
         """Rebuild an entry, ignoring keys this version does not know.
 
-        >>> e = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 0, None, "failed")
+        >>> e = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 0, None,
+        ...                   "failed")
         >>> ManifestEntry.from_json(e.to_json() | {"extra": 1}) == e
         True
         """

@@ -128,16 +128,17 @@ def validate_attachment_url(
     ``path_prefixes`` is given, must start with one of them.
 
     >>> api = "http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp"
-    >>> validate_attachment_url("http://127.0.0.1:8000/fss/cmmn/file/fileDown.do?fileSn=1", api_url=api)
-    'http://127.0.0.1:8000/fss/cmmn/file/fileDown.do?fileSn=1'
+    >>> validate_attachment_url("http://127.0.0.1:8000/fss/cmmn/file/f.do?fileSn=1", api_url=api)
+    'http://127.0.0.1:8000/fss/cmmn/file/f.do?fileSn=1'
     >>> validate_attachment_url("http://u:p@127.0.0.1:8000/f", api_url=api)
     Traceback (most recent call last):
     ...
     hwpscan.errors.UnsafeUrlError: attachment URL refused: it carries a user name or password
     >>> validate_attachment_url("https://10.0.0.5/f", api_url=api, allow_hosts=["10.0.0.5"])
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is a private, loopback or link-local address
+    hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is a private, ... address
     """
     text = (raw or "").strip().replace("&amp;", "&")
     if not text:
