@@ -19,7 +19,8 @@ from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.models import Format, Segment
-from hwpscan.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5
+from hwpscan.synth.cfb import write_cfb
+from hwpscan.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5, hwp5_streams
 
 BULLET = chr(0xF02B1)  # Hancom PUA-A bullet, stored as DB80 DEB1
 BRACKET = chr(0xF0854)  # stored as DB82 DC54
@@ -218,3 +219,35 @@ def test_without_section_controls_the_text_starts_at_offset_zero() -> None:
 def test_writer_refuses_control_codes_as_text() -> None:
     with pytest.raises(ValueError, match=r"U\+000D is a control code"):
         build_hwp5(["a\rb"])
+
+
+def test_font_alternative_and_default_names_are_meta() -> None:
+    """FACE_NAME with all optional parts (spec 표 19), one name holding a lone half."""
+
+    def wchars(text: str) -> bytes:
+        raw = text.encode("utf-16-le", "surrogatepass")
+        return struct.pack("<H", len(raw) // 2) + raw
+
+    face = (
+        bytes([spec.FACE_HAS_ALTERNATIVE | spec.FACE_HAS_TYPE_INFO | spec.FACE_HAS_DEFAULT])
+        + wchars("바탕")
+        + b"\x01"
+        + wchars("Batang" + LONE_LOW)
+        + bytes(spec.FACE_TYPE_INFO_BYTES)
+        + wchars("굴림")
+    )
+    cut = bytes([spec.FACE_HAS_ALTERNATIVE]) + wchars("돋움") + b"\x01" + struct.pack("<H", 50)
+    docinfo = b"".join(
+        struct.pack("<I", spec.FACE_NAME | 1 << 10 | len(p) << 20) + p for p in (face, cut)
+    )
+    streams = hwp5_streams(["본문"], compressed=False)
+    streams["DocInfo"] = docinfo
+    doc = read_ole(write_cfb(streams))
+    assert [(s.paragraph, s.offset, s.text) for s in doc.meta] == [
+        (0, 0, "바탕"),
+        (0, 2, "Batang" + LONE_LOW),
+        (0, 9, "굴림"),
+        (1, 0, "돋움"),
+    ]
+    assert doc.warnings == ("DocInfo: record 1 (tag 19) name 1 runs past the record",)
+    assert analyze(doc.meta).orphans == 1

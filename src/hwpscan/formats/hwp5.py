@@ -90,7 +90,7 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
-        fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
+        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
         return Document(
             format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}"
         )
@@ -106,7 +106,7 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
         paths = streams.paths
         reader = _Reader(streams, max_stream_bytes, paths)
         if not paths:
-            fmt = Format.HWP5 if spec.SIGNATURE[:17] in data else Format.OLE
+            fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
             return Document(
                 format=fmt,
                 status=Status.CORRUPT,
@@ -120,7 +120,7 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
             return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
         if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
             return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
-        if not header.startswith(spec.SIGNATURE[:17]):
+        if not header.startswith(spec.SIGNATURE_TEXT):
             return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
         return _read_hwp5(reader, header)
 
@@ -293,9 +293,11 @@ def _names(payload: bytes, tag: int, index: int, out: list[Segment], warnings: l
         skips: list[int] = [0, 0]
     elif payload:
         prop = payload[0]
-        skips = (
-            [1] + ([1] if prop & 0x80 else []) + ([10 if prop & 0x40 else 0] if prop & 0x20 else [])
-        )
+        skips = [1]  # the property byte
+        if prop & spec.FACE_HAS_ALTERNATIVE:
+            skips.append(1)  # the alternative font's type byte
+        if prop & spec.FACE_HAS_DEFAULT:
+            skips.append(spec.FACE_TYPE_INFO_BYTES if prop & spec.FACE_HAS_TYPE_INFO else 0)
     else:
         return
     pos = units = 0

@@ -32,7 +32,8 @@ SECTION_RE: Final = re.compile(r"^(BodyText|ViewText)/Section(\d+)$", re.IGNOREC
 # --- FileHeader: spec §3.2.1 (256 bytes) ---------------------------------------------------
 
 #: 32-byte signature, NUL padded.
-SIGNATURE: Final = b"HWP Document File".ljust(32, b"\0")
+SIGNATURE_TEXT: Final = b"HWP Document File"
+SIGNATURE: Final = SIGNATURE_TEXT.ljust(32, b"\0")
 FILE_HEADER_SIZE: Final = 256
 #: The version DWORD is 0xMMnnPPrr: major, minor, build, revision.
 VERSION_OFFSET: Final = 32
@@ -97,6 +98,13 @@ PARA_SHAPE: Final = HWPTAG_BEGIN + 9  # 25, 표 43
 STYLE: Final = HWPTAG_BEGIN + 10  # 26, 표 47
 DOC_DATA: Final = HWPTAG_BEGIN + 11  # 27, 표 49
 DISTRIBUTE_DOC_DATA: Final = HWPTAG_BEGIN + 12  # 28, 표 51 (256 bytes)
+
+# FACE_NAME property bits (spec 표 19): an alternative font name follows the name (after
+# a type byte), 10 bytes of font type information follow, a default font name follows.
+FACE_HAS_ALTERNATIVE: Final = 0x80
+FACE_HAS_TYPE_INFO: Final = 0x40
+FACE_HAS_DEFAULT: Final = 0x20
+FACE_TYPE_INFO_BYTES: Final = 10
 
 # BodyText tags (spec §4.3, 표 57 "본문").
 PARA_HEADER: Final = HWPTAG_BEGIN + 50  # 66, 표 58
