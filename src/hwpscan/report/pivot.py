@@ -21,8 +21,12 @@ import pandas as pd
 from hwpscan.models import FileResult, Format, Status
 
 UNKNOWN_DATE = "unknown"
-#: Column order: the document formats first, then what could not be read.
+#: Every format, documents first, then what could not be read.
 FORMAT_ORDER = [f.value for f in Format]
+#: The document formats get a column each; everything else shares ``other``.
+DOCUMENT_FORMATS = (Format.HWP5.value, Format.HWPX.value, Format.PDF.value)
+OTHER = "other"
+PIVOT_COLUMNS = [*DOCUMENT_FORMATS, OTHER]
 EMPTY_CELL = "—"
 _COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable"]
 
@@ -83,17 +87,25 @@ def cell_text(files: int, contaminated: int, unreadable: int) -> str:
 
 
 def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:
-    """Dates as rows, formats as columns, cells like ``2/3 contaminated``."""
+    """Dates as rows, formats as columns, cells like ``2/3 contaminated``.
+
+    HWP 5, HWPX and PDF get a column each; files of any other kind (HTML error pages,
+    HWP 3, empty downloads...) are counted together under ``other``.
+    """
     counts = pivot_counts(results)
     if counts.empty:
         return pd.DataFrame()
+    counts["format"] = counts["format"].where(counts["format"].isin(DOCUMENT_FORMATS), OTHER)
+    counts = counts.groupby(["date", "format"], as_index=False)[
+        ["files", "contaminated", "clean", "unreadable"]
+    ].sum()
     counts["cell"] = [
         cell_text(f, c, u)
         for f, c, u in zip(counts["files"], counts["contaminated"], counts["unreadable"])
     ]
     table = counts.pivot(index="date", columns="format", values="cell").fillna(EMPTY_CELL)
     order = sorted(table.index, key=lambda d: (d == UNKNOWN_DATE, d))
-    columns = sorted(table.columns, key=FORMAT_ORDER.index)
+    columns = sorted(table.columns, key=PIVOT_COLUMNS.index)
     table = table.loc[order, columns]
     table.columns.name = None
     return table

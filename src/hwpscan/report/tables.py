@@ -104,7 +104,7 @@ def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by
 
     frame = contamination_pivot(results)
     table = Table(title=title, title_justify="left")
-    table.add_column("date", no_wrap=True)
+    table.add_column("date", no_wrap=True, min_width=10)
     for col in frame.columns:
         table.add_column(str(col), no_wrap=True)
     for date, row in frame.iterrows():
