@@ -245,3 +245,32 @@ def test_stored_args_in_report_are_secret_free(home: Path, results: list[FileRes
     for path in [*(home / "r").iterdir(), *(home / "home").iterdir()]:
         assert key.encode() not in path.read_bytes(), path
     assert json.dumps(load_run(run_id).info.args).find(key) == -1
+
+
+def test_recorded_run_streams_results_and_writes_the_report(home: Path, results: list[FileResult]) -> None:
+    from hwpscan.cli.report import recorded_run
+
+    seen: list[str] = []
+    with recorded_run("scan", {"paths": ["c"]}, report_dir=home / "r" / "{run}",
+                      also=lambda r: seen.append(r.path)) as sink:
+        for r in results:
+            sink(r)
+    assert seen == [r.path for r in results] and sink.run_id
+    run = load_run(sink.run_id)
+    assert run.info.finished is not None and len(run.results) == len(results)
+    assert (home / "r" / sink.run_id / "report.html").exists()
+
+
+def test_recorded_run_keeps_results_of_a_run_that_dies(home: Path, results: list[FileResult]) -> None:
+    from hwpscan.cli.report import recorded_run
+
+    with pytest.raises(RuntimeError):
+        with recorded_run("scan", {}, report_dir=home / "never") as sink:
+            for r in results[:5]:
+                sink(r)
+            raise RuntimeError("worker exploded")
+    run = load_run("latest")
+    assert run.info.finished is None and [r.path for r in run.results] == [r.path for r in results[:5]]
+    assert not (home / "never").exists()
+    listed = CliRunner().invoke(app, ["history"])
+    assert "interrupted" in listed.output

@@ -64,15 +64,25 @@ def test_results_persist_as_they_come_and_an_interrupted_run_keeps_them(
     store: RunStore, results: list[FileResult]
 ) -> None:
     with pytest.raises(KeyboardInterrupt):
-        with store.recording("scan", {"paths": ["x"]}) as rec:
+        with store.recording("scan", {"paths": ["x"]}, batch=2) as rec:
             for r in results[:3]:
-                rec.add(r)
-            # another connection already sees them: each add is committed
+                rec(r)  # a recorder is a sink
+            # another connection already sees the first full batch
             with RunStore(store.path) as other:
-                assert len(other.load_run(rec.run_id).results) == 3
+                assert len(other.load_run(rec.run_id).results) == 2
             raise KeyboardInterrupt
     run = store.load_run("latest")
-    assert len(run.results) == 3 and run.info.finished is None
+    assert len(run.results) == 3 and run.info.finished is None  # the rest flushed on the way out
+    assert [r.to_json() for r in run.results] == [r.to_json() for r in results[:3]]
+
+
+def test_a_finished_recording_has_its_summary(store: RunStore, results: list[FileResult]) -> None:
+    with store.recording("fetch", {}) as rec:
+        rec.add(*results)
+        rec.summary["calls_made"] = 1
+    info = store.load_run(rec.run_id).info
+    assert info.finished is not None and info.summary == {"calls_made": 1}
+    assert info.files == len(results) == rec.added
 
 
 def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore) -> None:

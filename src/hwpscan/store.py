@@ -23,6 +23,7 @@ import re
 import secrets as _secrets
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +34,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
 from hwpscan.models import FileResult, Status
+from hwpscan.rundiff import (
+    CHANGE_KINDS,
+    DateChange,
+    FileChange,
+    RunDiff,
+    date_states,
+    diff_results,
+    file_name,
+)
 
 __all__ = [
     "DB_NAME",
@@ -44,9 +54,11 @@ __all__ = [
     "RunStore",
     "add_results",
     "clean_args",
+    "CHANGE_KINDS",
     "DateChange",
     "FileChange",
     "RunDiff",
+    "date_states",
     "default_store",
     "diff_results",
     "diff_runs",
@@ -222,6 +234,7 @@ class RunStore:
             conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash of the run
             conn.execute("PRAGMA foreign_keys = ON")
             conn.executescript(_SCHEMA)
             columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
@@ -291,7 +304,7 @@ class RunStore:
                 "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
                 " VALUES (?,?,?,?,?,?,?,?)",
                 [
-                    (run_id, seq + i, r.path, _name(r.path), r.date, r.format.value, r.status.value,
+                    (run_id, seq + i, r.path, file_name(r.path), r.date, r.format.value, r.status.value,
                      json.dumps(r.to_json(), ensure_ascii=False))
                     for i, r in enumerate(rows)
                 ],
@@ -319,14 +332,18 @@ class RunStore:
         return run_id
 
     @contextmanager
-    def recording(self, kind: str, args: Mapping[str, Any]) -> Iterator[RunRecorder]:
+    def recording(self, kind: str, args: Mapping[str, Any], *, batch: int = 64) -> Iterator[RunRecorder]:
         """``with store.recording("scan", args) as rec: rec.add(result)``; finished on exit.
 
-        A run that raises is left unfinished (``history`` shows it as interrupted),
-        with every result added before the failure kept.
+        A run that raises keeps every result added before the failure (they are
+        flushed on the way out) and is left unfinished: ``history`` shows it as
+        interrupted.
         """
-        recorder = RunRecorder(self, self.start_run(kind, args))
-        yield recorder
+        recorder = RunRecorder(self, self.start_run(kind, args), batch=batch)
+        try:
+            yield recorder
+        finally:
+            recorder.flush()
         self.finish_run(recorder.run_id, summary=recorder.summary or None)
 
     # -- reading ------------------------------------------------------------------
@@ -362,15 +379,22 @@ class RunStore:
             raise RunNotFoundError(f"{ref!r} matches several runs: {', '.join(ids[:5])}")
         return str(ids[0])
 
-    def load_run(self, ref: str = "latest") -> Run:
-        """A run and its results by id, unique prefix or ``latest``."""
+    def run_info(self, ref: str = "latest") -> RunInfo:
+        """A run's description and counts, without loading its results."""
         run_id = self.resolve(ref)
         with self._lock:
             conn = self._connect()
             row = conn.execute(
                 "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?", (run_id,)
             ).fetchone()
-            info = self._info(conn, row)
+            return self._info(conn, row)
+
+    def load_run(self, ref: str = "latest") -> Run:
+        """A run and its results by id, unique prefix or ``latest``."""
+        info = self.run_info(ref)
+        run_id = info.id
+        with self._lock:
+            conn = self._connect()
             data = conn.execute(
                 "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
             ).fetchall()
@@ -387,25 +411,35 @@ class RunStore:
 
 
 class RunRecorder:
-    """Adds results to one open run as they arrive."""
+    """Adds results to one open run as they arrive; also a ``sink`` for ``run_scan``.
 
-    def __init__(self, store: RunStore, run_id: str) -> None:
+    Results are written in small batches (every ``batch`` results or ``max_delay``
+    seconds, whichever comes first) and flushed when the run ends, normally or not,
+    so a run that fails keeps everything computed before the failure.
+    """
+
+    def __init__(self, store: RunStore, run_id: str, *, batch: int = 64, max_delay: float = 0.5) -> None:
         self.store = store
         self.run_id = run_id
         self.added = 0
         self.summary: dict[str, Any] = {}  # stored when the run finishes
+        self._batch = max(1, batch)
+        self._max_delay = max_delay
+        self._pending: list[FileResult] = []
+        self._last = time.monotonic()
 
     def add(self, *results: FileResult) -> None:
-        self.added += self.store.add_results(self.run_id, results)
+        self._pending.extend(results)
+        if len(self._pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
+            self.flush()
 
+    __call__ = add
 
-def _name(path: str) -> str:
-    """The file name of a stored path (either separator).
-
-    >>> _name("a/2025-07-21/보도.hwp"), _name("c:\\\\x\\\\y.pdf")
-    ('보도.hwp', 'y.pdf')
-    """
-    return re.split(r"[\\/]", path)[-1]
+    def flush(self) -> None:
+        """Write what is pending (one transaction)."""
+        pending, self._pending = self._pending, []
+        self.added += self.store.add_results(self.run_id, pending)
+        self._last = time.monotonic()
 
 
 # -- module-level conveniences on the default store -----------------------------------
@@ -467,165 +501,7 @@ def _using(store: RunStore | None) -> Iterator[RunStore]:
         own.close()
 
 
-# -- comparing two runs -------------------------------------------------------------
-
-#: File change kinds, in the order ``diff`` shows them.
-CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file whose verdict differs between two runs (``None``: absent from that run)."""
-
-    kind: str
-    path: str
-    date: str | None
-    before: str | None
-    after: str | None
-    surrogates_before: int | None = None  # None: absent from that run
-    surrogates_after: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DateChange:
-    """One date whose state differs: ``contaminated``, ``clean``, ``unreadable`` or None."""
-
-    kind: str
-    date: str
-    before: str | None
-    after: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class RunDiff:
-    """What changed from run ``a`` to run ``b``."""
-
-    a: str
-    b: str
-    files: tuple[FileChange, ...]
-    dates: tuple[DateChange, ...]
-    unchanged: int
-
-    def of_kind(self, kind: str) -> tuple[FileChange, ...]:
-        return tuple(c for c in self.files if c.kind == kind)
-
-    def dates_of_kind(self, kind: str) -> tuple[DateChange, ...]:
-        return tuple(c for c in self.dates if c.kind == kind)
-
-    @property
-    def empty(self) -> bool:
-        return not self.files and not self.dates
-
-
-def change_kind(before: str | None, after: str | None) -> str | None:
-    """How a verdict moved; None when it did not.
-
-    >>> change_kind("contaminated", "clean"), change_kind(None, "clean"), change_kind("clean", "clean")
-    ('became_clean', 'appeared', None)
-    >>> change_kind("corrupt", "contaminated"), change_kind("clean", "corrupt")
-    ('became_contaminated', 'status_changed')
-    """
-    if before == after:
-        return None
-    if before is None:
-        return "appeared"
-    if after is None:
-        return "vanished"
-    if after == Status.CONTAMINATED.value:
-        return "became_contaminated"
-    if before == Status.CONTAMINATED.value and after == Status.CLEAN.value:
-        return "became_clean"
-    return "status_changed"
-
-
-def pair_files(
-    a: Iterable[FileResult], b: Iterable[FileResult]
-) -> list[tuple[FileResult | None, FileResult | None]]:
-    """Match files of two runs by path; files left over are matched by (date, name)
-    when that is unique on both sides (two fetches into different folders).
-
-    >>> from hwpscan.models import Format
-    >>> f = lambda p: FileResult(p, "", 0, Format.PDF, Status.CLEAN, date="2025-07-21")
-    >>> [(x and x.path, y and y.path) for x, y in pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])]
-    [('o1/a.pdf', 'o2/a.pdf'), (None, 'o2/b.pdf')]
-    """
-    left = {r.path: r for r in a}
-    right = {r.path: r for r in b}
-    pairs: list[tuple[FileResult | None, FileResult | None]] = [
-        (left[p], right[p]) for p in left if p in right
-    ]
-    only_a = [r for p, r in left.items() if p not in right]
-    only_b = [r for p, r in right.items() if p not in left]
-    key_a = _unique_by_name(only_a)
-    key_b = _unique_by_name(only_b)
-    matched_b: set[str] = set()
-    for r in only_a:
-        k = (r.date, _name(r.path))
-        other = key_b.get(k) if k in key_a else None
-        if other is not None:
-            pairs.append((r, other))
-            matched_b.add(other.path)
-        else:
-            pairs.append((r, None))
-    pairs.extend((None, r) for r in only_b if r.path not in matched_b)
-    return pairs
-
-
-def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], FileResult]:
-    seen: dict[tuple[str | None, str], FileResult] = {}
-    dup: set[tuple[str | None, str]] = set()
-    for r in results:
-        k = (r.date, _name(r.path))
-        if k in seen:
-            dup.add(k)
-        seen[k] = r
-    return {k: v for k, v in seen.items() if k not in dup}
-
-
-def date_states(results: Iterable[FileResult]) -> dict[str, str]:
-    """Each date's state, from the pivot: contaminated if any file is, else clean if
-    any file could be read, else unreadable."""
-    from hwpscan.report.pivot import UNKNOWN_DATE, pivot_counts
-
-    counts = pivot_counts(results)
-    if counts.empty:
-        return {}
-    per_date = counts.groupby("date")[["contaminated", "clean"]].sum()
-    out: dict[str, str] = {}
-    for day, row in per_date.iterrows():
-        if day == UNKNOWN_DATE:
-            continue
-        out[str(day)] = (
-            Status.CONTAMINATED.value if row["contaminated"] else
-            Status.CLEAN.value if row["clean"] else "unreadable"
-        )
-    return out
-
-
-def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
-    """The changes between two result sets (pure: no database)."""
-    a, b = list(a), list(b)
-    changes: list[FileChange] = []
-    unchanged = 0
-    for x, y in pair_files(a, b):
-        kind = change_kind(x.status.value if x else None, y.status.value if y else None)
-        if kind is None:
-            unchanged += 1
-            continue
-        ref = y or x
-        assert ref is not None
-        changes.append(FileChange(
-            kind, ref.path, ref.date, x.status.value if x else None, y.status.value if y else None,
-            x.body.surrogates if x else None, y.body.surrogates if y else None,
-        ))
-    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
-    before, after = date_states(a), date_states(b)
-    dates = []
-    for day in sorted(set(before) | set(after)):
-        kind = change_kind(before.get(day), after.get(day))
-        if kind is not None:
-            dates.append(DateChange(kind, day, before.get(day), after.get(day)))
-    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), unchanged)
+# -- comparing two stored runs (the logic lives in hwpscan.rundiff) -------------------
 
 
 def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:

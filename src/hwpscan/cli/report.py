@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -28,11 +29,14 @@ from hwpscan.store import (
     RunDiff,
     RunInfo,
     RunNotFoundError,
+    RunRecorder,
+    RunStore,
     date_states,
     default_store,
 )
 
-__all__ = ["diff", "history", "record_and_report", "report", "verify", "write_junit"]
+__all__ = ["RunSink", "diff", "history", "record_and_report", "recorded_run", "report", "verify",
+           "write_junit"]
 
 DEFAULT_REPORTS = Path("reports")
 CHANGE_LABELS = {
@@ -61,17 +65,101 @@ def record_and_report(
     try:
         with default_store() as store:
             run_id = store.record_run(kind, args, results, summary=summary)
-            run = store.load_run(run_id).info
+            run = store.run_info(run_id)
     except (sqlite3.Error, OSError) as exc:
-        err_console.print(f"[yellow]warning:[/] run not recorded in the history: {exc}", highlight=False)
-        run_id = None
-    if report_dir is not None:
-        target = Path(str(report_dir).replace("{run}", run_id or "unrecorded"))
-        written = write_report(results, target, run=run)
-        err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
-    if run_id:
-        err_console.print(f"run recorded: {run_id}", highlight=False)
-    return run_id
+        _history_warning(exc)
+    _write_bundle(results, report_dir, run)
+    if run is not None:
+        err_console.print(f"run recorded: {run.id}", highlight=False)
+    return run.id if run else None
+
+
+class RunSink:
+    """A ``sink`` for ``run_scan``: keeps each result and persists it in the run store.
+
+    If the store fails mid-run (disk full, locked for too long) the scan goes on with a
+    warning; the results are still kept for the report.
+    """
+
+    def __init__(self, recorder: RunRecorder | None,
+                 also: Callable[[FileResult], None] | None = None) -> None:
+        self.recorder = recorder
+        self.also = also
+        self.results: list[FileResult] = []
+
+    @property
+    def run_id(self) -> str | None:
+        return self.recorder.run_id if self.recorder else None
+
+    def __call__(self, result: FileResult) -> None:
+        self.results.append(result)
+        if self.also is not None:
+            self.also(result)
+        self._store(lambda rec: rec.add(result))
+
+    def flush(self) -> None:
+        self._store(lambda rec: rec.flush())
+
+    def _store(self, action: Callable[[RunRecorder], None]) -> None:
+        if self.recorder is None:
+            return
+        try:
+            action(self.recorder)
+        except (sqlite3.Error, OSError) as exc:
+            _history_warning(exc)
+            self.recorder = None
+
+
+def _history_warning(exc: BaseException) -> None:
+    err_console.print(f"[yellow]warning:[/] run not recorded in the history: {exc}", highlight=False)
+
+
+@contextmanager
+def recorded_run(
+    kind: str, args: Mapping[str, Any], *, report_dir: Path | None = None,
+    also: Callable[[FileResult], None] | None = None,
+) -> Iterator[RunSink]:
+    """Record a run while it happens: pass the yielded sink to ``run_scan(sink=...)``.
+
+    Results reach the store in small batches as they come; on a normal exit the run is
+    finished and, with *report_dir* (``{run}`` becomes the run id), the report bundle
+    written. On an exception what was computed is flushed and the run stays
+    unfinished. Raise ``typer.Exit`` after the ``with`` block, not inside it.
+    """
+    store: RunStore | None = None
+    recorder: RunRecorder | None = None
+    try:
+        store = default_store()
+        recorder = RunRecorder(store, store.start_run(kind, args))
+    except (sqlite3.Error, OSError) as exc:
+        _history_warning(exc)
+    sink = RunSink(recorder, also)
+    try:
+        try:
+            yield sink
+        finally:
+            sink.flush()
+        run: RunInfo | None = None
+        if sink.recorder is not None and store is not None:
+            try:
+                store.finish_run(sink.recorder.run_id)
+                run = store.run_info(sink.recorder.run_id)
+            except (sqlite3.Error, OSError) as exc:
+                _history_warning(exc)
+        _write_bundle(sink.results, report_dir, run)
+        if run is not None:
+            err_console.print(f"run recorded: {run.id}", highlight=False)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _write_bundle(results: Sequence[FileResult], report_dir: Path | None, run: RunInfo | None) -> None:
+    if report_dir is None:
+        return
+    target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
+    written = write_report(results, target, run=run)
+    err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 
 def write_junit(results: Sequence[FileResult], out: Path) -> Path:

@@ -1,0 +1,194 @@
+"""Comparing two sets of results: files and dates that changed verdict.
+
+Pure: no database (see :func:`hwpscan.store.diff_runs` for stored runs). Files are
+matched by path; files left over on both sides are matched by date and file name,
+so two fetches into different folders still compare.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hwpscan.models import FileResult, Status
+
+__all__ = [
+    "CHANGE_KINDS",
+    "DateChange",
+    "FileChange",
+    "RunDiff",
+    "change_kind",
+    "date_states",
+    "diff_results",
+    "file_name",
+    "pair_files",
+]
+
+
+def file_name(path: str) -> str:
+    """The file name of a stored path (either separator).
+
+    >>> file_name("a/2025-07-21/보도.hwp"), file_name("c:\\\\x\\\\y.pdf")
+    ('보도.hwp', 'y.pdf')
+    """
+    return re.split(r"[\\/]", path)[-1]
+
+
+#: File change kinds, in the order ``diff`` shows them.
+CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file whose verdict differs between two runs (``None``: absent from that run)."""
+
+    kind: str
+    path: str
+    date: str | None
+    before: str | None
+    after: str | None
+    surrogates_before: int | None = None  # None: absent from that run
+    surrogates_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DateChange:
+    """One date whose state differs: ``contaminated``, ``clean``, ``unreadable`` or None."""
+
+    kind: str
+    date: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunDiff:
+    """What changed from run ``a`` to run ``b``."""
+
+    a: str
+    b: str
+    files: tuple[FileChange, ...]
+    dates: tuple[DateChange, ...]
+    unchanged: int
+
+    def of_kind(self, kind: str) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.files if c.kind == kind)
+
+    def dates_of_kind(self, kind: str) -> tuple[DateChange, ...]:
+        return tuple(c for c in self.dates if c.kind == kind)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.dates
+
+
+def change_kind(before: str | None, after: str | None) -> str | None:
+    """How a verdict moved; None when it did not.
+
+    >>> change_kind("contaminated", "clean"), change_kind(None, "clean"), change_kind("clean", "clean")
+    ('became_clean', 'appeared', None)
+    >>> change_kind("corrupt", "contaminated"), change_kind("clean", "corrupt")
+    ('became_contaminated', 'status_changed')
+    """
+    if before == after:
+        return None
+    if before is None:
+        return "appeared"
+    if after is None:
+        return "vanished"
+    if after == Status.CONTAMINATED.value:
+        return "became_contaminated"
+    if before == Status.CONTAMINATED.value and after == Status.CLEAN.value:
+        return "became_clean"
+    return "status_changed"
+
+
+def pair_files(
+    a: Iterable[FileResult], b: Iterable[FileResult]
+) -> list[tuple[FileResult | None, FileResult | None]]:
+    """Match files of two runs by path; files left over are matched by (date, name)
+    when that is unique on both sides (two fetches into different folders).
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda p: FileResult(p, "", 0, Format.PDF, Status.CLEAN, date="2025-07-21")
+    >>> [(x and x.path, y and y.path) for x, y in pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])]
+    [('o1/a.pdf', 'o2/a.pdf'), (None, 'o2/b.pdf')]
+    """
+    left = {r.path: r for r in a}
+    right = {r.path: r for r in b}
+    pairs: list[tuple[FileResult | None, FileResult | None]] = [
+        (left[p], right[p]) for p in left if p in right
+    ]
+    only_a = [r for p, r in left.items() if p not in right]
+    only_b = [r for p, r in right.items() if p not in left]
+    key_a = _unique_by_name(only_a)
+    key_b = _unique_by_name(only_b)
+    matched_b: set[str] = set()
+    for r in only_a:
+        k = (r.date, file_name(r.path))
+        other = key_b.get(k) if k in key_a else None
+        if other is not None:
+            pairs.append((r, other))
+            matched_b.add(other.path)
+        else:
+            pairs.append((r, None))
+    pairs.extend((None, r) for r in only_b if r.path not in matched_b)
+    return pairs
+
+
+def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], FileResult]:
+    seen: dict[tuple[str | None, str], FileResult] = {}
+    dup: set[tuple[str | None, str]] = set()
+    for r in results:
+        k = (r.date, file_name(r.path))
+        if k in seen:
+            dup.add(k)
+        seen[k] = r
+    return {k: v for k, v in seen.items() if k not in dup}
+
+
+def date_states(results: Iterable[FileResult]) -> dict[str, str]:
+    """Each date's state, from the pivot: contaminated if any file is, else clean if
+    any file could be read, else unreadable."""
+    from hwpscan.report.pivot import UNKNOWN_DATE, pivot_counts
+
+    counts = pivot_counts(results)
+    if counts.empty:
+        return {}
+    per_date = counts.groupby("date")[["contaminated", "clean"]].sum()
+    out: dict[str, str] = {}
+    for day, row in per_date.iterrows():
+        if day == UNKNOWN_DATE:
+            continue
+        out[str(day)] = (
+            Status.CONTAMINATED.value if row["contaminated"] else
+            Status.CLEAN.value if row["clean"] else "unreadable"
+        )
+    return out
+
+
+def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
+    """The changes between two result sets (pure: no database)."""
+    a, b = list(a), list(b)
+    changes: list[FileChange] = []
+    unchanged = 0
+    for x, y in pair_files(a, b):
+        kind = change_kind(x.status.value if x else None, y.status.value if y else None)
+        if kind is None:
+            unchanged += 1
+            continue
+        ref = y or x
+        assert ref is not None
+        changes.append(FileChange(
+            kind, ref.path, ref.date, x.status.value if x else None, y.status.value if y else None,
+            x.body.surrogates if x else None, y.body.surrogates if y else None,
+        ))
+    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
+    before, after = date_states(a), date_states(b)
+    dates = []
+    for day in sorted(set(before) | set(after)):
+        kind = change_kind(before.get(day), after.get(day))
+        if kind is not None:
+            dates.append(DateChange(kind, day, before.get(day), after.get(day)))
+    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), unchanged)
