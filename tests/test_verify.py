@@ -55,6 +55,10 @@ def test_contaminated_and_clean_dates_get_their_verdicts(home: Path, emulator) -
     run = load_run("latest")
     assert run.info.kind == "verify" and {r.date for r in run.results} == {"2025-07-21", "2025-07-23"}
     assert run.info.summary["verdicts"] == {"2025-07-21": "ok", "2025-07-23": "ok"}
+    written = [p for p in (home / "home").rglob("*") if p.is_file()]
+    assert any(p.name == "runs.sqlite" for p in written)
+    for path in written:  # the run store, cache, ledger, manifest and attachments
+        assert KEY.encode() not in path.read_bytes(), path
 
 
 def test_expectations_that_hold_exit_0(home: Path, emulator) -> None:

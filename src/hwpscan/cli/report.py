@@ -339,8 +339,18 @@ def verify(
     allow_host: Annotated[
         list[str], typer.Option("--allow-host", help="Also download attachments from this host (repeatable).")
     ] = [],  # noqa: B006
+    download_path: Annotated[
+        list[str],
+        typer.Option("--download-path", help="Accepted attachment path prefix (repeatable; replaces the default)."),
+    ] = [],  # noqa: B006
     window_days: Annotated[int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")] = 21,
-    daily_limit: Annotated[int | None, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")] = None,
+    daily_limit: Annotated[
+        int | None, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+    ] = None,
+    reset_hour: Annotated[
+        int | None, typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets.")
+    ] = None,
+    max_mb: Annotated[float | None, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")] = None,
     connect_timeout: Annotated[float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")] = 10.0,
     read_timeout: Annotated[float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")] = 60.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")] = 3,
@@ -372,6 +382,12 @@ def verify(
                                "retries": retries}
     if daily_limit is not None:
         options["daily_limit"] = daily_limit
+    if reset_hour is not None:
+        options["reset_hour"] = reset_hour
+    if max_mb is not None:
+        options["max_bytes"] = int(max_mb * 1_000_000)
+    if download_path:
+        options["path_prefixes"] = tuple(download_path)
     folder: Path | None = out
     stopped: str | None = None
     for first, last in group_dates(days, window_days):
