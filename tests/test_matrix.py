@@ -15,10 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from hwpscan.errors import UsageError
-from hwpscan.forensics.surrogates import PUA_RE
+from hwpscan.forensics.surrogates import PUA_RE, merge_pairs
 from hwpscan.matrix import (
     MatrixRow,
     matrix_exit_code,
@@ -452,3 +454,32 @@ def test_decode_output_keeps_surrogates_and_counts_bad_bytes() -> None:
     text, invalid = decode_output(data)
     assert text == "앞" + lone + "뒤끝" and invalid == 2
     assert decode_output("정상".encode()) == ("정상", 0)
+
+
+def test_compare_ignores_layout_and_counts_scattered_garbage() -> None:
+    words = [f"낱말{i}" for i in range(3_000)]
+    ref = " ".join(words)
+    assert compare(ref, " ".join(ref.replace(" ", ""))).identical  # every char spaced out
+    noisy = " ".join(w + ("\x0b\x00" if i % 100 == 0 else "") for i, w in enumerate(words))
+    diff = compare(ref, noisy)
+    assert (diff.dropped, diff.changed, diff.extra) == (0, 0, 2 * 30)
+    half = len(words) // 2
+    swapped = compare(ref, " ".join(words[half:] + words[:half]))
+    moved = len(significant(" ".join(words[:half])))
+    assert swapped.dropped == swapped.extra and swapped.dropped <= moved
+    nothing_shared = compare("가" * 3_000, "나" * 2_000)  # no anchor: counted, not aligned
+    assert (nothing_shared.changed, nothing_shared.dropped, nothing_shared.extra) == (2_000, 1_000, 0)
+
+
+@given(
+    st.text(alphabet=st.sampled_from("가나다 ab\n" + BULLET + chr(0xE000)), max_size=60),
+    st.text(alphabet=st.sampled_from("가나다 ab\n?" + BULLET + chr(0xDB80) + chr(0xDEB1)), max_size=60),
+)
+def test_compare_counts_balance(reference: str, text: str) -> None:
+    diff = compare(reference, text)
+    a, b = significant(reference), significant(merge_pairs(text))
+    assert diff.dropped - diff.extra == len(a) - len(b)  # every character accounted for once
+    assert diff.identical == (a == b)
+    assert min(diff.dropped, diff.changed, diff.extra) >= 0
+    assert len(diff.examples) <= 5 and all(isinstance(e, str) for e in diff.examples)
+    assert all(e.encode("utf-8") for e in diff.examples)  # escaped: always encodable

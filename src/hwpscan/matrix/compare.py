@@ -15,9 +15,11 @@ Adjacent surrogate halves in the extractor's text are merged before the alignmen
 a character returned as a high+low pair is not counted as changed: the *surrogates*
 count (taken on the text as returned) reports it.
 
-Long texts are aligned word by word first (whitespace-separated tokens, with
-``difflib.SequenceMatcher`` and autojunk off), then character by character inside the
-regions that differ, so the cost follows the differences, not the text's length.
+Long texts are first cut at shared runs: common start and end, then *anchors*
+(k-grams found exactly once in each text, in the same order, as in patience diff);
+only the small regions between anchors are diffed character by character with
+``difflib.SequenceMatcher`` (autojunk off). The cost follows the differences, not the
+length of the text.
 
 >>> c = compare("가" + chr(0xF02B1) + "나 다", "가나 다")
 >>> c.dropped, c.changed, c.extra
@@ -29,6 +31,7 @@ regions that differ, so the cost follows the differences, not the text's length.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -41,8 +44,12 @@ __all__ = ["Comparison", "compare", "count_surrogates", "count_replacement", "si
 #: those are control codes, and their leaking into text is exactly what we look for.
 WHITESPACE_RE = re.compile("[\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 MAX_EXAMPLES = 5
-#: Above this many character pairs a differing region is counted, not aligned.
-MAX_CELLS = 4_000_000
+#: Regions up to this many characters (both sides) are diffed character by character.
+SMALL_REGION = 2_000
+#: k-gram lengths tried, in order, to find anchors in larger regions.
+ANCHOR_SIZES = (16, 6, 2)
+#: Deeper than this, a region is counted rather than split further.
+MAX_DEPTH = 60
 _CONTEXT = 8
 _SNIPPET = 24
 
@@ -106,53 +113,149 @@ def compare(reference: str, text: str, *, max_examples: int = MAX_EXAMPLES) -> C
     >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80) + chr(0xDEB1)).identical
     True
     """
-    ref_words = _words(reference)
-    got_words = _words(merge_pairs(text))
-    if ref_words == got_words:
+    a = significant(reference)
+    b = significant(merge_pairs(text))
+    if a == b:
         return Comparison()
-    tally = _Tally(max_examples)
-    words = SequenceMatcher(None, ref_words, got_words, autojunk=False)
-    for op, i1, i2, j1, j2 in words.get_opcodes():
-        if op == "equal":
-            continue
-        a = "".join(ref_words[i1:i2])
-        b = "".join(got_words[j1:j2])
-        before = "".join(ref_words[max(0, i1 - 3) : i1])
-        after = "".join(ref_words[i2 : i2 + 3])
-        _align_chars(a, b, before, after, tally)
+    tally = _Tally(a, max_examples)
+    _align(a, 0, len(a), b, 0, len(b), tally, depth=0)
     return Comparison(tally.dropped, tally.changed, tally.extra, tuple(tally.examples))
 
 
-def _words(text: str) -> list[str]:
-    return [w for w in WHITESPACE_RE.split(text) if w]
-
-
 class _Tally:
-    def __init__(self, max_examples: int) -> None:
+    def __init__(self, reference: str, max_examples: int) -> None:
+        self.reference = reference
         self.dropped = self.changed = self.extra = 0
         self.examples: list[str] = []
         self.max_examples = max_examples
 
-    def add(self, op: str, removed: str, added: str, before: str, after: str) -> None:
+    def add(self, a1: int, a2: int, added: str) -> None:
+        """Reference characters a1:a2 became *added* (either side may be empty)."""
+        removed = self.reference[a1:a2]
         common = min(len(removed), len(added))
-        if op == "replace":
-            self.changed += common
-        self.dropped += len(removed) - (common if op == "replace" else 0)
-        self.extra += len(added) - (common if op == "replace" else 0)
-        if len(self.examples) < self.max_examples:
+        self.changed += common
+        self.dropped += len(removed) - common
+        self.extra += len(added) - common
+        if len(self.examples) < self.max_examples and (removed or added):
+            before = self.reference[max(0, a1 - _CONTEXT) : a1]
+            after = self.reference[a2 : a2 + _CONTEXT]
+            op = "delete" if not added else "insert" if not removed else "replace"
             self.examples.append(_example(op, removed, added, before, after))
 
 
-def _align_chars(a: str, b: str, before: str, after: str, tally: _Tally) -> None:
-    """Character-level alignment of one differing region (*before*/*after*: context)."""
-    if not a or not b or len(a) * len(b) > MAX_CELLS:
-        op = "delete" if not b else "insert" if not a else "replace"
-        tally.add(op, a, b, before, after)
+def _align(a: str, a1: int, a2: int, b: str, b1: int, b2: int, tally: _Tally, depth: int) -> None:
+    """Align a[a1:a2] with b[b1:b2]: trim what they share at both ends, then either
+    diff character by character (small regions) or split at anchors, k-grams found
+    exactly once on each side and in the same order (the patience-diff idea)."""
+    n = _common_prefix(a, a1, a2, b, b1, b2)
+    a1, b1 = a1 + n, b1 + n
+    n = _common_suffix(a, a1, a2, b, b1, b2)
+    a2, b2 = a2 - n, b2 - n
+    if a1 == a2 or b1 == b2:
+        if a1 != a2 or b1 != b2:
+            tally.add(a1, a2, b[b1:b2])
         return
-    chars = SequenceMatcher(None, a, b, autojunk=False)
-    for op, i1, i2, j1, j2 in chars.get_opcodes():
+    if (a2 - a1) + (b2 - b1) <= SMALL_REGION:
+        _char_diff(a, a1, a2, b, b1, b2, tally)
+        return
+    anchors = _anchors(a, a1, a2, b, b1, b2) if depth < MAX_DEPTH else []
+    if not anchors:  # nothing in common worth aligning on: count, do not align
+        tally.add(a1, a2, b[b1:b2])
+        return
+    for pa, pb in anchors:
+        if pa < a1 or pb < b1:  # inside the equal run already consumed
+            continue
+        _align(a, a1, pa, b, b1, pb, tally, depth + 1)
+        n = _common_prefix(a, pa, a2, b, pb, b2)
+        a1, b1 = pa + n, pb + n
+    _align(a, a1, a2, b, b1, b2, tally, depth + 1)
+
+
+def _char_diff(a: str, a1: int, a2: int, b: str, b1: int, b2: int, tally: _Tally) -> None:
+    matcher = SequenceMatcher(None, a[a1:a2], b[b1:b2], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "equal":
-            tally.add(op, a[i1:i2], b[j1:j2], (before + a[:i1]), a[i2:] + after)
+            tally.add(a1 + i1, a1 + i2, b[b1 + j1 : b1 + j2])
+
+
+def _anchors(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> list[tuple[int, int]]:
+    """Positions (in a, in b) of k-grams unique on both sides, longest increasing chain.
+
+    >>> _anchors("xxabcdefghijklmnopyy", 0, 20, "zabcdefghijklmnopw", 0, 18)
+    [(2, 1)]
+    """
+    for k in ANCHOR_SIZES:
+        if min(a2 - a1, b2 - b1) < k:
+            continue
+        in_a = _unique_grams(a, a1, a2, k)
+        in_b = _unique_grams(b, b1, b2, k)
+        pairs = sorted((pa, in_b[g]) for g, pa in in_a.items() if g in in_b)
+        if pairs:
+            return _increasing(pairs)
+    return []
+
+
+def _unique_grams(s: str, start: int, end: int, k: int) -> dict[str, int]:
+    seen: dict[str, int] = {}
+    repeated: set[str] = set()
+    for i in range(start, end - k + 1):
+        gram = s[i : i + k]
+        if gram in seen:
+            repeated.add(gram)
+        else:
+            seen[gram] = i
+    for gram in repeated:
+        del seen[gram]
+    return seen
+
+
+def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest chain of *pairs* (sorted by first item) increasing in the second.
+
+    >>> _increasing([(0, 5), (1, 1), (2, 2), (3, 0), (4, 3)])
+    [(1, 1), (2, 2), (4, 3)]
+    """
+    tails: list[int] = []  # b positions ending the best chain of each length
+    tail_index: list[int] = []
+    back: list[int] = []
+    for i, (_, pb) in enumerate(pairs):
+        j = bisect_left(tails, pb)
+        if j == len(tails):
+            tails.append(pb)
+            tail_index.append(i)
+        else:
+            tails[j] = pb
+            tail_index[j] = i
+        back.append(tail_index[j - 1] if j else -1)
+    chain: list[tuple[int, int]] = []
+    i = tail_index[-1] if tail_index else -1
+    while i >= 0:
+        chain.append(pairs[i])
+        i = back[i]
+    return chain[::-1]
+
+
+def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
+    """Length of the common start of a[a1:a2] and b[b1:b2] (binary search on slices)."""
+    lo, hi = 0, min(a2 - a1, b2 - b1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[a1 : a1 + mid] == b[b1 : b1 + mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
+    lo, hi = 0, min(a2 - a1, b2 - b1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[a2 - mid : a2] == b[b2 - mid : b2]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _example(op: str, removed: str, added: str, before: str, after: str) -> str:
