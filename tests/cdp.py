@@ -25,9 +25,17 @@ from typing import Any
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--hide-scrollbars", "--remote-allow-origins=*",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--hide-scrollbars",
+    "--remote-allow-origins=*",
 )
 _LISTENING_RE = re.compile(r"DevTools listening on (ws://\S+)")
 
@@ -50,8 +58,10 @@ class WebSocket:
         host, port, path = m.group(1), int(m.group(2)), m.group(3)
         self.sock = socket.create_connection((host, port), timeout=timeout)
         key = base64.b64encode(os.urandom(16)).decode()
-        request = (f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        request = (
+            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         self.sock.sendall(request.encode())
         head = b""
         while b"\r\n\r\n" not in head:
@@ -130,7 +140,9 @@ class Page:
                 self.events.append(msg)
 
     def evaluate(self, expression: str) -> Any:
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         if "exceptionDetails" in result:
             raise RuntimeError(f"page script failed: {result['exceptionDetails']}")
         return result["result"].get("value")
@@ -153,7 +165,10 @@ class Page:
             p = ev.get("params", {})
             if ev["method"] == "Runtime.exceptionThrown":
                 out.append(json.dumps(p.get("exceptionDetails"), ensure_ascii=False))
-            elif ev["method"] == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            elif ev["method"] == "Runtime.consoleAPICalled" and p.get("type") in (
+                "error",
+                "assert",
+            ):
                 out.append(json.dumps(p.get("args"), ensure_ascii=False))
             elif ev["method"] == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
                 out.append(p["entry"].get("text", ""))
@@ -165,9 +180,17 @@ def chromium_page(binary: str, *, width: int = 1400, height: int = 1000) -> Iter
     """Start headless Chromium with a fresh profile and yield its first page."""
     profile = tempfile.mkdtemp(prefix="hwpscan-chromium-")
     proc = subprocess.Popen(
-        [binary, *FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0",
-         f"--window-size={width},{height}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        [
+            binary,
+            *FLAGS,
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         browser_ws = _await_listening(proc)
@@ -233,7 +256,13 @@ def screenshot(page: Page, out: Path, *, full_page: bool = True) -> Path:
         params["captureBeyondViewport"] = True
         metrics = page.call("Page.getLayoutMetrics")
         size = metrics.get("cssContentSize") or metrics["contentSize"]
-        params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 8000), "scale": 1}
+        params["clip"] = {
+            "x": 0,
+            "y": 0,
+            "width": size["width"],
+            "height": min(size["height"], 8000),
+            "scale": 1,
+        }
     data = page.call("Page.captureScreenshot", **params)["data"]
     out.write_bytes(base64.b64decode(data))
     return out

@@ -21,7 +21,9 @@ HOSTILE_NAME = "<img src=x onerror=alert(1)>&보도.hwp"
 
 
 def contaminated_hwp(tag: str = "") -> bytes:
-    return build_hwp5([f"{PAIR} 불법사금융 피해 예방 {tag}", "표 셀 <script>alert(1)</script> " + PAIR])
+    return build_hwp5(
+        [f"{PAIR} 불법사금융 피해 예방 {tag}", "표 셀 <script>alert(1)</script> " + PAIR]
+    )
 
 
 def orphan_hwp() -> bytes:

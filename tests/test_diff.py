@@ -42,13 +42,23 @@ def _changed_catalogue() -> tuple[Post, ...]:
         if day == "2025-07-22":
             continue
         if day == "2025-07-21":
-            post = replace(post, attachments=tuple(
-                Attachment(a.name, clean_hwp(a.name)) if a.name.endswith(".hwp") else a
-                for a in post.attachments
-            ))
+            post = replace(
+                post,
+                attachments=tuple(
+                    Attachment(a.name, clean_hwp(a.name)) if a.name.endswith(".hwp") else a
+                    for a in post.attachments
+                ),
+            )
         out.append(post)
-    out.append(Post("999001", datetime(2025, 7, 23, 15, 0), "정정 보도자료", "<p>정정</p>",
-                    (Attachment("(정정) 보도자료.hwp", contaminated_hwp("new")),)))
+    out.append(
+        Post(
+            "999001",
+            datetime(2025, 7, 23, 15, 0),
+            "정정 보도자료",
+            "<p>정정</p>",
+            (Attachment("(정정) 보도자료.hwp", contaminated_hwp("new")),),
+        )
+    )
     return tuple(out)
 
 
@@ -71,7 +81,9 @@ def test_diff_between_two_runs_over_the_emulator(home: Path) -> None:
     d = diff_runs(before, after)
 
     became_clean = d.of_kind("became_clean")
-    assert became_clean and all(c.date == "2025-07-21" and c.path.endswith(".hwp") for c in became_clean)
+    assert became_clean and all(
+        c.date == "2025-07-21" and c.path.endswith(".hwp") for c in became_clean
+    )
     assert all(c.surrogates_before > 0 and c.surrogates_after == 0 for c in became_clean)
     vanished = d.of_kind("vanished")
     assert vanished and {c.date for c in vanished} == {"2025-07-22"}
@@ -80,8 +92,11 @@ def test_diff_between_two_runs_over_the_emulator(home: Path) -> None:
     assert appeared.path.endswith("(정정) 보도자료.hwp")
     assert not d.of_kind("became_contaminated")
     dates = {c.date: c.kind for c in d.dates}
-    assert dates == {"2025-07-21": "became_clean", "2025-07-22": "vanished",
-                     "2025-07-23": "became_contaminated"}
+    assert dates == {
+        "2025-07-21": "became_clean",
+        "2025-07-22": "vanished",
+        "2025-07-23": "became_contaminated",
+    }
     assert d.unchanged > 0  # 7/24 and the PDFs and HWPX of 7/21 are matched by name across folders
 
     shown = CliRunner().invoke(app, ["diff", before[:15], after])

@@ -52,19 +52,33 @@ def _shown(page: Page) -> int:
 
 def _type(page: Page, selector: str, text: str) -> None:
     """Focus a field, clear it, and type like a user (real input events)."""
-    page.evaluate(f"(() => {{ const el = document.querySelector({json.dumps(selector)}); el.focus(); "
-                  "el.select(); })()")
-    page.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace",
-              windowsVirtualKeyCode=8)
-    page.call("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace",
-              windowsVirtualKeyCode=8)
+    page.evaluate(
+        f"(() => {{ const el = document.querySelector({json.dumps(selector)}); el.focus(); "
+        "el.select(); })()"
+    )
+    page.call(
+        "Input.dispatchKeyEvent",
+        type="keyDown",
+        key="Backspace",
+        code="Backspace",
+        windowsVirtualKeyCode=8,
+    )
+    page.call(
+        "Input.dispatchKeyEvent",
+        type="keyUp",
+        key="Backspace",
+        code="Backspace",
+        windowsVirtualKeyCode=8,
+    )
     if text:
         page.call("Input.insertText", text=text)
 
 
 def _select(page: Page, selector: str, value: str) -> None:
-    page.evaluate(f"(() => {{ const el = document.querySelector({json.dumps(selector)}); "
-                  f"el.value = {json.dumps(value)}; el.dispatchEvent(new Event('change')); }})()")
+    page.evaluate(
+        f"(() => {{ const el = document.querySelector({json.dumps(selector)}); "
+        f"el.value = {json.dumps(value)}; el.dispatchEvent(new Event('change')); }})()"
+    )
 
 
 def _reset(page: Page) -> None:
@@ -80,14 +94,18 @@ def test_page_loads_without_console_errors(page: Page, results: list[FileResult]
 
 def test_heatmap_cells_match_pivot_csv(page: Page, report_dir: Path) -> None:
     cells = page.evaluate(
-        "Array.from(document.querySelectorAll('#heatmap td.cell')).filter(td => td.dataset.files !== '0')"
-        ".map(td => [td.dataset.date, td.dataset.format, +td.dataset.files, +td.dataset.contaminated,"
+        "Array.from(document.querySelectorAll('#heatmap td.cell'))"
+        ".filter(td => td.dataset.files !== '0')"
+        ".map(td => [td.dataset.date, td.dataset.format, +td.dataset.files,"
+        " +td.dataset.contaminated,"
         " +td.dataset.clean, +td.dataset.unreadable, getComputedStyle(td).backgroundColor])"
     )
     pivot = pd.read_csv(report_dir / "pivot.csv", dtype={"date": str})
     assert sorted(tuple(c[:6]) for c in cells) == sorted(
-        tuple(row) for row in pivot[["date", "format", "files", "contaminated", "clean", "unreadable"]]
-        .itertuples(index=False, name=None)
+        tuple(row)
+        for row in pivot[
+            ["date", "format", "files", "contaminated", "clean", "unreadable"]
+        ].itertuples(index=False, name=None)
     )
     # the colour follows the share: clean cells are green, wholly contaminated ones dark red
     colours = {(c[0], c[1]): c[6] for c in cells}
@@ -120,7 +138,9 @@ def test_status_format_and_date_filters(page: Page, results: list[FileResult]) -
     _select(page, "#f-status", "contaminated")
     assert _shown(page) == sum(r.status is Status.CONTAMINATED for r in results)
     _select(page, "#f-format", "hwp5")
-    assert _shown(page) == sum(r.status is Status.CONTAMINATED and r.format.value == "hwp5" for r in results)
+    assert _shown(page) == sum(
+        r.status is Status.CONTAMINATED and r.format.value == "hwp5" for r in results
+    )
     _select(page, "#f-date", "2025-07-22")
     assert _shown(page) == 1
     _reset(page)
@@ -128,7 +148,10 @@ def test_status_format_and_date_filters(page: Page, results: list[FileResult]) -
 
 def test_clicking_a_heatmap_cell_filters_the_table(page: Page, results: list[FileResult]) -> None:
     _reset(page)
-    page.evaluate("document.querySelector('#heatmap td.cell[data-date=\"2025-07-21\"][data-format=\"hwp5\"]').click()")
+    page.evaluate(
+        "document.querySelector("
+        '\'#heatmap td.cell[data-date="2025-07-21"][data-format="hwp5"]\').click()'
+    )
     assert _shown(page) == sum(r.date == "2025-07-21" and r.format.value == "hwp5" for r in results)
     assert page.evaluate("document.getElementById('f-date').value") == "2025-07-21"
     _reset(page)
@@ -137,7 +160,10 @@ def test_clicking_a_heatmap_cell_filters_the_table(page: Page, results: list[Fil
 def test_sorting_by_surrogates(page: Page, results: list[FileResult]) -> None:
     _reset(page)
     click = "document.querySelector('#files th[data-sort=\"surrogates\"]').click()"
-    order = "Array.from(document.querySelectorAll('#files tbody.file')).map(b => +b.dataset.kSurrogates)"
+    order = (
+        "Array.from(document.querySelectorAll('#files tbody.file'))"
+        ".map(b => +b.dataset.kSurrogates)"
+    )
     page.evaluate(click)
     assert page.evaluate(order) == sorted(r.body.surrogates for r in results)
     page.evaluate(click)
@@ -160,7 +186,9 @@ def test_detail_shows_locations_with_escaped_context(page: Page, results: list[F
         (loc.stream, loc.paragraph, loc.offset, loc.kind, loc.codepoint, loc.units, loc.context)
         for loc in bad.body.locations
     ]
-    names = page.evaluate(f"Array.from({body}.querySelectorAll('table.pua td:nth-child(2)')).map(t => t.textContent)")
+    names = page.evaluate(
+        f"Array.from({body}.querySelectorAll('table.pua td:nth-child(2)')).map(t => t.textContent)"
+    )
     assert names == ["HANCOM SQUARED DIGIT ONE"]
     assert page.console_errors() == []
 
@@ -168,8 +196,11 @@ def test_detail_shows_locations_with_escaped_context(page: Page, results: list[F
 def test_screenshot_is_written(page: Page, tmp_path: Path) -> None:
     _reset(page)
     _type(page, "#q", "orphan")
-    page.evaluate("(() => { const b = document.querySelector('#files tbody.file:not([hidden]) button.toggle');"
-                  " if (b.getAttribute('aria-expanded') !== 'true') b.click(); })()")
+    page.evaluate(
+        "(() => { const b = document.querySelector("
+        "'#files tbody.file:not([hidden]) button.toggle');"
+        " if (b.getAttribute('aria-expanded') !== 'true') b.click(); })()"
+    )
     _reset(page)
     page.evaluate("window.scrollTo(0, 0)")
     folder = Path(os.environ.get("HWPSCAN_ARTIFACTS") or tmp_path)

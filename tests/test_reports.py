@@ -50,13 +50,15 @@ def test_bundle_holds_the_five_files_and_no_partial_file(bundle: Path) -> None:
 # -- junit.xml --------------------------------------------------------------------------
 
 
-def test_junit_has_one_case_per_file_and_fails_the_bad_ones(bundle: Path, results: list[FileResult]) -> None:
+def test_junit_has_one_case_per_file_and_fails_the_bad_ones(
+    bundle: Path, results: list[FileResult]
+) -> None:
     root = ET.parse(bundle / "junit.xml").getroot()
     cases = root.findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == [r.path for r in results]
     bad = [r for r in results if r.status is not Status.CLEAN]
     assert root.get("tests") == str(len(results)) and root.get("failures") == str(len(bad))
-    for case, r in zip(cases, results):
+    for case, r in zip(cases, results, strict=True):
         assert case.get("classname") == f"hwpscan.{r.date}"
         failure = case.find("failure")
         if r.status is Status.CLEAN:
@@ -72,11 +74,19 @@ def test_junit_has_one_case_per_file_and_fails_the_bad_ones(bundle: Path, result
 
 
 def test_junit_groups_by_format_and_survives_control_characters(results: list[FileResult]) -> None:
-    odd = FileResult("a\x01b" + chr(0xDC00) + ".hwp", "", 0, results[0].format, Status.CORRUPT,
-                     reason="bad\x00byte")
+    odd = FileResult(
+        "a\x01b" + chr(0xDC00) + ".hwp",
+        "",
+        0,
+        results[0].format,
+        Status.CORRUPT,
+        reason="bad\x00byte",
+    )
     root = ET.fromstring(junit_xml([*results, odd], group_by="format"))
     cases = root.findall("./testsuite/testcase")
-    assert {c.get("classname") for c in cases} == {f"hwpscan.{r.format.value}" for r in [*results, odd]}
+    assert {c.get("classname") for c in cases} == {
+        f"hwpscan.{r.format.value}" for r in [*results, odd]
+    }
     assert cases[-1].get("name") == "a\\x01b\\udc00.hwp"
     assert cases[-1].find("failure").get("message") == "corrupt: bad\\x00byte"
 
@@ -160,18 +170,29 @@ def test_html_escapes_names_and_snippets(bundle: Path) -> None:
 
 def test_html_heatmap_attributes_match_the_pivot(bundle: Path, results: list[FileResult]) -> None:
     cells = {
-        (a["data-date"], a["data-format"]): (int(a["data-files"]), int(a["data-contaminated"]),
-                                             int(a["data-clean"]), int(a["data-unreadable"]))
-        for t, a in _tags(bundle / "report.html") if t == "td" and "cell" in (a.get("class") or "")
+        (a["data-date"], a["data-format"]): (
+            int(a["data-files"]),
+            int(a["data-contaminated"]),
+            int(a["data-clean"]),
+            int(a["data-unreadable"]),
+        )
+        for t, a in _tags(bundle / "report.html")
+        if t == "td" and "cell" in (a.get("class") or "")
     }
-    expected = {(r.date, r.format): (r.files, r.contaminated, r.clean, r.unreadable)
-                for r in pivot_counts(results).itertuples()}
+    expected = {
+        (r.date, r.format): (r.files, r.contaminated, r.clean, r.unreadable)
+        for r in pivot_counts(results).itertuples()
+    }
     assert {k: v for k, v in cells.items() if v[0]} == expected
 
 
 def test_html_rows_carry_every_result(bundle: Path, results: list[FileResult]) -> None:
-    bodies = [a for t, a in _tags(bundle / "report.html") if t == "tbody" and a.get("class") == "file"]
-    assert [(b["data-status"], b["data-k-path"]) for b in bodies] == [(r.status.value, r.path) for r in results]
+    bodies = [
+        a for t, a in _tags(bundle / "report.html") if t == "tbody" and a.get("class") == "file"
+    ]
+    assert [(b["data-status"], b["data-k-path"]) for b in bodies] == [
+        (r.status.value, r.path) for r in results
+    ]
 
 
 def test_html_markers_in_names_are_not_expanded(tmp_path: Path, results: list[FileResult]) -> None:
@@ -194,8 +215,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_record_and_report_then_report_and_history(home: Path, results: list[FileResult]) -> None:
-    run_id = record_and_report(results, kind="scan", args={"paths": ["corpus"]},
-                               report_dir=home / "out" / "{run}")
+    run_id = record_and_report(
+        results, kind="scan", args={"paths": ["corpus"]}, report_dir=home / "out" / "{run}"
+    )
     assert run_id is not None
     assert sorted(p.name for p in (home / "out" / run_id).iterdir()) == sorted(REPORT_FILES)
     assert [r.to_json() for r in load_run(run_id).results] == [r.to_json() for r in results]
@@ -225,7 +247,10 @@ def test_history_when_empty(home: Path) -> None:
 
 
 def test_a_broken_store_warns_and_still_writes_the_report(
-    home: Path, results: list[FileResult], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    home: Path,
+    results: list[FileResult],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     blocker = home / "blocked"
     blocker.write_text("not a folder")
@@ -235,24 +260,35 @@ def test_a_broken_store_warns_and_still_writes_the_report(
     assert (home / "r" / "unrecorded" / "junit.xml").exists()
 
 
-def test_stored_args_in_report_are_secret_free(home: Path, results: list[FileResult],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stored_args_in_report_are_secret_free(
+    home: Path, results: list[FileResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
     key = "Z" * 32
     monkeypatch.setenv("HWPSCAN_API_KEY", key)
-    run_id = record_and_report(results[:2], kind="fetch", args={"api_key": key, "api_url": f"http://h/?authKey={key}"},
-                               report_dir=home / "r")
+    run_id = record_and_report(
+        results[:2],
+        kind="fetch",
+        args={"api_key": key, "api_url": f"http://h/?authKey={key}"},
+        report_dir=home / "r",
+    )
     assert run_id
     for path in [*(home / "r").iterdir(), *(home / "home").iterdir()]:
         assert key.encode() not in path.read_bytes(), path
     assert json.dumps(load_run(run_id).info.args).find(key) == -1
 
 
-def test_recorded_run_streams_results_and_writes_the_report(home: Path, results: list[FileResult]) -> None:
+def test_recorded_run_streams_results_and_writes_the_report(
+    home: Path, results: list[FileResult]
+) -> None:
     from hwpscan.cli.report import recorded_run
 
     seen: list[str] = []
-    with recorded_run("scan", {"paths": ["c"]}, report_dir=home / "r" / "{run}",
-                      also=lambda r: seen.append(r.path)) as sink:
+    with recorded_run(
+        "scan",
+        {"paths": ["c"]},
+        report_dir=home / "r" / "{run}",
+        also=lambda r: seen.append(r.path),
+    ) as sink:
         for r in results:
             sink(r)
     assert seen == [r.path for r in results] and sink.run_id
@@ -261,7 +297,9 @@ def test_recorded_run_streams_results_and_writes_the_report(home: Path, results:
     assert (home / "r" / sink.run_id / "report.html").exists()
 
 
-def test_recorded_run_keeps_results_of_a_run_that_dies(home: Path, results: list[FileResult]) -> None:
+def test_recorded_run_keeps_results_of_a_run_that_dies(
+    home: Path, results: list[FileResult]
+) -> None:
     from hwpscan.cli.report import recorded_run
 
     with pytest.raises(RuntimeError):
@@ -270,7 +308,9 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(home: Path, results: list
                 sink(r)
             raise RuntimeError("worker exploded")
     run = load_run("latest")
-    assert run.info.finished is None and [r.path for r in run.results] == [r.path for r in results[:5]]
+    assert run.info.finished is None and [r.path for r in run.results] == [
+        r.path for r in results[:5]
+    ]
     assert not (home / "never").exists()
     listed = CliRunner().invoke(app, ["history"])
     assert "interrupted" in listed.output

@@ -6,7 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -53,7 +53,8 @@ def test_indexed_columns_match_the_results(store: RunStore, results: list[FileRe
     run_id = store.record_run("scan", {}, results)
     with sqlite3.connect(store.path) as conn:
         rows = conn.execute(
-            "SELECT path, name, date, format, status FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+            "SELECT path, name, date, format, status FROM results WHERE run_id = ? ORDER BY seq",
+            (run_id,),
         ).fetchall()
     assert rows == [
         (r.path, Path(r.path).name, r.date, r.format.value, r.status.value) for r in results
@@ -86,8 +87,8 @@ def test_a_finished_recording_has_its_summary(store: RunStore, results: list[Fil
 
 
 def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore) -> None:
-    one = store.record_run("scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc))
-    two = store.record_run("fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=timezone.utc))
+    one = store.record_run("scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
+    two = store.record_run("fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=UTC))
     assert one.startswith("20251130-031500-") and two.startswith("20251201-040000-")
     assert store.resolve("latest") == two
     assert store.resolve(one[:12]) == one
@@ -98,7 +99,7 @@ def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore)
 def test_unknown_and_ambiguous_references_are_usage_errors(store: RunStore) -> None:
     with pytest.raises(RunNotFoundError, match="no runs recorded"):
         store.load_run("latest")
-    stamp = datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc)
+    stamp = datetime(2025, 11, 30, 3, 15, tzinfo=UTC)
     store.record_run("scan", {}, [], started=stamp)
     store.record_run("scan", {}, [], started=stamp)
     with pytest.raises(RunNotFoundError, match="several runs"):
@@ -113,7 +114,11 @@ def test_no_secret_is_ever_stored(store: RunStore, monkeypatch: pytest.MonkeyPat
     key = "k" * 16 + "SECRET" + "9" * 10
     monkeypatch.setenv("HWPSCAN_API_KEY", key)
     args = {
-        "api_key": key, "authKey": key, "token": key, "serviceKey": key, "password": key,
+        "api_key": key,
+        "authKey": key,
+        "token": key,
+        "serviceKey": key,
+        "password": key,
         "api_url": f"http://user:{key}@127.0.0.1:8/list?authKey={key}&pageNo=1",
         "note": f"called with {key}",
         "nested": {"apiKey": key, "ok": [f"x{key}"]},
@@ -131,12 +136,16 @@ def test_no_secret_is_ever_stored(store: RunStore, monkeypatch: pytest.MonkeyPat
 
 def test_clean_args_keeps_paths_enums_and_numbers() -> None:
     assert clean_args({"paths": [Path("a/b")], "format": Format.PDF, "jobs": 0, "x": None}) == {
-        "paths": ["a/b"], "format": "pdf", "jobs": 0, "x": None,
+        "paths": ["a/b"],
+        "format": "pdf",
+        "jobs": 0,
+        "x": None,
     }
 
 
-def test_default_store_lives_under_hwpscan_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               results: list[FileResult]) -> None:
+def test_default_store_lives_under_hwpscan_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, results: list[FileResult]
+) -> None:
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
     run_id = record_run("scan", {"paths": ["f"]}, results[:2])
     assert (tmp_path / "home" / DB_NAME).exists()
@@ -162,7 +171,9 @@ print(rid)
 def test_two_processes_write_the_same_database(tmp_path: Path) -> None:
     db = tmp_path / DB_NAME
     procs = [
-        subprocess.Popen([sys.executable, "-c", _WRITER, str(db), name], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(db), name], stdout=subprocess.PIPE, text=True
+        )
         for name in ("p1", "p2")
     ]
     ids = []
@@ -171,7 +182,7 @@ def test_two_processes_write_the_same_database(tmp_path: Path) -> None:
         assert p.returncode == 0
         ids.append(out.strip())
     with RunStore(db) as s:
-        for rid, name in zip(ids, ("p1", "p2")):
+        for rid, name in zip(ids, ("p1", "p2"), strict=True):
             run = s.load_run(rid)
             assert [r.path for r in run.results] == [f"{name}/{i}.hwp" for i in range(40)]
             assert run.info.args == {"writer": name}

@@ -8,7 +8,7 @@ import pytest
 from report_corpus import build_corpus, scan_folder
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch  # noqa: F401  (fetch_for_scan)
+import hwpscan.cli.fetch
 import hwpscan.cli.report  # noqa: F401  (registers verify)
 from hwpscan.cli.app import app
 from hwpscan.emulator.quirks import Quirks
@@ -35,7 +35,9 @@ def emulator():
 
 
 def _verify(emu, *args: str):
-    result = CliRunner().invoke(app, ["verify", *args, "--api-url", emu.api_url, "--no-progress", "-j", "1"])
+    result = CliRunner().invoke(
+        app, ["verify", *args, "--api-url", emu.api_url, "--no-progress", "-j", "1"]
+    )
     assert KEY not in result.output
     return result
 
@@ -48,12 +50,19 @@ def test_contaminated_and_clean_dates_get_their_verdicts(home: Path, emulator) -
     calls = emulator.stats().calls_total
     result = _verify(emulator, "--date", "2025-07-21", "--date", "2025-07-23")
     assert result.exit_code == 0, result.output
-    assert "contaminated (" in _row(result.output, "2025-07-21") and "OK" in _row(result.output, "2025-07-21")
-    assert "clean" in _row(result.output, "2025-07-23") and "UTF-8 clean" in _row(result.output, "2025-07-23")
+    assert "contaminated (" in _row(result.output, "2025-07-21") and "OK" in _row(
+        result.output, "2025-07-21"
+    )
+    assert "clean" in _row(result.output, "2025-07-23") and "UTF-8 clean" in _row(
+        result.output, "2025-07-23"
+    )
     assert "2 of 2 dates as expected" in result.output
     assert emulator.stats().calls_total == calls + 1  # both dates in one window: one call
     run = load_run("latest")
-    assert run.info.kind == "verify" and {r.date for r in run.results} == {"2025-07-21", "2025-07-23"}
+    assert run.info.kind == "verify" and {r.date for r in run.results} == {
+        "2025-07-21",
+        "2025-07-23",
+    }
     assert run.info.summary["verdicts"] == {"2025-07-21": "ok", "2025-07-23": "ok"}
     written = [p for p in (home / "home").rglob("*") if p.is_file()]
     assert any(p.name == "runs.sqlite" for p in written)
@@ -62,8 +71,12 @@ def test_contaminated_and_clean_dates_get_their_verdicts(home: Path, emulator) -
 
 
 def test_expectations_that_hold_exit_0(home: Path, emulator) -> None:
-    assert _verify(emulator, "--date", "2025-07-30", "--date", "2025-08-05",
-                   "--expect", "contaminated").exit_code == 0
+    assert (
+        _verify(
+            emulator, "--date", "2025-07-30", "--date", "2025-08-05", "--expect", "contaminated"
+        ).exit_code
+        == 0
+    )
     assert _verify(emulator, "--date", "2025-07-23", "--expect", "clean").exit_code == 0
 
 
@@ -119,8 +132,12 @@ def test_repair_is_checked_for_real(tmp_path: Path) -> None:
     root = build_corpus(tmp_path)
     results = scan_folder(root)
     files = {r.path: Path(r.path) for r in results}
-    found = verdicts(["2025-07-21", "2025-07-22", "2025-07-24", "2025-07-25"], results, files,
-                     expect="contaminated")
+    found = verdicts(
+        ["2025-07-21", "2025-07-22", "2025-07-24", "2025-07-25"],
+        results,
+        files,
+        expect="contaminated",
+    )
     by_day = {v.date: v for v in found}
     assert by_day["2025-07-21"].matches and by_day["2025-07-21"].repaired_clean
     assert by_day["2025-07-22"].contaminated == 1 and by_day["2025-07-22"].matches

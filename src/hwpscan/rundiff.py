@@ -86,8 +86,10 @@ class RunDiff:
 def change_kind(before: str | None, after: str | None) -> str | None:
     """How a verdict moved; None when it did not.
 
-    >>> change_kind("contaminated", "clean"), change_kind(None, "clean"), change_kind("clean", "clean")
-    ('became_clean', 'appeared', None)
+    >>> change_kind("contaminated", "clean"), change_kind(None, "clean")
+    ('became_clean', 'appeared')
+    >>> change_kind("clean", "clean") is None
+    True
     >>> change_kind("corrupt", "contaminated"), change_kind("clean", "corrupt")
     ('became_contaminated', 'status_changed')
     """
@@ -112,7 +114,8 @@ def pair_files(
 
     >>> from hwpscan.models import Format
     >>> f = lambda p: FileResult(p, "", 0, Format.PDF, Status.CLEAN, date="2025-07-21")
-    >>> [(x and x.path, y and y.path) for x, y in pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])]
+    >>> pairs = pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])
+    >>> [(x and x.path, y and y.path) for x, y in pairs]
     [('o1/a.pdf', 'o2/a.pdf'), (None, 'o2/b.pdf')]
     """
     left = {r.path: r for r in a}
@@ -162,8 +165,11 @@ def date_states(results: Iterable[FileResult]) -> dict[str, str]:
         if day == UNKNOWN_DATE:
             continue
         out[str(day)] = (
-            Status.CONTAMINATED.value if row["contaminated"] else
-            Status.CLEAN.value if row["clean"] else "unreadable"
+            Status.CONTAMINATED.value
+            if row["contaminated"]
+            else Status.CLEAN.value
+            if row["clean"]
+            else "unreadable"
         )
     return out
 
@@ -180,10 +186,17 @@ def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[File
             continue
         ref = y or x
         assert ref is not None
-        changes.append(FileChange(
-            kind, ref.path, ref.date, x.status.value if x else None, y.status.value if y else None,
-            x.body.surrogates if x else None, y.body.surrogates if y else None,
-        ))
+        changes.append(
+            FileChange(
+                kind,
+                ref.path,
+                ref.date,
+                x.status.value if x else None,
+                y.status.value if y else None,
+                x.body.surrogates if x else None,
+                y.body.surrogates if y else None,
+            )
+        )
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
     before, after = date_states(a), date_states(b)
     dates = []

@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path, PurePath
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -45,19 +45,19 @@ from hwpscan.rundiff import (
 )
 
 __all__ = [
+    "CHANGE_KINDS",
     "DB_NAME",
     "RUN_KINDS",
+    "DateChange",
+    "FileChange",
     "Run",
+    "RunDiff",
     "RunInfo",
     "RunNotFoundError",
     "RunRecorder",
     "RunStore",
     "add_results",
     "clean_args",
-    "CHANGE_KINDS",
-    "DateChange",
-    "FileChange",
-    "RunDiff",
     "date_states",
     "default_store",
     "diff_results",
@@ -153,16 +153,16 @@ class Run:
 def new_run_id(now: datetime | None = None) -> str:
     """A sortable, readable run id: UTC time plus four random hex digits.
 
-    >>> rid = new_run_id(datetime(2025, 11, 30, 3, 15, tzinfo=timezone.utc))
+    >>> rid = new_run_id(datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
     >>> rid[:16], len(rid)
     ('20251130-031500-', 20)
     """
-    now = now or datetime.now(timezone.utc)
-    return f"{now.astimezone(timezone.utc):%Y%m%d-%H%M%S}-{_secrets.token_hex(2)}"
+    now = now or datetime.now(UTC)
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{_secrets.token_hex(2)}"
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
@@ -182,7 +182,9 @@ def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
 def _clean_value(value: Any, secret: str | None) -> Any:
     if isinstance(value, Mapping):
         return {
-            str(k): _clean_value(v, secret) for k, v in value.items() if not _SECRET_NAME_RE.search(str(k))
+            str(k): _clean_value(v, secret)
+            for k, v in value.items()
+            if not _SECRET_NAME_RE.search(str(k))
         }
     if isinstance(value, (list, tuple, set, frozenset)):
         return [_clean_value(v, secret) for v in value]
@@ -208,8 +210,11 @@ def _strip_url_secrets(text: str) -> str:
         return text
     try:
         parts = urlsplit(text)
-        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                 if not _SECRET_NAME_RE.search(k)]
+        query = [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _SECRET_NAME_RE.search(k)
+        ]
         netloc = parts.hostname or ""
         if parts.port is not None:
             netloc += f":{parts.port}"
@@ -231,7 +236,9 @@ class RunStore:
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+            )
             conn.execute("PRAGMA busy_timeout = 30000")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash of the run
@@ -269,21 +276,24 @@ class RunStore:
 
     # -- writing ------------------------------------------------------------------
 
-    def start_run(self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None) -> str:
+    def start_run(
+        self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None
+    ) -> str:
         """Open a run and return its id; results follow with :meth:`add_results`."""
         if kind not in RUN_KINDS:
             raise ValueError(f"run kind must be one of {', '.join(RUN_KINDS)}, not {kind!r}")
         from hwpscan import __version__
 
-        started = started or datetime.now(timezone.utc)
-        stamp = started.astimezone(timezone.utc).isoformat(timespec="seconds")
+        started = started or datetime.now(UTC)
+        stamp = started.astimezone(UTC).isoformat(timespec="seconds")
         stored = json.dumps(clean_args(args), ensure_ascii=False, sort_keys=True)
         for _ in range(20):
             run_id = new_run_id(started)
             try:
                 with self._tx() as conn:
                     conn.execute(
-                        "INSERT INTO runs (id, kind, started, finished, args, version) VALUES (?,?,?,?,?,?)",
+                        "INSERT INTO runs (id, kind, started, finished, args, version)"
+                        " VALUES (?,?,?,?,?,?)",
                         (run_id, kind, stamp, None, stored, __version__),
                     )
                 return run_id
@@ -304,26 +314,46 @@ class RunStore:
                 "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
                 " VALUES (?,?,?,?,?,?,?,?)",
                 [
-                    (run_id, seq + i, r.path, file_name(r.path), r.date, r.format.value, r.status.value,
-                     json.dumps(r.to_json(), ensure_ascii=False))
+                    (
+                        run_id,
+                        seq + i,
+                        r.path,
+                        file_name(r.path),
+                        r.date,
+                        r.format.value,
+                        r.status.value,
+                        json.dumps(r.to_json(), ensure_ascii=False),
+                    )
                     for i, r in enumerate(rows)
                 ],
             )
         return len(rows)
 
-    def finish_run(self, run_id: str, *, finished: datetime | None = None,
-                   summary: Mapping[str, Any] | None = None) -> None:
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        finished: datetime | None = None,
+        summary: Mapping[str, Any] | None = None,
+    ) -> None:
         """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
-        stamp = (finished or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+        stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
         with self._tx() as conn:
             conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp, run_id))
             if summary is not None:
-                conn.execute("UPDATE runs SET summary = ? WHERE id = ?",
-                             (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id))
+                conn.execute(
+                    "UPDATE runs SET summary = ? WHERE id = ?",
+                    (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id),
+                )
 
     def record_run(
-        self, kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
-        started: datetime | None = None, summary: Mapping[str, Any] | None = None,
+        self,
+        kind: str,
+        args: Mapping[str, Any],
+        results: Iterable[FileResult],
+        *,
+        started: datetime | None = None,
+        summary: Mapping[str, Any] | None = None,
     ) -> str:
         """Record a whole run at once: start, add, finish. Returns the run id."""
         run_id = self.start_run(kind, args, started=started)
@@ -332,7 +362,9 @@ class RunStore:
         return run_id
 
     @contextmanager
-    def recording(self, kind: str, args: Mapping[str, Any], *, batch: int = 64) -> Iterator[RunRecorder]:
+    def recording(
+        self, kind: str, args: Mapping[str, Any], *, batch: int = 64
+    ) -> Iterator[RunRecorder]:
         """``with store.recording("scan", args) as rec: rec.add(result)``; finished on exit.
 
         A run that raises keeps every result added before the failure (they are
@@ -354,7 +386,8 @@ class RunStore:
             conn = self._connect()
             runs = conn.execute(
                 "SELECT id, kind, started, finished, args, version, summary FROM runs"
-                " ORDER BY started DESC, id DESC LIMIT ?", (limit,)
+                " ORDER BY started DESC, id DESC LIMIT ?",
+                (limit,),
             ).fetchall()
             return [self._info(conn, row) for row in runs]
 
@@ -363,12 +396,15 @@ class RunStore:
         with self._lock:
             conn = self._connect()
             if ref == "latest":
-                row = conn.execute("SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1").fetchone()
+                row = conn.execute(
+                    "SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1"
+                ).fetchone()
                 if row is None:
                     raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
                 return str(row[0])
             rows = conn.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6", (len(ref), ref)
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6",
+                (len(ref), ref),
             ).fetchall()
         ids = [r[0] for r in rows]
         if ref in ids:
@@ -385,7 +421,8 @@ class RunStore:
         with self._lock:
             conn = self._connect()
             row = conn.execute(
-                "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?", (run_id,)
+                "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?",
+                (run_id,),
             ).fetchone()
             return self._info(conn, row)
 
@@ -403,11 +440,14 @@ class RunStore:
     @staticmethod
     def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
         run_id, kind, started, finished, args, version, summary = row
-        counts = dict(conn.execute(
-            "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
-        ).fetchall())
-        return RunInfo(run_id, kind, started, finished, json.loads(args), version, counts,
-                       json.loads(summary))
+        counts = dict(
+            conn.execute(
+                "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
+            ).fetchall()
+        )
+        return RunInfo(
+            run_id, kind, started, finished, json.loads(args), version, counts, json.loads(summary)
+        )
 
 
 class RunRecorder:
@@ -418,7 +458,9 @@ class RunRecorder:
     so a run that fails keeps everything computed before the failure.
     """
 
-    def __init__(self, store: RunStore, run_id: str, *, batch: int = 64, max_delay: float = 0.5) -> None:
+    def __init__(
+        self, store: RunStore, run_id: str, *, batch: int = 64, max_delay: float = 0.5
+    ) -> None:
         self.store = store
         self.run_id = run_id
         self.added = 0
@@ -453,8 +495,12 @@ def default_store() -> RunStore:
 
 
 def record_run(
-    kind: str, args: Mapping[str, Any], results: Iterable[FileResult], *,
-    started: datetime | None = None, summary: Mapping[str, Any] | None = None,
+    kind: str,
+    args: Mapping[str, Any],
+    results: Iterable[FileResult],
+    *,
+    started: datetime | None = None,
+    summary: Mapping[str, Any] | None = None,
     store: RunStore | None = None,
 ) -> str:
     """Record a finished run in the default store (or *store*); returns its id."""
@@ -462,19 +508,27 @@ def record_run(
         return s.record_run(kind, args, results, started=started, summary=summary)
 
 
-def start_run(kind: str, args: Mapping[str, Any], *, started: datetime | None = None,
-              store: RunStore | None = None) -> str:
+def start_run(
+    kind: str,
+    args: Mapping[str, Any],
+    *,
+    started: datetime | None = None,
+    store: RunStore | None = None,
+) -> str:
     with _using(store) as s:
         return s.start_run(kind, args, started=started)
 
 
-def add_results(run_id: str, results: Iterable[FileResult], *, store: RunStore | None = None) -> int:
+def add_results(
+    run_id: str, results: Iterable[FileResult], *, store: RunStore | None = None
+) -> int:
     with _using(store) as s:
         return s.add_results(run_id, results)
 
 
-def finish_run(run_id: str, *, summary: Mapping[str, Any] | None = None,
-               store: RunStore | None = None) -> None:
+def finish_run(
+    run_id: str, *, summary: Mapping[str, Any] | None = None, store: RunStore | None = None
+) -> None:
     with _using(store) as s:
         s.finish_run(run_id, summary=summary)
 

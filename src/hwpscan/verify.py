@@ -6,7 +6,8 @@ repaired with :func:`hwpscan.forensics.guard.repair_text` and encoded), and whet
 that matches what the operator expected. Pure apart from reading the files named in
 the results; the CLI fetches, prints and exits.
 
->>> [f"{a}..{b}" for a, b in group_dates([_d("2025-07-21"), _d("2025-07-30"), _d("2025-09-01")], 21)]
+>>> days = [_d("2025-07-21"), _d("2025-07-30"), _d("2025-09-01")]
+>>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
 ['2025-07-21..2025-07-30', '2025-09-01..2025-09-01']
 """
 
@@ -59,7 +60,7 @@ def repaired_is_clean(path: Path) -> tuple[bool, str | None]:
 
     try:
         doc = read_document(path.read_bytes())
-    except Exception as exc:  # noqa: BLE001 - any failure here means "not verified"
+    except Exception as exc:
         return False, f"could not read it again: {type(exc).__name__}: {exc}"
     if doc.status is not None:  # the reader's own verdict: encrypted, corrupt...
         return False, f"could not read it again: {doc.status.value}: {doc.reason}"
@@ -132,22 +133,41 @@ def verdicts(
         mine = [r for r in results if r.date == day]
         bad = sum(r.status is Status.CONTAMINATED for r in mine)
         readable = [r for r in mine if r.status.scanned]
-        raw = (NO_FILES if not mine else UNREADABLE if not readable
-               else Status.CONTAMINATED.value if bad else Status.CLEAN.value)
+        raw = (
+            NO_FILES
+            if not mine
+            else UNREADABLE
+            if not readable
+            else Status.CONTAMINATED.value
+            if bad
+            else Status.CLEAN.value
+        )
         problems = []
         for r in readable:
             # the counts say repair can succeed (every surrogate is half of a pair or an
             # orphan it drops); repairing the text for real proves it
             b = r.body
             if b.surrogates != 2 * b.pairs + b.orphans:
-                problems.append(f"{r.path}: counts do not add up ({b.surrogates} surrogates, "
-                                f"{b.pairs} pairs, {b.orphans} orphans)")
-            ok, why = (False, "not on disk") if r.path not in files else repaired_is_clean(files[r.path])
+                problems.append(
+                    f"{r.path}: counts do not add up ({b.surrogates} surrogates, "
+                    f"{b.pairs} pairs, {b.orphans} orphans)"
+                )
+            ok, why = (
+                (False, "not on disk") if r.path not in files else repaired_is_clean(files[r.path])
+            )
             if not ok:
                 problems.append(f"{r.path}: {why}")
-        out.append(DateVerdict(
-            date=day, files=len(mine), contaminated=bad, unreadable=len(mine) - len(readable),
-            raw=raw, repaired_clean=(not problems) if readable else None, expected=expect,
-            before=(before or {}).get(day), problems=tuple(problems),
-        ))
+        out.append(
+            DateVerdict(
+                date=day,
+                files=len(mine),
+                contaminated=bad,
+                unreadable=len(mine) - len(readable),
+                raw=raw,
+                repaired_clean=(not problems) if readable else None,
+                expected=expect,
+                before=(before or {}).get(day),
+                problems=tuple(problems),
+            )
+        )
     return out

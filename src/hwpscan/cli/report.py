@@ -35,8 +35,16 @@ from hwpscan.store import (
     default_store,
 )
 
-__all__ = ["RunSink", "diff", "history", "record_and_report", "recorded_run", "report", "verify",
-           "write_junit"]
+__all__ = [
+    "RunSink",
+    "diff",
+    "history",
+    "record_and_report",
+    "recorded_run",
+    "report",
+    "verify",
+    "write_junit",
+]
 
 DEFAULT_REPORTS = Path("reports")
 CHANGE_LABELS = {
@@ -52,8 +60,12 @@ CHANGE_LABELS = {
 
 
 def record_and_report(
-    results: Sequence[FileResult], *, kind: str, args: Mapping[str, Any],
-    report_dir: Path | None = None, summary: Mapping[str, Any] | None = None,
+    results: Sequence[FileResult],
+    *,
+    kind: str,
+    args: Mapping[str, Any],
+    report_dir: Path | None = None,
+    summary: Mapping[str, Any] | None = None,
 ) -> str | None:
     """Record a finished run in the run store; with *report_dir*, write the report bundle.
 
@@ -81,8 +93,9 @@ class RunSink:
     warning; the results are still kept for the report.
     """
 
-    def __init__(self, recorder: RunRecorder | None,
-                 also: Callable[[FileResult], None] | None = None) -> None:
+    def __init__(
+        self, recorder: RunRecorder | None, also: Callable[[FileResult], None] | None = None
+    ) -> None:
         self.recorder = recorder
         self.also = also
         self.results: list[FileResult] = []
@@ -111,12 +124,17 @@ class RunSink:
 
 
 def _history_warning(exc: BaseException) -> None:
-    err_console.print(f"[yellow]warning:[/] run not recorded in the history: {exc}", highlight=False)
+    err_console.print(
+        f"[yellow]warning:[/] run not recorded in the history: {exc}", highlight=False
+    )
 
 
 @contextmanager
 def recorded_run(
-    kind: str, args: Mapping[str, Any], *, report_dir: Path | None = None,
+    kind: str,
+    args: Mapping[str, Any],
+    *,
+    report_dir: Path | None = None,
     also: Callable[[FileResult], None] | None = None,
 ) -> Iterator[RunSink]:
     """Record a run while it happens: pass the yielded sink to ``run_scan(sink=...)``.
@@ -154,7 +172,9 @@ def recorded_run(
             store.close()
 
 
-def _write_bundle(results: Sequence[FileResult], report_dir: Path | None, run: RunInfo | None) -> None:
+def _write_bundle(
+    results: Sequence[FileResult], report_dir: Path | None, run: RunInfo | None
+) -> None:
     if report_dir is None:
         return
     target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
@@ -170,7 +190,7 @@ def write_junit(results: Sequence[FileResult], out: Path) -> Path:
 # -- report -------------------------------------------------------------------------
 
 
-def _load(ref: str):  # noqa: ANN202 - a Run
+def _load(ref: str):
     try:
         with default_store() as store:
             return store.load_run(ref)
@@ -182,14 +202,17 @@ def _load(ref: str):  # noqa: ANN202 - a Run
 def report(
     run: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'.")] = "latest",
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Folder for the report (default: reports/<run-id>/).")
+        Path | None,
+        typer.Option("--out", "-o", help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
     stored = _load(run)
     target = out or DEFAULT_REPORTS / stored.id
     written = write_report(stored.results, target, run=stored.info)
-    console.print(f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated")
+    console.print(
+        f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated"
+    )
     for path in written:
         console.print(f"  {path}", highlight=False)
 
@@ -200,7 +223,9 @@ def report(
 def _duration(info: RunInfo) -> str:
     if info.finished is None:
         return "interrupted"
-    seconds = (datetime.fromisoformat(info.finished) - datetime.fromisoformat(info.started)).total_seconds()
+    seconds = (
+        datetime.fromisoformat(info.finished) - datetime.fromisoformat(info.started)
+    ).total_seconds()
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
@@ -216,7 +241,9 @@ def _args_line(args: Mapping[str, Any]) -> str:
 
 @app.command()
 def history(
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")] = 20,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
+    ] = 20,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
     with default_store() as store:
@@ -224,16 +251,32 @@ def history(
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return
-    table = Table(title=f"Runs (newest first, stored in {default_store().path})", title_justify="left")
-    for col, just in (("run", "left"), ("kind", "left"), ("started (UTC)", "left"), ("took", "right"),
-                      ("files", "right"), ("contaminated", "right"), ("clean", "right"),
-                      ("unreadable", "right"), ("arguments", "left")):
+    table = Table(
+        title=f"Runs (newest first, stored in {default_store().path})", title_justify="left"
+    )
+    for col, just in (
+        ("run", "left"),
+        ("kind", "left"),
+        ("started (UTC)", "left"),
+        ("took", "right"),
+        ("files", "right"),
+        ("contaminated", "right"),
+        ("clean", "right"),
+        ("unreadable", "right"),
+        ("arguments", "left"),
+    ):
         table.add_column(col, justify=just, overflow="fold")
     for info in runs:
         table.add_row(
-            info.id, info.kind, info.started.replace("+00:00", "").replace("T", " "), _duration(info),
-            str(info.files), Text(str(info.contaminated), style="bold red" if info.contaminated else ""),
-            str(info.clean), str(info.unreadable), _args_line(info.args),
+            info.id,
+            info.kind,
+            info.started.replace("+00:00", "").replace("T", " "),
+            _duration(info),
+            str(info.files),
+            Text(str(info.contaminated), style="bold red" if info.contaminated else ""),
+            str(info.clean),
+            str(info.unreadable),
+            _args_line(info.args),
         )
     console.print(table)
 
@@ -261,13 +304,23 @@ def render_diff(d: RunDiff) -> None:
     if d.files:
         table = Table(title="Files", title_justify="left")
         for col in ("change", "file", "date", "before", "after", "surrogates"):
-            table.add_column(col, overflow="fold", justify="right" if col == "surrogates" else "left")
+            table.add_column(
+                col, overflow="fold", justify="right" if col == "surrogates" else "left"
+            )
         for c in d.files:
             label, style = CHANGE_LABELS[c.kind]
-            table.add_row(Text(label, style=style), c.path, c.date or "—", c.before or "—", c.after or "—",
-                          f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}")
+            table.add_row(
+                Text(label, style=style),
+                c.path,
+                c.date or "—",
+                c.before or "—",
+                c.after or "—",
+                f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}",
+            )
         console.print(table)
-    counts = ", ".join(f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k))
+    counts = ", ".join(
+        f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k)
+    )
     console.print(f"files: {counts}; {d.unchanged} unchanged")
 
 
@@ -304,17 +357,43 @@ def render_verdicts(verdicts: Sequence[Any], *, show_before: bool) -> None:
     from hwpscan.fetch.dates import with_weekday
 
     table = Table(title="Verification", title_justify="left")
-    for col in ("date", "files", "raw extraction", "repaired text", "expected",
-                *(("before",) if show_before else ()), "verdict"):
+    for col in (
+        "date",
+        "files",
+        "raw extraction",
+        "repaired text",
+        "expected",
+        *(("before",) if show_before else ()),
+        "verdict",
+    ):
         table.add_column(col, justify="right" if col == "files" else "left")
     for v in verdicts:
-        raw = (Text(f"contaminated ({v.contaminated}/{v.files})", style="bold red") if v.raw == "contaminated"
-               else Text(v.raw, style="green" if v.raw == "clean" else "yellow"))
-        repaired = (Text("—", style="dim") if v.repaired_clean is None
-                    else Text("UTF-8 clean", style="green") if v.repaired_clean else Text("FAIL", style="bold red"))
-        verdict = Text("OK", style="bold green") if v.matches else Text(f"MISMATCH: {v.reason}", style="bold red")
-        table.add_row(with_weekday(date.fromisoformat(v.date)), str(v.files), raw, repaired,
-                      v.expected or "any", *((v.before or "—",) if show_before else ()), verdict)
+        raw = (
+            Text(f"contaminated ({v.contaminated}/{v.files})", style="bold red")
+            if v.raw == "contaminated"
+            else Text(v.raw, style="green" if v.raw == "clean" else "yellow")
+        )
+        repaired = (
+            Text("—", style="dim")
+            if v.repaired_clean is None
+            else Text("UTF-8 clean", style="green")
+            if v.repaired_clean
+            else Text("FAIL", style="bold red")
+        )
+        verdict = (
+            Text("OK", style="bold green")
+            if v.matches
+            else Text(f"MISMATCH: {v.reason}", style="bold red")
+        )
+        table.add_row(
+            with_weekday(date.fromisoformat(v.date)),
+            str(v.files),
+            raw,
+            repaired,
+            v.expected or "any",
+            *((v.before or "—",) if show_before else ()),
+            verdict,
+        )
     console.print(table)
     for v in verdicts:
         for problem in v.problems:
@@ -324,38 +403,71 @@ def render_verdicts(verdicts: Sequence[Any], *, show_before: bool) -> None:
 @app.command()
 def verify(
     dates: Annotated[
-        list[str], typer.Option("--date", "-d", help="A day to verify, YYYY-MM-DD (repeatable).", show_default=False)
+        list[str],
+        typer.Option(
+            "--date", "-d", help="A day to verify, YYYY-MM-DD (repeatable).", show_default=False
+        ),
     ] = [],  # noqa: B006 - typer needs a literal default
     expect: Annotated[
-        Expect | None, typer.Option("--expect", help="What the raw extraction should show on every date.")
+        Expect | None,
+        typer.Option("--expect", help="What the raw extraction should show on every date."),
     ] = None,
     after: Annotated[
-        str | None, typer.Option("--after", help="Compare with this earlier run (id, prefix or 'latest').")
+        str | None,
+        typer.Option("--after", help="Compare with this earlier run (id, prefix or 'latest')."),
     ] = None,
     api_url: Annotated[
-        str | None, typer.Option("--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API).")
+        str | None,
+        typer.Option(
+            "--api-url",
+            envvar="HWPSCAN_API_URL",
+            help="The listing endpoint (default: the real API).",
+        ),
     ] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder for attachments (default: the scan cache).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder for attachments (default: the scan cache)."),
+    ] = None,
     allow_host: Annotated[
-        list[str], typer.Option("--allow-host", help="Also download attachments from this host (repeatable).")
+        list[str],
+        typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
     ] = [],  # noqa: B006
     download_path: Annotated[
         list[str],
-        typer.Option("--download-path", help="Accepted attachment path prefix (repeatable; replaces the default)."),
+        typer.Option(
+            "--download-path",
+            help="Accepted attachment path prefix (repeatable; replaces the default).",
+        ),
     ] = [],  # noqa: B006
-    window_days: Annotated[int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")] = 21,
+    window_days: Annotated[
+        int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
+    ] = 21,
     daily_limit: Annotated[
-        int | None, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+        int | None,
+        typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day."),
     ] = None,
     reset_hour: Annotated[
-        int | None, typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets.")
+        int | None,
+        typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets."),
     ] = None,
-    max_mb: Annotated[float | None, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")] = None,
-    connect_timeout: Annotated[float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")] = 10.0,
-    read_timeout: Annotated[float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")] = 60.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")] = 3,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")] = 0,
-    show_progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")] = True,
+    max_mb: Annotated[
+        float | None, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
+    ] = None,
+    connect_timeout: Annotated[
+        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
+    ] = 10.0,
+    read_timeout: Annotated[
+        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
+    ] = 60.0,
+    retries: Annotated[
+        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
+    ] = 3,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
+    ] = 0,
+    show_progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
+    ] = True,
 ) -> None:
     """Fetch chosen dates (cache first), scan them, and give a verdict per date.
 
@@ -375,11 +487,18 @@ def verify(
         if not days:
             days = sorted(date.fromisoformat(d) for d in before)
     if not days:
-        raise fail("give at least one --date YYYY-MM-DD (or --after RUN to re-check its dates)", ExitCode.USAGE)
+        raise fail(
+            "give at least one --date YYYY-MM-DD (or --after RUN to re-check its dates)",
+            ExitCode.USAGE,
+        )
     url = api_url or DEFAULT_API_URL
-    options: dict[str, Any] = {"window_days": window_days, "allow_hosts": tuple(allow_host),
-                               "connect_timeout": connect_timeout, "read_timeout": read_timeout,
-                               "retries": retries}
+    options: dict[str, Any] = {
+        "window_days": window_days,
+        "allow_hosts": tuple(allow_host),
+        "connect_timeout": connect_timeout,
+        "read_timeout": read_timeout,
+        "retries": retries,
+    }
     if daily_limit is not None:
         options["daily_limit"] = daily_limit
     if reset_hour is not None:
@@ -391,8 +510,14 @@ def verify(
     folder: Path | None = out
     stopped: str | None = None
     for first, last in group_dates(days, window_days):
-        folder, fetched = fetch_for_scan(first.isoformat(), last.isoformat(), api_url=url, out_dir=folder,
-                                         show_progress=show_progress, **options)
+        folder, fetched = fetch_for_scan(
+            first.isoformat(),
+            last.isoformat(),
+            api_url=url,
+            out_dir=folder,
+            show_progress=show_progress,
+            **options,
+        )
         if fetched.exit_code is not ExitCode.OK:
             stopped = stop_message(fetched)
             break
@@ -401,17 +526,33 @@ def verify(
     file_dates = resolve_dates(files)
     chosen = [p for p in files if file_dates.get(p) in wanted]
     results = list(scan_paths(chosen, jobs=jobs or None, dates=file_dates))
-    on_disk = {r.path: p for r, p in zip(results, chosen)}
-    found = verdicts([d.isoformat() for d in days], results, on_disk,
-                     expect=expect.value if expect else None, before=before)
+    on_disk = {r.path: p for r, p in zip(results, chosen, strict=True)}
+    found = verdicts(
+        [d.isoformat() for d in days],
+        results,
+        on_disk,
+        expect=expect.value if expect else None,
+        before=before,
+    )
     render_verdicts(found, show_before=before is not None)
-    args = {"dates": sorted(wanted), "expect": expect.value if expect else None, "after": after,
-            "api_url": url, "out": folder}
-    record_and_report(results, kind="verify", args=args,
-                      summary={"verdicts": {v.date: ("ok" if v.matches else v.reason) for v in found}})
+    args = {
+        "dates": sorted(wanted),
+        "expect": expect.value if expect else None,
+        "after": after,
+        "api_url": url,
+        "out": folder,
+    }
+    record_and_report(
+        results,
+        kind="verify",
+        args=args,
+        summary={"verdicts": {v.date: ("ok" if v.matches else v.reason) for v in found}},
+    )
     if stopped:
         raise fail(stopped, ExitCode.API)
     bad = [v for v in found if not v.matches]
-    console.print(f"{len(found) - len(bad)} of {len(found)} dates as expected" +
-                  (f"; mismatch on {', '.join(v.date for v in bad)}" if bad else ""))
+    console.print(
+        f"{len(found) - len(bad)} of {len(found)} dates as expected"
+        + (f"; mismatch on {', '.join(v.date for v in bad)}" if bad else "")
+    )
     raise typer.Exit(code=ExitCode.FINDINGS if bad else ExitCode.OK)

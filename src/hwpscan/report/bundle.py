@@ -51,16 +51,25 @@ def _write(path: Path, data: str | bytes) -> Path:
     return path
 
 
-def write_report(results: Sequence[FileResult], out_dir: Path, *, run: RunInfo | None = None,
-                 title: str = "hwpscan 보고서") -> list[Path]:
+def write_report(
+    results: Sequence[FileResult],
+    out_dir: Path,
+    *,
+    run: RunInfo | None = None,
+    title: str = "hwpscan 보고서",
+) -> list[Path]:
     """Write the five report files into *out_dir* (created) and return their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = list(results)
     run_id = run.id if run else None
     page = render_html(
-        results, title=title, run_id=run_id, kind=run.kind if run else None,
-        started=run.started if run else None, args=run.args if run else None,
+        results,
+        title=title,
+        run_id=run_id,
+        kind=run.kind if run else None,
+        started=run.started if run else None,
+        args=run.args if run else None,
     )
     return [
         _write(out_dir / "report.html", page),

@@ -17,8 +17,8 @@ import html
 import os
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
 from datetime import date as _date
-from datetime import datetime, timedelta, timezone
 from importlib import resources
 
 from hwpscan.models import FileResult, Location, Status, TextStats
@@ -71,7 +71,7 @@ def share_colour(contaminated: int, files: int) -> str:
         return "#2e9e5b"
     share = contaminated / files
     light, dark = (0xF4, 0xA5, 0x82), (0xB2, 0x18, 0x2B)
-    rgb = (round(lo + (hi - lo) * share) for lo, hi in zip(light, dark))
+    rgb = (round(lo + (hi - lo) * share) for lo, hi in zip(light, dark, strict=True))
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
@@ -82,8 +82,9 @@ def _text_colour(contaminated: int, files: int) -> str:
 # -- sections --------------------------------------------------------------------
 
 
-def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict | None,
-          root: str = "") -> str:
+def _meta(
+    run_id: str | None, kind: str | None, started: str | None, args: dict | None, root: str = ""
+) -> str:
     rows = []
     if run_id:
         rows.append(("실행 run", run_id))
@@ -94,8 +95,11 @@ def _meta(run_id: str | None, kind: str | None, started: str | None, args: dict 
     if root:
         rows.append(("폴더 folder", root))
     if args:
-        shown = ", ".join(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
-                          for k, v in sorted(args.items()) if v not in (None, [], "", False))
+        shown = ", ".join(
+            f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+            for k, v in sorted(args.items())
+            if v not in (None, [], "", False)
+        )
         if shown:
             rows.append(("인자 args", shown[:160]))
     return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows)
@@ -122,8 +126,13 @@ def _cards(f: Figures) -> str:
 
 def _verdict(f: Figures) -> tuple[str, str]:
     if f.contaminated:
-        days = ", ".join(f.contaminated_dates[:12]) + (" …" if len(f.contaminated_dates) > 12 else "")
-        text = f"파일 {f.files:,}개 중 {f.contaminated:,}개 오염 ({f.contaminated} of {f.files} contaminated)"
+        days = ", ".join(f.contaminated_dates[:12]) + (
+            " …" if len(f.contaminated_dates) > 12 else ""
+        )
+        text = (
+            f"파일 {f.files:,}개 중 {f.contaminated:,}개 오염 "
+            f"({f.contaminated} of {f.files} contaminated)"
+        )
         return "bad", text + (f" · 오염된 날짜: {days}" if days else "")
     return "ok", f"오염된 파일 없음 · no contaminated file among {f.files:,}"
 
@@ -149,34 +158,51 @@ def _heatmap(results: Sequence[FileResult]) -> str:
                 day_files += c.files
                 day_bad += c.contaminated
         day_unread = sum(cells[(day, f)].unreadable for f in formats if (day, f) in cells)
-        state = (f'<span class="badge contaminated">{day_bad}/{day_files} 오염</span>' if day_bad
-                 else '<span class="badge clean">정상</span>' if day_files > day_unread else "")
+        state = (
+            f'<span class="badge contaminated">{day_bad}/{day_files} 오염</span>'
+            if day_bad
+            else '<span class="badge clean">정상</span>'
+            if day_files > day_unread
+            else ""
+        )
         if day_unread:
             state += f' <span class="badge other">읽기 불가 {day_unread}</span>'
         rows.append(
             f'<tr data-date="{e(day)}"><th scope="row">{e(day)}'
-            f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}<td class="daystate">{state}</td></tr>'
+            f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}'
+            f'<td class="daystate">{state}</td></tr>'
         )
-    return (f'<table id="heatmap" class="heat"><thead><tr><th scope="col">날짜 date</th>{head}'
-            f'<th></th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    return (
+        f'<table id="heatmap" class="heat"><thead><tr><th scope="col">날짜 date</th>{head}'
+        f"<th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def _heat_cell(day: str, fmt: str, c: object | None) -> str:
     if c is None:
-        return (f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
-                f'data-contaminated="0" data-clean="0" data-unreadable="0" title="파일 없음">—</td>')
+        return (
+            f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
+            f'data-contaminated="0" data-clean="0" data-unreadable="0" title="파일 없음">—</td>'
+        )
     files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable  # type: ignore[attr-defined]
     label = cell_text(files, bad, unread)
-    attrs = (f'data-date="{e(day)}" data-format="{e(fmt)}" data-files="{files}" '
-             f'data-contaminated="{bad}" data-clean="{clean}" data-unreadable="{unread}" '
-             f'title="{e(day)} {e(fmt)}: {e(label)}" tabindex="0"')
+    attrs = (
+        f'data-date="{e(day)}" data-format="{e(fmt)}" data-files="{files}" '
+        f'data-contaminated="{bad}" data-clean="{clean}" data-unreadable="{unread}" '
+        f'title="{e(day)} {e(fmt)}: {e(label)}" tabindex="0"'
+    )
     if unread == files:
-        return f'<td class="cell unread" {attrs}><span class="big">{unread}</span><span class="small">읽기 불가</span></td>'
+        return (
+            f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'
+            '<span class="small">읽기 불가</span></td>'
+        )
     style = f"background:{share_colour(bad, files)};color:{_text_colour(bad, files)}"
     small = "오염" if bad else "정상"
     small += f" · 불가 {unread}" if unread else ""
-    return (f'<td class="cell" {attrs} style="{style}"><span class="big">{bad}/{files}</span>'
-            f'<span class="small">{small}</span></td>')
+    return (
+        f'<td class="cell" {attrs} style="{style}"><span class="big">{bad}/{files}</span>'
+        f'<span class="small">{small}</span></td>'
+    )
 
 
 def _calendar(results: Sequence[FileResult]) -> str:
@@ -202,15 +228,23 @@ def _calendar(results: Sequence[FileResult]) -> str:
             key = cursor.isoformat()
             files, bad = per_day.get(key, [0, 0])
             if files:
-                style = f' style="background:{share_colour(bad, files)};color:{_text_colour(bad, files)}"'
+                colours = f"background:{share_colour(bad, files)};color:{_text_colour(bad, files)}"
+                style = f' style="{colours}"'
                 note = f"{bad}/{files} 오염" if bad else f"{files} 정상"
-                cells.append(f'<div class="day has" data-date="{key}" data-files="{files}" '
-                             f'data-contaminated="{bad}"{style}><b>{cursor.month}/{cursor.day}</b>{note}</div>')
+                cells.append(
+                    f'<div class="day has" data-date="{key}" data-files="{files}" '
+                    f'data-contaminated="{bad}"{style}><b>{cursor.month}/{cursor.day}</b>{note}</div>'
+                )
             else:
-                cells.append(f'<div class="day" data-date="{key}"><b>{cursor.month}/{cursor.day}</b>자료 없음</div>')
+                cells.append(
+                    f'<div class="day" data-date="{key}"><b>{cursor.month}/{cursor.day}</b>'
+                    "자료 없음</div>"
+                )
         cursor += timedelta(days=1)
-    return (f'<div class="calendar"><h3>달력 calendar <small>(모든 형식 all formats)</small></h3>'
-            f'<div class="cal" id="calendar">{"".join(cells)}</div></div>')
+    return (
+        f'<div class="calendar"><h3>달력 calendar <small>(모든 형식 all formats)</small></h3>'
+        f'<div class="cal" id="calendar">{"".join(cells)}</div></div>'
+    )
 
 
 def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str:
@@ -246,40 +280,74 @@ def common_root(paths: Sequence[str]) -> str:
 
 def _badge(status: Status) -> str:
     cls = status.value if status in (Status.CLEAN, Status.CONTAMINATED) else "other"
-    return f'<span class="badge {cls}">{e(STATUS_KO[status])}<small>{e(status.value)}</small></span>'
+    return (
+        f'<span class="badge {cls}">{e(STATUS_KO[status])}<small>{e(status.value)}</small></span>'
+    )
 
 
 def _file_body(index: int, r: FileResult, root: str = "") -> str:
     b, scanned = r.body, r.status.scanned
     pua_total = sum(b.pua.values())
-    search = " ".join([r.path, r.date or "", r.format.value, r.status.value, STATUS_KO[r.status],
-                       r.reason or "", *b.pua, *(_pua_label(cp) for cp in b.pua)]).lower()
+    search = " ".join(
+        [
+            r.path,
+            r.date or "",
+            r.format.value,
+            r.status.value,
+            STATUS_KO[r.status],
+            r.reason or "",
+            *b.pua,
+            *(_pua_label(cp) for cp in b.pua),
+        ]
+    ).lower()
     keys = {
-        "path": r.path, "date": r.date or "", "format": r.format.value, "status": r.status.value,
-        "chars": b.chars, "surrogates": b.surrogates, "pairs": b.pairs, "orphans": b.orphans,
-        "utf8": "ok" if b.utf8_ok else "fail", "pua": pua_total,
+        "path": r.path,
+        "date": r.date or "",
+        "format": r.format.value,
+        "status": r.status.value,
+        "chars": b.chars,
+        "surrogates": b.surrogates,
+        "pairs": b.pairs,
+        "orphans": b.orphans,
+        "utf8": "ok" if b.utf8_ok else "fail",
+        "pua": pua_total,
     }
     data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
-    num = (lambda n: f'<td class="n{" hot" if n else ""}">{n:,}</td>') if scanned else (lambda n: '<td class="n"></td>')
+    num = (
+        (lambda n: f'<td class="n{" hot" if n else ""}">{n:,}</td>')
+        if scanned
+        else (lambda n: '<td class="n"></td>')
+    )
     reason = f'<span class="reason">{e(r.reason)}</span>' if r.reason and not scanned else ""
-    utf8 = ("" if not scanned else '<span class="utf8-ok">ok</span>' if b.utf8_ok
-            else '<span class="utf8-fail">FAIL</span>')
+    utf8 = (
+        ""
+        if not scanned
+        else '<span class="utf8-ok">ok</span>'
+        if b.utf8_ok
+        else '<span class="utf8-fail">FAIL</span>'
+    )
     ranked = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    pua = " ".join(f'<code title="{e(_pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN])
+    pua = " ".join(
+        f'<code title="{e(_pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN]
+    )
     if len(ranked) > PUA_SHOWN:
-        pua += f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
+        pua += (
+            f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
+        )
     main = (
         f'<tr class="main"><td><button class="toggle" type="button" aria-expanded="false" '
         f'aria-controls="d{index}" title="상세 details">▶</button></td>'
-        f'<td class="path" title="{e(r.path)}">{e(r.path[len(root):])}{reason}</td>'
+        f'<td class="path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
         f'<td class="mono nw">{e(r.date or "—")}</td>'
-        f'<td>{e(r.format.value)}</td><td>{_badge(r.status)}</td>'
-        f'{num(b.chars).replace(" hot", "")}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}'
+        f"<td>{e(r.format.value)}</td><td>{_badge(r.status)}</td>"
+        f"{num(b.chars).replace(' hot', '')}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}"
         f'<td>{utf8}</td><td class="pua">{pua}</td></tr>'
     )
-    return (f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
-            f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(search)}" {data}>\n{main}\n'
-            f'<tr class="detail" id="d{index}" hidden><td colspan="11">{_detail(r)}</td></tr>\n</tbody>')
+    return (
+        f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
+        f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(search)}" {data}>\n{main}\n'
+        f'<tr class="detail" id="d{index}" hidden><td colspan="11">{_detail(r)}</td></tr>\n</tbody>'
+    )
 
 
 def _detail(r: FileResult) -> str:
@@ -299,14 +367,18 @@ def _detail(r: FileResult) -> str:
     if b.pua:
         out.append("<h4>사용자 정의 영역 문자 private-use characters</h4>" + _pua_table(b.pua))
     if b.locations:
-        out.append(f"<h4>결함 위치 defect locations (처음 {len(b.locations)}개 first)</h4>"
-                   + _locations_table(b.locations))
+        out.append(
+            f"<h4>결함 위치 defect locations (처음 {len(b.locations)}개 first)</h4>"
+            + _locations_table(b.locations)
+        )
     return "".join(out)
 
 
 def _stats_line(s: TextStats) -> str:
-    return (f"surrogates {s.surrogates} (pairs {s.pairs}, orphans {s.orphans}), "
-            f"UTF-8 {'ok' if s.utf8_ok else 'FAIL'}, PUA {sum(s.pua.values())}")
+    return (
+        f"surrogates {s.surrogates} (pairs {s.pairs}, orphans {s.orphans}), "
+        f"UTF-8 {'ok' if s.utf8_ok else 'FAIL'}, PUA {sum(s.pua.values())}"
+    )
 
 
 def _pua_table(pua: dict[str, int]) -> str:
@@ -315,20 +387,32 @@ def _pua_table(pua: dict[str, int]) -> str:
         f'<td class="n">{n:,}</td></tr>'
         for cp, n in sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
     )
-    return f'<table class="locs pua"><tr><th>코드 포인트</th><th>이름 name</th><th>개수</th></tr>{rows}</table>'
+    head = "<tr><th>코드 포인트</th><th>이름 name</th><th>개수</th></tr>"
+    return f'<table class="locs pua">{head}{rows}</table>'
 
 
 def _locations_table(locations: Sequence[Location]) -> str:
     rows = "".join(
-        f'<tr data-kind="{e(loc.kind)}"><td class="mono">{e(loc.stream)}</td><td class="n">{loc.paragraph}</td>'
-        f'<td class="n">{loc.offset}</td><td>{e(loc.kind)}</td><td class="mono">{e(loc.codepoint)}</td>'
+        f'<tr data-kind="{e(loc.kind)}"><td class="mono">{e(loc.stream)}</td>'
+        f'<td class="n">{loc.paragraph}</td><td class="n">{loc.offset}</td><td>{e(loc.kind)}</td>'
+        f'<td class="mono">{e(loc.codepoint)}</td>'
         f'<td>{e(_pua_label(loc.codepoint))}</td><td class="mono">{e(loc.units)}</td>'
         f'<td><span class="ctx">{e(loc.context)}</span></td></tr>'
         for loc in locations
     )
-    head = "".join(f"<th>{h}</th>" for h in (
-        "스트림 stream", "문단 paragraph", "오프셋 offset", "종류 kind", "코드 포인트 code point",
-        "PUA 이름 name", "코드 단위 units", "문맥 context"))
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "스트림 stream",
+            "문단 paragraph",
+            "오프셋 offset",
+            "종류 kind",
+            "코드 포인트 code point",
+            "PUA 이름 name",
+            "코드 단위 units",
+            "문맥 context",
+        )
+    )
     return f'<table class="locs"><tr>{head}</tr>{rows}</table>'
 
 
@@ -336,8 +420,13 @@ def _locations_table(locations: Sequence[Location]) -> str:
 
 
 def render_html(
-    results: Sequence[FileResult], *, title: str = "hwpscan 보고서", run_id: str | None = None,
-    kind: str | None = None, started: str | None = None, args: dict | None = None,
+    results: Sequence[FileResult],
+    *,
+    title: str = "hwpscan 보고서",
+    run_id: str | None = None,
+    kind: str | None = None,
+    started: str | None = None,
+    args: dict | None = None,
     generated: datetime | None = None,
 ) -> str:
     """The complete page as a string."""
@@ -348,7 +437,7 @@ def render_html(
     statuses = [s.value for s in Status if any(r.status is s for r in results)]
     formats = sorted({r.format.value for r in results}, key=FORMAT_ORDER.index)
     dates = sorted({r.date or UNKNOWN_DATE for r in results}, key=lambda d: (d == UNKNOWN_DATE, d))
-    stamp = (generated or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    stamp = (generated or datetime.now(UTC)).isoformat(timespec="seconds")
     root = common_root([r.path for r in results])
     parts = {
         "@CSS@": _asset("report.css"),
@@ -362,7 +451,9 @@ def render_html(
         "@CARDS@": _cards(f),
         "@HEATMAP@": _heatmap(results),
         "@CALENDAR@": _calendar(results),
-        "@STATUS_OPTIONS@": _options(statuses, {s.value: f"{STATUS_KO[s]} {s.value}" for s in Status}),
+        "@STATUS_OPTIONS@": _options(
+            statuses, {s.value: f"{STATUS_KO[s]} {s.value}" for s in Status}
+        ),
         "@FORMAT_OPTIONS@": _options(formats),
         "@DATE_OPTIONS@": _options(dates),
         "@ROWS@": "\n".join(_file_body(i, r, root) for i, r in enumerate(results)),

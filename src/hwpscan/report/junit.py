@@ -55,8 +55,10 @@ def failure_message(result: FileResult) -> str | None:
         return None
     if result.status is Status.CONTAMINATED:
         b = result.body
-        text = (f"contaminated: {b.surrogates} surrogate code points "
-                f"({b.pairs} pairs, {b.orphans} orphans)")
+        text = (
+            f"contaminated: {b.surrogates} surrogate code points "
+            f"({b.pairs} pairs, {b.orphans} orphans)"
+        )
         text += ", not UTF-8 encodable" if not b.utf8_ok else ""
         if b.pua:
             text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
@@ -76,19 +78,39 @@ def _details(result: FileResult) -> str:
     return "\n".join(lines)
 
 
-def junit_xml(results: Sequence[FileResult], *, group_by: GroupBy = "date",
-              suite: str = SUITE_NAME) -> bytes:
+def junit_xml(
+    results: Sequence[FileResult], *, group_by: GroupBy = "date", suite: str = SUITE_NAME
+) -> bytes:
     """The JUnit document (UTF-8 bytes with an XML declaration)."""
     failures = sum(r.status is not Status.CLEAN for r in results)
     seconds = sum(r.seconds for r in results)
-    root = ET.Element("testsuites", name=suite, tests=str(len(results)), failures=str(failures),
-                      errors="0", time=f"{seconds:.3f}")
-    node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(results)),
-                         failures=str(failures), errors="0", skipped="0", time=f"{seconds:.3f}")
+    root = ET.Element(
+        "testsuites",
+        name=suite,
+        tests=str(len(results)),
+        failures=str(failures),
+        errors="0",
+        time=f"{seconds:.3f}",
+    )
+    node = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(results)),
+        failures=str(failures),
+        errors="0",
+        skipped="0",
+        time=f"{seconds:.3f}",
+    )
     for r in results:
         group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
-        case = ET.SubElement(node, "testcase", classname=xml_safe(f"{suite}.{group}"),
-                             name=xml_safe(r.path), time=f"{r.seconds:.3f}")
+        case = ET.SubElement(
+            node,
+            "testcase",
+            classname=xml_safe(f"{suite}.{group}"),
+            name=xml_safe(r.path),
+            time=f"{r.seconds:.3f}",
+        )
         message = failure_message(r)
         if message is not None:
             failure = ET.SubElement(case, "failure", type=r.status.value, message=xml_safe(message))
@@ -97,7 +119,9 @@ def junit_xml(results: Sequence[FileResult], *, group_by: GroupBy = "date",
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
-def write_junit_file(results: Sequence[FileResult], out: Path, *, group_by: GroupBy = "date") -> Path:
+def write_junit_file(
+    results: Sequence[FileResult], out: Path, *, group_by: GroupBy = "date"
+) -> Path:
     """Write :func:`junit_xml` to *out* (folders created)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(junit_xml(results, group_by=group_by))

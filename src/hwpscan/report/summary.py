@@ -75,15 +75,19 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def summary_markdown(results: Sequence[FileResult], *, title: str = "hwpscan report",
-                     run_id: str | None = None) -> str:
+def summary_markdown(
+    results: Sequence[FileResult], *, title: str = "hwpscan report", run_id: str | None = None
+) -> str:
     """The whole ``summary.md``."""
     f = figures(results)
     lines = [f"# {md_cell(title)}", ""]
     if run_id:
         lines += [f"Run `{run_id}`", ""]
-    verdict = (f"**{f.contaminated} of {f.files} files contaminated**" if f.contaminated
-               else f"**No contaminated file** among {f.files}")
+    verdict = (
+        f"**{f.contaminated} of {f.files} files contaminated**"
+        if f.contaminated
+        else f"**No contaminated file** among {f.files}"
+    )
     lines += [
         f"{verdict}: {f.clean} clean, {f.unreadable} unreadable; "
         f"{f.surrogates:,} surrogate code points ({f.pairs:,} pairs, {f.orphans:,} orphans), "
@@ -95,25 +99,41 @@ def summary_markdown(results: Sequence[FileResult], *, title: str = "hwpscan rep
     pivot = contamination_pivot(results)
     if not pivot.empty:
         lines += ["## Contamination by date and format", ""]
-        lines += _table(["date", *map(str, pivot.columns)],
-                        [[str(day), *map(str, row)] for day, row in pivot.iterrows()])
+        lines += _table(
+            ["date", *map(str, pivot.columns)],
+            [[str(day), *map(str, row)] for day, row in pivot.iterrows()],
+        )
         lines.append("")
     bad = [r for r in results if r.status is Status.CONTAMINATED]
     if bad:
         lines += ["## Contaminated files", ""]
         lines += _table(
             ["file", "date", "format", "surrogates", "pairs", "orphans", "PUA", "first defect"],
-            [[r.path, r.date or "—", r.format.value, str(r.body.surrogates), str(r.body.pairs),
-              str(r.body.orphans), pua_summary(r.body.pua), _first_defect(r)]
-             for r in bad[:LIST_LIMIT]],
+            [
+                [
+                    r.path,
+                    r.date or "—",
+                    r.format.value,
+                    str(r.body.surrogates),
+                    str(r.body.pairs),
+                    str(r.body.orphans),
+                    pua_summary(r.body.pua),
+                    _first_defect(r),
+                ]
+                for r in bad[:LIST_LIMIT]
+            ],
         )
         lines += _more(len(bad))
     broken = [r for r in results if not r.status.scanned]
     if broken:
         lines += ["## Unreadable files", ""]
-        lines += _table(["file", "date", "format", "status", "reason"],
-                        [[r.path, r.date or "—", r.format.value, r.status.value, r.reason or ""]
-                         for r in broken[:LIST_LIMIT]])
+        lines += _table(
+            ["file", "date", "format", "status", "reason"],
+            [
+                [r.path, r.date or "—", r.format.value, r.status.value, r.reason or ""]
+                for r in broken[:LIST_LIMIT]
+            ],
+        )
         lines += _more(len(broken))
     return "\n".join(lines).rstrip() + "\n"
 
