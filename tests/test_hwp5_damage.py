@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import hwp5_spec as spec
@@ -179,3 +181,28 @@ def test_every_truncation_gives_a_result_and_never_loses_text_silently(compresse
             assert doc.body == full.body[: len(doc.body) - 1] + doc.body[-1:], size
         if size > len(data) // 2:  # the directory (naming FileHeader) is in the first half
             assert doc.format is Format.HWP5, size
+
+
+_FUZZ_BASES = [build_hwp5(BLOCKS, compressed=c, sections=s) for c in (True, False) for s in (1, 3)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    base=st.sampled_from(range(len(_FUZZ_BASES))),
+    edits=st.lists(
+        st.tuples(st.integers(0, 2**20), st.sampled_from([0, 1, 2, 0xFD, 0xFE, 0xFF, 0x80])),
+        min_size=1,
+        max_size=8,
+    ),
+    structural=st.booleans(),
+)
+def test_damaged_bytes_never_raise(
+    base: int, edits: list[tuple[int, int]], structural: bool
+) -> None:
+    """Bytes overwritten in the header, FAT and directory (or anywhere): always a result."""
+    data = bytearray(_FUZZ_BASES[base])
+    for where, value in edits:
+        data[where % (2048 if structural else len(data))] = value
+    doc = read_ole(bytes(data))
+    assert doc.format in (Format.HWP5, Format.OLE)
+    assert doc.status is None or doc.reason
