@@ -61,3 +61,19 @@ def test_unknown_stream_is_a_key_error() -> None:
     streams = OleStreams(olefile.OleFileIO(io.BytesIO(data)), data)
     with pytest.raises(KeyError):
         streams.read("FileHeader")
+
+
+def test_a_looping_chain_with_a_huge_declared_size_stays_bounded() -> None:
+    """A stream whose FAT chain points at itself and whose size claims 1 GB."""
+    data = bytearray(write_cfb({"big": _noisy(1, 8192)}))
+    ole = olefile.OleFileIO(io.BytesIO(bytes(data)))
+    entry = next(e for e in ole.direntries if e is not None and e.name == "big")
+    fat_at = 512 * (1 + 0) + 4 * entry.isectStart  # the stream's first FAT slot
+    data[fat_at : fat_at + 4] = entry.isectStart.to_bytes(4, "little")
+    dir_sector = int.from_bytes(data[48:52], "little")
+    size_at = 512 * (1 + dir_sector) + 128 * entry.sid + 120
+    data[size_at : size_at + 8] = (2**30).to_bytes(8, "little")
+    damaged = bytes(data)
+    streams = OleStreams(olefile.OleFileIO(io.BytesIO(damaged)), damaged)
+    assert streams.size("big") == 2**30
+    assert len(streams.read("big")) <= len(damaged)

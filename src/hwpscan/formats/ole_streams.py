@@ -32,11 +32,12 @@ def _chain(
     buf: bytes | memoryview, fat: Sequence[int], start: int, size: int, sector: int, base: int
 ) -> bytes:
     """The first *size* bytes along the chain from *start* (short when the chain or the
-    buffer ends first). At most ``size / sector`` steps: a looping chain cannot hang."""
+    buffer ends first). At most one step per table entry: a looping chain can neither
+    hang nor make the result larger than the file."""
     parts = []
     n = len(fat)
     s = start
-    for _ in range(-(-size // sector)):
+    for _ in range(min(-(-size // sector), n)):
         if s >= n:  # ENDOFCHAIN, FREESECT or garbage: the chain ends here
             break
         pos = base + s * sector
