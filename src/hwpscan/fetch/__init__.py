@@ -10,21 +10,21 @@ answers on disk), :mod:`~hwpscan.fetch.client` (the API and its quirks),
 
 from __future__ import annotations
 
+import importlib
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hwpscan.errors import UsageError
-from hwpscan.fetch.client import DEFAULT_API_URL
-from hwpscan.fetch.dates import parse_range
-from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
-from hwpscan.fetch.manifest import dates_for, load_manifest
-from hwpscan.fetch.plan import Plan, plan_range
-from hwpscan.fetch.progress import ProgressEvent
-from hwpscan.fetch.run import FetchReport, fetch_range
-from hwpscan.fetch.urls import host_of
 from hwpscan.home import state_dir
+
+if TYPE_CHECKING:
+    from hwpscan.fetch.client import DEFAULT_API_URL
+    from hwpscan.fetch.manifest import dates_for, load_manifest
+    from hwpscan.fetch.plan import Plan, plan_range
+    from hwpscan.fetch.progress import ProgressEvent
+    from hwpscan.fetch.run import FetchReport, fetch_range
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -39,6 +39,28 @@ __all__ = [
     "plan_range",
 ]
 
+#: Public names and the module that defines each. They load on first use, so the
+#: scanner's ``from hwpscan.fetch.manifest import dates_for`` does not pull in httpx.
+_LAZY = {
+    "DEFAULT_API_URL": "hwpscan.fetch.client",
+    "FetchReport": "hwpscan.fetch.run",
+    "fetch_range": "hwpscan.fetch.run",
+    "Plan": "hwpscan.fetch.plan",
+    "plan_range": "hwpscan.fetch.plan",
+    "ProgressEvent": "hwpscan.fetch.progress",
+    "dates_for": "hwpscan.fetch.manifest",
+    "load_manifest": "hwpscan.fetch.manifest",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hwpscan.fetch' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 def default_out_dir(api_url: str, state: Path | None = None) -> Path:
     """Where ``scan --from/--to`` keeps attachments: one folder per API host and port.
@@ -47,7 +69,7 @@ def default_out_dir(api_url: str, state: Path | None = None) -> Path:
     '/s/downloads/127.0.0.1_8123'
     """
     port = urlsplit(api_url).port
-    host = host_of(api_url) or "api"
+    host = (urlsplit(api_url).hostname or "api").lower()
     name = f"{host}_{port}" if port else host
     return (state or state_dir()) / "downloads" / name
 
@@ -56,19 +78,26 @@ def fetch_for_scan(
     start: date | str,
     end: date | str,
     *,
-    api_url: str = DEFAULT_API_URL,
+    api_url: str | None = None,
     out_dir: Path | None = None,
     key: str | None = None,
     **options: Any,
 ) -> tuple[Path, FetchReport]:
     """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
 
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings (validated strictly). The key comes
-    from ``key``, else ``HWPSCAN_API_KEY``, else the config file; a missing key raises
-    :class:`UsageError`. ``options`` are passed to :func:`fetch_range` (``progress``,
-    ``window_days``, ``daily_limit``, ``allow_hosts``, timeouts...). Check
-    ``report.error`` / ``report.exit_code``: a stopped fetch still returns what it got.
+    ``api_url`` defaults to the real endpoint. ``start``/``end`` may be ``YYYY-MM-DD``
+    strings (validated strictly). The key comes from ``key``, else ``HWPSCAN_API_KEY``,
+    else the config file; a missing key raises :class:`UsageError`. ``options`` go to
+    :func:`fetch_range` (``progress``, ``window_days``, ``daily_limit``, ``allow_hosts``,
+    timeouts...). Check ``report.error`` / ``report.exit_code``: a stopped fetch still
+    returns what it got.
     """
+    from hwpscan.fetch.client import DEFAULT_API_URL
+    from hwpscan.fetch.dates import parse_range
+    from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
+    from hwpscan.fetch.run import fetch_range
+
+    api_url = api_url or DEFAULT_API_URL
     if isinstance(start, str) or isinstance(end, str):
         start, end = parse_range(str(start), str(end))
     state = options.pop("state", None) or state_dir()
