@@ -302,7 +302,7 @@ def test_a_failure_on_one_file_does_not_touch_the_next(
 ) -> None:
     paths = [docs["pua.pdf"], docs["clean.hwp"], docs["pua.hwpx"], docs["pua.hwp"]]
     specs = parse_parser_options("matrix_extractors.extractors:picky", [])
-    rows = list(run_matrix(paths, specs, timeout=3))
+    rows = list(run_matrix(paths, specs, timeout=5))
     assert [r.status for r in rows] == ["timeout", "ok", "crashed", "ok"]
     assert [r.guilty for r in rows] == [True, False, True, False]
 
@@ -316,6 +316,24 @@ def test_workers_are_reused_across_files_unless_isolated(
     assert [r.extra_chars for r in shared] == [0, len("이전1"), len("이전2")]
     isolated = list(run_matrix(paths, specs, timeout=60, isolate=True))
     assert [r.guilty for r in isolated] == [False, False, False]
+
+
+def test_extractors_that_never_start_are_rows_too(
+    docs: dict[str, Path], extractor_path: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hwpscan.matrix import runner
+
+    monkeypatch.setattr(runner, "STARTUP_GRACE", 1.0)
+    monkeypatch.setenv("HWPSCAN_TEST_IMPORT_HANG", "1")
+    monkeypatch.setenv("HWPSCAN_TEST_IMPORT_DIE", "1")
+    specs = parse_parser_options(
+        "matrix_extractors.hangs_on_import:extract,matrix_extractors.dies_on_import:extract", []
+    )
+    rows = list(run_matrix([docs["clean.hwp"]], specs, timeout=1))
+    hang, die = rows
+    assert hang.status == "timeout" and "did not start within 2 s" in (hang.reason or "")
+    assert die.status == "crashed"
+    assert "status 127" in (die.reason or "") and "libhwp.so" in (die.reason or "")
 
 
 # --- Files we cannot read ourselves ---------------------------------------------------

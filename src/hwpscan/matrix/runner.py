@@ -44,6 +44,8 @@ __all__ = ["WorkerPool", "run_extractor", "run_matrix"]
 DEFAULT_TIMEOUT = 30.0
 _STDERR_TAIL = 300
 _KILL_GRACE = 5.0
+#: Seconds a worker may take to start and import its extractor, on top of the timeout.
+STARTUP_GRACE = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +56,14 @@ class _Finished:
     seconds: float
 
 
-def _run(argv: Sequence[str], *, timeout: float, capture_stdout: bool) -> _Finished:
-    """Run *argv* in a new process group; on timeout kill the whole group."""
+def _run(argv: Sequence[str], *, timeout: float) -> _Finished:
+    """Run *argv* in a new process group, capturing its output; on timeout kill the
+    whole group (a wrapper script's children too)."""
     started = time.perf_counter()
     proc = subprocess.Popen(
         list(argv),
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=os.name == "posix",
     )
@@ -127,7 +130,7 @@ def run_extractor(
 def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     argv = spec.command(path)
     try:
-        done = _run(argv, timeout=timeout, capture_stdout=True)
+        done = _run(argv, timeout=timeout)
     except FileNotFoundError:
         return Extraction("not-installed", reason=f"command not found: {argv[0]}")
     except OSError as exc:
@@ -148,7 +151,9 @@ class _Worker:
     def __init__(self, spec: ParserSpec, workdir: Path) -> None:
         self.spec = spec
         self.files = 0
-        self.out = Path(tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)[1])
+        fd, name = tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)
+        os.close(fd)
+        self.out = Path(name)
         self.errors = tempfile.TemporaryFile(dir=workdir)  # a file: a chatty stderr cannot block
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hwpscan.matrix.worker", spec.target],
@@ -172,6 +177,21 @@ class _Worker:
         except (BrokenPipeError, OSError) as exc:
             raise EOFError from exc
         self.files += 1
+        line = self._read_line(timeout)
+        if line is None:
+            return None
+        answer = json.loads(line)
+        return int(answer["code"]), dict(answer.get("info") or {})
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Wait for the worker to have imported its extractor (not counted per file).
+
+        Raises EOFError when the process died first.
+        """
+        return self._read_line(timeout) is not None
+
+    def _read_line(self, timeout: float) -> bytes | None:
+        assert self.proc.stdout is not None
         deadline = time.monotonic() + timeout
         fd = self.proc.stdout.fileno()
         while b"\n" not in self._buffer:
@@ -183,8 +203,7 @@ class _Worker:
                 raise EOFError
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
-        answer = json.loads(line)
-        return int(answer["code"]), dict(answer.get("info") or {})
+        return line
 
     def text(self) -> str:
         return decode_output(self.out.read_bytes())[0]  # we wrote it: nothing invalid
@@ -238,20 +257,36 @@ class WorkerPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _worker(self, spec: ParserSpec) -> _Worker:
-        mine: dict[str, _Worker] = self._local.__dict__.setdefault("workers", {})
-        worker = mine.get(spec.name)
-        if worker is None or worker.proc.poll() is not None:
-            if worker is not None:
-                self._retire(worker)
-            worker = _Worker(spec, self.workdir)
-            with self._lock:
-                self._all.append(worker)
-            mine[spec.name] = worker
-        return worker
+    def _mine(self) -> dict[str, _Worker]:
+        """This thread's workers, by extractor name."""
+        if not hasattr(self._local, "workers"):
+            self._local.workers = {}
+        return self._local.workers  # type: ignore[no-any-return]
+
+    def _worker(self, spec: ParserSpec, timeout: float) -> _Worker | Extraction:
+        """This thread's worker for *spec*, started if needed (or why it did not start)."""
+        worker = self._mine().get(spec.name)
+        if worker is not None and worker.proc.poll() is None:
+            return worker
+        if worker is not None:
+            self._retire(worker)
+        worker = _Worker(spec, self.workdir)
+        with self._lock:
+            self._all.append(worker)
+        self._mine()[spec.name] = worker
+        startup = timeout + STARTUP_GRACE
+        try:
+            if worker.wait_ready(startup):
+                return worker
+        except EOFError:
+            reason = worker.death()
+            self._retire(worker)
+            return Extraction("crashed", reason=f"extractor process did not start: {reason}")
+        self._retire(worker, kill=True)
+        return Extraction("timeout", reason=f"extractor process did not start within {startup:g} s (killed)")
 
     def _retire(self, worker: _Worker, *, kill: bool = False) -> None:
-        self._local.__dict__.get("workers", {}).pop(worker.spec.name, None)
+        self._mine().pop(worker.spec.name, None)
         with self._lock:
             if worker in self._all:
                 self._all.remove(worker)
@@ -261,8 +296,13 @@ class WorkerPool:
         """Run *spec* on *path* in a worker process; never raises for the extractor."""
         if spec.name in self._load_failures:  # cannot import: no need to try every file
             return self._load_failures[spec.name]
+        try:
+            worker = self._worker(spec, timeout)
+        except OSError as exc:
+            return Extraction("error", reason=f"cannot start the worker process: {exc}")
+        if isinstance(worker, Extraction):
+            return worker
         started = time.perf_counter()
-        worker = self._worker(spec)
         try:
             answer = worker.ask(path, timeout)
         except EOFError:

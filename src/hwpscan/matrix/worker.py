@@ -4,7 +4,8 @@ Usage (by :mod:`hwpscan.matrix.runner`, never by hand)::
 
     python -m hwpscan.matrix.worker MODULE:FUNCTION
 
-The function is imported once. Each request is one JSON line on stdin,
+The function is imported once, then a first line ``{"ready": ...}`` tells the parent
+that per-file timing can start. Each request is one JSON line on stdin,
 ``{"path": ..., "out": ...}``: the function is called with the path as ``str`` and its
 return value written to ``out`` as UTF-8 with ``surrogatepass``, so lone surrogates reach
 the parent intact. Each answer is one JSON line, ``{"code": N, "info": {...}}``, on
@@ -102,6 +103,8 @@ def extract(func: Callable[[str], Any], path: str, out: str) -> tuple[int, Info 
 def serve(target: str, requests: IO[str], answers: IO[str]) -> int:
     """Answer requests until stdin closes (or a BaseException makes going on unsafe)."""
     func, failure = _load(target)
+    answers.write(json.dumps({"ready": failure is None}) + "\n")  # startup is not per-file time
+    answers.flush()
     for line in requests:
         request = json.loads(line)
         if failure is not None:
