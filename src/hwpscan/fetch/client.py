@@ -218,7 +218,7 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         raise ApiResponseError(f"the API answered with an HTML page{suffix} instead of JSON")
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise ApiResponseError(
             f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
         ) from exc

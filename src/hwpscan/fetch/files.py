@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from hwpscan.errors import UnsafeUrlError
 from hwpscan.fetch.clean import one_line
@@ -154,7 +155,7 @@ class AttachmentStore:
             yield DownloadJob(url, dest, tag=(release, attachment.name))
 
     def _settle(self, result: DownloadResult) -> None:
-        release, name = result.job.tag  # type: ignore[misc]
+        release, name = cast(tuple[Release, str], result.job.tag)
         url, dest = result.job.url, result.job.dest
         if result.status == "failed":
             self.tally.failed += 1

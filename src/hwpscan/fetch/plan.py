@@ -7,6 +7,7 @@ then spends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -80,7 +81,11 @@ def open_cache(state: Path) -> ResponseCache:
 
 
 def open_ledger(
-    state: Path, *, daily_limit: int = DEFAULT_DAILY_LIMIT, reset_hour: int = 0, clock=None
+    state: Path,
+    *,
+    daily_limit: int = DEFAULT_DAILY_LIMIT,
+    reset_hour: int = 0,
+    clock: Callable[[], datetime] | None = None,
 ) -> QuotaLedger:
     """The quota ledger inside the state folder."""
     return QuotaLedger(
