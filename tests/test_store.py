@@ -195,3 +195,10 @@ def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileRe
     with sqlite3.connect(store.path) as conn:
         (data,) = conn.execute("SELECT data FROM results WHERE run_id = ?", (run_id,)).fetchone()
     assert json.loads(data) == results[0].to_json()
+
+
+def test_latest_is_the_last_recorded_even_within_one_second(store: RunStore) -> None:
+    stamp = datetime(2025, 11, 30, 3, 15, tzinfo=UTC)
+    ids = [store.record_run("scan", {"n": n}, [], started=stamp) for n in range(12)]
+    assert store.resolve("latest") == ids[-1]
+    assert [r.id for r in store.list_runs(12)] == ids[::-1]

@@ -8,8 +8,7 @@ import pytest
 from report_corpus import build_corpus, scan_folder
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch
-import hwpscan.cli.report  # noqa: F401  (registers verify)
+import hwpscan.cli.verify  # noqa: F401  (registers verify)
 from hwpscan.cli.app import app
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.server import serve_in_thread

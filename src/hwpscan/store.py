@@ -386,7 +386,7 @@ class RunStore:
             conn = self._connect()
             runs = conn.execute(
                 "SELECT id, kind, started, finished, args, version, summary FROM runs"
-                " ORDER BY started DESC, id DESC LIMIT ?",
+                " ORDER BY started DESC, rowid DESC LIMIT ?",
                 (limit,),
             ).fetchall()
             return [self._info(conn, row) for row in runs]
@@ -397,7 +397,7 @@ class RunStore:
             conn = self._connect()
             if ref == "latest":
                 row = conn.execute(
-                    "SELECT id FROM runs ORDER BY started DESC, id DESC LIMIT 1"
+                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1"
                 ).fetchone()
                 if row is None:
                     raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")

@@ -20,7 +20,14 @@ from pathlib import Path
 
 from hwpscan.models import FileResult, Status
 
-__all__ = ["EXPECTATIONS", "DateVerdict", "group_dates", "repaired_is_clean", "verdicts"]
+__all__ = [
+    "EXPECTATIONS",
+    "DateVerdict",
+    "group_dates",
+    "repaired_is_clean",
+    "scan_days",
+    "verdicts",
+]
 
 EXPECTATIONS = ("contaminated", "clean")
 NO_FILES = "no files"
@@ -171,3 +178,22 @@ def verdicts(
             )
         )
     return out
+
+
+def scan_days(
+    folder: Path | None, days: Sequence[str], *, jobs: int | None = None
+) -> tuple[list[FileResult], dict[str, Path]]:
+    """Scan the files below *folder* dated (by manifest or path) on one of *days*.
+
+    Returns the results and, for each result's ``path``, the file on disk.
+    """
+    from hwpscan.scan import collect_files, resolve_dates, scan_paths
+
+    if folder is None or not folder.exists():
+        return [], {}
+    files = collect_files([folder])
+    dates = resolve_dates(files)
+    wanted = set(days)
+    chosen = [p for p in files if dates.get(p) in wanted]
+    results = list(scan_paths(chosen, jobs=jobs, dates=dates))
+    return results, {r.path: p for r, p in zip(results, chosen, strict=True)}
