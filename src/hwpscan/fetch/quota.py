@@ -145,8 +145,7 @@ class QuotaLedger:
                         next_reset(now, reset_hour=self.reset_hour),
                     )
                     raise QuotaExceededError(
-                        f"daily call limit reached: {status.describe()}; "
-                        "everything fetched so far is kept, run again after the reset"
+                        f"daily call limit reached: {status.describe()}; run again after the reset"
                     )
                 db.execute(
                     "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, 1) "

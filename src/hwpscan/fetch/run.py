@@ -159,6 +159,8 @@ class WindowCaller:
             self.cache.mark(url, window, trusted=False, verdict=type(exc).__name__)
             if isinstance(exc, DailyLimitError):
                 self.ledger.mark_exhausted(self._key)
+                status = self.ledger.status(self._key)
+                raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
             if raw.status_code != 200 and isinstance(exc, ApiResponseError):
                 raise ApiResponseError(f"the API answered HTTP {raw.status_code}: {exc}") from exc
             raise
@@ -169,7 +171,7 @@ class WindowCaller:
             raise ApiRefusedError(
                 f"{verdict.empty_warning}. {status.describe()}. Nothing was taken from this "
                 "answer; run again later and the window will be asked again",
-                code=answer.code,
+                code=None,
             )
         self.cache.mark(url, window, trusted=True, verdict="ok")
         return answer
