@@ -1,0 +1,241 @@
+"""HWP 5 records for the fixture writer: record headers, PARA_TEXT units, paragraphs and
+the record subtrees of controls (tables, footnotes, headers/footers, text boxes).
+
+Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (constants and table numbers
+in :mod:`hwpscan.formats.hwp5_spec`). :mod:`hwpscan.synth.hwp5` arranges these into
+documents.
+
+>>> record(67, 1, b"ab").hex(" ", -4)  # tag 67, level 1, size 2; then the payload
+'43042000 6162'
+>>> len(record(67, 1, bytes(5000)))  # 0xFFF size marker, then the real size
+5008
+>>> text_units("a\\tb").hex(" ", 2)  # TAB: 8 units, surrogate-range parameters
+'6100 0900 00da 0000 0101 ffdf 0000 0000 0900 6200'
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterator, Sequence
+
+from hwpscan.formats import hwp5_spec as spec
+
+__all__ = ["SectionWriter", "control", "object_common", "record", "text_units"]
+
+# Parameter units of our 8-unit controls: binary values in the surrogate range on
+# purpose (a high+low pair and a lone low half), as real files can hold.
+_EXTENDED_PARAMS = struct.pack("<4H", 0xD83D, 0xDE00, 0xDC07, 0x0000)
+_TAB_PARAMS = struct.pack("<6H", 0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)
+_TEXT_CONTROLS_RE = re.compile("[\t\n\u00a0]")
+
+# PARA_HEADER (spec 표 58): character count (bit 31: last paragraph of its list), control
+# mask, paragraph shape, style, break type, char shape count, range tag count, line
+# segment count, instance id, change-tracking merge flag.
+_PARA_HEADER = struct.Struct("<IIHBBHHHIH")
+_LAST_IN_LIST = 0x80000000
+# PARA_LINE_SEG (spec 표 62): one line: start, vertical position, height, text height,
+# baseline, spacing, column start, width, flags.
+_LINE_SEG = struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000)
+# LIST_HEADER of a table cell (spec 표 65 and 표 80): paragraph count, list flags, then
+# column, row, column span, row span, width, height, four margins, border fill id.
+_CELL_LIST_HEADER = struct.Struct("<hIHHHHII4hH")
+_MARGINS = (510, 510, 141, 141)
+_BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
+
+
+def record(tag: int, level: int, payload: bytes) -> bytes:
+    size = len(payload)
+    if size >= spec.EXTENDED_SIZE:
+        head = struct.pack(
+            "<II", tag | level << spec.LEVEL_SHIFT | spec.EXTENDED_SIZE << spec.SIZE_SHIFT, size
+        )
+    else:
+        head = struct.pack("<I", tag | level << spec.LEVEL_SHIFT | size << spec.SIZE_SHIFT)
+    return head + payload
+
+
+def control(code: int, ctrl_id: str) -> bytes:
+    """An extended control in PARA_TEXT: code, control id, parameters, code."""
+    return (
+        struct.pack("<HI", code, spec.ctrl_id_word(ctrl_id))
+        + _EXTENDED_PARAMS
+        + struct.pack("<H", code)
+    )
+
+
+def text_units(text: str) -> bytes:
+    """Paragraph text as PARA_TEXT units: TAB, line break and NBSP become controls."""
+    bad = _BAD_CONTROL_RE.search(text)
+    if bad:
+        raise ValueError(f"U+{ord(bad.group()):04X} is a control code, not text")
+    out = bytearray()
+    pos = 0
+    for m in _TEXT_CONTROLS_RE.finditer(text):
+        out += text[pos : m.start()].encode("utf-16-le", "surrogatepass")
+        ch = m.group()
+        if ch == "\t":
+            out += struct.pack("<H", spec.TAB) + _TAB_PARAMS + struct.pack("<H", spec.TAB)
+        else:
+            out += struct.pack("<H", spec.LINE_BREAK if ch == "\n" else spec.NBSP)
+        pos = m.end()
+    out += text[pos:].encode("utf-16-le", "surrogatepass")
+    return bytes(out)
+
+
+class SectionWriter:
+    """Records of one BodyText section, written in stream order."""
+
+    def __init__(self) -> None:
+        self.out = bytearray()
+        self.instance = 0x1000
+
+    def paragraph(
+        self,
+        level: int,
+        text: str = "",
+        controls: Sequence[tuple[int, str, Iterator[bytes] | None]] = (),
+        *,
+        last: bool = True,
+        head: bool = False,
+    ) -> None:
+        """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then its controls.
+
+        *controls* are (code, control id, records of the control's subtree); they sit
+        before the text when *head* is true (section definitions), else after it.
+        """
+        marks = b"".join(control(code, cid) for code, cid, _ in controls)
+        units = (marks + text_units(text) if head else text_units(text) + marks) + struct.pack(
+            "<H", spec.PARA_BREAK
+        )
+        count = len(units) // 2
+        mask = 0
+        for code, _, _ in controls:
+            mask |= 1 << code
+        if "\t" in text:
+            mask |= 1 << spec.TAB
+        self.instance += 1
+        flags = count | (_LAST_IN_LIST if last else 0)
+        header = _PARA_HEADER.pack(flags, mask, 0, 0, 0, 1, 0, 1, self.instance, 0)
+        self.out += record(spec.PARA_HEADER, level, header)
+        if count > 1:  # Hancom writes no PARA_TEXT for a paragraph holding only its end mark
+            self.out += record(spec.PARA_TEXT, level + 1, units)
+        self.out += record(spec.PARA_CHAR_SHAPE, level + 1, struct.pack("<II", 0, 0))
+        self.out += record(spec.PARA_LINE_SEG, level + 1, _LINE_SEG)
+        for _, _, subtree in controls:
+            for rec in subtree or ():
+                self.out += rec
+
+    # Control subtrees: CTRL_HEADER one level below the paragraph, the rest nested.
+
+    def section_def(self, level: int) -> Iterator[bytes]:
+        yield record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IIHHHHHI", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, 0, 0),
+        )
+        yield record(
+            spec.PAGE_DEF,
+            level + 2,
+            struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4),
+        )
+        yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(30))
+        yield record(spec.PAGE_BORDER_FILL, level + 2, bytes(14))
+
+    def column_def(self, level: int) -> Iterator[bytes]:
+        yield record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IHhH", spec.ctrl_id_word("cold"), 0x1004, 0, 0),
+        )
+
+    def table(self, level: int, rows: list[list[str]]) -> Iterator[bytes]:
+        ncols = max((len(r) for r in rows), default=0)
+        yield record(spec.CTRL_HEADER, level + 1, object_common("tbl ", self.instance))
+        yield record(
+            spec.TABLE,
+            level + 2,
+            struct.pack(
+                f"<IHHh4h{len(rows)}HHH",
+                0x04000006,
+                len(rows),
+                ncols,
+                0,
+                510,
+                510,
+                141,
+                141,
+                *([ncols] * len(rows)),
+                1,
+                0,
+            ),
+        )
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                cell_header = _CELL_LIST_HEADER.pack(1, 0x20, c, r, 1, 1, 8000, 1000, *_MARGINS, 1)
+                yield record(spec.LIST_HEADER, level + 2, cell_header)
+                yield from self._nested(level + 2, cell)
+
+    def footnote(self, level: int, text: str) -> Iterator[bytes]:
+        yield record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<IIHHI", spec.ctrl_id_word("fn  "), 1, 0, 0, 0),
+        )
+        yield record(spec.LIST_HEADER, level + 2, struct.pack("<hI", 1, 0) + bytes(8))
+        yield from self._nested(level + 2, text)
+
+    def header_footer(self, level: int, text: str, footer: bool) -> Iterator[bytes]:
+        yield record(
+            spec.CTRL_HEADER,
+            level + 1,
+            struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0),
+        )
+        yield record(
+            spec.LIST_HEADER, level + 2, struct.pack("<hIII", 1, 0, 42520, 4252) + bytes(4)
+        )
+        yield from self._nested(level + 2, text)
+
+    def text_box(self, level: int, text: str) -> Iterator[bytes]:
+        yield record(spec.CTRL_HEADER, level + 1, object_common("gso ", self.instance))
+        rect = spec.ctrl_id_word("$rec")
+        yield record(spec.SHAPE_COMPONENT, level + 2, struct.pack("<II", rect, rect) + bytes(188))
+        yield record(
+            spec.LIST_HEADER,
+            level + 3,
+            struct.pack("<hI4hI", 1, 0, 283, 283, 283, 283, 12000) + bytes(13),
+        )
+        yield from self._nested(level + 3, text)
+        yield record(
+            spec.SHAPE_COMPONENT_RECTANGLE,
+            level + 3,
+            bytes(9) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
+        )
+
+    def _nested(self, level: int, text: str) -> Iterator[bytes]:
+        nested = SectionWriter()
+        nested.instance = self.instance
+        nested.paragraph(level, text)
+        self.instance = nested.instance
+        yield bytes(nested.out)
+
+
+def object_common(ctrl_id: str, instance: int) -> bytes:
+    """CTRL_HEADER payload of a table or drawing object (spec §4.3.9.1 개체 공통 속성)."""
+    return struct.pack(
+        "<IIiiIIi4hIiH",
+        spec.ctrl_id_word(ctrl_id),
+        0x082A2210,
+        0,
+        0,
+        42520,
+        3000,
+        0,
+        141,
+        141,
+        141,
+        141,
+        instance,
+        0,
+        0,
+    )
