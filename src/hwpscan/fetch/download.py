@@ -26,7 +26,7 @@ import httpx
 from hwpscan.fetch.urls import redact_text, redact_url
 
 TEMP_PREFIX = ".hwpscan-tmp-"
-DEFAULT_MAX_BYTES = 100_000_000  # 100 MB; the largest real attachments are a few MB
+DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
 MAX_NAME_BYTES = 150
 _CHUNK = 64 * 1024
 
