@@ -171,14 +171,27 @@ def misbehaving(
     pidfile = tmp_path_factory.mktemp("pid") / "helper.pid"
     mod = "matrix_extractors.extractors"
     names = [
-        "strict", f"{mod}:drop_pua", f"{mod}:question_marks", f"{mod}:high_half_only",
-        f"{mod}:empty", f"{mod}:hang", f"{mod}:panic", f"{mod}:system_exit", f"{mod}:refuse",
-        f"{mod}:returns_bytes", f"{mod}:hard_exit", f"{mod}:naive_para_text",
-        "matrix_extractors.nosuch:extract", f"{mod}:no_such_function",
+        "strict",
+        f"{mod}:drop_pua",
+        f"{mod}:question_marks",
+        f"{mod}:high_half_only",
+        f"{mod}:empty",
+        f"{mod}:hang",
+        f"{mod}:panic",
+        f"{mod}:system_exit",
+        f"{mod}:refuse",
+        f"{mod}:returns_bytes",
+        f"{mod}:hard_exit",
+        f"{mod}:naive_para_text",
+        "matrix_extractors.nosuch:extract",
+        f"{mod}:no_such_function",
     ]
     commands = [
-        cmd("lone", "cmd_lone.py"), cmd("invalid", "cmd_invalid.py"), cmd("fails", "cmd_fail.py"),
-        cmd("hangs", "cmd_hang.py", str(pidfile)), cmd("segv", "cmd_segv.py"),
+        cmd("lone", "cmd_lone.py"),
+        cmd("invalid", "cmd_invalid.py"),
+        cmd("fails", "cmd_fail.py"),
+        cmd("hangs", "cmd_hang.py", str(pidfile)),
+        cmd("segv", "cmd_segv.py"),
         "missing=/nonexistent/bin/extract-hwp {path}",
     ]
     specs = parse_parser_options(",".join(names), commands)
@@ -203,7 +216,9 @@ def test_changed_characters_are_counted(misbehaving: dict[str, MatrixRow]) -> No
     assert any(" -> ?]" in e for e in row.examples)
 
 
-def test_lone_surrogates_from_a_function_and_from_a_command(misbehaving: dict[str, MatrixRow]) -> None:
+def test_lone_surrogates_from_a_function_and_from_a_command(
+    misbehaving: dict[str, MatrixRow],
+) -> None:
     for name in ("high_half_only", "lone"):
         row = misbehaving[name]
         assert row.status == "ok", row
@@ -218,7 +233,9 @@ def test_empty_output_is_its_own_status(misbehaving: dict[str, MatrixRow]) -> No
     assert "returned no text" in (row.reason or "")
 
 
-def test_hangs_are_killed_after_the_timeout_with_their_children(misbehaving: dict[str, MatrixRow]) -> None:
+def test_hangs_are_killed_after_the_timeout_with_their_children(
+    misbehaving: dict[str, MatrixRow],
+) -> None:
     for name in ("hang", "hangs"):
         row = misbehaving[name]
         assert row.status == "timeout" and row.guilty
@@ -260,7 +277,9 @@ def test_ordinary_errors_and_bad_results(misbehaving: dict[str, MatrixRow]) -> N
     assert "no_such_function" in (misbehaving["no_such_function"].reason or "")
 
 
-def test_missing_extractors_are_not_installed_and_not_guilty(misbehaving: dict[str, MatrixRow]) -> None:
+def test_missing_extractors_are_not_installed_and_not_guilty(
+    misbehaving: dict[str, MatrixRow],
+) -> None:
     for name in ("extract", "missing"):
         row = misbehaving[name]
         assert row.status == "not-installed" and not row.guilty
@@ -275,7 +294,9 @@ def test_invalid_utf8_output_is_counted_not_fatal(misbehaving: dict[str, MatrixR
     assert "3 bytes of output were not UTF-8" in (row.reason or "")
 
 
-def test_control_code_garbage_is_text_not_in_the_document(misbehaving: dict[str, MatrixRow]) -> None:
+def test_control_code_garbage_is_text_not_in_the_document(
+    misbehaving: dict[str, MatrixRow],
+) -> None:
     row = misbehaving["naive_para_text"]
     assert row.status == "ok" and row.guilty
     assert row.extra_chars > 0 and row.dropped_chars == 0
@@ -290,8 +311,11 @@ def test_the_verdict_names_every_guilty_extractor_and_not_the_reference(
     guilty = set(next(iter(verdict(rows).values())))
     assert misbehaving["strict"].status == "ok" and not misbehaving["strict"].guilty
     expected = {r.parser for r in rows if r.status in {"empty", "timeout", "crashed", "error"}}
-    expected |= {r.parser for r in rows if r.surrogates or r.dropped_chars or r.changed_chars
-                 or r.extra_chars or r.invalid_bytes}
+    expected |= {
+        r.parser
+        for r in rows
+        if r.surrogates or r.dropped_chars or r.changed_chars or r.extra_chars or r.invalid_bytes
+    }
     assert guilty == expected
     assert "strict" not in guilty and len(guilty) == len(rows) - 3  # strict + 2 not installed
     assert matrix_exit_code(rows, ["contaminated"]) is ExitCode.FINDINGS
@@ -363,21 +387,35 @@ def test_pyhwp_row(docs: dict[str, Path]) -> None:
 
 
 def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
-    rows = list(run_matrix([docs["pua.hwp"]], parse_parser_options("codeunit,strict", []), timeout=60))
+    rows = list(
+        run_matrix([docs["pua.hwp"]], parse_parser_options("codeunit,strict", []), timeout=60)
+    )
     buf = io.StringIO()
     assert write_matrix_jsonl(rows, buf) == 2
     records = [json.loads(line) for line in buf.getvalue().splitlines()]
-    for key in ("path", "parser", "status", "surrogates", "replacement_chars", "dropped_chars",
-                "extra_chars", "chars"):
+    for key in (
+        "path",
+        "parser",
+        "status",
+        "surrogates",
+        "replacement_chars",
+        "dropped_chars",
+        "extra_chars",
+        "chars",
+    ):
         assert all(key in r for r in records), key
     assert [(r["parser"], r["surrogates"], r["guilty"]) for r in records] == [
-        ("codeunit", 2 * ASTRAL, True), ("strict", 0, False),
+        ("codeunit", 2 * ASTRAL, True),
+        ("strict", 0, False),
     ]
     console = Console(record=True, width=220)
     console.print(matrix_table(rows))
     shown = console.export_text()
     assert f"GUILTY: {2 * ASTRAL} surrogates" in shown and "matches the reference" in shown
-    assert verdict_lines(rows)[:2] == ["codeunit: guilty on 1 of 1 files", "strict: clean on all 1 files"]
+    assert verdict_lines(rows)[:2] == [
+        "codeunit: guilty on 1 of 1 files",
+        "strict: clean on all 1 files",
+    ]
 
 
 def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
@@ -391,12 +429,24 @@ def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
     if "parser" not in {p.name for p in scan.params}:
         pytest.skip("the scan command has no --parser option yet")
     runner = CliRunner()
-    args = ["scan", str(docs["pua.hwp"]), "--parser", "codeunit,strict", "--format", "jsonl",
-            "--fail-on", "contaminated", "--no-progress"]
+    args = [
+        "scan",
+        str(docs["pua.hwp"]),
+        "--parser",
+        "codeunit,strict",
+        "--format",
+        "jsonl",
+        "--fail-on",
+        "contaminated",
+        "--no-progress",
+    ]
     result = runner.invoke(app, args)
     records = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     matrix = [r for r in records if "parser" in r]
-    assert [(r["parser"], r["surrogates"]) for r in matrix] == [("codeunit", 2 * ASTRAL), ("strict", 0)]
+    assert [(r["parser"], r["surrogates"]) for r in matrix] == [
+        ("codeunit", 2 * ASTRAL),
+        ("strict", 0),
+    ]
     assert len(records) == 3 and result.exit_code == 1
     bad = runner.invoke(app, ["scan", str(docs["pua.hwp"]), "--parser-cmd", "x=tool"])
     assert bad.exit_code == 2 and "must contain {path}" in bad.output
@@ -421,7 +471,9 @@ def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
         (None, ["x=a {path}", "x=b {path}"], "named twice"),
     ],
 )
-def test_bad_parser_options_are_usage_errors(parser: str | None, commands: list[str], message: str) -> None:
+def test_bad_parser_options_are_usage_errors(
+    parser: str | None, commands: list[str], message: str
+) -> None:
     with pytest.raises(UsageError, match=_escape(message)):
         parse_parser_options(parser, commands)
 
@@ -486,12 +538,18 @@ def test_compare_ignores_layout_and_counts_scattered_garbage() -> None:
     moved = len(significant(" ".join(words[:half])))
     assert swapped.dropped == swapped.extra and swapped.dropped <= moved
     nothing_shared = compare("가" * 3_000, "나" * 2_000)  # no anchor: counted, not aligned
-    assert (nothing_shared.changed, nothing_shared.dropped, nothing_shared.extra) == (2_000, 1_000, 0)
+    assert (nothing_shared.changed, nothing_shared.dropped, nothing_shared.extra) == (
+        2_000,
+        1_000,
+        0,
+    )
 
 
 @given(
     st.text(alphabet=st.sampled_from("가나다 ab\n" + BULLET + chr(0xE000)), max_size=60),
-    st.text(alphabet=st.sampled_from("가나다 ab\n?" + BULLET + chr(0xDB80) + chr(0xDEB1)), max_size=60),
+    st.text(
+        alphabet=st.sampled_from("가나다 ab\n?" + BULLET + chr(0xDB80) + chr(0xDEB1)), max_size=60
+    ),
 )
 def test_compare_counts_balance(reference: str, text: str) -> None:
     diff = compare(reference, text)

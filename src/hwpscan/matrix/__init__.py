@@ -25,8 +25,17 @@ if TYPE_CHECKING:
     from hwpscan.matrix.runner import run_matrix
 
 __all__ = [
-    "BUILTINS", "Extraction", "MatrixRow", "ParserSpec", "build_row", "matrix_exit_code",
-    "matrix_table", "parse_parser_options", "run_matrix", "verdict", "write_matrix_jsonl",
+    "BUILTINS",
+    "Extraction",
+    "MatrixRow",
+    "ParserSpec",
+    "build_row",
+    "matrix_exit_code",
+    "matrix_table",
+    "parse_parser_options",
+    "run_matrix",
+    "verdict",
+    "write_matrix_jsonl",
 ]
 
 _LAZY = {

@@ -38,7 +38,7 @@ from difflib import SequenceMatcher
 
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
-__all__ = ["Comparison", "compare", "count_surrogates", "count_replacement", "significant"]
+__all__ = ["Comparison", "compare", "count_replacement", "count_surrogates", "significant"]
 
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP
 #: those are control codes, and their leaking into text is exactly what we look for.

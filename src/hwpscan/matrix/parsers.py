@@ -12,10 +12,10 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
->>> parse_parser_options("nosuch", [])
+>>> parse_parser_options("nosuch", [])  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-hwpscan.errors.UsageError: unknown parser 'nosuch': use codeunit, strict, pyhwp, module:function, or --parser-cmd NAME='tool {path}'
+hwpscan.errors.UsageError: unknown parser 'nosuch': use codeunit, strict, pyhwp, ...
 """
 
 from __future__ import annotations
@@ -33,8 +33,14 @@ from typing import Literal
 from hwpscan.errors import UsageError
 
 __all__ = [
-    "BUILTINS", "DEFAULT_PARSERS", "ParserSpec", "parse_parser_options", "decode_output",
-    "codeunit_text", "strict_text", "pyhwp_text",
+    "BUILTINS",
+    "DEFAULT_PARSERS",
+    "ParserSpec",
+    "codeunit_text",
+    "decode_output",
+    "parse_parser_options",
+    "pyhwp_text",
+    "strict_text",
 ]
 
 PATH_FIELD = "{path}"
@@ -63,8 +69,8 @@ class ParserSpec:
 
         >>> BUILTINS["strict"].missing() is None
         True
-        >>> ParserSpec("x", "callable", "no_such_module_zz:f", requires="no_such_module_zz").missing()
-        "Python module 'no_such_module_zz' is not installed"
+        >>> ParserSpec("x", "callable", "zz_none:f", requires="zz_none").missing()
+        "Python module 'zz_none' is not installed"
         """
         if self.requires is None:
             return None
@@ -106,10 +112,10 @@ def parse_parser_options(parser: str | None, parser_cmd: Sequence[str] = ()) -> 
     malformed value. Without ``--parser``, the built-ins ``codeunit`` and ``strict`` run
     beside the commands.
 
-    >>> parse_parser_options(None, ["x=tool"])
+    >>> parse_parser_options(None, ["x=tool"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hwpscan.errors.UsageError: --parser-cmd 'x=tool': the command must contain {path} where the file's path goes
+    hwpscan.errors.UsageError: --parser-cmd 'x=tool': the command must contain {path} where ...
     >>> [s.target for s in parse_parser_options("pkg.mod:extract", [])]
     ['pkg.mod:extract']
     """
@@ -154,7 +160,8 @@ def _command_spec(value: str) -> ParserSpec:
         raise UsageError(f"--parser-cmd {value!r}: {exc}") from exc
     if not any(PATH_FIELD in arg for arg in argv):
         raise UsageError(
-            f"--parser-cmd {value!r}: the command must contain {PATH_FIELD} where the file's path goes"
+            f"--parser-cmd {value!r}: the command must contain {PATH_FIELD} "
+            "where the file's path goes"
         )
     return ParserSpec(name, "command", argv=argv)
 
@@ -171,7 +178,8 @@ def _count_invalid(exc: UnicodeError) -> tuple[str, int]:
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
     try:
-        return _surrogatepass(exc)
+        text, end = _surrogatepass(exc)
+        return str(text), end
     except UnicodeDecodeError:
         _counter.invalid += exc.end - exc.start
         return "", exc.end

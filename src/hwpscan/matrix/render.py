@@ -86,8 +86,13 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
     ...         MatrixRow("a.hwp", "strict", "ok", compared=True)]
-    >>> verdict_lines(rows + [MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5")])
-    ['codeunit: guilty on 1 of 1 files', 'strict: clean on all 1 files', 'pyhwp: not installed (no hwp5)', 'a.hwp: codeunit']
+    >>> rows.append(MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5"))
+    >>> for line in verdict_lines(rows):
+    ...     print(line)
+    codeunit: guilty on 1 of 1 files
+    strict: clean on all 1 files
+    pyhwp: not installed (no hwp5)
+    a.hwp: codeunit
     """
     lines = []
     for name, (guilty, total) in guilty_counts(rows).items():
@@ -98,8 +103,11 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
             lines.append(f"{name}: guilty on {guilty:,} of {total:,} files")
         else:
             ran = total - len(missing)
-            lines.append(f"{name}: clean on all {ran:,} files" if ran == total
-                         else f"{name}: clean on {ran:,} files, not run on {len(missing):,}")
+            lines.append(
+                f"{name}: clean on all {ran:,} files"
+                if ran == total
+                else f"{name}: clean on {ran:,} files, not run on {len(missing):,}"
+            )
     lines.extend(f"{path}: {', '.join(names)}" for path, names in verdict(rows).items())
     return lines
 

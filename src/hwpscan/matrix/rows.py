@@ -7,7 +7,8 @@ text, our strict view of the document. Pure: no processes, no terminal.
 >>> row = build_row("a.hwp", "strict", Extraction("ok", ref), ref)
 >>> row.status, row.guilty
 ('ok', False)
->>> bad = build_row("a.hwp", "codeunit", Extraction("ok", "가" + chr(0xDB80) + chr(0xDEB1) + "나"), ref)
+>>> leaked = "가" + chr(0xDB80) + chr(0xDEB1) + "나"
+>>> bad = build_row("a.hwp", "codeunit", Extraction("ok", leaked), ref)
 >>> bad.surrogates, bad.guilty, bad.faults()
 (2, True, ('2 surrogates',))
 >>> verdict([row, bad])
@@ -33,7 +34,12 @@ from hwpscan.matrix.compare import (
 from hwpscan.models import ExitCode
 
 __all__ = [
-    "STATUSES", "Extraction", "MatrixRow", "build_row", "verdict", "matrix_exit_code",
+    "STATUSES",
+    "Extraction",
+    "MatrixRow",
+    "build_row",
+    "matrix_exit_code",
+    "verdict",
 ]
 
 RowStatus = Literal["ok", "empty", "timeout", "crashed", "error", "not-installed"]
@@ -91,14 +97,16 @@ class MatrixRow:
         out: list[str] = []
         if self.status in FAILED and self.compared:
             out.append(self.status)
-        counts = describe([
-            ("surrogates", self.surrogates),
-            ("U+FFFD", self.replacement_chars),
-            ("dropped", self.dropped_chars),
-            ("changed", self.changed_chars),
-            ("extra", self.extra_chars),
-            ("invalid bytes", self.invalid_bytes),
-        ])
+        counts = describe(
+            [
+                ("surrogates", self.surrogates),
+                ("U+FFFD", self.replacement_chars),
+                ("dropped", self.dropped_chars),
+                ("changed", self.changed_chars),
+                ("extra", self.extra_chars),
+                ("invalid bytes", self.invalid_bytes),
+            ]
+        )
         if counts:
             out.append(counts)
         return tuple(out)
@@ -139,8 +147,15 @@ def build_row(
         note = f"no reference text ({_safe(ref_reason) or 'unreadable'})"
         reason = f"{reason}; {note}" if reason else note
     if got.status != "ok" or got.text is None:
-        return MatrixRow(path, parser, got.status, reason, invalid_bytes=got.invalid_bytes,
-                         seconds=got.seconds, compared=reference is not None)
+        return MatrixRow(
+            path,
+            parser,
+            got.status,
+            reason,
+            invalid_bytes=got.invalid_bytes,
+            seconds=got.seconds,
+            compared=reference is not None,
+        )
     text = got.text
     status: RowStatus = "ok"
     if not significant(text) and (reference is None or significant(reference)):

@@ -36,7 +36,7 @@ from typing import Any
 
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output
-from hwpscan.matrix.rows import Extraction, MatrixRow, build_row
+from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.scan import display_path
 
 __all__ = ["WorkerPool", "run_extractor", "run_matrix"]
@@ -136,10 +136,14 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     except OSError as exc:
         return Extraction("error", reason=f"cannot start {argv[0]}: {exc.strerror or exc}")
     if done.returncode is None:
-        return Extraction("timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds)
+        return Extraction(
+            "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds
+        )
     if done.returncode != 0:
-        status = "crashed" if done.returncode < 0 else "error"
-        return Extraction(status, reason=_died(done.returncode, done.stderr, "command"), seconds=done.seconds)
+        status: RowStatus = "crashed" if done.returncode < 0 else "error"
+        return Extraction(
+            status, reason=_died(done.returncode, done.stderr, "command"), seconds=done.seconds
+        )
     text, invalid = decode_output(done.stdout)
     note = f"{invalid:,} bytes of output were not UTF-8" if invalid else None
     return Extraction("ok", text=text, reason=note, invalid_bytes=invalid, seconds=done.seconds)
@@ -283,7 +287,9 @@ class WorkerPool:
             self._retire(worker)
             return Extraction("crashed", reason=f"extractor process did not start: {reason}")
         self._retire(worker, kill=True)
-        return Extraction("timeout", reason=f"extractor process did not start within {startup:g} s (killed)")
+        return Extraction(
+            "timeout", reason=f"extractor process did not start within {startup:g} s (killed)"
+        )
 
     def _retire(self, worker: _Worker, *, kill: bool = False) -> None:
         self._mine().pop(worker.spec.name, None)
@@ -312,10 +318,14 @@ class WorkerPool:
         seconds = time.perf_counter() - started
         if answer is None:
             self._retire(worker, kill=True)
-            return Extraction("timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=seconds)
+            return Extraction(
+                "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=seconds
+            )
         code, info = answer
         got = _outcome(code, info, worker, seconds)
-        if code == worker_protocol.BASE_RAISED or (self.max_files and worker.files >= self.max_files):
+        if code == worker_protocol.BASE_RAISED or (
+            self.max_files and worker.files >= self.max_files
+        ):
             self._retire(worker)
         if info.get("phase") == "load":
             self._load_failures[spec.name] = got
@@ -377,7 +387,8 @@ def run_matrix(
                 )
 
             futures = {spec.name: run(spec) for spec in parsers}
-            shared = next((f for s, f in zip(parsers, futures.values()) if s == REFERENCE), None)
+            pairs = zip(parsers, futures.values(), strict=True)
+            shared = next((f for s, f in pairs if s == REFERENCE), None)
             return path, shared or run(REFERENCE), futures
 
         try:
@@ -396,8 +407,13 @@ def run_matrix(
                 reference = ref.text if ref.status == "ok" else None
                 shown = display_path(path)
                 for spec in parsers:
-                    row = build_row(shown, spec.name, futures[spec.name].result(), reference,
-                                    ref_reason=ref.reason)
+                    row = build_row(
+                        shown,
+                        spec.name,
+                        futures[spec.name].result(),
+                        reference,
+                        ref_reason=ref.reason,
+                    )
                     if on_row is not None:
                         on_row(row)
                     yield row

@@ -31,7 +31,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-__all__ = ["OK", "RAISED", "BASE_RAISED", "NOT_INSTALLED", "BAD_RESULT", "main", "serve"]
+__all__ = ["BAD_RESULT", "BASE_RAISED", "NOT_INSTALLED", "OK", "RAISED", "main", "serve"]
 
 OK = 0
 RAISED = 80  # an Exception subclass: the extractor refused or failed on the file
@@ -123,8 +123,10 @@ def serve(target: str, requests: IO[str], answers: IO[str]) -> int:
 
 def main(argv: Sequence[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m hwpscan.matrix.worker MODULE:FUNCTION (requests on stdin)",
-              file=sys.stderr)
+        print(
+            "usage: python -m hwpscan.matrix.worker MODULE:FUNCTION (requests on stdin)",
+            file=sys.stderr,
+        )
         return BAD_USAGE
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
