@@ -91,9 +91,13 @@ def test_junit_groups_by_format_and_survives_control_characters(results: list[Fi
     assert cases[-1].find("failure").get("message") == "corrupt: bad\\x00byte"
 
 
-def test_write_junit_for_scan_format_junit(tmp_path: Path, results: list[FileResult]) -> None:
+def test_write_junit_for_scan_format_junit(
+    tmp_path: Path, results: list[FileResult], capsys: pytest.CaptureFixture[str]
+) -> None:
     out = write_junit(results, tmp_path / "ci" / "junit.xml")
-    assert ET.parse(out).getroot().get("tests") == str(len(results))
+    assert out is not None and ET.parse(out).getroot().get("tests") == str(len(results))
+    assert write_junit(results) is None
+    assert ET.fromstring(capsys.readouterr().out.encode()).get("tests") == str(len(results))
 
 
 # -- files.csv and pivot.csv -------------------------------------------------------------

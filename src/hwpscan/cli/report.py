@@ -21,7 +21,7 @@ from rich.text import Text
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.bundle import write_report
-from hwpscan.report.junit import write_junit_file
+from hwpscan.report.junit import junit_xml, write_junit_file
 from hwpscan.store import (
     CHANGE_KINDS,
     Run,
@@ -179,9 +179,12 @@ def _write_bundle(
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 
-def write_junit(results: Sequence[FileResult], out: Path) -> Path:
-    """``scan --format junit``: the JUnit XML file (see :mod:`hwpscan.report.junit`)."""
-    return write_junit_file(results, out)
+def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path | None:
+    """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None."""
+    if out is not None:
+        return write_junit_file(results, out)
+    typer.echo(junit_xml(results).decode("utf-8"), nl=False)
+    return None
 
 
 # -- report -------------------------------------------------------------------------

@@ -40,7 +40,7 @@ _WEEKDAYS = "월화수목금토일"
 #: Longest date span drawn as a calendar; longer runs keep the table only.
 CALENDAR_MAX_DAYS = 400
 #: PUA code points named in a file's row; the detail lists them all.
-PUA_SHOWN = 2
+PUA_SHOWN = 1
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 
 
