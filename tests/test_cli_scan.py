@@ -111,3 +111,38 @@ def test_repair_pua_map_and_orphan_policy(tmp_path: Path) -> None:
     assert chr(0xF02B2) not in text  # a known Hancom character got its standard stand-in
     bad = runner.invoke(app, ["repair", str(src), "-o", str(out), "--orphans", "explode"])
     assert bad.exit_code == 2
+
+
+def test_scan_date_range_fetches_then_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`scan --from/--to` over the emulator: the incident's dates come out contaminated."""
+    from hwpscan.emulator import serve_in_thread
+
+    key = "SCANKEY" + "0123456789abcdef0123456789"[:25]
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HWPSCAN_API_KEY", key)
+    with serve_in_thread() as emu:
+        args = ["scan", "--from", "2025-07-28", "--to", "2025-07-30", "--api-url", emu.api_url,
+                "--out", str(tmp_path / "dl"), "--format", "jsonl", "--no-progress", "-j", "1"]
+        result = runner.invoke(app, args)
+        calls = emu.stats().calls_total
+    assert result.exit_code == 0, result.output
+    assert calls == 1
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    by_date: dict[str, set[str]] = {}
+    for row in rows:
+        if row["format"] == "hwp5":
+            by_date.setdefault(row["date"], set()).add(row["status"])
+    assert by_date["2025-07-28"] == {"clean"}
+    assert "contaminated" in by_date["2025-07-29"] and "contaminated" in by_date["2025-07-30"]
+    assert key not in result.output
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
+
+
+def test_scan_needs_paths_or_a_range() -> None:
+    assert runner.invoke(app, ["scan"]).exit_code == 2
+    half = runner.invoke(app, ["scan", "--from", "2025-07-21"])
+    assert half.exit_code == 2 and "go together" in half.output
+    bad = runner.invoke(app, ["scan", "--from", "20250721", "--to", "2025-07-22"])
+    assert bad.exit_code == 2

@@ -14,6 +14,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.fetch import ApiUrlOpt, fetch_for_scan, raise_for_report
+from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import file_table, pivot_table, repair_table, summary_line
@@ -142,9 +144,9 @@ def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult],
 @app.command()
 def scan(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(help="Files and folders (searched recursively).", show_default=False),
-    ],
+    ] = None,
     fmt: Annotated[
         OutputFormat, typer.Option("--format", "-f", help="table for people; jsonl or csv for tools.")
     ] = OutputFormat.table,
@@ -160,10 +162,37 @@ def scan(
         Path | None,
         typer.Option("--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."),
     ] = None,
+    start: Annotated[
+        str | None,
+        typer.Option("--from", help="Fetch releases from this day (YYYY-MM-DD), then scan them."),
+    ] = None,
+    end: Annotated[
+        str | None, typer.Option("--to", help="Last day to fetch (YYYY-MM-DD, inclusive).")
+    ] = None,
+    api_url: ApiUrlOpt = DEFAULT_API_URL,
+    fetch_out: Annotated[
+        Path | None,
+        typer.Option("--out", help="With --from/--to: keep attachments here (default: state folder)."),
+    ] = None,
     progress: ProgressOpt = True,
 ) -> None:
-    """Scan attachments for surrogate code points, private-use characters and UTF-8 failures."""
+    """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
+
+    Give files and folders, or --from/--to to fetch a date range first (cache first,
+    within the API's daily quota).
+    """
     wanted = _check_fail_on(fail_on)
+    paths = list(paths or [])
+    report = None
+    if start is not None or end is not None:
+        if start is None or end is None:
+            raise fail("--from and --to go together", ExitCode.USAGE)
+        folder, report = fetch_for_scan(
+            start, end, api_url=api_url, out_dir=fetch_out, show_progress=progress
+        )
+        paths.append(folder)
+    elif not paths:
+        raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
     _check_paths(paths)
     if fmt is OutputFormat.table:
         results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=emit_repaired)
@@ -178,6 +207,8 @@ def scan(
             err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:
         err_console.print(f"repaired text written below {emit_repaired}")
+    if report is not None:
+        raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
     raise typer.Exit(code=exit_code(results, wanted))
 
 
