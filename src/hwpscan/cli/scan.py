@@ -18,7 +18,13 @@ from hwpscan.cli.fetch import ApiUrlOpt, fetch_for_scan, raise_for_report
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
-from hwpscan.report.tables import file_table, pivot_table, repair_table, summary_line
+from hwpscan.report.tables import (
+    file_table,
+    pivot_table,
+    pua_legend,
+    repair_table,
+    summary_line,
+)
 from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
 
 
@@ -77,6 +83,9 @@ def render_tables(results: Sequence[FileResult], *, root: Path | None = None) ->
     """The per-file table, the date x format table and a one-line summary."""
     shown_root = str(root) if root is not None else None
     console.print(file_table(results, root=shown_root))
+    legend = pua_legend(results)
+    if legend is not None:
+        console.print(legend)
     console.print(pivot_table(results))
     console.print(summary_line(results))
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.forensics.pua import pua_info, pua_name
+from hwpscan.forensics.pua import pua_info
 from hwpscan.models import FileResult, Status
 
 STATUS_STYLE = {
@@ -21,27 +21,42 @@ STATUS_STYLE = {
 }
 
 
-def pua_label(cp: str) -> str:
-    """A code point with its Hancom name when known.
-
-    >>> pua_label("U+E123")
-    'U+E123'
-    """
-    name = pua_name(int(cp[2:], 16))
-    return f"{cp} ({name})" if name else cp
-
-
 def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
-    """``U+F02B1 (name)×3 U+E000×1`` (most frequent first), ``+N`` when cut.
+    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
 
-    >>> pua_summary({"U+E001": 1, "U+E000": 3})
-    'U+E000×3 U+E001×1'
+    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
+    'U+F02B1×3 U+F0854×1'
     >>> pua_summary({})
     ''
     """
     items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = " ".join(f"{pua_label(cp)}×{n}" for cp, n in items[:limit])
+    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
     return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
+
+
+def pua_legend(results: Sequence[FileResult]) -> Table | None:
+    """The private-use characters seen, with their Hancom names where known."""
+    seen: dict[str, int] = {}
+    files: dict[str, int] = {}
+    for r in results:
+        for cp, n in r.body.pua.items():
+            seen[cp] = seen.get(cp, 0) + n
+            files[cp] = files.get(cp, 0) + 1
+    if not seen:
+        return None
+    table = Table(title="Private-use characters seen", title_justify="left")
+    for col, justify in (("code point", "left"), ("count", "right"), ("files", "right"),
+                         ("name", "left"), ("renders as", "left"), ("standard", "left")):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    for cp in sorted(seen, key=lambda c: (-seen[c], c)):
+        info = pua_info(int(cp[2:], 16))
+        table.add_row(
+            cp, f"{seen[cp]:,}", f"{files[cp]:,}",
+            info.name if info else Text("unknown", style="dim"),
+            (info.renders_as or "") if info else "",
+            (info.replacement or "") if info else "",
+        )
+    return table
 
 
 def short_path(path: str, root: str | None) -> str:
