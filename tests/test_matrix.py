@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from hwpscan.errors import UsageError
-from hwpscan.forensics.surrogates import PUA_RE, merge_pairs
+from hwpscan.forensics.surrogates import PUA_RE
 from hwpscan.matrix import (
     MatrixRow,
     matrix_exit_code,
@@ -30,7 +30,7 @@ from hwpscan.matrix import (
     verdict,
     write_matrix_jsonl,
 )
-from hwpscan.matrix.compare import compare, significant
+from hwpscan.matrix.compare import compare, content, significant
 from hwpscan.matrix.parsers import BUILTINS, decode_output
 from hwpscan.matrix.render import verdict_lines
 from hwpscan.models import ExitCode
@@ -154,9 +154,9 @@ def test_matrix_on_bundled_fixtures_matches_expected_counts() -> None:
     for entry, path in zip(sample, paths, strict=True):
         got = by_parser(rows, path)
         assert got["codeunit"].surrogates == entry["surrogates"], entry["path"]
-        assert got["codeunit"].guilty == (entry["status"] == "contaminated")
-        assert got["strict"].surrogates == entry["orphans"]
-        assert got["strict"].guilty == bool(entry["orphans"])
+        assert got["codeunit"].guilty == bool(entry["pairs"])  # orphans are the document's own
+        assert got["strict"].surrogates == got["strict"].reference_surrogates == entry["orphans"]
+        assert not got["strict"].guilty
     assert any(e["status"] == "contaminated" for e in sample)
 
 
@@ -222,9 +222,10 @@ def test_lone_surrogates_from_a_function_and_from_a_command(
     for name in ("high_half_only", "lone"):
         row = misbehaving[name]
         assert row.status == "ok", row
-        assert row.surrogates == ASTRAL
-        assert row.changed_chars == ASTRAL and row.dropped_chars == 0
-        assert "\\udb80" in " ".join(row.examples)
+        assert row.surrogates == ASTRAL and row.reference_surrogates == 0
+        assert row.dropped_chars == ASTRAL and row.changed_chars == 0  # a lone half is no character
+        assert f"{ASTRAL} surrogates" in row.faults()[0]
+        assert "\\U000f02b1" in " ".join(row.examples)
 
 
 def test_empty_output_is_its_own_status(misbehaving: dict[str, MatrixRow]) -> None:
@@ -358,6 +359,27 @@ def test_extractors_that_never_start_are_rows_too(
     assert hang.status == "timeout" and "did not start within 2 s" in (hang.reason or "")
     assert die.status == "crashed"
     assert "status 127" in (die.reason or "") and "libhwp.so" in (die.reason or "")
+
+
+def test_the_documents_own_orphans_are_not_blamed_on_extractors(
+    tmp_path: Path, extractor_path: None
+) -> None:
+    orphan = chr(0xDC07)  # a low half with no partner, stored in the file itself
+    path = tmp_path / "orphan.hwp"
+    path.write_bytes(build_hwp5(["앞" + orphan + "뒤 " + BULLET + "항목"]))
+    specs = parse_parser_options("codeunit,strict,matrix_extractors.extractors:sanitized", [])
+    got = {
+        k.rsplit(":", 1)[-1]: r
+        for k, r in by_parser(list(run_matrix([path], specs, timeout=60))).items()
+    }
+    assert got["codeunit"].surrogates == 3 and got["codeunit"].reference_surrogates == 1
+    assert got["codeunit"].faults() == ("2 surrogates",)  # the pair it split, not the orphan
+    assert got["strict"].surrogates == 1 and not got["strict"].guilty
+    assert got["sanitized"].surrogates == 0 and not got["sanitized"].guilty
+    assert got["sanitized"].dropped_chars == 0  # a lone half is no character to lose
+    console = Console(record=True, width=250)
+    console.print(matrix_table(list(got.values())))
+    assert "the document itself holds 1 lone surrogate" in console.export_text()
 
 
 # --- Files we cannot read ourselves ---------------------------------------------------
@@ -553,7 +575,7 @@ def test_compare_ignores_layout_and_counts_scattered_garbage() -> None:
 )
 def test_compare_counts_balance(reference: str, text: str) -> None:
     diff = compare(reference, text)
-    a, b = significant(reference), significant(merge_pairs(text))
+    a, b = content(reference), content(text)
     assert diff.dropped - diff.extra == len(a) - len(b)  # every character accounted for once
     assert diff.identical == (a == b)
     assert min(diff.dropped, diff.changed, diff.extra) >= 0

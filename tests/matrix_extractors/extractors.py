@@ -123,3 +123,10 @@ def stateful(path: str) -> str:
     global _calls
     _calls += 1
     return strict_text(path) + ("" if _calls == 1 else f" 이전{_calls - 1}")
+
+
+def sanitized(path: str) -> str:
+    """Correct, then drops the lone surrogates left (what a guard at the chokepoint does)."""
+    from hwpscan.forensics.surrogates import SURROGATE_RE
+
+    return SURROGATE_RE.sub("", strict_text(path))

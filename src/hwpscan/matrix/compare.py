@@ -6,14 +6,16 @@ they join paragraphs, table cells and lines. Every other character counts:
 
 - **dropped**: in the document, missing from the extractor's text (an extractor that
   silently loses private-use characters);
-- **changed**: replaced by something else (a PUA character turned into U+FFFD, ``?`` or a
-  lone surrogate);
+- **changed**: replaced by something else (a PUA character turned into U+FFFD or ``?``);
 - **extra**: in the extractor's text but not in the document at all (control-code
   parameters decoded as text, placeholders).
 
-Adjacent surrogate halves in the extractor's text are merged before the alignment, so
-a character returned as a high+low pair is not counted as changed: the *surrogates*
-count (taken on the text as returned) reports it.
+Surrogates are not characters and are counted apart (``count_surrogates`` on the text
+as returned). Before the alignment, adjacent halves are merged back into the character
+they encode, so a character returned as a high+low pair is not counted as changed, and
+lone halves are left out on both sides: a lone half carries no character, so an
+extractor that returns only the high half of U+F02B1 has *dropped* that character, and
+one that drops the document's own orphans has lost nothing.
 
 Long texts are first cut at shared runs: common start and end, then *anchors*
 (k-grams found exactly once in each text, in the same order, as in patience diff);
@@ -38,7 +40,9 @@ from difflib import SequenceMatcher
 
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
-__all__ = ["Comparison", "compare", "count_replacement", "count_surrogates", "significant"]
+__all__ = [
+    "Comparison", "compare", "content", "count_replacement", "count_surrogates", "significant",
+]
 
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP
 #: those are control codes, and their leaking into text is exactly what we look for.
@@ -79,6 +83,17 @@ def significant(text: str) -> str:
     return WHITESPACE_RE.sub("", text)
 
 
+def content(text: str) -> str:
+    """What the alignment compares: pairs merged, lone halves and whitespace left out.
+
+    >>> pair, orphan = chr(0xDB80) + chr(0xDEB1), chr(0xDC00)
+    >>> content("가 " + pair + orphan + " 나") == "가" + chr(0xF02B1) + "나"
+    True
+    """
+    merged = merge_pairs(significant(text))
+    return SURROGATE_RE.sub("", merged) if SURROGATE_RE.search(merged) else merged
+
+
 def count_surrogates(text: str) -> int:
     """Surrogate code points in *text* (each half of a pair counts).
 
@@ -112,9 +127,11 @@ def compare(reference: str, text: str, *, max_examples: int = MAX_EXAMPLES) -> C
     ((0, 0, 4), ('extra: 본[+\\\\x0bctl]문',))
     >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80) + chr(0xDEB1)).identical
     True
+    >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80)).dropped
+    1
     """
-    a = significant(reference)
-    b = significant(merge_pairs(text))
+    a = content(reference)
+    b = content(text)
     if a == b:
         return Comparison()
     tally = _Tally(a, max_examples)
@@ -261,8 +278,8 @@ def _common_suffix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
 def _example(op: str, removed: str, added: str, before: str, after: str) -> str:
     """One escaped example, e.g. ``dropped: 가[\\U000f02b1]나``.
 
-    >>> _example("replace", chr(0xF02B1), chr(0xDB80), "앞", "뒤")
-    'changed: 앞[\\\\U000f02b1 -> \\\\udb80]뒤'
+    >>> _example("replace", chr(0xF02B1), "?", "앞", "뒤")
+    'changed: 앞[\\\\U000f02b1 -> ?]뒤'
     """
     left = escape_snippet(before[-_CONTEXT:])
     right = escape_snippet(after[:_CONTEXT])

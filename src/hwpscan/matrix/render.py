@@ -74,6 +74,9 @@ def _note(row: MatrixRow) -> Text:
         parts.append("GUILTY: " + "; ".join(faults))
     if row.reason:
         parts.append(row.reason)
+    if row.reference_surrogates and row.status == "ok":
+        n = row.reference_surrogates
+        parts.append(f"the document itself holds {n:,} lone surrogate{'s' if n != 1 else ''}")
     if row.examples:
         parts.append(row.examples[0])
     if not parts:

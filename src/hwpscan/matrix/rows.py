@@ -68,9 +68,12 @@ class Extraction:
 class MatrixRow:
     """One file run through one extractor, compared with the reference view.
 
-    ``chars`` counts the code points the extractor returned; ``dropped_chars``,
-    ``changed_chars`` and ``extra_chars`` come from the alignment with the reference
-    (whitespace ignored), ``compared`` says whether there was a reference to align with.
+    ``chars``, ``surrogates`` and ``replacement_chars`` count what the extractor
+    returned; ``dropped_chars``, ``changed_chars`` and ``extra_chars`` come from the
+    alignment with the reference (see :mod:`hwpscan.matrix.compare`); ``compared`` says
+    whether there was a reference to align with. ``reference_surrogates`` and
+    ``reference_replacement_chars`` are the document's own (truly lone halves, U+FFFD
+    typed by its author): an extractor is blamed only for what it adds to those.
     """
 
     path: str
@@ -87,6 +90,8 @@ class MatrixRow:
     examples: tuple[str, ...] = ()
     seconds: float = 0.0
     compared: bool = False
+    reference_surrogates: int = 0
+    reference_replacement_chars: int = 0
 
     def faults(self) -> tuple[str, ...]:
         """What this extractor did wrong on this file, in words (empty: nothing).
@@ -99,8 +104,8 @@ class MatrixRow:
             out.append(self.status)
         counts = describe(
             [
-                ("surrogates", self.surrogates),
-                ("U+FFFD", self.replacement_chars),
+                ("surrogates", max(0, self.surrogates - self.reference_surrogates)),
+                ("U+FFFD", max(0, self.replacement_chars - self.reference_replacement_chars)),
                 ("dropped", self.dropped_chars),
                 ("changed", self.changed_chars),
                 ("extra", self.extra_chars),
@@ -132,6 +137,8 @@ class MatrixRow:
             "changed_chars": self.changed_chars,
             "invalid_bytes": self.invalid_bytes,
             "compared": self.compared,
+            "reference_surrogates": self.reference_surrogates,
+            "reference_replacement_chars": self.reference_replacement_chars,
             "examples": list(self.examples),
             "seconds": round(self.seconds, 4),
         }
@@ -171,7 +178,7 @@ def build_row(
         reason=reason,
         chars=len(text),
         surrogates=count_surrogates(text),
-        replacement_chars=max(0, count_replacement(text) - count_replacement(reference or "")),
+        replacement_chars=count_replacement(text),
         dropped_chars=diff.dropped if diff else 0,
         extra_chars=diff.extra if diff else 0,
         changed_chars=diff.changed if diff else 0,
@@ -179,6 +186,8 @@ def build_row(
         examples=diff.examples if diff else (),
         seconds=got.seconds,
         compared=reference is not None,
+        reference_surrogates=count_surrogates(reference or ""),
+        reference_replacement_chars=count_replacement(reference or ""),
     )
 
 
