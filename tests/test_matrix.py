@@ -435,8 +435,8 @@ def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
     shown = console.export_text()
     assert f"GUILTY: {2 * ASTRAL} surrogates" in shown and "matches the reference" in shown
     assert verdict_lines(rows)[:2] == [
-        "codeunit: guilty on 1 of 1 files",
-        "strict: clean on all 1 files",
+        "codeunit: guilty on 1 of 1 readable files",
+        "strict: clean on all 1 readable files",
     ]
 
 

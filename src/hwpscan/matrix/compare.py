@@ -41,7 +41,12 @@ from difflib import SequenceMatcher
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
 __all__ = [
-    "Comparison", "compare", "content", "count_replacement", "count_surrogates", "significant",
+    "Comparison",
+    "compare",
+    "content",
+    "count_replacement",
+    "count_surrogates",
+    "significant",
 ]
 
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP

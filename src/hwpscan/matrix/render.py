@@ -9,7 +9,7 @@ from typing import IO
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.matrix.rows import MatrixRow, guilty_counts, verdict
+from hwpscan.matrix.rows import MatrixRow, summarize, verdict
 
 __all__ = ["matrix_table", "verdict_lines", "write_matrix_jsonl"]
 
@@ -88,29 +88,29 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
     """Plain sentences naming the guilty extractors, e.g. for the end of the table.
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
-    ...         MatrixRow("a.hwp", "strict", "ok", compared=True)]
-    >>> rows.append(MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5"))
+    ...         MatrixRow("a.hwp", "strict", "ok", compared=True),
+    ...         MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5"),
+    ...         MatrixRow("b.hwp", "strict", "error", reason="encrypted")]
     >>> for line in verdict_lines(rows):
     ...     print(line)
-    codeunit: guilty on 1 of 1 files
-    strict: clean on all 1 files
+    codeunit: guilty on 1 of 1 readable files
+    strict: clean on all 1 readable files (1 file without a reference)
     pyhwp: not installed (no hwp5)
     a.hwp: codeunit
     """
     lines = []
-    for name, (guilty, total) in guilty_counts(rows).items():
-        missing = [r for r in rows if r.parser == name and r.status == "not-installed"]
-        if len(missing) == total:
-            lines.append(f"{name}: not installed ({missing[0].reason})")
-        elif guilty:
-            lines.append(f"{name}: guilty on {guilty:,} of {total:,} files")
+    for s in summarize(rows):
+        if s.not_installed == s.files:
+            lines.append(f"{s.parser}: not installed ({s.missing_reason})")
+            continue
+        if s.guilty:
+            line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
         else:
-            ran = total - len(missing)
-            lines.append(
-                f"{name}: clean on all {ran:,} files"
-                if ran == total
-                else f"{name}: clean on {ran:,} files, not run on {len(missing):,}"
-            )
+            line = f"{s.parser}: clean on all {s.judged:,} readable files"
+        unjudged = s.files - s.judged - s.not_installed
+        if unjudged:
+            line += f" ({unjudged:,} file{'s' if unjudged != 1 else ''} without a reference)"
+        lines.append(line)
     lines.extend(f"{path}: {', '.join(names)}" for path, names in verdict(rows).items())
     return lines
 

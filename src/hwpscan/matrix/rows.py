@@ -37,8 +37,11 @@ __all__ = [
     "STATUSES",
     "Extraction",
     "MatrixRow",
+    "ParserSummary",
+    "RowStatus",
     "build_row",
     "matrix_exit_code",
+    "summarize",
     "verdict",
 ]
 
@@ -205,19 +208,40 @@ def verdict(rows: Iterable[MatrixRow]) -> dict[str, tuple[str, ...]]:
     return {path: tuple(parsers) for path, parsers in out.items()}
 
 
-def guilty_counts(rows: Iterable[MatrixRow]) -> dict[str, tuple[int, int]]:
-    """Per extractor: (files it was guilty on, files it ran on), in first-seen order.
+@dataclass(frozen=True, slots=True)
+class ParserSummary:
+    """How one extractor did over a run: files seen, judged (a reference existed and the
+    extractor is installed), guilty, and why it did not run when it is missing."""
+
+    parser: str
+    files: int = 0
+    judged: int = 0
+    guilty: int = 0
+    not_installed: int = 0
+    missing_reason: str | None = None
+
+
+def summarize(rows: Iterable[MatrixRow]) -> list[ParserSummary]:
+    """One summary per extractor, in first-seen order.
 
     >>> ok = MatrixRow("a", "p", "ok", compared=True)
-    >>> guilty_counts([ok, MatrixRow("b", "p", "timeout", compared=True)])
-    {'p': (1, 2)}
+    >>> summarize([ok, MatrixRow("b", "p", "timeout", compared=True), MatrixRow("c", "p", "error")])
+    [ParserSummary(parser='p', files=3, judged=2, guilty=1, not_installed=0, missing_reason=None)]
     """
-    out: dict[str, list[int]] = {}
+    tallies: dict[str, dict[str, Any]] = {}
     for row in rows:
-        tally = out.setdefault(row.parser, [0, 0])
-        tally[0] += row.guilty
-        tally[1] += 1
-    return {name: (g, n) for name, (g, n) in out.items()}
+        t = tallies.setdefault(row.parser, {"files": 0, "judged": 0, "guilty": 0, "missing": 0})
+        t["files"] += 1
+        if row.status == "not-installed":
+            t["missing"] += 1
+            t.setdefault("reason", row.reason)
+        elif row.compared:
+            t["judged"] += 1
+            t["guilty"] += row.guilty
+    return [
+        ParserSummary(name, t["files"], t["judged"], t["guilty"], t["missing"], t.get("reason"))
+        for name, t in tallies.items()
+    ]
 
 
 def matrix_exit_code(rows: Iterable[MatrixRow], fail_on: Iterable[str] = ()) -> ExitCode:
