@@ -382,6 +382,15 @@ def test_the_documents_own_orphans_are_not_blamed_on_extractors(
     assert "the document itself holds 1 lone surrogate" in console.export_text()
 
 
+def test_run_extractor_alone_uses_a_fresh_worker(docs: dict[str, Path], tmp_path: Path) -> None:
+    from hwpscan.matrix.runner import run_extractor
+
+    got = run_extractor(BUILTINS["codeunit"], docs["pua.hwp"], timeout=60, workdir=tmp_path)
+    assert got.status == "ok" and got.text is not None
+    assert sum(1 for c in got.text if 0xD800 <= ord(c) <= 0xDFFF) == 2 * ASTRAL  # lossless
+    assert list(tmp_path.iterdir()) == []  # its temporary files are gone
+
+
 # --- Files we cannot read ourselves ---------------------------------------------------
 
 
