@@ -89,19 +89,19 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
     ...         MatrixRow("a.hwp", "strict", "ok", compared=True),
-    ...         MatrixRow("a.hwp", "pyhwp", "not-installed", reason="no hwp5"),
+    ...         MatrixRow("a.hwp", "pyhwp", "not-installed", reason="command not found: x"),
     ...         MatrixRow("b.hwp", "strict", "error", reason="encrypted")]
     >>> for line in verdict_lines(rows):
     ...     print(line)
     codeunit: guilty on 1 of 1 readable files
     strict: clean on all 1 readable files (1 file without a reference)
-    pyhwp: not installed (no hwp5)
+    pyhwp: command not found: x
     a.hwp: codeunit
     """
     lines = []
     for s in summarize(rows):
         if s.not_installed == s.files:
-            lines.append(f"{s.parser}: not installed ({s.missing_reason})")
+            lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
         if s.guilty:
             line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
