@@ -255,18 +255,19 @@ def history(
     table = Table(
         title=f"Runs (newest first, stored in {default_store().path})", title_justify="left"
     )
-    for col, just in (
-        ("run", "left"),
-        ("kind", "left"),
-        ("started (UTC)", "left"),
-        ("took", "right"),
-        ("files", "right"),
-        ("contaminated", "right"),
-        ("clean", "right"),
-        ("unreadable", "right"),
-        ("arguments", "left"),
+    for col in (
+        "run",
+        "kind",
+        "started (UTC)",
+        "took",
+        "files",
+        "contaminated",
+        "clean",
+        "unreadable",
+        "arguments",
     ):
-        table.add_column(col, justify=just, overflow="fold")
+        left = col in ("run", "kind", "started (UTC)", "arguments")
+        table.add_column(col, justify="left" if left else "right", overflow="fold")
     for info in runs:
         table.add_row(
             info.id,
@@ -298,9 +299,9 @@ def render_diff(d: RunDiff) -> None:
         table = Table(title="Dates", title_justify="left")
         for col in ("date", "before", "after", "change"):
             table.add_column(col)
-        for c in d.dates:
-            label, style = CHANGE_LABELS[c.kind]
-            table.add_row(c.date, c.before or "—", c.after or "—", Text(label, style=style))
+        for dc in d.dates:
+            label, style = CHANGE_LABELS[dc.kind]
+            table.add_row(dc.date, dc.before or "—", dc.after or "—", Text(label, style=style))
         console.print(table)
     if d.files:
         table = Table(title="Files", title_justify="left")

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from datetime import date as _date
 from importlib import resources
+from typing import Any
 
 from hwpscan.models import FileResult, Location, Status, TextStats
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_counts
@@ -83,7 +84,11 @@ def _text_colour(contaminated: int, files: int) -> str:
 
 
 def _meta(
-    run_id: str | None, kind: str | None, started: str | None, args: dict | None, root: str = ""
+    run_id: str | None,
+    kind: str | None,
+    started: str | None,
+    args: dict[str, Any] | None,
+    root: str = "",
 ) -> str:
     rows = []
     if run_id:
@@ -178,13 +183,14 @@ def _heatmap(results: Sequence[FileResult]) -> str:
     )
 
 
-def _heat_cell(day: str, fmt: str, c: object | None) -> str:
+def _heat_cell(day: str, fmt: str, c: Any | None) -> str:
+    """One heatmap cell; *c* is a row of :func:`pivot_counts` (None: no file)."""
     if c is None:
         return (
             f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
             f'data-contaminated="0" data-clean="0" data-unreadable="0" title="파일 없음">—</td>'
         )
-    files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable  # type: ignore[attr-defined]
+    files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable
     label = cell_text(files, bad, unread)
     attrs = (
         f'data-date="{e(day)}" data-format="{e(fmt)}" data-files="{files}" '
@@ -313,11 +319,12 @@ def _file_body(index: int, r: FileResult, root: str = "") -> str:
         "pua": pua_total,
     }
     data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
-    num = (
-        (lambda n: f'<td class="n{" hot" if n else ""}">{n:,}</td>')
-        if scanned
-        else (lambda n: '<td class="n"></td>')
-    )
+
+    def num(n: int) -> str:
+        if not scanned:
+            return '<td class="n"></td>'
+        return f'<td class="n{" hot" if n else ""}">{n:,}</td>'
+
     reason = f'<span class="reason">{e(r.reason)}</span>' if r.reason and not scanned else ""
     utf8 = (
         ""
@@ -426,7 +433,7 @@ def render_html(
     run_id: str | None = None,
     kind: str | None = None,
     started: str | None = None,
-    args: dict | None = None,
+    args: dict[str, Any] | None = None,
     generated: datetime | None = None,
 ) -> str:
     """The complete page as a string."""

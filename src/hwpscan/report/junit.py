@@ -116,7 +116,8 @@ def junit_xml(
             failure = ET.SubElement(case, "failure", type=r.status.value, message=xml_safe(message))
             failure.text = xml_safe(_details(r))
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return data + b"\n"
 
 
 def write_junit_file(
