@@ -318,3 +318,34 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(
     assert not (home / "never").exists()
     listed = CliRunner().invoke(app, ["history"])
     assert "interrupted" in listed.output
+
+
+def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
+    from datetime import date
+
+    from hwpscan.cli.report import fetch_summary, recorded_run
+    from hwpscan.errors import QuotaExceededError
+    from hwpscan.fetch.run import FetchReport
+
+    fetched = FetchReport(
+        start=date(2025, 7, 21),
+        end=date(2025, 7, 22),
+        windows=(),
+        calls_made=1,
+        calls_cached=0,
+        releases=3,
+        files_downloaded=5,
+        files_skipped=0,
+        files_failed=0,
+        files_refused=0,
+        warnings=(),
+        out_dir=home,
+        manifest_path=home / "m.jsonl",
+        error=QuotaExceededError("daily limit reached"),
+    )
+    with recorded_run("fetch", {"start": "2025-07-21"}) as sink:
+        sink.summary.update(fetch_summary(fetched))
+    info = load_run("latest").info
+    assert info.kind == "fetch" and info.summary["files_downloaded"] == 5
+    assert info.summary["range"] == "2025-07-21..2025-07-22"
+    assert info.summary["error"] == "daily limit reached"

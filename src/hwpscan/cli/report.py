@@ -36,6 +36,7 @@ from hwpscan.store import (
 __all__ = [
     "RunSink",
     "diff",
+    "fetch_summary",
     "history",
     "record_and_report",
     "recorded_run",
@@ -96,6 +97,7 @@ class RunSink:
         self.recorder = recorder
         self.also = also
         self.results: list[FileResult] = []
+        self.summary: dict[str, Any] = {}  # stored with the run when it finishes
 
     @property
     def run_id(self) -> str | None:
@@ -157,7 +159,7 @@ def recorded_run(
         run: RunInfo | None = None
         if sink.recorder is not None and store is not None:
             try:
-                store.finish_run(sink.recorder.run_id)
+                store.finish_run(sink.recorder.run_id, summary=sink.summary or None)
                 run = store.run_info(sink.recorder.run_id)
             except (sqlite3.Error, OSError) as exc:
                 _history_warning(exc)
@@ -177,6 +179,23 @@ def _write_bundle(
     target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
     written = write_report(results, target, run=run)
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
+
+
+def fetch_summary(report: Any) -> dict[str, Any]:
+    """What a fetch did (a :class:`hwpscan.fetch.FetchReport`), for the run store."""
+    counts = (
+        "calls_made",
+        "calls_cached",
+        "releases",
+        "files_downloaded",
+        "files_skipped",
+        "files_failed",
+        "files_refused",
+    )
+    out: dict[str, Any] = {name: getattr(report, name) for name in counts}
+    out["range"] = f"{report.start}..{report.end}"
+    out["error"] = str(report.error) if report.error is not None else None
+    return out
 
 
 def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path | None:
