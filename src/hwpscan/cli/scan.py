@@ -15,7 +15,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch import ApiUrlOpt, fetch_for_scan, raise_for_report
+from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
+from hwpscan.matrix import (
+    ParserSpec,
+    matrix_exit_code,
+    matrix_table,
+    parse_parser_options,
+    run_matrix,
+    write_matrix_jsonl,
+)
+from hwpscan.matrix.render import verdict_lines
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import (
@@ -122,12 +132,12 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[FileResult], N
 
 
 @contextmanager
-def _open_output(output: Path | None) -> Iterator[IO[str]]:
+def _open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[str]]:
     if output is None:
         yield sys.stdout
         return
     output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("w", encoding="utf-8", newline="") as handle:
+    with output.open("a" if append else "w", encoding="utf-8", newline="") as handle:
         yield handle
 
 
@@ -183,6 +193,21 @@ def scan(
         Path | None,
         typer.Option("--out", help="With --from/--to: keep attachments here (default: state folder)."),
     ] = None,
+    parser: Annotated[
+        str | None,
+        typer.Option(
+            "--parser",
+            help="Also run these extractors on every file and compare them with the strict "
+            "view: codeunit, strict, pyhwp, module:function (comma-separated).",
+        ),
+    ] = None,
+    parser_cmd: Annotated[
+        list[str],
+        typer.Option("--parser-cmd", help="Also run a command extractor: NAME='tool {path}' (repeatable)."),
+    ] = [],  # noqa: B006 - typer needs a literal default
+    parser_timeout: Annotated[
+        float, typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed.")
+    ] = 30.0,
     progress: ProgressOpt = True,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
@@ -191,6 +216,7 @@ def scan(
     within the API's daily quota).
     """
     wanted = _check_fail_on(fail_on)
+    specs = _parser_specs(parser, parser_cmd)
     paths = list(paths or [])
     report = None
     if start is not None or end is not None:
@@ -216,9 +242,49 @@ def scan(
             err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:
         err_console.print(f"repaired text written below {emit_repaired}")
+    code = exit_code(results, wanted)
+    if specs:
+        matrix_code = _parser_matrix(
+            paths, specs, fmt=fmt, output=output, jobs=jobs, timeout=parser_timeout, fail_on=wanted
+        )
+        code = max(code, matrix_code)
     if report is not None:
         raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
-    raise typer.Exit(code=exit_code(results, wanted))
+    raise typer.Exit(code=code)
+
+
+def _parser_specs(parser: str | None, parser_cmd: Sequence[str]) -> list[ParserSpec]:
+    """The extractors --parser/--parser-cmd ask for (none: no parser matrix)."""
+    if parser is None and not parser_cmd:
+        return []
+    try:
+        return parse_parser_options(parser, parser_cmd)
+    except UsageError as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+
+
+def _parser_matrix(
+    paths: Sequence[Path],
+    specs: Sequence[ParserSpec],
+    *,
+    fmt: OutputFormat,
+    output: Path | None,
+    jobs: int,
+    timeout: float,
+    fail_on: Sequence[str],
+) -> ExitCode:
+    """Run every extractor on every file; jsonl rows follow the file rows, else a table."""
+    files = collect_files(paths)
+    rows = list(run_matrix(files, specs, timeout=timeout, jobs=jobs or os.cpu_count() or 1))
+    if fmt is OutputFormat.jsonl:
+        with _open_output(output, append=True) as out:
+            write_matrix_jsonl(rows, out)
+    else:  # csv keeps stdout for its rows: the matrix goes to stderr
+        shown = console if fmt is OutputFormat.table else err_console
+        shown.print(matrix_table(rows))
+        for line in verdict_lines(rows):
+            shown.print(line, markup=False)
+    return matrix_exit_code(rows, fail_on)
 
 
 class OrphanPolicy(str, enum.Enum):
