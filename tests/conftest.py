@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A state folder for module- and session-scoped fixtures, which run before the next one."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HWPSCAN_HOME", str(tmp_path_factory.mktemp("session-home")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _private_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own state folder: no test writes to the user's data folder.
+
+    A test that sets HWPSCAN_HOME itself overrides this (its setenv runs later).
+    """
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path_factory.mktemp("home")))
 
 
 @pytest.fixture

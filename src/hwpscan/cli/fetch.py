@@ -317,6 +317,14 @@ def fetch(
         max_bytes=int(max_mb * 1_000_000),
         jobs=jobs,
     )
+    from hwpscan.cli.report import fetch_summary, record_and_report
+
+    record_and_report(
+        [],
+        kind="fetch",
+        args={"start": start, "end": end, "api_url": api_url, "out": out, "allow_host": allow_host},
+        summary=fetch_summary(report),
+    )
     raise_for_report(report, key)
 
 

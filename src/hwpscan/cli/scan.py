@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch import ApiUrlOpt, fetch_for_scan, raise_for_report
+from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.matrix import (
@@ -42,6 +43,7 @@ class OutputFormat(str, enum.Enum):
     table = "table"
     jsonl = "jsonl"
     csv = "csv"
+    junit = "junit"
 
 
 JobsOpt = Annotated[
@@ -167,10 +169,20 @@ def scan(
         typer.Argument(help="Files and folders (searched recursively).", show_default=False),
     ] = None,
     fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="table for people; jsonl or csv for tools.")
+        OutputFormat,
+        typer.Option("--format", "-f", help="table for people; jsonl, csv or junit for tools."),
     ] = OutputFormat.table,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write jsonl/csv here instead of stdout.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write jsonl/csv/junit here instead of stdout."),
+    ] = None,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml to "
+            "this folder ('{run}' becomes the run id).",
+        ),
     ] = None,
     jobs: JobsOpt = 0,
     fail_on: Annotated[
@@ -229,17 +241,27 @@ def scan(
     elif not paths:
         raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
     _check_paths(paths)
+    args = {
+        "paths": paths, "start": start, "end": end, "api_url": api_url if start else None,
+        "format": fmt, "output": output, "jobs": jobs, "fail_on": wanted,
+        "emit_repaired": emit_repaired, "report": report_dir, "parser": parser,
+    }
+    streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
+    # Each result reaches the stream and the run store the moment it exists.
+    with _open_output(output if streamed else None) as out, recorded_run(
+        "scan", args, report_dir=report_dir, also=_streaming_writer(fmt, out) if streamed else None
+    ) as record:
+        if report is not None:
+            record.summary.update(fetch_summary(report))
+        results = run_scan(
+            paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
+        )
     if fmt is OutputFormat.table:
-        results = run_scan(paths, jobs=jobs, progress=progress, repair_dir=emit_repaired)
         render_tables(results, root=_display_root(paths))
-    else:
-        with _open_output(output) as out:
-            sink = _streaming_writer(fmt, out)
-            results = run_scan(
-                paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=sink
-            )
-        if output is not None:
-            err_console.print(f"{summary_line(results)}; written to {output}")
+    elif fmt is OutputFormat.junit:
+        write_junit(results, output)
+    if output is not None and fmt is not OutputFormat.table:
+        err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:
         err_console.print(f"repaired text written below {emit_repaired}")
     code = exit_code(results, wanted)
