@@ -27,6 +27,15 @@ console = Console(highlight=False, width=_PIPE_WIDTH)
 err_console = Console(stderr=True, highlight=False)
 
 
+#: ``--api-url``, shared by every command that talks to the press-release API.
+ApiUrlOpt = Annotated[
+    str,
+    typer.Option(
+        "--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API)."
+    ),
+]
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"hwpscan {__version__}")

@@ -22,7 +22,7 @@ class CheckFormat(str, enum.Enum):
     jsonl = "jsonl"
 
 
-@app.command("check-json")
+@app.command("check-json", rich_help_panel="Scan files")
 def check_json(
     source: Annotated[
         str,

@@ -82,7 +82,7 @@ def _wait_for_stop() -> None:
             signal.signal(signal.SIGTERM, previous)
 
 
-@app.command("emulator")
+@app.command("emulator", rich_help_panel="Testing")
 def emulator_command(
     *,
     host: Annotated[

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, FetchReport, ProgressEvent, default_out_dir, fetch_range
 from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS, parse_range, with_weekday
@@ -36,12 +36,6 @@ from hwpscan.models import ExitCode
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
 ToOpt = Annotated[
     str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
-]
-ApiUrlOpt = Annotated[
-    str,
-    typer.Option(
-        "--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API)."
-    ),
 ]
 WindowOpt = Annotated[
     int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
@@ -135,7 +129,7 @@ def render_plan(plan: Plan) -> None:
         _warn(warning)
 
 
-@app.command()
+@app.command(rich_help_panel="Fetch from the API")
 def plan(
     start: FromOpt,
     end: ToOpt,
@@ -257,7 +251,7 @@ def raise_for_report(report: FetchReport, key: str | None = None) -> None:
         raise _fail(message, ExitCode.API, key)
 
 
-@app.command()
+@app.command(rich_help_panel="Fetch from the API")
 def fetch(
     start: FromOpt,
     end: ToOpt,
@@ -370,7 +364,7 @@ def stop_message(report: FetchReport) -> str | None:
     return None
 
 
-@app.command()
+@app.command(rich_help_panel="Fetch from the API")
 def demo(
     out: Annotated[
         Path | None,

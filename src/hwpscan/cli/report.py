@@ -218,7 +218,7 @@ def load_or_fail(ref: str) -> Run:
         raise fail(str(exc), ExitCode.USAGE) from None
 
 
-@app.command()
+@app.command(rich_help_panel="Runs and reports")
 def report(
     run: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'.")] = "latest",
     out: Annotated[
@@ -259,7 +259,7 @@ def _args_line(args: Mapping[str, Any]) -> str:
     return "  ".join(parts)
 
 
-@app.command()
+@app.command(rich_help_panel="Runs and reports")
 def history(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
@@ -345,7 +345,7 @@ def render_diff(d: RunDiff) -> None:
     console.print(f"files: {counts}; {d.unchanged} unchanged")
 
 
-@app.command()
+@app.command(rich_help_panel="Runs and reports")
 def diff(
     run_a: Annotated[str, typer.Argument(help="The earlier run (id, prefix or 'latest').")],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",

@@ -13,9 +13,7 @@ from typing import IO, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.cli.fetch import ApiUrlOpt, fetch_for_scan, raise_for_report
-from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
+from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.matrix import (
@@ -162,7 +160,7 @@ def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult],
     return csv_sink(out) if fmt is OutputFormat.csv else jsonl_sink(out)
 
 
-@app.command()
+@app.command(rich_help_panel="Scan files")
 def scan(
     paths: Annotated[
         list[Path] | None,
@@ -227,6 +225,9 @@ def scan(
     Give files and folders, or --from/--to to fetch a date range first (cache first,
     within the API's daily quota).
     """
+    from hwpscan.cli.fetch import fetch_for_scan, raise_for_report
+    from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
+
     wanted = _check_fail_on(fail_on)
     specs = _parser_specs(parser, parser_cmd)
     paths = list(paths or [])
@@ -315,7 +316,7 @@ class OrphanPolicy(str, enum.Enum):
     escape = "escape"
 
 
-@app.command()
+@app.command(rich_help_panel="Scan files")
 def repair(
     paths: Annotated[list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)],
     out: Annotated[Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")],

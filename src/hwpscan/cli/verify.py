@@ -87,7 +87,7 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
             err_console.print(f"[red]{v.date}[/]: {problem}", highlight=False)
 
 
-@app.command()
+@app.command(rich_help_panel="Fetch from the API")
 def verify(
     dates: Annotated[
         list[str],
