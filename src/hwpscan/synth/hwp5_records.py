@@ -2,8 +2,10 @@
 the record subtrees of controls (tables, footnotes, headers/footers, text boxes).
 
 Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (constants and table numbers
-in :mod:`hwpscan.formats.hwp5_spec`). :mod:`hwpscan.synth.hwp5` arranges these into
-documents.
+in :mod:`hwpscan.formats.hwp5_spec`), with the sizes Hancom's own files have where they
+differ from the spec (each such place says so: independent readers, pyhwp and hwplib,
+parse the real sizes and fail or misalign on the spec's). :mod:`hwpscan.synth.hwp5`
+arranges these into documents.
 
 >>> record(67, 1, b"ab").hex(" ", -4)  # tag 67, level 1, size 2; then the payload
 '43042000 6162'
@@ -37,9 +39,13 @@ _LAST_IN_LIST = 0x80000000
 # PARA_LINE_SEG (spec 표 62): one line: start, vertical position, height, text height,
 # baseline, spacing, column start, width, flags.
 _LINE_SEG = struct.pack("<9i", 0, 0, 1000, 1000, 850, 600, 0, 42520, 0x60000)
-# LIST_HEADER of a table cell (spec 표 65 and 표 80): paragraph count, list flags, then
-# column, row, column span, row span, width, height, four margins, border fill id.
-_CELL_LIST_HEADER = struct.Struct("<hIHHHHII4hH")
+# LIST_HEADER (spec 표 65): paragraph count, list flags. The spec's count is an INT16,
+# but Hancom's files hold a 4-byte count (pyhwp and hwplib read 8 bytes before what
+# follows), so every list header here starts with this.
+_LIST_HEADER = struct.Struct("<iI")
+# A table cell's list header goes on (spec 표 80): column, row, column span, row span,
+# width, height, four margins, border fill id; Hancom's files then hold the text width.
+_CELL = struct.Struct("<HHHHII4hHI")
 _MARGINS = (510, 510, 141, 141)
 _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 
@@ -89,6 +95,7 @@ class SectionWriter:
     def __init__(self) -> None:
         self.out = bytearray()
         self.instance = 0x1000
+        self.paragraphs = 0  # written by this writer (nested lists use their own)
 
     def paragraph(
         self,
@@ -115,6 +122,7 @@ class SectionWriter:
         if "\t" in text:
             mask |= 1 << spec.TAB
         self.instance += 1
+        self.paragraphs += 1
         flags = count | (_LAST_IN_LIST if last else 0)
         header = _PARA_HEADER.pack(flags, mask, 0, 0, 0, 1, 0, 1, self.instance, 0)
         self.out += record(spec.PARA_HEADER, level, header)
@@ -129,24 +137,36 @@ class SectionWriter:
     # Control subtrees: CTRL_HEADER one level below the paragraph, the rest nested.
 
     def section_def(self, level: int) -> Iterator[bytes]:
+        # spec 표 129: attributes, column gap, vertical and horizontal grid, default tab
+        # stop, numbering shape, then page, figure, table and equation start numbers;
+        # files of version 5.0.1.7 and later hold 8 more bytes (the spec names a language
+        # word among them), which pyhwp requires.
         yield record(
             spec.CTRL_HEADER,
             level + 1,
-            struct.pack("<IIHHHHHI", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, 0, 0),
+            struct.pack("<IIHHHIHHHHH", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, *[0] * 5)
+            + bytes(8),
         )
         yield record(
             spec.PAGE_DEF,
             level + 2,
             struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4),
         )
-        yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(30))
-        yield record(spec.PAGE_BORDER_FILL, level + 2, bytes(14))
+        # FOOTNOTE_SHAPE (spec 표 133): 28 bytes in Hancom's files (the separator length
+        # is 4 bytes, not the spec's HWPUNIT16).
+        yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(28))
+        # PAGE_BORDER_FILL (spec 표 135): attributes, four gaps, border fill id.
+        yield record(
+            spec.PAGE_BORDER_FILL, level + 2, struct.pack("<I4hH", 1, *[1417] * 4, 1)
+        )
 
     def column_def(self, level: int) -> Iterator[bytes]:
+        # spec 표 138: attributes (one column, equal widths), gap, attributes 2, then the
+        # separator line: type, width, colour.
         yield record(
             spec.CTRL_HEADER,
             level + 1,
-            struct.pack("<IHhH", spec.ctrl_id_word("cold"), 0x1004, 0, 0),
+            struct.pack("<IHhHBBI", spec.ctrl_id_word("cold"), 0x1004, 0, 0, 0, 0, 0),
         )
 
     def table(self, level: int, rows: list[list[str]]) -> Iterator[bytes]:
@@ -172,7 +192,9 @@ class SectionWriter:
         )
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                cell_header = _CELL_LIST_HEADER.pack(1, 0x20, c, r, 1, 1, 8000, 1000, *_MARGINS, 1)
+                cell_header = _LIST_HEADER.pack(1, 0x20) + _CELL.pack(
+                    c, r, 1, 1, 8000, 1000, *_MARGINS, 1, 8000 - _MARGINS[0] - _MARGINS[1]
+                )
                 yield record(spec.LIST_HEADER, level + 2, cell_header)
                 yield from self._nested(level + 2, cell)
 
@@ -180,9 +202,11 @@ class SectionWriter:
         yield record(
             spec.CTRL_HEADER,
             level + 1,
-            struct.pack("<IIHHI", spec.ctrl_id_word("fn  "), 1, 0, 0, 0),
+            # spec 표 136 and Hancom's files: number, prefix and suffix characters,
+            # number shape, instance id.
+            struct.pack("<IIHHII", spec.ctrl_id_word("fn  "), 1, 0, 0, 0, 0),
         )
-        yield record(spec.LIST_HEADER, level + 2, struct.pack("<hI", 1, 0) + bytes(8))
+        yield record(spec.LIST_HEADER, level + 2, _LIST_HEADER.pack(1, 0) + bytes(8))
         yield from self._nested(level + 2, text)
 
     def header_footer(self, level: int, text: str, footer: bool) -> Iterator[bytes]:
@@ -192,24 +216,25 @@ class SectionWriter:
             struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0),
         )
         yield record(
-            spec.LIST_HEADER, level + 2, struct.pack("<hIII", 1, 0, 42520, 4252) + bytes(4)
+            spec.LIST_HEADER,
+            level + 2,
+            _LIST_HEADER.pack(1, 0) + struct.pack("<II", 42520, 4252) + bytes(4),
         )
         yield from self._nested(level + 2, text)
 
     def text_box(self, level: int, text: str) -> Iterator[bytes]:
         yield record(spec.CTRL_HEADER, level + 1, object_common("gso ", self.instance))
-        rect = spec.ctrl_id_word("$rec")
-        yield record(spec.SHAPE_COMPONENT, level + 2, struct.pack("<II", rect, rect) + bytes(188))
+        yield record(spec.SHAPE_COMPONENT, level + 2, _shape_component("$rec", 12000, 3000))
         yield record(
             spec.LIST_HEADER,
             level + 3,
-            struct.pack("<hI4hI", 1, 0, 283, 283, 283, 283, 12000) + bytes(13),
+            _LIST_HEADER.pack(1, 0) + struct.pack("<4hI", 283, 283, 283, 283, 12000) + bytes(13),
         )
         yield from self._nested(level + 3, text)
         yield record(
             spec.SHAPE_COMPONENT_RECTANGLE,
             level + 3,
-            bytes(9) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
+            bytes(1) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
         )
 
     def _nested(self, level: int, text: str) -> Iterator[bytes]:
@@ -218,6 +243,28 @@ class SectionWriter:
         nested.paragraph(level, text)
         self.instance = nested.instance
         yield bytes(nested.out)
+
+
+_IDENTITY = struct.pack("<6d", 1, 0, 0, 0, 1, 0)
+
+
+def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
+    """SHAPE_COMPONENT of a drawing object at the top of its control.
+
+    spec 표 83 (element): the control id twice (once for the object, once for the
+    element), offset in group, group level, version, initial and current size, flags,
+    rotation angle and centre; 표 84 (rendering): one scale/rotation pair after the
+    translation, identity matrices. 표 86 and 표 87: no line, no fill. Then 21 zero bytes:
+    pyhwp reads that many more (unnamed) for files of version 5.0.2.4 and later.
+    """
+    cid = spec.ctrl_id_word(ctrl_id)
+    element = struct.pack(
+        "<IIiiHHIIIIIhiiH", cid, cid, 0, 0, 0, 1, width, height, width, height, 0, 0,
+        width // 2, height // 2, 1,
+    )
+    line = struct.pack("<IiIB", 0, 0, 0, 0)  # colour, width, attributes, outline style
+    fill = struct.pack("<II", 0, 0)  # fill type none, no extra fill bytes
+    return element + _IDENTITY * 3 + line + fill + bytes(21)
 
 
 def object_common(ctrl_id: str, instance: int) -> bytes:
