@@ -16,6 +16,8 @@ what the incident is about. Observed and pinned below:
   included, ``<그림>``: cell and text-box text is lost, PUA characters with it.
 - Footnote text follows its anchor's text; page header text is kept.
 - Control characters are dropped: TAB, line break and non-breaking space give nothing.
+- pyhwp's HTML and ODT exports (``hwp5html``, ``hwp5odt``) do keep table and text-box
+  text, PUA characters whole: the loss is in the plain-text stylesheet only.
 
 Skipped when pyhwp is not installed (``pip install 'hwpscan[pyhwp]'``).
 """
@@ -23,6 +25,10 @@ Skipped when pyhwp is not installed (``pip install 'hwpscan[pyhwp]'``).
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+import zipfile
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
@@ -235,3 +241,35 @@ def test_pua_only_in_the_preview_is_not_read(tmp_path: Path) -> None:
     path = tmp_path / "preview.hwp"
     path.write_bytes(build_hwp5(["본문"], preview="미리보기 " + BULLET))
     assert _pyhwp_text(path) == "본문\n"
+
+
+def _script(name: str) -> str:
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        pytest.skip(f"pyhwp's {name} is not installed next to this Python")
+    return str(path)
+
+
+def _xml_text(markup: str) -> str:
+    return re.sub(r"<[^>]+>", "", markup)
+
+
+def test_html_and_odt_exports_keep_what_the_text_export_drops(tmp_path: Path) -> None:
+    """Run as the real commands. The ODT export validates against the ODF schema, which
+    needs the font type information our FACE_NAME records carry."""
+    cells = [["구분" + BULLET, OPEN + "합계" + CLOSE]]
+    blocks: list[Block] = ["본문 " + BULLET, Table(cells), TextBox("글상자 " + BULLET)]
+    src = tmp_path / "doc.hwp"
+    src.write_bytes(build_hwp5(blocks))
+    for command, out in (("hwp5html", "html"), ("hwp5odt", "doc.odt")):
+        args = [_script(command), "--output", str(tmp_path / out), str(src)]
+        subprocess.run(args, check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    html = (tmp_path / "html" / "index.xhtml").read_text(encoding="utf-8")
+    with zipfile.ZipFile(tmp_path / "doc.odt") as odt:
+        content = odt.read("content.xml").decode("utf-8")
+    for markup in (html, content):
+        text = _xml_text(markup)
+        for piece in ("본문", "구분", "합계", "글상자"):
+            assert piece in text
+        assert (text.count(BULLET), text.count(OPEN), text.count(CLOSE)) == (3, 1, 1)
+        assert SURROGATE_RE.search(text) is None

@@ -49,6 +49,9 @@ VERSION = 0x05010001  # 5.1.0.1
 ZLIB_LEVEL = 6  # fixed so compressed output is stable
 PREVIEW_UNITS = 1024
 FONT_NAMES = ("함초롬바탕",)
+# FACE_NAME font type information (spec 표 20, PANOSE 1.0 order): a serif text face.
+# Hancom writes it for its fonts; pyhwp's ODT export needs it to classify the face.
+_PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
 # \x05HwpSummaryInformation (spec §3.2.4 문서 요약): an OLE property set stream
@@ -160,7 +163,8 @@ def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
     out += record(spec.ID_MAPPINGS, 0, struct.pack(f"<{len(counts)}i", *counts))
     for _ in range(_LANGUAGES):
         for name in FONT_NAMES:
-            out += record(spec.FACE_NAME, 1, b"\x00" + _wchars(name))
+            face = bytes([spec.FACE_HAS_TYPE_INFO]) + _wchars(name) + _PANOSE
+            out += record(spec.FACE_NAME, 1, face)
     for i, name in enumerate(styles):
         english = "Normal" if i == 0 else ""
         out += record(
