@@ -107,8 +107,15 @@ def _models(path: Path) -> list[dict[str, Any]]:
 _EXACT = (
     "Style", "SectionDef", "PageDef", "FootnoteShape", "PageBorderFill", "ColumnsDef",
     "TableBody", "TableCell", "FootNote", "ShapeComponent", "ShapeRectangle", "Header",
-    "Footer", "ParaCharShape", "ParaLineSeg",
+    "Footer", "ParaCharShape", "ParaLineSeg", "TabDef",
 )
+# ID_MAPPINGS counts and the DocInfo records they count.
+_COUNTED = {
+    "borderfills": "BorderFill", "charshapes": "CharShape", "tabdefs": "TabDef",
+    "parashapes": "ParaShape", "styles": "Style",
+}
+_FONT_COUNTS = ("ko_fonts", "en_fonts", "cn_fonts", "jp_fonts", "other_fonts", "symbol_fonts",
+                "user_fonts")
 
 
 def test_every_record_parses_with_pyhwp_models(tmp_path: Path) -> None:
@@ -132,6 +139,11 @@ def test_every_record_parses_with_pyhwp_models(tmp_path: Path) -> None:
     # carry fields pyhwp does not name: ID_MAPPINGS' last two counts, PARA_HEADER's
     # change-tracking word, the object common part's spec layout, list header padding.)
     assert not {m["type"].__name__ for m in models if "unparsed" in m} & set(_EXACT)
+    # DocInfo holds what ID_MAPPINGS says it holds (each reference has its target).
+    mapping = next(m["content"] for m in models if m["type"].__name__ == "IdMappings")
+    for key, model in _COUNTED.items():
+        assert names.count(model) == mapping[key], key
+    assert names.count("FaceName") == sum(mapping[key] for key in _FONT_COUNTS)
 
 
 def test_summary_information_reads_back_with_pyhwp(tmp_path: Path) -> None:

@@ -4,9 +4,11 @@ The files follow the record layout of Hancom's HWP 5.0 specification (revision 1
 constants in :mod:`hwpscan.formats.hwp5_spec`) closely enough for independent readers:
 paragraphs, tables, footnotes, text boxes and headers/footers as nested records; real
 inline (TAB) and extended (section, column, table, footnote...) controls whose binary
-parameter units include values in 0xD800-0xDFFF; DocInfo fonts and styles; a PrvText
-preview. Characters outside the BMP (Hancom PUA-A such as U+F02B1) are written as
-surrogate pairs, as Hancom does; a lone surrogate in the input is written as a lone unit.
+parameter units include values in 0xD800-0xDFFF; DocInfo fonts, shapes and styles; a
+PrvText preview; a ``\\x05HwpSummaryInformation`` property set. Record sizes are those of
+Hancom's own files, so pyhwp parses every record (``tests/test_pyhwp_compat.py``).
+Characters outside the BMP (Hancom PUA-A such as U+F02B1) are written as surrogate pairs,
+as Hancom does; a lone surrogate in the input is written as a lone unit.
 
 Deterministic: the same arguments always give the same bytes.
 
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5_records import SectionWriter, record
+from hwpscan.synth.hwp5_records import SectionWriter, docinfo_shapes, record
 
 __all__ = [
     "Block",
@@ -165,6 +167,7 @@ def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
         for name in FONT_NAMES:
             face = bytes([spec.FACE_HAS_TYPE_INFO]) + _wchars(name) + _PANOSE
             out += record(spec.FACE_NAME, 1, face)
+    out += docinfo_shapes()
     for i, name in enumerate(styles):
         english = "Normal" if i == 0 else ""
         out += record(

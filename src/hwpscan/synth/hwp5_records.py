@@ -23,7 +23,14 @@ from collections.abc import Iterator, Sequence
 
 from hwpscan.formats import hwp5_spec as spec
 
-__all__ = ["SectionWriter", "control", "object_common", "record", "text_units"]
+__all__ = [
+    "SectionWriter",
+    "control",
+    "docinfo_shapes",
+    "object_common",
+    "record",
+    "text_units",
+]
 
 # Parameter units of our 8-unit controls: binary values in the surrogate range on
 # purpose (a high+low pair and a lone low half), as real files can hold.
@@ -286,3 +293,39 @@ def object_common(ctrl_id: str, instance: int) -> bytes:
         0,
         0,
     )
+
+
+def docinfo_shapes() -> bytes:
+    """The DocInfo records every reference in our files points at, in spec order: one
+    border fill (id 1), one character shape, one tab definition and one paragraph shape
+    (id 0 each). ID_MAPPINGS counts one of each.
+
+    >>> [len(p) for p in _shape_payloads()]
+    [40, 74, 8, 54]
+    """
+    tags = (spec.BORDER_FILL, spec.CHAR_SHAPE, spec.TAB_DEF, spec.PARA_SHAPE)
+    return b"".join(record(tag, 1, p) for tag, p in zip(tags, _shape_payloads(), strict=True))
+
+
+def _shape_payloads() -> tuple[bytes, bytes, bytes, bytes]:
+    # BORDER_FILL (spec 표 23): attributes, then left, right, top, bottom and diagonal
+    # lines as (type, width, colour) each, fill type 0 (none) and no extra fill bytes.
+    border_fill = struct.pack("<H", 0) + struct.pack("<BBI", 0, 1, 0) * 5 + struct.pack("<II", 0, 0)
+    # CHAR_SHAPE (spec 표 33): per language (7) face id, width ratio, spacing, relative
+    # size and offset; base size 10 pt, attributes, shadow gaps; text, underline, shade
+    # and shadow colours; border fill id, strike-out colour.
+    char_shape = (
+        struct.pack("<7H", *[0] * 7)
+        + bytes([100] * 7 + [0] * 7 + [100] * 7 + [0] * 7)
+        + struct.pack("<iIbbIIIIHI", 1000, 0, 10, 10, 0, 0, 0xFFFFFFFF, 0xB2B2B2, 1, 0)
+    )
+    # TAB_DEF (spec 표 36): attributes, then the tab count as 4 bytes in Hancom's files
+    # (pyhwp and hwplib read 4; the spec says INT16): no tabs.
+    tab_def = struct.pack("<II", 0, 0)
+    # PARA_SHAPE (spec 표 43): attributes 1, left and right margins, indent, spacing above
+    # and below, line spacing (160 %), tab def, numbering and border fill ids, four
+    # border gaps, attributes 2 and 3, line spacing again (5.0.2.5 and later).
+    para_shape = struct.pack(
+        "<I6iHHH4hIII", 0, 0, 0, 0, 0, 0, 160, 0, 0, 1, 0, 0, 0, 0, 0, 0, 160
+    )
+    return border_fill, char_shape, tab_def, para_shape
