@@ -60,11 +60,12 @@ def test_raw_surrogatepass_bytes_are_caught_with_path_line_and_message(tmp_path:
     text = tool_result(0)["result"][1]["text"]  # type: ignore[index]
     first = text.index(chr(0xDB80))
     assert bad[0]["position"] == first  # the bullet is the first character of the body
-    # the three bytes of each half decode as three lone surrogates (surrogateescape)
+    # the three bytes of each half decode back to that half: the pair is one pair
     assert bad[0]["message"] == (
-        f"'utf-8' codec can't encode characters in position {first}-{first + 5}: "
+        f"'utf-8' codec can't encode characters in position {first}-{first + 1}: "
         "surrogates not allowed"
     )
+    assert (bad[0]["surrogates"], bad[0]["pairs"]) == (text.count(chr(0xDB80)) * 2, 1)
     assert rows[-1] == {"type": "summary", "documents": 2, "strings": 14, "bad": 1, "skipped": 0}
 
 
@@ -177,6 +178,41 @@ def test_jsonl_output_always_encodes(tmp_path: Path) -> None:
     result.stdout.encode("utf-8")
     kinds = [r["kind"] for r in jsonl_rows(result.stdout) if r["type"] == "bad-string"]
     assert kinds == ["key", "value", "value"]
+
+
+def test_pair_and_orphan_written_with_surrogatepass_are_seen_as_surrogates(tmp_path: Path) -> None:
+    high, low, orphan = chr(0xDB80), chr(0xDEB1), chr(0xDC00)
+    value = "가" + high + low + "나" + orphan
+    path = tmp_path / "wrapper.jsonl"
+    line = json.dumps({"text": value}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    path.write_bytes(line + b"\n" + b'{"raw": "\xff"}\n')
+    report = check_json_bytes(path.read_bytes())
+    first, raw = report.bad
+    assert (first.path, first.position, first.surrogates, first.pairs) == ("$.text", 1, 3, 1)
+    assert first.snippet == "가\\udb80\\udeb1나\\udc00"
+    # a byte that is not UTF-8 even with surrogatepass is kept as surrogateescape does
+    assert (raw.path, raw.surrogates, raw.snippet) == ("$.raw", 1, "\\udcff")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"garbage{\n", b"", b"\n\n", b"event: ping\ndata: [DONE]\n", b"\xff\xfe\x00<html>\n"],
+)
+def test_input_without_any_json_document_is_an_error(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "wrong-capture.txt"
+    path.write_bytes(data)
+    for fmt in ("text", "jsonl"):
+        result = invoke(str(path), "-f", fmt)
+        assert result.exit_code == ExitCode.USAGE, result.output
+        assert "no JSON document found in" in result.stderr and path.name in result.stderr
+        assert "no bad strings" not in result.stdout
+    assert invoke("-", stdin=data).exit_code == ExitCode.USAGE
+    assert check_json_bytes(data).empty
+
+
+def test_empty_json_documents_still_count_as_documents() -> None:
+    # "{}" and "[]" are documents with no strings: clean, not empty input
+    assert invoke(stdin=b"{}\n[]\n").exit_code == ExitCode.OK
 
 
 @pytest.mark.parametrize("make", ["missing", "directory"])

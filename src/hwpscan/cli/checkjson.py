@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -41,13 +42,19 @@ def check_json(
 
     Reads one JSON document or SSE event per line (or one whole JSON document), with
     undecodable bytes kept as lone surrogates. Exit 1 when any string is bad, 0 when
-    none is, 2 when the input cannot be read.
+    none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
+    capture file proves nothing).
     """
     report = check_json_bytes(_read(source))
     if fmt is CheckFormat.jsonl:
         _print_jsonl(report)
     else:
         _print_text(report)
+    if report.empty:
+        name = "stdin" if source == "-" else escape_snippet(source)
+        skipped = len(report.skipped)
+        message = f"no JSON document found in {name} ({skipped} line(s) skipped): nothing checked"
+        raise fail(escape(message), ExitCode.USAGE)
     if not report.ok:
         raise typer.Exit(code=ExitCode.FINDINGS)
 
@@ -87,6 +94,8 @@ def _print_text(report: JsonCheck) -> None:
         console.print(Text(f"line {first.line}, {first.path}: {first.message}"), soft_wrap=True)
     for skip in report.skipped:
         console.print(Text(f"skipped line {skip.line}: {skip.reason}", style="dim"), soft_wrap=True)
+    if report.empty:
+        return  # no verdict: nothing was checked (the error follows)
     verdict = (
         Text(f"{len(report.bad)} bad string(s)", style="bold red")
         if report.bad

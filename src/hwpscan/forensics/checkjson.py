@@ -3,13 +3,16 @@ r"""Find the strings in captured JSON payloads that a pipeline could not encode 
 Input is what a deployed pipeline leaves behind: tool results or log lines with one JSON
 document per line, SSE streams (``data: {...}`` lines; ``event:``, ``id:``, ``retry:``
 and ``:`` comment lines are ignored, ``data: [DONE]`` too), or one whole JSON document
-(pretty-printed over many lines). Bytes are decoded as UTF-8 with ``surrogateescape``,
-so undecodable bytes inside a string show up as the lone surrogates a pipeline would
-meet. A JSON escape such as ``\udb80`` with no partner decodes to a lone surrogate in
-Python too: exactly what breaks an encoder later.
+(pretty-printed over many lines). Bytes are decoded as UTF-8 with ``surrogatepass``, so
+a lone surrogate a logger wrote that way (three bytes ``ED xx xx``) is read back as the
+one surrogate it was; any other undecodable byte becomes a lone surrogate as with
+``surrogateescape`` (``\xff`` -> U+DCFF), so it too shows where an encoder fails. A JSON
+escape such as ``\udb80`` with no partner decodes to a lone surrogate in Python too:
+exactly what breaks an encoder later.
 
 Every string value and every object key is checked. Lines that are not JSON are
-reported as skipped, never fatal.
+reported as skipped, never fatal; an input where no JSON document was found at all is not
+proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it.
 
 >>> report = check_json_text('{"result": [{"text": "ok"}, {"text": "bad \\udb80"}]}')
 >>> [(b.line, b.path, b.position) for b in report.bad]
@@ -26,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from hwpscan.forensics.guard import check_utf8, find_surrogates
+from hwpscan.forensics.guard import check_utf8, decode_utf8, find_surrogates
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
 
 __all__ = [
@@ -92,6 +95,15 @@ class JsonCheck:
         """True when every string would encode as UTF-8."""
         return not self.bad
 
+    @property
+    def empty(self) -> bool:
+        """True when no JSON document was found: a clean result would prove nothing.
+
+        >>> check_json_text("garbage{").empty, check_json_text("{}").empty
+        (True, False)
+        """
+        return self.documents == 0
+
     def summary(self) -> dict[str, Any]:
         """Counts as a JSON-ready dict."""
         return {
@@ -104,14 +116,17 @@ class JsonCheck:
 
 
 def decode_input(data: bytes) -> str:
-    r"""Bytes to text as a pipeline would hold them: UTF-8, bad bytes as lone surrogates.
+    r"""Bytes to text as a pipeline held them (see :func:`.guard.decode_utf8`).
+
+    A surrogate written with ``surrogatepass`` is that surrogate; any other bad byte
+    becomes a lone surrogate as with ``surrogateescape``. A leading BOM is dropped.
 
     >>> decode_input(b"\xef\xbb\xbf{}") == "{}"
     True
-    >>> [hex(ord(c)) for c in decode_input(b"a\xff")]
-    ['0x61', '0xdcff']
+    >>> [hex(ord(c)) for c in decode_input(b"a\xff\xed\xa0\x80")]
+    ['0x61', '0xdcff', '0xd800']
     """
-    return data.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    return decode_utf8(data, "escape")[0].removeprefix("\ufeff")
 
 
 def json_path(parent: str, step: str | int) -> str:
@@ -130,7 +145,7 @@ def json_path(parent: str, step: str | int) -> str:
 
 
 def check_json_bytes(data: bytes) -> JsonCheck:
-    """:func:`check_json_text` over raw bytes (decoded with ``surrogateescape``)."""
+    """:func:`check_json_text` over raw bytes (decoded by :func:`decode_input`)."""
     return check_json_text(decode_input(data))
 
 

@@ -20,17 +20,16 @@ hwpscan.errors.UsageError: unknown parser 'nosuch': use codeunit, strict, pyhwp,
 
 from __future__ import annotations
 
-import codecs
 import importlib.util
 import re
 import shlex
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from hwpscan.errors import UsageError
+from hwpscan.forensics.guard import decode_utf8
 
 __all__ = [
     "BUILTINS",
@@ -168,25 +167,6 @@ def _command_spec(value: str) -> ParserSpec:
 
 # --- Decoding a command's output ------------------------------------------------------
 
-_counter = threading.local()
-_ERRORS = "hwpscan.matrix.count"
-_surrogatepass = codecs.lookup_error("surrogatepass")
-
-
-def _count_invalid(exc: UnicodeError) -> tuple[str, int]:
-    """Decode surrogates (``surrogatepass``); skip and count any other invalid byte."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    try:
-        text, end = _surrogatepass(exc)
-        return str(text), end
-    except UnicodeDecodeError:
-        _counter.invalid += exc.end - exc.start
-        return "", exc.end
-
-
-codecs.register_error(_ERRORS, _count_invalid)
-
 
 def decode_output(data: bytes) -> tuple[str, int]:
     """UTF-8 with ``surrogatepass``: lone surrogates survive; other undecodable bytes are
@@ -197,13 +177,7 @@ def decode_output(data: bytes) -> tuple[str, int]:
     >>> decode_output(b"a\\xff\\xfeb\\xc3")
     ('ab', 3)
     """
-    try:
-        return data.decode("utf-8", "surrogatepass"), 0
-    except UnicodeDecodeError:
-        pass
-    _counter.invalid = 0
-    text = data.decode("utf-8", _ERRORS)
-    return text, _counter.invalid
+    return decode_utf8(data, "skip")
 
 
 # --- Built-in extractors (run inside the worker process) -----------------------------
