@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,8 @@ from hwpscan.cli.app import app
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.server import serve_in_thread
 from hwpscan.store import load_run
-from hwpscan.verify import DateVerdict, repaired_is_clean, verdicts
+from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, read_entries
+from hwpscan.verify import DateVerdict, repaired_is_clean, scan_files, verdicts
 
 KEY = "Vf" + "3" * 30  # a throwaway key in the API's format
 pytestmark = pytest.mark.slow
@@ -124,6 +127,48 @@ def test_after_compares_with_an_earlier_run(home: Path, emulator) -> None:
     assert "before" in again.output and "2025-07-22" in again.output
 
 
+def test_a_stale_file_from_an_earlier_fetch_does_not_change_the_verdict(
+    home: Path, emulator
+) -> None:
+    out = home / "dl"
+    assert _verify(emulator, "--date", "2025-07-21", "--out", str(out)).exit_code == 0
+    clean = _verify(emulator, "--date", "2025-07-23", "--expect", "clean", "--out", str(out))
+    assert clean.exit_code == 0, clean.output
+    files_row = _row(clean.output, "2025-07-23")
+    # an attachment an earlier fetch listed for 2025-07-23 and the API no longer lists:
+    # a contaminated file, dated by a manifest line as a real fetch writes it
+    contaminated = next((out / "2025-07-21").glob("*.hwp"))
+    stale = out / "2025-07-23" / "999_withdrawn.hwp"
+    stale.write_bytes(contaminated.read_bytes())
+    entry = next(e for e in read_entries(out / MANIFEST_NAME) if e.date == "2025-07-23")
+    line = replace(
+        entry,
+        content_id="999",
+        name="withdrawn.hwp",
+        url=entry.url.replace(entry.content_id, "999") + "&withdrawn=1",
+        path=stale.relative_to(out).as_posix(),
+    )
+    with (out / MANIFEST_NAME).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line.to_json(), ensure_ascii=False) + "\n")
+    assert dates_for([stale]) == {stale: "2025-07-23"}  # the folder's view counts it
+    again = _verify(emulator, "--date", "2025-07-23", "--expect", "clean", "--out", str(out))
+    assert again.exit_code == 0, again.output
+    assert _row(again.output, "2025-07-23") == files_row
+    assert "withdrawn" not in again.output
+    assert all("withdrawn" not in r.path for r in load_run("latest").results)
+
+
+def test_verdicts_look_only_at_the_files_given(tmp_path: Path) -> None:
+    root = build_corpus(tmp_path)
+    every = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".jsonl")
+    results, on_disk = scan_files(every, ["2025-07-21"])
+    assert results and all(r.date == "2025-07-21" for r in results)
+    some = [p for p in every if Path(on_disk[results[0].path]) != p]
+    fewer, _ = scan_files(some, ["2025-07-21"])
+    assert len(fewer) == len(results) - 1
+    assert scan_files([tmp_path / "gone.hwp"], ["2025-07-21"]) == ([], {})
+
+
 # -- the verdict core on our own files -------------------------------------------------
 
 
@@ -156,6 +201,9 @@ def test_repaired_is_clean_on_unreadable_input(tmp_path: Path) -> None:
     junk.write_bytes(b"\xd0\xcf\x11\xe0" + b"\0" * 100)
     ok, why = repaired_is_clean(junk)
     assert not ok and why.startswith("could not read it again")
+    for missing in (tmp_path / "gone.hwp", tmp_path):  # gone, or a folder: OSError
+        ok, why = repaired_is_clean(missing)
+        assert not ok and "could not read it again" in why and "Error" in why
 
 
 def test_verdict_rejects_unknown_expectations() -> None:

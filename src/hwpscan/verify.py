@@ -25,7 +25,7 @@ __all__ = [
     "DateVerdict",
     "group_dates",
     "repaired_is_clean",
-    "scan_days",
+    "scan_files",
     "verdicts",
 ]
 
@@ -59,15 +59,17 @@ def group_dates(days: Iterable[date], window_days: int) -> list[tuple[date, date
 def repaired_is_clean(path: Path) -> tuple[bool, str | None]:
     """Read a file again, repair its body text, and check it encodes as UTF-8.
 
-    Returns ``(ok, why_not)``. A file that cannot be read again counts as not clean.
+    Returns ``(ok, why_not)``. A file that cannot be read again (gone, unreadable, or a
+    format error) counts as not clean; any other exception is a bug and propagates.
     """
+    from hwpscan.errors import FormatError
     from hwpscan.forensics.guard import check_utf8, repair_text
     from hwpscan.forensics.surrogates import join_segments
     from hwpscan.formats import read_document
 
     try:
         doc = read_document(path.read_bytes())
-    except Exception as exc:
+    except (OSError, FormatError) as exc:
         return False, f"could not read it again: {type(exc).__name__}: {exc}"
     if doc.status is not None:  # the reader's own verdict: encrypted, corrupt...
         return False, f"could not read it again: {doc.status.value}: {doc.reason}"
@@ -180,18 +182,18 @@ def verdicts(
     return out
 
 
-def scan_days(
-    folder: Path | None, days: Sequence[str], *, jobs: int | None = None
+def scan_files(
+    paths: Iterable[Path], days: Sequence[str], *, jobs: int | None = None
 ) -> tuple[list[FileResult], dict[str, Path]]:
-    """Scan the files below *folder* dated (by manifest or path) on one of *days*.
+    """Scan the given files (those a fetch listed) that are dated on one of *days*.
 
-    Returns the results and, for each result's ``path``, the file on disk.
+    Files are dated by the fetch manifest (else their path), as ``scan`` dates them.
+    Only the files given are looked at: an earlier fetch's file left in the same folder
+    does not count. Returns the results and, for each result's ``path``, the file.
     """
-    from hwpscan.scan import collect_files, resolve_dates, scan_paths
+    from hwpscan.scan import resolve_dates, scan_paths
 
-    if folder is None or not folder.exists():
-        return [], {}
-    files = collect_files([folder])
+    files = [p for p in dict.fromkeys(paths) if p.is_file()]
     dates = resolve_dates(files)
     wanted = set(days)
     chosen = [p for p in files if dates.get(p) in wanted]
