@@ -15,7 +15,7 @@ from hwpscan.errors import ApiRefusedError, ApiResponseError, QuotaExceededError
 from hwpscan.fetch import fetch_range, plan_range
 from hwpscan.fetch.client import ApiNetworkError, DailyLimitError
 from hwpscan.fetch.dates import KST, Window
-from hwpscan.fetch.manifest import dates_for, read_entries
+from hwpscan.fetch.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger
 from hwpscan.models import ExitCode
 from hwpscan.synth.hwp5 import build_hwp5
@@ -280,3 +280,33 @@ def test_unnamed_attachment_takes_the_servers_euc_kr_name_and_resumes(tmp_path: 
     assert len(downloads) == 2  # the rerun found both files
     entries = read_entries(tmp_path / "out" / "manifest.jsonl")
     assert sorted(e.name for e in entries) == ["보도자료.hwp", "서버 이름.hwp"]
+
+
+def test_report_lists_this_fetchs_files_not_the_folders_older_ones(tmp_path: Path) -> None:
+    api = FakeApi()
+    whole = run(tmp_path, api)
+    assert len(whole.paths) == 32 and all(p.is_file() for p in whole.paths)
+    # a later, shorter fetch into the same folder: the other days' files stay on disk
+    one_day = run(tmp_path, api, start=date(2025, 7, 23), end=date(2025, 7, 23))
+    assert one_day.files_skipped == 2 and one_day.files_downloaded == 0
+    assert {p.parent.name for p in one_day.paths} == {"2025-07-23"}
+    assert sorted(p.name for p in one_day.paths) == ["40723_보도자료.hwp", "40723_참고.pdf"]
+    assert [e.status for e in one_day.entries] == ["downloaded", "downloaded"]
+    # the manifest view of a range counts every run's files
+    out = (tmp_path / "out").resolve()
+    in_range = paths_in_range(out, date(2025, 7, 22), date(2025, 7, 23))
+    assert [p.relative_to(out).as_posix() for p in in_range] == [
+        "2025-07-22/40722_보도자료.hwp",
+        "2025-07-22/40722_참고.pdf",
+        "2025-07-23/40723_보도자료.hwp",
+        "2025-07-23/40723_참고.pdf",
+    ]
+    (out / "2025-07-22" / "40722_참고.pdf").unlink()
+    assert len(paths_in_range(out, date(2025, 7, 22), date(2025, 7, 23))) == 3
+
+
+def test_refused_and_failed_attachments_are_entries_but_not_paths(tmp_path: Path) -> None:
+    api = FakeApi(extra_urls="http://127.0.0.1:1/evil")
+    report = run(tmp_path, api, start=date(2025, 7, 21), end=date(2025, 7, 21))
+    assert [e.status for e in report.entries].count("refused") == 1
+    assert len(report.paths) == 2 and report.files_refused == 1

@@ -24,7 +24,7 @@ from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.models import ExitCode
 from hwpscan.store import date_states
-from hwpscan.verify import DateVerdict, group_dates, scan_days, verdicts
+from hwpscan.verify import DateVerdict, group_dates, scan_files, verdicts
 
 __all__ = ["render_verdicts", "verify"]
 
@@ -191,6 +191,7 @@ def verify(
         options["path_prefixes"] = tuple(download_path)
     folder: Path | None = out
     stopped: str | None = None
+    listed: list[Path] = []  # only what these fetches listed, not older files in the folder
     for first, last in group_dates(days, window_days):
         folder, fetched = fetch_for_scan(
             first.isoformat(),
@@ -200,11 +201,12 @@ def verify(
             show_progress=show_progress,
             **options,
         )
+        listed.extend(fetched.paths)
         if fetched.exit_code is not ExitCode.OK:
             stopped = stop_message(fetched)
             break
     wanted = [d.isoformat() for d in days]
-    results, on_disk = scan_days(folder, wanted, jobs=jobs or None)
+    results, on_disk = scan_files(listed, wanted, jobs=jobs or None)
     found = verdicts(
         wanted, results, on_disk, expect=expect.value if expect else None, before=before
     )

@@ -56,7 +56,11 @@ class UrlPolicy:
 
 @dataclass
 class FileTally:
-    """Running counts of one fetch's releases and files."""
+    """Running counts of one fetch's releases and files.
+
+    ``entries`` holds the manifest entry of every attachment this fetch listed, in the
+    order settled, whether its line was written now or by an earlier run.
+    """
 
     releases: int = 0
     downloaded: int = 0
@@ -64,6 +68,7 @@ class FileTally:
     failed: int = 0
     refused: int = 0
     warnings: list[str] = field(default_factory=list)
+    entries: list[ManifestEntry] = field(default_factory=list)
 
 
 def unique_name(prefix: str, name: str, used: set[str]) -> str:
@@ -189,12 +194,15 @@ class AttachmentStore:
             )
             if result.status == "downloaded" or entry.path not in self._recorded:
                 self._record(entry)
+            else:  # confirmed on disk, its line already written by an earlier run
+                self.tally.entries.append(entry)
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
 
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.out_dir).as_posix()
 
     def _record(self, entry: ManifestEntry) -> None:
+        self.tally.entries.append(entry)
         if entry.path is None:  # refused, skipped or failed: one line per URL, not per run
             mark = (entry.content_id, entry.url, entry.status)
             if mark in self._logged:

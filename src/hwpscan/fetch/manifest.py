@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,21 @@ def load_manifest(folder: Path) -> dict[Path, ManifestEntry]:
         if entry.path:
             out[(folder / entry.path).resolve()] = entry
     return out
+
+
+def paths_in_range(folder: Path, start: date, end: date) -> list[Path]:
+    """Files on disk whose latest manifest entry in *folder* is dated ``start..end``.
+
+    Every run's files count, not only the last fetch's: for exactly what one fetch
+    listed use :attr:`hwpscan.fetch.run.FetchReport.paths`. Sorted; absolute paths.
+    """
+    first, last = start.isoformat(), end.isoformat()
+    entries = load_manifest(folder).items()
+    return sorted(
+        path
+        for path, e in entries
+        if e.status == "downloaded" and first <= (e.date or "") <= last and path.is_file()
+    )
 
 
 def dates_for(paths: Iterable[Path]) -> dict[Path, str]:

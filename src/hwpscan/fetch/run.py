@@ -42,7 +42,7 @@ from hwpscan.fetch.dates import (
 )
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy
-from hwpscan.fetch.manifest import ManifestWriter
+from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
@@ -58,7 +58,13 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True)
 class FetchReport:
-    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any."""
+    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any.
+
+    ``entries`` are the manifest entries of every attachment the API listed for this
+    range in this run (downloaded, found on disk, failed, refused or skipped): what a
+    scan of *this* fetch should look at, unlike the whole folder, which keeps earlier
+    runs' files. :attr:`paths` are the files among them.
+    """
 
     start: date
     end: date
@@ -74,6 +80,15 @@ class FetchReport:
     out_dir: Path
     manifest_path: Path
     error: ApiError | None = field(default=None, compare=False)
+    entries: tuple[ManifestEntry, ...] = ()
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """The attachments this fetch listed that are on disk, each once, in fetch order."""
+        found = (
+            self.out_dir / e.path for e in self.entries if e.status == "downloaded" and e.path
+        )
+        return tuple(dict.fromkeys(found))
 
     @property
     def ok(self) -> bool:
@@ -275,4 +290,5 @@ def fetch_range(
         out_dir=out_dir,
         manifest_path=writer.path,
         error=error,
+        entries=tuple(files.entries),
     )
