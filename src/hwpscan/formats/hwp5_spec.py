@@ -26,6 +26,9 @@ BODYTEXT_STORAGE: Final = "BodyText"  # spec §3.2.3 본문
 VIEWTEXT_STORAGE: Final = "ViewText"  # spec §3.2.3: distribution documents keep it here
 PRVTEXT_STREAM: Final = "PrvText"  # spec §3.2.6 미리보기 텍스트 (UTF-16LE, never compressed)
 SUMMARY_STREAM: Final = "\x05HwpSummaryInformation"  # spec §3.2.4 문서 요약
+#: FMTID of the one property set in the summary stream (spec §3.2.4; Hancom also puts it
+#: in the stream header's CLSID).
+SUMMARY_FMTID: Final = "9fa2b660-1061-11d4-b4c6-006097c09d8c"
 #: ``BodyText/Section0`` ...: sections are ordered by this number (spec §3.2.3).
 SECTION_RE: Final = re.compile(r"^(BodyText|ViewText)/Section(\d+)$", re.IGNORECASE)
 

@@ -57,9 +57,10 @@ _PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
 # \x05HwpSummaryInformation (spec §3.2.4 문서 요약): an OLE property set stream
-# ([MS-OLEPS] §2.21) with one section whose FMTID is Hancom's; Hancom puts the same id
-# in the stream header's CLSID and writes OS version 0x00020105 (seen in Hancom files).
-SUMMARY_FMTID = uuid.UUID("9fa2b660-1061-11d4-b4c6-006097c09d8c")
+# ([MS-OLEPS] §2.21) with one section whose FMTID is Hancom's (spec.SUMMARY_FMTID);
+# Hancom puts the same id in the stream header's CLSID and writes OS version 0x00020105
+# (seen in Hancom files).
+SUMMARY_FMTID = uuid.UUID(spec.SUMMARY_FMTID)
 _OS_VERSION = 0x00020105
 _VT_I4, _VT_LPWSTR = 0x0003, 0x001F  # [MS-OLEPS] §2.15
 # Property ids (spec §3.2.4; 2-0x13 are the PIDSI_* of [MS-OLEPS] §2.25.2, 0x15 is
