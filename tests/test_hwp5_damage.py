@@ -50,6 +50,26 @@ def test_distribution_document_reports_viewtext_and_keeps_preview_and_meta() -> 
     assert doc.info["flags"] == ["compressed", "distribution"]
 
 
+def _with_flags(streams: dict[str, bytes], bits: int) -> dict[str, bytes]:
+    header = bytearray(streams["FileHeader"])
+    flags = struct.unpack_from("<I", header, spec.PROPERTIES_OFFSET)[0] | bits
+    struct.pack_into("<I", header, spec.PROPERTIES_OFFSET, flags)
+    return {**streams, "FileHeader": bytes(header)}
+
+
+def test_distribution_flag_without_viewtext_says_so_instead_of_zero_sections() -> None:
+    streams = _with_flags(hwp5_streams(BLOCKS, sections=2), spec.FLAG_DISTRIBUTION)
+    doc = read_ole(write_cfb(streams))
+    assert doc.status is Status.DISTRIBUTION and doc.body == ()
+    assert "without ViewText" in (doc.reason or "") and "2 BodyText" in (doc.reason or "")
+    assert "0 ViewText" not in (doc.reason or "")
+    bare = {k: v for k, v in streams.items() if not k.startswith("BodyText/")}
+    doc = read_ole(write_cfb(bare))
+    assert doc.status is Status.DISTRIBUTION
+    assert "no ViewText or BodyText section" in (doc.reason or "")
+    assert "0 ViewText" not in (doc.reason or "")
+
+
 @pytest.mark.parametrize(
     ("bit", "name"), [(spec.FLAG_DRM, "drm"), (spec.FLAG_CERT_ENCRYPTION, "cert_encryption")]
 )

@@ -181,11 +181,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
             f"HWP 5 document protected ({names} bit set in FileHeader); body not readable",
         )
     elif flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
-        status = Status.DISTRIBUTION
-        reason = (
-            "distribution document (FileHeader bit 2): body encrypted in "
-            f"{len(view_paths)} ViewText section(s)"
-        )
+        status, reason = Status.DISTRIBUTION, _distribution_reason(flags, view_paths, body_paths)
     meta: list[Segment] = []
     if status is not Status.ENCRYPTED:
         meta = _docinfo(reader, compressed)
@@ -203,6 +199,28 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         warnings=tuple(reader.warnings),
         info=info,
     )
+
+
+def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str]) -> str:
+    """Why a distribution document's body is not read, from what the container holds.
+
+    >>> _distribution_reason(spec.FLAG_DISTRIBUTION, ["ViewText/Section0"], [])
+    'distribution document (FileHeader bit 2): body encrypted in 1 ViewText section(s)'
+    >>> _distribution_reason(spec.FLAG_DISTRIBUTION, [], [])  # doctest: +ELLIPSIS
+    'distribution document (FileHeader bit 2) with no ViewText or BodyText section: ...'
+    """
+    bit = "FileHeader bit 2" if flags & spec.FLAG_DISTRIBUTION else "ViewText without BodyText"
+    if view_paths:
+        return (
+            f"distribution document ({bit}): body encrypted in {len(view_paths)} "
+            "ViewText section(s)"
+        )
+    if body_paths:
+        return (
+            f"distribution document ({bit}) without ViewText sections; its "
+            f"{len(body_paths)} BodyText section(s) are not read (a distribution body is encrypted)"
+        )
+    return f"distribution document ({bit}) with no ViewText or BodyText section: no body to read"
 
 
 def _body(
