@@ -128,6 +128,7 @@ def test_scan_date_range_fetches_then_scans(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 0, result.output
     assert calls == 1
     rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert {r["date"] for r in rows} == {"2025-07-28", "2025-07-29", "2025-07-30"}
     by_date: dict[str, set[str]] = {}
     for row in rows:
         if row["format"] == "hwp5":
@@ -135,6 +136,14 @@ def test_scan_date_range_fetches_then_scans(tmp_path: Path, monkeypatch: pytest.
     assert by_date["2025-07-28"] == {"clean"}
     assert "contaminated" in by_date["2025-07-29"] and "contaminated" in by_date["2025-07-30"]
     assert key not in result.output
+    # A second, narrower range into the same folder scans only its own day.
+    with serve_in_thread() as emu:
+        args[2:5] = ["2025-07-29", "--to", "2025-07-29"]
+        args[args.index("--api-url") + 1] = emu.api_url
+        again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    dates = {json.loads(line)["date"] for line in again.stdout.splitlines() if line.startswith("{")}
+    assert dates == {"2025-07-29"}
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert key.encode() not in path.read_bytes(), path
@@ -146,3 +155,29 @@ def test_scan_needs_paths_or_a_range() -> None:
     assert half.exit_code == 2 and "go together" in half.output
     bad = runner.invoke(app, ["scan", "--from", "20250721", "--to", "2025-07-22"])
     assert bad.exit_code == 2
+
+
+def test_repair_keeps_same_named_files_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two x.hwpx in different folders, given as a relative path: two repaired texts."""
+    for sub, word in (("a", "첫째"), ("b", "둘째")):
+        (tmp_path / "dup" / sub).mkdir(parents=True)
+        (tmp_path / "dup" / sub / "x.hwpx").write_bytes(build_hwpx([word]))
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["repair", "dup", "-o", "rep", "-j", "2"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "rep/a/x.hwpx.txt").read_text(encoding="utf-8") == "첫째"
+    assert (tmp_path / "rep/b/x.hwpx.txt").read_text(encoding="utf-8") == "둘째"
+
+
+def test_repair_reports_what_it_did(tmp_path: Path) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    unknown, known = chr(0xE0BC), chr(0xF02B2)
+    (src / "a.hwpx").write_bytes(build_hwpx([f"{known} 항목 {unknown}"]))
+    result = runner.invoke(
+        app, ["repair", str(src), "-o", str(tmp_path / "out"), "--pua-map", "-j", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if "a.hwpx" in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert cells[-2:] == ["1", "1"]  # one PUA replaced, one unknown PUA kept

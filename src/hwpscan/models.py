@@ -125,8 +125,25 @@ class TextStats:
 
 
 @dataclass(frozen=True, slots=True)
+class RepairSummary:
+    """What repairing a file's body text did (``--emit-repaired``, ``repair``)."""
+
+    restored_pairs: int = 0
+    removed_orphans: int = 0  # dropped, replaced or escaped, per the orphan policy
+    pua_replaced: dict[str, int] = field(default_factory=dict)  # by a known standard character
+    pua_kept: dict[str, int] = field(default_factory=dict)  # private-use with no known stand-in
+
+
+@dataclass(frozen=True, slots=True)
 class FileResult:
-    """The machine output contract: one object per file (see ``to_json``)."""
+    """The machine output contract: one object per file (see ``to_json``).
+
+    ``body_read`` says whether any body text was read. When it was not (encrypted,
+    unsupported, unreadable files), the body counts are meaningless and the JSON record
+    carries ``null`` for them, so a consumer filtering on ``utf8_ok`` or ``surrogates``
+    cannot mistake an unread file for a clean one. A damaged file whose text was partly
+    read (``corrupt``) keeps the counts of what was read.
+    """
 
     path: str
     sha256: str
@@ -140,6 +157,8 @@ class FileResult:
     meta: TextStats | None = None
     warnings: tuple[str, ...] = ()
     seconds: float = 0.0
+    body_read: bool = True
+    repair: RepairSummary | None = None
 
     @property
     def contaminated(self) -> bool:
@@ -148,6 +167,7 @@ class FileResult:
     def to_json(self) -> dict[str, Any]:
         """The JSON Lines record: flat body counts plus nested preview/meta counts."""
         body = self.body
+        read = self.body_read
         out: dict[str, Any] = {
             "path": self.path,
             "sha256": self.sha256,
@@ -156,19 +176,21 @@ class FileResult:
             "status": self.status.value,
             "reason": self.reason,
             "date": self.date,
-            "chars": body.chars,
-            "surrogates": body.surrogates,
-            "pairs": body.pairs,
-            "orphans": body.orphans,
-            "utf8_ok": body.utf8_ok,
+            "chars": body.chars if read else None,
+            "surrogates": body.surrogates if read else None,
+            "pairs": body.pairs if read else None,
+            "orphans": body.orphans if read else None,
+            "utf8_ok": body.utf8_ok if read else None,
             "utf8_error": body.utf8_error,
             "pua": dict(body.pua),
-            "replacement_chars": body.replacement_chars,
+            "replacement_chars": body.replacement_chars if read else None,
             "locations": [asdict(loc) for loc in body.locations],
             "preview": _stats_json(self.preview),
             "meta": _stats_json(self.meta),
             "warnings": list(self.warnings),
         }
+        if self.repair is not None:
+            out["repair"] = asdict(self.repair)
         return out
 
     @classmethod
@@ -186,6 +208,8 @@ class FileResult:
             preview=_stats_from_json(data["preview"]) if data.get("preview") else None,
             meta=_stats_from_json(data["meta"]) if data.get("meta") else None,
             warnings=tuple(data.get("warnings") or ()),
+            body_read=data.get("chars") is not None,
+            repair=RepairSummary(**data["repair"]) if data.get("repair") else None,
         )
 
 
@@ -198,15 +222,16 @@ def _stats_json(stats: TextStats | None) -> dict[str, Any] | None:
 
 
 def _stats_from_json(data: dict[str, Any]) -> TextStats:
+    """Counts from a record; ``null`` (a body that was not read) becomes the empty default."""
     return TextStats(
-        chars=data.get("chars", 0),
-        surrogates=data.get("surrogates", 0),
-        pairs=data.get("pairs", 0),
-        orphans=data.get("orphans", 0),
-        utf8_ok=data.get("utf8_ok", True),
+        chars=data.get("chars") or 0,
+        surrogates=data.get("surrogates") or 0,
+        pairs=data.get("pairs") or 0,
+        orphans=data.get("orphans") or 0,
+        utf8_ok=data.get("utf8_ok") is not False,
         utf8_error=data.get("utf8_error"),
         pua=dict(data.get("pua") or {}),
-        replacement_chars=data.get("replacement_chars", 0),
+        replacement_chars=data.get("replacement_chars") or 0,
         locations=tuple(Location(**loc) for loc in data.get("locations") or ()),
     )
 

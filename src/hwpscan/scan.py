@@ -14,7 +14,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -24,7 +24,15 @@ from pathlib import Path
 from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
-from hwpscan.models import Document, ExitCode, FileResult, Format, Status, TextStats
+from hwpscan.models import (
+    Document,
+    ExitCode,
+    FileResult,
+    Format,
+    RepairSummary,
+    Status,
+    TextStats,
+)
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -122,9 +130,10 @@ def scan_bytes(
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
     warnings = doc.warnings
+    repaired: RepairSummary | None = None
     if repair is not None and status.scanned:
         try:
-            write_repaired(doc, repair)
+            repaired = write_repaired(doc, repair)
         except OSError as exc:
             warnings += (f"repaired text not written to {display_path(repair.target)}: {exc}",)
     return FileResult(
@@ -140,6 +149,8 @@ def scan_bytes(
         meta=analyze(doc.meta) if doc.meta else None,
         warnings=warnings,
         seconds=time.perf_counter() - started,
+        body_read=bool(doc.body) or status.scanned,
+        repair=repaired,
     )
 
 
@@ -190,33 +201,52 @@ class Repair:
     pua_map: bool = False  # replace known Hancom PUA characters by standard ones
 
 
-def write_repaired(doc: Document, repair: Repair) -> None:
-    """Write the document's body as UTF-8 after repair, atomically."""
+def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
+    """Write the document's body as UTF-8 after repair, atomically; say what was done."""
     from hwpscan.forensics.guard import repair_text
 
-    text = repair_text(
-        join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map
-    ).text
+    done = repair_text(join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map)
     target = repair.target
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".part")
-    tmp.write_text(text, encoding="utf-8")
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.part")
+    tmp.write_text(done.text, encoding="utf-8")
     os.replace(tmp, target)
+    return RepairSummary(
+        restored_pairs=done.restored_pairs,
+        removed_orphans=done.removed_orphans,
+        pua_replaced=dict(done.pua_replaced),
+        pua_kept=dict(done.pua_kept),
+    )
 
 
-def repaired_name(path: Path, root: Path | None) -> Path:
-    """Where the repaired text of *path* goes, relative to a repair folder.
+def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
+    """Where each file's repaired text goes: its path below the files' common folder.
 
-    >>> repaired_name(Path("in/2025-07-21/a.hwp"), Path("in")).as_posix()
-    '2025-07-21/a.hwp.txt'
-    >>> repaired_name(Path("/abs/b.pdf"), None).as_posix()
-    'b.pdf.txt'
+    Two inputs never share a target: a name already taken gets ``-2``, ``-3``... so a
+    file repaired in one folder cannot overwrite another's text.
+
+    >>> t = repair_targets([Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")], Path("out"))
+    >>> [p.as_posix() for p in t.values()]
+    ['out/a/x.hwp.txt', 'out/b/x.hwp.txt', 'out/b/y.pdf.txt']
+    >>> [p.as_posix() for p in repair_targets([Path("/in/x.hwp"), Path("/in/x.hwp")], Path("o")).values()]
+    ['o/x.hwp.txt']
     """
-    try:
-        rel = path.relative_to(root) if root is not None else Path(path.name)
-    except ValueError:
-        rel = Path(path.name)
-    return rel.with_name(rel.name + ".txt")
+    resolved = {p: Path(os.path.abspath(p)) for p in paths}
+    if not resolved:
+        return {}
+    root = Path(os.path.commonpath([r.parent for r in resolved.values()]))
+    targets: dict[Path, Path] = {}
+    taken: set[Path] = set()
+    for path, full in resolved.items():
+        rel = full.relative_to(root)
+        target = repair_dir / rel.with_name(rel.name + ".txt")
+        n = 1
+        while target in taken:
+            n += 1
+            target = repair_dir / rel.with_name(f"{rel.name}-{n}.txt")
+        taken.add(target)
+        targets[path] = target
+    return targets
 
 
 Job = tuple[Path, str | None, Repair | None]
@@ -232,25 +262,20 @@ def scan_paths(
     jobs: int | None = None,
     dates: Mapping[Path, str] | None = None,
     repair_dir: Path | None = None,
-    repair_root: Path | None = None,
     orphans: str = "drop",
     pua_map: bool = False,
     on_result: Callable[[FileResult], None] | None = None,
 ) -> Iterator[FileResult]:
     """Scan files in input order, across ``jobs`` processes (default: all cores).
 
-    With *repair_dir*, each readable file's repaired body text is written below it,
-    named by :func:`repaired_name` relative to *repair_root*.
+    With *repair_dir*, each readable file's repaired body text is written below it, at
+    the place :func:`repair_targets` gives.
     """
     dates = dates or {}
+    paths = list(paths)
+    targets = repair_targets(paths, repair_dir) if repair_dir is not None else {}
     work: list[Job] = [
-        (
-            p,
-            dates.get(p),
-            Repair(repair_dir / repaired_name(p, repair_root), orphans, pua_map)
-            if repair_dir
-            else None,
-        )
+        (p, dates.get(p), Repair(targets[p], orphans, pua_map) if p in targets else None)
         for p in paths
     ]
     jobs = max(1, jobs or os.cpu_count() or 1)

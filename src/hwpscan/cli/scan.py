@@ -70,7 +70,6 @@ def run_scan(
     """
     files = collect_files(paths)
     dates = resolve_dates(files)
-    root = _common_root(paths)
     results: list[FileResult] = []
     with _progress(len(files), enabled=progress) as advance:
         for result in scan_paths(
@@ -78,7 +77,6 @@ def run_scan(
             jobs=jobs or None,
             dates=dates,
             repair_dir=repair_dir,
-            repair_root=root,
             orphans=orphans,
             pua_map=pua_map,
         ):
@@ -100,17 +98,17 @@ def render_tables(results: Sequence[FileResult], *, root: Path | None = None) ->
     console.print(summary_line(results))
 
 
+def files_in_range(folder: Path, start: str, end: str) -> list[Path]:
+    """The files below *folder* whose manifest date lies in [start, end] (ISO dates)."""
+    from hwpscan.fetch.manifest import dates_for
+
+    dated = dates_for(collect_files([folder]))
+    return [path for path, day in dated.items() if start <= day <= end]
+
+
 def _display_root(paths: Sequence[Path]) -> Path | None:
     """The folder to show paths relative to: the one folder scanned, if that is all."""
     return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
-
-
-def _common_root(paths: Sequence[Path]) -> Path | None:
-    dirs = [p if p.is_dir() else p.parent for p in paths]
-    try:
-        return Path(os.path.commonpath([d.resolve() for d in dirs])) if dirs else None
-    except ValueError:
-        return None
 
 
 @contextmanager
@@ -238,9 +236,13 @@ def scan(
         folder, report = fetch_for_scan(
             start, end, api_url=api_url, out_dir=fetch_out, show_progress=progress
         )
-        paths.append(folder)
+        # The download folder is shared by every range fetched: scan this range only.
+        paths.extend(files_in_range(folder, start, end))
+        display_root: Path | None = folder
     elif not paths:
         raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
+    else:
+        display_root = _display_root(paths)
     _check_paths(paths)
     args = {
         "paths": paths, "start": start, "end": end, "api_url": api_url if start else None,
@@ -258,7 +260,7 @@ def scan(
             paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
         )
     if fmt is OutputFormat.table:
-        render_tables(results, root=_display_root(paths))
+        render_tables(results, root=display_root)
     elif fmt is OutputFormat.junit:
         write_junit(results, output)
     if output is not None and fmt is not OutputFormat.table:

@@ -20,6 +20,7 @@ Test strings are built with ``chr()``: literal surrogates in source files break 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -111,12 +112,55 @@ def utf8_error(text: str) -> str | None:
     return None  # pragma: no cover - unreachable: a surrogate always fails
 
 
+class _Paragraph:
+    """One paragraph's text as a pipeline sees it: its segments joined, controls gone.
+
+    ``offset(i)`` maps a position in the joined text back to the code-unit offset in
+    the stored paragraph, so a location points at the real units even when a control
+    code stood between two runs.
+    """
+
+    __slots__ = ("stream", "paragraph", "text", "_starts", "_offsets")
+
+    def __init__(self, segments: Sequence[Segment]) -> None:
+        first = segments[0]
+        self.stream, self.paragraph = first.stream, first.paragraph
+        self.text = "".join([seg.text for seg in segments])
+        self._starts: list[int] = []
+        self._offsets: list[int] = []
+        at = 0
+        for seg in segments:
+            self._starts.append(at)
+            self._offsets.append(seg.offset)
+            at += len(seg.text)
+
+    def offset(self, i: int) -> int:
+        k = bisect_right(self._starts, i) - 1
+        return self._offsets[k] + i - self._starts[k]
+
+
+def paragraphs(segments: Sequence[Segment]) -> list[_Paragraph]:
+    """Consecutive segments of the same (stream, paragraph) joined into one paragraph."""
+    out: list[_Paragraph] = []
+    run: list[Segment] = []
+    for seg in segments:
+        if run and (seg.stream != run[0].stream or seg.paragraph != run[0].paragraph):
+            out.append(_Paragraph(run))
+            run = []
+        run.append(seg)
+    if run:
+        out.append(_Paragraph(run))
+    return out
+
+
 def analyze(segments: Sequence[Segment]) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
-    Counting runs over all segments at once (a few C-level passes), so a clean file
-    costs one join and two regex searches; locations are gathered per segment only
-    for the segments that hold something, and only up to :data:`MAX_LOCATIONS`.
+    The text is judged as a pipeline receives it: the runs of a paragraph joined (the
+    control codes between them are not text), paragraphs separated by newlines, exactly
+    :func:`join_segments`. Counting is a few C-level passes over that text, so a clean
+    file costs one join and two regex searches; locations are gathered only for
+    paragraphs that hold something, and only up to :data:`MAX_LOCATIONS`.
 
     >>> orphan = chr(0xDEB1)
     >>> s = analyze([Segment("p", 0, 0, "x" + orphan), Segment("p", 1, 0, chr(0xE000))])
@@ -125,14 +169,17 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     >>> [(loc.kind, loc.codepoint, loc.paragraph, loc.offset) for loc in s.locations]
     [('orphan', 'U+DEB1', 0, 1), ('pua', 'U+E000', 1, 0)]
 
-    Halves in different segments never pair up: a control code stood between them.
+    Two halves with a control code between them are adjacent in the extracted text, so
+    they are the pair a repair restores; the location still names the stored offset.
 
-    >>> analyze([Segment("p", 0, 0, chr(0xDB80)), Segment("p", 0, 9, chr(0xDEB1))]).orphans
-    2
+    >>> s = analyze([Segment("p", 0, 0, "a" + chr(0xDB80)), Segment("p", 0, 10, chr(0xDEB1))])
+    >>> s.pairs, s.orphans, s.locations[0].offset
+    (1, 0, 1)
     """
     if not segments:
         return TextStats()
-    blob = _SEP.join([seg.text for seg in segments])
+    paras = paragraphs(segments)
+    blob = "\n".join([p.text for p in paras])
     surrogates = pairs = 0
     strict = blob
     if SURROGATE_RE.search(blob) is not None:
@@ -143,10 +190,10 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     pua = Counter(PUA_RE.findall(strict)) if has_pua else Counter()
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
-        locations = _locations(segments, surrogates=bool(surrogates), pua=has_pua)
-    error = utf8_error(join_segments(segments)) if surrogates else None
+        locations = _locations(paras, surrogates=bool(surrogates), pua=has_pua)
+    error = utf8_error(blob) if surrogates else None
     return TextStats(
-        chars=len(strict) - (len(segments) - 1),
+        chars=len(strict) - (len(paras) - 1),
         surrogates=surrogates,
         pairs=pairs,
         orphans=surrogates - 2 * pairs,
@@ -158,21 +205,17 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     )
 
 
-#: Joins segments for counting: not a surrogate, so halves of two segments stay apart.
-_SEP = "\x00"
-
-
-def _locations(segments: Sequence[Segment], *, surrogates: bool, pua: bool) -> tuple[Location, ...]:
+def _locations(paras: Sequence[_Paragraph], *, surrogates: bool, pua: bool) -> tuple[Location, ...]:
     """The first defects (surrogates first, then private-use characters), with context."""
     defects: list[Location] = []
     pua_found: list[Location] = []
-    for seg in segments:
-        text = seg.text
+    for para in paras:
+        text = para.text
         if surrogates and len(defects) < MAX_LOCATIONS and SURROGATE_RE.search(text):
-            _surrogate_locations(seg, defects)
+            _surrogate_locations(para, defects)
         if pua and len(pua_found) < MAX_LOCATIONS and PUA_RE.search(text):
             for m in PUA_RE.finditer(text):
-                pua_found.append(_location(seg, text, m.start(), m.group(), "pua"))
+                pua_found.append(_location(para, m.start(), m.group(), "pua"))
                 if len(pua_found) >= MAX_LOCATIONS:
                     break
         if len(defects) >= MAX_LOCATIONS and (not pua or len(pua_found) >= MAX_LOCATIONS):
@@ -180,9 +223,9 @@ def _locations(segments: Sequence[Segment], *, surrogates: bool, pua: bool) -> t
     return tuple((defects + pua_found)[:MAX_LOCATIONS])
 
 
-def _surrogate_locations(seg: Segment, defects: list[Location]) -> None:
-    """Append the segment's pairs (at their high half) and orphans, up to the cap."""
-    text = seg.text
+def _surrogate_locations(para: _Paragraph, defects: list[Location]) -> None:
+    """Append the paragraph's pairs (at their high half) and orphans, up to the cap."""
+    text = para.text
     pos = 0
     for m in SURROGATE_RE.finditer(text):
         if len(defects) >= MAX_LOCATIONS:
@@ -195,31 +238,21 @@ def _surrogate_locations(seg: Segment, defects: list[Location]) -> None:
         if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
             pos = i + 2
             char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-            defects.append(
-                Location(
-                    stream=seg.stream,
-                    paragraph=seg.paragraph,
-                    offset=seg.offset + i,
-                    codepoint=codepoint(char),
-                    kind="pair",
-                    units=f"{unit:04X} {nxt:04X}",
-                    context=_context(text, i, 2),
-                )
-            )
+            defects.append(_location(para, i, text[i : i + 2], "pair", codepoint(char)))
         else:
-            defects.append(_location(seg, text, i, text[i], "orphan"))
+            defects.append(_location(para, i, text[i], "orphan"))
 
 
-def _location(seg: Segment, text: str, i: int, ch: str, kind: str) -> Location:
-    units = ch.encode("utf-16-be", "surrogatepass").hex().upper()
+def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
+    units = chars.encode("utf-16-be", "surrogatepass").hex().upper()
     return Location(
-        stream=seg.stream,
-        paragraph=seg.paragraph,
-        offset=seg.offset + i,
-        codepoint=codepoint(ch),
+        stream=para.stream,
+        paragraph=para.paragraph,
+        offset=para.offset(i),
+        codepoint=cp or codepoint(chars),
         kind=kind,
         units=" ".join(units[k : k + 4] for k in range(0, len(units), 4)),
-        context=_context(text, i, len(ch)),
+        context=_context(para.text, i, len(chars)),
     )
 
 

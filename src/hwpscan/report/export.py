@@ -47,27 +47,41 @@ def write_jsonl(results: Iterable[FileResult], out: IO[str]) -> int:
 
 
 def csv_row(result: FileResult) -> dict[str, object]:
-    """The flat CSV record of one result (PUA as ``U+F02B1:3;U+F0854:1``)."""
+    """The flat CSV record of one result (PUA as ``U+F02B1:3;U+F0854:1``).
+
+    Counts of a body that was not read are left empty, as they are null in JSON Lines.
+    A text cell that a spreadsheet would run as a formula is neutralised with a quote.
+    """
     b = result.body
+    read = result.body_read
     return {
-        "path": result.path,
+        "path": _cell(result.path),
         "date": result.date or "",
         "format": result.format.value,
         "status": result.status.value,
-        "reason": result.reason or "",
+        "reason": _cell(result.reason or ""),
         "bytes": result.bytes,
         "sha256": result.sha256,
-        "chars": b.chars,
-        "surrogates": b.surrogates,
-        "pairs": b.pairs,
-        "orphans": b.orphans,
-        "utf8_ok": b.utf8_ok,
-        "utf8_error": b.utf8_error or "",
+        "chars": b.chars if read else "",
+        "surrogates": b.surrogates if read else "",
+        "pairs": b.pairs if read else "",
+        "orphans": b.orphans if read else "",
+        "utf8_ok": b.utf8_ok if read else "",
+        "utf8_error": _cell(b.utf8_error or ""),
         "pua": ";".join(f"{cp}:{n}" for cp, n in b.pua.items()),
-        "replacement_chars": b.replacement_chars,
+        "replacement_chars": b.replacement_chars if read else "",
         "preview_surrogates": result.preview.surrogates if result.preview else "",
         "meta_surrogates": result.meta.surrogates if result.meta else "",
     }
+
+
+def _cell(text: str) -> str:
+    """Text safe to open in a spreadsheet: a leading formula character gets a quote.
+
+    >>> _cell("=HYPERLINK(1)"), _cell("보도자료.hwp")
+    ("'=HYPERLINK(1)", '보도자료.hwp')
+    """
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def csv_sink(out: IO[str]) -> Callable[[FileResult], None]:

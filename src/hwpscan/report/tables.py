@@ -148,24 +148,23 @@ def summary_line(results: Sequence[FileResult]) -> str:
 def repair_table(
     results: Sequence[FileResult], *, out: object, root: str | None = None, pua_map: bool = False
 ) -> Table:
-    """What ``repair`` wrote: pairs restored, orphans removed, PUA replaced per file."""
+    """What ``repair`` did per file: pairs restored, orphans removed, PUA replaced and kept."""
     table = Table(title=f"Repaired text in {out}", title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
-    for col in ("pairs restored", "orphans removed", "PUA replaced"):
+    for col in ("pairs restored", "orphans removed", "PUA replaced", "PUA kept"):
         table.add_column(col, justify="right")
     for r in results:
-        done = r.status.scanned
-        replaced = sum(
-            n for cp, n in r.body.pua.items()
-            if (info := pua_info(int(cp[2:], 16))) is not None and info.replacement
-        )
+        done = r.repair
+        status = Text(r.status.value, style=STATUS_STYLE[r.status])
+        if done is None and r.reason:
+            status += Text(f": {r.reason}", style="dim")
         table.add_row(
             short_path(r.path, root),
-            Text(r.status.value, style=STATUS_STYLE[r.status])
-            + (Text(f": {r.reason}", style="dim") if not done and r.reason else Text("")),
-            f"{r.body.pairs:,}" if done else "",
-            f"{r.body.orphans:,}" if done else "",
-            f"{replaced:,}" if done and pua_map else "",
+            status,
+            f"{done.restored_pairs:,}" if done else "",
+            f"{done.removed_orphans:,}" if done else "",
+            f"{sum(done.pua_replaced.values()):,}" if done and pua_map else "",
+            f"{sum(done.pua_kept.values()):,}" if done else "",
         )
     return table
