@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hwpscan.forensics.guard import (
+    OrphanPolicy,
     check_utf8,
     find_surrogates,
     repair_text,
@@ -62,6 +63,18 @@ def test_idempotent(text: str, orphans: str) -> None:
 def test_clean_bmp_text_is_returned_as_the_same_object(text: str, orphans: str) -> None:
     assert sanitize_surrogates(text, orphans) is text
     assert sanitize(text, orphans=orphans) is text
+
+
+@pytest.mark.parametrize("value", [None, 42, 1.5, b"a\xed\xa0\x80", ["a" + chr(0xDC00)], True])
+@pytest.mark.parametrize("orphans", ["drop", "replace", "escape"])
+def test_non_strings_pass_through_unchanged(value: object, orphans: OrphanPolicy) -> None:
+    # the incident's guard wrapped any field; a non-str came back as the same object
+    assert sanitize_surrogates(value, orphans) is value
+
+
+def test_bad_policy_is_refused_even_for_non_strings() -> None:
+    with pytest.raises(ValueError, match="orphans must be one of"):
+        sanitize_surrogates(None, "keep")  # type: ignore[call-overload]
 
 
 @given(st.text(max_size=60))

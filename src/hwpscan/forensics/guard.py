@@ -28,7 +28,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, overload
 
 from hwpscan.forensics.pua import apply_pua_map, pua_info
 from hwpscan.forensics.surrogates import PAIR_RE, SURROGATE_RE, escape_snippet, merge_pairs
@@ -48,6 +48,7 @@ __all__ = [
 ]
 
 OrphanPolicy = Literal["drop", "replace", "escape"]
+_T = TypeVar("_T")
 #: What :func:`decode_utf8` makes of a byte that is not UTF-8 even with surrogates allowed.
 InvalidBytes = Literal["escape", "skip"]
 
@@ -162,12 +163,21 @@ def _mend_dense(text: str, policy: Callable[[str], str]) -> tuple[str, int, int]
     return SURROGATE_RE.sub(one, merged), pairs, orphans
 
 
-def sanitize_surrogates(text: str, orphans: OrphanPolicy = "drop") -> str:
+@overload
+def sanitize_surrogates(text: str, orphans: OrphanPolicy = ...) -> str: ...
+
+
+@overload
+def sanitize_surrogates(text: _T, orphans: OrphanPolicy = ...) -> _T: ...
+
+
+def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     r"""Return ``text`` safe for UTF-8: pairs merged back, orphans handled per ``orphans``.
 
     ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD) or ``"escape"`` (the
     visible six characters ``\udb80``). A string without surrogates is returned as the
-    same object.
+    same object, and so is anything that is not a ``str`` (``None``, bytes, numbers), as
+    the incident's guard did: it can wrap any field without a type check at each call.
 
     >>> s = "한글"
     >>> sanitize_surrogates(s) is s
@@ -179,8 +189,12 @@ def sanitize_surrogates(text: str, orphans: OrphanPolicy = "drop") -> str:
     ('ab', 'a\ufffdb')
     >>> print(sanitize_surrogates(lone, "escape"))
     a\udb80b
+    >>> sanitize_surrogates(None), sanitize_surrogates(b"a\xed", "replace")
+    (None, b'a\xed')
     """
     policy = _policy(orphans)
+    if not isinstance(text, str):
+        return text
     found = SURROGATE_RE.search(text)
     if found is None:
         return text
