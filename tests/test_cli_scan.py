@@ -181,3 +181,43 @@ def test_repair_reports_what_it_did(tmp_path: Path) -> None:
     row = next(line for line in result.output.splitlines() if "a.hwpx" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
     assert cells[-2:] == ["1", "1"]  # one PUA replaced, one unknown PUA kept
+
+
+def test_special_files_are_rows_not_hangs(tmp_path: Path) -> None:
+    """A FIFO would block a reader forever and /dev/zero never ends: both are rows."""
+    import os
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.hwp")
+    (folder / "zero.hwp").symlink_to("/dev/zero")
+    (folder / "loop.hwp").symlink_to(folder / "loop.hwp")
+    result = runner.invoke(app, ["scan", str(folder), "-f", "jsonl", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    rows = {Path(r["path"]).name: r for r in map(json.loads, result.stdout.splitlines())}
+    assert rows["pipe.hwp"]["status"] == rows["zero.hwp"]["status"] == "unsupported"
+    assert "not a regular file" in rows["pipe.hwp"]["reason"]
+    assert rows["loop.hwp"]["status"] == "error"
+    assert rows["pipe.hwp"]["chars"] is None  # nothing was read: null, not zero
+
+
+def test_unwritable_outputs_are_usage_errors(tmp_path: Path, corpus: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    cases = [
+        ["scan", str(corpus), "-f", "jsonl", "-o", str(tmp_path)],  # a folder, not a file
+        ["scan", str(corpus), "-f", "jsonl", "-o", str(blocker / "out.jsonl")],
+        ["scan", str(corpus), "--emit-repaired", str(blocker / "rep")],
+        ["repair", str(corpus), "-o", str(blocker / "rep")],
+        ["scan", str(corpus), "-o", str(tmp_path / "table.txt")],  # tables are not written
+    ]
+    for args in cases:
+        result = runner.invoke(app, [*args, "-j", "1"])
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_jobs_beyond_the_file_count_start_no_idle_workers(corpus: Path) -> None:
+    result = runner.invoke(app, ["scan", str(corpus), "-f", "jsonl", "--jobs", "1000"])
+    assert result.exit_code == 0
+    assert len(result.stdout.splitlines()) == 7

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -172,23 +173,37 @@ def _fallback_format(data: bytes) -> Format:
 def scan_file(path: Path, date: str | None = None, repair: Repair | None = None) -> FileResult:
     """Scan one file on disk. Never raises: an unreadable file is a row with a status.
 
-    With *repair*, the body text is also written as UTF-8 after repair (pairs restored,
-    orphans handled per its policy), for files whose body could be read.
+    Only regular files are read (a FIFO would block, a device never end), and never
+    more than :data:`MAX_FILE_BYTES`. With *repair*, the body text is also written as
+    UTF-8 after repair (pairs restored, orphans handled per its policy).
     """
     shown = display_path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return _error_row(shown, date, Status.UNSUPPORTED, f"file is {size:,} bytes, over the cap")
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            reason = "not a regular file (a FIFO, device or socket)"
+            return _error_row(shown, date, Status.UNSUPPORTED, reason)
+        if info.st_size > MAX_FILE_BYTES:
+            return _error_row(
+                shown, date, Status.UNSUPPORTED,
+                f"file is {info.st_size:,} bytes, over the cap of {MAX_FILE_BYTES:,}",
+                size=info.st_size,
+            )
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         return _error_row(shown, date, Status.ERROR, f"cannot read file: {exc.strerror or exc}")
+    if len(data) > MAX_FILE_BYTES:  # it grew while we looked
+        return _error_row(shown, date, Status.UNSUPPORTED, "file grew over the size cap while read")
     return scan_bytes(data, path=shown, date=date, repair=repair)
 
 
-def _error_row(path: str, date: str | None, status: Status, reason: str) -> FileResult:
+def _error_row(
+    path: str, date: str | None, status: Status, reason: str, *, size: int = 0
+) -> FileResult:
     return FileResult(
-        path=path, sha256="", bytes=0, format=Format.UNKNOWN, status=status, reason=reason, date=date
+        path=path, sha256="", bytes=size, format=Format.UNKNOWN, status=status, reason=reason,
+        date=date, body_read=False,
     )
 
 
@@ -278,7 +293,8 @@ def scan_paths(
         (p, dates.get(p), Repair(targets[p], orphans, pua_map) if p in targets else None)
         for p in paths
     ]
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    # never more workers than files; never more than a few per core
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(work), 4 * (os.cpu_count() or 1)))
     if jobs == 1 or len(work) < 4:
         results: Iterator[FileResult] = map(_scan_job, work)
     else:

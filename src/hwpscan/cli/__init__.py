@@ -19,5 +19,21 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Commands turn the errors they expect into messages themselves; this is the last
+    line: a user never sees a traceback for a file system or input problem.
+    """
+    from hwpscan.cli.app import err_console
+    from hwpscan.errors import ApiError, HwpscanError
+    from hwpscan.models import ExitCode
+
+    try:
+        app()
+    except HwpscanError as exc:
+        err_console.print(f"error: {exc}", markup=False, highlight=False)
+        raise SystemExit(ExitCode.API if isinstance(exc, ApiError) else ExitCode.USAGE) from None
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        err_console.print(f"error: {exc.strerror or exc}{where}", markup=False, highlight=False)
+        raise SystemExit(ExitCode.USAGE) from None

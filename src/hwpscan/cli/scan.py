@@ -134,9 +134,25 @@ def _open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[st
     if output is None:
         yield sys.stdout
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("a" if append else "w", encoding="utf-8", newline="") as handle:
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        handle = output.open("a" if append else "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
+    with handle:
         yield handle
+
+
+def _check_writable_folder(folder: Path, option: str) -> None:
+    """Fail before any work when *folder* cannot be created or written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".hwpscan-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        message = f"{option} {folder}: cannot write there ({exc.strerror or exc})"
+        raise fail(message, ExitCode.USAGE) from None
 
 
 def _check_paths(paths: Sequence[Path]) -> None:
@@ -228,6 +244,11 @@ def scan(
 
     wanted = _check_fail_on(fail_on)
     specs = _parser_specs(parser, parser_cmd)
+    if output is not None and fmt is OutputFormat.table:
+        message = "--output needs --format jsonl, csv or junit (tables go to the terminal)"
+        raise fail(message, ExitCode.USAGE)
+    if emit_repaired is not None:
+        _check_writable_folder(emit_repaired, "--emit-repaired")
     paths = list(paths or [])
     report = None
     if start is not None or end is not None:
@@ -335,6 +356,7 @@ def repair(
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     _check_paths(paths)
+    _check_writable_folder(out, "--output")
     results = run_scan(
         paths, jobs=jobs, progress=progress, repair_dir=out, orphans=orphans.value, pua_map=pua_map
     )
