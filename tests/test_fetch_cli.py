@@ -7,12 +7,14 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli.app import app
 from hwpscan.emulator.server import serve_in_thread
-from hwpscan.fetch import fetch_for_scan
+from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
+from hwpscan.fetch.download import DEFAULT_MAX_BYTES
 from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.fetch.quota import QuotaLedger
 from hwpscan.models import ExitCode
@@ -32,6 +34,32 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_every_command_has_help(command: str) -> None:
     result = runner.invoke(app, [command, "--help"])
     assert result.exit_code == 0 and "Usage" in result.output
+
+
+def test_fetch_and_verify_share_their_fetch_options_and_defaults() -> None:
+    import hwpscan.cli.verify  # noqa: F401  (registers verify)
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+
+    def options(name: str) -> dict[str, object]:
+        return {p.opts[0]: p.default for p in commands[name].params if p.opts[0] != "--out"}
+
+    fetch, verify = options("fetch"), options("verify")
+    shared = {
+        "--api-url": DEFAULT_API_URL,
+        "--connect-timeout": 10.0,
+        "--read-timeout": 60.0,
+        "--retries": 3,
+        "--max-mb": DEFAULT_MAX_BYTES / 1_000_000,
+        "--window-days": 21,
+        "--daily-limit": 30,
+        "--reset-hour": 0,
+        "--allow-host": [],
+        "--download-path": [],
+        "--progress": True,
+    }
+    assert {k: fetch[k] for k in shared} == shared
+    assert {k: verify[k] for k in shared} == shared
 
 
 def test_fetch_without_a_key_exits_2_and_says_where_to_put_one(home: Path) -> None:

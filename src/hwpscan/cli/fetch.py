@@ -22,31 +22,36 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
+from hwpscan.cli.options import (
+    CONNECT_TIMEOUT,
+    DAILY_LIMIT,
+    MAX_MB,
+    READ_TIMEOUT,
+    RESET_HOUR,
+    RETRIES,
+    WINDOW_DAYS,
+    AllowHostOpt,
+    ConnectTimeoutOpt,
+    DownloadPathOpt,
+    FromOpt,
+    LimitOpt,
+    MaxMbOpt,
+    ProgressOpt,
+    ReadTimeoutOpt,
+    ResetOpt,
+    RetriesOpt,
+    ToOpt,
+    WindowOpt,
+    fetch_options,
+)
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, FetchReport, ProgressEvent, default_out_dir, fetch_range
-from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS, parse_range, with_weekday
-from hwpscan.fetch.download import DEFAULT_MAX_BYTES
+from hwpscan.fetch.dates import parse_range, with_weekday
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import Plan, plan_range
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, redact_text
+from hwpscan.fetch.urls import redact_text
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
-
-FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
-ToOpt = Annotated[
-    str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
-]
-WindowOpt = Annotated[
-    int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
-]
-LimitOpt = Annotated[
-    int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
-]
-ResetOpt = Annotated[
-    int, typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets.")
-]
-
 
 def _dates(start: str, end: str) -> tuple[date, date]:
     try:
@@ -134,9 +139,9 @@ def plan(
     start: FromOpt,
     end: ToOpt,
     api_url: ApiUrlOpt = DEFAULT_API_URL,
-    window_days: WindowOpt = DEFAULT_WINDOW_DAYS,
-    daily_limit: LimitOpt = DEFAULT_DAILY_LIMIT,
-    reset_hour: ResetOpt = 0,
+    window_days: WindowOpt = WINDOW_DAYS,
+    daily_limit: LimitOpt = DAILY_LIMIT,
+    reset_hour: ResetOpt = RESET_HOUR,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
     first, last = _dates(start, end)
@@ -259,36 +264,17 @@ def fetch(
     out: Annotated[
         Path, typer.Option("--out", "-o", help="Folder for attachments and manifest.jsonl.")
     ] = Path("hwpscan-downloads"),
-    allow_host: Annotated[
-        list[str],
-        typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
-    ] = [],  # noqa: B006 - typer needs a literal default
-    download_path: Annotated[
-        list[str],
-        typer.Option(
-            "--download-path",
-            help="Accepted attachment path prefix (repeatable; replaces the default).",
-        ),
-    ] = [],  # noqa: B006
-    window_days: WindowOpt = DEFAULT_WINDOW_DAYS,
-    daily_limit: LimitOpt = DEFAULT_DAILY_LIMIT,
-    reset_hour: ResetOpt = 0,
-    connect_timeout: Annotated[
-        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
-    ] = 10.0,
-    read_timeout: Annotated[
-        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
-    ] = 60.0,
-    retries: Annotated[
-        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
-    ] = 3,
-    max_mb: Annotated[
-        float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
-    ] = (DEFAULT_MAX_BYTES / 1_000_000),
+    allow_host: AllowHostOpt = [],  # noqa: B006 - typer needs a literal default
+    download_path: DownloadPathOpt = [],  # noqa: B006
+    window_days: WindowOpt = WINDOW_DAYS,
+    daily_limit: LimitOpt = DAILY_LIMIT,
+    reset_hour: ResetOpt = RESET_HOUR,
+    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
+    read_timeout: ReadTimeoutOpt = READ_TIMEOUT,
+    retries: RetriesOpt = RETRIES,
+    max_mb: MaxMbOpt = MAX_MB,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel downloads.")] = 4,
-    show_progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
-    ] = True,
+    show_progress: ProgressOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
     first, last = _dates(start, end)
@@ -300,16 +286,18 @@ def fetch(
         out_dir=out,
         api_url=api_url,
         show_progress=show_progress,
-        window_days=window_days,
-        daily_limit=daily_limit,
-        reset_hour=reset_hour,
-        allow_hosts=tuple(allow_host),
-        path_prefixes=tuple(download_path) or DEFAULT_DOWNLOAD_PATHS,
-        connect_timeout=connect_timeout,
-        read_timeout=read_timeout,
-        retries=retries,
-        max_bytes=int(max_mb * 1_000_000),
         jobs=jobs,
+        **fetch_options(
+            window_days=window_days,
+            daily_limit=daily_limit,
+            reset_hour=reset_hour,
+            allow_host=allow_host,
+            download_path=download_path,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            retries=retries,
+            max_mb=max_mb,
+        ),
     )
     from hwpscan.cli.report import fetch_summary, record_and_report
 
@@ -375,6 +363,13 @@ def demo(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml here.",
+        ),
+    ] = None,
 ) -> None:
     """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate."""
     from hwpscan.cli.scan import render_tables, run_scan
@@ -389,7 +384,9 @@ def demo(
             folder = out or Path(tmp) / "downloads"
             with serve_in_thread() as emulator:
                 err_console.print(
-                    f"API emulator on {emulator.url} (throwaway key and state)", highlight=False
+                    f"API emulator on {emulator.url} (throwaway key and state; the bundled "
+                    "catalogue is from 2025, so the other-year warning is expected)",
+                    highlight=False,
                 )
                 report = _run_fetch(
                     first,
@@ -408,6 +405,18 @@ def demo(
             raise_for_report(report, key)
             results = run_scan([folder], jobs=jobs, progress=True)
             render_tables(results, root=folder)
+            if out is None:
+                err_console.print(
+                    "the downloads above were temporary: pass --out DIR to keep them",
+                    highlight=False,
+                )
+            if report_dir is not None:
+                from hwpscan.report.bundle import write_report
+
+                written = write_report(results, report_dir)
+                err_console.print(
+                    f"report: {len(written)} files in {report_dir}", markup=False, highlight=False
+                )
         finally:
             if old_home is None:
                 os.environ.pop("HWPSCAN_HOME", None)

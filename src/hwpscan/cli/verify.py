@@ -10,14 +10,34 @@ import enum
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
 from hwpscan.cli.fetch import fetch_for_scan, stop_message
+from hwpscan.cli.options import (
+    CONNECT_TIMEOUT,
+    DAILY_LIMIT,
+    MAX_MB,
+    READ_TIMEOUT,
+    RESET_HOUR,
+    RETRIES,
+    WINDOW_DAYS,
+    AllowHostOpt,
+    ConnectTimeoutOpt,
+    DownloadPathOpt,
+    LimitOpt,
+    MaxMbOpt,
+    ProgressOpt,
+    ReadTimeoutOpt,
+    ResetOpt,
+    RetriesOpt,
+    WindowOpt,
+    fetch_options,
+)
 from hwpscan.cli.report import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
@@ -103,58 +123,24 @@ def verify(
         str | None,
         typer.Option("--after", help="Compare with this earlier run (id, prefix or 'latest')."),
     ] = None,
-    api_url: Annotated[
-        str | None,
-        typer.Option(
-            "--api-url",
-            envvar="HWPSCAN_API_URL",
-            help="The listing endpoint (default: the real API).",
-        ),
-    ] = None,
+    api_url: ApiUrlOpt = DEFAULT_API_URL,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Folder for attachments (default: the scan cache)."),
     ] = None,
-    allow_host: Annotated[
-        list[str],
-        typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
-    ] = [],  # noqa: B006
-    download_path: Annotated[
-        list[str],
-        typer.Option(
-            "--download-path",
-            help="Accepted attachment path prefix (repeatable; replaces the default).",
-        ),
-    ] = [],  # noqa: B006
-    window_days: Annotated[
-        int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
-    ] = 21,
-    daily_limit: Annotated[
-        int | None,
-        typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day."),
-    ] = None,
-    reset_hour: Annotated[
-        int | None,
-        typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets."),
-    ] = None,
-    max_mb: Annotated[
-        float | None, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
-    ] = None,
-    connect_timeout: Annotated[
-        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
-    ] = 10.0,
-    read_timeout: Annotated[
-        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
-    ] = 60.0,
-    retries: Annotated[
-        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
-    ] = 3,
+    allow_host: AllowHostOpt = [],  # noqa: B006
+    download_path: DownloadPathOpt = [],  # noqa: B006
+    window_days: WindowOpt = WINDOW_DAYS,
+    daily_limit: LimitOpt = DAILY_LIMIT,
+    reset_hour: ResetOpt = RESET_HOUR,
+    max_mb: MaxMbOpt = MAX_MB,
+    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT,
+    read_timeout: ReadTimeoutOpt = READ_TIMEOUT,
+    retries: RetriesOpt = RETRIES,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
-    show_progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Progress bars.")
-    ] = True,
+    show_progress: ProgressOpt = True,
 ) -> None:
     """Fetch chosen dates (cache first), scan them, and give a verdict per date.
 
@@ -173,22 +159,17 @@ def verify(
             "give at least one --date YYYY-MM-DD (or --after RUN to re-check its dates)",
             ExitCode.USAGE,
         )
-    url = api_url or DEFAULT_API_URL
-    options: dict[str, Any] = {
-        "window_days": window_days,
-        "allow_hosts": tuple(allow_host),
-        "connect_timeout": connect_timeout,
-        "read_timeout": read_timeout,
-        "retries": retries,
-    }
-    if daily_limit is not None:
-        options["daily_limit"] = daily_limit
-    if reset_hour is not None:
-        options["reset_hour"] = reset_hour
-    if max_mb is not None:
-        options["max_bytes"] = int(max_mb * 1_000_000)
-    if download_path:
-        options["path_prefixes"] = tuple(download_path)
+    options = fetch_options(
+        window_days=window_days,
+        daily_limit=daily_limit,
+        reset_hour=reset_hour,
+        allow_host=allow_host,
+        download_path=download_path,
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+        retries=retries,
+        max_mb=max_mb,
+    )
     folder: Path | None = out
     stopped: str | None = None
     listed: list[Path] = []  # only what these fetches listed, not older files in the folder
@@ -196,7 +177,7 @@ def verify(
         folder, fetched = fetch_for_scan(
             first.isoformat(),
             last.isoformat(),
-            api_url=url,
+            api_url=api_url,
             out_dir=folder,
             show_progress=show_progress,
             **options,
@@ -215,7 +196,7 @@ def verify(
         "dates": sorted(wanted),
         "expect": expect.value if expect else None,
         "after": after,
-        "api_url": url,
+        "api_url": api_url,
         "out": folder,
     }
     record_and_report(

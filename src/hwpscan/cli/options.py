@@ -1,0 +1,120 @@
+"""Options shared by the commands that fetch (``plan``, ``fetch``, ``verify``).
+
+Each option is defined once here, with its default next to it, so every command that
+takes it spells, checks and defaults it the same way::
+
+    def fetch(connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT, ...)
+
+>>> MAX_MB == DEFAULT_MAX_BYTES / 1_000_000
+True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS
+from hwpscan.fetch.download import DEFAULT_MAX_BYTES
+from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "DAILY_LIMIT",
+    "MAX_MB",
+    "READ_TIMEOUT",
+    "RESET_HOUR",
+    "RETRIES",
+    "WINDOW_DAYS",
+    "AllowHostOpt",
+    "ConnectTimeoutOpt",
+    "DownloadPathOpt",
+    "FromOpt",
+    "LimitOpt",
+    "MaxMbOpt",
+    "ProgressOpt",
+    "ReadTimeoutOpt",
+    "ResetOpt",
+    "RetriesOpt",
+    "ToOpt",
+    "WindowOpt",
+    "fetch_options",
+]
+
+CONNECT_TIMEOUT = 10.0
+READ_TIMEOUT = 60.0
+RETRIES = 3
+MAX_MB = DEFAULT_MAX_BYTES / 1_000_000
+WINDOW_DAYS = DEFAULT_WINDOW_DAYS
+DAILY_LIMIT = DEFAULT_DAILY_LIMIT
+RESET_HOUR = 0
+
+FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
+ToOpt = Annotated[
+    str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
+]
+WindowOpt = Annotated[
+    int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
+]
+LimitOpt = Annotated[
+    int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+]
+ResetOpt = Annotated[
+    int, typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets.")
+]
+ConnectTimeoutOpt = Annotated[float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")]
+ReadTimeoutOpt = Annotated[
+    float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
+]
+RetriesOpt = Annotated[int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")]
+MaxMbOpt = Annotated[
+    float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
+]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
+AllowHostOpt = Annotated[
+    list[str],
+    typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
+]
+DownloadPathOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--download-path", help="Accepted attachment path prefix (repeatable; replaces the default)."
+    ),
+]
+
+
+def fetch_options(
+    *,
+    window_days: int,
+    daily_limit: int,
+    reset_hour: int,
+    allow_host: list[str],
+    download_path: list[str],
+    connect_timeout: float,
+    read_timeout: float,
+    retries: int,
+    max_mb: float,
+) -> dict[str, object]:
+    """The options above as :func:`hwpscan.fetch.fetch_range` keywords.
+
+    An empty ``download_path`` keeps the default prefixes.
+
+    >>> opts = fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a"],
+    ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0, max_mb=1.5)
+    >>> opts["max_bytes"], opts["allow_hosts"], "path_prefixes" in opts
+    (1500000, ('a',), False)
+    """
+    options: dict[str, object] = {
+        "window_days": window_days,
+        "daily_limit": daily_limit,
+        "reset_hour": reset_hour,
+        "allow_hosts": tuple(allow_host),
+        "connect_timeout": connect_timeout,
+        "read_timeout": read_timeout,
+        "retries": retries,
+        "max_bytes": int(max_mb * 1_000_000),
+    }
+    if download_path:
+        options["path_prefixes"] = tuple(download_path)
+    return options
