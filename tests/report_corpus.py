@@ -1,6 +1,7 @@
 """A small dated corpus made by our generator, and its real scan results.
 
-Shared by the store, report, diff and browser tests. Dates and formats are chosen so
+Shared by the store, report, diff and browser tests; the report and browser tests take
+the module-scoped fixtures :func:`results` and :func:`bundle` by importing them. Dates and formats are chosen so
 the pivot has contaminated, clean, mixed and unreadable cells, and one file name
 carries markup to prove every report escapes it.
 """
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from hwpscan.models import FileResult
+from hwpscan.report.bundle import write_report
 from hwpscan.scan import collect_files, resolve_dates, scan_paths
 from hwpscan.synth.hwp5 import build_hwp5
 from hwpscan.synth.hwpx import build_hwpx
@@ -70,3 +74,17 @@ def scan_folder(root: Path) -> list[FileResult]:
     """Real scan results for every file below *root* (one process)."""
     paths = collect_files([root])
     return list(scan_paths(paths, jobs=1, dates=resolve_dates(paths)))
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
+    """The corpus's scan results, made once per test module."""
+    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
+
+
+@pytest.fixture(scope="module")
+def bundle(results: list[FileResult], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report bundle (``report.html`` and friends) written from :func:`results`."""
+    out = tmp_path_factory.mktemp("report")
+    write_report(results, out)
+    return out

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from cdp import Page, chromium_binary, chromium_page, navigate, screenshot
-from report_corpus import build_corpus, scan_folder
+from report_corpus import bundle, results  # noqa: F401  (module fixtures)
 
 from hwpscan.models import FileResult, Status
 from hwpscan.report.bundle import write_report
@@ -27,22 +27,10 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
-    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
-
-
-@pytest.fixture(scope="module")
-def report_dir(results: list[FileResult], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report")
-    write_report(results, out)
-    return out
-
-
-@pytest.fixture(scope="module")
-def page(report_dir: Path) -> Page:
+def page(bundle: Path) -> Page:
     assert CHROMIUM is not None
     with chromium_page(CHROMIUM) as p:
-        navigate(p, report_dir / "report.html")
+        navigate(p, bundle / "report.html")
         yield p
 
 
@@ -92,7 +80,7 @@ def test_page_loads_without_console_errors(page: Page, results: list[FileResult]
     assert page.evaluate("document.getElementById('shown').dataset.count") == str(len(results))
 
 
-def test_heatmap_cells_match_pivot_csv(page: Page, report_dir: Path) -> None:
+def test_heatmap_cells_match_pivot_csv(page: Page, bundle: Path) -> None:
     cells = page.evaluate(
         "Array.from(document.querySelectorAll('#heatmap td.cell'))"
         ".filter(td => td.dataset.files !== '0')"
@@ -100,7 +88,7 @@ def test_heatmap_cells_match_pivot_csv(page: Page, report_dir: Path) -> None:
         " +td.dataset.contaminated,"
         " +td.dataset.clean, +td.dataset.unreadable, getComputedStyle(td).backgroundColor])"
     )
-    pivot = pd.read_csv(report_dir / "pivot.csv", dtype={"date": str})
+    pivot = pd.read_csv(bundle / "pivot.csv", dtype={"date": str})
     assert sorted(tuple(c[:6]) for c in cells) == sorted(
         tuple(row)
         for row in pivot[

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from report_corpus import HOSTILE_NAME, build_corpus, scan_folder
+from report_corpus import HOSTILE_NAME, bundle, results  # noqa: F401  (module fixtures)
 from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verify)
@@ -23,18 +23,6 @@ from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.store import load_run
-
-
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
-    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
-
-
-@pytest.fixture(scope="module")
-def bundle(results: list[FileResult], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report")
-    write_report(results, out)
-    return out
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
