@@ -131,3 +131,91 @@ def test_redact_text_catches_quoted_forms() -> None:
     assert secret not in redact_text(text, [secret]) and "TEST%2FKEY" not in redact_text(
         text, [secret]
     )
+
+
+# Review findings: gaps a hostile answer could use.
+PUBLIC_DNS = fake_dns({"www.fss.or.kr": ["211.252.1.10"], "cdn.example.org": ["93.184.216.34"]})
+HARDENED = [
+    ("https://www.fss.or.kr/fss/cmmn/file/fileDown.doEVIL", (), "not an expected download path"),
+    ("https://www.fss.or.kr/fss/cmmn/file/fileDown.do.bak", (), "not an expected download path"),
+    ("https://www.fss.or.kr/fss/cmmn/file/fileDown.do;x=/../../a", (), "climbs"),
+    ("http://100.64.0.1/fss/cmmn/file/fileDown.do", ("100.64.0.1",), "not a public address"),
+    ("http://[2002:7f00:1::]/fss/cmmn/file/fileDown.do", ("[2002:7f00:1::]",), "not a public"),
+    ("http://[::127.0.0.1]/fss/cmmn/file/fileDown.do", ("[::127.0.0.1]",), "not a public"),
+    ("http://[64:ff9b::a00:1]/fss/cmmn/file/fileDown.do", ("[64:ff9b::a00:1]",), "not a public"),
+    ("https://www.fss.or.kr:0/fss/cmmn/file/fileDown.do", (), "port 0 "),
+    ("http://www.fss.or.kr:6379/fss/cmmn/file/fileDown.do", (), "port 6379"),
+    ("https://cdn.example.org:8443/fss/cmmn/file/fileDown.do", ("cdn.example.org",), "port 8443"),
+]
+
+
+@pytest.mark.parametrize(("url", "allow", "why"), HARDENED)
+def test_review_gaps_are_refused(url: str, allow: tuple[str, ...], why: str) -> None:
+    with pytest.raises(UnsafeUrlError, match=why):
+        validate_attachment_url(
+            url, api_url=API, allow_hosts=allow, path_prefixes=PREFIXES, resolver=PUBLIC_DNS
+        )
+
+
+def test_an_allowed_port_is_accepted_and_the_path_may_continue_below_the_prefix() -> None:
+    url = "https://cdn.example.org:8443/fss/cmmn/file/fileDown.do;jsessionid=1?fileSn=1"
+    accepted = validate_attachment_url(
+        url,
+        api_url=API,
+        allow_hosts=["cdn.example.org:8443"],
+        path_prefixes=PREFIXES,
+        resolver=PUBLIC_DNS,
+    )
+    assert accepted == url
+
+
+def test_nested_amp_escapes_are_all_undone() -> None:
+    raw = GOOD.replace("&", "&amp;amp;amp;")
+    assert validate_attachment_url(raw, api_url=API, path_prefixes=PREFIXES, resolver=DNS) == GOOD
+
+
+@pytest.mark.parametrize("error", [UnicodeError("label empty or too long"), ValueError("bad")])
+def test_a_resolver_error_of_any_kind_is_a_refusal(error: Exception) -> None:
+    def resolver(host: str) -> Sequence[str]:
+        raise error
+
+    with pytest.raises(UnsafeUrlError, match="not a valid host name"):
+        validate_attachment_url(
+            "https://cdn.example.org/fss/cmmn/file/fileDown.do",
+            api_url=API,
+            allow_hosts=["cdn.example.org"],
+            path_prefixes=PREFIXES,
+            resolver=resolver,
+        )
+
+
+def test_an_over_long_label_through_the_system_resolver_is_a_refusal() -> None:
+    host = "a" * 70 + ".example"
+    with pytest.raises(UnsafeUrlError):
+        validate_attachment_url(
+            f"https://{host}/fss/cmmn/file/fileDown.do",
+            api_url=API,
+            allow_hosts=[host],
+            path_prefixes=PREFIXES,
+        )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://h/f.do?fileSn=1&crtfc_key=K3yZ9q",
+        "https://h/f.do;authKey=K3yZ9q?fileSn=1",
+        "https://h/f.do?fileSn=1#token=K3yZ9q",
+    ],
+)
+def test_redact_url_covers_path_parameters_fragments_and_more_names(url: str) -> None:
+    assert "K3yZ9q" not in redact_url(url)
+
+
+@pytest.mark.parametrize("bad", ["ftp://x/y", "not a url", "http://", "https://h:99999/x", ""])
+def test_check_api_url_refuses_what_no_request_can_use(bad: str) -> None:
+    from hwpscan.errors import UsageError
+    from hwpscan.fetch.urls import check_api_url
+
+    with pytest.raises(UsageError, match="--api-url"):
+        check_api_url(bad)

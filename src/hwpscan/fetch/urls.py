@@ -16,17 +16,41 @@ hwpscan.errors.UnsafeUrlError: attachment URL refused: scheme 'javascript' is no
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-from hwpscan.errors import UnsafeUrlError
+from hwpscan.errors import UnsafeUrlError, UsageError
 
 #: Query parameters whose values are secrets (compared case-insensitively).
 SECRET_PARAMS = frozenset(
-    {"authkey", "servicekey", "apikey", "api_key", "key", "token", "access_token", "crtfckey"}
+    {
+        "authkey",
+        "auth_key",
+        "servicekey",
+        "service_key",
+        "apikey",
+        "api_key",
+        "key",
+        "token",
+        "access_token",
+        "crtfckey",
+        "crtfc_key",
+        "secret",
+        "client_secret",
+        "password",
+    }
 )
 REDACTED = "REDACTED"
+#: ``name=value`` for a secret name anywhere in free text (query, path parameter, fragment).
+SECRET_PAIR_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])("
+    + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True))
+    + r")(=|%3D)[^&;#\s\"'<>]*"
+)
+#: Ports an attachment may use on a host without an explicit ``--allow-host host:port``.
+WEB_PORTS = frozenset({80, 443})
 #: Where the portal serves attachments (the real site and the emulator alike).
 DEFAULT_DOWNLOAD_PATHS = ("/fss/cmmn/file/fileDown.do",)
 
@@ -34,13 +58,28 @@ DEFAULT_DOWNLOAD_PATHS = ("/fss/cmmn/file/fileDown.do",)
 Resolver = Callable[[str], Sequence[str]]
 
 
+def redact_params(text: str) -> str:
+    """Free text with the value of every secret ``name=value`` pair replaced.
+
+    >>> redact_params("500 Error at /api?apiType=json&authKey=abc123&x=1")
+    '500 Error at /api?apiType=json&authKey=REDACTED&x=1'
+    >>> redact_params("/f.do;crtfc_key=abc#token=xyz")
+    '/f.do;crtfc_key=REDACTED#token=REDACTED'
+    """
+    return SECRET_PAIR_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
 def redact_url(url: str) -> str:
     """The URL with every secret query value replaced by ``REDACTED``.
+
+    Secret pairs in path parameters (``;authKey=``) and the fragment go too.
 
     >>> redact_url("https://h/api?apiType=json&authKey=abc123&startDate=2025-07-21")
     'https://h/api?apiType=json&authKey=REDACTED&startDate=2025-07-21'
     >>> redact_url("https://user:pw@h/x")
     'https://REDACTED@h/x'
+    >>> redact_url("https://h/x;authKey=s#crtfc_key=t")
+    'https://h/x;authKey=REDACTED#crtfc_key=REDACTED'
     """
     try:
         parts = urlsplit(url)
@@ -58,7 +97,8 @@ def redact_url(url: str) -> str:
                 quote_via=quote,
                 safe=":/",
             )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    path, fragment = redact_params(parts.path), redact_params(parts.fragment)
+    return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
 
 def redact_text(text: str, secrets: Iterable[str]) -> str:
@@ -87,18 +127,81 @@ def host_of(url: str) -> str:
         return ""
 
 
-def _is_internal(address: str) -> bool:
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """IPv4 addresses an IPv6 address carries: mapped, compatible, 6to4, Teredo, NAT64."""
+    out: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        out.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        out.append(ip.sixtofour)
+    if ip.teredo is not None:
+        out.extend(ip.teredo)
+    if ip.packed[:12] == bytes(12) or ip in _NAT64:
+        out.append(ipaddress.IPv4Address(ip.packed[12:]))
+    return out
+
+
+def is_internal(address: str) -> bool:
+    """True for any address that is not plainly public, or that embeds one that is not.
+
+    >>> [is_internal(a) for a in ("93.184.216.34", "100.64.0.1", "2002:7f00:1::", "::1")]
+    [False, True, True, True]
+    >>> is_internal("::ffff:10.0.0.1"), is_internal("64:ff9b::7f00:1"), is_internal("fe80::1%eth0")
+    (True, True, True)
+    """
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-    )
+    if not ip.is_global or ip.is_multicast:
+        return True
+    if isinstance(ip, ipaddress.IPv6Address):
+        return any(not v4.is_global or v4.is_multicast for v4 in _embedded_ipv4(ip))
+    return False
+
+
+def check_api_url(url: str) -> str:
+    """The ``--api-url`` as given, or :class:`UsageError` when no request could be made to it.
+
+    >>> check_api_url("http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp")
+    'http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp'
+    >>> check_api_url("ftp://x/y")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --api-url must be an http or https URL, not scheme 'ftp'
+    >>> check_api_url("not a url")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --api-url 'not a url' contains spaces or control characters
+    """
+    text = url or ""
+    if not text.strip():
+        raise UsageError("--api-url is empty")
+    if any(ord(c) < 0x21 or c in "\\\x7f" for c in text):
+        raise UsageError(f"--api-url {redact_url(text)!r} contains spaces or control characters")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:
+        raise UsageError(f"--api-url {redact_url(text)!r} cannot be parsed ({exc})") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise UsageError(
+            f"--api-url must be an http or https URL, not scheme {parts.scheme or '(none)'!r}"
+        )
+    if not parts.hostname:
+        raise UsageError(f"--api-url {redact_url(text)!r} has no host")
+    if "@" in parts.netloc:
+        raise UsageError("--api-url must not carry a user name or password")
+    if port == 0:
+        raise UsageError("--api-url has port 0")
+    return text
+
+
+def _is_internal_or_bad(address: str) -> bool:
+    try:
+        return is_internal(address)
+    except ValueError:
+        return True
 
 
 def system_resolver(host: str) -> Sequence[str]:
@@ -138,9 +241,9 @@ def validate_attachment_url(
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is a private, ... address
+    hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is not a public address ...
     """
-    text = (raw or "").strip().replace("&amp;", "&")
+    text = unescape_amp((raw or "").strip())
     if not text:
         raise _refuse("empty URL")
     if any(ord(c) < 0x21 or c in "\\\x7f" for c in text):
@@ -159,21 +262,70 @@ def validate_attachment_url(
     if not host:
         raise _refuse("it has no host")
     api = urlsplit(api_url)
-    api_host = (api.hostname or "").lower()
-    own = host == api_host and (port or _default_port(scheme)) == (
-        api.port or _default_port(api.scheme)
-    )
-    allowed = {api_host, *(h.lower().rstrip(".") for h in allow_hosts)}
-    if host not in allowed:
+    api_host = (api.hostname or "").lower().rstrip(".")
+    api_port = api.port or _default_port(api.scheme)
+    effective_port = port if port is not None else _default_port(scheme)
+    own = host == api_host and effective_port == api_port
+    ports = _allowed_ports(allow_hosts)
+    if host != api_host and host not in ports:
         raise _refuse(f"host {host} is not the API's host {api_host} nor allowed with --allow-host")
     if not own:
         _check_addresses(host, resolver)
+        permitted = ports.get(host) or set(WEB_PORTS)
+        if host == api_host:
+            permitted |= {api_port}
+        if effective_port not in permitted:
+            raise _refuse(
+                f"port {effective_port} on {host} is not the API's port or 80/443 "
+                "(allow it with --allow-host HOST:PORT)"
+            )
     path = unquote(parts.path)
-    if ".." in path.split("/"):
+    if ".." in re.split(r"[/;]", path):
         raise _refuse("its path climbs with '..'")
-    if path_prefixes and not any(parts.path.startswith(p) for p in path_prefixes):
+    if path_prefixes and not any(path_matches(parts.path, p) for p in path_prefixes):
         raise _refuse(f"path {parts.path!r} is not an expected download path")
     return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
+
+
+def unescape_amp(text: str) -> str:
+    """Undo ``&amp;`` however many times it was escaped (and nothing else).
+
+    >>> unescape_amp("a=1&amp;amp;amp;b=2&amp;c=3&copy=4")
+    'a=1&b=2&c=3&copy=4'
+    """
+    while "&amp;" in text:
+        text = text.replace("&amp;", "&")
+    return text
+
+
+def path_matches(path: str, prefix: str) -> bool:
+    """True when ``path`` is ``prefix`` itself or lies under it (a whole segment, not a string).
+
+    >>> [path_matches(p, "/f/fileDown.do") for p in ("/f/fileDown.do", "/f/fileDown.doEVIL")]
+    [True, False]
+    >>> path_matches("/f/fileDown.do;jsessionid=1", "/f/fileDown.do"), path_matches("/f/a", "/f/")
+    (True, True)
+    """
+    if not prefix:
+        return False
+    if path == prefix or (prefix.endswith("/") and path.startswith(prefix)):
+        return True
+    return path.startswith(prefix) and path[len(prefix)] in "/;"
+
+
+def _allowed_ports(allow_hosts: Iterable[str]) -> dict[str, set[int]]:
+    """``--allow-host`` entries (``host`` or ``host:port``) as host -> extra ports."""
+    out: dict[str, set[int]] = {}
+    for entry in allow_hosts:
+        text = entry.strip()
+        try:
+            parts = urlsplit("//" + text)
+            host, port = (parts.hostname or "").lower().rstrip("."), parts.port
+        except ValueError:
+            host, port = text.lower().rstrip("."), None
+        if host:
+            out.setdefault(host, set()).update({port} if port else set())
+    return out
 
 
 def _default_port(scheme: str) -> int:
@@ -190,8 +342,11 @@ def _ip_literal(host: str) -> str | None:
 def _check_addresses(host: str, resolver: Resolver | None) -> None:
     literal = _ip_literal(host)
     if literal is not None:
-        if _is_internal(literal):
-            raise _refuse(f"host {host} is a private, loopback or link-local address")
+        if is_internal(literal):
+            raise _refuse(
+                f"host {host} is not a public address (private, loopback, link-local, "
+                "shared or reserved)"
+            )
         return
     if resolver is None:
         return
@@ -199,6 +354,8 @@ def _check_addresses(host: str, resolver: Resolver | None) -> None:
         addresses = resolver(host)
     except OSError as exc:
         raise _refuse(f"host {host} does not resolve ({exc.strerror or exc})") from exc
-    bad = [a for a in addresses if _is_internal(a)]
+    except ValueError as exc:  # UnicodeError from IDNA: a label over 63 characters
+        raise _refuse(f"host {host} is not a valid host name ({exc})") from exc
+    bad = [a for a in addresses if _is_internal_or_bad(a)]
     if bad:
         raise _refuse(f"host {host} resolves to the internal address {bad[0]}")
