@@ -101,22 +101,56 @@ def test_counts_of_pairs_and_orphans_in_body_table_footnote_textbox_header() -> 
 def test_segment_offsets_point_at_the_code_units_in_the_record() -> None:
     """Every segment reproduces from its location, read with python-hwpx's record parser."""
     data = build_hwp5(BLOCKS)
-    texts = [
-        p.text_record.payload
-        for sec in read_hwp5(data).sections
-        for p in iter_paragraphs(sec.roots)
-        if p.text_record is not None
-    ]
+    paras = [p for sec in read_hwp5(data).sections for p in iter_paragraphs(sec.roots)]
     doc = read_ole(data)
     replaced = {"\t": spec.TAB, "\n": spec.LINE_BREAK, "\u00a0": spec.NBSP}
-    assert len(texts) == doc.info["paragraphs"]
+    assert len(paras) == doc.info["paragraphs"]
     for seg in doc.body:
-        payload = texts[seg.paragraph]
+        record = paras[seg.paragraph].text_record
+        assert record is not None, seg
+        payload = record.payload
         units = struct.unpack_from(f"<{len(seg.text)}H", payload, seg.offset * 2)
         expected = "".join(chr(replaced[c]) if c in replaced else c for c in seg.text)
         assert "".join(map(chr, units)) == expected, seg
     first = doc.body[0]
     assert first.offset == 16  # after the section and column definition controls
+
+
+@pytest.mark.parametrize("controls", [True, False])
+def test_empty_paragraphs_keep_their_numbers(controls: bool) -> None:
+    """Two empty paragraphs (with controls: the first holds the section definitions and
+    so has a PARA_TEXT record; without: neither has one), then the bullet: paragraph 2."""
+    doc = read_ole(build_hwp5(["", "", BULLET + "셋째 문단"], tabs_and_controls=controls))
+    assert doc.info["paragraphs"] == 3 and doc.warnings == ()
+    (loc,) = analyze(doc.body).locations
+    assert (loc.paragraph, loc.offset, loc.codepoint) == (2, 0, "U+F02B1")
+
+
+def test_nested_paragraphs_are_numbered_in_document_order() -> None:
+    """A table's cells, a footnote's and a text box's text and a header's text come right
+    after the paragraph holding the control, counted like any other paragraph."""
+    doc = read_ole(build_hwp5(BLOCKS))
+    numbers = {}
+    for seg in doc.body:
+        numbers.setdefault(seg.paragraph, "")
+        numbers[seg.paragraph] += seg.text
+    # 0 first text; 1 holds the table, 2-5 its cells; 6 the footnote anchor, 7 its text;
+    # 8 holds the text box (no text of its own), 9 its text; 10 holds the header, 11 its
+    # text; 12 the footer, 13 its text; 14 the last paragraph.
+    assert list(numbers) == [0, 2, 3, 4, 5, 6, 7, 9, 11, 13, 14]
+    assert list(numbers.values()) == [units_view(t) for t in TEXTS]
+    assert doc.info["paragraphs"] == 15
+
+
+def test_paragraph_count_spans_sections() -> None:
+    doc = read_ole(build_hwp5(["하나", "", "셋", Table([["가", ""]])], sections=2))
+    streams = {(s.stream, s.paragraph, s.text) for s in doc.body}
+    # Section0: "하나", an empty paragraph; Section1: "셋", the table holder, two cells.
+    assert streams == {
+        ("BodyText/Section0", 0, "하나"), ("BodyText/Section1", 0, "셋"),
+        ("BodyText/Section1", 2, "가"),
+    }
+    assert doc.info["paragraphs"] == 6
 
 
 def test_independent_reader_sees_our_paragraphs() -> None:

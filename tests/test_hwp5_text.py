@@ -49,7 +49,9 @@ def test_walk_finds_records_at_every_level_and_extended_sizes() -> None:
     )
     hits, warning = walk_records(data, "s", spec.PARA_TEXT)
     assert warning is None
-    assert [data[a:b] for a, b in hits] == [units("a", 13), b"", big, units("b")]
+    assert [data[a:b] for _, a, b in hits] == [units("a", 13), b"", big, units("b")]
+    both, _ = walk_records(data, "s", spec.PARA_HEADER, spec.PARA_TEXT)
+    assert [tag for tag, _, _ in both] == [spec.PARA_HEADER] + [spec.PARA_TEXT] * 4
 
 
 @pytest.mark.parametrize(
@@ -70,7 +72,7 @@ def test_walk_finds_records_at_every_level_and_extended_sizes() -> None:
 def test_walk_stops_at_damage_and_says_where(tail: bytes, message: str) -> None:
     data = record(spec.PARA_TEXT, units("ok")) + record(spec.PARA_HEADER, bytes(0)) + tail
     hits, warning = walk_records(data, "s", spec.PARA_TEXT)
-    assert [data[a:b] for a, b in hits] == [units("ok")]
+    assert [data[a:b] for _, a, b in hits] == [units("ok")]
     assert warning is not None and warning.startswith(message)
 
 
@@ -106,7 +108,8 @@ def test_section_segments_mixes_simple_and_control_paragraphs() -> None:
         units(13),
         units("넷 ", 0xDC00, 13),
     ]
-    data = b"".join(record(spec.PARA_TEXT, p, 1) for p in paragraphs)
+    data = b"".join(record(spec.PARA_HEADER, bytes(24)) + record(spec.PARA_TEXT, p, 1)
+                    for p in paragraphs)
     out: list[Segment] = []
     warnings: list[str] = []
     assert section_segments(data, "s", out, warnings) == 6
@@ -120,10 +123,51 @@ def test_section_segments_mixes_simple_and_control_paragraphs() -> None:
     assert warnings == []
 
 
-def test_odd_payload_and_cut_control_are_warnings() -> None:
-    data = record(spec.PARA_TEXT, units("가") + b"\x41") + record(
-        spec.PARA_TEXT, units("나", 9, 0, 0)
+def para(text: bytes | None, level: int = 0) -> bytes:
+    """A paragraph's PARA_HEADER, then its PARA_TEXT (none when *text* is None)."""
+    out = record(spec.PARA_HEADER, bytes(24), level)
+    return out if text is None else out + record(spec.PARA_TEXT, text, level + 1)
+
+
+def test_paragraph_numbers_count_every_para_header_at_every_level() -> None:
+    """Empty paragraphs (no PARA_TEXT) and nested paragraphs keep their place."""
+    data = (
+        para(None)  # 0: only its end mark, so no PARA_TEXT (as Hancom writes it)
+        + para(units(13))  # 1: a PARA_TEXT holding just the end mark
+        + para(units("표 앞", *wide(11, 0x6C20, 0x7462), 13))  # 2: holds a table
+        + para(units("셀", 13), 2)  # 3: the table's first cell
+        + para(None, 2)  # 4: an empty cell
+        + para(units("셀 둘", 13), 2)  # 5
+        + para(units("끝", 13))  # 6
     )
+    out: list[Segment] = []
+    warnings: list[str] = []
+    assert section_segments(data, "s", out, warnings) == 7
+    assert [(s.paragraph, s.text) for s in out] == [
+        (2, "표 앞"), (3, "셀"), (5, "셀 둘"), (6, "끝")
+    ]
+    assert warnings == []
+
+
+def test_para_text_without_its_own_header_is_a_paragraph_and_a_warning() -> None:
+    data = (
+        record(spec.PARA_TEXT, units("머리 없음", 13))
+        + para(units("하나", 13))
+        + record(spec.PARA_TEXT, units("둘째 기록", 13))
+        + para(None)
+    )
+    out: list[Segment] = []
+    warnings: list[str] = []
+    assert section_segments(data, "s", out, warnings) == 4
+    assert [(s.paragraph, s.text) for s in out] == [(0, "머리 없음"), (1, "하나"), (2, "둘째 기록")]
+    assert warnings == [
+        "s: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), "
+        "each counted as a paragraph"
+    ]
+
+
+def test_odd_payload_and_cut_control_are_warnings() -> None:
+    data = para(units("가") + b"\x41") + para(units("나", 9, 0, 0))
     out: list[Segment] = []
     warnings: list[str] = []
     section_segments(data, "s", out, warnings)

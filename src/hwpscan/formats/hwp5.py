@@ -5,11 +5,16 @@ with the signature) is read section by section; every PARA_TEXT record at any le
 body text (tables, text boxes, headers/footers and footnotes included). The text is
 given in the *codeunit view*: each UTF-16 code unit becomes one code point, so a
 character outside the BMP appears as its two surrogate halves, exactly as the defective
-pipeline parser produced it, and each segment's ``offset`` is the unit offset in its
-PARA_TEXT record. Controls (spec 표 6) are decoded by width: 8-unit inline and extended
-controls are skipped whole (their binary parameters never reach the text), TAB becomes
-``\\t``, line break ``\\n``, hyphen ``-``, the non-breaking and fixed-width spaces
-U+00A0 and a space; other controls are dropped.
+pipeline parser produced it. A segment's ``paragraph`` is the paragraph's index in its
+section stream, counting every PARA_HEADER record at any level in document order (so
+empty paragraphs and paragraphs without a PARA_TEXT record count, and the paragraphs of
+a table or footnote follow the paragraph holding it); its ``offset`` is the unit offset
+in the paragraph's PARA_TEXT record. ``info["paragraphs"]`` is the number of
+paragraphs (PARA_HEADER records) over all sections. Controls (spec 표 6) are decoded
+by width: 8-unit inline and extended controls are skipped whole (their binary
+parameters never reach the text), TAB becomes ``\\t``, line break ``\\n``, hyphen
+``-``, the non-breaking and fixed-width spaces U+00A0 and a space; other controls are
+dropped.
 
 >>> from hwpscan.synth.hwp5 import build_hwp5
 >>> doc = read_ole(build_hwp5(["첫\\t둘"]))

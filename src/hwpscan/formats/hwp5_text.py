@@ -1,19 +1,26 @@
 """HWP 5 records and PARA_TEXT decoding: pure functions on bytes, tuned for speed.
 
 A section stream is a chain of records (spec §4.1). :func:`walk_records` finds the
-PARA_TEXT records; :func:`section_segments` decodes all of them in one go: their
-payloads are joined and decoded once, so the work per paragraph is a slice and a
-:class:`~hwpscan.models.Segment`. The text is the *codeunit view* (one code point per
-UTF-16 code unit); a pair split across two records stays two halves either way, so
-joining cannot change it.
+PARA_HEADER and PARA_TEXT records; :func:`section_segments` decodes all PARA_TEXT
+payloads in one go: they are joined and decoded once, so the work per paragraph is a
+slice and a :class:`~hwpscan.models.Segment`. The text is the *codeunit view* (one code
+point per UTF-16 code unit); a pair split across two records stays two halves either
+way, so joining cannot change it.
+
+A segment's ``paragraph`` is the paragraph's index in its section stream: every
+PARA_HEADER record at any level counts, in stream (document) order, so empty paragraphs
+and paragraphs without a PARA_TEXT record (Hancom writes none for a paragraph holding
+only its end mark) keep their numbers, and the paragraphs of a table cell, footnote,
+text box or header follow the paragraph that holds the control.
 
 >>> payload = "가".encode("utf-16-le") + bytes.fromhex("80dbb1de") + b"\\r\\x00"
->>> data = bytes.fromhex("43008000") + payload
+>>> empty = bytes.fromhex("42000000")  # a PARA_HEADER (no payload here) without text
+>>> data = empty + empty + bytes.fromhex("42000000 43048000") + payload
 >>> out, warnings = [], []
 >>> section_segments(data, "BodyText/Section0", out, warnings)
-1
->>> out[0].text == "가" + chr(0xDB80) + chr(0xDEB1), out[0].offset, warnings
-(True, 0, [])
+3
+>>> out[0].text == "가" + chr(0xDB80) + chr(0xDEB1), out[0].paragraph, out[0].offset, warnings
+(True, 2, 0, [])
 """
 
 from __future__ import annotations
@@ -27,7 +34,14 @@ from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.models import Segment
 
-__all__ = ["codeunit_view", "inflate", "section_segments", "text_runs", "walk_records"]
+__all__ = [
+    "codeunit_view",
+    "inflate",
+    "number_paragraphs",
+    "section_segments",
+    "text_runs",
+    "walk_records",
+]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
@@ -98,16 +112,20 @@ def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
     return out, None
 
 
-def walk_records(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], str | None]:
-    """(start, end) of the payload of every record with *tag*, and a warning when a
-    record header is cut or a size runs past the end of *data* (the walk stops there).
+def walk_records(
+    data: bytes, stream: str, *tags: int
+) -> tuple[list[tuple[int, int, int]], str | None]:
+    """(tag, start, end) of the payload of every record with one of *tags*, in stream
+    order, and a warning when a record header is cut or a size runs past the end of
+    *data* (the walk stops there).
 
-    >>> data = bytes.fromhex("43002000") + b"ab" + bytes.fromhex("4300f000")
-    >>> hits, warning = walk_records(data, "s", 67)
+    >>> data = bytes.fromhex("42000000 43002000") + b"ab" + bytes.fromhex("4300f000")
+    >>> hits, warning = walk_records(data, "s", 66, 67)
     >>> hits, warning.split(";")[0]
-    ([(4, 6)], 's: record at byte 6 (tag 67) claims 15 bytes, only 0 left')
+    ([(66, 4, 4), (67, 8, 10)], 's: record at byte 10 (tag 67) claims 15 bytes, only 0 left')
     """
-    hits: list[tuple[int, int]] = []
+    wanted = frozenset(tags)
+    hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
     pos = 0
@@ -119,19 +137,22 @@ def walk_records(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, in
             if size == 0xFFF:
                 (size,) = unpack(data, pos + 4)
                 pos += 4
-            if head & 0x3FF == tag:
-                add((pos + 4, pos + 4 + size))
+            tag = head & 0x3FF
+            if tag in wanted:
+                add((tag, pos + 4, pos + 4 + size))
             pos += 4 + size
     except struct.error:
         pos = end + 1
     if pos == end:
         return hits, None
-    return _walk_checked(data, stream, tag)
+    return _walk_checked(data, stream, wanted)
 
 
-def _walk_checked(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, int]], str]:
+def _walk_checked(
+    data: bytes, stream: str, wanted: frozenset[int]
+) -> tuple[list[tuple[int, int, int]], str]:
     """The careful walk for a damaged stream: what is readable, and where it broke."""
-    hits: list[tuple[int, int]] = []
+    hits: list[tuple[int, int, int]] = []
     pos = 0
     end = len(data)
     while True:
@@ -151,9 +172,52 @@ def _walk_checked(data: bytes, stream: str, tag: int) -> tuple[list[tuple[int, i
                 f"{stream}: record at byte {at} (tag {head & spec.TAG_MASK}) claims {size} bytes, "
                 f"only {end - pos} left; rest of the stream skipped"
             )
-        if head & spec.TAG_MASK == tag:
-            hits.append((pos, pos + size))
+        tag = head & spec.TAG_MASK
+        if tag in wanted:
+            hits.append((tag, pos, pos + size))
         pos += size
+
+
+def number_paragraphs(
+    records: list[tuple[int, int, int]], stream: str, warnings: list[str]
+) -> tuple[list[tuple[int, int, int]], int]:
+    """(start, end, paragraph) of each PARA_TEXT payload, and the paragraph count.
+
+    *records* are the PARA_HEADER and PARA_TEXT records of one section stream, as
+    :func:`walk_records` gives them. Paragraphs are numbered by their PARA_HEADER
+    records in stream order, from 0. A PARA_TEXT record with no PARA_HEADER of its own
+    (a damaged stream) is counted as a paragraph of its own and noted in *warnings*, so
+    no two records share a number.
+
+    >>> h, t = 66, 67
+    >>> number_paragraphs([(h, 0, 0), (h, 0, 0), (t, 4, 8), (h, 8, 8)], "s", [])
+    ([(4, 8, 1)], 3)
+    >>> warnings = []
+    >>> number_paragraphs([(t, 0, 2), (h, 2, 2), (t, 6, 8), (t, 12, 14)], "s", warnings)
+    ([(0, 2, 0), (6, 8, 1), (12, 14, 2)], 3)
+    >>> warnings  # doctest: +ELLIPSIS
+    ['s: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), each ...']
+    """
+    texts: list[tuple[int, int, int]] = []
+    para = -1
+    has_text = True  # the current paragraph has its PARA_TEXT already (or there is none)
+    lone: list[int] = []
+    for tag, start, end in records:
+        if tag != spec.PARA_TEXT:
+            para += 1
+            has_text = False
+            continue
+        if has_text:
+            para += 1
+            lone.append(para)
+        texts.append((start, end, para))
+        has_text = True
+    if lone:
+        warnings.append(
+            f"{stream}: {len(lone)} PARA_TEXT record(s) without a PARA_HEADER "
+            f"(first: paragraph {lone[0]}), each counted as a paragraph"
+        )
+    return texts, para + 1
 
 
 def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
@@ -197,28 +261,29 @@ def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: l
 
 
 def section_segments(data: bytes, stream: str, out: list[Segment], warnings: list[str]) -> int:
-    """Append the text of every PARA_TEXT record of a section stream to *out*; the
-    paragraph index is the record's position among the stream's PARA_TEXT records.
-    Returns that record count; damage goes to *warnings*."""
-    hits, note = walk_records(data, stream, spec.PARA_TEXT)
+    """Append the text of every PARA_TEXT record of a section stream to *out*, numbered
+    by :func:`number_paragraphs`. Returns the stream's paragraph count (PARA_HEADER
+    records at every level); damage goes to *warnings*."""
+    records, note = walk_records(data, stream, spec.PARA_HEADER, spec.PARA_TEXT)
     if note:
         warnings.append(note)
+    hits, count = number_paragraphs(records, stream, warnings)
     if not hits:
-        return 0
-    parts = [data[s:e] for s, e in hits]
-    sizes = [(e - s) >> 1 for s, e in hits]
+        return count
+    parts = [data[s:e] for s, e, _ in hits]
+    sizes = [(e - s) >> 1 for s, e, _ in hits]
     if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
-        for para, (s, e) in enumerate(hits):
+        for i, (s, e, para) in enumerate(hits):
             if (e - s) & 1:
                 warnings.append(
                     f"{stream}: paragraph {para} has an odd byte count; last byte ignored"
                 )
-                parts[para] = parts[para][:-1]
+                parts[i] = parts[i][:-1]
     big = codeunit_view(b"".join(parts))
     controls = [m.start() for m in _CONTROL_RE.finditer(big)]
     controls.append(len(big))  # sentinel
     a = k = 0
-    for para, n in enumerate(sizes):
+    for (_, _, para), n in zip(hits, sizes, strict=True):
         b = a + n
         c = controls[k]
         if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
@@ -232,4 +297,4 @@ def section_segments(data: bytes, stream: str, out: list[Segment], warnings: lis
             text_runs(big[a:b], stream, para, out, warnings)
             k = bisect_left(controls, b, k)
         a = b
-    return len(hits)
+    return count
