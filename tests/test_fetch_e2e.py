@@ -13,15 +13,17 @@ import secrets
 import signal
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli.app import app
+from hwpscan.emulator.app import DownloadPlan, Reply
 from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.fetch.download import TEMP_PREFIX
@@ -198,34 +200,66 @@ def _run_cli(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+class DownloadGate:
+    """Wraps the emulator's real download handler: the first ``free`` downloads go
+    through, later ones are held until :meth:`release`, then answered 503 (by then the
+    client is dead; the held requests are never counted as downloads)."""
+
+    def __init__(self, emulator: RunningEmulator, free: int) -> None:
+        self.app, self.free = emulator.app, free
+        self.original = emulator.app.download
+        self.seen = 0
+        self.held = threading.Event()  # set once a request is being held
+        self.opened = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, params: Any, target: str, *, with_credentials: bool) -> DownloadPlan:
+        with self.lock:
+            self.seen += 1
+            hold = self.seen > self.free
+        if not hold:
+            return self.original(params, target, with_credentials=with_credentials)
+        self.held.set()
+        self.opened.wait(60)
+        return DownloadPlan(Reply(503, "text/plain", b"held by the test"))
+
+    def __enter__(self) -> DownloadGate:
+        self.app.download = self  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.opened.set()
+        del self.app.download  # the class's own method again
+
+
 def test_killed_run_restarts_without_extra_calls_or_partial_files(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
-    emulator.app.quirks = Quirks(download_delay=0.15)
     args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--jobs", "2"]
-    proc = _run_cli(args, env)
-    manifest = Path(env["out"]) / MANIFEST_NAME
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # wait until the second window is downloading
-        if manifest.exists() and any(
-            e.date and e.date >= "2025-07-24" for e in read_entries(manifest)
-        ):
-            break
-        time.sleep(0.02)
-    else:
-        proc.kill()
-        pytest.fail("the first run never reached its second window")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    calls_before = emulator.stats().calls_total
-    assert 2 <= calls_before < 4
+    first_window = calls_in_range("2025-07-21", "2025-07-23")  # SHORT's first 3-day window
+    root, manifest = Path(env["out"]), Path(env["out"]) / MANIFEST_NAME
+    with DownloadGate(emulator, free=first_window) as gate:
+        proc = _run_cli(args, env)
+        # window 1 is fully downloaded, window 2 answered and cached, its downloads held
+        if not gate.held.wait(60):
+            proc.kill()
+            pytest.fail("the first run never reached its second window's downloads")
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    stats = emulator.stats()
+    assert stats.calls_total == 2 and stats.downloads_total == first_window
+    kept = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    assert not [k for k in kept if TEMP_PREFIX in k]
+    written = {e.path for e in read_entries(manifest)}
+    assert kept - {MANIFEST_NAME} == written and len(written) == first_window
 
-    emulator.app.quirks = Quirks()
     restart = _run_cli(args, env)
     out, err = restart.communicate(timeout=120)
     assert restart.returncode == 0, err.decode()
-    assert emulator.stats().calls_total == 4  # no window was asked twice
-    root = Path(env["out"])
+    total = calls_in_range("2025-07-21", "2025-07-31")
+    stats = emulator.stats()
+    assert stats.calls_total == 4  # window 2 came from the cache: no window asked twice
+    assert stats.downloads_total == total  # window 1's files were not fetched again
     assert not list(root.rglob(TEMP_PREFIX + "*"))
     latest = {e.path: e for e in read_entries(manifest)}
     on_disk = {
@@ -233,7 +267,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
         for p in root.rglob("*")
         if p.is_file() and p.name != MANIFEST_NAME
     }
-    assert on_disk == set(latest) and len(on_disk) == calls_in_range("2025-07-21", "2025-07-31")
+    assert on_disk == set(latest) and len(on_disk) == total
     for rel, entry in latest.items():
         assert hashlib.sha256((root / rel).read_bytes()).hexdigest() == entry.sha256
 
