@@ -14,8 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
+from hwpscan.forensics.surrogates import join_segments, merge_pairs
+from hwpscan.formats import read_document
 from hwpscan.models import CONTRACT_KEYS, Status
 from hwpscan.scan import scan_file
+from hwpscan.synth.press import PUA_MARKS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXPECTED = [
@@ -126,3 +129,16 @@ def test_cli_fail_on_contaminated_exits_0_on_a_clean_day() -> None:
     assert {json.loads(line)["status"] for line in result.stdout.splitlines()} == {
         Status.CLEAN.value
     }
+
+
+READABLE = [e for e in EXPECTED if e["status"] in {"clean", "contaminated"}]
+
+
+@pytest.mark.parametrize("expected", READABLE, ids=[e["path"] for e in READABLE])
+def test_no_fixture_text_holds_an_unrendered_press_marker(expected: dict[str, Any]) -> None:
+    """Every ``{B}``, ``{Q1}``... of the story text was rendered before it was written."""
+    doc = read_document((FIXTURES / expected["path"]).read_bytes())
+    text = merge_pairs(join_segments(doc.body + doc.preview + doc.meta))
+    assert text, "a readable fixture has text"
+    left = [mark for mark in (f"{{{name}}}" for name in PUA_MARKS) if mark in text]
+    assert left == []

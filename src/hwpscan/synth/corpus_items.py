@@ -33,6 +33,7 @@ from hwpscan.synth.press import (
     flat_blocks,
     hwp5_blocks,
     pdf_pages,
+    render,
     story_texts,
 )
 
@@ -185,7 +186,7 @@ def _multisection_clean(path: str) -> Fixture:
     blocks: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
         blocks += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
-        blocks.append(Table([list(row) for row in story.table]))
+        blocks.append(Table([[render(cell, pua=False) for cell in row] for row in story.table]))
     return _blocks_fixture(path, blocks, "clean HWP 5 with four BodyText sections "
                            "(read in numeric order) and six tables", sections=4)
 
