@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from report_corpus import build_corpus, scan_folder
+from report_corpus import results  # noqa: F401  (module fixture)
 
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.store import (
@@ -23,11 +23,6 @@ from hwpscan.store import (
     load_run,
     record_run,
 )
-
-
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> list[FileResult]:
-    return scan_folder(build_corpus(tmp_path_factory.mktemp("corpus")))
 
 
 @pytest.fixture

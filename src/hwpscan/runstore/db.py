@@ -1,0 +1,314 @@
+"""The SQLite side of the run store: schema, transactions, reading and writing runs.
+
+Each write is its own transaction, so a run that dies later loses nothing already
+written. Several processes may share the file: it runs in WAL mode with a busy
+timeout. A :class:`RunStore` is safe to share between threads of one process.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from hwpscan.models import FileResult
+from hwpscan.rundiff import file_name
+from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
+from hwpscan.runstore.scrub import clean_args
+
+__all__ = ["RunRecorder", "RunStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id       TEXT PRIMARY KEY,
+    kind     TEXT NOT NULL,
+    started  TEXT NOT NULL,
+    finished TEXT,
+    args     TEXT NOT NULL,
+    version  TEXT NOT NULL,
+    summary  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS results (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    path   TEXT NOT NULL,
+    name   TEXT NOT NULL,
+    date   TEXT,
+    format TEXT NOT NULL,
+    status TEXT NOT NULL,
+    data   TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS results_path ON results (path);
+CREATE INDEX IF NOT EXISTS results_run_date ON results (run_id, date);
+CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
+"""
+
+
+class RunStore:
+    """A handle on one run database; safe to share between threads of one process."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    # -- connection ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+            )
+            conn.execute("PRAGMA busy_timeout = 30000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash of the run
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.executescript(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            if "summary" not in columns:  # a database from before run summaries
+                conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
+            self._conn = conn
+        return self._conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connect()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection (a later call opens it again)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------
+
+    def start_run(
+        self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None
+    ) -> str:
+        """Open a run and return its id; results follow with :meth:`add_results`."""
+        if kind not in RUN_KINDS:
+            raise ValueError(f"run kind must be one of {', '.join(RUN_KINDS)}, not {kind!r}")
+        from hwpscan import __version__
+
+        started = started or datetime.now(UTC)
+        stamp = started.astimezone(UTC).isoformat(timespec="seconds")
+        stored = json.dumps(clean_args(args), ensure_ascii=False, sort_keys=True)
+        for _ in range(20):
+            run_id = new_run_id(started)
+            try:
+                with self._tx() as conn:
+                    conn.execute(
+                        "INSERT INTO runs (id, kind, started, finished, args, version)"
+                        " VALUES (?,?,?,?,?,?)",
+                        (run_id, kind, stamp, None, stored, __version__),
+                    )
+                return run_id
+            except sqlite3.IntegrityError:
+                continue
+        raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
+
+    def add_results(self, run_id: str, results: Iterable[FileResult]) -> int:
+        """Persist results (one transaction); returns how many were added."""
+        rows = list(results)
+        if not rows:
+            return 0
+        with self._tx() as conn:
+            (seq,) = conn.execute(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM results WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            conn.executemany(
+                "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                [
+                    (
+                        run_id,
+                        seq + i,
+                        r.path,
+                        file_name(r.path),
+                        r.date,
+                        r.format.value,
+                        r.status.value,
+                        json.dumps(r.to_json(), ensure_ascii=False),
+                    )
+                    for i, r in enumerate(rows)
+                ],
+            )
+        return len(rows)
+
+    def finish_run(
+        self,
+        run_id: str,
+        *,
+        finished: datetime | None = None,
+        summary: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
+        stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+        with self._tx() as conn:
+            conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp, run_id))
+            if summary is not None:
+                conn.execute(
+                    "UPDATE runs SET summary = ? WHERE id = ?",
+                    (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id),
+                )
+
+    def record_run(
+        self,
+        kind: str,
+        args: Mapping[str, Any],
+        results: Iterable[FileResult],
+        *,
+        started: datetime | None = None,
+        summary: Mapping[str, Any] | None = None,
+    ) -> str:
+        """Record a whole run at once: start, add, finish. Returns the run id."""
+        run_id = self.start_run(kind, args, started=started)
+        self.add_results(run_id, results)
+        self.finish_run(run_id, summary=summary)
+        return run_id
+
+    @contextmanager
+    def recording(
+        self, kind: str, args: Mapping[str, Any], *, batch: int = 64
+    ) -> Iterator[RunRecorder]:
+        """``with store.recording("scan", args) as rec: rec.add(result)``; finished on exit.
+
+        A run that raises keeps every result added before the failure (they are
+        flushed on the way out) and is left unfinished: ``history`` shows it as
+        interrupted.
+        """
+        recorder = RunRecorder(self, self.start_run(kind, args), batch=batch)
+        try:
+            yield recorder
+        finally:
+            recorder.flush()
+        self.finish_run(recorder.run_id, summary=recorder.summary or None)
+
+    # -- reading ------------------------------------------------------------------
+
+    def list_runs(self, limit: int = 20) -> list[RunInfo]:
+        """The newest runs first."""
+        with self._lock:
+            conn = self._connect()
+            runs = conn.execute(
+                "SELECT id, kind, started, finished, args, version, summary FROM runs"
+                " ORDER BY started DESC, rowid DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+            return [self._info(conn, row) for row in runs]
+
+    def resolve(self, ref: str) -> str:
+        """The full id of ``latest``, an exact id or a unique prefix."""
+        with self._lock:
+            conn = self._connect()
+            if ref == "latest":
+                row = conn.execute(
+                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1"
+                ).fetchone()
+                if row is None:
+                    raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+                return str(row[0])
+            rows = conn.execute(
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6",
+                (len(ref), ref),
+            ).fetchall()
+        ids = [r[0] for r in rows]
+        if ref in ids:
+            return ref
+        if not ids:
+            raise RunNotFoundError(f"no run matches {ref!r} (see `hwpscan history`)")
+        if len(ids) > 1:
+            raise RunNotFoundError(f"{ref!r} matches several runs: {', '.join(ids[:5])}")
+        return str(ids[0])
+
+    def run_info(self, ref: str = "latest") -> RunInfo:
+        """A run's description and counts, without loading its results."""
+        run_id = self.resolve(ref)
+        with self._lock:
+            conn = self._connect()
+            row = conn.execute(
+                "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?",
+                (run_id,),
+            ).fetchone()
+            return self._info(conn, row)
+
+    def load_run(self, ref: str = "latest") -> Run:
+        """A run and its results by id, unique prefix or ``latest``."""
+        info = self.run_info(ref)
+        run_id = info.id
+        with self._lock:
+            conn = self._connect()
+            data = conn.execute(
+                "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+            ).fetchall()
+        return Run(info, tuple(FileResult.from_json(json.loads(d)) for (d,) in data))
+
+    @staticmethod
+    def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
+        run_id, kind, started, finished, args, version, summary = row
+        counts = dict(
+            conn.execute(
+                "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
+            ).fetchall()
+        )
+        return RunInfo(
+            run_id, kind, started, finished, json.loads(args), version, counts, json.loads(summary)
+        )
+
+
+class RunRecorder:
+    """Adds results to one open run as they arrive; also a ``sink`` for ``run_scan``.
+
+    Results are written in small batches (every ``batch`` results or ``max_delay``
+    seconds, whichever comes first) and flushed when the run ends, normally or not,
+    so a run that fails keeps everything computed before the failure.
+    """
+
+    def __init__(
+        self, store: RunStore, run_id: str, *, batch: int = 64, max_delay: float = 0.5
+    ) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.added = 0
+        self.summary: dict[str, Any] = {}  # stored when the run finishes
+        self._batch = max(1, batch)
+        self._max_delay = max_delay
+        self._pending: list[FileResult] = []
+        self._last = time.monotonic()
+
+    def add(self, *results: FileResult) -> None:
+        """Queue results; written when the batch is full or has waited long enough."""
+        self._pending.extend(results)
+        if len(self._pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
+            self.flush()
+
+    __call__ = add
+
+    def flush(self) -> None:
+        """Write what is pending (one transaction)."""
+        pending, self._pending = self._pending, []
+        self.added += self.store.add_results(self.run_id, pending)
+        self._last = time.monotonic()

@@ -1,0 +1,81 @@
+"""What the run store hands back: run descriptions, runs with results, run ids."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from hwpscan.errors import UsageError
+from hwpscan.models import FileResult, Status
+
+__all__ = ["RUN_KINDS", "Run", "RunInfo", "RunNotFoundError", "new_run_id"]
+
+RUN_KINDS = ("scan", "fetch", "verify")
+
+
+class RunNotFoundError(UsageError):
+    """No run matches the id, prefix or ``latest`` asked for (or the prefix is ambiguous)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """One run as ``history`` lists it: what ran, when, and what it found."""
+
+    id: str
+    kind: str
+    started: str
+    finished: str | None
+    args: dict[str, Any]
+    version: str
+    counts: dict[str, int] = field(default_factory=dict)  # status -> files
+    summary: dict[str, Any] = field(default_factory=dict)  # e.g. a fetch's call and file counts
+
+    @property
+    def files(self) -> int:
+        """Files the run recorded, whatever their status."""
+        return sum(self.counts.values())
+
+    @property
+    def contaminated(self) -> int:
+        """Files with lone surrogates or leaked pairs."""
+        return self.counts.get(Status.CONTAMINATED.value, 0)
+
+    @property
+    def clean(self) -> int:
+        """Files read and found clean."""
+        return self.counts.get(Status.CLEAN.value, 0)
+
+    @property
+    def unreadable(self) -> int:
+        """Files not read (encrypted, corrupt, unsupported or an error).
+
+        >>> RunInfo("r", "scan", "t", None, {}, "0", {"clean": 2, "corrupt": 1}).unreadable
+        1
+        """
+        return self.files - self.contaminated - self.clean
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stored run with its per-file results, in the order they were recorded."""
+
+    info: RunInfo
+    results: tuple[FileResult, ...]
+
+    @property
+    def id(self) -> str:
+        """The run's id."""
+        return self.info.id
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A sortable, readable run id: UTC time plus four random hex digits.
+
+    >>> rid = new_run_id(datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
+    >>> rid[:16], len(rid)
+    ('20251130-031500-', 20)
+    """
+    now = now or datetime.now(UTC)
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
