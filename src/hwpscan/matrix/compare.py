@@ -44,6 +44,7 @@ __all__ = [
     "Comparison",
     "compare",
     "content",
+    "count_chars",
     "count_replacement",
     "count_surrogates",
     "significant",
@@ -97,6 +98,22 @@ def content(text: str) -> str:
     """
     merged = merge_pairs(significant(text))
     return SURROGATE_RE.sub("", merged) if SURROGATE_RE.search(merged) else merged
+
+
+def count_chars(text: str) -> int:
+    r"""The ``chars`` of a matrix row: code points of *text*, line ends not counted.
+
+    The scan's ``chars`` counts the strict view of the body with the newlines that join
+    its paragraphs left out; this is the same count for any extractor's text, whose
+    paragraph ends we only see as line ends (``\n``, ``\r\n`` or ``\r``). Spaces and
+    tabs count; a surrogate counts as one (a pair as two: what the extractor returned).
+    A line break inside a paragraph (HWP control 10) is a line end too, so on a file
+    that has one the strict row counts it one less than the scan does.
+
+    >>> count_chars("가 나\n다\r\n" + chr(0xDB80) + chr(0xDEB1))
+    6
+    """
+    return len(text) - text.count("\n") - text.count("\r")
 
 
 def count_surrogates(text: str) -> int:

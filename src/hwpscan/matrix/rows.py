@@ -26,6 +26,7 @@ from typing import Any, Literal
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.matrix.compare import (
     compare,
+    count_chars,
     count_replacement,
     count_surrogates,
     describe,
@@ -71,9 +72,10 @@ class Extraction:
 class MatrixRow:
     """One file run through one extractor, compared with the reference view.
 
-    ``chars``, ``surrogates`` and ``replacement_chars`` count what the extractor
-    returned; ``dropped_chars``, ``changed_chars`` and ``extra_chars`` come from the
-    alignment with the reference (see :mod:`hwpscan.matrix.compare`); ``compared`` says
+    ``chars`` (line ends not counted, as in the scan: :func:`.compare.count_chars`),
+    ``surrogates`` and ``replacement_chars`` count what the extractor returned;
+    ``dropped_chars``, ``changed_chars`` and ``extra_chars`` come from the alignment
+    with the reference (see :mod:`hwpscan.matrix.compare`); ``compared`` says
     whether there was a reference to align with. ``reference_surrogates`` and
     ``reference_replacement_chars`` are the document's own (truly lone halves, U+FFFD
     typed by its author): an extractor is blamed only for what it adds to those.
@@ -170,7 +172,7 @@ def build_row(
     status: RowStatus = "ok"
     if not significant(text) and (reference is None or significant(reference)):
         status = "empty"
-        shown = f"{len(significant(reference)):,}" if reference is not None else "unknown"
+        shown = f"{count_chars(reference):,}" if reference is not None else "unknown"
         empty_note = f"returned no text (the reference has {shown} characters)"
         reason = f"{empty_note}; {reason}" if reason else empty_note
     diff = compare(reference, text) if reference is not None and status == "ok" else None
@@ -179,7 +181,7 @@ def build_row(
         parser=parser,
         status=status,
         reason=reason,
-        chars=len(text),
+        chars=count_chars(text),
         surrogates=count_surrogates(text),
         replacement_chars=count_replacement(text),
         dropped_chars=diff.dropped if diff else 0,
