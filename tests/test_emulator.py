@@ -40,6 +40,7 @@ from hwpscan.emulator import (
 from hwpscan.emulator.wire import damage_text
 from hwpscan.models import Format, Status
 from hwpscan.scan import scan_bytes
+from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
 from hwpscan.synth.hwp5 import build_hwp5
 from hwpscan.synth.hwpx import build_hwpx
 from hwpscan.synth.pdf import build_pdf
@@ -540,9 +541,6 @@ CLEAN_HWP_DAYS = {"07-23", "07-26", "07-27", "07-28"}
 
 
 def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
-    catalogue = pytest.importorskip("hwpscan.synth.catalogue")
-    incident_catalogue = catalogue.incident_catalogue
-    expected_contaminated_dates = catalogue.expected_contaminated_dates
     results = []
     with serve_in_thread(clock=lambda: NOON_KST) as emu:
         body = envelope(

@@ -297,52 +297,27 @@ def test_repair_text_without_pua_map_keeps_pua() -> None:
     assert result.pua_replaced == {} and result.pua_kept == {}
 
 
-# -- the README's "Using hwpscan inside a pipeline" examples, run as written ---------------
+# -- proving the chokepoints with check-json (the README's own code runs in test_readme) ----
 
 
-def test_readme_pipeline_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_what_the_guard_lets_through_checks_clean_and_the_unguarded_stream_does_not(
+    tmp_path: Path,
+) -> None:
     from hwpscan.forensics.checkjson import check_json_bytes
 
-    def defective_parser(path: str) -> str:  # stands in for the parser that leaks halves
-        return chr(0xDB80) + chr(0xDEB1) + " 불법 대부 광고 주의" + chr(0xDC00)
-
-    # Layer 1: repair at the source
-    def extract_attachment_text(path: str) -> str:
-        return sanitize_surrogates(defective_parser(path))  # pair -> U+F02B1, orphan dropped
-
-    def press_release_tool(date: str) -> dict[str, object]:
-        result = {"date": date, "items": [{"title": "보도자료", "body": defective_parser("a.hwp")}]}
-        return sanitize(result)  # every string and key, at any depth
-
-    # Layer 2: guard at the chokepoints
-    def guard_tool_output(output: object) -> object:
-        return sanitize(output, orphans="replace")  # any tool, whatever produced the text
-
-    def sse_chunk(event: str, data: object) -> bytes:
-        payload = json.dumps(sanitize(data, orphans="replace"), ensure_ascii=False)
-        return f"event: {event}\ndata: {payload}\n\n".encode("utf-8")  # cannot raise
-
-    assert extract_attachment_text("a.hwp") == chr(0xF02B1) + " 불법 대부 광고 주의"
-    tool_result = press_release_tool("2025-08-05")
-    json.dumps(tool_result, ensure_ascii=False).encode("utf-8")
-    assert guard_tool_output(tool_result) is tool_result  # already clean: no copy
-    chunk = sse_chunk("tool_result", {"output": defective_parser("a.hwp")})
-    assert chunk.decode("utf-8").endswith(' 불법 대부 광고 주의\ufffd"}\n\n')
-
-    # Diagnose
-    text = defective_parser("a.hwp")
-    check = check_utf8(text)
-    print(check.message)
-    print([(h.position, h.codepoint, h.kind) for h in find_surrogates(text)])
-    assert capsys.readouterr().out.splitlines() == [
-        "'utf-8' codec can't encode characters in position 0-1: surrogates not allowed",
-        "[(0, 'U+DB80', 'pair-high'), (1, 'U+DEB1', 'pair-low'), (14, 'U+DC00', 'orphan')]",
-    ]
-
-    # Prove the chokepoints: what the guarded stream carried checks clean
+    leaked = chr(0xDB80) + chr(0xDEB1) + " 불법 대부 광고 주의" + chr(0xDC00)
+    guarded = json.dumps(sanitize({"output": leaked}, orphans="replace"), ensure_ascii=False)
     captured = tmp_path / "run.sse"
-    captured.write_bytes(chunk)
-    assert check_json_bytes(captured.read_bytes()).ok
-    unguarded = {"output": defective_parser("a.hwp")}
-    captured.write_bytes(b"data: " + json.dumps(unguarded).encode("ascii") + b"\n\n")
-    assert [b.path for b in check_json_bytes(captured.read_bytes()).bad] == ["$.output"]
+    captured.write_bytes(f"event: tool_result\ndata: {guarded}\n\n".encode())
+    report = check_json_bytes(captured.read_bytes())
+    assert report.ok and report.documents == 1 and report.strings == 2
+    # unguarded, escaped by json.dumps: a reader merges the escaped pair, the orphan stays
+    escaped = json.dumps({"output": leaked}).encode("ascii")
+    # unguarded, written raw by a surrogatepass wrapper: both halves and the orphan stay
+    raw = json.dumps({"output": leaked}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    orphan_at = len(leaked) - 2  # once the pair is one character
+    for payload, expected in ((escaped, (orphan_at, 1, 0)), (raw, (0, 3, 1))):
+        captured.write_bytes(b"data: " + payload + b"\n\n")
+        (bad,) = check_json_bytes(captured.read_bytes()).bad
+        assert bad.path == "$.output"
+        assert (bad.position, bad.surrogates, bad.pairs) == expected
