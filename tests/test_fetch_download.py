@@ -168,3 +168,30 @@ def test_stale_temp_files_are_removed(tmp_path: Path) -> None:
     (tmp_path / "2025-07-21" / "keep.hwp").write_bytes(b"whole")
     assert remove_stale_temp_files(tmp_path) == 1
     assert [p.name for p in (tmp_path / "2025-07-21").iterdir()] == ["keep.hwp"]
+
+
+# Review findings: names that crashed, or that Windows or a terminal would misread.
+HOSTILE_NAMES = [
+    (chr(0xD800) + "bad.hwp", "_bad.hwp"),
+    ("a." + chr(0xD800), "a._"),
+    (chr(0xDC00), "_"),
+    ("con.tar.gz", "_con.tar.gz"),
+    ("nul .txt", "_nul .txt"),
+    ("CONIN$", "_CONIN$"),
+    ("COM\u00b9.txt", "_COM\u00b9.txt"),
+    ("lpt0.hwp", "_lpt0.hwp"),
+    ("\u202egpj.exe", "gpj.exe"),
+    ("보도\u200b자료\u200d.hwp", "보도자료.hwp"),
+    ("\ufeff.hwp", "hwp"),
+    ("\u200b", "attachment"),
+    ("a\u2215..\u2215b.hwp", "a_.._b.hwp"),
+    ("a\uff0fb.hwp", "a_b.hwp"),
+    ("console.hwp", "console.hwp"),
+]
+
+
+@pytest.mark.parametrize(("raw", "safe"), HOSTILE_NAMES)
+def test_safe_filename_on_hostile_names(raw: str, safe: str) -> None:
+    out = safe_filename(raw)
+    assert out == safe
+    out.encode("utf-8")  # always writable

@@ -13,6 +13,7 @@ import hashlib
 import os
 import re
 import tempfile
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -28,17 +29,27 @@ from hwpscan.fetch.urls import redact_text, redact_url
 TEMP_PREFIX = ".hwpscan-tmp-"
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
 MAX_NAME_BYTES = 150
+#: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
+MIN_RATE = 1024
+RATE_GRACE = 30.0
 _CHUNK = 64 * 1024
 
-_UNSAFE_CHARS_RE = re.compile(r'[\x00-\x1f\x7f<>:"/\\|?*]')
+#: Control characters, characters Windows forbids, lone surrogates (a JSON ``\ud800``
+#: decodes to one, and no file system takes it), and look-alikes of ``/`` and ``\``.
+_UNSAFE_CHARS_RE = re.compile(
+    '[\x00-\x1f\x7f-\x9f<>:"/\\\\|?*\ud800-\udfff\u2044\u2215\u29f5\u29f8\uff0f\uff3c]'
+)
+#: Device names Windows reserves whatever the extension (``con.tar.gz`` is CON).
 _RESERVED = frozenset(
     {
         "con",
         "prn",
         "aux",
         "nul",
-        *(f"com{i}" for i in range(1, 10)),
-        *(f"lpt{i}" for i in range(1, 10)),
+        "conin$",
+        "conout$",
+        "clock$",
+        *(f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"),
     }
 )
 _FILENAME_STAR_RE = re.compile(r"filename\*\s*=\s*([^']*)'[^']*'([^;]+)", re.IGNORECASE)
@@ -58,21 +69,27 @@ def safe_filename(
     'attachment'
     >>> safe_filename('a<b>:c?.pdf')
     'a_b__c_.pdf'
-    >>> safe_filename("CON.txt")
-    '_CON.txt'
+    >>> safe_filename("CON.txt"), safe_filename("con.tar.gz"), safe_filename("nul .txt")
+    ('_CON.txt', '_con.tar.gz', '_nul .txt')
+    >>> safe_filename(chr(0x202E) + "gpj.exe"), safe_filename("a" + chr(0xD800) + ".hwp")
+    ('gpj.exe', 'a_.hwp')
     >>> name = safe_filename("가" * 200 + ".hwp")
     >>> len(name.encode("utf-8")) <= 150, name.endswith(".hwp")
     (True, True)
     """
-    text = unicodedata.normalize("NFC", name or "")
-    text = re.split(r"[/\\]", text)[-1]
-    text = _UNSAFE_CHARS_RE.sub("_", text).strip().strip(".").strip()
+    text = re.split(r"[/\\]", name or "")[-1]
+    text = _UNSAFE_CHARS_RE.sub("_", text)  # surrogates go before normalising
+    text = unicodedata.normalize("NFC", text)
+    # Bidi overrides, zero-width characters, BOMs, soft hyphens (category Cf) change how a
+    # name looks without changing what it is: "\u202egpj.exe" displays as "exe.jpg".
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = text.strip().strip(".").strip()
     if not text:
         text = fallback
     stem, dot, ext = text.rpartition(".")
     if not dot or not stem or len(ext) > 10:
         stem, ext = text, ""
-    if stem.lower() in _RESERVED:
+    if text.split(".", 1)[0].rstrip(" ").lower() in _RESERVED:
         stem = "_" + stem
     suffix = f".{ext}" if ext else ""
     budget = max_bytes - len(suffix.encode("utf-8"))
@@ -173,8 +190,23 @@ def remove_stale_temp_files(folder: Path) -> int:
     return removed
 
 
+def default_deadline(max_bytes: int) -> float:
+    """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer.
+
+    >>> default_deadline(1_000_000), default_deadline(100_000_000)
+    (60.0, 1000.0)
+    """
+    return max(60.0, max_bytes / 100_000)
+
+
 class Downloader:
-    """Downloads jobs over one shared client with retries, a size cap and atomic writes."""
+    """Downloads jobs over one shared client with retries, a size cap and atomic writes.
+
+    Besides the client's timeout between reads, each attempt has a total ``deadline``
+    (default :func:`default_deadline`) and must average ``min_rate`` bytes a second once
+    ``rate_grace`` seconds have passed, so a server that drips a byte at a time cannot
+    hold a run forever.
+    """
 
     def __init__(
         self,
@@ -186,6 +218,9 @@ class Downloader:
         jobs: int = 4,
         sleep: Callable[[float], None] = time.sleep,
         secrets: Iterable[str] = (),
+        deadline: float | None = None,
+        min_rate: float = MIN_RATE,
+        rate_grace: float = RATE_GRACE,
     ) -> None:
         self._http = http
         self.max_bytes = max_bytes
@@ -194,15 +229,23 @@ class Downloader:
         self.jobs = max(1, jobs)
         self._sleep = sleep
         self._secrets = tuple(secrets)
+        self.deadline = default_deadline(max_bytes) if deadline is None else deadline
+        self.min_rate = min_rate
+        self.rate_grace = rate_grace
 
     def download(self, job: DownloadJob) -> DownloadResult:
         """Fetch one job; never raises for network or server trouble (status ``failed``)."""
+        return self._download(job, threading.Event())
+
+    def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
         if job.dest.is_file():
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         last = "no attempt made"
         for attempt in range(1, self.retries + 2):
+            if stop.is_set():
+                return DownloadResult(job, "failed", reason="cancelled", attempts=attempt - 1)
             try:
-                return self._attempt(job, attempt)
+                return self._attempt(job, attempt, stop)
             except _Retry as exc:
                 last = str(exc)
                 if attempt <= self.retries:
@@ -216,7 +259,7 @@ class Downloader:
             attempts=self.retries + 1,
         )
 
-    def _attempt(self, job: DownloadJob, attempt: int) -> DownloadResult:
+    def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
         try:
             with self._http.stream("GET", job.url) as response:
                 if response.status_code >= 500:
@@ -228,7 +271,7 @@ class Downloader:
                     raise _Fail(
                         f"announced {int(declared)} bytes, over the {self.max_bytes}-byte cap"
                     )
-                digest, size = self._write(job, response)
+                digest, size = self._write(job, response, stop)
                 raw_cd = response.headers.raw
                 disposition = next(
                     (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
@@ -251,18 +294,22 @@ class Downloader:
                 raise _Retry(message) from exc
             raise _Fail(message) from exc
 
-    def _write(self, job: DownloadJob, response: httpx.Response) -> tuple[str, int]:
+    def _write(
+        self, job: DownloadJob, response: httpx.Response, stop: threading.Event
+    ) -> tuple[str, int]:
         job.dest.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=job.dest.parent)
         tmp = Path(tmp_name)
         digest = hashlib.sha256()
         size = 0
+        started = time.monotonic()
         try:
             with os.fdopen(fd, "wb") as handle:
-                for chunk in response.iter_bytes(_CHUNK):
+                for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
                     if size > self.max_bytes:
                         raise _Fail(f"more than {self.max_bytes} bytes, over the size cap: stopped")
+                    self._check_pace(size, time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
                 handle.flush()
@@ -273,15 +320,34 @@ class Downloader:
             raise
         return digest.hexdigest(), size
 
+    def _check_pace(self, size: int, elapsed: float, stop: threading.Event) -> None:
+        if stop.is_set():
+            raise _Fail("cancelled")
+        if elapsed > self.deadline:
+            raise _Fail(f"not complete after the {self.deadline:g}-second deadline: stopped")
+        if elapsed > self.rate_grace and size < self.min_rate * elapsed:
+            raise _Fail(
+                f"{size} bytes in {elapsed:.0f} s, slower than {self.min_rate:g} bytes/s: stopped"
+            )
+
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
-        """Download jobs concurrently; yields each result as it completes."""
+        """Download jobs concurrently; yields each result as it completes.
+
+        When the caller stops early (Ctrl-C, an error, closing the iterator), queued jobs
+        are cancelled and running ones stop at their next chunk of bytes.
+        """
         pending = list(jobs)
         if not pending:
             return
-        with ThreadPoolExecutor(max_workers=min(self.jobs, len(pending))) as pool:
-            futures = [pool.submit(self.download, job) for job in pending]
+        stop = threading.Event()
+        pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(pending)))
+        try:
+            futures = [pool.submit(self._download, job, stop) for job in pending]
             for future in as_completed(futures):
                 yield future.result()
+        finally:
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def name_from_url(url: str) -> str:
@@ -306,6 +372,7 @@ __all__ = [
     "DownloadJob",
     "DownloadResult",
     "Downloader",
+    "default_deadline",
     "file_sha256",
     "filename_from_disposition",
     "name_from_url",
