@@ -96,9 +96,11 @@ class Document:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
-    """One defect: where it is and what it is, with an escaped context snippet."""
+class Location(NamedTuple):
+    """One defect: where it is and what it is, with an escaped context snippet.
+
+    A named tuple, like :class:`Segment`: cheap to build and to turn into JSON.
+    """
 
     stream: str
     paragraph: int
@@ -184,7 +186,7 @@ class FileResult:
             "utf8_error": body.utf8_error,
             "pua": dict(body.pua),
             "replacement_chars": body.replacement_chars if read else None,
-            "locations": [asdict(loc) for loc in body.locations],
+            "locations": [loc._asdict() for loc in body.locations],
             "preview": _stats_json(self.preview),
             "meta": _stats_json(self.meta),
             "warnings": list(self.warnings),
@@ -216,9 +218,17 @@ class FileResult:
 def _stats_json(stats: TextStats | None) -> dict[str, Any] | None:
     if stats is None:
         return None
-    out = asdict(stats)
-    out["locations"] = [asdict(loc) for loc in stats.locations]
-    return out
+    return {
+        "chars": stats.chars,
+        "surrogates": stats.surrogates,
+        "pairs": stats.pairs,
+        "orphans": stats.orphans,
+        "utf8_ok": stats.utf8_ok,
+        "utf8_error": stats.utf8_error,
+        "pua": dict(stats.pua),
+        "replacement_chars": stats.replacement_chars,
+        "locations": [loc._asdict() for loc in stats.locations],
+    }
 
 
 def _stats_from_json(data: dict[str, Any]) -> TextStats:

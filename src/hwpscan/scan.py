@@ -42,6 +42,8 @@ SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "REA
 _SIDECAR_SUFFIXES = (".part", ".tmp")
 _DATE_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 
+#: Locations kept for the side channels (PrvText, DocInfo names): they echo the body.
+SIDE_LOCATIONS = 5
 _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 
 FAIL_ON_CHOICES = ("contaminated", "error")
@@ -146,8 +148,8 @@ def scan_bytes(
         reason=reason,
         date=date,
         body=body,
-        preview=analyze(doc.preview) if doc.preview else None,
-        meta=analyze(doc.meta) if doc.meta else None,
+        preview=analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None,
+        meta=analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None,
         warnings=warnings,
         seconds=time.perf_counter() - started,
         body_read=bool(doc.body) or status.scanned,

@@ -153,7 +153,20 @@ def paragraphs(segments: Sequence[Segment]) -> list[_Paragraph]:
     return out
 
 
-def analyze(segments: Sequence[Segment]) -> TextStats:
+def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
+    """Each paragraph's text, its runs joined (the cheap form of :func:`paragraphs`)."""
+    texts: list[str] = []
+    key: tuple[str, int] | None = None
+    for stream, paragraph, _offset, text in segments:
+        if (stream, paragraph) == key:
+            texts[-1] += text
+        else:
+            texts.append(text)
+            key = (stream, paragraph)
+    return texts
+
+
+def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
     The text is judged as a pipeline receives it: the runs of a paragraph joined (the
@@ -178,8 +191,8 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     """
     if not segments:
         return TextStats()
-    paras = paragraphs(segments)
-    blob = "\n".join([p.text for p in paras])
+    texts = _paragraph_texts(segments)
+    blob = "\n".join(texts)
     surrogates = pairs = 0
     strict = blob
     if SURROGATE_RE.search(blob) is not None:
@@ -190,10 +203,12 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     pua = Counter(PUA_RE.findall(strict)) if has_pua else Counter()
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
-        locations = _locations(paras, surrogates=bool(surrogates), pua=has_pua)
+        locations = _locations(
+            paragraphs(segments), surrogates=bool(surrogates), pua=has_pua, limit=max_locations
+        )
     error = utf8_error(blob) if surrogates else None
     return TextStats(
-        chars=len(strict) - (len(paras) - 1),
+        chars=len(strict) - (len(texts) - 1),
         surrogates=surrogates,
         pairs=pairs,
         orphans=surrogates - 2 * pairs,
@@ -205,30 +220,32 @@ def analyze(segments: Sequence[Segment]) -> TextStats:
     )
 
 
-def _locations(paras: Sequence[_Paragraph], *, surrogates: bool, pua: bool) -> tuple[Location, ...]:
+def _locations(
+    paras: Sequence[_Paragraph], *, surrogates: bool, pua: bool, limit: int
+) -> tuple[Location, ...]:
     """The first defects (surrogates first, then private-use characters), with context."""
     defects: list[Location] = []
     pua_found: list[Location] = []
     for para in paras:
         text = para.text
-        if surrogates and len(defects) < MAX_LOCATIONS and SURROGATE_RE.search(text):
-            _surrogate_locations(para, defects)
-        if pua and len(pua_found) < MAX_LOCATIONS and PUA_RE.search(text):
+        if surrogates and len(defects) < limit and SURROGATE_RE.search(text):
+            _surrogate_locations(para, defects, limit)
+        if pua and len(pua_found) < limit and PUA_RE.search(text):
             for m in PUA_RE.finditer(text):
                 pua_found.append(_location(para, m.start(), m.group(), "pua"))
-                if len(pua_found) >= MAX_LOCATIONS:
+                if len(pua_found) >= limit:
                     break
-        if len(defects) >= MAX_LOCATIONS and (not pua or len(pua_found) >= MAX_LOCATIONS):
+        if len(defects) >= limit and (not pua or len(pua_found) >= limit):
             break
-    return tuple((defects + pua_found)[:MAX_LOCATIONS])
+    return tuple((defects + pua_found)[:limit])
 
 
-def _surrogate_locations(para: _Paragraph, defects: list[Location]) -> None:
+def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) -> None:
     """Append the paragraph's pairs (at their high half) and orphans, up to the cap."""
     text = para.text
     pos = 0
     for m in SURROGATE_RE.finditer(text):
-        if len(defects) >= MAX_LOCATIONS:
+        if len(defects) >= limit:
             return
         i = m.start()
         if i < pos:  # the low half of a pair already reported
