@@ -127,6 +127,9 @@ def test_diff_between_two_scans_of_a_changing_folder(home: Path) -> None:
         "e.hwp": ("appeared", None, "clean"),
     }
     assert kinds["b.pdf"][2] not in ("clean", "contaminated")
+    surrogates = {Path(c.path).name: (c.surrogates_before, c.surrogates_after) for c in d.files}
+    assert surrogates["b.pdf"] == (0, None)  # an empty file's body is not read: no count
+    assert surrogates["c.hwp"][0] == 0 and surrogates["c.hwp"][1] > 0
     dates = {c.date: (c.kind, c.before, c.after) for c in d.dates}
     assert dates["2025-07-23"] == ("became_contaminated", "clean", "contaminated")
     assert dates["2025-07-25"] == ("appeared", None, "clean")

@@ -187,6 +187,29 @@ def test_html_rows_carry_every_result(bundle: Path, results: list[FileResult]) -
     ]
 
 
+def test_unread_bodies_show_blank_counts_not_zeros(
+    bundle: Path, results: list[FileResult]
+) -> None:
+    unread = [r for r in results if not r.body_read]
+    assert unread  # the truncated HWP: its body was never read
+    bodies = {
+        a["data-k-path"]: a
+        for t, a in _tags(bundle / "report.html")
+        if t == "tbody" and a.get("class") == "file"
+    }
+    for r in results:
+        counts = [bodies[r.path][f"data-k-{k}"] for k in ("chars", "surrogates", "orphans")]
+        if r.body_read:
+            assert counts == [str(r.body.chars), str(r.body.surrogates), str(r.body.orphans)]
+        else:
+            assert counts == ["", "", ""] and bodies[r.path]["data-k-utf8"] == ""
+    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+        rows = {row["path"]: row for row in csv.DictReader(handle)}
+    for r in unread:
+        assert rows[r.path]["chars"] == "" and rows[r.path]["utf8_ok"] == ""
+    assert "not read: no counts" in (bundle / "report.html").read_text(encoding="utf-8")
+
+
 def test_html_markers_in_names_are_not_expanded(tmp_path: Path, results: list[FileResult]) -> None:
     from dataclasses import replace
 

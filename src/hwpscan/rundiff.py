@@ -48,7 +48,7 @@ class FileChange:
     date: str | None
     before: str | None
     after: str | None
-    surrogates_before: int | None = None  # None: absent from that run
+    surrogates_before: int | None = None  # None: absent from that run, or body not read
     surrogates_after: int | None = None
 
 
@@ -193,8 +193,8 @@ def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[File
                 ref.date,
                 x.status.value if x else None,
                 y.status.value if y else None,
-                x.body.surrogates if x else None,
-                y.body.surrogates if y else None,
+                x.body.surrogates if x and x.body_read else None,
+                y.body.surrogates if y and y.body_read else None,
             )
         )
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))

@@ -292,7 +292,8 @@ def _badge(status: Status) -> str:
 
 
 def _file_body(index: int, r: FileResult, root: str = "") -> str:
-    b, scanned = r.body, r.status.scanned
+    # counts are shown only for a body that was read (null in the JSON record otherwise)
+    b, scanned = r.body, r.body_read
     pua_total = sum(b.pua.values())
     search = " ".join(
         [
@@ -311,11 +312,11 @@ def _file_body(index: int, r: FileResult, root: str = "") -> str:
         "date": r.date or "",
         "format": r.format.value,
         "status": r.status.value,
-        "chars": b.chars,
-        "surrogates": b.surrogates,
-        "pairs": b.pairs,
-        "orphans": b.orphans,
-        "utf8": "ok" if b.utf8_ok else "fail",
+        "chars": b.chars if scanned else "",
+        "surrogates": b.surrogates if scanned else "",
+        "pairs": b.pairs if scanned else "",
+        "orphans": b.orphans if scanned else "",
+        "utf8": ("ok" if b.utf8_ok else "fail") if scanned else "",
         "pua": pua_total,
     }
     data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
@@ -325,7 +326,9 @@ def _file_body(index: int, r: FileResult, root: str = "") -> str:
             return '<td class="n"></td>'
         return f'<td class="n{" hot" if n else ""}">{n:,}</td>'
 
-    reason = f'<span class="reason">{e(r.reason)}</span>' if r.reason and not scanned else ""
+    reason = (
+        f'<span class="reason">{e(r.reason)}</span>' if r.reason and not r.status.scanned else ""
+    )
     utf8 = (
         ""
         if not scanned
@@ -362,6 +365,8 @@ def _detail(r: FileResult) -> str:
     facts = [("경로 path", r.path), ("sha256", r.sha256 or "—"), ("크기 bytes", f"{r.bytes:,}")]
     if r.reason:
         facts.append(("사유 reason", r.reason))
+    if not r.body_read:
+        facts.append(("본문 body", "읽지 못함: 개수 없음 not read: no counts"))
     if b.utf8_error:
         facts.append(("UTF-8 오류 error", b.utf8_error))
     if b.replacement_chars:
