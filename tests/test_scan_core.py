@@ -56,16 +56,15 @@ def test_hwpx_with_pua_is_clean_but_counts_pua() -> None:
 def test_pdf_text_is_counted() -> None:
     r = scan_bytes(build_pdf([["금융감독원 보도자료", "둘째 줄"]]), path="a.pdf")
     assert (r.format, r.status) == (Format.PDF, Status.CLEAN)
-    assert r.body.chars >= len("금융감독원 보도자료둘째 줄")
+    assert r.body.chars == len("금융감독원 보도자료") + len("둘째 줄")  # lines, not newlines
 
 
-def test_truncated_pdf_is_corrupt_or_read_not_crash() -> None:
+def test_pdf_cut_before_its_page_content_is_corrupt() -> None:
     data = build_pdf([["본문"]])
     r = scan_bytes(data[: len(data) // 3], path="t.pdf")
-    assert r.format is Format.PDF
-    assert r.status in (Status.CORRUPT, Status.CLEAN)
-    if r.status is Status.CORRUPT:
-        assert r.reason
+    assert (r.format, r.status) == (Format.PDF, Status.CORRUPT)
+    assert r.reason and r.reason.startswith("PDF is damaged")
+    assert r.to_json()["chars"] is None
 
 
 def test_zip_that_is_not_hwpx(tmp_path: Path) -> None:

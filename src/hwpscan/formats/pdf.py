@@ -12,11 +12,30 @@ import logging
 from hwpscan.errors import CorruptFileError, EncryptedFileError
 from hwpscan.models import Document, Format, Segment
 
-logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+class _QuietPypdf(logging.Filter):
+    """pypdf logs a warning for every oddity of a damaged file; the status says it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
 
 
 def read_pdf(data: bytes) -> Document:
-    """Extract every page's text; one segment per line, stream ``page N`` (1-based)."""
+    """Extract every page's text; one segment per line, stream ``page N`` (1-based).
+
+    pypdf's warnings about a damaged file are held back while it reads (the status and
+    reason say what was wrong); the logger is left as it was for everyone else.
+    """
+    log = logging.getLogger("pypdf")
+    quiet = _QuietPypdf()
+    log.addFilter(quiet)
+    try:
+        return _extract(data)
+    finally:
+        log.removeFilter(quiet)
+
+
+def _extract(data: bytes) -> Document:
     from pypdf import PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
@@ -42,7 +61,10 @@ def read_pdf(data: bytes) -> Document:
         raise
     except FileNotDecryptedError as exc:
         raise EncryptedFileError(f"PDF is encrypted: {exc}") from exc
-    except Exception as exc:  # pypdf raises a wide variety on damaged files
+    except Exception as exc:
+        # On a damaged file pypdf's parser fails with whatever its code hits first
+        # (KeyError, IndexError, struct.error, zlib.error, RecursionError...), not with
+        # its own error types alone: for a PDF every such failure is damage.
         raise CorruptFileError(f"PDF is damaged: {type(exc).__name__}: {exc}") from exc
     return Document(
         format=Format.PDF, body=tuple(segments), warnings=tuple(warnings), info={"pages": count}
