@@ -10,6 +10,15 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
 - commands, ``NAME='tool --opt {path}'``: ``{path}`` is replaced by the file's path
   (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``.
 
+What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/test_pyhwp_compat.py``:
+it merges surrogate pairs (PUA characters come back whole, so it is no defective
+parser of the incident's kind), but each table becomes the placeholder ``<표>`` and
+each drawing object, text boxes included, ``<그림>`` (their text is lost, PUA
+characters with it: the matrix counts that as changed characters); tabs, line breaks
+and non-breaking spaces are dropped; and one truly lone half anywhere it decodes text
+(a body paragraph, even a DocInfo style name) fails the whole file with ``ParseError``:
+it never leaks a lone surrogate, it gives no text at all.
+
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
 >>> parse_parser_options("nosuch", [])  # doctest: +ELLIPSIS
