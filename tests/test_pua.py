@@ -72,3 +72,18 @@ def test_apply_pua_map_returns_clean_text_untouched() -> None:
     text = "보도자료 『제목』"
     mapped, counts = apply_pua_map(text)
     assert mapped is text and not counts
+
+
+def test_every_replacement_that_is_not_what_hancom_draws_says_why() -> None:
+    # a legend shows renders_as beside the replacement: where they differ, or where no
+    # replacement is established, the note is what explains it
+    unexplained = [
+        info.label
+        for info in known_pua()
+        if info.replacement != info.renders_as and not (info.note or "").strip()
+    ]
+    assert unexplained == []
+    boxed = pua_info(0xF02B1)
+    assert boxed is not None and boxed.renders_as is not None
+    assert "box" in boxed.renders_as and boxed.replacement == "①"
+    assert boxed.note is not None and "circled" in boxed.note
