@@ -258,7 +258,10 @@ def scan(
             start, end, api_url=api_url, out_dir=fetch_out, show_progress=progress
         )
         # The download folder is shared by every range fetched: scan this range only.
-        paths.extend(files_in_range(folder, start, end))
+        in_range = files_in_range(folder, start, end)
+        if not in_range:
+            raise_for_report(report)  # nothing fetched and the fetch stopped: say why
+        paths.extend(in_range)
         display_root: Path | None = folder
     elif not paths:
         raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
