@@ -1,0 +1,130 @@
+"""The overview of ``report.html``: the date x format heatmap and the calendar."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date as _date
+from datetime import timedelta
+from typing import Any
+
+from hwpscan.models import FileResult, Status
+from hwpscan.report.html_common import WEEKDAYS, e, share_colour, text_colour, weekday_ko
+from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_counts
+
+__all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
+
+#: Longest date span drawn as a calendar; longer runs keep the table only.
+CALENDAR_MAX_DAYS = 400
+
+
+def heatmap(results: Sequence[FileResult]) -> str:
+    """Files per date and format, coloured by the contaminated share."""
+    counts = pivot_counts(results)
+    if counts.empty:
+        return '<p class="none">결과가 없습니다. No results.</p>'
+    formats = sorted(set(counts["format"]), key=FORMAT_ORDER.index)
+    dates = sorted(set(counts["date"]), key=lambda d: (d == UNKNOWN_DATE, d))
+    cells = {(r.date, r.format): r for r in counts.itertuples(index=False)}
+    head = "".join(f'<th scope="col">{e(fmt)}</th>' for fmt in formats)
+    rows = []
+    for day in dates:
+        wd = weekday_ko(day)
+        we = " we" if wd in "토일" and wd else ""
+        tds = []
+        day_files = day_bad = 0
+        for fmt in formats:
+            c = cells.get((day, fmt))
+            tds.append(heat_cell(day, fmt, c))
+            if c is not None:
+                day_files += c.files
+                day_bad += c.contaminated
+        day_unread = sum(cells[(day, f)].unreadable for f in formats if (day, f) in cells)
+        state = (
+            f'<span class="badge contaminated">{day_bad}/{day_files} 오염</span>'
+            if day_bad
+            else '<span class="badge clean">정상</span>'
+            if day_files > day_unread
+            else ""
+        )
+        if day_unread:
+            state += f' <span class="badge other">읽기 불가 {day_unread}</span>'
+        rows.append(
+            f'<tr data-date="{e(day)}"><th scope="row">{e(day)}'
+            f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}'
+            f'<td class="daystate">{state}</td></tr>'
+        )
+    return (
+        f'<table id="heatmap" class="heat"><thead><tr><th scope="col">날짜 date</th>{head}'
+        f"<th></th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def heat_cell(day: str, fmt: str, c: Any | None) -> str:
+    """One heatmap cell; *c* is a row of :func:`pivot_counts` (None: no file)."""
+    if c is None:
+        return (
+            f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
+            f'data-contaminated="0" data-clean="0" data-unreadable="0" title="파일 없음">—</td>'
+        )
+    files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable
+    label = cell_text(files, bad, unread)
+    attrs = (
+        f'data-date="{e(day)}" data-format="{e(fmt)}" data-files="{files}" '
+        f'data-contaminated="{bad}" data-clean="{clean}" data-unreadable="{unread}" '
+        f'title="{e(day)} {e(fmt)}: {e(label)}" tabindex="0"'
+    )
+    if unread == files:
+        return (
+            f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'
+            '<span class="small">읽기 불가</span></td>'
+        )
+    style = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
+    small = "오염" if bad else "정상"
+    small += f" · 불가 {unread}" if unread else ""
+    return (
+        f'<td class="cell" {attrs} style="{style}"><span class="big">{bad}/{files}</span>'
+        f'<span class="small">{small}</span></td>'
+    )
+
+
+def calendar(results: Sequence[FileResult]) -> str:
+    """A month-style calendar of the dates (all formats); '' for one day or a long span."""
+    per_day: dict[str, list[int]] = {}
+    for r in results:
+        if r.date and r.date != UNKNOWN_DATE:
+            tally = per_day.setdefault(r.date, [0, 0])
+            tally[0] += 1
+            tally[1] += r.status is Status.CONTAMINATED
+    try:
+        days = sorted(_date.fromisoformat(d) for d in per_day)
+    except ValueError:
+        return ""
+    if len(days) < 2 or (days[-1] - days[0]).days > CALENDAR_MAX_DAYS:
+        return ""
+    first = days[0] - timedelta(days=days[0].weekday())
+    cells = [f'<div class="wh">{w}</div>' for w in WEEKDAYS]
+    cursor = first
+    while cursor <= days[-1] or cursor.weekday() != 0:
+        if cursor < days[0] or cursor > days[-1]:
+            cells.append('<div class="day pad"></div>')
+        else:
+            key = cursor.isoformat()
+            files, bad = per_day.get(key, [0, 0])
+            if files:
+                colours = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
+                style = f' style="{colours}"'
+                note = f"{bad}/{files} 오염" if bad else f"{files} 정상"
+                cells.append(
+                    f'<div class="day has" data-date="{key}" data-files="{files}" '
+                    f'data-contaminated="{bad}"{style}><b>{cursor.month}/{cursor.day}</b>{note}</div>'
+                )
+            else:
+                cells.append(
+                    f'<div class="day" data-date="{key}"><b>{cursor.month}/{cursor.day}</b>'
+                    "자료 없음</div>"
+                )
+        cursor += timedelta(days=1)
+    return (
+        f'<div class="calendar"><h3>달력 calendar <small>(모든 형식 all formats)</small></h3>'
+        f'<div class="cal" id="calendar">{"".join(cells)}</div></div>'
+    )

@@ -1,0 +1,185 @@
+"""The file table of ``report.html``: one row per file, with its expandable detail."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from hwpscan.models import FileResult, Location, Status, TextStats
+from hwpscan.report.html_common import STATUS_KO, e
+from hwpscan.report.pivot import UNKNOWN_DATE
+
+__all__ = ["PUA_SHOWN", "common_root", "file_body", "pua_label"]
+
+#: PUA code points named in a file's row; the detail lists them all.
+PUA_SHOWN = 1
+
+
+def pua_label(cp: str) -> str:
+    """The name of a ``U+XXXXX`` private-use code point, or ''."""
+    from hwpscan.forensics.pua import pua_name
+
+    try:
+        return pua_name(int(cp.removeprefix("U+"), 16)) or ""
+    except ValueError:
+        return ""
+
+
+def common_root(paths: Sequence[str]) -> str:
+    """The folder all paths share (shown once in the header), or ''.
+
+    >>> common_root(["/a/b/2025-07-21/x.hwp", "/a/b/2025-07-22/y.pdf"])
+    '/a/b/'
+    >>> common_root(["x.hwp"]), common_root([])
+    ('', '')
+    """
+    if not paths:
+        return ""
+    prefix = os.path.commonprefix(list(paths))
+    cut = max(prefix.rfind("/"), prefix.rfind("\\"))
+    return prefix[: cut + 1] if cut >= 0 else ""
+
+
+def badge(status: Status) -> str:
+    cls = status.value if status in (Status.CLEAN, Status.CONTAMINATED) else "other"
+    return (
+        f'<span class="badge {cls}">{e(STATUS_KO[status])}<small>{e(status.value)}</small></span>'
+    )
+
+
+def file_body(index: int, r: FileResult, root: str = "") -> str:
+    """A file's ``<tbody>``: the row (sort keys as data attributes) and its detail."""
+    # counts are shown only for a body that was read (null in the JSON record otherwise)
+    b, scanned = r.body, r.body_read
+    pua_total = sum(b.pua.values())
+    search = " ".join(
+        [
+            r.path,
+            r.date or "",
+            r.format.value,
+            r.status.value,
+            STATUS_KO[r.status],
+            r.reason or "",
+            *b.pua,
+            *(pua_label(cp) for cp in b.pua),
+        ]
+    ).lower()
+    keys = {
+        "path": r.path,
+        "date": r.date or "",
+        "format": r.format.value,
+        "status": r.status.value,
+        "chars": b.chars if scanned else "",
+        "surrogates": b.surrogates if scanned else "",
+        "pairs": b.pairs if scanned else "",
+        "orphans": b.orphans if scanned else "",
+        "utf8": ("ok" if b.utf8_ok else "fail") if scanned else "",
+        "pua": pua_total,
+    }
+    data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
+
+    def num(n: int) -> str:
+        if not scanned:
+            return '<td class="n"></td>'
+        return f'<td class="n{" hot" if n else ""}">{n:,}</td>'
+
+    reason = (
+        f'<span class="reason">{e(r.reason)}</span>' if r.reason and not r.status.scanned else ""
+    )
+    utf8 = (
+        ""
+        if not scanned
+        else '<span class="utf8-ok">ok</span>'
+        if b.utf8_ok
+        else '<span class="utf8-fail">FAIL</span>'
+    )
+    ranked = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    pua = " ".join(
+        f'<code title="{e(pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN]
+    )
+    if len(ranked) > PUA_SHOWN:
+        pua += (
+            f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
+        )
+    main = (
+        f'<tr class="main"><td><button class="toggle" type="button" aria-expanded="false" '
+        f'aria-controls="d{index}" title="상세 details">▶</button></td>'
+        f'<td class="path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
+        f'<td class="mono nw">{e(r.date or "—")}</td>'
+        f"<td>{e(r.format.value)}</td><td>{badge(r.status)}</td>"
+        f"{num(b.chars).replace(' hot', '')}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}"
+        f'<td>{utf8}</td><td class="pua">{pua}</td></tr>'
+    )
+    return (
+        f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
+        f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(search)}" {data}>\n{main}\n'
+        f'<tr class="detail" id="d{index}" hidden><td colspan="11">{detail(r)}</td></tr>\n</tbody>'
+    )
+
+
+def detail(r: FileResult) -> str:
+    b = r.body
+    facts = [("경로 path", r.path), ("sha256", r.sha256 or "—"), ("크기 bytes", f"{r.bytes:,}")]
+    if r.reason:
+        facts.append(("사유 reason", r.reason))
+    if not r.body_read:
+        facts.append(("본문 body", "읽지 못함: 개수 없음 not read: no counts"))
+    if b.utf8_error:
+        facts.append(("UTF-8 오류 error", b.utf8_error))
+    if b.replacement_chars:
+        facts.append(("U+FFFD", str(b.replacement_chars)))
+    for name, stats in (("미리보기 PrvText", r.preview), ("문서 정보 DocInfo", r.meta)):
+        if stats is not None:
+            facts.append((name, stats_line(stats)))
+    facts += [("경고 warning", w) for w in r.warnings]
+    out = ["<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts) + "</dl>"]
+    if b.pua:
+        out.append("<h4>사용자 정의 영역 문자 private-use characters</h4>" + pua_table(b.pua))
+    if b.locations:
+        out.append(
+            f"<h4>결함 위치 defect locations (처음 {len(b.locations)}개 first)</h4>"
+            + locations_table(b.locations)
+        )
+    return "".join(out)
+
+
+def stats_line(s: TextStats) -> str:
+    return (
+        f"surrogates {s.surrogates} (pairs {s.pairs}, orphans {s.orphans}), "
+        f"UTF-8 {'ok' if s.utf8_ok else 'FAIL'}, PUA {sum(s.pua.values())}"
+    )
+
+
+def pua_table(pua: dict[str, int]) -> str:
+    rows = "".join(
+        f'<tr><td class="mono">{e(cp)}</td><td>{e(pua_label(cp) or "(알 수 없음 unknown)")}</td>'
+        f'<td class="n">{n:,}</td></tr>'
+        for cp, n in sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    head = "<tr><th>코드 포인트</th><th>이름 name</th><th>개수</th></tr>"
+    return f'<table class="locs pua">{head}{rows}</table>'
+
+
+def locations_table(locations: Sequence[Location]) -> str:
+    rows = "".join(
+        f'<tr data-kind="{e(loc.kind)}"><td class="mono">{e(loc.stream)}</td>'
+        f'<td class="n">{loc.paragraph}</td><td class="n">{loc.offset}</td><td>{e(loc.kind)}</td>'
+        f'<td class="mono">{e(loc.codepoint)}</td>'
+        f'<td>{e(pua_label(loc.codepoint))}</td><td class="mono">{e(loc.units)}</td>'
+        f'<td><span class="ctx">{e(loc.context)}</span></td></tr>'
+        for loc in locations
+    )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "스트림 stream",
+            "문단 paragraph",
+            "오프셋 offset",
+            "종류 kind",
+            "코드 포인트 code point",
+            "PUA 이름 name",
+            "코드 단위 units",
+            "문맥 context",
+        )
+    )
+    return f'<table class="locs"><tr>{head}</tr>{rows}</table>'
