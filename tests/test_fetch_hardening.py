@@ -157,3 +157,152 @@ def test_interrupting_the_downloads_cancels_the_queued_ones(tmp_path: Path) -> N
         hits = server.file_hits()
     assert hits <= 2  # the first, and at most the one already running
     assert len(list(tmp_path.glob("*.hwp"))) <= 2 and no_temp_files(tmp_path)
+
+
+# --- hostile API answers through the real CLI ----------------------------------------
+
+
+def listing(items: list[dict[str, str]]) -> bytes:
+    envelope = {"resultCode": "1", "resultMsg": "ok", "resultCnt": len(items), "result": items}
+    return json.dumps({"reponse": envelope}).encode("utf-8")  # \\ud800 stays an escape
+
+
+def release(handler: Handler, cid: str, **fields: str) -> dict[str, str]:
+    day = handler.query.get("startDate", "2025-07-21")
+    item = {
+        "contentId": cid,
+        "subject": f"보도자료 {cid}",
+        "regDate": f"{day} 10:00:00",
+        "atchfileNm": "a.hwp",
+        "atchfileUrl": f"{handler.server.file_url}?fileSn=1",
+    }
+    return item | fields
+
+
+def api_route(answer: Callable[[Handler], bytes | None]) -> Route:
+    """``answer`` builds the listing's body (None: it already replied); files are served."""
+
+    def route(handler: Handler) -> None:
+        if not handler.path.startswith(API_PATH):
+            handler.send(b"HWP file", ctype="application/octet-stream")
+            return
+        body = answer(handler)
+        if body is not None:
+            handler.send(body)
+
+    return route
+
+
+def bad_date(h: Handler) -> bytes:
+    return listing([release(h, "1", regDate="2025-13-45 00:00:00")])
+
+
+def surrogate_name(h: Handler) -> bytes:
+    return listing([release(h, "2", atchfileNm="\ud800bad.hwp", subject="제목\udc00")])
+
+
+def deep_json(h: Handler) -> bytes:
+    return b'{"reponse": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+def html_echo(h: Handler) -> bytes:
+    return f"<html><head><title>500 Error at {h.path}</title></head></html>".encode()
+
+
+def message_echo(h: Handler) -> bytes:
+    key = h.query.get("authKey", "")
+    return json.dumps({"reponse": {"resultCode": "010", "resultMsg": "bad key " + key}}).encode()
+
+
+def key_in_urls(h: Handler) -> bytes:
+    key, base = h.query.get("authKey", ""), h.server.file_url
+    urls = f"{base}?fileSn=1&crtfc_key={key}|{base}/{key}?fileSn=2|{base}?fileSn=3#{key}"
+    return listing(
+        [release(h, "7", subject=f"s {key}", atchfileNm="a.hwp|b.hwp|c.hwp", atchfileUrl=urls)]
+    )
+
+
+def run_cli(server: HostileServer, tmp_path: Path, *args: str, start: str = "2025-07-21"):
+    from typer.testing import CliRunner
+
+    import hwpscan.cli.fetch  # noqa: F401  (registers plan and fetch)
+    from hwpscan.cli.app import app
+
+    env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    argv = ["fetch", "--from", start, "--to", start, "--api-url", server.api_url]
+    argv += ["-o", str(tmp_path / "out"), "--no-progress", "--retries", "0", *args]
+    return CliRunner().invoke(app, argv, env=env)
+
+
+def key_pieces(text: str | bytes) -> list[str]:
+    """Every 6-character piece of the key found in ``text`` (a cut key still leaks)."""
+    data = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return [KEY[i : i + 6] for i in range(len(KEY) - 5) if KEY[i : i + 6] in data]
+
+
+def assert_no_key_anywhere(tmp_path: Path, *outputs: str) -> None:
+    for output in outputs:
+        assert not key_pieces(output), output
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written  # the run did write a cache, a ledger, a manifest...
+    for path in written:
+        assert not key_pieces(path.read_bytes()), path
+
+
+HOSTILE_ANSWERS = [
+    # 3a: a regDate that is no date: a warning, the file is kept as undated
+    (bad_date, 0, "regDate '2025-13-45 00:00:00' is not a date"),
+    # 3b: a lone surrogate in a name and a subject: replaced, the file is kept
+    (surrogate_name, 0, "lone surrogates in subject, atchfileNm replaced"),
+    # 3c: JSON nested 100,000 deep
+    (deep_json, 3, "nested too deeply"),
+    # 4a: an HTML error page whose title echoes the URL with the key
+    (html_echo, 3, "HTML page"),
+    # the key echoed in a refusal message
+    (message_echo, 3, "bad key REDACTED"),
+    # 4b: the key in attachment URLs (query, path, fragment) and in the subject
+    (key_in_urls, 0, "files: 3 downloaded"),
+]
+
+
+@pytest.mark.parametrize(("answer", "code", "says"), HOSTILE_ANSWERS)
+def test_hostile_answers_end_cleanly_and_never_leak_the_key(
+    tmp_path: Path, answer: Callable[[Handler], bytes], code: int, says: str
+) -> None:
+    with hostile(api_route(answer)) as server:
+        first = run_cli(server, tmp_path)
+        again = run_cli(server, tmp_path)  # a rerun reads what the first one cached
+    for result in (first, again):
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+        assert "Traceback" not in result.output
+        assert result.exit_code == code, result.output
+    assert says in " ".join(first.output.split())
+    assert_no_key_anywhere(tmp_path, first.output, again.output)
+
+
+def test_a_bad_date_release_is_kept_undated_and_its_answer_reused(tmp_path: Path) -> None:
+    with hostile(api_route(bad_date)) as server:
+        run_cli(server, tmp_path)
+        again = run_cli(server, tmp_path)
+        calls = server.api_hits()
+    assert calls == 1 and "1 from cache" in again.output
+    assert (tmp_path / "out" / "undated" / "1_a.hwp").is_file()
+
+
+# --- 11: a bad --api-url is a usage error and costs no call ---------------------------
+
+
+@pytest.mark.parametrize("url", ["ftp://x/y", "not a url", "http://", "http://h:0/x"])
+def test_a_bad_api_url_is_a_usage_error_that_spends_no_call(tmp_path: Path, url: str) -> None:
+    from typer.testing import CliRunner
+
+    import hwpscan.cli.fetch  # noqa: F401
+    from hwpscan.cli.app import app
+    from hwpscan.fetch.quota import QuotaLedger
+
+    home = tmp_path / "home"
+    env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(home)}
+    argv = ["fetch", "--from", "2025-07-21", "--to", "2025-07-21", "--api-url", url]
+    result = CliRunner().invoke(app, [*argv, "-o", str(tmp_path / "out"), "--no-progress"], env=env)
+    assert result.exit_code == 2 and "--api-url" in result.output, result.output
+    assert QuotaLedger(home / "quota.sqlite").status(KEY).used == 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -26,7 +27,7 @@ import httpx
 
 from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, QuotaExceededError
 from hwpscan.fetch.dates import Window
-from hwpscan.fetch.urls import SECRET_PARAMS, redact_text, redact_url
+from hwpscan.fetch.urls import check_api_url, redact_bytes, redact_params, redact_text, redact_url
 
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
@@ -36,11 +37,13 @@ CODE_NO_DATA = "900"
 CODE_PERIOD_TOO_LONG = "030"
 CODE_DAILY_LIMIT = "033"
 
+#: How long one answer may take to arrive in all, and how large it may be.
+API_DEADLINE = 300.0
+API_MAX_BYTES = 64_000_000
+
 _REG_DATE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_SECRET_QS_RE = re.compile(
-    r"(?i)\b(" + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True)) + r")=[^&\s\"'>]+"
-)
+_LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 
 class ApiNetworkError(ApiError):
@@ -119,10 +122,24 @@ def _looks_html(text: str) -> bool:
     return head.startswith("<") or "<html" in head or "<!doctype" in head
 
 
+def server_text(text: str, limit: int = 200) -> str:
+    """Text the server chose, for a message: secrets out *first*, then cut to ``limit``.
+
+    Cutting first could leave a secret's head where the full-secret redaction no longer
+    finds it.
+
+    >>> server_text("Error at /api?authKey=" + "k" * 300, 40)
+    'Error at /api?authKey=REDACTED'
+    >>> server_text("x" * 50, 10)
+    'xxxxxxxxx…'
+    """
+    flat = " ".join(redact_params(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def _html_title(text: str) -> str:
     match = _TITLE_RE.search(text)
-    title = " ".join(match.group(1).split()) if match else ""
-    return title[:120]
+    return server_text(match.group(1), 120) if match else ""
 
 
 def _split(field: Any) -> list[str]:
@@ -163,26 +180,67 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
     return tuple(out), tuple(warnings)
 
 
-def _release(item: dict[str, Any]) -> Release:
-    reg = str(item.get("regDate") or "").strip()
+def _release_date(reg: str) -> str | None:
+    """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date.
+
+    >>> _release_date("2025-07-21 10:00:00"), _release_date("2025-13-45 00:00:00")
+    ('2025-07-21', None)
+    """
     match = _REG_DATE_RE.match(reg)
-    warnings: list[str] = []
-    content_id = str(item.get("contentId") or "").strip()
     if not match:
-        warnings.append(f"release {content_id or '?'}: regDate {reg!r} is not a date")
-    attachments, att_warnings = parse_attachments(item.get("atchfileNm"), item.get("atchfileUrl"))
-    warnings.extend(f"release {content_id or '?'}: {w}" for w in att_warnings)
-    body = item.get("contentKor")
+        return None
+    try:
+        return date.fromisoformat(match.group(1)).isoformat()
+    except ValueError:
+        return None
+
+
+def _fields(item: dict[str, Any]) -> tuple[dict[str, str | None], list[str]]:
+    """The item's text fields as strings; lone surrogates (a JSON ``\\ud800``) become
+    U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
+    names = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
+    out: dict[str, str | None] = {}
+    damaged: list[str] = []
+    for name in (*names, "contentKor", "contentsKor"):
+        value = item.get(name)
+        if value is None:
+            out[name] = None
+            continue
+        text = str(value)
+        if _LONE_SURROGATE_RE.search(text):
+            text = _LONE_SURROGATE_RE.sub("\ufffd", text)
+            damaged.append(name)
+        out[name] = text
+    return out, damaged
+
+
+def _release(item: dict[str, Any]) -> Release:
+    fields, damaged = _fields(item)
+    reg = (fields["regDate"] or "").strip()
+    day = _release_date(reg)
+    warnings: list[str] = []
+    content_id = (fields["contentId"] or "").strip()
+    label = f"release {server_text(content_id, 40) or '?'}"
+    if damaged:
+        warnings.append(
+            f"{label}: lone surrogates in {', '.join(damaged)} replaced with U+FFFD "
+            "(the raw answer in the cache keeps them)"
+        )
+    if day is None:
+        warnings.append(f"{label}: regDate {server_text(reg, 40)!r} is not a date")
+    attachments, att_warnings = parse_attachments(fields["atchfileNm"], fields["atchfileUrl"])
+    warnings.extend(f"{label}: {w}" for w in att_warnings)
+    body = fields["contentKor"]
     if body is None:
-        body = item.get("contentsKor")
+        body = fields["contentsKor"]
     return Release(
         content_id=content_id,
-        subject=str(item.get("subject") or ""),
+        subject=fields["subject"] or "",
         reg_date=reg,
-        date=match.group(1) if match else None,
-        origin_url=str(item.get("originUrl") or ""),
+        date=day,
+        origin_url=fields["originUrl"] or "",
         attachments=attachments,
-        body=str(body or ""),
+        body=body or "",
         warnings=tuple(warnings),
     )
 
@@ -222,6 +280,8 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         raise ApiResponseError(
             f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
         ) from exc
+    except RecursionError as exc:
+        raise ApiResponseError("the API's JSON is nested too deeply to read") from exc
     envelope = None
     if isinstance(data, dict):
         envelope = data.get("reponse", data.get("response"))
@@ -229,9 +289,11 @@ def parse_answer(raw: bytes) -> ApiAnswer:
             envelope = data
     if not isinstance(envelope, dict):
         keys = ", ".join(sorted(data)) if isinstance(data, dict) else type(data).__name__
-        raise ApiResponseError(f"the API's JSON has no 'reponse' envelope (found: {keys})")
-    code = str(envelope.get("resultCode", "")).strip()
-    message = str(envelope.get("resultMsg") or "").strip()
+        raise ApiResponseError(
+            f"the API's JSON has no 'reponse' envelope (found: {server_text(keys, 120)})"
+        )
+    code = server_text(str(envelope.get("resultCode", "")), 40)
+    message = server_text(str(envelope.get("resultMsg") or ""))
     detail = f"code {code}: {message}" if message else f"code {code}"
     if code == CODE_PERIOD_TOO_LONG:
         raise ApiRefusedError(
@@ -307,7 +369,8 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
     outside: list[str] = []
     warnings: list[str] = []
     for release in answer.releases:
-        if release.date is None or window.contains(date.fromisoformat(release.date)):
+        day = _release_date(release.date or "")
+        if day is None or window.contains(date.fromisoformat(day)):
             continue
         outside.append(release.content_id)
         warnings.append(
@@ -330,16 +393,31 @@ class RawAnswer:
 class ApiClient:
     """Calls the API over an injected :class:`httpx.Client`; one GET per window."""
 
-    def __init__(self, api_url: str, key: str, *, http: httpx.Client) -> None:
-        self.api_url = api_url
+    def __init__(
+        self,
+        api_url: str,
+        key: str,
+        *,
+        http: httpx.Client,
+        deadline: float = API_DEADLINE,
+        max_bytes: int = API_MAX_BYTES,
+    ) -> None:
+        self.api_url = check_api_url(api_url)  # UsageError: no call can be made to it
         self._key = key
         self._http = http
+        self.deadline = deadline
+        self.max_bytes = max_bytes
 
     def __repr__(self) -> str:
         return f"ApiClient({redact_url(self.api_url)!r})"
 
     def get(self, window: Window) -> RawAnswer:
-        """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed)."""
+        """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
+
+        The key is replaced by ``REDACTED`` in the answer's bytes (a server may echo it
+        in a message, a title or an attachment URL), so neither the cache nor anything
+        parsed from the answer holds it; everything else stays raw.
+        """
         params = {
             "apiType": "json",
             "startDate": window.start.isoformat(),
@@ -347,21 +425,50 @@ class ApiClient:
             "authKey": self._key,
         }
         try:
-            response = self._http.get(self.api_url, params=params)
-            body = response.content
+            with self._http.stream("GET", self.api_url, params=params) as response:
+                body = self._read(response, window)
+                status, ctype = response.status_code, response.headers.get("content-type", "")
+        except httpx.InvalidURL as exc:
+            raise ApiNetworkError(
+                f"cannot call {redact_url(self.api_url)}: {redact_text(str(exc), [self._key])}",
+                retryable=False,
+                sent=False,
+            ) from None
         except httpx.HTTPError as exc:
             scrub_exception(exc, self._key)
             detail = redact_text(str(exc), [self._key]) or type(exc).__name__
             retryable = isinstance(
                 exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
             )
+            unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
             raise ApiNetworkError(
                 f"calling {redact_url(self.api_url)} for {window} failed: "
                 f"{type(exc).__name__}: {detail}",
                 retryable=retryable,
-                sent=not isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)),
+                sent=not isinstance(exc, unsent),
             ) from exc
-        return RawAnswer(body, response.status_code, response.headers.get("content-type", ""))
+        secrets = [self._key]
+        return RawAnswer(redact_bytes(body, secrets), status, redact_text(ctype, secrets))
+
+    def _read(self, response: httpx.Response, window: Window) -> bytes:
+        """The answer's bytes, within :attr:`deadline` seconds and :attr:`max_bytes`."""
+        started = time.monotonic()
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            chunks.append(chunk)
+            if size > self.max_bytes:
+                raise ApiNetworkError(
+                    f"the API's answer for {window} is over {self.max_bytes} bytes: not read",
+                    retryable=False,
+                )
+            if time.monotonic() - started > self.deadline:
+                raise ApiNetworkError(
+                    f"the API's answer for {window} took over {self.deadline:g} s: given up",
+                    retryable=False,
+                )
+        return b"".join(chunks)
 
 
 def scrub_exception(exc: BaseException, secret: str) -> None:
@@ -376,7 +483,7 @@ class _RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        cleaned = _SECRET_QS_RE.sub(lambda m: f"{m.group(1)}=REDACTED", message)
+        cleaned = redact_params(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
         return True

@@ -115,6 +115,20 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
+def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
+    """:func:`redact_text` for raw bytes in any ASCII-compatible encoding (UTF-8, CP949).
+
+    >>> redact_bytes(b'{"msg": "bad key s3cr+t", "u": "/f?k=s3cr%2Bt"}', ["s3cr+t"])
+    b'{"msg": "bad key REDACTED", "u": "/f?k=REDACTED"}'
+    """
+    for secret in secrets:
+        if not secret:
+            continue
+        for form in {secret, quote(secret, safe=""), quote(secret)}:
+            data = data.replace(form.encode("utf-8"), REDACTED.encode("ascii"))
+    return data
+
+
 def host_of(url: str) -> str:
     """The lower-case host name of a URL (empty when there is none).
 
