@@ -1,5 +1,9 @@
 """Every committed fixture scans to what ``fixtures/expected.jsonl`` says.
 
+For HWP 5 bodies that includes ``chars`` and the first locations (stream, paragraph,
+code-unit offset, code point), which the generator derives from where it wrote each
+paragraph.
+
 ``expected.jsonl`` comes from the generator's knowledge of what it wrote (see
 ``hwpscan.synth.corpus``), not from a scan: this is the scanner held to an oracle.
 """
@@ -47,6 +51,16 @@ def _mismatches(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]
     for key in COUNT_KEYS:
         if expected[key] is not None and got[key] != expected[key]:
             diff[key] = (expected[key], got[key])
+    if "chars" in expected and got["chars"] != expected["chars"]:
+        diff["chars"] = (expected["chars"], got["chars"])
+    if "locations" in expected:  # where the generator put them, in code units
+        want = expected["locations"]
+        seen = [
+            [loc["stream"], loc["paragraph"], loc["offset"], loc["codepoint"]]
+            for loc in got["locations"][: len(want)]
+        ]
+        if seen != want or (not want and got["locations"]):
+            diff["locations"] = (want, seen or got["locations"])
     for channel in ("preview", "meta"):
         if channel in expected:
             seen = got.get(channel) or {}
@@ -142,3 +156,17 @@ def test_no_fixture_text_holds_an_unrendered_press_marker(expected: dict[str, An
     assert text, "a readable fixture has text"
     left = [mark for mark in (f"{{{name}}}" for name in PUA_MARKS) if mark in text]
     assert left == []
+
+
+HWP5_WITH_LOCATIONS = [e for e in EXPECTED if "locations" in e]
+
+
+def test_the_oracle_gives_chars_and_locations_for_every_readable_hwp5_body() -> None:
+    readable = {
+        e["path"] for e in EXPECTED if e["format"] == "hwp5" and e["status"] in
+        {"clean", "contaminated"}
+    }
+    assert readable <= {e["path"] for e in HWP5_WITH_LOCATIONS}
+    assert any(len(e["locations"]) >= 3 for e in HWP5_WITH_LOCATIONS)
+    nested = [loc for e in HWP5_WITH_LOCATIONS for loc in e["locations"] if loc[1] > 5]
+    assert nested, "some expected locations sit in nested (table, footnote...) paragraphs"

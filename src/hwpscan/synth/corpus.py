@@ -15,6 +15,10 @@ Counting rules (the contract's definitions applied to the *input*):
   outside the BMP stay whole; only lone surrogates put there by a broken CMap count
   (:func:`str_counts`).
 - ``pua`` counts private-use code points in the strict view (pairs merged).
+- For HWP 5 bodies the writer also says where it put every paragraph
+  (:func:`~hwpscan.synth.hwp5.hwp5_layout`), so ``chars`` (characters in the strict
+  view, :func:`strict_chars`) and the first ``locations`` (stream, paragraph, code-unit
+  offset, code point: :func:`unit_locations`) are expected too.
 
 >>> utf16_counts(["가" + chr(0xF02B1), chr(0xDB80) + "나"]).as_dict()
 {'surrogates': 3, 'pairs': 1, 'orphans': 1, 'utf8_ok': False, 'pua': {'U+F02B1': 1}}
@@ -31,17 +35,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.synth.hwp5 import Placed
+
 __all__ = [
+    "LOCATION_SAMPLE",
     "Counts",
     "Fixture",
     "build_corpus",
     "expected_record",
     "str_counts",
+    "strict_chars",
+    "unit_locations",
     "utf16_counts",
     "write_corpus",
 ]
 
 EXPECTED_NAME = "expected.jsonl"
+#: How many of the first locations ``expected.jsonl`` gives.
+LOCATION_SAMPLE = 5
 
 
 def _is_pua(cp: int) -> bool:
@@ -125,6 +137,69 @@ def str_counts(texts: Iterable[str]) -> Counts:
     return _counts([[ord(c) for c in text] for text in texts])
 
 
+def strict_chars(texts: Iterable[str]) -> int:
+    """Characters of the strict view of *texts* (one paragraph each): adjacent high+low
+    halves merged into one character, lone halves one character each.
+
+    >>> strict_chars(["가" + chr(0xDB80) + chr(0xDEB1), chr(0xDEB1) + chr(0xDB80) + "\\t"])
+    5
+    """
+    return sum(
+        len(t.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass"))
+        for t in texts
+    )
+
+
+def _units(p: Placed) -> list[tuple[int, int]]:
+    """(code-unit offset, unit) of the text units of a placed paragraph; a TAB (an
+    8-unit inline control, spec 표 6) is one entry of value -1, never part of a pair."""
+    out: list[tuple[int, int]] = []
+    at = p.offset
+    for ch in p.text:
+        if ch == "\t":
+            out.append((at, -1))
+            at += spec.CONTROL_UNITS
+            continue
+        raw = ch.encode("utf-16-le", "surrogatepass")
+        for k in range(0, len(raw), 2):
+            out.append((at, int.from_bytes(raw[k : k + 2], "little")))
+            at += 1
+    return out
+
+
+def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> list[list[Any]]:
+    """The first *limit* locations a reader must report for an HWP 5 body, as
+    ``[stream, paragraph, offset, codepoint]``: every pair (at its high half, named by
+    the character it encodes) and lone half in stream order, then BMP private-use
+    characters (PUA-A ones are pairs).
+
+    >>> from hwpscan.synth.hwp5 import hwp5_layout
+    >>> placed = hwp5_layout(["a\\t" + chr(0xDB80) + chr(0xF02B1), chr(0xE000)])
+    >>> [loc[1:] for loc in unit_locations(placed)]  # after 16 units of controls
+    [[0, 25, 'U+DB80'], [0, 26, 'U+F02B1'], [1, 0, 'U+E000']]
+    """
+    defects: list[list[Any]] = []
+    pua: list[list[Any]] = []
+    for p in placed:
+        units = _units(p)
+        i = 0
+        while i < len(units):
+            at, unit = units[i]
+            nxt = units[i + 1][1] if i + 1 < len(units) else -1
+            where = [p.stream, p.paragraph, at]
+            if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
+                cp = 0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)
+                defects.append([*where, f"U+{cp:04X}"])
+                i += 2
+                continue
+            if 0xD800 <= unit <= 0xDFFF:
+                defects.append([*where, f"U+{unit:04X}"])
+            elif 0xE000 <= unit <= 0xF8FF:
+                pua.append([*where, f"U+{unit:04X}"])
+            i += 1
+    return (defects + pua)[:limit]
+
+
 @dataclass(frozen=True, slots=True)
 class Fixture:
     """One corpus file and the scan result it must give.
@@ -132,7 +207,8 @@ class Fixture:
     ``path`` is relative to the corpus folder; ``preview``/``meta`` are declared only
     for the fixtures about them; ``warnings`` says the reader must report damage.
     ``body=None`` leaves the counts unasserted (a truncated file: what a reader salvages
-    before the cut is its own business; the status is not).
+    before the cut is its own business; the status is not). ``chars`` and
+    ``locations`` are given where the generator knows them (HWP 5 bodies).
     """
 
     path: str
@@ -144,6 +220,8 @@ class Fixture:
     preview: Counts | None = None
     meta: Counts | None = None
     warnings: bool = False
+    chars: int | None = None
+    locations: list[list[Any]] | None = None
 
 
 def expected_record(fixture: Fixture) -> dict[str, Any]:
@@ -160,6 +238,10 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
     if fixture.status not in ("clean", "contaminated") and fixture.body == Counts():
         # nothing of the body can be read: the contract reports its counts as null
         record["body_read"] = False
+    if fixture.chars is not None:
+        record["chars"] = fixture.chars
+    if fixture.locations is not None:
+        record["locations"] = fixture.locations
     if fixture.preview is not None:
         record["preview"] = fixture.preview.as_dict()
     if fixture.meta is not None:

@@ -10,8 +10,16 @@ from __future__ import annotations
 import hashlib
 import io
 import zipfile
+from typing import Any
 
-from hwpscan.synth.corpus import Counts, Fixture, str_counts, utf16_counts
+from hwpscan.synth.corpus import (
+    Counts,
+    Fixture,
+    str_counts,
+    strict_chars,
+    unit_locations,
+    utf16_counts,
+)
 from hwpscan.synth.hwp5 import (
     Block,
     Footnote,
@@ -20,6 +28,7 @@ from hwpscan.synth.hwp5 import (
     TextBox,
     build_hwp5,
     foreign_ole,
+    hwp5_layout,
     office_encrypted,
     record_overrun,
     truncate,
@@ -56,13 +65,22 @@ def _texts(slug: str, pua: frozenset[str]) -> list[str]:
     return [t for part in parts.values() for t in part]
 
 
+def _where(blocks: list[Block], sections: int = 1) -> dict[str, Any]:
+    """``chars`` and the first ``locations`` of an HWP 5 body, from where the writer
+    puts each paragraph (never from reading the file)."""
+    placed = hwp5_layout(blocks, sections=sections)
+    return {"chars": strict_chars(p.text for p in placed), "locations": unit_locations(placed)}
+
+
 def _hwp(
     path: str, slug: str, pua: frozenset[str], note: str, *, compressed: bool = True,
     sections: int = 1,
 ) -> Fixture:
-    data = build_hwp5(hwp5_blocks(_story(slug), pua), compressed=compressed, sections=sections)
+    blocks = hwp5_blocks(_story(slug), pua)
+    data = build_hwp5(blocks, compressed=compressed, sections=sections)
     body = utf16_counts(_texts(slug, pua))
-    return Fixture(path, data, "hwp5", "contaminated" if body.surrogates else "clean", note, body)
+    status = "contaminated" if body.surrogates else "clean"
+    return Fixture(path, data, "hwp5", status, note, body, **_where(blocks, sections))
 
 
 def _hwpx(path: str, slug: str, pua: frozenset[str], note: str, sections: int = 1) -> Fixture:
@@ -98,7 +116,8 @@ def _blocks_fixture(path: str, blocks: list[Block], note: str, *, sections: int 
             texts.append(block.text)
     body = utf16_counts(texts)
     data = build_hwp5(blocks, sections=sections)
-    return Fixture(path, data, "hwp5", "contaminated" if body.surrogates else "clean", note, body)
+    status = "contaminated" if body.surrogates else "clean"
+    return Fixture(path, data, "hwp5", status, note, body, **_where(blocks, sections))
 
 
 def dated_fixtures() -> list[Fixture]:
@@ -162,23 +181,27 @@ def dated_fixtures() -> list[Fixture]:
 def _prvtext_only(path: str) -> Fixture:
     story = _story("unfair-trading")
     preview = "\r\n".join(story_texts(story, ALL)["lead"])
-    data = build_hwp5(hwp5_blocks(story, NONE), preview=preview)
+    blocks = hwp5_blocks(story, NONE)
+    data = build_hwp5(blocks, preview=preview)
     return Fixture(
         path, data, "hwp5", "clean",
         "body clean; only the PrvText preview carries PUA pairs (reported apart from the body)",
         utf16_counts(_texts("unfair-trading", NONE)),
         preview=utf16_counts([preview]),
+        **_where(blocks),
     )
 
 
 def _docinfo_lone_half(path: str) -> Fixture:
     styles = ("바탕글", "본문" + HIGH, "개요 1")
-    data = build_hwp5(hwp5_blocks(_story("pension-returns"), NONE), style_names=styles)
+    blocks = hwp5_blocks(_story("pension-returns"), NONE)
+    data = build_hwp5(blocks, style_names=styles)
     return Fixture(
         path, data, "hwp5", "clean",
         "body clean; a DocInfo style name ends in a lone high half U+DB80 (meta, not body)",
         utf16_counts(_texts("pension-returns", NONE)),
         meta=Counts(surrogates=1, pairs=0, orphans=1),
+        **_where(blocks),
     )
 
 
@@ -282,7 +305,7 @@ def broken_fixtures() -> list[Fixture]:
     full = build_hwp5(hwp5_blocks(story, ALL), compressed=False)
     pdf = build_pdf(pdf_pages(story, NONE))
     xref = pdf.rindex(b"xref")
-    overrun_blocks = [B + " 손상 전까지의 문단", "둘째 문단"]
+    overrun_blocks: list[Block] = [B + " 손상 전까지의 문단", "둘째 문단"]
     return [
         Fixture("broken/garbage.hwp", hashlib.shake_256(b"hwpscan garbage").digest(3000),
                 "unknown", "unsupported", "random bytes under an .hwp name"),
@@ -319,5 +342,6 @@ def broken_fixtures() -> list[Fixture]:
                 "contaminated",
                 "last PARA_TEXT record claims more bytes than the stream holds: the text "
                 "before it still counts, the damage is reported",
-                utf16_counts(overrun_blocks), warnings=True),
+                utf16_counts([b for b in overrun_blocks if isinstance(b, str)]), warnings=True,
+                **_where(overrun_blocks)),
     ]

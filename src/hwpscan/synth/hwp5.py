@@ -26,6 +26,7 @@ import uuid
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.synth.cfb import write_cfb
@@ -35,11 +36,13 @@ __all__ = [
     "Block",
     "Footnote",
     "HeaderFooter",
+    "Placed",
     "Table",
     "TextBox",
     "bad_deflate",
     "build_hwp5",
     "foreign_ole",
+    "hwp5_layout",
     "hwp5_streams",
     "office_encrypted",
     "record_overrun",
@@ -152,6 +155,42 @@ def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
     return sec
 
 
+class Placed(NamedTuple):
+    """Where the writer put one paragraph's text: the section stream, the paragraph's
+    index there (every paragraph counts, nested ones in document order) and the
+    code-unit offset of the text in its PARA_TEXT record."""
+
+    stream: str
+    paragraph: int
+    offset: int
+    text: str
+
+
+def _split(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
+    """The blocks of each section: *blocks* cut into *sections* runs of equal length."""
+    if sections < 1:
+        raise ValueError("a document has at least one section")
+    per = -(-len(blocks) // sections) if blocks else 0
+    return [blocks[n * per : (n + 1) * per] for n in range(sections)]
+
+
+def hwp5_layout(
+    blocks: Sequence[Block], *, sections: int = 1, tabs_and_controls: bool = True
+) -> list[Placed]:
+    """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order, with
+    where its text starts: what a correct reader must report as locations.
+
+    >>> [(p.paragraph, p.offset, p.text) for p in hwp5_layout(["첫", Table([["셀"]])])]
+    [(0, 16, '첫'), (1, 0, ''), (2, 0, '셀')]
+    """
+    out: list[Placed] = []
+    for n, part in enumerate(_split(blocks, sections)):
+        stream = f"{spec.BODYTEXT_STORAGE}/Section{n}"
+        placed = _section(part, controls=tabs_and_controls).placed
+        out += [Placed(stream, i, offset, text) for i, (offset, text) in enumerate(placed)]
+    return out
+
+
 def _wchars(text: str) -> bytes:
     raw = text.encode("utf-16-le", "surrogatepass")
     return struct.pack("<H", len(raw) // 2) + raw
@@ -254,8 +293,7 @@ def hwp5_streams(
     title: str = "",
 ) -> dict[str, bytes]:
     """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
-    if sections < 1:
-        raise ValueError("a document has at least one section")
+    parts = _split(blocks, sections)
     flags = (spec.FLAG_COMPRESSED if compressed else 0) | (spec.FLAG_PASSWORD if password else 0)
     flags |= spec.FLAG_DISTRIBUTION if distribution else 0
     header = spec.SIGNATURE + struct.pack("<IIIIB", VERSION, flags, 0, 4 if password else 0, 0)
@@ -264,10 +302,9 @@ def hwp5_streams(
         spec.FILE_HEADER_STREAM: header.ljust(spec.FILE_HEADER_SIZE, b"\0"),
         spec.DOCINFO_STREAM: pack(_docinfo(sections, style_names)),
     }
-    per = -(-len(blocks) // sections) if blocks else 0
     paragraphs = 0
-    for n in range(sections):
-        sec = _section(blocks[n * per : (n + 1) * per], controls=tabs_and_controls)
+    for n, part in enumerate(parts):
+        sec = _section(part, controls=tabs_and_controls)
         paragraphs += sec.paragraphs
         body = pack(bytes(sec.out))
         if distribution:

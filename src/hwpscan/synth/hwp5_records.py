@@ -103,6 +103,9 @@ class SectionWriter:
         self.out = bytearray()
         self.instance = 0x1000
         self.paragraphs = 0  # written by this writer (nested lists use their own)
+        #: (code-unit offset of the text in PARA_TEXT, text) of every paragraph of the
+        #: section in stream order, nested ones included (shared with nested writers).
+        self.placed: list[tuple[int, str]] = []
 
     def paragraph(
         self,
@@ -130,6 +133,7 @@ class SectionWriter:
             mask |= 1 << spec.TAB
         self.instance += 1
         self.paragraphs += 1
+        self.placed.append((len(marks) // 2 if head else 0, text))
         flags = count | (_LAST_IN_LIST if last else 0)
         header = _PARA_HEADER.pack(flags, mask, 0, 0, 0, 1, 0, 1, self.instance, 0)
         self.out += record(spec.PARA_HEADER, level, header)
@@ -247,6 +251,7 @@ class SectionWriter:
     def _nested(self, level: int, text: str) -> Iterator[bytes]:
         nested = SectionWriter()
         nested.instance = self.instance
+        nested.placed = self.placed
         nested.paragraph(level, text)
         self.instance = nested.instance
         yield bytes(nested.out)
