@@ -1,7 +1,8 @@
 """``hwpscan plan``, ``hwpscan fetch`` and ``hwpscan demo``: options in, core calls, rendering out.
 
 :func:`fetch_for_scan` is the same fetch with progress bars and messages, for
-``scan --from/--to`` and ``verify``.
+``scan --from/--to`` and ``verify``. What they print is in
+:mod:`hwpscan.cli.fetch_view`; the options they share in :mod:`hwpscan.cli.options`.
 """
 
 from __future__ import annotations
@@ -10,18 +11,20 @@ import os
 import secrets
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-from rich.table import Table
 
-from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
+from hwpscan.cli.app import ApiUrlOpt, app, err_console, fail
+from hwpscan.cli.fetch_view import (
+    plain,
+    progress_bars,
+    range_line,
+    render_plan,
+    render_report,
+)
 from hwpscan.cli.options import (
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
@@ -45,13 +48,13 @@ from hwpscan.cli.options import (
     fetch_options,
 )
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL, FetchReport, ProgressEvent, default_out_dir, fetch_range
-from hwpscan.fetch.dates import parse_range, with_weekday
+from hwpscan.fetch import DEFAULT_API_URL, FetchReport, default_out_dir, fetch_range
+from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
-from hwpscan.fetch.plan import Plan, plan_range
-from hwpscan.fetch.urls import redact_text
+from hwpscan.fetch.plan import plan_range
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+
 
 def _dates(start: str, end: str) -> tuple[date, date]:
     try:
@@ -60,24 +63,8 @@ def _dates(start: str, end: str) -> tuple[date, date]:
         raise _fail(str(exc), ExitCode.USAGE) from None
 
 
-def _range_line(start: date, end: date) -> str:
-    days = (end - start).days + 1
-    plural = "s" if days != 1 else ""
-    return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{plural} (Korea time)"
-
-
-def _plain(message: str, secret: str | None) -> str:
-    """Message text made safe to print: no key, no accidental rich markup."""
-    return escape(redact_text(message, [secret]) if secret else message)
-
-
-def _warn(message: str, secret: str | None = None) -> None:
-    text = _plain(message, secret)
-    err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False, soft_wrap=True)
-
-
 def _fail(message: str, code: int, secret: str | None = None) -> typer.Exit:
-    return fail(_plain(message, secret), code)
+    return fail(plain(message, secret), code)
 
 
 def get_key(*, prompt: bool = True) -> str:
@@ -98,40 +85,6 @@ def get_key(*, prompt: bool = True) -> str:
         return check_key(key)
     except UsageError as exc:
         raise _fail(str(exc), ExitCode.USAGE) from None
-
-
-def render_plan(plan: Plan) -> None:
-    """Windows, calls needed and cached, and today's quota."""
-    table = Table(title="Calls", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("from")
-    table.add_column("to")
-    table.add_column("days", justify="right")
-    table.add_column("cached")
-    for index, item in enumerate(plan.windows, 1):
-        w = item.window
-        table.add_row(
-            str(index),
-            with_weekday(w.start),
-            with_weekday(w.end),
-            str(w.days),
-            "yes" if item.cached else "[bold]call[/]",
-        )
-    console.print(_range_line(plan.start, plan.end))
-    console.print(table)
-    console.print(f"calls needed: {plan.calls_needed}, already cached: {plan.calls_cached}")
-    if plan.quota is None:
-        console.print(f"quota left today: unknown (no key: set {ENV_VAR})")
-    else:
-        console.print(f"quota left today: {plan.quota.describe()}")
-        if not plan.fits_quota:
-            _warn(
-                f"the plan needs {plan.calls_needed} calls but only "
-                f"{plan.quota.remaining} are left: "
-                "the fetch will stop when the quota is used and keep what it got"
-            )
-    for warning in plan.warnings:
-        _warn(warning)
 
 
 @app.command(rich_help_panel="Fetch from the API")
@@ -163,53 +116,6 @@ def plan(
     render_plan(result)
 
 
-@contextmanager
-def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
-    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks."""
-    if not enabled:
-        yield lambda _event: None
-        return
-    bars = Progress(
-        TextColumn("{task.description:<9}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}", style="dim", markup=False),
-        console=err_console,
-        transient=True,
-    )
-    tasks: dict[str, TaskID] = {}
-
-    def on_event(event: ProgressEvent) -> None:
-        if event.kind not in tasks:
-            label = "calls" if event.kind == "calls" else "downloads"
-            tasks[event.kind] = bars.add_task(label, total=0, last="")
-        task = tasks[event.kind]
-        if event.total:
-            current = bars.tasks[tasks[event.kind]].total or 0
-            bars.update(
-                task, total=current + event.total if event.kind == "downloads" else event.total
-            )
-        if event.advance:
-            bars.update(task, advance=event.advance, last=event.message[:40])
-
-    with bars:
-        yield on_event
-
-
-def render_report(report: FetchReport, key: str | None = None) -> None:
-    """The summary of a fetch on stderr, warnings first."""
-    for warning in report.warnings:
-        _warn(warning, key)
-    err_console.print(
-        f"calls: {report.calls_made} made, {report.calls_cached} from cache; "
-        f"releases: {report.releases}; files: {report.files_downloaded} downloaded, "
-        f"{report.files_skipped} already there, {report.files_failed} failed, "
-        f"{report.files_refused} refused",
-        highlight=False,
-    )
-    err_console.print(f"manifest: {report.manifest_path}", markup=False, highlight=False)
-
-
 def _run_fetch(
     first: date,
     last: date,
@@ -220,7 +126,7 @@ def _run_fetch(
     show_progress: bool,
     **options: Any,
 ) -> FetchReport:
-    err_console.print(_range_line(first, last), highlight=False)
+    err_console.print(range_line(first, last), highlight=False)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(
