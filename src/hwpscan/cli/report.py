@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -32,6 +32,9 @@ from hwpscan.store import (
     RunStore,
     default_store,
 )
+
+if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
+    from hwpscan.fetch import FetchReport
 
 __all__ = [
     "RunSink",
@@ -181,7 +184,7 @@ def _write_bundle(
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 
-def fetch_summary(report: Any) -> dict[str, Any]:
+def fetch_summary(report: FetchReport) -> dict[str, Any]:
     """What a fetch did (a :class:`hwpscan.fetch.FetchReport`), for the run store."""
     counts = (
         "calls_made",
@@ -306,10 +309,16 @@ def history(
 
 
 def _n(value: int | None) -> str:
+    """A count, or a dash when the file was absent or its body not read.
+
+    >>> _n(1234), _n(None)
+    ('1,234', '—')
+    """
     return "—" if value is None else f"{value:,}"
 
 
 def render_diff(d: RunDiff) -> None:
+    """Print a run diff: the dates whose state changed, then the files, then the tally."""
     console.print(f"diff {d.a} → {d.b}")
     if d.empty:
         console.print(f"[green]no change[/] ({d.unchanged} files the same)")
