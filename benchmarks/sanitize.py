@@ -16,7 +16,19 @@ Contenders:
 - ``hwpscan``: :func:`hwpscan.forensics.guard.sanitize_surrogates`.
 
 Targets: clean path within 10% of the bare regex; sparse defects (one pair, one
-orphan) at least 2x the incident's function. Each figure is the best of ``--repeat``
+orphan) at least 2x the incident's function.
+
+How the one-pair case gets there: the incident's function pays a regex search up to the
+pair, then a UTF-16 round trip and a second regex search over the whole text; a guard
+that finds surrogates with ``re`` pays at least one full regex scan (CPython's ``re``
+walks the text character by character, about 3.5 ms per MB of Korean text here) plus
+the one copy any repair needs (the merged U+F02B1 widens the whole string to four bytes
+per character), which left it at 1.6-1.7x. hwpscan looks for surrogates with the strict
+UTF-32 encoder instead (:func:`hwpscan.forensics.guard.next_surrogate`): it refuses
+exactly the surrogates, names the first in its error, and runs at memory speed, so both
+the clean path and the scan around a sparse defect cost a fraction of a regex search.
+``many pairs`` is a full round trip for every contender; hwpscan saves only the regex
+search after it (about 1.1-1.2x). Each figure is the best of ``--repeat``
 runs (ten times as many on small texts), in process CPU time so that other work on a
 shared machine does not count; contenders are timed interleaved so the noise that is
 left hits them alike.

@@ -14,11 +14,12 @@ from hwpscan.forensics.guard import (
     OrphanPolicy,
     check_utf8,
     find_surrogates,
+    next_surrogate,
     repair_text,
     sanitize,
     sanitize_surrogates,
 )
-from hwpscan.forensics.surrogates import utf8_error
+from hwpscan.forensics.surrogates import SURROGATE_RE, utf8_error
 
 POLICIES = ["drop", "replace", "escape"]
 
@@ -105,6 +106,30 @@ def test_find_surrogates_accounts_for_every_surrogate(text: str) -> None:
     result = repair_text(text)
     assert (result.restored_pairs, result.removed_orphans) == (pairs, orphans)
     assert len(result.text) == len(text) - 2 * pairs - orphans + pairs
+
+
+@given(messy_text, st.integers(0, 70))
+def test_next_surrogate_agrees_with_the_regex(text: str, start: int) -> None:
+    found = SURROGATE_RE.search(text, start)
+    assert next_surrogate(text, start) == (found.start() if found else -1)
+
+
+@pytest.mark.parametrize("at", [0, 1023, 1024, 3071, 3072, 7168, 70_000, 199_999])
+def test_next_surrogate_finds_a_half_on_either_side_of_every_window_edge(at: int) -> None:
+    # windows of 1024, 2048, 4096... characters: the edges fall at 1024, 3072, 7168...
+    text = "가" * at + chr(0xDEB1) + "나" * (200_000 - at - 1)
+    assert next_surrogate(text) == at and next_surrogate(text, at + 1) == -1
+    assert sanitize_surrogates(text) == "가" * at + "나" * (200_000 - at - 1)
+    for start in (0, at // 2, at):
+        assert next_surrogate(text, start) == at
+
+
+def test_many_sparse_defects_across_windows_are_all_mended() -> None:
+    pair = chr(0xDB80) + chr(0xDEB1)
+    text = (("본문 " * 400) + pair + chr(0xDC00)) * 300  # apart: never the dense path
+    assert sanitize_surrogates(text) == (("본문 " * 400) + chr(0xF02B1)) * 300
+    result = repair_text(text)
+    assert (result.restored_pairs, result.removed_orphans) == (300, 300)
 
 
 @given(messy_text)

@@ -6,9 +6,11 @@ BMP as two halves; they carry the character and are merged back without loss. A 
 with no partner (an *orphan*) carries nothing and is dropped, replaced by U+FFFD, or
 escaped visibly, as the caller chooses.
 
-The common case, a clean string, costs one regex search and returns the very same
-object. A dirty string is mended only around its defects: the text between them is
-copied, never re-encoded.
+The common case, a clean string, costs one look for a surrogate and returns the very
+same object. A dirty string is mended only around its defects: the text between them is
+copied, never re-encoded. The look is the strict UTF-32 encoder over windows of the text
+(:func:`next_surrogate`): it refuses surrogates and runs at memory speed, several times
+faster than a regex, which CPython's ``re`` walks character by character.
 
 Test strings are built with ``chr()``: literal surrogates in source files break tools.
 
@@ -42,6 +44,7 @@ __all__ = [
     "check_utf8",
     "decode_utf8",
     "find_surrogates",
+    "next_surrogate",
     "repair_text",
     "sanitize",
     "sanitize_surrogates",
@@ -110,14 +113,52 @@ def _policy(orphans: str) -> Callable[[str], str]:
         raise ValueError(f"orphans must be one of {choices}, not {orphans!r}") from None
 
 
+#: Windows of text handed to the UTF-32 encoder: small first (a defect near the start costs
+#: little), doubling up to the largest (bounded memory on huge texts).
+_WINDOW_MIN = 1 << 10
+_WINDOW_MAX = 1 << 16
+_utf32 = codecs.utf_32_le_encode  # the codec function itself: no lookup by name per call
+
+
+def next_surrogate(text: str, start: int = 0) -> int:
+    """Index of the first surrogate in ``text`` at or after ``start``, or -1 if none.
+
+    The same answer as ``SURROGATE_RE.search(text, start)``, found by the strict
+    ``utf-32-le`` encoder, whose error names the first code point it refuses (and a
+    surrogate is the only one it refuses).
+
+    >>> next_surrogate("가나다"), next_surrogate("a" + chr(0xDEB1) + "b" + chr(0xD800), 2)
+    (-1, 3)
+    """
+    n = len(text)
+    if start == 0 and n <= _WINDOW_MAX:  # most strings: one call, no slice
+        try:
+            _utf32(text)
+        except UnicodeEncodeError as exc:
+            return exc.start
+        return -1
+    window = _WINDOW_MIN
+    pos = start
+    while pos < n:
+        end = pos + window
+        try:
+            _utf32(text[pos:end])
+        except UnicodeEncodeError as exc:
+            return pos + exc.start
+        pos = end
+        window = min(window * 2, _WINDOW_MAX)
+    return -1
+
+
 #: Dense defects (a bullet on every line) are cheaper to mend in one codec pass over the
 #: whole text than one by one: switch after this many defects closer than _DENSE_GAP.
 _DENSE_AFTER = 16
 _DENSE_GAP = 256
 
 
-def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tuple[str, int, int]:
-    """Rebuild ``text`` from its first surrogate on: merge pairs, apply ``policy`` to orphans.
+def _mend(text: str, first: int, policy: Callable[[str], str]) -> tuple[str, int, int]:
+    """Rebuild ``text`` from its first surrogate (at ``first``) on: merge pairs, apply
+    ``policy`` to orphans.
 
     Sparse defects are mended one by one and the text between them is only copied.
     When they turn out dense, the whole text takes the ``surrogatepass`` round-trip
@@ -126,12 +167,9 @@ def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tupl
     """
     parts: list[str] = []
     append = parts.append
-    search = SURROGATE_RE.search
-    first = match.start()
     pairs = orphans = last = 0
-    found: re.Match[str] | None = match
-    while found is not None:
-        i = found.start()
+    i = first
+    while i >= 0:
         if pairs + orphans >= _DENSE_AFTER and i - first < (pairs + orphans) * _DENSE_GAP:
             return _mend_dense(text, policy)  # redoes the few defects mended so far
         append(text[last:i])
@@ -143,7 +181,7 @@ def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tupl
             append(policy(text[i]))
             last = i + 1
             orphans += 1
-        found = search(text, last)
+        i = next_surrogate(text, last)
     append(text[last:])
     return "".join(parts), pairs, orphans
 
@@ -151,7 +189,7 @@ def _mend(text: str, match: re.Match[str], policy: Callable[[str], str]) -> tupl
 def _mend_dense(text: str, policy: Callable[[str], str]) -> tuple[str, int, int]:
     merged = merge_pairs(text)  # each merged pair shortens the text by one
     pairs = len(text) - len(merged)
-    if SURROGATE_RE.search(merged) is None:
+    if next_surrogate(merged) < 0:
         return merged, pairs, 0
     orphans = 0
 
@@ -195,10 +233,8 @@ def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     policy = _policy(orphans)
     if not isinstance(text, str):
         return text
-    found = SURROGATE_RE.search(text)
-    if found is None:
-        return text
-    return _mend(text, found, policy)[0]
+    first = next_surrogate(text)
+    return text if first < 0 else _mend(text, first, policy)[0]
 
 
 def _rebuild(container: Any, items: list[Any]) -> Any:
@@ -294,8 +330,8 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
 
 
 def _fix(text: str, policy: Callable[[str], str]) -> str:
-    found = SURROGATE_RE.search(text)
-    return text if found is None else _mend(text, found, policy)[0]
+    first = next_surrogate(text)
+    return text if first < 0 else _mend(text, first, policy)[0]
 
 
 def find_surrogates(text: str) -> list[SurrogateHit]:
@@ -360,9 +396,9 @@ def repair_text(
     """
     policy = _policy(orphans)
     pairs = removed = 0
-    found = SURROGATE_RE.search(text)
-    if found is not None:
-        text, pairs, removed = _mend(text, found, policy)
+    first = next_surrogate(text)
+    if first >= 0:
+        text, pairs, removed = _mend(text, first, policy)
     replaced: dict[str, int] = {}
     kept: dict[str, int] = {}
     if pua_map:
