@@ -226,3 +226,9 @@ def test_damaged_bytes_never_raise(
     doc = read_ole(bytes(data))
     assert doc.format in (Format.HWP5, Format.OLE)
     assert doc.status is None or doc.reason
+
+
+def test_an_error_that_is_not_olefiles_is_not_taken_for_a_damaged_file() -> None:
+    """A caller's (or our own) mistake is a bug to see, not a 'corrupt' verdict."""
+    with pytest.raises(TypeError):
+        read_ole("text, not bytes")  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ import io
 import olefile
 import pytest
 
-from hwpscan.formats.ole_streams import OleStreams
+from hwpscan.formats.ole_streams import OleStreams, has_internals
 from hwpscan.synth.cfb import write_cfb
 from hwpscan.synth.hwp5 import Table, build_hwp5, foreign_ole, office_encrypted, truncate
 
@@ -77,3 +77,23 @@ def test_a_looping_chain_with_a_huge_declared_size_stays_bounded() -> None:
     streams = OleStreams(olefile.OleFileIO(io.BytesIO(damaged)), damaged)
     assert streams.size("big") == 2**30
     assert len(streams.read("big")) <= len(damaged)
+
+
+def test_olefile_has_the_internals_the_fast_path_follows() -> None:
+    ole = olefile.OleFileIO(io.BytesIO(FILES["hwp5"]))
+    assert has_internals(ole)
+    assert OleStreams(ole, FILES["hwp5"]).fast
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_public_api_path_reads_the_same_as_the_fast_path(name: str) -> None:
+    """Without olefile's internals, paths, sizes and bytes come from its public API."""
+    data = FILES[name]
+    ole = olefile.OleFileIO(io.BytesIO(data))
+    fast, public = OleStreams(ole, data), OleStreams(ole, data, fast=False)
+    assert not public.fast and public.paths == fast.paths
+    for path in fast.paths:
+        assert public.size(path.upper()) == fast.size(path)
+        assert public.read(path.upper()) == fast.read(path), path
+    with pytest.raises(KeyError):
+        public.read("no such stream")

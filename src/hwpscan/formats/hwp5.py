@@ -41,17 +41,14 @@ from hwpscan.models import Document, Format, Segment, Status
 __all__ = ["MAX_STREAM_BYTES", "read_ole"]
 
 MAX_STREAM_BYTES = 64 * 2**20
-#: Errors olefile raises on damaged containers (it has no error class of its own).
-_OLE_ERRORS = (
-    OSError,
-    ValueError,
-    IndexError,
-    KeyError,
-    struct.error,
-    TypeError,
-    AttributeError,
-    RecursionError,
-)
+#: What olefile raises on a damaged container, found by truncating and mutating our
+#: fixtures (header, FAT, MiniFAT, directory) thousands of times: its OleFileError and
+#: NotOleFileError (both OSError), ValueError (a MiniFAT sector of odd length; a huge
+#: integer in the header), OverflowError (a seek past any index in ``openstream``).
+#: struct.error and RecursionError come from its header unpacking and its recursive
+#: walk of the directory tree on hostile input. Nothing else is caught: a TypeError,
+#: AttributeError or KeyError is a bug in hwpscan and reaches the scanner as an error.
+_OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
 _SHOWN_STREAMS = 8
 

@@ -6,7 +6,13 @@ each, which for a 2 KB stream in the mini stream means some 30 rounds of string
 formatting. :class:`OleStreams` follows the same sector chains through olefile's own
 tables in a tight loop and slices the sectors straight from the file's bytes. A chain
 that ends early or points past the end of the file gives a short result, as olefile's
-does; anything unexpected in olefile's structures falls back to ``openstream``.
+does.
+
+The parsed structures are olefile's internals, not its API. Whether they are there is
+checked once per file (:data:`OLE_INTERNALS`, :data:`ENTRY_INTERNALS`); when they are
+not (another olefile version), every call goes through olefile's public ``listdir``,
+``get_size`` and ``openstream`` instead. Errors are never a reason to switch: an error
+in our own code is a bug and is not hidden.
 
 >>> import io, olefile
 >>> from hwpscan.synth.cfb import write_cfb
@@ -22,10 +28,23 @@ from collections.abc import Sequence
 
 import olefile
 
-__all__ = ["OleStreams"]
+__all__ = ["ENTRY_INTERNALS", "OLE_INTERNALS", "OleStreams", "has_internals"]
 
 _STREAM = olefile.STGTY_STREAM
 _STORAGE = olefile.STGTY_STORAGE
+#: What the fast path reads from an open ``OleFileIO`` (olefile 0.46 and 0.47)...
+OLE_INTERNALS = (
+    "root", "fat", "minifat", "loadminifat", "sectorsize", "minisectorsize", "minisectorcutoff"
+)
+#: ...and from its directory entries.
+ENTRY_INTERNALS = ("kids", "name", "entry_type", "size", "isectStart")
+
+
+def has_internals(ole: olefile.OleFileIO) -> bool:
+    """True when *ole* carries the parsed tables the fast path follows."""
+    return all(hasattr(ole, a) for a in OLE_INTERNALS) and all(
+        hasattr(ole.root, a) for a in ENTRY_INTERNALS
+    )
 
 
 def _chain(
@@ -49,13 +68,23 @@ def _chain(
 class OleStreams:
     """Path -> bytes for the streams of an open :class:`olefile.OleFileIO`."""
 
-    def __init__(self, ole: olefile.OleFileIO, data: bytes) -> None:
+    def __init__(self, ole: olefile.OleFileIO, data: bytes, *, fast: bool | None = None) -> None:
+        """*fast*: follow olefile's tables (default: when :func:`has_internals` says
+        they are there); ``False`` uses olefile's public API only."""
         self.ole = ole
         self.data = memoryview(data)
         self.entries: dict[str, object] = {}
         self.paths: list[str] = []
         self._mini: tuple[bytes, Sequence[int]] | None = None
-        self._collect(ole.root, "")
+        self.fast = has_internals(ole) if fast is None else fast
+        if self.fast:
+            self._collect(ole.root, "")
+        else:
+            for parts in ole.listdir(streams=True, storages=False):
+                path = "/".join(parts)
+                self.entries[path.lower()] = path
+                self.paths.append(path)
+            self.paths.sort(key=str.lower)
 
     def _collect(self, node: object, prefix: str) -> None:
         stack = [(node, prefix)]
@@ -72,20 +101,26 @@ class OleStreams:
 
     def size(self, path: str) -> int:
         """Declared size of *path* (``KeyError`` when there is no such stream)."""
-        return int(self.entries[path.lower()].size)  # type: ignore[attr-defined]
+        entry = self.entries[path.lower()]
+        if not self.fast:
+            return int(self.ole.get_size(entry))
+        return int(entry.size)  # type: ignore[attr-defined]
 
     def read(self, path: str) -> bytes:
-        """The stream's bytes; shorter than :meth:`size` when the file is cut short."""
+        """The stream's bytes; shorter than :meth:`size` when the file is cut short.
+
+        ``KeyError`` when there is no such stream; olefile's own errors (``OSError``,
+        ``ValueError``...) when its tables are damaged.
+        """
         entry = self.entries[path.lower()]
-        size, start = entry.size, entry.isectStart  # type: ignore[attr-defined]
         ole = self.ole
-        try:
-            if size < ole.minisectorcutoff:
-                ministream, minifat = self._ministream()
-                return _chain(ministream, minifat, start, size, ole.minisectorsize, 0)
-            return _chain(self.data, ole.fat, start, size, ole.sectorsize, ole.sectorsize)
-        except (AttributeError, TypeError):  # olefile's internals moved: use its reader
-            return ole.openstream(path).read()
+        if not self.fast:
+            return bytes(ole.openstream(entry).read())
+        size, start = entry.size, entry.isectStart  # type: ignore[attr-defined]
+        if size < ole.minisectorcutoff:
+            ministream, minifat = self._ministream()
+            return _chain(ministream, minifat, start, size, ole.minisectorsize, 0)
+        return _chain(self.data, ole.fat, start, size, ole.sectorsize, ole.sectorsize)
 
     def _ministream(self) -> tuple[bytes, Sequence[int]]:
         if self._mini is None:
