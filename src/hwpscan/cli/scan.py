@@ -98,14 +98,6 @@ def render_tables(results: Sequence[FileResult], *, root: Path | None = None) ->
     console.print(summary_line(results))
 
 
-def files_in_range(folder: Path, start: str, end: str) -> list[Path]:
-    """The files below *folder* whose manifest date lies in [start, end] (ISO dates)."""
-    from hwpscan.fetch.manifest import dates_for
-
-    dated = dates_for(collect_files([folder]))
-    return [path for path, day in dated.items() if start <= day <= end]
-
-
 def _display_root(paths: Sequence[Path]) -> Path | None:
     """The folder to show paths relative to: the one folder scanned, if that is all."""
     return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
@@ -257,8 +249,9 @@ def scan(
         folder, report = fetch_for_scan(
             start, end, api_url=api_url, out_dir=fetch_out, show_progress=progress
         )
-        # The download folder is shared by every range fetched: scan this range only.
-        in_range = files_in_range(folder, start, end)
+        # The download folder is shared by every range fetched: scan what this fetch
+        # listed (a file an earlier fetch left behind is not part of this range).
+        in_range = list(report.paths)
         if not in_range:
             raise_for_report(report)  # nothing fetched and the fetch stopped: say why
         paths.extend(in_range)
