@@ -27,6 +27,9 @@ KST = ZoneInfo("Asia/Seoul")
 #: the API's limit (one month for personal keys; 42 days refused).
 DEFAULT_WINDOW_DAYS = 21
 
+#: The longest range a fetch or plan takes: a century (about 1,740 calls of 21 days).
+MAX_RANGE_DAYS = 36_525
+
 _DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -65,10 +68,22 @@ class Window:
         False
         >>> Window(date(2025, 7, 26), date(2025, 7, 28)).has_weekday()
         True
+        >>> Window(date.max, date.max).has_weekday()   # 9999-12-31 is a Friday
+        True
         """
-        return any(
-            d.weekday() < 5 for d in days_in(self.start, min(self.end, self.start + timedelta(6)))
-        )
+        return self.weekdays() > 0
+
+    def weekdays(self) -> int:
+        """How many Mondays to Fridays the window holds.
+
+        >>> Window(date(2025, 7, 21), date(2025, 8, 10)).weekdays()   # three whole weeks
+        15
+        >>> Window(date(2025, 7, 26), date(2025, 7, 28)).weekdays()   # Sat, Sun, Mon
+        1
+        """
+        weeks, rest = divmod(self.days, 7)
+        first = self.start.weekday()
+        return weeks * 5 + sum(1 for i in range(rest) if (first + i) % 7 < 5)
 
     def label(self) -> str:
         """Both ends with weekdays, for display."""
@@ -113,9 +128,21 @@ def parse_range(start: str, end: str) -> tuple[date, date]:
 
 
 def check_range(start: date, end: date) -> None:
-    """Raise :class:`UsageError` when ``start`` is after ``end``."""
+    """Raise :class:`UsageError` when ``start`` is after ``end`` or the range is absurdly long.
+
+    >>> check_range(date(1, 1, 1), date(9999, 12, 31))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: the range 0001-01-01..9999-12-31 is 3652059 days; at most ...
+    """
     if start > end:
         raise UsageError(f"--from {with_weekday(start)} is after --to {with_weekday(end)}")
+    days = (end - start).days + 1
+    if days > MAX_RANGE_DAYS:
+        raise UsageError(
+            f"the range {start.isoformat()}..{end.isoformat()} is {days} days; "
+            f"at most {MAX_RANGE_DAYS} (a century)"
+        )
 
 
 def split_windows(
@@ -135,11 +162,12 @@ def split_windows(
     check_range(start, end)
     out: list[Window] = []
     cursor = start
-    while cursor <= end:
-        last = min(end, cursor + timedelta(days=window_days - 1))
+    while True:  # never steps past ``end``, so never past date.max
+        last = cursor + timedelta(days=min(window_days - 1, (end - cursor).days))
         out.append(Window(cursor, last))
+        if last == end:
+            return tuple(out)
         cursor = last + timedelta(days=1)
-    return tuple(out)
 
 
 def days_in(start: date, end: date) -> Iterator[date]:
@@ -151,6 +179,8 @@ def days_in(start: date, end: date) -> Iterator[date]:
     day = start
     while day <= end:
         yield day
+        if day == end:
+            return
         day += timedelta(days=1)
 
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from hwpscan.errors import QuotaExceededError
+from hwpscan.errors import QuotaExceededError, UsageError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
 
 DEFAULT_DAILY_LIMIT = 30
@@ -39,6 +39,10 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_hash, day)
 )
 """
+
+
+class LedgerError(UsageError):
+    """The ledger file cannot be used (not SQLite, damaged, locked, unwritable)."""
 
 
 def key_hash(key: str) -> str:
@@ -92,9 +96,22 @@ class QuotaLedger:
         self.limit = limit
         self.reset_hour = reset_hour
         self._clock = clock or (lambda: datetime.now(tz=KST))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(self._connect()) as db, db:
-            db.execute(_SCHEMA)
+        with self._guard():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(self._connect()) as db, db:
+                db.execute(_SCHEMA)
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn a damaged or unreachable ledger file into :class:`LedgerError`."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise LedgerError(
+                f"the call ledger {self.path} cannot be used ({type(exc).__name__}: {exc}); "
+                "move it aside and hwpscan starts a new one (today's count is then forgotten, "
+                "so mind the API's daily limit)"
+            ) from exc
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
@@ -108,7 +125,7 @@ class QuotaLedger:
         """Calls used today, the limit and the next reset."""
         now = self._clock()
         day = quota_day(now, reset_hour=self.reset_hour)
-        with closing(self._connect()) as db:
+        with self._guard(), closing(self._connect()) as db:
             row = db.execute(
                 "SELECT count FROM calls WHERE key_hash = ? AND day = ?",
                 (key_hash(key), day.isoformat()),
@@ -129,7 +146,7 @@ class QuotaLedger:
         now = self._clock()
         day = quota_day(now, reset_hour=self.reset_hour).isoformat()
         digest = key_hash(key)
-        with closing(self._connect()) as db:
+        with self._guard(), closing(self._connect()) as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 row = db.execute(
@@ -160,7 +177,7 @@ class QuotaLedger:
 
     def refund(self, key: str) -> None:
         """Give back a reserved call whose request never left (connection refused)."""
-        with closing(self._connect()) as db:
+        with self._guard(), closing(self._connect()) as db:
             db.execute("BEGIN IMMEDIATE")
             db.execute(
                 "UPDATE calls SET count = count - 1 WHERE key_hash = ? AND day = ? AND count > 0",
@@ -171,7 +188,7 @@ class QuotaLedger:
     def mark_exhausted(self, key: str) -> None:
         """Record that the API itself said the limit is reached (code 033)."""
         day = self._day().isoformat()
-        with closing(self._connect()) as db:
+        with self._guard(), closing(self._connect()) as db:
             db.execute("BEGIN IMMEDIATE")
             db.execute(
                 "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, ?) "
