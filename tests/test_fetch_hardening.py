@@ -21,7 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from hwpscan.fetch.dates import KST
 from hwpscan.fetch.download import TEMP_PREFIX, Downloader, DownloadJob
+from hwpscan.fetch.run import FetchReport
 
 KEY = "K3yZ9qWvX7pLmN2bR8tY5uHc4dFgJ6sA"
 API_PATH = "/fss/kr/openApi/api/bodoInfo.jsp"
@@ -306,3 +308,141 @@ def test_a_bad_api_url_is_a_usage_error_that_spends_no_call(tmp_path: Path, url:
     result = CliRunner().invoke(app, [*argv, "-o", str(tmp_path / "out"), "--no-progress"], env=env)
     assert result.exit_code == 2 and "--api-url" in result.output, result.output
     assert QuotaLedger(home / "quota.sqlite").status(KEY).used == 0
+
+
+# --- 6: an empty weekday (a holiday) is a warning, not a stop ----------------------------
+
+
+def empty_listing(h: Handler) -> bytes:
+    return listing([])
+
+
+def test_an_empty_weekday_is_a_warning_and_is_asked_again_next_run(tmp_path: Path) -> None:
+    with hostile(api_route(empty_listing)) as server:
+        first = run_cli(server, tmp_path, start="2025-10-06")  # Chuseok, a Monday
+        again = run_cli(server, tmp_path, start="2025-10-06")
+        calls = server.api_hits()
+    for result in (first, again):
+        assert result.exit_code == 0, result.output
+        assert "no releases on 1 weekday(s): a holiday, or a silent quota refusal" in " ".join(
+            result.output.split()
+        )
+    assert calls == 2  # not cached as trusted: the rerun asks again
+
+
+def test_an_empty_weekday_near_the_daily_limit_stops_as_a_likely_refusal(tmp_path: Path) -> None:
+    with hostile(api_route(empty_listing)) as server:
+        result = run_cli(server, tmp_path, "--daily-limit", "3", start="2025-10-06")
+    assert result.exit_code == 3
+    assert "possibly a silent quota refusal" in " ".join(result.output.split())
+
+
+def test_more_empty_weekdays_in_a_row_than_a_holiday_explains_stop_the_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    import hwpscan.cli.fetch  # noqa: F401
+    from hwpscan.cli.app import app
+
+    env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home")}
+    with hostile(api_route(empty_listing)) as server:
+        argv = ["fetch", "--from", "2025-07-21", "--to", "2025-08-08", "--window-days", "1"]
+        argv += ["--api-url", server.api_url, "-o", str(tmp_path / "out"), "--no-progress"]
+        result = CliRunner().invoke(app, argv, env=env)
+        calls = server.api_hits()
+    assert result.exit_code == 3
+    assert "7 weekdays in a row without a release" in " ".join(result.output.split())
+    assert calls == 9  # Mon..Fri, Sat, Sun, Mon, and the Tuesday that tipped it
+
+
+# --- 7: local trouble is a usage error, never a traceback -------------------------------
+
+
+def cli(tmp_path: Path, *argv: str):
+    from typer.testing import CliRunner
+
+    import hwpscan.cli.fetch  # noqa: F401
+    from hwpscan.cli.app import app
+
+    env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    result = CliRunner().invoke(app, list(argv), env=env)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def test_out_naming_a_file_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    with hostile(api_route(bad_date)) as server:
+        result = run_cli(server, tmp_path, "-o", str(tmp_path / "afile"))
+        calls = server.api_hits()
+    assert result.exit_code == 2 and "output folder" in result.output and calls == 0
+
+
+def test_a_garbage_ledger_is_a_usage_error_for_fetch_and_a_warning_for_plan(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "quota.sqlite").write_bytes(b"not a database at all" * 100)
+    with hostile(api_route(bad_date)) as server:
+        fetched = run_cli(server, tmp_path)
+        calls = server.api_hits()
+    assert fetched.exit_code == 2 and "move it aside" in " ".join(fetched.output.split())
+    assert calls == 0
+    planned = cli(tmp_path, "plan", "--from", "2025-07-21", "--to", "2025-07-21")
+    assert planned.exit_code == 0 and "cannot be used" in planned.output
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan", "--from", "0001-01-01", "--to", "9999-12-31"],
+        ["plan", "--from", "9999-12-01", "--to", "9999-12-31", "--window-days", "99999999"],
+    ],
+)
+def test_extreme_ranges_end_cleanly(tmp_path: Path, argv: list[str]) -> None:
+    result = cli(tmp_path, *argv)
+    assert result.exit_code in (0, 2) and "Traceback" not in result.output
+
+
+def test_windows_reach_the_last_date_without_overflow() -> None:
+    from hwpscan.fetch.dates import split_windows
+
+    windows = split_windows(date(9999, 12, 1), date.max, 21)
+    assert windows[-1].end == date.max and sum(w.days for w in windows) == 31
+    assert split_windows(date.max, date.max, 99_999_999)[0].days == 1
+
+
+# --- 10: two runs sharing a state folder pay for each window once ----------------------
+
+
+def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path: Path) -> None:
+    from hwpscan.fetch import fetch_range
+
+    def slow_listing(h: Handler) -> bytes:
+        time.sleep(0.2)
+        return listing([release(h, h.query["startDate"], atchfileNm="", atchfileUrl="")])
+
+    def run(out: str) -> None:
+        report = fetch_range(
+            date(2025, 7, 21),
+            date(2025, 7, 26),
+            key=KEY,
+            out_dir=tmp_path / out,
+            state=tmp_path / "state",
+            api_url=server.api_url,
+            window_days=1,
+            clock=lambda: datetime(2025, 7, 27, 9, 0, tzinfo=KST),
+        )
+        reports.append(report)
+
+    reports: list[FetchReport] = []
+    with hostile(api_route(slow_listing)) as server:
+        threads = [threading.Thread(target=run, args=(f"out{n}",)) for n in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        calls = server.api_hits()
+    assert len(reports) == 2 and all(r.ok for r in reports)
+    assert calls == 6  # six windows, each paid once
+    assert sorted(r.calls_made for r in reports) and sum(r.calls_made for r in reports) == 6
+    assert sum(r.calls_cached for r in reports) == 6

@@ -13,6 +13,8 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +22,11 @@ from typing import Any
 
 from hwpscan.fetch.dates import KST, Window
 from hwpscan.fetch.urls import redact_url
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory file locks; concurrent runs may both pay
+    fcntl = None  # type: ignore[assignment]
 
 CACHE_DIR = "cache/responses"
 
@@ -76,6 +83,27 @@ class ResponseCache:
 
     def _meta_path(self, body: Path) -> Path:
         return body.with_suffix(".json")
+
+    @contextmanager
+    def lock(self, api_url: str, window: Window) -> Iterator[None]:
+        """Hold the window's lock file, so that runs sharing the state folder pay for one
+        window once: whoever waited looks in the cache again before calling.
+
+        >>> import tempfile, datetime
+        >>> w = Window(datetime.date(2025, 7, 21), datetime.date(2025, 7, 21))
+        >>> with tempfile.TemporaryDirectory() as tmp, ResponseCache(Path(tmp)).lock("u", w):
+        ...     pass
+        """
+        path = self.body_path(api_url, window).with_suffix(".lock")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a+b") as handle:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                if fcntl is not None:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def get(self, api_url: str, window: Window) -> CacheEntry | None:
         """The cached answer for the window, or ``None``."""

@@ -37,6 +37,10 @@ CODE_NO_DATA = "900"
 CODE_PERIOD_TOO_LONG = "030"
 CODE_DAILY_LIMIT = "033"
 
+#: Weekdays a window may hold and still be one holiday with no release (Chuseok or Seollal
+#: with a substitute day off take up to six); an empty window with more is a refusal.
+HOLIDAY_WEEKDAYS = 6
+
 #: How long one answer may take to arrive in all, and how large it may be.
 API_DEADLINE = 300.0
 API_MAX_BYTES = 64_000_000
@@ -336,6 +340,8 @@ class Assessment:
     empty_warning: str | None  # why an empty answer looks like a silent refusal
     outside: tuple[str, ...]  # content ids whose regDate is outside the window
     outside_warnings: tuple[str, ...]
+    #: Empty on a few weekdays: a holiday, or a silent refusal. Taken, but not trusted.
+    unconfirmed_empty: bool = False
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -345,26 +351,41 @@ class Assessment:
 def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Assessment:
     """Flag an empty answer that may be a silent refusal, and releases outside the window.
 
-    An answer with zero releases is suspicious when the result code is not the explicit
-    "no data" (900) and the window has a weekday, or when the ledger is near the limit
-    (the API was described as answering HTTP 200 with nothing once the quota is used).
+    An answer with zero releases is suspicious (stop) when the ledger is near the limit
+    (the API was described as answering HTTP 200 with nothing once the quota is used), or
+    when the result code is not the explicit "no data" (900) and the window holds more
+    weekdays than a holiday could explain. With a few weekdays it is *unconfirmed*: a
+    warning, and the answer is used but not trusted, so a rerun asks again.
 
     >>> empty = ApiAnswer("1", "", 0, (), "utf-8")
     >>> monday = Window(date(2025, 7, 21), date(2025, 7, 21))
+    >>> weeks = Window(date(2025, 7, 21), date(2025, 8, 10))
     >>> weekend = Window(date(2025, 7, 26), date(2025, 7, 27))
-    >>> check_answer(empty, monday, near_limit=False).suspicious_empty
+    >>> [check_answer(empty, w, near_limit=False).suspicious_empty for w in (monday, weeks)]
+    [False, True]
+    >>> check_answer(empty, monday, near_limit=False).unconfirmed_empty
     True
-    >>> check_answer(empty, weekend, near_limit=False).suspicious_empty
-    False
+    >>> check_answer(empty, monday, near_limit=True).suspicious_empty
+    True
+    >>> check_answer(empty, weekend, near_limit=False).warnings
+    ()
     """
     empty_warning = None
+    unconfirmed = False
     if not answer.releases:
         explicit = answer.code == CODE_NO_DATA
-        if near_limit or (not explicit and window.has_weekday()):
-            why = "the daily limit is near" if near_limit else "the window has weekdays"
+        weekdays = window.weekdays()
+        if near_limit or (not explicit and weekdays > HOLIDAY_WEEKDAYS):
+            why = "the daily limit is near" if near_limit else f"the window has {weekdays} weekdays"
             empty_warning = (
                 f"window {window}: HTTP 200 with zero releases although {why}: "
                 "possibly a silent quota refusal, not treated as 'no releases'"
+            )
+        elif not explicit and weekdays:
+            unconfirmed = True
+            empty_warning = (
+                f"window {window}: no releases on {weekdays} weekday(s): a holiday, or a silent "
+                "quota refusal; kept as 'no releases' for now, and asked again next run"
             )
     outside: list[str] = []
     warnings: list[str] = []
@@ -378,7 +399,8 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
             "outside the window (the API ignored the range or returned another year): "
             "not downloaded"
         )
-    return Assessment(empty_warning is not None, empty_warning, tuple(outside), tuple(warnings))
+    suspicious = empty_warning is not None and not unconfirmed
+    return Assessment(suspicious, empty_warning, tuple(outside), tuple(warnings), unconfirmed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,13 @@ from hwpscan.fetch.dates import (
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger, QuotaStatus, default_ledger_path
+from hwpscan.fetch.quota import (
+    DEFAULT_DAILY_LIMIT,
+    LedgerError,
+    QuotaLedger,
+    QuotaStatus,
+    default_ledger_path,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,7 @@ def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> ApiAnsw
     """The cached answer for a window when it is a good one, else ``None``.
 
     Good means: it parses as success or "no data", was not judged suspicious, and is not
-    an empty answer that looks like a silent refusal.
+    an empty answer that looks like a silent refusal or might be one (a weekday holiday).
     """
     entry = cache.get(api_url, window)
     if entry is None or entry.meta.get("verdict") not in (None, "ok"):
@@ -70,7 +76,8 @@ def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> ApiAnsw
         answer = parse_answer(entry.body)
     except HwpscanError:
         return None
-    if check_answer(answer, window, near_limit=False).suspicious_empty:
+    verdict = check_answer(answer, window, near_limit=False)
+    if verdict.suspicious_empty or verdict.unconfirmed_empty:
         return None
     return answer
 
@@ -111,10 +118,15 @@ def plan_range(
     cache = open_cache(state)
     planned = tuple(WindowPlan(w, usable_cached(cache, api_url, w) is not None) for w in windows)
     quota = None
+    warnings: list[str] = []
     if key:
         clock = (lambda: now) if now is not None else None
-        quota = open_ledger(
-            state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock
-        ).status(key)
-    warning = year_warning(start, end, today or korea_today(now))
-    return Plan(start, end, planned, quota, (warning,) if warning else ())
+        try:
+            quota = open_ledger(
+                state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock
+            ).status(key)
+        except LedgerError as exc:  # the plan still stands; only the quota is unknown
+            warnings.append(str(exc))
+    if warning := year_warning(start, end, today or korea_today(now)):
+        warnings.append(warning)
+    return Plan(start, end, planned, quota, tuple(warnings))

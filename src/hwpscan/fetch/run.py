@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 
 import httpx
 
-from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, HwpscanError
+from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, HwpscanError, UsageError
 from hwpscan.fetch.cache import ResponseCache
 from hwpscan.fetch.client import (
     DEFAULT_API_URL,
+    HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
     ApiNetworkError,
@@ -46,7 +47,7 @@ from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
+from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
@@ -129,9 +130,18 @@ class WindowCaller:
         self.calls_made = 0
         self.calls_cached = 0
         self.warnings: list[str] = []
+        self._empty_weekdays = 0  # weekdays in a row answered with no release
 
     def answer(self, window: Window) -> ApiAnswer:
-        """The window's answer, or an :class:`ApiError` that should stop the run."""
+        """The window's answer, or an :class:`ApiError` that should stop the run.
+
+        The window's lock is held from the cache check to the cached answer, so a run
+        sharing the state folder waits, then finds the answer instead of paying again.
+        """
+        with self.cache.lock(self.api.api_url, window):
+            return self._answer(window)
+
+    def _answer(self, window: Window) -> ApiAnswer:
         cached = usable_cached(self.cache, self.api.api_url, window)
         if cached is not None:
             self.calls_cached += 1
@@ -181,6 +191,18 @@ class WindowCaller:
             raise
         status = self.ledger.status(self._key)
         verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
+        unconfirmed = verdict.unconfirmed_empty
+        if answer.releases:
+            self._empty_weekdays = 0
+        elif unconfirmed:
+            self._empty_weekdays += window.weekdays()
+        if unconfirmed and self._empty_weekdays > HOLIDAY_WEEKDAYS:
+            verdict = replace(
+                verdict,
+                suspicious_empty=True,
+                empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
+                "a release, more than a holiday explains: possibly a silent quota refusal",
+            )
         if verdict.suspicious_empty:
             self.cache.mark(url, window, trusted=False, verdict="suspicious-empty")
             raise ApiRefusedError(
@@ -188,6 +210,10 @@ class WindowCaller:
                 "answer; run again later and the window will be asked again",
                 code=None,
             )
+        if verdict.unconfirmed_empty and verdict.empty_warning:  # a holiday? used, not trusted
+            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+            self.warnings.append(verdict.empty_warning)
+            return answer
         self.cache.mark(url, window, trusted=True, verdict="ok")
         return answer
 
@@ -226,10 +252,14 @@ def fetch_range(
     the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
     """
     check_range(start, end)
+    check_api_url(api_url)
     windows = split_windows(start, end, window_days)
     state = state or state_dir()
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
     warnings: list[str] = []
     if warning := year_warning(start, end, korea_today(clock() if clock else None)):
         warnings.append(warning)
