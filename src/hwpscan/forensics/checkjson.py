@@ -23,13 +23,16 @@ proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it.
 
 from __future__ import annotations
 
+import codecs
+import functools
 import json
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
-from hwpscan.forensics.guard import check_utf8, decode_utf8, find_surrogates
+from hwpscan.forensics.guard import check_utf8, find_surrogates
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
 
 __all__ = [
@@ -39,6 +42,7 @@ __all__ = [
     "check_json_bytes",
     "check_json_text",
     "decode_input",
+    "decode_utf8",
     "json_path",
 ]
 
@@ -47,6 +51,8 @@ _SSE_IGNORED = ("event:", "id:", "retry:", ":")
 _SNIPPET = 20
 _EXCERPT = 60
 _DECODER = json.JSONDecoder(strict=False)  # captured logs carry raw tabs in strings
+#: What :func:`decode_utf8` makes of a byte that is not UTF-8 even with surrogates allowed.
+InvalidBytes = Literal["escape", "skip"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +121,60 @@ class JsonCheck:
         }
 
 
+# --- Decoding what a pipeline wrote ---------------------------------------------------
+
+_surrogatepass = codecs.lookup_error("surrogatepass")
+_invalid = threading.local()  # the byte count of the decode_utf8 call running here
+
+
+def _lenient(exc: UnicodeError, *, escape: bool) -> tuple[str, int]:
+    """A codec error handler: a surrogate as itself, any other bad byte escaped or skipped."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    try:
+        text, end = _surrogatepass(exc)
+    except UnicodeDecodeError:
+        bad = exc.object[exc.start : exc.end]
+        _invalid.count += len(bad)
+        return ("".join(chr(0xDC00 + b) for b in bad) if escape else ""), exc.end
+    return str(text), end
+
+
+_HANDLERS: dict[str, str] = {"escape": "hwpscan.escape", "skip": "hwpscan.skip"}
+codecs.register_error(_HANDLERS["escape"], functools.partial(_lenient, escape=True))
+codecs.register_error(_HANDLERS["skip"], functools.partial(_lenient, escape=False))
+
+
+def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int]:
+    r"""Bytes as a pipeline wrote them, back to its text; returns (text, invalid bytes).
+
+    A lone surrogate written as UTF-8 with ``surrogatepass`` (the three bytes
+    ``ED A0 80`` for U+D800...) decodes as that one surrogate. Bytes that are not
+    UTF-8 even so are counted and, per ``invalid``, kept as ``surrogateescape`` does
+    (``\xff`` -> U+DCFF, so the text still fails UTF-8 encoding where they were) or
+    skipped.
+
+    >>> data = b"a" + chr(0xDB80).encode("utf-8", "surrogatepass") + b"\xff"
+    >>> [f"{ord(c):04x}" for c in decode_utf8(data)[0]], decode_utf8(data)[1]
+    (['0061', 'db80', 'dcff'], 1)
+    >>> decode_utf8(data, "skip") == ("a" + chr(0xDB80), 1)
+    True
+    """
+    try:
+        return data.decode("utf-8", "surrogatepass"), 0
+    except UnicodeDecodeError:
+        pass
+    try:
+        errors = _HANDLERS[invalid]
+    except KeyError:
+        raise ValueError(f"invalid must be escape or skip, not {invalid!r}") from None
+    _invalid.count = 0
+    text = data.decode("utf-8", errors)
+    return text, _invalid.count
+
+
 def decode_input(data: bytes) -> str:
-    r"""Bytes to text as a pipeline held them (see :func:`.guard.decode_utf8`).
+    r"""Bytes to text as a pipeline held them (see :func:`decode_utf8`).
 
     A surrogate written with ``surrogatepass`` is that surrogate; any other bad byte
     becomes a lone surrogate as with ``surrogateescape``. A leading BOM is dropped.

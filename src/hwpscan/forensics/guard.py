@@ -27,7 +27,6 @@ import codecs
 import copy
 import functools
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
@@ -42,7 +41,6 @@ __all__ = [
     "SurrogateHit",
     "Utf8Check",
     "check_utf8",
-    "decode_utf8",
     "find_surrogates",
     "next_surrogate",
     "repair_text",
@@ -52,8 +50,6 @@ __all__ = [
 
 OrphanPolicy = Literal["drop", "replace", "escape"]
 _T = TypeVar("_T")
-#: What :func:`decode_utf8` makes of a byte that is not UTF-8 even with surrogates allowed.
-InvalidBytes = Literal["escape", "skip"]
 
 #: What happens to a surrogate half that has no partner.
 ORPHAN_POLICIES: dict[str, Callable[[str], str]] = {
@@ -409,54 +405,3 @@ def repair_text(
             target[label] = n
     return RepairResult(text, pairs, removed, replaced, kept)
 
-
-# --- Decoding what a pipeline wrote -------------------------------------------------
-
-_surrogatepass = codecs.lookup_error("surrogatepass")
-_invalid = threading.local()  # the byte count of the decode_utf8 call running here
-
-
-def _lenient(exc: UnicodeError, *, escape: bool) -> tuple[str, int]:
-    """A codec error handler: a surrogate as itself, any other bad byte escaped or skipped."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    try:
-        text, end = _surrogatepass(exc)
-    except UnicodeDecodeError:
-        bad = exc.object[exc.start : exc.end]
-        _invalid.count += len(bad)
-        return ("".join(chr(0xDC00 + b) for b in bad) if escape else ""), exc.end
-    return str(text), end
-
-
-_HANDLERS: dict[str, str] = {"escape": "hwpscan.escape", "skip": "hwpscan.skip"}
-codecs.register_error(_HANDLERS["escape"], functools.partial(_lenient, escape=True))
-codecs.register_error(_HANDLERS["skip"], functools.partial(_lenient, escape=False))
-
-
-def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int]:
-    r"""Bytes as a pipeline wrote them, back to its text; returns (text, invalid bytes).
-
-    A lone surrogate written as UTF-8 with ``surrogatepass`` (the three bytes
-    ``ED A0 80`` for U+D800...) decodes as that one surrogate. Bytes that are not
-    UTF-8 even so are counted and, per ``invalid``, kept as ``surrogateescape`` does
-    (``\xff`` -> U+DCFF, so the text still fails UTF-8 encoding where they were) or
-    skipped.
-
-    >>> data = b"a" + chr(0xDB80).encode("utf-8", "surrogatepass") + b"\xff"
-    >>> [f"{ord(c):04x}" for c in decode_utf8(data)[0]], decode_utf8(data)[1]
-    (['0061', 'db80', 'dcff'], 1)
-    >>> decode_utf8(data, "skip") == ("a" + chr(0xDB80), 1)
-    True
-    """
-    try:
-        return data.decode("utf-8", "surrogatepass"), 0
-    except UnicodeDecodeError:
-        pass
-    try:
-        errors = _HANDLERS[invalid]
-    except KeyError:
-        raise ValueError(f"invalid must be escape or skip, not {invalid!r}") from None
-    _invalid.count = 0
-    text = data.decode("utf-8", errors)
-    return text, _invalid.count

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from hwpscan.errors import UsageError
-from hwpscan.forensics.guard import decode_utf8
+from hwpscan.forensics.checkjson import decode_utf8
 
 __all__ = [
     "BUILTINS",
