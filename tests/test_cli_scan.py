@@ -221,3 +221,17 @@ def test_jobs_beyond_the_file_count_start_no_idle_workers(corpus: Path) -> None:
     result = runner.invoke(app, ["scan", str(corpus), "-f", "jsonl", "--jobs", "1000"])
     assert result.exit_code == 0
     assert len(result.stdout.splitlines()) == 7
+
+
+def test_a_damaged_run_store_is_a_message_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "runs.sqlite").write_bytes(b"this is not a database" * 100)
+    monkeypatch.setenv("HWPSCAN_HOME", str(home))
+    history = runner.invoke(app, ["history"])
+    assert history.exit_code == 2 and "not a usable SQLite database" in history.output
+    scan = runner.invoke(app, ["scan", str(corpus), "-f", "jsonl", "-j", "1"])
+    assert scan.exit_code == 0  # the scan itself goes on; only the history is skipped
+    assert "not recorded" in scan.output

@@ -7,6 +7,7 @@
     │   ├── CorruptFileError   damaged structure (truncated stream, bad record size)
     │   └── EncryptedFileError password, DRM or distribution protection
     ├── UsageError             bad arguments: dates, options (exit 2)
+    ├── StoreError             the run store cannot be opened or written
     └── ApiError               the API or its limits stopped the run (exit 3)
         ├── QuotaExceededError the daily call limit is (or would be) passed
         ├── ApiRefusedError    a result code that is not success or "no data"
@@ -38,6 +39,10 @@ class EncryptedFileError(FormatError):
 
 class UsageError(HwpscanError):
     """The user asked for something malformed (a bad date, a bad option)."""
+
+
+class StoreError(HwpscanError):
+    """The run store (runs.sqlite) cannot be opened or written."""
 
 
 class ApiError(HwpscanError):

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.errors import StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.bundle import write_report
 from hwpscan.report.junit import junit_xml, write_junit_file
@@ -79,7 +80,7 @@ def record_and_report(
         with default_store() as store:
             run_id = store.record_run(kind, args, results, summary=summary)
             run = store.run_info(run_id)
-    except (sqlite3.Error, OSError) as exc:
+    except (sqlite3.Error, OSError, StoreError) as exc:
         _history_warning(exc)
     _write_bundle(results, report_dir, run)
     if run is not None:
@@ -120,7 +121,7 @@ class RunSink:
             return
         try:
             action(self.recorder)
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, StoreError) as exc:
             _history_warning(exc)
             self.recorder = None
 
@@ -151,7 +152,7 @@ def recorded_run(
     try:
         store = default_store()
         recorder = RunRecorder(store, store.start_run(kind, args))
-    except (sqlite3.Error, OSError) as exc:
+    except (sqlite3.Error, OSError, StoreError) as exc:
         _history_warning(exc)
     sink = RunSink(recorder, also)
     try:
@@ -164,7 +165,7 @@ def recorded_run(
             try:
                 store.finish_run(sink.recorder.run_id, summary=sink.summary or None)
                 run = store.run_info(sink.recorder.run_id)
-            except (sqlite3.Error, OSError) as exc:
+            except (sqlite3.Error, OSError, StoreError) as exc:
                 _history_warning(exc)
         _write_bundle(sink.results, report_dir, run)
         if run is not None:
@@ -217,7 +218,7 @@ def load_or_fail(ref: str) -> Run:
     try:
         with default_store() as store:
             return store.load_run(ref)
-    except RunNotFoundError as exc:
+    except (RunNotFoundError, StoreError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
 
 
@@ -269,8 +270,11 @@ def history(
     ] = 20,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
-    with default_store() as store:
-        runs = store.list_runs(limit)
+    try:
+        with default_store() as store:
+            runs = store.list_runs(limit)
+    except StoreError as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return

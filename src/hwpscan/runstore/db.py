@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hwpscan.errors import StoreError
 from hwpscan.models import FileResult
 from hwpscan.rundiff import file_name
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
@@ -67,14 +68,21 @@ class RunStore:
             conn = sqlite3.connect(
                 self.path, timeout=30.0, check_same_thread=False, isolation_level=None
             )
-            conn.execute("PRAGMA busy_timeout = 30000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash of the run
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.executescript(_SCHEMA)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            if "summary" not in columns:  # a database from before run summaries
-                conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
+            try:
+                conn.execute("PRAGMA busy_timeout = 30000")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.executescript(_SCHEMA)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+                if "summary" not in columns:  # a database from before run summaries
+                    conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise StoreError(
+                    f"the run store {self.path} is not a usable SQLite database ({exc}); "
+                    "move it aside to start a new one"
+                ) from exc
             self._conn = conn
         return self._conn
 
