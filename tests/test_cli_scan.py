@@ -209,6 +209,7 @@ def test_unwritable_outputs_are_usage_errors(tmp_path: Path, corpus: Path) -> No
         ["scan", str(corpus), "-f", "jsonl", "-o", str(blocker / "out.jsonl")],
         ["scan", str(corpus), "--emit-repaired", str(blocker / "rep")],
         ["repair", str(corpus), "-o", str(blocker / "rep")],
+        ["scan", str(corpus), "--report", str(blocker / "{run}")],
         ["scan", str(corpus), "-o", str(tmp_path / "table.txt")],  # tables are not written
     ]
     for args in cases:

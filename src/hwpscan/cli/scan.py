@@ -241,6 +241,8 @@ def scan(
         raise fail(message, ExitCode.USAGE)
     if emit_repaired is not None:
         _check_writable_folder(emit_repaired, "--emit-repaired")
+    if report_dir is not None:  # fail now, not after the whole scan
+        _check_writable_folder(Path(str(report_dir).split("{run}")[0] or "."), "--report")
     paths = list(paths or [])
     report = None
     if start is not None or end is not None:
