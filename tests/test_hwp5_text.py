@@ -14,7 +14,7 @@ from hwpscan.formats.hwp5_text import (
     inflate,
     section_segments,
     text_runs,
-    walk_records,
+    walk_paragraphs,
 )
 from hwpscan.models import Segment
 
@@ -43,37 +43,48 @@ def test_walk_finds_records_at_every_level_and_extended_sizes() -> None:
     data = (
         record(spec.PARA_HEADER, bytes(24))
         + record(spec.PARA_TEXT, units("a", 13), 1)
+        + record(spec.PARA_HEADER, bytes(24), 2)
         + record(spec.PARA_TEXT, b"", 3)
+        + record(spec.PARA_HEADER, bytes(24), 1)
         + record(spec.PARA_TEXT, big, 2)
+        + record(spec.PARA_HEADER, bytes(24), 5, extended=True)
         + record(spec.PARA_TEXT, units("b"), 1, extended=True)  # 0xFFF form for a small one
     )
-    hits, warning = walk_records(data, "s", spec.PARA_TEXT)
-    assert warning is None
-    assert [data[a:b] for _, a, b in hits] == [units("a", 13), b"", big, units("b")]
-    both, _ = walk_records(data, "s", spec.PARA_HEADER, spec.PARA_TEXT)
-    assert [tag for tag, _, _ in both] == [spec.PARA_HEADER] + [spec.PARA_TEXT] * 4
+    warnings: list[str] = []
+    hits, count = walk_paragraphs(data, "s", warnings)
+    assert warnings == [] and count == 4
+    assert [(data[a:b], para) for a, b, para in hits] == [
+        (units("a", 13), 0), (b"", 1), (big, 2), (units("b"), 3)
+    ]
 
 
 @pytest.mark.parametrize(
     ("tail", "message"),
     [
-        (b"\x43\x00", "s: record header cut short at byte 12"),
-        (struct.pack("<I", spec.PARA_TEXT | 0xFFF << 20), "s: record header cut short at byte 12"),
+        (b"\x43\x00", "s: record header cut short at byte 40"),
+        (struct.pack("<I", spec.PARA_TEXT | 0xFFF << 20), "s: record header cut short at byte 40"),
         (
             struct.pack("<I", spec.PARA_TEXT | 8 << 20) + b"ab",
-            "s: record at byte 12 (tag 67) claims 8",
+            "s: record at byte 40 (tag 67) claims 8",
         ),
         (
             struct.pack("<II", 67 | 0xFFF << 20, 2**31) + b"x",
-            "s: record at byte 12 (tag 67) claims 2147483648",
+            "s: record at byte 40 (tag 67) claims 2147483648",
         ),
     ],
 )
 def test_walk_stops_at_damage_and_says_where(tail: bytes, message: str) -> None:
-    data = record(spec.PARA_TEXT, units("ok")) + record(spec.PARA_HEADER, bytes(0)) + tail
-    hits, warning = walk_records(data, "s", spec.PARA_TEXT)
-    assert [data[a:b] for _, a, b in hits] == [units("ok")]
-    assert warning is not None and warning.startswith(message)
+    data = (
+        record(spec.PARA_HEADER, bytes(24))
+        + record(spec.PARA_TEXT, units("ok"))
+        + record(spec.PARA_HEADER, bytes(0))
+        + tail
+    )
+    warnings: list[str] = []
+    hits, count = walk_paragraphs(data, "s", warnings)
+    assert [data[a:b] for a, b, _ in hits] == [units("ok")] and count == 2
+    (warning,) = warnings
+    assert warning.startswith(message)
 
 
 def runs(*parts: str | int) -> list[tuple[int, str]]:
@@ -161,8 +172,7 @@ def test_para_text_without_its_own_header_is_a_paragraph_and_a_warning() -> None
     assert section_segments(data, "s", out, warnings) == 4
     assert [(s.paragraph, s.text) for s in out] == [(0, "머리 없음"), (1, "하나"), (2, "둘째 기록")]
     assert warnings == [
-        "s: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), "
-        "each counted as a paragraph"
+        "s: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), each counted"
     ]
 
 

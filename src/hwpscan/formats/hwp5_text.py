@@ -1,6 +1,6 @@
 """HWP 5 records and PARA_TEXT decoding: pure functions on bytes, tuned for speed.
 
-A section stream is a chain of records (spec §4.1). :func:`walk_records` finds the
+A section stream is a chain of records (spec §4.1). :func:`walk_paragraphs` finds the
 PARA_HEADER and PARA_TEXT records; :func:`section_segments` decodes all PARA_TEXT
 payloads in one go: they are joined and decoded once, so the work per paragraph is a
 slice and a :class:`~hwpscan.models.Segment`. The text is the *codeunit view* (one code
@@ -37,10 +37,9 @@ from hwpscan.models import Segment
 __all__ = [
     "codeunit_view",
     "inflate",
-    "number_paragraphs",
     "section_segments",
     "text_runs",
-    "walk_records",
+    "walk_paragraphs",
 ]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
@@ -51,6 +50,8 @@ _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 _PARA_END = chr(spec.PARA_BREAK)
+_PARA_HEADER = spec.PARA_HEADER
+_PARA_TEXT = spec.PARA_TEXT
 
 
 _HALVES: dict[str, str] = {}
@@ -112,112 +113,98 @@ def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
     return out, None
 
 
-def walk_records(
-    data: bytes, stream: str, *tags: int
-) -> tuple[list[tuple[int, int, int]], str | None]:
-    """(tag, start, end) of the payload of every record with one of *tags*, in stream
-    order, and a warning when a record header is cut or a size runs past the end of
-    *data* (the walk stops there).
+def walk_paragraphs(
+    data: bytes, stream: str, warnings: list[str]
+) -> tuple[list[tuple[int, int, int]], int]:
+    """(start, end, paragraph) of the payload of every PARA_TEXT record of a section
+    stream, and the stream's paragraph count.
 
-    >>> data = bytes.fromhex("42000000 43002000") + b"ab" + bytes.fromhex("4300f000")
-    >>> hits, warning = walk_records(data, "s", 66, 67)
-    >>> hits, warning.split(";")[0]
-    ([(66, 4, 4), (67, 8, 10)], 's: record at byte 10 (tag 67) claims 15 bytes, only 0 left')
+    Paragraphs are numbered by their PARA_HEADER records (any level) in stream order,
+    from 0. A PARA_TEXT record with no PARA_HEADER of its own (a damaged stream) is
+    counted as a paragraph of its own, so no two records share a number. Damage goes to
+    *warnings*: such records, and a record header cut short or a size running past the
+    end of *data* (the walk stops there).
+
+    >>> header, text = bytes.fromhex("42000000"), bytes.fromhex("43042000") + b"ab"
+    >>> warnings = []
+    >>> walk_paragraphs(header + header + text + header + bytes.fromhex("4300f000"), "s", warnings)
+    ([(12, 14, 1)], 3)
+    >>> warnings  # doctest: +ELLIPSIS
+    ['s: record at byte 18 (tag 67) claims 15 bytes, only 0 left; rest of the stream skipped']
+    >>> walk_paragraphs(text + header + text + text, "s", warnings)
+    ([(4, 6, 0), (14, 16, 1), (20, 22, 2)], 3)
+    >>> warnings[-1]
+    's: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), each counted'
     """
-    wanted = frozenset(tags)
+    hits, count, lone, pos = _scan(data, len(data))
+    if pos != len(data):  # damaged: number what comes before the first bad record
+        stop, note = _damage(data, stream)
+        warnings.append(note)
+        hits, count, lone, _ = _scan(data, stop)
+    if lone:
+        warnings.append(
+            f"{stream}: {len(lone)} PARA_TEXT record(s) without a PARA_HEADER "
+            f"(first: paragraph {lone[0]}), each counted"
+        )
+    return hits, count
+
+
+def _scan(data: bytes, end: int) -> tuple[list[tuple[int, int, int]], int, list[int], int]:
+    """The hot loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph
+    count, paragraphs numbered for a PARA_TEXT without header, and where it stopped
+    (``end`` when every record fitted; bounds are checked once, after the loop)."""
     hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
+    lone: list[int] = []
+    para = -1
+    has_text = True  # the current paragraph has its PARA_TEXT already (or there is none)
     pos = 0
-    end = len(data)
     try:
-        while pos < end:  # hot loop: bounds are checked once, after it
+        while pos < end:
             (head,) = unpack(data, pos)
             size = head >> 20
             if size == 0xFFF:
                 (size,) = unpack(data, pos + 4)
                 pos += 4
             tag = head & 0x3FF
-            if tag in wanted:
-                add((tag, pos + 4, pos + 4 + size))
+            if tag == _PARA_HEADER:
+                para += 1
+                has_text = False
+            elif tag == _PARA_TEXT:
+                if has_text:
+                    para += 1
+                    lone.append(para)
+                add((pos + 4, pos + 4 + size, para))
+                has_text = True
             pos += 4 + size
     except struct.error:
         pos = end + 1
-    if pos == end:
-        return hits, None
-    return _walk_checked(data, stream, wanted)
+    return hits, para + 1, lone, pos
 
 
-def _walk_checked(
-    data: bytes, stream: str, wanted: frozenset[int]
-) -> tuple[list[tuple[int, int, int]], str]:
-    """The careful walk for a damaged stream: what is readable, and where it broke."""
-    hits: list[tuple[int, int, int]] = []
+def _damage(data: bytes, stream: str) -> tuple[int, str]:
+    """Where the first broken record of a damaged stream starts, and what is wrong."""
     pos = 0
     end = len(data)
     while True:
         at = pos
         if pos + 4 > end:
-            return hits, f"{stream}: record header cut short at byte {at}"
+            return at, f"{stream}: record header cut short at byte {at}"
         (head,) = _U32.unpack_from(data, pos)
         size = head >> spec.SIZE_SHIFT
         pos += 4
         if size == spec.EXTENDED_SIZE:
             if pos + 4 > end:
-                return hits, f"{stream}: record header cut short at byte {at}"
+                return at, f"{stream}: record header cut short at byte {at}"
             (size,) = _U32.unpack_from(data, pos)
             pos += 4
         if pos + size > end:
-            return hits, (
+            return at, (
                 f"{stream}: record at byte {at} (tag {head & spec.TAG_MASK}) claims {size} bytes, "
                 f"only {end - pos} left; rest of the stream skipped"
             )
-        tag = head & spec.TAG_MASK
-        if tag in wanted:
-            hits.append((tag, pos, pos + size))
         pos += size
-
-
-def number_paragraphs(
-    records: list[tuple[int, int, int]], stream: str, warnings: list[str]
-) -> tuple[list[tuple[int, int, int]], int]:
-    """(start, end, paragraph) of each PARA_TEXT payload, and the paragraph count.
-
-    *records* are the PARA_HEADER and PARA_TEXT records of one section stream, as
-    :func:`walk_records` gives them. Paragraphs are numbered by their PARA_HEADER
-    records in stream order, from 0. A PARA_TEXT record with no PARA_HEADER of its own
-    (a damaged stream) is counted as a paragraph of its own and noted in *warnings*, so
-    no two records share a number.
-
-    >>> h, t = 66, 67
-    >>> number_paragraphs([(h, 0, 0), (h, 0, 0), (t, 4, 8), (h, 8, 8)], "s", [])
-    ([(4, 8, 1)], 3)
-    >>> warnings = []
-    >>> number_paragraphs([(t, 0, 2), (h, 2, 2), (t, 6, 8), (t, 12, 14)], "s", warnings)
-    ([(0, 2, 0), (6, 8, 1), (12, 14, 2)], 3)
-    >>> warnings  # doctest: +ELLIPSIS
-    ['s: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), each ...']
-    """
-    texts: list[tuple[int, int, int]] = []
-    para = -1
-    has_text = True  # the current paragraph has its PARA_TEXT already (or there is none)
-    lone: list[int] = []
-    for tag, start, end in records:
-        if tag != spec.PARA_TEXT:
-            para += 1
-            has_text = False
-            continue
-        if has_text:
-            para += 1
-            lone.append(para)
-        texts.append((start, end, para))
-        has_text = True
-    if lone:
-        warnings.append(
-            f"{stream}: {len(lone)} PARA_TEXT record(s) without a PARA_HEADER "
-            f"(first: paragraph {lone[0]}), each counted as a paragraph"
-        )
-    return texts, para + 1
 
 
 def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
@@ -262,12 +249,9 @@ def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: l
 
 def section_segments(data: bytes, stream: str, out: list[Segment], warnings: list[str]) -> int:
     """Append the text of every PARA_TEXT record of a section stream to *out*, numbered
-    by :func:`number_paragraphs`. Returns the stream's paragraph count (PARA_HEADER
+    by :func:`walk_paragraphs`. Returns the stream's paragraph count (PARA_HEADER
     records at every level); damage goes to *warnings*."""
-    records, note = walk_records(data, stream, spec.PARA_HEADER, spec.PARA_TEXT)
-    if note:
-        warnings.append(note)
-    hits, count = number_paragraphs(records, stream, warnings)
+    hits, count = walk_paragraphs(data, stream, warnings)
     if not hits:
         return count
     parts = [data[s:e] for s, e, _ in hits]

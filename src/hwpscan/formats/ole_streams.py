@@ -90,7 +90,8 @@ class OleStreams:
         stack = [(node, prefix)]
         while stack:
             entry, at = stack.pop()
-            for kid in sorted(entry.kids, key=lambda k: k.name.lower()):  # type: ignore[attr-defined]
+            kids = entry.kids  # type: ignore[attr-defined]
+            for kid in sorted(kids, key=lambda k: k.name.lower()):
                 path = at + kid.name
                 if kid.entry_type == _STORAGE:
                     stack.append((kid, path + "/"))
