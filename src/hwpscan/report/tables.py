@@ -46,15 +46,18 @@ def pua_legend(results: Sequence[FileResult]) -> Table | None:
         return None
     table = Table(title="Private-use characters seen", title_justify="left")
     for col, justify in (("code point", "left"), ("count", "right"), ("files", "right"),
-                         ("name", "left"), ("renders as", "left"), ("standard", "left")):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+                         ("name", "left"), ("renders as", "left"), ("--pua-map gives", "left"),
+                         ("note", "left")):
+        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for cp in sorted(seen, key=lambda c: (-seen[c], c)):
         info = pua_info(int(cp[2:], 16))
+        kept = Text("kept", style="dim")
         table.add_row(
             cp, f"{seen[cp]:,}", f"{files[cp]:,}",
             info.name if info else Text("unknown", style="dim"),
             (info.renders_as or "") if info else "",
-            (info.replacement or "") if info else "",
+            (info.replacement or kept) if info else kept,
+            Text(info.note or "", style="dim") if info else "",
         )
     return table
 
