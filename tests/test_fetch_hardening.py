@@ -446,3 +446,33 @@ def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path:
     assert calls == 6  # six windows, each paid once
     assert sorted(r.calls_made for r in reports) and sum(r.calls_made for r in reports) == 6
     assert sum(r.calls_cached for r in reports) == 6
+
+
+# --- 7: a damaged manifest or a symlink loop does not lose the scan ----------------------
+
+
+def test_foreign_manifest_lines_are_skipped_and_described(tmp_path: Path) -> None:
+    from hwpscan.fetch.manifest import MANIFEST_NAME, ManifestEntry, dates_for, read_entries
+
+    good = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 4, None, "downloaded")
+    lines = [json.dumps(good.to_json()), "[1]", '{"date": 5}', "7", "{" * 5000 + "}" * 5000]
+    lines.append(json.dumps(good.to_json() | {"bytes": "4"}))
+    (tmp_path / MANIFEST_NAME).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "a.hwp").write_bytes(b"HWP!")
+    problems: list[str] = []
+    assert read_entries(tmp_path / MANIFEST_NAME, problems=problems) == [good]
+    assert len(problems) == 5 and all("not a manifest entry" in p for p in problems)
+    assert dates_for([tmp_path / "a.hwp"]) == {tmp_path / "a.hwp": "2025-07-21"}
+
+
+def test_a_symlink_loop_is_left_undated_not_a_crash(tmp_path: Path) -> None:
+    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, load_manifest
+
+    loop = tmp_path / "loop.hwp"
+    loop.symlink_to(tmp_path / "loop.hwp")
+    entry = {"date": "2025-07-21", "content_id": "1", "subject": "s", "name": "loop.hwp",
+             "url": "u", "path": "loop.hwp", "sha256": None, "bytes": 1,
+             "content_type": None, "status": "downloaded"}  # fmt: skip
+    (tmp_path / MANIFEST_NAME).write_text(json.dumps(entry) + "\n", encoding="utf-8")
+    assert dates_for([loop]) == {}
+    assert load_manifest(tmp_path) == {}

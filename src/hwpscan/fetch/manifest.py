@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST_NAME = "manifest.jsonl"
+_OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +54,23 @@ class ManifestEntry:
         ...                   "failed")
         >>> ManifestEntry.from_json(e.to_json() | {"extra": 1}) == e
         True
+        >>> ManifestEntry.from_json([1])
+        Traceback (most recent call last):
+        ...
+        TypeError: a manifest line must be a JSON object, not list
         """
+        if not isinstance(data, dict):
+            raise TypeError(f"a manifest line must be a JSON object, not {type(data).__name__}")
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        values = {k: v for k, v in data.items() if k in known}
+        texts = ("content_id", "subject", "name", "url", "status")
+        bad = [n for n in texts if not isinstance(values.get(n), str)]
+        bad += [n for n in _OPTIONAL_TEXT if not isinstance(values.get(n), (str, type(None)))]
+        if type(values.get("bytes")) is not int:
+            bad.append("bytes")
+        if bad:
+            raise TypeError(f"a manifest line with a wrong or missing {', '.join(bad)}")
+        return cls(**values)
 
 
 class ManifestWriter:
@@ -93,31 +108,47 @@ def _ends_with_newline(path: Path) -> bool:
         return handle.read(1) == b"\n"
 
 
-def read_entries(path: Path) -> list[ManifestEntry]:
-    """Every well-formed line of a manifest file, in order (torn or foreign lines skipped)."""
+def read_entries(path: Path, *, problems: list[str] | None = None) -> list[ManifestEntry]:
+    """Every well-formed line of a manifest file, in order (torn or foreign lines skipped).
+
+    Each skipped line is described in ``problems`` when a list is given.
+    """
     out: list[ManifestEntry] = []
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return out
-    for line in text.splitlines():
+    except OSError as exc:
+        if problems is not None:
+            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+        return out
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
             out.append(ManifestEntry.from_json(data))
-        except (ValueError, TypeError):
-            continue
+        except (ValueError, TypeError, RecursionError) as exc:
+            if problems is not None:
+                problems.append(f"{path}:{number}: skipped, not a manifest entry ({exc})")
     return out
+
+
+def _resolve(path: Path) -> Path | None:
+    """``path.resolve()``, or ``None`` for a symlink loop or an unreadable path."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def load_manifest(folder: Path) -> dict[Path, ManifestEntry]:
     """The latest entry per file, keyed by the file's absolute path."""
-    folder = Path(folder).resolve()
+    folder = _resolve(Path(folder)) or Path(folder).absolute()
     out: dict[Path, ManifestEntry] = {}
     for entry in read_entries(folder / MANIFEST_NAME):
-        if entry.path:
-            out[(folder / entry.path).resolve()] = entry
+        if entry.path and (resolved := _resolve(folder / entry.path)) is not None:
+            out[resolved] = entry
     return out
 
 
@@ -144,7 +175,9 @@ def dates_for(paths: Iterable[Path]) -> dict[Path, str]:
     loaded: dict[Path, dict[Path, ManifestEntry]] = {}
     out: dict[Path, str] = {}
     for given in paths:
-        absolute = Path(given).resolve()
+        absolute = _resolve(Path(given))
+        if absolute is None:  # a symlink loop: nothing to date
+            continue
         for folder in absolute.parents:
             if folder not in loaded:
                 manifest = folder / MANIFEST_NAME
