@@ -476,3 +476,30 @@ def test_a_symlink_loop_is_left_undated_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / MANIFEST_NAME).write_text(json.dumps(entry) + "\n", encoding="utf-8")
     assert dates_for([loop]) == {}
     assert load_manifest(tmp_path) == {}
+
+
+def json_escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def escaped_key(h: Handler) -> bytes:
+    """The key JSON-escaped, so no byte of the answer spells it: the parsed text does."""
+    key, base = json_escaped(h.query.get("authKey", "")), h.server.file_url
+    day = h.query.get("startDate", "2025-07-21")
+    item = (
+        f'{{"contentId": "8", "subject": "s {key}", "regDate": "{day} 10:00:00", '
+        f'"atchfileNm": "{key}.hwp|b.hwp", '
+        f'"atchfileUrl": "{base}?fileSn=1&x={key}|{base}?fileSn=2#t{key}"}}'
+    )
+    return f'{{"reponse": {{"resultCode": "1", "resultCnt": 1, "result": [{item}]}}}}'.encode()
+
+
+def test_a_json_escaped_key_is_kept_out_of_the_manifest(tmp_path: Path) -> None:
+    with hostile(api_route(escaped_key)) as server:
+        result = run_cli(server, tmp_path)
+    assert result.exit_code == 0, result.output
+    manifest = (tmp_path / "out" / "manifest.jsonl").read_text(encoding="utf-8")
+    assert "REDACTED" in manifest and not key_pieces(manifest)
+    assert not key_pieces(result.output)
+    for path in (tmp_path / "out").rglob("*"):
+        assert not key_pieces(path.name)

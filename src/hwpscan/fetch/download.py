@@ -233,6 +233,11 @@ class Downloader:
         self.min_rate = min_rate
         self.rate_grace = rate_grace
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """What must never be written: redacted from failure reasons (and by callers)."""
+        return self._secrets
+
     def download(self, job: DownloadJob) -> DownloadResult:
         """Fetch one job; never raises for network or server trouble (status ``failed``)."""
         return self._download(job, threading.Event())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
@@ -29,6 +29,7 @@ from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
     DEFAULT_DOWNLOAD_PATHS,
     Resolver,
+    redact_text,
     redact_url,
     system_resolver,
     validate_attachment_url,
@@ -155,7 +156,11 @@ class AttachmentStore:
                 used.add(earlier.name)
             else:
                 dest = folder / unique_name(
-                    prefix, safe_filename(attachment.name or name_from_url(url)), used
+                    prefix,
+                    safe_filename(
+                        redact_text(attachment.name or name_from_url(url), self.downloader.secrets)
+                    ),
+                    used,
                 )
             yield DownloadJob(url, dest, tag=(release, attachment.name))
 
@@ -202,6 +207,14 @@ class AttachmentStore:
         return path.relative_to(self.out_dir).as_posix()
 
     def _record(self, entry: ManifestEntry) -> None:
+        secrets = self.downloader.secrets  # the key, however the answer smuggled it in
+        entry = replace(
+            entry,
+            subject=redact_text(entry.subject, secrets),
+            name=redact_text(entry.name, secrets),
+            url=redact_text(entry.url, secrets),
+            reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
+        )
         self.tally.entries.append(entry)
         if entry.path is None:  # refused, skipped or failed: one line per URL, not per run
             mark = (entry.content_id, entry.url, entry.status)

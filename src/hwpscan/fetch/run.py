@@ -47,7 +47,13 @@ from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
+from hwpscan.fetch.urls import (
+    DEFAULT_DOWNLOAD_PATHS,
+    Resolver,
+    check_api_url,
+    redact_text,
+    system_resolver,
+)
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
@@ -316,7 +322,11 @@ def fetch_range(
         files_skipped=files.skipped,
         files_failed=files.failed,
         files_refused=files.refused,
-        warnings=tuple(dict.fromkeys(warnings + caller.warnings + files.warnings)),
+        warnings=tuple(
+            dict.fromkeys(
+                redact_text(w, [key]) for w in warnings + caller.warnings + files.warnings
+            )
+        ),
         out_dir=out_dir,
         manifest_path=writer.path,
         error=error,
