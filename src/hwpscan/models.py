@@ -67,6 +67,12 @@ class Segment(NamedTuple):
     character appears as two surrogate code points. For HWPX and PDF it is what the
     extractor returned. ``offset`` counts code units (HWP 5) or characters (others)
     from the start of the paragraph.
+
+    For HWP 5, ``paragraph`` is the paragraph's index in its section stream, counting
+    every PARA_HEADER record at any level in document order (empty paragraphs and
+    paragraphs without a PARA_TEXT record count too, and the paragraphs of a table cell,
+    footnote, text box or header/footer follow the paragraph that holds the control);
+    ``offset`` is the code-unit offset into that paragraph's PARA_TEXT record.
     """
 
     stream: str
@@ -115,7 +121,7 @@ class Location(NamedTuple):
 class TextStats:
     """Forensic counts over a sequence of segments."""
 
-    chars: int = 0  # characters in the strict view
+    chars: int = 0  # characters in the strict view, line ends not counted
     surrogates: int = 0  # surrogate code points in the codeunit view
     pairs: int = 0  # adjacent high+low pairs (each pair counts once)
     orphans: int = 0  # surrogate code points with no partner

@@ -208,7 +208,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         )
     error = utf8_error(blob) if surrogates else None
     return TextStats(
-        chars=len(strict) - (len(texts) - 1),
+        chars=len(strict) - strict.count("\n") - strict.count("\r"),
         surrogates=surrogates,
         pairs=pairs,
         orphans=surrogates - 2 * pairs,

@@ -139,15 +139,17 @@ def str_counts(texts: Iterable[str]) -> Counts:
 
 def strict_chars(texts: Iterable[str]) -> int:
     """Characters of the strict view of *texts* (one paragraph each): adjacent high+low
-    halves merged into one character, lone halves one character each.
+    halves merged into one character, lone halves one character each, line ends (a line
+    break inside a paragraph) not counted, as in the scan's ``chars``.
 
-    >>> strict_chars(["가" + chr(0xDB80) + chr(0xDEB1), chr(0xDEB1) + chr(0xDB80) + "\\t"])
+    >>> strict_chars(["가" + chr(0xDB80) + chr(0xDEB1), chr(0xDEB1) + chr(0xDB80) + "\\t\\n"])
     5
     """
-    return sum(
-        len(t.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass"))
-        for t in texts
-    )
+    total = 0
+    for t in texts:
+        strict = t.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        total += len(strict) - strict.count("\n") - strict.count("\r")
+    return total
 
 
 def _units(p: Placed) -> list[tuple[int, int]]:
