@@ -149,3 +149,17 @@ def _result(status: Status) -> FileResult:
 )
 def test_exit_code(statuses: list[Status], fail_on: list[str], code: ExitCode) -> None:
     assert exit_code([_result(s) for s in statuses], fail_on) is code
+
+
+def test_many_sections_cannot_inflate_past_the_document_cap() -> None:
+    """Each section under the per-stream cap, together over the document's: corrupt."""
+    from hwpscan.formats.hwp5 import read_ole
+    from hwpscan.synth.hwp5 import build_hwp5
+
+    data = build_hwp5(["가" * 3000] * 8, sections=8)  # 8 sections of ~6 KB of text each
+    whole = read_ole(data, max_stream_bytes=10_000, max_document_bytes=10**9)
+    assert whole.status is None and len(whole.body) >= 8
+    capped = read_ole(data, max_stream_bytes=10_000, max_document_bytes=30_000)
+    assert capped.status is Status.CORRUPT
+    assert capped.reason and "total cap" in capped.reason
+    assert 0 < len(capped.body) < len(whole.body)  # the text before the cap is kept

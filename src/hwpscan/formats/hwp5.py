@@ -38,9 +38,13 @@ from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
 
-__all__ = ["MAX_STREAM_BYTES", "read_ole"]
+__all__ = ["MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
 
+#: No single stream may inflate past this...
 MAX_STREAM_BYTES = 64 * 2**20
+#: ...and all the streams read from one document together no further than this: a small
+#: file with many sections must not expand to gigabytes either.
+MAX_DOCUMENT_BYTES = 128 * 2**20
 #: What olefile raises on a damaged container, found by truncating and mutating our
 #: fixtures (header, FAT, MiniFAT, directory) thousands of times: its OleFileError and
 #: NotOleFileError (both OSError), ValueError (a MiniFAT sector of odd length; a huge
@@ -58,8 +62,10 @@ class _Reader:
     ole: OleStreams
     cap: int
     paths: list[str]
+    budget: int = MAX_DOCUMENT_BYTES  # bytes still allowed across all streams
     warnings: list[str] = field(default_factory=list)
     short: list[str] = field(default_factory=list)  # streams cut short: a truncated file
+    over_budget: str | None = None  # the first stream refused for the document cap
 
     def raw(self, path: str) -> bytes:
         try:
@@ -78,13 +84,28 @@ class _Reader:
     def records(self, path: str, compressed: bool) -> bytes:
         data = self.raw(path)
         if compressed:
-            data, note = inflate(data, path, self.cap)
+            cap = min(self.cap, self.budget)
+            try:
+                data, note = inflate(data, path, cap)
+            except CorruptFileError:
+                if cap < self.cap and self.over_budget is None:
+                    self.over_budget = (
+                        f"{path}: the document inflates past the {MAX_DOCUMENT_BYTES:,}-byte "
+                        "total cap (a decompression bomb?)"
+                    )
+                raise
             if note:
                 self.warnings.append(note)
+        self.budget -= len(data)
         return data
 
 
-def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Document:
+def read_ole(
+    data: bytes,
+    *,
+    max_stream_bytes: int = MAX_STREAM_BYTES,
+    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
@@ -106,7 +127,7 @@ def read_ole(data: bytes, *, max_stream_bytes: int = MAX_STREAM_BYTES) -> Docume
                 reason=f"compound file directory unreadable: {exc}",
             )
         paths = streams.paths
-        reader = _Reader(streams, max_stream_bytes, paths)
+        reader = _Reader(streams, max_stream_bytes, paths, budget=max_document_bytes)
         if not paths:
             fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
             return Document(
@@ -244,6 +265,8 @@ def _body(
         readable += bool(count) or len(warnings) == before
         paragraphs += count
     info["paragraphs"] = paragraphs
+    if reader.over_budget is not None:
+        return body, Status.CORRUPT, reader.over_budget + " (text before it kept)"
     if not readable:
         return body, Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])
     cut = [note for note in reader.short if note.split(":")[0] in paths]
