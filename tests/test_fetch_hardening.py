@@ -503,3 +503,50 @@ def test_a_json_escaped_key_is_kept_out_of_the_manifest(tmp_path: Path) -> None:
     assert not key_pieces(result.output)
     for path in (tmp_path / "out").rglob("*"):
         assert not key_pieces(path.name)
+
+
+# --- 9: Ctrl-C on a real fetch process ----------------------------------------------------
+
+
+def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    names = "|".join(f"f{n}.hwp" for n in range(8))
+
+    def many(h: Handler) -> bytes:
+        urls = "|".join(f"{h.server.file_url}?fileSn={n}" for n in range(8))
+        return listing([release(h, "5", atchfileNm=names, atchfileUrl=urls)])
+
+    def route(handler: Handler) -> None:
+        if handler.path.startswith(FILE_PATH):
+            time.sleep(1.0)
+            handler.send(b"HWP file", ctype="application/octet-stream")
+        else:
+            api_route(many)(handler)
+
+    env = dict(os.environ, HWPSCAN_API_KEY=KEY, HWPSCAN_HOME=str(tmp_path / "home"))
+    with hostile(route) as server:
+        argv = [sys.executable, "-m", "hwpscan", "fetch", "--from", "2025-07-21"]
+        argv += ["--to", "2025-07-21", "--api-url", server.api_url, "-o", str(tmp_path / "out")]
+        argv += ["--no-progress", "--jobs", "1"]
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            for _ in range(200):  # until the first download has started (at most 20 s)
+                if server.file_hits() or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(5)
+        hits = server.file_hits()
+    text = " ".join((out + err).decode("utf-8", "replace").split())
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and "run the same command again" in text
+    assert hits <= 2  # the one running when Ctrl-C came, not the queue behind it
+    assert not key_pieces(text)
