@@ -550,3 +550,31 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
     assert "Traceback" not in text and "run the same command again" in text
     assert hits <= 2  # the one running when Ctrl-C came, not the queue behind it
     assert not key_pieces(text)
+
+
+def test_fetch_range_passes_its_download_deadline_on(tmp_path: Path) -> None:
+    from hwpscan.fetch import fetch_range
+
+    def dripping(h: Handler) -> bytes:
+        return listing([release(h, "9", atchfileUrl=f"{h.server.file_url}?drip=1")])
+
+    def route(handler: Handler) -> None:
+        if handler.path.startswith(FILE_PATH):
+            drip(handler)
+        else:
+            api_route(dripping)(handler)
+
+    with hostile(route) as server:
+        report = fetch_range(
+            date(2025, 7, 21),
+            date(2025, 7, 21),
+            key=KEY,
+            out_dir=tmp_path / "out",
+            state=tmp_path / "state",
+            api_url=server.api_url,
+            retries=0,
+            download_deadline=1.0,
+            clock=lambda: datetime(2025, 7, 22, 9, 0, tzinfo=KST),
+        )
+    assert report.files_failed == 1 and report.exit_code == 3
+    assert any("deadline" in w for w in report.warnings)

@@ -5,6 +5,11 @@ are written first (atomically: temp file, fsync, rename); a small JSON sidecar r
 when and how the answer came and whether it was *trusted* (parsed as a good answer).
 A rerun reuses a cached window only when its body still parses as a good answer, so a
 refusal or an HTML page is kept for forensics but never mistaken for data.
+
+The bodies are raw with one exception: :meth:`hwpscan.fetch.client.ApiClient.get`
+replaces the API key with ``REDACTED`` wherever the server echoed it (a message, a
+page title, an attachment URL), so no cache file holds a secret. Each window has a
+lock file (:meth:`ResponseCache.lock`) so runs sharing the state folder pay once.
 """
 
 from __future__ import annotations

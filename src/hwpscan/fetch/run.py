@@ -242,6 +242,7 @@ def fetch_range(
     connect_timeout: float = 10.0,
     read_timeout: float = 60.0,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    download_deadline: float | None = None,
     jobs: int = 4,
     retries: int = 3,
     backoff: float = 0.5,
@@ -256,6 +257,8 @@ def fetch_range(
     :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
     used for the API and the downloads (and not closed); by default one is made with
     the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
+    ``download_deadline`` is the seconds one attachment may take in all (default:
+    :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``).
     """
     check_range(start, end)
     check_api_url(api_url)
@@ -288,6 +291,7 @@ def fetch_range(
         jobs=jobs,
         sleep=sleep,
         secrets=(key,),
+        deadline=download_deadline,
     )
     policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
     error: ApiError | None = None
