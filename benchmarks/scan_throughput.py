@@ -104,6 +104,18 @@ print(n)
 """
 
 
+def reference_loop_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python loop, best of five: the machine's speed."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        total = 0
+        for i in range(1_000_000):
+            total += i & 7
+        best = min(best, time.process_time() - start)
+    return best * 1000
+
+
 def core_files_per_second(files: list[Path], sample: int = 1000) -> float:
     """The scanning core alone: best of three passes over a sample, CPU seconds."""
     from hwpscan.scan import scan_paths
@@ -145,6 +157,8 @@ def main() -> None:
     first_day = sorted(p for p in args.dir.iterdir() if p.is_dir())[0]
     small = len(list(first_day.glob("*.hwp")))
     runs.append((f"hwpscan --jobs 1, {small:,} files", scan_cmd(args.dir, 1, first_day), small))
+    print(f"machine reference: a 1M-iteration Python loop takes {reference_loop_ms():.0f} ms "
+          "(compare figures across machines through it)")
     core_rate = core_files_per_second(files)
     print(f"core (scan_paths --jobs 1, in process, CPU time): {core_rate:,.0f} files/s")
     print(f"{'run':34} {'seconds':>8} {'files/s':>9} {'MB/s':>7} {'peak RSS MB':>12}")
