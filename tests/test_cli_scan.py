@@ -236,3 +236,23 @@ def test_a_damaged_run_store_is_a_message_not_a_traceback(
     scan = runner.invoke(app, ["scan", str(corpus), "-f", "jsonl", "-j", "1"])
     assert scan.exit_code == 0  # the scan itself goes on; only the history is skipped
     assert "not recorded" in scan.output
+
+
+def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) -> None:
+    """Korean Windows pipes in cp949: machine output stays UTF-8, tables never crash."""
+    import os
+    import subprocess
+    import sys
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures" / "2025-08-05"
+    env = {**os.environ, "PYTHONIOENCODING": "cp949", "HWPSCAN_HOME": str(tmp_path)}
+    for args in (["--format", "jsonl"], ["--format", "junit"], []):
+        done = subprocess.run(
+            [sys.executable, "-m", "hwpscan", "scan", str(fixtures), "-j", "1", *args],
+            capture_output=True, env=env, timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+        assert b"Traceback" not in done.stderr
+        if args and args[1] == "jsonl":
+            rows = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+            assert len(rows) == 6

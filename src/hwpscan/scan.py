@@ -40,7 +40,7 @@ MAX_FILE_BYTES = 512 * 2**20
 #: Names that live beside attachments but are not attachments.
 SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
 _SIDECAR_SUFFIXES = (".part", ".tmp")
-_DATE_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 #: Locations kept for the side channels (PrvText, DocInfo names): they echo the body.
 SIDE_LOCATIONS = 5
@@ -59,37 +59,50 @@ def display_path(path: str | os.PathLike[str]) -> str:
 
 
 def date_from_path(path: str | os.PathLike[str]) -> str | None:
-    """The last valid ``YYYY-MM-DD`` component of a path, or None.
+    """The date named by a whole ``YYYY-MM-DD`` folder (innermost first) or file stem.
 
     >>> date_from_path("downloads/2025-07-21/보도자료.hwp")
     '2025-07-21'
+    >>> date_from_path("2025-07-21/a_2025-08-01.hwp"), date_from_path("x2025-07-21y/a.hwp")
+    ('2025-07-21', None)
     >>> date_from_path("x/2025-13-40/a.pdf") is None
     True
     """
-    for found in reversed(_DATE_RE.findall(str(path))):
-        try:
-            _date.fromisoformat(found)
-        except ValueError:
-            continue
-        return found
+    p = Path(path)
+    for part in (p.stem, *reversed(p.parent.parts)):
+        if _DATE_RE.fullmatch(part):
+            try:
+                _date.fromisoformat(part)
+            except ValueError:
+                continue
+            return part
     return None
 
 
 def collect_files(inputs: Iterable[Path]) -> list[Path]:
     """Files named, and files below folders named (recursively, sorted, sidecars skipped).
 
-    A path that does not exist is kept: scanning it gives a row with status ``error``.
+    A file named twice (or reached twice) is scanned once. A path that does not exist
+    is kept: scanning it gives a row with status ``error``.
     """
     out: list[Path] = []
+    seen: set[str] = set()
+
+    def add(path: Path) -> None:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            out.append(path)
+
     for item in inputs:
         if item.is_dir():
             for root, dirs, files in os.walk(item):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
                     if _is_attachment_name(name):
-                        out.append(Path(root) / name)
+                        add(Path(root) / name)
         else:
-            out.append(item)
+            add(item)
     return out
 
 

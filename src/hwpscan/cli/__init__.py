@@ -6,6 +6,8 @@ makes the commands exist.
 
 from __future__ import annotations
 
+import sys
+
 # Registration order is the order in --help, within each panel.
 from hwpscan.cli import scan as _scan  # noqa: F401, I001  (scan, repair)
 from hwpscan.cli import checkjson as _checkjson  # noqa: F401  (check-json)
@@ -28,6 +30,9 @@ def main() -> None:
     from hwpscan.errors import ApiError, HwpscanError
     from hwpscan.models import ExitCode
 
+    for stream in (sys.stdout, sys.stderr):  # a cp949 console must not kill a table
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     try:
         app()
     except HwpscanError as exc:

@@ -7,6 +7,8 @@ out. :func:`recorded_run`, :func:`record_and_report` and :func:`write_junit` are
 
 from __future__ import annotations
 
+import sys
+
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -206,7 +208,13 @@ def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path 
     """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None."""
     if out is not None:
         return write_junit_file(results, out)
-    typer.echo(junit_xml(results).decode("utf-8"), nl=False)
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:  # a text-only stdout (some embedders): the XML is ASCII-safe there
+        sys.stdout.write(junit_xml(results).decode("utf-8"))
+    else:  # bytes: the XML says UTF-8 whatever the terminal's encoding is
+        sys.stdout.flush()
+        stream.write(junit_xml(results))
+        stream.flush()
     return None
 
 

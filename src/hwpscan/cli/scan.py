@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -123,8 +124,19 @@ def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[FileResult], N
 
 @contextmanager
 def _open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[str]]:
+    """The stream for machine output: always UTF-8, whatever the terminal's encoding."""
     if output is None:
-        yield sys.stdout
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None or (sys.stdout.encoding or "").lower().replace("-", "") == "utf8":
+            yield sys.stdout
+            return
+        sys.stdout.flush()
+        utf8 = io.TextIOWrapper(buffer, encoding="utf-8", newline="", write_through=True)
+        try:
+            yield utf8
+        finally:
+            utf8.flush()
+            utf8.detach()  # leave sys.stdout's buffer open
         return
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

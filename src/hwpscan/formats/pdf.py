@@ -13,26 +13,19 @@ from hwpscan.errors import CorruptFileError, EncryptedFileError
 from hwpscan.models import Document, Format, Segment
 
 
-class _QuietPypdf(logging.Filter):
-    """pypdf logs a warning for every oddity of a damaged file; the status says it."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.ERROR
-
-
 def read_pdf(data: bytes) -> Document:
     """Extract every page's text; one segment per line, stream ``page N`` (1-based).
 
     pypdf's warnings about a damaged file are held back while it reads (the status and
-    reason say what was wrong); the logger is left as it was for everyone else.
+    reason say what was wrong); the logger's level is restored afterwards.
     """
-    log = logging.getLogger("pypdf")
-    quiet = _QuietPypdf()
-    log.addFilter(quiet)
+    log = logging.getLogger("pypdf")  # its modules log on child loggers: set the parent level
+    level = log.level
+    log.setLevel(logging.ERROR)
     try:
         return _extract(data)
     finally:
-        log.removeFilter(quiet)
+        log.setLevel(level)
 
 
 def _extract(data: bytes) -> Document:
