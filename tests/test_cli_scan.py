@@ -256,3 +256,14 @@ def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) 
         if args and args[1] == "jsonl":
             rows = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
             assert len(rows) == 6
+
+
+def test_report_and_diff_refuse_a_fetch_run(tmp_path: Path) -> None:
+    from hwpscan.store import record_run
+
+    fetch_id = record_run("fetch", {"start": "2025-07-21"}, [])
+    for args in (["report", fetch_id, "--out", str(tmp_path / "r")], ["diff", fetch_id, fetch_id]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert "is a fetch" in result.output
+    assert not (tmp_path / "r").exists()

@@ -222,12 +222,23 @@ def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path 
 
 
 def load_or_fail(ref: str) -> Run:
-    """The stored run *ref* (id, prefix, ``latest``), or exit 2 saying why."""
+    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying why.
+
+    A fetch run records its downloads, not scan results: reporting or diffing one would
+    show nothing (or everything "appeared"), so it is refused with a pointer.
+    """
     try:
         with default_store() as store:
-            return store.load_run(ref)
+            run = store.load_run(ref)
     except (RunNotFoundError, StoreError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
+    if run.info.kind == "fetch":
+        raise fail(
+            f"run {run.id} is a fetch: it holds downloads, not scan results; scan the folder "
+            "(`hwpscan scan DIR`) and use that run",
+            ExitCode.USAGE,
+        )
+    return run
 
 
 @app.command(rich_help_panel="Runs and reports")
