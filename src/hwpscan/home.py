@@ -10,10 +10,22 @@ from pathlib import Path
 
 import platformdirs
 
+from hwpscan.errors import UsageError
+
 
 def state_dir() -> Path:
-    """The state folder, created on first use."""
+    """The state folder, created on first use.
+
+    Raises :class:`~hwpscan.errors.UsageError` naming the folder (and HWPSCAN_HOME when
+    it came from there) when it cannot be created.
+    """
     env = os.environ.get("HWPSCAN_HOME")
     path = Path(env).expanduser() if env else Path(platformdirs.user_data_dir("hwpscan", False))
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        where = f"HWPSCAN_HOME={env}" if env else str(path)
+        raise UsageError(
+            f"the state folder ({where}) cannot be used: {exc.strerror or exc}"
+        ) from exc
     return path

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from hwpscan import __version__
+from hwpscan.models import ExitCode
 
 app = typer.Typer(
     name="hwpscan",
@@ -54,5 +57,17 @@ def _main(
 
 def fail(message: str, code: int) -> typer.Exit:
     """Print a user-facing error (no traceback) and return the Exit to raise."""
-    err_console.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     return typer.Exit(code=code)
+
+
+def check_writable_folder(folder: Path, option: str) -> None:
+    """Fail before any work when *folder* cannot be created or written."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".hwpscan-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        message = f"{option} {folder}: cannot write there ({exc.strerror or exc})"
+        raise fail(message, ExitCode.USAGE) from None

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -54,7 +53,7 @@ def check_json(
         name = "stdin" if source == "-" else escape_snippet(source)
         skipped = len(report.skipped)
         message = f"no JSON document found in {name} ({skipped} line(s) skipped): nothing checked"
-        raise fail(escape(message), ExitCode.USAGE)
+        raise fail(message, ExitCode.USAGE)
     if not report.ok:
         raise typer.Exit(code=ExitCode.FINDINGS)
 

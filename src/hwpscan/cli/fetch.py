@@ -17,9 +17,8 @@ from typing import Annotated, Any
 
 import typer
 
-from hwpscan.cli.app import ApiUrlOpt, app, err_console, fail
+from hwpscan.cli.app import ApiUrlOpt, app, check_writable_folder, err_console, fail
 from hwpscan.cli.fetch_view import (
-    plain,
     progress_bars,
     range_line,
     render_plan,
@@ -52,6 +51,7 @@ from hwpscan.fetch import DEFAULT_API_URL, FetchReport, default_out_dir, fetch_r
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
+from hwpscan.fetch.urls import redact_text
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
@@ -64,7 +64,7 @@ def _dates(start: str, end: str) -> tuple[date, date]:
 
 
 def _fail(message: str, code: int, secret: str | None = None) -> typer.Exit:
-    return fail(plain(message, secret), code)
+    return fail(redact_text(message, [secret]) if secret else message, code)  # fail escapes
 
 
 def get_key(*, prompt: bool = True) -> str:
@@ -282,6 +282,8 @@ def demo(
     from hwpscan.emulator.server import serve_in_thread
 
     first, last = date(2025, 7, 21), date(2025, 8, 11)
+    if report_dir is not None:  # fail now, not after the whole demo
+        check_writable_folder(report_dir, "--report")
     old_home = os.environ.get("HWPSCAN_HOME")
     with tempfile.TemporaryDirectory(prefix="hwpscan-demo-") as tmp:
         os.environ["HWPSCAN_HOME"] = str(Path(tmp) / "home")

@@ -14,7 +14,14 @@ from typing import IO, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
+from hwpscan.cli.app import (
+    ApiUrlOpt,
+    app,
+    check_writable_folder,
+    console,
+    err_console,
+    fail,
+)
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.matrix import (
@@ -147,18 +154,6 @@ def _open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[st
         yield handle
 
 
-def _check_writable_folder(folder: Path, option: str) -> None:
-    """Fail before any work when *folder* cannot be created or written."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        probe = folder / f".hwpscan-write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        message = f"{option} {folder}: cannot write there ({exc.strerror or exc})"
-        raise fail(message, ExitCode.USAGE) from None
-
-
 def _check_paths(paths: Sequence[Path]) -> None:
     missing = [p for p in paths if not p.exists()]
     if missing:
@@ -252,9 +247,13 @@ def scan(
         message = "--output needs --format jsonl, csv or junit (tables go to the terminal)"
         raise fail(message, ExitCode.USAGE)
     if emit_repaired is not None:
-        _check_writable_folder(emit_repaired, "--emit-repaired")
+        check_writable_folder(emit_repaired, "--emit-repaired")
     if report_dir is not None:  # fail now, not after the whole scan
-        _check_writable_folder(Path(str(report_dir).split("{run}")[0] or "."), "--report")
+        check_writable_folder(Path(str(report_dir).split("{run}")[0] or "."), "--report")
+    if output is not None and fmt is OutputFormat.junit:  # written at the end: check now
+        if output.is_dir():
+            raise fail(f"--output {output} is a folder; give a file name", ExitCode.USAGE)
+        check_writable_folder(output.parent, "--output")
     paths = list(paths or [])
     report = None
     if start is not None or end is not None:
@@ -366,7 +365,7 @@ def repair(
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     _check_paths(paths)
-    _check_writable_folder(out, "--output")
+    check_writable_folder(out, "--output")
     results = run_scan(
         paths, jobs=jobs, progress=progress, repair_dir=out, orphans=orphans.value, pua_map=pua_map
     )

@@ -90,7 +90,7 @@ def file_table(results: Sequence[FileResult], *, title: str = "Files", root: str
     table.add_column("PUA", overflow="fold")
     for r in results:
         name = Text(short_path(r.path, root))
-        if r.reason and not r.status.scanned:
+        if r.reason:  # why it could not be read, or the damage met while reading it
             name.append(f"\n{r.reason}", style="dim")
         b = r.body
         scanned = r.status.scanned
@@ -168,6 +168,6 @@ def repair_table(
             f"{done.restored_pairs:,}" if done else "",
             f"{done.removed_orphans:,}" if done else "",
             f"{sum(done.pua_replaced.values()):,}" if done and pua_map else "",
-            f"{sum(done.pua_kept.values()):,}" if done else "",
+            f"{sum(done.pua_kept.values()):,}" if done and pua_map else "",
         )
     return table
