@@ -265,10 +265,12 @@ def test_sanitize_keeps_types_shape_and_untouched_objects() -> None:
     assert bad in obj and obj[bad][0] == bad  # the input was not mutated
 
 
-def test_keys_that_differ_only_by_orphans_collapse_unless_escaped() -> None:
+def test_keys_that_would_collide_keep_their_orphans_visible_so_no_value_is_lost() -> None:
     obj = {"k" + chr(0xDC00): 1, "k" + chr(0xDC01): 2}
-    assert sanitize(obj) == {"k": 2}
+    assert sanitize(obj) == {"k\\udc00": 1, "k\\udc01": 2}
     assert sanitize(obj, orphans="escape") == {"k\\udc00": 1, "k\\udc01": 2}
+    mixed = {"a" + chr(0xDC00): 1, "a": 2, "b" + chr(0xDC00): 3}
+    assert sanitize(mixed) == {"a\\udc00": 1, "a": 2, "b": 3}  # only colliding keys escape
 
 
 def test_sanitize_preserves_shared_references() -> None:

@@ -27,6 +27,7 @@ import codecs
 import copy
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
@@ -239,7 +240,7 @@ def _rebuild(container: Any, items: list[Any]) -> Any:
     Dict items come flattened as key, value, key, value...
     """
     if isinstance(container, dict):
-        pairs = zip(items[::2], items[1::2], strict=True)
+        pairs = _distinct_keys(container, items)
         if type(container) is dict:
             return dict(pairs)
         new = copy.copy(container)  # keeps defaultdict factories and the like
@@ -259,6 +260,20 @@ def _rebuild(container: Any, items: list[Any]) -> Any:
     return type(container)(items)
 
 
+def _distinct_keys(container: dict[Any, Any], items: list[Any]) -> list[tuple[Any, Any]]:
+    """Mended (key, value) pairs. A key whose mending would land it on another key keeps
+    its orphans visibly escaped (``\\udc00``) instead, so no value is silently lost."""
+    pairs = list(zip(items[::2], items[1::2], strict=True))
+    counts = Counter(key for key, _ in pairs)
+    if all(n == 1 for n in counts.values()):
+        return pairs
+    escape = ORPHAN_POLICIES["escape"]
+    return [
+        (_fix(original, escape) if counts[key] > 1 and original != key else key, value)
+        for original, (key, value) in zip(container, pairs, strict=True)
+    ]
+
+
 def _children(container: Any) -> Any:
     if isinstance(container, dict):
         return (x for item in container.items() for x in item)
@@ -271,9 +286,12 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
     Other types pass through untouched. Containers that hold nothing to mend are
     returned as the same objects, so a clean tool result costs no copy. The walk is
     iterative: nesting depth is not limited by Python's recursion limit. A container
-    that contains itself raises ``ValueError``. Two keys that differ only by orphans
-    become one key under ``drop`` or ``replace`` (the later value wins); ``escape``
-    keeps them apart.
+    that contains itself raises ``ValueError``. When two keys would become one (they
+    differ only by orphans), the later keeps its orphans visibly escaped, so no value is
+    lost.
+
+    >>> sanitize({"a" + chr(0xDC00): 1, "a": 2})
+    {'a\\\\udc00': 1, 'a': 2}
 
     >>> bad = "a" + chr(0xDC00)
     >>> sanitize({bad: [bad, (1, bad)], "n": None}) == {"a": ["a", (1, "a")], "n": None}
