@@ -41,11 +41,6 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
     return write
 
 
-def write_jsonl(results: Iterable[FileResult], out: IO[str]) -> int:
-    """Write one line per result, flushing each so a later failure loses nothing."""
-    return _drain(results, jsonl_sink(out))
-
-
 def csv_row(result: FileResult) -> dict[str, object]:
     """The flat CSV record of one result (PUA as ``U+F02B1:3;U+F0854:1``).
 
