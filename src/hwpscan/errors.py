@@ -7,6 +7,7 @@
     │   ├── CorruptFileError   damaged structure (truncated stream, bad record size)
     │   └── EncryptedFileError password, DRM or distribution protection
     ├── UsageError             bad arguments: dates, options (exit 2)
+    │   └── StateDirError      the state folder (HWPSCAN_HOME) cannot be created
     ├── StoreError             the run store cannot be opened or written
     └── ApiError               the API or its limits stopped the run (exit 3)
         ├── QuotaExceededError the daily call limit is (or would be) passed
@@ -39,6 +40,10 @@ class EncryptedFileError(FormatError):
 
 class UsageError(HwpscanError):
     """The user asked for something malformed (a bad date, a bad option)."""
+
+
+class StateDirError(UsageError):
+    """The state folder (``HWPSCAN_HOME`` or the platform's data folder) is unusable."""
 
 
 class StoreError(HwpscanError):

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import platformdirs
 
-from hwpscan.errors import UsageError
+from hwpscan.errors import StateDirError
 
 
 def state_dir() -> Path:
     """The state folder, created on first use.
 
-    Raises :class:`~hwpscan.errors.UsageError` naming the folder (and HWPSCAN_HOME when
+    Raises :class:`~hwpscan.errors.StateDirError` naming the folder (and HWPSCAN_HOME when
     it came from there) when it cannot be created.
     """
     env = os.environ.get("HWPSCAN_HOME")
@@ -25,7 +25,7 @@ def state_dir() -> Path:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         where = f"HWPSCAN_HOME={env}" if env else str(path)
-        raise UsageError(
+        raise StateDirError(
             f"the state folder ({where}) cannot be used: {exc.strerror or exc}"
         ) from exc
     return path

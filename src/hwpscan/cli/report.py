@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.errors import StoreError
+from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.bundle import write_report
 from hwpscan.report.junit import junit_xml, write_junit_file
@@ -82,7 +82,7 @@ def record_and_report(
         with default_store() as store:
             run_id = store.record_run(kind, args, results, summary=summary)
             run = store.run_info(run_id)
-    except (sqlite3.Error, OSError, StoreError) as exc:
+    except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
         _history_warning(exc)
     _write_bundle(results, report_dir, run)
     if run is not None:
@@ -123,7 +123,7 @@ class RunSink:
             return
         try:
             action(self.recorder)
-        except (sqlite3.Error, OSError, StoreError) as exc:
+        except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
             _history_warning(exc)
             self.recorder = None
 
@@ -154,7 +154,7 @@ def recorded_run(
     try:
         store = default_store()
         recorder = RunRecorder(store, store.start_run(kind, args))
-    except (sqlite3.Error, OSError, StoreError) as exc:
+    except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
         _history_warning(exc)
     sink = RunSink(recorder, also)
     try:
@@ -167,7 +167,7 @@ def recorded_run(
             try:
                 store.finish_run(sink.recorder.run_id, summary=sink.summary or None)
                 run = store.run_info(sink.recorder.run_id)
-            except (sqlite3.Error, OSError, StoreError) as exc:
+            except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
                 _history_warning(exc)
         _write_bundle(sink.results, report_dir, run)
         if run is not None:
@@ -230,7 +230,7 @@ def load_or_fail(ref: str) -> Run:
     try:
         with default_store() as store:
             run = store.load_run(ref)
-    except (RunNotFoundError, StoreError) as exc:
+    except (RunNotFoundError, StoreError, StateDirError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
     if run.info.kind == "fetch":
         raise fail(
@@ -292,7 +292,7 @@ def history(
     try:
         with default_store() as store:
             runs = store.list_runs(limit)
-    except StoreError as exc:
+    except (StoreError, StateDirError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
