@@ -7,9 +7,8 @@ out. :func:`recorded_run`, :func:`record_and_report` and :func:`write_junit` are
 
 from __future__ import annotations
 
-import sys
-
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -23,8 +22,6 @@ from rich.text import Text
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.bundle import write_report
-from hwpscan.report.junit import junit_xml, write_junit_file
 from hwpscan.store import (
     CHANGE_KINDS,
     Run,
@@ -183,6 +180,8 @@ def _write_bundle(
     if report_dir is None:
         return
     target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
+    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
+
     written = write_report(results, target, run=run)
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
@@ -206,6 +205,8 @@ def fetch_summary(report: FetchReport) -> dict[str, Any]:
 
 def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path | None:
     """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None."""
+    from hwpscan.report.junit import junit_xml, write_junit_file
+
     if out is not None:
         return write_junit_file(results, out)
     stream = getattr(sys.stdout, "buffer", None)
@@ -252,6 +253,8 @@ def report(
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
+    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
+
     written = write_report(stored.results, target, run=stored.info)
     console.print(
         f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated"
