@@ -267,3 +267,10 @@ def test_report_and_diff_refuse_a_fetch_run(tmp_path: Path) -> None:
         assert result.exit_code == 2, result.output
         assert "is a fetch" in result.output
     assert not (tmp_path / "r").exists()
+
+
+def test_plan_rejects_an_api_url_fetch_would_reject() -> None:
+    result = runner.invoke(
+        app, ["plan", "--from", "2025-07-21", "--to", "2025-07-22", "--api-url", "ftp://x/y"]
+    )
+    assert result.exit_code == 2 and "http or https" in result.output

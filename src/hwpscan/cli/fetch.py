@@ -51,7 +51,7 @@ from hwpscan.fetch import DEFAULT_API_URL, FetchReport, default_out_dir, fetch_r
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
-from hwpscan.fetch.urls import redact_text
+from hwpscan.fetch.urls import check_api_url, redact_text
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
@@ -98,6 +98,10 @@ def plan(
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
     first, last = _dates(start, end)
+    try:
+        check_api_url(api_url)  # the same check fetch makes, so plan cannot promise more
+    except UsageError as exc:
+        raise _fail(str(exc), ExitCode.USAGE) from None
     state = state_dir()
     try:
         key = resolve_key(state)
