@@ -319,9 +319,16 @@ def _cut(text: str) -> str:
 
 
 def describe(counts: Sequence[tuple[str, int]]) -> str:
-    """Join non-zero counts as ``2 surrogates, 1 dropped``.
+    """Join non-zero counts as ``2 surrogates, 1 dropped`` (a plural label loses its
+    ``s`` for one).
 
     >>> describe([("surrogates", 2), ("dropped", 0), ("extra", 1)])
     '2 surrogates, 1 extra'
+    >>> describe([("surrogates", 1), ("replacement chars", 1)])
+    '1 surrogate, 1 replacement char'
     """
-    return ", ".join(f"{n:,} {label}" for label, n in counts if n)
+    return ", ".join(
+        f"{n:,} {label[:-1] if n == 1 and label.endswith('s') else label}"
+        for label, n in counts
+        if n
+    )

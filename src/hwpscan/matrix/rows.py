@@ -156,8 +156,12 @@ def build_row(
     *ref_reason* says why)."""
     reason = _safe(got.reason)
     if reference is None:
-        note = f"no reference text ({_safe(ref_reason) or 'unreadable'})"
-        reason = f"{reason}; {note}" if reason else note
+        why = _safe(ref_reason) or "unreadable"
+        if reason and why in reason:  # the extractor failed for the same reason: say it once
+            reason = f"{reason} (no reference text either)"
+        else:
+            note = f"no reference text ({why})"
+            reason = f"{reason}; {note}" if reason else note
     if got.status != "ok" or got.text is None:
         return MatrixRow(
             path,
