@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date as _date
 from pathlib import Path
 
-from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
+from hwpscan.errors import EncryptedFileError, FormatError
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.models import (
@@ -135,7 +135,7 @@ def scan_bytes(
         status, reason = _judge(doc)
     except EncryptedFileError as exc:
         doc, status, reason = Document(format=_fallback_format(data)), Status.ENCRYPTED, str(exc)
-    except (CorruptFileError, FormatError) as exc:
+    except FormatError as exc:  # CorruptFileError and any other damage a reader names
         doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, str(exc)
     except RecursionError as exc:
         doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, repr(exc)

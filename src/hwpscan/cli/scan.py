@@ -255,6 +255,7 @@ def scan(
             raise fail(f"--output {output} is a folder; give a file name", ExitCode.USAGE)
         check_writable_folder(output.parent, "--output")
     paths = list(paths or [])
+    given = [str(p) for p in paths]  # what the user named, for the run record
     report = None
     if start is not None or end is not None:
         if start is None or end is None:
@@ -275,7 +276,7 @@ def scan(
         display_root = _display_root(paths)
     _check_paths(paths)
     args = {
-        "paths": paths, "start": start, "end": end, "api_url": api_url if start else None,
+        "paths": given, "start": start, "end": end, "api_url": api_url if start else None,
         "format": fmt, "output": output, "jobs": jobs, "fail_on": wanted,
         "emit_repaired": emit_repaired, "report": report_dir, "parser": parser,
     }
