@@ -84,15 +84,7 @@ def join_segments(segments: Iterable[Segment]) -> str:
     >>> join_segments([Segment("s", 0, 0, "a"), Segment("s", 0, 1, "b"), Segment("s", 1, 0, "c")])
     'ab\\nc'
     """
-    parts: list[str] = []
-    last: tuple[str, int] | None = None
-    for seg in segments:
-        key = (seg.stream, seg.paragraph)
-        if last is not None and key != last:
-            parts.append("\n")
-        parts.append(seg.text)
-        last = key
-    return "".join(parts)
+    return "\n".join(_paragraph_texts(list(segments)))
 
 
 def utf8_error(text: str) -> str | None:
