@@ -132,12 +132,26 @@ def core_files_per_second(files: list[Path], sample: int = 1000) -> float:
 
 def scan_cmd(folder: Path, jobs: int, limit_dir: Path | None = None) -> list[str]:
     target = limit_dir or folder
-    return [sys.executable, "-m", "hwpscan", "scan", str(target), "--format", "jsonl",
-            "--output", os.devnull, "--jobs", str(jobs), "--no-progress"]
+    return [
+        sys.executable,
+        "-m",
+        "hwpscan",
+        "scan",
+        str(target),
+        "--format",
+        "jsonl",
+        "--output",
+        os.devnull,
+        "--jobs",
+        str(jobs),
+        "--no-progress",
+    ]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--dir", type=Path, default=HERE / "out" / "corpus")
     args = parser.parse_args()
@@ -145,8 +159,10 @@ def main() -> None:
     files = list(args.dir.rglob("*.hwp"))
     total_mb = sum(p.stat().st_size for p in files) / 2**20
     sizes = sorted(p.stat().st_size for p in files)
-    print(f"corpus: {len(files):,} HWP 5 files, {total_mb:.1f} MB, "
-          f"{sizes[0] / 1024:.0f}-{sizes[-1] / 1024:.0f} KB each, {os.cpu_count()} cores")
+    print(
+        f"corpus: {len(files):,} HWP 5 files, {total_mb:.1f} MB, "
+        f"{sizes[0] / 1024:.0f}-{sizes[-1] / 1024:.0f} KB each, {os.cpu_count()} cores"
+    )
     cores = os.cpu_count() or 1
     runs: list[tuple[str, list[str], int]] = [
         ("read+sha256 (I/O floor)", [sys.executable, "-c", _READ, str(args.dir)], len(files)),
@@ -157,8 +173,10 @@ def main() -> None:
     first_day = sorted(p for p in args.dir.iterdir() if p.is_dir())[0]
     small = len(list(first_day.glob("*.hwp")))
     runs.append((f"hwpscan --jobs 1, {small:,} files", scan_cmd(args.dir, 1, first_day), small))
-    print(f"machine reference: a 1M-iteration Python loop takes {reference_loop_ms():.0f} ms "
-          "(compare figures across machines through it)")
+    print(
+        f"machine reference: a 1M-iteration Python loop takes {reference_loop_ms():.0f} ms "
+        "(compare figures across machines through it)"
+    )
     core_rate = core_files_per_second(files)
     print(f"core (scan_paths --jobs 1, in process, CPU time): {core_rate:,.0f} files/s")
     print(f"{'run':34} {'seconds':>8} {'files/s':>9} {'MB/s':>7} {'peak RSS MB':>12}")
@@ -167,11 +185,14 @@ def main() -> None:
     for name, cmd, n in runs:
         # RUSAGE_CHILDREN keeps the maximum over all children so far: run each
         # measurement in its own wrapper process to isolate its peak.
-        wrapper = [sys.executable, "-c",
-                   "import resource,subprocess,sys,time;t=time.perf_counter();"
-                   "subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL);"
-                   "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
-                   *cmd]
+        wrapper = [
+            sys.executable,
+            "-c",
+            "import resource,subprocess,sys,time;t=time.perf_counter();"
+            "subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL);"
+            "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+            *cmd,
+        ]
         with tempfile.TemporaryDirectory(prefix="hwpscan-bench-") as home:
             env = {**os.environ, "HWPSCAN_HOME": home}
             done = subprocess.run(wrapper, check=True, capture_output=True, text=True, env=env)
@@ -184,10 +205,14 @@ def main() -> None:
     print(f"speed-up with {cores} cores: {many / one:.2f}x")
     print(f"hwpscan -j1 vs naive extractor: {one / rates['naive chr() extractor']:.2f}x")
     print(f"hwpscan -j1 vs I/O floor: {one / rates['read+sha256 (I/O floor)']:.3f}x")
-    print(f"peak RSS, full corpus vs {small:,} files: "
-          f"{rss['hwpscan --jobs 1']:.0f} MB vs {rss[f'hwpscan --jobs 1, {small:,} files']:.0f} MB")
-    print(f"target >= 1500 files/s on one core (core figure): "
-          f"{'met' if core_rate >= 1500 else 'NOT met'} ({core_rate:,.0f})")
+    print(
+        f"peak RSS, full corpus vs {small:,} files: "
+        f"{rss['hwpscan --jobs 1']:.0f} MB vs {rss[f'hwpscan --jobs 1, {small:,} files']:.0f} MB"
+    )
+    print(
+        f"target >= 1500 files/s on one core (core figure): "
+        f"{'met' if core_rate >= 1500 else 'NOT met'} ({core_rate:,.0f})"
+    )
 
 
 if __name__ == "__main__":

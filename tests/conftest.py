@@ -17,7 +17,9 @@ def _session_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _private_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every test gets its own state folder: no test writes to the user's data folder.
 
     A test that sets HWPSCAN_HOME itself overrides this (its setenv runs later).
@@ -36,7 +38,9 @@ def broken_dir(tmp_path: Path) -> Path:
         "<!DOCTYPE html><html><body>요청하신 파일을 찾을 수 없습니다</body></html>".encode("cp949")
     )
     (tmp_path / "garbage.hwp").write_bytes(bytes((i * 131 + 7) % 256 for i in range(4096)))
-    (tmp_path / "old.hwp").write_bytes(b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + b"\0" * 64)
+    (tmp_path / "old.hwp").write_bytes(
+        b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + b"\0" * 64
+    )
     (tmp_path / "note.txt").write_text("보도자료 본문", encoding="utf-8")
     (tmp_path / "manifest.jsonl").write_text("", encoding="utf-8")  # a sidecar, not scanned
     return tmp_path

@@ -46,7 +46,9 @@ def test_range_order_and_weekends() -> None:
     assert dates == sorted(dates)
     assert dates[0] == "2025-07-21" and dates[-1] == "2025-08-11"
     present = set(dates)
-    weekdays = {d for d in _dates("2025-07-21", "2025-08-11") if date.fromisoformat(d).weekday() < 5}
+    weekdays = {
+        d for d in _dates("2025-07-21", "2025-08-11") if date.fromisoformat(d).weekday() < 5
+    }
     assert weekdays <= present, "every weekday has releases"
     assert {"2025-07-26", "2025-07-27", "2025-08-09", "2025-08-10"} <= present
     assert not {"2025-08-02", "2025-08-03"} & present
@@ -98,9 +100,7 @@ def test_hwpx_and_pdf_are_always_clean_hwp_matches_ground_truth(
 
 
 def test_an_8_5_hwp_is_the_smallest_attachment() -> None:
-    smallest = min(
-        (len(a.data), r.date, a.kind) for r in RELEASES for a in r.attachments
-    )
+    smallest = min((len(a.data), r.date, a.kind) for r in RELEASES for a in r.attachments)
     assert smallest[1:] == ("2025-08-05", "hwp")
     sizes = sorted(len(a.data) for r in RELEASES for a in r.attachments)
     assert sizes[0] < sizes[1], "strictly the smallest"

@@ -102,7 +102,7 @@ def test_sse_stream_reports_the_data_line_and_ignores_control_lines(tmp_path: Pa
         "data: [DONE]",
         "",
     ]
-    text = "\n".join(chunks).replace('\\udeb1', "")  # leave the bullet's high half alone
+    text = "\n".join(chunks).replace("\\udeb1", "")  # leave the bullet's high half alone
     path = tmp_path / "run.sse"
     path.write_text(text, encoding="utf-8")
     result = invoke(str(path))
@@ -127,7 +127,7 @@ def test_whole_pretty_printed_document(tmp_path: Path) -> None:
     result = invoke(str(path), "-f", "jsonl")
     assert result.exit_code == ExitCode.FINDINGS
     bad = jsonl_rows(result.stdout)[0]
-    assert (bad["line"], bad["path"], bad["snippet"]) == (3, "$.data.items[0][\"본문\"]", "x\\udeb1")
+    assert (bad["line"], bad["path"], bad["snippet"]) == (3, '$.data.items[0]["본문"]', "x\\udeb1")
 
 
 def test_non_json_lines_are_skipped_not_fatal(tmp_path: Path) -> None:

@@ -21,7 +21,9 @@ runner = CliRunner()
 @pytest.fixture
 def corpus(broken_dir: Path) -> Path:
     day = broken_dir / "2025-07-21"
-    (day / "clean.hwpx").write_bytes(build_hwpx(["금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)]))
+    (day / "clean.hwpx").write_bytes(
+        build_hwpx(["금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)])
+    )
     (day / "clean.pdf").write_bytes(build_pdf([["보도자료 본문"]]))
     return broken_dir
 
@@ -42,9 +44,25 @@ def test_jsonl_contract(corpus: Path) -> None:
     assert len(lines) == 7
     for rec in lines:
         assert set(CONTRACT_KEYS) <= rec.keys()
-        assert rec["format"] in {"hwp5", "hwpx", "pdf", "hwp3", "html", "ole", "zip", "empty", "unknown"}
+        assert rec["format"] in {
+            "hwp5",
+            "hwpx",
+            "pdf",
+            "hwp3",
+            "html",
+            "ole",
+            "zip",
+            "empty",
+            "unknown",
+        }
         assert rec["status"] in {
-            "clean", "contaminated", "encrypted", "distribution", "unsupported", "corrupt", "error"
+            "clean",
+            "contaminated",
+            "encrypted",
+            "distribution",
+            "unsupported",
+            "corrupt",
+            "error",
         }
     hwpx = next(r for r in lines if r["path"].endswith("clean.hwpx"))
     assert hwpx["date"] == "2025-07-21"
@@ -62,7 +80,10 @@ def test_csv_to_file(corpus: Path, tmp_path: Path) -> None:
 
 def test_fail_on_error_exits_1(corpus: Path) -> None:
     assert runner.invoke(app, ["scan", str(corpus), "--fail-on", "error", "-j", "1"]).exit_code == 1
-    assert runner.invoke(app, ["scan", str(corpus), "--fail-on", "contaminated", "-j", "1"]).exit_code == 0
+    assert (
+        runner.invoke(app, ["scan", str(corpus), "--fail-on", "contaminated", "-j", "1"]).exit_code
+        == 0
+    )
 
 
 def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
@@ -113,7 +134,9 @@ def test_repair_pua_map_and_orphan_policy(tmp_path: Path) -> None:
     assert bad.exit_code == 2
 
 
-def test_scan_date_range_fetches_then_scans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scan_date_range_fetches_then_scans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`scan --from/--to` over the emulator: the incident's dates come out contaminated."""
     from hwpscan.emulator import serve_in_thread
 
@@ -121,8 +144,22 @@ def test_scan_date_range_fetches_then_scans(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HWPSCAN_API_KEY", key)
     with serve_in_thread() as emu:
-        args = ["scan", "--from", "2025-07-28", "--to", "2025-07-30", "--api-url", emu.api_url,
-                "--out", str(tmp_path / "dl"), "--format", "jsonl", "--no-progress", "-j", "1"]
+        args = [
+            "scan",
+            "--from",
+            "2025-07-28",
+            "--to",
+            "2025-07-30",
+            "--api-url",
+            emu.api_url,
+            "--out",
+            str(tmp_path / "dl"),
+            "--format",
+            "jsonl",
+            "--no-progress",
+            "-j",
+            "1",
+        ]
         result = runner.invoke(app, args)
         calls = emu.stats().calls_total
     assert result.exit_code == 0, result.output
@@ -157,7 +194,9 @@ def test_scan_needs_paths_or_a_range() -> None:
     assert bad.exit_code == 2
 
 
-def test_repair_keeps_same_named_files_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repair_keeps_same_named_files_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Two x.hwpx in different folders, given as a relative path: two repaired texts."""
     for sub, word in (("a", "첫째"), ("b", "둘째")):
         (tmp_path / "dup" / sub).mkdir(parents=True)
@@ -249,7 +288,9 @@ def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) 
     for args in (["--format", "jsonl"], ["--format", "junit"], []):
         done = subprocess.run(
             [sys.executable, "-m", "hwpscan", "scan", str(fixtures), "-j", "1", *args],
-            capture_output=True, env=env, timeout=120,
+            capture_output=True,
+            env=env,
+            timeout=120,
         )
         assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
         assert b"Traceback" not in done.stderr

@@ -51,7 +51,7 @@ def test_long_korean_names_are_capped_on_a_character_boundary() -> None:
     "header",
     [
         b"attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp",
-        b"attachment; filename=\"__.hwp\"; "
+        b'attachment; filename="__.hwp"; '
         b"filename*=UTF-8''%EB%B3%B4%EB%8F%84%EC%9E%90%EB%A3%8C.hwp",
         'attachment; filename="보도자료.hwp"'.encode("euc-kr"),
         'attachment; filename="보도자료.hwp"'.encode(),

@@ -109,7 +109,9 @@ def cli_records() -> dict[str, dict[str, Any]]:
     return records
 
 
-def test_cli_jsonl_has_one_contract_record_per_fixture(cli_records: dict[str, dict[str, Any]]) -> None:
+def test_cli_jsonl_has_one_contract_record_per_fixture(
+    cli_records: dict[str, dict[str, Any]],
+) -> None:
     assert set(cli_records) == {e["path"] for e in EXPECTED}
     for rel, record in cli_records.items():
         missing = [k for k in CONTRACT_KEYS if k not in record]
@@ -128,16 +130,32 @@ def test_cli_jsonl_matches_expected(
 
 def test_cli_fail_on_contaminated_exits_1_on_the_corpus() -> None:
     result = CliRunner().invoke(
-        app, ["scan", str(FIXTURES / "2025-07-21"), "--format", "jsonl", "--no-progress",
-              "--fail-on", "contaminated"],
+        app,
+        [
+            "scan",
+            str(FIXTURES / "2025-07-21"),
+            "--format",
+            "jsonl",
+            "--no-progress",
+            "--fail-on",
+            "contaminated",
+        ],
     )
     assert result.exit_code == 1
 
 
 def test_cli_fail_on_contaminated_exits_0_on_a_clean_day() -> None:
     result = CliRunner().invoke(
-        app, ["scan", str(FIXTURES / "2025-07-23"), "--format", "jsonl", "--no-progress",
-              "--fail-on", "contaminated"],
+        app,
+        [
+            "scan",
+            str(FIXTURES / "2025-07-23"),
+            "--format",
+            "jsonl",
+            "--no-progress",
+            "--fail-on",
+            "contaminated",
+        ],
     )
     assert result.exit_code == 0
     assert {json.loads(line)["status"] for line in result.stdout.splitlines()} == {
@@ -163,8 +181,9 @@ HWP5_WITH_LOCATIONS = [e for e in EXPECTED if "locations" in e]
 
 def test_the_oracle_gives_chars_and_locations_for_every_readable_hwp5_body() -> None:
     readable = {
-        e["path"] for e in EXPECTED if e["format"] == "hwp5" and e["status"] in
-        {"clean", "contaminated"}
+        e["path"]
+        for e in EXPECTED
+        if e["format"] == "hwp5" and e["status"] in {"clean", "contaminated"}
     }
     assert readable <= {e["path"] for e in HWP5_WITH_LOCATIONS}
     assert any(len(e["locations"]) >= 3 for e in HWP5_WITH_LOCATIONS)

@@ -310,7 +310,9 @@ def test_sanitize_handles_100k_deep_nesting_without_recursion() -> None:
 
 
 def test_repair_text_maps_known_pua_and_counts_unknown() -> None:
-    codeunits = codeunit_view(chr(0xF0854) + "보도자료" + chr(0xF0855) + chr(0xF0850) + chr(0xF0FFF))
+    codeunits = codeunit_view(
+        chr(0xF0854) + "보도자료" + chr(0xF0855) + chr(0xF0850) + chr(0xF0FFF)
+    )
     result = repair_text(codeunits + chr(0xDC00), orphans="replace", pua_map=True)
     assert result.text == "『보도자료』" + chr(0xF0850) + chr(0xF0FFF) + "\ufffd"
     assert result.restored_pairs == 4 and result.removed_orphans == 1

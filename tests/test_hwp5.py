@@ -147,7 +147,8 @@ def test_paragraph_count_spans_sections() -> None:
     streams = {(s.stream, s.paragraph, s.text) for s in doc.body}
     # Section0: "하나", an empty paragraph; Section1: "셋", the table holder, two cells.
     assert streams == {
-        ("BodyText/Section0", 0, "하나"), ("BodyText/Section1", 0, "셋"),
+        ("BodyText/Section0", 0, "하나"),
+        ("BodyText/Section1", 0, "셋"),
         ("BodyText/Section1", 2, "가"),
     }
     assert doc.info["paragraphs"] == 6

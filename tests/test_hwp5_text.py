@@ -54,7 +54,10 @@ def test_walk_finds_records_at_every_level_and_extended_sizes() -> None:
     hits, count = walk_paragraphs(data, "s", warnings)
     assert warnings == [] and count == 4
     assert [(data[a:b], para) for a, b, para in hits] == [
-        (units("a", 13), 0), (b"", 1), (big, 2), (units("b"), 3)
+        (units("a", 13), 0),
+        (b"", 1),
+        (big, 2),
+        (units("b"), 3),
     ]
 
 
@@ -119,8 +122,9 @@ def test_section_segments_mixes_simple_and_control_paragraphs() -> None:
         units(13),
         units("넷 ", 0xDC00, 13),
     ]
-    data = b"".join(record(spec.PARA_HEADER, bytes(24)) + record(spec.PARA_TEXT, p, 1)
-                    for p in paragraphs)
+    data = b"".join(
+        record(spec.PARA_HEADER, bytes(24)) + record(spec.PARA_TEXT, p, 1) for p in paragraphs
+    )
     out: list[Segment] = []
     warnings: list[str] = []
     assert section_segments(data, "s", out, warnings) == 6
@@ -155,7 +159,10 @@ def test_paragraph_numbers_count_every_para_header_at_every_level() -> None:
     warnings: list[str] = []
     assert section_segments(data, "s", out, warnings) == 7
     assert [(s.paragraph, s.text) for s in out] == [
-        (2, "표 앞"), (3, "셀"), (5, "셀 둘"), (6, "끝")
+        (2, "표 앞"),
+        (3, "셀"),
+        (5, "셀 둘"),
+        (6, "끝"),
     ]
     assert warnings == []
 

@@ -34,7 +34,12 @@ def test_hwpx_paragraphs_and_table_cells_come_back_in_order(tmp_path: Path) -> N
     ]
     text = _extract_hwpx(build_hwpx(blocks), tmp_path)
     assert text.split("\n") == [
-        blocks[0], "구분", "건수", f"{OPEN_Q}대출{CLOSE_Q}", "1,234", "끝 & <확인>",
+        blocks[0],
+        "구분",
+        "건수",
+        f"{OPEN_Q}대출{CLOSE_Q}",
+        "1,234",
+        "끝 & <확인>",
     ]
     assert text.encode("utf-8")  # XML cannot carry a surrogate: the text always encodes
 
@@ -44,7 +49,9 @@ def test_hwpx_sections_are_separate_parts_read_in_order(tmp_path: Path) -> None:
     data = build_hwpx(blocks, sections=3)
     names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     assert [n for n in names if n.startswith("Contents/section")] == [
-        "Contents/section0.xml", "Contents/section1.xml", "Contents/section2.xml",
+        "Contents/section0.xml",
+        "Contents/section1.xml",
+        "Contents/section2.xml",
     ]
     assert _extract_hwpx(data, tmp_path).split("\n") == blocks
 
@@ -84,7 +91,11 @@ def _pdf_pages(data: bytes) -> list[str]:
 
 def test_pdf_text_comes_back_through_tounicode() -> None:
     pages = [
-        ["금융감독원 보도자료", f"{BULLET} 검사 결과 (U+F02B1)", f"{OPEN_Q}인용{CLOSE_Q} {chr(0xE000)}"],
+        [
+            "금융감독원 보도자료",
+            f"{BULLET} 검사 결과 (U+F02B1)",
+            f"{OPEN_Q}인용{CLOSE_Q} {chr(0xE000)}",
+        ],
         ["둘째 쪽: 문의 02-3145-0000"],
     ]
     assert _pdf_pages(build_pdf(pages)) == ["\n".join(p) for p in pages]

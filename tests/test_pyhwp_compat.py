@@ -105,17 +105,40 @@ def _models(path: Path) -> list[dict[str, Any]]:
 
 
 _EXACT = (
-    "Style", "SectionDef", "PageDef", "FootnoteShape", "PageBorderFill", "ColumnsDef",
-    "TableBody", "TableCell", "FootNote", "ShapeComponent", "ShapeRectangle", "Header",
-    "Footer", "ParaCharShape", "ParaLineSeg", "TabDef",
+    "Style",
+    "SectionDef",
+    "PageDef",
+    "FootnoteShape",
+    "PageBorderFill",
+    "ColumnsDef",
+    "TableBody",
+    "TableCell",
+    "FootNote",
+    "ShapeComponent",
+    "ShapeRectangle",
+    "Header",
+    "Footer",
+    "ParaCharShape",
+    "ParaLineSeg",
+    "TabDef",
 )
 # ID_MAPPINGS counts and the DocInfo records they count.
 _COUNTED = {
-    "borderfills": "BorderFill", "charshapes": "CharShape", "tabdefs": "TabDef",
-    "parashapes": "ParaShape", "styles": "Style",
+    "borderfills": "BorderFill",
+    "charshapes": "CharShape",
+    "tabdefs": "TabDef",
+    "parashapes": "ParaShape",
+    "styles": "Style",
 }
-_FONT_COUNTS = ("ko_fonts", "en_fonts", "cn_fonts", "jp_fonts", "other_fonts", "symbol_fonts",
-                "user_fonts")
+_FONT_COUNTS = (
+    "ko_fonts",
+    "en_fonts",
+    "cn_fonts",
+    "jp_fonts",
+    "other_fonts",
+    "symbol_fonts",
+    "user_fonts",
+)
 
 
 def test_every_record_parses_with_pyhwp_models(tmp_path: Path) -> None:
@@ -175,8 +198,13 @@ def test_every_fixture_hwp_without_lone_halves_converts(tmp_path: Path) -> None:
         json.loads(line)
         for line in (FIXTURES / "expected.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    cases = [e for e in expected if e["format"] == "hwp5" and e["orphans"] is not None
-             and e["status"] in ("clean", "contaminated")]
+    cases = [
+        e
+        for e in expected
+        if e["format"] == "hwp5"
+        and e["orphans"] is not None
+        and e["status"] in ("clean", "contaminated")
+    ]
     assert len(cases) >= 15
     rows = _pyhwp_rows([FIXTURES / e["path"] for e in cases])
     for case, row in zip(cases, rows, strict=True):

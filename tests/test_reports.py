@@ -187,9 +187,7 @@ def test_html_rows_carry_every_result(bundle: Path, results: list[FileResult]) -
     ]
 
 
-def test_unread_bodies_show_blank_counts_not_zeros(
-    bundle: Path, results: list[FileResult]
-) -> None:
+def test_unread_bodies_show_blank_counts_not_zeros(bundle: Path, results: list[FileResult]) -> None:
     unread = [r for r in results if not r.body_read]
     assert unread  # the truncated HWP: its body was never read
     bodies = {

@@ -52,7 +52,9 @@ def test_committed_fixtures_match_a_fresh_generation(tmp_path: Path) -> None:
 def test_module_entry_point_writes_the_corpus_in_a_subprocess(tmp_path: Path) -> None:
     out = tmp_path / "corpus"
     done = subprocess.run(
-        [sys.executable, "-m", "hwpscan.synth", str(out)], capture_output=True, text=True,
+        [sys.executable, "-m", "hwpscan.synth", str(out)],
+        capture_output=True,
+        text=True,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -76,10 +78,23 @@ def test_corpus_is_small_and_covers_dates_and_broken_inputs() -> None:
     assert "broken" in folders
     assert len(folders - {"broken"}) >= 6
     assert {f.format for f in fixtures} == {
-        "hwp5", "hwpx", "pdf", "hwp3", "html", "ole", "zip", "empty", "unknown",
+        "hwp5",
+        "hwpx",
+        "pdf",
+        "hwp3",
+        "html",
+        "ole",
+        "zip",
+        "empty",
+        "unknown",
     }
     assert {f.status for f in fixtures} == {
-        "clean", "contaminated", "encrypted", "distribution", "unsupported", "corrupt",
+        "clean",
+        "contaminated",
+        "encrypted",
+        "distribution",
+        "unsupported",
+        "corrupt",
     }
 
 

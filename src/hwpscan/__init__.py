@@ -20,7 +20,16 @@ from hwpscan.forensics.guard import (
 )
 from hwpscan.forensics.pua import PuaInfo, apply_pua_map, pua_info, pua_name
 from hwpscan.forensics.surrogates import analyze, merge_pairs
-from hwpscan.models import Document, ExitCode, FileResult, Format, Location, Segment, Status, TextStats
+from hwpscan.models import (
+    Document,
+    ExitCode,
+    FileResult,
+    Format,
+    Location,
+    Segment,
+    Status,
+    TextStats,
+)
 
 __all__ = [
     "JsonCheck",

@@ -254,6 +254,19 @@ def _stats_from_json(data: dict[str, Any]) -> TextStats:
 
 #: Keys every JSON Lines record carries (the contract CI depends on).
 CONTRACT_KEYS = (
-    "path", "sha256", "bytes", "format", "status", "reason", "date", "chars",
-    "surrogates", "pairs", "orphans", "utf8_ok", "utf8_error", "pua", "locations",
+    "path",
+    "sha256",
+    "bytes",
+    "format",
+    "status",
+    "reason",
+    "date",
+    "chars",
+    "surrogates",
+    "pairs",
+    "orphans",
+    "utf8_ok",
+    "utf8_error",
+    "pua",
+    "locations",
 )

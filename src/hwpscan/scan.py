@@ -107,9 +107,7 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
 
 
 def _is_attachment_name(name: str) -> bool:
-    return not (
-        name.startswith(".") or name in SIDECAR_NAMES or name.endswith(_SIDECAR_SUFFIXES)
-    )
+    return not (name.startswith(".") or name in SIDECAR_NAMES or name.endswith(_SIDECAR_SUFFIXES))
 
 
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
@@ -200,7 +198,9 @@ def scan_file(path: Path, date: str | None = None, repair: Repair | None = None)
             return _error_row(shown, date, Status.UNSUPPORTED, reason)
         if info.st_size > MAX_FILE_BYTES:
             return _error_row(
-                shown, date, Status.UNSUPPORTED,
+                shown,
+                date,
+                Status.UNSUPPORTED,
                 f"file is {info.st_size:,} bytes, over the cap of {MAX_FILE_BYTES:,}",
                 size=info.st_size,
             )
@@ -217,8 +217,14 @@ def _error_row(
     path: str, date: str | None, status: Status, reason: str, *, size: int = 0
 ) -> FileResult:
     return FileResult(
-        path=path, sha256="", bytes=size, format=Format.UNKNOWN, status=status, reason=reason,
-        date=date, body_read=False,
+        path=path,
+        sha256="",
+        bytes=size,
+        format=Format.UNKNOWN,
+        status=status,
+        reason=reason,
+        date=date,
+        body_read=False,
     )
 
 
@@ -345,7 +351,9 @@ def _isolated(work: list[Job]) -> Iterator[FileResult]:
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = ProcessPoolExecutor(max_workers=1)
                 yield _error_row(
-                    display_path(job[0]), job[1], Status.ERROR,
+                    display_path(job[0]),
+                    job[1],
+                    Status.ERROR,
                     "the worker process died while reading this file",
                 )
     finally:

@@ -79,7 +79,8 @@ AllowHostOpt = Annotated[
 DownloadPathOpt = Annotated[
     list[str],
     typer.Option(
-        "--download-path", help="Accepted attachment path prefix (repeatable; replaces the default)."
+        "--download-path",
+        help="Accepted attachment path prefix (repeatable; replaces the default).",
     ),
 ]
 

@@ -54,7 +54,9 @@ class OutputFormat(str, enum.Enum):
 
 JobsOpt = Annotated[
     int,
-    typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).", show_default=False),
+    typer.Option(
+        "--jobs", "-j", min=0, help="Worker processes (0: one per core).", show_default=False
+    ),
 ]
 ProgressOpt = Annotated[
     bool, typer.Option("--progress/--no-progress", help="Show a progress bar on long scans.")
@@ -198,11 +200,15 @@ def scan(
     jobs: JobsOpt = 0,
     fail_on: Annotated[
         list[str],
-        typer.Option("--fail-on", help="Exit 1 when a file is 'contaminated' or an 'error' (repeatable)."),
+        typer.Option(
+            "--fail-on", help="Exit 1 when a file is 'contaminated' or an 'error' (repeatable)."
+        ),
     ] = [],  # noqa: B006 - typer needs a literal default
     emit_repaired: Annotated[
         Path | None,
-        typer.Option("--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."),
+        typer.Option(
+            "--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."
+        ),
     ] = None,
     start: Annotated[
         str | None,
@@ -214,7 +220,9 @@ def scan(
     api_url: ApiUrlOpt = DEFAULT_API_URL,
     fetch_out: Annotated[
         Path | None,
-        typer.Option("--out", help="With --from/--to: keep attachments here (default: state folder)."),
+        typer.Option(
+            "--out", help="With --from/--to: keep attachments here (default: state folder)."
+        ),
     ] = None,
     parser: Annotated[
         str | None,
@@ -226,10 +234,13 @@ def scan(
     ] = None,
     parser_cmd: Annotated[
         list[str],
-        typer.Option("--parser-cmd", help="Also run a command extractor: NAME='tool {path}' (repeatable)."),
+        typer.Option(
+            "--parser-cmd", help="Also run a command extractor: NAME='tool {path}' (repeatable)."
+        ),
     ] = [],  # noqa: B006 - typer needs a literal default
     parser_timeout: Annotated[
-        float, typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed.")
+        float,
+        typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
     progress: ProgressOpt = True,
 ) -> None:
@@ -276,15 +287,29 @@ def scan(
         display_root = _display_root(paths)
     _check_paths(paths)
     args = {
-        "paths": given, "start": start, "end": end, "api_url": api_url if start else None,
-        "format": fmt, "output": output, "jobs": jobs, "fail_on": wanted,
-        "emit_repaired": emit_repaired, "report": report_dir, "parser": parser,
+        "paths": given,
+        "start": start,
+        "end": end,
+        "api_url": api_url if start else None,
+        "format": fmt,
+        "output": output,
+        "jobs": jobs,
+        "fail_on": wanted,
+        "emit_repaired": emit_repaired,
+        "report": report_dir,
+        "parser": parser,
     }
     streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
     # Each result reaches the stream and the run store the moment it exists.
-    with _open_output(output if streamed else None) as out, recorded_run(
-        "scan", args, report_dir=report_dir, also=_streaming_writer(fmt, out) if streamed else None
-    ) as record:
+    with (
+        _open_output(output if streamed else None) as out,
+        recorded_run(
+            "scan",
+            args,
+            report_dir=report_dir,
+            also=_streaming_writer(fmt, out) if streamed else None,
+        ) as record,
+    ):
         if report is not None:
             record.summary.update(fetch_summary(report))
         results = run_scan(
@@ -351,15 +376,23 @@ class OrphanPolicy(str, enum.Enum):
 
 @app.command(rich_help_panel="Scan files")
 def repair(
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)],
-    out: Annotated[Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)
+    ],
+    out: Annotated[
+        Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")
+    ],
     orphans: Annotated[
         OrphanPolicy,
-        typer.Option(help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."),
+        typer.Option(
+            help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."
+        ),
     ] = OrphanPolicy.drop,
     pua_map: Annotated[
         bool,
-        typer.Option("--pua-map", help="Replace known Hancom private-use characters by standard ones."),
+        typer.Option(
+            "--pua-map", help="Replace known Hancom private-use characters by standard ones."
+        ),
     ] = False,
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,

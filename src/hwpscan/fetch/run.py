@@ -92,9 +92,7 @@ class FetchReport:
     @property
     def paths(self) -> tuple[Path, ...]:
         """The attachments this fetch listed that are on disk, each once, in fetch order."""
-        found = (
-            self.out_dir / e.path for e in self.entries if e.status == "downloaded" and e.path
-        )
+        found = (self.out_dir / e.path for e in self.entries if e.status == "downloaded" and e.path)
         return tuple(dict.fromkeys(found))
 
     @property

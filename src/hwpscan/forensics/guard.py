@@ -422,4 +422,3 @@ def repair_text(
             target = replaced if info is not None and info.replacement is not None else kept
             target[label] = n
     return RepairResult(text, pairs, removed, replaced, kept)
-

@@ -33,9 +33,7 @@ PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: Private-use code points: BMP PUA, supplementary PUA-A and PUA-B.
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: Characters a context snippet shows escaped.
-_ESCAPE_RE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]"
-)
+_ESCAPE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
 
 MAX_LOCATIONS = 20
 _CONTEXT = 12

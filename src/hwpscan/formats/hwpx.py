@@ -54,5 +54,6 @@ def _extract(archive: zipfile.ZipFile) -> str:
     except Exception as exc:  # python-hwpx raises its own tree and lxml/ElementTree errors
         if "encrypt" in str(exc).lower():
             raise EncryptedFileError(f"HWPX package is protected: {exc}") from exc
-        raise CorruptFileError(f"HWPX text could not be extracted: {type(exc).__name__}: {exc}") from exc
-
+        raise CorruptFileError(
+            f"HWPX text could not be extracted: {type(exc).__name__}: {exc}"
+        ) from exc

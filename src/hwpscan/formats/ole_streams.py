@@ -34,7 +34,13 @@ _STREAM = olefile.STGTY_STREAM
 _STORAGE = olefile.STGTY_STORAGE
 #: What the fast path reads from an open ``OleFileIO`` (olefile 0.46 and 0.47)...
 OLE_INTERNALS = (
-    "root", "fat", "minifat", "loadminifat", "sectorsize", "minisectorsize", "minisectorcutoff"
+    "root",
+    "fat",
+    "minifat",
+    "loadminifat",
+    "sectorsize",
+    "minisectorsize",
+    "minisectorcutoff",
 )
 #: ...and from its directory entries.
 ENTRY_INTERNALS = ("kids", "name", "entry_type", "size", "isectStart")

@@ -15,9 +15,23 @@ from typing import IO
 from hwpscan.models import FileResult
 
 CSV_COLUMNS = [
-    "path", "date", "format", "status", "reason", "bytes", "sha256", "chars", "surrogates",
-    "pairs", "orphans", "utf8_ok", "utf8_error", "pua", "replacement_chars",
-    "preview_surrogates", "meta_surrogates",
+    "path",
+    "date",
+    "format",
+    "status",
+    "reason",
+    "bytes",
+    "sha256",
+    "chars",
+    "surrogates",
+    "pairs",
+    "orphans",
+    "utf8_ok",
+    "utf8_error",
+    "pua",
+    "replacement_chars",
+    "preview_surrogates",
+    "meta_surrogates",
 ]
 
 

@@ -44,7 +44,9 @@ def results_frame(results: Iterable[FileResult]) -> pd.DataFrame:
         }
         for r in results
     ]
-    return pd.DataFrame(rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable"])
+    return pd.DataFrame(
+        rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable"]
+    )
 
 
 def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:

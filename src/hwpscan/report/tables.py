@@ -45,15 +45,23 @@ def pua_legend(results: Sequence[FileResult]) -> Table | None:
     if not seen:
         return None
     table = Table(title="Private-use characters seen", title_justify="left")
-    for col, justify in (("code point", "left"), ("count", "right"), ("files", "right"),
-                         ("name", "left"), ("renders as", "left"), ("--pua-map gives", "left"),
-                         ("note", "left")):
+    for col, justify in (
+        ("code point", "left"),
+        ("count", "right"),
+        ("files", "right"),
+        ("name", "left"),
+        ("renders as", "left"),
+        ("--pua-map gives", "left"),
+        ("note", "left"),
+    ):
         table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for cp in sorted(seen, key=lambda c: (-seen[c], c)):
         info = pua_info(int(cp[2:], 16))
         kept = Text("kept", style="dim")
         table.add_row(
-            cp, f"{seen[cp]:,}", f"{files[cp]:,}",
+            cp,
+            f"{seen[cp]:,}",
+            f"{files[cp]:,}",
             info.name if info else Text("unknown", style="dim"),
             (info.renders_as or "") if info else "",
             (info.replacement or kept) if info else kept,
@@ -77,7 +85,9 @@ def short_path(path: str, root: str | None) -> str:
     return path
 
 
-def file_table(results: Sequence[FileResult], *, title: str = "Files", root: str | None = None) -> Table:
+def file_table(
+    results: Sequence[FileResult], *, title: str = "Files", root: str | None = None
+) -> Table:
     """One row per file (paths shown relative to *root*); a broken file shows its reason."""
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("file", overflow="fold", max_width=60)
@@ -104,7 +114,8 @@ def file_table(results: Sequence[FileResult], *, title: str = "Files", root: str
             _num(b.pairs, scanned),
             _num(b.orphans, scanned),
             (Text("ok", style="green") if b.utf8_ok else Text("FAIL", style="bold red"))
-            if scanned else Text(""),
+            if scanned
+            else Text(""),
             pua_summary(b.pua),
         )
     return table
@@ -116,7 +127,9 @@ def _num(n: int, scanned: bool) -> Text:
     return Text(f"{n:,}", style="bold red" if n else "")
 
 
-def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by date and format") -> Table:
+def pivot_table(
+    results: Sequence[FileResult], *, title: str = "Contamination by date and format"
+) -> Table:
     """The date x format table: which days carried contaminated attachments."""
     from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot  # pandas, when needed
 
@@ -129,9 +142,12 @@ def pivot_table(results: Sequence[FileResult], *, title: str = "Contamination by
         cells = [Text(str(date))]
         for value in row:
             style = (
-                "dim" if value == EMPTY_CELL
-                else "yellow" if value.endswith(" unreadable") and "/" not in value
-                else "green" if value.startswith("0/")
+                "dim"
+                if value == EMPTY_CELL
+                else "yellow"
+                if value.endswith(" unreadable") and "/" not in value
+                else "green"
+                if value.startswith("0/")
                 else "bold red"
             )
             cells.append(Text(value, style=style))

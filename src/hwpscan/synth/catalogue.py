@@ -132,8 +132,11 @@ def body_html(story: Story, iso: str, hour: int) -> str:
 
 
 def _entities(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(
-        "·", "&middot;"
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("·", "&middot;")
     )
 
 
@@ -144,7 +147,9 @@ def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Atta
     for code in codes.split():
         if code == "h!":
             blocks: list[Block] = [chr(0xF02B1) + f" 보도 일정 변경: {korean_date(iso)} 자료 배포"]
-            out.append(Attachment(f"({label}) 보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True))
+            out.append(
+                Attachment(f"({label}) 보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True)
+            )
         elif code in ("H!", "H"):
             dirty = code == "H!"
             blocks = [dateline, *hwp5_blocks(story, _ALL if dirty else _NONE)]
@@ -175,11 +180,16 @@ def _catalogue() -> tuple[Release, ...]:
             content_id = FIRST_CONTENT_ID + n
             hour = _REG_HOURS[n % len(_REG_HOURS)]
             reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
-            releases.append(Release(
-                date=iso, content_id=content_id, subject=subject,
-                body_html=body_html(story, iso, hour), reg_time=reg_time,
-                attachments=_attachments(codes, story, subject, iso),
-            ))
+            releases.append(
+                Release(
+                    date=iso,
+                    content_id=content_id,
+                    subject=subject,
+                    body_html=body_html(story, iso, hour),
+                    reg_time=reg_time,
+                    attachments=_attachments(codes, story, subject, iso),
+                )
+            )
     return tuple(releases)
 
 

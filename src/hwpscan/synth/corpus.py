@@ -75,8 +75,11 @@ class Counts:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "surrogates": self.surrogates, "pairs": self.pairs, "orphans": self.orphans,
-            "utf8_ok": self.utf8_ok, "pua": dict(self.pua),
+            "surrogates": self.surrogates,
+            "pairs": self.pairs,
+            "orphans": self.orphans,
+            "utf8_ok": self.utf8_ok,
+            "pua": dict(self.pua),
         }
 
 

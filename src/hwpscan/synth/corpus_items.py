@@ -73,7 +73,12 @@ def _where(blocks: list[Block], sections: int = 1) -> dict[str, Any]:
 
 
 def _hwp(
-    path: str, slug: str, pua: frozenset[str], note: str, *, compressed: bool = True,
+    path: str,
+    slug: str,
+    pua: frozenset[str],
+    note: str,
+    *,
+    compressed: bool = True,
     sections: int = 1,
 ) -> Fixture:
     blocks = hwp5_blocks(_story(slug), pua)
@@ -95,8 +100,12 @@ def _pdf(path: str, slug: str, pua: frozenset[str], note: str, *, broken: bool =
     lines = [line for page in pages for line in page]
     if broken:  # the CMap maps every non-BMP character to its high half alone
         lines = [
-            "".join(c.encode("utf-16-be", "surrogatepass")[:2].decode("utf-16-be", "surrogatepass")
-                    if ord(c) > 0xFFFF else c for c in line)
+            "".join(
+                c.encode("utf-16-be", "surrogatepass")[:2].decode("utf-16-be", "surrogatepass")
+                if ord(c) > 0xFFFF
+                else c
+                for c in line
+            )
             for line in lines
         ]
     body = str_counts(lines)
@@ -125,55 +134,132 @@ def dated_fixtures() -> list[Fixture]:
     d21, d22, d23, d24, d25 = "2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24", "2025-07-25"
     d28, d30, a05, a11 = "2025-07-28", "2025-07-30", "2025-08-05", "2025-08-11"
     out = [
-        _hwp(f"{d21}/보도자료_불법사금융_소비자경보.hwp", "illegal-lending", ALL,
-             "PUA-A (U+F02B1 bullet, U+F0850..F0855 brackets) as surrogate pairs everywhere: "
-             "body, table cells, footnote, text box, page header; compressed"),
-        _pdf(f"{d21}/보도자료_불법사금융_소비자경보.pdf", "illegal-lending", ALL,
-             "same release as PDF: PUA characters come back whole through the ToUnicode CMap"),
-        _hwp(f"{d21}/보도참고자료_보험사기_적발실적.hwp", "insurance-fraud", ALL,
-             "PUA pairs in every part; uncompressed streams", compressed=False),
-        _hwp(f"{d22}/보도자료_금융민원_동향.hwp", "complaints", frozenset({"table"}),
-             "PUA pairs only inside table cells (a top-level-only reader misses them)"),
-        _hwpx(f"{d22}/보도자료_금융민원_동향.hwpx", "complaints", ALL,
-              "HWPX with PUA-A: UTF-8 XML carries the characters whole, so clean"),
-        _hwp(f"{d23}/보도자료_가상자산_점검결과.hwp", "virtual-assets", NONE,
-             "clean HWP 5 (ordinary □ 『 』 「 」 【 】), compressed"),
-        _hwpx(f"{d23}/보도자료_가상자산_점검결과.hwpx", "virtual-assets", NONE,
-              "clean HWPX without private-use characters"),
-        _pdf(f"{d23}/보도자료_가상자산_점검결과.pdf", "virtual-assets", NONE,
-             "clean PDF without private-use characters"),
-        _hwp(f"{d23}/보도참고자료_보이스피싱_예방.hwp", "voice-phishing", NONE,
-             "clean HWP 5, uncompressed", compressed=False),
-        _hwp(f"{d24}/보도자료_가계대출_금리공시.hwp", "loan-rates", frozenset({"note"}),
-             "PUA pairs only in the footnote text"),
-        _hwp(f"{d24}/보도자료_내부통제_간담회.hwp", "internal-control", frozenset({"box"}),
-             "PUA pairs only in the text box"),
-        _hwp(f"{d24}/보도자료_청년_금융교육.hwp", "youth-education", frozenset({"header"}),
-             "PUA pair only in the page header"),
-        _hwpx(f"{d25}/보도자료_집중호우_금융지원.hwpx", "flood-support", ALL,
-              "HWPX in two section parts, PUA-A whole: clean", sections=2),
+        _hwp(
+            f"{d21}/보도자료_불법사금융_소비자경보.hwp",
+            "illegal-lending",
+            ALL,
+            "PUA-A (U+F02B1 bullet, U+F0850..F0855 brackets) as surrogate pairs everywhere: "
+            "body, table cells, footnote, text box, page header; compressed",
+        ),
+        _pdf(
+            f"{d21}/보도자료_불법사금융_소비자경보.pdf",
+            "illegal-lending",
+            ALL,
+            "same release as PDF: PUA characters come back whole through the ToUnicode CMap",
+        ),
+        _hwp(
+            f"{d21}/보도참고자료_보험사기_적발실적.hwp",
+            "insurance-fraud",
+            ALL,
+            "PUA pairs in every part; uncompressed streams",
+            compressed=False,
+        ),
+        _hwp(
+            f"{d22}/보도자료_금융민원_동향.hwp",
+            "complaints",
+            frozenset({"table"}),
+            "PUA pairs only inside table cells (a top-level-only reader misses them)",
+        ),
+        _hwpx(
+            f"{d22}/보도자료_금융민원_동향.hwpx",
+            "complaints",
+            ALL,
+            "HWPX with PUA-A: UTF-8 XML carries the characters whole, so clean",
+        ),
+        _hwp(
+            f"{d23}/보도자료_가상자산_점검결과.hwp",
+            "virtual-assets",
+            NONE,
+            "clean HWP 5 (ordinary □ 『 』 「 」 【 】), compressed",
+        ),
+        _hwpx(
+            f"{d23}/보도자료_가상자산_점검결과.hwpx",
+            "virtual-assets",
+            NONE,
+            "clean HWPX without private-use characters",
+        ),
+        _pdf(
+            f"{d23}/보도자료_가상자산_점검결과.pdf",
+            "virtual-assets",
+            NONE,
+            "clean PDF without private-use characters",
+        ),
+        _hwp(
+            f"{d23}/보도참고자료_보이스피싱_예방.hwp",
+            "voice-phishing",
+            NONE,
+            "clean HWP 5, uncompressed",
+            compressed=False,
+        ),
+        _hwp(
+            f"{d24}/보도자료_가계대출_금리공시.hwp",
+            "loan-rates",
+            frozenset({"note"}),
+            "PUA pairs only in the footnote text",
+        ),
+        _hwp(
+            f"{d24}/보도자료_내부통제_간담회.hwp",
+            "internal-control",
+            frozenset({"box"}),
+            "PUA pairs only in the text box",
+        ),
+        _hwp(
+            f"{d24}/보도자료_청년_금융교육.hwp",
+            "youth-education",
+            frozenset({"header"}),
+            "PUA pair only in the page header",
+        ),
+        _hwpx(
+            f"{d25}/보도자료_집중호우_금융지원.hwpx",
+            "flood-support",
+            ALL,
+            "HWPX in two section parts, PUA-A whole: clean",
+            sections=2,
+        ),
         _prvtext_only(f"{d28}/보도자료_불공정거래_조사결과.hwp"),
         _docinfo_lone_half(f"{d28}/보도자료_퇴직연금_수익률.hwp"),
-        _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE,
-             "clean PDF"),
+        _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE, "clean PDF"),
         _multisection_clean(f"{d28}/보도자료_상반기_업무계획.hwp"),
         _orphans(f"{d30}/보도자료_휴가철_보이스피싱_통계.hwp"),
         _mixed(f"{d30}/보도자료_피해사례_모음.hwp"),
-        _hwp(f"{d30}/보도자료_불공정거래_후속조치.hwp", "unfair-trading", ALL,
-             "PUA pairs in every part, split over three BodyText sections", sections=3),
+        _hwp(
+            f"{d30}/보도자료_불공정거래_후속조치.hwp",
+            "unfair-trading",
+            ALL,
+            "PUA pairs in every part, split over three BodyText sections",
+            sections=3,
+        ),
         _small(f"{a05}/보도자료_일정_변경_안내.hwp"),
         _brackets(f"{a05}/보도자료_괄호_인용부호.hwp"),
-        _pdf(f"{a05}/보도자료_집중호우_금융지원.pdf", "flood-support", ALL,
-             "PDF whose ToUnicode CMap maps each PUA-A glyph to a lone high surrogate "
-             "(<DB80>, <DB82>): pypdf returns the lone halves, so contaminated", broken=True),
-        _hwpx(f"{a05}/보도자료_청년_금융교육.hwpx", "youth-education", ALL,
-              "HWPX with PUA-A in three section parts: clean", sections=3),
+        _pdf(
+            f"{a05}/보도자료_집중호우_금융지원.pdf",
+            "flood-support",
+            ALL,
+            "PDF whose ToUnicode CMap maps each PUA-A glyph to a lone high surrogate "
+            "(<DB80>, <DB82>): pypdf returns the lone halves, so contaminated",
+            broken=True,
+        ),
+        _hwpx(
+            f"{a05}/보도자료_청년_금융교육.hwpx",
+            "youth-education",
+            ALL,
+            "HWPX with PUA-A in three section parts: clean",
+            sections=3,
+        ),
         _bmp_pua(f"{a05}/보도자료_옛한글_표기.hwp"),
         _tabs(f"{a05}/보도자료_탭_줄바꿈.hwp"),
-        _hwp(f"{a11}/보도자료_가상자산_후속점검.hwp", "virtual-assets", ALL,
-             "PUA pairs everywhere, compressed"),
-        _hwpx(f"{a11}/보도자료_가상자산_후속점검.hwpx", "virtual-assets", NONE,
-              "clean HWPX without private-use characters"),
+        _hwp(
+            f"{a11}/보도자료_가상자산_후속점검.hwp",
+            "virtual-assets",
+            ALL,
+            "PUA pairs everywhere, compressed",
+        ),
+        _hwpx(
+            f"{a11}/보도자료_가상자산_후속점검.hwpx",
+            "virtual-assets",
+            NONE,
+            "clean HWPX without private-use characters",
+        ),
     ]
     return out
 
@@ -184,7 +270,10 @@ def _prvtext_only(path: str) -> Fixture:
     blocks = hwp5_blocks(story, NONE)
     data = build_hwp5(blocks, preview=preview)
     return Fixture(
-        path, data, "hwp5", "clean",
+        path,
+        data,
+        "hwp5",
+        "clean",
         "body clean; only the PrvText preview carries PUA pairs (reported apart from the body)",
         utf16_counts(_texts("unfair-trading", NONE)),
         preview=utf16_counts([preview]),
@@ -197,7 +286,10 @@ def _docinfo_lone_half(path: str) -> Fixture:
     blocks = hwp5_blocks(_story("pension-returns"), NONE)
     data = build_hwp5(blocks, style_names=styles)
     return Fixture(
-        path, data, "hwp5", "clean",
+        path,
+        data,
+        "hwp5",
+        "clean",
         "body clean; a DocInfo style name ends in a lone high half U+DB80 (meta, not body)",
         utf16_counts(_texts("pension-returns", NONE)),
         meta=Counts(surrogates=1, pairs=0, orphans=1),
@@ -210,8 +302,12 @@ def _multisection_clean(path: str) -> Fixture:
     for i, story in enumerate(STORIES[:6]):
         blocks += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
         blocks.append(Table([[render(cell, pua=False) for cell in row] for row in story.table]))
-    return _blocks_fixture(path, blocks, "clean HWP 5 with four BodyText sections "
-                           "(read in numeric order) and six tables", sections=4)
+    return _blocks_fixture(
+        path,
+        blocks,
+        "clean HWP 5 with four BodyText sections (read in numeric order) and six tables",
+        sections=4,
+    )
 
 
 def _orphans(path: str) -> Fixture:
@@ -222,8 +318,12 @@ def _orphans(path: str) -> Fixture:
         "순서가 뒤바뀐 반쪽: " + LOW + HIGH + " (짝이 아님)",
         Footnote("잘린 글머리표 " + HIGH, anchor="주석"),
     ]
-    return _blocks_fixture(path, blocks, "true orphans only: lone high and low halves in body, "
-                           "a table cell, a reversed pair and a footnote; nothing to repair")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "true orphans only: lone high and low halves in body, "
+        "a table cell, a reversed pair and a footnote; nothing to repair",
+    )
 
 
 def _mixed(path: str) -> Fixture:
@@ -235,14 +335,22 @@ def _mixed(path: str) -> Fixture:
         TextBox(B + " 의심되면 먼저 전화로 확인하세요"),
         HeaderFooter("피해 사례 " + chr(0xF0854) + "요약" + chr(0xF0855), footer=True),
     ]
-    return _blocks_fixture(path, blocks, "pairs and orphans mixed: an orphan right before a "
-                           "pair, an orphan after text in a cell, pairs in a text box and footer")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "pairs and orphans mixed: an orphan right before a "
+        "pair, an orphan after text in a cell, pairs in a text box and footer",
+    )
 
 
 def _small(path: str) -> Fixture:
     blocks = [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."]
-    return _blocks_fixture(path, blocks, "the smallest HWP: one paragraph with one U+F02B1 "
-                           "bullet (the incident's 8/5 file was the smallest)")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "the smallest HWP: one paragraph with one U+F02B1 "
+        "bullet (the incident's 8/5 file was the smallest)",
+    )
 
 
 def _brackets(path: str) -> Fixture:
@@ -254,8 +362,11 @@ def _brackets(path: str) -> Fixture:
         f"{pua[4]}불법사금융 피해 신고{pua[5]} 안내 {pua[4]}1332{pua[5]}",
         Table([[f"{pua[0]}구분{pua[1]}", f"{pua[4]}내용{pua[5]}"]]),
     ]
-    return _blocks_fixture(path, blocks, "U+F0850..U+F0855 bracket and corner-bracket glyphs "
-                           "as pairs, back to back with Hangul")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "U+F0850..U+F0855 bracket and corner-bracket glyphs as pairs, back to back with Hangul",
+    )
 
 
 def _bmp_pua(path: str) -> Fixture:
@@ -264,8 +375,12 @@ def _bmp_pua(path: str) -> Fixture:
         "표기 " + chr(0xE0BC) + chr(0xE0BD) + " 는 기본 평면 사용자 영역 문자입니다.",
         Table([["문자", chr(0xF53A)]]),
     ]
-    return _blocks_fixture(path, blocks, "BMP private-use characters only (one code unit "
-                           "each): counted as PUA but no surrogate, so clean")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "BMP private-use characters only (one code unit "
+        "each): counted as PUA but no surrogate, so clean",
+    )
 
 
 def _tabs(path: str) -> Fixture:
@@ -275,9 +390,13 @@ def _tabs(path: str) -> Fixture:
         "줄바꿈 앞\n줄바꿈 뒤 " + B,
         "고정폭\u00a0빈칸과 " + chr(0xF0854) + "인용" + chr(0xF0855),
     ]
-    return _blocks_fixture(path, blocks, "TAB inline controls (8 units whose parameters hold "
-                           "0xDA00 and 0xDFFF), line breaks and non-breaking spaces around PUA "
-                           "pairs: a reader must skip control parameters")
+    return _blocks_fixture(
+        path,
+        blocks,
+        "TAB inline controls (8 units whose parameters hold "
+        "0xDA00 and 0xDFFF), line breaks and non-breaking spaces around PUA "
+        "pairs: a reader must skip control parameters",
+    )
 
 
 def _zip(entries: dict[str, bytes]) -> bytes:
@@ -292,7 +411,7 @@ def _zip(entries: dict[str, bytes]) -> bytes:
 
 
 _ERROR_PAGE = (
-    "<!DOCTYPE html>\n<html lang=\"ko\">\n<head><meta charset=\"utf-8\">"
+    '<!DOCTYPE html>\n<html lang="ko">\n<head><meta charset="utf-8">'
     "<title>오류 안내</title></head>\n<body>\n<h1>요청하신 파일을 찾을 수 없습니다.</h1>\n"
     "<p>파일이 삭제되었거나 주소가 바뀌었습니다. 잠시 후 다시 시도해 주십시오.</p>\n"
     "</body>\n</html>\n"
@@ -307,41 +426,99 @@ def broken_fixtures() -> list[Fixture]:
     xref = pdf.rindex(b"xref")
     overrun_blocks: list[Block] = [B + " 손상 전까지의 문단", "둘째 문단"]
     return [
-        Fixture("broken/garbage.hwp", hashlib.shake_256(b"hwpscan garbage").digest(3000),
-                "unknown", "unsupported", "random bytes under an .hwp name"),
-        Fixture("broken/truncated.hwp", truncate(full, len(full) // 2), "hwp5", "corrupt",
-                "an uncompressed HWP 5 cut at half its size: directory intact, streams missing "
-                "(counts not asserted)", body=None),
+        Fixture(
+            "broken/garbage.hwp",
+            hashlib.shake_256(b"hwpscan garbage").digest(3000),
+            "unknown",
+            "unsupported",
+            "random bytes under an .hwp name",
+        ),
+        Fixture(
+            "broken/truncated.hwp",
+            truncate(full, len(full) // 2),
+            "hwp5",
+            "corrupt",
+            "an uncompressed HWP 5 cut at half its size: directory intact, streams missing "
+            "(counts not asserted)",
+            body=None,
+        ),
         Fixture("broken/empty.hwp", b"", "empty", "corrupt", "a 0-byte download"),
-        Fixture("broken/error-page.hwp", _ERROR_PAGE.encode("utf-8"), "html", "unsupported",
-                "an HTML error page saved under an .hwp name"),
-        Fixture("broken/hwp3.hwp",
-                b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05"
-                + hashlib.shake_256(b"hwp3").digest(994),
-                "hwp3", "unsupported", "HWP 3.x signature: a different format, not read"),
-        Fixture("broken/password.hwp",
-                build_hwp5(hwp5_blocks(story, ALL), password=True), "hwp5", "encrypted",
-                "password-protected HWP 5 (FileHeader bit 1): streams are ciphertext"),
-        Fixture("broken/distribution.hwp",
-                build_hwp5(hwp5_blocks(story, ALL), distribution=True), "hwp5", "distribution",
-                "distribution document (FileHeader bit 2): encrypted ViewText, no BodyText"),
-        Fixture("broken/encrypted-office.hwp", office_encrypted(), "ole", "encrypted",
-                "an encrypted Office container (EncryptionInfo/EncryptedPackage) under an "
-                ".hwp name: OLE, not HWP, and unreadable"),
-        Fixture("broken/word97.doc", foreign_ole(), "ole", "unsupported",
-                "an OLE compound file that is not HWP (Word 97 stream names)"),
-        Fixture("broken/not-hwpx.hwpx",
-                _zip({"통계표.csv": "구분,건수\n은행,7330\n".encode()}), "zip", "unsupported",
-                "a ZIP archive without the application/hwp+zip mimetype"),
-        Fixture("broken/truncated-xref.pdf", pdf[: xref + 30], "pdf", "clean",
-                "PDF cut inside its xref table: pypdf rebuilds the table by scanning the "
-                "objects and recovers all text", body=Counts()),
-        Fixture("broken/truncated-body.pdf", pdf[: len(pdf) // 2], "pdf", "corrupt",
-                "PDF cut at half its size, inside the page content: not readable"),
-        Fixture("broken/record-overrun.hwp", record_overrun(overrun_blocks), "hwp5",
-                "contaminated",
-                "last PARA_TEXT record claims more bytes than the stream holds: the text "
-                "before it still counts, the damage is reported",
-                utf16_counts([b for b in overrun_blocks if isinstance(b, str)]), warnings=True,
-                **_where(overrun_blocks)),
+        Fixture(
+            "broken/error-page.hwp",
+            _ERROR_PAGE.encode("utf-8"),
+            "html",
+            "unsupported",
+            "an HTML error page saved under an .hwp name",
+        ),
+        Fixture(
+            "broken/hwp3.hwp",
+            b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05"
+            + hashlib.shake_256(b"hwp3").digest(994),
+            "hwp3",
+            "unsupported",
+            "HWP 3.x signature: a different format, not read",
+        ),
+        Fixture(
+            "broken/password.hwp",
+            build_hwp5(hwp5_blocks(story, ALL), password=True),
+            "hwp5",
+            "encrypted",
+            "password-protected HWP 5 (FileHeader bit 1): streams are ciphertext",
+        ),
+        Fixture(
+            "broken/distribution.hwp",
+            build_hwp5(hwp5_blocks(story, ALL), distribution=True),
+            "hwp5",
+            "distribution",
+            "distribution document (FileHeader bit 2): encrypted ViewText, no BodyText",
+        ),
+        Fixture(
+            "broken/encrypted-office.hwp",
+            office_encrypted(),
+            "ole",
+            "encrypted",
+            "an encrypted Office container (EncryptionInfo/EncryptedPackage) under an "
+            ".hwp name: OLE, not HWP, and unreadable",
+        ),
+        Fixture(
+            "broken/word97.doc",
+            foreign_ole(),
+            "ole",
+            "unsupported",
+            "an OLE compound file that is not HWP (Word 97 stream names)",
+        ),
+        Fixture(
+            "broken/not-hwpx.hwpx",
+            _zip({"통계표.csv": "구분,건수\n은행,7330\n".encode()}),
+            "zip",
+            "unsupported",
+            "a ZIP archive without the application/hwp+zip mimetype",
+        ),
+        Fixture(
+            "broken/truncated-xref.pdf",
+            pdf[: xref + 30],
+            "pdf",
+            "clean",
+            "PDF cut inside its xref table: pypdf rebuilds the table by scanning the "
+            "objects and recovers all text",
+            body=Counts(),
+        ),
+        Fixture(
+            "broken/truncated-body.pdf",
+            pdf[: len(pdf) // 2],
+            "pdf",
+            "corrupt",
+            "PDF cut at half its size, inside the page content: not readable",
+        ),
+        Fixture(
+            "broken/record-overrun.hwp",
+            record_overrun(overrun_blocks),
+            "hwp5",
+            "contaminated",
+            "last PARA_TEXT record claims more bytes than the stream holds: the text "
+            "before it still counts, the damage is reported",
+            utf16_counts([b for b in overrun_blocks if isinstance(b, str)]),
+            warnings=True,
+            **_where(overrun_blocks),
+        ),
     ]

@@ -167,9 +167,7 @@ class SectionWriter:
         # is 4 bytes, not the spec's HWPUNIT16).
         yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(28))
         # PAGE_BORDER_FILL (spec 표 135): attributes, four gaps, border fill id.
-        yield record(
-            spec.PAGE_BORDER_FILL, level + 2, struct.pack("<I4hH", 1, *[1417] * 4, 1)
-        )
+        yield record(spec.PAGE_BORDER_FILL, level + 2, struct.pack("<I4hH", 1, *[1417] * 4, 1))
 
     def column_def(self, level: int) -> Iterator[bytes]:
         # spec 표 138: attributes (one column, equal widths), gap, attributes 2, then the
@@ -271,8 +269,22 @@ def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
     """
     cid = spec.ctrl_id_word(ctrl_id)
     element = struct.pack(
-        "<IIiiHHIIIIIhiiH", cid, cid, 0, 0, 0, 1, width, height, width, height, 0, 0,
-        width // 2, height // 2, 1,
+        "<IIiiHHIIIIIhiiH",
+        cid,
+        cid,
+        0,
+        0,
+        0,
+        1,
+        width,
+        height,
+        width,
+        height,
+        0,
+        0,
+        width // 2,
+        height // 2,
+        1,
     )
     line = struct.pack("<IiIB", 0, 0, 0, 0)  # colour, width, attributes, outline style
     fill = struct.pack("<II", 0, 0)  # fill type none, no extra fill bytes
@@ -330,7 +342,5 @@ def _shape_payloads() -> tuple[bytes, bytes, bytes, bytes]:
     # PARA_SHAPE (spec 표 43): attributes 1, left and right margins, indent, spacing above
     # and below, line spacing (160 %), tab def, numbering and border fill ids, four
     # border gaps, attributes 2 and 3, line spacing again (5.0.2.5 and later).
-    para_shape = struct.pack(
-        "<I6iHHH4hIII", 0, 0, 0, 0, 0, 0, 160, 0, 0, 1, 0, 0, 0, 0, 0, 0, 160
-    )
+    para_shape = struct.pack("<I6iHHH4hIII", 0, 0, 0, 0, 0, 0, 160, 0, 0, 1, 0, 0, 0, 0, 0, 0, 160)
     return border_fill, char_shape, tab_def, para_shape

@@ -106,15 +106,17 @@ class _SectionWriter:
         tid = self.table_id
         self.table_id += 1
         out = [
-            (f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
-            f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
-            f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
-            f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
-            f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
-            f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
-            '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
-            'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
-            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>')
+            (
+                f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
+                f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
+                f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
+                f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
+                f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
+                f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
+                '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
+                'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
+                'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
+            )
         ]
         for r, row in enumerate(rows):
             out.append("<hp:tr>")
@@ -153,7 +155,7 @@ class _SectionWriter:
                     f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{table}'
                     "<hp:t/></hp:run></hp:p>"
                 )
-        xml = f'{_XML_DECL}<hs:sec {_xmlns("ha", "hp", "hs", "hc", "hh")}>{"".join(body)}</hs:sec>'
+        xml = f"{_XML_DECL}<hs:sec {_xmlns('ha', 'hp', 'hs', 'hc', 'hh')}>{''.join(body)}</hs:sec>"
         return xml.encode("utf-8")
 
 
@@ -220,18 +222,18 @@ def _content_hpf(sections: int, title: str) -> bytes:
         )
         refs.append(f'<opf:itemref idref="section{i}" linear="yes"/>')
     xml = (
-        f'{_XML_DECL}<opf:package {_xmlns("ha", "hp", "hs", "hc", "hh", "hpf", "opf")} '
+        f"{_XML_DECL}<opf:package {_xmlns('ha', 'hp', 'hs', 'hc', 'hh', 'hpf', 'opf')} "
         'version="" unique-identifier="" id="">'
         f"<opf:metadata><opf:title>{xml_text(title)}</opf:title>"
         "<opf:language>ko</opf:language></opf:metadata>"
-        f'<opf:manifest>{"".join(items)}</opf:manifest>'
-        f'<opf:spine>{"".join(refs)}</opf:spine></opf:package>'
+        f"<opf:manifest>{''.join(items)}</opf:manifest>"
+        f"<opf:spine>{''.join(refs)}</opf:spine></opf:package>"
     )
     return xml.encode("utf-8")
 
 
 _CONTAINER_XML = (
-    f'{_XML_DECL}<ocf:container {_xmlns("ocf", "hpf")}><ocf:rootfiles>'
+    f"{_XML_DECL}<ocf:container {_xmlns('ocf', 'hpf')}><ocf:rootfiles>"
     '<ocf:rootfile full-path="Contents/content.hpf" '
     'media-type="application/hwpml-package+xml"/></ocf:rootfiles></ocf:container>'
 ).encode()

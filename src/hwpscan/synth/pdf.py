@@ -112,8 +112,8 @@ def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
 
 
 def _stream(dictionary: str, data: bytes) -> bytes:
-    return f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + (
-        b"endstream"
+    return (
+        f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + (b"endstream")
     )
 
 
@@ -139,8 +139,7 @@ def build_pdf(pages: Sequence[Sequence[str]], *, broken_cmap: bool = False) -> b
     objects: list[bytes] = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         (
-            f"<< /Type /Pages /Kids [{' '.join(f'{p} 0 R' for p in page_ids)}] "
-            f"/Count {n_pages} >>"
+            f"<< /Type /Pages /Kids [{' '.join(f'{p} 0 R' for p in page_ids)}] /Count {n_pages} >>"
         ).encode("ascii"),
         (
             b"<< /Type /Font /Subtype /Type0 /BaseFont /HwpscanSynth /Encoding /Identity-H "
