@@ -1,0 +1,40 @@
+"""The guard process behind :class:`hwpscan.executors.worker.Guard`.
+
+Reads framed pickles of work items on stdin, answers each with its row on the real
+stdout; anything a library prints goes to stderr instead, so it cannot corrupt the
+answers. Ends when stdin closes. Run as ``python -m hwpscan.executors.child``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+
+from hwpscan.executors.worker import _HEADER, scan_guarded
+from hwpscan.sources import WorkItem
+
+
+def main() -> None:
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # stray prints land on stderr, not in the answers
+    sys.stdout = sys.stderr
+    requests = sys.stdin.buffer
+    while True:
+        header = requests.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return
+        (size,) = _HEADER.unpack(header)
+        body = requests.read(size)
+        if len(body) < size:
+            return
+        item = pickle.loads(body)
+        if not isinstance(item, WorkItem):
+            return
+        data = pickle.dumps(scan_guarded(item), protocol=pickle.HIGHEST_PROTOCOL)
+        answers.write(_HEADER.pack(len(data)) + data)
+        answers.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""Where the files to scan are: local folders or fsspec URLs, listed lazily.
+
+A source is a local path (a file or a folder, searched as :func:`hwpscan.scan.collect_files`
+does) or an fsspec URL such as ``s3://bucket/prefix``, ``gs://bucket/prefix`` or
+``file:///data/attachments``. Each file becomes a :class:`WorkItem`: where to read it, the
+path shown in results, its release date and what the listing said of it (size, ETag).
+Nothing here reads a file's bytes: a worker does that, wherever it runs.
+
+Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an ancestor
+that knows the file, else the innermost ``YYYY-MM-DD`` component of the key (or the
+file's stem). Credentials come from each filesystem's own environment and configuration
+(``AWS_*`` variables and ``~/.aws`` for S3, ...); a URL's userinfo is never shown, and
+:func:`redact` blanks the values of the usual credential variables in any message.
+
+>>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
+'s3://bucket/fixtures/a.hwp'
+>>> url_from_argument("s3:/bucket/prefix"), url_from_argument("fixtures")
+('s3://bucket/prefix', None)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from hwpscan.errors import UsageError
+from hwpscan.scan import (
+    _is_attachment_name,
+    collect_files,
+    date_from_path,
+    display_path,
+    resolve_dates,
+)
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+__all__ = [
+    "CREDENTIAL_ENV",
+    "WorkItem",
+    "iter_items",
+    "redact",
+    "shown_url",
+    "url_from_argument",
+]
+
+#: Environment variables whose values are credentials: blanked wherever they would show.
+CREDENTIAL_ENV = (
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_STORAGE_KEY",
+    "AZURE_STORAGE_SAS_TOKEN",
+    "AZURE_STORAGE_CONNECTION_STRING",
+    "HWPSCAN_API_KEY",
+)
+_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
+_COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
+_MANIFEST = "manifest.jsonl"
+_MANIFEST_CAP = 64 * 2**20  # a manifest bigger than this is not one of ours
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    """One file to scan: small and picklable, so it can travel to any worker.
+
+    ``location`` is a local path (``os.fsdecode`` form) or an fsspec URL; ``shown`` is
+    the path results carry (the same as the local executor's for local files, the URL
+    without userinfo for remote ones). ``size`` and ``etag`` are what the listing said
+    (``None`` when it did not say), for ``--resume``.
+    """
+
+    index: int
+    location: str
+    shown: str
+    date: str | None = None
+    size: int | None = None
+    etag: str | None = None
+    remote: bool = False
+
+
+def is_url(text: str) -> bool:
+    """True for ``scheme://...`` with a scheme of two letters or more (not ``C:\\``).
+
+    >>> is_url("s3://b/k"), is_url("file:///tmp/x"), is_url("fixtures/a.hwp")
+    (True, True, False)
+    """
+    return _SCHEME_RE.match(text) is not None
+
+
+def url_from_argument(arg: str | os.PathLike[str]) -> str | None:
+    """The URL a command-line argument names, or None for a local path.
+
+    Arguments arrive as :class:`~pathlib.Path`, which folds ``s3://b/k`` into
+    ``s3:/b/k``; the scheme's slashes are restored here. A path that exists locally is
+    always local.
+
+    >>> url_from_argument(Path("file:///tmp/x")), url_from_argument("gs://b/p/")
+    ('file:///tmp/x', 'gs://b/p/')
+    """
+    text = os.fspath(arg)
+    if is_url(text):
+        return text
+    match = _COLLAPSED_RE.match(text)
+    if match is None or os.path.lexists(text):
+        return None
+    scheme = match.group(1)
+    rest = text[match.end() :]
+    return f"{scheme}:///{rest}" if scheme == "file" else f"{scheme}://{rest}"
+
+
+def shown_url(url: str) -> str:
+    """A URL as results and logs show it: no userinfo, no query, no fragment."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port is not None:
+            host += f":{parts.port}"
+    except ValueError:
+        return "(an unparsable URL)"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def redact(text: str) -> str:
+    """*text* with the value of every credential variable set here replaced by ``***``.
+
+    >>> os.environ["AWS_SECRET_ACCESS_KEY"] = "not-a-real-secret-1234"
+    >>> redact("denied for not-a-real-secret-1234")
+    'denied for ***'
+    >>> del os.environ["AWS_SECRET_ACCESS_KEY"]
+    """
+    for name in CREDENTIAL_ENV:
+        value = os.environ.get(name)
+        if value and len(value) >= 4 and value in text:
+            text = text.replace(value, "***")
+    return text
+
+
+def filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+    """The fsspec filesystem for *url* and the path inside it.
+
+    Raises :class:`UsageError` naming what to install when the protocol's package is
+    missing, and for a URL fsspec cannot open.
+    """
+    try:
+        import fsspec.core
+    except ImportError:
+        raise UsageError(
+            f"{shown_url(url)}: reading URLs needs fsspec: pip install 'hwpscan[cloud]'"
+        ) from None
+    try:
+        fs, path = fsspec.core.url_to_fs(url)
+    except ImportError as exc:
+        raise UsageError(
+            f"{shown_url(url)}: this protocol needs a package that is not installed "
+            f"(pip install 'hwpscan[cloud]' for s3://): {redact(str(exc))}"
+        ) from None
+    except (ValueError, TypeError, OSError) as exc:
+        raise UsageError(f"{shown_url(url)}: cannot open: {redact(str(exc))}") from None
+    return fs, str(path)
+
+
+def iter_items(sources: Sequence[str | Path], *, start: int = 0) -> Iterator[WorkItem]:
+    """Every file below *sources*, in the order the local executor scans them.
+
+    Local paths are collected and dated exactly as :func:`hwpscan.scan.collect_files`
+    and :func:`hwpscan.scan.resolve_dates` do; URLs are listed one folder at a time
+    as the items are consumed, so a listing of millions of keys never sits in memory.
+    """
+    index = start
+    local: list[Path] = []
+    for source in [*sources, None]:
+        url = url_from_argument(source) if source is not None else None
+        if source is not None and url is None:
+            local.append(Path(source))
+            continue
+        if local:  # flush the run of local paths, keeping the command line's order
+            for item in _local_items(local, index):
+                index += 1
+                yield item
+            local = []
+        if url is not None:
+            for item in _url_items(url, index):
+                index += 1
+                yield item
+
+
+def _local_items(paths: Iterable[Path], start: int) -> Iterator[WorkItem]:
+    files = collect_files(paths)
+    dates = resolve_dates(files)
+    for n, path in enumerate(files, start):
+        try:
+            size: int | None = path.stat().st_size
+        except OSError:
+            size = None
+        yield WorkItem(n, os.fsdecode(path), display_path(path), dates.get(path), size)
+
+
+def _url_items(url: str, start: int) -> Iterator[WorkItem]:
+    fs, root = filesystem(url)
+    root = root.rstrip("/") or root
+    try:
+        info = fs.info(root)
+    except FileNotFoundError:
+        raise UsageError(f"no such file or folder: {shown_url(url)}") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{shown_url(url)}: cannot list: {redact(str(exc))}") from None
+    manifests: dict[str, dict[str, str]] = {}
+    index = start
+    if info.get("type") != "directory":
+        folder = posixpath.dirname(root)
+        yield _url_item(fs, info, index, _date_for(fs, root, folder, manifests))
+        return
+    for entry, folder in _walk(fs, root, manifests):
+        yield _url_item(fs, entry, index, _date_for(fs, entry["name"], folder, manifests))
+        index += 1
+
+
+def _walk(
+    fs: AbstractFileSystem, folder: str, manifests: dict[str, dict[str, str]]
+) -> Iterator[tuple[dict[str, Any], str]]:
+    """Files of *folder* (sorted), then each sub-folder's: the order of ``os.walk``."""
+    try:
+        listing = fs.ls(folder, detail=True)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot list {_shown(fs, folder)}: {redact(str(exc))}") from None
+    files: list[dict[str, Any]] = []
+    dirs: list[str] = []
+    for entry in listing:
+        name = str(entry["name"]).rstrip("/")
+        base = posixpath.basename(name)
+        if name == folder or not base:
+            continue
+        if entry.get("type") == "directory":
+            if not base.startswith("."):
+                dirs.append(name)
+        elif base == _MANIFEST:
+            manifests[folder] = _read_manifest(fs, name, folder)
+        elif _is_attachment_name(base):
+            files.append(entry)
+    manifests.setdefault(folder, {})
+    for entry in sorted(files, key=lambda e: posixpath.basename(str(e["name"]))):
+        yield entry, folder
+    for sub in sorted(dirs, key=posixpath.basename):
+        yield from _walk(fs, sub, manifests)
+
+
+def _read_manifest(fs: AbstractFileSystem, name: str, folder: str) -> dict[str, str]:
+    """Dates a ``manifest.jsonl`` gives, keyed by full path (the latest line wins)."""
+    from hwpscan.fetch.manifest import ManifestEntry
+
+    try:
+        if int(fs.size(name) or 0) > _MANIFEST_CAP:
+            return {}
+        text = bytes(fs.cat_file(name)).decode("utf-8", errors="replace")
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            entry = ManifestEntry.from_json(json.loads(line))
+        except (ValueError, TypeError, RecursionError):
+            continue  # a torn or foreign line, skipped as for folders
+        if entry.path:
+            full = posixpath.normpath(posixpath.join(folder, entry.path))
+            if entry.date:
+                out[full] = entry.date
+            else:
+                out.pop(full, None)
+    return out
+
+
+def _date_for(
+    fs: AbstractFileSystem, name: str, folder: str, manifests: dict[str, dict[str, str]]
+) -> str | None:
+    """The innermost manifest that dates the file, else its key's date component."""
+    here = folder
+    while True:
+        if here not in manifests:
+            manifests[here] = _manifest_in(fs, here)
+        if (found := manifests[here].get(name)) is not None:
+            return found
+        parent = posixpath.dirname(here)
+        if not parent or parent == here:
+            break
+        here = parent
+    return date_from_path(name)
+
+
+def _manifest_in(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
+    """A folder above the source root: read its manifest if it has one."""
+    name = posixpath.join(folder, _MANIFEST)
+    try:
+        exists = bool(fs.isfile(name))
+    except (OSError, ValueError):
+        exists = False
+    return _read_manifest(fs, name, folder) if exists else {}
+
+
+def _url_item(
+    fs: AbstractFileSystem, entry: dict[str, Any], index: int, date: str | None
+) -> WorkItem:
+    name = str(entry["name"])
+    url = _shown(fs, name)
+    size = entry.get("size")
+    etag = entry.get("ETag") or entry.get("etag")
+    return WorkItem(
+        index,
+        url,
+        url,
+        date,
+        int(size) if isinstance(size, int) else None,
+        str(etag).strip('"') if etag else None,
+        remote=True,
+    )
+
+
+def _shown(fs: AbstractFileSystem, path: str) -> str:
+    return shown_url(str(fs.unstrip_protocol(path)))
