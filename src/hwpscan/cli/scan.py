@@ -14,6 +14,7 @@ from typing import IO, Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from hwpscan.cli import scale
 from hwpscan.cli.app import (
     ApiUrlOpt,
     app,
@@ -98,7 +99,7 @@ def run_scan(
     return results
 
 
-def render_tables(results: Sequence[FileResult], *, root: Path | None = None) -> None:
+def render_tables(results: Sequence[FileResult], *, root: Path | str | None = None) -> None:
     """The per-file table, the date x format table and a one-line summary."""
     shown_root = str(root) if root is not None else None
     console.print(file_table(results, root=shown_root))
@@ -244,6 +245,35 @@ def scan(
         typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
     progress: ProgressOpt = True,
+    executor: Annotated[
+        scale.Executor,
+        typer.Option(
+            "--executor",
+            help="local: this machine's processes; dask: a Dask cluster "
+            "(pip install 'hwpscan[dask]').",
+        ),
+    ] = scale.Executor.local,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            envvar="HWPSCAN_DASK_SCHEDULER",
+            help="Dask scheduler (tcp://HOST:8786); without it a local cluster on 127.0.0.1.",
+            show_default=False,
+        ),
+    ] = None,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Files per Dask task.")
+    ] = 32,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Skip files this run (id, prefix, 'latest') already holds with the same "
+            "size; its rows are carried into the new run.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
 
@@ -281,12 +311,18 @@ def scan(
         if not in_range:
             raise_for_report(report)  # nothing fetched and the fetch stopped: say why
         paths.extend(in_range)
-        display_root: Path | None = folder
+        display_root: Path | str | None = folder
     elif not paths:
         raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
     else:
         display_root = _display_root(paths)
-    _check_paths(paths)
+    scaled = scale.needs_scaled(paths, executor, resume)
+    if scaled:
+        scale.check_scaled_options(
+            paths, executor, repair=emit_repaired is not None, parser=bool(specs)
+        )
+        display_root = scale.display_root(paths) or display_root
+    _check_paths(scale.local_paths(paths))
     args = {
         "paths": given,
         "start": start,
@@ -299,6 +335,9 @@ def scan(
         "emit_repaired": emit_repaired,
         "report": report_dir,
         "parser": parser,
+        "executor": executor,
+        "scheduler": scheduler if executor is scale.Executor.dask else None,
+        "resume": resume,
     }
     streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
     # Each result reaches the stream and the run store the moment it exists.
@@ -313,9 +352,24 @@ def scan(
     ):
         if report is not None:
             record.summary.update(fetch_summary(report))
-        results = run_scan(
-            paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
-        )
+        stop: ExitCode | None = None
+        if scaled:
+            results, stop = scale.run_scaled(
+                paths,
+                executor=executor,
+                scheduler=scheduler,
+                batch_size=batch_size,
+                jobs=jobs,
+                progress=progress,
+                resume=resume,
+                sink=record,
+            )
+            if stop is not None:
+                record.summary["stopped"] = "the run stopped early (see the error above)"
+        else:
+            results = run_scan(
+                paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
+            )
     if fmt is OutputFormat.table:
         render_tables(results, root=display_root)
     elif fmt is OutputFormat.junit:
@@ -332,6 +386,8 @@ def scan(
         code = max(code, matrix_code)
     if report is not None:
         raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
+    if stop is not None:
+        code = max(code, stop)
     raise typer.Exit(code=code)
 
 

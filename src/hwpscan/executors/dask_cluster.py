@@ -180,8 +180,8 @@ def scan_on_dask(
                     raise _lost(exc) from None
                 yield from rows
             elif future.status == "error":
-                exc = future.exception()
-                if isinstance(exc, KilledWorker):
+                failure = future.exception()
+                if isinstance(failure, KilledWorker):
                     if attempt == 0:  # each in-flight file once more, on its own
                         for item in batch:
                             submit([item], 1)
@@ -189,7 +189,8 @@ def scan_on_dask(
                         for item in batch:
                             yield item.index, error_row(item, _RETRIED_REASON)
                 else:
-                    reason = f"internal error on the worker: {type(exc).__name__}: {exc}"
+                    kind = type(failure).__name__
+                    reason = f"internal error on the worker: {kind}: {failure}"
                     for item in batch:
                         yield item.index, error_row(item, redact(reason))
             else:  # cancelled, and not by us: the scheduler is gone

@@ -158,7 +158,8 @@ def _read(stream: IO[bytes], timeout: float | None) -> object | None:
     body = _read_exactly(fd, size, time.monotonic() + 60)  # it has started: let it finish
     if body is None:
         raise EOFError("the child stopped in the middle of an answer")
-    return pickle.loads(body)
+    answer: object = pickle.loads(body)
+    return answer
 
 
 def _read_exactly(fd: int, size: int, deadline: float | None) -> bytes | None:
