@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from hwpscan.cli.app import err_console, fail
@@ -22,7 +23,16 @@ from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
 
-__all__ = ["Executor", "display_root", "needs_scaled", "run_scaled"]
+__all__ = [
+    "Executor",
+    "Resumed",
+    "check_scaled_options",
+    "display_root",
+    "load_resume",
+    "local_paths",
+    "needs_scaled",
+    "run_scaled",
+]
 
 
 class Executor(str, enum.Enum):
@@ -78,7 +88,7 @@ def run_scaled(
     batch_size: int,
     jobs: int,
     progress: bool,
-    resume: str | None,
+    resume: Resumed | None,
     sink: Callable[[FileResult], None],
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
 ) -> tuple[list[FileResult], ExitCode | None]:
@@ -88,7 +98,7 @@ def run_scaled(
     is kept, recorded and returned), else None.
     """
     sources = [url_from_argument(p) or p for p in paths]
-    previous = _resumed(resume) if resume is not None else {}
+    previous = resume.rows if resume is not None else {}
     rows: dict[int, FileResult] = {}
     stop: ExitCode | None = None
     shown = _Ticker(enabled=progress)
@@ -98,7 +108,8 @@ def run_scaled(
         sink(result)
         shown.tick()
 
-    todo = _skip_recorded(iter_items(sources), previous, take)
+    carried: list[int] = []
+    todo = _skip_recorded(iter_items(sources), previous, take, carried)
     try:
         if executor is Executor.dask:
             from hwpscan.executors.dask_cluster import (
@@ -130,11 +141,29 @@ def run_scaled(
         stop = ExitCode.USAGE
     finally:
         shown.close()
+    if resume is not None:
+        err_console.print(
+            f"resumed: {len(carried):,} files carried over from run {resume.run_id}, "
+            f"{len(rows) - len(carried):,} scanned",
+            highlight=False,
+        )
     return [rows[i] for i in sorted(rows)], stop
 
 
-def _resumed(ref: str) -> dict[str, FileResult]:
-    """Rows of the run being resumed that need no new scan, by path."""
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The run ``--resume`` names: its id and the rows that need no new scan, by path."""
+
+    run_id: str
+    rows: dict[str, FileResult]
+
+
+def load_resume(ref: str) -> Resumed:
+    """The run to resume, loaded before the new run is opened (so ``latest`` is the old one).
+
+    Rows that were never read (a failure, a timeout, a dead worker) are left out: those
+    files are worth another try.
+    """
     from hwpscan.store import RunNotFoundError, default_store
 
     try:
@@ -144,19 +173,20 @@ def _resumed(ref: str) -> dict[str, FileResult]:
         raise fail(f"--resume: {exc}", ExitCode.USAGE) from None
     if run.info.kind == "fetch":
         raise fail(f"--resume: run {run.id} is a fetch, not a scan", ExitCode.USAGE)
-    # an unread row (a failure, a timeout, a dead worker) is worth another try
-    return {r.path: r for r in run.results if r.sha256}
+    return Resumed(run.id, {r.path: r for r in run.results if r.sha256})
 
 
 def _skip_recorded(
     items: Iterable[WorkItem],
     previous: dict[str, FileResult],
     take: Callable[[int, FileResult], None],
+    carried: list[int],
 ) -> Iterator[WorkItem]:
     """Items not in *previous* with the same size; the others' recorded rows are taken."""
     for item in items:
         done = previous.get(item.shown)
         if done is not None and item.size is not None and done.bytes == item.size:
+            carried.append(item.index)
             take(item.index, done)
         else:
             yield item

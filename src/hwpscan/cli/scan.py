@@ -322,6 +322,7 @@ def scan(
             paths, executor, repair=emit_repaired is not None, parser=bool(specs)
         )
         display_root = scale.display_root(paths) or display_root
+    resumed = scale.load_resume(resume) if resume is not None else None  # before this run opens
     _check_paths(scale.local_paths(paths))
     args = {
         "paths": given,
@@ -361,7 +362,7 @@ def scan(
                 batch_size=batch_size,
                 jobs=jobs,
                 progress=progress,
-                resume=resume,
+                resume=resumed,
                 sink=record,
             )
             if stop is not None:

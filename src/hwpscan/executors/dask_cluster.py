@@ -78,10 +78,23 @@ def dask_client(
     *workers* processes (default: one per core), no dashboard.
     """
     require_dask()
+    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
+    # distributed logs a lost connection with tracebacks: our own message says it once
+    chatty = logging.getLogger("distributed")
+    level = chatty.level
+    chatty.setLevel(logging.CRITICAL)
+    try:
+        with _connected(address, workers, timeout) as client:
+            yield client
+    finally:
+        chatty.setLevel(level)
+
+
+@contextmanager
+def _connected(address: str | None, workers: int | None, timeout: float) -> Iterator[Client]:
     import dask
     from distributed import Client, LocalCluster
 
-    address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     settings = {
         "distributed.scheduler.allowed-failures": 0,
         "distributed.worker.daemon": False,
@@ -188,11 +201,8 @@ def scan_on_dask(
                     else:
                         for item in batch:
                             yield item.index, error_row(item, _RETRIED_REASON)
-                else:
-                    kind = type(failure).__name__
-                    reason = f"internal error on the worker: {kind}: {failure}"
-                    for item in batch:
-                        yield item.index, error_row(item, redact(reason))
+                else:  # scan_batch turns every per-file failure into a row: this is the cluster
+                    raise _unusable(failure)
             else:  # cancelled, and not by us: the scheduler is gone
                 raise _lost(None)
             fill()
@@ -205,6 +215,14 @@ def scan_on_dask(
                 client.cancel(outstanding)
             except Exception:
                 logging.getLogger(__name__).debug("cancel failed", exc_info=True)
+
+
+def _unusable(exc: BaseException | None) -> SchedulerLostError:
+    detail = f"{type(exc).__name__}: {exc}".strip() if exc is not None else "unknown failure"
+    return SchedulerLostError(
+        "the Dask cluster could not run the scan (is hwpscan installed, at the same version, "
+        f"on the scheduler and every worker?): {redact(detail)}"
+    )
 
 
 def _lost(exc: BaseException | None) -> SchedulerLostError:
