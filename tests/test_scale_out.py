@@ -455,8 +455,8 @@ def test_a_worker_killed_mid_scan_costs_nothing(
             assert index not in got, f"row {index} came twice"
             got[index] = result.to_json()
             if len(got) >= 24 and not killed_at:
-                worker = next(iter(watcher.scheduler_info()["workers"].values()))
-                os.kill(int(worker["pid"]), signal.SIGKILL)
+                pids = watcher.run(os.getpid)  # {worker address: its process id}
+                os.kill(int(next(iter(pids.values()))), signal.SIGKILL)
                 killed_at = len(got)
     assert 0 < killed_at < len(items) - 16, "the kill came too late to test anything"
     assert got == expected  # every file once, retried files scanned right elsewhere
@@ -479,9 +479,10 @@ def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
         def killer() -> None:  # every worker process dies as soon as it is seen
             with Client(address, set_as_default=False) as watcher:
                 while not stop.is_set():
-                    for worker in watcher.scheduler_info()["workers"].values():
-                        with suppress(ProcessLookupError):
-                            os.kill(int(worker["pid"]), signal.SIGKILL)
+                    with suppress(Exception):  # a worker that died while asked
+                        for pid in watcher.run(os.getpid, on_error="ignore").values():
+                            with suppress(ProcessLookupError):
+                                os.kill(int(pid), signal.SIGKILL)
                     time.sleep(0.1)
 
         thread = threading.Thread(target=killer, daemon=True)
@@ -574,7 +575,8 @@ def test_ctrl_c_cancels_the_outstanding_tasks(
     assert len(out.read_text("utf-8").splitlines()) < 600
     with Client(address, set_as_default=False) as client:
         deadline = time.monotonic() + 30
-        while client.run_on_scheduler(_task_count):
+        # a lambda travels by value: the scheduler cannot import this test module
+        while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
             assert time.monotonic() < deadline, "tasks were left running on the cluster"
             time.sleep(0.2)
 
@@ -583,7 +585,3 @@ _WITH_SIGINT = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "sys.argv = ['hwpscan', *sys.argv[1:]]; from hwpscan.cli import main; main()"
 )
-
-
-def _task_count(dask_scheduler: Any) -> int:
-    return len(dask_scheduler.tasks)
