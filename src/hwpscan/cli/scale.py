@@ -32,6 +32,7 @@ __all__ = [
     "local_paths",
     "needs_scaled",
     "run_scaled",
+    "url_from_argument",
 ]
 
 

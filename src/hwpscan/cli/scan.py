@@ -297,7 +297,7 @@ def scan(
             raise fail(f"--output {output} is a folder; give a file name", ExitCode.USAGE)
         check_writable_folder(output.parent, "--output")
     paths = list(paths or [])
-    given = [str(p) for p in paths]  # what the user named, for the run record
+    given = [scale.url_from_argument(p) or str(p) for p in paths]  # as named, for the record
     report = None
     if start is not None or end is not None:
         if start is None or end is None:

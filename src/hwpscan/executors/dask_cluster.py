@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -165,7 +166,9 @@ def scan_on_dask(
     run = uuid.uuid4().hex[:12]
     counter = itertools.count()
     pending: dict[str, tuple[list[WorkItem], int, Any]] = {}
-    queue = as_completed(loop=client.loop)
+    # results are gathered on the client's event loop as tasks finish, not one by one here
+    queue = as_completed(loop=client.loop, with_results=True, raise_errors=False)
+    threads = [_threads(client), time.monotonic()]  # asked again at most every 5 s
 
     def submit(batch: list[WorkItem], attempt: int) -> None:
         key = f"hwpscan-scan-{run}-{next(counter)}"
@@ -174,7 +177,9 @@ def scan_on_dask(
         queue.add(future)
 
     def fill() -> None:
-        limit = window or 2 * _threads(client)
+        if window is None and time.monotonic() - threads[1] > 5:
+            threads[:] = [_threads(client), time.monotonic()]
+        limit = window or max(4, 3 * int(threads[0]))
         while len(pending) < limit:
             batch = list(itertools.islice(source, max(1, batch_size)))
             if not batch:
@@ -184,16 +189,15 @@ def scan_on_dask(
     try:
         fill()
         while pending:
-            future = next(queue)
+            future, answer = next(queue)
             batch, attempt, _ = pending.pop(future.key)
-            if future.status == "finished":
-                try:
-                    rows: list[tuple[int, FileResult]] = future.result()
-                except Exception as exc:
-                    raise _lost(exc) from None
+            if future.status == "finished" and isinstance(answer, list):
+                rows: list[tuple[int, FileResult]] = answer
                 yield from rows
+            elif future.status == "finished":  # the gather itself failed
+                raise _lost(answer if isinstance(answer, BaseException) else None)
             elif future.status == "error":
-                failure = future.exception()
+                failure = answer
                 if isinstance(failure, KilledWorker):
                     if attempt == 0:  # each in-flight file once more, on its own
                         for item in batch:
