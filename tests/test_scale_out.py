@@ -359,14 +359,17 @@ def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> No
         fixture = FIXTURES / "2025-07-22" / "보도자료_금융민원_동향.hwp"
         warm = guard.scan(WorkItem(0, str(fixture), str(fixture), "2025-07-22"))
         assert warm.to_json() == scan_file(fixture, "2025-07-22").to_json()
+        # one batch: a file before the stalled one, the stalled one, a file after it
+        batch = [WorkItem(i, str(fixture), str(fixture), "2025-07-22") for i in (1, 3)]
+        batch.insert(1, WorkItem(2, url, url, "2025-07-21", remote=True))
         started = time.monotonic()
-        slow = guard.scan(WorkItem(1, url, url, "2025-07-21", remote=True))
+        before, slow, after = guard.scan_many(batch)
         took = time.monotonic() - started
         assert slow.status.value == "error" and not slow.body_read
         assert slow.reason == "not finished within the per-file limit of 3 s"
+        assert slow.path == url and slow.date == "2025-07-21"
         assert 2.5 < took < 20
-        after = guard.scan(WorkItem(2, str(fixture), str(fixture), "2025-07-22"))
-        assert after.to_json() == warm.to_json()  # a fresh process took over
+        assert before.to_json() == after.to_json() == warm.to_json()  # a new process took over
     finally:
         _Stall.release.set()
         guard.close()

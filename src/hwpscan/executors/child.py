@@ -1,8 +1,8 @@
 """The guard process behind :class:`hwpscan.executors.worker.Guard`.
 
-Reads framed pickles of work items on stdin, answers each with its row on the real
-stdout; anything a library prints goes to stderr instead, so it cannot corrupt the
-answers. Ends when stdin closes. Run as ``python -m hwpscan.executors.child``.
+Reads framed pickles of work-item lists on stdin and answers each item with its row, in
+order, on the real stdout; anything a library prints goes to stderr instead, so it
+cannot corrupt the answers. Ends when stdin closes. Run as ``python -m hwpscan.executors.child``.
 """
 
 from __future__ import annotations
@@ -28,12 +28,15 @@ def main() -> None:
         body = requests.read(size)
         if len(body) < size:
             return
-        item = pickle.loads(body)
-        if not isinstance(item, WorkItem):
+        batch = pickle.loads(body)
+        if not isinstance(batch, list):
             return
-        data = pickle.dumps(scan_guarded(item), protocol=pickle.HIGHEST_PROTOCOL)
-        answers.write(_HEADER.pack(len(data)) + data)
-        answers.flush()
+        for item in batch:
+            if not isinstance(item, WorkItem):
+                return
+            data = pickle.dumps(scan_guarded(item), protocol=pickle.HIGHEST_PROTOCOL)
+            answers.write(_HEADER.pack(len(data)) + data)
+            answers.flush()
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ __all__ = ["DEFAULT_FILE_TIMEOUT", "Guard", "error_row", "scan_batch", "scan_ite
 #: Seconds one file may take on a worker before its guard process is replaced.
 DEFAULT_FILE_TIMEOUT = 120.0
 _HEADER = struct.Struct("<Q")
+_DIED = object()
 
 
 def error_row(item: WorkItem, reason: str, status: Status = Status.ERROR) -> FileResult:
@@ -95,31 +96,56 @@ def scan_guarded(item: WorkItem) -> FileResult:
 
 
 class Guard:
-    """A child process that scans one item at a time, replaced when it overruns or dies."""
+    """A child process that scans items in order, replaced when one overruns or kills it.
+
+    A batch goes to the child in one message and the rows come back one by one, each
+    within *timeout* seconds of the one before, so the child works through the batch
+    without waiting on the parent while every file still has its own limit.
+    """
 
     def __init__(self, timeout: float | None) -> None:
         self.timeout = timeout
         self._proc: subprocess.Popen[bytes] | None = None
 
     def scan(self, item: WorkItem) -> FileResult:
-        proc = self._proc if self._proc is not None and self._proc.poll() is None else None
-        if proc is None:
-            proc = self._proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            _write(proc.stdin, item)
-            answer = _read(proc.stdout, self.timeout)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            self.close()
-            return error_row(item, "the worker process died while reading this file")
-        if answer is None:
-            self.close()
+        return self.scan_many([item])[0]
+
+    def scan_many(self, items: Sequence[WorkItem]) -> list[FileResult]:
+        out: list[FileResult] = []
+        rest = list(items)
+        while rest:
+            proc = self._proc if self._proc is not None and self._proc.poll() is None else None
+            if proc is None:
+                proc = self._proc = self._start()
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                _write(proc.stdin, rest)
+            except OSError:
+                self._lost(rest[0], out)
+                rest = rest[1:]
+                continue
+            for n, item in enumerate(rest):
+                try:
+                    answer = _read(proc.stdout, self.timeout)
+                except (OSError, EOFError, pickle.UnpicklingError):
+                    answer = _DIED
+                if not isinstance(answer, FileResult):  # overran, died or spoke nonsense
+                    self._lost(item, out, timed_out=answer is None)
+                    rest = rest[n + 1 :]
+                    break
+                out.append(answer)
+            else:
+                rest = []
+        return out
+
+    def _lost(self, item: WorkItem, out: list[FileResult], *, timed_out: bool = False) -> None:
+        """Replace the child; *item*'s row says why."""
+        self.close()
+        if timed_out:
             limit = f"{self.timeout:g}" if self.timeout is not None else "?"
-            return error_row(item, f"not finished within the per-file limit of {limit} s")
-        if not isinstance(answer, FileResult):  # pragma: no cover - our own child wrote it
-            self.close()
-            return error_row(item, "the worker process answered something other than a row")
-        return answer
+            out.append(error_row(item, f"not finished within the per-file limit of {limit} s"))
+        else:
+            out.append(error_row(item, "the worker process died while reading this file"))
 
     def _start(self) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -210,5 +236,5 @@ def scan_batch(
     """The cluster task: each item's row with its input index, each in a guard process."""
     if os.name != "posix":  # no select() on pipes: scan in this process, without a limit
         return [(item.index, scan_guarded(item)) for item in items]
-    guard = _guard(file_timeout)
-    return [(item.index, guard.scan(item)) for item in items]
+    rows = _guard(file_timeout).scan_many(items)
+    return [(item.index, row) for item, row in zip(items, rows, strict=True)]
