@@ -19,11 +19,13 @@ from pathlib import Path
 
 from hwpscan.cli.app import err_console, fail
 from hwpscan.errors import HwpscanError, StateDirError, StoreError, UsageError
+from hwpscan.executors.dask_cluster import DEFAULT_BATCH
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
 
 __all__ = [
+    "DEFAULT_BATCH",
     "Executor",
     "Resumed",
     "check_scaled_options",

@@ -264,7 +264,7 @@ def scan(
     ] = None,
     batch_size: Annotated[
         int, typer.Option("--batch-size", min=1, help="Files per Dask task.")
-    ] = 32,
+    ] = scale.DEFAULT_BATCH,
     resume: Annotated[
         str | None,
         typer.Option(
