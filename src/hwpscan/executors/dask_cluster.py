@@ -81,15 +81,20 @@ def dask_client(
     """
     require_dask()
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
-    # distributed logs a lost connection with tracebacks: our own message says it once
-    chatty = logging.getLogger("distributed")
-    level = chatty.level
-    chatty.setLevel(logging.CRITICAL)
+    # distributed (and tornado, asyncio under it) log a lost connection with tracebacks:
+    # our own message says it once
+    families = ("distributed", "tornado", "asyncio")
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] in families]
+    chatty = [logging.getLogger(name) for name in {*families, *names}]
+    levels = [log.level for log in chatty]
+    for log in chatty:
+        log.setLevel(logging.CRITICAL + 1)
     try:
         with _connected(address, workers, timeout) as client:
             yield client
     finally:
-        chatty.setLevel(level)
+        for log, level in zip(chatty, levels, strict=True):
+            log.setLevel(level)
 
 
 @contextmanager
