@@ -24,7 +24,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -130,16 +130,15 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def redact(text: str) -> str:
+def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     """*text* with the value of every credential variable set here replaced by ``***``.
 
-    >>> os.environ["AWS_SECRET_ACCESS_KEY"] = "not-a-real-secret-1234"
-    >>> redact("denied for not-a-real-secret-1234")
+    >>> redact("denied for fake-1234", {"AWS_SECRET_ACCESS_KEY": "fake-1234"})
     'denied for ***'
-    >>> del os.environ["AWS_SECRET_ACCESS_KEY"]
     """
+    environ = os.environ if environ is None else environ
     for name in CREDENTIAL_ENV:
-        value = os.environ.get(name)
+        value = environ.get(name)
         if value and len(value) >= 4 and value in text:
             text = text.replace(value, "***")
     return text
