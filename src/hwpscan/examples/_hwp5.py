@@ -59,7 +59,7 @@ def units_to_text(units: str) -> str:
 def main(decode: Callable[[bytes], str]) -> int:
     """``python -m hwpscan.examples.X FILE``: print the file's text; exit 1 if unreadable."""
     if len(sys.argv) != 2:
-        print(f"usage: python -m {sys.modules['__main__'].__spec__.name} FILE", file=sys.stderr)
+        print("usage: python -m hwpscan.examples.NAME FILE", file=sys.stderr)
         return 2
     path = Path(sys.argv[1])
     data = path.read_bytes()
