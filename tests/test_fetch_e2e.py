@@ -255,7 +255,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     assert kept - {MANIFEST_NAME} == written and len(written) == first_window
 
     restart = _run_cli(args, env)
-    out, err = restart.communicate(timeout=120)
+    _out, err = restart.communicate(timeout=120)
     assert restart.returncode == 0, err.decode()
     total = calls_in_range("2025-07-21", "2025-07-31")
     stats = emulator.stats()

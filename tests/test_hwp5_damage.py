@@ -189,7 +189,7 @@ def test_every_truncation_gives_a_result_and_never_loses_text_silently(compresse
     data = build_hwp5([f"문단 {n} " + BULLET + noisy(n) for n in range(12)], compressed=compressed)
     full = read_ole(data)
     assert full.status is None and len(data) > 8192
-    for size in list(range(0, len(data), 509)) + [len(data) - 1]:
+    for size in [*list(range(0, len(data), 509)), len(data) - 1]:
         doc = read_ole(truncate(data, size))
         assert doc.format in (Format.HWP5, Format.OLE)
         lost = doc.body != full.body

@@ -25,7 +25,7 @@ def test_pipeline_examples_run_and_print_what_the_readme_says() -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         for block in blocks:
-            exec(compile(block, "README.md", "exec"), namespace)  # noqa: S102 - our own README
+            exec(compile(block, "README.md", "exec"), namespace)
     printed = out.getvalue().splitlines()
     promised = [
         line[2:] for block in blocks for line in block.splitlines() if line.startswith("# ")

@@ -315,11 +315,13 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(
 ) -> None:
     from hwpscan.cli.report import recorded_run
 
-    with pytest.raises(RuntimeError):
-        with recorded_run("scan", {}, report_dir=home / "never") as sink:
-            for r in results[:5]:
-                sink(r)
-            raise RuntimeError("worker exploded")
+    with (
+        pytest.raises(RuntimeError),
+        recorded_run("scan", {}, report_dir=home / "never") as sink,
+    ):
+        for r in results[:5]:
+            sink(r)
+        raise RuntimeError("worker exploded")
     run = load_run("latest")
     assert run.info.finished is None and [r.path for r in run.results] == [
         r.path for r in results[:5]

@@ -14,8 +14,8 @@ import hwpscan.cli.verify  # noqa: F401  (registers verify)
 from hwpscan.cli.app import app
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.server import serve_in_thread
-from hwpscan.store import load_run
 from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, read_entries
+from hwpscan.store import load_run
 from hwpscan.verify import DateVerdict, repaired_is_clean, scan_files, verdicts
 
 KEY = "Vf" + "3" * 30  # a throwaway key in the API's format

@@ -21,8 +21,12 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import date as _date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import EncryptedFileError, FormatError
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.guard import OrphanPolicy
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.models import (
@@ -233,7 +237,7 @@ class Repair:
     """Where a file's repaired text goes and how orphans and PUA are treated."""
 
     target: Path
-    orphans: str = "drop"  # drop | replace | escape
+    orphans: OrphanPolicy = "drop"
     pua_map: bool = False  # replace known Hancom PUA characters by standard ones
 
 
@@ -261,10 +265,12 @@ def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
     Two inputs never share a target: a name already taken gets ``-2``, ``-3``... so a
     file repaired in one folder cannot overwrite another's text.
 
-    >>> t = repair_targets([Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")], Path("out"))
+    >>> inputs = [Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")]
+    >>> t = repair_targets(inputs, Path("out"))
     >>> [p.as_posix() for p in t.values()]
     ['out/a/x.hwp.txt', 'out/b/x.hwp.txt', 'out/b/y.pdf.txt']
-    >>> [p.as_posix() for p in repair_targets([Path("/in/x.hwp"), Path("/in/x.hwp")], Path("o")).values()]
+    >>> same = [Path("/in/x.hwp"), Path("/in/x.hwp")]
+    >>> [p.as_posix() for p in repair_targets(same, Path("o")).values()]
     ['o/x.hwp.txt']
     """
     resolved = {p: Path(os.path.abspath(p)) for p in paths}
@@ -298,7 +304,7 @@ def scan_paths(
     jobs: int | None = None,
     dates: Mapping[Path, str] | None = None,
     repair_dir: Path | None = None,
-    orphans: str = "drop",
+    orphans: OrphanPolicy = "drop",
     pua_map: bool = False,
     on_result: Callable[[FileResult], None] | None = None,
 ) -> Iterator[FileResult]:

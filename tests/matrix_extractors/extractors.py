@@ -115,14 +115,14 @@ def picky(path: str) -> str:
     return strict_text(path)
 
 
-_calls = 0
+_calls = [0]  # files this process has seen
 
 
 def stateful(path: str) -> str:
     """Correct on the first file a process sees; appends a marker to every later one."""
-    global _calls
-    _calls += 1
-    return strict_text(path) + ("" if _calls == 1 else f" 이전{_calls - 1}")
+    _calls[0] += 1
+    seen = _calls[0]
+    return strict_text(path) + ("" if seen == 1 else f" 이전{seen - 1}")
 
 
 def sanitized(path: str) -> str:

@@ -236,7 +236,8 @@ def emulator_command(
         )
     quirks = Quirks(
         envelope_key=envelope_key, body_key=body_key, single_result=single_result,
-        string_counts=string_counts, daily_limit=daily_limit or None, quota_mode=quota_mode, max_days=max_days or None,
+        string_counts=string_counts, daily_limit=daily_limit or None, quota_mode=quota_mode,
+        max_days=max_days or None,
         bad_dates=bad_dates, wrong_year=wrong_year, damaged_text=damaged_text,
         check_key=check_key, auth_code=auth_code, no_data_code=no_data_code,
         escaped_amp=escaped_amp, unsafe_urls=unsafe_urls, messy_lists=messy_lists,

@@ -24,6 +24,7 @@ from hwpscan.cli.app import (
 )
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
+from hwpscan.forensics.guard import OrphanPolicy as OrphanMode
 from hwpscan.matrix import (
     ParserSpec,
     matrix_exit_code,
@@ -69,7 +70,7 @@ def run_scan(
     jobs: int,
     progress: bool,
     repair_dir: Path | None = None,
-    orphans: str = "drop",
+    orphans: OrphanMode = "drop",
     pua_map: bool = False,
     sink: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
@@ -369,9 +370,17 @@ def _parser_matrix(
 
 
 class OrphanPolicy(str, enum.Enum):
-    drop = "drop"
-    replace = "replace"
-    escape = "escape"
+    # upper-case names: a member called ``replace`` would shadow str.replace
+    DROP = "drop"
+    REPLACE = "replace"
+    ESCAPE = "escape"
+
+
+_ORPHAN_MODES: dict[OrphanPolicy, OrphanMode] = {
+    OrphanPolicy.DROP: "drop",
+    OrphanPolicy.REPLACE: "replace",
+    OrphanPolicy.ESCAPE: "escape",
+}
 
 
 @app.command(rich_help_panel="Scan files")
@@ -387,7 +396,7 @@ def repair(
         typer.Option(
             help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."
         ),
-    ] = OrphanPolicy.drop,
+    ] = OrphanPolicy.DROP,
     pua_map: Annotated[
         bool,
         typer.Option(
@@ -401,7 +410,12 @@ def repair(
     _check_paths(paths)
     check_writable_folder(out, "--output")
     results = run_scan(
-        paths, jobs=jobs, progress=progress, repair_dir=out, orphans=orphans.value, pua_map=pua_map
+        paths,
+        jobs=jobs,
+        progress=progress,
+        repair_dir=out,
+        orphans=_ORPHAN_MODES[orphans],
+        pua_map=pua_map,
     )
     root = _display_root(paths)
     console.print(repair_table(results, out=out, root=str(root) if root else None, pua_map=pua_map))

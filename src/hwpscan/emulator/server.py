@@ -86,7 +86,8 @@ class _Handler(BaseHTTPRequestHandler):
         host = self.headers.get("Host", "")
         if not host or not set(host) <= _HOST_OK:
             name, port = self.server.server_address[:2]
-            host = f"[{name}]:{port}" if ":" in str(name) else f"{name}:{port}"
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            host = f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
         return f"http://{host}"
 
     def _send(self, reply: Reply, *, length: int | None = None, close: bool = False) -> None:
@@ -217,7 +218,8 @@ class RunningEmulator:
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
         host, self.port = server.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{self.port}"
         self.api_url = self.url + LIST_PATH
         self._thread = threading.Thread(

@@ -417,7 +417,7 @@ def name_from_url(url: str) -> str:
     parts = urlsplit(url)
     base = unquote(parts.path.rsplit("/", 1)[-1])
     serial = re.search(r"(?:^|&)fileSn=([^&]+)", parts.query)
-    if base.endswith(".do") or base.endswith(".jsp") or not base:
+    if base.endswith((".do", ".jsp")) or not base:
         stem = base.rsplit(".", 1)[0] or "attachment"
         return f"{stem}-{serial.group(1)}" if serial else stem
     return base

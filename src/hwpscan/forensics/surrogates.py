@@ -110,7 +110,7 @@ class _Paragraph:
     code stood between two runs.
     """
 
-    __slots__ = ("stream", "paragraph", "text", "_starts", "_offsets")
+    __slots__ = ("_offsets", "_starts", "paragraph", "stream", "text")
 
     def __init__(self, segments: Sequence[Segment]) -> None:
         first = segments[0]

@@ -29,7 +29,8 @@ def read_hwpx(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> Docum
         declared = sum(info.file_size for info in archive.infolist())
         if declared > max_uncompressed:
             raise CorruptFileError(
-                f"ZIP declares {declared:,} uncompressed bytes, over the cap of {max_uncompressed:,}"
+                f"ZIP declares {declared:,} uncompressed bytes, "
+                f"over the cap of {max_uncompressed:,}"
             )
         if any(info.flag_bits & 0x1 for info in archive.infolist()):
             raise EncryptedFileError("ZIP entries are encrypted")

@@ -18,6 +18,7 @@ shared with the ``strict`` row when that extractor is asked for).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -158,7 +159,8 @@ class _Worker:
         fd, name = tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)
         os.close(fd)
         self.out = Path(name)
-        self.errors = tempfile.TemporaryFile(dir=workdir)  # a file: a chatty stderr cannot block
+        # a file: a chatty stderr cannot block; closed in close()
+        self.errors = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hwpscan.matrix.worker", spec.target],
             stdin=subprocess.PIPE,
@@ -221,10 +223,8 @@ class _Worker:
         if kill:
             _kill(self.proc)
         elif self.proc.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()  # the worker ends at end of input
-            except OSError:
-                pass
         try:
             self.proc.wait(timeout=_KILL_GRACE)
         except subprocess.TimeoutExpired:
@@ -232,10 +232,8 @@ class _Worker:
             self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         self.errors.close()
         self.out.unlink(missing_ok=True)
 

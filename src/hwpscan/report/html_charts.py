@@ -24,7 +24,10 @@ def heatmap(results: Sequence[FileResult]) -> str:
         return '<p class="none">결과가 없습니다. No results.</p>'
     formats = sorted(set(counts["format"]), key=FORMAT_ORDER.index)
     dates = sorted(set(counts["date"]), key=lambda d: (d == UNKNOWN_DATE, d))
-    cells = {(r.date, r.format): r for r in counts.itertuples(index=False)}
+    # rows of pivot_counts: plain named tuples of ints under their column names
+    cells: dict[tuple[Any, Any], Any] = {
+        (r.date, r.format): r for r in counts.itertuples(index=False)
+    }
     head = "".join(f'<th scope="col">{e(fmt)}</th>' for fmt in formats)
     rows = []
     for day in dates:

@@ -35,7 +35,8 @@ def common_root(paths: Sequence[str]) -> str:
     """
     if not paths:
         return ""
-    prefix = os.path.commonprefix(list(paths))
+    # character-wise on purpose: the cut below falls back to the last separator
+    prefix = os.path.commonprefix(list(paths))  # noqa: RUF071
     cut = max(prefix.rfind("/"), prefix.rfind("\\"))
     return prefix[: cut + 1] if cut >= 0 else ""
 

@@ -70,11 +70,11 @@ def _details(result: FileResult) -> str:
     lines = [f"path: {result.path}", f"format: {result.format.value}", f"sha256: {result.sha256}"]
     if result.body.utf8_error:
         lines.append(f"utf-8: {result.body.utf8_error}")
-    for loc in result.body.locations:
-        lines.append(
-            f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
-            f"{loc.codepoint} [{loc.units}] {loc.context}"
-        )
+    lines.extend(
+        f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
+        f"{loc.codepoint} [{loc.units}] {loc.context}"
+        for loc in result.body.locations
+    )
     return "\n".join(lines)
 
 

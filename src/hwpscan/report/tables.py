@@ -94,8 +94,8 @@ def file_table(
     table.add_column("date", no_wrap=True)
     table.add_column("format")
     table.add_column("status")
-    for name in ("chars", "surr.", "pairs", "orphans"):
-        table.add_column(name, justify="right")
+    for column in ("chars", "surr.", "pairs", "orphans"):
+        table.add_column(column, justify="right")
     table.add_column("UTF-8")
     table.add_column("PUA", overflow="fold")
     for r in results:
