@@ -50,7 +50,9 @@ _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SIDE_LOCATIONS = 5
 _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 
-FAIL_ON_CHOICES = ("contaminated", "error")
+FAIL_ON_CHOICES = ("contaminated", "unreadable", "error")
+#: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
+FAIL_ON_ALIASES = {"error": "unreadable"}
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -369,13 +371,14 @@ def _isolated(work: list[Job]) -> Iterator[FileResult]:
 def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
     """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
 
-    ``contaminated`` matches contaminated files; ``error`` matches files that could not
-    be judged (encrypted, distribution, unsupported, corrupt, error).
+    ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
+    ``error``) matches files that could not be judged (encrypted, distribution,
+    unsupported, corrupt, error; a Git LFS pointer is unsupported).
     """
-    wanted = set(fail_on)
+    wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     for result in results:
         if "contaminated" in wanted and result.status is Status.CONTAMINATED:
             return ExitCode.FINDINGS
-        if "error" in wanted and not result.status.scanned:
+        if "unreadable" in wanted and not result.status.scanned:
             return ExitCode.FINDINGS
     return ExitCode.OK

@@ -343,9 +343,9 @@ def _judge_fixed(
     if tool is not None:
         evidence.extend(_tool_evidence(tool))
     if evidence:
-        first = evidence[0]
-        reason = f"{len(evidence)} problem(s); first: {first.line_text()}"
-        return DateVerdict(verdict=FAIL, reason=reason, evidence=tuple(evidence), **base)
+        return DateVerdict(
+            verdict=FAIL, reason=_fail_reason(evidence), evidence=tuple(evidence), **base
+        )
     if missing:
         reason = f"an extractor could not run: {missing[0].problem}"
         return DateVerdict(verdict=INCONCLUSIVE, reason=reason, evidence=tuple(missing), **base)
@@ -364,6 +364,19 @@ def _judge_fixed(
     if tool is not None and tool.check is not None:
         proven.append(f"tool: {tool.check.strings} strings in {tool.check.documents} documents OK")
     return DateVerdict(verdict=PASS, reason="; ".join(proven), **base)
+
+
+def _fail_reason(evidence: Sequence[Evidence]) -> str:
+    """One line: who failed, and the first problem (the evidence lines give the rest).
+
+    >>> _fail_reason([Evidence("d/a.hwp", "x", "2 surrogates", 5), Evidence(None, "tool", "no")])
+    '2 problems (x, tool); first: a.hwp [x] at 5: 2 surrogates'
+    """
+    first = evidence[0]
+    short = replace(first, file=Path(first.file).name if first.file else None, context=None)
+    sources = ", ".join(dict.fromkeys(e.source for e in evidence))
+    n = len(evidence)
+    return f"{n} problem{'s' if n != 1 else ''} ({sources}); first: {short.line_text()}"
 
 
 def _tool_evidence(tool: ToolOutcome) -> list[Evidence]:
@@ -543,11 +556,8 @@ def with_positions(
         out.append(ev if found is None else replace(ev, position=found[0], context=found[1]))
     if not out:
         return verdict
-    first = out[0]
-    reason = f"{len(out)} problem(s); first: {first.line_text()}"
-    return replace(
-        verdict, evidence=tuple(out), reason=reason if verdict.verdict == FAIL else verdict.reason
-    )
+    reason = _fail_reason(out) if verdict.verdict == FAIL else verdict.reason
+    return replace(verdict, evidence=tuple(out), reason=reason)
 
 
 def scan_files(
@@ -567,4 +577,3 @@ def scan_files(
     chosen = [p for p in files if dates.get(p) in wanted]
     results = list(scan_paths(chosen, jobs=jobs, dates=dates))
     return results, {r.path: p for r, p in zip(results, chosen, strict=True)}
-

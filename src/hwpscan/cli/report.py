@@ -203,18 +203,27 @@ def fetch_summary(report: FetchReport) -> dict[str, Any]:
     return out
 
 
-def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path | None:
-    """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None."""
+def write_junit(
+    results: Sequence[FileResult],
+    out: Path | None = None,
+    *,
+    gate: Sequence[str] | None = None,
+    empty_reason: str | None = None,
+) -> Path | None:
+    """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None.
+
+    *gate* is the scan's ``--fail-on`` (None: everything not clean fails)."""
     from hwpscan.report.junit import junit_xml, write_junit_file
 
     if out is not None:
-        return write_junit_file(results, out)
+        return write_junit_file(results, out, gate=gate, empty_reason=empty_reason)
+    data = junit_xml(results, gate=gate, empty_reason=empty_reason)
     stream = getattr(sys.stdout, "buffer", None)
     if stream is None:  # a text-only stdout (some embedders): the XML is ASCII-safe there
-        sys.stdout.write(junit_xml(results).decode("utf-8"))
+        sys.stdout.write(data.decode("utf-8"))
     else:  # bytes: the XML says UTF-8 whatever the terminal's encoding is
         sys.stdout.flush()
-        stream.write(junit_xml(results))
+        stream.write(data)
         stream.flush()
     return None
 

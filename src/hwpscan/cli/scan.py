@@ -43,7 +43,14 @@ from hwpscan.report.tables import (
     repair_table,
     summary_line,
 )
-from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
+from hwpscan.scan import (
+    FAIL_ON_ALIASES,
+    FAIL_ON_CHOICES,
+    collect_files,
+    exit_code,
+    resolve_dates,
+    scan_paths,
+)
 
 
 class OutputFormat(str, enum.Enum):
@@ -164,12 +171,16 @@ def _check_paths(paths: Sequence[Path]) -> None:
 
 
 def _check_fail_on(values: Sequence[str]) -> list[str]:
+    """The gate, with ``error`` read as its newer name ``unreadable``."""
     bad = [v for v in values if v not in FAIL_ON_CHOICES]
     if bad:
+        names = " or ".join(c for c in FAIL_ON_CHOICES if c not in FAIL_ON_ALIASES)
         raise fail(
-            f"--fail-on takes {' or '.join(FAIL_ON_CHOICES)}, not {', '.join(bad)}", ExitCode.USAGE
+            f"--fail-on takes {names} ('error' is another name for 'unreadable'), "
+            f"not {', '.join(bad)}",
+            ExitCode.USAGE,
         )
-    return list(values)
+    return list(dict.fromkeys(FAIL_ON_ALIASES.get(v, v) for v in values))
 
 
 def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult], None]:
@@ -202,7 +213,9 @@ def scan(
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on", help="Exit 1 when a file is 'contaminated' or an 'error' (repeatable)."
+            "--fail-on",
+            help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias); "
+            "with no document at all, exit 2 (repeatable).",
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
     emit_repaired: Annotated[
@@ -316,14 +329,21 @@ def scan(
         results = run_scan(
             paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
         )
+    nothing = f"no documents under {', '.join(given) or display_root or 'the fetched range'}"
     if fmt is OutputFormat.table:
         render_tables(results, root=display_root)
     elif fmt is OutputFormat.junit:
-        write_junit(results, output)
+        write_junit(
+            results, output, gate=wanted if wanted else (), empty_reason=nothing if wanted else None
+        )
     if output is not None and fmt is not OutputFormat.table:
         err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:
         err_console.print(f"repaired text written below {emit_repaired}")
+    if wanted and not results:  # a gate over nothing would pass on nothing
+        if report is not None:
+            raise_for_report(report)
+        raise fail(nothing, ExitCode.USAGE)
     code = exit_code(results, wanted)
     if specs:
         matrix_code = _parser_matrix(
@@ -366,7 +386,8 @@ def _parser_matrix(
         shown.print(matrix_table(rows))
         for line in verdict_lines(rows):
             shown.print(line, markup=False)
-    return matrix_exit_code(rows, fail_on)
+    # the matrix calls an extractor that failed on a readable file an 'error'
+    return matrix_exit_code(rows, ["error" if f == "unreadable" else f for f in fail_on])
 
 
 class OrphanPolicy(str, enum.Enum):

@@ -49,8 +49,21 @@ def read_document(data: bytes) -> Document:
     return Document(format=Format.UNKNOWN, status=Status.UNSUPPORTED, reason=_unknown_reason(data))
 
 
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
+LFS_POINTER_REASON = (
+    "a Git LFS pointer, not the file: run git lfs pull, or check out with lfs: true"
+)
+
+
 def _unknown_reason(data: bytes) -> str:
+    r"""Why content we do not read is not a document.
+
+    >>> _unknown_reason(b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n")
+    'a Git LFS pointer, not the file: run git lfs pull, or check out with lfs: true'
+    """
     head = data[:SNIFF_BYTES]
+    if head.startswith(LFS_POINTER_PREFIX) and b"\noid " in head:
+        return LFS_POINTER_REASON
     if is_text(head):
         return "plain text, not a document"
     distinct = len(set(head))
