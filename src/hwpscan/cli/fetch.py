@@ -24,6 +24,7 @@ from hwpscan.cli.fetch_view import (
     render_plan,
     render_report,
 )
+from hwpscan.cli.machine import MachineFormat, plan_json, print_json
 from hwpscan.cli.options import (
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
@@ -95,6 +96,10 @@ def plan(
     window_days: WindowOpt = WINDOW_DAYS,
     daily_limit: LimitOpt = DAILY_LIMIT,
     reset_hour: ResetOpt = RESET_HOUR,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
     first, last = _dates(start, end)
@@ -117,7 +122,10 @@ def plan(
         daily_limit=daily_limit,
         reset_hour=reset_hour,
     )
-    render_plan(result)
+    if fmt is MachineFormat.json:
+        print_json(plan_json(result))
+    else:
+        render_plan(result)
 
 
 def _run_fetch(

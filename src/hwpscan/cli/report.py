@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.store import (
@@ -48,6 +49,7 @@ __all__ = [
 ]
 
 DEFAULT_REPORTS = Path("reports")
+DIFF_FAIL_ON = ("became-contaminated",)
 CHANGE_LABELS = {
     "became_contaminated": ("became contaminated", "bold red"),
     "became_clean": ("became clean", "green"),
@@ -299,6 +301,10 @@ def history(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
     try:
@@ -306,6 +312,9 @@ def history(
             runs = store.list_runs(limit)
     except (StoreError, StateDirError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
+    if fmt is MachineFormat.json:
+        print_json(history_json(runs))
+        return
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return
@@ -393,9 +402,32 @@ def render_diff(d: RunDiff) -> None:
 def diff(
     run_a: Annotated[str, typer.Argument(help="The earlier run (id, prefix or 'latest').")],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
+    fail_on: Annotated[
+        list[str],
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable).",
+        ),
+    ] = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Files and dates that became clean, became contaminated, appeared or vanished."""
     from hwpscan.store import diff_results
 
+    bad = [v for v in fail_on if v not in DIFF_FAIL_ON]
+    if bad:
+        raise fail(
+            f"diff --fail-on takes {', '.join(DIFF_FAIL_ON)}, not {', '.join(bad)}", ExitCode.USAGE
+        )
     a, b = load_or_fail(run_a), load_or_fail(run_b)
-    render_diff(diff_results(a.id, a.results, b.id, b.results))
+    d = diff_results(a.id, a.results, b.id, b.results)
+    if fmt is MachineFormat.json:
+        print_json(diff_json(d))
+    else:
+        render_diff(d)
+    regressed = d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated")
+    if "became-contaminated" in fail_on and regressed:
+        raise typer.Exit(code=ExitCode.FINDINGS)
