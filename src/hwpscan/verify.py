@@ -554,7 +554,7 @@ def with_positions(
             done.add(ev.source)
             found = locate_in_output(spec, path, timeout=timeout)
         out.append(ev if found is None else replace(ev, position=found[0], context=found[1]))
-    if not out:
+    if out == list(verdict.evidence):  # nothing located: the verdict stands as it was
         return verdict
     reason = _fail_reason(out) if verdict.verdict == FAIL else verdict.reason
     return replace(verdict, evidence=tuple(out), reason=reason)
