@@ -214,12 +214,14 @@ class DownloadGate:
         self.opened = threading.Event()
         self.lock = threading.Lock()
 
-    def __call__(self, params: Any, target: str, *, with_credentials: bool) -> DownloadPlan:
+    def __call__(
+        self, params: Any, target: str, *, with_credentials: bool, **extra: Any
+    ) -> DownloadPlan:
         with self.lock:
             self.seen += 1
             hold = self.seen > self.free
         if not hold:
-            return self.original(params, target, with_credentials=with_credentials)
+            return self.original(params, target, with_credentials=with_credentials, **extra)
         self.held.set()
         self.opened.wait(60)
         return DownloadPlan(Reply(503, "text/plain", b"held by the test"))

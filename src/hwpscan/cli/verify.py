@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -373,5 +374,5 @@ def verify(
             + (f", {tally['INCONCLUSIVE']} INCONCLUSIVE" if tally["INCONCLUSIVE"] else "")
         )
     if stopped:
-        err_console.print(f"[bold red]error:[/] {stopped}", markup=True, highlight=False)
+        err_console.print(f"[bold red]error:[/] {escape(stopped)}", markup=True, highlight=False)
     raise typer.Exit(code=code)
