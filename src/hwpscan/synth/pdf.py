@@ -240,7 +240,7 @@ def build_pdf(
         field_ids.append(after + len(tail))
         tail.append(
             (
-                f"<< /FT /Tx /T ({name}) /V {_text_string(value)} "
+                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
                 "/Rect [56 20 300 40] /Subtype /Widget >>"
             ).encode("ascii")
         )
