@@ -313,7 +313,7 @@ def _multisection_clean(path: str) -> Fixture:
 
 
 def _orphans(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "휴가철 보이스피싱 피해 통계(잠정)",
         "7월 피해 신고는 2,031건" + HIGH + "으로 집계되었습니다.",
         Table([["구분", "건수"], ["메신저 피싱" + LOW, "1,204건"]]),
@@ -329,7 +329,7 @@ def _orphans(path: str) -> Fixture:
 
 
 def _mixed(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "피해 사례 모음",
         B + " 사례 1: 가족을 사칭한 메신저로 송금을 요구",
         HIGH + B + " 사례 2: 앞에 짝 잃은 반쪽이 붙은 글머리표",
@@ -346,7 +346,7 @@ def _mixed(path: str) -> Fixture:
 
 
 def _small(path: str) -> Fixture:
-    blocks = [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."]
+    blocks: list[Block] = [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."]
     return _blocks_fixture(
         path,
         blocks,
@@ -357,7 +357,7 @@ def _small(path: str) -> Fixture:
 
 def _brackets(path: str) -> Fixture:
     pua = [chr(c) for c in range(0xF0850, 0xF0856)]
-    blocks = [
+    blocks: list[Block] = [
         "괄호와 인용부호 표기 예시",
         f"{pua[0]}금융소비자보호법{pua[1]} 제19조에 따른 설명 의무",
         f"{pua[2]}참고{pua[3]} 분쟁조정 신청 방법",
@@ -372,7 +372,7 @@ def _brackets(path: str) -> Fixture:
 
 
 def _bmp_pua(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "사용자 정의 문자가 들어간 안내문",
         "표기 " + chr(0xE0BC) + chr(0xE0BD) + " 는 기본 평면 사용자 영역 문자입니다.",
         Table([["문자", chr(0xF53A)]]),
@@ -386,7 +386,7 @@ def _bmp_pua(path: str) -> Fixture:
 
 
 def _tabs(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "구분\t내용\t비고",
         B + " 접수\t7월 21일\t온라인",
         "줄바꿈 앞\n줄바꿈 뒤 " + B,
