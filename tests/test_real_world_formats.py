@@ -140,6 +140,16 @@ def test_a_section_broken_midway_keeps_the_paragraphs_before_it() -> None:
     assert "XML malformed" in r.reason
 
 
+def test_a_section_the_manifest_names_but_the_package_lacks_is_unread() -> None:
+    data = build_hwpx(["첫 구역", "둘째 구역 문단"], sections=2)
+    with zipfile.ZipFile(io.BytesIO(data)) as src:
+        kept = {i.filename: src.read(i) for i in src.infolist()}
+    del kept["Contents/section1.xml"]
+    r = scan_bytes(_package(kept, mimetype=False), path="m.hwpx")
+    assert (r.status, r.body.chars) == (Status.CORRUPT, 4)
+    assert "Contents/section1.xml (named by the manifest, missing" in (r.reason or "")
+
+
 def test_a_zip_that_says_it_is_something_else_is_not_hwpx() -> None:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:

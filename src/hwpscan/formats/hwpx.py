@@ -96,7 +96,7 @@ def read_zip(data: bytes) -> Document:
         return Document(format=_head_format(data), status=Status.CORRUPT, reason=str(exc))
     with archive:
         entries = _entries(archive)
-        evidence = hwpx_evidence(archive, entries) if len(entries) <= MAX_ENTRIES else ["many"]
+        evidence = hwpx_evidence(archive, entries)
         if not evidence:
             return Document(
                 format=Format.ZIP, status=Status.UNSUPPORTED, reason=_plain_zip_reason(entries)
@@ -260,6 +260,9 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
         if walk.stopped is not None:
             unread.append(_shown(name))
             continue
+        if name not in entries:
+            unread.append(f"{_shown(name)} (named by the manifest, missing from the package)")
+            continue
         try:
             section_text(_stream(archive, entries[name]), walk, name)
         except EncryptedFileError:
@@ -273,9 +276,11 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
         if line
     )
     info: dict[str, Any] = {"sections": len(sections), "paragraphs": walk.paragraphs}
-    if walk.stopped is None:
+    if not unread:
         return Document(format=Format.HWPX, body=segments, info=info)
-    reason = f"{walk.stopped}; unread: {', '.join(unread[:_SHOWN])}"
+    if not segments and walk.stopped is None:
+        raise CorruptFileError("no section readable: " + ", ".join(unread[:_SHOWN]))
+    reason = f"{walk.stopped + '; ' if walk.stopped else ''}unread: {', '.join(unread[:_SHOWN])}"
     if len(unread) > _SHOWN:
         reason += f" and {len(unread) - _SHOWN} more"
     return Document(
@@ -375,11 +380,10 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
         href = items.get(ref)
         if not href:
             continue
-        for candidate in (_normal(href), _normal(str(base / href))):
-            if candidate in entries:
-                if PurePosixPath(candidate).name.lower().startswith("section"):
-                    out.append(candidate)
-                break
+        is_section = PurePosixPath(_normal(href)).name.lower().startswith("section")
+        found = [c for c in (_normal(href), _normal(str(base / href))) if c in entries]
+        if is_section:  # a section the spine names but the package lacks is kept: unread
+            out.append(found[0] if found else _normal(href))
     return out
 
 
@@ -574,5 +578,6 @@ def walk_text(data: bytes) -> str:
         entries = _entries(archive)
         walk = _Walk()
         for name in _section_names(archive, entries):
-            section_text(_stream(archive, entries[name]), walk, name)
+            if name in entries:
+                section_text(_stream(archive, entries[name]), walk, name)
     return "\n".join(walk.texts())

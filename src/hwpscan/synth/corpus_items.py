@@ -614,6 +614,15 @@ def quirk_fixtures() -> list[Fixture]:
             meta=str_counts(annotation_and_field),
         ),
         Fixture(
+            f"{q}/jbig2-image.pdf",
+            build_pdf(pages, extras=PdfExtras(jbig2_image_pages=(0,))),
+            "pdf",
+            "clean",
+            "PDF whose first page also draws a JBIG2 image (a codec pypdf needs an outside "
+            "program for): a missing image decoder costs no text",
+            str_counts(_lines(pages)),
+        ),
+        Fixture(
             f"{q}/font-name-escapes.pdf",
             build_pdf(
                 pages[:1],

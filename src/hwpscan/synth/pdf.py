@@ -131,7 +131,9 @@ class PdfExtras:
     password: any reader opens it), ``"rc4-password"`` (user password ``1234``) or
     ``"pubsec"`` (certificate encryption, ``/Adobe.PubSec``). ``annotations``: text
     annotation contents per 0-based page; ``fields``: form text fields (name, value);
-    ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC).
+    ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
+    ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
+    codec pypdf needs an outside program for; text extraction never decodes it).
     """
 
     bad_filter_pages: tuple[int, ...] = ()
@@ -140,6 +142,7 @@ class PdfExtras:
     annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)
     fields: tuple[tuple[str, str], ...] = ()
     font_encoding: bytes = b"Identity-H"
+    jbig2_image_pages: tuple[int, ...] = ()
 
 
 #: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
@@ -244,6 +247,16 @@ def build_pdf(
                 "/Rect [56 20 300 40] /Subtype /Widget >>"
             ).encode("ascii")
         )
+    image_id = 0
+    if extras.jbig2_image_pages:
+        image_id = after + len(tail)
+        tail.append(
+            _stream(
+                "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
+                "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
+                hashlib.shake_256(b"hwpscan jbig2").digest(300),
+            )
+        )
     form = (
         f" /AcroForm << /Fields [{' '.join(f'{i} 0 R' for i in field_ids)}] >>" if field_ids else ""
     )
@@ -272,14 +285,18 @@ def build_pdf(
     for i, lines in enumerate(pages):
         annots = annot_ids.get(i)
         annot = f" /Annots [{' '.join(f'{a} 0 R' for a in annots)}]" if annots else ""
+        image = i in extras.jbig2_image_pages
+        xobject = f" /XObject << /Im1 {image_id} 0 R >>" if image else ""
         objects.append(
             (
                 f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {_PAGE_WIDTH} {_PAGE_HEIGHT}] "
-                f"/Resources << /Font << /F1 3 0 R >> >> /Contents {page_ids[i] + 1} 0 R{annot} >>"
+                f"/Resources << /Font << /F1 3 0 R >>{xobject} >> "
+                f"/Contents {page_ids[i] + 1} 0 R{annot} >>"
             ).encode("ascii")
         )
         bad = "/Filter /HwpscanUnknownDecode" if i in extras.bad_filter_pages else ""
-        objects.append(_stream(bad, _content_stream(lines, codes)))
+        drawn = b"q 64 0 0 64 56 56 cm /Im1 Do Q\n" if image else b""
+        objects.append(_stream(bad, drawn + _content_stream(lines, codes)))
     objects += tail
     trailer_extra = ""
     if extras.encryption is not None:
