@@ -284,3 +284,19 @@ def test_drm_wrappers_are_named() -> None:
     ):
         r = scan_file(FIXTURES / "broken" / name)
         assert r.status is Status.ENCRYPTED and product in (r.reason or "")
+
+
+# --- HWP 5: the partial-read rule ------------------------------------------------------
+
+
+def test_an_unreadable_section_among_readable_ones_is_a_partial_read() -> None:
+    from hwpscan.synth.cfb import write_cfb
+    from hwpscan.synth.hwp5 import hwp5_streams
+
+    streams = hwp5_streams(["첫 구역 " + B, "둘째 구역"], sections=2)
+    streams["BodyText/Section1"] = b"\xff\xff" + bytes(40)  # not deflate at all
+    r = scan_bytes(write_cfb(streams), path="two.hwp")
+    assert r.status is Status.CONTAMINATED  # the pair read in Section0 decides
+    assert r.body.pairs == 1
+    assert r.reason and "BodyText/Section1: not valid deflate data" in r.reason
+    assert r.reason.startswith("read in part (")

@@ -58,7 +58,9 @@ _U32 = struct.Struct("<I")
 _SHOWN_STREAMS = 8
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
-_UNREAD_RE = re.compile(r"ends early|rest of the stream skipped|cut short|unreadable|not valid")
+_UNREAD_RE = re.compile(
+    r"ends early|rest of the stream skipped|cut short|unreadable|not valid|inflates past|budget"
+)
 
 
 @dataclass
