@@ -149,6 +149,8 @@ def scan_bytes(
     body = analyze(doc.body) if doc.body else TextStats()
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
+    elif status is Status.CORRUPT and doc.body:
+        status, reason = _partial(body, reason)
     warnings = doc.warnings
     repaired: RepairSummary | None = None
     if repair is not None and status.scanned:
@@ -179,6 +181,20 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
     if doc.status is not None:
         return doc.status, doc.reason
     return None, "; ".join(doc.warnings) or None
+
+
+def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
+    """The one rule for a body read only in part (a reader said ``corrupt`` but kept
+    text): never clean; ``contaminated`` when what was read holds surrogates, else
+    ``corrupt``; the reason gives the counts of what was read and names what was not.
+
+    >>> status, reason = _partial(TextStats(chars=12, surrogates=2), "page 3: unreadable")
+    >>> status.value, reason
+    ('contaminated', 'read in part (12 characters, 2 surrogates read): page 3: unreadable')
+    """
+    status = Status.CONTAMINATED if body.surrogates else Status.CORRUPT
+    counts = f"{body.chars:,} characters, {body.surrogates:,} surrogates read"
+    return status, f"read in part ({counts}): {reason or 'the rest of the body is unreadable'}"
 
 
 def _fallback_format(data: bytes) -> Format:

@@ -27,6 +27,7 @@ dropped.
 from __future__ import annotations
 
 import io
+import re
 import struct
 from dataclasses import dataclass, field
 
@@ -55,6 +56,11 @@ MAX_DOCUMENT_BYTES = 128 * 2**20
 _OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
 _SHOWN_STREAMS = 8
+#: Section warnings that mean text was left unread (a stream cut, a record overrun, an
+#: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
+_UNREAD_RE = re.compile(
+    r"ends early|rest of the stream skipped|cut short|unreadable|not valid|inflates past|budget"
+)
 
 
 @dataclass
@@ -254,6 +260,7 @@ def _body(
     body: list[Segment] = []
     readable = paragraphs = 0
     warnings = reader.warnings
+    first = len(warnings)
     for path in paths:
         try:
             data = reader.records(path, compressed)
@@ -272,6 +279,10 @@ def _body(
     cut = [note for note in reader.short if note.split(":")[0] in paths]
     if cut:  # the container lost sectors: what was read is kept, the verdict is corrupt
         return body, Status.CORRUPT, f"file cut short: {cut[0]} (text before the cut kept)"
+    unread = [w for w in warnings[first:] if w.split(":")[0] in paths and _UNREAD_RE.search(w)]
+    if unread:  # a body read only in part is never clean: the scan decides from the counts
+        more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
+        return body, Status.CORRUPT, "unread: " + "; ".join(unread[:3]) + more
     return body, None, None
 
 
