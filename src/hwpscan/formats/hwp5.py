@@ -34,6 +34,7 @@ import olefile
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
 from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
@@ -59,7 +60,7 @@ _SHOWN_STREAMS = 8
 
 @dataclass
 class _Reader:
-    ole: OleStreams
+    ole: OleStreams | CfbStreams
     cap: int
     paths: list[str]
     budget: int = MAX_DOCUMENT_BYTES  # bytes still allowed across all streams
@@ -105,11 +106,20 @@ def read_ole(
     *,
     max_stream_bytes: int = MAX_STREAM_BYTES,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    fast: bool = True,
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
+    The container is read by our strict reader (:mod:`hwpscan.formats.cfb_fast`) when
+    it is well formed, else (or with ``fast=False``) by olefile; both give the same
+    streams, so the result does not depend on which one did.
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
+    caps = (max_stream_bytes, max_document_bytes)
+    cfb = open_cfb(data) if fast else None
+    if cfb is not None:
+        return _read_container(cfb, data, *caps)
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
@@ -126,26 +136,32 @@ def read_ole(
                 status=Status.CORRUPT,
                 reason=f"compound file directory unreadable: {exc}",
             )
-        paths = streams.paths
-        reader = _Reader(streams, max_stream_bytes, paths, budget=max_document_bytes)
-        if not paths:
-            fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-            return Document(
-                format=fmt,
-                status=Status.CORRUPT,
-                reason="compound file lists no streams (directory missing or cut short)",
-            )
-        if not any(p.lower() == "fileheader" for p in paths):
-            return _foreign(paths, "without an HWP FileHeader")
-        try:
-            header = reader.raw(spec.FILE_HEADER_STREAM)
-        except CorruptFileError as exc:
-            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
-        if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
-            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
-        if not header.startswith(spec.SIGNATURE_TEXT):
-            return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
-        return _read_hwp5(reader, header)
+        return _read_container(streams, data, *caps)
+
+
+def _read_container(
+    streams: OleStreams | CfbStreams, data: bytes, max_stream_bytes: int, max_document_bytes: int
+) -> Document:
+    paths = streams.paths
+    reader = _Reader(streams, max_stream_bytes, paths, budget=max_document_bytes)
+    if not paths:
+        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
+        return Document(
+            format=fmt,
+            status=Status.CORRUPT,
+            reason="compound file lists no streams (directory missing or cut short)",
+        )
+    if not any(p.lower() == "fileheader" for p in paths):
+        return _foreign(paths, "without an HWP FileHeader")
+    try:
+        header = reader.raw(spec.FILE_HEADER_STREAM)
+    except CorruptFileError as exc:
+        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
+    if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
+        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
+    if not header.startswith(spec.SIGNATURE_TEXT):
+        return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
+    return _read_hwp5(reader, header)
 
 
 def _foreign(paths: list[str], what: str) -> Document:
