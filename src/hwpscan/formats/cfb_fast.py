@@ -131,6 +131,8 @@ def _chain(table: array[int], start: int, count: int | None, used: bytearray) ->
         if s == _ENDOFCHAIN and count is None:
             return out
         if s >= n:
+            if s == _ENDOFCHAIN:
+                raise _Decline("sector chain ends before its stream")
             raise _Decline("sector chain leaves its table")
         if used[s]:
             raise _Decline("sector chain loops or shares a sector")
