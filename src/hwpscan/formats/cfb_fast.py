@@ -117,19 +117,32 @@ def _runs(sectors: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def _chain(table: array[int], start: int, count: int | None, used: bytearray) -> list[int]:
-    """The sectors of the chain from *start*: exactly *count* of them ending in
-    ENDOFCHAIN, or (``None``) however many there are up to ENDOFCHAIN. Every sector
-    must lie in *table* and not be in *used* (which it is then added to): a loop or a
-    sector shared by two chains is a decline, so the walk is at most len(table) steps.
+def _chain(
+    table: array[int], start: int, count: int | None, used: bytearray
+) -> list[tuple[int, int]]:
+    """The sectors of the chain from *start* as runs (:func:`_runs`): exactly *count*
+    of them ending in ENDOFCHAIN, or (``None``) however many there are up to
+    ENDOFCHAIN. Every sector must lie in *table* and not be in *used* (which it is then
+    added to): a loop or a sector shared by two chains is a decline, so the walk is at
+    most len(table) steps. A chain of consecutive sectors, what writers lay out, is
+    checked with slice operations.
     """
-    out: list[int] = []
     n = len(table)
+    if count and start + count <= n:
+        end = start + count
+        if (
+            table[end - 1] == _ENDOFCHAIN
+            and (count == 1 or table[start : end - 1] == array("I", range(start + 1, end)))
+            and used.find(1, start, end) < 0
+        ):
+            used[start:end] = b"\x01" * count
+            return [(start, count)]
+    out: list[int] = []
     s = start
     limit = n if count is None else count
     while len(out) < limit:
         if s == _ENDOFCHAIN and count is None:
-            return out
+            return _runs(out)
         if s >= n:
             if s == _ENDOFCHAIN:
                 raise _Decline("sector chain ends before its stream")
@@ -141,7 +154,7 @@ def _chain(table: array[int], start: int, count: int | None, used: bytearray) ->
         s = table[s]
     if s != _ENDOFCHAIN:
         raise _Decline("sector chain longer than its stream")
-    return out
+    return _runs(out)
 
 
 def _words(data: bytes, at: int, size: int) -> array[int]:
@@ -151,10 +164,10 @@ def _words(data: bytes, at: int, size: int) -> array[int]:
     return out
 
 
-def _table(mv: memoryview, sectors: list[int]) -> array[int]:
-    """The 32-bit entries of *sectors* (of the file), in order."""
+def _table(mv: memoryview, runs: list[tuple[int, int]]) -> array[int]:
+    """The 32-bit entries of the sectors in *runs* (of the file), in order."""
     out: array[int] = array("I")
-    for first, count in _runs(sectors):
+    for first, count in runs:
         at = _SECTOR * (first + 1)
         out.frombytes(mv[at : at + _SECTOR * count])
     if not _LITTLE:
@@ -208,7 +221,7 @@ class CfbStreams:
         fat_sectors, difat = self._fat_sectors(
             data, nsect, fat_count, difat_start, difat_count, used
         )
-        fat = _table(mv, fat_sectors)
+        fat = _table(mv, _runs(fat_sectors))
         if len(fat) < nsect:
             raise _Decline("FAT does not cover the file")
         del fat[nsect:]  # entries past the end of the file name no sector
@@ -217,7 +230,7 @@ class CfbStreams:
         if any(fat[s] != _DIFSECT for s in difat):
             raise _Decline("DIFAT sector not marked as such")
         self._fat = fat
-        directory = self._bytes(_runs(_chain(fat, dir_start, None, used)), _SECTOR)
+        directory = self._bytes(_chain(fat, dir_start, None, used), _SECTOR)
         root_size, root_start = self._root(directory)
         if root_size % _MINI:
             raise _Decline("mini stream not whole mini sectors")
@@ -232,8 +245,7 @@ class CfbStreams:
         elif minifat_start != _ENDOFCHAIN or root_size:
             raise _Decline("mini stream without a MiniFAT")
         if root_size:
-            ministream = _chain(fat, root_start, -(-root_size // _SECTOR), used)
-            self._ministream_runs = _runs(ministream)
+            self._ministream_runs = _chain(fat, root_start, -(-root_size // _SECTOR), used)
         elif root_start != _ENDOFCHAIN:
             raise _Decline("empty mini stream with a start sector")
         self._ministream: bytes | None = None
@@ -251,7 +263,7 @@ class CfbStreams:
             raise _Decline("FAT sector count out of range")
         slots = _words(data, 76, _SECTOR - 76)
         head = min(count, _HEADER_DIFAT)
-        if any(s != _FREESECT for s in slots[head:]):
+        if slots[head:].count(_FREESECT) != len(slots) - head:
             raise _Decline("header DIFAT slots past the FAT count in use")
         sectors = list(slots[:head])
         per = _PER_SECTOR - 1  # the last slot of a DIFAT sector links to the next
@@ -267,7 +279,7 @@ class CfbStreams:
             difat.append(s)
             entries = _words(data, _SECTOR * (s + 1), _SECTOR)
             take = min(per, count - len(sectors))
-            if any(e != _FREESECT for e in entries[take:per]):
+            if entries[take:per].count(_FREESECT) != per - take:
                 raise _Decline("DIFAT slots past the FAT count in use")
             sectors.extend(entries[:take])
             s = entries[per]
@@ -354,11 +366,11 @@ class CfbStreams:
                     raise _Decline("empty stream with a start sector")
                 streams[key] = _Stream(path, 0, [], False)
             elif low < _CUTOFF:
-                sectors = _chain(minifat, start, -(-low // _MINI), used_mini)
-                streams[key] = _Stream(path, low, _runs(sectors), True)
+                runs = _chain(minifat, start, -(-low // _MINI), used_mini)
+                streams[key] = _Stream(path, low, runs, True)
             else:
-                sectors = _chain(fat, start, -(-low // _SECTOR), used)
-                streams[key] = _Stream(path, low, _runs(sectors), False)
+                runs = _chain(fat, start, -(-low // _SECTOR), used)
+                streams[key] = _Stream(path, low, runs, False)
 
     def size(self, path: str) -> int:
         """Size of *path* (``KeyError`` when there is no such stream)."""
