@@ -3,6 +3,7 @@ and the cap on the number of names."""
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 
@@ -16,6 +17,8 @@ from hwpscan.models import Segment, Status
 from hwpscan.synth.cfb import write_cfb
 from hwpscan.synth.hwp5 import hwp5_streams
 from hwpscan.synth.hwp5_records import record
+
+EXAMPLES = int(os.environ.get("HWPSCAN_FUZZ_EXAMPLES", "200"))
 
 
 def reference_names(data: bytes) -> tuple[list[Segment], list[str]]:
@@ -112,7 +115,7 @@ def _records(draw: st.DrawFn) -> bytes:
     return record(tag, 1, payload[:cut] if kind == "junk" and cut is not None else payload)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=st.lists(_records(), max_size=12), tail=st.binary(max_size=7))
 def test_names_match_the_plain_reading(records: list[bytes], tail: bytes) -> None:
     docinfo = b"".join(records) + tail

@@ -352,28 +352,47 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     pos = 0
     end = len(data)
     unpack = _U32.unpack_from
-    name_tags = (spec.FACE_NAME, spec.STYLE)
+    shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
+    face, style = spec.FACE_NAME, spec.STYLE
     while pos + 4 <= end:
         (head,) = unpack(data, pos)
         pos += 4
-        size = head >> spec.SIZE_SHIFT
-        if size == spec.EXTENDED_SIZE and pos + 4 <= end:
+        size = head >> shift
+        if size == extended and pos + 4 <= end:
             (size,) = unpack(data, pos)
             pos += 4
-        if pos + size > end:
+        stop = pos + size
+        if stop > end:
             warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
-        tag = head & spec.TAG_MASK
-        if tag in name_tags:
-            _name_spans(data, pos, pos + size, tag, index, spans, warnings)
-            if len(spans) > cap:
-                del spans[cap:]
-                reader.names_cut = (
-                    f"DocInfo holds more than {cap:,} font and style names (the cap); "
-                    f"names after record {index} not read"
-                )
-                break
-        pos += size
+        tag = head & mask
+        if tag == style and stop - pos >= 4:
+            # The common case inline: a STYLE record holding both its names whole.
+            a = pos + 2
+            b = a + 2 * (data[pos] | data[pos + 1] << 8)
+            c = b + 2
+            d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
+            if d <= stop:
+                if b > a:
+                    spans.append((index, 0, a, b))
+                if d > c:
+                    spans.append((index, (b - a) >> 1, c, d))
+            else:  # let the general reader say what is wrong
+                _name_spans(data, pos, stop, tag, index, spans, warnings)
+        elif tag in (face, style):
+            _name_spans(data, pos, stop, tag, index, spans, warnings)
+        else:
+            pos = stop
+            index += 1
+            continue
+        if len(spans) > cap:
+            del spans[cap:]
+            reader.names_cut = (
+                f"DocInfo holds more than {cap:,} font and style names (the cap); "
+                f"names after record {index} not read"
+            )
+            break
+        pos = stop
         index += 1
     return _decode_names(data, spans)
 
