@@ -233,11 +233,16 @@ class Row:
     seconds: float
     mb: float
     rss: float
+    cpu: float  # user + system CPU seconds of every process of the run
     note: str = ""
 
     @property
     def rate(self) -> float:
         return self.files / self.seconds if self.seconds else float("inf")
+
+    @property
+    def cpu_rate(self) -> float:
+        return self.files / self.cpu if self.cpu else float("inf")
 
 
 def scan_cmd(targets: list[Path], jobs: int) -> list[str]:
@@ -257,8 +262,9 @@ def scan_cmd(targets: list[Path], jobs: int) -> list[str]:
     ]
 
 
-def run(cmd: list[str]) -> tuple[float, float, list[str]]:
-    """Wall seconds, peak RSS (MB) of the largest process, and the command's output words.
+def run(cmd: list[str]) -> tuple[float, float, float, list[str]]:
+    """Wall seconds, CPU seconds (all processes), peak RSS (MB) of the largest process,
+    and the command's output words. On a busy machine the CPU figures are the steadier.
 
     RUSAGE_CHILDREN keeps the maximum over all children so far: each measurement runs
     in its own wrapper process to isolate its peak.
@@ -268,7 +274,8 @@ def run(cmd: list[str]) -> tuple[float, float, list[str]]:
         "-c",
         "import resource,subprocess,sys,time;t=time.perf_counter();"
         "p=subprocess.run(sys.argv[1:],check=True,capture_output=True,text=True);"
-        "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss);"
+        "u=resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "print(time.perf_counter()-t, u.ru_utime+u.ru_stime, u.ru_maxrss);"
         "print(p.stdout)",
         *cmd,
     ]
@@ -276,8 +283,8 @@ def run(cmd: list[str]) -> tuple[float, float, list[str]]:
         env = {**os.environ, "HWPSCAN_HOME": home}
         done = subprocess.run(wrapper, check=True, capture_output=True, text=True, env=env)
     first, _, rest = done.stdout.partition("\n")
-    seconds, peak = first.split()
-    return float(seconds), int(peak) / 1024, rest.split()
+    seconds, cpu, peak = first.split()
+    return float(seconds), float(cpu), int(peak) / 1024, rest.split()
 
 
 def has_unhwp() -> bool:
@@ -295,8 +302,8 @@ def rows_for(folder: Path, kind: str, cores: int, *, unhwp: bool, small: Path | 
     rows: list[Row] = []
 
     def script(name: str, code: str) -> list[str]:
-        seconds, peak, out = run([sys.executable, "-c", code, str(folder), pattern])
-        rows.append(Row(name, int(out[0]), seconds, total, peak))
+        seconds, cpu, peak, out = run([sys.executable, "-c", code, str(folder), pattern])
+        rows.append(Row(name, int(out[0]), seconds, total, peak, cpu))
         return out
 
     if kind == "hwp5":
@@ -308,37 +315,41 @@ def rows_for(folder: Path, kind: str, cores: int, *, unhwp: bool, small: Path | 
             rows[-1].note = f"{out[1]} files raised"
     if kind == "hwp5":
         script("naive chr() walker, 1 process", _NAIVE)
-    seconds, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern])
+    _, _, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern])
     n, cpu, declines = int(out[0]), float(out[1]), int(out[2])
-    note = f"CPU s; CFB declines {declines}" if kind == "hwp5" else "CPU s"
-    rows.append(Row("hwpscan core, per core", n, cpu, total * n / len(files), peak, note))
+    note = "loop CPU time" + (f"; CFB declines {declines}" if kind == "hwp5" else "")
+    mb = total * n / len(files)
+    rows.append(Row("hwpscan core, per core", n, cpu, mb, peak, cpu, note))
     # The folder itself when it holds only this kind, else the files one by one.
     mine = set(files)
     others = any(p.is_file() and p.suffix and p not in mine for p in folder.rglob("*"))
     targets = files if others else [folder]
     for jobs in sorted({1, cores}):
-        seconds, peak, _ = run(scan_cmd(targets, jobs))
-        rows.append(Row(f"hwpscan CLI --jobs {jobs}", len(files), seconds, total, peak))
+        seconds, cpu, peak, _ = run(scan_cmd(targets, jobs))
+        rows.append(Row(f"hwpscan CLI --jobs {jobs}", len(files), seconds, total, peak, cpu))
     if small is not None:
         part = sorted(small.rglob(pattern))
-        seconds, peak, _ = run(scan_cmd([small], 1))
+        seconds, cpu, peak, _ = run(scan_cmd([small], 1))
         mb = sum(p.stat().st_size for p in part) / 2**20
-        rows.append(Row(f"hwpscan CLI --jobs 1, {len(part):,} files", len(part), seconds, mb, peak))
+        name = f"hwpscan CLI --jobs 1, {len(part):,} files"
+        rows.append(Row(name, len(part), seconds, mb, peak, cpu))
     return rows
 
 
 def print_rows(title: str, rows: list[Row]) -> None:
-    ref = next((r.rate for r in rows if r.name.startswith("unhwp")), None)
+    """files/s and MB/s are per wall second; files/CPU-s per second of CPU time summed
+    over the run's processes; the ratios are of files/s (and of files/CPU-s) to unhwp's."""
+    ref = next((r for r in rows if r.name.startswith("unhwp")), None)
     print(f"\n{title}")
     print(
-        f"{'run':38} {'files':>6} {'seconds':>8} {'files/s':>9} {'MB/s':>7} "
-        f"{'peak RSS MB':>11} {'x unhwp':>8}  note"
+        f"{'run':38} {'files':>6} {'seconds':>8} {'files/s':>9} {'MB/s':>7} {'CPU s':>7} "
+        f"{'files/CPU-s':>11} {'RSS MB':>6} {'x unhwp':>7} {'(CPU)':>6}  note"
     )
     for r in rows:
-        ratio = f"{r.rate / ref:8.2f}" if ref else f"{'-':>8}"
+        ratio = f"{r.rate / ref.rate:7.2f} {r.cpu_rate / ref.cpu_rate:6.2f}" if ref else " " * 14
         print(
             f"{r.name:38} {r.files:6,} {r.seconds:8.2f} {r.rate:9,.0f} {r.mb / r.seconds:7.1f} "
-            f"{r.rss:11.0f} {ratio}  {r.note}"
+            f"{r.cpu:7.2f} {r.cpu_rate:11,.0f} {r.rss:6.0f} {ratio}  {r.note}"
         )
 
 
