@@ -36,13 +36,7 @@ from hwpscan.matrix import (
 from hwpscan.matrix.render import verdict_lines
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
-from hwpscan.report.tables import (
-    file_table,
-    pivot_table,
-    pua_legend,
-    repair_table,
-    summary_line,
-)
+from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
 from hwpscan.scan import FAIL_ON_CHOICES, collect_files, exit_code, resolve_dates, scan_paths
 
 
@@ -98,15 +92,13 @@ def run_scan(
     return results
 
 
-def render_tables(results: Sequence[FileResult], *, root: Path | None = None) -> None:
-    """The per-file table, the date x format table and a one-line summary."""
+def render_tables(
+    results: Sequence[FileResult], *, root: Path | None = None, show: Show | None = None
+) -> None:
+    """Verdict, date x format table, the file rows *show* asks for, verdict again."""
     shown_root = str(root) if root is not None else None
-    console.print(file_table(results, root=shown_root))
-    legend = pua_legend(results)
-    if legend is not None:
-        console.print(legend)
-    console.print(pivot_table(results))
-    console.print(summary_line(results))
+    for part in scan_view(results, root=shown_root, width=console.width, show=show):
+        console.print(part)
 
 
 def _display_root(paths: Sequence[Path]) -> Path | None:
@@ -244,6 +236,15 @@ def scan(
         typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
     progress: ProgressOpt = True,
+    show: Annotated[
+        Show | None,
+        typer.Option(
+            "--show",
+            help="File rows in the table: all, problems (not clean) or none "
+            "(default: all up to 50 files, problems above).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
 
@@ -317,7 +318,7 @@ def scan(
             paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
         )
     if fmt is OutputFormat.table:
-        render_tables(results, root=display_root)
+        render_tables(results, root=display_root, show=show)
     elif fmt is OutputFormat.junit:
         write_junit(results, output)
     if output is not None and fmt is not OutputFormat.table:
