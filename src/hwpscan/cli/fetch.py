@@ -13,7 +13,7 @@ import sys
 import tempfile
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -47,13 +47,16 @@ from hwpscan.cli.options import (
     fetch_options,
 )
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL, FetchReport, default_out_dir, fetch_range
+from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
 from hwpscan.fetch.urls import check_api_url, redact_text
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+
+if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
+    from hwpscan.fetch import FetchReport
 
 
 def _dates(start: str, end: str) -> tuple[date, date]:
@@ -130,6 +133,8 @@ def _run_fetch(
     show_progress: bool,
     **options: Any,
 ) -> FetchReport:
+    from hwpscan.fetch import fetch_range
+
     err_console.print(range_line(first, last), highlight=False)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:

@@ -20,11 +20,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from hwpscan.fetch.urls import redact_text, redact_url
+
+if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
+    import httpx
 
 TEMP_PREFIX = ".hwpscan-tmp-"
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
@@ -265,6 +267,8 @@ class Downloader:
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
+        import httpx
+
         try:
             with self._http.stream("GET", job.url) as response:
                 if response.status_code >= 500:
