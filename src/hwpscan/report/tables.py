@@ -303,7 +303,7 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     ...         for d in ("2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24")]
     >>> verdict_line(rows).plain[62:]
     'on 2025-07-21, 2025-07-22, 2025-07-23 +1 more'
-    >>> verdict_line(rows, width=80).plain
+    >>> verdict_line(rows, width=90).plain
     'CONTAMINATED: 4 files: 4 contaminated, 0 clean, 0 unreadable; on 2025-07-21 +3 more'
     >>> verdict_line(rows, width=70).plain
     'CONTAMINATED: 4 files: 4 contaminated, 0 clean, 0 unreadable; on 4 dates'
