@@ -73,7 +73,7 @@ def test_csv_to_file(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out" / "files.csv"
     result = runner.invoke(app, ["scan", str(corpus), "-f", "csv", "-o", str(out), "-j", "1"])
     assert result.exit_code == 0
-    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert len(rows) == 7
     assert {r["status"] for r in rows} >= {"clean", "unsupported", "corrupt"}
 

@@ -164,8 +164,10 @@ def _check_fail_on(values: Sequence[str]) -> list[str]:
     return list(values)
 
 
-def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult], None]:
-    return csv_sink(out) if fmt is OutputFormat.csv else jsonl_sink(out)
+def _streaming_writer(
+    fmt: OutputFormat, out: IO[str], *, bom: bool = True
+) -> Callable[[FileResult], None]:
+    return csv_sink(out, bom=bom) if fmt is OutputFormat.csv else jsonl_sink(out)
 
 
 @app.command(rich_help_panel="Scan files")
@@ -245,6 +247,14 @@ def scan(
             show_default=False,
         ),
     ] = None,
+    bom: Annotated[
+        bool,
+        typer.Option(
+            "--bom/--no-bom",
+            help="Start --format csv with a UTF-8 byte-order mark, so spreadsheets read it "
+            "as UTF-8.",
+        ),
+    ] = True,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
 
@@ -309,7 +319,7 @@ def scan(
             "scan",
             args,
             report_dir=report_dir,
-            also=_streaming_writer(fmt, out) if streamed else None,
+            also=_streaming_writer(fmt, out, bom=bom) if streamed else None,
         ) as record,
     ):
         if report is not None:
