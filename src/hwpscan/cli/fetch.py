@@ -286,7 +286,11 @@ def demo(
         ),
     ] = None,
 ) -> None:
-    """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate."""
+    """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate.
+
+    The fetch uses a throwaway key and state; the scan is recorded in your run history,
+    marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
+    """
     from hwpscan.cli.scan import render_tables, run_scan
     from hwpscan.emulator.server import serve_in_thread
 
@@ -327,18 +331,21 @@ def demo(
                     "the downloads above were temporary: pass --out DIR to keep them",
                     highlight=False,
                 )
-            if report_dir is not None:
-                from hwpscan.report.bundle import write_report
-
-                written = write_report(results, report_dir)
-                err_console.print(
-                    f"report: {len(written)} files in {report_dir}", markup=False, highlight=False
-                )
         finally:
             if old_home is None:
                 os.environ.pop("HWPSCAN_HOME", None)
             else:
                 os.environ["HWPSCAN_HOME"] = old_home
+        # back in the user's state: the demo's scan joins their history, marked as a demo
+        from hwpscan.cli.report import fetch_summary, record_and_report
+
+        record_and_report(
+            results,
+            kind="scan",
+            args={"demo": True, "start": first.isoformat(), "end": last.isoformat(), "out": out},
+            report_dir=report_dir,
+            summary={"demo": True, **fetch_summary(report)},
+        )
 
 
 __all__ = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -13,6 +13,7 @@ from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info
 from hwpscan.models import FileResult, Status
+from hwpscan.runstore.records import RunInfo
 
 STATUS_STYLE = {
     Status.CLEAN: "green",
@@ -414,4 +415,120 @@ def repair_table(
             f"{sum(done.pua_replaced.values()):,}" if done and pua_map else "",
             f"{sum(done.pua_kept.values()):,}" if done and pua_map else "",
         )
+    return table
+
+
+# -- history ------------------------------------------------------------------------
+
+#: From this many columns ``history`` shows whole run ids and every count.
+HISTORY_WIDE = 120
+
+
+def korea_time(stamp: str) -> str:
+    """A stored UTC time stamp as Korea time, to the minute.
+
+    >>> korea_time("2025-11-30T15:20:07+00:00")
+    '2025-12-01 00:20'
+    """
+    from datetime import datetime
+
+    from hwpscan.fetch.dates import KST
+
+    return datetime.fromisoformat(stamp).astimezone(KST).strftime("%Y-%m-%d %H:%M")
+
+
+def run_kind(info: RunInfo) -> str:
+    """``scan``, ``fetch``, ``verify``, or ``demo`` for the demo's recorded scan."""
+    return "demo" if info.args.get("demo") else info.kind
+
+
+def run_files(info: RunInfo) -> int:
+    """Files the run is about: scanned, or for a fetch those listed for its range."""
+    if info.kind != "fetch":
+        return info.files
+    s = info.summary
+    return sum(int(s.get(k) or 0) for k in ("files_downloaded", "files_skipped", "files_failed"))
+
+
+def run_outcome(info: RunInfo) -> Text:
+    """What the run found or did, in a few words.
+
+    >>> run_outcome(RunInfo("r", "verify", "t", "t", {}, "0", {"clean": 2},
+    ...     {"verdicts": {"2025-07-21": "ok", "2025-07-22": "still contaminated"}})).plain
+    '1/2 dates as expected; 2 clean'
+    >>> run_outcome(RunInfo("r", "fetch", "t", "t", {}, "0", {},
+    ...     {"files_downloaded": 3, "files_skipped": 60, "files_failed": 1})).plain
+    '3 downloaded, 60 already there, 1 failed'
+    """
+    if info.finished is None:
+        return Text("interrupted", style="yellow")
+    s = info.summary
+    if info.kind == "fetch":
+        parts = [f"{s.get('files_downloaded') or 0} downloaded"]
+        if s.get("files_skipped"):
+            parts.append(f"{s['files_skipped']} already there")
+        for key, word in (("files_failed", "failed"), ("files_refused", "refused")):
+            if s.get(key):
+                parts.append(f"{s[key]} {word}")
+        out = Text(", ".join(parts))
+        if s.get("error"):
+            out.append("; stopped", style="yellow")
+        return out
+    out = Text()
+    verdicts = s.get("verdicts")
+    if isinstance(verdicts, dict) and verdicts:
+        ok = sum(v == "ok" for v in verdicts.values())
+        style = "bold green" if ok == len(verdicts) else "bold red"
+        out.append(f"{ok}/{len(verdicts)} dates as expected", style=style)
+        out.append("; ")
+    counts = []
+    if info.contaminated:
+        counts.append(Text(f"{info.contaminated} contaminated", style="bold red"))
+    counts.append(Text(f"{info.clean} clean"))
+    if info.unreadable:
+        counts.append(Text(f"{info.unreadable} unreadable", style="yellow"))
+    return out + Text(", ").join(counts)
+
+
+def history_table(
+    runs: Sequence[RunInfo],
+    *,
+    title: str,
+    short_ids: dict[str, str] | None = None,
+    width: int | None = None,
+    args_line: Callable[[RunInfo], str] = lambda _info: "",
+    took: Callable[[RunInfo], str] = lambda _info: "",
+) -> Table:
+    """The runs, newest first, laid out for *width* columns.
+
+    From :data:`HISTORY_WIDE` columns: whole ids, how long each took, the counts in
+    columns. Below: the short ids (any of them names the run), Korea time to the
+    minute, the outcome in words and the arguments on a dim second line.
+    """
+    wide = width is None or width >= HISTORY_WIDE
+    table = Table(title=title, title_justify="left")
+    table.add_column("run", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("started (KST)", no_wrap=True)
+    if wide:
+        table.add_column("took", justify="right", no_wrap=True)
+    table.add_column("files", justify="right", no_wrap=True)
+    table.add_column("outcome", overflow="fold", ratio=1 if not wide else None)
+    if wide:
+        table.add_column("arguments", overflow="fold")
+    for info in runs:
+        run_id = info.id if wide else (short_ids or {}).get(info.id, info.id)
+        cells: list[str | Text] = [run_id, run_kind(info), korea_time(info.started)]
+        if wide:
+            cells.append(took(info))
+        cells.append(f"{run_files(info):,}")
+        outcome = run_outcome(info)
+        if wide:
+            cells += [outcome, args_line(info)]
+        else:
+            shown = args_line(info)
+            if shown:
+                outcome.append(f"\n{shown}", style="dim")
+            cells.append(outcome)
+        table.add_row(*cells)
     return table
