@@ -123,7 +123,7 @@ def test_write_junit_for_scan_format_junit(
 
 
 def test_files_csv_matches_the_results(bundle: Path, results: list[FileResult]) -> None:
-    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+    with (bundle / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert rows == [{k: str(v) for k, v in csv_row(r).items()} for r in results]
 
@@ -232,7 +232,7 @@ def test_unread_bodies_show_blank_counts_not_zeros(bundle: Path, results: list[F
             assert counts == [str(r.body.chars), str(r.body.surrogates), str(r.body.orphans)]
         else:
             assert counts == ["", "", ""] and bodies[r.path]["data-k-utf8"] == ""
-    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+    with (bundle / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = {row["path"]: row for row in csv.DictReader(handle)}
     for r in unread:
         assert rows[r.path]["chars"] == "" and rows[r.path]["utf8_ok"] == ""

@@ -255,7 +255,9 @@ def load_or_fail(ref: str) -> Run:
 
 @app.command(rich_help_panel="Runs and reports")
 def report(
-    run: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'.")] = "latest",
+    run: Annotated[
+        str, typer.Argument(help="Run id (or its start or end), 'latest' or 'latest~N'.")
+    ] = "latest",
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Folder for the report (default: reports/<run-id>/)."),
@@ -307,9 +309,13 @@ def history(
     ] = MachineFormat.table,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
+    from hwpscan.report.tables import history_table
+
     try:
         with default_store() as store:
             runs = store.list_runs(limit)
+            short = {info.id: store.short_id(info.id) for info in runs}
+            where = store.path
     except (StoreError, StateDirError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
     if fmt is MachineFormat.json:
@@ -318,35 +324,21 @@ def history(
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return
-    table = Table(
-        title=f"Runs (newest first, stored in {default_store().path})", title_justify="left"
-    )
-    for col in (
-        "run",
-        "kind",
-        "started (UTC)",
-        "took",
-        "files",
-        "contaminated",
-        "clean",
-        "unreadable",
-        "arguments",
-    ):
-        left = col in ("run", "kind", "started (UTC)", "arguments")
-        table.add_column(col, justify="left" if left else "right", overflow="fold")
-    for info in runs:
-        table.add_row(
-            info.id,
-            info.kind,
-            info.started.replace("+00:00", "").replace("T", " "),
-            _duration(info),
-            str(info.files),
-            Text(str(info.contaminated), style="bold red" if info.contaminated else ""),
-            str(info.clean),
-            str(info.unreadable),
-            _args_line(info.args),
+    console.print(
+        history_table(
+            runs,
+            title=f"Runs, newest first (stored in {where})",
+            short_ids=short,
+            width=console.width,
+            args_line=lambda info: _args_line(info.args),
+            took=_duration,
         )
-    console.print(table)
+    )
+    console.print(
+        "name a run by its id, its start or end, latest, or latest~N (N runs back)",
+        style="dim",
+        highlight=False,
+    )
 
 
 # -- diff ---------------------------------------------------------------------------
@@ -400,7 +392,9 @@ def render_diff(d: RunDiff) -> None:
 
 @app.command(rich_help_panel="Runs and reports")
 def diff(
-    run_a: Annotated[str, typer.Argument(help="The earlier run (id, prefix or 'latest').")],
+    run_a: Annotated[
+        str, typer.Argument(help="The earlier run (id, its start or end, 'latest~1').")
+    ],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",
     fmt: Annotated[
         MachineFormat,

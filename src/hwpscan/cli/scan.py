@@ -36,13 +36,7 @@ from hwpscan.matrix import (
 from hwpscan.matrix.render import verdict_lines
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
-from hwpscan.report.tables import (
-    file_table,
-    pivot_table,
-    pua_legend,
-    repair_table,
-    summary_line,
-)
+from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
 from hwpscan.scan import (
     FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
@@ -105,15 +99,13 @@ def run_scan(
     return results
 
 
-def render_tables(results: Sequence[FileResult], *, root: Path | None = None) -> None:
-    """The per-file table, the date x format table and a one-line summary."""
+def render_tables(
+    results: Sequence[FileResult], *, root: Path | None = None, show: Show | None = None
+) -> None:
+    """Verdict, date x format table, the file rows *show* asks for, verdict again."""
     shown_root = str(root) if root is not None else None
-    console.print(file_table(results, root=shown_root))
-    legend = pua_legend(results)
-    if legend is not None:
-        console.print(legend)
-    console.print(pivot_table(results))
-    console.print(summary_line(results))
+    for part in scan_view(results, root=shown_root, width=console.width, show=show):
+        console.print(part)
 
 
 def _display_root(paths: Sequence[Path]) -> Path | None:
@@ -183,8 +175,10 @@ def _check_fail_on(values: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(FAIL_ON_ALIASES.get(v, v) for v in values))
 
 
-def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult], None]:
-    return csv_sink(out) if fmt is OutputFormat.csv else jsonl_sink(out)
+def _streaming_writer(
+    fmt: OutputFormat, out: IO[str], *, bom: bool = True
+) -> Callable[[FileResult], None]:
+    return csv_sink(out, bom=bom) if fmt is OutputFormat.csv else jsonl_sink(out)
 
 
 @app.command(rich_help_panel="Scan files")
@@ -257,6 +251,23 @@ def scan(
         typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
     progress: ProgressOpt = True,
+    show: Annotated[
+        Show | None,
+        typer.Option(
+            "--show",
+            help="File rows in the table: all, problems (not clean) or none "
+            "(default: all up to 50 files, problems above).",
+            show_default=False,
+        ),
+    ] = None,
+    bom: Annotated[
+        bool,
+        typer.Option(
+            "--bom/--no-bom",
+            help="Start --format csv with a UTF-8 byte-order mark, so spreadsheets read it "
+            "as UTF-8.",
+        ),
+    ] = True,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
 
@@ -321,7 +332,7 @@ def scan(
             "scan",
             args,
             report_dir=report_dir,
-            also=_streaming_writer(fmt, out) if streamed else None,
+            also=_streaming_writer(fmt, out, bom=bom) if streamed else None,
         ) as record,
     ):
         if report is not None:
@@ -331,7 +342,7 @@ def scan(
         )
     nothing = f"no documents under {', '.join(given) or display_root or 'the fetched range'}"
     if fmt is OutputFormat.table:
-        render_tables(results, root=display_root)
+        render_tables(results, root=display_root, show=show)
     elif fmt is OutputFormat.junit:
         write_junit(
             results, output, gate=wanted if wanted else (), empty_reason=nothing if wanted else None

@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from hwpscan.fetch.urls import redact_text, redact_url
+
+if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
+    import httpx
 
 TEMP_PREFIX = ".hwpscan-tmp-"
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
@@ -274,6 +276,8 @@ class Downloader:
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
+        import httpx
+
         old = job.dest if job.revalidate and job.dest.is_file() else None
         headers = {"If-None-Match": job.etag} if old is not None and job.etag else {}
         try:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hwpscan.models import FileResult
-from hwpscan.report.export import write_csv
+from hwpscan.report.export import BOM, write_csv
 from hwpscan.report.html import render_html
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
@@ -74,7 +74,7 @@ def write_report(
     return [
         _write(out_dir / "report.html", page),
         _write(out_dir / "files.csv", _files_csv(results)),
-        _write(out_dir / "pivot.csv", pivot_csv(results)),
+        _write(out_dir / "pivot.csv", BOM + pivot_csv(results)),  # BOM: for spreadsheets
         _write(out_dir / "summary.md", summary_markdown(results, title=title, run_id=run_id)),
         _write(out_dir / "junit.xml", junit_xml(results)),
     ]

@@ -83,17 +83,32 @@ def _cards(f: Figures) -> str:
     )
 
 
+#: Contaminated dates named in the banner; the rest are counted ("+N more").
+BANNER_DATES = 12
+
+
+def date_button(day: str) -> str:
+    """A date that filters the file list when clicked."""
+    return (
+        f'<button type="button" class="date-pick" data-date="{e(day)}" '
+        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
+    )
+
+
 def _verdict(f: Figures) -> tuple[str, str]:
+    """The banner's class and HTML: the counts, then the contaminated dates (clickable)."""
     if f.contaminated:
-        days = ", ".join(f.contaminated_dates[:12]) + (
-            " …" if len(f.contaminated_dates) > 12 else ""
-        )
-        text = (
+        shown = f.contaminated_dates[:BANNER_DATES]
+        rest = len(f.contaminated_dates) - len(shown)
+        days = ", ".join(date_button(d) for d in shown)
+        if rest:
+            days += f' <span class="more-dates">외 {rest}일 +{rest} more</span>'
+        text = e(
             f"파일 {f.files:,}개 중 {f.contaminated:,}개 오염 "
             f"({f.contaminated} of {f.files} contaminated)"
         )
-        return "bad", text + (f" · 오염된 날짜: {days}" if days else "")
-    return "ok", f"오염된 파일 없음 · no contaminated file among {f.files:,}"
+        return "bad", text + (f" · 오염된 날짜 dates: {days}" if days else "")
+    return "ok", e(f"오염된 파일 없음 · no contaminated file among {f.files:,}")
 
 
 def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str:
@@ -132,7 +147,7 @@ def render_html(
         "@GENERATED@": e(stamp),
         "@META@": _meta(run_id, kind, started, args, root),
         "@VERDICT_CLASS@": verdict_class,
-        "@VERDICT@": e(verdict),
+        "@VERDICT@": verdict,  # HTML: escaped piece by piece in _verdict
         "@CARDS@": _cards(f),
         "@HEATMAP@": heatmap(results),
         "@CALENDAR@": calendar(results),
