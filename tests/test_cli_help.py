@@ -83,7 +83,7 @@ def test_prose_is_not_hard_wrapped() -> None:
     # two source lines of the docstring, one line on a wide terminal
     assert "date range first (cache first, within the API's daily quota)." in out
     out = runner.invoke(app, ["verify", "--help"], env=WIDE).output
-    assert "2 on bad dates, 3 when the API or its limits stopped the fetch." in out
+    assert "3 when the API or its quota stopped (or answered a weekday with nothing)" in out
 
 
 @pytest.mark.parametrize("flag", ["-V", "--version"])

@@ -144,13 +144,23 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
     "verify": (
         (
             (
-                "hwpscan verify -d 2025-07-21 -d 2025-07-22 --expect clean",
-                "after a fix: those days must be clean",
+                "hwpscan verify -d 2025-07-21 -d 2025-07-30 --expect fixed "
+                "--parser-cmd ours='python -m our_pipeline.extract {path}'",
+                "after a deploy: the deployed extractor gives whole text on the broken days",
             ),
-            ("hwpscan verify --after latest~1", "re-check the dates of an earlier run"),
+            (
+                "hwpscan verify -d 2025-07-21 --expect clean",
+                "after the publisher re-issued the files: the raw files are clean",
+            ),
         ),
         _ENV_FETCH,
-        ("0  every date as expected", "1  a date did not match", _USAGE, _API),
+        (
+            "0  every date PASS",
+            "1  a date FAILED (evidence shown)",
+            _USAGE,
+            "3  the API or its quota stopped before every date was listed",
+            "4  no date failed, but some proved nothing (INCONCLUSIVE)",
+        ),
     ),
     "report": (
         (
