@@ -1,91 +1,75 @@
-"""The parser matrix for people (a rich table) and for tools (JSON Lines)."""
+"""The parser matrix for people (a rich table and a closing list) and for tools (JSON Lines).
+
+The table has one line per extractor and the defect classes as columns, so it fits a
+100-column terminal whatever the number of files; the closing list groups the files
+per extractor, worst first, with the most severe example of each.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.matrix.rows import MatrixRow, summarize, verdict
+from hwpscan.matrix.rows import MatrixRow, ParserSummary, summarize
 
-__all__ = ["matrix_table", "verdict_lines", "write_matrix_jsonl"]
+__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_jsonl"]
 
-_STATUS_STYLE = {
-    "ok": "green",
-    "empty": "bold red",
-    "timeout": "bold red",
-    "crashed": "bold red",
-    "error": "red",
-    "not-installed": "dim",
-}
-_COUNTS = (
-    ("surrogates", "surrogates"),
-    ("U+FFFD", "replacement_chars"),
-    ("dropped", "dropped_chars"),
-    ("changed", "changed_chars"),
-    ("extra", "extra_chars"),
-    ("bad bytes", "invalid_bytes"),
-)
+#: Files listed per extractor in the closing list before "and N more".
+LIST_FILES = 10
 
 
-def matrix_table(rows: Sequence[MatrixRow]) -> Table:
-    """One line per file and extractor; guilty extractors in red, the file named once."""
-    table = Table(title="Parser matrix (compared with the strict view)", title_justify="left")
-    table.add_column("file", overflow="fold")
-    table.add_column("parser")
-    table.add_column("status")
-    table.add_column("chars", justify="right")
-    for label, _ in _COUNTS:
-        table.add_column(label, justify="right")
-    table.add_column("s", justify="right")
-    table.add_column("verdict / first example", overflow="fold")
-    last: str | None = None
-    for row in rows:
-        shown = row.path if row.path != last else ""
-        if row.path != last and last is not None:
-            table.add_section()
-        last = row.path
-        guilty = row.guilty
-        name_style = "bold red" if guilty else ("green" if row.status == "ok" else "dim")
-        counts = [_count(getattr(row, attr)) for _, attr in _COUNTS]
+def matrix_table(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> Table:
+    """One line per extractor: files judged, guilty, failed, then characters per class."""
+    summaries = summarize(rows, strict_markup=strict_markup)
+    files = len({r.path for r in rows})
+    guilt = "leaked, lost or failed" + (", or any markup or replaced text" if strict_markup else "")
+    table = Table(
+        title=f"Parser matrix: {files:,} file{'s' if files != 1 else ''}, compared with the "
+        "strict view",
+        title_justify="left",
+        caption=f"characters per class; guilty = {guilt}",
+        caption_justify="left",
+    )
+    table.add_column("extractor", no_wrap=True, overflow="ignore")
+    for label in ("files", "guilty", "failed", "leaked", "lost", "PUA lost", "replaced", "markup"):
+        table.add_column(label, justify="right", no_wrap=True)
+    for s in summaries:
+        if s.not_installed == s.files:
+            table.add_row(
+                Text(s.parser, style="dim"),
+                f"{s.files:,}",
+                *[Text("—", style="dim")] * 7,
+                end_section=False,
+            )
+            continue
+        t = s.totals
+        name_style = "bold red" if s.guilty else "green"
         table.add_row(
-            shown,
-            Text(row.parser, style=name_style),
-            Text(row.status, style=_STATUS_STYLE.get(row.status, "")),
-            f"{row.chars:,}" if row.status in ("ok", "empty") else "",
-            *counts,
-            f"{row.seconds:.2f}",
-            _note(row),
+            Text(s.parser, style=name_style),
+            f"{s.judged:,}",
+            _n(s.guilty, "bold red"),
+            _n(s.failed, "bold red"),
+            _n(t.get("leaked", 0), "bold red"),
+            _n(t.get("lost", 0), "bold red"),
+            _n(t.get("lost_pua", 0), "bold red"),
+            _n(t.get("replaced", 0), "yellow"),
+            _n(t.get("markup", 0), "cyan"),
         )
     return table
 
 
-def _count(value: int) -> Text:
-    return Text(f"{value:,}", style="bold red") if value else Text("0", style="dim")
+def _n(value: int, style: str) -> Text:
+    return Text(f"{value:,}", style=style) if value else Text("0", style="dim")
 
 
-def _note(row: MatrixRow) -> Text:
-    faults = row.faults()
-    parts: list[str] = []
-    if faults:
-        parts.append("GUILTY: " + "; ".join(faults))
-    if row.reason:
-        parts.append(row.reason)
-    if row.reference_surrogates and row.status == "ok":
-        n = row.reference_surrogates
-        parts.append(f"the document itself holds {n:,} lone surrogate{'s' if n != 1 else ''}")
-    if row.examples:
-        parts.append(row.examples[0])
-    if not parts:
-        return Text("matches the reference", style="green")
-    return Text(" | ".join(parts), style="red" if faults else "dim")
-
-
-def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
-    """Plain sentences naming the guilty extractors, e.g. for the end of the table.
+def verdict_lines(
+    rows: Sequence[MatrixRow], *, strict_markup: bool = False, limit: int = LIST_FILES
+) -> list[str]:
+    """Plain sentences: per extractor its verdict, then its guilty files (worst first).
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
     ...         MatrixRow("a.hwp", "strict", "ok", compared=True),
@@ -93,29 +77,92 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
     ...         MatrixRow("b.hwp", "strict", "error", reason="encrypted")]
     >>> for line in verdict_lines(rows):
     ...     print(line)
-    codeunit: guilty on 1 of 1 readable files
+    codeunit: guilty on 1 of 1 readable files (leaked on 1)
+      a.hwp: 2 surrogates
     strict: clean on all 1 readable files (1 file without a reference)
     pyhwp: command not found: x
-    a.hwp: codeunit
     """
-    lines = []
-    for s in summarize(rows):
+    lines: list[str] = []
+    by_parser: dict[str, list[MatrixRow]] = {}
+    for row in rows:
+        by_parser.setdefault(row.parser, []).append(row)
+    for s in summarize(rows, strict_markup=strict_markup):
         if s.not_installed == s.files:
             lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
-        if s.guilty:
-            line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
-        else:
-            line = f"{s.parser}: clean on all {s.judged:,} readable files"
-        unjudged = s.files - s.judged - s.not_installed
-        if unjudged:
-            line += f" ({unjudged:,} file{'s' if unjudged != 1 else ''} without a reference)"
-        lines.append(line)
-    lines.extend(f"{path}: {', '.join(names)}" for path, names in verdict(rows).items())
+        lines.append(_headline(s, strict_markup))
+        guilty = [r for r in by_parser[s.parser] if r.is_guilty(strict_markup=strict_markup)]
+        guilty.sort(key=_severity)
+        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:limit])
+        if len(guilty) > limit:
+            lines.append(f"  … and {len(guilty) - limit:,} more")
+    own = sorted({r.path for r in rows if r.reference_surrogates and r.status == "ok"})
+    if own:
+        n = len(own)
+        lines.append(
+            f"{n:,} file{'s' if n != 1 else ''} hold{'s' if n == 1 else ''} lone surrogates of "
+            f"{'its' if n == 1 else 'their'} own (the document's, not blamed on any extractor): "
+            + ", ".join(own[:limit])
+            + (" …" if n > limit else "")
+        )
     return lines
 
 
-def write_matrix_jsonl(rows: Iterable[MatrixRow], out: IO[str]) -> int:
+def _headline(s: ParserSummary, strict_markup: bool) -> str:
+    if s.guilty:
+        line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
+    else:
+        line = f"{s.parser}: clean on all {s.judged:,} readable files"
+    parts = []
+    for key, label in (("leaked", "leaked"), ("lost", "lost"), ("lost_pua", "PUA lost")):
+        if s.files_with.get(key):
+            parts.append(f"{label} on {s.files_with[key]:,}")
+    if s.failed:
+        parts.append(f"failed on {s.failed:,}")
+    unjudged = s.files - s.judged - s.not_installed
+    if unjudged:
+        parts.append(f"{unjudged:,} file{'s' if unjudged != 1 else ''} without a reference")
+    if parts:
+        line += f" ({', '.join(parts)})"
+    notes = []
+    for key, label in (
+        ("replaced", "replaced text"),
+        ("markup", "markup"),
+        ("extra", "extra text"),
+    ):
+        if s.files_with.get(key):
+            notes.append(f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)")
+    if notes:
+        tail = "" if strict_markup else " — not counted as guilt (--strict-markup counts it)"
+        line += "; " + ", ".join(notes) + tail
+    if s.inexact:
+        line += f"; {s.inexact:,} alignment{'s' if s.inexact != 1 else ''} cut short (budget)"
+    return line
+
+
+def _severity(row: MatrixRow) -> tuple[int, ...]:
+    return (
+        -int(row.failed),
+        -row.leaked_surrogates,
+        -row.lost_pua,
+        -row.leaked,
+        -row.lost,
+        -row.replaced,
+    )
+
+
+def _file_line(row: MatrixRow, strict_markup: bool) -> str:
+    text = f"{row.path}: {'; '.join(row.faults(strict_markup=strict_markup))}"
+    if row.reason:
+        text += f" — {row.reason}"
+    if row.examples:
+        text += f" — {row.examples[0]}"
+    return text
+
+
+def write_matrix_jsonl(
+    rows: Iterable[MatrixRow], out: IO[str], *, strict_markup: bool = False
+) -> int:
     """One JSON object per file and extractor; returns how many were written.
 
     >>> import io
@@ -125,8 +172,20 @@ def write_matrix_jsonl(rows: Iterable[MatrixRow], out: IO[str]) -> int:
     >>> json.loads(buf.getvalue())["parser"]
     'strict'
     """
+    write = jsonl_row_writer(out, strict_markup=strict_markup)
     count = 0
     for row in rows:
-        out.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+        write(row)
         count += 1
     return count
+
+
+def jsonl_row_writer(out: IO[str], *, strict_markup: bool = False) -> Callable[[MatrixRow], None]:
+    """A callback writing each row as one JSON line and flushing it at once, so a run
+    that is killed keeps every row written before."""
+
+    def write(row: MatrixRow) -> None:
+        out.write(json.dumps(row.to_json(strict_markup=strict_markup), ensure_ascii=False) + "\n")
+        out.flush()
+
+    return write
