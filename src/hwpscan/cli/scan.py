@@ -355,7 +355,8 @@ def scan(
     if specs:
         if fmt is not OutputFormat.jsonl:  # csv keeps stdout for its rows: the matrix to stderr
             shown = console if fmt is OutputFormat.table else err_console
-            shown.print(matrix_table(matrix_rows, strict_markup=strict_markup))
+            table = matrix_table(matrix_rows, strict_markup=strict_markup, width=shown.width)
+            shown.print(table, soft_wrap=True)
             for line in verdict_lines(matrix_rows, strict_markup=strict_markup):
                 shown.print(line, markup=False, highlight=False)
         matrix_code = matrix_exit_code(matrix_rows, wanted, strict_markup=strict_markup)

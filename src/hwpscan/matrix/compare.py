@@ -98,6 +98,13 @@ MARKUP_RE = re.compile(
     r"|www\.[^\s<>\"'\]\[(){}|]+"
     r"|[|#*_>=~:+`\\\[\](){}!-]+"
 )
+#: Markup tokens never aligned with document text (unless the document has them verbatim).
+_HIDDEN_RE = re.compile(
+    f"{PLACEHOLDER_RE.pattern}"
+    r"|</?[A-Za-z][A-Za-z0-9:-]*(?:[^<>]{0,300})?/?>|<!--.{0,300}?-->"
+    r"|(?:https?|ftp|mailto|file):[^\s<>\"'\]\[(){}|]+|www\.[^\s<>\"'\]\[(){}|]+",
+    re.IGNORECASE,
+)
 _PIECE_RE = re.compile(f"(?P<ph>{PLACEHOLDER_RE.pattern})|{MARKUP_RE.pattern}", re.IGNORECASE)
 _SEVERITY = {"surrogate": 0, "pua": 1, "leaked": 2, "lost": 3, "replaced": 4, "extra": 5}
 
@@ -225,9 +232,23 @@ def compare(
     if a == b:
         return Comparison(matched=len(a))
     tally = _Tally(a, b, max_examples)
-    exact = _Aligner(a, b, tally.matched_run, budget).run()
+    exact = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget).run()
     tally.finish()
     return tally.result(exact)
+
+
+def _hide_tokens(a: str, b: str) -> str:
+    """*b* with placeholders, tags and URLs that the document does not contain made
+    unmatchable (same length, so positions hold): the 표 of ``<표>`` is not the table's
+    text, and must not be lined up with it.
+
+    >>> _hide_tokens("표 안의 글", "<표>") == "\uffff" * 3
+    True
+    """
+    if not _HIDDEN_RE.search(b):
+        return b
+    blank = next(c for c in ("\uffff", "\ufffe", "\U0010ffff", "\U0010fffe") if c not in a)
+    return _HIDDEN_RE.sub(lambda m: m.group() if m.group() in a else blank * len(m.group()), b)
 
 
 def align(a: str, b: str, *, budget: int = STEP_BUDGET) -> tuple[list[tuple[int, int, int]], bool]:

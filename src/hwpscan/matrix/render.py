@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.matrix.rows import MatrixRow, ParserSummary, summarize
@@ -22,48 +21,73 @@ __all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_js
 LIST_FILES = 10
 
 
-def matrix_table(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> Table:
-    """One line per extractor: files judged, guilty, failed, then characters per class."""
+_COLUMNS = (
+    ("files", None, ""),
+    ("guilty", None, "bold red"),
+    ("failed", None, "bold red"),
+    ("leaked", "leaked", "bold red"),
+    ("lost", "lost", "bold red"),
+    ("PUA lost", "lost_pua", "bold red"),
+    ("replaced", "replaced", "yellow"),
+    ("markup", "markup", "cyan"),
+)
+
+
+def matrix_table(
+    rows: Sequence[MatrixRow], *, strict_markup: bool = False, width: int = 100
+) -> Text:
+    """One line per extractor: files judged, guilty, failed, then characters per class.
+
+    Fits *width* columns: the numbers take what they need, names are never cut; a name
+    longer than the room left gets a line of its own, its numbers on the next.
+    """
     summaries = summarize(rows, strict_markup=strict_markup)
     files = len({r.path for r in rows})
-    guilt = "leaked, lost or failed" + (", or any markup or replaced text" if strict_markup else "")
-    table = Table(
-        title=f"Parser matrix: {files:,} file{'s' if files != 1 else ''}, compared with the "
-        "strict view",
-        title_justify="left",
-        caption=f"characters per class; guilty = {guilt}",
-        caption_justify="left",
-    )
-    table.add_column("extractor", no_wrap=True, overflow="ignore")
-    for label in ("files", "guilty", "failed", "leaked", "lost", "PUA lost", "replaced", "markup"):
-        table.add_column(label, justify="right", no_wrap=True)
+    values: list[tuple[ParserSummary, list[int] | None]] = []
     for s in summaries:
         if s.not_installed == s.files:
-            table.add_row(
-                Text(s.parser, style="dim"),
-                f"{s.files:,}",
-                *[Text("—", style="dim")] * 7,
-                end_section=False,
-            )
+            values.append((s, None))
             continue
         t = s.totals
-        name_style = "bold red" if s.guilty else "green"
-        table.add_row(
-            Text(s.parser, style=name_style),
-            f"{s.judged:,}",
-            _n(s.guilty, "bold red"),
-            _n(s.failed, "bold red"),
-            _n(t.get("leaked", 0), "bold red"),
-            _n(t.get("lost", 0), "bold red"),
-            _n(t.get("lost_pua", 0), "bold red"),
-            _n(t.get("replaced", 0), "yellow"),
-            _n(t.get("markup", 0), "cyan"),
-        )
-    return table
-
-
-def _n(value: int, style: str) -> Text:
-    return Text(f"{value:,}", style=style) if value else Text("0", style="dim")
+        numbers = [s.judged, s.guilty, s.failed]
+        numbers += [t.get(key, 0) for _, key, _ in _COLUMNS[3:] if key is not None]
+        values.append((s, numbers))
+    widths = [
+        max([len(label)] + [len(f"{v[i]:,}") for _, v in values if v is not None])
+        for i, (label, _, _) in enumerate(_COLUMNS)
+    ]
+    numbers_width = sum(w + 2 for w in widths)
+    longest = max([len("extractor")] + [len(s.parser) for s in summaries])
+    name_width = max(len("extractor"), min(longest, width - numbers_width))
+    out = Text()
+    plural = "s" if files != 1 else ""
+    out.append(
+        f"Parser matrix: {files:,} file{plural}, compared with the strict view\n", style="bold"
+    )
+    out.append("extractor".ljust(name_width), style="bold")
+    for (label, _, _), w in zip(_COLUMNS, widths, strict=True):
+        out.append("  " + label.rjust(w), style="bold")
+    out.append("\n")
+    for s, numbers in values:
+        style = "dim" if numbers is None else ("bold red" if s.guilty else "green")
+        if len(s.parser) > name_width:
+            out.append(s.parser + "\n", style=style)
+            out.append(" " * name_width)
+        else:
+            out.append(s.parser.ljust(name_width), style=style)
+        if numbers is None:
+            out.append(
+                f"  {s.files:,} file{'s' if s.files != 1 else ''}: not installed\n", style="dim"
+            )
+            continue
+        for value, (_, _, cell_style), w in zip(numbers, _COLUMNS, widths, strict=True):
+            shown = f"{value:,}".rjust(w)
+            out.append("  ")
+            out.append(shown, style=(cell_style if value else "dim"))
+        out.append("\n")
+    guilt = "leaked, lost or failed" + (", or any replaced or markup text" if strict_markup else "")
+    out.append(f"files judged; characters per class; guilty = {guilt}", style="dim")
+    return out
 
 
 def verdict_lines(
