@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-SCRIPT = '''\
+SCRIPT = """\
 import sys
 from hwpscan.matrix.parsers import strict_text
 
@@ -33,7 +33,7 @@ else:  # the batch form: each file's text after a RS + path header line
     for p in paths:
         sys.stdout.buffer.write(b"\\x1e" + p.encode("utf-8", "surrogateescape") + b"\\n")
         sys.stdout.buffer.write(strict_text(p).encode("utf-8", "surrogatepass"))
-'''
+"""
 
 
 def build(folder: Path, count: int) -> list[Path]:
@@ -60,6 +60,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=Path("benchmarks/out/matrix"))
     args = ap.parse_args()
+    from hwpscan.errors import UsageError
     from hwpscan.matrix import parse_parser_options, run_matrix
 
     paths = build(args.dir, args.files)
@@ -69,7 +70,7 @@ def main() -> None:
         try:
             given = [f"tool={sys.executable} {script} {field}"]
             specs = [s for s in parse_parser_options(None, given) if s.kind == "command"]
-        except Exception as exc:  # noqa: BLE001 - an older hwpscan without the batch form
+        except UsageError as exc:  # an older hwpscan, without the batch form
             print(f"{label:9s} not supported here: {exc}")
             continue
         started = time.perf_counter()

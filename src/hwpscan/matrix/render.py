@@ -68,19 +68,19 @@ def matrix_table(
     for (label, _, _), w in zip(_COLUMNS, widths, strict=True):
         out.append("  " + label.rjust(w), style="bold")
     out.append("\n")
-    for s, numbers in values:
-        style = "dim" if numbers is None else ("bold red" if s.guilty else "green")
+    for s, shown_numbers in values:
+        style = "dim" if shown_numbers is None else ("bold red" if s.guilty else "green")
         if len(s.parser) > name_width:
             out.append(s.parser + "\n", style=style)
             out.append(" " * name_width)
         else:
             out.append(s.parser.ljust(name_width), style=style)
-        if numbers is None:
+        if shown_numbers is None:
             out.append(
                 f"  {s.files:,} file{'s' if s.files != 1 else ''}: not installed\n", style="dim"
             )
             continue
-        for value, (_, _, cell_style), w in zip(numbers, _COLUMNS, widths, strict=True):
+        for value, (_, _, cell_style), w in zip(shown_numbers, _COLUMNS, widths, strict=True):
             shown = f"{value:,}".rjust(w)
             out.append("  ")
             out.append(shown, style=(cell_style if value else "dim"))
