@@ -1,6 +1,6 @@
 """Parser-matrix throughput with a command plug-in: files/s, one-file and batch forms.
 
-    python benchmarks/matrix_throughput.py [--files 300] [--jobs 2] [--dir DIR]
+    python benchmarks/matrix_throughput.py [--files 300] [--jobs 2] [--dir DIR] [--forms batch]
 
 Generates (once, reused afterwards) *--files* press-release-like HWP 5 files, then runs
 the matrix over them with one command extractor, a small Python script that prints our
@@ -59,6 +59,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=Path("benchmarks/out/matrix"))
+    ap.add_argument("--forms", default="one-file,batch", help="which forms to time")
     args = ap.parse_args()
     from hwpscan.errors import UsageError
     from hwpscan.matrix import parse_parser_options, run_matrix
@@ -67,6 +68,8 @@ def main() -> None:
     script = args.dir / "matrix_extract.py"
     forms = {"one-file": "{path}", "batch": "{paths}"}
     for label, field in forms.items():
+        if label not in args.forms.split(","):
+            continue
         try:
             given = [f"tool={sys.executable} {script} {field}"]
             specs = [s for s in parse_parser_options(None, given) if s.kind == "command"]

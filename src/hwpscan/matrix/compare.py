@@ -21,9 +21,11 @@ extractor's text, extractor characters not in the document, or both. Each gap is
   Markdown or HTML syntax, entities, URLs or placeholders such as ``[그림]`` and
   ``<표>``, and otherwise **extra** (other text not in the document). U+FFFD is counted
   apart, on the text as returned (see :func:`count_replacement`);
-- the document's characters are **replaced** when the extractor put a placeholder or
-  other text in their place (``<표>`` for a table, ``?`` or U+FFFD for a private-use
-  character), and **lost** when nothing, or markup syntax only, stands there.
+- the document's characters are **replaced** when the extractor put something in
+  their place, one for one: a character (``?`` or U+FFFD for a private-use character,
+  a standard bullet for a Hancom one) or a placeholder (``<표>``, ``[그림]``), which
+  stands for one character; they are **lost** when nothing, or markup syntax only,
+  stands there, and beyond what stands in (the rest of the table behind ``<표>``).
   Private-use (PUA) characters are counted apart in both.
 
 Surrogates are not characters and are counted apart (:func:`count_surrogates` on the
@@ -232,7 +234,9 @@ def compare(
     if a == b:
         return Comparison(matched=len(a))
     tally = _Tally(a, b, max_examples)
-    exact = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget).run()
+    aligner = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget)
+    tally.unaligned = aligner.unaligned  # filled as the alignment goes, read by the gaps
+    exact = aligner.run()
     tally.finish()
     return tally.result(exact)
 
@@ -290,6 +294,7 @@ class _Aligner:
         self.emit_orig = emit
         self.budget = budget
         self.exact = True
+        self.unaligned: list[int] = []  # original start (in a) of each region left unaligned
         self.a, self.amap = _keep_only(a, set(b))
         self.b, self.bmap = _keep_only(b, set(a))
 
@@ -353,6 +358,7 @@ class _Aligner:
                 return
         if cost > self.budget:
             self.exact = False  # left unmatched: counted as replaced, never as lost
+            self.unaligned.append(self.amap[a1] if self.amap is not None else a1)
             return
         self.budget -= cost
         mid = (a1 + a2) // 2
@@ -559,6 +565,7 @@ class _Tally:
             ("lost", "lost_pua", "replaced", "replaced_pua", "leaked", "markup", "extra"), 0
         )
         self.max_examples = max_examples
+        self.unaligned: list[int] = []
         self.best: list[tuple[int, int, str]] = []  # (severity, order, text), severity first
         self.per_class: dict[str, list[tuple[int, int, str]]] = {c: [] for c in CLASSES}
         self.order = 0
@@ -574,46 +581,60 @@ class _Tally:
             self.gap(self.pa, len(self.a), self.pb, len(self.b))
 
     def gap(self, a1: int, a2: int, b1: int, b2: int) -> None:
+        """Sort one gap. What the extractor put there stands in for document characters
+        one for one: a character (``?``, U+FFFD, a standard bullet for a PUA one) or a
+        placeholder (``<표>`` stands for one character, not for the table it hides);
+        document characters beyond those are lost, as are those with only markup syntax
+        in their place."""
         gone, added = self.a[a1:a2], self.b[b1:b2]
         leaked = markup = extra = 0
-        stands_in = False  # something other than markup syntax took the text's place
+        units = 0  # how many document characters what was added can stand for
+        if self.unaligned and any(a1 <= u < a2 for u in self.unaligned):
+            units = len(gone)  # not aligned (budget): replaced, never lost
         if added:
             if CONTROL_RE.search(added):
-                leaked = len(added)
-                stands_in = True
+                leaked = units = len(added)
             else:
                 for piece, is_markup, placeholder in _pieces(added):
                     if piece == "\ufffd" * len(piece):  # counted on the raw text
-                        stands_in = True
+                        units += len(piece)
                     elif is_markup:
                         markup += len(piece)
-                        stands_in = stands_in or placeholder
+                        units += placeholder
                     else:
                         extra += len(piece)
-                        stands_in = True
-        pua = len(PUA_RE.findall(gone)) if gone and PUA_RE.search(gone) else 0
+                        units += len(piece)
         c = self.counts
         c["leaked"] += leaked
         c["markup"] += markup
         c["extra"] += extra
-        if gone and stands_in:
-            c["replaced"] += len(gone)
-            c["replaced_pua"] += pua
-            kind = "replaced"
-        elif gone:
-            c["lost"] += len(gone)
-            c["lost_pua"] += pua
-            kind = "lost"
-        elif leaked:
-            kind = "leaked"
-        elif extra:
-            kind = "extra"
-        else:
-            kind = "markup"
-        severity = _SEVERITY.get("pua" if pua else kind, 6)
-        if leaked and severity > _SEVERITY["leaked"]:
-            severity = _SEVERITY["leaked"]
+        replaced = min(len(gone), units)
+        lost = len(gone) - replaced
+        lost_pua = replaced_pua = 0
+        if gone and PUA_RE.search(gone):
+            replaced_pua = len(PUA_RE.findall(gone[:replaced]))
+            lost_pua = len(PUA_RE.findall(gone[replaced:]))
+        c["replaced"] += replaced
+        c["replaced_pua"] += replaced_pua
+        c["lost"] += lost
+        c["lost_pua"] += lost_pua
+        kind = (
+            "lost"
+            if lost
+            else "replaced"
+            if replaced
+            else "leaked"
+            if leaked
+            else "extra"
+            if extra
+            else "markup"
+        )
+        severity = _SEVERITY["pua"] if lost_pua or replaced_pua else _SEVERITY.get(kind, 6)
+        if leaked:
+            severity = min(severity, _SEVERITY["leaked"])
         self._example(kind, severity, a1, a2, gone, added)
+        if lost and replaced:
+            self._example("replaced", severity, a1, a2, gone, added)
         if leaked and kind != "leaked":
             self._example("leaked", severity, a1, a2, gone, added)
 

@@ -85,9 +85,10 @@ class MatrixRow:
       U+FFFD typed by its author), control-code data decoded as text
       (``control_chars``) and bytes of output that were not UTF-8 (``invalid_bytes``);
     - **lost** (``dropped_chars``, of which ``lost_pua`` private-use): document
-      characters missing, with nothing but markup syntax in their place;
-    - **replaced** (``changed_chars``, of which ``replaced_pua``): document text with a
-      placeholder or other text in its place;
+      characters missing, with nothing but markup syntax in their place, or beyond
+      what stands in for them;
+    - **replaced** (``changed_chars``, of which ``replaced_pua``): document characters
+      with a character or a placeholder in their place, one for one;
     - **markup** (``markup_chars``): Markdown/HTML syntax, entities, URLs, placeholders;
       ``extra_chars``: other text that is not in the document.
 
