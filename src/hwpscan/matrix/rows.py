@@ -250,12 +250,15 @@ class MatrixRow:
     def from_json(cls, data: dict[str, Any]) -> MatrixRow:
         """The row back from :meth:`to_json` (derived keys are recomputed).
 
-        >>> row = MatrixRow("a", "p", "ok", dropped_chars=2, lost_pua=1, examples=("x",))
+        >>> row = MatrixRow("a", "p", "ok", dropped_chars=2, lost_pua=1, markup_chars=3,
+        ...                 examples=("x",), class_examples={"lost": ("x",)})
         >>> MatrixRow.from_json(row.to_json()) == row
         True
         """
         names = {f.name for f in fields(cls)}
         kept = {k: v for k, v in data.items() if k in names}
+        if "markup" in data:  # the record's name for markup_chars
+            kept["markup_chars"] = data["markup"]
         kept["examples"] = tuple(kept.get("examples") or ())
         kept["class_examples"] = {
             k: tuple(v) for k, v in (kept.get("class_examples") or {}).items()
@@ -361,7 +364,7 @@ def verdict(
 
 
 #: The per-class tallies of a :class:`ParserSummary`, in the order tables show them.
-SUMMARY_CLASSES = ("leaked", "lost", "lost_pua", "replaced", "markup", "extra")
+SUMMARY_CLASSES = ("leaked", "lost", "lost_pua", "replaced", "replaced_pua", "markup", "extra")
 
 
 @dataclass(frozen=True, slots=True)

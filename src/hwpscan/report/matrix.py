@@ -186,9 +186,17 @@ def ranking_markdown(rows: Sequence[MatrixRow], *, strict_markup: bool = False) 
     )
     lines.append("")
     if best is not None:
+        t = best.totals
+        notes = []
+        if t["replaced"]:
+            notes.append(f"replaced {t['replaced']:,} characters ({t['replaced_pua']:,} PUA)")
+        if t["markup"]:
+            notes.append(f"added {t['markup']:,} characters of markup")
         lines.append(
-            f"**{md_cell(best.parser)}** kept every file's text on all {best.judged:,} readable "
-            f"files. Guilty means {guilt}; counts are characters."
+            f"**{md_cell(best.parser)}** leaked and lost nothing on any of its {best.judged:,} "
+            "readable files"
+            + (f"; it {' and '.join(notes)}" if notes else "")
+            + f". Guilty means {guilt}; counts are characters."
         )
     else:
         lines.append(f"No extractor was clean on every file. Guilty means {guilt}.")
