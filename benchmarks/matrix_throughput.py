@@ -8,7 +8,9 @@ strict view of each file (``matrix_extract.py`` below, written next to the corpu
 
 - ``{path}``: one process per file (the plain ``--parser-cmd NAME='tool {path}'``);
 - ``{paths}``: one process for many files, output framed per file (the batch form),
-  when the installed hwpscan knows it.
+  when the installed hwpscan knows it;
+- ``module``: the same function as a ``module:function`` plug-in, in its long-lived
+  worker (``--forms one-file,batch,module``).
 
 Only the command runs (no built-in rows; the reference view still runs, in its
 long-lived worker).
@@ -59,20 +61,23 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--dir", type=Path, default=Path("benchmarks/out/matrix"))
-    ap.add_argument("--forms", default="one-file,batch", help="which forms to time")
+    ap.add_argument("--forms", default="one-file,batch", help="forms to time (also: module)")
     args = ap.parse_args()
     from hwpscan.errors import UsageError
     from hwpscan.matrix import parse_parser_options, run_matrix
 
     paths = build(args.dir, args.files)
     script = args.dir / "matrix_extract.py"
-    forms = {"one-file": "{path}", "batch": "{paths}"}
+    forms = {"one-file": "{path}", "batch": "{paths}", "module": ""}
     for label, field in forms.items():
         if label not in args.forms.split(","):
             continue
         try:
-            given = [f"tool={sys.executable} {script} {field}"]
-            specs = [s for s in parse_parser_options(None, given) if s.kind == "command"]
+            if label == "module":  # the same work as a module:function plug-in
+                specs = parse_parser_options("hwpscan.matrix.parsers:strict_text", [])
+            else:
+                given = [f"tool={sys.executable} {script} {field}"]
+                specs = [s for s in parse_parser_options(None, given) if s.kind == "command"]
         except UsageError as exc:  # an older hwpscan, without the batch form
             print(f"{label:9s} not supported here: {exc}")
             continue
