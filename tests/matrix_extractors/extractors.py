@@ -175,3 +175,16 @@ def lazy_missing(path: str) -> str:
     import hwp_magic_not_installed  # type: ignore[import-not-found]  # noqa: F401
 
     return strict_text(path)
+
+
+def numbered(path: str) -> str:
+    """Keeps every character and numbers the paragraphs (auto-numbering shown as text)."""
+    lines = strict_text(path).split("\n")
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
+
+
+def pipes(path: str) -> str:
+    """Keeps every character; each paragraph becomes a Markdown table row, one cell per word."""
+    return "\n".join(
+        "| " + line.replace(" ", " | ") + " |" for line in strict_text(path).split("\n")
+    )
