@@ -333,6 +333,7 @@ def scan(
                 jobs=jobs,
                 timeout=parser_timeout,
                 progress=progress,
+                strict_markup=strict_markup,
                 sinks=[
                     record.matrix_row,
                     *(
@@ -384,12 +385,14 @@ def _parser_matrix(
     timeout: float,
     progress: bool,
     sinks: Sequence[Callable[[MatrixRow], None]],
+    strict_markup: bool = False,
 ) -> list[MatrixRow]:
     """Run every extractor on every file with a progress bar; each row goes to every
     sink (the run store, the JSON Lines stream) the moment it exists."""
     files = collect_files(paths)
     rows: list[MatrixRow] = []
-    with _matrix_progress(len(files) * len(specs), specs, enabled=progress) as advance:
+    total = len(files) * len(specs)
+    with _matrix_progress(total, enabled=progress, strict_markup=strict_markup) as advance:
 
         def on_row(row: MatrixRow) -> None:
             rows.append(row)
@@ -406,7 +409,7 @@ def _parser_matrix(
 
 @contextmanager
 def _matrix_progress(
-    total: int, specs: Sequence[ParserSpec], *, enabled: bool
+    total: int, *, enabled: bool, strict_markup: bool
 ) -> Iterator[Callable[[MatrixRow], None]]:
     """A bar for the matrix phase: rows done of files x extractors, the current file."""
     if not enabled or total == 0 or not err_console.is_terminal:
@@ -427,7 +430,7 @@ def _matrix_progress(
 
         def advance(row: MatrixRow) -> None:
             nonlocal guilty
-            guilty += row.guilty
+            guilty += row.is_guilty(strict_markup=strict_markup)
             bar.update(task, advance=1, guilty=guilty, description=Path(row.path).name[:40])
 
         yield advance
