@@ -22,7 +22,9 @@ from rich.text import Text
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
 from hwpscan.errors import StateDirError, StoreError
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import ExitCode, FileResult
+from hwpscan.runstore.matrix import MatrixRecorder, load_matrix_rows
 from hwpscan.store import (
     CHANGE_KINDS,
     Run,
@@ -103,6 +105,8 @@ class RunSink:
         self.also = also
         self.results: list[FileResult] = []
         self.summary: dict[str, Any] = {}  # stored with the run when it finishes
+        self.matrix: list[MatrixRow] = []  # parser-matrix rows, for the store and the report
+        self._matrix_recorder: MatrixRecorder | None = None
 
     @property
     def run_id(self) -> str | None:
@@ -114,8 +118,20 @@ class RunSink:
             self.also(result)
         self._store(lambda rec: rec.add(result))
 
+    def matrix_row(self, row: MatrixRow) -> None:
+        """Keep a parser-matrix row and persist it with the run (in small batches)."""
+        self.matrix.append(row)
+        if self.recorder is not None and self._matrix_recorder is None:
+            self._matrix_recorder = MatrixRecorder(self.recorder.store, self.recorder.run_id)
+        recorder = self._matrix_recorder
+        if recorder is not None:
+            self._store(lambda _rec: recorder.add(row))
+
     def flush(self) -> None:
         self._store(lambda rec: rec.flush())
+        recorder = self._matrix_recorder
+        if recorder is not None:
+            self._store(lambda _rec: recorder.flush())
 
     def _store(self, action: Callable[[RunRecorder], None]) -> None:
         if self.recorder is None:
@@ -168,7 +184,7 @@ def recorded_run(
                 run = store.run_info(sink.recorder.run_id)
             except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
                 _history_warning(exc)
-        _write_bundle(sink.results, report_dir, run)
+        _write_bundle(sink.results, report_dir, run, matrix=sink.matrix)
         if run is not None:
             err_console.print(f"run recorded: {run.id}", highlight=False)
     finally:
@@ -177,14 +193,18 @@ def recorded_run(
 
 
 def _write_bundle(
-    results: Sequence[FileResult], report_dir: Path | None, run: RunInfo | None
+    results: Sequence[FileResult],
+    report_dir: Path | None,
+    run: RunInfo | None,
+    *,
+    matrix: Sequence[MatrixRow] = (),
 ) -> None:
     if report_dir is None:
         return
     target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
-    written = write_report(results, target, run=run)
+    written = write_report(results, target, run=run, matrix=matrix)
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 
@@ -268,7 +288,9 @@ def report(
     target = out or DEFAULT_REPORTS / stored.id
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
-    written = write_report(stored.results, target, run=stored.info)
+    with default_store() as store:
+        matrix = load_matrix_rows(store, stored.id)
+    written = write_report(stored.results, target, run=stored.info, matrix=matrix)
     console.print(
         f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated"
     )

@@ -26,14 +26,14 @@ from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.forensics.guard import OrphanPolicy as OrphanMode
 from hwpscan.matrix import (
+    MatrixRow,
     ParserSpec,
     matrix_exit_code,
     matrix_table,
     parse_parser_options,
     run_matrix,
-    write_matrix_jsonl,
 )
-from hwpscan.matrix.render import verdict_lines
+from hwpscan.matrix.render import jsonl_row_writer, verdict_lines
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
@@ -250,6 +250,14 @@ def scan(
         float,
         typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
+    strict_markup: Annotated[
+        bool,
+        typer.Option(
+            "--strict-markup",
+            help="Parser matrix: count markup, placeholders and replaced or extra text as guilt "
+            "too (by default only leaked or lost text and failures are).",
+        ),
+    ] = False,
     progress: ProgressOpt = True,
     show: Annotated[
         Show | None,
@@ -323,6 +331,8 @@ def scan(
         "emit_repaired": emit_repaired,
         "report": report_dir,
         "parser": parser,
+        "parser_cmd": [v.partition("=")[0] for v in parser_cmd] or None,  # names only
+        "strict_markup": strict_markup,
     }
     streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
     # Each result reaches the stream and the run store the moment it exists.
@@ -340,6 +350,25 @@ def scan(
         results = run_scan(
             paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
         )
+        matrix_rows: list[MatrixRow] = []
+        if specs:  # inside the run: each row reaches the stream and the store as it comes
+            matrix_rows = _parser_matrix(
+                paths,
+                specs,
+                jobs=jobs,
+                timeout=parser_timeout,
+                progress=progress,
+                strict_markup=strict_markup,
+                sinks=[
+                    record.matrix_row,
+                    *(
+                        [jsonl_row_writer(out, strict_markup=strict_markup)]
+                        if fmt is OutputFormat.jsonl
+                        else []
+                    ),
+                ],
+            )
+            record.summary["matrix_rows"] = len(matrix_rows)
     nothing = f"no documents under {', '.join(given) or display_root or 'the fetched range'}"
     if fmt is OutputFormat.table:
         render_tables(results, root=display_root, show=show)
@@ -357,9 +386,15 @@ def scan(
         raise fail(nothing, ExitCode.USAGE)
     code = exit_code(results, wanted)
     if specs:
-        matrix_code = _parser_matrix(
-            paths, specs, fmt=fmt, output=output, jobs=jobs, timeout=parser_timeout, fail_on=wanted
-        )
+        if fmt is not OutputFormat.jsonl:  # csv keeps stdout for its rows: the matrix to stderr
+            shown = console if fmt is OutputFormat.table else err_console
+            table = matrix_table(matrix_rows, strict_markup=strict_markup, width=shown.width)
+            shown.print(table, soft_wrap=True)
+            for line in verdict_lines(matrix_rows, strict_markup=strict_markup):
+                shown.print(line, markup=False, highlight=False)
+        # the matrix calls an extractor that failed on a readable file an 'error'
+        matrix_gate = ["error" if f == "unreadable" else f for f in wanted]
+        matrix_code = matrix_exit_code(matrix_rows, matrix_gate, strict_markup=strict_markup)
         code = max(code, matrix_code)
     if report is not None:
         raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
@@ -380,25 +415,59 @@ def _parser_matrix(
     paths: Sequence[Path],
     specs: Sequence[ParserSpec],
     *,
-    fmt: OutputFormat,
-    output: Path | None,
     jobs: int,
     timeout: float,
-    fail_on: Sequence[str],
-) -> ExitCode:
-    """Run every extractor on every file; jsonl rows follow the file rows, else a table."""
+    progress: bool,
+    sinks: Sequence[Callable[[MatrixRow], None]],
+    strict_markup: bool = False,
+) -> list[MatrixRow]:
+    """Run every extractor on every file with a progress bar; each row goes to every
+    sink (the run store, the JSON Lines stream) the moment it exists."""
     files = collect_files(paths)
-    rows = list(run_matrix(files, specs, timeout=timeout, jobs=jobs or os.cpu_count() or 1))
-    if fmt is OutputFormat.jsonl:
-        with _open_output(output, append=True) as out:
-            write_matrix_jsonl(rows, out)
-    else:  # csv keeps stdout for its rows: the matrix goes to stderr
-        shown = console if fmt is OutputFormat.table else err_console
-        shown.print(matrix_table(rows))
-        for line in verdict_lines(rows):
-            shown.print(line, markup=False)
-    # the matrix calls an extractor that failed on a readable file an 'error'
-    return matrix_exit_code(rows, ["error" if f == "unreadable" else f for f in fail_on])
+    rows: list[MatrixRow] = []
+    total = len(files) * len(specs)
+    with _matrix_progress(total, enabled=progress, strict_markup=strict_markup) as advance:
+
+        def on_row(row: MatrixRow) -> None:
+            rows.append(row)
+            for sink in sinks:
+                sink(row)
+            advance(row)
+
+        for _ in run_matrix(
+            files, specs, timeout=timeout, jobs=jobs or os.cpu_count() or 1, on_row=on_row
+        ):
+            pass
+    return rows
+
+
+@contextmanager
+def _matrix_progress(
+    total: int, *, enabled: bool, strict_markup: bool
+) -> Iterator[Callable[[MatrixRow], None]]:
+    """A bar for the matrix phase: rows done of files x extractors, the current file."""
+    if not enabled or total == 0 or not err_console.is_terminal:
+        yield lambda _row: None
+        return
+    bar = Progress(
+        TextColumn("parser matrix"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[guilty]} guilty · {task.description}"),
+        console=err_console,
+        transient=True,
+    )
+    guilty = 0
+    with bar:
+        task = bar.add_task("", total=total, guilty=0)
+
+        def advance(row: MatrixRow) -> None:
+            nonlocal guilty
+            guilty += row.is_guilty(strict_markup=strict_markup)
+            bar.update(task, advance=1, guilty=guilty, description=Path(row.path).name[:40])
+
+        yield advance
 
 
 class OrphanPolicy(str, enum.Enum):

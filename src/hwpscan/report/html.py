@@ -18,10 +18,12 @@ from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.html_charts import calendar, heatmap
 from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
 from hwpscan.report.html_rows import common_root, file_body
+from hwpscan.report.matrix import matrix_section
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
 
@@ -128,8 +130,10 @@ def render_html(
     started: str | None = None,
     args: dict[str, Any] | None = None,
     generated: datetime | None = None,
+    matrix: Sequence[MatrixRow] = (),
+    strict_markup: bool = False,
 ) -> str:
-    """The complete page as a string."""
+    """The complete page as a string (with the parser matrix when *matrix* has rows)."""
     from hwpscan import __version__
 
     f = figures(results)
@@ -151,6 +155,7 @@ def render_html(
         "@CARDS@": _cards(f),
         "@HEATMAP@": heatmap(results),
         "@CALENDAR@": calendar(results),
+        "@MATRIX@": matrix_section(matrix, strict_markup=strict_markup),
         "@STATUS_OPTIONS@": _options(
             statuses, {s.value: f"{STATUS_KO[s]} {s.value}" for s in Status}
         ),
