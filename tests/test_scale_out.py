@@ -394,7 +394,7 @@ def test_a_local_cluster_gives_the_local_executors_results(tmp_path: Path) -> No
         env=env,
     )  # fmt: skip
     assert rows_of(dask_rows.stdout) == rows_of(local_rows.stdout)
-    assert len(rows_of(dask_rows.stdout)) == 41
+    assert len(rows_of(dask_rows.stdout)) == len(collect_files([FIXTURES]))
 
 
 @pytest.mark.dask

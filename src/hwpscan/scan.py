@@ -50,7 +50,9 @@ _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SIDE_LOCATIONS = 5
 _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 
-FAIL_ON_CHOICES = ("contaminated", "error")
+FAIL_ON_CHOICES = ("contaminated", "unreadable", "error")
+#: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
+FAIL_ON_ALIASES = {"error": "unreadable"}
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -147,6 +149,8 @@ def scan_bytes(
     body = analyze(doc.body) if doc.body else TextStats()
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
+    elif status is Status.CORRUPT and doc.body:
+        status, reason = _partial(body, reason)
     warnings = doc.warnings
     repaired: RepairSummary | None = None
     if repair is not None and status.scanned:
@@ -177,6 +181,20 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
     if doc.status is not None:
         return doc.status, doc.reason
     return None, "; ".join(doc.warnings) or None
+
+
+def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
+    """The one rule for a body read only in part (a reader said ``corrupt`` but kept
+    text): never clean; ``contaminated`` when what was read holds surrogates, else
+    ``corrupt``; the reason gives the counts of what was read and names what was not.
+
+    >>> status, reason = _partial(TextStats(chars=12, surrogates=2), "page 3: unreadable")
+    >>> status.value, reason
+    ('contaminated', 'read in part (12 characters, 2 surrogates read): page 3: unreadable')
+    """
+    status = Status.CONTAMINATED if body.surrogates else Status.CORRUPT
+    counts = f"{body.chars:,} characters, {body.surrogates:,} surrogates read"
+    return status, f"read in part ({counts}): {reason or 'the rest of the body is unreadable'}"
 
 
 def _fallback_format(data: bytes) -> Format:
@@ -369,13 +387,14 @@ def _isolated(work: list[Job]) -> Iterator[FileResult]:
 def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
     """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
 
-    ``contaminated`` matches contaminated files; ``error`` matches files that could not
-    be judged (encrypted, distribution, unsupported, corrupt, error).
+    ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
+    ``error``) matches files that could not be judged (encrypted, distribution,
+    unsupported, corrupt, error; a Git LFS pointer is unsupported).
     """
-    wanted = set(fail_on)
+    wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     for result in results:
         if "contaminated" in wanted and result.status is Status.CONTAMINATED:
             return ExitCode.FINDINGS
-        if "error" in wanted and not result.status.scanned:
+        if "unreadable" in wanted and not result.status.scanned:
             return ExitCode.FINDINGS
     return ExitCode.OK

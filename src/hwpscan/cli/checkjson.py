@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -11,7 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, fail
+from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.forensics.checkjson import JsonCheck, check_json_bytes
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
@@ -24,6 +25,7 @@ class CheckFormat(str, enum.Enum):
 
 @app.command("check-json", rich_help_panel="Scan files")
 def check_json(
+    ctx: typer.Context,
     source: Annotated[
         str,
         typer.Argument(
@@ -44,6 +46,15 @@ def check_json(
     none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
     capture file proves nothing).
     """
+    if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
+        err_console.print(ctx.get_usage(), markup=False, highlight=False)
+        err_console.print(
+            "give a capture file, or pipe one in: `hwpscan check-json capture.jsonl`, "
+            "`tool | hwpscan check-json -` (hwpscan check-json -h for more)",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(code=ExitCode.USAGE)
     report = check_json_bytes(_read(source))
     if fmt is CheckFormat.jsonl:
         _print_jsonl(report)

@@ -20,10 +20,6 @@ from hwpscan.emulator import (
     Quirks,
     QuotaMode,
     WrongYearMode,
-    bundled_posts,
-    load_data_dir,
-    serve_in_thread,
-    write_data_dir,
 )
 from hwpscan.emulator.catalogue_loader import Post
 from hwpscan.models import ExitCode
@@ -244,6 +240,9 @@ def emulator_command(
         disposition=disposition, download_delay=download_delay, fail_first=fail_first,
         oversize=oversize, oversize_bytes=oversize_bytes, html_attachments=html_attachments,
     )  # fmt: skip
+    # the catalogue and the server load here, not when the CLI builds its help
+    from hwpscan.emulator import bundled_posts, load_data_dir, serve_in_thread, write_data_dir
+
     try:
         posts = load_data_dir(data) if data is not None else bundled_posts()
     except CatalogueError as exc:

@@ -14,7 +14,7 @@ paid for, and a rerun spends no call on a finished window.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -88,6 +88,8 @@ class FetchReport:
     manifest_path: Path
     error: ApiError | None = field(default=None, compare=False)
     entries: tuple[ManifestEntry, ...] = ()
+    #: Releases the answers listed, before ``only_dates`` chose among them.
+    releases_listed: int = 0
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -128,9 +130,17 @@ class WindowCaller:
     """Gets each window's answer: from the cache, or by one counted, cached call."""
 
     def __init__(
-        self, api: ApiClient, key: str, *, cache: ResponseCache, ledger: QuotaLedger, retry: Retry
+        self,
+        api: ApiClient,
+        key: str,
+        *,
+        cache: ResponseCache,
+        ledger: QuotaLedger,
+        retry: Retry,
+        fresh: bool = False,
     ) -> None:
         self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
+        self.fresh = fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
         self.warnings: list[str] = []
@@ -146,7 +156,7 @@ class WindowCaller:
             return self._answer(window)
 
     def _answer(self, window: Window) -> ApiAnswer:
-        cached = usable_cached(self.cache, self.api.api_url, window)
+        cached = None if self.fresh else usable_cached(self.cache, self.api.api_url, window)
         if cached is not None:
             self.calls_cached += 1
             return cached
@@ -247,6 +257,8 @@ def fetch_range(
     resolver: Resolver | None = system_resolver,
     clock: Callable[[], datetime] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    fresh: bool = False,
+    only_dates: Collection[str] | None = None,
 ) -> FetchReport:
     """Fetch ``start..end`` window by window into ``out_dir``; never raises for API trouble.
 
@@ -257,6 +269,11 @@ def fetch_range(
     the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
     ``download_deadline`` is the seconds one attachment may take in all (default:
     :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``).
+
+    ``fresh`` (what ``verify`` uses) asks the API again for every window, cached or
+    not, and asks the server again for every attachment already on disk (conditionally
+    when it gave an ETag), replacing a file whose content changed. ``only_dates`` limits
+    the downloads to releases dated on those days (``YYYY-MM-DD``).
     """
     check_range(start, end)
     check_api_url(api_url)
@@ -280,6 +297,7 @@ def fetch_range(
         cache=open_cache(state),
         ledger=open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock),
         retry=retry,
+        fresh=fresh,
     )
     downloader = Downloader(
         http,
@@ -293,10 +311,16 @@ def fetch_range(
     )
     policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
     error: ApiError | None = None
+    listed = 0
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
         store = AttachmentStore(
-            out_dir, writer=writer, downloader=downloader, policy=policy, progress=progress
+            out_dir,
+            writer=writer,
+            downloader=downloader,
+            policy=policy,
+            progress=progress,
+            revalidate=fresh,
         )
         try:
             for window in windows:
@@ -307,7 +331,11 @@ def fetch_range(
                     break
                 verdict = check_answer(answer, window, near_limit=False)
                 store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
-                store.add(answer.releases, outside=frozenset(verdict.outside))
+                releases = answer.releases
+                listed += len(releases)
+                if only_dates is not None:
+                    releases = tuple(r for r in releases if r.date in only_dates)
+                store.add(releases, outside=frozenset(verdict.outside))
                 notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
         finally:
             if client is None:
@@ -333,4 +361,5 @@ def fetch_range(
         manifest_path=writer.path,
         error=error,
         entries=tuple(files.entries),
+        releases_listed=listed,
     )
