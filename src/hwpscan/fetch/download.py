@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx
 
-from hwpscan.fetch.urls import redact_text, redact_url
+from hwpscan.fetch.urls import redact_bytes, redact_text, redact_url
 
 TEMP_PREFIX = ".hwpscan-tmp-"
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
@@ -281,13 +281,19 @@ class Downloader:
                 disposition = next(
                     (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
                 )
+                # Headers are the server's text: the key comes out before anything keeps
+                # them, in the raw header and again once its name is decoded.
+                if disposition is not None:
+                    disposition = redact_bytes(disposition, self._secrets)
+                name = filename_from_disposition(disposition)
+                ctype = response.headers.get("content-type")
                 return DownloadResult(
                     job,
                     "downloaded",
                     digest,
                     size,
-                    response.headers.get("content-type"),
-                    filename_from_disposition(disposition),
+                    redact_text(ctype, self._secrets) if ctype is not None else None,
+                    redact_text(name, self._secrets) if name is not None else None,
                     attempts=attempt,
                 )
         except httpx.HTTPError as exc:
@@ -366,7 +372,7 @@ def name_from_url(url: str) -> str:
     parts = urlsplit(url)
     base = unquote(parts.path.rsplit("/", 1)[-1])
     serial = re.search(r"(?:^|&)fileSn=([^&]+)", parts.query)
-    if base.endswith(".do") or base.endswith(".jsp") or not base:
+    if base.endswith((".do", ".jsp")) or not base:
         stem = base.rsplit(".", 1)[0] or "attachment"
         return f"{stem}-{serial.group(1)}" if serial else stem
     return base

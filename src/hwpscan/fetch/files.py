@@ -133,7 +133,9 @@ class AttachmentStore:
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")
-        prefix = safe_filename(release.content_id, max_bytes=40, fallback="post")
+        prefix = safe_filename(
+            redact_text(release.content_id, self.downloader.secrets), max_bytes=40, fallback="post"
+        )
         for attachment in release.attachments:
             if skip:
                 reason = "release dated outside the requested window"
@@ -181,11 +183,9 @@ class AttachmentStore:
                 if _is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
                     self.tally.warnings.append(f"{redact_url(url)}: {reason}")
-                if not name and result.disposition_name:
-                    dest, name = (
-                        _rename_to_server_name(dest, result.disposition_name),
-                        result.disposition_name,
-                    )
+                server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
+                if not name and server_name:
+                    dest, name = _rename_to_server_name(dest, server_name), server_name
             entry = _entry(
                 release,
                 name,
@@ -210,9 +210,14 @@ class AttachmentStore:
         secrets = self.downloader.secrets  # the key, however the answer smuggled it in
         entry = replace(
             entry,
+            content_id=redact_text(entry.content_id, secrets),
             subject=redact_text(entry.subject, secrets),
             name=redact_text(entry.name, secrets),
             url=redact_text(entry.url, secrets),
+            path=redact_text(entry.path, secrets) if entry.path else entry.path,
+            content_type=redact_text(entry.content_type, secrets)
+            if entry.content_type
+            else entry.content_type,
             reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
         )
         self.tally.entries.append(entry)
