@@ -167,6 +167,8 @@ class FileResult:
     seconds: float = 0.0
     body_read: bool = True
     repair: RepairSummary | None = None
+    #: The file's place in the scan's input (rows stream in as they complete).
+    index: int | None = None
 
     @property
     def contaminated(self) -> bool:
@@ -199,6 +201,8 @@ class FileResult:
         }
         if self.repair is not None:
             out["repair"] = asdict(self.repair)
+        if self.index is not None:
+            out["index"] = self.index
         return out
 
     @classmethod
@@ -218,6 +222,7 @@ class FileResult:
             warnings=tuple(data.get("warnings") or ()),
             body_read=data.get("chars") is not None,
             repair=RepairSummary(**data["repair"]) if data.get("repair") else None,
+            index=data["index"] if type(data.get("index")) is int else None,
         )
 
 
