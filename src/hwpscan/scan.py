@@ -301,7 +301,8 @@ def _scan_file(path: Path, shown: str, date: str | None, repair: Repair | None) 
                 size=info.st_size,
             )
         with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            # the size it has, plus one byte to see it grow (read(n) reserves n bytes)
+            data = handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)
     except OSError as exc:
         return _error_row(shown, date, Status.ERROR, f"cannot read file: {exc.strerror or exc}")
     if len(data) > MAX_FILE_BYTES:  # it grew while we looked
