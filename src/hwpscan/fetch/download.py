@@ -221,6 +221,7 @@ class Downloader:
         deadline: float | None = None,
         min_rate: float = MIN_RATE,
         rate_grace: float = RATE_GRACE,
+        max_total_bytes: int | None = None,
     ) -> None:
         self._http = http
         self.max_bytes = max_bytes
@@ -232,6 +233,12 @@ class Downloader:
         self.deadline = default_deadline(max_bytes) if deadline is None else deadline
         self.min_rate = min_rate
         self.rate_grace = rate_grace
+        #: Bytes all downloads together may take (``None``: no limit); once used up,
+        #: the file in progress fails and so does every later one.
+        self.max_total_bytes = max_total_bytes
+        self.total_bytes = 0
+        self.over_budget = threading.Event()
+        self._total_lock = threading.Lock()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -245,6 +252,8 @@ class Downloader:
     def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
         if job.dest.is_file():
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
+        if self.over_budget.is_set():
+            return DownloadResult(job, "failed", reason=self.budget_reason())
         last = "no attempt made"
         for attempt in range(1, self.retries + 2):
             if stop.is_set():
@@ -320,6 +329,7 @@ class Downloader:
                     size += len(chunk)
                     if size > self.max_bytes:
                         raise _Fail(f"more than {self.max_bytes} bytes, over the size cap: stopped")
+                    self._spend(len(chunk))
                     self._check_pace(size, time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
@@ -330,6 +340,22 @@ class Downloader:
             tmp.unlink(missing_ok=True)
             raise
         return digest.hexdigest(), size
+
+    def _spend(self, size: int) -> None:
+        if self.max_total_bytes is None:
+            return
+        with self._total_lock:
+            self.total_bytes += size
+            if self.total_bytes > self.max_total_bytes:
+                self.over_budget.set()
+        if self.over_budget.is_set():
+            raise _Fail(self.budget_reason())
+
+    def budget_reason(self) -> str:
+        return (
+            f"the run's download budget of {self.max_total_bytes:,} bytes is used up "
+            "(--max-total-mb): not downloaded"
+        )
 
     def _check_pace(self, size: int, elapsed: float, stop: threading.Event) -> None:
         if stop.is_set():

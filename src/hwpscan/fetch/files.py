@@ -24,6 +24,7 @@ from hwpscan.fetch.download import (
     name_from_url,
     safe_filename,
 )
+from hwpscan.fetch.limits import RunBudgetError
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
@@ -99,8 +100,14 @@ class AttachmentStore:
         downloader: Downloader,
         policy: UrlPolicy,
         progress: Progress | None = None,
+        max_files: int | None = None,
     ) -> None:
         self.out_dir = out_dir
+        #: Attachments this run may fetch (``None``: no limit); past it the rest are
+        #: recorded as skipped and :attr:`budget_error` says why the run should stop.
+        self.max_files = max_files
+        self.planned = 0
+        self.budget_error: RunBudgetError | None = None
         self.writer = writer
         self.downloader = downloader
         self.policy = policy
@@ -126,9 +133,30 @@ class AttachmentStore:
             self.tally.releases += 1
             self.tally.warnings.extend(release.warnings)
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
+        jobs = self._within_budget(jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
         for result in self.downloader.run(jobs):
             self._settle(result)
+        if self.downloader.over_budget.is_set() and self.budget_error is None:
+            self.budget_error = RunBudgetError(self.downloader.budget_reason())
+
+    def _within_budget(self, jobs: list[DownloadJob]) -> list[DownloadJob]:
+        """The jobs the per-run file budget still allows; the rest are recorded skipped."""
+        if self.max_files is None or self.planned + len(jobs) <= self.max_files:
+            self.planned += len(jobs)
+            return jobs
+        room = max(0, self.max_files - self.planned)
+        self.planned += room
+        reason = (
+            f"over the per-run budget of {self.max_files:,} attachments (--max-files): "
+            "not downloaded"
+        )
+        for job in jobs[room:]:
+            release, name = cast(tuple[Release, str], job.tag)
+            self._record(_entry(release, name, job.url, None, "skipped", reason))
+        self.tally.warnings.append(f"{len(jobs) - room:,} attachment(s) {reason}")
+        self.budget_error = RunBudgetError(f"{len(jobs) - room:,} attachment(s) {reason}")
+        return jobs[:room]
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         used: set[str] = set()
