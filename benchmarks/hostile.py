@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -114,12 +115,18 @@ class Outcome:
     err: str
 
 
-#: Sets the address-space limit, then becomes the measured program (same process).
-_LIMITED = """
-import os, resource, sys
-limit = int(sys.argv[1])
+#: A small launcher: caps the address space, runs the measured program as its child,
+#: and writes that child's exit code and peak RSS (``wait4``: it and its waited-for
+#: workers) to a file. Measured from a fresh, small process, the figure is the
+#: program's own, not this benchmark's memory inherited through ``fork``.
+_LAUNCHER = """
+import json, os, resource, subprocess, sys
+limit, report = int(sys.argv[1]), sys.argv[2]
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-os.execv(sys.argv[2], sys.argv[2:])
+child = subprocess.Popen(sys.argv[3:])
+_, status, usage = os.wait4(child.pid, 0)
+with open(report, "w") as out:
+    json.dump({"code": os.waitstatus_to_exitcode(status), "rss_kb": usage.ru_maxrss}, out)
 """
 
 
@@ -127,34 +134,34 @@ def run_measured(
     argv: list[str], *, src: str | None, limit_mb: int, timeout: float, env: dict[str, str]
 ) -> Outcome:
     """Run argv; its wall time, the peak RSS of it and its waited-for children, and
-    output. A run past *timeout* is killed (``code`` None)."""
+    output. A run past *timeout* is killed with its whole process group (``code`` None)."""
     full_env = dict(os.environ, **env)
     if src:
         full_env["PYTHONPATH"] = src
-    capped = [sys.executable, "-c", _LIMITED, str(limit_mb * MB), *argv]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        report = Path(scratch) / "usage.json"
+        launcher = [sys.executable, "-c", _LAUNCHER, str(limit_mb * MB), str(report), *argv]
         started = time.perf_counter()
-        proc = subprocess.Popen(capped, stdout=out, stderr=err, env=full_env)
-        code: int | None = None
-        deadline = started + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                code = os.waitstatus_to_exitcode(status)
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                _, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.05)
-        proc.returncode = code if code is not None else -9
+        proc = subprocess.Popen(
+            launcher, stdout=out, stderr=err, env=full_env, start_new_session=True
+        )
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         seconds = time.perf_counter() - started
+        usage = json.loads(report.read_text()) if report.is_file() else {}
         out.seek(0)
         err.seek(0)
         return Outcome(
             seconds,
-            usage.ru_maxrss / 1024,
-            code,
+            usage.get("rss_kb", 0) / 1024,
+            usage.get("code"),
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
         )
@@ -311,8 +318,7 @@ def api_empty_items(tmp: Path, args: argparse.Namespace) -> str:
     trusted = [json.loads(p.with_suffix(".json").read_text()).get("trusted") for p in cached] or [
         "none cached"
     ]
-    last = (done.err.strip().splitlines() or [""])[-1][:120]
-    return _describe(done, f"cached trusted={trusted[0]}; {last}")
+    return _describe(done, f"cached trusted={trusted[0]}; {_error_line(done)}")
 
 
 def api_attachments(tmp: Path, args: argparse.Namespace) -> str:
@@ -334,8 +340,14 @@ def api_attachments(tmp: Path, args: argparse.Namespace) -> str:
     with serving(answer) as api:
         done = _fetch(tmp, api, args)
     files = sum(1 for p in (tmp / "out").rglob("*.hwp"))
-    last = (done.err.strip().splitlines() or [""])[-1][:120]
-    return _describe(done, f"{files} files downloaded; {last}")
+    return _describe(done, f"{files} files downloaded; {_error_line(done)}")
+
+
+def _error_line(done: Outcome) -> str:
+    """The error a run printed (joined over wrapped lines), shortened."""
+    text = " ".join(done.err.split())
+    at = text.find("error:")
+    return text[at : at + 140] if at >= 0 else text[-140:]
 
 
 def _check_json(tmp: Path, name: str, data: bytes, args: argparse.Namespace) -> str:

@@ -54,6 +54,7 @@ class ExitCode(enum.IntEnum):
     FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings
     USAGE = 2  # bad arguments or dates
     API = 3  # the API or its limits stopped the run (quota, refusal, network)
+    INTERNAL = 70  # a bug in hwpscan (EX_SOFTWARE): never confused with --fail-on's 1
 
 
 class Segment(NamedTuple):

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from hwpscan.forensics.guard import check_utf8, find_surrogates
-from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
+from hwpscan.forensics.guard import check_utf8
+from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
 __all__ = [
     "BadString",
@@ -128,7 +128,8 @@ class JsonCheck:
 #: A surrogate a writer put out with ``surrogatepass`` (``ED A0 80`` for U+D800), as
 #: ``surrogateescape`` decodes it: three escaped bytes, put back together afterwards.
 _ESCAPED_SURROGATE_RE = re.compile("\udced([\udca0-\udcbf])([\udc80-\udcbf])")
-_ESCAPED_BYTE_RE = re.compile("[\udc80-\udcff]")
+_ESCAPED_BYTE_RE = re.compile("[\udc80-\udcff]+")
+_SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 _ESCAPED_OR_SURROGATE_RE = re.compile(
     "\udced([\udca0-\udcbf])([\udc80-\udcbf])"
     "|(?:(?!\udced[\udca0-\udcbf][\udc80-\udcbf])[\udc80-\udcff])+"
@@ -376,7 +377,9 @@ def _judge(text: str, path: str, kind: str, line: int) -> BadString | None:
     check = check_utf8(text)
     if check.message is None or check.start is None or check.end is None:
         return None  # pragma: no cover - a str with a surrogate always fails UTF-8
-    hits = find_surrogates(text)
+    # counted, never listed: a string can hold millions of surrogates
+    surrogates = len(text) - len(_SURROGATE_RUN_RE.sub("", text))
+    pairs = len(text) - len(merge_pairs(text))
     start = max(0, check.start - _SNIPPET)
     end = min(check.end, check.start + _SNIPPET) + _SNIPPET  # a long run is not copied whole
     return BadString(
@@ -386,7 +389,7 @@ def _judge(text: str, path: str, kind: str, line: int) -> BadString | None:
         position=check.start,
         end=check.end,
         message=check.message,
-        surrogates=len(hits),
-        pairs=sum(h.kind == "pair-high" for h in hits),
+        surrogates=surrogates,
+        pairs=pairs,
         snippet=escape_snippet(text[start:end]),
     )
