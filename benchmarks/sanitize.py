@@ -37,6 +37,7 @@ left hits them alike.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import time
 from collections.abc import Callable
@@ -55,10 +56,8 @@ def incident_sanitize(value: str) -> str:
     """The incident write-up's function, as quoted there (the baseline)."""
     if not isinstance(value, str) or not _INCIDENT_RE.search(value):
         return value
-    try:
+    with contextlib.suppress(UnicodeDecodeError, UnicodeEncodeError):
         value = value.encode("utf-16", "surrogatepass").decode("utf-16")
-    except (UnicodeDecodeError, UnicodeEncodeError):
-        pass
     if _INCIDENT_RE.search(value):
         value = _INCIDENT_RE.sub("", value)
     return value
@@ -73,11 +72,11 @@ CONTENDERS: dict[str, Callable[[str], object]] = {
 
 
 def paragraphs() -> list[str]:
-    out: list[str] = []
-    for story in STORIES:
-        for text in (*story.lead, *story.body, story.note, story.box):
-            out.append(render(text, pua=False))
-    return out
+    return [
+        render(text, pua=False)
+        for story in STORIES
+        for text in (*story.lead, *story.body, story.note, story.box)
+    ]
 
 
 def texts(megabytes: float) -> dict[str, str]:

@@ -1,23 +1,37 @@
-"""Scan throughput on a corpus of typical HWP 5 files: files/s, MB/s, peak RSS.
+"""Scan throughput against the floor, a reference extractor and a naive walker.
 
-    python benchmarks/scan_throughput.py [--files 5000] [--dir benchmarks/out/corpus]
+    python benchmarks/scan_throughput.py [--files 5000] [--side-files 300]
+        [--corpus benchmarks/out/corpus] [--dir FOLDER ...] [--profile 25]
 
 Generates (once, reused afterwards) a corpus of press-release-like HWP 5 files of
 20-50 KB: compressed body text with Hancom private-use characters in about one file in
-three, tables and footnotes, and a BinData image stream of incompressible bytes, as
-real releases carry. Then it runs, each in a fresh process so peak RSS is its own:
+three, tables and footnotes, the DocInfo of Hancom's default template (seven language
+lists of fonts, two dozen styles) and a BinData image stream of incompressible bytes,
+as real releases carry; plus HWPX and PDF files of the same stories. Then it runs, each
+in a fresh process so peak RSS is its own:
 
-- ``read+sha256``: reading every file and hashing it, the I/O floor;
+- ``read+sha256``: reading every file and hashing it (I/O);
+- ``floor``: reading every file and inflating its BodyText streams, nothing more (our
+  strict compound file reader, olefile when it declines): what no scanner can beat;
+- ``unhwp``: unhwp's ``extract_text`` (Rust, one process), when installed
+  (``pip install hwpscan[bench]``); the reference rate the ratios are given against;
 - ``naive``: olefile + inflate + ``chr()`` per code unit over every PARA_TEXT payload,
   the defective extractor's approach (text only, no forensics);
-- ``hwpscan -j1`` and ``hwpscan -jN``: the full scan with the forensic counts;
-- ``hwpscan -j1`` on a fifth of the corpus, to show memory does not grow with size.
+- ``core``: ``scan_file`` in one process, CPU seconds of the loop alone (per core);
+- ``hwpscan -j1`` and ``hwpscan -jN``: the whole CLI with the forensic counts,
+  interpreter start-up and imports included;
+- ``hwpscan -j1`` on a tenth of the corpus, to show memory does not grow with size;
+- the same unhwp, core and CLI rows for the HWPX and PDF files (unhwp reads no PDF).
 
-Each CLI run gets a throwaway ``HWPSCAN_HOME``, so no run lands in your run store. The
-CLI figures include interpreter start-up and imports; ``core`` times the scanning core
-alone (``scan_paths`` in this process, CPU seconds), which is what the target is about.
+``--dir`` (repeatable) adds the same rows over a folder of your own files (``*.hwp``,
+``*.hwpx``, ``*.pdf`` below it), for instance real documents. Each CLI run gets a
+throwaway ``HWPSCAN_HOME``, so no run lands in your run store. Peak RSS is the largest
+single process of a run (a worker or the main process), in MB. ``--profile N`` ends
+with a cProfile of ``scan_file`` over the HWP 5 corpus, the N most expensive functions.
 
-Targets: >= 1,500 files/s on one core, near-linear with cores, RSS flat.
+Targets: whole CLI with all workers >= 5,000 HWP 5 files/s and >= 1.0x unhwp; core
+>= 3,000 files/s per core; peak RSS flat in corpus size. Stretch: 10,000 files/s,
+within 4x of the floor.
 """
 
 from __future__ import annotations
@@ -29,15 +43,40 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+#: Bumped whenever the generated corpus changes, so an old one is rebuilt.
+CORPUS_VERSION = 2
+#: Hancom's default template styles (바탕글 .. 캡션): every real document carries them.
+TEMPLATE_STYLES = (
+    "바탕글",
+    "본문",
+    *(f"개요 {n}" for n in range(1, 11)),
+    "쪽 번호",
+    "머리말",
+    "각주",
+    "미주",
+    "메모",
+    "차례 제목",
+    "차례 1",
+    "차례 2",
+    "차례 3",
+    "캡션",
+)
+PATTERNS = {"hwp5": "*.hwp", "hwpx": "*.hwpx", "pdf": "*.pdf"}
+
+
+def _ready(folder: Path, spec: dict[str, int]) -> bool:
+    marker = folder / ".complete"
+    return marker.exists() and json.loads(marker.read_text()) == spec
 
 
 def build_corpus(folder: Path, count: int) -> None:
-    """Write *count* files below *folder* (10 dated subfolders); skip when present."""
-    marker = folder / ".complete"
-    if marker.exists() and json.loads(marker.read_text())["count"] == count:
+    """Write *count* HWP 5 files below *folder* (10 dated subfolders); skip when present."""
+    spec = {"count": count, "version": CORPUS_VERSION}
+    if _ready(folder, spec):
         return
     import random
 
@@ -56,23 +95,98 @@ def build_corpus(folder: Path, count: int) -> None:
             body.extend(paras)
         body.append(Table([[render(c, pua=pua) for c in row] for row in story.table]))
         body.append(Footnote(render(story.note, pua=pua), anchor="주"))
-        streams = hwp5_streams(body)  # type: ignore[arg-type]
+        streams = hwp5_streams(body, style_names=TEMPLATE_STYLES)  # type: ignore[arg-type]
         image = rng.randbytes(rng.randint(12_000, 36_000))  # a logo or chart, incompressible
         streams["BinData/BIN0001.png"] = image
         variants.append(write_cfb(streams))
     folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.rglob("*.hwp"):
+        old.unlink()
     for n in range(count):
         day = folder / f"2025-07-{21 + n % 10:02d}"
         day.mkdir(exist_ok=True)
         (day / f"release-{n:05d}.hwp").write_bytes(variants[n % len(variants)])
-    marker.write_text(json.dumps({"count": count}))
+    (folder / ".complete").write_text(json.dumps(spec))
 
 
-_NAIVE = r"""
-import sys, zlib, olefile, struct, re
+def build_side_corpus(folder: Path, count: int) -> None:
+    """*count* HWPX and *count* PDF files of the same stories (in ``hwpx/``, ``pdf/``)."""
+    spec = {"count": count, "version": CORPUS_VERSION}
+    if _ready(folder, spec):
+        return
+    from hwpscan.synth.hwpx import build_hwpx
+    from hwpscan.synth.pdf import build_pdf
+    from hwpscan.synth.press import STORIES, flat_blocks, pdf_pages
+
+    hwpx: list[bytes] = []
+    pdf: list[bytes] = []
+    for i in range(20):
+        story = STORIES[i % len(STORIES)]
+        pua = frozenset({"lead", "body", "table"}) if i % 3 == 0 else frozenset()
+        blocks = flat_blocks(story, pua)
+        hwpx.append(build_hwpx(blocks * (4 + i % 5), sections=1 + i % 2))
+        pdf.append(build_pdf(pdf_pages(story, pua) * (1 + i % 3)))
+    for kind, variants in (("hwpx", hwpx), ("pdf", pdf)):
+        sub = folder / kind
+        sub.mkdir(parents=True, exist_ok=True)
+        for old in sub.glob("*"):
+            old.unlink()
+        for n in range(count):
+            (sub / f"release-{n:05d}.{kind}").write_bytes(variants[n % len(variants)])
+    (folder / ".complete").write_text(json.dumps(spec))
+
+
+# Each script takes a folder and a glob pattern and prints the number of files it read
+# (then, for some, more figures): it runs in its own process, timed from outside.
+_READ = r"""
+import sys, hashlib
 from pathlib import Path
 n = 0
-for path in sorted(Path(sys.argv[1]).rglob("*.hwp")):
+for path in sorted(Path(sys.argv[1]).rglob(sys.argv[2])):
+    hashlib.sha256(path.read_bytes()).hexdigest(); n += 1
+print(n)
+"""
+
+_FLOOR = r"""
+import io, sys, zlib, olefile
+from pathlib import Path
+from hwpscan.formats.cfb_fast import open_cfb
+n = 0
+for path in sorted(Path(sys.argv[1]).rglob(sys.argv[2])):
+    data = path.read_bytes()
+    cfb = open_cfb(data)
+    if cfb is None:
+        ole = olefile.OleFileIO(io.BytesIO(data))
+        names = ["/".join(p) for p in ole.listdir()]
+        read = lambda name: ole.openstream(name).read()
+    else:
+        names, read = cfb.paths, cfb.read
+    for name in names:
+        if name.startswith("BodyText/"):
+            zlib.decompressobj(-15).decompress(read(name))
+    n += 1
+print(n)
+"""
+
+_UNHWP = r"""
+import sys
+from pathlib import Path
+import unhwp
+n = failed = 0
+for path in sorted(Path(sys.argv[1]).rglob(sys.argv[2])):
+    try:
+        unhwp.extract_text(str(path))
+    except Exception:
+        failed += 1
+    n += 1
+print(n, failed)
+"""
+
+_NAIVE = r"""
+import sys, zlib, olefile, struct
+from pathlib import Path
+n = 0
+for path in sorted(Path(sys.argv[1]).rglob(sys.argv[2])):
     ole = olefile.OleFileIO(str(path))
     for entry in ole.listdir():
         if entry[0] != "BodyText":
@@ -94,14 +208,242 @@ for path in sorted(Path(sys.argv[1]).rglob("*.hwp")):
 print(n)
 """
 
-_READ = r"""
-import sys, hashlib
+# The scanning core alone: scan_file over the files, CPU seconds of the loop (best of
+# three over at most 1,000 files), and how often the strict CFB reader declined.
+_CORE = r"""
+import sys, time
 from pathlib import Path
-n = 0
-for path in sorted(Path(sys.argv[1]).rglob("*.hwp")):
-    hashlib.sha256(path.read_bytes()).hexdigest(); n += 1
-print(n)
+from hwpscan.scan import scan_file
+from hwpscan.formats import cfb_fast
+files = sorted(Path(sys.argv[1]).rglob(sys.argv[2]))[:1000]
+best = float("inf")
+for _ in range(3):
+    start = time.process_time()
+    for path in files:
+        scan_file(path)
+    best = min(best, time.process_time() - start)
+print(len(files), best, sum(cfb_fast.DECLINES.values()))
 """
+
+
+@dataclass
+class Row:
+    name: str
+    files: int
+    seconds: float
+    mb: float
+    rss: float
+    cpu: float  # user + system CPU seconds of every process of the run
+    note: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.files / self.seconds if self.seconds else float("inf")
+
+    @property
+    def cpu_rate(self) -> float:
+        return self.files / self.cpu if self.cpu else float("inf")
+
+
+def scan_cmd(targets: list[Path], jobs: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "hwpscan",
+        "scan",
+        *map(str, targets),
+        "--format",
+        "jsonl",
+        "--output",
+        os.devnull,
+        "--jobs",
+        str(jobs),
+        "--no-progress",
+    ]
+
+
+def run(cmd: list[str]) -> tuple[float, float, float, list[str]]:
+    """Wall seconds, CPU seconds (all processes), peak RSS (MB) of the largest process,
+    and the command's output words. On a busy machine the CPU figures are the steadier.
+
+    RUSAGE_CHILDREN keeps the maximum over all children so far: each measurement runs
+    in its own wrapper process to isolate its peak.
+    """
+    wrapper = [
+        sys.executable,
+        "-c",
+        "import resource,subprocess,sys,time;t=time.perf_counter();"
+        "p=subprocess.run(sys.argv[1:],check=True,capture_output=True,text=True);"
+        "u=resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "print(time.perf_counter()-t, u.ru_utime+u.ru_stime, u.ru_maxrss);"
+        "print(p.stdout)",
+        *cmd,
+    ]
+    with tempfile.TemporaryDirectory(prefix="hwpscan-bench-") as home:
+        env = {**os.environ, "HWPSCAN_HOME": home}
+        done = subprocess.run(wrapper, check=True, capture_output=True, text=True, env=env)
+    first, _, rest = done.stdout.partition("\n")
+    seconds, cpu, peak = first.split()
+    return float(seconds), float(cpu), int(peak) / 1024, rest.split()
+
+
+def has_unhwp() -> bool:
+    probe = subprocess.run([sys.executable, "-c", "import unhwp"], check=False, capture_output=True)
+    return probe.returncode == 0
+
+
+def rows_for(folder: Path, kind: str, cores: int, *, unhwp: bool, small: Path | None) -> list[Row]:
+    """Every measurement for the *kind* files below *folder*."""
+    pattern = PATTERNS[kind]
+    files = sorted(folder.rglob(pattern))
+    if not files:
+        return []
+    total = sum(p.stat().st_size for p in files) / 2**20
+    rows: list[Row] = []
+
+    def script(name: str, code: str) -> list[str]:
+        seconds, cpu, peak, out = run([sys.executable, "-c", code, str(folder), pattern])
+        rows.append(Row(name, int(out[0]), seconds, total, peak, cpu))
+        return out
+
+    if kind == "hwp5":
+        script("read+sha256 (I/O)", _READ)
+        script("floor: read + inflate BodyText", _FLOOR)
+    if unhwp and kind != "pdf":
+        out = script("unhwp extract_text, 1 process", _UNHWP)
+        if out[1] != "0":
+            rows[-1].note = f"{out[1]} files raised"
+    if kind == "hwp5":
+        script("naive chr() walker, 1 process", _NAIVE)
+    _, _, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern])
+    n, cpu, declines = int(out[0]), float(out[1]), int(out[2])
+    note = "loop CPU time" + (f"; CFB declines {declines}" if kind == "hwp5" else "")
+    mb = total * n / len(files)
+    rows.append(Row("hwpscan core, per core", n, cpu, mb, peak, cpu, note))
+    # The folder itself when it holds only this kind, else the files one by one.
+    mine = set(files)
+    others = any(p.is_file() and p.suffix and p not in mine for p in folder.rglob("*"))
+    targets = files if others else [folder]
+    for jobs in sorted({1, cores}):
+        seconds, cpu, peak, _ = run(scan_cmd(targets, jobs))
+        rows.append(Row(f"hwpscan CLI --jobs {jobs}", len(files), seconds, total, peak, cpu))
+    if small is not None:
+        part = sorted(small.rglob(pattern))
+        seconds, cpu, peak, _ = run(scan_cmd([small], 1))
+        mb = sum(p.stat().st_size for p in part) / 2**20
+        name = f"hwpscan CLI --jobs 1, {len(part):,} files"
+        rows.append(Row(name, len(part), seconds, mb, peak, cpu))
+    return rows
+
+
+def print_rows(title: str, rows: list[Row]) -> None:
+    """files/s and MB/s are per wall second; files/CPU-s per second of CPU time summed
+    over the run's processes; the ratios are of files/s (and of files/CPU-s) to unhwp's."""
+    ref = next((r for r in rows if r.name.startswith("unhwp")), None)
+    print(f"\n{title}")
+    print(
+        f"{'run':38} {'files':>6} {'seconds':>8} {'files/s':>9} {'MB/s':>7} {'CPU s':>7} "
+        f"{'files/CPU-s':>11} {'RSS MB':>6} {'x unhwp':>7} {'(CPU)':>6}  note"
+    )
+    for r in rows:
+        ratio = f"{r.rate / ref.rate:7.2f} {r.cpu_rate / ref.cpu_rate:6.2f}" if ref else " " * 14
+        print(
+            f"{r.name:38} {r.files:6,} {r.seconds:8.2f} {r.rate:9,.0f} {r.mb / r.seconds:7.1f} "
+            f"{r.cpu:7.2f} {r.cpu_rate:11,.0f} {r.rss:6.0f} {ratio}  {r.note}"
+        )
+
+
+def summary(rows: list[Row], cores: int) -> None:
+    by = {r.name: r for r in rows}
+    many = by[f"hwpscan CLI --jobs {cores}"].rate
+    one = by["hwpscan CLI --jobs 1"].rate
+    core = by["hwpscan core, per core"].rate
+    floor = by["floor: read + inflate BodyText"].rate
+    unhwp = next((r.rate for r in rows if r.name.startswith("unhwp")), None)
+    print(f"speed-up of the CLI with {cores} workers: {many / one:.2f}x")
+    print(f"CLI --jobs {cores} vs the floor: {floor / many:.1f}x slower (stretch: within 4x)")
+    small = next((r for r in rows if r.name.endswith(" files")), None)
+    if small is not None:
+        full = by["hwpscan CLI --jobs 1"].rss
+        print(
+            f"peak RSS, {small.files:,} files vs the whole corpus: {small.rss:.0f} vs {full:.0f} MB"
+        )
+    checks = [
+        (f"CLI --jobs {cores} >= 5,000 files/s", many >= 5000, f"{many:,.0f}"),
+        ("core >= 3,000 files/s per core", core >= 3000, f"{core:,.0f}"),
+    ]
+    if unhwp:
+        checks.append((f"CLI --jobs {cores} >= 1.0x unhwp", many >= unhwp, f"{many / unhwp:.2f}x"))
+    for what, ok, figure in checks:
+        print(f"target {what}: {'met' if ok else 'NOT met'} ({figure})")
+
+
+def profile(folder: Path, top: int) -> None:
+    import cProfile
+    import pstats
+
+    from hwpscan.scan import scan_file
+
+    files = sorted(folder.rglob("*.hwp"))[:3000]
+    for path in files[:50]:  # imports and caches warm
+        scan_file(path)
+    prof = cProfile.Profile()
+    start = time.perf_counter()
+    prof.enable()
+    for path in files:
+        scan_file(path)
+    prof.disable()
+    took = time.perf_counter() - start
+    print(
+        f"\ncProfile of scan_file over {len(files):,} HWP 5 files ({took:.2f} s under the profiler)"
+    )
+    stats = pstats.Stats(prof, stream=sys.stdout)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--files", type=int, default=5000, help="HWP 5 files generated")
+    parser.add_argument("--side-files", type=int, default=300, help="HWPX and PDF files each")
+    parser.add_argument("--corpus", type=Path, default=HERE / "out" / "corpus")
+    parser.add_argument("--dir", type=Path, action="append", default=[], help="your own folder")
+    parser.add_argument("--profile", type=int, default=0, metavar="N")
+    args = parser.parse_args()
+    build_corpus(args.corpus, args.files)
+    side = args.corpus.with_name(args.corpus.name + "-side")
+    build_side_corpus(side, args.side_files)
+    cores = os.cpu_count() or 1
+    unhwp = has_unhwp()
+    files = list(args.corpus.rglob("*.hwp"))
+    total_mb = sum(p.stat().st_size for p in files) / 2**20
+    sizes = sorted(p.stat().st_size for p in files)
+    print(
+        f"corpus: {len(files):,} HWP 5 files, {total_mb:.1f} MB, "
+        f"{sizes[0] / 1024:.0f}-{sizes[-1] / 1024:.0f} KB each; {args.side_files:,} HWPX and "
+        f"{args.side_files:,} PDF files; {cores} cores"
+    )
+    if not unhwp:
+        print("unhwp not installed (pip install 'hwpscan[bench]'): no reference rows or ratios")
+    print(f"machine reference: a 1M-iteration Python loop takes {reference_loop_ms():.0f} ms")
+    first_day = sorted(p for p in args.corpus.iterdir() if p.is_dir())[0]
+    rows = rows_for(args.corpus, "hwp5", cores, unhwp=unhwp, small=first_day)
+    print_rows("HWP 5 (generated corpus)", rows)
+    summary(rows, cores)
+    for kind in ("hwpx", "pdf"):
+        print_rows(
+            f"{kind.upper()} (generated)",
+            rows_for(side / kind, kind, cores, unhwp=unhwp, small=None),
+        )
+    for folder in args.dir:
+        for kind in PATTERNS:
+            found = rows_for(folder, kind, cores, unhwp=unhwp, small=None)
+            if found:
+                print_rows(f"{kind.upper()} in {folder}", found)
+    if args.profile:
+        profile(args.corpus, args.profile)
 
 
 def reference_loop_ms() -> float:
@@ -114,105 +456,6 @@ def reference_loop_ms() -> float:
             total += i & 7
         best = min(best, time.process_time() - start)
     return best * 1000
-
-
-def core_files_per_second(files: list[Path], sample: int = 1000) -> float:
-    """The scanning core alone: best of three passes over a sample, CPU seconds."""
-    from hwpscan.scan import scan_paths
-
-    chosen = sorted(files)[:sample]
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        for _result in scan_paths(chosen, jobs=1, file_timeout=None):  # in this process
-            pass
-        best = min(best, time.process_time() - start)
-    return len(chosen) / best
-
-
-def scan_cmd(folder: Path, jobs: int, limit_dir: Path | None = None) -> list[str]:
-    target = limit_dir or folder
-    return [
-        sys.executable,
-        "-m",
-        "hwpscan",
-        "scan",
-        str(target),
-        "--format",
-        "jsonl",
-        "--output",
-        os.devnull,
-        "--jobs",
-        str(jobs),
-        "--no-progress",
-    ]
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--files", type=int, default=5000)
-    parser.add_argument("--dir", type=Path, default=HERE / "out" / "corpus")
-    args = parser.parse_args()
-    build_corpus(args.dir, args.files)
-    files = list(args.dir.rglob("*.hwp"))
-    total_mb = sum(p.stat().st_size for p in files) / 2**20
-    sizes = sorted(p.stat().st_size for p in files)
-    print(
-        f"corpus: {len(files):,} HWP 5 files, {total_mb:.1f} MB, "
-        f"{sizes[0] / 1024:.0f}-{sizes[-1] / 1024:.0f} KB each, {os.cpu_count()} cores"
-    )
-    cores = os.cpu_count() or 1
-    runs: list[tuple[str, list[str], int]] = [
-        ("read+sha256 (I/O floor)", [sys.executable, "-c", _READ, str(args.dir)], len(files)),
-        ("naive chr() extractor", [sys.executable, "-c", _NAIVE, str(args.dir)], len(files)),
-        ("hwpscan --jobs 1", scan_cmd(args.dir, 1), len(files)),
-        (f"hwpscan --jobs {cores}", scan_cmd(args.dir, cores), len(files)),
-    ]
-    first_day = sorted(p for p in args.dir.iterdir() if p.is_dir())[0]
-    small = len(list(first_day.glob("*.hwp")))
-    runs.append((f"hwpscan --jobs 1, {small:,} files", scan_cmd(args.dir, 1, first_day), small))
-    print(
-        f"machine reference: a 1M-iteration Python loop takes {reference_loop_ms():.0f} ms "
-        "(compare figures across machines through it)"
-    )
-    core_rate = core_files_per_second(files)
-    print(f"core (scan_paths --jobs 1, in process, CPU time): {core_rate:,.0f} files/s")
-    print(f"{'run':34} {'seconds':>8} {'files/s':>9} {'MB/s':>7} {'peak RSS MB':>12}")
-    rates: dict[str, float] = {}
-    rss: dict[str, float] = {}
-    for name, cmd, n in runs:
-        # RUSAGE_CHILDREN keeps the maximum over all children so far: run each
-        # measurement in its own wrapper process to isolate its peak.
-        wrapper = [
-            sys.executable,
-            "-c",
-            "import resource,subprocess,sys,time;t=time.perf_counter();"
-            "subprocess.run(sys.argv[1:],check=True,stdout=subprocess.DEVNULL);"
-            "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
-            *cmd,
-        ]
-        with tempfile.TemporaryDirectory(prefix="hwpscan-bench-") as home:
-            env = {**os.environ, "HWPSCAN_HOME": home}
-            done = subprocess.run(wrapper, check=True, capture_output=True, text=True, env=env)
-        out = done.stdout.split()
-        seconds, peak = float(out[0]), int(out[1]) / 1024
-        mb = total_mb * n / len(files)
-        rates[name], rss[name] = n / seconds, peak
-        print(f"{name:34} {seconds:8.2f} {n / seconds:9.0f} {mb / seconds:7.1f} {peak:12.0f}")
-    one, many = rates["hwpscan --jobs 1"], rates[f"hwpscan --jobs {cores}"]
-    print(f"speed-up with {cores} cores: {many / one:.2f}x")
-    print(f"hwpscan -j1 vs naive extractor: {one / rates['naive chr() extractor']:.2f}x")
-    print(f"hwpscan -j1 vs I/O floor: {one / rates['read+sha256 (I/O floor)']:.3f}x")
-    print(
-        f"peak RSS, full corpus vs {small:,} files: "
-        f"{rss['hwpscan --jobs 1']:.0f} MB vs {rss[f'hwpscan --jobs 1, {small:,} files']:.0f} MB"
-    )
-    print(
-        f"target >= 1500 files/s on one core (core figure): "
-        f"{'met' if core_rate >= 1500 else 'NOT met'} ({core_rate:,.0f})"
-    )
 
 
 if __name__ == "__main__":

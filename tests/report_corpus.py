@@ -1,8 +1,9 @@
 """A small dated corpus made by our generator, and its real scan results.
 
 Shared by the store, report, diff and browser tests; the report and browser tests take
-the module-scoped fixtures :func:`results` and :func:`bundle` by importing them. Dates and formats are chosen so
-the pivot has contaminated, clean, mixed and unreadable cells, and one file name
+the module-scoped fixtures :func:`results` and :func:`bundle` by importing them. Dates and
+formats are chosen so the pivot has contaminated, clean, mixed and unreadable cells, and one
+file name
 carries markup to prove every report escapes it.
 """
 

@@ -33,7 +33,7 @@ def test_table_output_shows_both_tables(corpus: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Files" in result.output
     assert "Contamination by date and format" in result.output
-    assert "0/1 contaminated" in result.output  # the dated HWPX and PDF cells
+    assert "0/1" in result.output  # the dated HWPX and PDF cells (compact below 100 columns)
     assert "files:" in result.output
 
 
@@ -73,7 +73,7 @@ def test_csv_to_file(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out" / "files.csv"
     result = runner.invoke(app, ["scan", str(corpus), "-f", "csv", "-o", str(out), "-j", "1"])
     assert result.exit_code == 0
-    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert len(rows) == 7
     assert {r["status"] for r in rows} >= {"clean", "unsupported", "corrupt"}
 
@@ -291,6 +291,7 @@ def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) 
             capture_output=True,
             env=env,
             timeout=120,
+            check=False,
         )
         assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
         assert b"Traceback" not in done.stderr

@@ -21,7 +21,7 @@ def test_demo_shows_the_incident_and_writes_every_report_file(tmp_path: Path) ->
     assert (out / "manifest.jsonl").is_file()
     names = {p.name for p in report.iterdir()}
     assert names >= {"report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml"}
-    with (report / "pivot.csv").open(encoding="utf-8") as handle:
+    with (report / "pivot.csv").open(encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
     hwp_bad = {r["date"] for r in rows if r["format"] == "hwp5" and int(r["contaminated"])}
     assert hwp_bad == expected_contaminated_dates()

@@ -570,7 +570,7 @@ def test_bundled_catalogue_reproduces_the_incident_pattern() -> None:
             assert Status.CONTAMINATED in hwp, day
         elif day in CLEAN_HWP_DAYS:
             assert hwp == {Status.CLEAN}, day
-    assert CONTAMINATED_DAYS | CLEAN_HWP_DAYS <= set(by_day)
+    assert set(by_day) >= CONTAMINATED_DAYS | CLEAN_HWP_DAYS
     smallest_day, smallest = min(results, key=lambda r: r[1].bytes)
     assert smallest_day == "2025-08-05" and smallest.format is Format.HWP5
     # The served bytes agree file by file with the generator's ground truth.
@@ -642,3 +642,44 @@ def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> N
     assert "Quirks changed: daily_limit=2\n" in banner
     assert "Stopped after 1 API calls" in err and "authKey=***" in err
     assert KEY not in out + err and "Traceback" not in err
+
+
+def test_downloads_carry_etags_and_a_reissue_changes_them(tmp_path) -> None:
+    """Conditional downloads over real sockets: 304 for the current ETag, a new ETag and
+    clean bytes after ``POST /_emulator/reissue``, and a bad date refused."""
+    from hwpscan.fetch.download import Downloader, DownloadJob
+    from hwpscan.forensics.surrogates import SURROGATE_RE, join_segments
+    from hwpscan.formats import read_document
+    from hwpscan.synth.catalogue import incident_catalogue
+
+    with serve_in_thread() as emu, httpx.Client(timeout=TIMEOUT, trust_env=False) as http:
+        listing = http.get(
+            emu.api_url,
+            params={"authKey": "E" * 32, "startDate": "2025-07-21", "endDate": "2025-07-21"},
+        )
+        url = listing.content.split(b'"atchfileUrl":"')[1].split(b"|")[0].split(b'"')[0].decode()
+        first = http.get(url)
+        etag = first.headers["etag"]
+        assert SURROGATE_RE.search(join_segments(read_document(first.content).body))
+        same = http.get(url, headers={"If-None-Match": etag})
+        assert same.status_code == 304 and same.content == b""
+        assert emu.stats().not_modified == 1
+        bad = http.post(f"{emu.url}/_emulator/reissue", params={"date": "21 July"})
+        assert bad.status_code == 400
+        dirty = sum(a.contaminated for r in incident_catalogue() for a in r.attachments)
+        assert http.post(f"{emu.url}/_emulator/reissue").json() == {"reissued": dirty}
+        changed = http.get(url, headers={"If-None-Match": etag})
+        assert changed.status_code == 200 and changed.headers["etag"] != etag
+        assert not SURROGATE_RE.search(join_segments(read_document(changed.content).body))
+        # the downloader: without an ETag the bytes are compared; with one, a 304 is enough
+        dest = tmp_path / "a.hwp"
+        dest.write_bytes(first.content)
+        loader = Downloader(http, retries=0)
+        got = loader.download(DownloadJob(url, dest, revalidate=True))
+        assert got.status == "downloaded" and got.superseded is not None
+        assert got.superseded.read_bytes() == first.content
+        assert dest.read_bytes() == changed.content
+        again = loader.download(DownloadJob(url, dest, revalidate=True))
+        assert again.status == "skipped" and "same bytes" in (again.reason or "")
+        cond = loader.download(DownloadJob(url, dest, revalidate=True, etag=got.etag))
+        assert cond.status == "skipped" and "304" in (cond.reason or "")

@@ -83,7 +83,7 @@ def test_correctly_spelled_envelope_and_single_object_result() -> None:
 
 def test_html_page_is_an_error_not_zero_items() -> None:
     page = "<!DOCTYPE html><html><head><title>시스템 오류</title></head><body>오류</body></html>"
-    with pytest.raises(ApiResponseError, match="HTML page.*시스템 오류"):
+    with pytest.raises(ApiResponseError, match=r"HTML page.*시스템 오류"):
         parse_answer(page.encode("cp949"))
 
 
@@ -94,7 +94,7 @@ def test_non_api_bodies_are_response_errors(raw: bytes) -> None:
 
 
 def test_030_period_too_long() -> None:
-    with pytest.raises(ApiRefusedError, match="too long.*--window-days") as info:
+    with pytest.raises(ApiRefusedError, match=r"too long.*--window-days") as info:
         parse_answer(envelope("030", msg="최대 조회기간 초과"))
     assert info.value.code == "030"
 

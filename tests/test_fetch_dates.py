@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -61,7 +62,7 @@ def test_windows_cover_the_range_exactly_once(days: int) -> None:
     windows = split_windows(start, end, days)
     assert windows[0].start == start and windows[-1].end == end
     assert all(w.days <= days for w in windows)
-    for before, after in zip(windows, windows[1:], strict=False):
+    for before, after in itertools.pairwise(windows):
         assert after.start == before.end + timedelta(days=1)
     assert sum(w.days for w in windows) == (end - start).days + 1
 

@@ -214,12 +214,14 @@ class DownloadGate:
         self.opened = threading.Event()
         self.lock = threading.Lock()
 
-    def __call__(self, params: Any, target: str, *, with_credentials: bool) -> DownloadPlan:
+    def __call__(
+        self, params: Any, target: str, *, with_credentials: bool, **extra: Any
+    ) -> DownloadPlan:
         with self.lock:
             self.seen += 1
             hold = self.seen > self.free
         if not hold:
-            return self.original(params, target, with_credentials=with_credentials)
+            return self.original(params, target, with_credentials=with_credentials, **extra)
         self.held.set()
         self.opened.wait(60)
         return DownloadPlan(Reply(503, "text/plain", b"held by the test"))
@@ -255,7 +257,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     assert kept - {MANIFEST_NAME} == written and len(written) == first_window
 
     restart = _run_cli(args, env)
-    out, err = restart.communicate(timeout=120)
+    _out, err = restart.communicate(timeout=120)
     assert restart.returncode == 0, err.decode()
     total = calls_in_range("2025-07-21", "2025-07-31")
     stats = emulator.stats()
@@ -337,7 +339,10 @@ def test_demo_shows_the_incident_pattern(monkeypatch: pytest.MonkeyPatch, tmp_pa
     for day in sorted(expected_contaminated_dates()):
         row = next(line for line in result.output.splitlines() if line.startswith(f"│ {day} │"))
         assert "contaminated" in row
-    assert not (tmp_path / "home").exists()  # the demo's state is thrown away
+    # the demo's fetch state (cache, quota ledger, key) is thrown away; only its scan is
+    # recorded in the user's run history, marked as a demo
+    kept = {p.name for p in (tmp_path / "home").iterdir()}
+    assert kept and all(name.startswith("runs.sqlite") for name in kept), kept
     json.dumps([e.to_json() for e in entries], ensure_ascii=False)
 
 

@@ -34,7 +34,7 @@ COUNT_KEYS = ("surrogates", "pairs", "orphans", "utf8_ok", "pua")
 
 def _date_of(rel: str) -> str | None:
     folder = rel.split("/")[0]
-    return None if folder == "broken" else folder
+    return None if folder in {"broken", "quirks"} else folder
 
 
 def _mismatches(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +183,9 @@ def test_the_oracle_gives_chars_and_locations_for_every_readable_hwp5_body() -> 
     readable = {
         e["path"]
         for e in EXPECTED
-        if e["format"] == "hwp5" and e["status"] in {"clean", "contaminated"}
+        if e["format"] == "hwp5"
+        and e["status"] in {"clean", "contaminated"}
+        and e["surrogates"] is not None  # a cut stream: what is salvaged is not asserted
     }
     assert readable <= {e["path"] for e in HWP5_WITH_LOCATIONS}
     assert any(len(e["locations"]) >= 3 for e in HWP5_WITH_LOCATIONS)

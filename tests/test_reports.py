@@ -44,13 +44,16 @@ def test_junit_has_one_case_per_file_and_fails_the_bad_ones(
     root = ET.parse(bundle / "junit.xml").getroot()
     cases = root.findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == [r.path for r in results]
-    bad = [r for r in results if r.status is not Status.CLEAN]
+    bad = [r for r in results if r.status is Status.CONTAMINATED]
+    unreadable = [r for r in results if not r.status.scanned]
+    assert bad and unreadable
     assert root.get("tests") == str(len(results)) and root.get("failures") == str(len(bad))
+    assert root.get("errors") == str(len(unreadable))  # no gate in a bundle: both count
     for case, r in zip(cases, results, strict=True):
         assert case.get("classname") == f"hwpscan.{r.date}"
-        failure = case.find("failure")
+        failure = case.find("failure" if r.contaminated else "error")
         if r.status is Status.CLEAN:
-            assert failure is None
+            assert case.find("failure") is None and case.find("error") is None
             continue
         assert failure is not None and failure.get("type") == r.status.value
         if r.status is Status.CONTAMINATED:
@@ -76,7 +79,35 @@ def test_junit_groups_by_format_and_survives_control_characters(results: list[Fi
         f"hwpscan.{r.format.value}" for r in [*results, odd]
     }
     assert cases[-1].get("name") == "a\\x01b\\udc00.hwp"
-    assert cases[-1].find("failure").get("message") == "corrupt: bad\\x00byte"
+    assert cases[-1].find("error").get("message") == "corrupt: bad\\x00byte"
+
+
+def test_junit_follows_the_gate(results: list[FileResult]) -> None:
+    """Only gated findings fail; unreadable files are errors when gated, else skipped."""
+    bad = sum(r.contaminated for r in results)
+    unreadable = sum(not r.status.scanned for r in results)
+    for gate, failures, errors, skipped in (
+        (["contaminated"], bad, 0, unreadable),
+        (["unreadable"], 0, unreadable, 0),
+        (["error"], 0, unreadable, 0),
+        ([], 0, 0, unreadable),
+    ):
+        root = ET.fromstring(junit_xml(results, gate=gate))
+        suite = root.find("testsuite")
+        assert suite is not None
+        got = (suite.get("failures"), suite.get("errors"), suite.get("skipped"))
+        assert got == (str(failures), str(errors), str(skipped)), gate
+        assert len(root.findall(".//failure")) == failures
+        assert len(root.findall(".//skipped")) == skipped
+        if not failures:  # an ungated contaminated file still shows its counts
+            outs = [c.find("system-out") for c in root.iter("testcase")]
+            assert sum(o is not None for o in outs) == bad
+
+
+def test_junit_over_no_document_says_so() -> None:
+    root = ET.fromstring(junit_xml([], gate=["contaminated"], empty_reason="no documents under x"))
+    (error,) = root.findall(".//error")
+    assert error.get("message") == "no documents under x" and root.get("errors") == "1"
 
 
 def test_write_junit_for_scan_format_junit(
@@ -92,7 +123,7 @@ def test_write_junit_for_scan_format_junit(
 
 
 def test_files_csv_matches_the_results(bundle: Path, results: list[FileResult]) -> None:
-    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+    with (bundle / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert rows == [{k: str(v) for k, v in csv_row(r).items()} for r in results]
 
@@ -201,7 +232,7 @@ def test_unread_bodies_show_blank_counts_not_zeros(bundle: Path, results: list[F
             assert counts == [str(r.body.chars), str(r.body.surrogates), str(r.body.orphans)]
         else:
             assert counts == ["", "", ""] and bodies[r.path]["data-k-utf8"] == ""
-    with (bundle / "files.csv").open(encoding="utf-8", newline="") as handle:
+    with (bundle / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = {row["path"]: row for row in csv.DictReader(handle)}
     for r in unread:
         assert rows[r.path]["chars"] == "" and rows[r.path]["utf8_ok"] == ""
@@ -315,11 +346,13 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(
 ) -> None:
     from hwpscan.cli.report import recorded_run
 
-    with pytest.raises(RuntimeError):
-        with recorded_run("scan", {}, report_dir=home / "never") as sink:
-            for r in results[:5]:
-                sink(r)
-            raise RuntimeError("worker exploded")
+    with (
+        pytest.raises(RuntimeError),
+        recorded_run("scan", {}, report_dir=home / "never") as sink,
+    ):
+        for r in results[:5]:
+            sink(r)
+        raise RuntimeError("worker exploded")
     run = load_run("latest")
     assert run.info.finished is None and [r.path for r in run.results] == [
         r.path for r in results[:5]

@@ -78,8 +78,8 @@ def test_zip_that_is_not_hwpx(tmp_path: Path) -> None:
 
 
 def test_hwpx_zip_bomb_declaration_is_refused() -> None:
-    from hwpscan.formats.hwpx import read_hwpx
     from hwpscan.errors import CorruptFileError
+    from hwpscan.formats.hwpx import read_hwpx
 
     with pytest.raises(CorruptFileError, match="over the cap"):
         read_hwpx(build_hwpx(["가" * 2000]), max_uncompressed=1000)

@@ -59,14 +59,16 @@ def test_indexed_columns_match_the_results(store: RunStore, results: list[FileRe
 def test_results_persist_as_they_come_and_an_interrupted_run_keeps_them(
     store: RunStore, results: list[FileResult]
 ) -> None:
-    with pytest.raises(KeyboardInterrupt):
-        with store.recording("scan", {"paths": ["x"]}, batch=2) as rec:
-            for r in results[:3]:
-                rec(r)  # a recorder is a sink
-            # another connection already sees the first full batch
-            with RunStore(store.path) as other:
-                assert len(other.load_run(rec.run_id).results) == 2
-            raise KeyboardInterrupt
+    with (
+        pytest.raises(KeyboardInterrupt),
+        store.recording("scan", {"paths": ["x"]}, batch=2) as rec,
+    ):
+        for r in results[:3]:
+            rec(r)  # a recorder is a sink
+        # another connection already sees the first full batch
+        with RunStore(store.path) as other:
+            assert len(other.load_run(rec.run_id).results) == 2
+        raise KeyboardInterrupt
     run = store.load_run("latest")
     assert len(run.results) == 3 and run.info.finished is None  # the rest flushed on the way out
     assert [r.to_json() for r in run.results] == [r.to_json() for r in results[:3]]

@@ -58,7 +58,7 @@ def test_module_entry_point_writes_the_corpus_in_a_subprocess(tmp_path: Path) ->
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "wrote 41 fixtures" in done.stdout
+    assert f"wrote {len(build_corpus())} fixtures" in done.stdout
     assert _tree(out) == _tree(FIXTURES)
 
 
@@ -72,7 +72,7 @@ def test_module_entry_point_without_a_folder_is_a_usage_error() -> None:
 
 def test_corpus_is_small_and_covers_dates_and_broken_inputs() -> None:
     fixtures = build_corpus()
-    assert 30 <= len(fixtures) <= 45
+    assert 30 <= len(fixtures) <= 70
     assert sum(len(f.data) for f in fixtures) < 2 * 2**20
     folders = {f.path.split("/")[0] for f in fixtures}
     assert "broken" in folders

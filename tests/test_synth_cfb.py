@@ -97,7 +97,7 @@ def test_sibling_trees_are_ordered_red_black_trees(count: int) -> None:
         left, lh = walk(e.sid_left, red)
         right, rh = walk(e.sid_right, red)
         assert lh == rh, "unequal black height"
-        return left + [e.name] + right, lh + (0 if red else 1)
+        return [*left, e.name, *right], lh + (0 if red else 1)
 
     order, _ = walk(storage.sid_child, False)
     assert order == sorted(names, key=cfb_order)

@@ -1,24 +1,49 @@
-"""``hwpscan verify`` against the API emulator over real sockets, and the verdict core."""
+"""``hwpscan verify`` against the API emulator over real sockets, and the verdict core.
+
+The deployed code is run for real: the example extractors shipped in
+``hwpscan.examples`` (one fixed, one decoding code unit by code unit like the incident's
+parser) as ``--parser-cmd`` subprocesses, and small scripts as ``--tool-cmd``.
+"""
 
 from __future__ import annotations
 
 import json
+import stat
+import sys
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
 import pytest
 from report_corpus import build_corpus, scan_folder
 from typer.testing import CliRunner
 
 import hwpscan.cli.verify  # noqa: F401  (registers verify)
 from hwpscan.cli.app import app
-from hwpscan.emulator.quirks import Quirks
+from hwpscan.emulator.quirks import Quirks, QuotaMode
 from hwpscan.emulator.server import serve_in_thread
-from hwpscan.store import load_run
 from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, read_entries
-from hwpscan.verify import DateVerdict, repaired_is_clean, scan_files, verdicts
+from hwpscan.forensics.checkjson import check_json_text
+from hwpscan.matrix import MatrixRow
+from hwpscan.models import ExitCode
+from hwpscan.store import load_run
+from hwpscan.verify import (
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    DateVerdict,
+    ToolOutcome,
+    exit_code,
+    judge,
+    parse_tool_cmd,
+    run_tool,
+    scan_files,
+)
 
 KEY = "Vf" + "3" * 30  # a throwaway key in the API's format
+PY = sys.executable
+FIXED = f"fixed={PY} -m hwpscan.examples.fixed_extractor {{path}}"
+BROKEN = f"broken={PY} -m hwpscan.examples.broken_extractor {{path}}"
 pytestmark = pytest.mark.slow
 
 
@@ -41,87 +66,277 @@ def _verify(emu, *args: str):
         app, ["verify", *args, "--api-url", emu.api_url, "--no-progress", "-j", "1"]
     )
     assert KEY not in result.output
+    assert "Traceback" not in result.output
     return result
+
+
+def _json(emu, *args: str) -> tuple[int, dict]:
+    result = _verify(emu, *args, "--format", "json")
+    start = result.stdout.index("{")
+    return result.exit_code, json.loads(result.stdout[start : result.stdout.rindex("}") + 1])
 
 
 def _row(output: str, day: str) -> str:
     return next(line for line in output.splitlines() if line.startswith(f"│ {day}"))
 
 
-def test_contaminated_and_clean_dates_get_their_verdicts(home: Path, emulator) -> None:
-    calls = emulator.stats().calls_total
-    result = _verify(emulator, "--date", "2025-07-21", "--date", "2025-07-23")
-    assert result.exit_code == 0, result.output
-    assert "contaminated (" in _row(result.output, "2025-07-21") and "OK" in _row(
-        result.output, "2025-07-21"
-    )
-    assert "clean" in _row(result.output, "2025-07-23") and "UTF-8 clean" in _row(
-        result.output, "2025-07-23"
-    )
-    assert "2 of 2 dates as expected" in result.output
-    assert emulator.stats().calls_total == calls + 1  # both dates in one window: one call
+def _flat(output: str) -> str:
+    """The output with table borders and line wraps taken out."""
+    return " ".join(output.replace("│", " ").split())
+
+
+def _script(folder: Path, name: str, body: str) -> Path:
+    path = folder / name
+    path.write_text(f"#!{PY}\n{body}", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+# -- Done when: the fixed extractor passes, the broken one fails with the evidence -------
+
+
+def test_the_fixed_extractor_passes_both_incident_dates(home: Path, emulator) -> None:
+    before = emulator.stats()
+    code, doc = _json(
+        emulator, "--date", "2025-07-21", "--date", "2025-07-30", "--expect", "fixed",
+        "--parser-cmd", FIXED,
+    )  # fmt: skip
+    assert code == ExitCode.OK, doc
+    assert [d["verdict"] for d in doc["dates"]] == [PASS, PASS]
+    first = doc["dates"][0]
+    assert first["raw"] == "contaminated" and first["contaminated"] >= 1
+    assert first["extractors"] == ["fixed"] and first["rows_checked"] == first["files"]
+    after = emulator.stats()
+    # one call for both dates (one 21-day span), and only those dates' attachments
+    assert after.calls_total - before.calls_total == 1
+    fetched = after.downloads_total - before.downloads_total
+    assert fetched == sum(d["files"] for d in doc["dates"]) == 9
+    assert doc["fetch"] == {
+        "calls_made": 1, "calls_cached": 0, "files_fetched": 9, "files_reused": 0,
+    }  # fmt: skip
     run = load_run("latest")
-    assert run.info.kind == "verify" and {r.date for r in run.results} == {
-        "2025-07-21",
-        "2025-07-23",
+    assert run.info.kind == "verify"
+    assert {d: v["verdict"] for d, v in run.info.summary["verdicts"].items()} == {
+        "2025-07-21": PASS,
+        "2025-07-30": PASS,
     }
-    assert run.info.summary["verdicts"] == {"2025-07-21": "ok", "2025-07-23": "ok"}
-    written = [p for p in (home / "home").rglob("*") if p.is_file()]
-    assert any(p.name == "runs.sqlite" for p in written)
-    for path in written:  # the run store, cache, ledger, manifest and attachments
-        assert KEY.encode() not in path.read_bytes(), path
+    for path in (home / "home").rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
 
 
-def test_expectations_that_hold_exit_0(home: Path, emulator) -> None:
-    assert (
-        _verify(
-            emulator, "--date", "2025-07-30", "--date", "2025-08-05", "--expect", "contaminated"
-        ).exit_code
-        == 0
-    )
-    assert _verify(emulator, "--date", "2025-07-23", "--expect", "clean").exit_code == 0
+def test_the_broken_extractor_fails_naming_file_and_position(home: Path, emulator) -> None:
+    result = _verify(
+        emulator, "--date", "2025-07-21", "--date", "2025-07-30", "--expect", "fixed",
+        "--parser-cmd", BROKEN,
+    )  # fmt: skip
+    assert result.exit_code == ExitCode.FINDINGS, result.output
+    assert "FAIL" in _row(result.output, "2025-07-21")
+    code, doc = _json(emulator, "--date", "2025-07-21", "--expect", "fixed", "--parser-cmd", BROKEN)
+    assert code == 1
+    (day,) = doc["dates"]
+    ev = day["evidence"][0]
+    assert ev["source"] == "broken" and ev["file"].endswith(".hwp")
+    assert "surrogates" in ev["problem"]
+    assert isinstance(ev["position"], int) and "\\udb80" in ev["context"]
+    assert Path(ev["file"]).name in day["reason"] and f"at {ev['position']}" in day["reason"]
+    # every contaminated file is named, and no clean one
+    assert len(day["evidence"]) == day["contaminated"]
 
 
-def test_an_expectation_mismatch_exits_1(home: Path, emulator) -> None:
-    result = _verify(emulator, "--date", "2025-07-21", "--date", "2025-07-23", "--expect", "clean")
-    assert result.exit_code == 1, result.output
-    assert "MISMATCH" in _row(result.output, "2025-07-21") and "expected clean" in result.output
-    assert "OK" in _row(result.output, "2025-07-23")
-    assert "mismatch on 2025-07-21" in result.output
+def test_a_date_with_only_clean_attachments_is_inconclusive_under_fixed(
+    home: Path, emulator
+) -> None:
+    code, doc = _json(emulator, "--date", "2025-07-23", "--expect", "fixed", "--parser-cmd", FIXED)
+    assert code == ExitCode.INCONCLUSIVE == 4
+    (day,) = doc["dates"]
+    assert day["verdict"] == INCONCLUSIVE and day["raw"] == "clean"
+    assert "no raw attachment is contaminated" in day["reason"]
+    # mixed with a passing date: still not 0
+    code, doc = _json(
+        emulator, "--date", "2025-07-21", "--date", "2025-07-23", "--expect", "fixed",
+        "--parser-cmd", FIXED,
+    )  # fmt: skip
+    assert code == 4 and [d["verdict"] for d in doc["dates"]] == [PASS, INCONCLUSIVE]
 
 
-def test_a_date_without_attachments_is_a_mismatch(home: Path, emulator) -> None:
-    result = _verify(emulator, "--date", "2025-08-16")  # a Saturday after the catalogue ends
-    assert result.exit_code == 1, result.output
-    assert "nothing to verify" in result.output
+# -- Done when: fresh by default ------------------------------------------------------
 
 
-def test_bad_dates_exit_2_before_any_call(home: Path, emulator) -> None:
-    calls = emulator.stats().calls_total
-    for bad in ("20250721", "2025/07/21", "2025-7-21", "2025-02-30"):
-        result = _verify(emulator, "--date", "2025-07-21", "--date", bad)
-        assert result.exit_code == 2, (bad, result.output)
-        assert "YYYY-MM-DD" in result.output or "not a real date" in result.output
-    assert _verify(emulator).exit_code == 2  # no date at all
-    assert emulator.stats().calls_total == calls
+def test_reissued_clean_files_are_seen_without_cached(home: Path) -> None:
+    with serve_in_thread() as emu:
+        first = _verify(emu, "--date", "2025-07-21", "--expect", "clean")
+        assert first.exit_code == 1, first.output  # the published files are contaminated
+        base = emu.stats()
+        answer = httpx.post(f"{emu.url}/_emulator/reissue", params={"date": "2025-07-21"})
+        assert answer.json() == {"reissued": 2}
+        stale = _verify(emu, "--date", "2025-07-21", "--expect", "clean", "--cached")
+        assert stale.exit_code == 1, stale.output  # the cache still holds the old state
+        assert emu.stats().calls_total == base.calls_total  # --cached: no call
+        assert emu.stats().downloads_total == base.downloads_total  # and no download
+        base = emu.stats()
+        fresh = _verify(emu, "--date", "2025-07-21", "--expect", "clean")
+        assert fresh.exit_code == 0, fresh.output
+        assert "PASS" in _row(fresh.output, "2025-07-21")
+        assert "2 file(s) fetched (new or changed), 3 reused unchanged" in _flat(fresh.output)
+        now = emu.stats()
+        assert now.calls_total - base.calls_total == 1
+        assert now.downloads_total - base.downloads_total == 5  # one conditional GET each
+        assert now.not_modified - base.not_modified == 3  # the unchanged ones: no body
+    # the earlier, contaminated copies are kept, outside what a folder scan reads
+    kept = list((home / "home").rglob(".superseded/*.hwp"))
+    assert len(kept) == 2
 
 
-def test_api_refusal_exits_3(home: Path) -> None:
+def test_a_second_verify_revalidates_without_downloading_bodies(home: Path, emulator) -> None:
+    assert _verify(emulator, "--date", "2025-08-05", "--expect", "contaminated").exit_code == 0
+    base = emulator.stats()
+    again = _verify(emulator, "--date", "2025-08-05", "--expect", "contaminated")
+    assert again.exit_code == 0, again.output
+    now = emulator.stats()
+    assert now.calls_total - base.calls_total == 1  # asked again, not read from the cache
+    assert now.not_modified - base.not_modified == now.downloads_total - base.downloads_total
+
+
+# -- Done when: the API or its quota stopping is exit 3 -------------------------------
+
+
+def test_an_exhausted_quota_exits_3(home: Path) -> None:
     with serve_in_thread(quirks=Quirks(daily_limit=0)) as emu:
-        result = _verify(emu, "--date", "2025-07-21")
-    assert result.exit_code == 3, result.output
+        code, doc = _json(emu, "--date", "2025-07-21", "--expect", "fixed", "--parser-cmd", FIXED)
+    assert code == ExitCode.API == 3
+    assert doc["dates"][0]["verdict"] == INCONCLUSIVE
+    assert "stopped before this date was listed" in doc["dates"][0]["reason"]
+    assert doc["stopped"]
+
+
+def test_a_silent_quota_refusal_is_exit_3_not_a_failure(home: Path) -> None:
+    quirks = Quirks(daily_limit=0, quota_mode=QuotaMode.SILENT)
+    with serve_in_thread(quirks=quirks) as emu:
+        # the ledger knows the limit is near: the empty answer is a refusal
+        near = _verify(emu, "--date", "2025-07-21", "--expect", "clean", "--daily-limit", "2")
+        assert near.exit_code == 3, near.output
+        # the ledger does not: an empty weekday is a possible refusal, never a PASS or FAIL
+        code, doc = _json(emu, "--date", "2025-07-21", "--expect", "clean")
+    assert code == 3
+    assert doc["dates"][0]["verdict"] == INCONCLUSIVE
+    assert "silent quota refusal" in doc["dates"][0]["reason"]
 
 
 def test_local_quota_exits_3_without_calling(home: Path, emulator) -> None:
     calls = emulator.stats().calls_total
-    result = _verify(emulator, "--date", "2025-08-08", "--daily-limit", "0")
+    result = _verify(emulator, "--date", "2025-08-08", "--expect", "clean", "--daily-limit", "0")
     assert result.exit_code == 3, result.output
     assert emulator.stats().calls_total == calls
 
 
+# -- Done when: a tool command's SSE stream with a lone surrogate fails with its path --
+
+
+def test_a_tool_command_printing_sse_with_a_lone_surrogate_fails_with_the_path(
+    home: Path, emulator
+) -> None:
+    tool = _script(
+        home,
+        "tool.py",
+        "import sys\n"
+        "day = sys.argv[1]\n"
+        "print('event: message')\n"
+        'print(\'data: {"result": {"content": [{"type": "text", "text": "\' + day + \'"}]}}\')\n'
+        "print()\n"
+        'print(\'data: {"result": {"content": [{"type": "text", "text": "bad \\\\udb80 x"}]}}\')\n'
+        "print()\n",
+    )
+    code, doc = _json(
+        emulator, "--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", f"{tool} {{date}}"
+    )
+    assert code == 1
+    (day,) = doc["dates"]
+    assert day["verdict"] == FAIL and day["tool"]["documents"] == 2
+    ev = day["evidence"][0]
+    assert ev["source"] == "tool" and ev["json_path"] == "$.result.content[0].text"
+    assert ev["position"] == 4 and ev["json_line"] == 4
+    assert "$.result.content[0].text" in day["reason"]
+
+
+def test_a_clean_tool_output_passes_and_a_failing_tool_is_a_failure(
+    home: Path, emulator, tmp_path: Path
+) -> None:
+    good = _script(
+        tmp_path,
+        "good.py",
+        "import json, sys\nprint(json.dumps({'date': sys.argv[1], 'text': '가'}))\n",
+    )
+    code, doc = _json(
+        emulator, "--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", f"{good} {{date}}"
+    )
+    assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
+    for body, words in (
+        ("import sys\nprint('boom', file=sys.stderr)\nsys.exit(5)\n", "exited with status 5: boom"),
+        ("print('not json at all')\n", "printed no JSON"),
+        ("import time\ntime.sleep(30)\n", "did not finish within 1 s"),
+    ):
+        tool = _script(tmp_path, "t.py", body)
+        code, doc = _json(
+            emulator, "--date", "2025-07-30", "--expect", "fixed",
+            "--tool-cmd", f"{tool} {{date}}", "--tool-timeout", "1",
+        )  # fmt: skip
+        assert code == 1, (body, doc)
+        assert words in doc["dates"][0]["reason"], doc["dates"][0]
+    code, doc = _json(
+        emulator, "--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", "no-such-tool-x {date}"
+    )
+    assert code == 1 and "cannot run the tool command" in doc["dates"][0]["reason"]
+
+
+# -- expectations on the raw files, options, dates -------------------------------------
+
+
+def test_raw_expectations_pass_and_fail(home: Path, emulator) -> None:
+    ok = _verify(
+        emulator, "--date", "2025-07-30", "--date", "2025-08-05", "--expect", "contaminated"
+    )
+    assert ok.exit_code == 0, ok.output
+    assert _verify(emulator, "--date", "2025-07-23", "--expect", "clean").exit_code == 0
+    bad = _verify(emulator, "--date", "2025-07-21", "--date", "2025-07-23", "--expect", "clean")
+    assert bad.exit_code == 1, bad.output
+    assert "FAIL" in _row(bad.output, "2025-07-21") and "PASS" in _row(bad.output, "2025-07-23")
+    assert "U+F02B1" in bad.output  # the evidence lines name the first defect
+    code, doc = _json(emulator, "--date", "2025-07-21", "--expect", "clean")
+    assert code == 1 and doc["dates"][0]["reason"].startswith("expected clean, found 2 of 5")
+    code, doc = _json(emulator, "--date", "2025-07-23", "--expect", "contaminated")
+    assert code == 1 and doc["dates"][0]["reason"] == "expected contaminated, found clean"
+
+
+def test_expect_is_required_and_checked_before_any_call(home: Path, emulator) -> None:
+    calls = emulator.stats().calls_total
+    missing = _verify(emulator, "--date", "2025-07-21")
+    assert missing.exit_code == 2 and "verify needs --expect" in missing.output
+    needs_code = _verify(emulator, "--date", "2025-07-21", "--expect", "fixed")
+    assert needs_code.exit_code == 2 and "--parser-cmd" in needs_code.output
+    stray = _verify(emulator, "--date", "2025-07-21", "--expect", "clean", "--parser-cmd", FIXED)
+    assert stray.exit_code == 2 and "go with --expect fixed" in stray.output
+    no_date = _verify(emulator, "--date", "2025-07-21", "--expect", "fixed", "--tool-cmd", "t")
+    assert no_date.exit_code == 2 and "{date}" in no_date.output
+    bad_cmd = _verify(emulator, "--date", "2025-07-21", "--expect", "fixed", "--parser-cmd", "x")
+    assert bad_cmd.exit_code == 2
+    for bad in ("20250721", "2025-02-30"):
+        result = _verify(emulator, "--date", bad, "--expect", "clean")
+        assert result.exit_code == 2, (bad, result.output)
+    assert _verify(emulator, "--expect", "clean").exit_code == 2  # no date at all
+    assert emulator.stats().calls_total == calls
+
+
+def test_a_date_without_attachments_is_inconclusive(home: Path, emulator) -> None:
+    result = _verify(emulator, "--date", "2025-08-02", "--expect", "clean")  # a Saturday
+    assert result.exit_code == 4, result.output
+    assert "INCONCLUSIVE" in result.output
+    code, doc = _json(emulator, "--date", "2025-08-02", "--expect", "clean")
+    assert code == 4 and doc["dates"][0]["reason"].endswith("nothing to verify")
+
+
 def test_after_compares_with_an_earlier_run(home: Path, emulator) -> None:
-    first = _verify(emulator, "--date", "2025-07-22")
-    assert first.exit_code == 0
+    assert _verify(emulator, "--date", "2025-07-22", "--expect", "contaminated").exit_code == 0
     again = _verify(emulator, "--after", "latest", "--expect", "contaminated")
     assert again.exit_code == 0, again.output
     assert "before" in again.output and "2025-07-22" in again.output
@@ -131,7 +346,12 @@ def test_a_stale_file_from_an_earlier_fetch_does_not_change_the_verdict(
     home: Path, emulator
 ) -> None:
     out = home / "dl"
-    assert _verify(emulator, "--date", "2025-07-21", "--out", str(out)).exit_code == 0
+    assert (
+        _verify(
+            emulator, "--date", "2025-07-21", "--expect", "contaminated", "--out", str(out)
+        ).exit_code
+        == 0
+    )
     clean = _verify(emulator, "--date", "2025-07-23", "--expect", "clean", "--out", str(out))
     assert clean.exit_code == 0, clean.output
     files_row = _row(clean.output, "2025-07-23")
@@ -158,6 +378,9 @@ def test_a_stale_file_from_an_earlier_fetch_does_not_change_the_verdict(
     assert all("withdrawn" not in r.path for r in load_run("latest").results)
 
 
+# -- the verdict core on our own files -------------------------------------------------
+
+
 def test_verdicts_look_only_at_the_files_given(tmp_path: Path) -> None:
     root = build_corpus(tmp_path)
     every = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix != ".jsonl")
@@ -169,44 +392,42 @@ def test_verdicts_look_only_at_the_files_given(tmp_path: Path) -> None:
     assert scan_files([tmp_path / "gone.hwp"], ["2025-07-21"]) == ([], {})
 
 
-# -- the verdict core on our own files -------------------------------------------------
-
-
-def test_repair_is_checked_for_real(tmp_path: Path) -> None:
-    root = build_corpus(tmp_path)
-    results = scan_folder(root)
-    files = {r.path: Path(r.path) for r in results}
-    found = verdicts(
-        ["2025-07-21", "2025-07-22", "2025-07-24", "2025-07-25"],
-        results,
-        files,
-        expect="contaminated",
-    )
-    by_day = {v.date: v for v in found}
-    assert by_day["2025-07-21"].matches and by_day["2025-07-21"].repaired_clean
-    assert by_day["2025-07-22"].contaminated == 1 and by_day["2025-07-22"].matches
-    assert not by_day["2025-07-24"].matches and by_day["2025-07-24"].raw == "clean"
-    assert by_day["2025-07-25"].raw == "no files" and not by_day["2025-07-25"].matches
-
-
-def test_a_file_gone_from_disk_fails_the_repair_check(tmp_path: Path) -> None:
+def test_judge_on_our_own_files(tmp_path: Path) -> None:
     results = scan_folder(build_corpus(tmp_path))
-    (v,) = verdicts(["2025-07-21"], results, {})
-    assert v.repaired_clean is False and not v.matches and "not on disk" in v.problems[0]
-    assert v.reason == "repaired text is still not UTF-8 clean"
-
-
-def test_repaired_is_clean_on_unreadable_input(tmp_path: Path) -> None:
-    junk = tmp_path / "junk.hwp"
-    junk.write_bytes(b"\xd0\xcf\x11\xe0" + b"\0" * 100)
-    ok, why = repaired_is_clean(junk)
-    assert not ok and why.startswith("could not read it again")
-    for missing in (tmp_path / "gone.hwp", tmp_path):  # gone, or a folder: OSError
-        ok, why = repaired_is_clean(missing)
-        assert not ok and "could not read it again" in why and "Error" in why
-
-
-def test_verdict_rejects_unknown_expectations() -> None:
+    day = next(r.date for r in results if r.contaminated)
+    mine = [r for r in results if r.date == day]
+    bad = next(r for r in mine if r.contaminated)
+    # fixed: whole rows for every file pass; a guilty row fails naming it
+    whole = [MatrixRow(r.path, "x", "ok", compared=True) for r in mine]
+    assert judge(day, "fixed", results, rows=whole, extractors=["x"]).verdict == PASS
+    leaked = [*whole[:-1], MatrixRow(bad.path, "x", "ok", surrogates=2, compared=True)]
+    failed = judge(day, "fixed", results, rows=leaked)
+    assert failed.verdict == FAIL and failed.evidence[0].file == bad.path
+    # a lone surrogate the document itself holds, passed through, is still not encodable
+    own = [MatrixRow(bad.path, "x", "ok", surrogates=1, reference_surrogates=1, compared=True)]
+    assert judge(day, "fixed", results, rows=own).verdict == FAIL
+    # an extractor that crashed on a readable file fails; one not installed proves nothing
+    crashed = [MatrixRow(bad.path, "x", "crashed", reason="boom", compared=True)]
+    assert judge(day, "fixed", results, rows=crashed).verdict == FAIL
+    absent = [MatrixRow(bad.path, "x", "not-installed", reason="no x")]
+    assert judge(day, "fixed", results, rows=absent).verdict == INCONCLUSIVE
+    # an attachment that was listed but not downloaded keeps a PASS from being proven
+    assert judge(day, "fixed", results, rows=whole, missing=1).verdict == INCONCLUSIVE
+    assert judge(day, "contaminated", results).verdict == PASS
+    assert judge(day, "clean", results).verdict == FAIL
     with pytest.raises(ValueError):
-        verdicts(["2025-07-21"], [], {}, expect="dirty")
-    assert DateVerdict("d", 1, 0, 1, "unreadable", None, None).reason.startswith("no attachment")
+        judge(day, "dirty", results)
+
+
+def test_tool_outcomes_and_exit_codes(tmp_path: Path) -> None:
+    check = check_json_text('{"a": "\\udc00"}')
+    tool = ToolOutcome("2025-07-21", "t", None, check)
+    assert not tool.ok and tool.to_json()["bad"] == 1
+    assert parse_tool_cmd("t {date}") == ("t", "{date}")
+    echo = _script(tmp_path, "echo.py", "import sys, json\nprint(json.dumps([sys.argv[1]]))\n")
+    got = run_tool([str(echo), "{date}"], "2025-07-21", timeout=30)
+    assert got.ok and got.check is not None and got.check.strings == 1
+    v = lambda s: DateVerdict("d", s, "", "fixed")  # noqa: E731
+    assert exit_code([v(PASS)]) == 0 and exit_code([]) == 4
+    assert exit_code([v(FAIL), v(INCONCLUSIVE)], stopped=True) == 1
+    assert exit_code([v(PASS)], stopped=True) == 3

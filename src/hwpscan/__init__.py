@@ -7,55 +7,100 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from hwpscan.forensics.checkjson import JsonCheck, check_json_bytes, check_json_text
-from hwpscan.forensics.guard import (
-    RepairResult,
-    SurrogateHit,
-    Utf8Check,
-    check_utf8,
-    find_surrogates,
-    repair_text,
-    sanitize,
-    sanitize_surrogates,
-)
-from hwpscan.forensics.pua import PuaInfo, apply_pua_map, pua_info, pua_name
-from hwpscan.forensics.surrogates import analyze, merge_pairs
-from hwpscan.models import (
-    Document,
-    ExitCode,
-    FileResult,
-    Format,
-    Location,
-    Segment,
-    Status,
-    TextStats,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.checkjson import JsonCheck, check_json_bytes, check_json_text
+    from hwpscan.forensics.guard import (
+        RepairResult,
+        SurrogateHit,
+        Utf8Check,
+        check_utf8,
+        find_surrogates,
+        repair_text,
+        sanitize,
+        sanitize_surrogates,
+    )
+    from hwpscan.forensics.pua import PuaInfo, apply_pua_map, pua_info, pua_name
+    from hwpscan.forensics.surrogates import analyze, merge_pairs
+    from hwpscan.models import (
+        Document,
+        ExitCode,
+        FileResult,
+        Format,
+        Location,
+        Segment,
+        Status,
+        TextStats,
+    )
+
+#: Public names and the module defining each. They load on first use, so ``hwpscan
+#: --version`` and ``--help`` do not pay for the scanning core.
+_LAZY = {
+    "JsonCheck": "hwpscan.forensics.checkjson",
+    "check_json_bytes": "hwpscan.forensics.checkjson",
+    "check_json_text": "hwpscan.forensics.checkjson",
+    "RepairResult": "hwpscan.forensics.guard",
+    "SurrogateHit": "hwpscan.forensics.guard",
+    "Utf8Check": "hwpscan.forensics.guard",
+    "check_utf8": "hwpscan.forensics.guard",
+    "find_surrogates": "hwpscan.forensics.guard",
+    "repair_text": "hwpscan.forensics.guard",
+    "sanitize": "hwpscan.forensics.guard",
+    "sanitize_surrogates": "hwpscan.forensics.guard",
+    "PuaInfo": "hwpscan.forensics.pua",
+    "apply_pua_map": "hwpscan.forensics.pua",
+    "pua_info": "hwpscan.forensics.pua",
+    "pua_name": "hwpscan.forensics.pua",
+    "analyze": "hwpscan.forensics.surrogates",
+    "merge_pairs": "hwpscan.forensics.surrogates",
+    "Document": "hwpscan.models",
+    "ExitCode": "hwpscan.models",
+    "FileResult": "hwpscan.models",
+    "Format": "hwpscan.models",
+    "Location": "hwpscan.models",
+    "Segment": "hwpscan.models",
+    "Status": "hwpscan.models",
+    "TextStats": "hwpscan.models",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hwpscan' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
+    "Document",
+    "ExitCode",
+    "FileResult",
+    "Format",
     "JsonCheck",
+    "Location",
     "PuaInfo",
     "RepairResult",
+    "Segment",
+    "Status",
     "SurrogateHit",
+    "TextStats",
     "Utf8Check",
+    "__version__",
+    "analyze",
     "apply_pua_map",
     "check_json_bytes",
     "check_json_text",
     "check_utf8",
     "find_surrogates",
+    "merge_pairs",
     "pua_info",
     "pua_name",
     "repair_text",
     "sanitize",
     "sanitize_surrogates",
-    "Document",
-    "ExitCode",
-    "FileResult",
-    "Format",
-    "Location",
-    "Segment",
-    "Status",
-    "TextStats",
-    "__version__",
-    "analyze",
-    "merge_pairs",
 ]

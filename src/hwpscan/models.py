@@ -48,12 +48,14 @@ class Status(str, enum.Enum):
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes, decided in one place (:func:`hwpscan.scan.exit_code`)."""
+    """Process exit codes, decided in one place per command (:func:`hwpscan.scan.exit_code`,
+    :func:`hwpscan.verify.exit_code` for ``verify``)."""
 
     OK = 0
     FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings
     USAGE = 2  # bad arguments or dates
     API = 3  # the API or its limits stopped the run (quota, refusal, network)
+    INCONCLUSIVE = 4  # verify: no date failed, but some date proved nothing
     INTERNAL = 70  # a bug in hwpscan (EX_SOFTWARE): never confused with --fail-on's 1
 
 

@@ -23,9 +23,12 @@ from dataclasses import dataclass, replace
 from datetime import date as _date
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import EncryptedFileError, FormatError
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.guard import OrphanPolicy
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.models import (
@@ -50,8 +53,9 @@ _MORE_RE = re.compile(r"and [0-9,]+ more warnings?")
 SIDE_LOCATIONS = 5
 _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 
-FAIL_ON_CHOICES = ("contaminated", "error")
-OrphanMode = Literal["drop", "replace", "escape"]
+FAIL_ON_CHOICES = ("contaminated", "unreadable", "error")
+#: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
+FAIL_ON_ALIASES = {"error": "unreadable"}
 
 #: A row's ``reason`` and each warning are cut to these lengths, and a row keeps at most
 #: :data:`MAX_WARNINGS` warnings (one more line counts the rest); a reason built from
@@ -231,6 +235,8 @@ def _scan_bytes(
     body = analyze(doc.body) if doc.body else TextStats()
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
+    elif status is Status.CORRUPT and doc.body:
+        status, reason = _partial(body, reason)
     warnings = cap_warnings(doc.warnings)
     repaired: RepairSummary | None = None
     if repair is not None and status.scanned:
@@ -261,6 +267,20 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
     if doc.status is not None:
         return doc.status, doc.reason
     return None, "; ".join(cap_warnings(doc.warnings, REASON_WARNINGS)) or None
+
+
+def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
+    """The one rule for a body read only in part (a reader said ``corrupt`` but kept
+    text): never clean; ``contaminated`` when what was read holds surrogates, else
+    ``corrupt``; the reason gives the counts of what was read and names what was not.
+
+    >>> status, reason = _partial(TextStats(chars=12, surrogates=2), "page 3: unreadable")
+    >>> status.value, reason
+    ('contaminated', 'read in part (12 characters, 2 surrogates read): page 3: unreadable')
+    """
+    status = Status.CONTAMINATED if body.surrogates else Status.CORRUPT
+    counts = f"{body.chars:,} characters, {body.surrogates:,} surrogates read"
+    return status, f"read in part ({counts}): {reason or 'the rest of the body is unreadable'}"
 
 
 def _fallback_format(data: bytes) -> Format:
@@ -330,7 +350,7 @@ class Repair:
     """Where a file's repaired text goes and how orphans and PUA are treated."""
 
     target: Path
-    orphans: str = "drop"  # drop | replace | escape
+    orphans: OrphanPolicy = "drop"
     pua_map: bool = False  # replace known Hancom PUA characters by standard ones
 
 
@@ -338,8 +358,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
     """Write the document's body as UTF-8 after repair, atomically; say what was done."""
     from hwpscan.forensics.guard import repair_text
 
-    orphans = cast(OrphanMode, repair.orphans)
-    done = repair_text(join_segments(doc.body), orphans=orphans, pua_map=repair.pua_map)
+    done = repair_text(join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map)
     target = repair.target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.part")
@@ -359,12 +378,12 @@ def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
     Two inputs never share a target: a name already taken gets ``-2``, ``-3``... so a
     file repaired in one folder cannot overwrite another's text.
 
-    >>> ins = [Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")]
-    >>> t = repair_targets(ins, Path("out"))
+    >>> inputs = [Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")]
+    >>> t = repair_targets(inputs, Path("out"))
     >>> [p.as_posix() for p in t.values()]
     ['out/a/x.hwp.txt', 'out/b/x.hwp.txt', 'out/b/y.pdf.txt']
-    >>> twice = repair_targets([Path("/in/x.hwp"), Path("/in/x.hwp")], Path("o"))
-    >>> [p.as_posix() for p in twice.values()]
+    >>> same = [Path("/in/x.hwp"), Path("/in/x.hwp")]
+    >>> [p.as_posix() for p in repair_targets(same, Path("o")).values()]
     ['o/x.hwp.txt']
     """
     resolved = {p: Path(os.path.abspath(p)) for p in paths}
@@ -401,7 +420,7 @@ def scan_paths(
     jobs: int | None = None,
     dates: Mapping[Path, str] | None = None,
     repair_dir: Path | None = None,
-    orphans: str = "drop",
+    orphans: OrphanPolicy = "drop",
     pua_map: bool = False,
     on_result: Callable[[FileResult], None] | None = None,
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
@@ -572,13 +591,14 @@ def _lost_row(job: Job, why: str) -> FileResult:
 def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
     """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
 
-    ``contaminated`` matches contaminated files; ``error`` matches files that could not
-    be judged (encrypted, distribution, unsupported, corrupt, error).
+    ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
+    ``error``) matches files that could not be judged (encrypted, distribution,
+    unsupported, corrupt, error; a Git LFS pointer is unsupported).
     """
-    wanted = set(fail_on)
+    wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     for result in results:
         if "contaminated" in wanted and result.status is Status.CONTAMINATED:
             return ExitCode.FINDINGS
-        if "error" in wanted and not result.status.scanned:
+        if "unreadable" in wanted and not result.status.scanned:
             return ExitCode.FINDINGS
     return ExitCode.OK

@@ -122,7 +122,7 @@ def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo
 
 
 def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
-    """A run and its results by id, unique id prefix or ``latest``.
+    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``.
 
     Raises :class:`RunNotFoundError` (a usage error) when nothing or several runs match.
     """

@@ -1,10 +1,22 @@
-"""Post-deploy verification of chosen dates: the verdict per date, from scan results.
+"""Post-deploy verification of chosen dates: PASS, FAIL or INCONCLUSIVE per date.
 
-For each date asked for: the raw extraction's state (any contaminated attachment?),
-whether the repaired text is UTF-8 clean (each readable file's body is read again,
-repaired with :func:`hwpscan.forensics.guard.repair_text` and encoded), and whether
-that matches what the operator expected. Pure apart from reading the files named in
-the results; the CLI fetches, prints and exits.
+What a date is checked against is always explicit (``expect``):
+
+- ``fixed``: the date's raw attachments still reproduce the defect (at least one file
+  is contaminated in the codeunit view, else the date proves nothing), **and** every
+  deployed extractor's text of every attachment of the date is whole (the parser
+  matrix finds nothing against the strict view, and the text holds no lone surrogate,
+  so it encodes as UTF-8), and/or the deployed tool's output for the date passes the
+  ``check-json`` check string by string;
+- ``clean`` / ``contaminated``: the raw attachments' own state (a publisher-side fix,
+  or confirming the defect is still there).
+
+A verdict is ``PASS`` only when something was proven, ``FAIL`` with the evidence (file,
+extractor, first bad position and its context, or the JSON path), and ``INCONCLUSIVE``
+with the reason otherwise (the date was never listed, it has no attachments, or under
+``fixed`` none of them is contaminated). :func:`exit_code` turns verdicts into the exit
+code. Apart from :func:`run_tool` (a subprocess) and :func:`locate_in_output` (which
+runs one extractor again) this module is pure; the CLI fetches, prints and exits.
 
 >>> days = [_d("2025-07-21"), _d("2025-07-30"), _d("2025-09-01")]
 >>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
@@ -13,25 +25,51 @@ the results; the CLI fetches, prints and exits.
 
 from __future__ import annotations
 
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from hwpscan.models import FileResult, Status
+from hwpscan.errors import UsageError
+from hwpscan.models import ExitCode, FileResult, Status
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.checkjson import JsonCheck
+    from hwpscan.matrix import MatrixRow, ParserSpec
 
 __all__ = [
     "EXPECTATIONS",
+    "FAIL",
+    "INCONCLUSIVE",
+    "PASS",
     "DateVerdict",
+    "Evidence",
+    "ToolOutcome",
+    "exit_code",
     "group_dates",
-    "repaired_is_clean",
+    "judge",
+    "locate_in_output",
+    "parse_tool_cmd",
+    "run_tool",
     "scan_files",
-    "verdicts",
 ]
 
-EXPECTATIONS = ("contaminated", "clean")
-NO_FILES = "no files"
-UNREADABLE = "unreadable"
+EXPECTATIONS = ("fixed", "clean", "contaminated")
+PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
+DATE_FIELD = "{date}"
+NOT_LISTED = "the API or its quota stopped before this date was listed"
+NO_FILES = "no attachments for this date: nothing to verify"
+EMPTY_ANSWER = (
+    "the API listed no release at all on this weekday: a holiday, or a silent quota refusal"
+)
+_CONTEXT = 20
+_STDERR_TAIL = 300
 
 
 def _d(text: str) -> date:
@@ -56,26 +94,69 @@ def group_dates(days: Iterable[date], window_days: int) -> list[tuple[date, date
     return out
 
 
-def repaired_is_clean(path: Path) -> tuple[bool, str | None]:
-    """Read a file again, repair its body text, and check it encodes as UTF-8.
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Why a date failed (or could not be judged): one file or tool output, and where.
 
-    Returns ``(ok, why_not)``. A file that cannot be read again (gone, unreadable, or a
-    format error) counts as not clean; any other exception is a bug and propagates.
+    >>> Evidence("a.hwp", "codeunit", "2 surrogates", position=4, context="x").line_text()
+    'a.hwp [codeunit] at 4: 2 surrogates: x'
     """
-    from hwpscan.errors import FormatError
-    from hwpscan.forensics.guard import check_utf8, repair_text
-    from hwpscan.forensics.surrogates import join_segments
-    from hwpscan.formats import read_document
 
-    try:
-        doc = read_document(path.read_bytes())
-    except (OSError, FormatError) as exc:
-        return False, f"could not read it again: {type(exc).__name__}: {exc}"
-    if doc.status is not None:  # the reader's own verdict: encrypted, corrupt...
-        return False, f"could not read it again: {doc.status.value}: {doc.reason}"
-    repaired = repair_text(join_segments(doc.body)).text
-    check = check_utf8(repaired)
-    return check.ok, check.message
+    file: str | None
+    source: str  # "raw" (the published file), an extractor's name, or "tool"
+    problem: str
+    position: int | None = None  # character index in the extractor's text, or the string's
+    context: str | None = None  # escaped
+    json_path: str | None = None
+    json_line: int | None = None  # the tool output's line where the JSON document starts
+
+    def line_text(self) -> str:
+        where = self.file or ""
+        if self.json_path:
+            where += f"{' ' if where else ''}{self.json_path}"
+        bits = [f"{where} [{self.source}]" if where else f"[{self.source}]"]
+        if self.position is not None:
+            bits[0] += f" at {self.position}"
+        bits.append(self.problem)
+        if self.context:
+            bits.append(self.context)
+        return ": ".join(bits)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "source": self.source,
+            "problem": self.problem,
+            "position": self.position,
+            "context": self.context,
+            "json_path": self.json_path,
+            "json_line": self.json_line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What ``--tool-cmd`` gave for one date: the check, or why there is none."""
+
+    date: str
+    command: str  # shown (the template with the date filled in)
+    failure: str | None = None  # it failed, hung or printed no JSON
+    check: JsonCheck | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.check is not None and self.check.ok
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"command": self.command, "ok": self.ok, "failure": self.failure}
+        if self.check is not None:
+            out.update(
+                documents=self.check.documents,
+                strings=self.check.strings,
+                bad=len(self.check.bad),
+                skipped=len(self.check.skipped),
+            )
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,103 +164,400 @@ class DateVerdict:
     """What ``verify`` concluded for one date."""
 
     date: str
-    files: int
-    contaminated: int
-    unreadable: int
-    raw: str  # "contaminated", "clean", "unreadable" or "no files"
-    repaired_clean: bool | None  # None when no file could be read
-    expected: str | None
+    verdict: str  # PASS, FAIL or INCONCLUSIVE
+    reason: str  # one line: what was proven, or why not
+    expected: str
+    files: int = 0
+    contaminated: int = 0
+    unreadable: int = 0
+    raw: str = "not listed"  # contaminated, clean, unreadable, no files, not listed
+    extractors: tuple[str, ...] = ()
+    rows_checked: int = 0
+    tool: ToolOutcome | None = None
+    evidence: tuple[Evidence, ...] = ()
     before: str | None = None  # the date's state in the --after run, if given
-    problems: tuple[str, ...] = ()  # files whose repaired text still fails, and why
 
-    @property
-    def matches(self) -> bool:
-        """True when the date is what was expected and its repaired text is clean.
-
-        >>> DateVerdict("2025-07-21", 2, 1, 0, "contaminated", True, "contaminated").matches
-        True
-        >>> DateVerdict("2025-07-21", 2, 1, 0, "contaminated", True, "clean").matches
-        False
-        >>> DateVerdict("2025-07-26", 0, 0, 0, NO_FILES, None, None).matches
-        False
-        """
-        if self.raw in (NO_FILES, UNREADABLE) or self.repaired_clean is not True:
-            return False
-        return self.expected is None or self.raw == self.expected
-
-    @property
-    def reason(self) -> str:
-        """Why a date does not match ('' when it does)."""
-        if self.raw == NO_FILES:
-            return "no attachments for this date: nothing to verify"
-        if self.raw == UNREADABLE:
-            return "no attachment of this date could be read"
-        if self.repaired_clean is not True:
-            return "repaired text is still not UTF-8 clean"
-        if self.expected is not None and self.raw != self.expected:
-            return f"expected {self.expected}, found {self.raw}"
-        return ""
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "date": self.date,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "expected": self.expected,
+            "files": self.files,
+            "contaminated": self.contaminated,
+            "unreadable": self.unreadable,
+            "raw": self.raw,
+            "extractors": list(self.extractors),
+            "rows_checked": self.rows_checked,
+            "tool": self.tool.to_json() if self.tool is not None else None,
+            "evidence": [e.to_json() for e in self.evidence],
+            "before": self.before,
+        }
 
 
-def verdicts(
-    days: Sequence[str],
+def _raw_state(mine: Sequence[FileResult]) -> str:
+    if not mine:
+        return "no files"
+    if any(r.status is Status.CONTAMINATED for r in mine):
+        return Status.CONTAMINATED.value
+    if any(r.status.scanned for r in mine):
+        return Status.CLEAN.value
+    return "unreadable"
+
+
+def _raw_evidence(r: FileResult) -> Evidence:
+    loc = r.body.locations[0] if r.body.locations else None
+    problem = f"{r.body.surrogates} surrogate code points in the published file"
+    if loc is None:
+        return Evidence(r.path, "raw", problem)
+    where = f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}"
+    return Evidence(
+        r.path, "raw", f"{problem} (first: {loc.codepoint} at {where})", loc.offset, loc.context
+    )
+
+
+def _row_evidence(row: MatrixRow) -> Evidence | None:
+    """The matrix row's fault, or None when the extractor gave whole, encodable text."""
+    faults = list(row.faults())
+    if row.status == "ok" and row.surrogates and not any("surrogate" in f for f in faults):
+        n = row.surrogates
+        faults.append(f"{n} lone surrogate{'s' if n != 1 else ''}: not UTF-8 encodable")
+    if not faults:
+        return None
+    problem = "; ".join(faults)
+    if row.reason and row.status != "ok":
+        problem += f" ({row.reason})"
+    context = row.examples[0] if row.examples else None
+    return Evidence(row.path, row.parser, problem, context=context)
+
+
+def judge(
+    day: str,
+    expect: str,
     results: Sequence[FileResult],
+    *,
+    listed: bool = True,
+    rows: Sequence[MatrixRow] = (),
+    extractors: Sequence[str] = (),
+    tool: ToolOutcome | None = None,
+    before: str | None = None,
+    missing: int = 0,
+    empty_answer: bool = False,
+) -> DateVerdict:
+    """The verdict for one date from its scan results, matrix rows and tool outcome.
+
+    *listed* is False when the API never listed the date (the fetch stopped first);
+    *missing* counts its attachments listed but not downloaded (a PASS becomes
+    INCONCLUSIVE: what was not read proves nothing); *empty_answer* says the API listed
+    nothing at all on this weekday (a holiday, or a silent quota refusal).
+
+    >>> judge("2025-07-26", "clean", [], listed=False).verdict
+    'INCONCLUSIVE'
+    >>> judge("2025-07-26", "clean", []).reason
+    'no attachments for this date: nothing to verify'
+    """
+    if expect not in EXPECTATIONS:
+        raise ValueError(f"expect must be one of {EXPECTATIONS}, not {expect!r}")
+    mine = [r for r in results if r.date == day]
+    bad = [r for r in mine if r.status is Status.CONTAMINATED]
+    unreadable = [r for r in mine if not r.status.scanned]
+    base: dict[str, Any] = {
+        "date": day,
+        "expected": expect,
+        "files": len(mine),
+        "contaminated": len(bad),
+        "unreadable": len(unreadable),
+        "raw": _raw_state(mine) if listed else "not listed",
+        "extractors": tuple(extractors),
+        "tool": tool,
+        "before": before,
+    }
+    if not listed:
+        return DateVerdict(verdict=INCONCLUSIVE, reason=NOT_LISTED, **base)
+    if not mine and empty_answer:
+        return DateVerdict(verdict=INCONCLUSIVE, reason=EMPTY_ANSWER, **base)
+    if not mine:
+        reason = NO_FILES if not missing else f"none of its {missing} attachments was downloaded"
+        return DateVerdict(verdict=INCONCLUSIVE, reason=reason, **base)
+    found = _judge(expect, mine, bad, unreadable, rows, tool, base)
+    if missing and found.verdict == PASS:
+        reason = f"{missing} attachment(s) could not be downloaded; the rest: {found.reason}"
+        return replace(found, verdict=INCONCLUSIVE, reason=reason)
+    return found
+
+
+def _judge(
+    expect: str,
+    mine: Sequence[FileResult],
+    bad: Sequence[FileResult],
+    unreadable: Sequence[FileResult],
+    rows: Sequence[MatrixRow],
+    tool: ToolOutcome | None,
+    base: dict[str, Any],
+) -> DateVerdict:
+    unread_ev = tuple(
+        Evidence(r.path, "raw", f"{r.status.value}: {r.reason or 'not read'}") for r in unreadable
+    )
+    if expect == "contaminated":
+        if bad:
+            reason = f"{len(bad)} of {len(mine)} attachments contaminated, as expected"
+            return DateVerdict(verdict=PASS, reason=reason, **base)
+        if unreadable:
+            reason = f"no readable attachment is contaminated; {len(unreadable)} could not be read"
+            return DateVerdict(verdict=INCONCLUSIVE, reason=reason, evidence=unread_ev, **base)
+        return DateVerdict(verdict=FAIL, reason="expected contaminated, found clean", **base)
+    if expect == "clean":
+        if bad:
+            reason = f"expected clean, found {len(bad)} of {len(mine)} attachments contaminated"
+            ev = tuple(_raw_evidence(r) for r in bad)
+            return DateVerdict(verdict=FAIL, reason=reason, evidence=ev, **base)
+        if unreadable:  # a file not read in full is never clean
+            reason = f"{len(unreadable)} of {len(mine)} attachments could not be read"
+            return DateVerdict(verdict=INCONCLUSIVE, reason=reason, evidence=unread_ev, **base)
+        return DateVerdict(verdict=PASS, reason=f"all {len(mine)} attachments clean", **base)
+    return _judge_fixed(mine, bad, rows, tool, base)
+
+
+def _judge_fixed(
+    mine: Sequence[FileResult],
+    bad: Sequence[FileResult],
+    rows: Sequence[MatrixRow],
+    tool: ToolOutcome | None,
+    base: dict[str, Any],
+) -> DateVerdict:
+    paths = {r.path for r in mine}
+    rows = [row for row in rows if row.path in paths]
+    base["rows_checked"] = len(rows)
+    if not bad:
+        reason = "no raw attachment is contaminated: the date cannot show the fix works"
+        return DateVerdict(verdict=INCONCLUSIVE, reason=reason, **base)
+    evidence: list[Evidence] = []
+    missing: list[Evidence] = []
+    for row in rows:
+        if row.status == "not-installed":
+            missing.append(Evidence(row.path, row.parser, row.reason or "not installed"))
+            continue
+        found = _row_evidence(row)
+        if found is not None:
+            evidence.append(found)
+    if tool is not None:
+        evidence.extend(_tool_evidence(tool))
+    if evidence:
+        return DateVerdict(
+            verdict=FAIL, reason=_fail_reason(evidence), evidence=tuple(evidence), **base
+        )
+    if missing:
+        reason = f"an extractor could not run: {missing[0].problem}"
+        return DateVerdict(verdict=INCONCLUSIVE, reason=reason, evidence=tuple(missing), **base)
+    judged = [r for r in rows if r.compared]
+    contaminated_judged = {r.path for r in judged} & {r.path for r in bad}
+    if rows and not contaminated_judged and tool is None:
+        reason = "no contaminated attachment could be compared with the strict view"
+        return DateVerdict(verdict=INCONCLUSIVE, reason=reason, **base)
+    proven = []
+    if rows:
+        names = ", ".join(dict.fromkeys(r.parser for r in rows))
+        proven.append(
+            f"{names}: whole on {len({r.path for r in rows})} attachments "
+            f"({len(bad)} contaminated in the raw view)"
+        )
+    if tool is not None and tool.check is not None:
+        proven.append(f"tool: {tool.check.strings} strings in {tool.check.documents} documents OK")
+    return DateVerdict(verdict=PASS, reason="; ".join(proven), **base)
+
+
+def _fail_reason(evidence: Sequence[Evidence]) -> str:
+    """One line: who failed, and the first problem (the evidence lines give the rest).
+
+    >>> _fail_reason([Evidence("d/a.hwp", "x", "2 surrogates", 5), Evidence(None, "tool", "no")])
+    '2 problems (x, tool); first: a.hwp [x] at 5: 2 surrogates'
+    """
+    first = evidence[0]
+    short = replace(first, file=Path(first.file).name if first.file else None, context=None)
+    sources = ", ".join(dict.fromkeys(e.source for e in evidence))
+    n = len(evidence)
+    return f"{n} problem{'s' if n != 1 else ''} ({sources}); first: {short.line_text()}"
+
+
+def _tool_evidence(tool: ToolOutcome) -> list[Evidence]:
+    if tool.failure is not None:
+        return [Evidence(None, "tool", tool.failure)]
+    assert tool.check is not None
+    return [
+        Evidence(
+            None,
+            "tool",
+            b.message,
+            position=b.position,
+            context=b.snippet,
+            json_path=b.path + (" (key)" if b.kind == "key" else ""),
+            json_line=b.line,
+        )
+        for b in tool.check.bad
+    ]
+
+
+def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
+    """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the
+    fetch; else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every
+    date passed (and there was a date).
+
+    >>> v = lambda s: DateVerdict("2025-07-21", s, "", "clean")
+    >>> [int(exit_code(x)) for x in ([v(PASS)], [v(PASS), v(FAIL)], [v(INCONCLUSIVE)], [])]
+    [0, 1, 4, 4]
+    >>> int(exit_code([v(INCONCLUSIVE)], stopped=True)), int(exit_code([v(FAIL)], stopped=True))
+    (3, 1)
+    """
+    found = list(verdicts)
+    if any(v.verdict == FAIL for v in found):
+        return ExitCode.FINDINGS
+    if stopped:
+        return ExitCode.API
+    if not found or any(v.verdict != PASS for v in found):
+        return ExitCode.INCONCLUSIVE
+    return ExitCode.OK
+
+
+# -- the deployed tool -------------------------------------------------------------------
+
+
+def parse_tool_cmd(template: str) -> tuple[str, ...]:
+    """The argv template of ``--tool-cmd``; it must hold ``{date}``.
+
+    >>> parse_tool_cmd("curl -s 'http://h/tool?d={date}'")
+    ('curl', '-s', 'http://h/tool?d={date}')
+    >>> parse_tool_cmd("tool")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --tool-cmd 'tool': the command must contain {date} ...
+    """
+    try:
+        argv = tuple(shlex.split(template))
+    except ValueError as exc:
+        raise UsageError(f"--tool-cmd {template!r}: {exc}") from exc
+    if not argv:
+        raise UsageError("--tool-cmd is empty: give a command such as 'mytool {date}'")
+    if not any(DATE_FIELD in arg for arg in argv):
+        raise UsageError(
+            f"--tool-cmd {template!r}: the command must contain {DATE_FIELD} where the "
+            "date (YYYY-MM-DD) goes"
+        )
+    return argv
+
+
+def _tail(stderr: bytes) -> str:
+    from hwpscan.forensics.surrogates import escape_snippet
+
+    lines = [s for s in stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()]
+    last = escape_snippet(lines[-1].strip()) if lines else ""
+    return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
+
+
+def run_tool(argv: Sequence[str], day: str, *, timeout: float) -> ToolOutcome:
+    """Run the tool command for *day* (no shell; its own process group, killed whole
+    after *timeout* seconds) and check what it printed as ``check-json`` does.
+
+    Never raises for what the command does: a failure is the outcome's ``failure``.
+    """
+    from hwpscan.forensics.checkjson import check_json_bytes
+    from hwpscan.forensics.surrogates import escape_snippet
+
+    args = [a.replace(DATE_FIELD, day) for a in argv]
+    shown = escape_snippet(shlex.join(args))
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=os.name == "posix",
+        )
+    except OSError as exc:
+        return ToolOutcome(day, shown, f"cannot run the tool command: {exc.strerror or exc}")
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        proc.communicate()
+        return ToolOutcome(day, shown, f"the tool command did not finish within {timeout:g} s")
+    if proc.returncode != 0:
+        what = (
+            f"killed by signal {-proc.returncode}"
+            if proc.returncode < 0
+            else f"exited with status {proc.returncode}"
+        )
+        tail = _tail(err)
+        return ToolOutcome(day, shown, f"the tool command {what}" + (f": {tail}" if tail else ""))
+    check = check_json_bytes(out)
+    if check.empty:
+        return ToolOutcome(
+            day,
+            shown,
+            f"the tool command printed no JSON ({len(check.skipped)} line(s) skipped)",
+            check,
+        )
+    return ToolOutcome(day, shown, None, check)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except (ProcessLookupError, PermissionError):
+            pass
+    proc.kill()
+
+
+# -- evidence from an extractor's own text ------------------------------------------------
+
+
+def locate_in_output(spec: ParserSpec, path: Path, *, timeout: float) -> tuple[int, str] | None:
+    """Run one extractor on one file again and find its first lone surrogate: the
+    character position and an escaped context. None when there is none (or it fails)."""
+    from hwpscan.forensics.guard import check_utf8
+    from hwpscan.forensics.surrogates import escape_snippet
+    from hwpscan.matrix.runner import run_extractor
+
+    with tempfile.TemporaryDirectory(prefix="hwpscan-verify-") as tmp:
+        got = run_extractor(spec, path, timeout=timeout, workdir=Path(tmp))
+    if got.status != "ok" or got.text is None:
+        return None
+    check = check_utf8(got.text)
+    if check.ok or check.start is None:
+        return None
+    i = check.start
+    return i, escape_snippet(got.text[max(0, i - _CONTEXT) : i + _CONTEXT])
+
+
+def with_positions(
+    verdict: DateVerdict,
+    specs: Mapping[str, ParserSpec],
     files: Mapping[str, Path],
     *,
-    expect: str | None = None,
-    before: Mapping[str, str] | None = None,
-) -> list[DateVerdict]:
-    """One verdict per date in *days*, in the order given.
-
-    *files* maps each result's ``path`` to the file on disk, so the repaired text can
-    be checked by repairing it for real; *before* is each date's state in an earlier
-    run (see :func:`hwpscan.store.date_states`).
-    """
-    if expect is not None and expect not in EXPECTATIONS:
-        raise ValueError(f"expect must be one of {EXPECTATIONS}, not {expect!r}")
-    out = []
-    for day in days:
-        mine = [r for r in results if r.date == day]
-        bad = sum(r.status is Status.CONTAMINATED for r in mine)
-        readable = [r for r in mine if r.status.scanned]
-        raw = (
-            NO_FILES
-            if not mine
-            else UNREADABLE
-            if not readable
-            else Status.CONTAMINATED.value
-            if bad
-            else Status.CLEAN.value
-        )
-        problems = []
-        for r in readable:
-            # the counts say repair can succeed (every surrogate is half of a pair or an
-            # orphan it drops); repairing the text for real proves it
-            b = r.body
-            if b.surrogates != 2 * b.pairs + b.orphans:
-                problems.append(
-                    f"{r.path}: counts do not add up ({b.surrogates} surrogates, "
-                    f"{b.pairs} pairs, {b.orphans} orphans)"
-                )
-            ok, why = (
-                (False, "not on disk") if r.path not in files else repaired_is_clean(files[r.path])
-            )
-            if not ok:
-                problems.append(f"{r.path}: {why}")
-        out.append(
-            DateVerdict(
-                date=day,
-                files=len(mine),
-                contaminated=bad,
-                unreadable=len(mine) - len(readable),
-                raw=raw,
-                repaired_clean=(not problems) if readable else None,
-                expected=expect,
-                before=(before or {}).get(day),
-                problems=tuple(problems),
-            )
-        )
-    return out
+    timeout: float,
+) -> DateVerdict:
+    """Fill in the position and context of the first surrogate fault of each extractor."""
+    done: set[str] = set()
+    out: list[Evidence] = []
+    for ev in verdict.evidence:
+        spec = specs.get(ev.source)
+        path = files.get(ev.file) if ev.file is not None else None
+        found = None
+        if (
+            spec is not None
+            and path is not None
+            and ev.source not in done
+            and ev.position is None
+            and "surrogate" in ev.problem
+        ):
+            done.add(ev.source)
+            found = locate_in_output(spec, path, timeout=timeout)
+        out.append(ev if found is None else replace(ev, position=found[0], context=found[1]))
+    if out == list(verdict.evidence):  # nothing located: the verdict stands as it was
+        return verdict
+    reason = _fail_reason(out) if verdict.verdict == FAIL else verdict.reason
+    return replace(verdict, evidence=tuple(out), reason=reason)
 
 
 def scan_files(

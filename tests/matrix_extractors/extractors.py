@@ -115,14 +115,14 @@ def picky(path: str) -> str:
     return strict_text(path)
 
 
-_calls = 0
+_calls = [0]  # files this process has seen: state that outlives one call
 
 
 def stateful(path: str) -> str:
     """Correct on the first file a process sees; appends a marker to every later one."""
-    global _calls
-    _calls += 1
-    return strict_text(path) + ("" if _calls == 1 else f" 이전{_calls - 1}")
+    _calls[0] += 1
+    seen = _calls[0]
+    return strict_text(path) + ("" if seen == 1 else f" 이전{seen - 1}")
 
 
 def sanitized(path: str) -> str:
@@ -130,3 +130,61 @@ def sanitized(path: str) -> str:
     from hwpscan.forensics.surrogates import SURROGATE_RE
 
     return SURROGATE_RE.sub("", strict_text(path))
+
+
+def markdown(path: str) -> str:
+    """Keeps every character, as Markdown: a heading, pipes around table cells (tabs),
+    bold paragraphs, and the word 보도자료 as a hyperlink to the source."""
+    return _as_markdown(strict_text(path))
+
+
+def markdown_drop_pua(path: str) -> str:
+    """Markdown like :func:`markdown`, and every private-use character silently lost."""
+    return _as_markdown(PUA_RE.sub("", strict_text(path)))
+
+
+def _as_markdown(text: str) -> str:
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        if i == 0:
+            out.append("# " + line)
+        elif "\t" in line:
+            out.append("| " + " | ".join(line.split("\t")) + " |")
+            out.append("|---|---|")
+        else:
+            out.append(f"**{line}**")
+    link = "[보도자료](https://www.fss.or.kr/fss/bbs/B0000188/list.do)"
+    return "\n\n".join(out).replace("보도자료", link, 1)
+
+
+def reflow(path: str) -> str:
+    """Keeps every character; only the layout changes (lines re-wrapped every 7 chars)."""
+    text = strict_text(path).replace("\n", " ")
+    return "\n".join(text[i : i + 7] for i in range(0, len(text), 7))
+
+
+def slow(path: str) -> str:
+    """Correct, after a pause (to catch a run in the middle)."""
+    time.sleep(0.4)
+    return strict_text(path)
+
+
+def lazy_missing(path: str) -> str:
+    """Imports a dependency that is not installed only when first called."""
+    import hwp_magic_not_installed  # type: ignore[import-not-found]  # noqa: F401
+
+    return strict_text(path)
+
+
+def numbered(path: str) -> str:
+    """Keeps every character and numbers the paragraphs (auto-numbering shown as text)."""
+    lines = strict_text(path).split("\n")
+    return "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
+
+
+def pipes(path: str) -> str:
+    """Keeps every character; each paragraph becomes a Markdown table row, one cell per word."""
+    return "\n".join(
+        "| " + line.replace(" ", " | ") + " |" for line in strict_text(path).split("\n")
+    )

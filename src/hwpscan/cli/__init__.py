@@ -1,23 +1,95 @@
 """Command-line interface: a thin adapter over the library.
 
-Each command module registers on :data:`hwpscan.cli.app.app`; importing them here
-makes the commands exist.
+Each command module registers on :data:`hwpscan.cli.app.app`; :func:`load_app` imports
+them, so the commands exist. ``hwpscan.cli.app`` (the attribute) and :func:`main` do
+that on first use: ``hwpscan --version`` answers before any of it is imported, which is
+what shell completion and scripts asking for the version pay.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+import types
+from typing import TYPE_CHECKING
 
-# Registration order is the order in --help, within each panel.
-from hwpscan.cli import scan as _scan  # noqa: F401, I001  (scan, repair)
-from hwpscan.cli import checkjson as _checkjson  # noqa: F401  (check-json)
-from hwpscan.cli import fetch as _fetch  # noqa: F401  (plan, fetch, demo)
-from hwpscan.cli import verify as _verify  # noqa: F401  (verify)
-from hwpscan.cli import report as _report  # noqa: F401  (report, history, diff)
-from hwpscan.cli import emulator as _emulator  # noqa: F401  (emulator)
-from hwpscan.cli.app import app
+if TYPE_CHECKING:
+    from typer import Typer
 
-__all__ = ["app", "main"]
+    app: Typer
+else:
+    from typing import Any as Typer  # only for the annotations below; typer loads lazily
+
+__all__ = ["app", "load_app", "main"]
+
+#: Command modules, in the order their commands are listed in --help (within each panel).
+COMMAND_MODULES = (
+    "checkjson",  # check-json
+    "emulator",  # emulator
+    "fetch",  # plan, fetch, demo
+    "report",  # report, history, diff
+    "scan",  # scan, repair
+    "verify",  # verify
+)
+
+
+#: The module that defines each command.
+COMMAND_MODULE = {
+    "check-json": "checkjson",
+    "emulator": "emulator",
+    "plan": "fetch",
+    "fetch": "fetch",
+    "demo": "fetch",
+    "report": "report",
+    "history": "report",
+    "diff": "report",
+    "scan": "scan",
+    "repair": "scan",
+    "verify": "verify",
+}
+
+
+def load_app(command: str | None = None) -> Typer:
+    """The Typer application with every command registered, or only *command*'s module.
+
+    ``hwpscan scan --help`` needs the scan module only; the top-level help, an unknown
+    command (for the "did you mean" hint) and the tests get them all.
+    """
+    wanted = COMMAND_MODULE.get(command or "")
+    for name in (wanted,) if wanted else COMMAND_MODULES:
+        importlib.import_module(f"hwpscan.cli.{name}")
+    from hwpscan.cli.app import app
+
+    return app
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command named on the command line: the first word that is not an option.
+
+    >>> _command_word(["scan", "-h"]), _command_word(["-h"]), _command_word([])
+    ('scan', None, None)
+    """
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
+class _Package(types.ModuleType):
+    """``hwpscan.cli.app`` is the application with its commands, loaded on first use.
+
+    The import system binds each submodule on its package once it is loaded; for the
+    submodule ``hwpscan.cli.app`` that binding is dropped here, so ``from hwpscan.cli
+    import app`` always gives the Typer application, never the module.
+    """
+
+    @property
+    def app(self) -> Typer:
+        return load_app()
+
+    @app.setter
+    def app(self, value: object) -> None:
+        pass
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def main() -> None:
@@ -26,6 +98,12 @@ def main() -> None:
     Commands turn the errors they expect into messages themselves; this is the last
     line: a user never sees a traceback for a file system or input problem.
     """
+    if sys.argv[1:] in (["--version"], ["-V"]):  # no framework needed to say this
+        from hwpscan import __version__
+
+        print(f"hwpscan {__version__}")
+        return
+    app = load_app(_command_word(sys.argv[1:]))
     from hwpscan.cli.app import err_console
     from hwpscan.errors import ApiError, HwpscanError
     from hwpscan.models import ExitCode

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, fail
+from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine, decode_input, iter_check
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
@@ -24,6 +25,7 @@ class CheckFormat(str, enum.Enum):
 
 @app.command("check-json", rich_help_panel="Scan files")
 def check_json(
+    ctx: typer.Context,
     source: Annotated[
         str,
         typer.Argument(
@@ -48,6 +50,15 @@ def check_json(
     none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
     capture file proves nothing).
     """
+    if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
+        err_console.print(ctx.get_usage(), markup=False, highlight=False)
+        err_console.print(
+            "give a capture file, or pipe one in: `hwpscan check-json capture.jsonl`, "
+            "`tool | hwpscan check-json -` (hwpscan check-json -h for more)",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(code=ExitCode.USAGE)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
     first: BadString | None

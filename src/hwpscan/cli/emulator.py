@@ -20,10 +20,6 @@ from hwpscan.emulator import (
     Quirks,
     QuotaMode,
     WrongYearMode,
-    bundled_posts,
-    load_data_dir,
-    serve_in_thread,
-    write_data_dir,
 )
 from hwpscan.emulator.catalogue_loader import Post
 from hwpscan.models import ExitCode
@@ -236,13 +232,17 @@ def emulator_command(
         )
     quirks = Quirks(
         envelope_key=envelope_key, body_key=body_key, single_result=single_result,
-        string_counts=string_counts, daily_limit=daily_limit or None, quota_mode=quota_mode, max_days=max_days or None,
+        string_counts=string_counts, daily_limit=daily_limit or None, quota_mode=quota_mode,
+        max_days=max_days or None,
         bad_dates=bad_dates, wrong_year=wrong_year, damaged_text=damaged_text,
         check_key=check_key, auth_code=auth_code, no_data_code=no_data_code,
         escaped_amp=escaped_amp, unsafe_urls=unsafe_urls, messy_lists=messy_lists,
         disposition=disposition, download_delay=download_delay, fail_first=fail_first,
         oversize=oversize, oversize_bytes=oversize_bytes, html_attachments=html_attachments,
     )  # fmt: skip
+    # the catalogue and the server load here, not when the CLI builds its help
+    from hwpscan.emulator import bundled_posts, load_data_dir, serve_in_thread, write_data_dir
+
     try:
         posts = load_data_dir(data) if data is not None else bundled_posts()
     except CatalogueError as exc:

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -24,6 +24,7 @@ from hwpscan.cli.fetch_view import (
     render_plan,
     render_report,
 )
+from hwpscan.cli.machine import MachineFormat, plan_json, print_json
 from hwpscan.cli.options import (
     API_RETRIES,
     CONNECT_TIMEOUT,
@@ -58,13 +59,16 @@ from hwpscan.cli.options import (
     limits_option,
 )
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL, FetchReport, default_out_dir, fetch_range
+from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
 from hwpscan.fetch.urls import check_api_url, redact_text
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+
+if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
+    from hwpscan.fetch import FetchReport
 
 
 def _dates(start: str, end: str) -> tuple[date, date]:
@@ -106,6 +110,10 @@ def plan(
     window_days: WindowOpt = WINDOW_DAYS,
     daily_limit: LimitOpt = DAILY_LIMIT,
     reset_hour: ResetOpt = RESET_HOUR,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
     first, last = _dates(start, end)
@@ -128,7 +136,10 @@ def plan(
         daily_limit=daily_limit,
         reset_hour=reset_hour,
     )
-    render_plan(result)
+    if fmt is MachineFormat.json:
+        print_json(plan_json(result))
+    else:
+        render_plan(result)
 
 
 def _run_fetch(
@@ -141,6 +152,8 @@ def _run_fetch(
     show_progress: bool,
     **options: Any,
 ) -> FetchReport:
+    from hwpscan.fetch import fetch_range
+
     err_console.print(range_line(first, last), highlight=False)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
@@ -304,7 +317,11 @@ def demo(
         ),
     ] = None,
 ) -> None:
-    """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate."""
+    """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate.
+
+    The fetch uses a throwaway key and state; the scan is recorded in your run history,
+    marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
+    """
     from hwpscan.cli.scan import render_tables, run_scan
     from hwpscan.emulator.server import serve_in_thread
 
@@ -345,18 +362,21 @@ def demo(
                     "the downloads above were temporary: pass --out DIR to keep them",
                     highlight=False,
                 )
-            if report_dir is not None:
-                from hwpscan.report.bundle import write_report
-
-                written = write_report(results, report_dir)
-                err_console.print(
-                    f"report: {len(written)} files in {report_dir}", markup=False, highlight=False
-                )
         finally:
             if old_home is None:
                 os.environ.pop("HWPSCAN_HOME", None)
             else:
                 os.environ["HWPSCAN_HOME"] = old_home
+        # back in the user's state: the demo's scan joins their history, marked as a demo
+        from hwpscan.cli.report import fetch_summary, record_and_report
+
+        record_and_report(
+            results,
+            kind="scan",
+            args={"demo": True, "start": first.isoformat(), "end": last.isoformat(), "out": out},
+            report_dir=report_dir,
+            summary={"demo": True, **fetch_summary(report)},
+        )
 
 
 __all__ = [

@@ -10,17 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
 from hwpscan.cli.app import console, err_console
-from hwpscan.fetch import FetchReport, ProgressEvent
 from hwpscan.fetch.dates import with_weekday
 from hwpscan.fetch.keys import ENV_VAR
 from hwpscan.fetch.plan import Plan
 from hwpscan.fetch.urls import redact_text
+
+if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
+    from hwpscan.fetch import FetchReport, ProgressEvent
 
 __all__ = ["plain", "progress_bars", "range_line", "render_plan", "render_report", "warn"]
 

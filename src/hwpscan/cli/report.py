@@ -20,8 +20,11 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
 from hwpscan.errors import StateDirError, StoreError
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import ExitCode, FileResult
+from hwpscan.runstore.matrix import MatrixRecorder, load_matrix_rows
 from hwpscan.store import (
     CHANGE_KINDS,
     Run,
@@ -48,6 +51,7 @@ __all__ = [
 ]
 
 DEFAULT_REPORTS = Path("reports")
+DIFF_FAIL_ON = ("became-contaminated",)
 CHANGE_LABELS = {
     "became_contaminated": ("became contaminated", "bold red"),
     "became_clean": ("became clean", "green"),
@@ -101,6 +105,8 @@ class RunSink:
         self.also = also
         self.results: list[FileResult] = []
         self.summary: dict[str, Any] = {}  # stored with the run when it finishes
+        self.matrix: list[MatrixRow] = []  # parser-matrix rows, for the store and the report
+        self._matrix_recorder: MatrixRecorder | None = None
 
     @property
     def run_id(self) -> str | None:
@@ -112,8 +118,20 @@ class RunSink:
             self.also(result)
         self._store(lambda rec: rec.add(result))
 
+    def matrix_row(self, row: MatrixRow) -> None:
+        """Keep a parser-matrix row and persist it with the run (in small batches)."""
+        self.matrix.append(row)
+        if self.recorder is not None and self._matrix_recorder is None:
+            self._matrix_recorder = MatrixRecorder(self.recorder.store, self.recorder.run_id)
+        recorder = self._matrix_recorder
+        if recorder is not None:
+            self._store(lambda _rec: recorder.add(row))
+
     def flush(self) -> None:
         self._store(lambda rec: rec.flush())
+        recorder = self._matrix_recorder
+        if recorder is not None:
+            self._store(lambda _rec: recorder.flush())
 
     def _store(self, action: Callable[[RunRecorder], None]) -> None:
         if self.recorder is None:
@@ -166,7 +184,7 @@ def recorded_run(
                 run = store.run_info(sink.recorder.run_id)
             except (sqlite3.Error, OSError, StoreError, StateDirError) as exc:
                 _history_warning(exc)
-        _write_bundle(sink.results, report_dir, run)
+        _write_bundle(sink.results, report_dir, run, matrix=sink.matrix)
         if run is not None:
             err_console.print(f"run recorded: {run.id}", highlight=False)
     finally:
@@ -175,7 +193,11 @@ def recorded_run(
 
 
 def _write_bundle(
-    results: Sequence[FileResult], report_dir: Path | None, run: RunInfo | None
+    results: Sequence[FileResult],
+    report_dir: Path | None,
+    run: RunInfo | None,
+    *,
+    matrix: Sequence[MatrixRow] = (),
 ) -> None:
     if report_dir is None:
         return
@@ -183,7 +205,7 @@ def _write_bundle(
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
     ordered = sorted(results, key=lambda r: -1 if r.index is None else r.index)  # input order
-    written = write_report(ordered, target, run=run)
+    written = write_report(ordered, target, run=run, matrix=matrix)
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 
@@ -204,18 +226,27 @@ def fetch_summary(report: FetchReport) -> dict[str, Any]:
     return out
 
 
-def write_junit(results: Sequence[FileResult], out: Path | None = None) -> Path | None:
-    """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None."""
+def write_junit(
+    results: Sequence[FileResult],
+    out: Path | None = None,
+    *,
+    gate: Sequence[str] | None = None,
+    empty_reason: str | None = None,
+) -> Path | None:
+    """``scan --format junit``: JUnit XML to *out*, or to stdout when *out* is None.
+
+    *gate* is the scan's ``--fail-on`` (None: everything not clean fails)."""
     from hwpscan.report.junit import junit_xml, write_junit_file
 
     if out is not None:
-        return write_junit_file(results, out)
+        return write_junit_file(results, out, gate=gate, empty_reason=empty_reason)
+    data = junit_xml(results, gate=gate, empty_reason=empty_reason)
     stream = getattr(sys.stdout, "buffer", None)
     if stream is None:  # a text-only stdout (some embedders): the XML is ASCII-safe there
-        sys.stdout.write(junit_xml(results).decode("utf-8"))
+        sys.stdout.write(data.decode("utf-8"))
     else:  # bytes: the XML says UTF-8 whatever the terminal's encoding is
         sys.stdout.flush()
-        stream.write(junit_xml(results))
+        stream.write(data)
         stream.flush()
     return None
 
@@ -245,7 +276,9 @@ def load_or_fail(ref: str) -> Run:
 
 @app.command(rich_help_panel="Runs and reports")
 def report(
-    run: Annotated[str, typer.Argument(help="Run id, unique prefix, or 'latest'.")] = "latest",
+    run: Annotated[
+        str, typer.Argument(help="Run id (or its start or end), 'latest' or 'latest~N'.")
+    ] = "latest",
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Folder for the report (default: reports/<run-id>/)."),
@@ -256,7 +289,9 @@ def report(
     target = out or DEFAULT_REPORTS / stored.id
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
-    written = write_report(stored.results, target, run=stored.info)
+    with default_store() as store:
+        matrix = load_matrix_rows(store, stored.id)
+    written = write_report(stored.results, target, run=stored.info, matrix=matrix)
     console.print(
         f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated"
     )
@@ -291,45 +326,42 @@ def history(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
+    from hwpscan.report.tables import history_table
+
     try:
         with default_store() as store:
             runs = store.list_runs(limit)
+            short = {info.id: store.short_id(info.id) for info in runs}
+            where = store.path
     except (StoreError, StateDirError) as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
+    if fmt is MachineFormat.json:
+        print_json(history_json(runs))
+        return
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return
-    table = Table(
-        title=f"Runs (newest first, stored in {default_store().path})", title_justify="left"
-    )
-    for col in (
-        "run",
-        "kind",
-        "started (UTC)",
-        "took",
-        "files",
-        "contaminated",
-        "clean",
-        "unreadable",
-        "arguments",
-    ):
-        left = col in ("run", "kind", "started (UTC)", "arguments")
-        table.add_column(col, justify="left" if left else "right", overflow="fold")
-    for info in runs:
-        table.add_row(
-            info.id,
-            info.kind,
-            info.started.replace("+00:00", "").replace("T", " "),
-            _duration(info),
-            str(info.files),
-            Text(str(info.contaminated), style="bold red" if info.contaminated else ""),
-            str(info.clean),
-            str(info.unreadable),
-            _args_line(info.args),
+    console.print(
+        history_table(
+            runs,
+            title=f"Runs, newest first (stored in {where})",
+            short_ids=short,
+            width=console.width,
+            args_line=lambda info: _args_line(info.args),
+            took=_duration,
         )
-    console.print(table)
+    )
+    console.print(
+        "name a run by its id, its start or end, latest, or latest~N (N runs back)",
+        style="dim",
+        highlight=False,
+    )
 
 
 # -- diff ---------------------------------------------------------------------------
@@ -383,11 +415,36 @@ def render_diff(d: RunDiff) -> None:
 
 @app.command(rich_help_panel="Runs and reports")
 def diff(
-    run_a: Annotated[str, typer.Argument(help="The earlier run (id, prefix or 'latest').")],
+    run_a: Annotated[
+        str, typer.Argument(help="The earlier run (id, its start or end, 'latest~1').")
+    ],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
+    fail_on: Annotated[
+        list[str],
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable).",
+        ),
+    ] = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Files and dates that became clean, became contaminated, appeared or vanished."""
     from hwpscan.store import diff_results
 
+    bad = [v for v in fail_on if v not in DIFF_FAIL_ON]
+    if bad:
+        raise fail(
+            f"diff --fail-on takes {', '.join(DIFF_FAIL_ON)}, not {', '.join(bad)}", ExitCode.USAGE
+        )
     a, b = load_or_fail(run_a), load_or_fail(run_b)
-    render_diff(diff_results(a.id, a.results, b.id, b.results))
+    d = diff_results(a.id, a.results, b.id, b.results)
+    if fmt is MachineFormat.json:
+        print_json(diff_json(d))
+    else:
+        render_diff(d)
+    regressed = d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated")
+    if "became-contaminated" in fail_on and regressed:
+        raise typer.Exit(code=ExitCode.FINDINGS)

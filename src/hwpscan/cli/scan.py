@@ -24,26 +24,22 @@ from hwpscan.cli.app import (
 )
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
+from hwpscan.forensics.guard import OrphanPolicy as OrphanMode
 from hwpscan.matrix import (
+    MatrixRow,
     ParserSpec,
     matrix_exit_code,
     matrix_table,
     parse_parser_options,
     run_matrix,
-    write_matrix_jsonl,
 )
-from hwpscan.matrix.render import verdict_lines
+from hwpscan.matrix.render import jsonl_row_writer, verdict_lines
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
-from hwpscan.report.tables import (
-    file_table,
-    pivot_table,
-    pua_legend,
-    repair_table,
-    summary_line,
-)
+from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
 from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
+    FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
     collect_files,
     exit_code,
@@ -89,7 +85,7 @@ def run_scan(
     jobs: int,
     progress: bool,
     repair_dir: Path | None = None,
-    orphans: str = "drop",
+    orphans: OrphanMode = "drop",
     pua_map: bool = False,
     sink: Callable[[FileResult], None] | None = None,
     file_timeout: float = DEFAULT_FILE_TIMEOUT,
@@ -127,15 +123,13 @@ def input_order(result: FileResult) -> int:
     return -1 if result.index is None else result.index
 
 
-def render_tables(results: Sequence[FileResult], *, root: Path | None = None) -> None:
-    """The per-file table, the date x format table and a one-line summary."""
+def render_tables(
+    results: Sequence[FileResult], *, root: Path | None = None, show: Show | None = None
+) -> None:
+    """Verdict, date x format table, the file rows *show* asks for, verdict again."""
     shown_root = str(root) if root is not None else None
-    console.print(file_table(results, root=shown_root))
-    legend = pua_legend(results)
-    if legend is not None:
-        console.print(legend)
-    console.print(pivot_table(results))
-    console.print(summary_line(results))
+    for part in scan_view(results, root=shown_root, width=console.width, show=show):
+        console.print(part)
 
 
 def _display_root(paths: Sequence[Path]) -> Path | None:
@@ -193,16 +187,22 @@ def _check_paths(paths: Sequence[Path]) -> None:
 
 
 def _check_fail_on(values: Sequence[str]) -> list[str]:
+    """The gate, with ``error`` read as its newer name ``unreadable``."""
     bad = [v for v in values if v not in FAIL_ON_CHOICES]
     if bad:
+        names = " or ".join(c for c in FAIL_ON_CHOICES if c not in FAIL_ON_ALIASES)
         raise fail(
-            f"--fail-on takes {' or '.join(FAIL_ON_CHOICES)}, not {', '.join(bad)}", ExitCode.USAGE
+            f"--fail-on takes {names} ('error' is another name for 'unreadable'), "
+            f"not {', '.join(bad)}",
+            ExitCode.USAGE,
         )
-    return list(values)
+    return list(dict.fromkeys(FAIL_ON_ALIASES.get(v, v) for v in values))
 
 
-def _streaming_writer(fmt: OutputFormat, out: IO[str]) -> Callable[[FileResult], None]:
-    return csv_sink(out) if fmt is OutputFormat.csv else jsonl_sink(out)
+def _streaming_writer(
+    fmt: OutputFormat, out: IO[str], *, bom: bool = True
+) -> Callable[[FileResult], None]:
+    return csv_sink(out, bom=bom) if fmt is OutputFormat.csv else jsonl_sink(out)
 
 
 @app.command(rich_help_panel="Scan files")
@@ -231,7 +231,9 @@ def scan(
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on", help="Exit 1 when a file is 'contaminated' or an 'error' (repeatable)."
+            "--fail-on",
+            help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias); "
+            "with no document at all, exit 2 (repeatable).",
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
     emit_repaired: Annotated[
@@ -272,7 +274,32 @@ def scan(
         float,
         typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
     ] = 30.0,
+    strict_markup: Annotated[
+        bool,
+        typer.Option(
+            "--strict-markup",
+            help="Parser matrix: count markup, placeholders and replaced or extra text as guilt "
+            "too (by default only leaked or lost text and failures are).",
+        ),
+    ] = False,
     progress: ProgressOpt = True,
+    show: Annotated[
+        Show | None,
+        typer.Option(
+            "--show",
+            help="File rows in the table: all, problems (not clean) or none "
+            "(default: all up to 50 files, problems above).",
+            show_default=False,
+        ),
+    ] = None,
+    bom: Annotated[
+        bool,
+        typer.Option(
+            "--bom/--no-bom",
+            help="Start --format csv with a UTF-8 byte-order mark, so spreadsheets read it "
+            "as UTF-8.",
+        ),
+    ] = True,
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
     sort: Annotated[
         SortOrder,
@@ -337,6 +364,8 @@ def scan(
         "emit_repaired": emit_repaired,
         "report": report_dir,
         "parser": parser,
+        "parser_cmd": [v.partition("=")[0] for v in parser_cmd] or None,  # names only
+        "strict_markup": strict_markup,
         "file_timeout": file_timeout,
     }
     streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
@@ -349,7 +378,7 @@ def scan(
             "scan",
             args,
             report_dir=report_dir,
-            also=_streaming_writer(fmt, out) if live else None,
+            also=_streaming_writer(fmt, out, bom=bom) if live else None,
         ) as record,
     ):
         if report is not None:
@@ -363,22 +392,54 @@ def scan(
             file_timeout=file_timeout,
         )
         if streamed and not live:
-            write = _streaming_writer(fmt, out)
+            write = _streaming_writer(fmt, out, bom=bom)
             for result in results:
                 write(result)
+        matrix_rows: list[MatrixRow] = []
+        if specs:  # inside the run: each row reaches the stream and the store as it comes
+            matrix_rows = _parser_matrix(
+                paths,
+                specs,
+                jobs=jobs,
+                timeout=parser_timeout,
+                progress=progress,
+                strict_markup=strict_markup,
+                sinks=[
+                    record.matrix_row,
+                    *(
+                        [jsonl_row_writer(out, strict_markup=strict_markup)]
+                        if fmt is OutputFormat.jsonl
+                        else []
+                    ),
+                ],
+            )
+            record.summary["matrix_rows"] = len(matrix_rows)
+    nothing = f"no documents under {', '.join(given) or display_root or 'the fetched range'}"
     if fmt is OutputFormat.table:
-        render_tables(results, root=display_root)
+        render_tables(results, root=display_root, show=show)
     elif fmt is OutputFormat.junit:
-        write_junit(results, output)
+        write_junit(
+            results, output, gate=wanted if wanted else (), empty_reason=nothing if wanted else None
+        )
     if output is not None and fmt is not OutputFormat.table:
         err_console.print(f"{summary_line(results)}; written to {output}")
     if emit_repaired is not None:
         err_console.print(f"repaired text written below {emit_repaired}")
+    if wanted and not results:  # a gate over nothing would pass on nothing
+        if report is not None:
+            raise_for_report(report)
+        raise fail(nothing, ExitCode.USAGE)
     code = exit_code(results, wanted)
     if specs:
-        matrix_code = _parser_matrix(
-            paths, specs, fmt=fmt, output=output, jobs=jobs, timeout=parser_timeout, fail_on=wanted
-        )
+        if fmt is not OutputFormat.jsonl:  # csv keeps stdout for its rows: the matrix to stderr
+            shown = console if fmt is OutputFormat.table else err_console
+            table = matrix_table(matrix_rows, strict_markup=strict_markup, width=shown.width)
+            shown.print(table, soft_wrap=True)
+            for line in verdict_lines(matrix_rows, strict_markup=strict_markup):
+                shown.print(line, markup=False, highlight=False)
+        # the matrix calls an extractor that failed on a readable file an 'error'
+        matrix_gate = ["error" if f == "unreadable" else f for f in wanted]
+        matrix_code = matrix_exit_code(matrix_rows, matrix_gate, strict_markup=strict_markup)
         code = max(code, matrix_code)
     if report is not None:
         raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
@@ -399,30 +460,73 @@ def _parser_matrix(
     paths: Sequence[Path],
     specs: Sequence[ParserSpec],
     *,
-    fmt: OutputFormat,
-    output: Path | None,
     jobs: int,
     timeout: float,
-    fail_on: Sequence[str],
-) -> ExitCode:
-    """Run every extractor on every file; jsonl rows follow the file rows, else a table."""
+    progress: bool,
+    sinks: Sequence[Callable[[MatrixRow], None]],
+    strict_markup: bool = False,
+) -> list[MatrixRow]:
+    """Run every extractor on every file with a progress bar; each row goes to every
+    sink (the run store, the JSON Lines stream) the moment it exists."""
     files = collect_files(paths)
-    rows = list(run_matrix(files, specs, timeout=timeout, jobs=jobs or os.cpu_count() or 1))
-    if fmt is OutputFormat.jsonl:
-        with _open_output(output, append=True) as out:
-            write_matrix_jsonl(rows, out)
-    else:  # csv keeps stdout for its rows: the matrix goes to stderr
-        shown = console if fmt is OutputFormat.table else err_console
-        shown.print(matrix_table(rows))
-        for line in verdict_lines(rows):
-            shown.print(line, markup=False)
-    return matrix_exit_code(rows, fail_on)
+    rows: list[MatrixRow] = []
+    total = len(files) * len(specs)
+    with _matrix_progress(total, enabled=progress, strict_markup=strict_markup) as advance:
+
+        def on_row(row: MatrixRow) -> None:
+            rows.append(row)
+            for sink in sinks:
+                sink(row)
+            advance(row)
+
+        for _ in run_matrix(
+            files, specs, timeout=timeout, jobs=jobs or os.cpu_count() or 1, on_row=on_row
+        ):
+            pass
+    return rows
+
+
+@contextmanager
+def _matrix_progress(
+    total: int, *, enabled: bool, strict_markup: bool
+) -> Iterator[Callable[[MatrixRow], None]]:
+    """A bar for the matrix phase: rows done of files x extractors, the current file."""
+    if not enabled or total == 0 or not err_console.is_terminal:
+        yield lambda _row: None
+        return
+    bar = Progress(
+        TextColumn("parser matrix"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[guilty]} guilty · {task.description}"),
+        console=err_console,
+        transient=True,
+    )
+    guilty = 0
+    with bar:
+        task = bar.add_task("", total=total, guilty=0)
+
+        def advance(row: MatrixRow) -> None:
+            nonlocal guilty
+            guilty += row.is_guilty(strict_markup=strict_markup)
+            bar.update(task, advance=1, guilty=guilty, description=Path(row.path).name[:40])
+
+        yield advance
 
 
 class OrphanPolicy(str, enum.Enum):
-    drop = "drop"
-    replace = "replace"
-    escape = "escape"
+    # upper-case names: a member called ``replace`` would shadow str.replace
+    DROP = "drop"
+    REPLACE = "replace"
+    ESCAPE = "escape"
+
+
+_ORPHAN_MODES: dict[OrphanPolicy, OrphanMode] = {
+    OrphanPolicy.DROP: "drop",
+    OrphanPolicy.REPLACE: "replace",
+    OrphanPolicy.ESCAPE: "escape",
+}
 
 
 @app.command(rich_help_panel="Scan files")
@@ -438,7 +542,7 @@ def repair(
         typer.Option(
             help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."
         ),
-    ] = OrphanPolicy.drop,
+    ] = OrphanPolicy.DROP,
     pua_map: Annotated[
         bool,
         typer.Option(
@@ -457,7 +561,7 @@ def repair(
         jobs=jobs,
         progress=progress,
         repair_dir=out,
-        orphans=orphans.value,
+        orphans=_ORPHAN_MODES[orphans],
         pua_map=pua_map,
         file_timeout=file_timeout,
     )

@@ -46,6 +46,8 @@ __all__ = [
     "EmulatorApp",
     "Reply",
     "atch_file_id",
+    "clean_rebuild",
+    "etag_of",
     "parse_day",
 ]
 
@@ -55,6 +57,8 @@ VIEW_PATH = "/fss/bbs/B0000188/view.do"
 PUBLISH_ORG = "금융감독원"
 _KEY_RE = re.compile(r"[A-Za-z0-9]{32}")
 _DAY_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: ``fileSn`` values of the extra, unsafe attachment URLs (another host, userinfo).
 UNSAFE_SN = ("901", "902")
 
@@ -86,6 +90,37 @@ def atch_file_id(content_id: str) -> str:
     (True, 32)
     """
     return hashlib.sha256(f"atch:{content_id}".encode()).hexdigest()[:32]
+
+
+def etag_of(data: bytes) -> str:
+    """The strong ``ETag`` the emulator sends for a file's bytes.
+
+    >>> etag_of(b"x") == etag_of(b"x") != etag_of(b"y")
+    True
+    """
+    return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+
+
+def clean_rebuild(data: bytes) -> bytes | None:
+    """A clean HWP 5 file with the same paragraphs as *data*, or None when *data* is not
+    a contaminated HWP 5 file. Hancom private-use characters become their standard
+    replacement where one is established (``『``, ``①``...), else are left out: what a
+    publisher's corrected re-issue holds."""
+    from hwpscan.forensics.pua import apply_pua_map
+    from hwpscan.forensics.surrogates import join_segments, merge_pairs
+    from hwpscan.formats import read_document
+    from hwpscan.models import Format
+    from hwpscan.synth.hwp5 import build_hwp5
+
+    doc = read_document(data)
+    if doc.format is not Format.HWP5 or doc.status is not None:
+        return None
+    text = join_segments(doc.body)
+    if not _SURROGATE_RE.search(text):
+        return None
+    mapped, _ = apply_pua_map(merge_pairs(text))
+    clean = _ASTRAL_RE.sub("", _SURROGATE_RE.sub("", mapped))
+    return build_hwp5(clean.split("\n"))
 
 
 def parse_day(value: str | None) -> date | None:
@@ -132,6 +167,28 @@ class EmulatorApp:
     def _register(self, post: Post) -> None:
         with self._lock:
             self._files[atch_file_id(post.content_id)] = post.attachments
+
+    def reissue(self, day: date | None = None) -> int:
+        """The publisher re-issues clean files: every contaminated HWP 5 attachment of the
+        posts on *day* (all days when None) is replaced, under the same URL, by a clean
+        rebuild of its text (see :func:`clean_rebuild`). Returns how many were replaced.
+        """
+        replaced = 0
+        posts = []
+        for post in self.posts:
+            if day is not None and post.day != day:
+                posts.append(post)
+                continue
+            atts = []
+            for att in post.attachments:
+                clean = clean_rebuild(att.data)
+                replaced += clean is not None
+                atts.append(att if clean is None else replace(att, data=clean))
+            reissued = replace(post, attachments=tuple(atts))
+            self._register(reissued)
+            posts.append(reissued)
+        self.posts = tuple(posts)
+        return replaced
 
     # -- listing ------------------------------------------------------------------------
 
@@ -250,9 +307,18 @@ class EmulatorApp:
     # -- downloads ----------------------------------------------------------------------
 
     def download(
-        self, params: Mapping[str, str], target: str, *, with_credentials: bool
+        self,
+        params: Mapping[str, str],
+        target: str,
+        *,
+        with_credentials: bool,
+        if_none_match: str | None = None,
     ) -> DownloadPlan:
-        """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters."""
+        """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters.
+
+        Each file carries a strong ``ETag`` (from its bytes); a request whose
+        ``If-None-Match`` names the current one is answered ``304 Not Modified``.
+        """
         q = self.quirks
         attempts = self.counters.download(target)
         serial = params.get("fileSn", "")
@@ -279,9 +345,13 @@ class EmulatorApp:
                 delay=q.download_delay,
             )
         att = files[int(serial) - 1]
+        etag = etag_of(att.data)
+        if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+            self.counters.not_modified()
+            return DownloadPlan(Reply(304, "application/octet-stream", b"", (("ETag", etag),)))
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()
-        reply = Reply(200, "application/octet-stream", att.data, headers)
+        reply = Reply(200, "application/octet-stream", att.data, (*headers, ("ETag", etag)))
         if q.oversize is Oversize.HEADER:
             self.counters.error("oversize_header")
             return DownloadPlan(

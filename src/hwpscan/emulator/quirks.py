@@ -66,7 +66,8 @@ class Quirks:
       ``envelope_key`` the top-level key (the real API misspells it ``reponse``);
       ``body_key`` the body field (``contentKor``; the documentation says
       ``contentsKor``); ``single_result`` a lone item sent as an object, not a list;
-      ``string_counts`` ``resultCnt`` as a string; ``daily_limit`` calls per key per Korea-time day (``None``: unlimited);
+      ``string_counts`` ``resultCnt`` as a string; ``daily_limit`` calls per key per
+      Korea-time day (``None``: unlimited);
       ``quota_mode`` how calls past it are answered; ``max_days`` the longest window,
       inclusive (``None``: unlimited), longer ones get ``030``; ``bad_dates`` how a
       non-``YYYY-MM-DD`` date is answered; ``wrong_year`` what a year outside the

@@ -4,7 +4,9 @@ Routes:
 
 - ``GET``/``POST`` ``/fss/kr/openApi/api/bodoInfo.jsp`` the press-release listing;
 - ``GET`` ``/fss/cmmn/file/fileDown.do`` attachment downloads;
-- ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them.
+- ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them;
+- ``POST`` ``/_emulator/reissue`` (``?date=YYYY-MM-DD``, else every day) makes the
+  publisher re-issue clean files under the same URLs (:meth:`EmulatorApp.reissue`).
 
 Request logging is off unless a ``log`` callable is given, and every line it receives
 has its ``authKey`` redacted.
@@ -21,7 +23,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
-from hwpscan.emulator.app import DOWNLOAD_PATH, LIST_PATH, DownloadPlan, EmulatorApp, Reply
+from hwpscan.emulator.app import (
+    DOWNLOAD_PATH,
+    LIST_PATH,
+    DownloadPlan,
+    EmulatorApp,
+    Reply,
+    parse_day,
+)
 from hwpscan.emulator.catalogue_loader import Post, bundled_posts, from_releases
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.state import Stats
@@ -31,6 +40,7 @@ __all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"
 
 STATS_PATH = "/_emulator/stats"
 RESET_PATH = "/_emulator/reset"
+REISSUE_PATH = "/_emulator/reissue"
 _MAX_FORM = 64 * 1024
 _CHUNK = 64 * 1024
 _HOST_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
@@ -76,7 +86,8 @@ class _Handler(BaseHTTPRequestHandler):
         host = self.headers.get("Host", "")
         if not host or not set(host) <= _HOST_OK:
             name, port = self.server.server_address[:2]
-            host = f"[{name}]:{port}" if ":" in str(name) else f"{name}:{port}"
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            host = f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
         return f"http://{host}"
 
     def _send(self, reply: Reply, *, length: int | None = None, close: bool = False) -> None:
@@ -123,7 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif parts.path == DOWNLOAD_PATH and self.command == "GET":
             target = parts.path + (f"?{parts.query}" if parts.query else "")
             plan = app.download(
-                self._params(parts.query), target, with_credentials="Authorization" in self.headers
+                self._params(parts.query),
+                target,
+                with_credentials="Authorization" in self.headers,
+                if_none_match=self.headers.get("If-None-Match"),
             )
             self._deliver(plan)
         elif parts.path == STATS_PATH and self.command == "GET":
@@ -132,6 +146,16 @@ class _Handler(BaseHTTPRequestHandler):
         elif parts.path == RESET_PATH and self.command == "POST":
             app.counters.reset()
             self._send(Reply(200, "application/json; charset=utf-8", b'{"reset":true}'))
+        elif parts.path == REISSUE_PATH and self.command == "POST":
+            raw = self._params(parts.query, form).get("date")
+            day = parse_day(raw)
+            if raw is not None and day is None:
+                body = b'{"error":"date must be YYYY-MM-DD"}'
+                self._send(Reply(400, "application/json; charset=utf-8", body))
+                return
+            count = app.reissue(day)
+            body = json.dumps({"reissued": count}).encode()
+            self._send(Reply(200, "application/json; charset=utf-8", body))
         else:
             app.counters.error("not_found")
             self._send(Reply(404, EUCKR_HTML, html_page("404", "페이지를 찾을 수 없습니다.")))
@@ -194,7 +218,8 @@ class RunningEmulator:
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
         host, self.port = server.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{self.port}"
         self.api_url = self.url + LIST_PATH
         self._thread = threading.Thread(

@@ -30,6 +30,7 @@ class Stats:
     refusals: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     requests: int = 0
+    not_modified: int = 0  # downloads answered 304 (counted in ``downloads`` too)
 
     @property
     def calls_total(self) -> int:
@@ -57,6 +58,7 @@ class Stats:
             "refusals": dict(self.refusals),
             "errors": dict(self.errors),
             "requests": self.requests,
+            "not_modified": self.not_modified,
         }
 
     @classmethod
@@ -68,6 +70,7 @@ class Stats:
             refusals={k: int(v) for k, v in data.get("refusals", {}).items()},
             errors={k: int(v) for k, v in data.get("errors", {}).items()},
             requests=int(data.get("requests", 0)),
+            not_modified=int(data.get("not_modified", 0)),
         )
 
 
@@ -86,6 +89,7 @@ class Counters:
             self._refusals: Counter[str] = Counter()
             self._errors: Counter[str] = Counter()
             self._requests = 0
+            self._not_modified = 0
 
     def request(self) -> None:
         """Count any HTTP request."""
@@ -103,6 +107,11 @@ class Counters:
         with self._lock:
             self._downloads[url] += 1
             return self._downloads[url]
+
+    def not_modified(self) -> None:
+        """Count a download answered ``304 Not Modified``."""
+        with self._lock:
+            self._not_modified += 1
 
     def refusal(self, code: str) -> None:
         """Count a listing answered with a refusal result code."""
@@ -123,4 +132,5 @@ class Counters:
                 refusals=dict(self._refusals),
                 errors=dict(self._errors),
                 requests=self._requests,
+                not_modified=self._not_modified,
             )

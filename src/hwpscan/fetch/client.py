@@ -21,9 +21,10 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs only the URL
+    import httpx
 
 from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, QuotaExceededError
 from hwpscan.fetch.dates import Window
@@ -446,6 +447,8 @@ class ApiClient:
             "endDate": window.end.isoformat(),
             "authKey": self._key,
         }
+        import httpx
+
         try:
             with self._http.stream("GET", self.api_url, params=params) as response:
                 body = self._read(response, window)
@@ -495,6 +498,8 @@ class ApiClient:
 
 def scrub_exception(exc: BaseException, secret: str) -> None:
     """Remove a secret from an exception's args and drop the request it carries."""
+    import httpx
+
     exc.args = tuple(redact_text(a, [secret]) if isinstance(a, str) else a for a in exc.args)
     if isinstance(exc, httpx.RequestError):
         exc._request = None  # the request's URL holds the key

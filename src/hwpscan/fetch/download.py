@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -20,11 +21,13 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from hwpscan.fetch.urls import redact_bytes, redact_text, redact_url
+
+if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
+    import httpx
 
 TEMP_PREFIX = ".hwpscan-tmp-"
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
@@ -145,11 +148,17 @@ class DownloadJob:
     url: str
     dest: Path
     tag: object = None
+    #: Ask again even when ``dest`` exists (conditionally, with ``etag`` when known); a
+    #: changed file replaces it and the earlier copy is kept under ``.superseded/``.
+    revalidate: bool = False
+    etag: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class DownloadResult:
-    """How a job ended: ``downloaded``, ``skipped`` (already complete) or ``failed``."""
+    """How a job ended: ``downloaded``, ``skipped`` (already complete, or unchanged when
+    revalidated: ``reason`` says how it was known) or ``failed``. ``superseded`` is where
+    a revalidated file's earlier copy went when its content changed."""
 
     job: DownloadJob
     status: str
@@ -159,6 +168,8 @@ class DownloadResult:
     disposition_name: str | None = None
     reason: str | None = None
     attempts: int = 0
+    etag: str | None = None
+    superseded: Path | None = None
 
 
 class _Retry(Exception):
@@ -250,7 +261,7 @@ class Downloader:
         return self._download(job, threading.Event())
 
     def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
-        if job.dest.is_file():
+        if job.dest.is_file() and not job.revalidate:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         if self.over_budget.is_set():
             return DownloadResult(job, "failed", reason=self.budget_reason())
@@ -274,8 +285,22 @@ class Downloader:
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
+        import httpx
+
+        old = job.dest if job.revalidate and job.dest.is_file() else None
+        headers = {"If-None-Match": job.etag} if old is not None and job.etag else {}
         try:
-            with self._http.stream("GET", job.url) as response:
+            with self._http.stream("GET", job.url, headers=headers) as response:
+                if response.status_code == 304 and old is not None:
+                    return DownloadResult(
+                        job,
+                        "skipped",
+                        file_sha256(old),
+                        old.stat().st_size,
+                        reason="unchanged (the server answered 304 Not Modified)",
+                        attempts=attempt,
+                        etag=job.etag,
+                    )
                 if response.status_code >= 500:
                     raise _Retry(f"HTTP {response.status_code}")
                 if response.status_code != 200:
@@ -285,6 +310,8 @@ class Downloader:
                     raise _Fail(
                         f"announced {int(declared)} bytes, over the {self.max_bytes}-byte cap"
                     )
+                if old is not None:
+                    return self._replace(job, response, stop, attempt)
                 digest, size = self._write(job, response, stop)
                 raw_cd = response.headers.raw
                 disposition = next(
@@ -304,6 +331,7 @@ class Downloader:
                     redact_text(ctype, self._secrets) if ctype is not None else None,
                     redact_text(name, self._secrets) if name is not None else None,
                     attempts=attempt,
+                    etag=response.headers.get("etag"),
                 )
         except httpx.HTTPError as exc:
             detail = redact_text(str(exc), self._secrets) or type(exc).__name__
@@ -355,6 +383,33 @@ class Downloader:
         return (
             f"the run's download budget of {self.max_total_bytes:,} bytes is used up "
             "(--max-total-mb): not downloaded"
+        )
+
+    def _replace(
+        self, job: DownloadJob, response: httpx.Response, stop: threading.Event, attempt: int
+    ) -> DownloadResult:
+        """Download a revalidated file again; keep the earlier copy when it changed."""
+        old_sha = file_sha256(job.dest)
+        keep = job.dest.parent / ".superseded" / f"{old_sha[:12]}_{job.dest.name}"
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        if not keep.exists():
+            try:
+                os.link(job.dest, keep)
+            except OSError:
+                shutil.copy2(job.dest, keep)
+        try:
+            digest, size = self._write(job, response, stop)
+        finally:
+            if file_sha256(job.dest) == old_sha:  # failed, or the same bytes again
+                keep.unlink(missing_ok=True)
+        etag = response.headers.get("etag")
+        kind = response.headers.get("content-type")
+        if digest == old_sha:
+            reason = "unchanged (downloaded again: same bytes)"
+            return DownloadResult(job, "skipped", digest, size, kind, None, reason, attempt, etag)
+        reason = f"content changed since the last fetch; the earlier copy is {keep}"
+        return DownloadResult(
+            job, "downloaded", digest, size, kind, None, reason, attempt, etag, superseded=keep
         )
 
     def _check_pace(self, size: int, elapsed: float, stop: threading.Event) -> None:

@@ -100,9 +100,11 @@ class AttachmentStore:
         downloader: Downloader,
         policy: UrlPolicy,
         progress: Progress | None = None,
+        revalidate: bool = False,
         max_files: int | None = None,
     ) -> None:
         self.out_dir = out_dir
+        self.revalidate = revalidate  # ask the server again for files already on disk
         #: Attachments this run may fetch (``None``: no limit); past it the rest are
         #: recorded as skipped and :attr:`budget_error` says why the run should stop.
         self.max_files = max_files
@@ -121,6 +123,7 @@ class AttachmentStore:
         self._by_url = {
             e.url: out_dir / e.path for e in previous if e.status == "downloaded" and e.path
         }
+        self._etags = {e.url: e.etag for e in previous if e.status == "downloaded" and e.etag}
 
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
         """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched."""
@@ -184,6 +187,10 @@ class AttachmentStore:
             if earlier is not None and earlier.is_file():
                 dest = earlier
                 used.add(earlier.name)
+                if self.revalidate:
+                    etag = self._etags.get(redact_url(url))
+                    yield DownloadJob(url, dest, (release, attachment.name), True, etag)
+                    continue
             else:
                 dest = folder / unique_name(
                     prefix,
@@ -205,8 +212,9 @@ class AttachmentStore:
             reason = None
             if result.status == "skipped":
                 self.tally.skipped += 1
-                reason = "found complete on disk"
+                reason = result.reason or "found complete on disk"
             else:
+                reason = result.reason  # a revalidated file whose content changed
                 self.tally.downloaded += 1
                 if _is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
@@ -224,6 +232,7 @@ class AttachmentStore:
                 sha256=result.sha256,
                 size=result.bytes,
                 content_type=result.content_type,
+                etag=result.etag or self._etags.get(redact_url(url)),
             )
             if result.status == "downloaded" or entry.path not in self._recorded:
                 self._record(entry)
@@ -270,6 +279,7 @@ def _entry(
     sha256: str | None = None,
     size: int = 0,
     content_type: str | None = None,
+    etag: str | None = None,
 ) -> ManifestEntry:
     return ManifestEntry(
         date=release.date,
@@ -283,6 +293,7 @@ def _entry(
         content_type=content_type,
         status=status,
         reason=reason,
+        etag=etag,
     )
 
 

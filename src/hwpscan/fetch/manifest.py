@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST_NAME = "manifest.jsonl"
-_OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason")
+_OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason", "etag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,7 @@ class ManifestEntry:
     content_type: str | None
     status: str
     reason: str | None = None
+    etag: str | None = None  # the server's ETag, for a conditional re-download
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

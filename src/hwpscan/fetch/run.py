@@ -14,7 +14,7 @@ paid for, and a rerun spends no call on a finished window.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -89,6 +89,8 @@ class FetchReport:
     manifest_path: Path
     error: ApiError | None = field(default=None, compare=False)
     entries: tuple[ManifestEntry, ...] = ()
+    #: Releases the answers listed, before ``only_dates`` chose among them.
+    releases_listed: int = 0
 
     @property
     def paths(self) -> tuple[Path, ...]:
@@ -136,9 +138,11 @@ class WindowCaller:
         cache: ResponseCache,
         ledger: QuotaLedger,
         retry: Retry,
+        fresh: bool = False,
         limits: FetchLimits | None = None,
     ) -> None:
         self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
+        self.fresh = fresh  # ask the API even when a good answer is cached
         self.limits = limits or FetchLimits()
         self.calls_made = 0
         self.calls_cached = 0
@@ -155,7 +159,7 @@ class WindowCaller:
             return self._answer(window)
 
     def _answer(self, window: Window) -> ApiAnswer:
-        cached = usable_cached(self.cache, self.api.api_url, window)
+        cached = None if self.fresh else usable_cached(self.cache, self.api.api_url, window)
         if cached is not None:
             self.calls_cached += 1
             return cached
@@ -270,6 +274,8 @@ def fetch_range(
     resolver: Resolver | None = system_resolver,
     clock: Callable[[], datetime] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    fresh: bool = False,
+    only_dates: Collection[str] | None = None,
     limits: FetchLimits | None = None,
 ) -> FetchReport:
     """Fetch ``start..end`` window by window into ``out_dir``; never raises for API trouble.
@@ -282,6 +288,11 @@ def fetch_range(
     ``download_deadline`` is the seconds one attachment may take in all (default:
     :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``). ``limits`` are
     the answer and run budgets (:class:`hwpscan.fetch.limits.FetchLimits`).
+
+    ``fresh`` (what ``verify`` uses) asks the API again for every window, cached or
+    not, and asks the server again for every attachment already on disk (conditionally
+    when it gave an ETag), replacing a file whose content changed. ``only_dates`` limits
+    the downloads to releases dated on those days (``YYYY-MM-DD``).
     """
     limits = limits or FetchLimits()
     check_range(start, end)
@@ -306,6 +317,7 @@ def fetch_range(
         cache=open_cache(state),
         ledger=open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock),
         retry=retry,
+        fresh=fresh,
         limits=limits,
     )
     downloader = Downloader(
@@ -321,6 +333,7 @@ def fetch_range(
     )
     policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
     error: ApiError | None = None
+    listed = 0
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
         store = AttachmentStore(
@@ -329,6 +342,7 @@ def fetch_range(
             downloader=downloader,
             policy=policy,
             progress=progress,
+            revalidate=fresh,
             max_files=limits.max_files,
         )
         try:
@@ -340,7 +354,11 @@ def fetch_range(
                     break
                 verdict = check_answer(answer, window, near_limit=False)
                 store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
-                store.add(answer.releases, outside=frozenset(verdict.outside))
+                releases = answer.releases
+                listed += len(releases)
+                if only_dates is not None:
+                    releases = tuple(r for r in releases if r.date in only_dates)
+                store.add(releases, outside=frozenset(verdict.outside))
                 notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
                 if store.budget_error is not None:  # files or bytes: stop asking for more
                     error = store.budget_error
@@ -369,4 +387,5 @@ def fetch_range(
         manifest_path=writer.path,
         error=error,
         entries=tuple(files.entries),
+        releases_listed=listed,
     )

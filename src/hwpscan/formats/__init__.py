@@ -2,11 +2,14 @@
 
 :func:`read_document` sniffs the content and hands it to the right reader. Formats we
 recognise but do not read (HWP 3.x, HTML saved under a document name, other OLE or ZIP
-files) come back as documents with status ``unsupported`` and a reason.
+files) come back as documents with status ``unsupported`` and a reason; a file wrapped
+by an enterprise DRM product (:mod:`hwpscan.formats.drm`) is ``encrypted``, the product
+named.
 """
 
 from __future__ import annotations
 
+from hwpscan.formats.drm import drm_product, drm_reason
 from hwpscan.formats.sniff import SNIFF_BYTES, is_text, sniff
 from hwpscan.models import Document, Format, Status
 
@@ -15,7 +18,6 @@ __all__ = ["read_document", "sniff"]
 _UNSUPPORTED_REASONS = {
     Format.HWP3: "HWP 3.x document (a different, pre-2002 format): not read",
     Format.HTML: "an HTML page, not a document (often a server error page saved as the file)",
-    Format.ZIP: "a ZIP archive that is not an HWPX package (no application/hwp+zip mimetype)",
 }
 
 
@@ -29,15 +31,19 @@ def read_document(data: bytes) -> Document:
     >>> read_document(b"HWP Document File V3.00 \\x1a\\x01\\x02\\x03\\x04\\x05").format
     <Format.HWP3: 'hwp3'>
     """
-    fmt = sniff(data[:SNIFF_BYTES])
+    head = data[:SNIFF_BYTES]
+    product = drm_product(head)
+    if product is not None:
+        return Document(format=Format.UNKNOWN, status=Status.ENCRYPTED, reason=drm_reason(product))
+    fmt = sniff(head)
     if fmt is Format.OLE:
         from hwpscan.formats.hwp5 import read_ole
 
         return read_ole(data)
-    if fmt is Format.HWPX:
-        from hwpscan.formats.hwpx import read_hwpx
+    if fmt in (Format.HWPX, Format.ZIP):  # the package's entries decide, wherever they sit
+        from hwpscan.formats.hwpx import read_zip
 
-        return read_hwpx(data)
+        return read_zip(data)
     if fmt is Format.PDF:
         from hwpscan.formats.pdf import read_pdf
 
@@ -49,8 +55,21 @@ def read_document(data: bytes) -> Document:
     return Document(format=Format.UNKNOWN, status=Status.UNSUPPORTED, reason=_unknown_reason(data))
 
 
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/"
+LFS_POINTER_REASON = (
+    "a Git LFS pointer, not the file: run git lfs pull, or check out with lfs: true"
+)
+
+
 def _unknown_reason(data: bytes) -> str:
+    r"""Why content we do not read is not a document.
+
+    >>> _unknown_reason(b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n")
+    'a Git LFS pointer, not the file: run git lfs pull, or check out with lfs: true'
+    """
     head = data[:SNIFF_BYTES]
+    if head.startswith(LFS_POINTER_PREFIX) and b"\noid " in head:
+        return LFS_POINTER_REASON
     if is_text(head):
         return "plain text, not a document"
     distinct = len(set(head))

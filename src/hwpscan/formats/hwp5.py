@@ -27,6 +27,7 @@ dropped.
 from __future__ import annotations
 
 import io
+import re
 import struct
 from dataclasses import dataclass, field
 
@@ -34,6 +35,7 @@ import olefile
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
 from hwpscan.formats.hwp5_text import (
     Budget,
     WarningList,
@@ -44,7 +46,7 @@ from hwpscan.formats.hwp5_text import (
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
 
-__all__ = ["MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
+__all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
 
 #: No single stream may inflate past this...
 MAX_STREAM_BYTES = 64 * 2**20
@@ -60,18 +62,32 @@ MAX_DOCUMENT_BYTES = 128 * 2**20
 #: AttributeError or KeyError is a bug in hwpscan and reaches the scanner as an error.
 _OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
+#: A high byte of a UTF-16LE surrogate code unit (0xD800-0xDFFF).
+_SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
+#: DocInfo font and style names kept per document. Hancom writes seven language lists
+#: of the fonts a document uses plus a few dozen styles: some hundreds of names, a
+#: few thousand in a template-heavy document; past this cap the stream is not a real
+#: document's (a names bomb: millions of tiny records in a small deflate stream).
+MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
+#: Section warnings that mean text was left unread (a stream cut, a record overrun, an
+#: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
+_UNREAD_RE = re.compile(
+    r"ends early|rest of the stream skipped|cut short|unreadable|not valid|inflates past|budget"
+)
 
 
 @dataclass
 class _Reader:
-    ole: OleStreams
+    ole: OleStreams | CfbStreams
     cap: int
     paths: list[str]
     budget: int = MAX_DOCUMENT_BYTES  # bytes still allowed across all streams
     warnings: WarningList = field(default_factory=WarningList)  # capped: see MAX_WARNINGS
     short: list[str] = field(default_factory=list)  # streams cut short: a truncated file
     over_budget: str | None = None  # the first stream refused for the document cap
+    max_names: int = MAX_DOCINFO_NAMES
+    names_cut: str | None = None  # why DocInfo names were not all read
 
     def raw(self, path: str) -> bytes:
         try:
@@ -111,11 +127,21 @@ def read_ole(
     *,
     max_stream_bytes: int = MAX_STREAM_BYTES,
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_docinfo_names: int = MAX_DOCINFO_NAMES,
+    fast: bool = True,
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
+    The container is read by our strict reader (:mod:`hwpscan.formats.cfb_fast`) when
+    it is well formed, else (or with ``fast=False``) by olefile; both give the same
+    streams, so the result does not depend on which one did.
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
+    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names)
+    cfb = open_cfb(data) if fast else None
+    if cfb is not None:
+        return _read_container(cfb, data, *caps)
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
@@ -132,26 +158,38 @@ def read_ole(
                 status=Status.CORRUPT,
                 reason=f"compound file directory unreadable: {exc}",
             )
-        paths = streams.paths
-        reader = _Reader(streams, max_stream_bytes, paths, budget=max_document_bytes)
-        if not paths:
-            fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-            return Document(
-                format=fmt,
-                status=Status.CORRUPT,
-                reason="compound file lists no streams (directory missing or cut short)",
-            )
-        if not any(p.lower() == "fileheader" for p in paths):
-            return _foreign(paths, "without an HWP FileHeader")
-        try:
-            header = reader.raw(spec.FILE_HEADER_STREAM)
-        except CorruptFileError as exc:
-            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
-        if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
-            return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
-        if not header.startswith(spec.SIGNATURE_TEXT):
-            return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
-        return _read_hwp5(reader, header)
+        return _read_container(streams, data, *caps)
+
+
+def _read_container(
+    streams: OleStreams | CfbStreams,
+    data: bytes,
+    max_stream_bytes: int,
+    max_document_bytes: int,
+    max_docinfo_names: int,
+) -> Document:
+    paths = streams.paths
+    reader = _Reader(
+        streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
+    )
+    if not paths:
+        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
+        return Document(
+            format=fmt,
+            status=Status.CORRUPT,
+            reason="compound file lists no streams (directory missing or cut short)",
+        )
+    if not any(p.lower() == "fileheader" for p in paths):
+        return _foreign(paths, "without an HWP FileHeader")
+    try:
+        header = reader.raw(spec.FILE_HEADER_STREAM)
+    except CorruptFileError as exc:
+        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=str(exc))
+    if reader.warnings:  # a FileHeader stream cut short: a truncated HWP file
+        return Document(format=Format.HWP5, status=Status.CORRUPT, reason=reader.warnings[0])
+    if not header.startswith(spec.SIGNATURE_TEXT):
+        return _foreign(paths, "whose FileHeader lacks the 'HWP Document File' signature")
+    return _read_hwp5(reader, header)
 
 
 def _foreign(paths: list[str], what: str) -> Document:
@@ -217,6 +255,8 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     body: list[Segment] = []
     if status is None:
         body, status, reason = _body(reader, body_paths, compressed, info)
+    if status is None and reader.names_cut is not None:  # read in part: never clean
+        status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
     info["sections"] = len(body_paths) or len(view_paths)
     return Document(
         format=Format.HWP5,
@@ -261,6 +301,7 @@ def _body(
     readable = paragraphs = 0
     warnings = reader.warnings
     budget = Budget()
+    first = len(warnings)
     for path in paths:
         try:
             data = reader.records(path, compressed)
@@ -284,6 +325,10 @@ def _body(
     cut = [note for note in reader.short if note.split(":")[0] in paths]
     if cut:  # the container lost sectors: what was read is kept, the verdict is corrupt
         return body, Status.CORRUPT, f"file cut short: {cut[0]} (text before the cut kept)"
+    unread = [w for w in warnings[first:] if w.split(":")[0] in paths and _UNREAD_RE.search(w)]
+    if unread:  # a body read only in part is never clean: the scan decides from the counts
+        more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
+        return body, Status.CORRUPT, "unread: " + "; ".join(unread[:3]) + more
     return body, None, None
 
 
@@ -305,7 +350,15 @@ def _preview(reader: _Reader) -> list[Segment]:
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     """FACE_NAME and STYLE names as segments: paragraph = record index, offset = code
-    units before this name among the names of the same record."""
+    units before this name among the names of the same record.
+
+    Only record headers are walked and only the name fields are touched: their byte
+    spans are gathered first (:func:`_name_spans`), then joined and checked at byte
+    level for a high byte 0xD8-0xDF (a surrogate code unit); without one, the joined
+    names are decoded in one call and sliced, each slice exactly its name's codeunit
+    view. With one, each name goes through :func:`codeunit_view`. At most
+    :data:`MAX_DOCINFO_NAMES` names are kept (see :attr:`_Reader.names_cut`).
+    """
     if not any(p.lower() == "docinfo" for p in reader.paths):
         reader.warnings.append("DocInfo stream missing")
         return []
@@ -314,66 +367,124 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
-    out: list[Segment] = []
+    spans: list[tuple[int, int, int, int]] = []
+    warnings = reader.warnings
+    cap = reader.max_names
     index = 0
     pos = 0
     end = len(data)
     unpack = _U32.unpack_from
+    shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
+    face, style = spec.FACE_NAME, spec.STYLE
     while pos + 4 <= end:
         (head,) = unpack(data, pos)
         pos += 4
-        size = head >> spec.SIZE_SHIFT
-        if size == spec.EXTENDED_SIZE and pos + 4 <= end:
+        size = head >> shift
+        if size == extended and pos + 4 <= end:
             (size,) = unpack(data, pos)
             pos += 4
-        if pos + size > end:
-            reader.warnings.append(f"DocInfo: record {index} runs past the end of the stream")
+        stop = pos + size
+        if stop > end:
+            warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
-        tag = head & spec.TAG_MASK
-        if tag in (spec.FACE_NAME, spec.STYLE):
-            _names(data[pos : pos + size], tag, index, out, reader.warnings)
-        pos += size
+        tag = head & mask
+        if tag == style and stop - pos >= 4:
+            # The common case inline: a STYLE record holding both its names whole.
+            a = pos + 2
+            b = a + 2 * (data[pos] | data[pos + 1] << 8)
+            c = b + 2
+            d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
+            if d <= stop:
+                if b > a:
+                    spans.append((index, 0, a, b))
+                if d > c:
+                    spans.append((index, (b - a) >> 1, c, d))
+            else:  # let the general reader say what is wrong
+                _name_spans(data, pos, stop, tag, index, spans, warnings)
+        elif tag in (face, style):
+            _name_spans(data, pos, stop, tag, index, spans, warnings)
+        else:
+            pos = stop
+            index += 1
+            continue
+        if len(spans) > cap:
+            del spans[cap:]
+            reader.names_cut = (
+                f"DocInfo holds more than {cap:,} font and style names (the cap); "
+                f"names after record {index} not read"
+            )
+            break
+        pos = stop
         index += 1
-    return out
+    return _decode_names(data, spans)
 
 
-def _names(payload: bytes, tag: int, index: int, out: list[Segment], warnings: list[str]) -> None:
-    """The WCHAR strings of a FACE_NAME (표 19) or STYLE (표 47) record.
+def _name_spans(
+    data: bytes,
+    start: int,
+    end: int,
+    tag: int,
+    index: int,
+    spans: list[tuple[int, int, int, int]],
+    warnings: list[str],
+) -> None:
+    """(record index, unit offset, first byte, end byte) of each non-empty WCHAR name
+    of a FACE_NAME (표 19) or STYLE (표 47) record spanning ``data[start:end]``.
 
     FACE_NAME: property byte, name; alternative name after a type byte when bit 7 is
     set; default name when bit 5 is set (after 10 bytes of type info when bit 6 is).
     STYLE: local name, English name.
     """
     if tag == spec.STYLE:
-        skips: list[int] = [0, 0]
-    elif payload:
-        prop = payload[0]
-        skips = [1]  # the property byte
+        skips: tuple[int, ...] = (0, 0)
+    elif end > start:
+        prop = data[start]
+        skips = (1,)  # the property byte
         if prop & spec.FACE_HAS_ALTERNATIVE:
-            skips.append(1)  # the alternative font's type byte
+            skips += (1,)  # the alternative font's type byte
         if prop & spec.FACE_HAS_DEFAULT:
-            skips.append(spec.FACE_TYPE_INFO_BYTES if prop & spec.FACE_HAS_TYPE_INFO else 0)
+            skips += (spec.FACE_TYPE_INFO_BYTES if prop & spec.FACE_HAS_TYPE_INFO else 0,)
     else:
         return
-    pos = units = 0
+    pos = start
+    units = 0
     for n, skip in enumerate(skips):
         pos += skip
-        if pos + 2 > len(payload):
+        if pos + 2 > end:
             warnings.append(f"DocInfo: record {index} (tag {tag}) ends before name {n}")
             return
-        (length,) = struct.unpack_from("<H", payload, pos)
+        length = data[pos] | data[pos + 1] << 8
         pos += 2
-        if pos + 2 * length > len(payload):
+        if pos + 2 * length > end:
             warnings.append(f"DocInfo: record {index} (tag {tag}) name {n} runs past the record")
             return
         if length:
-            out.append(
-                Segment(
-                    spec.DOCINFO_STREAM,
-                    index,
-                    units,
-                    codeunit_view(payload[pos : pos + 2 * length]),
-                )
-            )
+            spans.append((index, units, pos, pos + 2 * length))
         pos += 2 * length
         units += length
+
+
+def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[Segment]:
+    """The names' segments; one decode for all of them when no unit is a surrogate.
+
+    >>> names = "바탕".encode("utf-16-le") + b"ab"
+    >>> _decode_names(names, [(3, 0, 0, 4), (3, 2, 4, 6)])  # doctest: +NORMALIZE_WHITESPACE
+    [Segment(stream='DocInfo', paragraph=3, offset=0, text='바탕'),
+     Segment(stream='DocInfo', paragraph=3, offset=2, text='扡')]
+    """
+    if not spans:
+        return []
+    stream = spec.DOCINFO_STREAM
+    view = memoryview(data)
+    blob = b"".join([view[a:b] for _, _, a, b in spans])
+    if _SURROGATE_HIGH_BYTE.search(blob[1::2]) is not None:
+        return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]
+    # No surrogate unit: one code point per unit, so unit offsets index the text.
+    text = blob.decode("utf-16-le")
+    out: list[Segment] = []
+    at = 0
+    for i, units, a, b in spans:
+        n = (b - a) >> 1
+        out.append(Segment(stream, i, units, text[at : at + n]))
+        at += n
+    return out

@@ -1,5 +1,8 @@
 """Stream bytes of a compound file, from olefile's parsed structures.
 
+This is the reference path: :mod:`hwpscan.formats.cfb_fast` reads well-formed files on
+its own and hands every other file here (and its tests compare the two).
+
 ``olefile`` parses the header, the FAT, the MiniFAT and the directory; its
 ``openstream`` then reads a stream one sector at a time and formats a log message for
 each, which for a 2 KB stream in the mini stream means some 30 rounds of string

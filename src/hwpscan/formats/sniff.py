@@ -8,12 +8,20 @@
 <Format.HTML: 'html'>
 >>> sniff(b"")
 <Format.EMPTY: 'empty'>
+>>> sniff(b"<!-- saved from the portal -->\\n\\n")   # an HTML fragment: a comment alone
+<Format.HTML: 'html'>
+
+A ZIP is called ``hwpx`` here when its first local entries already say so (see
+:func:`zip_head_is_hwpx`); the whole package is judged by
+:func:`hwpscan.formats.hwpx.read_zip`, which also finds a ``mimetype`` entry that comes
+late, is compressed or is missing altogether.
 """
 
 from __future__ import annotations
 
 import re
 import struct
+import zlib
 
 from hwpscan.models import Format
 
@@ -21,7 +29,13 @@ CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 ZIP_MAGIC = b"PK\x03\x04"
 HWP3_MAGIC = b"HWP Document File V3"
 HWPX_MIMETYPE = b"application/hwp+zip"
-_HTML_RE = re.compile(rb"^\s*(<!doctype\s+html|<html|<head|<body|<\?xml[^>]*>\s*<html)", re.I)
+_HTML_RE = re.compile(
+    rb"(<!doctype\s+html|<html|<head|<body|<meta\s|<title|<script|<style|<div|<table|<iframe"
+    rb"|<form|<p[\s>]|<br\s*/?>|<\?xml[^>]*>\s*<html)",
+    re.I,
+)
+#: Entry names whose presence among the first local headers marks an HWPX package.
+HWPX_PART_RE = re.compile(r"^(contents/(content\.hpf|section\d+\.xml|header\.xml)|mimetype)$", re.I)
 
 #: How many leading bytes :func:`sniff` needs to decide.
 SNIFF_BYTES = 4096
@@ -43,11 +57,32 @@ def sniff(head: bytes) -> Format:
     if head.startswith(HWP3_MAGIC):
         return Format.HWP3
     if head.startswith(ZIP_MAGIC):
-        return Format.HWPX if _zip_first_entry_is_hwpx(head) else Format.ZIP
-    probe = head.lstrip(b"\xef\xbb\xbf")
-    if _HTML_RE.match(probe[:1024]):
+        return Format.HWPX if zip_head_is_hwpx(head) else Format.ZIP
+    if looks_like_html(head):
         return Format.HTML
     return Format.UNKNOWN
+
+
+def looks_like_html(head: bytes) -> bool:
+    """True when *head*, after whitespace and HTML comments, starts with an HTML tag,
+    or holds nothing but comments (a fragment saved under a document's name).
+
+    >>> looks_like_html(b"  <!-- a -->  <!-- b -->\\r\\n"), looks_like_html(b"<div>x</div>")
+    (True, True)
+    >>> looks_like_html(b"   "), looks_like_html(b"plain text <html>")
+    (False, False)
+    """
+    rest = head[:SNIFF_BYTES].removeprefix(b"\xef\xbb\xbf").lstrip()
+    comments = 0
+    while rest.startswith(b"<!--"):
+        end = rest.find(b"-->", 4)
+        if end < 0:  # a comment running past the probe: still markup
+            return True
+        rest = rest[end + 3 :].lstrip()
+        comments += 1
+    if not rest:
+        return comments > 0
+    return _HTML_RE.match(rest[:1024]) is not None
 
 
 def is_text(head: bytes) -> bool:
@@ -68,17 +103,49 @@ def is_text(head: bytes) -> bool:
     return False
 
 
-def _zip_first_entry_is_hwpx(head: bytes) -> bool:
-    """The first local file header names ``mimetype`` holding ``application/hwp+zip``."""
-    if len(head) < 30:
-        return False
-    (_sig, _ver, _flags, method, _t, _d, _crc, csize, _usize, nlen, xlen) = struct.unpack(
-        "<4sHHHHHIIIHH", head[:30]
-    )
-    name = head[30 : 30 + nlen]
-    if name != b"mimetype":
-        return False
-    start = 30 + nlen + xlen
-    if method != 0:  # the spec stores it uncompressed; a deflated one is not a valid HWPX
-        return False
-    return head[start : start + csize].strip() == HWPX_MIMETYPE
+def zip_local_entries(head: bytes, limit: int = 16) -> list[tuple[str, int, bytes]]:
+    """(name, method, first bytes of data) of the local file headers at the start of a ZIP,
+    as far as *head* reaches: no central directory needed (a cut file still shows them).
+
+    Names written with ``\\`` are given with ``/``.
+    """
+    out: list[tuple[str, int, bytes]] = []
+    pos = 0
+    while len(out) < limit and head.startswith(ZIP_MAGIC, pos) and pos + 30 <= len(head):
+        (_sig, _ver, _flags, method, _t, _d, _crc, csize, _usize, nlen, xlen) = struct.unpack_from(
+            "<4sHHHHHIIIHH", head, pos
+        )
+        raw = head[pos + 30 : pos + 30 + nlen]
+        name = raw.decode("utf-8", "replace").replace("\\", "/")
+        start = pos + 30 + nlen + xlen
+        out.append((name, method, head[start : start + min(csize, 256)]))
+        pos = start + csize
+    return out
+
+
+def zip_head_is_hwpx(head: bytes) -> bool:
+    """The first local entries of a ZIP mark an HWPX package: a ``mimetype`` entry holding
+    ``application/hwp+zip`` (stored or deflated), or HWPX part names.
+
+    >>> import io, zipfile
+    >>> buf = io.BytesIO()
+    >>> with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+    ...     zf.writestr("mimetype", "application/hwp+zip")
+    >>> zip_head_is_hwpx(buf.getvalue())
+    True
+    """
+    for name, method, data in zip_local_entries(head):
+        if name.lower() == "mimetype":
+            return _mimetype_text(method, data) == HWPX_MIMETYPE
+        if HWPX_PART_RE.match(name):
+            return True
+    return False
+
+
+def _mimetype_text(method: int, data: bytes) -> bytes:
+    if method == 8:
+        try:
+            data = zlib.decompressobj(-15).decompress(data, 256)
+        except zlib.error:
+            return b""
+    return data.strip()

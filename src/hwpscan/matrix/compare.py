@@ -1,47 +1,62 @@
-"""Align an extractor's text with the reference view and count what it got wrong.
+"""Align an extractor's text with the reference view and sort what differs into classes.
 
 The reference is our *strict* view of the document body (surrogate pairs merged).
 Whitespace and line layout are not compared: extractors legitimately differ in how
-they join paragraphs, table cells and lines. Every other character counts:
+they join paragraphs, table cells and lines. Every other character counts.
 
-- **dropped**: in the document, missing from the extractor's text (an extractor that
-  silently loses private-use characters);
-- **changed**: replaced by something else (a PUA character turned into U+FFFD or ``?``);
-- **extra**: in the extractor's text but not in the document at all (control-code
-  parameters decoded as text, placeholders).
+The alignment is an exact longest common subsequence (Myers' O(ND) algorithm with its
+linear-space "middle snake" recursion): the characters of the document left unmatched
+are the fewest any alignment can leave, so nothing is called lost that an extractor
+kept. Characters found on one side only can never match and are set aside before the
+search, and shared starts and ends are trimmed first, so the cost follows the
+differences, not the length of the text. The search has a step budget: a region that
+would need more is not aligned but counted as *replaced* (never as lost) and the
+comparison is marked ``exact=False``.
 
-Surrogates are not characters and are counted apart (``count_surrogates`` on the text
-as returned). Before the alignment, adjacent halves are merged back into the character
-they encode, so a character returned as a high+low pair is not counted as changed, and
-lone halves are left out on both sides: a lone half carries no character, so an
-extractor that returns only the high half of U+F02B1 has *dropped* that character, and
-one that drops the document's own orphans has lost nothing.
+Between two matched characters lies a *gap*: document characters missing from the
+extractor's text, extractor characters not in the document, or both. Each gap is sorted:
 
-Long texts are first cut at shared runs: common start and end, then *anchors*
-(k-grams found exactly once in each text, in the same order, as in patience diff);
-only the small regions between anchors are diffed character by character with
-``difflib.SequenceMatcher`` (autojunk off). The cost follows the differences, not the
-length of the text.
+- the extractor's characters are **leaked** when the run holds control codes (control
+  parameters decoded as text: the whole run is that data), **markup** when they are
+  Markdown or HTML syntax, entities, URLs or placeholders such as ``[그림]`` and
+  ``<표>``, and otherwise **extra** (other text not in the document). U+FFFD is counted
+  apart, on the text as returned (see :func:`count_replacement`);
+- the document's characters are **replaced** when the extractor put something in
+  their place, one for one: a character (``?`` or U+FFFD for a private-use character,
+  a standard bullet for a Hancom one) or a placeholder (``<표>``, ``[그림]``), which
+  stands for one character; they are **lost** when nothing, or markup syntax only,
+  stands there, and beyond what stands in (the rest of the table behind ``<표>``).
+  Private-use (PUA) characters are counted apart in both.
+
+Surrogates are not characters and are counted apart (:func:`count_surrogates` on the
+text as returned). Before the alignment, adjacent halves are merged back into the
+character they encode and lone halves are left out on both sides: an extractor that
+returns only the high half of U+F02B1 has *lost* that character, and one that drops the
+document's own orphans has lost nothing.
 
 >>> c = compare("가" + chr(0xF02B1) + "나 다", "가나 다")
->>> c.dropped, c.changed, c.extra
-(1, 0, 0)
+>>> c.lost, c.lost_pua, c.replaced, c.markup
+(1, 1, 0, 0)
 >>> c.examples
-('dropped: 가[\\\\U000f02b1]나다',)
+('lost: 가[\\\\U000f02b1]나다',)
+>>> compare("표 안의 글", "| 표 | 안의 글 |").markup
+3
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Sequence
-from dataclasses import dataclass
-from difflib import SequenceMatcher
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
+from hwpscan.forensics.surrogates import PUA_RE, SURROGATE_RE, escape_snippet, merge_pairs
 
 __all__ = [
+    "CLASSES",
     "Comparison",
+    "align",
     "compare",
     "content",
     "count_chars",
@@ -53,29 +68,85 @@ __all__ = [
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP
 #: those are control codes, and their leaking into text is exactly what we look for.
 WHITESPACE_RE = re.compile("[\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+#: The defect classes a comparison sorts differences into, most severe first.
+CLASSES = ("leaked", "lost", "replaced", "markup", "extra")
+#: Examples kept per class (and in the severity-ordered list).
 MAX_EXAMPLES = 5
-#: Regions up to this many characters (both sides) are diffed character by character.
-SMALL_REGION = 2_000
-#: k-gram lengths tried, in order, to find anchors in larger regions.
-ANCHOR_SIZES = (16, 6, 2)
-#: Deeper than this, a region is counted rather than split further.
-MAX_DEPTH = 60
+#: Steps the alignment may take (a few seconds of CPU at most) before it
+#: stops aligning a region and counts it as replaced.
+STEP_BUDGET = 10_000_000
+#: Characters of the other side one budget step covers in a bit-parallel LCS row.
+_ROW_WIDTH = 2_048
+#: Regions this small (product of the two lengths) are aligned by plain dynamic programming.
+_SMALL = 1_024
 _CONTEXT = 8
 _SNIPPET = 24
+
+#: Control codes: a run holding one is control-code data decoded as text.
+CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: Placeholders extractors print instead of objects (their text is replaced).
+PLACEHOLDER_RE = re.compile(
+    r"[<‹〈\[(](?:표|그림|그리기|수식|차트|사진|이미지|도형|글상자|개체|OLE|각주|미주|"
+    r"image|img|table|figure|picture|chart|equation|object)[^<>‹〈\[\]()]{0,20}[>›〉\])]"
+    r"|!\[[^\]]{0,80}\]\([^)]{0,300}\)",
+    re.IGNORECASE,
+)
+#: Markup syntax: tags, entities (or their tail after a matched '&'), URLs, Markdown.
+MARKUP_RE = re.compile(
+    r"</?[A-Za-z][A-Za-z0-9:-]*(?:[^<>]{0,300})?/?>"
+    r"|<!--.{0,300}?-->"
+    r"|&?(?:[A-Za-z]{2,8}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+    r"|(?:https?|ftp|mailto|file):[^\s<>\"'\]\[(){}|]+"
+    r"|www\.[^\s<>\"'\]\[(){}|]+"
+    r"|[|#*_>=~:+`\\\[\](){}!-]+"
+)
+#: Markup tokens never aligned with document text (unless the document has them verbatim).
+_HIDDEN_RE = re.compile(
+    f"{PLACEHOLDER_RE.pattern}"
+    r"|</?[A-Za-z][A-Za-z0-9:-]*(?:[^<>]{0,300})?/?>|<!--.{0,300}?-->"
+    r"|(?:https?|ftp|mailto|file):[^\s<>\"'\]\[(){}|]+|www\.[^\s<>\"'\]\[(){}|]+",
+    re.IGNORECASE,
+)
+_PIECE_RE = re.compile(f"(?P<ph>{PLACEHOLDER_RE.pattern})|{MARKUP_RE.pattern}", re.IGNORECASE)
+_SEVERITY = {"surrogate": 0, "pua": 1, "leaked": 2, "lost": 3, "replaced": 4, "extra": 5}
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """How an extractor's text differs from the reference (whitespace ignored)."""
+    """How an extractor's text differs from the reference (whitespace ignored).
 
-    dropped: int = 0
-    changed: int = 0
+    ``lost``/``lost_pua`` and ``replaced``/``replaced_pua`` count document characters
+    (the ``_pua`` counts are the private-use part); ``leaked``, ``markup`` and ``extra``
+    count the extractor's characters. ``matched`` is the length of the common
+    subsequence found; ``exact`` is False when the step budget ran out (then some
+    unaligned document characters were counted as replaced). ``examples`` holds up to
+    five examples by severity (PUA first), ``by_class`` up to five per class.
+    """
+
+    lost: int = 0
+    lost_pua: int = 0
+    replaced: int = 0
+    replaced_pua: int = 0
+    leaked: int = 0
+    markup: int = 0
     extra: int = 0
+    matched: int = 0
+    exact: bool = True
     examples: tuple[str, ...] = ()
+    by_class: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def identical(self) -> bool:
-        return not (self.dropped or self.changed or self.extra)
+        return not (self.lost or self.replaced or self.leaked or self.markup or self.extra)
+
+    # the names of earlier versions
+    @property
+    def dropped(self) -> int:
+        return self.lost
+
+    @property
+    def changed(self) -> int:
+        return self.replaced
 
 
 def significant(text: str) -> str:
@@ -136,150 +207,316 @@ def count_replacement(text: str) -> int:
     return text.count("\ufffd")
 
 
-def compare(reference: str, text: str, *, max_examples: int = MAX_EXAMPLES) -> Comparison:
-    """Align *text* with *reference*; count dropped, changed and extra characters.
+def compare(
+    reference: str,
+    text: str,
+    *,
+    max_examples: int = MAX_EXAMPLES,
+    budget: int = STEP_BUDGET,
+) -> Comparison:
+    """Align *text* with *reference* and sort the differences into classes.
 
     >>> compare("표 안의 글", "표안의글").identical
     True
     >>> c = compare("가나다", "가?다")
-    >>> (c.dropped, c.changed, c.extra), c.examples
-    ((0, 1, 0), ('changed: 가[나 -> ?]다',))
+    >>> (c.lost, c.replaced, c.extra), c.examples
+    ((0, 1, 1), ('replaced: 가[나 -> ?]다',))
     >>> c = compare("본문", "본" + chr(0x0B) + "ctl문")
-    >>> (c.dropped, c.changed, c.extra), c.examples
-    ((0, 0, 4), ('extra: 본[+\\\\x0bctl]문',))
+    >>> (c.lost, c.leaked, c.extra), c.examples
+    ((0, 4, 0), ('leaked: 본[+\\\\x0bctl]문',))
     >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80) + chr(0xDEB1)).identical
     True
-    >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80)).dropped
+    >>> compare("a" + chr(0xF02B1), "a" + chr(0xDB80)).lost_pua
     1
     """
     a = content(reference)
     b = content(text)
     if a == b:
-        return Comparison()
-    tally = _Tally(a, max_examples)
-    _align(a, 0, len(a), b, 0, len(b), tally, depth=0)
-    return Comparison(tally.dropped, tally.changed, tally.extra, tuple(tally.examples))
+        return Comparison(matched=len(a))
+    tally = _Tally(a, b, max_examples)
+    aligner = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget)
+    tally.unaligned = aligner.unaligned  # filled as the alignment goes, read by the gaps
+    exact = aligner.run()
+    tally.finish()
+    return tally.result(exact)
 
 
-class _Tally:
-    def __init__(self, reference: str, max_examples: int) -> None:
-        self.reference = reference
-        self.dropped = self.changed = self.extra = 0
-        self.examples: list[str] = []
-        self.max_examples = max_examples
+def _hide_tokens(a: str, b: str) -> str:
+    """*b* with placeholders, tags and URLs that the document does not contain made
+    unmatchable (same length, so positions hold): the 표 of ``<표>`` is not the table's
+    text, and must not be lined up with it.
 
-    def add(self, a1: int, a2: int, added: str) -> None:
-        """Reference characters a1:a2 became *added* (either side may be empty)."""
-        removed = self.reference[a1:a2]
-        common = min(len(removed), len(added))
-        self.changed += common
-        self.dropped += len(removed) - common
-        self.extra += len(added) - common
-        if len(self.examples) < self.max_examples and (removed or added):
-            before = self.reference[max(0, a1 - _CONTEXT) : a1]
-            after = self.reference[a2 : a2 + _CONTEXT]
-            op = "delete" if not added else "insert" if not removed else "replace"
-            self.examples.append(_example(op, removed, added, before, after))
-
-
-def _align(a: str, a1: int, a2: int, b: str, b1: int, b2: int, tally: _Tally, depth: int) -> None:
-    """Align a[a1:a2] with b[b1:b2]: trim what they share at both ends, then either
-    diff character by character (small regions) or split at anchors, k-grams found
-    exactly once on each side and in the same order (the patience-diff idea)."""
-    n = _common_prefix(a, a1, a2, b, b1, b2)
-    a1, b1 = a1 + n, b1 + n
-    n = _common_suffix(a, a1, a2, b, b1, b2)
-    a2, b2 = a2 - n, b2 - n
-    if a1 == a2 or b1 == b2:
-        if a1 != a2 or b1 != b2:
-            tally.add(a1, a2, b[b1:b2])
-        return
-    if (a2 - a1) + (b2 - b1) <= SMALL_REGION:
-        _char_diff(a, a1, a2, b, b1, b2, tally)
-        return
-    anchors = _anchors(a, a1, a2, b, b1, b2) if depth < MAX_DEPTH else []
-    if not anchors:  # nothing in common worth aligning on: count, do not align
-        tally.add(a1, a2, b[b1:b2])
-        return
-    for pa, pb in anchors:
-        if pa < a1 or pb < b1:  # inside the equal run already consumed
-            continue
-        _align(a, a1, pa, b, b1, pb, tally, depth + 1)
-        n = _common_prefix(a, pa, a2, b, pb, b2)
-        a1, b1 = pa + n, pb + n
-    _align(a, a1, a2, b, b1, b2, tally, depth + 1)
-
-
-def _char_diff(a: str, a1: int, a2: int, b: str, b1: int, b2: int, tally: _Tally) -> None:
-    matcher = SequenceMatcher(None, a[a1:a2], b[b1:b2], autojunk=False)
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "equal":
-            tally.add(a1 + i1, a1 + i2, b[b1 + j1 : b1 + j2])
-
-
-def _anchors(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> list[tuple[int, int]]:
-    """Positions (in a, in b) of k-grams unique on both sides, longest increasing chain.
-
-    >>> _anchors("xxabcdefghijklmnopyy", 0, 20, "zabcdefghijklmnopw", 0, 18)
-    [(2, 1)]
+    >>> _hide_tokens("표 안의 글", "<표>") == "\uffff" * 3
+    True
     """
-    for k in ANCHOR_SIZES:
-        if min(a2 - a1, b2 - b1) < k:
-            continue
-        in_a = _unique_grams(a, a1, a2, k)
-        in_b = _unique_grams(b, b1, b2, k)
-        pairs = sorted((pa, in_b[g]) for g, pa in in_a.items() if g in in_b)
-        if pairs:
-            return _increasing(pairs)
-    return []
+    if not _HIDDEN_RE.search(b):
+        return b
+    blank = next(c for c in ("\uffff", "\ufffe", "\U0010ffff", "\U0010fffe") if c not in a)
+    return _HIDDEN_RE.sub(lambda m: m.group() if m.group() in a else blank * len(m.group()), b)
 
 
-def _unique_grams(s: str, start: int, end: int, k: int) -> dict[str, int]:
-    seen: dict[str, int] = {}
-    repeated: set[str] = set()
-    for i in range(start, end - k + 1):
-        gram = s[i : i + k]
-        if gram in seen:
-            repeated.add(gram)
-        else:
-            seen[gram] = i
-    for gram in repeated:
-        del seen[gram]
-    return seen
+def align(a: str, b: str, *, budget: int = STEP_BUDGET) -> tuple[list[tuple[int, int, int]], bool]:
+    """The matched runs ``(i, j, n)`` (``a[i:i+n] == b[j:j+n]``, in order) of a longest
+    common subsequence of *a* and *b*, and whether it is exact (the budget held).
 
-
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest chain of *pairs* (sorted by first item) increasing in the second.
-
-    >>> _increasing([(0, 5), (1, 1), (2, 2), (3, 0), (4, 3)])
-    [(1, 1), (2, 2), (4, 3)]
+    >>> align("abcbdab", "bdcaba")[0]
+    [(1, 0, 1), (4, 1, 1), (5, 3, 2)]
     """
-    tails: list[int] = []  # b positions ending the best chain of each length
-    tail_index: list[int] = []
-    back: list[int] = []
-    for i, (_, pb) in enumerate(pairs):
-        j = bisect_left(tails, pb)
-        if j == len(tails):
-            tails.append(pb)
-            tail_index.append(i)
+    runs: list[tuple[int, int, int]] = []
+
+    def keep(i: int, j: int, n: int) -> None:
+        if runs and runs[-1][0] + runs[-1][2] == i and runs[-1][1] + runs[-1][2] == j:
+            last = runs.pop()
+            runs.append((last[0], last[1], last[2] + n))
         else:
-            tails[j] = pb
-            tail_index[j] = i
-        back.append(tail_index[j - 1] if j else -1)
-    chain: list[tuple[int, int]] = []
-    i = tail_index[-1] if tail_index else -1
-    while i >= 0:
-        chain.append(pairs[i])
-        i = back[i]
-    return chain[::-1]
+            runs.append((i, j, n))
+
+    exact = _Aligner(a, b, keep, budget).run()
+    return runs, exact
+
+
+# --- The alignment ---------------------------------------------------------------------
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _Aligner:
+    """Exact LCS between *a* and *b*, reported as matched runs to *emit* in order.
+
+    Characters present on one side only are removed first (they can match nothing, so
+    the LCS is unchanged) and positions are mapped back when reporting. A region whose
+    search exceeds the step budget is reported as unmatched (``run`` returns False).
+    """
+
+    def __init__(self, a: str, b: str, emit: Callable[[int, int, int], None], budget: int) -> None:
+        self.emit_orig = emit
+        self.budget = budget
+        self.exact = True
+        self.unaligned: list[int] = []  # original start (in a) of each region left unaligned
+        self.a, self.amap = _keep_only(a, set(b))
+        self.b, self.bmap = _keep_only(b, set(a))
+
+    def run(self) -> bool:
+        self._diff(0, len(self.a), 0, len(self.b))
+        return self.exact
+
+    def _emit(self, x: int, y: int, n: int) -> None:
+        """Report a run in the original positions (split where removed characters were)."""
+        if n <= 0:
+            return
+        amap, bmap = self.amap, self.bmap
+        if amap is None and bmap is None:
+            self.emit_orig(x, y, n)
+            return
+        ox = amap[x] if amap is not None else x
+        oy = bmap[y] if bmap is not None else y
+        ex = amap[x + n - 1] if amap is not None else x + n - 1
+        ey = bmap[y + n - 1] if bmap is not None else y + n - 1
+        if ex - ox == n - 1 and ey - oy == n - 1:  # contiguous in the original texts too
+            self.emit_orig(ox, oy, n)
+            return
+        for i in range(n):
+            self.emit_orig(
+                amap[x + i] if amap is not None else x + i,
+                bmap[y + i] if bmap is not None else y + i,
+                1,
+            )
+
+    def _diff(self, a1: int, a2: int, b1: int, b2: int) -> None:
+        a, b = self.a, self.b
+        n = _common_prefix(a, a1, a2, b, b1, b2)
+        self._emit(a1, b1, n)
+        a1, b1 = a1 + n, b1 + n
+        m = _common_suffix(a, a1, a2, b, b1, b2)
+        a2, b2 = a2 - m, b2 - m
+        if a1 < a2 and b1 < b2:
+            if (a2 - a1) * (b2 - b1) <= _SMALL:
+                self._small(a1, a2, b1, b2)
+            else:
+                self._split(a1, a2, b1, b2)
+        self._emit(a2, b2, m)
+
+    def _split(self, a1: int, a2: int, b1: int, b2: int) -> None:
+        """Cut a region on an optimal path and align both halves: at the middle snake
+        when few edits separate the sides (Myers), else at the middle row (Hirschberg,
+        with bit-parallel LCS rows). Out of budget, the region stays unmatched."""
+        n, m = a2 - a1, b2 - b1
+        cost = n * (1 + m // _ROW_WIDTH) + 4 * m  # of the bit-parallel cut, in steps
+        # Myers takes about D*D/2 steps for D edits, and D >= |n - m|: try it when it may
+        # be cheaper than the cut, and give up once it has cost as much as the cut would.
+        if (n - m) * (n - m) // 2 < cost:
+            try:
+                x, y, u, v = self._middle_snake(a1, a2, b1, b2, min(self.budget, cost))
+            except _OverBudget:
+                pass
+            else:
+                self._diff(a1, x, b1, y)
+                self._emit(x, y, u - x)
+                self._diff(u, a2, v, b2)
+                return
+        if cost > self.budget:
+            self.exact = False  # left unmatched: counted as replaced, never as lost
+            self.unaligned.append(self.amap[a1] if self.amap is not None else a1)
+            return
+        self.budget -= cost
+        mid = (a1 + a2) // 2
+        j = _best_cut(self.a[a1:mid], self.a[mid:a2], self.b[b1:b2])
+        self._diff(a1, mid, b1, b1 + j)
+        self._diff(mid, a2, b1 + j, b2)
+
+    def _small(self, a1: int, a2: int, b1: int, b2: int) -> None:
+        """Plain LCS table for a small region."""
+        a, b = self.a, self.b
+        n, m = a2 - a1, b2 - b1
+        table = [[0] * (m + 1) for _ in range(n + 1)]
+        for i in range(n - 1, -1, -1):
+            row, below = table[i], table[i + 1]
+            ai = a[a1 + i]
+            for j in range(m - 1, -1, -1):
+                if ai == b[b1 + j]:
+                    row[j] = below[j + 1] + 1
+                else:
+                    row[j] = max(below[j], row[j + 1])
+        i = j = 0
+        while i < n and j < m:
+            if a[a1 + i] == b[b1 + j]:
+                self._emit(a1 + i, b1 + j, 1)
+                i += 1
+                j += 1
+            elif table[i + 1][j] >= table[i][j + 1]:
+                i += 1
+            else:
+                j += 1
+
+    def _middle_snake(
+        self, a1: int, a2: int, b1: int, b2: int, cap: int
+    ) -> tuple[int, int, int, int]:
+        """The middle snake of an optimal path (Myers 1986, section 4b): (x, y, u, v)
+        with a[x:u] == b[y:v] on some shortest edit script. Both sides are non-empty and
+        differ at both ends, so the edit distance is at least 2 and both halves shrink.
+        """
+        a, b = self.a, self.b
+        n, m = a2 - a1, b2 - b1
+        delta = n - m
+        odd = delta & 1
+        max_d = (n + m + 1) // 2
+        offset = max_d + 1
+        size = 2 * offset + 1 if offset * offset < cap else 2 * _isqrt(cap) + 5
+        offset = min(offset, size // 2)
+        vf = [0] * (2 * offset + 1)
+        vb = [0] * (2 * offset + 1)
+        for d in range(max_d + 1):
+            step = 2 * d + 2
+            if step > cap:
+                raise _OverBudget
+            cap -= step
+            self.budget -= step
+            for k in range(-d, d + 1, 2):
+                if k == -d or (k != d and vf[offset + k - 1] < vf[offset + k + 1]):
+                    x = vf[offset + k + 1]
+                else:
+                    x = vf[offset + k - 1] + 1
+                y = x - k
+                sx, sy = x, y
+                if x < n and y < m and a[a1 + x] == b[b1 + y]:
+                    s = _common_prefix(a, a1 + x, a2, b, b1 + y, b2)
+                    x, y = x + s, y + s
+                vf[offset + k] = x
+                if odd and -(d - 1) <= delta - k <= d - 1 and x + vb[offset + delta - k] >= n:
+                    return a1 + sx, b1 + sy, a1 + x, b1 + y
+            for k in range(-d, d + 1, 2):
+                if k == -d or (k != d and vb[offset + k - 1] < vb[offset + k + 1]):
+                    x = vb[offset + k + 1]
+                else:
+                    x = vb[offset + k - 1] + 1
+                y = x - k
+                sx, sy = x, y
+                if x < n and y < m and a[a2 - 1 - x] == b[b2 - 1 - y]:
+                    s = _common_suffix(a, a1, a2 - x, b, b1, b2 - y)
+                    x, y = x + s, y + s
+                vb[offset + k] = x
+                if not odd and -d <= delta - k <= d and x + vf[offset + delta - k] >= n:
+                    return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
+        raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
+
+
+def _isqrt(n: int) -> int:
+    from math import isqrt
+
+    return isqrt(max(0, n))
+
+
+def _best_cut(top: str, bottom: str, b: str) -> int:
+    """Where an optimal alignment of ``top + bottom`` with *b* crosses from *top* to
+    *bottom*: the j maximising LCS(top, b[:j]) + LCS(bottom, b[j:])."""
+    import numpy as np
+
+    forward = _lcs_row(top, b)
+    backward = _lcs_row(bottom[::-1], b[::-1])
+    return int(np.argmax(forward + backward[::-1]))
+
+
+def _lcs_row(x: str, y: str) -> Any:
+    """``row[j] = LCS(x, y[:j])`` for every j, by the bit-parallel LCS of Allison and
+    Dix (in Hyyro's form): one big-integer step per character of *x*."""
+    import numpy as np
+
+    m = len(y)
+    codes = np.frombuffer(y.encode("utf-32-le"), dtype=np.uint32)
+    wanted = np.frombuffer("".join(set(x)).encode("utf-32-le"), dtype=np.uint32)
+    masks: dict[str, int] = {}
+    for code in np.intersect1d(codes, wanted):
+        bits = np.packbits(codes == code, bitorder="little")
+        masks[chr(int(code))] = int.from_bytes(bits.tobytes(), "little")
+    full = (1 << m) - 1
+    v = full
+    for ch in x:
+        match = masks.get(ch)
+        if match:
+            u = v & match
+            v = ((v + u) | (v - u)) & full
+    bits = np.unpackbits(
+        np.frombuffer(v.to_bytes((m + 7) // 8, "little"), dtype=np.uint8), bitorder="little"
+    )[:m]
+    row = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(1 - bits.astype(np.int64), out=row[1:])
+    return row
+
+
+def _keep_only(s: str, alphabet: set[str]) -> tuple[str, array[int] | None]:
+    """*s* without the characters outside *alphabet*, and the kept positions (None:
+    nothing removed)."""
+    if all(c in alphabet for c in set(s)):
+        return s, None
+    positions = array("q", (i for i, c in enumerate(s) if c in alphabet))
+    return "".join(s[i] for i in positions), positions
 
 
 def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
-    """Length of the common start of a[a1:a2] and b[b1:b2] (binary search on slices)."""
-    lo, hi = 0, min(a2 - a1, b2 - b1)
+    """Length of the common start of a[a1:a2] and b[b1:b2]: a few characters one by
+    one, then galloping on slices (compared in C), so the cost follows the answer."""
+    limit = min(a2 - a1, b2 - b1)
+    n = 0
+    while n < limit and n < 8:
+        if a[a1 + n] != b[b1 + n]:
+            return n
+        n += 1
+    step = 8
+    while n < limit:  # gallop: double the step while the slices agree
+        step = min(step, limit - n)
+        if a[a1 + n : a1 + n + step] == b[b1 + n : b1 + n + step]:
+            n += step
+            step *= 2
+        else:
+            break
+    else:
+        return n
+    lo, hi = n, n + step - 1  # the answer is in [lo, hi]: binary search
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[a1 : a1 + mid] == b[b1 : b1 + mid]:
+        if a[a1 + lo : a1 + mid] == b[b1 + lo : b1 + mid]:
             lo = mid
         else:
             hi = mid - 1
@@ -287,31 +524,188 @@ def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
 
 
 def _common_suffix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
-    lo, hi = 0, min(a2 - a1, b2 - b1)
+    """Length of the common end of a[a1:a2] and b[b1:b2] (as :func:`_common_prefix`)."""
+    limit = min(a2 - a1, b2 - b1)
+    n = 0
+    while n < limit and n < 8:
+        if a[a2 - 1 - n] != b[b2 - 1 - n]:
+            return n
+        n += 1
+    step = 8
+    while n < limit:
+        step = min(step, limit - n)
+        if a[a2 - n - step : a2 - n] == b[b2 - n - step : b2 - n]:
+            n += step
+            step *= 2
+        else:
+            break
+    else:
+        return n
+    lo, hi = n, n + step - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[a2 - mid : a2] == b[b2 - mid : b2]:
+        if a[a2 - mid : a2 - lo] == b[b2 - mid : b2 - lo]:
             lo = mid
         else:
             hi = mid - 1
     return lo
 
 
-def _example(op: str, removed: str, added: str, before: str, after: str) -> str:
-    """One escaped example, e.g. ``dropped: 가[\\U000f02b1]나``.
+# --- Sorting the gaps into classes -----------------------------------------------------
 
-    >>> _example("replace", chr(0xF02B1), "?", "앞", "뒤")
-    'changed: 앞[\\\\U000f02b1 -> ?]뒤'
+
+class _Tally:
+    """Walks the matched runs and sorts each gap between them."""
+
+    def __init__(self, a: str, b: str, max_examples: int) -> None:
+        self.a, self.b = a, b
+        self.pa = self.pb = 0
+        self.matched = 0
+        self.counts = dict.fromkeys(
+            ("lost", "lost_pua", "replaced", "replaced_pua", "leaked", "markup", "extra"), 0
+        )
+        self.max_examples = max_examples
+        self.unaligned: list[int] = []
+        self.best: list[tuple[int, int, str]] = []  # (severity, order, text), severity first
+        self.per_class: dict[str, list[tuple[int, int, str]]] = {c: [] for c in CLASSES}
+        self.order = 0
+
+    def matched_run(self, i: int, j: int, n: int) -> None:
+        if i > self.pa or j > self.pb:
+            self.gap(self.pa, i, self.pb, j)
+        self.pa, self.pb = i + n, j + n
+        self.matched += n
+
+    def finish(self) -> None:
+        if self.pa < len(self.a) or self.pb < len(self.b):
+            self.gap(self.pa, len(self.a), self.pb, len(self.b))
+
+    def gap(self, a1: int, a2: int, b1: int, b2: int) -> None:
+        """Sort one gap. What the extractor put there stands in for document characters
+        one for one: a character (``?``, U+FFFD, a standard bullet for a PUA one) or a
+        placeholder (``<표>`` stands for one character, not for the table it hides);
+        document characters beyond those are lost, as are those with only markup syntax
+        in their place."""
+        gone, added = self.a[a1:a2], self.b[b1:b2]
+        leaked = markup = extra = 0
+        units = 0  # how many document characters what was added can stand for
+        if self.unaligned and any(a1 <= u < a2 for u in self.unaligned):
+            units = len(gone)  # not aligned (budget): replaced, never lost
+        if added:
+            if CONTROL_RE.search(added):
+                leaked = units = len(added)
+            else:
+                for piece, is_markup, placeholder in _pieces(added):
+                    if piece == "\ufffd" * len(piece):  # counted on the raw text
+                        units += len(piece)
+                    elif is_markup:
+                        markup += len(piece)
+                        units += placeholder
+                    else:
+                        extra += len(piece)
+                        units += len(piece)
+        c = self.counts
+        c["leaked"] += leaked
+        c["markup"] += markup
+        c["extra"] += extra
+        replaced = min(len(gone), units)
+        lost = len(gone) - replaced
+        lost_pua = replaced_pua = 0
+        if gone and PUA_RE.search(gone):
+            replaced_pua = len(PUA_RE.findall(gone[:replaced]))
+            lost_pua = len(PUA_RE.findall(gone[replaced:]))
+        c["replaced"] += replaced
+        c["replaced_pua"] += replaced_pua
+        c["lost"] += lost
+        c["lost_pua"] += lost_pua
+        kind = (
+            "lost"
+            if lost
+            else "replaced"
+            if replaced
+            else "leaked"
+            if leaked
+            else "extra"
+            if extra
+            else "markup"
+        )
+        severity = _SEVERITY["pua"] if lost_pua or replaced_pua else _SEVERITY.get(kind, 6)
+        if leaked:
+            severity = min(severity, _SEVERITY["leaked"])
+        self._example(kind, severity, a1, a2, gone, added)
+        if lost and replaced:
+            self._example("replaced", severity, a1, a2, gone, added)
+        if leaked and kind != "leaked":
+            self._example("leaked", severity, a1, a2, gone, added)
+
+    def _example(self, kind: str, severity: int, a1: int, a2: int, gone: str, added: str) -> None:
+        """Keep the example if it is among the most severe of its class or overall."""
+        shown, best, limit = self.per_class[kind], self.best, self.max_examples
+        if not (
+            len(shown) < limit
+            or severity < shown[-1][0]
+            or len(best) < limit
+            or severity < best[-1][0]
+        ):
+            return
+        before = self.a[max(0, a1 - _CONTEXT) : a1]
+        text = _example(kind, gone, added, before, self.a[a2 : a2 + _CONTEXT])
+        self.order += 1
+        for kept in (shown, best):
+            kept.append((severity, self.order, text))
+            kept.sort()
+            del kept[limit:]
+
+    def result(self, exact: bool) -> Comparison:
+        c = self.counts
+        return Comparison(
+            lost=c["lost"],
+            lost_pua=c["lost_pua"],
+            replaced=c["replaced"],
+            replaced_pua=c["replaced_pua"],
+            leaked=c["leaked"],
+            markup=c["markup"],
+            extra=c["extra"],
+            matched=self.matched,
+            exact=exact,
+            examples=tuple(t for _, _, t in self.best),
+            by_class={k: tuple(t for _, _, t in v) for k, v in self.per_class.items() if v},
+        )
+
+
+def _pieces(added: str) -> list[tuple[str, bool, bool]]:
+    """Cut an added run into (piece, is markup, is a placeholder) pieces.
+
+    >>> _pieces("<표>|x")
+    [('<표>', True, True), ('|', True, False), ('x', False, False)]
+    """
+    out: list[tuple[str, bool, bool]] = []
+    pos = 0
+    for m in _PIECE_RE.finditer(added):
+        if m.start() > pos:
+            out.append((added[pos : m.start()], False, False))
+        out.append((m.group(), True, m.group("ph") is not None))
+        pos = m.end()
+    if pos < len(added):
+        out.append((added[pos:], False, False))
+    return out
+
+
+def _example(kind: str, removed: str, added: str, before: str, after: str) -> str:
+    """One escaped example, e.g. ``lost: 가[\\U000f02b1]나``.
+
+    >>> _example("replaced", chr(0xF02B1), "?", "앞", "뒤")
+    'replaced: 앞[\\\\U000f02b1 -> ?]뒤'
     """
     left = escape_snippet(before[-_CONTEXT:])
     right = escape_snippet(after[:_CONTEXT])
     gone = escape_snippet(_cut(removed))
     new = escape_snippet(_cut(added))
-    if op == "delete":
-        return f"dropped: {left}[{gone}]{right}"
-    if op == "insert":
-        return f"extra: {left}[+{new}]{right}"
-    return f"changed: {left}[{gone} -> {new}]{right}"
+    if not added:
+        return f"{kind}: {left}[{gone}]{right}"
+    if not removed:
+        return f"{kind}: {left}[+{new}]{right}"
+    return f"{kind}: {left}[{gone} -> {new}]{right}"
 
 
 def _cut(text: str) -> str:
@@ -319,10 +713,10 @@ def _cut(text: str) -> str:
 
 
 def describe(counts: Sequence[tuple[str, int]]) -> str:
-    """Join non-zero counts as ``2 surrogates, 1 dropped`` (a plural label loses its
+    """Join non-zero counts as ``2 surrogates, 1 lost`` (a plural label loses its
     ``s`` for one).
 
-    >>> describe([("surrogates", 2), ("dropped", 0), ("extra", 1)])
+    >>> describe([("surrogates", 2), ("lost", 0), ("extra", 1)])
     '2 surrogates, 1 extra'
     >>> describe([("surrogates", 1), ("replacement chars", 1)])
     '1 surrogate, 1 replacement char'

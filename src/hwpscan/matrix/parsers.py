@@ -8,7 +8,9 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
   machinery, when the optional ``pyhwp`` extra is installed);
 - ``module:function``: a Python function taking a path and returning ``str``;
 - commands, ``NAME='tool --opt {path}'``: ``{path}`` is replaced by the file's path
-  (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``.
+  (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``;
+- batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
+  paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
 
 What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/test_pyhwp_compat.py``:
 it merges surrogate pairs (PUA characters come back whole, so it is no defective
@@ -30,6 +32,7 @@ hwpscan.errors.UsageError: unknown parser 'nosuch': use codeunit, strict, pyhwp,
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -41,6 +44,7 @@ from hwpscan.errors import UsageError
 from hwpscan.forensics.checkjson import decode_utf8
 
 __all__ = [
+    "BATCH_FRAMING",
     "BUILTINS",
     "DEFAULT_PARSERS",
     "ParserSpec",
@@ -48,10 +52,20 @@ __all__ = [
     "decode_output",
     "parse_parser_options",
     "pyhwp_text",
+    "split_batch_output",
     "strict_text",
 ]
 
 PATH_FIELD = "{path}"
+PATHS_FIELD = "{paths}"
+#: How a batch command frames its output (also in the README).
+BATCH_FRAMING = """\
+For each file, in the order the paths were given, a header line then the file's text:
+the byte 0x1E (RS), the path exactly as given, a line feed (LF). A file the tool could not
+read gets the header RS path 0x1F (US) message LF instead, the message saying why
+(e.g. 'ValueError: bad record'); a file without a header is an error. Bytes before the
+first header are ignored."""
+RS, US = b"\x1e", b"\x1f"
 _TARGET_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _NAME_RE = re.compile(r"^[\w.+-]+$")
 
@@ -70,6 +84,7 @@ class ParserSpec:
     argv: tuple[str, ...] = ()  # the command template, for commands
     requires: str | None = None
     extra: str | None = None  # the pip extra that provides it, for the message
+    batch: bool = False  # a command taking {paths}: many files per process
 
     def missing(self) -> str | None:
         """Why this extractor cannot run here, or None when it can (as far as we can
@@ -98,6 +113,21 @@ class ParserSpec:
         ['tool', '--in=a b.hwp']
         """
         return [arg.replace(PATH_FIELD, str(path)) for arg in self.argv]
+
+    def batch_command(self, paths: Sequence[Path]) -> list[str]:
+        """The command line for many files (the ``{paths}`` argument becomes them all).
+
+        >>> spec = ParserSpec("t", "command", argv=("tool", "-q", "{paths}"), batch=True)
+        >>> spec.batch_command([Path("a.hwp"), Path("b c.hwp")])
+        ['tool', '-q', 'a.hwp', 'b c.hwp']
+        """
+        out: list[str] = []
+        for arg in self.argv:
+            if arg == PATHS_FIELD:
+                out.extend(str(p) for p in paths)
+            else:
+                out.append(arg)
+        return out
 
 
 _HERE = __name__
@@ -166,12 +196,18 @@ def _command_spec(value: str) -> ParserSpec:
         argv = tuple(shlex.split(template))
     except ValueError as exc:
         raise UsageError(f"--parser-cmd {value!r}: {exc}") from exc
-    if not any(PATH_FIELD in arg for arg in argv):
+    batch = PATHS_FIELD in argv
+    if any(PATHS_FIELD in arg for arg in argv) and not batch:
+        raise UsageError(f"--parser-cmd {value!r}: {PATHS_FIELD} must be an argument of its own")
+    single = any(PATH_FIELD in arg for arg in argv)
+    if batch and (single or argv.count(PATHS_FIELD) > 1):
+        raise UsageError(f"--parser-cmd {value!r}: give {PATHS_FIELD} once, without {PATH_FIELD}")
+    if not single and not batch:
         raise UsageError(
             f"--parser-cmd {value!r}: the command must contain {PATH_FIELD} "
-            "where the file's path goes"
+            f"where the file's path goes (or {PATHS_FIELD} for many files at once)"
         )
-    return ParserSpec(name, "command", argv=argv)
+    return ParserSpec(name, "command", argv=argv, batch=batch)
 
 
 # --- Decoding a command's output ------------------------------------------------------
@@ -187,6 +223,45 @@ def decode_output(data: bytes) -> tuple[str, int]:
     ('ab', 3)
     """
     return decode_utf8(data, "skip")
+
+
+def split_batch_output(data: bytes, paths: Sequence[Path]) -> list[bytes | str | None]:
+    r"""Cut a batch command's output into one part per path (see :data:`BATCH_FRAMING`):
+    the text's bytes, a ``str`` failure message, or None when the file has no header.
+
+    >>> out = b"\x1ea.hwp\n\xea\xb0\x80\n\x1eb.hwp\x1fValueError: bad\n"
+    >>> split_batch_output(out, [Path("a.hwp"), Path("b.hwp"), Path("c.hwp")])
+    [b'\xea\xb0\x80\n', 'ValueError: bad', None]
+    """
+    found: list[tuple[int, int, int, bytes | str]] = []  # (index, start, end of header, kind)
+    pos = 0
+    for i, path in enumerate(paths):
+        head = RS + os.fsencode(path)
+        at = pos
+        while True:
+            at = data.find(head, at)
+            if at < 0 or at + len(head) >= len(data) or data[at + len(head)] in b"\n\x1f":
+                break
+            at += 1
+        if at < 0:
+            continue
+        end = at + len(head)
+        if data[end : end + 1] == US:
+            line_end = data.find(b"\n", end)
+            line_end = len(data) if line_end < 0 else line_end
+            message = data[end + 1 : line_end].decode("utf-8", "backslashreplace").strip()
+            found.append((i, at, line_end + 1, message or "the tool reported a failure"))
+        else:
+            found.append((i, at, end + 1, b""))
+        pos = found[-1][2]
+    parts: list[bytes | str | None] = [None] * len(paths)
+    for n, (i, _, body, kind) in enumerate(found):
+        if isinstance(kind, str):
+            parts[i] = kind
+            continue
+        stop = found[n + 1][1] if n + 1 < len(found) else len(data)
+        parts[i] = data[body:stop]
+    return parts
 
 
 # --- Built-in extractors (run inside the worker process) -----------------------------

@@ -1,91 +1,99 @@
-"""The parser matrix for people (a rich table) and for tools (JSON Lines)."""
+"""The parser matrix for people (a rich table and a closing list) and for tools (JSON Lines).
+
+The table has one line per extractor and the defect classes as columns, so it fits a
+100-column terminal whatever the number of files; the closing list groups the files
+per extractor, worst first, with the most severe example of each.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO
 
-from rich.table import Table
 from rich.text import Text
 
-from hwpscan.matrix.rows import MatrixRow, summarize, verdict
+from hwpscan.matrix.rows import MatrixRow, ParserSummary, summarize
 
-__all__ = ["matrix_table", "verdict_lines", "write_matrix_jsonl"]
+__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_jsonl"]
 
-_STATUS_STYLE = {
-    "ok": "green",
-    "empty": "bold red",
-    "timeout": "bold red",
-    "crashed": "bold red",
-    "error": "red",
-    "not-installed": "dim",
-}
-_COUNTS = (
-    ("surrogates", "surrogates"),
-    ("U+FFFD", "replacement_chars"),
-    ("dropped", "dropped_chars"),
-    ("changed", "changed_chars"),
-    ("extra", "extra_chars"),
-    ("bad bytes", "invalid_bytes"),
+#: Files listed per extractor in the closing list before "and N more".
+LIST_FILES = 10
+
+
+_COLUMNS = (
+    ("files", None, ""),
+    ("guilty", None, "bold red"),
+    ("failed", None, "bold red"),
+    ("leaked", "leaked", "bold red"),
+    ("lost", "lost", "bold red"),
+    ("PUA lost", "lost_pua", "bold red"),
+    ("replaced", "replaced", "yellow"),
+    ("markup", "markup", "cyan"),
 )
 
 
-def matrix_table(rows: Sequence[MatrixRow]) -> Table:
-    """One line per file and extractor; guilty extractors in red, the file named once."""
-    table = Table(title="Parser matrix (compared with the strict view)", title_justify="left")
-    table.add_column("file", overflow="fold")
-    table.add_column("parser")
-    table.add_column("status")
-    table.add_column("chars", justify="right")
-    for label, _ in _COUNTS:
-        table.add_column(label, justify="right")
-    table.add_column("s", justify="right")
-    table.add_column("verdict / first example", overflow="fold")
-    last: str | None = None
-    for row in rows:
-        shown = row.path if row.path != last else ""
-        if row.path != last and last is not None:
-            table.add_section()
-        last = row.path
-        guilty = row.guilty
-        name_style = "bold red" if guilty else ("green" if row.status == "ok" else "dim")
-        counts = [_count(getattr(row, attr)) for _, attr in _COUNTS]
-        table.add_row(
-            shown,
-            Text(row.parser, style=name_style),
-            Text(row.status, style=_STATUS_STYLE.get(row.status, "")),
-            f"{row.chars:,}" if row.status in ("ok", "empty") else "",
-            *counts,
-            f"{row.seconds:.2f}",
-            _note(row),
-        )
-    return table
+def matrix_table(
+    rows: Sequence[MatrixRow], *, strict_markup: bool = False, width: int = 100
+) -> Text:
+    """One line per extractor: files judged, guilty, failed, then characters per class.
+
+    Fits *width* columns: the numbers take what they need, names are never cut; a name
+    longer than the room left gets a line of its own, its numbers on the next.
+    """
+    summaries = summarize(rows, strict_markup=strict_markup)
+    files = len({r.path for r in rows})
+    values: list[tuple[ParserSummary, list[int] | None]] = []
+    for s in summaries:
+        if s.not_installed == s.files:
+            values.append((s, None))
+            continue
+        t = s.totals
+        numbers = [s.judged, s.guilty, s.failed]
+        numbers += [t.get(key, 0) for _, key, _ in _COLUMNS[3:] if key is not None]
+        values.append((s, numbers))
+    widths = [
+        max([len(label)] + [len(f"{v[i]:,}") for _, v in values if v is not None])
+        for i, (label, _, _) in enumerate(_COLUMNS)
+    ]
+    numbers_width = sum(w + 2 for w in widths)
+    longest = max([len("extractor")] + [len(s.parser) for s in summaries])
+    name_width = max(len("extractor"), min(longest, width - numbers_width))
+    out = Text()
+    plural = "s" if files != 1 else ""
+    out.append(
+        f"Parser matrix: {files:,} file{plural}, compared with the strict view\n", style="bold"
+    )
+    out.append("extractor".ljust(name_width), style="bold")
+    for (label, _, _), w in zip(_COLUMNS, widths, strict=True):
+        out.append("  " + label.rjust(w), style="bold")
+    out.append("\n")
+    for s, shown_numbers in values:
+        style = "dim" if shown_numbers is None else ("bold red" if s.guilty else "green")
+        if len(s.parser) > name_width:
+            out.append(s.parser + "\n", style=style)
+            out.append(" " * name_width)
+        else:
+            out.append(s.parser.ljust(name_width), style=style)
+        if shown_numbers is None:
+            out.append(
+                f"  {s.files:,} file{'s' if s.files != 1 else ''}: not installed\n", style="dim"
+            )
+            continue
+        for value, (_, _, cell_style), w in zip(shown_numbers, _COLUMNS, widths, strict=True):
+            shown = f"{value:,}".rjust(w)
+            out.append("  ")
+            out.append(shown, style=(cell_style if value else "dim"))
+        out.append("\n")
+    guilt = "leaked, lost or failed" + (", or any replaced or markup text" if strict_markup else "")
+    out.append(f"files judged; characters per class; guilty = {guilt}", style="dim")
+    return out
 
 
-def _count(value: int) -> Text:
-    return Text(f"{value:,}", style="bold red") if value else Text("0", style="dim")
-
-
-def _note(row: MatrixRow) -> Text:
-    faults = row.faults()
-    parts: list[str] = []
-    if faults:
-        parts.append("GUILTY: " + "; ".join(faults))
-    if row.reason:
-        parts.append(row.reason)
-    if row.reference_surrogates and row.status == "ok":
-        n = row.reference_surrogates
-        parts.append(f"the document itself holds {n:,} lone surrogate{'s' if n != 1 else ''}")
-    if row.examples:
-        parts.append(row.examples[0])
-    if not parts:
-        return Text("matches the reference", style="green")
-    return Text(" | ".join(parts), style="red" if faults else "dim")
-
-
-def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
-    """Plain sentences naming the guilty extractors, e.g. for the end of the table.
+def verdict_lines(
+    rows: Sequence[MatrixRow], *, strict_markup: bool = False, limit: int = LIST_FILES
+) -> list[str]:
+    """Plain sentences: per extractor its verdict, then its guilty files (worst first).
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
     ...         MatrixRow("a.hwp", "strict", "ok", compared=True),
@@ -93,29 +101,92 @@ def verdict_lines(rows: Sequence[MatrixRow]) -> list[str]:
     ...         MatrixRow("b.hwp", "strict", "error", reason="encrypted")]
     >>> for line in verdict_lines(rows):
     ...     print(line)
-    codeunit: guilty on 1 of 1 readable files
+    codeunit: guilty on 1 of 1 readable files (leaked on 1)
+      a.hwp: 2 surrogates
     strict: clean on all 1 readable files (1 file without a reference)
     pyhwp: command not found: x
-    a.hwp: codeunit
     """
-    lines = []
-    for s in summarize(rows):
+    lines: list[str] = []
+    by_parser: dict[str, list[MatrixRow]] = {}
+    for row in rows:
+        by_parser.setdefault(row.parser, []).append(row)
+    for s in summarize(rows, strict_markup=strict_markup):
         if s.not_installed == s.files:
             lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
-        if s.guilty:
-            line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
-        else:
-            line = f"{s.parser}: clean on all {s.judged:,} readable files"
-        unjudged = s.files - s.judged - s.not_installed
-        if unjudged:
-            line += f" ({unjudged:,} file{'s' if unjudged != 1 else ''} without a reference)"
-        lines.append(line)
-    lines.extend(f"{path}: {', '.join(names)}" for path, names in verdict(rows).items())
+        lines.append(_headline(s, strict_markup))
+        guilty = [r for r in by_parser[s.parser] if r.is_guilty(strict_markup=strict_markup)]
+        guilty.sort(key=_severity)
+        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:limit])
+        if len(guilty) > limit:
+            lines.append(f"  … and {len(guilty) - limit:,} more")
+    own = sorted({r.path for r in rows if r.reference_surrogates and r.status == "ok"})
+    if own:
+        n = len(own)
+        lines.append(
+            f"{n:,} file{'s' if n != 1 else ''} hold{'s' if n == 1 else ''} lone surrogates of "
+            f"{'its' if n == 1 else 'their'} own (the document's, not blamed on any extractor): "
+            + ", ".join(own[:limit])
+            + (" …" if n > limit else "")
+        )
     return lines
 
 
-def write_matrix_jsonl(rows: Iterable[MatrixRow], out: IO[str]) -> int:
+def _headline(s: ParserSummary, strict_markup: bool) -> str:
+    if s.guilty:
+        line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
+    else:
+        line = f"{s.parser}: clean on all {s.judged:,} readable files"
+    parts = []
+    for key, label in (("leaked", "leaked"), ("lost", "lost"), ("lost_pua", "PUA lost")):
+        if s.files_with.get(key):
+            parts.append(f"{label} on {s.files_with[key]:,}")
+    if s.failed:
+        parts.append(f"failed on {s.failed:,}")
+    unjudged = s.files - s.judged - s.not_installed
+    if unjudged:
+        parts.append(f"{unjudged:,} file{'s' if unjudged != 1 else ''} without a reference")
+    if parts:
+        line += f" ({', '.join(parts)})"
+    notes = []
+    for key, label in (
+        ("replaced", "replaced text"),
+        ("markup", "markup"),
+        ("extra", "extra text"),
+    ):
+        if s.files_with.get(key):
+            notes.append(f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)")
+    if notes:
+        tail = "" if strict_markup else " — not counted as guilt (--strict-markup counts it)"
+        line += "; " + ", ".join(notes) + tail
+    if s.inexact:
+        line += f"; {s.inexact:,} alignment{'s' if s.inexact != 1 else ''} cut short (budget)"
+    return line
+
+
+def _severity(row: MatrixRow) -> tuple[int, ...]:
+    return (
+        -int(row.failed),
+        -row.leaked_surrogates,
+        -row.lost_pua,
+        -row.leaked,
+        -row.lost,
+        -row.replaced,
+    )
+
+
+def _file_line(row: MatrixRow, strict_markup: bool) -> str:
+    text = f"{row.path}: {'; '.join(row.faults(strict_markup=strict_markup))}"
+    if row.reason:
+        text += f" — {row.reason}"
+    if row.examples:
+        text += f" — {row.examples[0]}"
+    return text
+
+
+def write_matrix_jsonl(
+    rows: Iterable[MatrixRow], out: IO[str], *, strict_markup: bool = False
+) -> int:
     """One JSON object per file and extractor; returns how many were written.
 
     >>> import io
@@ -125,8 +196,20 @@ def write_matrix_jsonl(rows: Iterable[MatrixRow], out: IO[str]) -> int:
     >>> json.loads(buf.getvalue())["parser"]
     'strict'
     """
+    write = jsonl_row_writer(out, strict_markup=strict_markup)
     count = 0
     for row in rows:
-        out.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+        write(row)
         count += 1
     return count
+
+
+def jsonl_row_writer(out: IO[str], *, strict_markup: bool = False) -> Callable[[MatrixRow], None]:
+    """A callback writing each row as one JSON line and flushing it at once, so a run
+    that is killed keeps every row written before."""
+
+    def write(row: MatrixRow) -> None:
+        out.write(json.dumps(row.to_json(strict_markup=strict_markup), ensure_ascii=False) + "\n")
+        out.flush()
+
+    return write

@@ -20,11 +20,12 @@ text, our strict view of the document. Pure: no processes, no terminal.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
 from hwpscan.matrix.compare import (
+    MAX_EXAMPLES,
     compare,
     count_chars,
     count_replacement,
@@ -36,12 +37,14 @@ from hwpscan.models import ExitCode
 
 __all__ = [
     "STATUSES",
+    "SUMMARY_CLASSES",
     "Extraction",
     "MatrixRow",
     "ParserSummary",
     "RowStatus",
     "build_row",
     "matrix_exit_code",
+    "ranking",
     "summarize",
     "verdict",
 ]
@@ -73,12 +76,28 @@ class MatrixRow:
     """One file run through one extractor, compared with the reference view.
 
     ``chars`` (line ends not counted, as in the scan: :func:`.compare.count_chars`),
-    ``surrogates`` and ``replacement_chars`` count what the extractor returned;
-    ``dropped_chars``, ``changed_chars`` and ``extra_chars`` come from the alignment
-    with the reference (see :mod:`hwpscan.matrix.compare`); ``compared`` says
-    whether there was a reference to align with. ``reference_surrogates`` and
-    ``reference_replacement_chars`` are the document's own (truly lone halves, U+FFFD
-    typed by its author): an extractor is blamed only for what it adds to those.
+    ``surrogates`` and ``replacement_chars`` count what the extractor returned. The
+    alignment with the reference (see :mod:`hwpscan.matrix.compare`) gives the defect
+    classes:
+
+    - **leaked** (``leaked``): surrogates and U+FFFD beyond the document's own
+      (``reference_surrogates``, ``reference_replacement_chars``: truly lone halves,
+      U+FFFD typed by its author), control-code data decoded as text
+      (``control_chars``) and bytes of output that were not UTF-8 (``invalid_bytes``);
+    - **lost** (``dropped_chars``, of which ``lost_pua`` private-use): document
+      characters missing, with nothing but markup syntax in their place, or beyond
+      what stands in for them;
+    - **replaced** (``changed_chars``, of which ``replaced_pua``): document characters
+      with a character or a placeholder in their place, one for one;
+    - **markup** (``markup_chars``): Markdown/HTML syntax, entities, URLs, placeholders;
+      ``extra_chars``: other text that is not in the document.
+
+    ``guilty`` means leaked or lost (or a failure on a file our reader could read);
+    with ``strict_markup`` replaced, markup and extra text count too. ``compared``
+    says whether there was a reference; ``exact`` is False when the alignment ran out
+    of budget (some text was then counted as replaced, never as lost).
+    ``examples`` are ordered by severity (surrogates and PUA first); ``class_examples``
+    holds up to five per class.
     """
 
     path: str
@@ -97,56 +116,154 @@ class MatrixRow:
     compared: bool = False
     reference_surrogates: int = 0
     reference_replacement_chars: int = 0
+    lost_pua: int = 0
+    replaced_pua: int = 0
+    markup_chars: int = 0
+    control_chars: int = 0
+    exact: bool = True
+    class_examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
-    def faults(self) -> tuple[str, ...]:
+    @property
+    def failed(self) -> bool:
+        """The extractor failed (empty, timeout, crash, error) on a file we could read."""
+        return self.status in FAILED and self.compared
+
+    @property
+    def leaked_surrogates(self) -> int:
+        return max(0, self.surrogates - self.reference_surrogates)
+
+    @property
+    def leaked_replacement(self) -> int:
+        return max(0, self.replacement_chars - self.reference_replacement_chars)
+
+    @property
+    def leaked(self) -> int:
+        """Leaked characters and bytes: surrogates, U+FFFD, control data, invalid bytes."""
+        return (
+            self.leaked_surrogates
+            + self.leaked_replacement
+            + self.control_chars
+            + self.invalid_bytes
+        )
+
+    @property
+    def lost(self) -> int:
+        return self.dropped_chars
+
+    @property
+    def replaced(self) -> int:
+        return self.changed_chars
+
+    def counts(self) -> dict[str, int]:
+        """The defect classes as numbers (``lost_pua``/``replaced_pua`` included).
+
+        >>> MatrixRow("a", "p", "ok", dropped_chars=3, lost_pua=2).counts()["lost"]
+        3
+        """
+        return {
+            "leaked": self.leaked,
+            "lost": self.lost,
+            "lost_pua": self.lost_pua,
+            "replaced": self.replaced,
+            "replaced_pua": self.replaced_pua,
+            "markup": self.markup_chars,
+            "extra": self.extra_chars,
+        }
+
+    def faults(self, *, strict_markup: bool = False) -> tuple[str, ...]:
         """What this extractor did wrong on this file, in words (empty: nothing).
 
         A failure (empty, timeout, crash, error) counts against the extractor only when
-        our reader could read the file: an encrypted file is nobody's fault.
+        our reader could read the file: an encrypted file is nobody's fault. Replaced,
+        markup and extra text count only with *strict_markup*.
         """
         out: list[str] = []
-        if self.status in FAILED and self.compared:
+        if self.failed:
             out.append(self.status)
-        counts = describe(
-            [
-                ("surrogates", max(0, self.surrogates - self.reference_surrogates)),
-                ("U+FFFD", max(0, self.replacement_chars - self.reference_replacement_chars)),
-                ("dropped", self.dropped_chars),
-                ("changed", self.changed_chars),
-                ("extra", self.extra_chars),
-                ("invalid bytes", self.invalid_bytes),
-            ]
-        )
-        if counts:
-            out.append(counts)
+        counts = [
+            ("surrogates", self.leaked_surrogates),
+            ("U+FFFD", self.leaked_replacement),
+            ("control-code chars", self.control_chars),
+            ("invalid bytes", self.invalid_bytes),
+            (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.lost),
+        ]
+        if strict_markup:
+            counts += self._notes()
+        text = describe(counts)
+        if text:
+            out.append(text)
         return tuple(out)
+
+    def notes(self) -> str:
+        """What differs without being a fault by default: replaced, markup, extra."""
+        return describe(self._notes())
+
+    def _notes(self) -> list[tuple[str, int]]:
+        replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
+        return [
+            (replaced, self.replaced),
+            ("markup", self.markup_chars),
+            ("extra", self.extra_chars),
+        ]
+
+    def is_guilty(self, *, strict_markup: bool = False) -> bool:
+        """True when this extractor leaked or lost text (or failed) on this file."""
+        return bool(self.faults(strict_markup=strict_markup))
 
     @property
     def guilty(self) -> bool:
-        """True when this extractor mangled (or failed on) this file."""
-        return bool(self.faults())
+        """True when this extractor leaked or lost text (or failed) on this file."""
+        return self.is_guilty()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, strict_markup: bool = False) -> dict[str, Any]:
         """The JSON Lines record (one per file and extractor)."""
         return {
             "path": self.path,
             "parser": self.parser,
             "status": self.status,
             "reason": self.reason,
-            "guilty": self.guilty,
+            "guilty": self.is_guilty(strict_markup=strict_markup),
             "chars": self.chars,
+            "leaked": self.leaked,
+            "lost": self.lost,
+            "lost_pua": self.lost_pua,
+            "replaced": self.replaced,
+            "replaced_pua": self.replaced_pua,
+            "markup": self.markup_chars,
             "surrogates": self.surrogates,
             "replacement_chars": self.replacement_chars,
+            "control_chars": self.control_chars,
             "dropped_chars": self.dropped_chars,
             "extra_chars": self.extra_chars,
             "changed_chars": self.changed_chars,
             "invalid_bytes": self.invalid_bytes,
             "compared": self.compared,
+            "exact": self.exact,
             "reference_surrogates": self.reference_surrogates,
             "reference_replacement_chars": self.reference_replacement_chars,
             "examples": list(self.examples),
+            "class_examples": {k: list(v) for k, v in self.class_examples.items()},
             "seconds": round(self.seconds, 4),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatrixRow:
+        """The row back from :meth:`to_json` (derived keys are recomputed).
+
+        >>> row = MatrixRow("a", "p", "ok", dropped_chars=2, lost_pua=1, markup_chars=3,
+        ...                 examples=("x",), class_examples={"lost": ("x",)})
+        >>> MatrixRow.from_json(row.to_json()) == row
+        True
+        """
+        names = {f.name for f in fields(cls)}
+        kept = {k: v for k, v in data.items() if k in names}
+        if "markup" in data:  # the record's name for markup_chars
+            kept["markup_chars"] = data["markup"]
+        kept["examples"] = tuple(kept.get("examples") or ())
+        kept["class_examples"] = {
+            k: tuple(v) for k, v in (kept.get("class_examples") or {}).items()
+        }
+        return cls(**kept)
 
 
 def build_row(
@@ -180,23 +297,53 @@ def build_row(
         empty_note = f"returned no text (the reference has {shown} characters)"
         reason = f"{empty_note}; {reason}" if reason else empty_note
     diff = compare(reference, text) if reference is not None and status == "ok" else None
+    surrogates = count_surrogates(text)
+    ref_surrogates = count_surrogates(reference or "")
+    examples = diff.examples if diff else ()
+    by_class = dict(diff.by_class) if diff else {}
+    if surrogates > ref_surrogates:  # the most severe example: where a surrogate leaked
+        shown_leak = _surrogate_example(text)
+        examples = (shown_leak, *examples)[:MAX_EXAMPLES]
+        by_class["leaked"] = (shown_leak, *by_class.get("leaked", ()))[:MAX_EXAMPLES]
     return MatrixRow(
         path=path,
         parser=parser,
         status=status,
         reason=reason,
         chars=count_chars(text),
-        surrogates=count_surrogates(text),
+        surrogates=surrogates,
         replacement_chars=count_replacement(text),
-        dropped_chars=diff.dropped if diff else 0,
+        dropped_chars=diff.lost if diff else 0,
         extra_chars=diff.extra if diff else 0,
-        changed_chars=diff.changed if diff else 0,
+        changed_chars=diff.replaced if diff else 0,
         invalid_bytes=got.invalid_bytes,
-        examples=diff.examples if diff else (),
+        examples=examples,
         seconds=got.seconds,
         compared=reference is not None,
-        reference_surrogates=count_surrogates(reference or ""),
+        reference_surrogates=ref_surrogates,
         reference_replacement_chars=count_replacement(reference or ""),
+        lost_pua=diff.lost_pua if diff else 0,
+        replaced_pua=diff.replaced_pua if diff else 0,
+        markup_chars=diff.markup if diff else 0,
+        control_chars=diff.leaked if diff else 0,
+        exact=diff.exact if diff else True,
+        class_examples=by_class,
+    )
+
+
+def _surrogate_example(text: str) -> str:
+    """``leaked: before[\\udb80]after`` around the first surrogate of *text*."""
+    match = SURROGATE_RE.search(text)
+    assert match is not None
+    start = match.start()
+    end = start + 1
+    while end < len(text) and end - start < 4 and SURROGATE_RE.match(text, end):
+        end += 1
+    before = significant(text[max(0, start - 24) : start])[-8:]
+    after = significant(text[end : end + 24])[:8]
+    return (
+        f"leaked: {escape_snippet(before)}[{escape_snippet(text[start:end])}]"
+        f"{escape_snippet(after)}"
     )
 
 
@@ -205,19 +352,28 @@ def _safe(text: str | None) -> str | None:
     return None if text is None else escape_snippet(text.strip())
 
 
-def verdict(rows: Iterable[MatrixRow]) -> dict[str, tuple[str, ...]]:
+def verdict(
+    rows: Iterable[MatrixRow], *, strict_markup: bool = False
+) -> dict[str, tuple[str, ...]]:
     """The guilty extractors per file (files where none is guilty are left out)."""
     out: dict[str, list[str]] = {}
     for row in rows:
-        if row.guilty:
+        if row.is_guilty(strict_markup=strict_markup):
             out.setdefault(row.path, []).append(row.parser)
     return {path: tuple(parsers) for path, parsers in out.items()}
+
+
+#: The per-class tallies of a :class:`ParserSummary`, in the order tables show them.
+SUMMARY_CLASSES = ("leaked", "lost", "lost_pua", "replaced", "replaced_pua", "markup", "extra")
 
 
 @dataclass(frozen=True, slots=True)
 class ParserSummary:
     """How one extractor did over a run: files seen, judged (a reference existed and the
-    extractor is installed), guilty, and why it did not run when it is missing."""
+    extractor is installed), guilty, failed, and why it did not run when it is missing.
+
+    ``files_with`` counts judged files per defect class, ``totals`` the characters.
+    """
 
     parser: str
     files: int = 0
@@ -225,32 +381,91 @@ class ParserSummary:
     guilty: int = 0
     not_installed: int = 0
     missing_reason: str | None = None
+    failed: int = 0
+    files_with: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    inexact: int = 0
+
+    @property
+    def rank_key(self) -> tuple[int, ...]:
+        """Best extractor first: fewest guilty and failed files, then least leaked, lost
+        (PUA first), replaced, markup; an extractor that never ran comes last."""
+        t = self.totals
+        return (
+            int(self.judged == 0),
+            self.guilty,
+            self.failed,
+            t.get("leaked", 0),
+            t.get("lost_pua", 0),
+            t.get("lost", 0),
+            t.get("replaced", 0),
+            t.get("markup", 0),
+            t.get("extra", 0),
+        )
 
 
-def summarize(rows: Iterable[MatrixRow]) -> list[ParserSummary]:
+def summarize(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list[ParserSummary]:
     """One summary per extractor, in first-seen order.
 
     >>> ok = MatrixRow("a", "p", "ok", compared=True)
-    >>> summarize([ok, MatrixRow("b", "p", "timeout", compared=True), MatrixRow("c", "p", "error")])
-    [ParserSummary(parser='p', files=3, judged=2, guilty=1, not_installed=0, missing_reason=None)]
+    >>> late = MatrixRow("b", "p", "timeout", compared=True)
+    >>> (s,) = summarize([ok, late, MatrixRow("c", "p", "error")])
+    >>> s.files, s.judged, s.guilty, s.failed
+    (3, 2, 1, 1)
     """
     tallies: dict[str, dict[str, Any]] = {}
     for row in rows:
-        t = tallies.setdefault(row.parser, {"files": 0, "judged": 0, "guilty": 0, "missing": 0})
+        t = tallies.setdefault(
+            row.parser,
+            {
+                "files": 0,
+                "judged": 0,
+                "guilty": 0,
+                "missing": 0,
+                "failed": 0,
+                "inexact": 0,
+                "with": dict.fromkeys(SUMMARY_CLASSES, 0),
+                "totals": dict.fromkeys(SUMMARY_CLASSES, 0),
+            },
+        )
         t["files"] += 1
         if row.status == "not-installed":
             t["missing"] += 1
             t.setdefault("reason", row.reason)
         elif row.compared:
             t["judged"] += 1
-            t["guilty"] += row.guilty
+            t["guilty"] += row.is_guilty(strict_markup=strict_markup)
+            t["failed"] += row.failed
+            t["inexact"] += not row.exact
+            for name, n in row.counts().items():
+                if name in t["with"]:
+                    t["with"][name] += bool(n)
+                    t["totals"][name] += n
     return [
-        ParserSummary(name, t["files"], t["judged"], t["guilty"], t["missing"], t.get("reason"))
+        ParserSummary(
+            name,
+            t["files"],
+            t["judged"],
+            t["guilty"],
+            t["missing"],
+            t.get("reason"),
+            t["failed"],
+            t["with"],
+            t["totals"],
+            t["inexact"],
+        )
         for name, t in tallies.items()
     ]
 
 
-def matrix_exit_code(rows: Iterable[MatrixRow], fail_on: Iterable[str] = ()) -> ExitCode:
+def ranking(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list[ParserSummary]:
+    """The extractors best first (see :attr:`ParserSummary.rank_key`)."""
+    return sorted(summarize(rows, strict_markup=strict_markup), key=lambda s: s.rank_key)
+
+
+def matrix_exit_code(
+    rows: Iterable[MatrixRow], fail_on: Iterable[str] = (), *, strict_markup: bool = False
+) -> ExitCode:
     """FINDINGS when ``--fail-on contaminated`` and an extractor is guilty on a file, or
     ``--fail-on error`` and an extractor failed (timeout, crash, error, empty).
 
@@ -258,10 +473,14 @@ def matrix_exit_code(rows: Iterable[MatrixRow], fail_on: Iterable[str] = ()) -> 
     <ExitCode.FINDINGS: 1>
     >>> matrix_exit_code([MatrixRow("a", "p", "ok")], ["contaminated", "error"])
     <ExitCode.OK: 0>
+    >>> markup = MatrixRow("a", "p", "ok", markup_chars=3, compared=True)
+    >>> matrix_exit_code([markup], ["contaminated"]), matrix_exit_code(
+    ...     [markup], ["contaminated"], strict_markup=True)
+    (<ExitCode.OK: 0>, <ExitCode.FINDINGS: 1>)
     """
     wanted = set(fail_on)
     for row in rows:
-        if "contaminated" in wanted and row.guilty:
+        if "contaminated" in wanted and row.is_guilty(strict_markup=strict_markup):
             return ExitCode.FINDINGS
         if "error" in wanted and row.status in FAILED:
             return ExitCode.FINDINGS

@@ -1,16 +1,21 @@
-"""Run every extractor on every file, each in its own subprocess with a timeout.
+"""Run every extractor on every file, each in a subprocess with a timeout.
 
 Real extractors hang, return an empty string for every file, or die with exceptions
 that are not ``Exception`` subclasses (a Rust panic surfaced through PyO3 is a
 ``BaseException``). Each of those becomes a row with its reason; none ends the run.
+Failures read the same whichever route an extractor ran by
+(:mod:`~hwpscan.matrix.failures`).
 
 Python extractors run in ``python -m hwpscan.matrix.worker``, which hands the text
 back through a temporary file as UTF-8 with ``surrogatepass`` (lossless, lone
 surrogates included). A worker serves one extractor file after file (its imports are
 paid once) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
-every file a fresh process instead. Commands run directly, once per file, without a
-shell; their stdout is decoded the same way, undecodable bytes counted. Each subprocess
-gets its own process group, so a timeout kills whatever it started too.
+every file a fresh process instead. Commands run directly, without a shell, *jobs* at a
+time: once per file for ``{path}``, or for many files at once for ``{paths}`` (output
+framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a batch that fails is
+run again one file at a time, so the failure lands on the file that caused it). Their
+stdout is decoded the same way, undecodable bytes counted. Each subprocess gets its own
+process group, so a timeout kills whatever it started too.
 
 The reference text of each file is our ``strict`` view, obtained the same way (and
 shared with the ``strict`` row when that extractor is asked for).
@@ -18,7 +23,9 @@ shared with the ``strict`` row when that extractor is asked for).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import select
 import signal
@@ -35,14 +42,17 @@ from pathlib import Path
 from typing import Any
 
 from hwpscan.matrix import worker as worker_protocol
-from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output
+from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
+from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
 from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.scan import display_path
 
-__all__ = ["WorkerPool", "run_extractor", "run_matrix"]
+__all__ = ["WorkerPool", "run_batch", "run_extractor", "run_matrix"]
 
 DEFAULT_TIMEOUT = 30.0
-_STDERR_TAIL = 300
+#: Most files handed to one batch command (``{paths}``), and most bytes of paths.
+BATCH_FILES = 64
+BATCH_ARG_BYTES = 100_000
 _KILL_GRACE = 5.0
 #: Seconds a worker may take to start and import its extractor, on top of the timeout.
 STARTUP_GRACE = 30.0
@@ -90,25 +100,6 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.kill()
 
 
-def _tail(stderr: bytes) -> str:
-    text = stderr.decode("utf-8", "backslashreplace").strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    last = lines[-1] if lines else ""
-    return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
-
-
-def _died(code: int, stderr: bytes, who: str) -> str:
-    if code < 0:
-        try:
-            what = f"killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            what = f"killed by signal {-code}"
-    else:
-        what = f"{who} exited with status {code}"
-    tail = _tail(stderr)
-    return f"{what}: {tail}" if tail else what
-
-
 def run_extractor(
     spec: ParserSpec, path: Path, *, timeout: float, workdir: Path, pool: WorkerPool | None = None
 ) -> Extraction:
@@ -128,6 +119,8 @@ def run_extractor(
 
 
 def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
+    if spec.batch:
+        return run_batch(spec, [path], timeout=timeout)[0]
     argv = spec.command(path)
     try:
         done = _run(argv, timeout=timeout)
@@ -140,13 +133,60 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
             "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds
         )
     if done.returncode != 0:
-        status: RowStatus = "crashed" if done.returncode < 0 else "error"
-        return Extraction(
-            status, reason=_died(done.returncode, done.stderr, "command"), seconds=done.seconds
-        )
-    text, invalid = decode_output(done.stdout)
+        status, reason = explain_exit(done.returncode, done.stderr)
+        return Extraction(status, reason=reason, seconds=done.seconds)
+    return _decoded(done.stdout, done.seconds)
+
+
+def _decoded(data: bytes, seconds: float) -> Extraction:
+    text, invalid = decode_output(data)
     note = f"{invalid:,} bytes of output were not UTF-8" if invalid else None
-    return Extraction("ok", text=text, reason=note, invalid_bytes=invalid, seconds=done.seconds)
+    return Extraction("ok", text=text, reason=note, invalid_bytes=invalid, seconds=seconds)
+
+
+def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> list[Extraction]:
+    """Run a ``{paths}`` command on many files at once; one extraction per path.
+
+    The batch may take *timeout* seconds per file. A batch that times out, dies or
+    exits non-zero without a section for every file is run again one file at a time,
+    so a hang or a crash is the row of the file that caused it.
+    """
+    missing = spec.missing()
+    if missing is not None:
+        return [Extraction("not-installed", reason=missing) for _ in paths]
+    argv = spec.batch_command(paths)
+    limit = timeout * len(paths)
+    try:
+        done = _run(argv, timeout=limit)
+    except FileNotFoundError:
+        return [Extraction("not-installed", reason=f"command not found: {argv[0]}") for _ in paths]
+    except OSError as exc:
+        why = f"cannot start {argv[0]}: {exc.strerror or exc}"
+        return [Extraction("error", reason=why) for _ in paths]
+    parts = split_batch_output(done.stdout, paths) if done.returncode is not None else []
+    complete = done.returncode == 0 or (
+        done.returncode is not None and done.returncode > 0 and all(p is not None for p in parts)
+    )
+    if not complete and len(paths) > 1:  # find the file that caused it
+        return [got for path in paths for got in run_batch(spec, [path], timeout=timeout)]
+    if done.returncode is None:
+        why = f"no answer within {limit:g} s (killed)"
+        return [Extraction("timeout", reason=why, seconds=done.seconds)]
+    if not complete:
+        status, reason = explain_exit(done.returncode, done.stderr)
+        return [Extraction(status, reason=reason, seconds=done.seconds)]
+    share = done.seconds / max(1, len(paths))
+    out: list[Extraction] = []
+    for part in parts:
+        if part is None:
+            why = "the batch command wrote no section for this file (a header: RS, path, LF)"
+            out.append(Extraction("error", reason=why, seconds=share))
+        elif isinstance(part, str):
+            status, reason = explain_message(part)
+            out.append(Extraction(status, reason=reason, seconds=share))
+        else:
+            out.append(_decoded(part, share))
+    return out
 
 
 class _Worker:
@@ -158,7 +198,8 @@ class _Worker:
         fd, name = tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)
         os.close(fd)
         self.out = Path(name)
-        self.errors = tempfile.TemporaryFile(dir=workdir)  # a file: a chatty stderr cannot block
+        # a file, not a pipe: a chatty stderr cannot block; closed in close()
+        self.errors = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "hwpscan.matrix.worker", spec.target],
             stdin=subprocess.PIPE,
@@ -215,16 +256,14 @@ class _Worker:
     def death(self) -> str:
         code = self.proc.wait()
         self.errors.seek(0)
-        return _died(code, self.errors.read(), "extractor process")
+        return explain_exit(code, self.errors.read(), "extractor process")[1]
 
     def close(self, *, kill: bool = False) -> None:
         if kill:
             _kill(self.proc)
         elif self.proc.stdin is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.close()  # the worker ends at end of input
-            except OSError:
-                pass
         try:
             self.proc.wait(timeout=_KILL_GRACE)
         except subprocess.TimeoutExpired:
@@ -232,10 +271,8 @@ class _Worker:
             self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         self.errors.close()
         self.out.unlink(missing_ok=True)
 
@@ -339,23 +376,78 @@ class WorkerPool:
 
 
 def _outcome(code: int, info: dict[str, Any], worker: _Worker, seconds: float) -> Extraction:
-    """Turn the worker's answer into an extraction."""
+    """Turn the worker's answer into an extraction (the words a command's would get)."""
     if code == worker_protocol.OK:
         return Extraction("ok", text=worker.text(), seconds=seconds)
-    kind = info.get("type")
+    kind = str(info.get("type") or "")
     message = str(info.get("message") or "")
+    where = info.get("where")
     if code == worker_protocol.NOT_INSTALLED:
         return Extraction("not-installed", reason=message, seconds=seconds)
-    if code == worker_protocol.BAD_RESULT:
-        return Extraction("error", reason=message, seconds=seconds)
-    if code == worker_protocol.BASE_RAISED:
-        reason = f"{kind} (a BaseException, not an Exception): {message}".rstrip(": ")
-        return Extraction("crashed", reason=reason, seconds=seconds)
-    reason = f"{kind}: {message}" if kind and not message.startswith("cannot load") else message
-    return Extraction("error", reason=reason, seconds=seconds)
+    status: RowStatus = "crashed" if code == worker_protocol.BASE_RAISED else "error"
+    if code == worker_protocol.BAD_RESULT or not kind or message.startswith("cannot load"):
+        return Extraction(status, reason=message, seconds=seconds)
+    return Extraction(status, reason=describe_exception(kind, message, where), seconds=seconds)
 
 
-_Task = tuple[Path, "Future[Extraction]", dict[str, "Future[Extraction]"]]
+class _Part:
+    """One file's share of a batch: a future-like view of one item of a list."""
+
+    def __init__(self, batch: Future[list[Extraction]], index: int) -> None:
+        self.batch = batch
+        self.index = index
+
+    def result(self) -> Extraction:
+        return self.batch.result()[self.index]
+
+
+_Pending = Future[Extraction] | _Part
+
+
+class _Batcher:
+    """Cuts the file list into batches for one ``{paths}`` command and submits each
+    batch when its first file is asked for."""
+
+    def __init__(
+        self, spec: ParserSpec, paths: Sequence[Path], size: int, submit: Callable[..., Any]
+    ) -> None:
+        self.spec = spec
+        self.submit = submit
+        self.batches: list[list[Path]] = []
+        self.where: list[tuple[int, int]] = []  # file index -> (batch, position)
+        current: list[Path] = []
+        room = BATCH_ARG_BYTES
+        for path in paths:
+            cost = len(os.fsencode(path)) + 1
+            if current and (len(current) >= size or cost > room):
+                self.batches.append(current)
+                current, room = [], BATCH_ARG_BYTES
+            self.where.append((len(self.batches), len(current)))
+            current.append(path)
+            room -= cost
+        if current:
+            self.batches.append(current)
+        self.futures: dict[int, Future[list[Extraction]]] = {}
+
+    def part(self, index: int) -> _Part:
+        batch, position = self.where[index]
+        if batch not in self.futures:
+            self.futures[batch] = self.submit(self.batches[batch])
+        if position == len(self.batches[batch]) - 1:  # the last file: forget the batch
+            return _Part(self.futures.pop(batch), position)
+        return _Part(self.futures[batch], position)
+
+
+def batch_size(files: int, jobs: int) -> int:
+    """Files per batch: all jobs busy, at most :data:`BATCH_FILES`.
+
+    >>> batch_size(1000, 2), batch_size(10, 4), batch_size(0, 4)
+    (64, 3, 1)
+    """
+    return max(1, min(BATCH_FILES, math.ceil(files / max(1, jobs))))
+
+
+_Task = tuple[Path, _Pending, dict[str, _Pending]]
 
 
 def run_matrix(
@@ -367,21 +459,40 @@ def run_matrix(
     on_row: Callable[[MatrixRow], None] | None = None,
     isolate: bool = False,
 ) -> Iterator[MatrixRow]:
-    """Rows for every file (in order) and every extractor (in the order given).
+    """Rows for every file (in order) and every extractor (in the order given), each
+    yielded (and passed to *on_row*) as soon as that file's extractions are all in.
 
     *jobs* extractions run at once. *paths* are files (use
     :func:`hwpscan.scan.collect_files` to expand folders). Python extractors keep a
     worker process across files (restarted after a timeout or a crash); with *isolate*
-    each file gets a fresh process, so no state can carry over from one file to the next.
+    each file gets a fresh process, so no state can carry over from one file to the
+    next. ``{paths}`` commands get files in batches (:func:`batch_size`).
     """
     jobs = max(1, jobs)
+    paths = list(paths)
     with tempfile.TemporaryDirectory(prefix="hwpscan-matrix-") as tmp:
         workdir = Path(tmp)
         pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix")
         workers = WorkerPool(workdir, max_files=1 if isolate else 0)
+        size = batch_size(len(paths), jobs)
+        batchers = {
+            spec.name: _Batcher(
+                spec,
+                paths,
+                size,
+                lambda chunk, spec=spec: pool.submit(run_batch, spec, chunk, timeout=timeout),
+            )
+            for spec in parsers
+            if spec.kind == "command" and spec.batch
+        }
+        ahead = jobs + 1 + (size * jobs if batchers else 0)
 
-        def submit(path: Path) -> _Task:
-            def run(spec: ParserSpec) -> Future[Extraction]:
+        def submit(index: int) -> _Task:
+            path = paths[index]
+
+            def run(spec: ParserSpec) -> _Pending:
+                if spec.name in batchers:
+                    return batchers[spec.name].part(index)
                 return pool.submit(
                     run_extractor, spec, path, timeout=timeout, workdir=workdir, pool=workers
                 )
@@ -392,17 +503,16 @@ def run_matrix(
             return path, shared or run(REFERENCE), futures
 
         try:
-            todo = iter(paths)
             window: deque[_Task] = deque()
-            for path in todo:
-                window.append(submit(path))
-                if len(window) >= jobs + 1:
-                    break
+            following = 0
+            while following < len(paths) and len(window) < ahead:
+                window.append(submit(following))
+                following += 1
             while window:
                 path, ref_future, futures = window.popleft()
-                nxt = next(todo, None)
-                if nxt is not None:
-                    window.append(submit(nxt))
+                if following < len(paths):
+                    window.append(submit(following))
+                    following += 1
                 ref = ref_future.result()
                 reference = ref.text if ref.status == "ok" else None
                 shown = display_path(path)

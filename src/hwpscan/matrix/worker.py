@@ -63,7 +63,7 @@ def _info(exc: BaseException | None, message: str | None = None) -> Info:
 def _text(exc: BaseException | None) -> str:
     try:
         return str(exc)
-    except BaseException:  # noqa: BLE001 - a __str__ that fails must not hide the error
+    except BaseException:  # a __str__ that fails must not hide the error
         return "(the exception could not be shown)"
 
 
@@ -72,7 +72,7 @@ def _where(exc: BaseException) -> str | None:
     if not frames:
         return None
     last = frames[-1]
-    return f"{last.filename}:{last.lineno} in {last.name}"
+    return f"{os.path.basename(last.filename)}:{last.lineno} in {last.name}"
 
 
 def _load(target: str) -> tuple[Callable[[str], Any] | None, tuple[int, Info] | None]:
@@ -80,7 +80,7 @@ def _load(target: str) -> tuple[Callable[[str], Any] | None, tuple[int, Info] | 
         return load(target), None
     except ModuleNotFoundError as exc:
         return None, (NOT_INSTALLED, _info(exc))
-    except BaseException as exc:  # noqa: BLE001 - a broken plugin is a row, not a crash
+    except BaseException as exc:  # a broken plugin is a row, not a crash
         code = RAISED if isinstance(exc, Exception) else BASE_RAISED
         return None, (code, _info(exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}"))
 
@@ -91,7 +91,7 @@ def extract(func: Callable[[str], Any], path: str, out: str) -> tuple[int, Info 
         text = func(path)
     except ModuleNotFoundError as exc:  # a lazily imported dependency is missing
         return NOT_INSTALLED, _info(exc)
-    except BaseException as exc:  # noqa: BLE001 - panics and SystemExit are rows too
+    except BaseException as exc:  # panics and SystemExit are rows too
         return (RAISED if isinstance(exc, Exception) else BASE_RAISED), _info(exc)
     if not isinstance(text, str):
         return BAD_RESULT, _info(None, f"returned {type(text).__name__}, not str")

@@ -11,8 +11,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult
-from hwpscan.report.export import write_csv
+from hwpscan.report.export import BOM, write_csv
 from hwpscan.report.html import render_html
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
@@ -57,12 +58,18 @@ def write_report(
     *,
     run: RunInfo | None = None,
     title: str = "hwpscan 보고서",
+    matrix: Sequence[MatrixRow] = (),
 ) -> list[Path]:
-    """Write the five report files into *out_dir* (created) and return their paths."""
+    """Write the five report files into *out_dir* (created) and return their paths.
+
+    *matrix* rows (a parser matrix run with the scan) add the extractor table to
+    report.html and the ranking to summary.md.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = list(results)
     run_id = run.id if run else None
+    strict = bool(run.args.get("strict_markup")) if run else False
     page = render_html(
         results,
         title=title,
@@ -70,11 +77,18 @@ def write_report(
         kind=run.kind if run else None,
         started=run.started if run else None,
         args=run.args if run else None,
+        matrix=matrix,
+        strict_markup=strict,
     )
     return [
         _write(out_dir / "report.html", page),
         _write(out_dir / "files.csv", _files_csv(results)),
-        _write(out_dir / "pivot.csv", pivot_csv(results)),
-        _write(out_dir / "summary.md", summary_markdown(results, title=title, run_id=run_id)),
+        _write(out_dir / "pivot.csv", BOM + pivot_csv(results)),  # BOM: for spreadsheets
+        _write(
+            out_dir / "summary.md",
+            summary_markdown(
+                results, title=title, run_id=run_id, matrix=matrix, strict_markup=strict
+            ),
+        ),
         _write(out_dir / "junit.xml", junit_xml(results)),
     ]

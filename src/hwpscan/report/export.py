@@ -1,5 +1,9 @@
 """Machine-readable exports of scan results: JSON Lines and CSV.
 
+CSV is written for spreadsheets: a UTF-8 byte-order mark first (Excel on a Korean
+Windows reads a file without it as CP949 and garbles every name; ``--no-bom`` drops
+it for tools that mind), booleans as ``true``/``false``.
+
 JSON Lines is the contract other tools and CI depend on (see
 :data:`hwpscan.models.CONTRACT_KEYS`). Every string written is valid UTF-8: paths are
 made printable and context snippets are escaped before they get here.
@@ -75,13 +79,26 @@ def csv_row(result: FileResult) -> dict[str, object]:
         "surrogates": b.surrogates if read else "",
         "pairs": b.pairs if read else "",
         "orphans": b.orphans if read else "",
-        "utf8_ok": b.utf8_ok if read else "",
+        "utf8_ok": _bool(b.utf8_ok) if read else "",
         "utf8_error": _cell(b.utf8_error or ""),
         "pua": ";".join(f"{cp}:{n}" for cp, n in b.pua.items()),
         "replacement_chars": b.replacement_chars if read else "",
         "preview_surrogates": result.preview.surrogates if result.preview else "",
         "meta_surrogates": result.meta.surrogates if result.meta else "",
     }
+
+
+#: What a spreadsheet needs to read the file as UTF-8.
+BOM = "\ufeff"
+
+
+def _bool(value: bool) -> str:
+    """``true`` or ``false``, as JSON spells them (not Python's ``True``).
+
+    >>> _bool(True), _bool(False)
+    ('true', 'false')
+    """
+    return "true" if value else "false"
 
 
 def _cell(text: str) -> str:
@@ -93,8 +110,13 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def csv_sink(out: IO[str]) -> Callable[[FileResult], None]:
-    """Write the CSV header now; return a function writing (and flushing) one row."""
+def csv_sink(out: IO[str], *, bom: bool = True) -> Callable[[FileResult], None]:
+    """Write the BOM (unless told not to) and the header now; return a row writer.
+
+    Each row is flushed as it is written.
+    """
+    if bom:
+        out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
     writer.writeheader()
 
@@ -105,9 +127,9 @@ def csv_sink(out: IO[str]) -> Callable[[FileResult], None]:
     return write
 
 
-def write_csv(results: Iterable[FileResult], out: IO[str]) -> int:
-    """Write a header and one row per result."""
-    return _drain(results, csv_sink(out))
+def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> int:
+    """Write the BOM, a header and one row per result."""
+    return _drain(results, csv_sink(out, bom=bom))
 
 
 def _drain(results: Iterable[FileResult], sink: Callable[[FileResult], None]) -> int:

@@ -18,10 +18,12 @@ from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.html_charts import calendar, heatmap
 from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
 from hwpscan.report.html_rows import common_root, file_body
+from hwpscan.report.matrix import matrix_section
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
 
@@ -83,17 +85,32 @@ def _cards(f: Figures) -> str:
     )
 
 
+#: Contaminated dates named in the banner; the rest are counted ("+N more").
+BANNER_DATES = 12
+
+
+def date_button(day: str) -> str:
+    """A date that filters the file list when clicked."""
+    return (
+        f'<button type="button" class="date-pick" data-date="{e(day)}" '
+        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
+    )
+
+
 def _verdict(f: Figures) -> tuple[str, str]:
+    """The banner's class and HTML: the counts, then the contaminated dates (clickable)."""
     if f.contaminated:
-        days = ", ".join(f.contaminated_dates[:12]) + (
-            " …" if len(f.contaminated_dates) > 12 else ""
-        )
-        text = (
+        shown = f.contaminated_dates[:BANNER_DATES]
+        rest = len(f.contaminated_dates) - len(shown)
+        days = ", ".join(date_button(d) for d in shown)
+        if rest:
+            days += f' <span class="more-dates">외 {rest}일 +{rest} more</span>'
+        text = e(
             f"파일 {f.files:,}개 중 {f.contaminated:,}개 오염 "
             f"({f.contaminated} of {f.files} contaminated)"
         )
-        return "bad", text + (f" · 오염된 날짜: {days}" if days else "")
-    return "ok", f"오염된 파일 없음 · no contaminated file among {f.files:,}"
+        return "bad", text + (f" · 오염된 날짜 dates: {days}" if days else "")
+    return "ok", e(f"오염된 파일 없음 · no contaminated file among {f.files:,}")
 
 
 def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str:
@@ -113,8 +130,10 @@ def render_html(
     started: str | None = None,
     args: dict[str, Any] | None = None,
     generated: datetime | None = None,
+    matrix: Sequence[MatrixRow] = (),
+    strict_markup: bool = False,
 ) -> str:
-    """The complete page as a string."""
+    """The complete page as a string (with the parser matrix when *matrix* has rows)."""
     from hwpscan import __version__
 
     f = figures(results)
@@ -132,10 +151,11 @@ def render_html(
         "@GENERATED@": e(stamp),
         "@META@": _meta(run_id, kind, started, args, root),
         "@VERDICT_CLASS@": verdict_class,
-        "@VERDICT@": e(verdict),
+        "@VERDICT@": verdict,  # HTML: escaped piece by piece in _verdict
         "@CARDS@": _cards(f),
         "@HEATMAP@": heatmap(results),
         "@CALENDAR@": calendar(results),
+        "@MATRIX@": matrix_section(matrix, strict_markup=strict_markup),
         "@STATUS_OPTIONS@": _options(
             statuses, {s.value: f"{STATUS_KO[s]} {s.value}" for s in Status}
         ),

@@ -13,6 +13,8 @@ from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_co
 
 __all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
 
+#: The tooltip of every date that filters the file list.
+PICK_TITLE = "이 날짜의 파일 보기 show this date's files"
 #: Longest date span drawn as a calendar; longer runs keep the table only.
 CALENDAR_MAX_DAYS = 400
 
@@ -24,7 +26,10 @@ def heatmap(results: Sequence[FileResult]) -> str:
         return '<p class="none">결과가 없습니다. No results.</p>'
     formats = sorted(set(counts["format"]), key=FORMAT_ORDER.index)
     dates = sorted(set(counts["date"]), key=lambda d: (d == UNKNOWN_DATE, d))
-    cells = {(r.date, r.format): r for r in counts.itertuples(index=False)}
+    # rows of pivot_counts: plain named tuples of ints under their column names
+    cells: dict[tuple[Any, Any], Any] = {
+        (r.date, r.format): r for r in counts.itertuples(index=False)
+    }
     head = "".join(f'<th scope="col">{e(fmt)}</th>' for fmt in formats)
     rows = []
     for day in dates:
@@ -39,17 +44,19 @@ def heatmap(results: Sequence[FileResult]) -> str:
                 day_files += c.files
                 day_bad += c.contaminated
         day_unread = sum(cells[(day, f)].unreadable for f in formats if (day, f) in cells)
+        pick = f'data-date="{e(day)}" tabindex="0" role="button" title="{e(day)}: {PICK_TITLE}"'
         state = (
-            f'<span class="badge contaminated">{day_bad}/{day_files} 오염</span>'
+            f'<span class="badge contaminated" {pick}>'
+            f"{day_bad}/{day_files} 오염 contaminated</span>"
             if day_bad
-            else '<span class="badge clean">정상</span>'
+            else f'<span class="badge clean" {pick}>정상 clean</span>'
             if day_files > day_unread
             else ""
         )
         if day_unread:
-            state += f' <span class="badge other">읽기 불가 {day_unread}</span>'
+            state += f' <span class="badge other" {pick}>읽기 불가 unreadable {day_unread}</span>'
         rows.append(
-            f'<tr data-date="{e(day)}"><th scope="row">{e(day)}'
+            f'<tr data-date="{e(day)}"><th scope="row" {pick}>{e(day)}'
             f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}'
             f'<td class="daystate">{state}</td></tr>'
         )
@@ -64,7 +71,8 @@ def heat_cell(day: str, fmt: str, c: Any | None) -> str:
     if c is None:
         return (
             f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
-            f'data-contaminated="0" data-clean="0" data-unreadable="0" title="파일 없음">—</td>'
+            f'data-contaminated="0" data-clean="0" data-unreadable="0" '
+            'title="파일 없음 no file">—</td>'
         )
     files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable
     label = cell_text(files, bad, unread)
@@ -76,11 +84,11 @@ def heat_cell(day: str, fmt: str, c: Any | None) -> str:
     if unread == files:
         return (
             f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'
-            '<span class="small">읽기 불가</span></td>'
+            '<span class="small">읽기 불가 unreadable</span></td>'
         )
     style = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
-    small = "오염" if bad else "정상"
-    small += f" · 불가 {unread}" if unread else ""
+    small = "오염 contam." if bad else "정상 clean"
+    small += f" · 불가 unread. {unread}" if unread else ""
     return (
         f'<td class="cell" {attrs} style="{style}"><span class="big">{bad}/{files}</span>'
         f'<span class="small">{small}</span></td>'
@@ -116,12 +124,13 @@ def calendar(results: Sequence[FileResult]) -> str:
                 note = f"{bad}/{files} 오염" if bad else f"{files} 정상"
                 cells.append(
                     f'<div class="day has" data-date="{key}" data-files="{files}" '
-                    f'data-contaminated="{bad}"{style}><b>{cursor.month}/{cursor.day}</b>{note}</div>'
+                    f'data-contaminated="{bad}"{style} tabindex="0" role="button" '
+                    f'title="{key}: {PICK_TITLE}"><b>{cursor.month}/{cursor.day}</b>{note}</div>'
                 )
             else:
                 cells.append(
-                    f'<div class="day" data-date="{key}"><b>{cursor.month}/{cursor.day}</b>'
-                    "자료 없음</div>"
+                    f'<div class="day" data-date="{key}" title="{key}: 자료 없음 no files">'
+                    f"<b>{cursor.month}/{cursor.day}</b>자료 없음</div>"
                 )
         cursor += timedelta(days=1)
     return (

@@ -35,7 +35,8 @@ def common_root(paths: Sequence[str]) -> str:
     """
     if not paths:
         return ""
-    prefix = os.path.commonprefix(list(paths))
+    # character-wise on purpose: the cut below falls back to the last separator
+    prefix = os.path.commonprefix(list(paths))  # noqa: RUF071
     cut = max(prefix.rfind("/"), prefix.rfind("\\"))
     return prefix[: cut + 1] if cut >= 0 else ""
 
@@ -78,10 +79,11 @@ def file_body(index: int, r: FileResult, root: str = "") -> str:
     }
     data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
 
-    def num(n: int) -> str:
-        if not scanned:
-            return '<td class="n"></td>'
-        return f'<td class="n{" hot" if n else ""}">{n:,}</td>'
+    def num(n: int, col: str, label: str, *, alarm: bool = True) -> str:
+        """A count cell; a defect count above zero is marked hot."""
+        hot = " hot" if scanned and n and alarm else ""
+        shown = f"{n:,}" if scanned else ""
+        return f'<td class="n{hot} {col}" data-label="{label}">{shown}</td>'
 
     reason = (
         f'<span class="reason">{e(r.reason)}</span>' if r.reason and not r.status.scanned else ""
@@ -101,14 +103,25 @@ def file_body(index: int, r: FileResult, root: str = "") -> str:
         pua += (
             f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
         )
+    day = r.date or ""
+    date_cell = (
+        f'<button type="button" class="date-pick" data-date="{e(day)}" '
+        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
+        if day
+        else "—"
+    )
     main = (
-        f'<tr class="main"><td><button class="toggle" type="button" aria-expanded="false" '
-        f'aria-controls="d{index}" title="상세 details">▶</button></td>'
-        f'<td class="path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
-        f'<td class="mono nw">{e(r.date or "—")}</td>'
-        f"<td>{e(r.format.value)}</td><td>{badge(r.status)}</td>"
-        f"{num(b.chars).replace(' hot', '')}{num(b.surrogates)}{num(b.pairs)}{num(b.orphans)}"
-        f'<td>{utf8}</td><td class="pua">{pua}</td></tr>'
+        f'<tr class="main"><td class="c-tog"><button class="toggle" type="button" '
+        f'aria-expanded="false" aria-controls="d{index}" title="상세 details">▶</button></td>'
+        f'<td class="path c-path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
+        f'<td class="mono nw c-date" data-label="날짜 date">{date_cell}</td>'
+        f'<td class="c-fmt" data-label="형식 format">{e(r.format.value)}</td>'
+        f'<td class="c-status" data-label="상태 status">{badge(r.status)}</td>'
+        f"{num(b.chars, 'c-chars', '글자 chars', alarm=False)}"
+        f"{num(b.surrogates, 'c-surr', '서로게이트 surr.')}"
+        f"{num(b.pairs, 'c-pairs', '쌍 pairs')}{num(b.orphans, 'c-orph', '고아 orphans')}"
+        f'<td class="c-utf8" data-label="UTF-8">{utf8}</td>'
+        f'<td class="pua c-pua" data-label="PUA">{pua}</td></tr>'
     )
     return (
         f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '

@@ -1,8 +1,12 @@
-"""JUnit XML for CI: one test case per file; contaminated or unreadable files fail.
+"""JUnit XML for CI: one test case per file; what the gate includes fails.
 
 CI systems (GitLab, Jenkins, GitHub test reporters) read this format to show which
-attachments broke. Each failure carries the reason and the counts; the first defect
-locations go in the failure body.
+attachments broke. A contaminated file is a ``<failure>`` when the gate includes
+``contaminated`` (else it passes, with its counts in ``<system-out>``); a file that
+could not be read is an ``<error>`` when the gate includes ``unreadable``, else
+``<skipped>``. Without a gate (the report bundle) both are included. Each carries the
+reason and the counts; the first defect locations go in the body. A run over no
+document at all is one ``<error>`` saying so: CI cannot pass on nothing.
 
 >>> from hwpscan.models import FileResult, Format, Status
 >>> xml = junit_xml([FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21")])
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -70,39 +74,72 @@ def _details(result: FileResult) -> str:
     lines = [f"path: {result.path}", f"format: {result.format.value}", f"sha256: {result.sha256}"]
     if result.body.utf8_error:
         lines.append(f"utf-8: {result.body.utf8_error}")
-    for loc in result.body.locations:
-        lines.append(
-            f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
-            f"{loc.codepoint} [{loc.units}] {loc.context}"
-        )
+    lines.extend(
+        f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
+        f"{loc.codepoint} [{loc.units}] {loc.context}"
+        for loc in result.body.locations
+    )
     return "\n".join(lines)
 
 
+def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
+    """``failure``, ``error``, ``skipped``, ``note`` (an ungated finding) or None (clean)."""
+    if result.status is Status.CLEAN:
+        return None
+    if result.status is Status.CONTAMINATED:
+        return "failure" if "contaminated" in gate else "note"
+    return "error" if "unreadable" in gate or "error" in gate else "skipped"
+
+
 def junit_xml(
-    results: Sequence[FileResult], *, group_by: GroupBy = "date", suite: str = SUITE_NAME
+    results: Sequence[FileResult],
+    *,
+    group_by: GroupBy = "date",
+    suite: str = SUITE_NAME,
+    gate: Collection[str] | None = None,
+    empty_reason: str | None = None,
 ) -> bytes:
-    """The JUnit document (UTF-8 bytes with an XML declaration)."""
-    failures = sum(r.status is not Status.CLEAN for r in results)
+    """The JUnit document (UTF-8 bytes with an XML declaration).
+
+    *gate* is what ``--fail-on`` includes (None: everything); *empty_reason* is said
+    as an ``<error>`` when there are no results.
+
+    >>> from hwpscan.models import Format
+    >>> enc = FileResult("e.hwp", "", 1, Format.HWP5, Status.ENCRYPTED, reason="locked")
+    >>> b"<skipped" in junit_xml([enc], gate=["contaminated"])
+    True
+    >>> b'errors="1"' in junit_xml([], empty_reason="no documents under x")
+    True
+    """
+    gate = ("contaminated", "unreadable") if gate is None else tuple(gate)
+    outcomes = [_outcome(r, gate) for r in results]
+    empty = not results and empty_reason is not None
+    counts = {k: outcomes.count(k) for k in ("failure", "error", "skipped")}
+    counts["error"] += empty
+    tests = len(results) + empty
     seconds = sum(r.seconds for r in results)
     root = ET.Element(
         "testsuites",
         name=suite,
-        tests=str(len(results)),
-        failures=str(failures),
-        errors="0",
+        tests=str(tests),
+        failures=str(counts["failure"]),
+        errors=str(counts["error"]),
         time=f"{seconds:.3f}",
     )
     node = ET.SubElement(
         root,
         "testsuite",
         name=suite,
-        tests=str(len(results)),
-        failures=str(failures),
-        errors="0",
-        skipped="0",
+        tests=str(tests),
+        failures=str(counts["failure"]),
+        errors=str(counts["error"]),
+        skipped=str(counts["skipped"]),
         time=f"{seconds:.3f}",
     )
-    for r in results:
+    if empty:
+        case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
+        ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
+    for r, outcome in zip(results, outcomes, strict=True):
         group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
         case = ET.SubElement(
             node,
@@ -112,18 +149,27 @@ def junit_xml(
             time=f"{r.seconds:.3f}",
         )
         message = failure_message(r)
-        if message is not None:
-            failure = ET.SubElement(case, "failure", type=r.status.value, message=xml_safe(message))
-            failure.text = xml_safe(_details(r))
+        if message is None or outcome is None:
+            continue
+        if outcome == "note":  # a finding the gate does not include: shown, not failed
+            ET.SubElement(case, "system-out").text = xml_safe(f"{message}\n{_details(r)}")
+            continue
+        element = ET.SubElement(case, outcome, type=r.status.value, message=xml_safe(message))
+        element.text = xml_safe(_details(r))
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data + b"\n"
 
 
 def write_junit_file(
-    results: Sequence[FileResult], out: Path, *, group_by: GroupBy = "date"
+    results: Sequence[FileResult],
+    out: Path,
+    *,
+    group_by: GroupBy = "date",
+    gate: Collection[str] | None = None,
+    empty_reason: str | None = None,
 ) -> Path:
     """Write :func:`junit_xml` to *out* (folders created)."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(junit_xml(results, group_by=group_by))
+    out.write_bytes(junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason))
     return out

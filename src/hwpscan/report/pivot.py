@@ -103,7 +103,9 @@ def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:
     ].sum()
     counts["cell"] = [
         cell_text(f, c, u)
-        for f, c, u in zip(counts["files"], counts["contaminated"], counts["unreadable"])
+        for f, c, u in zip(
+            counts["files"], counts["contaminated"], counts["unreadable"], strict=True
+        )
     ]
     table = counts.pivot(index="date", columns="format", values="cell").fillna(EMPTY_CELL)
     order = sorted(table.index, key=lambda d: (d == UNKNOWN_DATE, d))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.pivot import contaminated_dates, contamination_pivot
 from hwpscan.report.tables import pua_summary
@@ -76,9 +77,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def summary_markdown(
-    results: Sequence[FileResult], *, title: str = "hwpscan report", run_id: str | None = None
+    results: Sequence[FileResult],
+    *,
+    title: str = "hwpscan report",
+    run_id: str | None = None,
+    matrix: Sequence[MatrixRow] = (),
+    strict_markup: bool = False,
 ) -> str:
-    """The whole ``summary.md``."""
+    """The whole ``summary.md`` (with the extractor ranking when *matrix* has rows)."""
     f = figures(results)
     lines = [f"# {md_cell(title)}", ""]
     if run_id:
@@ -104,6 +110,10 @@ def summary_markdown(
             [[str(day), *map(str, row)] for day, row in pivot.iterrows()],
         )
         lines.append("")
+    if matrix:
+        from hwpscan.report.matrix import ranking_markdown
+
+        lines += ranking_markdown(matrix, strict_markup=strict_markup)
     bad = [r for r in results if r.status is Status.CONTAMINATED]
     if bad:
         lines += ["## Contaminated files", ""]

@@ -8,6 +8,7 @@ timeout. A :class:`RunStore` is safe to share between threads of one process.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -24,6 +25,9 @@ from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, 
 from hwpscan.runstore.scrub import clean_args
 
 __all__ = ["RunRecorder", "RunStore"]
+
+#: ``latest``, or ``latest~N``: the run N before the latest (``latest~0`` is the latest).
+_LATEST_RE = re.compile(r"latest(?:~(\d+))?")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -229,19 +233,30 @@ class RunStore:
             return [self._info(conn, row) for row in runs]
 
     def resolve(self, ref: str) -> str:
-        """The full id of ``latest``, an exact id or a unique prefix."""
+        """The full id of ``latest``, ``latest~N`` (N runs before it), an exact id, a
+        unique prefix, or a unique end of an id (its random part, as ``history`` shows)."""
+        back = _LATEST_RE.fullmatch(ref.strip())
         with self._lock:
             conn = self._connect()
-            if ref == "latest":
+            if back:
+                offset = int(back.group(1) or 0)
                 row = conn.execute(
-                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1"
+                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
+                    (offset,),
                 ).fetchone()
                 if row is None:
-                    raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+                    (count,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+                    if not count:
+                        raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+                    raise RunNotFoundError(
+                        f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} "
+                        "is the oldest"
+                    )
                 return str(row[0])
             rows = conn.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6",
-                (len(ref), ref),
+                "SELECT id FROM runs WHERE substr(id, 1, ?) = ?"
+                " OR (length(?) >= 4 AND substr(id, -?) = '-' || ?) ORDER BY id LIMIT 6",
+                (len(ref), ref, ref, len(ref) + 1, ref),
             ).fetchall()
         ids = [r[0] for r in rows]
         if ref in ids:
@@ -251,6 +266,14 @@ class RunStore:
         if len(ids) > 1:
             raise RunNotFoundError(f"{ref!r} matches several runs: {', '.join(ids[:5])}")
         return str(ids[0])
+
+    def short_id(self, run_id: str) -> str:
+        """The end of *run_id* (its random part) when that alone names it, else the id."""
+        tail = run_id.rsplit("-", 1)[-1]
+        try:
+            return tail if self.resolve(tail) == run_id else run_id
+        except RunNotFoundError:
+            return run_id
 
     def run_info(self, ref: str = "latest") -> RunInfo:
         """A run's description and counts, without loading its results."""

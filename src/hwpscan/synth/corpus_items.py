@@ -26,15 +26,17 @@ from hwpscan.synth.hwp5 import (
     HeaderFooter,
     Table,
     TextBox,
+    bad_deflate,
     build_hwp5,
     foreign_ole,
     hwp5_layout,
+    hwp5_streams,
     office_encrypted,
     record_overrun,
     truncate,
 )
 from hwpscan.synth.hwpx import ZIP_DATE_TIME, build_hwpx
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.synth.pdf import PdfExtras, build_pdf
 from hwpscan.synth.press import (
     PARTS,
     STORIES,
@@ -311,7 +313,7 @@ def _multisection_clean(path: str) -> Fixture:
 
 
 def _orphans(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "휴가철 보이스피싱 피해 통계(잠정)",
         "7월 피해 신고는 2,031건" + HIGH + "으로 집계되었습니다.",
         Table([["구분", "건수"], ["메신저 피싱" + LOW, "1,204건"]]),
@@ -327,7 +329,7 @@ def _orphans(path: str) -> Fixture:
 
 
 def _mixed(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "피해 사례 모음",
         B + " 사례 1: 가족을 사칭한 메신저로 송금을 요구",
         HIGH + B + " 사례 2: 앞에 짝 잃은 반쪽이 붙은 글머리표",
@@ -344,7 +346,7 @@ def _mixed(path: str) -> Fixture:
 
 
 def _small(path: str) -> Fixture:
-    blocks = [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."]
+    blocks: list[Block] = [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."]
     return _blocks_fixture(
         path,
         blocks,
@@ -355,7 +357,7 @@ def _small(path: str) -> Fixture:
 
 def _brackets(path: str) -> Fixture:
     pua = [chr(c) for c in range(0xF0850, 0xF0856)]
-    blocks = [
+    blocks: list[Block] = [
         "괄호와 인용부호 표기 예시",
         f"{pua[0]}금융소비자보호법{pua[1]} 제19조에 따른 설명 의무",
         f"{pua[2]}참고{pua[3]} 분쟁조정 신청 방법",
@@ -370,7 +372,7 @@ def _brackets(path: str) -> Fixture:
 
 
 def _bmp_pua(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "사용자 정의 문자가 들어간 안내문",
         "표기 " + chr(0xE0BC) + chr(0xE0BD) + " 는 기본 평면 사용자 영역 문자입니다.",
         Table([["문자", chr(0xF53A)]]),
@@ -384,7 +386,7 @@ def _bmp_pua(path: str) -> Fixture:
 
 
 def _tabs(path: str) -> Fixture:
-    blocks = [
+    blocks: list[Block] = [
         "구분\t내용\t비고",
         B + " 접수\t7월 21일\t온라인",
         "줄바꿈 앞\n줄바꿈 뒤 " + B,
@@ -520,5 +522,245 @@ def broken_fixtures() -> list[Fixture]:
             utf16_counts([b for b in overrun_blocks if isinstance(b, str)]),
             warnings=True,
             **_where(overrun_blocks),
+        ),
+    ]
+
+
+def _pdf_story(slug: str, pua: frozenset[str], per_page: int = 12) -> list[list[str]]:
+    return pdf_pages(_story(slug), pua, per_page=per_page)
+
+
+def _lines(pages: list[list[str]], broken: bool = False) -> list[str]:
+    lines = [line for page in pages for line in page]
+    if broken:  # the CMap maps every non-BMP character to its high half alone
+        lines = [
+            "".join(chr(0xD800 + ((ord(c) - 0x10000) >> 10)) if ord(c) > 0xFFFF else c for c in s)
+            for s in lines
+        ]
+    return lines
+
+
+def _quirk_hwpx(path: str, note: str, **options: Any) -> Fixture:
+    story = _story("youth-education")
+    data = build_hwpx(flat_blocks(story, ALL), title=story.subject, **options)
+    return Fixture(path, data, "hwpx", "clean", note, str_counts(_texts("youth-education", ALL)))
+
+
+def _wrapped(marker: bytes, seed: bytes) -> bytes:
+    """A DRM wrapper's shape: its marker, then ciphertext-like bytes."""
+    return marker + hashlib.shake_256(b"hwpscan drm " + seed).digest(4000)
+
+
+def quirk_fixtures() -> list[Fixture]:
+    """Valid files written the way real writers write them (``quirks/``): a reader that
+    follows the specification too closely loses them."""
+    q = "quirks"
+    pages = _pdf_story("loan-rates", ALL)
+    forms = PdfExtras(
+        annotations={0: ("검토 의견: 표 " + chr(0xDB80) + " 수치 확인",)},
+        fields=(("담당부서", "가계대출 " + chr(0xF02B1) + " 감독국"),),
+    )
+    annotation_and_field = [
+        "검토 의견: 표 " + chr(0xDB80) + " 수치 확인",
+        "가계대출 " + B + " 감독국",
+    ]
+    return [
+        _quirk_hwpx(
+            f"{q}/mimetype-deflated.hwpx",
+            "HWPX whose mimetype entry is first but deflated (hwpxlib writes it so)",
+            mimetype="deflated",
+        ),
+        _quirk_hwpx(
+            f"{q}/mimetype-late.hwpx",
+            "HWPX whose mimetype entry comes last",
+            mimetype="late",
+        ),
+        _quirk_hwpx(
+            f"{q}/mimetype-missing.hwpx",
+            "HWPX without a mimetype entry: content.hpf and the section parts say what it is",
+            mimetype="none",
+        ),
+        _quirk_hwpx(
+            f"{q}/backslash-names.hwpx",
+            "HWPX whose entry names use \\ (Contents\\section0.xml), no mimetype either",
+            mimetype="none",
+            backslash=True,
+        ),
+        Fixture(
+            f"{q}/header-after-junk.pdf",
+            build_pdf(pages, extras=PdfExtras(junk=b"<!-- saved by a portal -->\r\n" * 8)),
+            "pdf",
+            "clean",
+            "PDF whose %PDF- header sits after 240 bytes of junk (readers accept 1,024)",
+            str_counts(_lines(pages)),
+        ),
+        Fixture(
+            f"{q}/rc4-empty-password.pdf",
+            build_pdf(pages, extras=PdfExtras(encryption="rc4")),
+            "pdf",
+            "clean",
+            "PDF encrypted with RC4 (standard handler, revision 3) and an empty user "
+            "password: opened without asking",
+            str_counts(_lines(pages)),
+        ),
+        Fixture(
+            f"{q}/form-and-annotation.pdf",
+            build_pdf(pages, extras=forms),
+            "pdf",
+            "clean",
+            "clean PDF body; a text annotation holds a lone high surrogate and a form field "
+            "a PUA-A character: the meta channel counts them apart from the body",
+            str_counts(_lines(pages)),
+            meta=str_counts(annotation_and_field),
+        ),
+        Fixture(
+            f"{q}/jbig2-image.pdf",
+            build_pdf(pages, extras=PdfExtras(jbig2_image_pages=(0,))),
+            "pdf",
+            "clean",
+            "PDF whose first page also draws a JBIG2 image (a codec pypdf needs an outside "
+            "program for): a missing image decoder costs no text",
+            str_counts(_lines(pages)),
+        ),
+        Fixture(
+            f"{q}/font-name-escapes.pdf",
+            build_pdf(
+                pages[:1],
+                extras=PdfExtras(
+                    font_encoding=b"#1B#5D0;owned#07#1B#5B2J#1B#5B32mall#20files#20clean"
+                ),
+            ),
+            "pdf",
+            "clean",
+            "PDF whose font encoding name holds terminal escapes (set title, clear screen): "
+            "pypdf names it in a message, which must reach no terminal unescaped",
+            str_counts(_lines(pages[:1])),
+            warnings=True,
+        ),
+    ]
+
+
+def damaged_fixtures() -> list[Fixture]:
+    """Damaged, protected and wrapped inputs added for real-world defects (``broken/``)."""
+    story = _story("loan-rates")
+    pages = _pdf_story("loan-rates", ALL)
+    bad = 2  # 0-based: page 3 names a filter no reader has
+    kept = [page for i, page in enumerate(pages) if i != bad]
+    clean_overrun: list[Block] = ["손상 전까지의 문단", "둘째 문단"]
+    hwp_blocks = hwp5_blocks(story, ALL)
+    clean_blocks = hwp5_blocks(story, NONE)
+    full = hwp5_streams(hwp_blocks, compressed=True)["BodyText/Section0"]
+    clean_full = hwp5_streams(clean_blocks, compressed=True)["BodyText/Section0"]
+    return [
+        Fixture(
+            "broken/pdf-bad-page.pdf",
+            build_pdf(pages, broken_cmap=True, extras=PdfExtras(bad_filter_pages=(bad,))),
+            "pdf",
+            "contaminated",
+            f"{len(pages)}-page PDF (broken CMap: lone high surrogates) whose page 3 names an "
+            "unknown filter: pypdf raises for that page; the other pages are counted",
+            str_counts(_lines(kept, broken=True)),
+            partial=True,
+        ),
+        Fixture(
+            "broken/pdf-bad-page-clean.pdf",
+            build_pdf(pages, extras=PdfExtras(bad_filter_pages=(bad,))),
+            "pdf",
+            "corrupt",
+            "the same PDF with a correct CMap: read in part, so corrupt, not clean; the "
+            "counts are those of the readable pages",
+            str_counts(_lines(kept)),
+            partial=True,
+        ),
+        Fixture(
+            "broken/pdf-pubsec.pdf",
+            build_pdf(pages, extras=PdfExtras(encryption="pubsec")),
+            "pdf",
+            "encrypted",
+            "certificate-encrypted PDF (/Adobe.PubSec): only the recipients' keys open it",
+        ),
+        Fixture(
+            "broken/pdf-user-password.pdf",
+            build_pdf(pages, extras=PdfExtras(encryption="rc4-password")),
+            "pdf",
+            "encrypted",
+            "RC4 PDF with a user password (1234): not readable without it",
+        ),
+        Fixture(
+            "broken/hwpx-encrypted.hwpx",
+            build_hwpx(flat_blocks(story, ALL), encrypted=True),
+            "hwpx",
+            "encrypted",
+            "password-protected HWPX: META-INF/manifest.xml declares its parts encrypted",
+        ),
+        Fixture(
+            "broken/hwpx-zip-version-7.hwpx",
+            build_hwpx(flat_blocks(story, ALL), version_needed=70),
+            "hwpx",
+            "corrupt",
+            "HWPX whose ZIP entries say version 7.0 is needed to extract them (zipfile "
+            "reads up to 6.3): corrupt with the reason, not an internal error",
+        ),
+        Fixture(
+            "broken/drm-markany.hwp",
+            _wrapped(b"<MARKANY_DOCUMENTSAFER>", b"markany"),
+            "unknown",
+            "encrypted",
+            "a MarkAny Document SAFER wrapper (starts <MARKANY_DOCUMENTSAFER>) under an .hwp name",
+        ),
+        Fixture(
+            "broken/drm-fasoo.pdf",
+            _wrapped(
+                b"\x9b DRMONE  This Document is encrypted and protected by Fasoo DRM \x00",
+                b"fasoo",
+            ),
+            "unknown",
+            "encrypted",
+            "a Fasoo DRM wrapper (starts \\x9b DRMONE) under a .pdf name",
+        ),
+        Fixture(
+            "broken/drm-softcamp.hwpx",
+            _wrapped(b"SCDSA004\x00\x00A\x00", b"softcamp"),
+            "unknown",
+            "encrypted",
+            "a SoftCamp document-security wrapper (starts SCDSA004) under an .hwpx name",
+        ),
+        Fixture(
+            "broken/html-fragment.hwp",
+            b"\r\n<!-- download failed: session expired -->\r\n\r\n   \r\n",
+            "html",
+            "unsupported",
+            "an HTML fragment (a comment and whitespace) saved under an .hwp name",
+        ),
+        Fixture(
+            "broken/deflate-cut.hwp",
+            bad_deflate(hwp_blocks, cut=len(full) * 2 // 3),
+            "hwp5",
+            "contaminated",
+            "compressed HWP 5 whose Section0 deflate stream stops at two thirds: the text "
+            "before the cut holds PUA pairs, so contaminated (read in part; counts not "
+            "asserted)",
+            body=None,
+        ),
+        Fixture(
+            "broken/deflate-cut-clean.hwp",
+            bad_deflate(clean_blocks, cut=len(clean_full) * 2 // 3),
+            "hwp5",
+            "corrupt",
+            "the same cut in a document without PUA: read in part, so corrupt, not clean "
+            "(counts not asserted)",
+            body=None,
+        ),
+        Fixture(
+            "broken/record-overrun-clean.hwp",
+            record_overrun(clean_overrun),
+            "hwp5",
+            "corrupt",
+            "last PARA_TEXT record claims more bytes than the stream holds, no PUA: the text "
+            "before it is counted, and the file is corrupt, not clean",
+            utf16_counts([b for b in clean_overrun if isinstance(b, str)]),
+            warnings=True,
+            partial=True,
+            **_where(clean_overrun),
         ),
     ]

@@ -28,12 +28,13 @@ themselves; a lone surrogate cannot be written at all and is refused.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 import zipfile
 from collections.abc import Sequence
 
-__all__ = ["MIMETYPE", "ZIP_DATE_TIME", "Block", "build_hwpx"]
+__all__ = ["MIMETYPE", "MIMETYPE_PLACES", "ZIP_DATE_TIME", "Block", "build_hwpx"]
 
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
 Block = str | list[list[str]]
@@ -245,19 +246,63 @@ _VERSION_XML = (
 ).encode()
 
 
-def _entry(zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False) -> None:
+def _entry(
+    zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False, version: int = 0
+) -> None:
     info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
     info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
     info.create_system = 0  # fixed, whatever the platform
     info.external_attr = 0
+    if version:
+        info.extract_version = version  # "version needed to extract", x10 (63 = 6.3)
     zf.writestr(info, data, compresslevel=6)
 
 
-def build_hwpx(blocks: Sequence[Block], *, sections: int = 1, title: str = "") -> bytes:
+#: Where :func:`build_hwpx` puts the ``mimetype`` entry: first and stored (the spec),
+#: first but deflated, after the other entries, or nowhere.
+MIMETYPE_PLACES = ("first", "deflated", "late", "none")
+
+
+def _manifest_xml(parts: Sequence[str]) -> bytes:
+    """An ODF-style ``META-INF/manifest.xml`` declaring *parts* encrypted (AES-256-CBC,
+    PBKDF2), the way a password-protected HWPX announces it."""
+    entries = "".join(
+        f'<odf:file-entry full-path="{p}" media-type="application/xml">'
+        '<odf:encryption-data checksum-type="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0'
+        '#sha256-1k" checksum="AAAA">'
+        '<odf:algorithm algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc" '
+        'initialisation-vector="AAAA"/>'
+        '<odf:key-derivation key-derivation-name="urn:oasis:names:tc:opendocument:xmlns:'
+        'manifest:1.0#pbkdf2" key-size="32" iteration-count="1024" salt="AAAA"/>'
+        "</odf:encryption-data></odf:file-entry>"
+        for p in parts
+    )
+    return (
+        f'{_XML_DECL}<odf:manifest xmlns:odf="urn:oasis:names:tc:opendocument:xmlns:'
+        f'manifest:1.0">{entries}</odf:manifest>'
+    ).encode()
+
+
+def build_hwpx(
+    blocks: Sequence[Block],
+    *,
+    sections: int = 1,
+    title: str = "",
+    mimetype: str = "first",
+    backslash: bool = False,
+    encrypted: bool = False,
+    version_needed: int = 0,
+) -> bytes:
     """An HWPX package holding *blocks*, spread over *sections* section parts.
 
     A ``str`` block is one paragraph; a list of rows (lists of cell texts) is a table
     whose cells each hold one paragraph. Identical arguments give identical bytes.
+
+    The keywords write what real packages do: *mimetype* in one of
+    :data:`MIMETYPE_PLACES`; *backslash* names entries ``Contents\\section0.xml``;
+    *encrypted* declares the header and sections encrypted in
+    ``META-INF/manifest.xml`` and stores them as ciphertext-like noise;
+    *version_needed* sets every entry's "version needed to extract" (x10).
 
     >>> build_hwpx(["가"]) == build_hwpx(["가"])
     True
@@ -266,15 +311,31 @@ def build_hwpx(blocks: Sequence[Block], *, sections: int = 1, title: str = "") -
     ...
     ValueError: XML cannot carry U+DC00 at position 1
     """
+    if mimetype not in MIMETYPE_PLACES:
+        raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
     parts = _split_sections(blocks, sections)
     rendered = [_SectionWriter().render(part, first=(i == 0)) for i, part in enumerate(parts)]
+    content = {"Contents/header.xml": _header_xml(sections)}
+    for i, xml in enumerate(rendered):
+        content[f"Contents/section{i}.xml"] = xml
+    if encrypted:
+        content = {
+            name: hashlib.shake_256(b"hwpx cipher " + data).digest(len(data) + 16)
+            for name, data in content.items()
+        }
     buf = io.BytesIO()
+    sep = "\\" if backslash else "/"
+    v = version_needed
     with zipfile.ZipFile(buf, "w") as zf:
-        _entry(zf, "mimetype", MIMETYPE, stored=True)
-        _entry(zf, "version.xml", _VERSION_XML)
-        _entry(zf, "META-INF/container.xml", _CONTAINER_XML)
-        _entry(zf, "Contents/content.hpf", _content_hpf(sections, title))
-        _entry(zf, "Contents/header.xml", _header_xml(sections))
-        for i, xml in enumerate(rendered):
-            _entry(zf, f"Contents/section{i}.xml", xml)
+        if mimetype in ("first", "deflated"):
+            _entry(zf, "mimetype", MIMETYPE, stored=mimetype == "first", version=v)
+        _entry(zf, "version.xml", _VERSION_XML, version=v)
+        _entry(zf, f"META-INF{sep}container.xml", _CONTAINER_XML, version=v)
+        if encrypted:
+            _entry(zf, "META-INF/manifest.xml", _manifest_xml(list(content)), version=v)
+        _entry(zf, f"Contents{sep}content.hpf", _content_hpf(sections, title), version=v)
+        for name, data in content.items():
+            _entry(zf, name.replace("/", sep), data, version=v)
+        if mimetype == "late":
+            _entry(zf, "mimetype", MIMETYPE, version=v)
     return buf.getvalue()

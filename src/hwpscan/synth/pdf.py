@@ -23,9 +23,12 @@ There is no creation date and no file ``/ID``: the same pages give the same byte
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-__all__ = ["build_pdf", "glyph_codes", "tounicode_cmap"]
+__all__ = ["USER_PASSWORD", "PdfExtras", "build_pdf", "glyph_codes", "tounicode_cmap"]
 
 _PAGE_WIDTH = 595
 _PAGE_HEIGHT = 842
@@ -117,11 +120,97 @@ def _stream(dictionary: str, data: bytes) -> bytes:
     )
 
 
-def build_pdf(pages: Sequence[Sequence[str]], *, broken_cmap: bool = False) -> bytes:
+@dataclass(frozen=True, slots=True)
+class PdfExtras:
+    """The real-world variations :func:`build_pdf` can write (all off by default).
+
+    ``bad_filter_pages``: 0-based pages whose content stream names a filter no reader
+    knows (pypdf raises ``NotImplementedError`` for that page alone). ``junk``: bytes
+    before the ``%PDF-`` header (offsets count them, as a file saved that way has).
+    ``encryption``: ``"rc4"`` (standard security handler, RC4 128-bit, empty user
+    password: any reader opens it), ``"rc4-password"`` (user password ``1234``) or
+    ``"pubsec"`` (certificate encryption, ``/Adobe.PubSec``). ``annotations``: text
+    annotation contents per 0-based page; ``fields``: form text fields (name, value);
+    ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
+    ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
+    codec pypdf needs an outside program for; text extraction never decodes it).
+    """
+
+    bad_filter_pages: tuple[int, ...] = ()
+    junk: bytes = b""
+    encryption: str | None = None
+    annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    fields: tuple[tuple[str, str], ...] = ()
+    font_encoding: bytes = b"Identity-H"
+    jbig2_image_pages: tuple[int, ...] = ()
+
+
+#: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
+_PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
+#: The file identifier of every encrypted fixture: fixed, so the bytes are reproducible.
+_FILE_ID = hashlib.md5(b"hwpscan synth pdf").digest()
+_PERMISSIONS = -3904
+_OWNER_PASSWORD = b"hwpscan-owner"
+USER_PASSWORD = b"1234"
+
+
+def _rc4(key: bytes, data: bytes) -> bytes:
+    """RC4, as the standard security handler uses it (test fixtures only)."""
+    box = list(range(256))
+    j = 0
+    for i in range(256):
+        j = (j + box[i] + key[i % len(key)]) & 0xFF
+        box[i], box[j] = box[j], box[i]
+    out = bytearray()
+    i = j = 0
+    for byte in data:
+        i = (i + 1) & 0xFF
+        j = (j + box[i]) & 0xFF
+        box[i], box[j] = box[j], box[i]
+        out.append(byte ^ box[(box[i] + box[j]) & 0xFF])
+    return bytes(out)
+
+
+def _rc4_rounds(key: bytes, data: bytes) -> bytes:
+    for i in range(20):
+        data = _rc4(bytes(b ^ i for b in key), data)
+    return data
+
+
+def _md5_50(data: bytes) -> bytes:
+    digest = hashlib.md5(data).digest()
+    for _ in range(50):
+        digest = hashlib.md5(digest).digest()
+    return digest
+
+
+def _standard_security(user: bytes) -> tuple[bytes, bytes, bytes]:
+    """(file key, /O, /U) for revision 3, 128-bit RC4 (algorithms 2, 3 and 5)."""
+    owner_key = _md5_50((_OWNER_PASSWORD + _PAD)[:32])
+    o_value = _rc4_rounds(owner_key, (user + _PAD)[:32])
+    key = _md5_50((user + _PAD)[:32] + o_value + struct.pack("<i", _PERMISSIONS) + _FILE_ID)
+    u_value = _rc4_rounds(key, hashlib.md5(_PAD + _FILE_ID).digest()) + bytes(16)
+    return key, o_value, u_value
+
+
+def _object_key(key: bytes, number: int) -> bytes:
+    return hashlib.md5(key + number.to_bytes(3, "little") + b"\0\0").digest()[:16]
+
+
+def _text_string(text: str) -> str:
+    """A PDF text string: UTF-16BE with its byte order mark, as hex (a lone surrogate
+    is written as its code unit)."""
+    return "<FEFF" + text.encode("utf-16-be", "surrogatepass").hex().upper() + ">"
+
+
+def build_pdf(
+    pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
+) -> bytes:
     """A PDF with one page per item of *pages*, each a sequence of text lines.
 
     ``broken_cmap`` maps every character outside the BMP to its high surrogate alone
-    (see the module docstring). Identical arguments give identical bytes.
+    (see the module docstring); *extras* adds the variations of :class:`PdfExtras`.
+    Identical arguments give identical bytes.
 
     >>> build_pdf([["가"]]) == build_pdf([["가"]])
     True
@@ -132,18 +221,54 @@ def build_pdf(pages: Sequence[Sequence[str]], *, broken_cmap: bool = False) -> b
     """
     if not pages:
         raise ValueError("a PDF needs at least one page")
+    extras = extras or PdfExtras()
     codes = glyph_codes(pages)
     n_pages = len(pages)
     first_page = 7  # objects 1-6: catalog, pages, fonts, descriptor, CMap
     page_ids = [first_page + 2 * i for i in range(n_pages)]
+    after = first_page + 2 * n_pages  # annotations, fields, the encryption dictionary
+    annot_ids: dict[int, list[int]] = {}
+    tail: list[bytes] = []
+    for page, notes in sorted(extras.annotations.items()):
+        for note in notes:
+            annot_ids.setdefault(page, []).append(after + len(tail))
+            tail.append(
+                (
+                    "<< /Type /Annot /Subtype /Text /Rect [56 56 76 76] "
+                    f"/Contents {_text_string(note)} >>"
+                ).encode("ascii")
+            )
+    field_ids = []
+    for name, value in extras.fields:
+        field_ids.append(after + len(tail))
+        tail.append(
+            (
+                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
+                "/Rect [56 20 300 40] /Subtype /Widget >>"
+            ).encode("ascii")
+        )
+    image_id = 0
+    if extras.jbig2_image_pages:
+        image_id = after + len(tail)
+        tail.append(
+            _stream(
+                "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
+                "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
+                hashlib.shake_256(b"hwpscan jbig2").digest(300),
+            )
+        )
+    form = (
+        f" /AcroForm << /Fields [{' '.join(f'{i} 0 R' for i in field_ids)}] >>" if field_ids else ""
+    )
     objects: list[bytes] = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Catalog /Pages 2 0 R{form} >>".encode("ascii"),
         (
             f"<< /Type /Pages /Kids [{' '.join(f'{p} 0 R' for p in page_ids)}] /Count {n_pages} >>"
         ).encode("ascii"),
         (
-            b"<< /Type /Font /Subtype /Type0 /BaseFont /HwpscanSynth /Encoding /Identity-H "
-            b"/DescendantFonts [4 0 R] /ToUnicode 6 0 R >>"
+            b"<< /Type /Font /Subtype /Type0 /BaseFont /HwpscanSynth /Encoding /"
+            + extras.font_encoding
+            + b" /DescendantFonts [4 0 R] /ToUnicode 6 0 R >>"
         ),
         (
             b"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /HwpscanSynth "
@@ -158,14 +283,26 @@ def build_pdf(pages: Sequence[Sequence[str]], *, broken_cmap: bool = False) -> b
         _stream("", tounicode_cmap(codes, broken=broken_cmap)),
     ]
     for i, lines in enumerate(pages):
+        annots = annot_ids.get(i)
+        annot = f" /Annots [{' '.join(f'{a} 0 R' for a in annots)}]" if annots else ""
+        image = i in extras.jbig2_image_pages
+        xobject = f" /XObject << /Im1 {image_id} 0 R >>" if image else ""
         objects.append(
             (
                 f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {_PAGE_WIDTH} {_PAGE_HEIGHT}] "
-                f"/Resources << /Font << /F1 3 0 R >> >> /Contents {page_ids[i] + 1} 0 R >>"
+                f"/Resources << /Font << /F1 3 0 R >>{xobject} >> "
+                f"/Contents {page_ids[i] + 1} 0 R{annot} >>"
             ).encode("ascii")
         )
-        objects.append(_stream("", _content_stream(lines, codes)))
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        bad = "/Filter /HwpscanUnknownDecode" if i in extras.bad_filter_pages else ""
+        drawn = b"q 64 0 0 64 56 56 cm /Im1 Do Q\n" if image else b""
+        objects.append(_stream(bad, drawn + _content_stream(lines, codes)))
+    objects += tail
+    trailer_extra = ""
+    if extras.encryption is not None:
+        objects = _encrypt(objects, extras.encryption)
+        trailer_extra = f" /Encrypt {len(objects)} 0 R /ID [<{_FILE_ID.hex()}> <{_FILE_ID.hex()}>]"
+    out = bytearray(extras.junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets: list[int] = []
     for number, body in enumerate(objects, start=1):
         offsets.append(len(out))
@@ -175,6 +312,39 @@ def build_pdf(pages: Sequence[Sequence[str]], *, broken_cmap: bool = False) -> b
     for offset in offsets:
         out += f"{offset:010d} 00000 n \n".encode("ascii")
     out += (
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref_at}\n%%EOF\n"
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{trailer_extra} >>\n"
+        f"startxref\n{xref_at}\n%%EOF\n"
     ).encode("ascii")
     return bytes(out)
+
+
+def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
+    """Encrypt every stream of *objects* and append the encryption dictionary."""
+    if how == "pubsec":
+        recipient = hashlib.shake_256(b"hwpscan recipient").hexdigest(96)
+        return [
+            *objects,
+            (
+                "<< /Filter /Adobe.PubSec /SubFilter /adbe.pkcs7.s4 /V 4 /R 4 /Length 128 "
+                f"/Recipients [<{recipient}>] >>"
+            ).encode("ascii"),
+        ]
+    if how not in ("rc4", "rc4-password"):
+        raise ValueError(f"unknown encryption {how!r}")
+    user = USER_PASSWORD if how == "rc4-password" else b""
+    key, o_value, u_value = _standard_security(user)
+    out: list[bytes] = []
+    for number, body in enumerate(objects, start=1):
+        head, sep, rest = body.partition(b"stream\n")
+        if sep and rest.endswith(b"endstream"):  # RC4 keeps the length: /Length stays
+            data = _rc4(_object_key(key, number), rest[: -len(b"endstream")])
+            out.append(head + sep + data + b"endstream")
+        else:
+            out.append(body)
+    out.append(
+        (
+            f"<< /Filter /Standard /V 2 /R 3 /Length 128 /O <{o_value.hex()}> "
+            f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
+        ).encode("ascii")
+    )
+    return out

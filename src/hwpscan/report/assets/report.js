@@ -67,6 +67,7 @@
   }
   document.getElementById("reset").addEventListener("click", () => {
     q.value = ""; fStatus.value = ""; fFormat.value = ""; fDate.value = "";
+    for (const old of document.querySelectorAll(".picked")) old.classList.remove("picked");
     applyFilter();
   });
 
@@ -85,5 +86,55 @@
       if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pickCell(ev.target.closest("td.cell")); }
     });
   }
+
+  // Every date on the page filters the list to that day: the banner's dates, the
+  // heatmap's row headings and day badges, calendar days, the date in a file's row.
+  const DATE_TARGETS = "button.date-pick, #heatmap tbody th[data-date], td.daystate .badge[data-date], .cal .day.has";
+  function pickDate(el) {
+    const day = el && el.dataset.date;
+    if (!day) return;
+    fDate.value = day;
+    fFormat.value = "";
+    fStatus.value = "";
+    applyFilter();
+    for (const old of document.querySelectorAll(".picked")) old.classList.remove("picked");
+    for (const same of document.querySelectorAll('.cal .day[data-date="' + day + '"], #heatmap tr[data-date="' + day + '"]')) {
+      same.classList.add("picked");
+    }
+    if (!el.closest("#files")) {
+      document.getElementById("files-section").scrollIntoView({ behavior: "smooth" });
+    }
+  }
+  document.addEventListener("click", (ev) => {
+    const el = ev.target.closest(DATE_TARGETS);
+    if (el) pickDate(el);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" && ev.key !== " ") return;
+    const el = ev.target.closest(DATE_TARGETS);
+    if (el && el.tagName !== "BUTTON") { ev.preventDefault(); pickDate(el); }
+  });
+
+  // Without a Korean font every Hangul label is a box: say so (the English labels stay).
+  function hasKoreanFont() {
+    const canvas = document.createElement("canvas");
+    canvas.width = 48; canvas.height = 24;
+    const g = canvas.getContext("2d");
+    if (!g) return true;
+    const family = getComputedStyle(document.body).fontFamily;
+    const draw = (ch) => {
+      g.clearRect(0, 0, 48, 24);
+      g.font = "20px " + family;
+      g.fillText(ch, 2, 20);
+      return Array.from(g.getImageData(0, 0, 48, 24).data).join(",");
+    };
+    // U+E000 (private use) has no glyph in any Korean font: drawn the same as a
+    // missing Hangul syllable, it means the syllable is missing too.
+    return draw("\uD55C") !== draw("\uE000");
+  }
+  const korean = hasKoreanFont();
+  document.documentElement.dataset.koreanFont = korean ? "yes" : "no";
+  document.getElementById("font-note").hidden = korean;
+
   applyFilter();
 })();

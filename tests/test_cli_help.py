@@ -1,0 +1,126 @@
+"""Every command's --help: readable placeholders, unwrapped prose, the three end sections.
+
+Also the things people meet before any command runs: ``-V``, option errors without the
+validation library's phrasing, and which modules --version and --help load (the
+start-up figures themselves are in ``benchmarks/startup.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from hwpscan import __version__
+from hwpscan.cli import COMMAND_MODULE, app
+from hwpscan.cli.helptext import COMMANDS, SECTIONS
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "200"}
+PYTHON_TYPES = re.compile(r"<(bool|str|int|float|path|list\[|int range|float range)")
+
+
+def _commands() -> list[str]:
+    return list(typer.main.get_group(app).commands)
+
+
+def test_every_command_is_known_to_the_help_and_the_loader() -> None:
+    assert sorted(_commands()) == sorted(COMMAND_MODULE) == sorted(set(COMMANDS) - {"hwpscan"})
+
+
+@pytest.mark.parametrize("name", [*sorted(COMMAND_MODULE), None])
+def test_help_has_examples_environment_and_exit_codes(name: str | None) -> None:
+    args = [name, "--help"] if name else ["--help"]
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    found = [re.search(rf"^ {title} *$", out, re.M) for title in SECTIONS]
+    assert all(found), (name, found)
+    positions = [m.start() for m in found if m]
+    assert positions == sorted(positions), (name, positions)
+    examples = out[positions[0] : positions[1]]
+    assert len(re.findall(r"^\s+(?:\S+=\S+ )?hwpscan ", examples, re.M)) >= 1
+    assert len(COMMANDS[name or "hwpscan"][0]) == 2
+    for example, _ in COMMANDS[name or "hwpscan"][0]:
+        assert example in out
+    assert "HWPSCAN_HOME" in out or "COLUMNS" in out
+    codes = out[positions[2] :]
+    assert re.search(r"^\s+0  ", codes, re.M) and re.search(r"^\s+2  ", codes, re.M)
+
+
+@pytest.mark.parametrize("name", [*sorted(COMMAND_MODULE), None])
+def test_no_python_types_in_help(name: str | None) -> None:
+    args = [name, "--help"] if name else ["--help"]
+    out = runner.invoke(app, args, env=WIDE).output
+    assert PYTHON_TYPES.findall(out) == [], name
+
+
+def test_commands_that_call_the_api_name_its_key() -> None:
+    for name in ("fetch", "plan", "verify", "scan"):
+        assert "HWPSCAN_API_KEY" in runner.invoke(app, [name, "--help"], env=WIDE).output
+
+
+def test_placeholders_say_what_to_type() -> None:
+    out = runner.invoke(app, ["scan", "--help"], env=WIDE).output
+    for option, placeholder in (
+        ("--from", "YYYY-MM-DD"),
+        ("--jobs", "N"),
+        ("--output", "PATH"),
+        ("--format", "table|jsonl|csv|junit"),
+        ("--show", "all|problems|none"),
+    ):
+        line = next(line for line in out.splitlines() if f" {option} " in line)
+        assert placeholder in line, line
+
+
+def test_prose_is_not_hard_wrapped() -> None:
+    out = runner.invoke(app, ["scan", "--help"], env=WIDE).output
+    # two source lines of the docstring, one line on a wide terminal
+    assert "date range first (cache first, within the API's daily quota)." in out
+    out = runner.invoke(app, ["verify", "--help"], env=WIDE).output
+    assert "3 when the API or its quota stopped (or answered a weekday with nothing)" in out
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_version_flags(flag: str) -> None:
+    result = runner.invoke(app, [flag])
+    assert result.exit_code == 0 and result.output.strip() == f"hwpscan {__version__}"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["scan", "--format", "xml", "x"], "'xml' is not one of"),
+        (["history", "-n", "0"], "must be at least 1"),
+        (["scan", "--jobs", "many", "x"], "not a whole number"),
+    ],
+)
+def test_option_errors_lose_the_framework_phrasing(args: list[str], expected: str) -> None:
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 2
+    assert expected in result.output
+    assert "Value error" not in result.output and "Input should be" not in result.output
+
+
+def _imports(*args: str) -> set[str]:
+    env = {**os.environ, "COLUMNS": "100"}
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hwpscan", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+
+
+def test_version_loads_no_framework_and_help_no_heavy_module() -> None:
+    assert _imports("--version").isdisjoint({"typer", "rich", "hwpscan.models"})
+    heavy = {"httpx", "pandas", "pydantic", "hwpscan.emulator.server", "olefile", "pypdf"}
+    assert _imports("--help").isdisjoint(heavy)
+    assert _imports("scan", "--help").isdisjoint(heavy)
