@@ -141,9 +141,9 @@ def test_non_json_lines_are_skipped_not_fatal(tmp_path: Path) -> None:
     result = invoke(str(path), "--format", "jsonl")
     assert result.exit_code == ExitCode.FINDINGS
     rows = jsonl_rows(result.stdout)
-    assert [(r["type"], r["line"]) for r in rows[:-1]] == [
-        ("bad-string", 2),
+    assert [(r["type"], r["line"]) for r in rows[:-1]] == [  # streamed in input order
         ("skipped", 1),
+        ("bad-string", 2),
         ("skipped", 3),
     ]
     assert rows[2]["excerpt"] == "\\udcff\\udcfe garbage"

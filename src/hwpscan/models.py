@@ -56,6 +56,7 @@ class ExitCode(enum.IntEnum):
     USAGE = 2  # bad arguments or dates
     API = 3  # the API or its limits stopped the run (quota, refusal, network)
     INCONCLUSIVE = 4  # verify: no date failed, but some date proved nothing
+    INTERNAL = 70  # a bug in hwpscan (EX_SOFTWARE): never confused with --fail-on's 1
 
 
 class Segment(NamedTuple):
@@ -169,6 +170,8 @@ class FileResult:
     seconds: float = 0.0
     body_read: bool = True
     repair: RepairSummary | None = None
+    #: The file's place in the scan's input (rows stream in as they complete).
+    index: int | None = None
 
     @property
     def contaminated(self) -> bool:
@@ -201,6 +204,8 @@ class FileResult:
         }
         if self.repair is not None:
             out["repair"] = asdict(self.repair)
+        if self.index is not None:
+            out["index"] = self.index
         return out
 
     @classmethod
@@ -220,6 +225,7 @@ class FileResult:
             warnings=tuple(data.get("warnings") or ()),
             body_read=data.get("chars") is not None,
             repair=RepairSummary(**data["repair"]) if data.get("repair") else None,
+            index=data["index"] if type(data.get("index")) is int else None,
         )
 
 

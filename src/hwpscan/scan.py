@@ -10,16 +10,18 @@ a worker process that dies takes down only the file it was reading.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import multiprocessing
 import os
 import re
 import stat
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date as _date
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +47,7 @@ MAX_FILE_BYTES = 512 * 2**20
 SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
 _SIDECAR_SUFFIXES = (".part", ".tmp")
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MORE_RE = re.compile(r"and [0-9,]+ more warnings?")
 
 #: Locations kept for the side channels (PrvText, DocInfo names): they echo the body.
 SIDE_LOCATIONS = 5
@@ -53,6 +56,17 @@ _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 FAIL_ON_CHOICES = ("contaminated", "unreadable", "error")
 #: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
 FAIL_ON_ALIASES = {"error": "unreadable"}
+
+#: A row's ``reason`` and each warning are cut to these lengths, and a row keeps at most
+#: :data:`MAX_WARNINGS` warnings (one more line counts the rest); a reason built from
+#: warnings joins the first :data:`REASON_WARNINGS`. Real files give a few short ones.
+MAX_REASON_CHARS = 2000
+MAX_WARNING_CHARS = 500
+MAX_WARNINGS = 50
+REASON_WARNINGS = 5
+#: Seconds one file may take (``--file-timeout``): its worker is stopped and replaced
+#: after that, and the row says so. The slowest real attachment seen took 4 s.
+DEFAULT_FILE_TIMEOUT = 120.0
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -131,8 +145,78 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
 def scan_bytes(
     data: bytes, *, path: str, date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
-    """Scan one file's bytes. Never raises for bad input: the status says what happened."""
+    """Scan one file's bytes. Never raises for bad input: the status says what happened.
+
+    Nothing raised while the file is handled ends the batch, a ``MemoryError`` (a small
+    container's memory limit) included: it becomes this file's row.
+    """
     started = time.perf_counter()
+    try:
+        return _scan_bytes(data, path=path, date=date, repair=repair, started=started)
+    except Exception as exc:  # MemoryError is an Exception: the row says what happened
+        return _failed_row(path, date, data, exc, started)
+
+
+def _failed_row(
+    path: str, date: str | None, data: bytes | None, exc: BaseException, started: float
+) -> FileResult:
+    """The row of a file whose handling raised (out of memory, or a bug)."""
+    if isinstance(exc, MemoryError):
+        reason = "out of memory while reading this file (MemoryError)"
+    else:
+        reason = f"internal error: {type(exc).__name__}: {_exception_text(exc)}"
+    digest, size, fmt = "", 0, Format.UNKNOWN
+    if data is not None:
+        with contextlib.suppress(Exception):  # still out of memory: the reason is what matters
+            digest, size, fmt = hashlib.sha256(data).hexdigest(), len(data), _fallback_format(data)
+    return FileResult(
+        path=path,
+        sha256=digest,
+        bytes=size,
+        format=fmt,
+        status=Status.ERROR,
+        reason=cap_reason(reason),
+        date=date,
+        seconds=time.perf_counter() - started,
+        body_read=False,
+    )
+
+
+def _exception_text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:  # a __str__ that fails must not hide the error
+        return "(the error could not be shown)"
+
+
+def cap_reason(reason: str | None, limit: int = MAX_REASON_CHARS) -> str | None:
+    """A reason cut to *limit* characters, saying how much was cut.
+
+    >>> cap_reason("x" * 30, 10)
+    'xxxxxxxxxx… (20 more characters)'
+    """
+    if reason is None or len(reason) <= limit:
+        return reason
+    return f"{reason[:limit]}… ({len(reason) - limit:,} more characters)"
+
+
+def cap_warnings(warnings: Sequence[str], limit: int = MAX_WARNINGS) -> tuple[str, ...]:
+    """At most *limit* warnings (each capped), then one line saying how many more.
+
+    >>> cap_warnings(["a", "b", "c"], 2)
+    ('a', 'b', 'and 1 more warning')
+    """
+    counted = bool(warnings) and _MORE_RE.fullmatch(warnings[-1]) is not None
+    if len(warnings) <= limit + counted:  # a reader's own "and N more" line stays
+        return tuple(cap_reason(w, MAX_WARNING_CHARS) or "" for w in warnings)
+    kept = tuple(cap_reason(w, MAX_WARNING_CHARS) or "" for w in warnings[:limit])
+    dropped = len(warnings) - limit
+    return (*kept, f"and {dropped:,} more warning{'s' if dropped != 1 else ''}")
+
+
+def _scan_bytes(
+    data: bytes, *, path: str, date: str | None, repair: Repair | None, started: float
+) -> FileResult:
     digest = hashlib.sha256(data).hexdigest()
     try:
         doc = read_document(data)
@@ -143,6 +227,8 @@ def scan_bytes(
         doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, str(exc)
     except RecursionError as exc:
         doc, status, reason = Document(format=_fallback_format(data)), Status.CORRUPT, repr(exc)
+    except MemoryError:
+        raise  # scan_bytes words it, after this frame's memory is freed
     except Exception as exc:  # a bug or an unforeseen library error: one row, not a crash
         doc = Document(format=_fallback_format(data))
         status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
@@ -151,7 +237,7 @@ def scan_bytes(
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
     elif status is Status.CORRUPT and doc.body:
         status, reason = _partial(body, reason)
-    warnings = doc.warnings
+    warnings = cap_warnings(doc.warnings)
     repaired: RepairSummary | None = None
     if repair is not None and status.scanned:
         try:
@@ -164,7 +250,7 @@ def scan_bytes(
         bytes=len(data),
         format=doc.format,
         status=status,
-        reason=reason,
+        reason=cap_reason(reason),
         date=date,
         body=body,
         preview=analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None,
@@ -180,7 +266,7 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
     """A reader's own verdict wins; otherwise the counts decide (None: decide later)."""
     if doc.status is not None:
         return doc.status, doc.reason
-    return None, "; ".join(doc.warnings) or None
+    return None, "; ".join(cap_warnings(doc.warnings, REASON_WARNINGS)) or None
 
 
 def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
@@ -213,6 +299,14 @@ def scan_file(path: Path, date: str | None = None, repair: Repair | None = None)
     UTF-8 after repair (pairs restored, orphans handled per its policy).
     """
     shown = display_path(path)
+    started = time.perf_counter()
+    try:
+        return _scan_file(path, shown, date, repair)
+    except Exception as exc:  # out of memory reading it, or a bug: one row
+        return _failed_row(shown, date, None, exc, started)
+
+
+def _scan_file(path: Path, shown: str, date: str | None, repair: Repair | None) -> FileResult:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -227,7 +321,8 @@ def scan_file(path: Path, date: str | None = None, repair: Repair | None = None)
                 size=info.st_size,
             )
         with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            # the size it has, plus one byte to see it grow (read(n) reserves n bytes)
+            data = handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)
     except OSError as exc:
         return _error_row(shown, date, Status.ERROR, f"cannot read file: {exc.strerror or exc}")
     if len(data) > MAX_FILE_BYTES:  # it grew while we looked
@@ -313,7 +408,10 @@ Job = tuple[Path, str | None, Repair | None]
 
 
 def _scan_job(job: Job) -> FileResult:
-    return scan_file(*job)
+    try:
+        return scan_file(*job)
+    except Exception as exc:  # scan_file does not raise; this is the last guard
+        return _failed_row(display_path(job[0]), job[1], None, exc, time.perf_counter())
 
 
 def scan_paths(
@@ -325,8 +423,16 @@ def scan_paths(
     orphans: OrphanPolicy = "drop",
     pua_map: bool = False,
     on_result: Callable[[FileResult], None] | None = None,
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    ordered: bool = True,
 ) -> Iterator[FileResult]:
-    """Scan files in input order, across ``jobs`` processes (default: all cores).
+    """Scan files across ``jobs`` worker processes (default: all cores).
+
+    Each result carries its ``index`` in *paths*. With ``ordered`` (the default) results
+    come in input order; without it, as they complete, so one slow file holds back no
+    other row. A file that takes more than *file_timeout* seconds is stopped from outside
+    (its worker process is killed and replaced) and its row says so; ``None`` or ``0``
+    turns the limit off, and then ``jobs=1`` scans in this process.
 
     With *repair_dir*, each readable file's repaired body text is written below it, at
     the place :func:`repair_targets` gives.
@@ -340,48 +446,146 @@ def scan_paths(
     ]
     # never more workers than files; never more than a few per core
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(work), 4 * (os.cpu_count() or 1)))
-    if jobs == 1 or len(work) < 4:
-        results: Iterator[FileResult] = map(_scan_job, work)
+    timeout = file_timeout if file_timeout and file_timeout > 0 else None
+    results: Iterator[tuple[int, FileResult]]
+    if timeout is None and (jobs == 1 or len(work) < 4):
+        results = enumerate(map(_scan_job, work))
     else:
-        results = _parallel(work, jobs)
-    for result in results:
+        results = _pooled(work, jobs, timeout)
+    if ordered:
+        results = _in_input_order(results)
+    for index, found in results:
+        result = replace(found, index=index)
         if on_result is not None:
             on_result(result)
         yield result
 
 
-def _parallel(work: list[Job], jobs: int) -> Iterator[FileResult]:
-    chunk = max(1, min(64, len(work) // (jobs * 8)))
-    done = 0
-    try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(_scan_job, work, chunksize=chunk):
-                done += 1
-                yield result
-    except BrokenProcessPool:
-        # A worker died (a crash in native code, the OOM killer). Finish the rest one
-        # file per task so the death is pinned on the file that caused it.
-        yield from _isolated(work[done:])
+def _in_input_order(
+    results: Iterator[tuple[int, FileResult]],
+) -> Iterator[tuple[int, FileResult]]:
+    held: dict[int, FileResult] = {}
+    wanted = 0
+    for index, result in results:
+        held[index] = result
+        while wanted in held:
+            yield wanted, held.pop(wanted)
+            wanted += 1
+    yield from sorted(held.items())
 
 
-def _isolated(work: list[Job]) -> Iterator[FileResult]:
-    pool = ProcessPoolExecutor(max_workers=1)
+class _Worker:
+    """One worker process and the pipe to it; it scans one file at a time."""
+
+    def __init__(self) -> None:
+        self.conn, child = multiprocessing.Pipe()
+        self.proc = multiprocessing.Process(target=_worker_main, args=(child,), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: tuple[int, Job] | None = None
+        self.started = 0.0
+
+    def give(self, task: tuple[int, Job]) -> None:
+        self.task, self.started = task, time.monotonic()
+        self.conn.send(task)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        """End an idle worker politely (it finishes nothing more), else kill it."""
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send(None)
+        self.proc.join(2)
+        self.kill()
+
+
+def _worker_main(conn: Connection) -> None:
+    """A worker's loop: (index, job) in, (index, result) out, until ``None`` or EOF."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        index, job = task
+        result = _scan_job(job)
+        try:
+            conn.send((index, result))
+        except (OSError, EOFError):
+            return
+        except Exception as exc:  # a result too big to send (MemoryError) is a row too
+            conn.send((index, _failed_row(display_path(job[0]), job[1], None, exc, 0.0)))
+
+
+def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
+    """Results as they complete, from *jobs* worker processes fed one file at a time.
+
+    A worker that dies (a crash in native code, the OOM killer) or overruns *timeout*
+    costs only the row of the file it held; a new worker takes its place.
+    """
+    queue = deque(enumerate(work))
+    workers: list[_Worker] = []
+    clean = False
     try:
-        for job in work:
-            future: Future[FileResult] = pool.submit(_scan_job, job)
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = ProcessPoolExecutor(max_workers=1)
-                yield _error_row(
-                    display_path(job[0]),
-                    job[1],
-                    Status.ERROR,
-                    "the worker process died while reading this file",
-                )
+        while True:
+            for worker in workers:
+                if worker.task is None and queue:
+                    worker.give(queue.popleft())
+            while queue and len(workers) < jobs:
+                worker = _Worker()
+                workers.append(worker)
+                worker.give(queue.popleft())
+            busy = [w for w in workers if w.task is not None]
+            if not busy:
+                break
+            wait_for = None
+            if timeout is not None:
+                wait_for = max(0.0, min(w.started + timeout for w in busy) - time.monotonic())
+            ready = set(wait([w.conn for w in busy], wait_for))
+            for worker in busy:
+                task = worker.task
+                assert task is not None
+                if worker.conn in ready:
+                    try:
+                        index, result = worker.conn.recv()
+                    except Exception:  # EOF: the process died, or its message was cut
+                        worker.kill()
+                        workers.remove(worker)
+                        yield task[0], _lost_row(task[1], "the worker process died")
+                        continue
+                    worker.task = None
+                    yield index, result
+                elif timeout is not None and time.monotonic() - worker.started >= timeout:
+                    worker.kill()
+                    workers.remove(worker)
+                    why = (
+                        f"not done after the {timeout:g}-second per-file limit "
+                        "(--file-timeout): stopped, not judged"
+                    )
+                    yield task[0], _lost_row(task[1], why)
+        clean = True
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for worker in workers:
+            worker.stop() if clean else worker.kill()
+
+
+def _lost_row(job: Job, why: str) -> FileResult:
+    """The row of a file whose worker was lost: what the file system says, and why."""
+    path, date, _ = job
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0
+    row = _error_row(display_path(path), date, Status.ERROR, f"{why} while reading this file")
+    return replace(row, bytes=size)
 
 
 def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:

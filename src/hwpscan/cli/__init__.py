@@ -120,3 +120,16 @@ def main() -> None:
         where = f" ({exc.filename})" if exc.filename else ""
         err_console.print(f"error: {exc.strerror or exc}{where}", markup=False, highlight=False)
         raise SystemExit(ExitCode.USAGE) from None
+    except Exception as exc:  # a bug (or memory exhausted outside any file): exit 70, not 1
+        import os
+        import traceback
+
+        if os.environ.get("HWPSCAN_DEBUG"):
+            traceback.print_exc()
+        detail = f"{type(exc).__name__}: {exc}"[:500]
+        err_console.print(
+            f"internal error: {detail} (set HWPSCAN_DEBUG=1 for the traceback)",
+            markup=False,
+            highlight=False,
+        )
+        raise SystemExit(ExitCode.INTERNAL) from None

@@ -5,15 +5,15 @@ from __future__ import annotations
 import enum
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.forensics.checkjson import JsonCheck, check_json_bytes
+from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine, decode_input, iter_check
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
 
@@ -38,6 +38,10 @@ def check_json(
         CheckFormat,
         typer.Option("--format", "-f", help="text: a table; jsonl: one object per finding."),
     ] = CheckFormat.text,
+    max_shown: Annotated[
+        int,
+        typer.Option("--max-shown", min=0, help="Text format: findings shown of each kind."),
+    ] = 1000,
 ) -> None:
     """Report every JSON string (value or key) that would fail UTF-8 encoding.
 
@@ -55,17 +59,20 @@ def check_json(
             highlight=False,
         )
         raise typer.Exit(code=ExitCode.USAGE)
-    report = check_json_bytes(_read(source))
+    counts = Counts()
+    findings = iter_check(decode_input(_read(source)), counts)
+    first: BadString | None
     if fmt is CheckFormat.jsonl:
-        _print_jsonl(report)
+        first = _print_jsonl(findings, counts)
     else:
-        _print_text(report)
-    if report.empty:
+        first = _print_text(findings, counts, max_shown)
+    if counts.empty:
         name = "stdin" if source == "-" else escape_snippet(source)
-        skipped = len(report.skipped)
-        message = f"no JSON document found in {name} ({skipped} line(s) skipped): nothing checked"
+        message = (
+            f"no JSON document found in {name} ({counts.skipped} line(s) skipped): nothing checked"
+        )
         raise fail(message, ExitCode.USAGE)
-    if not report.ok:
+    if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
 
 
@@ -79,41 +86,61 @@ def _read(source: str) -> bytes:
         raise fail(f"cannot read {escape_snippet(source)}: {reason}", ExitCode.USAGE) from None
 
 
-def _print_jsonl(report: JsonCheck) -> None:
-    rows: list[dict[str, Any]] = [b.to_json() for b in report.bad]
-    rows += [s.to_json() for s in report.skipped]
-    rows.append(report.summary())
-    for row in rows:  # every field is escaped: the output always encodes
-        console.out(json.dumps(row, ensure_ascii=False), highlight=False)
+def _print_jsonl(findings: Iterator[BadString | SkippedLine], counts: Counts) -> BadString | None:
+    """Every finding as it is found, then the counts; returns the first bad string."""
+    first: BadString | None = None
+    for item in findings:  # every field is escaped: the output always encodes
+        if first is None and isinstance(item, BadString):
+            first = item
+        console.out(json.dumps(item.to_json(), ensure_ascii=False), highlight=False)
+    console.out(json.dumps(counts.summary(), ensure_ascii=False), highlight=False)
+    return first
 
 
-def _print_text(report: JsonCheck) -> None:
-    if report.bad:
-        table = Table(title="Strings that would fail UTF-8 encoding", title_justify="left")
-        table.add_column("Line", justify="right")
-        table.add_column("Path", overflow="fold")
-        table.add_column("Pos", justify="right")
-        table.add_column("Surrogates", justify="right")
-        table.add_column("Context", overflow="fold")
-        for bad in report.bad:
-            units = f"{bad.surrogates} ({bad.pairs} pair{'s' * (bad.pairs != 1)})"
-            path = bad.path + (" (key)" if bad.kind == "key" else "")
-            table.add_row(str(bad.line), Text(path), str(bad.position), units, Text(bad.snippet))
-        console.print(table)
-        first = report.bad[0]
-        console.print(Text(f"line {first.line}, {first.path}: {first.message}"), soft_wrap=True)
-    for skip in report.skipped:
-        console.print(Text(f"skipped line {skip.line}: {skip.reason}", style="dim"), soft_wrap=True)
-    if report.empty:
-        return  # no verdict: nothing was checked (the error follows)
+def _print_text(
+    findings: Iterator[BadString | SkippedLine], counts: Counts, max_shown: int
+) -> BadString | None:
+    """One line per finding as it is found, the first *max_shown* of each kind; then how
+    many more there were, and the verdict. Returns the first bad string."""
+    first: BadString | None = None
+    shown_bad = shown_skipped = 0
+    for item in findings:
+        if isinstance(item, SkippedLine):
+            if shown_skipped < max_shown:
+                shown_skipped += 1
+                line = f"skipped line {item.line}: {item.reason}"
+                console.print(Text(line, style="dim"), soft_wrap=True)
+            continue
+        if first is None:
+            first = item
+        if shown_bad < max_shown:
+            shown_bad += 1
+            units = f"{item.surrogates} surrogate(s), {item.pairs} pair{'s' * (item.pairs != 1)}"
+            path = item.path + (" (key)" if item.kind == "key" else "")
+            text = f"line {item.line}, {path}, position {item.position}: {units}: {item.snippet}"
+            console.print(Text(text), soft_wrap=True)
+    for what, total, shown in (
+        ("bad string(s)", counts.bad, shown_bad),
+        ("skipped line(s)", counts.skipped, shown_skipped),
+    ):
+        if total > shown:
+            more = f"... and {total - shown:,} more {what} (--max-shown, or --format jsonl for all)"
+            console.print(Text(more, style="dim"), soft_wrap=True)
+    if first is not None:
+        console.print(
+            Text(f"first: line {first.line}, {first.path}: {first.message}"), soft_wrap=True
+        )
+    if counts.empty:
+        return first  # no verdict: nothing was checked (the error follows)
     verdict = (
-        Text(f"{len(report.bad)} bad string(s)", style="bold red")
-        if report.bad
+        Text(f"{counts.bad:,} bad string(s)", style="bold red")
+        if counts.bad
         else Text("no bad strings", style="bold green")
     )
     verdict.append(
-        f" in {report.documents} document(s), {report.strings} string(s) checked, "
-        f"{len(report.skipped)} line(s) skipped",
+        f" in {counts.documents:,} document(s), {counts.strings:,} string(s) checked, "
+        f"{counts.skipped:,} line(s) skipped",
         style="default",
     )
     console.print(verdict, soft_wrap=True)
+    return first

@@ -26,19 +26,29 @@ from hwpscan.cli.fetch_view import (
 )
 from hwpscan.cli.machine import MachineFormat, plan_json, print_json
 from hwpscan.cli.options import (
+    API_RETRIES,
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
+    MAX_ATTACHMENTS,
+    MAX_FILES,
+    MAX_ITEMS,
     MAX_MB,
+    MAX_TOTAL_MB,
     READ_TIMEOUT,
     RESET_HOUR,
     RETRIES,
     WINDOW_DAYS,
     AllowHostOpt,
+    ApiRetriesOpt,
     ConnectTimeoutOpt,
     DownloadPathOpt,
     FromOpt,
     LimitOpt,
+    MaxAttachmentsOpt,
+    MaxFilesOpt,
+    MaxItemsOpt,
     MaxMbOpt,
+    MaxTotalMbOpt,
     ProgressOpt,
     ReadTimeoutOpt,
     ResetOpt,
@@ -46,6 +56,7 @@ from hwpscan.cli.options import (
     ToOpt,
     WindowOpt,
     fetch_options,
+    limits_option,
 )
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
@@ -198,6 +209,11 @@ def fetch(
     max_mb: MaxMbOpt = MAX_MB,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel downloads.")] = 4,
     show_progress: ProgressOpt = True,
+    max_items: MaxItemsOpt = MAX_ITEMS,
+    max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS,
+    max_files: MaxFilesOpt = MAX_FILES,
+    max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB,
+    api_retries: ApiRetriesOpt = API_RETRIES,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
     first, last = _dates(start, end)
@@ -220,6 +236,13 @@ def fetch(
             read_timeout=read_timeout,
             retries=retries,
             max_mb=max_mb,
+        ),
+        **limits_option(
+            max_items=max_items,
+            max_attachments=max_attachments,
+            max_files=max_files,
+            max_total_mb=max_total_mb,
+            api_retries=api_retries,
         ),
     )
     from hwpscan.cli.report import fetch_summary, record_and_report

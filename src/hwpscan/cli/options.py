@@ -15,24 +15,35 @@ from typing import Annotated
 
 import typer
 
+from hwpscan.fetch import limits as _limits
 from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT
 
 __all__ = [
+    "API_RETRIES",
     "CONNECT_TIMEOUT",
     "DAILY_LIMIT",
+    "MAX_ATTACHMENTS",
+    "MAX_FILES",
+    "MAX_ITEMS",
     "MAX_MB",
+    "MAX_TOTAL_MB",
     "READ_TIMEOUT",
     "RESET_HOUR",
     "RETRIES",
     "WINDOW_DAYS",
     "AllowHostOpt",
+    "ApiRetriesOpt",
     "ConnectTimeoutOpt",
     "DownloadPathOpt",
     "FromOpt",
     "LimitOpt",
+    "MaxAttachmentsOpt",
+    "MaxFilesOpt",
+    "MaxItemsOpt",
     "MaxMbOpt",
+    "MaxTotalMbOpt",
     "ProgressOpt",
     "ReadTimeoutOpt",
     "ResetOpt",
@@ -40,8 +51,14 @@ __all__ = [
     "ToOpt",
     "WindowOpt",
     "fetch_options",
+    "limits_option",
 ]
 
+MAX_ITEMS = _limits.MAX_ITEMS
+MAX_ATTACHMENTS = _limits.MAX_ATTACHMENTS_PER_RELEASE
+MAX_FILES = _limits.MAX_ATTACHMENTS_PER_RUN
+MAX_TOTAL_MB = _limits.MAX_DOWNLOAD_BYTES / 1_000_000
+API_RETRIES = _limits.API_RETRIES
 CONNECT_TIMEOUT = 10.0
 READ_TIMEOUT = 60.0
 RETRIES = 3
@@ -83,6 +100,42 @@ DownloadPathOpt = Annotated[
         help="Accepted attachment path prefix (repeatable; replaces the default).",
     ),
 ]
+
+
+MaxItemsOpt = Annotated[
+    int, typer.Option("--max-items", min=1, help="Releases one API answer may list.")
+]
+MaxAttachmentsOpt = Annotated[
+    int, typer.Option("--max-attachments", min=1, help="Attachments one release may list.")
+]
+MaxFilesOpt = Annotated[
+    int, typer.Option("--max-files", min=1, help="Attachments one run may download.")
+]
+MaxTotalMbOpt = Annotated[
+    float, typer.Option("--max-total-mb", min=0.001, help="Megabytes one run may download.")
+]
+ApiRetriesOpt = Annotated[
+    int,
+    typer.Option(
+        "--api-retries", min=0, help="Paid API calls one window may retry (timeouts, 5xx)."
+    ),
+]
+
+
+def limits_option(
+    *, max_items: int, max_attachments: int, max_files: int, max_total_mb: float, api_retries: int
+) -> dict[str, object]:
+    """The budget options as the ``limits`` keyword of :func:`hwpscan.fetch.fetch_range`."""
+    from hwpscan.fetch.limits import FetchLimits
+
+    limits = FetchLimits(
+        max_items=max_items,
+        max_attachments=max_attachments,
+        max_files=max_files,
+        max_download_bytes=int(max_total_mb * 1_000_000),
+        api_retries=api_retries,
+    )
+    return {"limits": limits}
 
 
 def fetch_options(

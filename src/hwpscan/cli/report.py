@@ -204,7 +204,8 @@ def _write_bundle(
     target = Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
-    written = write_report(results, target, run=run, matrix=matrix)
+    ordered = sorted(results, key=lambda r: -1 if r.index is None else r.index)  # input order
+    written = write_report(ordered, target, run=run, matrix=matrix)
     err_console.print(f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False)
 
 

@@ -39,6 +39,7 @@ from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
 from hwpscan.scan import (
+    DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
     collect_files,
@@ -64,6 +65,19 @@ JobsOpt = Annotated[
 ProgressOpt = Annotated[
     bool, typer.Option("--progress/--no-progress", help="Show a progress bar on long scans.")
 ]
+FileTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--file-timeout",
+        min=0,
+        help="Seconds one file may take before its worker is stopped (0: no limit).",
+    ),
+]
+
+
+class SortOrder(str, enum.Enum):
+    completion = "completion"
+    input = "input"
 
 
 def run_scan(
@@ -75,11 +89,14 @@ def run_scan(
     orphans: OrphanMode = "drop",
     pua_map: bool = False,
     sink: Callable[[FileResult], None] | None = None,
+    file_timeout: float = DEFAULT_FILE_TIMEOUT,
 ) -> list[FileResult]:
-    """Collect files, date them, scan them with a progress bar; return the results.
+    """Collect files, date them, scan them with a progress bar; return the results in
+    input order.
 
-    *sink* receives each result the moment it exists (streamed output, the run store),
-    so a failure later in the batch cannot lose what was already computed.
+    *sink* receives each result the moment it exists, in the order files complete
+    (streamed output, the run store), so neither a failure later in the batch nor one
+    slow file can hold back what was already computed.
     """
     files = collect_files(paths)
     dates = resolve_dates(files)
@@ -92,12 +109,19 @@ def run_scan(
             repair_dir=repair_dir,
             orphans=orphans,
             pua_map=pua_map,
+            file_timeout=file_timeout,
+            ordered=False,
         ):
             results.append(result)
             advance(result)
             if sink is not None:
                 sink(result)
-    return results
+    return sorted(results, key=input_order)
+
+
+def input_order(result: FileResult) -> int:
+    """Sort key restoring the input order of streamed results."""
+    return -1 if result.index is None else result.index
 
 
 def render_tables(
@@ -306,6 +330,15 @@ def scan(
             show_default=False,
         ),
     ] = None,
+    file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
+    sort: Annotated[
+        SortOrder,
+        typer.Option(
+            "--sort",
+            help="jsonl/csv rows as files complete (each row has its input 'index'), or "
+            "all at the end in input order.",
+        ),
+    ] = SortOrder.completion,
 ) -> None:
     """Scan attachments for surrogate code points, private-use characters and UTF-8 failures.
 
@@ -373,16 +406,19 @@ def scan(
         "executor": executor,
         "scheduler": scheduler if executor is scale.Executor.dask else None,
         "resume": resume,
+        "file_timeout": file_timeout,
     }
     streamed = fmt in (OutputFormat.jsonl, OutputFormat.csv)
-    # Each result reaches the stream and the run store the moment it exists.
+    live = streamed and sort is SortOrder.completion
+    # Each result reaches the run store (and, unless sorted, the stream) the moment it
+    # exists.
     with (
         _open_output(output if streamed else None) as out,
         recorded_run(
             "scan",
             args,
             report_dir=report_dir,
-            also=_streaming_writer(fmt, out, bom=bom) if streamed else None,
+            also=_streaming_writer(fmt, out, bom=bom) if live else None,
         ) as record,
     ):
         if report is not None:
@@ -398,13 +434,23 @@ def scan(
                 progress=progress,
                 resume=resumed,
                 sink=record,
+                file_timeout=file_timeout or None,  # 0: no limit, as for the local pool
             )
             if stop is not None:
                 record.summary["stopped"] = "the run stopped early (see the error above)"
         else:
             results = run_scan(
-                paths, jobs=jobs, progress=progress, repair_dir=emit_repaired, sink=record
+                paths,
+                jobs=jobs,
+                progress=progress,
+                repair_dir=emit_repaired,
+                sink=record,
+                file_timeout=file_timeout,
             )
+        if streamed and not live:
+            write = _streaming_writer(fmt, out, bom=bom)
+            for result in results:
+                write(result)
         matrix_rows: list[MatrixRow] = []
         if specs:  # inside the run: each row reaches the stream and the store as it comes
             matrix_rows = _parser_matrix(
@@ -563,6 +609,7 @@ def repair(
     ] = False,
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,
+    file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     _check_paths(paths)
@@ -574,6 +621,7 @@ def repair(
         repair_dir=out,
         orphans=_ORPHAN_MODES[orphans],
         pua_map=pua_map,
+        file_timeout=file_timeout,
     )
     root = _display_root(paths)
     console.print(repair_table(results, out=out, root=str(root) if root else None, pua_map=pua_map))

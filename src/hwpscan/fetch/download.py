@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from hwpscan.fetch.urls import redact_text, redact_url
+from hwpscan.fetch.urls import redact_bytes, redact_text, redact_url
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
     import httpx
@@ -232,6 +232,7 @@ class Downloader:
         deadline: float | None = None,
         min_rate: float = MIN_RATE,
         rate_grace: float = RATE_GRACE,
+        max_total_bytes: int | None = None,
     ) -> None:
         self._http = http
         self.max_bytes = max_bytes
@@ -243,6 +244,12 @@ class Downloader:
         self.deadline = default_deadline(max_bytes) if deadline is None else deadline
         self.min_rate = min_rate
         self.rate_grace = rate_grace
+        #: Bytes all downloads together may take (``None``: no limit); once used up,
+        #: the file in progress fails and so does every later one.
+        self.max_total_bytes = max_total_bytes
+        self.total_bytes = 0
+        self.over_budget = threading.Event()
+        self._total_lock = threading.Lock()
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -256,6 +263,8 @@ class Downloader:
     def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
         if job.dest.is_file() and not job.revalidate:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
+        if self.over_budget.is_set():
+            return DownloadResult(job, "failed", reason=self.budget_reason())
         last = "no attempt made"
         for attempt in range(1, self.retries + 2):
             if stop.is_set():
@@ -308,13 +317,19 @@ class Downloader:
                 disposition = next(
                     (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
                 )
+                # Headers are the server's text: the key comes out before anything keeps
+                # them, in the raw header and again once its name is decoded.
+                if disposition is not None:
+                    disposition = redact_bytes(disposition, self._secrets)
+                name = filename_from_disposition(disposition)
+                ctype = response.headers.get("content-type")
                 return DownloadResult(
                     job,
                     "downloaded",
                     digest,
                     size,
-                    response.headers.get("content-type"),
-                    filename_from_disposition(disposition),
+                    redact_text(ctype, self._secrets) if ctype is not None else None,
+                    redact_text(name, self._secrets) if name is not None else None,
                     attempts=attempt,
                     etag=response.headers.get("etag"),
                 )
@@ -342,6 +357,7 @@ class Downloader:
                     size += len(chunk)
                     if size > self.max_bytes:
                         raise _Fail(f"more than {self.max_bytes} bytes, over the size cap: stopped")
+                    self._spend(len(chunk))
                     self._check_pace(size, time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
@@ -352,6 +368,22 @@ class Downloader:
             tmp.unlink(missing_ok=True)
             raise
         return digest.hexdigest(), size
+
+    def _spend(self, size: int) -> None:
+        if self.max_total_bytes is None:
+            return
+        with self._total_lock:
+            self.total_bytes += size
+            if self.total_bytes > self.max_total_bytes:
+                self.over_budget.set()
+        if self.over_budget.is_set():
+            raise _Fail(self.budget_reason())
+
+    def budget_reason(self) -> str:
+        return (
+            f"the run's download budget of {self.max_total_bytes:,} bytes is used up "
+            "(--max-total-mb): not downloaded"
+        )
 
     def _replace(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event, attempt: int

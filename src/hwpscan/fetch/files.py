@@ -24,6 +24,7 @@ from hwpscan.fetch.download import (
     name_from_url,
     safe_filename,
 )
+from hwpscan.fetch.limits import RunBudgetError
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
@@ -100,9 +101,15 @@ class AttachmentStore:
         policy: UrlPolicy,
         progress: Progress | None = None,
         revalidate: bool = False,
+        max_files: int | None = None,
     ) -> None:
         self.out_dir = out_dir
         self.revalidate = revalidate  # ask the server again for files already on disk
+        #: Attachments this run may fetch (``None``: no limit); past it the rest are
+        #: recorded as skipped and :attr:`budget_error` says why the run should stop.
+        self.max_files = max_files
+        self.planned = 0
+        self.budget_error: RunBudgetError | None = None
         self.writer = writer
         self.downloader = downloader
         self.policy = policy
@@ -129,14 +136,37 @@ class AttachmentStore:
             self.tally.releases += 1
             self.tally.warnings.extend(release.warnings)
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
+        jobs = self._within_budget(jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
         for result in self.downloader.run(jobs):
             self._settle(result)
+        if self.downloader.over_budget.is_set() and self.budget_error is None:
+            self.budget_error = RunBudgetError(self.downloader.budget_reason())
+
+    def _within_budget(self, jobs: list[DownloadJob]) -> list[DownloadJob]:
+        """The jobs the per-run file budget still allows; the rest are recorded skipped."""
+        if self.max_files is None or self.planned + len(jobs) <= self.max_files:
+            self.planned += len(jobs)
+            return jobs
+        room = max(0, self.max_files - self.planned)
+        self.planned += room
+        reason = (
+            f"over the per-run budget of {self.max_files:,} attachments (--max-files): "
+            "not downloaded"
+        )
+        for job in jobs[room:]:
+            release, name = cast(tuple[Release, str], job.tag)
+            self._record(_entry(release, name, job.url, None, "skipped", reason))
+        self.tally.warnings.append(f"{len(jobs) - room:,} attachment(s) {reason}")
+        self.budget_error = RunBudgetError(f"{len(jobs) - room:,} attachment(s) {reason}")
+        return jobs[:room]
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")
-        prefix = safe_filename(release.content_id, max_bytes=40, fallback="post")
+        prefix = safe_filename(
+            redact_text(release.content_id, self.downloader.secrets), max_bytes=40, fallback="post"
+        )
         for attachment in release.attachments:
             if skip:
                 reason = "release dated outside the requested window"
@@ -189,11 +219,9 @@ class AttachmentStore:
                 if _is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
                     self.tally.warnings.append(f"{redact_url(url)}: {reason}")
-                if not name and result.disposition_name:
-                    dest, name = (
-                        _rename_to_server_name(dest, result.disposition_name),
-                        result.disposition_name,
-                    )
+                server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
+                if not name and server_name:
+                    dest, name = _rename_to_server_name(dest, server_name), server_name
             entry = _entry(
                 release,
                 name,
@@ -219,9 +247,14 @@ class AttachmentStore:
         secrets = self.downloader.secrets  # the key, however the answer smuggled it in
         entry = replace(
             entry,
+            content_id=redact_text(entry.content_id, secrets),
             subject=redact_text(entry.subject, secrets),
             name=redact_text(entry.name, secrets),
             url=redact_text(entry.url, secrets),
+            path=redact_text(entry.path, secrets) if entry.path else entry.path,
+            content_type=redact_text(entry.content_type, secrets)
+            if entry.content_type
+            else entry.content_type,
             reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
         )
         self.tally.entries.append(entry)

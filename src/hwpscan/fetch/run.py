@@ -43,6 +43,7 @@ from hwpscan.fetch.dates import (
 )
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy
+from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
@@ -138,9 +139,11 @@ class WindowCaller:
         ledger: QuotaLedger,
         retry: Retry,
         fresh: bool = False,
+        limits: FetchLimits | None = None,
     ) -> None:
         self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
         self.fresh = fresh  # ask the API even when a good answer is cached
+        self.limits = limits or FetchLimits()
         self.calls_made = 0
         self.calls_cached = 0
         self.warnings: list[str] = []
@@ -166,7 +169,8 @@ class WindowCaller:
             try:
                 return self._call(window)
             except ApiNetworkError as exc:
-                if not exc.retryable or attempt > self.retry.retries:
+                paid_retries = min(self.retry.retries, self.limits.api_retries)
+                if not exc.retryable or attempt > paid_retries:
                     message = f"{exc} (after {attempt} attempts)"
                     raise ApiNetworkError(message, retryable=False) from exc
                 self.warnings.append(f"window {window}: {exc}; retrying")
@@ -184,6 +188,17 @@ class WindowCaller:
             raise
         self.calls_made += 1
         url = self.api.api_url
+        # Budgets first: an answer over them is refused before it is cached or parsed
+        # into objects (its raw size is already capped by the client).
+        self.limits.check_body(raw.body, window)
+        parsed: ApiAnswer | HwpscanError
+        try:
+            parsed = parse_answer(raw.body)
+        except HwpscanError as exc:
+            parsed = exc
+        if isinstance(parsed, ApiAnswer):
+            counts = [len(r.attachments) for r in parsed.releases]
+            self.limits.check_counts(len(parsed.releases), counts, window)
         self.cache.put(
             url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
         )
@@ -193,7 +208,9 @@ class WindowCaller:
                 f"the API answered HTTP {raw.status_code} for {window}", retryable=True
             )
         try:
-            answer = parse_answer(raw.body)
+            if isinstance(parsed, HwpscanError):
+                raise parsed
+            answer = parsed
         except HwpscanError as exc:
             self.cache.mark(url, window, trusted=False, verdict=type(exc).__name__)
             if isinstance(exc, DailyLimitError):
@@ -259,6 +276,7 @@ def fetch_range(
     sleep: Callable[[float], None] = time.sleep,
     fresh: bool = False,
     only_dates: Collection[str] | None = None,
+    limits: FetchLimits | None = None,
 ) -> FetchReport:
     """Fetch ``start..end`` window by window into ``out_dir``; never raises for API trouble.
 
@@ -268,13 +286,15 @@ def fetch_range(
     used for the API and the downloads (and not closed); by default one is made with
     the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
     ``download_deadline`` is the seconds one attachment may take in all (default:
-    :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``).
+    :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``). ``limits`` are
+    the answer and run budgets (:class:`hwpscan.fetch.limits.FetchLimits`).
 
     ``fresh`` (what ``verify`` uses) asks the API again for every window, cached or
     not, and asks the server again for every attachment already on disk (conditionally
     when it gave an ETag), replacing a file whose content changed. ``only_dates`` limits
     the downloads to releases dated on those days (``YYYY-MM-DD``).
     """
+    limits = limits or FetchLimits()
     check_range(start, end)
     check_api_url(api_url)
     windows = split_windows(start, end, window_days)
@@ -298,6 +318,7 @@ def fetch_range(
         ledger=open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock),
         retry=retry,
         fresh=fresh,
+        limits=limits,
     )
     downloader = Downloader(
         http,
@@ -308,6 +329,7 @@ def fetch_range(
         sleep=sleep,
         secrets=(key,),
         deadline=download_deadline,
+        max_total_bytes=limits.max_download_bytes,
     )
     policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
     error: ApiError | None = None
@@ -321,6 +343,7 @@ def fetch_range(
             policy=policy,
             progress=progress,
             revalidate=fresh,
+            max_files=limits.max_files,
         )
         try:
             for window in windows:
@@ -337,6 +360,9 @@ def fetch_range(
                     releases = tuple(r for r in releases if r.date in only_dates)
                 store.add(releases, outside=frozenset(verdict.outside))
                 notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+                if store.budget_error is not None:  # files or bytes: stop asking for more
+                    error = store.budget_error
+                    break
         finally:
             if client is None:
                 http.close()

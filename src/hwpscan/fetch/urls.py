@@ -15,6 +15,7 @@ hwpscan.errors.UnsafeUrlError: attachment URL refused: scheme 'javascript' is no
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import socket
@@ -101,31 +102,70 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
 
+def _char_forms(char: str) -> str:
+    """A regex for one character of a secret in every way a server may spell it: raw,
+    percent-encoded (either case, or twice: ``%2541``), a JSON ``\\u`` escape (either
+    case) or an HTML character reference."""
+    forms = [re.escape(char)]
+    if char == " ":
+        forms.append(r"\+")
+    forms.append("".join(f"%(?:25)?{byte:02x}" for byte in char.encode("utf-8")))
+    units = char.encode("utf-16-be")
+    forms.append(
+        "".join(
+            rf"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+        )
+    )
+    forms.append(rf"&#0*{ord(char)};?")
+    forms.append(rf"&#x0*{ord(char):x};?")
+    return "(?:" + "|".join(forms) + ")"
+
+
+@functools.lru_cache(maxsize=16)
+def secret_pattern(secret: str) -> re.Pattern[str]:
+    r"""A regex that finds ``secret`` however it was encoded, character by character (a
+    server may percent-encode some characters and not others).
+
+    >>> bool(secret_pattern("Ab1").fullmatch("%41%62\\u0031"))
+    True
+    >>> bool(secret_pattern("Ab1").fullmatch("\\U0041b%2531"))
+    True
+    """
+    return re.compile("".join(_char_forms(c) for c in secret), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=16)
+def _secret_pattern_bytes(secret: str) -> re.Pattern[bytes]:
+    return re.compile(secret_pattern(secret).pattern.encode("utf-8"), re.IGNORECASE)
+
+
 def redact_text(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of each secret (raw and URL-quoted) with ``REDACTED``.
+    r"""Replace every occurrence of each secret with ``REDACTED``: raw, percent-encoded
+    (upper or lower case, fully or in part, or twice), as JSON ``\u`` escapes in either
+    case, or as HTML character references, in any mix.
 
     >>> redact_text("GET /x?authKey=s3cr%2Bt failed", ["s3cr+t"])
     'GET /x?authKey=REDACTED failed'
+    >>> redact_text("a %73%33%63%72%2b%74 b \\u0073\\u0033\\u0063\\u0072\\u002B\\u0074", ["s3cr+t"])
+    'a REDACTED b REDACTED'
     """
     for secret in secrets:
-        if not secret:
-            continue
-        for form in {secret, quote(secret, safe=""), quote(secret)}:
-            text = text.replace(form, REDACTED)
+        if secret:
+            text = secret_pattern(secret).sub(REDACTED, text)
     return text
 
 
 def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
-    """:func:`redact_text` for raw bytes in any ASCII-compatible encoding (UTF-8, CP949).
+    r""":func:`redact_text` for raw bytes in any ASCII-compatible encoding (UTF-8, CP949).
 
     >>> redact_bytes(b'{"msg": "bad key s3cr+t", "u": "/f?k=s3cr%2Bt"}', ["s3cr+t"])
     b'{"msg": "bad key REDACTED", "u": "/f?k=REDACTED"}'
+    >>> redact_bytes(b'"\\u0073\\u0033cr%2b%74"', ["s3cr+t"])
+    b'"REDACTED"'
     """
     for secret in secrets:
-        if not secret:
-            continue
-        for form in {secret, quote(secret, safe=""), quote(secret)}:
-            data = data.replace(form.encode("utf-8"), REDACTED.encode("ascii"))
+        if secret:
+            data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
     return data
 
 

@@ -23,26 +23,25 @@ proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it.
 
 from __future__ import annotations
 
-import codecs
-import functools
 import json
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from hwpscan.forensics.guard import check_utf8, find_surrogates
-from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
+from hwpscan.forensics.guard import check_utf8
+from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
 __all__ = [
     "BadString",
+    "Counts",
     "JsonCheck",
     "SkippedLine",
     "check_json_bytes",
     "check_json_text",
     "decode_input",
     "decode_utf8",
+    "iter_check",
     "json_path",
 ]
 
@@ -50,6 +49,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SSE_IGNORED = ("event:", "id:", "retry:", ":")
 _SNIPPET = 20
 _EXCERPT = 60
+_LINE_END_RE = re.compile("\r\n|\r|\n")  # SSE allows all three
+#: A finding's path is cut to this many characters (a key can be megabytes long).
+MAX_PATH = 500
 _DECODER = json.JSONDecoder(strict=False)  # captured logs carry raw tabs in strings
 #: What :func:`decode_utf8` makes of a byte that is not UTF-8 even with surrogates allowed.
 InvalidBytes = Literal["escape", "skip"]
@@ -123,26 +125,24 @@ class JsonCheck:
 
 # --- Decoding what a pipeline wrote ---------------------------------------------------
 
-_surrogatepass = codecs.lookup_error("surrogatepass")
-_invalid = threading.local()  # the byte count of the decode_utf8 call running here
+#: A surrogate a writer put out with ``surrogatepass`` (``ED A0 80`` for U+D800), as
+#: ``surrogateescape`` decodes it: three escaped bytes, put back together afterwards.
+_ESCAPED_SURROGATE_RE = re.compile("\udced([\udca0-\udcbf])([\udc80-\udcbf])")
+_ESCAPED_BYTE_RE = re.compile("[\udc80-\udcff]+")
+_SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
+_ESCAPED_OR_SURROGATE_RE = re.compile(
+    "\udced([\udca0-\udcbf])([\udc80-\udcbf])"
+    "|(?:(?!\udced[\udca0-\udcbf][\udc80-\udcbf])[\udc80-\udcff])+"
+)
 
 
-def _lenient(exc: UnicodeError, *, escape: bool) -> tuple[str, int]:
-    """A codec error handler: a surrogate as itself, any other bad byte escaped or skipped."""
-    if not isinstance(exc, UnicodeDecodeError):
-        raise exc
-    try:
-        text, end = _surrogatepass(exc)
-    except UnicodeDecodeError:
-        bad = exc.object[exc.start : exc.end]
-        _invalid.count += len(bad)
-        return ("".join(chr(0xDC00 + b) for b in bad) if escape else ""), exc.end
-    return str(text), end
+def _restore(match: re.Match[str]) -> str:
+    second, third = (ord(ch) - 0xDC00 for ch in match.groups())
+    return chr(0xD000 | (second & 0x3F) << 6 | (third & 0x3F))
 
 
-_HANDLERS: dict[str, str] = {"escape": "hwpscan.escape", "skip": "hwpscan.skip"}
-codecs.register_error(_HANDLERS["escape"], functools.partial(_lenient, escape=True))
-codecs.register_error(_HANDLERS["skip"], functools.partial(_lenient, escape=False))
+def _restore_or_skip(match: re.Match[str]) -> str:
+    return _restore(match) if match.group(1) is not None else ""
 
 
 def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int]:
@@ -160,17 +160,20 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int
     >>> decode_utf8(data, "skip") == ("a" + chr(0xDB80), 1)
     True
     """
+    if invalid not in ("escape", "skip"):
+        raise ValueError(f"invalid must be escape or skip, not {invalid!r}")
     try:
         return data.decode("utf-8", "surrogatepass"), 0
     except UnicodeDecodeError:
         pass
-    try:
-        errors = _HANDLERS[invalid]
-    except KeyError:
-        raise ValueError(f"invalid must be escape or skip, not {invalid!r}") from None
-    _invalid.count = 0
-    text = data.decode("utf-8", errors)
-    return text, _invalid.count
+    # Linear whatever the damage: the C decoder escapes every bad byte, and the
+    # surrogates written with surrogatepass are put back by one regex pass.
+    text = data.decode("utf-8", "surrogateescape")
+    escaped = len(text) - len(_ESCAPED_BYTE_RE.sub("", text))
+    restored_text, restored = _ESCAPED_SURROGATE_RE.subn(_restore, text)
+    if invalid == "skip":
+        restored_text = _ESCAPED_OR_SURROGATE_RE.sub(_restore_or_skip, text)
+    return restored_text, escaped - 3 * restored
 
 
 def decode_input(data: bytes) -> str:
@@ -207,6 +210,48 @@ def check_json_bytes(data: bytes) -> JsonCheck:
     return check_json_text(decode_input(data))
 
 
+@dataclass(slots=True)
+class Counts:
+    """Running counts of a :func:`iter_check` pass (read them when it is done)."""
+
+    documents: int = 0
+    strings: int = 0
+    bad: int = 0
+    skipped: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return self.documents == 0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "type": "summary",
+            "documents": self.documents,
+            "strings": self.strings,
+            "bad": self.bad,
+            "skipped": self.skipped,
+        }
+
+
+def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | SkippedLine]:
+    """The findings of :func:`check_json_text` one at a time, as they are found, so that
+    a capture with a million findings is never held whole; *counts* are kept up to date.
+    """
+    counts = counts if counts is not None else Counts()
+    for item in _documents(text):
+        if isinstance(item, SkippedLine):
+            counts.skipped += 1
+            yield item
+            continue
+        line, doc = item
+        counts.documents += 1
+        for found in _walk(doc, line):
+            counts.strings += 1
+            if isinstance(found, BadString):
+                counts.bad += 1
+                yield found
+
+
 def check_json_text(text: str) -> JsonCheck:
     """Check one input: a whole JSON document, JSON Lines, or an SSE stream.
 
@@ -217,35 +262,27 @@ def check_json_text(text: str) -> JsonCheck:
     >>> check_json_text("not json").skipped[0].reason
     'not JSON: Expecting value (column 1)'
     """
-    documents = strings = 0
+    counts = Counts()
     bad: list[BadString] = []
     skipped: list[SkippedLine] = []
-    for item in _documents(text):
-        if isinstance(item, SkippedLine):
-            skipped.append(item)
-            continue
-        line, doc = item
-        documents += 1
-        for found in _walk(doc, line):
-            if isinstance(found, BadString):
-                bad.append(found)
-            strings += 1
-    return JsonCheck(documents, strings, tuple(bad), tuple(skipped))
+    for item in iter_check(text, counts):
+        (skipped if isinstance(item, SkippedLine) else bad).append(item)  # type: ignore[arg-type]
+    return JsonCheck(counts.documents, counts.strings, tuple(bad), tuple(skipped))
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any] | SkippedLine]:
     """Yield (line, document) for every JSON document found, or a SkippedLine."""
     stripped = text.strip()
-    if stripped[:1] in ("{", "[") and "\n" in stripped:
+    if stripped[:1] in ("{", "[") and ("\n" in stripped or "\r" in stripped):
         try:
-            doc = _DECODER.decode(stripped)
+            doc = _decode(stripped)
         except ValueError:
             pass  # not one document: JSON Lines or SSE, read line by line
         else:
-            yield len(text[: text.index(stripped[0])].split("\n")), doc
+            yield len(_LINE_END_RE.split(text[: text.index(stripped[0])])), doc
             return
     event: list[tuple[int, str]] = []  # the data lines of the current SSE event
-    for number, raw in enumerate(text.split("\n"), start=1):
+    for number, raw in enumerate(_LINE_END_RE.split(text), start=1):
         line = raw.strip()
         if line.startswith("data:"):
             event.append((number, line[5:].strip()))
@@ -267,7 +304,7 @@ def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | Skippe
         return
     if len(payloads) > 1:
         try:
-            yield payloads[0][0], _DECODER.decode("\n".join(p for _, p in payloads))
+            yield payloads[0][0], _decode("\n".join(p for _, p in payloads))
             return
         except ValueError:
             pass
@@ -278,13 +315,13 @@ def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | Skippe
 def _parse_line(number: int, line: str) -> tuple[int, Any] | SkippedLine:
     """A line as JSON; failing that, a JSON object or array that ends the line (a log line)."""
     try:
-        return number, _DECODER.decode(line)
+        return number, _decode(line)
     except ValueError as exc:
         error = exc
     start = min((i for i in (line.find("{"), line.find("[")) if i > 0), default=-1)
     if start > 0:
         try:
-            doc, end = _DECODER.raw_decode(line, start)
+            doc, end = _raw_decode(line, start)
         except ValueError:
             pass
         else:
@@ -293,6 +330,26 @@ def _parse_line(number: int, line: str) -> tuple[int, Any] | SkippedLine:
     reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
     column = f" (column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
     return SkippedLine(number, f"not JSON: {reason}{column}", escape_snippet(line[:_EXCERPT]))
+
+
+class TooDeepError(ValueError):
+    """A document nested deeper than the parser can follow."""
+
+
+def _decode(text: str) -> Any:
+    return _raw_decode(text, 0, whole=True)[0]
+
+
+def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int]:
+    """The JSON document at *start* (all of *text* with ``whole``). The parser's
+    recursion limit on a deeply nested document is a :class:`TooDeepError` (a skipped
+    line), never a traceback; the walk over what was parsed needs no recursion."""
+    try:
+        if whole:
+            return _DECODER.decode(text), len(text)
+        return _DECODER.raw_decode(text, start)
+    except RecursionError:
+        raise TooDeepError("nested too deeply to read") from None
 
 
 def _walk(doc: Any, line: int) -> Iterator[BadString | str]:
@@ -320,16 +377,19 @@ def _judge(text: str, path: str, kind: str, line: int) -> BadString | None:
     check = check_utf8(text)
     if check.message is None or check.start is None or check.end is None:
         return None  # pragma: no cover - a str with a surrogate always fails UTF-8
-    hits = find_surrogates(text)
+    # counted, never listed: a string can hold millions of surrogates
+    surrogates = len(text) - len(_SURROGATE_RUN_RE.sub("", text))
+    pairs = len(text) - len(merge_pairs(text))
     start = max(0, check.start - _SNIPPET)
+    end = min(check.end, check.start + _SNIPPET) + _SNIPPET  # a long run is not copied whole
     return BadString(
         line=line,
-        path=path,
+        path=path if len(path) <= MAX_PATH else path[:MAX_PATH] + "…",
         kind=kind,
         position=check.start,
         end=check.end,
         message=check.message,
-        surrogates=len(hits),
-        pairs=sum(h.kind == "pair-high" for h in hits),
-        snippet=escape_snippet(text[start : check.end + _SNIPPET]),
+        surrogates=surrogates,
+        pairs=pairs,
+        snippet=escape_snippet(text[start:end]),
     )

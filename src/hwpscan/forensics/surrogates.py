@@ -20,6 +20,8 @@ Test strings are built with ``chr()``: literal surrogates in source files break 
 from __future__ import annotations
 
 import re
+import warnings
+from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -35,8 +37,29 @@ PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: Characters a context snippet shows escaped.
 _ESCAPE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
 
+#: Runs of surrogates, and of everything not private-use (removed to count the rest).
+_SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
+_NOT_PUA_RE = re.compile("[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+")
+
 MAX_LOCATIONS = 20
 _CONTEXT = 12
+_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
+#: Texts longer than this are merged through a wchar array (see :func:`_merge_big`).
+_BIG_TEXT = 1 << 20
+with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
+    warnings.simplefilter("ignore", DeprecationWarning)
+    _WCHAR4 = array("u").itemsize == 4
+
+
+def _count_chars(text: str) -> Counter[str]:
+    """How often each character occurs (``str.count`` per character when there are few
+    distinct ones, which is all C; a Counter otherwise)."""
+    distinct = set(text[:4096])
+    if len(distinct) <= 64:
+        counts = Counter({ch: text.count(ch) for ch in distinct})
+        if counts.total() == len(text):  # no other character further on
+            return counts
+    return Counter(text)
 
 
 def codepoint(ch: str) -> str:
@@ -58,7 +81,31 @@ def merge_pairs(text: str) -> str:
     """
     if SURROGATE_RE.search(text) is None:
         return text
+    if _WCHAR4 and len(text) > _BIG_TEXT:
+        return _merge_big(text)
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def _merge_big(text: str) -> str:
+    """:func:`merge_pairs` for long texts: an encoder's error handler runs once per
+    surrogate (seconds for millions), so the code points are narrowed to 16-bit units
+    by slicing the 4-byte wchar array instead, and only decoding merges pairs."""
+    out: list[str] = []
+    for i in range(0, len(text), _BIG_TEXT):
+        piece = text[i : i + _BIG_TEXT]
+        if _ASTRAL_RE.search(piece) is not None:  # no 16-bit unit for these: keep them
+            out.append(
+                piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+            )
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            wide = array("u", piece).tobytes()
+        narrow = bytearray(len(wide) // 2)
+        narrow[0::2] = wide[0::4]
+        narrow[1::2] = wide[1::4]
+        out.append(bytes(narrow).decode("utf-16-le", "surrogatepass"))
+    return "".join(out)
 
 
 def escape_snippet(text: str) -> str:
@@ -186,11 +233,13 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     surrogates = pairs = 0
     strict = blob
     if SURROGATE_RE.search(blob) is not None:
-        surrogates = len(SURROGATE_RE.findall(blob))
-        pairs = len(PAIR_RE.findall(blob))
+        # Counted by what removing them leaves, never by listing them: a findall makes
+        # one string object per code unit, gigabytes for a hostile file.
+        surrogates = len(blob) - len(_SURROGATE_RUN_RE.sub("", blob))
         strict = merge_pairs(blob)
+        pairs = len(blob) - len(strict)  # each pair became one character
     has_pua = PUA_RE.search(strict) is not None
-    pua = Counter(PUA_RE.findall(strict)) if has_pua else Counter()
+    pua = _count_chars(_NOT_PUA_RE.sub("", strict)) if has_pua else Counter()
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
         locations = _locations(

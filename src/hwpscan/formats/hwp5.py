@@ -36,7 +36,13 @@ import olefile
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
-from hwpscan.formats.hwp5_text import codeunit_view, inflate, section_segments
+from hwpscan.formats.hwp5_text import (
+    Budget,
+    WarningList,
+    codeunit_view,
+    inflate,
+    section_segments,
+)
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
 
@@ -77,7 +83,7 @@ class _Reader:
     cap: int
     paths: list[str]
     budget: int = MAX_DOCUMENT_BYTES  # bytes still allowed across all streams
-    warnings: list[str] = field(default_factory=list)
+    warnings: WarningList = field(default_factory=WarningList)  # capped: see MAX_WARNINGS
     short: list[str] = field(default_factory=list)  # streams cut short: a truncated file
     over_budget: str | None = None  # the first stream refused for the document cap
     max_names: int = MAX_DOCINFO_NAMES
@@ -259,7 +265,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         meta=tuple(meta),
         status=status,
         reason=reason,
-        warnings=tuple(reader.warnings),
+        warnings=reader.warnings.final(),
         info=info,
     )
 
@@ -294,6 +300,7 @@ def _body(
     body: list[Segment] = []
     readable = paragraphs = 0
     warnings = reader.warnings
+    budget = Budget()
     first = len(warnings)
     for path in paths:
         try:
@@ -301,11 +308,16 @@ def _body(
         except CorruptFileError as exc:
             warnings.append(str(exc))
             continue
-        before = len(warnings)
-        count = section_segments(data, path, body, warnings)
-        readable += bool(count) or len(warnings) == before
+        before = warnings.total
+        count = section_segments(data, path, body, warnings, budget)
+        del data  # a section's bytes go before the next one's are inflated
+        readable += bool(count) or warnings.total == before
         paragraphs += count
+        if budget.exceeded is not None:
+            break
     info["paragraphs"] = paragraphs
+    if budget.exceeded is not None:  # read in part: never clean
+        return body, Status.UNSUPPORTED, budget.exceeded + " (text before it kept)"
     if reader.over_budget is not None:
         return body, Status.CORRUPT, reader.over_budget + " (text before it kept)"
     if not readable:

@@ -27,14 +27,25 @@ from __future__ import annotations
 
 import re
 import struct
+import warnings
 import zlib
+from array import array
 from bisect import bisect_left
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.models import Segment
 
 __all__ = [
+    "MAX_PARAGRAPHS",
+    "MAX_RECORDS",
+    "MAX_SEGMENTS",
+    "MAX_TEXT_UNITS",
+    "MAX_WARNINGS",
+    "Budget",
+    "WarningList",
     "codeunit_view",
     "inflate",
     "section_segments",
@@ -56,6 +67,89 @@ _PARA_TEXT = spec.PARA_TEXT
 
 _HALVES: dict[str, str] = {}
 _HALVES_MAX = 4096
+#: Above this many code units with astral characters in them, the codeunit view is
+#: decoded this many units at a time by widening (see :func:`codeunit_view`).
+_VIEW_CHUNK = 1 << 20
+with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
+    warnings.simplefilter("ignore", DeprecationWarning)
+    _WCHAR4 = array("u").itemsize == 4
+
+#: Per-document budgets on the objects a section walk makes, not only on bytes: a small
+#: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
+#: report) is of the order of 10^4-10^5 paragraphs and records and a few million code
+#: units of text; each default is well above that. A document over any of them is
+#: ``unsupported`` with the budget named in its reason, the text before it counted.
+MAX_RECORDS = 4_000_000
+MAX_PARAGRAPHS = 400_000
+MAX_SEGMENTS = 1_000_000
+MAX_TEXT_UNITS = 16 * 2**20
+#: Warnings kept per file; the rest are counted in one last "and N more" line.
+MAX_WARNINGS = 50
+
+
+class WarningList(list[str]):
+    """A list of warnings that keeps the first *cap* and counts the rest.
+
+    ``total`` counts every warning given, kept or not; :meth:`final` is the kept ones
+    and, when some were dropped, one line saying how many.
+
+    >>> w = WarningList(cap=2)
+    >>> w.extend(["a", "b", "c", "d"]); w.append("e")
+    >>> w.final(), w.total
+    (('a', 'b', 'and 3 more warnings'), 5)
+    """
+
+    def __init__(self, items: Iterable[str] = (), *, cap: int = MAX_WARNINGS) -> None:
+        super().__init__()
+        self.cap = cap
+        self.total = 0
+        self.extend(items)
+
+    def append(self, item: str) -> None:
+        self.total += 1
+        if len(self) < self.cap:
+            super().append(item)
+
+    def extend(self, items: Iterable[str]) -> None:
+        for item in items:
+            self.append(item)
+
+    def final(self) -> tuple[str, ...]:
+        dropped = self.total - len(self)
+        more = (f"and {dropped} more warning{'s' if dropped != 1 else ''}",) if dropped else ()
+        return (*self, *more)
+
+
+@dataclass
+class Budget:
+    """What one document's section walk may still make; ``exceeded`` says what ran out.
+
+    Shared by the sections of a document: each section takes from what the ones before
+    it left.
+    """
+
+    records: int = MAX_RECORDS
+    paragraphs: int = MAX_PARAGRAPHS
+    segments: int = MAX_SEGMENTS
+    units: int = MAX_TEXT_UNITS
+    exceeded: str | None = None
+
+    def __post_init__(self) -> None:
+        self._caps = {
+            "records": self.records,
+            "paragraphs": self.paragraphs,
+            "text segments": self.segments,
+            "code units of text": self.units,
+        }
+
+    def spend(self, what: str, stream: str) -> None:
+        """Note that *what* ran out in *stream* (the first to run out is the reason)."""
+        cap = self._caps[what]
+        if self.exceeded is None:
+            self.exceeded = (
+                f"{stream}: more than {cap:,} {what} in the document, over the per-file budget "
+                "(a hostile file?); the rest is not read"
+            )
 
 
 def _halves(ch: str) -> str:
@@ -82,6 +176,29 @@ def codeunit_view(raw: bytes) -> str:
     text = raw.decode("utf-16-le", "surrogatepass")
     if _ASTRAL_RE.search(text) is None:
         return text
+    if len(raw) <= 2 * _VIEW_CHUNK:
+        return _split_astral(text)
+    # Many units: widen each to 32 bits and decode as UTF-32, which never pairs halves
+    # (slice assignments and one decode, all in C), a chunk at a time.
+    del text
+    step = 2 * _VIEW_CHUNK
+    return "".join(_widened(raw[i : i + step]) for i in range(0, len(raw) & ~1, step))
+
+
+def _widened(chunk: bytes) -> str:
+    wide = bytearray(2 * len(chunk))
+    wide[0::4] = chunk[0::2]
+    wide[1::4] = chunk[1::2]
+    if _WCHAR4:  # a 4-byte wchar array takes surrogate code points as they are
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            units = array("u")
+        units.frombytes(wide)
+        return units.tounicode()
+    return wide.decode("utf-32-le", "surrogatepass")  # slower: an error handler per half
+
+
+def _split_astral(text: str) -> str:
     parts = _ASTRAL_SPLIT_RE.split(text)
     parts[1::2] = [_HALVES.get(ch) or _halves(ch) for ch in parts[1::2]]
     return "".join(parts)
@@ -114,7 +231,7 @@ def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
 
 
 def walk_paragraphs(
-    data: bytes, stream: str, warnings: list[str]
+    data: bytes, stream: str, warnings: list[str], budget: Budget | None = None
 ) -> tuple[list[tuple[int, int, int]], int]:
     """(start, end, paragraph) of the payload of every PARA_TEXT record of a section
     stream, and the stream's paragraph count.
@@ -136,11 +253,20 @@ def walk_paragraphs(
     >>> warnings[-1]
     's: 2 PARA_TEXT record(s) without a PARA_HEADER (first: paragraph 0), each counted'
     """
-    hits, count, lone, pos = _scan(data, len(data))
-    if pos != len(data):  # damaged: number what comes before the first bad record
+    records, paragraphs = (budget.records, budget.paragraphs) if budget else (-1, -1)
+    hits, count, lone, pos, walked = _scan(data, len(data), records, paragraphs)
+    if pos > len(data):  # damaged: number what comes before the first bad record
         stop, note = _damage(data, stream)
         warnings.append(note)
-        hits, count, lone, _ = _scan(data, stop)
+        hits, count, lone, pos, walked = _scan(data, stop, records, paragraphs)
+    if budget is not None:
+        budget.records -= walked
+        budget.paragraphs -= count
+        if pos < 0:
+            if budget.records <= 0:
+                budget.spend("records", stream)
+            else:
+                budget.spend("paragraphs", stream)
     if lone:
         warnings.append(
             f"{stream}: {len(lone)} PARA_TEXT record(s) without a PARA_HEADER "
@@ -149,19 +275,32 @@ def walk_paragraphs(
     return hits, count
 
 
-def _scan(data: bytes, end: int) -> tuple[list[tuple[int, int, int]], int, list[int], int]:
+def _scan(
+    data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
+) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
     """The hot loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph
-    count, paragraphs numbered for a PARA_TEXT without header, and where it stopped
-    (``end`` when every record fitted; bounds are checked once, after the loop)."""
+    count, paragraphs numbered for a PARA_TEXT without header, where it stopped
+    (``end`` when every record fitted, past it on damage, ``-1`` when a budget ran out;
+    bounds are checked once, after the loop) and how many records it walked.
+
+    The walk stops before the record that would pass ``max_records`` records or start
+    paragraph number ``max_paragraphs`` (``-1``: no limit).
+    """
     hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
     lone: list[int] = []
     para = -1
+    stop_at = max_paragraphs - 1 if max_paragraphs >= 0 else -2  # never reached when -2
     has_text = True  # the current paragraph has its PARA_TEXT already (or there is none)
     pos = 0
+    left = max_records
     try:
         while pos < end:
+            if left == 0:
+                pos = -1
+                break
+            left -= 1
             (head,) = unpack(data, pos)
             size = head >> 20
             if size == 0xFFF:
@@ -169,10 +308,16 @@ def _scan(data: bytes, end: int) -> tuple[list[tuple[int, int, int]], int, list[
                 pos += 4
             tag = head & 0x3FF
             if tag == _PARA_HEADER:
+                if para == stop_at:
+                    pos = -1
+                    break
                 para += 1
                 has_text = False
             elif tag == _PARA_TEXT:
                 if has_text:
+                    if para == stop_at:
+                        pos = -1
+                        break
                     para += 1
                     lone.append(para)
                 add((pos + 4, pos + 4 + size, para))
@@ -180,7 +325,8 @@ def _scan(data: bytes, end: int) -> tuple[list[tuple[int, int, int]], int, list[
             pos += 4 + size
     except struct.error:
         pos = end + 1
-    return hits, para + 1, lone, pos
+    walked = max_records - left if max_records >= 0 else 0
+    return hits, para + 1, lone, pos, walked
 
 
 def _damage(data: bytes, stream: str) -> tuple[int, str]:
@@ -207,12 +353,23 @@ def _damage(data: bytes, stream: str) -> tuple[int, str]:
         pos += size
 
 
-def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: list[str]) -> None:
+def text_runs(
+    text: str,
+    stream: str,
+    para: int,
+    out: list[Segment],
+    warnings: list[str],
+    limit: int = -1,
+) -> bool:
     """Append the runs of one paragraph's codeunit text to *out*, decoding controls.
+
+    Returns False when *out* reached *limit* segments (``-1``: no limit) before the
+    paragraph's end (what came before is kept).
 
     >>> out = []
     >>> tab = "\\t" + "\\x00" * 6 + "\\t"
     >>> text_runs("a" + tab + "b\\nc\\r", "s", 0, out, [])
+    True
     >>> [(s.offset, s.text) for s in out]
     [(0, 'a'), (1, '\\t'), (9, 'b\\nc')]
     """
@@ -227,6 +384,8 @@ def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: l
         if code in _KEPT:
             kept = True
             continue
+        if len(out) == limit:
+            return False
         if i > start:
             run = text[start:i]
             out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
@@ -236,24 +395,42 @@ def text_runs(text: str, stream: str, para: int, out: list[Segment], warnings: l
                 warnings.append(
                     f"{stream}: paragraph {para} ends inside an 8-unit control at unit {i}"
                 )
-                return
+                return True
             if code == spec.TAB:
                 out.append(Segment(stream, para, i, "\t"))
             start = skip = i + spec.CONTROL_UNITS
         else:
             start = skip = i + 1
     if start < end:
+        if len(out) >= limit >= 0:
+            return False
         run = text[start:]
         out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+    return True
 
 
-def section_segments(data: bytes, stream: str, out: list[Segment], warnings: list[str]) -> int:
+def section_segments(
+    data: bytes,
+    stream: str,
+    out: list[Segment],
+    warnings: list[str],
+    budget: Budget | None = None,
+) -> int:
     """Append the text of every PARA_TEXT record of a section stream to *out*, numbered
     by :func:`walk_paragraphs`. Returns the stream's paragraph count (PARA_HEADER
-    records at every level); damage goes to *warnings*."""
-    hits, count = walk_paragraphs(data, stream, warnings)
+    records at every level); damage goes to *warnings*.
+
+    With a *budget*, the walk stops where records, paragraphs, code units of text or
+    segments run out (``budget.exceeded`` says which; the text before it is kept).
+    """
+    hits, count = walk_paragraphs(data, stream, warnings, budget)
+    if budget is not None and hits:
+        hits = _within_units(hits, stream, budget)
     if not hits:
         return count
+    limit = -1
+    if budget is not None:
+        limit = len(out) + max(0, budget.segments)
     parts = [data[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
     if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
@@ -267,7 +444,10 @@ def section_segments(data: bytes, stream: str, out: list[Segment], warnings: lis
     controls = [m.start() for m in _CONTROL_RE.finditer(big)]
     controls.append(len(big))  # sentinel
     a = k = 0
+    before = len(out)
     for (_, _, para), n in zip(hits, sizes, strict=True):
+        if len(out) == limit:
+            break
         b = a + n
         c = controls[k]
         if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
@@ -278,7 +458,30 @@ def section_segments(data: bytes, stream: str, out: list[Segment], warnings: lis
             if b > a:
                 out.append(Segment(stream, para, 0, big[a:b]))
         else:
-            text_runs(big[a:b], stream, para, out, warnings)
+            if not text_runs(big[a:b], stream, para, out, warnings, limit):
+                break
             k = bisect_left(controls, b, k)
         a = b
+    if budget is not None:
+        budget.segments -= len(out) - before
+        if len(out) == limit and a < len(big):
+            budget.spend("text segments", stream)
     return count
+
+
+def _within_units(
+    hits: list[tuple[int, int, int]], stream: str, budget: Budget
+) -> list[tuple[int, int, int]]:
+    """The hits whose text fits in what is left of the budget's code units (the one
+    that does not fit is cut to what is left)."""
+    left = 2 * max(0, budget.units)
+    total = 0
+    for i, (s, e, para) in enumerate(hits):
+        total += e - s
+        if total > left:
+            budget.units = 0
+            budget.spend("code units of text", stream)
+            room = (e - s) - (total - left)
+            return hits[:i] + ([(s, s + room, para)] if room > 0 else [])
+    budget.units -= total // 2
+    return hits
