@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hwpscan.cli.app import err_console, fail
@@ -107,6 +107,8 @@ def run_scaled(
     shown = _Ticker(enabled=progress)
 
     def take(index: int, result: FileResult) -> None:
+        if result.index != index:  # rows carry their input place, as the local pool's do
+            result = replace(result, index=index)
         rows[index] = result
         sink(result)
         shown.tick()
