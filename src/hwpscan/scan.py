@@ -331,9 +331,13 @@ def _parallel(work: list[Job], jobs: int) -> Iterator[FileResult]:
     done = 0
     try:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for result in pool.map(_scan_job, work, chunksize=chunk):
-                done += 1
-                yield result
+            try:
+                for result in pool.map(_scan_job, work, chunksize=chunk):
+                    done += 1
+                    yield result
+            except BaseException:  # Ctrl-C, SIGTERM, the caller stopped: drop the queue
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     except BrokenProcessPool:
         # A worker died (a crash in native code, the OOM killer). Finish the rest one
         # file per task so the death is pinned on the file that caused it.
