@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,9 @@ import pytest
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.fetch.download import TEMP_PREFIX
 from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
-from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.fetch.quota import LedgerBusyError, LedgerError, QuotaLedger
+from hwpscan.runstore.sqlite import BusyError, retry_busy
+from hwpscan.store import RunStore, StoreBusyError
 from hwpscan.synth.hwp5 import build_hwp5
 from hwpscan.synth.hwpx import build_hwpx
 
@@ -175,8 +178,12 @@ def test_two_fetches_into_one_out_folder_both_finish(
         out = root / "out"
         # one home each: neither finds the other's cached answer, both download into out
         commands = [
-            [f"--home={root / f'home-{i}'}", "fetch", *FETCH, "--api-url", emulator.api_url]
-            + ["-o", str(out), "--no-progress", "--jobs", "4"]
+            [
+                f"--home={root / f'home-{i}'}",
+                "fetch",
+                *FETCH,
+                *("--api-url", emulator.api_url, "-o", str(out), "--no-progress", "--jobs", "4"),
+            ]
             for i in range(2)
         ]
         results = start_together(commands, dict(os.environ, HWPSCAN_API_KEY=KEY))
@@ -186,3 +193,72 @@ def test_two_fetches_into_one_out_folder_both_finish(
             assert "Traceback" not in text and "partial file" not in text, text
         assert emulator.stats().calls_total == 2  # one each: the homes are separate
         check_downloads(out)
+
+
+# -- a lock is a lock, not damage ---------------------------------------------------------
+
+
+@contextmanager
+def write_locked(db: Path) -> Iterator[None]:
+    """Another connection holds the write lock on *db* for the duration."""
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_a_locked_run_store_is_busy_and_names_the_open_run(tmp_path: Path) -> None:
+    db = tmp_path / "runs.sqlite"
+    with RunStore(db) as first:
+        other = first.start_run("fetch", {"from": "2025-07-21"})
+    store = RunStore(db, timeout=0.3)
+    with write_locked(db), pytest.raises(StoreBusyError) as caught:
+        store.start_run("scan", {})
+    message = str(caught.value)
+    assert "is busy" in message and other in message and "fetch" in message
+    assert "move it aside" not in message and "not a usable" not in message
+    assert store.start_run("scan", {})  # the lock is gone: the same handle works
+    store.close()
+
+
+def test_a_locked_ledger_is_busy_and_a_damaged_one_is_damaged(tmp_path: Path) -> None:
+    ledger = QuotaLedger(tmp_path / "quota.sqlite", timeout=0.3)
+    with write_locked(ledger.path), pytest.raises(LedgerBusyError) as caught:
+        ledger.reserve(KEY)
+    assert "is busy" in str(caught.value) and "move it aside" not in str(caught.value)
+    assert ledger.reserve(KEY) == 1
+    (tmp_path / "bad.sqlite").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(LedgerError) as damaged:
+        QuotaLedger(tmp_path / "bad.sqlite", timeout=0.3)
+    assert not isinstance(damaged.value, LedgerBusyError)
+    assert "move it aside" in str(damaged.value)
+
+
+def test_only_busy_errors_are_retried_and_only_for_a_while() -> None:
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 4:
+            raise sqlite3.OperationalError("database is locked")
+        return "done"
+
+    assert retry_busy(flaky, timeout=5, sleep=lambda _: None) == "done" and len(calls) == 4
+
+    def broken() -> None:
+        calls.append(1)
+        raise sqlite3.OperationalError("no such table: runs")
+
+    calls.clear()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        retry_busy(broken, timeout=5, sleep=lambda _: None)
+    assert len(calls) == 1
+
+    def locked() -> None:
+        raise sqlite3.OperationalError("database is locked")
+
+    with pytest.raises(BusyError):
+        retry_busy(locked, timeout=0.05)

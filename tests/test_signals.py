@@ -61,7 +61,7 @@ def wait_until(condition: Callable[[], bool], proc: subprocess.Popen[str], what:
         if condition():
             return
         if proc.poll() is not None:
-            out, err = proc.communicate()
+            _, err = proc.communicate()
             pytest.fail(f"the process ended ({proc.returncode}) before {what}: {err}")
         time.sleep(0.1)
     proc.kill()
@@ -93,7 +93,7 @@ def test_emulator_stops_cleanly_on_a_signal_sent_at_the_banner(
         first = proc.stdout.readline()  # type: ignore[union-attr]
         assert first.startswith("hwpscan emulator:"), first
         proc.send_signal(stop)  # at the first banner line, before "Press Ctrl-C"
-        out, err = finish(proc, 20)
+        _, err = finish(proc, 20)
     finally:
         if proc.poll() is None:
             proc.kill()
