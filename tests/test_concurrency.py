@@ -10,6 +10,7 @@ test has two fetches share one ``--out`` folder, round after round.
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import sqlite3
 import subprocess
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -193,6 +195,44 @@ def test_two_fetches_into_one_out_folder_both_finish(
             assert "Traceback" not in text and "partial file" not in text, text
         assert emulator.stats().calls_total == 2  # one each: the homes are separate
         check_downloads(out)
+
+
+# -- the same at the library level: the moment a fresh file is created ----------------------
+
+_WORKER: dict[str, Any] = {}  # what each pool worker was given when it started
+
+
+def _keep_barrier(barrier: Any) -> None:
+    _WORKER["barrier"] = barrier
+
+
+def _open_fresh(folder: str, n: int) -> str | None:
+    """In a pool worker: wait for all, then open, write and close store and ledger."""
+    _WORKER["barrier"].wait(timeout=60)
+    try:
+        with RunStore(Path(folder) / "runs.sqlite") as store:
+            run = store.start_run("scan", {"n": n})
+            store.finish_run(run)
+        QuotaLedger(Path(folder) / "quota.sqlite").reserve(KEY)
+    except Exception as exc:  # reported to the test, which names it
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
+    tmp_path: Path,
+) -> None:
+    processes, rounds = 8, 25  # the old code failed about one round in ten
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that runs threads
+    with ctx.Pool(processes, initializer=_keep_barrier, initargs=(ctx.Barrier(processes),)) as pool:
+        for n in range(rounds):
+            folder = tmp_path / f"round-{n}"
+            work = [(str(folder), i) for i in range(processes)]
+            errors = [e for e in pool.starmap(_open_fresh, work, chunksize=1) if e]
+            assert errors == [], f"round {n}: {errors}"
+            with sqlite3.connect(folder / "runs.sqlite") as conn:
+                assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == processes
+            assert QuotaLedger(folder / "quota.sqlite").status(KEY).used == processes
 
 
 # -- a lock is a lock, not damage ---------------------------------------------------------
