@@ -199,16 +199,10 @@ def test_two_fetches_into_one_out_folder_both_finish(
 
 # -- the same at the library level: the moment a fresh file is created ----------------------
 
-_WORKER: dict[str, Any] = {}  # what each pool worker was given when it started
 
-
-def _keep_barrier(barrier: Any) -> None:
-    _WORKER["barrier"] = barrier
-
-
-def _open_fresh(folder: str, n: int) -> str | None:
+def _open_fresh(barrier: Any, folder: str, n: int) -> str | None:
     """In a pool worker: wait for all, then open, write and close store and ledger."""
-    _WORKER["barrier"].wait(timeout=60)
+    barrier.wait(timeout=60)
     try:
         with RunStore(Path(folder) / "runs.sqlite") as store:
             run = store.start_run("scan", {"n": n})
@@ -222,12 +216,16 @@ def _open_fresh(folder: str, n: int) -> str | None:
 def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
     tmp_path: Path,
 ) -> None:
-    processes, rounds = 8, 25  # the old code failed about one round in ten
-    ctx = multiprocessing.get_context("spawn")  # no fork of a process that runs threads
-    with ctx.Pool(processes, initializer=_keep_barrier, initargs=(ctx.Barrier(processes),)) as pool:
+    processes, rounds = 8, 20
+    # forkserver: workers forked from a clean server, not from this threaded process; a
+    # manager's barrier releases every waiter at once (a semaphore one releases in turn)
+    ctx = multiprocessing.get_context("forkserver")
+    with ctx.Manager() as manager, ctx.Pool(processes) as pool:
+        barrier = manager.Barrier(processes)
         for n in range(rounds):
             folder = tmp_path / f"round-{n}"
-            work = [(str(folder), i) for i in range(processes)]
+            folder.mkdir()
+            work = [(barrier, str(folder), i) for i in range(processes)]
             errors = [e for e in pool.starmap(_open_fresh, work, chunksize=1) if e]
             assert errors == [], f"round {n}: {errors}"
             with sqlite3.connect(folder / "runs.sqlite") as conn:
