@@ -80,8 +80,10 @@ def _rollback(conn: sqlite3.Connection) -> None:
             conn.execute("ROLLBACK")
 
 
-def open_runs_note(path: Path) -> str:
+def open_runs_note(path: Path, *, exclude: Iterable[str] = ()) -> str:
     """``" (runs still open: ...)"`` naming recent unfinished runs, or ``""``.
+
+    *exclude* are the caller's own runs, which are not "the other run".
 
     Read without waiting (WAL readers do not block on a writer); any trouble reading
     gives ``""``: this only decorates a message.
@@ -93,13 +95,15 @@ def open_runs_note(path: Path) -> str:
         try:
             rows = conn.execute(
                 "SELECT id, kind, started FROM runs WHERE finished IS NULL AND started >= ?"
-                " ORDER BY started DESC, rowid DESC LIMIT 3",
+                " ORDER BY started DESC, rowid DESC LIMIT 8",
                 (stamp,),
             ).fetchall()
         finally:
             conn.close()
     except (sqlite3.Error, ValueError, OSError):
         return ""
+    mine = set(exclude)
+    rows = [row for row in rows if row[0] not in mine][:3]
     if not rows:
         return ""
     shown = ", ".join(f"{rid} ({kind}, started {started})" for rid, kind, started in rows)
@@ -118,6 +122,7 @@ class RunStore:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._mine: set[str] = set()  # runs this handle started: never "the other run"
 
     # -- connection ---------------------------------------------------------------
 
@@ -170,7 +175,7 @@ class RunStore:
         if kind == "busy":
             return StoreBusyError(
                 f"the run store {self.path} is busy: another hwpscan run held it for more "
-                f"than {self.timeout:g} s{open_runs_note(self.path)}; "
+                f"than {self.timeout:g} s{open_runs_note(self.path, exclude=self._mine)}; "
                 "try again when that run has finished"
             )
         if kind == "corrupt":
@@ -249,6 +254,7 @@ class RunStore:
                         " VALUES (?,?,?,?,?,?)",
                         (run_id, kind, stamp, None, stored, __version__),
                     )
+                self._mine.add(run_id)
                 return run_id
             except sqlite3.IntegrityError:
                 continue
