@@ -13,6 +13,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,6 +38,9 @@ BOOT = (
 @contextmanager
 def sigint_ignored() -> Iterator[None]:
     """Start children the way a script's background job would: SIGINT ignored."""
+    if threading.current_thread() is not threading.main_thread():  # signal.signal needs it
+        yield
+        return
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
