@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# pytest-xdist workers get COLUMNS=80 in their environment, and hwpscan sizes piped
+# tables by COLUMNS when it is set: the same test would then see 80-column tables under
+# `pytest -n 4` and 160-column ones without it. Tests that need a width set their own.
+os.environ.pop("COLUMNS", None)
 
 
 @pytest.fixture(scope="session", autouse=True)

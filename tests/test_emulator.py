@@ -612,7 +612,11 @@ def test_command_writes_a_data_folder(tmp_path: Path) -> None:
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> None:
     write_data_dir(CATALOGUE, tmp_path / "data")
-    code = "from hwpscan.cli import emulator; from hwpscan.cli.app import app; app()"
+    # SIGINT's default restored in the child: the test works whatever the runner ignores
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from hwpscan.cli import emulator; from hwpscan.cli.app import app; app()"
+    )
     args = ["emulator", "--port", "0", "--data", str(tmp_path / "data"), "--daily-limit", "2", "-v"]
     proc = subprocess.Popen(
         [sys.executable, "-c", code, *args],

@@ -9,12 +9,14 @@ import httpx
 import pytest
 
 from hwpscan.fetch.download import (
+    STALE_AFTER,
     TEMP_PREFIX,
     Downloader,
     DownloadJob,
     filename_from_disposition,
     remove_stale_temp_files,
     safe_filename,
+    temp_prefix,
 )
 from hwpscan.synth.hwp5 import build_hwp5
 
@@ -163,11 +165,32 @@ def test_run_is_concurrent_over_one_client_and_yields_every_job(tmp_path: Path) 
 
 
 def test_stale_temp_files_are_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = "from hwpscan.fetch.download import temp_prefix; print(temp_prefix())"
+    dead = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     (tmp_path / "2025-07-21").mkdir()
-    (tmp_path / "2025-07-21" / f"{TEMP_PREFIX}abc").write_bytes(b"partial")
+    (tmp_path / "2025-07-21" / f"{dead.stdout.strip()}abc").write_bytes(b"partial")  # owner is gone
     (tmp_path / "2025-07-21" / "keep.hwp").write_bytes(b"whole")
     assert remove_stale_temp_files(tmp_path) == 1
     assert [p.name for p in (tmp_path / "2025-07-21").iterdir()] == ["keep.hwp"]
+
+
+def test_temp_files_of_a_live_run_are_kept(tmp_path: Path) -> None:
+    import os
+    import time
+
+    mine = tmp_path / f"{temp_prefix()}abc"  # this process: a live run
+    mine.write_bytes(b"partial")
+    unknown = tmp_path / f"{TEMP_PREFIX}xyz"  # an older name: no owner to ask
+    unknown.write_bytes(b"partial")
+    assert remove_stale_temp_files(tmp_path) == 0
+    assert mine.exists() and unknown.exists()
+    old = time.time() - STALE_AFTER - 60
+    os.utime(unknown, (old, old))  # untouched for long: abandoned
+    assert remove_stale_temp_files(tmp_path) == 1
+    assert mine.exists() and not unknown.exists()
 
 
 # Review findings: names that crashed, or that Windows or a terminal would misread.

@@ -529,7 +529,12 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
 
     env = dict(os.environ, HWPSCAN_API_KEY=KEY, HWPSCAN_HOME=str(tmp_path / "home"))
     with hostile(route) as server:
-        argv = [sys.executable, "-m", "hwpscan", "fetch", "--from", "2025-07-21"]
+        # SIGINT's default restored in the child: the test works whatever the runner ignores
+        boot = (
+            "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from hwpscan.cli import main; main()"
+        )
+        argv = [sys.executable, "-c", boot, "fetch", "--from", "2025-07-21"]
         argv += ["--to", "2025-07-21", "--api-url", server.api_url, "-o", str(tmp_path / "out")]
         argv += ["--no-progress", "--jobs", "1"]
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

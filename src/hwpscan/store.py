@@ -29,7 +29,7 @@ from hwpscan.rundiff import (
     date_states,
     diff_results,
 )
-from hwpscan.runstore.db import RunRecorder, RunStore
+from hwpscan.runstore.db import RunRecorder, RunStore, StoreBusyError
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
 from hwpscan.runstore.scrub import clean_args
 
@@ -45,6 +45,7 @@ __all__ = [
     "RunNotFoundError",
     "RunRecorder",
     "RunStore",
+    "StoreBusyError",
     "add_results",
     "clean_args",
     "date_states",

@@ -96,7 +96,9 @@ def main() -> None:
     """Console-script entry point.
 
     Commands turn the errors they expect into messages themselves; this is the last
-    line: a user never sees a traceback for a file system or input problem.
+    line: a user never sees a traceback for a file system or input problem, and
+    SIGTERM stops a command the way Ctrl-C does (exit 143 instead of 130; see
+    :mod:`hwpscan.cli.stop`).
     """
     if sys.argv[1:] in (["--version"], ["-V"]):  # no framework needed to say this
         from hwpscan import __version__
@@ -104,6 +106,9 @@ def main() -> None:
         print(f"hwpscan {__version__}")
         return
     app = load_app(_command_word(sys.argv[1:]))
+    import typer
+
+    from hwpscan.cli import stop
     from hwpscan.cli.app import err_console
     from hwpscan.errors import ApiError, HwpscanError
     from hwpscan.models import ExitCode
@@ -111,8 +116,14 @@ def main() -> None:
     for stream in (sys.stdout, sys.stderr):  # a cp949 console must not kill a table
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
+    stop.install()
     try:
-        app()
+        code = app(standalone_mode=False)
+    except KeyboardInterrupt:  # a stop that came outside a command (while loading)
+        raise SystemExit(stop.exit_code(130)) from None
+    except typer.Abort:
+        err_console.print("aborted", markup=False, highlight=False)
+        raise SystemExit(stop.exit_code(1)) from None
     except HwpscanError as exc:
         err_console.print(f"error: {exc}", markup=False, highlight=False)
         raise SystemExit(ExitCode.API if isinstance(exc, ApiError) else ExitCode.USAGE) from None
@@ -120,7 +131,10 @@ def main() -> None:
         where = f" ({exc.filename})" if exc.filename else ""
         err_console.print(f"error: {exc.strerror or exc}{where}", markup=False, highlight=False)
         raise SystemExit(ExitCode.USAGE) from None
-    except Exception as exc:  # a bug (or memory exhausted outside any file): exit 70, not 1
+    except Exception as exc:  # a bad option, else a bug (or memory exhausted outside any file)
+        if _is_click_error(exc):
+            _show_click_error(exc, boxed=err_console.is_terminal)
+            raise SystemExit(int(getattr(exc, "exit_code", ExitCode.USAGE))) from None
         import os
         import traceback
 
@@ -132,4 +146,20 @@ def main() -> None:
             markup=False,
             highlight=False,
         )
-        raise SystemExit(ExitCode.INTERNAL) from None
+        raise SystemExit(ExitCode.INTERNAL) from None  # exit 70, never 1 (findings)
+    raise SystemExit(stop.exit_code(code if isinstance(code, int) else 0))
+
+
+def _is_click_error(exc: Exception) -> bool:
+    """A bad option or argument, as click (vendored by typer or not) raises it."""
+    return callable(getattr(exc, "show", None)) and isinstance(getattr(exc, "exit_code", None), int)
+
+
+def _show_click_error(exc: Exception, *, boxed: bool) -> None:
+    """Typer's boxed message on a terminal; off one, click's plain lines, never wrapped."""
+    if boxed or type(exc).__name__ == "NoArgsIsHelpError":  # that one has printed help
+        from typer import rich_utils
+
+        rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
+    else:
+        exc.show()  # type: ignore[attr-defined]

@@ -113,11 +113,28 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: Piped output is not squeezed to 80 columns: tables stay readable in logs and CI.
-_PIPE_WIDTH = None if sys.stdout.isatty() or "COLUMNS" in os.environ else 160
+
+def _isatty(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):  # a closed or detached stream
+        return False
+
+
+def _pipe_width(tty: bool) -> int | None:
+    """Piped output is not squeezed to 80 columns: tables stay readable in logs and CI."""
+    return None if tty or "COLUMNS" in os.environ else 160
+
+
+_OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 #: Tables go to stdout; messages and progress to stderr, so `--format jsonl` stays clean.
-console = Console(highlight=False, width=_PIPE_WIDTH)
-err_console = Console(stderr=True, highlight=False)
+#: Off a terminal, lines are never hard-wrapped (soft_wrap): a CI log keeps
+#: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length.
+console = Console(highlight=False, width=_pipe_width(_OUT_TTY), soft_wrap=not _OUT_TTY)
+err_console = Console(
+    stderr=True, highlight=False, width=_pipe_width(_ERR_TTY), soft_wrap=not _ERR_TTY
+)
 
 
 #: ``--api-url``, shared by every command that talks to the press-release API.

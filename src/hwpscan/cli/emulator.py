@@ -63,19 +63,39 @@ def _span(posts: tuple[Post, ...]) -> str:
     return f"{len(posts)} releases, {posts[0].day} .. {posts[-1].day}"
 
 
-def _wait_for_stop() -> None:
-    """Block until Ctrl-C (SIGINT) or SIGTERM, so a process manager stops us cleanly too."""
-    stop = threading.Event()
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if in_main else None
-    try:
-        while not stop.wait(0.5):
+class _StopSignals:
+    """SIGTERM and SIGINT set an event instead of killing the process mid-banner.
+
+    Installed before the server prints its banner, so a process manager that sends
+    SIGTERM the moment it reads "Use: --api-url" still gets a clean stop. A signal the
+    parent set to be ignored stays ignored.
+    """
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> _StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            for number in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(number) is not signal.SIG_IGN:
+                    self._previous[number] = signal.signal(number, self._on_signal)
+        return self
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.stop.set()
+
+    def wait(self) -> None:
+        """Block until a stop signal (or Ctrl-C raised some other way) comes."""
+        try:
+            while not self.stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
             pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
+
+    def __exit__(self, *exc: object) -> None:
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)  # type: ignore[arg-type]
 
 
 @app.command("emulator", rich_help_panel="Testing")
@@ -252,26 +272,27 @@ def emulator_command(
         console.print(f"Wrote {_span(posts)} to {target}")
         return
     log = (lambda line: err_console.print(line, markup=False, highlight=False)) if verbose else None
-    try:
-        emu = serve_in_thread(host=host, port=port, quirks=quirks, catalogue=posts, log=log)
-    except OSError as exc:
-        raise fail(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}", ExitCode.USAGE
-        ) from None
-    with emu:
-        console.print(
-            f"hwpscan emulator: {_span(posts)} at {emu.url}", markup=False, soft_wrap=True
-        )
-        console.print(f"Use: --api-url {emu.api_url}", markup=False, soft_wrap=True)
-        console.print(f"Stats: {emu.url}/_emulator/stats", markup=False, soft_wrap=True)
-        changed = changed_quirks(quirks)
-        console.print(
-            "Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"),
-            markup=False,
-            soft_wrap=True,
-        )
-        console.print("Press Ctrl-C to stop.", markup=False, soft_wrap=True)
-        _wait_for_stop()
+    with _StopSignals() as stopping:
+        try:
+            emu = serve_in_thread(host=host, port=port, quirks=quirks, catalogue=posts, log=log)
+        except OSError as exc:
+            raise fail(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}", ExitCode.USAGE
+            ) from None
+        with emu:
+            console.print(
+                f"hwpscan emulator: {_span(posts)} at {emu.url}", markup=False, soft_wrap=True
+            )
+            console.print(f"Use: --api-url {emu.api_url}", markup=False, soft_wrap=True)
+            console.print(f"Stats: {emu.url}/_emulator/stats", markup=False, soft_wrap=True)
+            changed = changed_quirks(quirks)
+            console.print(
+                "Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"),
+                markup=False,
+                soft_wrap=True,
+            )
+            console.print("Press Ctrl-C to stop.", markup=False, soft_wrap=True)
+            stopping.wait()
     stats = emu.stats()
     err_console.print(
         f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",

@@ -3,7 +3,8 @@
 One :class:`httpx.Client` serves every download; a small thread pool bounds the
 concurrency. A file appears under its final name only when it is complete (temp file,
 fsync, rename), so a rerun skips any file that exists, and a killed run leaves at most
-a ``.hwpscan-tmp-*`` file that the next run removes.
+a ``.hwpscan-tmp-<pid>-...`` file that the next run removes once that process is gone
+(a live run's downloads in a shared folder are left alone).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the 
     import httpx
 
 TEMP_PREFIX = ".hwpscan-tmp-"
+#: ``.hwpscan-tmp-<pid>-<start time>-...``: who is writing the file.
+_OWNER_RE = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-(\d+)-")
+#: Seconds untouched after which a temp file of unknown owner counts as abandoned.
+STALE_AFTER = 15 * 60
 DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
 MAX_NAME_BYTES = 150
 #: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
@@ -189,15 +194,70 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def remove_stale_temp_files(folder: Path) -> int:
-    """Delete temp files a killed run left under ``folder``; returns how many."""
+def _proc_stat(pid: int) -> tuple[str, str] | None:
+    """``(state, start time)`` of a process from ``/proc`` (Linux), or ``None``."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = raw.rpartition(")")[2].split()  # the command name may hold spaces and ")"
+    return (fields[0], fields[19]) if len(fields) > 19 else None
+
+
+def temp_prefix() -> str:
+    """The temp-file prefix of this process: its pid and start time, so that another run
+    sharing the folder can tell a live download from one a killed run left.
+
+    >>> temp_prefix().startswith(f"{TEMP_PREFIX}{os.getpid()}-")
+    True
+    """
+    stat = _proc_stat(os.getpid())
+    return f"{TEMP_PREFIX}{os.getpid()}-{stat[1] if stat else 0}-"
+
+
+def _owner_alive(pid: int, started: str) -> bool | None:
+    """Whether the process that named a temp file still runs (``None``: cannot tell)."""
+    if pid == os.getpid():
+        return True
+    if os.name == "nt":  # no cheap, safe probe (os.kill would signal it)
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, under another user
+    except OSError:
+        return None
+    stat = _proc_stat(pid)  # dead if a zombie, or if the pid now names a newer process
+    return stat is None or (stat[0] not in ("Z", "X") and started in ("0", stat[1]))
+
+
+def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
+    """Delete the temp files killed runs left under ``folder``; returns how many.
+
+    A temp file carries its owner's pid and start time (:func:`temp_prefix`): it is
+    removed only when that process is gone, so runs sharing an output folder never
+    delete each other's downloads. A file whose owner cannot be told (an older name,
+    or no way to probe) goes only after :data:`STALE_AFTER` seconds untouched.
+    """
     if not folder.is_dir():
         return 0
+    now = time.time() if now is None else now
     removed = 0
     for path in folder.rglob(TEMP_PREFIX + "*"):
-        if path.is_file():
-            path.unlink(missing_ok=True)
-            removed += 1
+        owner = _OWNER_RE.match(path.name)
+        alive = _owner_alive(int(owner[1]), owner[2]) if owner else None
+        if alive:
+            continue
+        try:
+            if alive is None and now - path.stat().st_mtime < STALE_AFTER:
+                continue
+            if path.is_file():
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:  # its owner finished, or another run cleaned it first
+            continue
     return removed
 
 
@@ -346,7 +406,7 @@ class Downloader:
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event
     ) -> tuple[str, int]:
         job.dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=job.dest.parent)
+        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(), dir=job.dest.parent)
         tmp = Path(tmp_name)
         digest = hashlib.sha256()
         size = 0
@@ -363,7 +423,10 @@ class Downloader:
                     handle.write(chunk)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(tmp, job.dest)
+            try:
+                os.replace(tmp, job.dest)
+            except FileNotFoundError as exc:  # removed under us: download it again
+                raise _Retry("the partial file vanished before it was complete") from exc
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -471,4 +534,5 @@ __all__ = [
     "redact_url",
     "remove_stale_temp_files",
     "safe_filename",
+    "temp_prefix",
 ]

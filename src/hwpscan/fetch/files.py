@@ -315,5 +315,8 @@ def _rename_to_server_name(dest: Path, server_name: str) -> Path:
     target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
     if target.exists():
         return dest
-    os.replace(dest, target)
+    try:
+        os.replace(dest, target)
+    except FileNotFoundError:  # a run sharing the folder renamed the same download first
+        return target if target.is_file() else dest
     return target

@@ -1,8 +1,10 @@
 """The SQLite side of the run store: schema, transactions, reading and writing runs.
 
 Each write is its own transaction, so a run that dies later loses nothing already
-written. Several processes may share the file: it runs in WAL mode with a busy
-timeout. A :class:`RunStore` is safe to share between threads of one process.
+written. Several processes may share the file: it runs in WAL mode, and every
+operation waits a bounded time for another process's lock (see
+:mod:`hwpscan.runstore.sqlite`) before :class:`StoreBusyError` names the open runs.
+A :class:`RunStore` is safe to share between threads of one process.
 """
 
 from __future__ import annotations
@@ -12,19 +14,35 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from hwpscan.errors import StoreError
 from hwpscan.models import FileResult
 from hwpscan.rundiff import file_name
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
 from hwpscan.runstore.scrub import clean_args
+from hwpscan.runstore.sqlite import (
+    DEFAULT_TIMEOUT,
+    begin_immediate,
+    commit,
+    connect,
+    ensure_wal,
+    error_kind,
+    retry_busy,
+)
 
-__all__ = ["RunRecorder", "RunStore"]
+__all__ = ["RunRecorder", "RunStore", "StoreBusyError", "open_runs_note"]
+
+T = TypeVar("T")
+
+
+class StoreBusyError(StoreError):
+    """Another run held the run store for longer than the timeout: a lock, not damage."""
+
 
 #: ``latest``, or ``latest~N``: the run N before the latest (``latest~0`` is the latest).
 _LATEST_RE = re.compile(r"latest(?:~(\d+))?")
@@ -54,53 +72,156 @@ CREATE INDEX IF NOT EXISTS results_path ON results (path);
 CREATE INDEX IF NOT EXISTS results_run_date ON results (run_id, date);
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
 """
+_SCHEMA_NAMES = frozenset({"runs", "results", "results_path", "results_run_date", "runs_started"})
+#: Unfinished runs started this recently are named when the store is busy.
+_OPEN_RUN_HOURS = 12
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back what is open (SQLite may already have rolled back after an error)."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def open_runs_note(path: Path, *, exclude: Iterable[str] = ()) -> str:
+    """``" (runs still open: ...)"`` naming recent unfinished runs, or ``""``.
+
+    *exclude* are the caller's own runs, which are not "the other run".
+
+    Read without waiting (WAL readers do not block on a writer); any trouble reading
+    gives ``""``: this only decorates a message.
+    """
+    since = datetime.now(UTC).timestamp() - _OPEN_RUN_HOURS * 3600
+    stamp = datetime.fromtimestamp(since, UTC).isoformat(timespec="seconds")
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=0.5)
+        try:
+            rows = conn.execute(
+                "SELECT id, kind, started FROM runs WHERE finished IS NULL AND started >= ?"
+                " ORDER BY started DESC, rowid DESC LIMIT 8",
+                (stamp,),
+            ).fetchall()
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError, OSError):
+        return ""
+    mine = set(exclude)
+    rows = [row for row in rows if row[0] not in mine][:3]
+    if not rows:
+        return ""
+    shown = ", ".join(f"{rid} ({kind}, started {started})" for rid, kind, started in rows)
+    return f" (runs still open: {shown})"
 
 
 class RunStore:
-    """A handle on one run database; safe to share between threads of one process."""
+    """A handle on one run database; safe to share between threads of one process.
 
-    def __init__(self, path: Path) -> None:
+    *timeout* is how long an operation waits for another process holding the file
+    before :class:`StoreBusyError` says so.
+    """
+
+    def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
+        self.timeout = timeout
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._mine: set[str] = set()  # runs this handle started: never "the other run"
 
     # -- connection ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(
-                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
-            )
             try:
-                conn.execute("PRAGMA busy_timeout = 30000")
-                conn.execute("PRAGMA journal_mode = WAL")
+                conn = connect(self.path, timeout=self.timeout)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
+            try:
+                ensure_wal(conn, timeout=self.timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
                 conn.execute("PRAGMA foreign_keys = ON")
-                conn.executescript(_SCHEMA)
-                columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-                if "summary" not in columns:  # a database from before run summaries
-                    conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
-            except sqlite3.DatabaseError as exc:
+                self._ensure_schema(conn)
+            except sqlite3.Error as exc:
                 conn.close()
-                raise StoreError(
-                    f"the run store {self.path} is not a usable SQLite database ({exc}); "
-                    "move it aside to start a new one"
-                ) from exc
+                raise self._error(exc) from exc
             self._conn = conn
         return self._conn
+
+    def _ensure_schema(self, conn: sqlite3.Connection) -> None:
+        """Create what is missing, under the write lock; a read when all is there."""
+
+        def missing() -> bool:
+            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not names >= _SCHEMA_NAMES:
+                return True
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            return "summary" not in columns
+
+        if not retry_busy(missing, timeout=self.timeout):
+            return
+        begin_immediate(conn, timeout=self.timeout)
+        try:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+            if "summary" not in columns:  # a database from before run summaries
+                conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
+        except BaseException:
+            _rollback(conn)
+            raise
+        commit(conn, timeout=self.timeout)
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        """The message for a failed open or write: busy, damaged, or another reason."""
+        kind = error_kind(exc)
+        if kind == "busy":
+            return StoreBusyError(
+                f"the run store {self.path} is busy: another hwpscan run held it for more "
+                f"than {self.timeout:g} s{open_runs_note(self.path, exclude=self._mine)}; "
+                "try again when that run has finished"
+            )
+        if kind == "corrupt":
+            return StoreError(
+                f"the run store {self.path} is not a usable SQLite database ({exc}); "
+                "move it aside to start a new one"
+            )
+        return StoreError(f"the run store {self.path} cannot be used ({exc})")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             conn = self._connect()
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                begin_immediate(conn, timeout=self.timeout)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
             try:
                 yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
+            except sqlite3.IntegrityError:
+                _rollback(conn)
                 raise
-            conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                _rollback(conn)
+                raise self._error(exc) from exc
+            except BaseException:
+                _rollback(conn)
+                raise
+            try:
+                commit(conn, timeout=self.timeout)
+            except sqlite3.Error as exc:
+                _rollback(conn)
+                raise self._error(exc) from exc
+
+    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """Run a read (repeated while another process holds the file, up to the timeout)."""
+        with self._lock:
+            conn = self._connect()
+            try:
+                return retry_busy(lambda: query(conn), timeout=self.timeout)
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
 
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
@@ -137,6 +258,7 @@ class RunStore:
                         " VALUES (?,?,?,?,?,?)",
                         (run_id, kind, stamp, None, stored, __version__),
                     )
+                self._mine.add(run_id)
                 return run_id
             except sqlite3.IntegrityError:
                 continue
@@ -223,8 +345,8 @@ class RunStore:
 
     def list_runs(self, limit: int = 20) -> list[RunInfo]:
         """The newest runs first."""
-        with self._lock:
-            conn = self._connect()
+
+        def query(conn: sqlite3.Connection) -> list[RunInfo]:
             runs = conn.execute(
                 "SELECT id, kind, started, finished, args, version, summary FROM runs"
                 " ORDER BY started DESC, rowid DESC LIMIT ?",
@@ -232,32 +354,39 @@ class RunStore:
             ).fetchall()
             return [self._info(conn, row) for row in runs]
 
+        return self._read(query)
+
     def resolve(self, ref: str) -> str:
         """The full id of ``latest``, ``latest~N`` (N runs before it), an exact id, a
         unique prefix, or a unique end of an id (its random part, as ``history`` shows)."""
         back = _LATEST_RE.fullmatch(ref.strip())
-        with self._lock:
-            conn = self._connect()
-            if back:
-                offset = int(back.group(1) or 0)
+        if back:
+            offset = int(back.group(1) or 0)
+
+            def latest(conn: sqlite3.Connection) -> tuple[Any, int]:
                 row = conn.execute(
                     "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
                     (offset,),
                 ).fetchone()
-                if row is None:
-                    (count,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
-                    if not count:
-                        raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
-                    raise RunNotFoundError(
-                        f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} "
-                        "is the oldest"
-                    )
-                return str(row[0])
-            rows = conn.execute(
+                (count,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
+                return row, int(count)
+
+            row, count = self._read(latest)
+            if row is None:
+                if not count:
+                    raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+                raise RunNotFoundError(
+                    f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} "
+                    "is the oldest"
+                )
+            return str(row[0])
+        rows = self._read(
+            lambda conn: conn.execute(
                 "SELECT id FROM runs WHERE substr(id, 1, ?) = ?"
                 " OR (length(?) >= 4 AND substr(id, -?) = '-' || ?) ORDER BY id LIMIT 6",
                 (len(ref), ref, ref, len(ref) + 1, ref),
             ).fetchall()
+        )
         ids = [r[0] for r in rows]
         if ref in ids:
             return ref
@@ -278,23 +407,24 @@ class RunStore:
     def run_info(self, ref: str = "latest") -> RunInfo:
         """A run's description and counts, without loading its results."""
         run_id = self.resolve(ref)
-        with self._lock:
-            conn = self._connect()
+
+        def query(conn: sqlite3.Connection) -> RunInfo:
             row = conn.execute(
                 "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?",
                 (run_id,),
             ).fetchone()
             return self._info(conn, row)
 
+        return self._read(query)
+
     def load_run(self, ref: str = "latest") -> Run:
         """A run and its results by id, unique prefix or ``latest``."""
         info = self.run_info(ref)
-        run_id = info.id
-        with self._lock:
-            conn = self._connect()
-            data = conn.execute(
-                "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+        data = self._read(
+            lambda conn: conn.execute(
+                "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (info.id,)
             ).fetchall()
+        )
         return Run(info, tuple(FileResult.from_json(json.loads(d)) for (d,) in data))
 
     @staticmethod

@@ -1,0 +1,155 @@
+"""SQLite files shared by concurrent runs: WAL set once, bounded waits, errors told apart.
+
+The run store (``runs.sqlite``) and the call ledger (``quota.sqlite``) are opened by
+every ``scan``, ``fetch`` and ``verify``, often several at once on one state folder.
+SQLite's busy timeout covers most waits, but not all: switching the journal mode, or
+a transaction that read first and then needs the write lock, can fail with
+``SQLITE_BUSY`` at once (the busy handler is skipped to avoid a deadlock). So:
+
+- the journal mode is read first and switched to WAL only when it is not WAL yet, and a
+  concurrent switch by another process counts as done;
+- writes start with ``BEGIN IMMEDIATE`` (the write lock is taken before anything is read);
+- :func:`retry_busy` retries an operation only on ``SQLITE_BUSY``/``SQLITE_LOCKED``, with
+  a bounded backoff, until a deadline; then :class:`BusyError` says who holds the file;
+- only a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is called corrupt.
+
+>>> import tempfile, pathlib
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     conn = connect(pathlib.Path(tmp) / "x.sqlite", timeout=1.0)
+...     mode = ensure_wal(conn, timeout=1.0)
+...     conn.close()
+>>> mode
+'wal'
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "BusyError",
+    "begin_immediate",
+    "commit",
+    "connect",
+    "ensure_wal",
+    "error_kind",
+    "retry_busy",
+]
+
+T = TypeVar("T")
+
+#: Seconds a run waits for a database another run holds before it says "busy".
+DEFAULT_TIMEOUT = 30.0
+
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+_BUSY_TEXT = ("database is locked", "database table is locked", "database is busy")
+
+
+class BusyError(sqlite3.OperationalError):
+    """Another process held the database longer than the timeout allows."""
+
+
+def error_kind(exc: BaseException) -> str:
+    """``busy``, ``corrupt`` or ``other`` for an :mod:`sqlite3` error.
+
+    >>> error_kind(sqlite3.OperationalError("database is locked"))
+    'busy'
+    >>> error_kind(sqlite3.DatabaseError("file is not a database"))
+    'corrupt'
+    >>> error_kind(sqlite3.OperationalError("unable to open database file"))
+    'other'
+    """
+    if isinstance(exc, BusyError):
+        return "busy"
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        primary = code & 0xFF  # extended codes (SQLITE_BUSY_SNAPSHOT...) keep the primary
+        if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+            return "busy"
+        if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+            return "corrupt"
+        return "other"
+    text = str(exc).lower()
+    if any(t in text for t in _BUSY_TEXT):
+        return "busy"
+    if "not a database" in text or "malformed" in text:
+        return "corrupt"
+    return "other"
+
+
+def retry_busy(
+    action: Callable[[], T],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Run *action*, retrying it while SQLite says busy or locked, for *timeout* seconds.
+
+    The pauses start at a few milliseconds and double (with jitter, so processes that
+    collided do not collide again) up to a quarter second. Any other error is raised at
+    once; when the time is up, :class:`BusyError` is raised from the last busy error.
+    *action* must be safe to repeat: a single statement, or a read.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if isinstance(exc, BusyError) or error_kind(exc) != "busy":
+                raise
+            if time.monotonic() >= deadline:
+                raise BusyError(f"{exc} (waited {timeout:g} s)") from exc
+            sleep(pause * random.uniform(0.5, 1.5))  # jitter, not a secret
+            pause = min(pause * 2, 0.25)
+
+
+def connect(path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> sqlite3.Connection:
+    """An autocommit connection whose busy handler waits up to *timeout* seconds."""
+    conn = sqlite3.connect(path, timeout=timeout, check_same_thread=False, isolation_level=None)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def ensure_wal(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Put the database in WAL mode unless it is already; returns the mode in force.
+
+    The mode is persistent, so only the first opener of a new file switches it. Reading
+    the mode first keeps every later opener from asking for the exclusive lock a switch
+    needs; a switch that meets another process's lock is retried, and a switch another
+    process made in the meantime is accepted.
+    """
+
+    def current() -> str:
+        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+
+    def switch() -> str:
+        mode = current()
+        if mode == "wal":
+            return mode
+        return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
+
+    return retry_busy(switch, timeout=timeout)
+
+
+def begin_immediate(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Start a write transaction, waiting (bounded) for another writer to finish."""
+    retry_busy(lambda: conn.execute("BEGIN IMMEDIATE"), timeout=timeout)
+
+
+def commit(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Commit, retrying while readers keep the commit from finishing."""
+    retry_busy(lambda: conn.execute("COMMIT"), timeout=timeout)
