@@ -33,7 +33,8 @@ from hwpscan.synth.hwpx import build_hwpx
 
 KEY = "TESTKEY" + "8" * 25
 FETCH = ["--from", "2025-07-21", "--to", "2025-07-25"]  # one window
-VERIFY = ["-d", "2025-07-21"]  # another window
+# --cached: a fresh verify asks the API again by design; cache-first runs share a window
+VERIFY = ["-d", "2025-07-21", "--expect", "contaminated", "--cached"]  # another window
 WINDOWS = 2  # all the distinct windows a round asks for: each is paid for once
 
 #: Import everything, report ready, block until the parent releases all children at once.
