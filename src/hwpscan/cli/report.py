@@ -355,7 +355,8 @@ def history(
             width=console.width,
             args_line=lambda info: _args_line(info.args),
             took=_duration,
-        )
+        ),
+        soft_wrap=False,  # a table lays itself out in the width (its title, a long path, too)
     )
     console.print(
         "name a run by its id, its start or end, latest, or latest~N (N runs back)",
