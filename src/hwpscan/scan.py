@@ -474,20 +474,51 @@ def _in_input_order(
     yield from sorted(held.items())
 
 
+#: Files handed to a worker at a time: enough to amortise the messages and wake-ups, few
+#: enough that the last chunks spread over every worker (see :func:`_chunk_size`).
+MAX_CHUNK = 32
+
+
+def _chunk_size(left: int, jobs: int) -> int:
+    """Files for the next chunk: about an eighth of each worker's share of what is left.
+
+    >>> _chunk_size(5000, 2), _chunk_size(40, 2), _chunk_size(3, 2)
+    (32, 2, 1)
+    """
+    return max(1, min(MAX_CHUNK, left // (8 * jobs)))
+
+
+#: A worker's first message: it is up, so its first file's time starts only now.
+_READY = -1
+
+
 class _Worker:
-    """One worker process and the pipe to it; it scans one file at a time."""
+    """One worker process and the pipe to it.
+
+    It is given chunks of files and answers one message per file, in the order given,
+    so the supervisor always knows which file it is reading (the first unanswered one)
+    and since when (the last answer, its start-up message, or the hand-over when it was
+    idle): start-up and imports never count against a file's time limit.
+    """
 
     def __init__(self) -> None:
         self.conn, child = multiprocessing.Pipe()
         self.proc = multiprocessing.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
         child.close()
-        self.task: tuple[int, Job] | None = None
+        self.tasks: deque[tuple[int, Job]] = deque()
         self.started = 0.0
 
-    def give(self, task: tuple[int, Job]) -> None:
-        self.task, self.started = task, time.monotonic()
-        self.conn.send(task)
+    def give(self, chunk: list[tuple[int, Job]]) -> None:
+        if not self.tasks:  # idle: its next file starts now
+            self.started = time.monotonic()
+        self.tasks.extend(chunk)
+        self.conn.send(chunk)
+
+    def done(self) -> None:
+        """The current file's answer came: the next one (if any) starts now."""
+        self.tasks.popleft()
+        self.started = time.monotonic()
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -504,46 +535,66 @@ class _Worker:
 
 
 def _worker_main(conn: Connection) -> None:
-    """A worker's loop: (index, job) in, (index, result) out, until ``None`` or EOF."""
+    """A worker's loop: a chunk of (index, job) in, one (index, result) out per job, in
+    order, until ``None`` or EOF."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        conn.send((_READY, None))  # started and imported: the clock of its first file runs
+    except (OSError, EOFError):
+        return
     while True:
         try:
-            task = conn.recv()
+            chunk = conn.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if chunk is None:
             return
-        index, job = task
-        result = _scan_job(job)
-        try:
-            conn.send((index, result))
-        except (OSError, EOFError):
-            return
-        except Exception as exc:  # a result too big to send (MemoryError) is a row too
-            conn.send((index, _failed_row(display_path(job[0]), job[1], None, exc, 0.0)))
+        for index, job in chunk:
+            result = _scan_job(job)
+            try:
+                conn.send((index, result))
+            except (OSError, EOFError):
+                return
+            except Exception as exc:  # a result too big to send (MemoryError) is a row too
+                conn.send((index, _failed_row(display_path(job[0]), job[1], None, exc, 0.0)))
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
-    """Results as they complete, from *jobs* worker processes fed one file at a time.
+    """Results as they complete, from *jobs* worker processes fed in chunks.
 
-    A worker that dies (a crash in native code, the OOM killer) or overruns *timeout*
-    costs only the row of the file it held; a new worker takes its place.
+    A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on
+    one file costs only the row of that file; a new worker takes its place and the rest
+    of its chunk goes back to the front of the queue. A worker down to its last file is
+    given its next chunk ahead, so it never waits for the supervisor between chunks.
     """
     queue = deque(enumerate(work))
     workers: list[_Worker] = []
     clean = False
+
+    def chunk() -> list[tuple[int, Job]]:
+        n = _chunk_size(len(queue), jobs)
+        return [queue.popleft() for _ in range(min(n, len(queue)))]
+
+    def lose(worker: _Worker) -> tuple[int, Job]:
+        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
+        worker.kill()
+        workers.remove(worker)
+        head = worker.tasks.popleft()
+        queue.extendleft(reversed(worker.tasks))
+        return head
+
     try:
         while True:
             for worker in workers:
-                if worker.task is None and queue:
-                    worker.give(queue.popleft())
+                if len(worker.tasks) <= 1 and queue:
+                    worker.give(chunk())
             while queue and len(workers) < jobs:
                 worker = _Worker()
                 workers.append(worker)
-                worker.give(queue.popleft())
-            busy = [w for w in workers if w.task is not None]
+                worker.give(chunk())
+            busy = [w for w in workers if w.tasks]
             if not busy:
                 break
             wait_for = None
@@ -551,26 +602,25 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
                 wait_for = max(0.0, min(w.started + timeout for w in busy) - time.monotonic())
             ready = set(wait([w.conn for w in busy], wait_for))
             for worker in busy:
-                task = worker.task
-                assert task is not None
                 if worker.conn in ready:
                     try:
                         index, result = worker.conn.recv()
                     except Exception:  # EOF: the process died, or its message was cut
-                        worker.kill()
-                        workers.remove(worker)
-                        yield task[0], _lost_row(task[1], "the worker process died")
+                        index, job = lose(worker)
+                        yield index, _lost_row(job, "the worker process died")
                         continue
-                    worker.task = None
+                    if index == _READY:
+                        worker.started = time.monotonic()
+                        continue
+                    worker.done()
                     yield index, result
                 elif timeout is not None and time.monotonic() - worker.started >= timeout:
-                    worker.kill()
-                    workers.remove(worker)
+                    index, job = lose(worker)
                     why = (
                         f"not done after the {timeout:g}-second per-file limit "
                         "(--file-timeout): stopped, not judged"
                     )
-                    yield task[0], _lost_row(task[1], why)
+                    yield index, _lost_row(job, why)
         clean = True
     finally:
         for worker in workers:
