@@ -107,9 +107,10 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     """
     out: list[Path] = []
     seen: set[str] = set()
+    real = _RealPaths()
 
     def add(path: Path) -> None:
-        key = os.path.realpath(path)
+        key = real(path)
         if key not in seen:
             seen.add(key)
             out.append(path)
@@ -130,12 +131,53 @@ def _is_attachment_name(name: str) -> bool:
     return not (name.startswith(".") or name in SIDECAR_NAMES or name.endswith(_SIDECAR_SUFFIXES))
 
 
+class _RealPaths:
+    """``os.path.realpath`` for many files of few folders: a folder is resolved once,
+    and a file that is no symlink is its resolved folder plus its name (one ``lstat``
+    instead of one per path component).
+
+    >>> real = _RealPaths()
+    >>> [real(Path(p)) == os.path.realpath(p) for p in ("/", "no/such", "/tmp/x")]
+    [True, True, True]
+    """
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str] = {}
+
+    def __call__(self, path: Path) -> str:
+        text = os.fspath(path)
+        head, name = os.path.split(text)
+        if not name or name in (".", "..") or os.path.islink(text):
+            return os.path.realpath(text)
+        folder = self._folders.get(head)
+        if folder is None:
+            folder = self._folders[head] = os.path.realpath(head or ".")
+        return os.path.join(folder, name)
+
+
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
-    """Dates for files: a fetch manifest when one knows the file, else the path."""
-    from hwpscan.fetch.manifest import dates_for
+    """Dates for files: a fetch manifest when one knows the file, else the path.
+
+    Only files with a manifest in their (resolved) folder or above it are looked up in
+    manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
+    file.
+    """
+    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for
 
     paths = list(paths)
-    dates = dict(dates_for(paths))
+    real = _RealPaths()
+    known: dict[str, bool] = {}
+
+    def under_manifest(folder: str) -> bool:
+        found = known.get(folder)
+        if found is None:
+            parent = os.path.dirname(folder)
+            here = os.path.isfile(os.path.join(folder, MANIFEST_NAME))
+            found = known[folder] = here or (parent != folder and under_manifest(parent))
+        return found
+
+    listed = [p for p in paths if under_manifest(os.path.dirname(real(p)))]
+    dates = dict(dates_for(listed)) if listed else {}
     for path in paths:
         if path not in dates and (found := date_from_path(path)) is not None:
             dates[path] = found

@@ -24,7 +24,7 @@ import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from hwpscan.models import Location, Segment, TextStats
 
@@ -178,16 +178,19 @@ class _Paragraph:
 
 def paragraphs(segments: Sequence[Segment]) -> list[_Paragraph]:
     """Consecutive segments of the same (stream, paragraph) joined into one paragraph."""
-    out: list[_Paragraph] = []
+    return list(_iter_paragraphs(segments))
+
+
+def _iter_paragraphs(segments: Sequence[Segment]) -> Iterator[_Paragraph]:
+    """:func:`paragraphs` one at a time: a search that stops early builds no more."""
     run: list[Segment] = []
     for seg in segments:
         if run and (seg.stream != run[0].stream or seg.paragraph != run[0].paragraph):
-            out.append(_Paragraph(run))
+            yield _Paragraph(run)
             run = []
         run.append(seg)
     if run:
-        out.append(_Paragraph(run))
-    return out
+        yield _Paragraph(run)
 
 
 def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
@@ -243,7 +246,10 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
         locations = _locations(
-            paragraphs(segments), surrogates=bool(surrogates), pua=has_pua, limit=max_locations
+            _iter_paragraphs(segments),
+            surrogates=bool(surrogates),
+            pua=has_pua,
+            limit=max_locations,
         )
     error = utf8_error(blob) if surrogates else None
     return TextStats(
@@ -260,7 +266,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
 
 
 def _locations(
-    paras: Sequence[_Paragraph], *, surrogates: bool, pua: bool, limit: int
+    paras: Iterable[_Paragraph], *, surrogates: bool, pua: bool, limit: int
 ) -> tuple[Location, ...]:
     """The first defects (surrogates first, then private-use characters), with context."""
     defects: list[Location] = []
@@ -300,14 +306,13 @@ def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) 
 
 
 def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
-    units = chars.encode("utf-16-be", "surrogatepass").hex().upper()
     return Location(
         stream=para.stream,
         paragraph=para.paragraph,
         offset=para.offset(i),
         codepoint=cp or codepoint(chars),
         kind=kind,
-        units=" ".join(units[k : k + 4] for k in range(0, len(units), 4)),
+        units=chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper(),
         context=_context(para.text, i, len(chars)),
     )
 
