@@ -206,6 +206,34 @@ def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
     return texts
 
 
+def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
+    """:func:`_paragraph_texts`, and where each paragraph's segments start (one more
+    entry at the end: ``len(segments)``)."""
+    texts: list[str] = []
+    starts: list[int] = []
+    key: tuple[str, int] | None = None
+    for i, (stream, paragraph, _offset, text) in enumerate(segments):
+        if (stream, paragraph) == key:
+            texts[-1] += text
+        else:
+            texts.append(text)
+            starts.append(i)
+            key = (stream, paragraph)
+    starts.append(len(segments))
+    return texts, starts
+
+
+def _marked_paragraphs(
+    segments: Sequence[Segment], texts: list[str], starts: list[int], *, surrogates: bool
+) -> Iterator[_Paragraph]:
+    """The paragraphs :func:`_locations` would find something in, in order: a
+    paragraph whose joined text holds no surrogate (when they are looked for) and no
+    private-use character is skipped before anything is built for it."""
+    for k, text in enumerate(texts):
+        if (surrogates and SURROGATE_RE.search(text)) or PUA_RE.search(text):
+            yield _Paragraph(segments[starts[k] : starts[k + 1]])
+
+
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
@@ -231,7 +259,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     """
     if not segments:
         return TextStats()
-    texts = _paragraph_texts(segments)
+    texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
     surrogates = pairs = 0
     strict = blob
@@ -246,7 +274,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
         locations = _locations(
-            _iter_paragraphs(segments),
+            _marked_paragraphs(segments, texts, starts, surrogates=bool(surrogates)),
             surrogates=bool(surrogates),
             pua=has_pua,
             limit=max_locations,
