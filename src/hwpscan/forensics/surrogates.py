@@ -223,17 +223,6 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     return texts, starts
 
 
-def _marked_paragraphs(
-    segments: Sequence[Segment], texts: list[str], starts: list[int], *, surrogates: bool
-) -> Iterator[_Paragraph]:
-    """The paragraphs :func:`_locations` would find something in, in order: a
-    paragraph whose joined text holds no surrogate (when they are looked for) and no
-    private-use character is skipped before anything is built for it."""
-    for k, text in enumerate(texts):
-        if (surrogates and SURROGATE_RE.search(text)) or PUA_RE.search(text):
-            yield _Paragraph(segments[starts[k] : starts[k + 1]])
-
-
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
@@ -274,7 +263,9 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
         locations = _locations(
-            _marked_paragraphs(segments, texts, starts, surrogates=bool(surrogates)),
+            segments,
+            texts,
+            starts,
             surrogates=bool(surrogates),
             pua=has_pua,
             limit=max_locations,
@@ -294,20 +285,34 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
 
 
 def _locations(
-    paras: Iterable[_Paragraph], *, surrogates: bool, pua: bool, limit: int
+    segments: Sequence[Segment],
+    texts: Sequence[str],
+    starts: Sequence[int],
+    *,
+    surrogates: bool,
+    pua: bool,
+    limit: int,
 ) -> tuple[Location, ...]:
-    """The first defects (surrogates first, then private-use characters), with context."""
+    """The first defects (surrogates first, then private-use characters), with context.
+
+    *texts* are the paragraphs' joined texts and *starts* where each one's segments
+    begin (see :func:`_paragraph_groups`); a paragraph's offset map is built only when
+    something is still looked for in it.
+    """
     defects: list[Location] = []
     pua_found: list[Location] = []
-    for para in paras:
-        text = para.text
-        if surrogates and len(defects) < limit and SURROGATE_RE.search(text):
-            _surrogate_locations(para, defects, limit)
-        if pua and len(pua_found) < limit and PUA_RE.search(text):
-            for m in PUA_RE.finditer(text):
-                pua_found.append(_location(para, m.start(), m.group(), "pua"))
-                if len(pua_found) >= limit:
-                    break
+    for k, text in enumerate(texts):
+        want_s = surrogates and len(defects) < limit and SURROGATE_RE.search(text) is not None
+        want_p = pua and len(pua_found) < limit and PUA_RE.search(text) is not None
+        if want_s or want_p:
+            para = _Paragraph(segments[starts[k] : starts[k + 1]])
+            if want_s:
+                _surrogate_locations(para, defects, limit)
+            if want_p:
+                for m in PUA_RE.finditer(text):
+                    pua_found.append(_location(para, m.start(), m.group(), "pua"))
+                    if len(pua_found) >= limit:
+                        break
         if len(defects) >= limit and (not pua or len(pua_found) >= limit):
             break
     return tuple((defects + pua_found)[:limit])
