@@ -40,6 +40,7 @@ from hwpscan.models import (
     Status,
     TextStats,
 )
+from hwpscan.report.export import jsonl_line, remember_line
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -497,7 +498,7 @@ def scan_paths(
     if ordered:
         results = _in_input_order(results)
     for index, found in results:
-        result = replace(found, index=index)
+        result = found if found.index == index else replace(found, index=index)
         if on_result is not None:
             on_result(result)
         yield result
@@ -583,7 +584,7 @@ def _worker_main(conn: Connection) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     try:
-        conn.send((_READY, None))  # started and imported: the clock of its first file runs
+        conn.send((_READY, None, None))  # started and imported: the clock of its first file runs
     except (OSError, EOFError):
         return
     while True:
@@ -594,13 +595,18 @@ def _worker_main(conn: Connection) -> None:
         if chunk is None:
             return
         for index, job in chunk:
-            result = _scan_job(job)
+            # The row's JSON line is made here too: it spares the supervisor, which
+            # every worker waits on, its costliest step per file.
+            result = replace(_scan_job(job), index=index)
             try:
-                conn.send((index, result))
+                conn.send((index, result, jsonl_line(result)))
             except (OSError, EOFError):
                 return
             except Exception as exc:  # a result too big to send (MemoryError) is a row too
-                conn.send((index, _failed_row(display_path(job[0]), job[1], None, exc, 0.0)))
+                row = replace(
+                    _failed_row(display_path(job[0]), job[1], None, exc, 0.0), index=index
+                )
+                conn.send((index, row, None))
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
@@ -646,7 +652,7 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
             for worker in busy:
                 if worker.conn in ready:
                     try:
-                        index, result = worker.conn.recv()
+                        index, result, line = worker.conn.recv()
                     except Exception:  # EOF: the process died, or its message was cut
                         index, job = lose(worker)
                         yield index, _lost_row(job, "the worker process died")
@@ -655,6 +661,8 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
                         worker.started = time.monotonic()
                         continue
                     worker.done()
+                    if line is not None:
+                        remember_line(result, line)
                     yield index, result
                 elif timeout is not None and time.monotonic() - worker.started >= timeout:
                     index, job = lose(worker)

@@ -51,10 +51,15 @@ def jsonl_line(result: FileResult) -> str:
     if held is not None and held[0] is result:
         return held[1]
     line = json.dumps(result.to_json(), ensure_ascii=False)
+    remember_line(result, line)
+    return line
+
+
+def remember_line(result: FileResult, line: str) -> None:
+    """Take *line* as :func:`jsonl_line` of *result* (a worker process made it)."""
     if len(_LINES) >= _LINES_MAX:  # oldest first: a result is asked for twice, soon
         del _LINES[next(iter(_LINES))]
-    _LINES[key] = (result, line)
-    return line
+    _LINES[id(result)] = (result, line)
 
 
 #: The last lines made, by result identity (the result is held, so an id is never
