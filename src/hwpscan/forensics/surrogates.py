@@ -19,12 +19,14 @@ Test strings are built with ``chr()``: literal surrogates in source files break 
 
 from __future__ import annotations
 
+import operator
 import re
 import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 
 from hwpscan.models import Location, Segment, TextStats
 
@@ -42,6 +44,9 @@ _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 _NOT_PUA_RE = re.compile("[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+")
 
 MAX_LOCATIONS = 20
+_STREAM = operator.itemgetter(0)
+_PARAGRAPH = operator.itemgetter(1)
+_TEXT = operator.itemgetter(3)
 _CONTEXT = 12
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: Texts longer than this are merged through a wchar array (see :func:`_merge_big`).
@@ -208,7 +213,20 @@ def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
 
 def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
     """:func:`_paragraph_texts`, and where each paragraph's segments start (one more
-    entry at the end: ``len(segments)``)."""
+    entry at the end: ``len(segments)``).
+
+    When no two neighbours share a paragraph (the common case: one run of text per
+    paragraph) that is found and answered with C-level maps, no Python step per segment.
+
+    >>> _paragraph_groups([Segment("s", 0, 0, "a"), Segment("s", 1, 0, "b")])
+    (['a', 'b'], [0, 1, 2])
+    >>> a, b, c = Segment("s", 0, 0, "a"), Segment("s", 0, 2, "b"), Segment("t", 0, 0, "c")
+    >>> _paragraph_groups([a, b, c])
+    (['ab', 'c'], [0, 2, 3])
+    """
+    keys = list(zip(map(_STREAM, segments), map(_PARAGRAPH, segments), strict=True))
+    if not any(map(operator.eq, keys, islice(keys, 1, None))):
+        return list(map(_TEXT, segments)), list(range(len(segments) + 1))
     texts: list[str] = []
     starts: list[int] = []
     key: tuple[str, int] | None = None
