@@ -40,6 +40,7 @@ from hwpscan.models import (
     Status,
     TextStats,
 )
+from hwpscan.report.export import jsonl_line, remember_line
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -107,9 +108,10 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     """
     out: list[Path] = []
     seen: set[str] = set()
+    real = _RealPaths()
 
     def add(path: Path) -> None:
-        key = os.path.realpath(path)
+        key = real(path)
         if key not in seen:
             seen.add(key)
             out.append(path)
@@ -130,12 +132,53 @@ def _is_attachment_name(name: str) -> bool:
     return not (name.startswith(".") or name in SIDECAR_NAMES or name.endswith(_SIDECAR_SUFFIXES))
 
 
+class _RealPaths:
+    """``os.path.realpath`` for many files of few folders: a folder is resolved once,
+    and a file that is no symlink is its resolved folder plus its name (one ``lstat``
+    instead of one per path component).
+
+    >>> real = _RealPaths()
+    >>> [real(Path(p)) == os.path.realpath(p) for p in ("/", "no/such", "/tmp/x")]
+    [True, True, True]
+    """
+
+    def __init__(self) -> None:
+        self._folders: dict[str, str] = {}
+
+    def __call__(self, path: Path) -> str:
+        text = os.fspath(path)
+        head, name = os.path.split(text)
+        if not name or name in (".", "..") or os.path.islink(text):
+            return os.path.realpath(text)
+        folder = self._folders.get(head)
+        if folder is None:
+            folder = self._folders[head] = os.path.realpath(head or ".")
+        return os.path.join(folder, name)
+
+
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
-    """Dates for files: a fetch manifest when one knows the file, else the path."""
-    from hwpscan.fetch.manifest import dates_for
+    """Dates for files: a fetch manifest when one knows the file, else the path.
+
+    Only files with a manifest in their (resolved) folder or above it are looked up in
+    manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
+    file.
+    """
+    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for
 
     paths = list(paths)
-    dates = dict(dates_for(paths))
+    real = _RealPaths()
+    known: dict[str, bool] = {}
+
+    def under_manifest(folder: str) -> bool:
+        found = known.get(folder)
+        if found is None:
+            parent = os.path.dirname(folder)
+            here = os.path.isfile(os.path.join(folder, MANIFEST_NAME))
+            found = known[folder] = here or (parent != folder and under_manifest(parent))
+        return found
+
+    listed = [p for p in paths if under_manifest(os.path.dirname(real(p)))]
+    dates = dict(dates_for(listed)) if listed else {}
     for path in paths:
         if path not in dates and (found := date_from_path(path)) is not None:
             dates[path] = found
@@ -455,7 +498,7 @@ def scan_paths(
     if ordered:
         results = _in_input_order(results)
     for index, found in results:
-        result = replace(found, index=index)
+        result = found if found.index == index else replace(found, index=index)
         if on_result is not None:
             on_result(result)
         yield result
@@ -474,20 +517,51 @@ def _in_input_order(
     yield from sorted(held.items())
 
 
+#: Files handed to a worker at a time: enough to amortise the messages and wake-ups, few
+#: enough that the last chunks spread over every worker (see :func:`_chunk_size`).
+MAX_CHUNK = 32
+
+
+def _chunk_size(left: int, jobs: int) -> int:
+    """Files for the next chunk: about an eighth of each worker's share of what is left.
+
+    >>> _chunk_size(5000, 2), _chunk_size(40, 2), _chunk_size(3, 2)
+    (32, 2, 1)
+    """
+    return max(1, min(MAX_CHUNK, left // (8 * jobs)))
+
+
+#: A worker's first message: it is up, so its first file's time starts only now.
+_READY = -1
+
+
 class _Worker:
-    """One worker process and the pipe to it; it scans one file at a time."""
+    """One worker process and the pipe to it.
+
+    It is given chunks of files and answers one message per file, in the order given,
+    so the supervisor always knows which file it is reading (the first unanswered one)
+    and since when (the last answer, its start-up message, or the hand-over when it was
+    idle): start-up and imports never count against a file's time limit.
+    """
 
     def __init__(self) -> None:
         self.conn, child = multiprocessing.Pipe()
         self.proc = multiprocessing.Process(target=_worker_main, args=(child,), daemon=True)
         self.proc.start()
         child.close()
-        self.task: tuple[int, Job] | None = None
+        self.tasks: deque[tuple[int, Job]] = deque()
         self.started = 0.0
 
-    def give(self, task: tuple[int, Job]) -> None:
-        self.task, self.started = task, time.monotonic()
-        self.conn.send(task)
+    def give(self, chunk: list[tuple[int, Job]]) -> None:
+        if not self.tasks:  # idle: its next file starts now
+            self.started = time.monotonic()
+        self.tasks.extend(chunk)
+        self.conn.send(chunk)
+
+    def done(self) -> None:
+        """The current file's answer came: the next one (if any) starts now."""
+        self.tasks.popleft()
+        self.started = time.monotonic()
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -504,46 +578,71 @@ class _Worker:
 
 
 def _worker_main(conn: Connection) -> None:
-    """A worker's loop: (index, job) in, (index, result) out, until ``None`` or EOF."""
+    """A worker's loop: a chunk of (index, job) in, one (index, result) out per job, in
+    order, until ``None`` or EOF."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    try:
+        conn.send((_READY, None, None))  # started and imported: the clock of its first file runs
+    except (OSError, EOFError):
+        return
     while True:
         try:
-            task = conn.recv()
+            chunk = conn.recv()
         except (EOFError, OSError):
             return
-        if task is None:
+        if chunk is None:
             return
-        index, job = task
-        result = _scan_job(job)
-        try:
-            conn.send((index, result))
-        except (OSError, EOFError):
-            return
-        except Exception as exc:  # a result too big to send (MemoryError) is a row too
-            conn.send((index, _failed_row(display_path(job[0]), job[1], None, exc, 0.0)))
+        for index, job in chunk:
+            # The row's JSON line is made here too: it spares the supervisor, which
+            # every worker waits on, its costliest step per file.
+            result = replace(_scan_job(job), index=index)
+            try:
+                conn.send((index, result, jsonl_line(result)))
+            except (OSError, EOFError):
+                return
+            except Exception as exc:  # a result too big to send (MemoryError) is a row too
+                row = replace(
+                    _failed_row(display_path(job[0]), job[1], None, exc, 0.0), index=index
+                )
+                conn.send((index, row, None))
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
-    """Results as they complete, from *jobs* worker processes fed one file at a time.
+    """Results as they complete, from *jobs* worker processes fed in chunks.
 
-    A worker that dies (a crash in native code, the OOM killer) or overruns *timeout*
-    costs only the row of the file it held; a new worker takes its place.
+    A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on
+    one file costs only the row of that file; a new worker takes its place and the rest
+    of its chunk goes back to the front of the queue. A worker down to its last file is
+    given its next chunk ahead, so it never waits for the supervisor between chunks.
     """
     queue = deque(enumerate(work))
     workers: list[_Worker] = []
     clean = False
+
+    def chunk() -> list[tuple[int, Job]]:
+        n = _chunk_size(len(queue), jobs)
+        return [queue.popleft() for _ in range(min(n, len(queue)))]
+
+    def lose(worker: _Worker) -> tuple[int, Job]:
+        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
+        worker.kill()
+        workers.remove(worker)
+        head = worker.tasks.popleft()
+        queue.extendleft(reversed(worker.tasks))
+        return head
+
     try:
         while True:
             for worker in workers:
-                if worker.task is None and queue:
-                    worker.give(queue.popleft())
+                if len(worker.tasks) <= 1 and queue:
+                    worker.give(chunk())
             while queue and len(workers) < jobs:
                 worker = _Worker()
                 workers.append(worker)
-                worker.give(queue.popleft())
-            busy = [w for w in workers if w.task is not None]
+                worker.give(chunk())
+            busy = [w for w in workers if w.tasks]
             if not busy:
                 break
             wait_for = None
@@ -551,26 +650,27 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
                 wait_for = max(0.0, min(w.started + timeout for w in busy) - time.monotonic())
             ready = set(wait([w.conn for w in busy], wait_for))
             for worker in busy:
-                task = worker.task
-                assert task is not None
                 if worker.conn in ready:
                     try:
-                        index, result = worker.conn.recv()
+                        index, result, line = worker.conn.recv()
                     except Exception:  # EOF: the process died, or its message was cut
-                        worker.kill()
-                        workers.remove(worker)
-                        yield task[0], _lost_row(task[1], "the worker process died")
+                        index, job = lose(worker)
+                        yield index, _lost_row(job, "the worker process died")
                         continue
-                    worker.task = None
+                    if index == _READY:
+                        worker.started = time.monotonic()
+                        continue
+                    worker.done()
+                    if line is not None:
+                        remember_line(result, line)
                     yield index, result
                 elif timeout is not None and time.monotonic() - worker.started >= timeout:
-                    worker.kill()
-                    workers.remove(worker)
+                    index, job = lose(worker)
                     why = (
                         f"not done after the {timeout:g}-second per-file limit "
                         "(--file-timeout): stopped, not judged"
                     )
-                    yield task[0], _lost_row(task[1], why)
+                    yield index, _lost_row(job, why)
         clean = True
     finally:
         for worker in workers:

@@ -19,12 +19,14 @@ Test strings are built with ``chr()``: literal surrogates in source files break 
 
 from __future__ import annotations
 
+import operator
 import re
 import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 
 from hwpscan.models import Location, Segment, TextStats
 
@@ -42,6 +44,9 @@ _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 _NOT_PUA_RE = re.compile("[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+")
 
 MAX_LOCATIONS = 20
+_STREAM = operator.itemgetter(0)
+_PARAGRAPH = operator.itemgetter(1)
+_TEXT = operator.itemgetter(3)
 _CONTEXT = 12
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: Texts longer than this are merged through a wchar array (see :func:`_merge_big`).
@@ -178,16 +183,19 @@ class _Paragraph:
 
 def paragraphs(segments: Sequence[Segment]) -> list[_Paragraph]:
     """Consecutive segments of the same (stream, paragraph) joined into one paragraph."""
-    out: list[_Paragraph] = []
+    return list(_iter_paragraphs(segments))
+
+
+def _iter_paragraphs(segments: Sequence[Segment]) -> Iterator[_Paragraph]:
+    """:func:`paragraphs` one at a time: a search that stops early builds no more."""
     run: list[Segment] = []
     for seg in segments:
         if run and (seg.stream != run[0].stream or seg.paragraph != run[0].paragraph):
-            out.append(_Paragraph(run))
+            yield _Paragraph(run)
             run = []
         run.append(seg)
     if run:
-        out.append(_Paragraph(run))
-    return out
+        yield _Paragraph(run)
 
 
 def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
@@ -201,6 +209,36 @@ def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
             texts.append(text)
             key = (stream, paragraph)
     return texts
+
+
+def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
+    """:func:`_paragraph_texts`, and where each paragraph's segments start (one more
+    entry at the end: ``len(segments)``).
+
+    When no two neighbours share a paragraph (the common case: one run of text per
+    paragraph) that is found and answered with C-level maps, no Python step per segment.
+
+    >>> _paragraph_groups([Segment("s", 0, 0, "a"), Segment("s", 1, 0, "b")])
+    (['a', 'b'], [0, 1, 2])
+    >>> a, b, c = Segment("s", 0, 0, "a"), Segment("s", 0, 2, "b"), Segment("t", 0, 0, "c")
+    >>> _paragraph_groups([a, b, c])
+    (['ab', 'c'], [0, 2, 3])
+    """
+    keys = list(zip(map(_STREAM, segments), map(_PARAGRAPH, segments), strict=True))
+    if not any(map(operator.eq, keys, islice(keys, 1, None))):
+        return list(map(_TEXT, segments)), list(range(len(segments) + 1))
+    texts: list[str] = []
+    starts: list[int] = []
+    key: tuple[str, int] | None = None
+    for i, (stream, paragraph, _offset, text) in enumerate(segments):
+        if (stream, paragraph) == key:
+            texts[-1] += text
+        else:
+            texts.append(text)
+            starts.append(i)
+            key = (stream, paragraph)
+    starts.append(len(segments))
+    return texts, starts
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -228,7 +266,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     """
     if not segments:
         return TextStats()
-    texts = _paragraph_texts(segments)
+    texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
     surrogates = pairs = 0
     strict = blob
@@ -243,7 +281,12 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     locations: tuple[Location, ...] = ()
     if surrogates or has_pua:
         locations = _locations(
-            paragraphs(segments), surrogates=bool(surrogates), pua=has_pua, limit=max_locations
+            segments,
+            texts,
+            starts,
+            surrogates=bool(surrogates),
+            pua=has_pua,
+            limit=max_locations,
         )
     error = utf8_error(blob) if surrogates else None
     return TextStats(
@@ -260,20 +303,34 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
 
 
 def _locations(
-    paras: Sequence[_Paragraph], *, surrogates: bool, pua: bool, limit: int
+    segments: Sequence[Segment],
+    texts: Sequence[str],
+    starts: Sequence[int],
+    *,
+    surrogates: bool,
+    pua: bool,
+    limit: int,
 ) -> tuple[Location, ...]:
-    """The first defects (surrogates first, then private-use characters), with context."""
+    """The first defects (surrogates first, then private-use characters), with context.
+
+    *texts* are the paragraphs' joined texts and *starts* where each one's segments
+    begin (see :func:`_paragraph_groups`); a paragraph's offset map is built only when
+    something is still looked for in it.
+    """
     defects: list[Location] = []
     pua_found: list[Location] = []
-    for para in paras:
-        text = para.text
-        if surrogates and len(defects) < limit and SURROGATE_RE.search(text):
-            _surrogate_locations(para, defects, limit)
-        if pua and len(pua_found) < limit and PUA_RE.search(text):
-            for m in PUA_RE.finditer(text):
-                pua_found.append(_location(para, m.start(), m.group(), "pua"))
-                if len(pua_found) >= limit:
-                    break
+    for k, text in enumerate(texts):
+        want_s = surrogates and len(defects) < limit and SURROGATE_RE.search(text) is not None
+        want_p = pua and len(pua_found) < limit and PUA_RE.search(text) is not None
+        if want_s or want_p:
+            para = _Paragraph(segments[starts[k] : starts[k + 1]])
+            if want_s:
+                _surrogate_locations(para, defects, limit)
+            if want_p:
+                for m in PUA_RE.finditer(text):
+                    pua_found.append(_location(para, m.start(), m.group(), "pua"))
+                    if len(pua_found) >= limit:
+                        break
         if len(defects) >= limit and (not pua or len(pua_found) >= limit):
             break
     return tuple((defects + pua_found)[:limit])
@@ -300,14 +357,13 @@ def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) 
 
 
 def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
-    units = chars.encode("utf-16-be", "surrogatepass").hex().upper()
     return Location(
         stream=para.stream,
         paragraph=para.paragraph,
         offset=para.offset(i),
         codepoint=cp or codepoint(chars),
         kind=kind,
-        units=" ".join(units[k : k + 4] for k in range(0, len(units), 4)),
+        units=chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper(),
         context=_context(para.text, i, len(chars)),
     )
 

@@ -46,7 +46,27 @@ def jsonl_line(result: FileResult) -> str:
     >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:46]
     '{"path": "보도.hwp", "sha256": "ab", "bytes": 3,'
     """
-    return json.dumps(result.to_json(), ensure_ascii=False)
+    key = id(result)
+    held = _LINES.get(key)
+    if held is not None and held[0] is result:
+        return held[1]
+    line = json.dumps(result.to_json(), ensure_ascii=False)
+    remember_line(result, line)
+    return line
+
+
+def remember_line(result: FileResult, line: str) -> None:
+    """Take *line* as :func:`jsonl_line` of *result* (a worker process made it)."""
+    if len(_LINES) >= _LINES_MAX:  # oldest first: a result is asked for twice, soon
+        del _LINES[next(iter(_LINES))]
+    _LINES[id(result)] = (result, line)
+
+
+#: The last lines made, by result identity (the result is held, so an id is never
+#: reused while cached): the stream and the run store each want a result's line, and a
+#: result is immutable, so it is built once. Bounded: the store writes in small batches.
+_LINES: dict[int, tuple[FileResult, str]] = {}
+_LINES_MAX = 1024
 
 
 def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from hwpscan.errors import StoreError
 from hwpscan.models import FileResult
+from hwpscan.report.export import jsonl_line
 from hwpscan.rundiff import file_name
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
 from hwpscan.runstore.scrub import clean_args
@@ -285,7 +286,7 @@ class RunStore:
                         r.date,
                         r.format.value,
                         r.status.value,
-                        json.dumps(r.to_json(), ensure_ascii=False),
+                        jsonl_line(r),  # the line the stream wrote: built once
                     )
                     for i, r in enumerate(rows)
                 ],
@@ -449,7 +450,7 @@ class RunRecorder:
     """
 
     def __init__(
-        self, store: RunStore, run_id: str, *, batch: int = 64, max_delay: float = 0.5
+        self, store: RunStore, run_id: str, *, batch: int = 256, max_delay: float = 0.5
     ) -> None:
         self.store = store
         self.run_id = run_id

@@ -1,0 +1,48 @@
+"""The worker pool feeds files in chunks and keeps the per-file time limit.
+
+A worker answers once per file in the order given, so the supervisor knows which file
+of a chunk is being read: the one that overruns is stopped and gets its row, the rest
+of its chunk goes to another worker. Files are made by our own writers.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from hwpscan.models import Status
+from hwpscan.scan import MAX_CHUNK, _chunk_size, scan_paths
+from hwpscan.synth.hwp5 import build_hwp5
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+import hostile  # the reproducers' builders
+
+
+def _files(tmp: Path, n: int, slow_at: set[int]) -> list[Path]:
+    paths = []
+    for i in range(n):
+        p = tmp / f"f{i:03}.hwp"
+        p.write_bytes(hostile.pua_sections() if i in slow_at else build_hwp5([f"문단 {i}"]))
+        paths.append(p)
+    return paths
+
+
+def test_chunks_shrink_towards_the_end_of_the_queue() -> None:
+    assert _chunk_size(100_000, 2) == MAX_CHUNK
+    assert [_chunk_size(n, 2) for n in (64, 32, 16, 15, 1, 0)] == [4, 2, 1, 1, 1, 1]
+
+
+def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(tmp_path: Path) -> None:
+    slow = {6, 30}
+    files = _files(tmp_path, 48, slow)
+    assert _chunk_size(len(files), 1) > 1  # the slow files sit inside chunks
+    rows = list(scan_paths(files, jobs=1, file_timeout=0.3, ordered=False))
+    assert sorted(r.index for r in rows if r.index is not None) == list(range(48))
+    for row in rows:
+        if row.index in slow:
+            assert row.status is Status.ERROR and "per-file limit" in (row.reason or "")
+        else:
+            assert row.status is Status.CLEAN, row
+    ordered = list(scan_paths(files, jobs=2, file_timeout=0.3))
+    assert [r.index for r in ordered] == list(range(48))
+    assert {r.index for r in ordered if r.status is Status.ERROR} == slow
