@@ -23,7 +23,6 @@ from hwpscan.cli import emulator as _emulator_cli  # noqa: F401  (registers the 
 from hwpscan.cli.app import app
 from hwpscan.emulator import (
     BadDateMode,
-    CatalogueError,
     Disposition,
     Oversize,
     Post,
@@ -38,6 +37,7 @@ from hwpscan.emulator import (
     write_data_dir,
 )
 from hwpscan.emulator.wire import damage_text
+from hwpscan.errors import CatalogueError
 from hwpscan.models import Format, Status
 from hwpscan.scan import scan_bytes
 from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue

@@ -11,9 +11,14 @@ from typing import Any
 
 import httpx
 
-from hwpscan.errors import ApiRefusedError, ApiResponseError, QuotaExceededError
+from hwpscan.errors import (
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+    QuotaExceededError,
+)
 from hwpscan.fetch import fetch_range, plan_range
-from hwpscan.fetch.client import ApiNetworkError, DailyLimitError
 from hwpscan.fetch.dates import KST, Window
 from hwpscan.fetch.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
 
+from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.store import (
     DB_NAME,
-    RunNotFoundError,
     RunStore,
     clean_args,
     default_store,

@@ -12,16 +12,9 @@ from typing import Annotated
 import typer
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.emulator import (
-    BadDateMode,
-    CatalogueError,
-    Disposition,
-    Oversize,
-    Quirks,
-    QuotaMode,
-    WrongYearMode,
-)
+from hwpscan.emulator import BadDateMode, Disposition, Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.emulator.catalogue_loader import Post
+from hwpscan.errors import CatalogueError
 from hwpscan.models import ExitCode
 
 _API = "API quirks"

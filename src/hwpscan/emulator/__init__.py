@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from hwpscan.emulator.app import EmulatorApp, atch_file_id
     from hwpscan.emulator.catalogue_loader import (
         Attachment,
-        CatalogueError,
         Post,
         bundled_posts,
         from_releases,
@@ -44,7 +43,6 @@ _LAZY = {
     "EmulatorApp": "hwpscan.emulator.app",
     "atch_file_id": "hwpscan.emulator.app",
     "Attachment": "hwpscan.emulator.catalogue_loader",
-    "CatalogueError": "hwpscan.emulator.catalogue_loader",
     "Post": "hwpscan.emulator.catalogue_loader",
     "bundled_posts": "hwpscan.emulator.catalogue_loader",
     "from_releases": "hwpscan.emulator.catalogue_loader",
@@ -76,7 +74,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Attachment",
     "BadDateMode",
-    "CatalogueError",
     "Disposition",
     "EmulatorApp",
     "Oversize",

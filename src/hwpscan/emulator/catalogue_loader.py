@@ -22,12 +22,11 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from hwpscan.errors import UsageError
+from hwpscan.errors import CatalogueError
 
 __all__ = [
     "FORMAT_TAG",
     "Attachment",
-    "CatalogueError",
     "Post",
     "bundled_posts",
     "from_releases",
@@ -37,10 +36,6 @@ __all__ = [
 
 FORMAT_TAG = "hwpscan-emulator-catalogue/1"
 _REG_FORMAT = "%Y-%m-%d %H:%M:%S"
-
-
-class CatalogueError(UsageError):
-    """A ``--data`` folder that cannot be served (missing file, bad JSON, path escape)."""
 
 
 @dataclass(frozen=True, slots=True)

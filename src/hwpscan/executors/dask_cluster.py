@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hwpscan.errors import HwpscanError, UsageError
+from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
 from hwpscan.sources import WorkItem, redact, shown_url
@@ -42,7 +42,6 @@ __all__ = [
     "DEFAULT_BATCH",
     "INSTALL_HINT",
     "SCHEDULER_ENV",
-    "SchedulerLostError",
     "dask_client",
     "require_dask",
     "scan_on_dask",
@@ -55,10 +54,6 @@ DEFAULT_BATCH = 128
 SCHEDULER_ENV = "HWPSCAN_DASK_SCHEDULER"
 INSTALL_HINT = "the dask executor needs dask.distributed: pip install 'hwpscan[dask]'"
 _RETRIED_REASON = "the Dask worker died while reading this file, and again on the retry"
-
-
-class SchedulerLostError(HwpscanError):
-    """The scheduler went away (or could not be reached): the run cannot go on."""
 
 
 def require_dask() -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
-from hwpscan.errors import UnsafeUrlError
+from hwpscan.errors import RunBudgetError, UnsafeUrlError
 from hwpscan.fetch.clean import one_line
 from hwpscan.fetch.client import Release
 from hwpscan.fetch.download import (
@@ -24,7 +24,6 @@ from hwpscan.fetch.download import (
     name_from_url,
     safe_filename,
 )
-from hwpscan.fetch.limits import RunBudgetError
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from hwpscan.errors import QuotaExceededError, UsageError
+from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
 from hwpscan.runstore.sqlite import (
     DEFAULT_TIMEOUT,
@@ -50,14 +50,6 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_hash, day)
 )
 """
-
-
-class LedgerError(UsageError):
-    """The ledger file cannot be used (not SQLite, damaged, locked, unwritable)."""
-
-
-class LedgerBusyError(LedgerError):
-    """Another run held the ledger longer than the timeout: a lock, not damage."""
 
 
 def key_hash(key: str) -> str:

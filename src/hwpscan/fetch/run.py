@@ -21,15 +21,21 @@ from pathlib import Path
 
 import httpx
 
-from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, HwpscanError, UsageError
+from hwpscan.errors import (
+    ApiError,
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+    HwpscanError,
+    UsageError,
+)
 from hwpscan.fetch.cache import ResponseCache
 from hwpscan.fetch.client import (
     DEFAULT_API_URL,
     HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
-    ApiNetworkError,
-    DailyLimitError,
     check_answer,
     parse_answer,
 )

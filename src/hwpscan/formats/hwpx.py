@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from xml.parsers import expat
 
-from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
+from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats.sniff import HWPX_MIMETYPE
 from hwpscan.models import Document, Format, Segment, Status
 
@@ -79,10 +79,6 @@ _INLINE = {
     "markpenEnd": "",
 }
 _SHOWN = 5
-
-
-class BudgetError(CorruptFileError):
-    """A package went over one of the per-file budgets (entries, bytes, depth, paragraphs)."""
 
 
 def read_zip(data: bytes) -> Document:
