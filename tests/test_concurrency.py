@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.errors import BusyError, LedgerBusyError, LedgerError, StoreBusyError
-from hwpscan.fetch.download import TEMP_PREFIX
 from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.fetch.quota import QuotaLedger
 from hwpscan.runstore.sqlite import retry_busy

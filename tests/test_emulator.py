@@ -31,7 +31,6 @@ from hwpscan.emulator import (
     RunningEmulator,
     WrongYearMode,
     from_releases,
-    key_hash,
     load_data_dir,
     serve_in_thread,
     write_data_dir,
@@ -39,6 +38,7 @@ from hwpscan.emulator import (
 from hwpscan.emulator.wire import damage_text
 from hwpscan.errors import CatalogueError
 from hwpscan.models import Format, Status
+from hwpscan.redaction import key_hash
 from hwpscan.scan import scan_bytes
 from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
 from hwpscan.synth.hwp5 import build_hwp5
@@ -487,7 +487,7 @@ def test_request_log_is_off_by_default_and_redacted_when_on(
     with running(log=lines.append) as emu:
         call(emu, "2025-07-21", "2025-07-21")
     assert lines and all(KEY not in line for line in lines)
-    assert any("authKey=***" in line for line in lines)
+    assert any("authKey=REDACTED" in line for line in lines)
 
 
 def test_close_releases_the_port() -> None:
@@ -644,7 +644,7 @@ def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> N
             proc.communicate()
     assert proc.returncode == 0, err
     assert "Quirks changed: daily_limit=2\n" in banner
-    assert "Stopped after 1 API calls" in err and "authKey=***" in err
+    assert "Stopped after 1 API calls" in err and "authKey=REDACTED" in err
     assert KEY not in out + err and "Traceback" not in err
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.fetch.download import (
     STALE_AFTER,
-    TEMP_PREFIX,
     Downloader,
     DownloadJob,
     filename_from_disposition,

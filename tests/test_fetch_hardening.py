@@ -21,8 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.fetch.dates import KST
-from hwpscan.fetch.download import TEMP_PREFIX, Downloader, DownloadJob
+from hwpscan.fetch.download import Downloader, DownloadJob
 from hwpscan.fetch.run import FetchReport
 
 KEY = "K3yZ9qWvX7pLmN2bR8tY5uHc4dFgJ6sA"

@@ -21,7 +21,8 @@ from hwpscan.fetch.manifest import (
     dates_for,
     load_manifest,
 )
-from hwpscan.fetch.quota import QuotaLedger, key_hash
+from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.redaction import key_hash
 
 KEY = "TESTKEY" + "5e" * 12
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.download import TEMP_PREFIX
 from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.synth.hwp5 import build_hwp5
 

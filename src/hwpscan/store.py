@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from hwpscan.models import FileResult
+from hwpscan.redaction import clean_args
 from hwpscan.rundiff import (
     CHANGE_KINDS,
     DateChange,
@@ -31,7 +32,6 @@ from hwpscan.rundiff import (
 )
 from hwpscan.runstore.db import RunRecorder, RunStore
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, new_run_id
-from hwpscan.runstore.scrub import clean_args
 
 __all__ = [
     "CHANGE_KINDS",

@@ -63,9 +63,10 @@ from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
-from hwpscan.fetch.urls import check_api_url, redact_text
+from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+from hwpscan.redaction import redact_text
 
 if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
     from hwpscan.fetch import FetchReport

@@ -20,7 +20,7 @@ from hwpscan.cli.app import console, err_console
 from hwpscan.fetch.dates import with_weekday
 from hwpscan.fetch.keys import ENV_VAR
 from hwpscan.fetch.plan import Plan
-from hwpscan.fetch.urls import redact_text
+from hwpscan.redaction import redact_text
 
 if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
     from hwpscan.fetch import FetchReport, ProgressEvent

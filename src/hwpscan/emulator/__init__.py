@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     )
     from hwpscan.emulator.server import RunningEmulator, make_server, serve_in_thread
     from hwpscan.emulator.state import Stats
-    from hwpscan.emulator.wire import key_hash
 
 #: Public names and the module defining each. They load on first use, so the CLI can
 #: build ``hwpscan emulator --help`` (option types from ``quirks``) without the server.
@@ -58,7 +57,6 @@ _LAZY = {
     "make_server": "hwpscan.emulator.server",
     "serve_in_thread": "hwpscan.emulator.server",
     "Stats": "hwpscan.emulator.state",
-    "key_hash": "hwpscan.emulator.wire",
 }
 
 
@@ -86,7 +84,6 @@ __all__ = [
     "atch_file_id",
     "bundled_posts",
     "from_releases",
-    "key_hash",
     "load_data_dir",
     "make_server",
     "serve_in_thread",

@@ -34,10 +34,10 @@ from hwpscan.emulator.wire import (
     damage_text,
     encode_json_cp949,
     html_page,
-    key_hash,
     korea_day,
     utc_now,
 )
+from hwpscan.redaction import key_hash
 
 __all__ = [
     "DOWNLOAD_PATH",

@@ -34,7 +34,8 @@ from hwpscan.emulator.app import (
 from hwpscan.emulator.catalogue_loader import Post, bundled_posts, from_releases
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.state import Stats
-from hwpscan.emulator.wire import EUCKR_HTML, html_page, redact, utc_now
+from hwpscan.emulator.wire import EUCKR_HTML, html_page, utc_now
+from hwpscan.redaction import redact_params
 
 __all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"]
 
@@ -78,7 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.log is not None:
-            self.server.log(redact(f"{self.address_string()} {format % args}"))
+            self.server.log(redact_params(f"{self.address_string()} {format % args}"))
 
     # -- plumbing -----------------------------------------------------------------------
 

@@ -33,7 +33,8 @@ from hwpscan.errors import (
     DailyLimitError,
 )
 from hwpscan.fetch.dates import Window
-from hwpscan.fetch.urls import check_api_url, redact_bytes, redact_params, redact_text, redact_url
+from hwpscan.fetch.urls import check_api_url
+from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"

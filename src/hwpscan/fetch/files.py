@@ -29,11 +29,10 @@ from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
     DEFAULT_DOWNLOAD_PATHS,
     Resolver,
-    redact_text,
-    redact_url,
     system_resolver,
     validate_attachment_url,
 )
+from hwpscan.redaction import redact_text, redact_url
 
 
 @dataclass(frozen=True, slots=True)

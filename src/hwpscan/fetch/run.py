@@ -54,15 +54,10 @@ from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import (
-    DEFAULT_DOWNLOAD_PATHS,
-    Resolver,
-    check_api_url,
-    redact_text,
-    system_resolver,
-)
+from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+from hwpscan.redaction import redact_text
 
 __all__ = ["FetchReport", "ProgressEvent", "fetch_range"]
 

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
 from hwpscan.models import FileResult
+from hwpscan.redaction import clean_args
 from hwpscan.rundiff import file_name
 from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, new_run_id
-from hwpscan.runstore.scrub import clean_args
 from hwpscan.runstore.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
