@@ -25,8 +25,8 @@ import pytest
 from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.errors import BusyError, LedgerBusyError, LedgerError, StoreBusyError
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.runstore.sqlite import retry_busy
 from hwpscan.store import RunStore
 from hwpscan.synth.hwp5 import build_hwp5

@@ -15,8 +15,8 @@ from hwpscan.cli.app import app
 from hwpscan.emulator.server import serve_in_thread
 from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 
 runner = CliRunner()

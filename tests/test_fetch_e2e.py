@@ -27,7 +27,7 @@ from hwpscan.cli.app import app
 from hwpscan.emulator.app import DownloadPlan, Reply
 from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
 

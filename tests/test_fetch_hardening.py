@@ -453,7 +453,7 @@ def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path:
 
 
 def test_foreign_manifest_lines_are_skipped_and_described(tmp_path: Path) -> None:
-    from hwpscan.fetch.manifest import MANIFEST_NAME, ManifestEntry, dates_for, read_entries
+    from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, dates_for, read_entries
 
     good = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 4, None, "downloaded")
     lines = [json.dumps(good.to_json()), "[1]", '{"date": 5}', "7", "{" * 5000 + "}" * 5000]
@@ -467,7 +467,7 @@ def test_foreign_manifest_lines_are_skipped_and_described(tmp_path: Path) -> Non
 
 
 def test_a_symlink_loop_is_left_undated_not_a_crash(tmp_path: Path) -> None:
-    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, load_manifest
+    from hwpscan.manifest import MANIFEST_NAME, dates_for, load_manifest
 
     loop = tmp_path / "loop.hwp"
     loop.symlink_to(tmp_path / "loop.hwp")

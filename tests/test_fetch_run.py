@@ -20,8 +20,8 @@ from hwpscan.errors import (
 )
 from hwpscan.fetch import fetch_range, plan_range
 from hwpscan.fetch.dates import KST, Window
-from hwpscan.fetch.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger
+from hwpscan.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.synth.hwp5 import build_hwp5
 from hwpscan.synth.pdf import build_pdf

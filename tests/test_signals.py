@@ -24,7 +24,7 @@ import pytest
 from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.emulator.quirks import Quirks
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.synth.hwp5 import build_hwp5
 
 KEY = "TESTKEY" + "5" * 25

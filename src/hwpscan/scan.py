@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from hwpscan.atomic import atomic_write
 from hwpscan.errors import EncryptedFileError, FormatError
+from hwpscan.manifest import dates_for
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import OrphanPolicy
@@ -133,7 +134,6 @@ def _is_attachment_name(name: str) -> bool:
 
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     """Dates for files: a fetch manifest when one knows the file, else the path."""
-    from hwpscan.fetch.manifest import dates_for
 
     paths = list(paths)
     dates = dict(dates_for(paths))

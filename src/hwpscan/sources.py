@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
+from hwpscan.manifest import ManifestEntry
 from hwpscan.redaction import redact_credentials
 from hwpscan.scan import (
     _is_attachment_name,
@@ -232,7 +233,6 @@ def _walk(
 
 def _read_manifest(fs: AbstractFileSystem, name: str, folder: str) -> dict[str, str]:
     """Dates a ``manifest.jsonl`` gives, keyed by full path (the latest line wins)."""
-    from hwpscan.fetch.manifest import ManifestEntry
 
     try:
         if int(fs.size(name) or 0) > _MANIFEST_CAP:

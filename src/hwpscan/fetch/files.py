@@ -24,7 +24,6 @@ from hwpscan.fetch.download import (
     name_from_url,
     safe_filename,
 )
-from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
     DEFAULT_DOWNLOAD_PATHS,
@@ -32,6 +31,7 @@ from hwpscan.fetch.urls import (
     system_resolver,
     validate_attachment_url,
 )
+from hwpscan.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.redaction import redact_text, redact_url
 
 

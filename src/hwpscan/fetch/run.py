@@ -50,12 +50,12 @@ from hwpscan.fetch.dates import (
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy
 from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
 from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
 from hwpscan.home import state_dir
+from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
