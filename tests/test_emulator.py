@@ -21,7 +21,10 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import emulator as _emulator_cli  # noqa: F401  (registers the command)
 from hwpscan.cli.app import app
-from hwpscan.emulator import (
+from hwpscan.errors import CatalogueError
+from hwpscan.models import Format, Status
+from hwpscan.redaction import key_hash
+from hwpscan.rehearsal.emulator import (
     BadDateMode,
     Disposition,
     Oversize,
@@ -35,15 +38,12 @@ from hwpscan.emulator import (
     serve_in_thread,
     write_data_dir,
 )
-from hwpscan.emulator.wire import damage_text
-from hwpscan.errors import CatalogueError
-from hwpscan.models import Format, Status
-from hwpscan.redaction import key_hash
+from hwpscan.rehearsal.emulator.wire import damage_text
+from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incident_catalogue
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.scan import scan_bytes
-from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
 
 KEY = hashlib.sha256(b"emulator-test-key").hexdigest()[:32]
 OTHER_KEY = hashlib.sha256(b"emulator-other-key").hexdigest()[:32]
@@ -654,7 +654,7 @@ def test_downloads_carry_etags_and_a_reissue_changes_them(tmp_path) -> None:
     from hwpscan.fetch.download import Downloader, DownloadJob
     from hwpscan.forensics.surrogates import SURROGATE_RE, join_segments
     from hwpscan.formats import read_document
-    from hwpscan.synth.catalogue import incident_catalogue
+    from hwpscan.rehearsal.synth.catalogue import incident_catalogue
 
     with serve_in_thread() as emu, httpx.Client(timeout=TIMEOUT, trust_env=False) as http:
         listing = http.get(

@@ -416,7 +416,7 @@ def test_windows_reach_the_last_date_without_overflow() -> None:
 
 
 def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path: Path) -> None:
-    from hwpscan.fetch import fetch_range
+    from hwpscan.fetch.run import fetch_range
 
     def slow_listing(h: Handler) -> bytes:
         time.sleep(0.2)
@@ -559,7 +559,7 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
 
 
 def test_fetch_range_passes_its_download_deadline_on(tmp_path: Path) -> None:
-    from hwpscan.fetch import fetch_range
+    from hwpscan.fetch.run import fetch_range
 
     def dripping(h: Handler) -> bytes:
         return listing([release(h, "9", atchfileUrl=f"{h.server.file_url}?drip=1")])

@@ -18,13 +18,14 @@ from hwpscan.errors import (
     DailyLimitError,
     QuotaExceededError,
 )
-from hwpscan.fetch import fetch_range, plan_range
+from hwpscan.fetch import plan_range
 from hwpscan.fetch.dates import KST, Window
 from hwpscan.fetch.plan import open_cache, open_ledger
+from hwpscan.fetch.run import fetch_range
 from hwpscan.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.models import ExitCode
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.pdf import build_pdf
 
 KEY = "TESTKEY" + "7c" * 12
 HOST = "https://www.fss.or.kr"

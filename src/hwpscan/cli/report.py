@@ -28,7 +28,7 @@ from hwpscan.runstore.matrix import MatrixRecorder, load_matrix_rows
 from hwpscan.store import CHANGE_KINDS, Run, RunDiff, RunInfo, RunRecorder, RunStore, default_store
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
-    from hwpscan.fetch import FetchReport
+    from hwpscan.fetch.run import FetchReport
 
 __all__ = [
     "RunSink",

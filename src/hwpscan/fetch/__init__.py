@@ -6,14 +6,15 @@ answers on disk), :mod:`~hwpscan.fetch.client` (the API and its quirks),
 :mod:`~hwpscan.fetch.urls` (attachment URL validation, redaction),
 :mod:`~hwpscan.fetch.download`; the manifest it writes is :mod:`hwpscan.manifest`, outside
 this package, so that the scanner reads it without importing the fetcher. The
-orchestrator is :func:`fetch_range`; :func:`fetch_for_scan` adds the defaults a scan wants.
+orchestrator is :func:`hwpscan.fetch.run.fetch_range` (it brings httpx, so it is not
+imported here); :func:`fetch_for_scan` adds the defaults a scan wants.
 """
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hwpscan.errors import UsageError
@@ -22,19 +23,19 @@ from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
 from hwpscan.fetch.plan import Plan, plan_range
 from hwpscan.fetch.progress import ProgressEvent
-from hwpscan.fetch.run import FetchReport, fetch_range
 from hwpscan.home import state_dir
 from hwpscan.manifest import dates_for, load_manifest
 
+if TYPE_CHECKING:
+    from hwpscan.fetch.run import FetchReport
+
 __all__ = [
     "DEFAULT_API_URL",
-    "FetchReport",
     "Plan",
     "ProgressEvent",
     "dates_for",
     "default_out_dir",
     "fetch_for_scan",
-    "fetch_range",
     "load_manifest",
     "plan_range",
 ]
@@ -66,10 +67,14 @@ def fetch_for_scan(
     ``api_url`` defaults to the real endpoint. ``start``/``end`` may be ``YYYY-MM-DD``
     strings (validated strictly). The key comes from ``key``, else ``HWPSCAN_API_KEY``,
     else the config file; a missing key raises :class:`UsageError`. ``options`` go to
-    :func:`fetch_range` (``progress``, ``window_days``, ``daily_limit``, ``allow_hosts``,
-    timeouts...). Check ``report.error`` / ``report.exit_code``: a stopped fetch still
-    returns what it got.
+    :func:`~hwpscan.fetch.run.fetch_range` (``progress``, ``window_days``, ``daily_limit``,
+    ``allow_hosts``, timeouts...). Check ``report.error`` / ``report.exit_code``: a stopped
+    fetch still returns what it got.
     """
+    # the orchestrator brings httpx (and its own deps): loaded when a fetch is asked for,
+    # so that importing this package (the CLI's options, --help) stays light
+    from hwpscan.fetch.run import fetch_range
+
     api_url = api_url or DEFAULT_API_URL
     if isinstance(start, str) or isinstance(end, str):
         start, end = parse_range(str(start), str(end))

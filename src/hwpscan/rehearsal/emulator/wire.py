@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from hwpscan.emulator.quirks import Disposition
+from hwpscan.rehearsal.emulator.quirks import Disposition
 
 __all__ = [
     "KOREA",
