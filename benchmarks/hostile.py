@@ -2,7 +2,7 @@
 
     python benchmarks/hostile.py [--only NAME ...] [--src DIR] [--limit-mb 2048] [--list]
 
-Every reproducer is built here (``hwpscan.synth`` writes the HWP 5, CFB and HWPX
+Every reproducer is built here (``hwpscan.rehearsal.synth`` writes the HWP 5, CFB and HWPX
 containers; JSON answers and captures are written inline), then measured in a fresh
 subprocess: wall time, the peak RSS of that process and its workers (``wait4``), and
 what hwpscan said (status and reason, or exit code and row count). ``--src`` measures
@@ -47,10 +47,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import build_hwp5, hwp5_streams
-from hwpscan.synth.hwp5_records import record
-from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5, hwp5_streams
+from hwpscan.rehearsal.synth.hwp5_records import record
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
 
 MB = 2**20
 

@@ -26,9 +26,9 @@ from collections.abc import Callable
 import olefile
 
 from hwpscan.formats.hwp5 import read_ole
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import Block, Footnote, Table, build_hwp5, hwp5_streams
-from hwpscan.synth.press import STORIES, render
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import Block, Footnote, Table, build_hwp5, hwp5_streams
+from hwpscan.rehearsal.synth.press import STORIES, render
 
 
 def release_corpus(count: int) -> list[bytes]:

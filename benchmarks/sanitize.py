@@ -46,7 +46,7 @@ from ftfy.fixes import fix_surrogates
 
 from hwpscan.forensics.guard import sanitize_surrogates
 from hwpscan.forensics.surrogates import SURROGATE_RE
-from hwpscan.synth.press import STORIES, render
+from hwpscan.rehearsal.synth.press import STORIES, render
 
 _INCIDENT_RE = re.compile("[\ud800-\udfff]")
 BULLET_UNITS = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as the defective parser left it

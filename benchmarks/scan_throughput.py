@@ -80,9 +80,9 @@ def build_corpus(folder: Path, count: int) -> None:
         return
     import random
 
-    from hwpscan.synth.cfb import write_cfb
-    from hwpscan.synth.hwp5 import Footnote, Table, hwp5_streams
-    from hwpscan.synth.press import STORIES, render
+    from hwpscan.rehearsal.synth.cfb import write_cfb
+    from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, hwp5_streams
+    from hwpscan.rehearsal.synth.press import STORIES, render
 
     rng = random.Random(5000)
     variants: list[bytes] = []
@@ -114,9 +114,9 @@ def build_side_corpus(folder: Path, count: int) -> None:
     spec = {"count": count, "version": CORPUS_VERSION}
     if _ready(folder, spec):
         return
-    from hwpscan.synth.hwpx import build_hwpx
-    from hwpscan.synth.pdf import build_pdf
-    from hwpscan.synth.press import STORIES, flat_blocks, pdf_pages
+    from hwpscan.rehearsal.synth.hwpx import build_hwpx
+    from hwpscan.rehearsal.synth.pdf import build_pdf
+    from hwpscan.rehearsal.synth.press import STORIES, flat_blocks, pdf_pages
 
     hwpx: list[bytes] = []
     pdf: list[bytes] = []

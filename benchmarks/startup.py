@@ -28,7 +28,15 @@ COMMANDS = {
     "hwpscan --help": [sys.executable, "-m", "hwpscan", "--help"],
     "hwpscan scan --help": [sys.executable, "-m", "hwpscan", "scan", "--help"],
 }
-HEAVY = ("httpx", "pandas", "numpy", "hwpscan.emulator.server", "pydantic", "olefile", "pypdf")
+HEAVY = (
+    "httpx",
+    "pandas",
+    "numpy",
+    "hwpscan.rehearsal.emulator.server",
+    "pydantic",
+    "olefile",
+    "pypdf",
+)
 TARGET = 0.3
 
 

@@ -8,15 +8,15 @@ from datetime import date, timedelta
 
 import pytest
 
-from hwpscan.scan import scan_bytes
-from hwpscan.synth import catalogue
-from hwpscan.synth.catalogue import (
+from hwpscan.rehearsal.synth import catalogue
+from hwpscan.rehearsal.synth.catalogue import (
     Attachment,
     Release,
     expected_contaminated_dates,
     incident_catalogue,
     korean_date,
 )
+from hwpscan.scan import scan_bytes
 
 RELEASES = incident_catalogue()
 

@@ -23,8 +23,14 @@ from hwpscan.formats import cfb_fast
 from hwpscan.formats.cfb_fast import DECLINES, MAX_TREE_DEPTH, open_cfb
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.formats.ole_streams import OleStreams
-from hwpscan.synth.cfb import ENDOFCHAIN, FATSECT, FREESECT, write_cfb
-from hwpscan.synth.hwp5 import Table, build_hwp5, foreign_ole, office_encrypted, record_overrun
+from hwpscan.rehearsal.synth.cfb import ENDOFCHAIN, FATSECT, FREESECT, write_cfb
+from hwpscan.rehearsal.synth.hwp5 import (
+    Table,
+    build_hwp5,
+    foreign_ole,
+    office_encrypted,
+    record_overrun,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"

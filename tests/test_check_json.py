@@ -13,7 +13,7 @@ from hwpscan.cli.app import app
 from hwpscan.forensics.checkjson import check_json_bytes, check_json_text
 from hwpscan.forensics.guard import sanitize
 from hwpscan.models import ExitCode
-from hwpscan.synth.press import STORIES, render
+from hwpscan.rehearsal.synth.press import STORIES, render
 
 runner = CliRunner()
 

@@ -121,6 +121,6 @@ def _imports(*args: str) -> set[str]:
 
 def test_version_loads_no_framework_and_help_no_heavy_module() -> None:
     assert _imports("--version").isdisjoint({"typer", "rich", "hwpscan.models"})
-    heavy = {"httpx", "pandas", "pydantic", "hwpscan.emulator.server", "olefile", "pypdf"}
+    heavy = {"httpx", "pandas", "pydantic", "hwpscan.rehearsal.emulator.server", "olefile", "pypdf"}
     assert _imports("--help").isdisjoint(heavy)
     assert _imports("scan", "--help").isdisjoint(heavy)

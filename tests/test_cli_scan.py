@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.models import CONTRACT_KEYS
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 
 runner = CliRunner()
 
@@ -138,7 +138,7 @@ def test_scan_date_range_fetches_then_scans(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`scan --from/--to` over the emulator: the incident's dates come out contaminated."""
-    from hwpscan.emulator import serve_in_thread
+    from hwpscan.rehearsal.emulator import serve_in_thread
 
     key = "SCANKEY" + "0123456789abcdef0123456789"[:25]
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))

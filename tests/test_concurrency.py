@@ -22,14 +22,15 @@ from typing import Any
 
 import pytest
 
-from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.download import TEMP_PREFIX
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
-from hwpscan.fetch.quota import LedgerBusyError, LedgerError, QuotaLedger
-from hwpscan.runstore.sqlite import BusyError, retry_busy
-from hwpscan.store import RunStore, StoreBusyError
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.atomic import TEMP_PREFIX
+from hwpscan.errors import BusyError, LedgerBusyError, LedgerError, StoreBusyError
+from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.manifest import MANIFEST_NAME, read_entries
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.runstore.sqlite import retry_busy
+from hwpscan.store import RunStore
 
 KEY = "TESTKEY" + "8" * 25
 FETCH = ["--from", "2025-07-21", "--to", "2025-07-25"]  # one window

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
-from hwpscan.synth.catalogue import expected_contaminated_dates
+from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates
 
 
 def test_demo_shows_the_incident_and_writes_every_report_file(tmp_path: Path) -> None:

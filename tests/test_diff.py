@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 import hwpscan.cli.report  # noqa: F401  (registers diff)
 from hwpscan.cli.app import app
 from hwpscan.cli.report import record_and_report
-from hwpscan.emulator.catalogue_loader import Attachment, Post, bundled_posts
-from hwpscan.emulator.server import serve_in_thread
 from hwpscan.fetch import fetch_for_scan
+from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts
+from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.store import diff_runs
 
 KEY = "Df" + "7" * 30

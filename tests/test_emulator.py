@@ -21,9 +21,11 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import emulator as _emulator_cli  # noqa: F401  (registers the command)
 from hwpscan.cli.app import app
-from hwpscan.emulator import (
+from hwpscan.errors import CatalogueError
+from hwpscan.models import Format, Status
+from hwpscan.redaction import key_hash
+from hwpscan.rehearsal.emulator import (
     BadDateMode,
-    CatalogueError,
     Disposition,
     Oversize,
     Post,
@@ -32,18 +34,16 @@ from hwpscan.emulator import (
     RunningEmulator,
     WrongYearMode,
     from_releases,
-    key_hash,
     load_data_dir,
     serve_in_thread,
     write_data_dir,
 )
-from hwpscan.emulator.wire import damage_text
-from hwpscan.models import Format, Status
+from hwpscan.rehearsal.emulator.wire import damage_text
+from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incident_catalogue
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.scan import scan_bytes
-from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
 
 KEY = hashlib.sha256(b"emulator-test-key").hexdigest()[:32]
 OTHER_KEY = hashlib.sha256(b"emulator-other-key").hexdigest()[:32]
@@ -487,7 +487,7 @@ def test_request_log_is_off_by_default_and_redacted_when_on(
     with running(log=lines.append) as emu:
         call(emu, "2025-07-21", "2025-07-21")
     assert lines and all(KEY not in line for line in lines)
-    assert any("authKey=***" in line for line in lines)
+    assert any("authKey=REDACTED" in line for line in lines)
 
 
 def test_close_releases_the_port() -> None:
@@ -644,7 +644,7 @@ def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> N
             proc.communicate()
     assert proc.returncode == 0, err
     assert "Quirks changed: daily_limit=2\n" in banner
-    assert "Stopped after 1 API calls" in err and "authKey=***" in err
+    assert "Stopped after 1 API calls" in err and "authKey=REDACTED" in err
     assert KEY not in out + err and "Traceback" not in err
 
 
@@ -654,7 +654,7 @@ def test_downloads_carry_etags_and_a_reissue_changes_them(tmp_path) -> None:
     from hwpscan.fetch.download import Downloader, DownloadJob
     from hwpscan.forensics.surrogates import SURROGATE_RE, join_segments
     from hwpscan.formats import read_document
-    from hwpscan.synth.catalogue import incident_catalogue
+    from hwpscan.rehearsal.synth.catalogue import incident_catalogue
 
     with serve_in_thread() as emu, httpx.Client(timeout=TIMEOUT, trust_env=False) as http:
         listing = http.get(

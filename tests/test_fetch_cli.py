@@ -12,12 +12,12 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli.app import app
-from hwpscan.emulator.server import serve_in_thread
 from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
 from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
+from hwpscan.rehearsal.emulator.server import serve_in_thread
 
 runner = CliRunner()
 KEY = "TESTKEY" + "3a" * 12 + "b"  # 32 characters, the shape the emulator accepts

@@ -11,16 +11,15 @@ from typing import Any
 import httpx
 import pytest
 
-from hwpscan.errors import ApiRefusedError, ApiResponseError, QuotaExceededError
-from hwpscan.fetch.clean import clean_text
-from hwpscan.fetch.client import (
-    ApiClient,
+from hwpscan.errors import (
     ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
     DailyLimitError,
-    check_answer,
-    decode_body,
-    parse_answer,
+    QuotaExceededError,
 )
+from hwpscan.fetch.clean import clean_text
+from hwpscan.fetch.client import ApiClient, check_answer, decode_body, parse_answer
 from hwpscan.fetch.dates import Window
 
 KEY = "TESTKEY" + secrets.token_hex(12)

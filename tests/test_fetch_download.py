@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.fetch.download import (
     STALE_AFTER,
-    TEMP_PREFIX,
     Downloader,
     DownloadJob,
     filename_from_disposition,
@@ -18,7 +18,7 @@ from hwpscan.fetch.download import (
     safe_filename,
     temp_prefix,
 )
-from hwpscan.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 
 URL = "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&fileSn=1"
 HWP = build_hwp5(["금융감독원 보도자료 본문"])

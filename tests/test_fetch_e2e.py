@@ -22,14 +22,14 @@ import pytest
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.cli.app import app
-from hwpscan.emulator.app import DownloadPlan, Reply
-from hwpscan.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
-from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.download import TEMP_PREFIX
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
-from hwpscan.synth.catalogue import expected_contaminated_dates, incident_catalogue
+from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply
+from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incident_catalogue
 
 pytestmark = pytest.mark.slow
 

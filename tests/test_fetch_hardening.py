@@ -21,8 +21,9 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.fetch.dates import KST
-from hwpscan.fetch.download import TEMP_PREFIX, Downloader, DownloadJob
+from hwpscan.fetch.download import Downloader, DownloadJob
 from hwpscan.fetch.run import FetchReport
 
 KEY = "K3yZ9qWvX7pLmN2bR8tY5uHc4dFgJ6sA"
@@ -415,7 +416,7 @@ def test_windows_reach_the_last_date_without_overflow() -> None:
 
 
 def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path: Path) -> None:
-    from hwpscan.fetch import fetch_range
+    from hwpscan.fetch.run import fetch_range
 
     def slow_listing(h: Handler) -> bytes:
         time.sleep(0.2)
@@ -452,7 +453,7 @@ def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path:
 
 
 def test_foreign_manifest_lines_are_skipped_and_described(tmp_path: Path) -> None:
-    from hwpscan.fetch.manifest import MANIFEST_NAME, ManifestEntry, dates_for, read_entries
+    from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, dates_for, read_entries
 
     good = ManifestEntry("2025-07-21", "1", "s", "a.hwp", "u", "a.hwp", None, 4, None, "downloaded")
     lines = [json.dumps(good.to_json()), "[1]", '{"date": 5}', "7", "{" * 5000 + "}" * 5000]
@@ -466,7 +467,7 @@ def test_foreign_manifest_lines_are_skipped_and_described(tmp_path: Path) -> Non
 
 
 def test_a_symlink_loop_is_left_undated_not_a_crash(tmp_path: Path) -> None:
-    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, load_manifest
+    from hwpscan.manifest import MANIFEST_NAME, dates_for, load_manifest
 
     loop = tmp_path / "loop.hwp"
     loop.symlink_to(tmp_path / "loop.hwp")
@@ -558,7 +559,7 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
 
 
 def test_fetch_range_passes_its_download_deadline_on(tmp_path: Path) -> None:
-    from hwpscan.fetch import fetch_range
+    from hwpscan.fetch.run import fetch_range
 
     def dripping(h: Handler) -> bytes:
         return listing([release(h, "9", atchfileUrl=f"{h.server.file_url}?drip=1")])

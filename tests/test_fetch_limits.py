@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan.fetch.manifest import read_entries
+from hwpscan.manifest import read_entries
 
 KEY = "Lm4Kx8Wq2Zr6Tn1Vb9Pc3Hd7Fg5Js0Ay"
 API_PATH = "/fss/kr/openApi/api/bodoInfo.jsp"

@@ -14,14 +14,15 @@ import pytest
 
 from hwpscan.errors import QuotaExceededError
 from hwpscan.fetch.dates import KST
-from hwpscan.fetch.manifest import (
+from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.manifest import (
     MANIFEST_NAME,
     ManifestEntry,
     ManifestWriter,
     dates_for,
     load_manifest,
 )
-from hwpscan.fetch.quota import QuotaLedger, key_hash
+from hwpscan.redaction import key_hash
 
 KEY = "TESTKEY" + "5e" * 12
 

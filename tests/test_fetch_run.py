@@ -11,15 +11,21 @@ from typing import Any
 
 import httpx
 
-from hwpscan.errors import ApiRefusedError, ApiResponseError, QuotaExceededError
-from hwpscan.fetch import fetch_range, plan_range
-from hwpscan.fetch.client import ApiNetworkError, DailyLimitError
+from hwpscan.errors import (
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+    QuotaExceededError,
+)
+from hwpscan.fetch import plan_range
 from hwpscan.fetch.dates import KST, Window
-from hwpscan.fetch.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.fetch.plan import open_cache, open_ledger
+from hwpscan.fetch.run import fetch_range
+from hwpscan.manifest import dates_for, paths_in_range, read_entries
 from hwpscan.models import ExitCode
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.pdf import build_pdf
 
 KEY = "TESTKEY" + "7c" * 12
 HOST = "https://www.fss.or.kr"

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import pytest
 
 from hwpscan.errors import UnsafeUrlError
-from hwpscan.fetch.urls import redact_text, redact_url, validate_attachment_url
+from hwpscan.fetch.urls import validate_attachment_url
+from hwpscan.redaction import redact_text, redact_url
 
 API = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
 LOCAL_API = "http://127.0.0.1:8765/fss/kr/openApi/api/bodoInfo.jsp"

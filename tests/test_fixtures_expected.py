@@ -5,7 +5,7 @@ code-unit offset, code point), which the generator derives from where it wrote e
 paragraph.
 
 ``expected.jsonl`` comes from the generator's knowledge of what it wrote (see
-``hwpscan.synth.corpus``), not from a scan: this is the scanner held to an oracle.
+``hwpscan.rehearsal.synth.corpus``), not from a scan: this is the scanner held to an oracle.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from hwpscan.cli import app
 from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
 from hwpscan.models import CONTRACT_KEYS, Status
+from hwpscan.rehearsal.synth.press import PUA_MARKS
 from hwpscan.scan import scan_file
-from hwpscan.synth.press import PUA_MARKS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXPECTED = [

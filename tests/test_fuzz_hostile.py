@@ -18,11 +18,11 @@ from hwpscan.forensics.checkjson import check_json_bytes, decode_utf8
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import Budget, section_segments
 from hwpscan.models import FileResult, Status
+from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
+from hwpscan.rehearsal.synth.hwp5_records import record
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.scan import MAX_REASON_CHARS, MAX_WARNINGS, scan_bytes
-from hwpscan.synth.hwp5 import Table, build_hwp5
-from hwpscan.synth.hwp5_records import record
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
 
 DEEP = "HWPSCAN_FUZZ_EXAMPLES" in os.environ
 EXAMPLES = int(os.environ.get("HWPSCAN_FUZZ_EXAMPLES", "25"))

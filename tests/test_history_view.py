@@ -11,9 +11,9 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
+from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Status
 from hwpscan.report.tables import korea_time
-from hwpscan.runstore.records import RunNotFoundError
 from hwpscan.store import RunStore, default_store
 
 runner = CliRunner()

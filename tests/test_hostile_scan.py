@@ -1,6 +1,6 @@
 """Hostile files against the scanner: budgets on objects, a time limit, no lost row.
 
-Every file is made by our own writers (``hwpscan.synth`` and the reproducers of
+Every file is made by our own writers (``hwpscan.rehearsal.synth`` and the reproducers of
 ``benchmarks/hostile.py``); the memory test runs the real CLI in a subprocess under an
 address-space limit.
 """
@@ -25,9 +25,9 @@ from hwpscan.formats.hwp5_text import (
     section_segments,
 )
 from hwpscan.models import Segment, Status
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwp5_records import record
 from hwpscan.scan import MAX_REASON_CHARS, scan_bytes, scan_paths
-from hwpscan.synth.hwp5 import build_hwp5
-from hwpscan.synth.hwp5_records import record
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import hostile  # the reproducers' builders

@@ -19,8 +19,15 @@ from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.models import Format, Segment
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5, hwp5_streams
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import (
+    Footnote,
+    HeaderFooter,
+    Table,
+    TextBox,
+    build_hwp5,
+    hwp5_streams,
+)
 
 BULLET = chr(0xF02B1)  # Hancom PUA-A bullet, stored as DB80 DEB1
 BRACKET = chr(0xF0854)  # stored as DB82 DC54

@@ -12,8 +12,8 @@ from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.models import Format, Status
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import (
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import (
     Table,
     bad_deflate,
     build_hwp5,

@@ -14,9 +14,9 @@ from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5 import MAX_DOCINFO_NAMES, read_ole
 from hwpscan.formats.hwp5_text import codeunit_view
 from hwpscan.models import Segment, Status
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import hwp5_streams
-from hwpscan.synth.hwp5_records import record
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import hwp5_streams
+from hwpscan.rehearsal.synth.hwp5_records import record
 
 EXAMPLES = int(os.environ.get("HWPSCAN_FUZZ_EXAMPLES", "200"))
 

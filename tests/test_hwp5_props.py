@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats.hwp5 import read_ole
-from hwpscan.synth.hwp5 import Footnote, Table, build_hwp5
+from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, build_hwp5
 
 CHARS = st.one_of(
     st.characters(min_codepoint=0xAC00, max_codepoint=0xD7A3),  # Hangul syllables

@@ -12,8 +12,8 @@ from hwpx.tools.text_extractor import TextExtractor
 
 from hwpscan.formats.sniff import sniff
 from hwpscan.models import Format
-from hwpscan.synth.hwpx import MIMETYPE, ZIP_DATE_TIME, build_hwpx
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwpx import MIMETYPE, ZIP_DATE_TIME, build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 
 BULLET = chr(0xF02B1)
 OPEN_Q, CLOSE_Q = chr(0xF0854), chr(0xF0855)

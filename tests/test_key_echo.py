@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from hwpscan.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 
 KEY = "Qm7Tz2Kx9Wv4Lp8Rb3Nc6Hd5Fg1Js0Ay"
 API_PATH = "/fss/kr/openApi/api/bodoInfo.jsp"

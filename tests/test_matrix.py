@@ -34,9 +34,9 @@ from hwpscan.matrix.compare import align, compare, content, significant
 from hwpscan.matrix.parsers import BUILTINS, decode_output, strict_text
 from hwpscan.matrix.render import verdict_lines
 from hwpscan.models import ExitCode
-from hwpscan.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwp5 import Footnote, HeaderFooter, Table, TextBox, build_hwp5
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 
 TESTS = Path(__file__).parent
 EXTRACTORS = TESTS / "matrix_extractors"

@@ -8,8 +8,8 @@ import olefile
 import pytest
 
 from hwpscan.formats.ole_streams import OleStreams, has_internals
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5 import Table, build_hwp5, foreign_ole, office_encrypted, truncate
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5, foreign_ole, office_encrypted, truncate
 
 
 def _noisy(n: int, size: int) -> bytes:

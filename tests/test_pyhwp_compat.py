@@ -38,7 +38,7 @@ import pytest
 
 from hwpscan.forensics.surrogates import SURROGATE_RE
 from hwpscan.matrix import MatrixRow, parse_parser_options, run_matrix
-from hwpscan.synth.hwp5 import (
+from hwpscan.rehearsal.synth.hwp5 import (
     Block,
     Footnote,
     HeaderFooter,

@@ -61,7 +61,7 @@ def test_the_post_deploy_example_runs_against_the_emulator(
 
     import hwpscan.cli.verify  # noqa: F401  (registers verify)
     from hwpscan.cli.app import app
-    from hwpscan.emulator.server import serve_in_thread
+    from hwpscan.rehearsal.emulator.server import serve_in_thread
 
     section = _section("Reports, history and verification")
     block = next(b for b in re.findall(r"```sh\n(.*?)```", section, re.S) if "emulator" in b)

@@ -27,9 +27,9 @@ from hwpscan.formats.hwpx import (
     walk_text,
 )
 from hwpscan.models import Format, Status
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
 from hwpscan.scan import scan_bytes, scan_file
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import PdfExtras, build_pdf
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HWPX_FIXTURES = sorted(
@@ -290,8 +290,8 @@ def test_drm_wrappers_are_named() -> None:
 
 
 def test_an_unreadable_section_among_readable_ones_is_a_partial_read() -> None:
-    from hwpscan.synth.cfb import write_cfb
-    from hwpscan.synth.hwp5 import hwp5_streams
+    from hwpscan.rehearsal.synth.cfb import write_cfb
+    from hwpscan.rehearsal.synth.hwp5 import hwp5_streams
 
     streams = hwp5_streams(["첫 구역 " + B, "둘째 구역"], sections=2)
     streams["BodyText/Section1"] = b"\xff\xff" + bytes(40)  # not deflate at all

@@ -9,6 +9,8 @@ import pytest
 
 from hwpscan import scan as scan_mod
 from hwpscan.models import ExitCode, FileResult, Format, Status
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.scan import (
     collect_files,
     date_from_path,
@@ -18,8 +20,6 @@ from hwpscan.scan import (
     scan_file,
     scan_paths,
 )
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
 
 
 def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:
@@ -154,7 +154,7 @@ def test_exit_code(statuses: list[Status], fail_on: list[str], code: ExitCode) -
 def test_many_sections_cannot_inflate_past_the_document_cap() -> None:
     """Each section under the per-stream cap, together over the document's: corrupt."""
     from hwpscan.formats.hwp5 import read_ole
-    from hwpscan.synth.hwp5 import build_hwp5
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 
     data = build_hwp5(["가" * 3000] * 8, sections=8)  # 8 sections of ~6 KB of text each
     whole = read_ole(data, max_stream_bytes=10_000, max_document_bytes=10**9)

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan.emulator.quirks import Quirks
-from hwpscan.emulator.server import RunningEmulator, serve_in_thread
-from hwpscan.fetch.download import TEMP_PREFIX
-from hwpscan.fetch.manifest import MANIFEST_NAME, read_entries
-from hwpscan.synth.hwp5 import build_hwp5
+from hwpscan.atomic import TEMP_PREFIX
+from hwpscan.manifest import MANIFEST_NAME, read_entries
+from hwpscan.rehearsal.emulator.quirks import Quirks
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 
 KEY = "TESTKEY" + "5" * 25
 #: Restore SIGINT's default in the child, whatever it inherited, then run the CLI entry.

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.models import FileResult
-from hwpscan.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
 
 runner = CliRunner()
 BOM = "\ufeff".encode()

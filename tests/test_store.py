@@ -12,17 +12,10 @@ from pathlib import Path
 import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
 
+from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Format, Status
-from hwpscan.store import (
-    DB_NAME,
-    RunNotFoundError,
-    RunStore,
-    clean_args,
-    default_store,
-    diff_runs,
-    load_run,
-    record_run,
-)
+from hwpscan.redaction import clean_args
+from hwpscan.store import DB_NAME, RunStore, default_store, diff_runs, load_run, record_run
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 import olefile
 import pytest
 
-from hwpscan.synth.corpus import (
+from hwpscan.rehearsal.synth.corpus import (
     EXPECTED_NAME,
     Counts,
     build_corpus,
@@ -46,13 +46,15 @@ def test_committed_fixtures_match_a_fresh_generation(tmp_path: Path) -> None:
     stale = sorted(set(committed) - set(fresh))
     missing = sorted(set(fresh) - set(committed))
     changed = sorted(k for k in set(fresh) & set(committed) if fresh[k] != committed[k])
-    assert (stale, missing, changed) == ([], [], []), "run: python -m hwpscan.synth fixtures"
+    assert (stale, missing, changed) == ([], [], []), (
+        "run: python -m hwpscan.rehearsal.synth fixtures"
+    )
 
 
 def test_module_entry_point_writes_the_corpus_in_a_subprocess(tmp_path: Path) -> None:
     out = tmp_path / "corpus"
     done = subprocess.run(
-        [sys.executable, "-m", "hwpscan.synth", str(out)],
+        [sys.executable, "-m", "hwpscan.rehearsal.synth", str(out)],
         capture_output=True,
         text=True,
         check=False,
@@ -64,7 +66,10 @@ def test_module_entry_point_writes_the_corpus_in_a_subprocess(tmp_path: Path) ->
 
 def test_module_entry_point_without_a_folder_is_a_usage_error() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "hwpscan.synth"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "hwpscan.rehearsal.synth"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 2
     assert "usage" in done.stderr

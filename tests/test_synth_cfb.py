@@ -9,7 +9,7 @@ import olefile
 import pytest
 from hwpx.hwp5.cfb import CompoundFile
 
-from hwpscan.synth.cfb import MINI_CUTOFF, NOSTREAM, SECTOR, cfb_order, write_cfb
+from hwpscan.rehearsal.synth.cfb import MINI_CUTOFF, NOSTREAM, SECTOR, cfb_order, write_cfb
 
 SIZES = [0, 1, 63, 64, 65, 511, 512, 4095, MINI_CUTOFF, 5000, 70_000]
 

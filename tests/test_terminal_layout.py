@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.models import FileResult, Status
+from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.report.tables import Show, scan_view, shorten_middle
-from hwpscan.synth.pdf import build_pdf
 
 LONG_NAME = "2025-07-22/(보도자료) 불법사금융 피해 예방을 위한 집중 점검 결과 및 향후 계획 안내.hwp"
 

@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.verify  # noqa: F401  (registers verify)
 from hwpscan.cli.app import app
-from hwpscan.emulator.quirks import Quirks, QuotaMode
-from hwpscan.emulator.server import serve_in_thread
-from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for, read_entries
 from hwpscan.forensics.checkjson import check_json_text
+from hwpscan.manifest import MANIFEST_NAME, dates_for, read_entries
 from hwpscan.matrix import MatrixRow
 from hwpscan.models import ExitCode
+from hwpscan.rehearsal.emulator.quirks import Quirks, QuotaMode
+from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.store import load_run
 from hwpscan.verify import (
     FAIL,

@@ -1,6 +1,9 @@
 """hwpscan: find the lone UTF-16 surrogates that document parsers leak into text.
 
 The public API is small; everything else lives in private-by-convention modules.
+Scanning: :func:`scan_file` (a path), :func:`scan_bytes` (bytes in memory),
+:func:`scan_paths` (files and folders, one row per file, a broken file a row with a
+status) and :func:`read_document` (the text and its evidence, without a verdict).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     )
     from hwpscan.forensics.pua import PuaInfo, apply_pua_map, pua_info, pua_name
     from hwpscan.forensics.surrogates import analyze, merge_pairs
+    from hwpscan.formats import read_document
     from hwpscan.models import (
         Document,
         ExitCode,
@@ -33,10 +37,15 @@ if TYPE_CHECKING:
         Status,
         TextStats,
     )
+    from hwpscan.scan import scan_bytes, scan_file, scan_paths
 
 #: Public names and the module defining each. They load on first use, so ``hwpscan
 #: --version`` and ``--help`` do not pay for the scanning core.
 _LAZY = {
+    "read_document": "hwpscan.formats",
+    "scan_bytes": "hwpscan.scan",
+    "scan_file": "hwpscan.scan",
+    "scan_paths": "hwpscan.scan",
     "JsonCheck": "hwpscan.forensics.checkjson",
     "check_json_bytes": "hwpscan.forensics.checkjson",
     "check_json_text": "hwpscan.forensics.checkjson",
@@ -100,7 +109,11 @@ __all__ = [
     "merge_pairs",
     "pua_info",
     "pua_name",
+    "read_document",
     "repair_text",
     "sanitize",
     "sanitize_surrogates",
+    "scan_bytes",
+    "scan_file",
+    "scan_paths",
 ]

@@ -49,7 +49,8 @@ class Status(str, enum.Enum):
 
 class ExitCode(enum.IntEnum):
     """Process exit codes, decided in one place per command (:func:`hwpscan.scan.exit_code`,
-    :func:`hwpscan.verify.exit_code` for ``verify``)."""
+    :func:`hwpscan.verify.exit_code` for ``verify``); when a command has several outcomes
+    (the files, the matrix, a stopped fetch), :func:`combine_exit_codes` picks the one."""
 
     OK = 0
     FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings
@@ -57,6 +58,35 @@ class ExitCode(enum.IntEnum):
     API = 3  # the API or its limits stopped the run (quota, refusal, network)
     INCONCLUSIVE = 4  # verify: no date failed, but some date proved nothing
     INTERNAL = 70  # a bug in hwpscan (EX_SOFTWARE): never confused with --fail-on's 1
+
+
+#: ``verify``'s order: a proven failure outranks a stopped fetch, which outranks a date
+#: that proved nothing (a scan, by default, lets the highest code win instead).
+VERIFY_PRECEDENCE = (ExitCode.FINDINGS, ExitCode.API, ExitCode.INCONCLUSIVE)
+
+
+def combine_exit_codes(*codes: int, precedence: tuple[int, ...] = ()) -> int:
+    """The one exit code of a command that has several outcomes.
+
+    The first code of *precedence* that is present wins; otherwise (and by default) the
+    highest: a bug's 70 over all, a stopped fetch's 3 over findings' 1. Codes that are
+    members of :class:`ExitCode` come back as members; nothing at all is OK.
+
+    >>> combine_exit_codes()
+    <ExitCode.OK: 0>
+    >>> combine_exit_codes(ExitCode.FINDINGS, ExitCode.OK, ExitCode.API)
+    <ExitCode.API: 3>
+    >>> combine_exit_codes(ExitCode.INCONCLUSIVE, ExitCode.FINDINGS, precedence=VERIFY_PRECEDENCE)
+    <ExitCode.FINDINGS: 1>
+    >>> combine_exit_codes(ExitCode.OK, 130)
+    130
+    """
+    present = set(codes)
+    chosen = next((c for c in precedence if c in present), max(present, default=0))
+    try:
+        return ExitCode(chosen)
+    except ValueError:
+        return chosen
 
 
 class Segment(NamedTuple):

@@ -25,7 +25,9 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hwpscan.atomic import atomic_write
 from hwpscan.errors import EncryptedFileError, FormatError
+from hwpscan.manifest import MANIFEST_NAME, dates_for
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import OrphanPolicy
@@ -163,7 +165,6 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
     file.
     """
-    from hwpscan.fetch.manifest import MANIFEST_NAME, dates_for
 
     paths = list(paths)
     real = _RealPaths()
@@ -403,10 +404,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
 
     done = repair_text(join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map)
     target = repair.target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.part")
-    tmp.write_text(done.text, encoding="utf-8")
-    os.replace(tmp, target)
+    atomic_write(target, done.text)
     return RepairSummary(
         restored_pairs=done.restored_pairs,
         removed_orphans=done.removed_orphans,

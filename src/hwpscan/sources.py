@@ -10,7 +10,8 @@ Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an a
 that knows the file, else the innermost ``YYYY-MM-DD`` component of the key (or the
 file's stem). Credentials come from each filesystem's own environment and configuration
 (``AWS_*`` variables and ``~/.aws`` for S3, ...); a URL's userinfo is never shown, and
-:func:`redact` blanks the values of the usual credential variables in any message.
+:func:`hwpscan.redaction.redact_credentials` blanks the values of the usual credential
+variables in any message.
 
 >>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
 's3://bucket/fixtures/a.hwp'
@@ -24,13 +25,15 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
+from hwpscan.manifest import ManifestEntry
+from hwpscan.redaction import redact_credentials
 from hwpscan.scan import (
     _is_attachment_name,
     collect_files,
@@ -43,26 +46,13 @@ if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
 __all__ = [
-    "CREDENTIAL_ENV",
     "WorkItem",
     "iter_items",
-    "redact",
     "shown_url",
     "url_from_argument",
 ]
 
 #: Environment variables whose values are credentials: blanked wherever they would show.
-CREDENTIAL_ENV = (
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_ACCESS_KEY_ID",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_STORAGE_KEY",
-    "AZURE_STORAGE_SAS_TOKEN",
-    "AZURE_STORAGE_CONNECTION_STRING",
-    "HWPSCAN_API_KEY",
-)
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 _COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
 _MANIFEST = "manifest.jsonl"
@@ -130,20 +120,6 @@ def shown_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
-def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """*text* with the value of every credential variable set here replaced by ``***``.
-
-    >>> redact("denied for fake-1234", {"AWS_SECRET_ACCESS_KEY": "fake-1234"})
-    'denied for ***'
-    """
-    environ = os.environ if environ is None else environ
-    for name in CREDENTIAL_ENV:
-        value = environ.get(name)
-        if value and len(value) >= 4 and value in text:
-            text = text.replace(value, "***")
-    return text
-
-
 def filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     """The fsspec filesystem for *url* and the path inside it.
 
@@ -161,10 +137,10 @@ def filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     except ImportError as exc:
         raise UsageError(
             f"{shown_url(url)}: this protocol needs a package that is not installed "
-            f"(pip install 'hwpscan[cloud]' for s3://): {redact(str(exc))}"
+            f"(pip install 'hwpscan[cloud]' for s3://): {redact_credentials(str(exc))}"
         ) from None
     except (ValueError, TypeError, OSError) as exc:
-        raise UsageError(f"{shown_url(url)}: cannot open: {redact(str(exc))}") from None
+        raise UsageError(f"{shown_url(url)}: cannot open: {redact_credentials(str(exc))}") from None
     return fs, str(path)
 
 
@@ -212,7 +188,7 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
     except FileNotFoundError:
         raise UsageError(f"no such file or folder: {shown_url(url)}") from None
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{shown_url(url)}: cannot list: {redact(str(exc))}") from None
+        raise UsageError(f"{shown_url(url)}: cannot list: {redact_credentials(str(exc))}") from None
     manifests: dict[str, dict[str, str]] = {}
     index = start
     if info.get("type") != "directory":
@@ -231,7 +207,9 @@ def _walk(
     try:
         listing = fs.ls(folder, detail=True)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot list {_shown(fs, folder)}: {redact(str(exc))}") from None
+        raise UsageError(
+            f"cannot list {_shown(fs, folder)}: {redact_credentials(str(exc))}"
+        ) from None
     files: list[dict[str, Any]] = []
     dirs: list[str] = []
     for entry in listing:
@@ -255,7 +233,6 @@ def _walk(
 
 def _read_manifest(fs: AbstractFileSystem, name: str, folder: str) -> dict[str, str]:
     """Dates a ``manifest.jsonl`` gives, keyed by full path (the latest line wins)."""
-    from hwpscan.fetch.manifest import ManifestEntry
 
     try:
         if int(fs.size(name) or 0) > _MANIFEST_CAP:

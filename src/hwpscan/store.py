@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from hwpscan.models import FileResult
+from hwpscan.redaction import clean_args
 from hwpscan.rundiff import (
     CHANGE_KINDS,
     DateChange,
@@ -29,9 +30,8 @@ from hwpscan.rundiff import (
     date_states,
     diff_results,
 )
-from hwpscan.runstore.db import RunRecorder, RunStore, StoreBusyError
-from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
-from hwpscan.runstore.scrub import clean_args
+from hwpscan.runstore.db import RunRecorder, RunStore
+from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, new_run_id
 
 __all__ = [
     "CHANGE_KINDS",
@@ -42,10 +42,8 @@ __all__ = [
     "Run",
     "RunDiff",
     "RunInfo",
-    "RunNotFoundError",
     "RunRecorder",
     "RunStore",
-    "StoreBusyError",
     "add_results",
     "clean_args",
     "date_states",

@@ -37,7 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
-from hwpscan.models import ExitCode, FileResult, Status
+from hwpscan.models import (
+    VERIFY_PRECEDENCE,
+    ExitCode,
+    FileResult,
+    Status,
+    combine_exit_codes,
+)
 
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck
@@ -397,6 +403,10 @@ def _tool_evidence(tool: ToolOutcome) -> list[Evidence]:
     ]
 
 
+#: What one date's verdict says on its own (any other verdict is inconclusive).
+_VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}
+
+
 def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
     """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the
     fetch; else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every
@@ -409,13 +419,12 @@ def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> Exit
     (3, 1)
     """
     found = list(verdicts)
-    if any(v.verdict == FAIL for v in found):
-        return ExitCode.FINDINGS
+    codes = [_VERDICT_CODES.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
     if stopped:
-        return ExitCode.API
-    if not found or any(v.verdict != PASS for v in found):
-        return ExitCode.INCONCLUSIVE
-    return ExitCode.OK
+        codes.append(ExitCode.API)
+    if not found:
+        codes.append(ExitCode.INCONCLUSIVE)
+    return ExitCode(combine_exit_codes(*codes, precedence=VERIFY_PRECEDENCE))
 
 
 # -- the deployed tool -------------------------------------------------------------------

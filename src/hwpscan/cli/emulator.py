@@ -12,17 +12,17 @@ from typing import Annotated
 import typer
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.emulator import (
+from hwpscan.errors import CatalogueError
+from hwpscan.models import ExitCode
+from hwpscan.rehearsal.emulator import (
     BadDateMode,
-    CatalogueError,
     Disposition,
     Oversize,
     Quirks,
     QuotaMode,
     WrongYearMode,
 )
-from hwpscan.emulator.catalogue_loader import Post
-from hwpscan.models import ExitCode
+from hwpscan.rehearsal.emulator.catalogue_loader import Post
 
 _API = "API quirks"
 _FILES = "Attachment quirks"
@@ -261,7 +261,12 @@ def emulator_command(
         oversize=oversize, oversize_bytes=oversize_bytes, html_attachments=html_attachments,
     )  # fmt: skip
     # the catalogue and the server load here, not when the CLI builds its help
-    from hwpscan.emulator import bundled_posts, load_data_dir, serve_in_thread, write_data_dir
+    from hwpscan.rehearsal.emulator import (
+        bundled_posts,
+        load_data_dir,
+        serve_in_thread,
+        write_data_dir,
+    )
 
     try:
         posts = load_data_dir(data) if data is not None else bundled_posts()

@@ -63,12 +63,13 @@ from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
-from hwpscan.fetch.urls import check_api_url, redact_text
+from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
+from hwpscan.redaction import redact_text
 
 if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
-    from hwpscan.fetch import FetchReport
+    from hwpscan.fetch.run import FetchReport
 
 
 def _dates(start: str, end: str) -> tuple[date, date]:
@@ -152,7 +153,7 @@ def _run_fetch(
     show_progress: bool,
     **options: Any,
 ) -> FetchReport:
-    from hwpscan.fetch import fetch_range
+    from hwpscan.fetch.run import fetch_range
 
     err_console.print(range_line(first, last), highlight=False)
     try:
@@ -323,7 +324,7 @@ def demo(
     marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
     """
     from hwpscan.cli.scan import render_tables, run_scan
-    from hwpscan.emulator.server import serve_in_thread
+    from hwpscan.rehearsal.emulator.server import serve_in_thread
 
     first, last = date(2025, 7, 21), date(2025, 8, 11)
     if report_dir is not None:  # fail now, not after the whole demo

@@ -20,10 +20,11 @@ from hwpscan.cli.app import console, err_console
 from hwpscan.fetch.dates import with_weekday
 from hwpscan.fetch.keys import ENV_VAR
 from hwpscan.fetch.plan import Plan
-from hwpscan.fetch.urls import redact_text
+from hwpscan.redaction import redact_text
 
 if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
-    from hwpscan.fetch import FetchReport, ProgressEvent
+    from hwpscan.fetch import ProgressEvent
+    from hwpscan.fetch.run import FetchReport
 
 __all__ = ["plain", "progress_bars", "range_line", "render_plan", "render_report", "warn"]
 

@@ -21,23 +21,14 @@ from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
-from hwpscan.errors import StateDirError, StoreError
+from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runstore.matrix import MatrixRecorder, load_matrix_rows
-from hwpscan.store import (
-    CHANGE_KINDS,
-    Run,
-    RunDiff,
-    RunInfo,
-    RunNotFoundError,
-    RunRecorder,
-    RunStore,
-    default_store,
-)
+from hwpscan.store import CHANGE_KINDS, Run, RunDiff, RunInfo, RunRecorder, RunStore, default_store
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
-    from hwpscan.fetch import FetchReport
+    from hwpscan.fetch.run import FetchReport
 
 __all__ = [
     "RunSink",

@@ -117,11 +117,8 @@ def run_scaled(
     todo = _skip_recorded(iter_items(sources), previous, take, carried)
     try:
         if executor is Executor.dask:
-            from hwpscan.executors.dask_cluster import (
-                SchedulerLostError,
-                dask_client,
-                scan_on_dask,
-            )
+            from hwpscan.errors import SchedulerLostError
+            from hwpscan.executors.dask_cluster import dask_client, scan_on_dask
 
             try:
                 with dask_client(scheduler, workers=jobs or None) as client:
@@ -169,7 +166,8 @@ def load_resume(ref: str) -> Resumed:
     Rows that were never read (a failure, a timeout, a dead worker) are left out: those
     files are worth another try.
     """
-    from hwpscan.store import RunNotFoundError, default_store
+    from hwpscan.errors import RunNotFoundError
+    from hwpscan.store import default_store
 
     try:
         with default_store() as store:

@@ -35,7 +35,7 @@ from hwpscan.matrix import (
     run_matrix,
 )
 from hwpscan.matrix.render import jsonl_row_writer, verdict_lines
-from hwpscan.models import ExitCode, FileResult
+from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, scan_view, summary_line
 from hwpscan.scan import (
@@ -485,7 +485,7 @@ def scan(
         if report is not None:
             raise_for_report(report)
         raise fail(nothing, ExitCode.USAGE)
-    code = exit_code(results, wanted)
+    code: int = exit_code(results, wanted)
     if specs:
         if fmt is not OutputFormat.jsonl:  # csv keeps stdout for its rows: the matrix to stderr
             shown = console if fmt is OutputFormat.table else err_console
@@ -496,11 +496,11 @@ def scan(
         # the matrix calls an extractor that failed on a readable file an 'error'
         matrix_gate = ["error" if f == "unreadable" else f for f in wanted]
         matrix_code = matrix_exit_code(matrix_rows, matrix_gate, strict_markup=strict_markup)
-        code = max(code, matrix_code)
+        code = combine_exit_codes(code, matrix_code)
     if report is not None:
         raise_for_report(report)  # exit 3 when the fetch stopped, after showing what was kept
     if stop is not None:
-        code = max(code, stop)
+        code = combine_exit_codes(code, stop)
     raise typer.Exit(code=code)
 
 

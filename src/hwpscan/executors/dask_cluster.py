@@ -30,10 +30,11 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hwpscan.errors import HwpscanError, UsageError
+from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
-from hwpscan.sources import WorkItem, redact, shown_url
+from hwpscan.redaction import redact_credentials
+from hwpscan.sources import WorkItem, shown_url
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -42,7 +43,6 @@ __all__ = [
     "DEFAULT_BATCH",
     "INSTALL_HINT",
     "SCHEDULER_ENV",
-    "SchedulerLostError",
     "dask_client",
     "require_dask",
     "scan_on_dask",
@@ -55,10 +55,6 @@ DEFAULT_BATCH = 128
 SCHEDULER_ENV = "HWPSCAN_DASK_SCHEDULER"
 INSTALL_HINT = "the dask executor needs dask.distributed: pip install 'hwpscan[dask]'"
 _RETRIED_REASON = "the Dask worker died while reading this file, and again on the retry"
-
-
-class SchedulerLostError(HwpscanError):
-    """The scheduler went away (or could not be reached): the run cannot go on."""
 
 
 def require_dask() -> None:
@@ -114,7 +110,7 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
             except (OSError, TimeoutError) as exc:
                 where = shown_url(address)
                 raise SchedulerLostError(
-                    f"cannot reach the Dask scheduler at {where}: {redact(str(exc))}"
+                    f"cannot reach the Dask scheduler at {where}: {redact_credentials(str(exc))}"
                 ) from None
             try:
                 yield client
@@ -233,10 +229,10 @@ def _unusable(exc: BaseException | None) -> SchedulerLostError:
     detail = f"{type(exc).__name__}: {exc}".strip() if exc is not None else "unknown failure"
     return SchedulerLostError(
         "the Dask cluster could not run the scan (is hwpscan installed, at the same version, "
-        f"on the scheduler and every worker?): {redact(detail)}"
+        f"on the scheduler and every worker?): {redact_credentials(detail)}"
     )
 
 
 def _lost(exc: BaseException | None) -> SchedulerLostError:
-    detail = f": {redact(str(exc))}" if exc is not None and str(exc) else ""
+    detail = f": {redact_credentials(str(exc))}" if exc is not None and str(exc) else ""
     return SchedulerLostError(f"the Dask scheduler went away; the run stopped{detail}")

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import IO
 
 from hwpscan.models import FileResult, Format, Status
+from hwpscan.redaction import redact_credentials
 from hwpscan.scan import MAX_FILE_BYTES, scan_bytes, scan_file
-from hwpscan.sources import WorkItem, filesystem, redact
+from hwpscan.sources import WorkItem, filesystem
 
 __all__ = ["DEFAULT_FILE_TIMEOUT", "Guard", "error_row", "scan_batch", "scan_item"]
 
@@ -82,7 +83,7 @@ def scan_item(item: WorkItem) -> FileResult:
 
 def _describe(exc: BaseException) -> str:
     text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-    return redact(str(text))
+    return redact_credentials(str(text))
 
 
 def scan_guarded(item: WorkItem) -> FileResult:

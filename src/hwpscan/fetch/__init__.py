@@ -4,62 +4,41 @@ The pieces, each usable alone: :mod:`~hwpscan.fetch.dates` (strict dates, window
 time), :mod:`~hwpscan.fetch.quota` (the call ledger), :mod:`~hwpscan.fetch.cache` (raw
 answers on disk), :mod:`~hwpscan.fetch.client` (the API and its quirks),
 :mod:`~hwpscan.fetch.urls` (attachment URL validation, redaction),
-:mod:`~hwpscan.fetch.download` and :mod:`~hwpscan.fetch.manifest`. The orchestrator is
-:func:`fetch_range`; :func:`fetch_for_scan` adds the defaults a scan wants.
+:mod:`~hwpscan.fetch.download`; the manifest it writes is :mod:`hwpscan.manifest`, outside
+this package, so that the scanner reads it without importing the fetcher. The
+orchestrator is :func:`hwpscan.fetch.run.fetch_range` (it brings httpx, so it is not
+imported here); :func:`fetch_for_scan` adds the defaults a scan wants.
 """
 
 from __future__ import annotations
 
-import importlib
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from hwpscan.errors import UsageError
+from hwpscan.fetch.client import DEFAULT_API_URL
+from hwpscan.fetch.dates import parse_range
+from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
+from hwpscan.fetch.plan import Plan, plan_range
+from hwpscan.fetch.progress import ProgressEvent
 from hwpscan.home import state_dir
+from hwpscan.manifest import dates_for, load_manifest
 
 if TYPE_CHECKING:
-    from hwpscan.fetch.client import DEFAULT_API_URL
-    from hwpscan.fetch.manifest import dates_for, load_manifest
-    from hwpscan.fetch.plan import Plan, plan_range
-    from hwpscan.fetch.progress import ProgressEvent
-    from hwpscan.fetch.run import FetchReport, fetch_range
+    from hwpscan.fetch.run import FetchReport
 
 __all__ = [
     "DEFAULT_API_URL",
-    "FetchReport",
     "Plan",
     "ProgressEvent",
     "dates_for",
     "default_out_dir",
     "fetch_for_scan",
-    "fetch_range",
     "load_manifest",
     "plan_range",
 ]
-
-#: Public names and the module that defines each. They load on first use, so the
-#: scanner's ``from hwpscan.fetch.manifest import dates_for`` does not pull in httpx.
-_LAZY = {
-    "DEFAULT_API_URL": "hwpscan.fetch.client",
-    "FetchReport": "hwpscan.fetch.run",
-    "fetch_range": "hwpscan.fetch.run",
-    "Plan": "hwpscan.fetch.plan",
-    "plan_range": "hwpscan.fetch.plan",
-    "ProgressEvent": "hwpscan.fetch.progress",
-    "dates_for": "hwpscan.fetch.manifest",
-    "load_manifest": "hwpscan.fetch.manifest",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hwpscan.fetch' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
 
 
 def default_out_dir(api_url: str, state: Path | None = None) -> Path:
@@ -88,13 +67,12 @@ def fetch_for_scan(
     ``api_url`` defaults to the real endpoint. ``start``/``end`` may be ``YYYY-MM-DD``
     strings (validated strictly). The key comes from ``key``, else ``HWPSCAN_API_KEY``,
     else the config file; a missing key raises :class:`UsageError`. ``options`` go to
-    :func:`fetch_range` (``progress``, ``window_days``, ``daily_limit``, ``allow_hosts``,
-    timeouts...). Check ``report.error`` / ``report.exit_code``: a stopped fetch still
-    returns what it got.
+    :func:`~hwpscan.fetch.run.fetch_range` (``progress``, ``window_days``, ``daily_limit``,
+    ``allow_hosts``, timeouts...). Check ``report.error`` / ``report.exit_code``: a stopped
+    fetch still returns what it got.
     """
-    from hwpscan.fetch.client import DEFAULT_API_URL
-    from hwpscan.fetch.dates import parse_range
-    from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
+    # the orchestrator brings httpx (and its own deps): loaded when a fetch is asked for,
+    # so that importing this package (the CLI's options, --help) stays light
     from hwpscan.fetch.run import fetch_range
 
     api_url = api_url or DEFAULT_API_URL

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,8 +23,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from hwpscan.atomic import atomic_write
 from hwpscan.fetch.dates import KST, Window
-from hwpscan.fetch.urls import redact_url
+from hwpscan.redaction import redact_url
 
 try:
     import fcntl
@@ -34,21 +33,6 @@ except ImportError:  # Windows: no advisory file locks; concurrent runs may both
     fcntl = None  # type: ignore[assignment]
 
 CACHE_DIR = "cache/responses"
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".hwpscan-tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def endpoint_id(api_url: str) -> str:

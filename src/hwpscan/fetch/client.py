@@ -26,9 +26,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs only the URL
     import httpx
 
-from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, QuotaExceededError
+from hwpscan.errors import (
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+)
 from hwpscan.fetch.dates import Window
-from hwpscan.fetch.urls import check_api_url, redact_bytes, redact_params, redact_text, redact_url
+from hwpscan.fetch.urls import check_api_url
+from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
@@ -49,21 +55,6 @@ API_MAX_BYTES = 64_000_000
 _REG_DATE_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})")
 _TITLE_RE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _LONE_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
-class ApiNetworkError(ApiError):
-    """The request failed on the way (connection, timeout, 5xx); the key is scrubbed."""
-
-    def __init__(self, message: str, *, retryable: bool, sent: bool = True) -> None:
-        super().__init__(message)
-        self.retryable = retryable
-        self.sent = sent  # False when the request never reached the server
-
-
-class DailyLimitError(QuotaExceededError):
-    """The API answered code 033: the key's daily limit is used up (the call counted)."""
-
-    code = CODE_DAILY_LIMIT
 
 
 @dataclass(frozen=True, slots=True)

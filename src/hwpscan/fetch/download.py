@@ -14,7 +14,6 @@ import hashlib
 import os
 import re
 import shutil
-import tempfile
 import threading
 import time
 import unicodedata
@@ -25,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from hwpscan.fetch.urls import redact_bytes, redact_text, redact_url
+from hwpscan.atomic import TEMP_PREFIX, atomic_file
+from hwpscan.redaction import redact_bytes, redact_text, redact_url
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
     import httpx
 
-TEMP_PREFIX = ".hwpscan-tmp-"
 #: ``.hwpscan-tmp-<pid>-<start time>-...``: who is writing the file.
 _OWNER_RE = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-(\d+)-")
 #: Seconds untouched after which a temp file of unknown owner counts as abandoned.
@@ -405,14 +404,11 @@ class Downloader:
     def _write(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event
     ) -> tuple[str, int]:
-        job.dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=temp_prefix(), dir=job.dest.parent)
-        tmp = Path(tmp_name)
         digest = hashlib.sha256()
         size = 0
         started = time.monotonic()
         try:
-            with os.fdopen(fd, "wb") as handle:
+            with atomic_file(job.dest, prefix=temp_prefix(), suffix="") as handle:
                 for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
                     if size > self.max_bytes:
@@ -421,15 +417,8 @@ class Downloader:
                     self._check_pace(size, time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
-                handle.flush()
-                os.fsync(handle.fileno())
-            try:
-                os.replace(tmp, job.dest)
-            except FileNotFoundError as exc:  # removed under us: download it again
-                raise _Retry("the partial file vanished before it was complete") from exc
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        except FileNotFoundError as exc:  # the partial file removed under us: download again
+            raise _Retry("the partial file vanished before it was complete") from exc
         return digest.hexdigest(), size
 
     def _spend(self, size: int) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
-from hwpscan.errors import UnsafeUrlError
+from hwpscan.errors import RunBudgetError, UnsafeUrlError
 from hwpscan.fetch.clean import one_line
 from hwpscan.fetch.client import Release
 from hwpscan.fetch.download import (
@@ -24,17 +24,15 @@ from hwpscan.fetch.download import (
     name_from_url,
     safe_filename,
 )
-from hwpscan.fetch.limits import RunBudgetError
-from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter, read_entries
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.urls import (
     DEFAULT_DOWNLOAD_PATHS,
     Resolver,
-    redact_text,
-    redact_url,
     system_resolver,
     validate_attachment_url,
 )
+from hwpscan.manifest import ManifestEntry, ManifestWriter, read_entries
+from hwpscan.redaction import redact_text, redact_url
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Where the API key comes from: the environment, then a config file.
 
 The key is only ever held in memory and sent as the ``authKey`` parameter; everything
-hwpscan writes refers to it by :func:`hwpscan.fetch.quota.key_hash`. Prompting for a
+hwpscan writes refers to it by :func:`hwpscan.redaction.key_hash`. Prompting for a
 key is the CLI's job, not this module's.
 """
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hwpscan.errors import ApiError, ApiResponseError
+from hwpscan.errors import ApiResponseError
 
 #: Releases one answer may list (a 21-day window has on the order of a hundred).
 MAX_ITEMS = 2_000
@@ -38,10 +38,6 @@ MAX_DOWNLOAD_BYTES = 5_000_000_000
 API_RETRIES = 2
 #: JSON values one release may take in the answer (it has about a dozen fields).
 VALUES_PER_ITEM = 128
-
-
-class RunBudgetError(ApiError):
-    """A fetch stopped because its per-run budget (files or bytes) is used up."""
 
 
 _STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')

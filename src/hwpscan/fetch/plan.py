@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from hwpscan.errors import HwpscanError
+from hwpscan.errors import HwpscanError, LedgerError
 from hwpscan.fetch.cache import CACHE_DIR, ResponseCache
 from hwpscan.fetch.client import ApiAnswer, check_answer, parse_answer
 from hwpscan.fetch.dates import (
@@ -22,13 +22,7 @@ from hwpscan.fetch.dates import (
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.quota import (
-    DEFAULT_DAILY_LIMIT,
-    LedgerError,
-    QuotaLedger,
-    QuotaStatus,
-    default_ledger_path,
-)
+from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger, QuotaStatus, default_ledger_path
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,6 @@ last call; a run that finds the ledger locked waits (bounded) and retries. Only
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
@@ -26,8 +25,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from hwpscan.errors import QuotaExceededError, UsageError
+from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
+from hwpscan.redaction import key_hash
 from hwpscan.runstore.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
@@ -50,23 +50,6 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_hash, day)
 )
 """
-
-
-class LedgerError(UsageError):
-    """The ledger file cannot be used (not SQLite, damaged, locked, unwritable)."""
-
-
-class LedgerBusyError(LedgerError):
-    """Another run held the ledger longer than the timeout: a lock, not damage."""
-
-
-def key_hash(key: str) -> str:
-    """The ledger's name for a key: its SHA-256, hex.
-
-    >>> key_hash("abc")[:16]
-    'ba7816bf8f01cfea'
-    """
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,15 +21,21 @@ from pathlib import Path
 
 import httpx
 
-from hwpscan.errors import ApiError, ApiRefusedError, ApiResponseError, HwpscanError, UsageError
+from hwpscan.errors import (
+    ApiError,
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+    HwpscanError,
+    UsageError,
+)
 from hwpscan.fetch.cache import ResponseCache
 from hwpscan.fetch.client import (
     DEFAULT_API_URL,
     HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
-    ApiNetworkError,
-    DailyLimitError,
     check_answer,
     parse_answer,
 )
@@ -44,19 +50,14 @@ from hwpscan.fetch.dates import (
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy
 from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import (
-    DEFAULT_DOWNLOAD_PATHS,
-    Resolver,
-    check_api_url,
-    redact_text,
-    system_resolver,
-)
+from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
 from hwpscan.home import state_dir
+from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
+from hwpscan.redaction import redact_text
 
 __all__ = ["FetchReport", "ProgressEvent", "fetch_range"]
 

@@ -15,41 +15,15 @@ hwpscan.errors.UnsafeUrlError: attachment URL refused: scheme 'javascript' is no
 
 from __future__ import annotations
 
-import functools
 import ipaddress
 import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from hwpscan.errors import UnsafeUrlError, UsageError
+from hwpscan.redaction import redact_url
 
-#: Query parameters whose values are secrets (compared case-insensitively).
-SECRET_PARAMS = frozenset(
-    {
-        "authkey",
-        "auth_key",
-        "servicekey",
-        "service_key",
-        "apikey",
-        "api_key",
-        "key",
-        "token",
-        "access_token",
-        "crtfckey",
-        "crtfc_key",
-        "secret",
-        "client_secret",
-        "password",
-    }
-)
-REDACTED = "REDACTED"
-#: ``name=value`` for a secret name anywhere in free text (query, path parameter, fragment).
-SECRET_PAIR_RE = re.compile(
-    r"(?i)(?<![A-Za-z0-9_])("
-    + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True))
-    + r")(=|%3D)[^&;#\s\"'<>]*"
-)
 #: Ports an attachment may use on a host without an explicit ``--allow-host host:port``.
 WEB_PORTS = frozenset({80, 443})
 #: Where the portal serves attachments (the real site and the emulator alike).
@@ -57,116 +31,6 @@ DEFAULT_DOWNLOAD_PATHS = ("/fss/cmmn/file/fileDown.do",)
 
 #: Returns the IP addresses a host name resolves to.
 Resolver = Callable[[str], Sequence[str]]
-
-
-def redact_params(text: str) -> str:
-    """Free text with the value of every secret ``name=value`` pair replaced.
-
-    >>> redact_params("500 Error at /api?apiType=json&authKey=abc123&x=1")
-    '500 Error at /api?apiType=json&authKey=REDACTED&x=1'
-    >>> redact_params("/f.do;crtfc_key=abc#token=xyz")
-    '/f.do;crtfc_key=REDACTED#token=REDACTED'
-    """
-    return SECRET_PAIR_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-
-
-def redact_url(url: str) -> str:
-    """The URL with every secret query value replaced by ``REDACTED``.
-
-    Secret pairs in path parameters (``;authKey=``) and the fragment go too.
-
-    >>> redact_url("https://h/api?apiType=json&authKey=abc123&startDate=2025-07-21")
-    'https://h/api?apiType=json&authKey=REDACTED&startDate=2025-07-21'
-    >>> redact_url("https://user:pw@h/x")
-    'https://REDACTED@h/x'
-    >>> redact_url("https://h/x;authKey=s#crtfc_key=t")
-    'https://h/x;authKey=REDACTED#crtfc_key=REDACTED'
-    """
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return REDACTED
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = REDACTED + "@" + netloc.rsplit("@", 1)[1]
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if any(k.lower() in SECRET_PARAMS for k, _ in pairs):
-            query = urlencode(
-                [(k, REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in pairs],
-                quote_via=quote,
-                safe=":/",
-            )
-    path, fragment = redact_params(parts.path), redact_params(parts.fragment)
-    return urlunsplit((parts.scheme, netloc, path, query, fragment))
-
-
-def _char_forms(char: str) -> str:
-    """A regex for one character of a secret in every way a server may spell it: raw,
-    percent-encoded (either case, or twice: ``%2541``), a JSON ``\\u`` escape (either
-    case) or an HTML character reference."""
-    forms = [re.escape(char)]
-    if char == " ":
-        forms.append(r"\+")
-    forms.append("".join(f"%(?:25)?{byte:02x}" for byte in char.encode("utf-8")))
-    units = char.encode("utf-16-be")
-    forms.append(
-        "".join(
-            rf"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
-        )
-    )
-    forms.append(rf"&#0*{ord(char)};?")
-    forms.append(rf"&#x0*{ord(char):x};?")
-    return "(?:" + "|".join(forms) + ")"
-
-
-@functools.lru_cache(maxsize=16)
-def secret_pattern(secret: str) -> re.Pattern[str]:
-    r"""A regex that finds ``secret`` however it was encoded, character by character (a
-    server may percent-encode some characters and not others).
-
-    >>> bool(secret_pattern("Ab1").fullmatch("%41%62\\u0031"))
-    True
-    >>> bool(secret_pattern("Ab1").fullmatch("\\U0041b%2531"))
-    True
-    """
-    return re.compile("".join(_char_forms(c) for c in secret), re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=16)
-def _secret_pattern_bytes(secret: str) -> re.Pattern[bytes]:
-    return re.compile(secret_pattern(secret).pattern.encode("utf-8"), re.IGNORECASE)
-
-
-def redact_text(text: str, secrets: Iterable[str]) -> str:
-    r"""Replace every occurrence of each secret with ``REDACTED``: raw, percent-encoded
-    (upper or lower case, fully or in part, or twice), as JSON ``\u`` escapes in either
-    case, or as HTML character references, in any mix.
-
-    >>> redact_text("GET /x?authKey=s3cr%2Bt failed", ["s3cr+t"])
-    'GET /x?authKey=REDACTED failed'
-    >>> redact_text("a %73%33%63%72%2b%74 b \\u0073\\u0033\\u0063\\u0072\\u002B\\u0074", ["s3cr+t"])
-    'a REDACTED b REDACTED'
-    """
-    for secret in secrets:
-        if secret:
-            text = secret_pattern(secret).sub(REDACTED, text)
-    return text
-
-
-def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
-    r""":func:`redact_text` for raw bytes in any ASCII-compatible encoding (UTF-8, CP949).
-
-    >>> redact_bytes(b'{"msg": "bad key s3cr+t", "u": "/f?k=s3cr%2Bt"}', ["s3cr+t"])
-    b'{"msg": "bad key REDACTED", "u": "/f?k=REDACTED"}'
-    >>> redact_bytes(b'"\\u0073\\u0033cr%2b%74"', ["s3cr+t"])
-    b'"REDACTED"'
-    """
-    for secret in secrets:
-        if secret:
-            data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
-    return data
 
 
 def host_of(url: str) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from hwpscan.errors import TooDeepError
 from hwpscan.forensics.guard import check_utf8
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
 
@@ -330,10 +331,6 @@ def _parse_line(number: int, line: str) -> tuple[int, Any] | SkippedLine:
     reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
     column = f" (column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
     return SkippedLine(number, f"not JSON: {reason}{column}", escape_snippet(line[:_EXCERPT]))
-
-
-class TooDeepError(ValueError):
-    """A document nested deeper than the parser can follow."""
 
 
 def _decode(text: str) -> Any:

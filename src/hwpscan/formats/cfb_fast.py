@@ -22,7 +22,7 @@ than olefile's recursive walk can follow. Each decline is counted by reason in
 :data:`DECLINES` (a debug aid: ``hwpscan.formats.cfb_fast.DECLINES``) and logged at
 debug level; nothing else changes.
 
->>> from hwpscan.synth.cfb import write_cfb
+>>> from hwpscan.rehearsal.synth.cfb import write_cfb
 >>> data = write_cfb({"a": b"x" * 100, "d/b": b"y" * 5000})
 >>> cfb = open_cfb(data)
 >>> cfb.paths, cfb.size("d/b"), cfb.read("A") == b"x" * 100

@@ -18,7 +18,7 @@ every paragraph's siblings, which is quadratic in the paragraphs of a section).
 XML is UTF-8 and cannot carry a lone surrogate, so an HWPX body holds none;
 private-use characters appear as themselves. The counts are computed on that text.
 
->>> from hwpscan.synth.hwpx import build_hwpx
+>>> from hwpscan.rehearsal.synth.hwpx import build_hwpx
 >>> doc = read_zip(build_hwpx(["보도자료", [["구분", "내용"]]]))
 >>> [s.text for s in doc.body], doc.info["sections"]
 (['보도자료', '구분', '내용'], 1)
@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from xml.parsers import expat
 
-from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
+from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats.sniff import HWPX_MIMETYPE
 from hwpscan.models import Document, Format, Segment, Status
 
@@ -79,10 +79,6 @@ _INLINE = {
     "markpenEnd": "",
 }
 _SHOWN = 5
-
-
-class BudgetError(CorruptFileError):
-    """A package went over one of the per-file budgets (entries, bytes, depth, paragraphs)."""
 
 
 def read_zip(data: bytes) -> Document:

@@ -18,7 +18,7 @@ not (another olefile version), every call goes through olefile's public ``listdi
 in our own code is a bug and is not hidden.
 
 >>> import io, olefile
->>> from hwpscan.synth.cfb import write_cfb
+>>> from hwpscan.rehearsal.synth.cfb import write_cfb
 >>> data = write_cfb({"a": b"x" * 100, "d/b": b"y" * 5000})
 >>> streams = OleStreams(olefile.OleFileIO(io.BytesIO(data)), data)
 >>> streams.paths, streams.size("d/b"), streams.read("A") == b"x" * 100

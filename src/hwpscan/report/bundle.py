@@ -7,10 +7,10 @@ never holds half a file.
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from hwpscan.atomic import atomic_write
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult
 from hwpscan.report.export import BOM, write_csv
@@ -43,12 +43,7 @@ def _files_csv(results: Sequence[FileResult]) -> str:
 
 
 def _write(path: Path, data: str | bytes) -> Path:
-    tmp = path.with_name(path.name + ".part")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8", newline="")
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+    atomic_write(path, data)
     return path
 
 

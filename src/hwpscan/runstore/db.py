@@ -20,12 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hwpscan.errors import StoreError
+from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
 from hwpscan.models import FileResult
+from hwpscan.redaction import clean_args
 from hwpscan.report.export import jsonl_line
 from hwpscan.rundiff import file_name
-from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, RunNotFoundError, new_run_id
-from hwpscan.runstore.scrub import clean_args
+from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, new_run_id
 from hwpscan.runstore.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
@@ -36,13 +36,9 @@ from hwpscan.runstore.sqlite import (
     retry_busy,
 )
 
-__all__ = ["RunRecorder", "RunStore", "StoreBusyError", "open_runs_note"]
+__all__ = ["RunRecorder", "RunStore", "open_runs_note"]
 
 T = TypeVar("T")
-
-
-class StoreBusyError(StoreError):
-    """Another run held the run store for longer than the timeout: a lock, not damage."""
 
 
 #: ``latest``, or ``latest~N``: the run N before the latest (``latest~0`` is the latest).

@@ -7,16 +7,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from hwpscan.errors import UsageError
 from hwpscan.models import FileResult, Status
 
-__all__ = ["RUN_KINDS", "Run", "RunInfo", "RunNotFoundError", "new_run_id"]
+__all__ = ["RUN_KINDS", "Run", "RunInfo", "new_run_id"]
 
 RUN_KINDS = ("scan", "fetch", "verify")
-
-
-class RunNotFoundError(UsageError):
-    """No run matches the id, prefix or ``latest`` asked for (or the prefix is ambiguous)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,9 +31,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from hwpscan.errors import BusyError
+
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "BusyError",
     "begin_immediate",
     "commit",
     "connect",
@@ -52,10 +53,6 @@ _SQLITE_LOCKED = 6
 _SQLITE_CORRUPT = 11
 _SQLITE_NOTADB = 26
 _BUSY_TEXT = ("database is locked", "database table is locked", "database is busy")
-
-
-class BusyError(sqlite3.OperationalError):
-    """Another process held the database longer than the timeout allows."""
 
 
 def error_kind(exc: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""The fixtures of the corpus, one function per group (see :mod:`hwpscan.synth.corpus`).
+"""The fixtures of the corpus, one function per group (see :mod:`hwpscan.rehearsal.synth.corpus`).
 
 Dated folders (``2025-07-21/`` ...) hold press-release-like attachments, so a scan of
 the corpus fills the date x format table; ``broken/`` holds inputs a scanner must turn
@@ -12,7 +12,7 @@ import io
 import zipfile
 from typing import Any
 
-from hwpscan.synth.corpus import (
+from hwpscan.rehearsal.synth.corpus import (
     Counts,
     Fixture,
     str_counts,
@@ -20,7 +20,7 @@ from hwpscan.synth.corpus import (
     unit_locations,
     utf16_counts,
 )
-from hwpscan.synth.hwp5 import (
+from hwpscan.rehearsal.synth.hwp5 import (
     Block,
     Footnote,
     HeaderFooter,
@@ -35,9 +35,9 @@ from hwpscan.synth.hwp5 import (
     record_overrun,
     truncate,
 )
-from hwpscan.synth.hwpx import ZIP_DATE_TIME, build_hwpx
-from hwpscan.synth.pdf import PdfExtras, build_pdf
-from hwpscan.synth.press import (
+from hwpscan.rehearsal.synth.hwpx import ZIP_DATE_TIME, build_hwpx
+from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
+from hwpscan.rehearsal.synth.press import (
     PARTS,
     STORIES,
     Story,

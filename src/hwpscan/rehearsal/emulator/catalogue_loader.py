@@ -22,12 +22,11 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from hwpscan.errors import UsageError
+from hwpscan.errors import CatalogueError
 
 __all__ = [
     "FORMAT_TAG",
     "Attachment",
-    "CatalogueError",
     "Post",
     "bundled_posts",
     "from_releases",
@@ -37,10 +36,6 @@ __all__ = [
 
 FORMAT_TAG = "hwpscan-emulator-catalogue/1"
 _REG_FORMAT = "%Y-%m-%d %H:%M:%S"
-
-
-class CatalogueError(UsageError):
-    """A ``--data`` folder that cannot be served (missing file, bad JSON, path escape)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +96,7 @@ def _attachment(item: Any) -> Attachment:
 
 
 def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
-    """Adapt catalogue objects (``hwpscan.synth.catalogue.Release`` or look-alikes).
+    """Adapt catalogue objects (``hwpscan.rehearsal.synth.catalogue.Release`` or look-alikes).
 
     >>> from datetime import date, time
     >>> p, = from_releases([{"date": date(2025, 7, 21), "content_id": 7, "subject": "s",
@@ -128,7 +123,7 @@ def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
 
 def bundled_posts() -> tuple[Post, ...]:
     """The incident catalogue shipped with hwpscan (2025-07-21 .. 2025-08-11)."""
-    from hwpscan.synth.catalogue import incident_catalogue
+    from hwpscan.rehearsal.synth.catalogue import incident_catalogue
 
     return from_releases(incident_catalogue())
 

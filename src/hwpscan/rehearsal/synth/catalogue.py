@@ -1,7 +1,7 @@
 """The API emulator's bundled catalogue: dated press releases that replay the incident.
 
 Built on demand, never stored: :func:`incident_catalogue` generates every release and
-its attachments from :mod:`hwpscan.synth.press` with our own HWP 5, HWPX and PDF writers
+its attachments from :mod:`hwpscan.rehearsal.synth.press` with our own HWP 5, HWPX and PDF writers
 (deterministic, well under a second).
 
 What it reproduces (the incident write-up's full check of the attachments):
@@ -31,10 +31,10 @@ import functools
 from dataclasses import dataclass
 from datetime import date as _date
 
-from hwpscan.synth.hwp5 import Block, build_hwp5
-from hwpscan.synth.hwpx import build_hwpx
-from hwpscan.synth.pdf import build_pdf
-from hwpscan.synth.press import PARTS, STORIES, Story, flat_blocks, hwp5_blocks, pdf_pages
+from hwpscan.rehearsal.synth.hwp5 import Block, build_hwp5
+from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.press import PARTS, STORIES, Story, flat_blocks, hwp5_blocks, pdf_pages
 
 __all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
 
@@ -115,7 +115,7 @@ def body_html(story: Story, iso: str, hour: int) -> str:
     >>> html.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in html
     (True, True)
     """
-    from hwpscan.synth.press import story_texts
+    from hwpscan.rehearsal.synth.press import story_texts
 
     texts = story_texts(story)
     paras = [

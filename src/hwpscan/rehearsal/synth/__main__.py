@@ -1,4 +1,4 @@
-"""``python -m hwpscan.synth DIR``: (re)generate the fixture corpus into DIR."""
+"""``python -m hwpscan.rehearsal.synth DIR``: (re)generate the fixture corpus into DIR."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 def main(argv: list[str] | None = None) -> int:
     """Write the corpus and its ``expected.jsonl``; print a one-line summary."""
-    from hwpscan.synth.corpus import write_corpus
+    from hwpscan.rehearsal.synth.corpus import write_corpus
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0] in {"-h", "--help"}:
-        print("usage: python -m hwpscan.synth DIR", file=sys.stderr)
+        print("usage: python -m hwpscan.rehearsal.synth DIR", file=sys.stderr)
         return 2
     fixtures = write_corpus(Path(args[0]))
     total = sum(len(f.data) for f in fixtures)

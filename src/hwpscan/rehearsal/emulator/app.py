@@ -1,7 +1,7 @@
 """What the emulated API answers: request parameters in, a reply plan out (no sockets).
 
 :class:`EmulatorApp` holds the catalogue, the quirks, the clock and the counters;
-:mod:`hwpscan.emulator.server` only moves bytes between it and the network.
+:mod:`hwpscan.rehearsal.emulator.server` only moves bytes between it and the network.
 
 Every listing call that carries a well-formed key counts against that key's quota for
 the Korea-time day, refused ones (``030``, ``033``, bad dates) included.
@@ -25,16 +25,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
-from hwpscan.emulator.catalogue_loader import Attachment, Post
-from hwpscan.emulator.quirks import BadDateMode, Oversize, Quirks, QuotaMode, WrongYearMode
-from hwpscan.emulator.state import Counters
-from hwpscan.emulator.wire import (
+from hwpscan.redaction import key_hash
+from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post
+from hwpscan.rehearsal.emulator.quirks import (
+    BadDateMode,
+    Oversize,
+    Quirks,
+    QuotaMode,
+    WrongYearMode,
+)
+from hwpscan.rehearsal.emulator.state import Counters
+from hwpscan.rehearsal.emulator.wire import (
     EUCKR_HTML,
     content_disposition,
     damage_text,
     encode_json_cp949,
     html_page,
-    key_hash,
     korea_day,
     utc_now,
 )
@@ -110,7 +116,7 @@ def clean_rebuild(data: bytes) -> bytes | None:
     from hwpscan.forensics.surrogates import join_segments, merge_pairs
     from hwpscan.formats import read_document
     from hwpscan.models import Format
-    from hwpscan.synth.hwp5 import build_hwp5
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 
     doc = read_document(data)
     if doc.format is not Format.HWP5 or doc.status is not None:

@@ -9,16 +9,14 @@ here so the server stays a thin adapter.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import html
 import json
-import re
 from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from hwpscan.emulator.quirks import Disposition
+from hwpscan.rehearsal.emulator.quirks import Disposition
 
 __all__ = [
     "KOREA",
@@ -26,9 +24,7 @@ __all__ = [
     "damage_text",
     "encode_json_cp949",
     "html_page",
-    "key_hash",
     "korea_day",
-    "redact",
     "utc_now",
 ]
 
@@ -144,29 +140,6 @@ def html_page(title: str, message: str) -> bytes:
         f"<body><h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></body></html>\n"
     )
     return body.encode("cp949", errors="xmlcharrefreplace")
-
-
-_KEY_RE = re.compile(r"(?i)(authkey=)[^&\s]*")
-
-
-def redact(text: str) -> str:
-    """Hide the value of every ``authKey`` parameter in a URL, query or log line.
-
-    >>> redact("GET /x?apiType=json&authKey=abcdef&startDate=2025-07-21 HTTP/1.1")
-    'GET /x?apiType=json&authKey=***&startDate=2025-07-21 HTTP/1.1'
-    """
-    return _KEY_RE.sub(r"\1***", text)
-
-
-def key_hash(key: str) -> str:
-    """A short, stable, one-way name for an API key (never store the key itself).
-
-    >>> key_hash("k" * 32) == key_hash("k" * 32) != key_hash("j" * 32)
-    True
-    >>> len(key_hash("k" * 32))
-    16
-    """
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
 def korea_day(moment: datetime) -> date:

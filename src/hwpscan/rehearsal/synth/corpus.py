@@ -1,6 +1,6 @@
 """The committed fixture corpus: what each file holds, and what a correct scan must say.
 
-``python -m hwpscan.synth fixtures/`` writes every file of :func:`build_corpus` and
+``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of :func:`build_corpus` and
 ``expected.jsonl``. Both come from the same place: each :class:`Fixture` carries the
 bytes *and* the counts the generator knows it put in, computed from the input text
 (never by reading the file back), so ``expected.jsonl`` is an oracle independent of
@@ -16,7 +16,7 @@ Counting rules (the contract's definitions applied to the *input*):
   (:func:`str_counts`).
 - ``pua`` counts private-use code points in the strict view (pairs merged).
 - For HWP 5 bodies the writer also says where it put every paragraph
-  (:func:`~hwpscan.synth.hwp5.hwp5_layout`), so ``chars`` (characters in the strict
+  (:func:`~hwpscan.rehearsal.synth.hwp5.hwp5_layout`), so ``chars`` (characters in the strict
   view, :func:`strict_chars`) and the first ``locations`` (stream, paragraph, code-unit
   offset, code point: :func:`unit_locations`) are expected too.
 
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.synth.hwp5 import Placed
+from hwpscan.rehearsal.synth.hwp5 import Placed
 
 __all__ = [
     "LOCATION_SAMPLE",
@@ -178,7 +178,7 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
     the character it encodes) and lone half in stream order, then BMP private-use
     characters (PUA-A ones are pairs).
 
-    >>> from hwpscan.synth.hwp5 import hwp5_layout
+    >>> from hwpscan.rehearsal.synth.hwp5 import hwp5_layout
     >>> placed = hwp5_layout(["a\\t" + chr(0xDB80) + chr(0xF02B1), chr(0xE000)])
     >>> [loc[1:] for loc in unit_locations(placed)]  # after 16 units of controls
     [[0, 25, 'U+DB80'], [0, 26, 'U+F02B1'], [1, 0, 'U+E000']]
@@ -263,7 +263,7 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
 
 def build_corpus() -> list[Fixture]:
     """Every fixture, in a fixed order (dated folders first, then ``broken/``)."""
-    from hwpscan.synth.corpus_items import (
+    from hwpscan.rehearsal.synth.corpus_items import (
         broken_fixtures,
         damaged_fixtures,
         dated_fixtures,

@@ -4,7 +4,7 @@ It serves a dated catalogue of releases and their attachments with the real API'
 (the misspelled ``reponse`` envelope, EUC-KR bytes under ``text/html;charset=euc-kr``,
 ``|``-joined attachment lists) and its quirks, each switchable in :class:`Quirks`.
 
-    >>> from hwpscan.emulator import Quirks, serve_in_thread
+    >>> from hwpscan.rehearsal.emulator import Quirks, serve_in_thread
     >>> with serve_in_thread(quirks=Quirks(daily_limit=5), catalogue=[]) as emu:
     ...     emu.api_url.endswith("/fss/kr/openApi/api/bodoInfo.jsp")
     True
@@ -16,17 +16,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hwpscan.emulator.app import EmulatorApp, atch_file_id
-    from hwpscan.emulator.catalogue_loader import (
+    from hwpscan.rehearsal.emulator.app import EmulatorApp, atch_file_id
+    from hwpscan.rehearsal.emulator.catalogue_loader import (
         Attachment,
-        CatalogueError,
         Post,
         bundled_posts,
         from_releases,
         load_data_dir,
         write_data_dir,
     )
-    from hwpscan.emulator.quirks import (
+    from hwpscan.rehearsal.emulator.quirks import (
         BadDateMode,
         Disposition,
         Oversize,
@@ -34,40 +33,37 @@ if TYPE_CHECKING:
         QuotaMode,
         WrongYearMode,
     )
-    from hwpscan.emulator.server import RunningEmulator, make_server, serve_in_thread
-    from hwpscan.emulator.state import Stats
-    from hwpscan.emulator.wire import key_hash
+    from hwpscan.rehearsal.emulator.server import RunningEmulator, make_server, serve_in_thread
+    from hwpscan.rehearsal.emulator.state import Stats
 
 #: Public names and the module defining each. They load on first use, so the CLI can
 #: build ``hwpscan emulator --help`` (option types from ``quirks``) without the server.
 _LAZY = {
-    "EmulatorApp": "hwpscan.emulator.app",
-    "atch_file_id": "hwpscan.emulator.app",
-    "Attachment": "hwpscan.emulator.catalogue_loader",
-    "CatalogueError": "hwpscan.emulator.catalogue_loader",
-    "Post": "hwpscan.emulator.catalogue_loader",
-    "bundled_posts": "hwpscan.emulator.catalogue_loader",
-    "from_releases": "hwpscan.emulator.catalogue_loader",
-    "load_data_dir": "hwpscan.emulator.catalogue_loader",
-    "write_data_dir": "hwpscan.emulator.catalogue_loader",
-    "BadDateMode": "hwpscan.emulator.quirks",
-    "Disposition": "hwpscan.emulator.quirks",
-    "Oversize": "hwpscan.emulator.quirks",
-    "Quirks": "hwpscan.emulator.quirks",
-    "QuotaMode": "hwpscan.emulator.quirks",
-    "WrongYearMode": "hwpscan.emulator.quirks",
-    "RunningEmulator": "hwpscan.emulator.server",
-    "make_server": "hwpscan.emulator.server",
-    "serve_in_thread": "hwpscan.emulator.server",
-    "Stats": "hwpscan.emulator.state",
-    "key_hash": "hwpscan.emulator.wire",
+    "EmulatorApp": "hwpscan.rehearsal.emulator.app",
+    "atch_file_id": "hwpscan.rehearsal.emulator.app",
+    "Attachment": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "Post": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "bundled_posts": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "from_releases": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "load_data_dir": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "write_data_dir": "hwpscan.rehearsal.emulator.catalogue_loader",
+    "BadDateMode": "hwpscan.rehearsal.emulator.quirks",
+    "Disposition": "hwpscan.rehearsal.emulator.quirks",
+    "Oversize": "hwpscan.rehearsal.emulator.quirks",
+    "Quirks": "hwpscan.rehearsal.emulator.quirks",
+    "QuotaMode": "hwpscan.rehearsal.emulator.quirks",
+    "WrongYearMode": "hwpscan.rehearsal.emulator.quirks",
+    "RunningEmulator": "hwpscan.rehearsal.emulator.server",
+    "make_server": "hwpscan.rehearsal.emulator.server",
+    "serve_in_thread": "hwpscan.rehearsal.emulator.server",
+    "Stats": "hwpscan.rehearsal.emulator.state",
 }
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'hwpscan.emulator' has no attribute {name!r}")
+        raise AttributeError(f"module 'hwpscan.rehearsal.emulator' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
@@ -76,7 +72,6 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Attachment",
     "BadDateMode",
-    "CatalogueError",
     "Disposition",
     "EmulatorApp",
     "Oversize",
@@ -89,7 +84,6 @@ __all__ = [
     "atch_file_id",
     "bundled_posts",
     "from_releases",
-    "key_hash",
     "load_data_dir",
     "make_server",
     "serve_in_thread",

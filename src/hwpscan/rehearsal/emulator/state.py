@@ -1,6 +1,6 @@
 """The emulator's counters: calls per key hash per Korea day, downloads, refusals, errors.
 
-Keys are only ever seen here as hashes (:func:`hwpscan.emulator.wire.key_hash`).
+Keys are only ever seen here as hashes (:func:`hwpscan.redaction.key_hash`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
-from hwpscan.emulator.app import (
+from hwpscan.redaction import redact_params
+from hwpscan.rehearsal.emulator.app import (
     DOWNLOAD_PATH,
     LIST_PATH,
     DownloadPlan,
@@ -31,10 +32,10 @@ from hwpscan.emulator.app import (
     Reply,
     parse_day,
 )
-from hwpscan.emulator.catalogue_loader import Post, bundled_posts, from_releases
-from hwpscan.emulator.quirks import Quirks
-from hwpscan.emulator.state import Stats
-from hwpscan.emulator.wire import EUCKR_HTML, html_page, redact, utc_now
+from hwpscan.rehearsal.emulator.catalogue_loader import Post, bundled_posts, from_releases
+from hwpscan.rehearsal.emulator.quirks import Quirks
+from hwpscan.rehearsal.emulator.state import Stats
+from hwpscan.rehearsal.emulator.wire import EUCKR_HTML, html_page, utc_now
 
 __all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"]
 
@@ -78,7 +79,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.log is not None:
-            self.server.log(redact(f"{self.address_string()} {format % args}"))
+            self.server.log(redact_params(f"{self.address_string()} {format % args}"))
 
     # -- plumbing -----------------------------------------------------------------------
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.synth.cfb import write_cfb
-from hwpscan.synth.hwp5_records import SectionWriter, docinfo_shapes, record
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5_records import SectionWriter, docinfo_shapes, record
 
 __all__ = [
     "Block",

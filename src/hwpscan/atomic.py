@@ -1,0 +1,58 @@
+"""Atomic file writes: a reader sees the old file or the whole new one, never a part.
+
+The data goes to a temp file in the target's folder (a dot-name ending ``.part``, which
+scanning skips), is flushed to disk, and is then renamed over the target. On any error,
+interruption included, the temp file is removed and the target is left as it was.
+
+>>> import tempfile
+>>> folder = Path(tempfile.mkdtemp())
+>>> atomic_write(folder / "a" / "b.txt", "안녕\\n")
+>>> (folder / "a" / "b.txt").read_text(encoding="utf-8")
+'안녕\\n'
+>>> sorted(p.name for p in (folder / "a").iterdir())
+['b.txt']
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = ["TEMP_PREFIX", "atomic_file", "atomic_write"]
+
+#: How every temp file hwpscan writes beside its target begins.
+TEMP_PREFIX = ".hwpscan-tmp-"
+
+
+@contextmanager
+def atomic_file(
+    path: Path, *, prefix: str = TEMP_PREFIX, suffix: str = ".part"
+) -> Iterator[BinaryIO]:
+    """A binary handle whose bytes replace *path* when the block ends without error.
+
+    The folder is created when missing. *prefix* and *suffix* name the temp file (a
+    downloader puts its pid in the prefix, so another run can tell a live one from a
+    leftover). :func:`os.replace` errors (the temp file removed under us) propagate.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write *data* (text as UTF-8, newlines as given) to *path* atomically."""
+    with atomic_file(path) as handle:
+        handle.write(data.encode("utf-8") if isinstance(data, str) else data)

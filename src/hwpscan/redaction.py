@@ -1,0 +1,282 @@
+"""Secrets kept out of everything hwpscan prints, stores or sends back: one placeholder,
+one key digest, and the helpers that hide secrets in URLs, free text, raw bytes and
+stored arguments.
+
+Every hidden value becomes :data:`REDACTED`, whatever hid it:
+
+>>> redact_url("https://h/api?authKey=abc123")
+'https://h/api?authKey=REDACTED'
+>>> clean_args({"api_key": "x", "authKey": "y", "from": "2025-07-21", "jobs": 2})
+{'from': '2025-07-21', 'jobs': 2}
+
+An API key is named by :func:`key_hash` wherever it must be told apart from another
+(the quota ledger, the emulator's call counters): never by the key itself.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+__all__ = [
+    "API_KEY_ENV",
+    "CREDENTIAL_ENV",
+    "REDACTED",
+    "SECRET_PAIR_RE",
+    "SECRET_PARAMS",
+    "clean_args",
+    "key_hash",
+    "redact_bytes",
+    "redact_credentials",
+    "redact_params",
+    "redact_text",
+    "redact_url",
+    "secret_pattern",
+]
+
+#: What every hidden secret is replaced by.
+REDACTED = "REDACTED"
+#: The environment variable the API key may come from (its value is hidden everywhere).
+API_KEY_ENV = "HWPSCAN_API_KEY"
+#: Environment variables whose values are credentials for the sources (fsspec, cloud SDKs).
+CREDENTIAL_ENV = (
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_SECURITY_TOKEN",
+    "AWS_ACCESS_KEY_ID",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AZURE_STORAGE_KEY",
+    "AZURE_STORAGE_SAS_TOKEN",
+    "AZURE_STORAGE_CONNECTION_STRING",
+    "HWPSCAN_API_KEY",
+)
+
+#: Query parameters whose values are secrets (compared case-insensitively).
+SECRET_PARAMS = frozenset(
+    {
+        "authkey",
+        "auth_key",
+        "servicekey",
+        "service_key",
+        "apikey",
+        "api_key",
+        "key",
+        "token",
+        "access_token",
+        "crtfckey",
+        "crtfc_key",
+        "secret",
+        "client_secret",
+        "password",
+    }
+)
+#: ``name=value`` for a secret name anywhere in free text (query, path parameter, fragment).
+SECRET_PAIR_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_])("
+    + "|".join(sorted(SECRET_PARAMS, key=len, reverse=True))
+    + r")(=|%3D)[^&;#\s\"'<>]*"
+)
+
+
+def key_hash(key: str) -> str:
+    """The one-way name of an API key: its SHA-256, hex (what the quota ledger stores).
+
+    >>> key_hash("abc")[:16]
+    'ba7816bf8f01cfea'
+    >>> len(key_hash("k" * 32))
+    64
+    """
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def redact_params(text: str) -> str:
+    """Free text with the value of every secret ``name=value`` pair replaced.
+
+    >>> redact_params("500 Error at /api?apiType=json&authKey=abc123&x=1")
+    '500 Error at /api?apiType=json&authKey=REDACTED&x=1'
+    >>> redact_params("/f.do;crtfc_key=abc#token=xyz")
+    '/f.do;crtfc_key=REDACTED#token=REDACTED'
+    """
+    return SECRET_PAIR_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+def redact_url(url: str) -> str:
+    """The URL with every secret query value replaced by ``REDACTED``.
+
+    Secret pairs in path parameters (``;authKey=``) and the fragment go too.
+
+    >>> redact_url("https://h/api?apiType=json&authKey=abc123&startDate=2025-07-21")
+    'https://h/api?apiType=json&authKey=REDACTED&startDate=2025-07-21'
+    >>> redact_url("https://user:pw@h/x")
+    'https://REDACTED@h/x'
+    >>> redact_url("https://h/x;authKey=s#crtfc_key=t")
+    'https://h/x;authKey=REDACTED#crtfc_key=REDACTED'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = REDACTED + "@" + netloc.rsplit("@", 1)[1]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if any(k.lower() in SECRET_PARAMS for k, _ in pairs):
+            query = urlencode(
+                [(k, REDACTED if k.lower() in SECRET_PARAMS else v) for k, v in pairs],
+                quote_via=quote,
+                safe=":/",
+            )
+    path, fragment = redact_params(parts.path), redact_params(parts.fragment)
+    return urlunsplit((parts.scheme, netloc, path, query, fragment))
+
+
+def _char_forms(char: str) -> str:
+    """A regex for one character of a secret in every way a server may spell it: raw,
+    percent-encoded (either case, or twice: ``%2541``), a JSON ``\\u`` escape (either
+    case) or an HTML character reference."""
+    forms = [re.escape(char)]
+    if char == " ":
+        forms.append(r"\+")
+    forms.append("".join(f"%(?:25)?{byte:02x}" for byte in char.encode("utf-8")))
+    units = char.encode("utf-16-be")
+    forms.append(
+        "".join(
+            rf"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+        )
+    )
+    forms.append(rf"&#0*{ord(char)};?")
+    forms.append(rf"&#x0*{ord(char):x};?")
+    return "(?:" + "|".join(forms) + ")"
+
+
+@functools.lru_cache(maxsize=16)
+def secret_pattern(secret: str) -> re.Pattern[str]:
+    r"""A regex that finds ``secret`` however it was encoded, character by character (a
+    server may percent-encode some characters and not others).
+
+    >>> bool(secret_pattern("Ab1").fullmatch("%41%62\\u0031"))
+    True
+    >>> bool(secret_pattern("Ab1").fullmatch("\\U0041b%2531"))
+    True
+    """
+    return re.compile("".join(_char_forms(c) for c in secret), re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=16)
+def _secret_pattern_bytes(secret: str) -> re.Pattern[bytes]:
+    return re.compile(secret_pattern(secret).pattern.encode("utf-8"), re.IGNORECASE)
+
+
+def redact_text(text: str, secrets: Iterable[str]) -> str:
+    r"""Replace every occurrence of each secret with ``REDACTED``: raw, percent-encoded
+    (upper or lower case, fully or in part, or twice), as JSON ``\u`` escapes in either
+    case, or as HTML character references, in any mix.
+
+    >>> redact_text("GET /x?authKey=s3cr%2Bt failed", ["s3cr+t"])
+    'GET /x?authKey=REDACTED failed'
+    >>> redact_text("a %73%33%63%72%2b%74 b \\u0073\\u0033\\u0063\\u0072\\u002B\\u0074", ["s3cr+t"])
+    'a REDACTED b REDACTED'
+    """
+    for secret in secrets:
+        if secret:
+            text = secret_pattern(secret).sub(REDACTED, text)
+    return text
+
+
+def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
+    r""":func:`redact_text` for raw bytes in any ASCII-compatible encoding (UTF-8, CP949).
+
+    >>> redact_bytes(b'{"msg": "bad key s3cr+t", "u": "/f?k=s3cr%2Bt"}', ["s3cr+t"])
+    b'{"msg": "bad key REDACTED", "u": "/f?k=REDACTED"}'
+    >>> redact_bytes(b'"\\u0073\\u0033cr%2b%74"', ["s3cr+t"])
+    b'"REDACTED"'
+    """
+    for secret in secrets:
+        if secret:
+            data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
+    return data
+
+
+def redact_credentials(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """*text* with the value of every credential variable set here replaced by ``REDACTED``.
+
+    >>> redact_credentials("denied for fake-1234", {"AWS_SECRET_ACCESS_KEY": "fake-1234"})
+    'denied for REDACTED'
+    """
+    environ = os.environ if environ is None else environ
+    for name in CREDENTIAL_ENV:
+        value = environ.get(name)
+        if value and len(value) >= 4 and value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+#: Argument names that may carry a secret: never stored.
+_SECRET_NAME_RE = re.compile(r"(?i)(key|token|secret|passw|auth|credential|cookie)")
+
+
+def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments safe to store: secret-looking names dropped, URLs and values scrubbed.
+
+    >>> clean_args({"api_url": "http://h/x?serviceKey=abc&a=1", "paths": [PurePath("f")]})
+    {'api_url': 'http://h/x?a=1', 'paths': ['f']}
+    """
+    secret = os.environ.get(API_KEY_ENV) or None
+    return {
+        str(k): _clean_value(v, secret)
+        for k, v in args.items()
+        if not _SECRET_NAME_RE.search(str(k))
+    }
+
+
+def _clean_value(value: Any, secret: str | None) -> Any:
+    if isinstance(value, Mapping):
+        return {
+            str(k): _clean_value(v, secret)
+            for k, v in value.items()
+            if not _SECRET_NAME_RE.search(str(k))
+        }
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_clean_value(v, secret) for v in value]
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    text = _strip_url_secrets(os.fsdecode(value) if isinstance(value, PurePath) else str(value))
+    if secret and secret in text:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _strip_url_secrets(text: str) -> str:
+    """Drop secret-looking query parameters (and userinfo) from a URL; other text as is.
+
+    >>> _strip_url_secrets("https://u:p@h/a?authKey=k")
+    'https://h/a'
+    >>> _strip_url_secrets("fixtures/2025-07-21")
+    'fixtures/2025-07-21'
+    """
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        query = [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _SECRET_NAME_RE.search(k)
+        ]
+        netloc = parts.hostname or ""
+        if parts.port is not None:
+            netloc += f":{parts.port}"
+    except ValueError:
+        return REDACTED
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
