@@ -19,8 +19,8 @@ from reference_surrogates import analyze as reference_analyze
 from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import read_document
 from hwpscan.models import Segment
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.scan import collect_files
-from hwpscan.synth.hwp5 import build_hwp5
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HIGH, LOW = chr(0xDB80), chr(0xDEB1)

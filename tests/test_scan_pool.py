@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from hwpscan.models import Status
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.scan import MAX_CHUNK, _chunk_size, scan_paths
-from hwpscan.synth.hwp5 import build_hwp5
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import hostile  # the reproducers' builders
