@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hwpscan.cli.checkjson  # noqa: F401  (registers the command)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.forensics.checkjson import check_json_bytes, check_json_text
 from hwpscan.forensics.guard import sanitize
 from hwpscan.models import ExitCode

@@ -16,7 +16,7 @@ from report_corpus import build_corpus, clean_hwp, contaminated_hwp, scan_folder
 from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers history and diff)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.cli.report import record_and_report
 from hwpscan.formats import LFS_POINTER_REASON
 

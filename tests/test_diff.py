@@ -11,7 +11,7 @@ from report_corpus import build_corpus, clean_hwp, contaminated_hwp, scan_folder
 from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers diff)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.cli.report import record_and_report
 from hwpscan.fetch import fetch_for_scan
 from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts

@@ -19,8 +19,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from hwpscan.cli import app
 from hwpscan.cli import emulator as _emulator_cli  # noqa: F401  (registers the command)
-from hwpscan.cli.app import app
 from hwpscan.errors import CatalogueError
 from hwpscan.models import Format, Status
 from hwpscan.redaction import key_hash

@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES
 from hwpscan.fetch.quota import QuotaLedger

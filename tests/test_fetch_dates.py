@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.errors import UsageError
 from hwpscan.fetch.dates import (
     KST,

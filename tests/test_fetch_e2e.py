@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.atomic import TEMP_PREFIX
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply

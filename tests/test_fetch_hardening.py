@@ -229,7 +229,7 @@ def run_cli(server: HostileServer, tmp_path: Path, *args: str, start: str = "202
     from typer.testing import CliRunner
 
     import hwpscan.cli.fetch  # noqa: F401  (registers plan and fetch)
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
     argv = ["fetch", "--from", start, "--to", start, "--api-url", server.api_url]
@@ -300,7 +300,7 @@ def test_a_bad_api_url_is_a_usage_error_that_spends_no_call(tmp_path: Path, url:
     from typer.testing import CliRunner
 
     import hwpscan.cli.fetch  # noqa: F401
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
     from hwpscan.fetch.quota import QuotaLedger
 
     home = tmp_path / "home"
@@ -342,7 +342,7 @@ def test_more_empty_weekdays_in_a_row_than_a_holiday_explains_stop_the_run(tmp_p
     from typer.testing import CliRunner
 
     import hwpscan.cli.fetch  # noqa: F401
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home")}
     with hostile(api_route(empty_listing)) as server:
@@ -362,7 +362,7 @@ def cli(tmp_path: Path, *argv: str):
     from typer.testing import CliRunner
 
     import hwpscan.cli.fetch  # noqa: F401
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
     result = CliRunner().invoke(app, list(argv), env=env)

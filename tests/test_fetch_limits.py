@@ -92,7 +92,7 @@ def run(server: Server, tmp_path: Path, *args: str):  # type: ignore[no-untyped-
     from typer.testing import CliRunner
 
     import hwpscan.cli.fetch  # noqa: F401  (registers fetch)
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
     api = f"http://127.0.0.1:{server.server_address[1]}{API_PATH}"

@@ -168,7 +168,7 @@ def test_a_key_echoed_in_every_encoding_reaches_no_file_and_no_output(tmp_path: 
 
     import hwpscan.cli.fetch  # registers fetch
     import hwpscan.cli.scan  # noqa: F401  (registers scan)
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     home, out, reports = tmp_path / "home", tmp_path / "out", tmp_path / "reports"
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(home), "COLUMNS": "200"}

@@ -498,8 +498,7 @@ def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
 def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
     from typer.testing import CliRunner
 
-    import hwpscan.cli  # noqa: F401 - registers the commands
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     runner = CliRunner()
     args = [
@@ -528,8 +527,7 @@ def test_scan_command_adds_matrix_rows_to_jsonl(docs: dict[str, Path]) -> None:
 def scan_jsonl(path: Path, parsers: str) -> list[dict[str, object]]:
     from typer.testing import CliRunner
 
-    import hwpscan.cli  # noqa: F401 - registers the commands
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     args = ["scan", str(path), "--parser", parsers, "--format", "jsonl", "--no-progress"]
     result = CliRunner().invoke(app, args)
@@ -900,8 +898,7 @@ def test_the_table_fits_100_columns_with_names_whole(
 def _scan(args: list[str]) -> tuple[int, str, str]:
     from typer.testing import CliRunner
 
-    import hwpscan.cli  # noqa: F401 - registers the commands
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
 
     result = CliRunner().invoke(app, args)
     return result.exit_code, result.stdout, result.stderr

@@ -60,7 +60,7 @@ def test_the_post_deploy_example_runs_against_the_emulator(
     from typer.testing import CliRunner
 
     import hwpscan.cli.verify  # noqa: F401  (registers verify)
-    from hwpscan.cli.app import app
+    from hwpscan.cli import app
     from hwpscan.rehearsal.emulator.server import serve_in_thread
 
     section = _section("Reports, history and verification")

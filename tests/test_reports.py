@@ -14,7 +14,7 @@ from report_corpus import HOSTILE_NAME, bundle, results  # noqa: F401  (module f
 from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verify)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.cli.report import record_and_report, write_junit
 from hwpscan.models import FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, write_report

@@ -19,7 +19,7 @@ from report_corpus import build_corpus, scan_folder
 from typer.testing import CliRunner
 
 import hwpscan.cli.verify  # noqa: F401  (registers verify)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.forensics.checkjson import check_json_text
 from hwpscan.manifest import MANIFEST_NAME, dates_for, read_entries
 from hwpscan.matrix import MatrixRow

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
+from hwpscan.matrix.runner import kill_group
 from hwpscan.models import (
     VERIFY_PRECEDENCE,
     ExitCode,
@@ -486,7 +486,7 @@ def run_tool(argv: Sequence[str], day: str, *, timeout: float) -> ToolOutcome:
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         proc.communicate()
         return ToolOutcome(day, shown, f"the tool command did not finish within {timeout:g} s")
     if proc.returncode != 0:
@@ -506,16 +506,6 @@ def run_tool(argv: Sequence[str], day: str, *, timeout: float) -> ToolOutcome:
             check,
         )
     return ToolOutcome(day, shown, None, check)
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    if os.name == "posix":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-            return
-        except (ProcessLookupError, PermissionError):
-            pass
-    proc.kill()
 
 
 # -- evidence from an extractor's own text ------------------------------------------------

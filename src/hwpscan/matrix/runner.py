@@ -47,7 +47,7 @@ from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_b
 from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.scan import display_path
 
-__all__ = ["WorkerPool", "run_batch", "run_extractor", "run_matrix"]
+__all__ = ["WorkerPool", "kill_group", "run_batch", "run_extractor", "run_matrix"]
 
 DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
@@ -81,7 +81,7 @@ def _run(argv: Sequence[str], *, timeout: float) -> _Finished:
         out, err = proc.communicate(timeout=timeout)
         code: int | None = proc.returncode
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        kill_group(proc)
         try:
             out, err = proc.communicate(timeout=_KILL_GRACE)
         except subprocess.TimeoutExpired:  # a grandchild left its own group, holding a pipe
@@ -90,7 +90,8 @@ def _run(argv: Sequence[str], *, timeout: float) -> _Finished:
     return _Finished(code, out or b"", err or b"", time.perf_counter() - started)
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill *proc* and its process group (a tool's children die with it)."""
     if os.name == "posix":
         try:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -260,14 +261,14 @@ class _Worker:
 
     def close(self, *, kill: bool = False) -> None:
         if kill:
-            _kill(self.proc)
+            kill_group(self.proc)
         elif self.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()  # the worker ends at end of input
         try:
             self.proc.wait(timeout=_KILL_GRACE)
         except subprocess.TimeoutExpired:
-            _kill(self.proc)
+            kill_group(self.proc)
             self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
