@@ -141,10 +141,19 @@ def test_silent_empty_answer_exits_3_as_possible_refusal(
 def test_a_refused_key_exits_3_with_the_api_message(
     emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HWPSCAN_API_KEY", "short-key")
+    monkeypatch.setenv("HWPSCAN_API_KEY", "badkey-" * 4 + "0000")  # 32 characters, bad shape
     result = fetch(emulator, env, *SHORT)
     assert result.exit_code == ExitCode.API
-    assert "code 010" in result.output and "short-key" not in result.output
+    assert "code 010" in result.output and "badkey-" not in result.output
+
+
+def test_a_short_key_is_refused_before_any_call(
+    emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HWPSCAN_API_KEY", "short-key")
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == ExitCode.USAGE
+    assert "short-key" not in result.output and emulator.stats().calls_total == 0
 
 
 def test_period_too_long_exits_3(emulator: RunningEmulator, env: dict[str, str]) -> None:

@@ -23,6 +23,7 @@ from hwpscan.cli.fetch_view import (
     range_line,
     render_plan,
     render_report,
+    warn,
 )
 from hwpscan.cli.machine import MachineFormat, plan_json, print_json
 from hwpscan.cli.options import (
@@ -55,13 +56,14 @@ from hwpscan.cli.options import (
     RetriesOpt,
     ToOpt,
     WindowOpt,
+    YesOpt,
     fetch_options,
     limits_option,
 )
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
-from hwpscan.fetch.dates import parse_range
-from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
+from hwpscan.fetch.dates import parse_range, year_warning
+from hwpscan.fetch.keys import ENV_VAR, check_key, check_key_length, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
 from hwpscan.fetch.urls import check_api_url, redact_text
 from hwpscan.home import state_dir
@@ -97,9 +99,9 @@ def get_key(*, prompt: bool = True) -> str:
             ExitCode.USAGE,
         )
     try:
-        return check_key(key)
+        return check_key_length(check_key(key))
     except UsageError as exc:
-        raise _fail(str(exc), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE, key) from None
 
 
 @app.command(rich_help_panel="Fetch from the API")
@@ -150,11 +152,13 @@ def _run_fetch(
     out_dir: Path,
     api_url: str,
     show_progress: bool,
+    assume_yes: bool = False,
     **options: Any,
 ) -> FetchReport:
     from hwpscan.fetch import fetch_range
 
     err_console.print(range_line(first, last), highlight=False)
+    shown = check_year(first, last, assume_yes=assume_yes)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(
@@ -176,8 +180,24 @@ def _run_fetch(
             markup=False,
         )
         raise typer.Exit(130) from None
-    render_report(report, key)
+    render_report(report, key, shown=shown)
     return report
+
+
+def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
+    """Say so before any call when the range lies in another year; on a terminal, ask.
+
+    ``--yes`` (``assume_yes``) and a stdin that is not a terminal go on after the
+    warning. Returns the warning shown, so the summary does not repeat it.
+    """
+    warning = year_warning(first, last)
+    if warning is None:
+        return ()
+    warn(warning)
+    ask = not assume_yes and sys.stdin.isatty() and err_console.is_terminal
+    if ask and not typer.confirm("fetch this range anyway?", default=False, err=True):
+        raise _fail("stopped before any call: fix --from/--to", ExitCode.USAGE)
+    return (warning,)
 
 
 def raise_for_report(report: FetchReport, key: str | None = None) -> None:
@@ -214,6 +234,7 @@ def fetch(
     max_files: MaxFilesOpt = MAX_FILES,
     max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB,
     api_retries: ApiRetriesOpt = API_RETRIES,
+    yes: YesOpt = False,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
     first, last = _dates(start, end)
@@ -225,6 +246,7 @@ def fetch(
         out_dir=out,
         api_url=api_url,
         show_progress=show_progress,
+        assume_yes=yes,
         jobs=jobs,
         **fetch_options(
             window_days=window_days,
@@ -269,8 +291,10 @@ def fetch_for_scan(
 
     Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
     ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (after printing :func:`stop_message`).
+    (after printing :func:`stop_message`). ``assume_yes=True`` in ``options`` goes on
+    without asking when the range lies in another year.
     """
+    assume_yes = bool(options.pop("assume_yes", False))
     first, last = _dates(start, end)
     key = get_key()
     folder = out_dir or default_out_dir(api_url)
@@ -281,6 +305,7 @@ def fetch_for_scan(
         out_dir=folder,
         api_url=api_url,
         show_progress=show_progress,
+        assume_yes=assume_yes,
         **options,
     )
     return folder, report
@@ -347,6 +372,7 @@ def demo(
                     out_dir=folder,
                     api_url=emulator.api_url,
                     show_progress=True,
+                    assume_yes=True,  # the bundled catalogue's year is expected
                 )
                 stats = emulator.stats()
             err_console.print(

@@ -50,6 +50,7 @@ __all__ = [
     "RetriesOpt",
     "ToOpt",
     "WindowOpt",
+    "YesOpt",
     "fetch_options",
     "limits_option",
 ]
@@ -87,6 +88,14 @@ ReadTimeoutOpt = Annotated[
 RetriesOpt = Annotated[int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")]
 MaxMbOpt = Annotated[
     float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
+]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Do not ask before fetching a range in another year (the warning still shows).",
+    ),
 ]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
 AllowHostOpt = Annotated[

@@ -123,8 +123,12 @@ class Retry:
     backoff: float = 0.5
     sleep: Callable[[float], None] = time.sleep
 
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
+        return float(self.backoff * 2 ** (attempt - 1))
+
     def wait(self, attempt: int) -> None:
-        self.sleep(self.backoff * 2 ** (attempt - 1))
+        self.sleep(self.delay(attempt))
 
 
 class WindowCaller:
@@ -140,7 +144,9 @@ class WindowCaller:
         retry: Retry,
         fresh: bool = False,
         limits: FetchLimits | None = None,
+        progress: Progress | None = None,
     ) -> None:
+        self.progress = progress  # told of each retry before its wait
         self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
         self.fresh = fresh  # ask the API even when a good answer is cached
         self.limits = limits or FetchLimits()
@@ -174,6 +180,15 @@ class WindowCaller:
                     message = f"{exc} (after {attempt} attempts)"
                     raise ApiNetworkError(message, retryable=False) from exc
                 self.warnings.append(f"window {window}: {exc}; retrying")
+                notify(
+                    self.progress,
+                    ProgressEvent(
+                        "retry",
+                        message=f"API call for {window}: {exc}; retrying in "
+                        f"{self.retry.delay(attempt):g} s "
+                        f"(attempt {attempt + 1} of {paid_retries + 1})",
+                    ),
+                )
                 self.retry.wait(attempt)
 
     def _call(self, window: Window) -> ApiAnswer:
@@ -319,6 +334,7 @@ def fetch_range(
         retry=retry,
         fresh=fresh,
         limits=limits,
+        progress=progress,
     )
     downloader = Downloader(
         http,
