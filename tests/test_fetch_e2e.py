@@ -360,8 +360,9 @@ def test_html_error_pages_instead_of_files_are_kept_and_flagged(
 ) -> None:
     emulator.app.quirks = Quirks(html_attachments=True)
     result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == ExitCode.API, result.output  # nothing but error pages
     assert "sent an HTML page" in result.output
+    assert "are HTML pages, not files" in " ".join(result.output.split())
     entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
     assert entries and all(e.reason and "HTML page" in e.reason for e in entries)
 

@@ -8,12 +8,15 @@ refused before any call.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import pty
 import secrets
 import select
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import date
@@ -25,7 +28,7 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers fetch)
 from hwpscan.cli.app import app
-from hwpscan.emulator.app import Reply
+from hwpscan.emulator.app import DownloadPlan, Reply
 from hwpscan.emulator.quirks import Oversize, Quirks
 from hwpscan.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.fetch.dates import korea_today
@@ -212,3 +215,96 @@ def test_a_key_of_the_wrong_length_is_refused_before_any_call(
     assert f"{length} characters long, but keys are 32" in flat(result.output)
     assert key not in result.output
     assert emulator.stats().calls_total == 0
+
+
+class SlowFirst:
+    """Answers the first downloads slowest, so they complete last."""
+
+    def __init__(self, emu: RunningEmulator, slow: int) -> None:
+        self.original = emu.app.download
+        self.seen = 0
+        self.slow = slow
+        self.lock = threading.Lock()
+
+    def __call__(self, params: Any, target: str, **extra: Any) -> DownloadPlan:
+        with self.lock:
+            self.seen += 1
+            seen = self.seen
+        plan = self.original(params, target, **extra)
+        delay = 0.05 * max(0, self.slow - seen + 1)
+        return dataclasses.replace(plan, delay=delay)
+
+
+def _scan_order(emu: RunningEmulator, env: dict[str, str], out: str, *args: str) -> list[str]:
+    result = runner.invoke(
+        app,
+        [
+            "scan",
+            "--from",
+            "2025-07-21",
+            "--to",
+            "2025-07-22",
+            "--api-url",
+            emu.api_url,
+            "--out",
+            out,
+            "--no-progress",
+            "--format",
+            "jsonl",
+            "--sort",
+            "input",  # rows in input order: the order the fetch listed the files in
+            *args,
+        ],
+    )
+    assert result.exit_code in (0, 1), result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert rows
+    return [Path(row["path"]).name for row in rows]
+
+
+@pytest.mark.slow
+def test_scan_from_to_rows_come_in_listing_order_not_download_order(
+    emulator: RunningEmulator, env: dict[str, str], tmp_path: Path
+) -> None:
+    import hwpscan.cli.scan  # noqa: F401  (registers scan)
+
+    plain_timing = _scan_order(emulator, env, str(tmp_path / "a"))
+    emulator.app.download = SlowFirst(emulator, len(plain_timing))  # type: ignore[method-assign]
+    reversed_timing = _scan_order(emulator, env, str(tmp_path / "b"))
+    del emulator.app.download
+    assert len(plain_timing) > 2
+    assert reversed_timing == plain_timing
+
+
+def test_manifest_view_shows_the_last_line_per_attachment(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    import hwpscan.cli.manifest  # noqa: F401  (registers manifest)
+
+    emulator.app.quirks = Quirks(fail_first=5)
+    failed = fetch(emulator, env, *DAY, "--retries", "0")
+    assert failed.exit_code == ExitCode.API
+    emulator.app.quirks = Quirks()
+    done = fetch(emulator, env, *DAY)
+    assert done.exit_code == 0, done.output
+    lines = (Path(env["out"]) / "manifest.jsonl").read_text(encoding="utf-8").splitlines()
+    files = len(lines) // 2
+    assert files and len(lines) == 2 * files  # each attachment: failed, then downloaded
+    shown = runner.invoke(app, ["manifest", env["out"], "--format", "jsonl"])
+    assert shown.exit_code == 0, shown.output
+    rows = [json.loads(line) for line in shown.stdout.splitlines() if line.startswith("{")]
+    assert len(rows) == files and {r["status"] for r in rows} == {"downloaded"}
+    assert f"{files} earlier line(s) superseded" in flat(shown.output)
+    table = runner.invoke(app, ["manifest", env["out"]])
+    assert table.exit_code == 0 and "failed" not in table.stdout
+    missing = runner.invoke(app, ["manifest", str(Path(env["out"]) / "nowhere")])
+    assert missing.exit_code == ExitCode.USAGE and "no manifest.jsonl" in missing.output
+
+
+def test_a_fetch_of_only_html_pages_exits_3_with_the_reason(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    emulator.app.quirks = Quirks(html_attachments=True)
+    result = fetch(emulator, env, *DAY)
+    assert result.exit_code == ExitCode.API
+    assert "are HTML pages, not files" in flat(result.output)

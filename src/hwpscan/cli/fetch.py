@@ -315,6 +315,12 @@ def stop_message(report: FetchReport) -> str | None:
     """Why a fetch did not complete, for ``fail(...)``; ``None`` when it did."""
     if report.error is not None:
         return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
+    if report.html_only and not (report.files_failed or report.files_refused):
+        return (
+            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
+            "answered with error pages instead of the documents (kept and marked in the "
+            "manifest; try again later)"
+        )
     if not report.complete:
         return (
             f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "

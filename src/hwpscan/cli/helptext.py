@@ -170,6 +170,17 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
         _ENV_LOCAL,
         ("0  report written", "2  no such run, or a fetch run (it holds no scan results)"),
     ),
+    "manifest": (
+        (
+            ("hwpscan manifest press/", "one line per attachment: its current status"),
+            (
+                "hwpscan manifest press/ --format jsonl",
+                "the same as JSON Lines, superseded lines left out",
+            ),
+        ),
+        _ENV_LOCAL,
+        ("0  shown", "2  no manifest.jsonl in the folder"),
+    ),
     "history": (
         (
             ("hwpscan history", "the last 20 runs, newest first"),

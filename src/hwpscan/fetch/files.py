@@ -140,8 +140,20 @@ class AttachmentStore:
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
         jobs = self._within_budget(jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
+        # Each result is settled (its manifest line written) as it completes; the
+        # entries are then put back in listing order, so what a fetch reports (and what
+        # ``scan --from/--to`` scans and prints) does not depend on download timing.
+        entries = self.tally.entries
+        start = len(entries)
+        order = {id(job): index for index, job in enumerate(jobs)}
+        places: list[int] = []
         for result in self.downloader.run(jobs):
+            before = len(entries)
             self._settle(result)
+            places.extend([order[id(result.job)]] * (len(entries) - before))
+        if len(places) == len(entries) - start:
+            settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
+            entries[start:] = [entry for _, entry in settled]
         if self.downloader.over_budget.is_set() and self.budget_error is None:
             self.budget_error = RunBudgetError(self.downloader.budget_reason())
 
@@ -220,7 +232,7 @@ class AttachmentStore:
             else:
                 reason = result.reason  # a revalidated file whose content changed
                 self.tally.downloaded += 1
-                if _is_html(result.content_type):
+                if is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
                     self.tally.warnings.append(f"{self._label(release, name, dest)}: {reason}")
                 server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
@@ -323,10 +335,10 @@ def _entry(
     )
 
 
-def _is_html(content_type: str | None) -> bool:
+def is_html(content_type: str | None) -> bool:
     """True for an HTML content type.
 
-    >>> _is_html("text/html;charset=euc-kr"), _is_html("application/octet-stream"), _is_html(None)
+    >>> is_html("text/html;charset=euc-kr"), is_html("application/octet-stream"), is_html(None)
     (True, False, False)
     """
     return (content_type or "").split(";", 1)[0].strip().lower() in (

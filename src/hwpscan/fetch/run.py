@@ -42,7 +42,7 @@ from hwpscan.fetch.dates import (
     year_warning,
 )
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
-from hwpscan.fetch.files import AttachmentStore, UrlPolicy
+from hwpscan.fetch.files import AttachmentStore, UrlPolicy, is_html
 from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.manifest import ManifestEntry, ManifestWriter
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
@@ -104,9 +104,24 @@ class FetchReport:
         return self.error is None
 
     @property
+    def html_only(self) -> int:
+        """How many files this fetch listed on disk when every one of them is an HTML
+        page (the server's error pages instead of attachments); else 0."""
+        kept = [e for e in self.entries if e.status == "downloaded" and e.path]
+        if kept and all(is_html(e.content_type) for e in kept):
+            return len(kept)
+        return 0
+
+    @property
     def complete(self) -> bool:
-        """No stop, no failed download and no refused attachment URL."""
-        return self.error is None and not self.files_failed and not self.files_refused
+        """No stop, no failed download, no refused attachment URL, and not only HTML
+        pages where files were expected."""
+        return (
+            self.error is None
+            and not self.files_failed
+            and not self.files_refused
+            and not self.html_only
+        )
 
     @property
     def exit_code(self) -> ExitCode:
