@@ -247,7 +247,7 @@ class DownloadGate:
 def test_killed_run_restarts_without_extra_calls_or_partial_files(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
-    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--jobs", "2"]
+    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--downloads", "2"]
     first_window = calls_in_range("2025-07-21", "2025-07-23")  # SHORT's first 3-day window
     root, manifest = Path(env["out"]), Path(env["out"]) / MANIFEST_NAME
     with DownloadGate(emulator, free=first_window) as gate:

@@ -30,6 +30,7 @@ from hwpscan.cli.options import (
     API_RETRIES,
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
+    DOWNLOADS,
     MAX_ATTACHMENTS,
     MAX_FILES,
     MAX_ITEMS,
@@ -43,6 +44,7 @@ from hwpscan.cli.options import (
     ApiRetriesOpt,
     ConnectTimeoutOpt,
     DownloadPathOpt,
+    DownloadsOpt,
     FromOpt,
     LimitOpt,
     MaxAttachmentsOpt,
@@ -50,6 +52,7 @@ from hwpscan.cli.options import (
     MaxItemsOpt,
     MaxMbOpt,
     MaxTotalMbOpt,
+    OldOutOpt,
     ProgressOpt,
     ReadTimeoutOpt,
     ResetOpt,
@@ -57,6 +60,7 @@ from hwpscan.cli.options import (
     ToOpt,
     WindowOpt,
     YesOpt,
+    deprecated,
     fetch_options,
     limits_option,
 )
@@ -216,8 +220,9 @@ def fetch(
     end: ToOpt,
     api_url: ApiUrlOpt = DEFAULT_API_URL,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for attachments and manifest.jsonl.")
+        Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
     ] = Path("hwpscan-downloads"),
+    out_old: OldOutOpt = None,
     allow_host: AllowHostOpt = [],  # noqa: B006 - typer needs a literal default
     download_path: DownloadPathOpt = [],  # noqa: B006
     window_days: WindowOpt = WINDOW_DAYS,
@@ -227,7 +232,8 @@ def fetch(
     read_timeout: ReadTimeoutOpt = READ_TIMEOUT,
     retries: RetriesOpt = RETRIES,
     max_mb: MaxMbOpt = MAX_MB,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel downloads.")] = 4,
+    downloads: DownloadsOpt = DOWNLOADS,
+    jobs_old: Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)] = None,
     show_progress: ProgressOpt = True,
     max_items: MaxItemsOpt = MAX_ITEMS,
     max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS,
@@ -237,6 +243,10 @@ def fetch(
     yes: YesOpt = False,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
+    downloads = deprecated(
+        jobs_old, downloads, "--jobs for downloads is deprecated: use --downloads"
+    )
     first, last = _dates(start, end)
     key = get_key()
     report = _run_fetch(
@@ -247,7 +257,7 @@ def fetch(
         api_url=api_url,
         show_progress=show_progress,
         assume_yes=yes,
-        jobs=jobs,
+        jobs=downloads,
         **fetch_options(
             window_days=window_days,
             daily_limit=daily_limit,
@@ -333,10 +343,9 @@ def stop_message(report: FetchReport) -> str | None:
 def demo(
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", "-o", help="Keep the downloaded files here (default: a temp folder)."
-        ),
+        typer.Option("--out", help="Keep the downloaded files here (default: a temp folder)."),
     ] = None,
+    out_old: OldOutOpt = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
@@ -355,6 +364,8 @@ def demo(
     """
     from hwpscan.cli.scan import render_tables, run_scan
     from hwpscan.emulator.server import serve_in_thread
+
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
 
     first, last = date(2025, 7, 21), date(2025, 8, 11)
     if report_dir is not None:  # fail now, not after the whole demo
