@@ -76,9 +76,9 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
     ),
     "repair": (
         (
-            ("hwpscan repair press/ -o repaired/", "UTF-8 text with pairs restored"),
+            ("hwpscan repair press/ --out repaired/", "UTF-8 text with pairs restored"),
             (
-                "hwpscan repair a.hwp -o out/ --orphans replace --pua-map",
+                "hwpscan repair a.hwp --out out/ --orphans replace --pua-map",
                 "orphans as U+FFFD, Hancom PUA as standard characters",
             ),
         ),
