@@ -96,7 +96,7 @@ def test_usage_errors_exit_2_without_traceback(tmp_path: Path) -> None:
 
 def test_repair_writes_utf8_text(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "repaired"
-    result = runner.invoke(app, ["repair", str(corpus), "-o", str(out), "-j", "1"])
+    result = runner.invoke(app, ["repair", str(corpus), "--out", str(out), "-j", "1"])
     assert result.exit_code == 0, result.output
     text = (out / "2025-07-21" / "clean.hwpx.txt").read_text(encoding="utf-8")
     assert text == "금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)
@@ -126,11 +126,11 @@ def test_repair_pua_map_and_orphan_policy(tmp_path: Path) -> None:
     src.mkdir()
     (src / "a.hwpx").write_bytes(build_hwpx(["항목 " + chr(0xF02B2) + " 끝"]))
     out = tmp_path / "out"
-    result = runner.invoke(app, ["repair", str(src), "-o", str(out), "--pua-map", "-j", "1"])
+    result = runner.invoke(app, ["repair", str(src), "--out", str(out), "--pua-map", "-j", "1"])
     assert result.exit_code == 0, result.output
     text = (out / "a.hwpx.txt").read_text(encoding="utf-8")
     assert chr(0xF02B2) not in text  # a known Hancom character got its standard stand-in
-    bad = runner.invoke(app, ["repair", str(src), "-o", str(out), "--orphans", "explode"])
+    bad = runner.invoke(app, ["repair", str(src), "--out", str(out), "--orphans", "explode"])
     assert bad.exit_code == 2
 
 
@@ -202,7 +202,7 @@ def test_repair_keeps_same_named_files_apart(
         (tmp_path / "dup" / sub).mkdir(parents=True)
         (tmp_path / "dup" / sub / "x.hwpx").write_bytes(build_hwpx([word]))
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["repair", "dup", "-o", "rep", "-j", "2"])
+    result = runner.invoke(app, ["repair", "dup", "--out", "rep", "-j", "2"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "rep/a/x.hwpx.txt").read_text(encoding="utf-8") == "첫째"
     assert (tmp_path / "rep/b/x.hwpx.txt").read_text(encoding="utf-8") == "둘째"
@@ -214,7 +214,7 @@ def test_repair_reports_what_it_did(tmp_path: Path) -> None:
     unknown, known = chr(0xE0BC), chr(0xF02B2)
     (src / "a.hwpx").write_bytes(build_hwpx([f"{known} 항목 {unknown}"]))
     result = runner.invoke(
-        app, ["repair", str(src), "-o", str(tmp_path / "out"), "--pua-map", "-j", "1"]
+        app, ["repair", str(src), "--out", str(tmp_path / "out"), "--pua-map", "-j", "1"]
     )
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "a.hwpx" in line)
@@ -247,7 +247,7 @@ def test_unwritable_outputs_are_usage_errors(tmp_path: Path, corpus: Path) -> No
         ["scan", str(corpus), "-f", "jsonl", "-o", str(tmp_path)],  # a folder, not a file
         ["scan", str(corpus), "-f", "jsonl", "-o", str(blocker / "out.jsonl")],
         ["scan", str(corpus), "--emit-repaired", str(blocker / "rep")],
-        ["repair", str(corpus), "-o", str(blocker / "rep")],
+        ["repair", str(corpus), "--out", str(blocker / "rep")],
         ["scan", str(corpus), "--report", str(blocker / "{run}")],
         ["scan", str(corpus), "-o", str(tmp_path / "table.txt")],  # tables are not written
     ]

@@ -121,11 +121,11 @@ def one_round(emulator: RunningEmulator, root: Path, processes: int = 8) -> None
     emulator.reset()
     home, out = root / "home", root / "out"  # neither exists yet
     scanned = _inputs(root / "in")
-    api = ["--api-url", emulator.api_url, "-o", str(out), "--no-progress"]
+    api = ["--api-url", emulator.api_url, "--out", str(out), "--no-progress"]
     kinds = [("scan", "fetch", "verify")[n % 3] for n in range(processes)]
     commands = {
         "scan": ["scan", str(scanned), "--no-progress", "--jobs", "1"],
-        "fetch": ["fetch", *FETCH, *api, "--jobs", "2"],
+        "fetch": ["fetch", *FETCH, *api, "--downloads", "2"],
         "verify": ["verify", *VERIFY, *api, "--jobs", "1"],
     }
     env = dict(os.environ, HWPSCAN_HOME=str(home), HWPSCAN_API_KEY=KEY)
@@ -186,7 +186,15 @@ def test_two_fetches_into_one_out_folder_both_finish(
                 f"--home={root / f'home-{i}'}",
                 "fetch",
                 *FETCH,
-                *("--api-url", emulator.api_url, "-o", str(out), "--no-progress", "--jobs", "4"),
+                *(
+                    "--api-url",
+                    emulator.api_url,
+                    "--out",
+                    str(out),
+                    "--no-progress",
+                    "--downloads",
+                    "4",
+                ),
             ]
             for i in range(2)
         ]

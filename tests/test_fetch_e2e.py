@@ -141,10 +141,19 @@ def test_silent_empty_answer_exits_3_as_possible_refusal(
 def test_a_refused_key_exits_3_with_the_api_message(
     emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HWPSCAN_API_KEY", "short-key")
+    monkeypatch.setenv("HWPSCAN_API_KEY", "badkey-" * 4 + "0000")  # 32 characters, bad shape
     result = fetch(emulator, env, *SHORT)
     assert result.exit_code == ExitCode.API
-    assert "code 010" in result.output and "short-key" not in result.output
+    assert "code 010" in result.output and "badkey-" not in result.output
+
+
+def test_a_short_key_is_refused_before_any_call(
+    emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HWPSCAN_API_KEY", "short-key")
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == ExitCode.USAGE
+    assert "short-key" not in result.output and emulator.stats().calls_total == 0
 
 
 def test_period_too_long_exits_3(emulator: RunningEmulator, env: dict[str, str]) -> None:
@@ -238,7 +247,7 @@ class DownloadGate:
 def test_killed_run_restarts_without_extra_calls_or_partial_files(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
-    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--jobs", "2"]
+    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--downloads", "2"]
     first_window = calls_in_range("2025-07-21", "2025-07-23")  # SHORT's first 3-day window
     root, manifest = Path(env["out"]), Path(env["out"]) / MANIFEST_NAME
     with DownloadGate(emulator, free=first_window) as gate:
@@ -351,8 +360,9 @@ def test_html_error_pages_instead_of_files_are_kept_and_flagged(
 ) -> None:
     emulator.app.quirks = Quirks(html_attachments=True)
     result = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-07-21")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == ExitCode.API, result.output  # nothing but error pages
     assert "sent an HTML page" in result.output
+    assert "are HTML pages, not files" in " ".join(result.output.split())
     entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
     assert entries and all(e.reason and "HTML page" in e.reason for e in entries)
 

@@ -233,7 +233,7 @@ def run_cli(server: HostileServer, tmp_path: Path, *args: str, start: str = "202
 
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
     argv = ["fetch", "--from", start, "--to", start, "--api-url", server.api_url]
-    argv += ["-o", str(tmp_path / "out"), "--no-progress", "--retries", "0", *args]
+    argv += ["--out", str(tmp_path / "out"), "--no-progress", "--retries", "0", *args]
     return CliRunner().invoke(app, argv, env=env)
 
 
@@ -306,7 +306,9 @@ def test_a_bad_api_url_is_a_usage_error_that_spends_no_call(tmp_path: Path, url:
     home = tmp_path / "home"
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(home)}
     argv = ["fetch", "--from", "2025-07-21", "--to", "2025-07-21", "--api-url", url]
-    result = CliRunner().invoke(app, [*argv, "-o", str(tmp_path / "out"), "--no-progress"], env=env)
+    result = CliRunner().invoke(
+        app, [*argv, "--out", str(tmp_path / "out"), "--no-progress"], env=env
+    )
     assert result.exit_code == 2 and "--api-url" in result.output, result.output
     assert QuotaLedger(home / "quota.sqlite").status(KEY).used == 0
 
@@ -347,7 +349,7 @@ def test_more_empty_weekdays_in_a_row_than_a_holiday_explains_stop_the_run(tmp_p
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home")}
     with hostile(api_route(empty_listing)) as server:
         argv = ["fetch", "--from", "2025-07-21", "--to", "2025-08-08", "--window-days", "1"]
-        argv += ["--api-url", server.api_url, "-o", str(tmp_path / "out"), "--no-progress"]
+        argv += ["--api-url", server.api_url, "--out", str(tmp_path / "out"), "--no-progress"]
         result = CliRunner().invoke(app, argv, env=env)
         calls = server.api_hits()
     assert result.exit_code == 3
@@ -373,7 +375,7 @@ def cli(tmp_path: Path, *argv: str):
 def test_out_naming_a_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     with hostile(api_route(bad_date)) as server:
-        result = run_cli(server, tmp_path, "-o", str(tmp_path / "afile"))
+        result = run_cli(server, tmp_path, "--out", str(tmp_path / "afile"))
         calls = server.api_hits()
     assert result.exit_code == 2 and "output folder" in result.output and calls == 0
 
@@ -536,8 +538,8 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
             "from hwpscan.cli import main; main()"
         )
         argv = [sys.executable, "-c", boot, "fetch", "--from", "2025-07-21"]
-        argv += ["--to", "2025-07-21", "--api-url", server.api_url, "-o", str(tmp_path / "out")]
-        argv += ["--no-progress", "--jobs", "1"]
+        argv += ["--to", "2025-07-21", "--api-url", server.api_url, "--out", str(tmp_path / "out")]
+        argv += ["--no-progress", "--downloads", "1"]
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             for _ in range(200):  # until the first download has started (at most 20 s)

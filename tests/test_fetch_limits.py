@@ -97,7 +97,7 @@ def run(server: Server, tmp_path: Path, *args: str):  # type: ignore[no-untyped-
     env = {"HWPSCAN_API_KEY": KEY, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
     api = f"http://127.0.0.1:{server.server_address[1]}{API_PATH}"
     argv = ["fetch", "--from", "2025-07-21", "--to", "2025-07-21", "--api-url", api]
-    argv += ["-o", str(tmp_path / "out"), "--no-progress", *args]
+    argv += ["--out", str(tmp_path / "out"), "--no-progress", *args]
     result = CliRunner().invoke(app, argv, env=env)
     assert "Traceback" not in result.output
     return result
@@ -143,7 +143,7 @@ def test_the_per_run_file_budget_stops_downloading_and_records_the_rest(tmp_path
 
 def test_the_per_run_byte_budget_fails_what_is_over_it(tmp_path: Path) -> None:
     with serving(files_route(6, size=300_000)) as server:
-        result = run(server, tmp_path, "--max-total-mb", "1", "--jobs", "1")
+        result = run(server, tmp_path, "--max-total-mb", "1", "--downloads", "1")
     assert result.exit_code == 3, result.output
     entries = read_entries(tmp_path / "out" / "manifest.jsonl")
     downloaded = [e for e in entries if e.status == "downloaded"]

@@ -176,7 +176,7 @@ def test_a_key_echoed_in_every_encoding_reaches_no_file_and_no_output(tmp_path: 
     with echo_server() as server:
         api = server.base + API_PATH
         common = ["--from", "2025-07-21", "--to", "2025-07-21", "--api-url", api]
-        fetch = ["fetch", *common, "-o", str(out), "--no-progress", "--retries", "0"]
+        fetch = ["fetch", *common, "--out", str(out), "--no-progress", "--retries", "0"]
         fetch += ["--allow-host", "127.0.0.1:" + str(server.server_address[1])]
         for _ in range(2):  # the second run reads the cached answer
             result = CliRunner().invoke(app, fetch, env=env)

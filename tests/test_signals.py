@@ -175,9 +175,9 @@ def test_a_stopped_fetch_keeps_its_files_and_cancels_the_queue(
     tmp_path: Path, slow_emulator: RunningEmulator, command: str, stop: signal.Signals
 ) -> None:
     out = tmp_path / "out"
-    common = ["--api-url", slow_emulator.api_url, "-o", str(out), "--no-progress"]
+    common = ["--api-url", slow_emulator.api_url, "--out", str(out), "--no-progress"]
     if command == "fetch":
-        args = ["fetch", "--from", "2025-07-21", "--to", "2025-08-11", *common, "--jobs", "1"]
+        args = ["fetch", "--from", "2025-07-21", "--to", "2025-08-11", *common, "--downloads", "1"]
     else:
         days = [f"2025-07-{d}" for d in (21, 22, 23, 24, 25, 28, 29, 30, 31)]
         args = ["verify", *(a for d in days for a in ("-d", d)), "--expect", "clean", *common]

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "checkjson",  # check-json
     "emulator",  # emulator
     "fetch",  # plan, fetch, demo
+    "manifest",  # manifest
     "report",  # report, history, diff
     "scan",  # scan, repair
     "verify",  # verify
@@ -40,6 +41,7 @@ COMMAND_MODULE = {
     "plan": "fetch",
     "fetch": "fetch",
     "demo": "fetch",
+    "manifest": "manifest",
     "report": "report",
     "history": "report",
     "diff": "report",

@@ -23,12 +23,14 @@ from hwpscan.cli.fetch_view import (
     range_line,
     render_plan,
     render_report,
+    warn,
 )
 from hwpscan.cli.machine import MachineFormat, plan_json, print_json
 from hwpscan.cli.options import (
     API_RETRIES,
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
+    DOWNLOADS,
     MAX_ATTACHMENTS,
     MAX_FILES,
     MAX_ITEMS,
@@ -42,6 +44,7 @@ from hwpscan.cli.options import (
     ApiRetriesOpt,
     ConnectTimeoutOpt,
     DownloadPathOpt,
+    DownloadsOpt,
     FromOpt,
     LimitOpt,
     MaxAttachmentsOpt,
@@ -49,19 +52,22 @@ from hwpscan.cli.options import (
     MaxItemsOpt,
     MaxMbOpt,
     MaxTotalMbOpt,
+    OldOutOpt,
     ProgressOpt,
     ReadTimeoutOpt,
     ResetOpt,
     RetriesOpt,
     ToOpt,
     WindowOpt,
+    YesOpt,
+    deprecated,
     fetch_options,
     limits_option,
 )
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
-from hwpscan.fetch.dates import parse_range
-from hwpscan.fetch.keys import ENV_VAR, check_key, config_path, resolve_key
+from hwpscan.fetch.dates import parse_range, year_warning
+from hwpscan.fetch.keys import ENV_VAR, check_key, check_key_length, config_path, resolve_key
 from hwpscan.fetch.plan import plan_range
 from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
@@ -98,9 +104,9 @@ def get_key(*, prompt: bool = True) -> str:
             ExitCode.USAGE,
         )
     try:
-        return check_key(key)
+        return check_key_length(check_key(key))
     except UsageError as exc:
-        raise _fail(str(exc), ExitCode.USAGE) from None
+        raise _fail(str(exc), ExitCode.USAGE, key) from None
 
 
 @app.command(rich_help_panel="Fetch from the API")
@@ -151,11 +157,13 @@ def _run_fetch(
     out_dir: Path,
     api_url: str,
     show_progress: bool,
+    assume_yes: bool = False,
     **options: Any,
 ) -> FetchReport:
     from hwpscan.fetch.run import fetch_range
 
     err_console.print(range_line(first, last), highlight=False)
+    shown = check_year(first, last, assume_yes=assume_yes)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(
@@ -177,8 +185,24 @@ def _run_fetch(
             markup=False,
         )
         raise typer.Exit(130) from None
-    render_report(report, key)
+    render_report(report, key, shown=shown)
     return report
+
+
+def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
+    """Say so before any call when the range lies in another year; on a terminal, ask.
+
+    ``--yes`` (``assume_yes``) and a stdin that is not a terminal go on after the
+    warning. Returns the warning shown, so the summary does not repeat it.
+    """
+    warning = year_warning(first, last)
+    if warning is None:
+        return ()
+    warn(warning)
+    ask = not assume_yes and sys.stdin.isatty() and err_console.is_terminal
+    if ask and not typer.confirm("fetch this range anyway?", default=False, err=True):
+        raise _fail("stopped before any call: fix --from/--to", ExitCode.USAGE)
+    return (warning,)
 
 
 def raise_for_report(report: FetchReport, key: str | None = None) -> None:
@@ -197,8 +221,9 @@ def fetch(
     end: ToOpt,
     api_url: ApiUrlOpt = DEFAULT_API_URL,
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for attachments and manifest.jsonl.")
+        Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
     ] = Path("hwpscan-downloads"),
+    out_old: OldOutOpt = None,
     allow_host: AllowHostOpt = [],  # noqa: B006 - typer needs a literal default
     download_path: DownloadPathOpt = [],  # noqa: B006
     window_days: WindowOpt = WINDOW_DAYS,
@@ -208,15 +233,21 @@ def fetch(
     read_timeout: ReadTimeoutOpt = READ_TIMEOUT,
     retries: RetriesOpt = RETRIES,
     max_mb: MaxMbOpt = MAX_MB,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Parallel downloads.")] = 4,
+    downloads: DownloadsOpt = DOWNLOADS,
+    jobs_old: Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)] = None,
     show_progress: ProgressOpt = True,
     max_items: MaxItemsOpt = MAX_ITEMS,
     max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS,
     max_files: MaxFilesOpt = MAX_FILES,
     max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB,
     api_retries: ApiRetriesOpt = API_RETRIES,
+    yes: YesOpt = False,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
+    downloads = deprecated(
+        jobs_old, downloads, "--jobs for downloads is deprecated: use --downloads"
+    )
     first, last = _dates(start, end)
     key = get_key()
     report = _run_fetch(
@@ -226,7 +257,8 @@ def fetch(
         out_dir=out,
         api_url=api_url,
         show_progress=show_progress,
-        jobs=jobs,
+        assume_yes=yes,
+        jobs=downloads,
         **fetch_options(
             window_days=window_days,
             daily_limit=daily_limit,
@@ -270,8 +302,10 @@ def fetch_for_scan(
 
     Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
     ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (after printing :func:`stop_message`).
+    (after printing :func:`stop_message`). ``assume_yes=True`` in ``options`` goes on
+    without asking when the range lies in another year.
     """
+    assume_yes = bool(options.pop("assume_yes", False))
     first, last = _dates(start, end)
     key = get_key()
     folder = out_dir or default_out_dir(api_url)
@@ -282,6 +316,7 @@ def fetch_for_scan(
         out_dir=folder,
         api_url=api_url,
         show_progress=show_progress,
+        assume_yes=assume_yes,
         **options,
     )
     return folder, report
@@ -291,6 +326,12 @@ def stop_message(report: FetchReport) -> str | None:
     """Why a fetch did not complete, for ``fail(...)``; ``None`` when it did."""
     if report.error is not None:
         return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
+    if report.html_only and not (report.files_failed or report.files_refused):
+        return (
+            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
+            "answered with error pages instead of the documents (kept and marked in the "
+            "manifest; try again later)"
+        )
     if not report.complete:
         return (
             f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
@@ -303,10 +344,9 @@ def stop_message(report: FetchReport) -> str | None:
 def demo(
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", "-o", help="Keep the downloaded files here (default: a temp folder)."
-        ),
+        typer.Option("--out", help="Keep the downloaded files here (default: a temp folder)."),
     ] = None,
+    out_old: OldOutOpt = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
@@ -325,6 +365,8 @@ def demo(
     """
     from hwpscan.cli.scan import render_tables, run_scan
     from hwpscan.rehearsal.emulator.server import serve_in_thread
+
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
 
     first, last = date(2025, 7, 21), date(2025, 8, 11)
     if report_dir is not None:  # fail now, not after the whole demo
@@ -348,6 +390,7 @@ def demo(
                     out_dir=folder,
                     api_url=emulator.api_url,
                     show_progress=True,
+                    assume_yes=True,  # the bundled catalogue's year is expected
                 )
                 stats = emulator.stats()
             err_console.print(

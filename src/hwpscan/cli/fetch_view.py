@@ -26,7 +26,15 @@ if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for -
     from hwpscan.fetch import ProgressEvent
     from hwpscan.fetch.run import FetchReport
 
-__all__ = ["plain", "progress_bars", "range_line", "render_plan", "render_report", "warn"]
+__all__ = [
+    "plain",
+    "progress_bars",
+    "range_line",
+    "render_plan",
+    "render_report",
+    "retry_line",
+    "warn",
+]
 
 
 def range_line(start: date, end: date) -> str:
@@ -85,11 +93,21 @@ def render_plan(plan: Plan) -> None:
         warn(warning)
 
 
+def retry_line(message: str) -> None:
+    """One dim line on stderr when a call or a download is tried again."""
+    err_console.print(f"retry: {escape(message)}", style="dim", highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
     """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks."""
     if not enabled:
-        yield lambda _event: None
+
+        def retries_only(event: ProgressEvent) -> None:
+            if event.kind == "retry":
+                retry_line(event.message)
+
+        yield retries_only
         return
     bars = Progress(
         TextColumn("{task.description:<9}"),
@@ -102,6 +120,9 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:
+        if event.kind == "retry":  # a line above the bars, so a stall has its reason
+            retry_line(event.message)
+            return
         if event.kind not in tasks:
             label = "calls" if event.kind == "calls" else "downloads"
             tasks[event.kind] = bars.add_task(label, total=0, last="")
@@ -118,10 +139,14 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
         yield on_event
 
 
-def render_report(report: FetchReport, key: str | None = None) -> None:
-    """The summary of a fetch on stderr, warnings first."""
+def render_report(
+    report: FetchReport, key: str | None = None, *, shown: tuple[str, ...] = ()
+) -> None:
+    """The summary of a fetch on stderr, warnings first (but not those in ``shown``,
+    already printed before the first call)."""
     for warning in report.warnings:
-        warn(warning, key)
+        if warning not in shown:
+            warn(warning, key)
     err_console.print(
         f"calls: {report.calls_made} made, {report.calls_cached} from cache; "
         f"releases: {report.releases}; files: {report.files_downloaded} downloaded, "

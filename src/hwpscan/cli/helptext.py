@@ -76,9 +76,9 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
     ),
     "repair": (
         (
-            ("hwpscan repair press/ -o repaired/", "UTF-8 text with pairs restored"),
+            ("hwpscan repair press/ --out repaired/", "UTF-8 text with pairs restored"),
             (
-                "hwpscan repair a.hwp -o out/ --orphans replace --pua-map",
+                "hwpscan repair a.hwp --out out/ --orphans replace --pua-map",
                 "orphans as U+FFFD, Hancom PUA as standard characters",
             ),
         ),
@@ -169,6 +169,17 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
         ),
         _ENV_LOCAL,
         ("0  report written", "2  no such run, or a fetch run (it holds no scan results)"),
+    ),
+    "manifest": (
+        (
+            ("hwpscan manifest press/", "one line per attachment: its current status"),
+            (
+                "hwpscan manifest press/ --format jsonl",
+                "the same as JSON Lines, superseded lines left out",
+            ),
+        ),
+        _ENV_LOCAL,
+        ("0  shown", "2  no manifest.jsonl in the folder"),
     ),
     "history": (
         (

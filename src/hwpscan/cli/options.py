@@ -11,7 +11,9 @@ True
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -24,6 +26,7 @@ __all__ = [
     "API_RETRIES",
     "CONNECT_TIMEOUT",
     "DAILY_LIMIT",
+    "DOWNLOADS",
     "MAX_ATTACHMENTS",
     "MAX_FILES",
     "MAX_ITEMS",
@@ -37,6 +40,7 @@ __all__ = [
     "ApiRetriesOpt",
     "ConnectTimeoutOpt",
     "DownloadPathOpt",
+    "DownloadsOpt",
     "FromOpt",
     "LimitOpt",
     "MaxAttachmentsOpt",
@@ -44,15 +48,52 @@ __all__ = [
     "MaxItemsOpt",
     "MaxMbOpt",
     "MaxTotalMbOpt",
+    "OldOutOpt",
     "ProgressOpt",
     "ReadTimeoutOpt",
     "ResetOpt",
     "RetriesOpt",
     "ToOpt",
     "WindowOpt",
+    "YesOpt",
+    "deprecated",
     "fetch_options",
     "limits_option",
+    "split_list",
 ]
+
+_T = TypeVar("_T")
+
+
+def split_list(values: Iterable[str] | str | None) -> list[str]:
+    """A list option's values, given as repeats, commas or both; blanks dropped.
+
+    >>> split_list(["contaminated", "unreadable,error", " "])
+    ['contaminated', 'unreadable', 'error']
+    >>> split_list("strict, pyhwp"), split_list(None)
+    (['strict', 'pyhwp'], [])
+    """
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def deprecated(old: _T | None, new: _T, message: str) -> _T:
+    """``old`` (with a warning on stderr) when the old spelling was used, else ``new``.
+
+    The old spellings are hidden from ``--help`` and kept for one release.
+    """
+    if old is None:
+        return new
+    from hwpscan.cli.app import err_console
+
+    err_console.print(
+        f"[yellow]warning:[/] {message}", markup=True, highlight=False, soft_wrap=True
+    )
+    return old
+
 
 MAX_ITEMS = _limits.MAX_ITEMS
 MAX_ATTACHMENTS = _limits.MAX_ATTACHMENTS_PER_RELEASE
@@ -88,16 +129,34 @@ RetriesOpt = Annotated[int, typer.Option("--retries", min=0, help="Retries on ti
 MaxMbOpt = Annotated[
     float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
 ]
+DownloadsOpt = Annotated[
+    int, typer.Option("--downloads", min=1, help="Attachments downloaded at the same time.")
+]
+DOWNLOADS = 4
+#: ``-o`` for a folder, before ``-o`` meant a file everywhere (hidden; one release).
+OldOutOpt = Annotated[Path | None, typer.Option("-o", hidden=True, show_default=False)]
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes",
+        "-y",
+        help="Do not ask before fetching a range in another year (the warning still shows).",
+    ),
+]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
 AllowHostOpt = Annotated[
     list[str],
-    typer.Option("--allow-host", help="Also download attachments from this host (repeatable)."),
+    typer.Option(
+        "--allow-host",
+        help="Also download attachments from this host (repeatable, or comma-separated).",
+    ),
 ]
 DownloadPathOpt = Annotated[
     list[str],
     typer.Option(
         "--download-path",
-        help="Accepted attachment path prefix (repeatable; replaces the default).",
+        help="Accepted attachment path prefix (repeatable, or comma-separated; replaces the "
+        "default).",
     ),
 ]
 
@@ -158,17 +217,21 @@ def fetch_options(
     ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0, max_mb=1.5)
     >>> opts["max_bytes"], opts["allow_hosts"], "path_prefixes" in opts
     (1500000, ('a',), False)
+    >>> fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a,b", "c"],
+    ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0,
+    ...     max_mb=1)["allow_hosts"]
+    ('a', 'b', 'c')
     """
     options: dict[str, object] = {
         "window_days": window_days,
         "daily_limit": daily_limit,
         "reset_hour": reset_hour,
-        "allow_hosts": tuple(allow_host),
+        "allow_hosts": tuple(split_list(allow_host)),
         "connect_timeout": connect_timeout,
         "read_timeout": read_timeout,
         "retries": retries,
         "max_bytes": int(max_mb * 1_000_000),
     }
-    if download_path:
-        options["path_prefixes"] = tuple(download_path)
+    if prefixes := split_list(download_path):
+        options["path_prefixes"] = tuple(prefixes)
     return options

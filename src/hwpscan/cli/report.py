@@ -21,6 +21,7 @@ from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
+from hwpscan.cli.options import OldOutOpt, deprecated, split_list
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import ExitCode, FileResult
@@ -272,10 +273,12 @@ def report(
     ] = "latest",
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Folder for the report (default: reports/<run-id>/)."),
+        typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
+    out_old: OldOutOpt = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
@@ -419,12 +422,15 @@ def diff(
         list[str],
         typer.Option(
             "--fail-on",
-            help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable).",
+            help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable, or "
+            "comma-separated).",
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Files and dates that became clean, became contaminated, appeared or vanished."""
     from hwpscan.store import diff_results
+
+    fail_on = split_list(fail_on)
 
     bad = [v for v in fail_on if v not in DIFF_FAIL_ON]
     if bad:

@@ -23,6 +23,7 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
+from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, YesOpt, deprecated, split_list
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.forensics.guard import OrphanPolicy as OrphanMode
@@ -234,7 +235,7 @@ def scan(
         typer.Option(
             "--fail-on",
             help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias); "
-            "with no document at all, exit 2 (repeatable).",
+            "with no document at all, exit 2 (repeatable, or comma-separated).",
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
     emit_repaired: Annotated[
@@ -251,6 +252,8 @@ def scan(
         str | None, typer.Option("--to", help="Last day to fetch (YYYY-MM-DD, inclusive).")
     ] = None,
     api_url: ApiUrlOpt = DEFAULT_API_URL,
+    downloads: DownloadsOpt = DOWNLOADS,
+    yes: YesOpt = False,
     fetch_out: Annotated[
         Path | None,
         typer.Option(
@@ -258,17 +261,19 @@ def scan(
         ),
     ] = None,
     parser: Annotated[
-        str | None,
+        list[str],
         typer.Option(
             "--parser",
             help="Also run these extractors on every file and compare them with the strict "
-            "view: codeunit, strict, pyhwp, module:function (comma-separated).",
+            "view: codeunit, strict, pyhwp, module:function (repeatable, or comma-separated).",
         ),
-    ] = None,
+    ] = [],  # noqa: B006 - typer needs a literal default
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd", help="Also run a command extractor: NAME='tool {path}' (repeatable)."
+            "--parser-cmd",
+            help="Also run a command extractor: NAME='tool {path}' (repeatable; one command "
+            "each, as a command line may itself hold commas).",
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
     parser_timeout: Annotated[
@@ -348,8 +353,8 @@ def scan(
     from hwpscan.cli.fetch import fetch_for_scan, raise_for_report
     from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
 
-    wanted = _check_fail_on(fail_on)
-    specs = _parser_specs(parser, parser_cmd)
+    wanted = _check_fail_on(split_list(fail_on))
+    specs = _parser_specs(",".join(split_list(parser)) or None, parser_cmd)
     if output is not None and fmt is OutputFormat.table:
         message = "--output needs --format jsonl, csv or junit (tables go to the terminal)"
         raise fail(message, ExitCode.USAGE)
@@ -368,7 +373,13 @@ def scan(
         if start is None or end is None:
             raise fail("--from and --to go together", ExitCode.USAGE)
         folder, report = fetch_for_scan(
-            start, end, api_url=api_url, out_dir=fetch_out, show_progress=progress
+            start,
+            end,
+            api_url=api_url,
+            out_dir=fetch_out,
+            show_progress=progress,
+            jobs=downloads,
+            assume_yes=yes,
         )
         # The download folder is shared by every range fetched: scan what this fetch
         # listed (a file an earlier fetch left behind is not part of this range).
@@ -400,7 +411,7 @@ def scan(
         "fail_on": wanted,
         "emit_repaired": emit_repaired,
         "report": report_dir,
-        "parser": parser,
+        "parser": ",".join(split_list(parser)) or None,
         "parser_cmd": [v.partition("=")[0] for v in parser_cmd] or None,  # names only
         "strict_markup": strict_markup,
         "executor": executor,
@@ -593,8 +604,12 @@ def repair(
         list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)
     ],
     out: Annotated[
-        Path, typer.Option("--output", "-o", help="Folder for the repaired .txt files.")
-    ],
+        Path | None,
+        typer.Option("--out", help="Folder for the repaired .txt files.", show_default=False),
+    ] = None,
+    out_old: Annotated[
+        Path | None, typer.Option("--output", "-o", hidden=True, show_default=False)
+    ] = None,
     orphans: Annotated[
         OrphanPolicy,
         typer.Option(
@@ -612,8 +627,11 @@ def repair(
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
+    out = deprecated(out_old, out, "--output/-o for a folder is deprecated: use --out")
+    if out is None:
+        raise fail("repair needs --out FOLDER for the repaired .txt files", ExitCode.USAGE)
     _check_paths(paths)
-    check_writable_folder(out, "--output")
+    check_writable_folder(out, "--out")
     results = run_scan(
         paths,
         jobs=jobs,

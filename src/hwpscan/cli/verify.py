@@ -25,6 +25,7 @@ from hwpscan.cli.fetch import fetch_for_scan, stop_message
 from hwpscan.cli.options import (
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
+    DOWNLOADS,
     MAX_MB,
     READ_TIMEOUT,
     RESET_HOUR,
@@ -33,14 +34,19 @@ from hwpscan.cli.options import (
     AllowHostOpt,
     ConnectTimeoutOpt,
     DownloadPathOpt,
+    DownloadsOpt,
     LimitOpt,
     MaxMbOpt,
+    OldOutOpt,
     ProgressOpt,
     ReadTimeoutOpt,
     ResetOpt,
     RetriesOpt,
     WindowOpt,
+    YesOpt,
+    deprecated,
     fetch_options,
+    split_list,
 )
 from hwpscan.cli.report import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
@@ -135,7 +141,10 @@ def verify(
     dates: Annotated[
         list[str],
         typer.Option(
-            "--date", "-d", help="A day to verify, YYYY-MM-DD (repeatable).", show_default=False
+            "--date",
+            "-d",
+            help="A day to verify, YYYY-MM-DD (repeatable, or comma-separated).",
+            show_default=False,
         ),
     ] = [],  # noqa: B006 - typer needs a literal default
     expect: Annotated[
@@ -148,17 +157,19 @@ def verify(
         ),
     ] = None,
     parser: Annotated[
-        str | None,
+        list[str],
         typer.Option(
             "--parser",
             help="Deployed extractors to run on every attachment, as in scan: "
-            "module:function, strict, pyhwp (comma-separated).",
+            "module:function, strict, pyhwp (repeatable, or comma-separated).",
         ),
-    ] = None,
+    ] = [],  # noqa: B006 - typer needs a literal default
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd", help="A deployed command extractor: NAME='tool {path}' (repeatable)."
+            "--parser-cmd",
+            help="A deployed command extractor: NAME='tool {path}' (repeatable; one command "
+            "each, as a command line may itself hold commas).",
         ),
     ] = [],  # noqa: B006
     parser_timeout: Annotated[
@@ -195,8 +206,9 @@ def verify(
     api_url: ApiUrlOpt = DEFAULT_API_URL,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Folder for attachments (default: the scan cache)."),
+        typer.Option("--out", help="Folder for attachments (default: the scan cache)."),
     ] = None,
+    out_old: OldOutOpt = None,
     allow_host: AllowHostOpt = [],  # noqa: B006
     download_path: DownloadPathOpt = [],  # noqa: B006
     window_days: WindowOpt = WINDOW_DAYS,
@@ -207,8 +219,10 @@ def verify(
     read_timeout: ReadTimeoutOpt = READ_TIMEOUT,
     retries: RetriesOpt = RETRIES,
     jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
+        int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")
     ] = 0,
+    downloads: DownloadsOpt = DOWNLOADS,
+    yes: YesOpt = False,
     show_progress: ProgressOpt = True,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
@@ -218,9 +232,11 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     if expect is None:
         raise fail(USAGE_HINT, ExitCode.USAGE)
-    specs = _specs(parser, parser_cmd)
+    parser_names = ",".join(split_list(parser)) or None
+    specs = _specs(parser_names, parser_cmd)
     try:
         tool_argv = parse_tool_cmd(tool_cmd) if tool_cmd is not None else None
     except UsageError as exc:
@@ -237,7 +253,7 @@ def verify(
             "--tool-cmd go with --expect fixed",
             ExitCode.USAGE,
         )
-    days = _parse_days(dates)
+    days = _parse_days(split_list(dates))
     before: dict[str, str] | None = None
     if after is not None:
         baseline = load_or_fail(after)
@@ -260,6 +276,8 @@ def verify(
         retries=retries,
         max_mb=max_mb,
     )
+    options["jobs"] = downloads
+    options["assume_yes"] = yes
     wanted = sorted({d.isoformat() for d in days})
     folder: Path | None = out
     stopped: str | None = None
@@ -341,7 +359,7 @@ def verify(
     args = {
         "dates": wanted,
         "expect": expect.value,
-        "parser": parser,
+        "parser": parser_names,
         "parser_cmd": list(parser_cmd),
         "tool_cmd": tool_cmd,
         "cached": cached,

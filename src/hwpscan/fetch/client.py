@@ -43,6 +43,7 @@ CODE_OK = "1"
 CODE_NO_DATA = "900"
 CODE_PERIOD_TOO_LONG = "030"
 CODE_DAILY_LIMIT = "033"
+CODE_BAD_KEY = "010"
 
 #: Weekdays a window may hold and still be one holiday with no release (Chuseok or Seollal
 #: with a substitute day off take up to six); an empty window with more is a refusal.
@@ -248,6 +249,22 @@ def _count(value: Any) -> int | None:
         return None
 
 
+def bad_key_message(detail: str) -> str:
+    """What a refused key means, in English and Korean, with where the key comes from.
+
+    >>> print(bad_key_message("code 010: 인증키가 유효하지 않습니다."))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the API did not accept the key (code 010: 인증키가 유효하지 않습니다.): the key is not
+    valid or not issued for this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가
+    아닙니다. Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)
+    """
+    return (
+        f"the API did not accept the key ({detail}): the key is not valid or not issued for "
+        "this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가 아닙니다. "
+        "Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)"
+    )
+
+
 def parse_answer(raw: bytes) -> ApiAnswer:
     """Parse an answer body, or raise the error it amounts to.
 
@@ -298,6 +315,8 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         )
     if code == CODE_DAILY_LIMIT:
         raise DailyLimitError(f"the API says the key's daily call limit is used up ({detail})")
+    if code == CODE_BAD_KEY or "인증키" in message:
+        raise ApiRefusedError(bad_key_message(detail), code=code)
     if code not in (CODE_OK, CODE_NO_DATA):
         raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
     result = envelope.get("result")

@@ -260,6 +260,17 @@ def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
     return removed
 
 
+def size_cap(max_bytes: int) -> str:
+    """The per-file size cap in words, naming the option that raises it.
+
+    >>> size_cap(1_000_000)
+    'the size cap of 1 MB per file (raise it with --max-mb)'
+    >>> size_cap(1_500_000)
+    'the size cap of 1.5 MB per file (raise it with --max-mb)'
+    """
+    return f"the size cap of {max_bytes / 1_000_000:g} MB per file (raise it with --max-mb)"
+
+
 def default_deadline(max_bytes: int) -> float:
     """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer.
 
@@ -309,6 +320,9 @@ class Downloader:
         self.total_bytes = 0
         self.over_budget = threading.Event()
         self._total_lock = threading.Lock()
+        #: Told ``(job, what happened and when the next attempt comes)`` before each
+        #: retry's wait, so a stalled bar has a reason on screen.
+        self.on_retry: Callable[[DownloadJob, str], None] | None = None
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -333,7 +347,14 @@ class Downloader:
             except _Retry as exc:
                 last = str(exc)
                 if attempt <= self.retries:
-                    self._sleep(self.backoff * 2 ** (attempt - 1))
+                    delay = self.backoff * 2 ** (attempt - 1)
+                    if self.on_retry is not None:
+                        self.on_retry(
+                            job,
+                            f"{last}; retrying in {delay:g} s "
+                            f"(attempt {attempt + 1} of {self.retries + 1})",
+                        )
+                    self._sleep(delay)
             except _Fail as exc:
                 return DownloadResult(job, "failed", reason=str(exc), attempts=attempt)
         return DownloadResult(
@@ -367,7 +388,7 @@ class Downloader:
                 declared = response.headers.get("content-length")
                 if declared and declared.isdigit() and int(declared) > self.max_bytes:
                     raise _Fail(
-                        f"announced {int(declared)} bytes, over the {self.max_bytes}-byte cap"
+                        f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}"
                     )
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
@@ -412,7 +433,10 @@ class Downloader:
                 for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
                     if size > self.max_bytes:
-                        raise _Fail(f"more than {self.max_bytes} bytes, over the size cap: stopped")
+                        raise _Fail(
+                            f"more than {self.max_bytes:,} bytes, over {size_cap(self.max_bytes)}: "
+                            "stopped"
+                        )
                     self._spend(len(chunk))
                     self._check_pace(size, time.monotonic() - started, stop)
                     digest.update(chunk)
@@ -523,5 +547,6 @@ __all__ = [
     "redact_url",
     "remove_stale_temp_files",
     "safe_filename",
+    "size_cap",
     "temp_prefix",
 ]

@@ -113,6 +113,8 @@ class AttachmentStore:
         self.policy = policy
         self.progress = progress
         self.tally = FileTally()
+        if progress is not None:
+            downloader.on_retry = self._on_retry
         self._seen: set[str] = set()
         previous = read_entries(writer.path)
         self._logged = {(e.content_id, e.url, e.status) for e in previous if not e.path}
@@ -136,8 +138,20 @@ class AttachmentStore:
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
         jobs = self._within_budget(jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
+        # Each result is settled (its manifest line written) as it completes; the
+        # entries are then put back in listing order, so what a fetch reports (and what
+        # ``scan --from/--to`` scans and prints) does not depend on download timing.
+        entries = self.tally.entries
+        start = len(entries)
+        order = {id(job): index for index, job in enumerate(jobs)}
+        places: list[int] = []
         for result in self.downloader.run(jobs):
+            before = len(entries)
             self._settle(result)
+            places.extend([order[id(result.job)]] * (len(entries) - before))
+        if len(places) == len(entries) - start:
+            settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
+            entries[start:] = [entry for _, entry in settled]
         if self.downloader.over_budget.is_set() and self.budget_error is None:
             self.budget_error = RunBudgetError(self.downloader.budget_reason())
 
@@ -176,7 +190,7 @@ class AttachmentStore:
                 url = self.policy.check(attachment.url)
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
-                self.tally.warnings.append(f"release {release.content_id}: {exc}")
+                self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
                 self._record(
                     _entry(release, attachment.name, attachment.url, None, "refused", str(exc))
                 )
@@ -204,7 +218,9 @@ class AttachmentStore:
         url, dest = result.job.url, result.job.dest
         if result.status == "failed":
             self.tally.failed += 1
-            self.tally.warnings.append(f"{redact_url(url)}: download failed: {result.reason}")
+            self.tally.warnings.append(
+                f"{self._label(release, name, dest)}: download failed: {result.reason}"
+            )
             self._record(_entry(release, name, url, None, "failed", result.reason))
         else:
             reason = None
@@ -214,9 +230,9 @@ class AttachmentStore:
             else:
                 reason = result.reason  # a revalidated file whose content changed
                 self.tally.downloaded += 1
-                if _is_html(result.content_type):
+                if is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
-                    self.tally.warnings.append(f"{redact_url(url)}: {reason}")
+                    self.tally.warnings.append(f"{self._label(release, name, dest)}: {reason}")
                 server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
                 if not name and server_name:
                     dest, name = _rename_to_server_name(dest, server_name), server_name
@@ -237,6 +253,16 @@ class AttachmentStore:
             else:  # confirmed on disk, its line already written by an earlier run
                 self.tally.entries.append(entry)
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
+
+    def _label(self, release: Release, name: str, dest: Path | None) -> str:
+        """A file as a person knows it: date, subject and file name (not its URL)."""
+        label = attachment_label(release, name or (dest.name if dest else ""))
+        return redact_text(label, self.downloader.secrets)
+
+    def _on_retry(self, job: DownloadJob, message: str) -> None:
+        release, name = cast(tuple[Release, str], job.tag)
+        text = f"download of {self._label(release, name, job.dest)}: {message}"
+        notify(self.progress, ProgressEvent("retry", message=text))
 
     def _relative(self, path: Path) -> str:
         return path.relative_to(self.out_dir).as_posix()
@@ -264,6 +290,18 @@ class AttachmentStore:
         else:
             self._recorded.add(entry.path)
         self.writer.write(entry)
+
+
+def attachment_label(release: Release, name: str) -> str:
+    """``date "subject" name``, for warnings about one attachment.
+
+    >>> from hwpscan.fetch.client import Release
+    >>> r = Release("7", "  <b>보도자료</b> 제목 ", "2025-07-21 10:00", "2025-07-21", "", (), "")
+    >>> attachment_label(r, "a.hwp")
+    '2025-07-21 "보도자료 제목" a.hwp'
+    """
+    subject = one_line(release.subject, 60) or "(no subject)"
+    return f'{release.date or "undated"} "{subject}" {name or "(no name)"}'
 
 
 def _entry(
@@ -295,10 +333,10 @@ def _entry(
     )
 
 
-def _is_html(content_type: str | None) -> bool:
+def is_html(content_type: str | None) -> bool:
     """True for an HTML content type.
 
-    >>> _is_html("text/html;charset=euc-kr"), _is_html("application/octet-stream"), _is_html(None)
+    >>> is_html("text/html;charset=euc-kr"), is_html("application/octet-stream"), is_html(None)
     (True, False, False)
     """
     return (content_type or "").split(";", 1)[0].strip().lower() in (

@@ -15,6 +15,8 @@ from pathlib import Path
 from hwpscan.errors import UsageError
 
 ENV_VAR = "HWPSCAN_API_KEY"
+#: How long the keys the API issues are; any other length is a paste or typing mistake.
+KEY_LENGTH = 32
 CONFIG_FILE = "config.toml"
 
 
@@ -63,4 +65,25 @@ def check_key(key: str) -> str:
         raise UsageError(f"no API key: set {ENV_VAR} or put api_key in the config file")
     if any(c.isspace() or ord(c) < 0x20 for c in key):
         raise UsageError("the API key contains spaces or control characters")
+    return key
+
+
+def check_key_length(key: str) -> str:
+    """Refuse a key whose length is not :data:`KEY_LENGTH`, before it costs a call.
+
+    The message gives the length, never the key.
+
+    >>> check_key_length("k" * 32) == "k" * 32
+    True
+    >>> check_key_length("secret-but-short")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: the API key is 16 characters long, but keys are 32: ...
+    """
+    if len(key) != KEY_LENGTH:
+        raise UsageError(
+            f"the API key is {len(key)} characters long, but keys are {KEY_LENGTH}: check "
+            f"{ENV_VAR} or api_key in the config file for a missing or extra character "
+            "(nothing was sent)"
+        )
     return key

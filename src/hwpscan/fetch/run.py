@@ -48,7 +48,7 @@ from hwpscan.fetch.dates import (
     year_warning,
 )
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
-from hwpscan.fetch.files import AttachmentStore, UrlPolicy
+from hwpscan.fetch.files import AttachmentStore, UrlPolicy, is_html
 from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
@@ -105,9 +105,24 @@ class FetchReport:
         return self.error is None
 
     @property
+    def html_only(self) -> int:
+        """How many files this fetch listed on disk when every one of them is an HTML
+        page (the server's error pages instead of attachments); else 0."""
+        kept = [e for e in self.entries if e.status == "downloaded" and e.path]
+        if kept and all(is_html(e.content_type) for e in kept):
+            return len(kept)
+        return 0
+
+    @property
     def complete(self) -> bool:
-        """No stop, no failed download and no refused attachment URL."""
-        return self.error is None and not self.files_failed and not self.files_refused
+        """No stop, no failed download, no refused attachment URL, and not only HTML
+        pages where files were expected."""
+        return (
+            self.error is None
+            and not self.files_failed
+            and not self.files_refused
+            and not self.html_only
+        )
 
     @property
     def exit_code(self) -> ExitCode:
@@ -124,8 +139,12 @@ class Retry:
     backoff: float = 0.5
     sleep: Callable[[float], None] = time.sleep
 
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
+        return float(self.backoff * 2 ** (attempt - 1))
+
     def wait(self, attempt: int) -> None:
-        self.sleep(self.backoff * 2 ** (attempt - 1))
+        self.sleep(self.delay(attempt))
 
 
 class WindowCaller:
@@ -141,7 +160,9 @@ class WindowCaller:
         retry: Retry,
         fresh: bool = False,
         limits: FetchLimits | None = None,
+        progress: Progress | None = None,
     ) -> None:
+        self.progress = progress  # told of each retry before its wait
         self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
         self.fresh = fresh  # ask the API even when a good answer is cached
         self.limits = limits or FetchLimits()
@@ -175,6 +196,15 @@ class WindowCaller:
                     message = f"{exc} (after {attempt} attempts)"
                     raise ApiNetworkError(message, retryable=False) from exc
                 self.warnings.append(f"window {window}: {exc}; retrying")
+                notify(
+                    self.progress,
+                    ProgressEvent(
+                        "retry",
+                        message=f"API call for {window}: {exc}; retrying in "
+                        f"{self.retry.delay(attempt):g} s "
+                        f"(attempt {attempt + 1} of {paid_retries + 1})",
+                    ),
+                )
                 self.retry.wait(attempt)
 
     def _call(self, window: Window) -> ApiAnswer:
@@ -320,6 +350,7 @@ def fetch_range(
         retry=retry,
         fresh=fresh,
         limits=limits,
+        progress=progress,
     )
     downloader = Downloader(
         http,

@@ -1,0 +1,98 @@
+"""``hwpscan manifest``: the current entry of each attachment in a download folder.
+
+``manifest.jsonl`` is append-only (a killed run loses at most the line it was writing),
+so it keeps superseded lines: a download that failed and then succeeded has two, and
+the last one for an attachment is the one that counts ("last record wins"). This view
+applies that rule and shows one line per attachment.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
+from hwpscan.models import ExitCode
+
+__all__ = ["current_entries", "manifest"]
+
+
+class ManifestFormat(enum.StrEnum):
+    table = "table"
+    jsonl = "jsonl"
+
+
+def current_entries(entries: list[ManifestEntry]) -> tuple[list[ManifestEntry], int]:
+    """The last entry per attachment (release and URL), in first-seen order, and how many
+    earlier lines they supersede.
+
+    >>> def e(status, path=None):
+    ...     return ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", path, None, 0, None, status)
+    >>> rows, superseded = current_entries([e("failed"), e("downloaded", "a.hwp")])
+    >>> [r.status for r in rows], superseded
+    (['downloaded'], 1)
+    """
+    latest: dict[tuple[str, str], ManifestEntry] = {}
+    for entry in entries:
+        latest[(entry.content_id, entry.url)] = entry  # a later line wins, in place
+    return list(latest.values()), len(entries) - len(latest)
+
+
+@app.command(rich_help_panel="Runs and reports")
+def manifest(
+    folder: Annotated[
+        Path,
+        typer.Argument(
+            help="A download folder (holding manifest.jsonl).", metavar="FOLDER", show_default=True
+        ),
+    ] = Path("hwpscan-downloads"),
+    fmt: Annotated[
+        ManifestFormat,
+        typer.Option("--format", "-f", help="table for people; jsonl: one entry per line."),
+    ] = ManifestFormat.table,
+) -> None:
+    """Show the current entry of each attachment in a download folder's manifest.
+
+    manifest.jsonl only ever grows: when an attachment has several lines (failed, then
+    downloaded), the last one counts. This shows that one, per attachment.
+    """
+    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
+    if not path.is_file():
+        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
+    problems: list[str] = []
+    rows, superseded = current_entries(read_entries(path, problems=problems))
+    for problem in problems:
+        err_console.print(f"warning: {problem}", markup=False, highlight=False)
+    if fmt is ManifestFormat.jsonl:
+        for entry in rows:
+            typer.echo(json.dumps(entry.to_json(), ensure_ascii=False))
+    else:
+        table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
+        table.add_column("date", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("file", overflow="fold")
+        table.add_column("reason", overflow="fold")
+        for entry in rows:
+            table.add_row(
+                Text(entry.date or "undated"),
+                Text(entry.status),
+                Text(entry.path or entry.name),
+                Text(entry.reason or ""),
+            )
+        console.print(table)
+    counts: dict[str, int] = {}
+    for entry in rows:
+        counts[entry.status] = counts.get(entry.status, 0) + 1
+    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none"
+    err_console.print(
+        f"{len(rows)} attachment(s): {tally}; {superseded} earlier line(s) superseded "
+        "(the last line for an attachment wins)",
+        highlight=False,
+    )
