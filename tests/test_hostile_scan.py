@@ -93,10 +93,11 @@ def test_a_warning_list_keeps_its_cap_and_counts_the_rest() -> None:
 # --- whole files ---------------------------------------------------------------------
 
 
-def test_a_file_over_the_paragraph_budget_is_unsupported_with_its_text_counted() -> None:
+def test_a_file_over_the_paragraph_budget_is_read_in_part_with_its_text_counted() -> None:
     data = hostile._hwp5_with([record(spec.PARA_TEXT, 0, ONE) * (MAX_PARAGRAPHS + 10)])
     row = scan_bytes(data, path="many.hwp")
-    assert row.status is Status.UNSUPPORTED and not row.status.scanned
+    assert row.status is Status.CORRUPT and not row.status.scanned
+    assert (row.reason or "").startswith("read in part")
     assert f"more than {MAX_PARAGRAPHS:,} paragraphs" in (row.reason or "")
     assert row.body.chars == MAX_PARAGRAPHS  # one character per paragraph read
 
@@ -110,9 +111,10 @@ def test_one_warning_per_damaged_record_becomes_a_capped_list() -> None:
     assert len(json.dumps(row.to_json())) < 20_000
 
 
-def test_pua_pairs_past_the_text_budget_are_counted_and_the_file_not_clean() -> None:
+def test_pua_pairs_past_the_text_budget_are_counted_and_the_file_contaminated() -> None:
     row = scan_bytes(hostile.pua_sections(), path="pua.hwp")
-    assert row.status is Status.UNSUPPORTED and "code units of text" in (row.reason or "")
+    # read in part, and what was read holds surrogates: contaminated, never hidden
+    assert row.status is Status.CONTAMINATED and "code units of text" in (row.reason or "")
     assert row.body.surrogates > 0 and row.body.pairs * 2 == row.body.surrogates
     assert row.body.pua == {"U+F02B1": row.body.pairs}
 

@@ -134,6 +134,7 @@ class EchoHandler(BaseHTTPRequestHandler):
         headers = {
             "Content-Type": f"application/x-hwp; name={spelled}",
             "Content-Disposition": disposition,
+            "ETag": f'"{spelled}"',  # kept in the manifest for revalidation
         }
         self._send(HWP, headers)
 
@@ -188,10 +189,13 @@ def test_a_key_echoed_in_every_encoding_reaches_no_file_and_no_output(tmp_path: 
             result = CliRunner().invoke(app, argv, env=env)
             outputs.append(result.output)
             assert result.exit_code == 0, result.output
+        # the cached answer is read again; its attachments are already there
         fetch_scan = ["scan", *common, "--out", str(out), "-f", "jsonl", "--no-progress"]
-        fetch_scan += ["--allow-host", "127.0.0.1:" + str(server.server_address[1])]
         result = CliRunner().invoke(app, fetch_scan, env=env)
         outputs.append(result.output)
+        assert result.exit_code == 0 and "calls: 0 made, 1 from cache" in result.output, (
+            result.output
+        )
     assert "REDACTED" in (out / "manifest.jsonl").read_text(encoding="utf-8")
     for output in outputs:
         assert not leaks(output), output

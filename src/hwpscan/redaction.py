@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 __all__ = [
     "API_KEY_ENV",
@@ -229,6 +229,8 @@ def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
 
     >>> clean_args({"api_url": "http://h/x?serviceKey=abc&a=1", "paths": [PurePath("f")]})
     {'api_url': 'http://h/x?a=1', 'paths': ['f']}
+    >>> clean_args({"stopped": "calling http://h/x?authKey=k1 for 2025-07-21: refused"})
+    {'stopped': 'calling http://h/x?authKey=REDACTED for 2025-07-21: refused'}
     """
     secret = os.environ.get(API_KEY_ENV) or None
     return {
@@ -251,10 +253,15 @@ def _clean_value(value: Any, secret: str | None) -> Any:
         value = value.value
     if value is None or isinstance(value, (bool, int, float)):
         return value
-    text = _strip_url_secrets(os.fsdecode(value) if isinstance(value, PurePath) else str(value))
-    if secret and secret in text:
-        text = text.replace(secret, REDACTED)
-    return text
+    text = os.fsdecode(value) if isinstance(value, PurePath) else str(value)
+    # a whole URL loses its secret parameters and userinfo; free text that merely holds a
+    # URL (a stop message) keeps every word, with secret-named parameters redacted
+    text = _strip_url_secrets(text) if _WHOLE_URL_RE.fullmatch(text) else redact_params(text)
+    text = redact_credentials(text)
+    return redact_text(text, [secret]) if secret else text
+
+
+_WHOLE_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 
 
 def _strip_url_secrets(text: str) -> str:
@@ -274,9 +281,19 @@ def _strip_url_secrets(text: str) -> str:
             for k, v in parse_qsl(parts.query, keep_blank_values=True)
             if not _SECRET_NAME_RE.search(k)
         ]
-        netloc = parts.hostname or ""
-        if parts.port is not None:
-            netloc += f":{parts.port}"
+        netloc = host_without_userinfo(parts)
     except ValueError:
         return REDACTED
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def host_without_userinfo(parts: SplitResult) -> str:
+    """The ``host[:port]`` of a split URL, userinfo dropped, IPv6 kept in brackets.
+
+    >>> host_without_userinfo(urlsplit("http://u:p@[::1]:9000/b"))
+    '[::1]:9000'
+    """
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return host if parts.port is None else f"{host}:{parts.port}"

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
 from hwpscan.manifest import ManifestEntry
-from hwpscan.redaction import redact_credentials
+from hwpscan.redaction import host_without_userinfo, redact_credentials
 from hwpscan.scan import (
     _is_attachment_name,
     collect_files,
@@ -112,9 +112,7 @@ def shown_url(url: str) -> str:
     """A URL as results and logs show it: no userinfo, no query, no fragment."""
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        if parts.port is not None:
-            host += f":{parts.port}"
+        host = host_without_userinfo(parts)
     except ValueError:
         return "(an unparsable URL)"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))

@@ -48,6 +48,7 @@ from hwpscan.scan import (
     resolve_dates,
     scan_paths,
 )
+from hwpscan.sources import shown_url
 
 
 class OutputFormat(str, enum.Enum):
@@ -481,7 +482,8 @@ def scan(
                 ],
             )
             record.summary["matrix_rows"] = len(matrix_rows)
-    nothing = f"no documents under {', '.join(given) or display_root or 'the fetched range'}"
+    named = ", ".join(shown_url(g) if "://" in g else g for g in given)  # no userinfo
+    nothing = f"no documents under {named or display_root or 'the fetched range'}"
     if fmt is OutputFormat.table:
         render_tables(results, root=display_root, show=show)
     elif fmt is OutputFormat.junit:

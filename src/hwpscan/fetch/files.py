@@ -280,6 +280,7 @@ class AttachmentStore:
             if entry.content_type
             else entry.content_type,
             reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
+            etag=redact_text(entry.etag, secrets) if entry.etag else entry.etag,
         )
         self.tally.entries.append(entry)
         if entry.path is None:  # refused, skipped or failed: one line per URL, not per run

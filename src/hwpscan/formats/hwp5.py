@@ -316,8 +316,8 @@ def _body(
         if budget.exceeded is not None:
             break
     info["paragraphs"] = paragraphs
-    if budget.exceeded is not None:  # read in part: never clean
-        return body, Status.UNSUPPORTED, budget.exceeded + " (text before it kept)"
+    if budget.exceeded is not None:  # read in part: never clean; the scan decides
+        return body, Status.CORRUPT, budget.exceeded + " (text before it kept)"
     if reader.over_budget is not None:
         return body, Status.CORRUPT, reader.over_budget + " (text before it kept)"
     if not readable:
