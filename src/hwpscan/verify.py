@@ -44,6 +44,7 @@ from hwpscan.models import (
     Status,
     combine_exit_codes,
 )
+from hwpscan.redaction import API_KEY_ENV, redact_credentials, redact_params, redact_text
 
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck
@@ -385,6 +386,18 @@ def _fail_reason(evidence: Sequence[Evidence]) -> str:
     return f"{n} problem{'s' if n != 1 else ''} ({sources}); first: {short.line_text()}"
 
 
+def scrub_tool_text(text: str) -> str:
+    """What the deployed tool printed, safe to show and store: the API key (in any
+    spelling), cloud credentials and secret-named parameters redacted.
+
+    >>> scrub_tool_text("GET /api?authKey=abc123 failed")
+    'GET /api?authKey=REDACTED failed'
+    """
+    key = os.environ.get(API_KEY_ENV)
+    text = redact_credentials(redact_params(text))
+    return redact_text(text, [key]) if key else text
+
+
 def _tool_evidence(tool: ToolOutcome) -> list[Evidence]:
     if tool.failure is not None:
         return [Evidence(None, "tool", tool.failure)]
@@ -395,7 +408,7 @@ def _tool_evidence(tool: ToolOutcome) -> list[Evidence]:
             "tool",
             b.message,
             position=b.position,
-            context=b.snippet,
+            context=scrub_tool_text(b.snippet),
             json_path=b.path + (" (key)" if b.kind == "key" else ""),
             json_line=b.line,
         )
@@ -472,7 +485,7 @@ def run_tool(argv: Sequence[str], day: str, *, timeout: float) -> ToolOutcome:
     from hwpscan.forensics.surrogates import escape_snippet
 
     args = [a.replace(DATE_FIELD, day) for a in argv]
-    shown = escape_snippet(shlex.join(args))
+    shown = scrub_tool_text(escape_snippet(shlex.join(args)))
     try:
         proc = subprocess.Popen(
             args,
@@ -495,7 +508,7 @@ def run_tool(argv: Sequence[str], day: str, *, timeout: float) -> ToolOutcome:
             if proc.returncode < 0
             else f"exited with status {proc.returncode}"
         )
-        tail = _tail(err)
+        tail = scrub_tool_text(_tail(err))
         return ToolOutcome(day, shown, f"the tool command {what}" + (f": {tail}" if tail else ""))
     check = check_json_bytes(out)
     if check.empty:
