@@ -9,16 +9,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from emulator_env import CLI, emulator, env, new_key  # noqa: F401 - fixtures
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
@@ -28,34 +27,14 @@ from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply
 from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
-from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.rehearsal.emulator.server import RunningEmulator
 from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incident_catalogue
 
 pytestmark = pytest.mark.slow
 
 RANGE = ["--from", "2025-07-21", "--to", "2025-08-11"]
 SHORT = ["--from", "2025-07-21", "--to", "2025-07-31", "--window-days", "3"]  # 4 windows
-CLI = "import hwpscan.cli.fetch; from hwpscan.cli.app import app; app()"
 runner = CliRunner()
-
-
-def new_key() -> str:
-    """A distinctive 32-character key (the emulator checks the real keys' shape)."""
-    return "TESTKEY" + secrets.token_hex(13)[:25]
-
-
-@pytest.fixture
-def emulator() -> Iterator[RunningEmulator]:
-    with serve_in_thread() as emu:
-        yield emu
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    key = new_key()
-    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HWPSCAN_API_KEY", key)
-    return {"key": key, "home": str(tmp_path / "home"), "out": str(tmp_path / "out")}
 
 
 def fetch(emu: RunningEmulator, env: dict[str, str], *args: str):

@@ -12,49 +12,29 @@ import dataclasses
 import json
 import os
 import pty
-import secrets
 import select
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
+from emulator_env import CLI, emulator, env, new_key  # noqa: F401 - fixtures
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch  # noqa: F401  (registers fetch)
-from hwpscan.cli.app import app
+from hwpscan.cli import app
 from hwpscan.fetch.dates import korea_today
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply
 from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks
-from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.rehearsal.emulator.server import RunningEmulator
 
 DAY = ["--from", "2025-07-21", "--to", "2025-07-21"]
-CLI = "import hwpscan.cli.fetch; from hwpscan.cli.app import app; app()"
 runner = CliRunner()
-
-
-def new_key() -> str:
-    return "TESTKEY" + secrets.token_hex(13)[:25]
-
-
-@pytest.fixture
-def emulator() -> Iterator[RunningEmulator]:
-    with serve_in_thread() as emu:
-        yield emu
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    key = new_key()
-    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HWPSCAN_API_KEY", key)
-    return {"key": key, "home": str(tmp_path / "home"), "out": str(tmp_path / "out")}
 
 
 def fetch(emu: RunningEmulator, env: dict[str, str], *args: str) -> Any:
