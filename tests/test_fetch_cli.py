@@ -10,7 +10,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli import app
 from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES

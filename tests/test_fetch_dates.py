@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.cli import app
 from hwpscan.errors import UsageError
 from hwpscan.fetch.dates import (

@@ -20,7 +20,6 @@ import pytest
 from emulator_env import CLI, emulator, env, new_key  # noqa: F401 - fixtures
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch  # noqa: F401  (registers plan, fetch, demo)
 from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME, read_entries

@@ -26,7 +26,8 @@ __all__ = ["app", "load_app", "main"]
 COMMAND_MODULES = (
     "checkjson",  # check-json
     "emulator",  # emulator
-    "fetch",  # plan, fetch, demo
+    "fetch",  # plan, fetch
+    "demo",  # demo
     "manifest",  # manifest
     "report",  # report, history, diff
     "scan",  # scan, repair
@@ -40,7 +41,7 @@ COMMAND_MODULE = {
     "emulator": "emulator",
     "plan": "fetch",
     "fetch": "fetch",
-    "demo": "fetch",
+    "demo": "demo",
     "manifest": "manifest",
     "report": "report",
     "history": "report",
