@@ -51,29 +51,36 @@ def check_json(
     capture file proves nothing).
     """
     if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
-        err_console.print(ctx.get_usage(), markup=False, highlight=False)
-        err_console.print(
-            "give a capture file, or pipe one in: `hwpscan check-json capture.jsonl`, "
-            "`tool | hwpscan check-json -` (hwpscan check-json -h for more)",
-            markup=False,
-            highlight=False,
-        )
-        raise typer.Exit(code=ExitCode.USAGE)
+        _usage_hint(ctx)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
-    first: BadString | None
     if fmt is CheckFormat.jsonl:
         first = _print_jsonl(findings, counts)
     else:
-        first = _print_text(findings, counts, max_shown)
+        first = _TextReport(max_shown).print(findings, counts)
     if counts.empty:
-        name = "stdin" if source == "-" else escape_snippet(source)
-        message = (
-            f"no JSON document found in {name} ({counts.skipped} line(s) skipped): nothing checked"
-        )
-        raise fail(message, ExitCode.USAGE)
+        raise _nothing_checked(source, counts)
     if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
+
+
+def _nothing_checked(source: str, counts: Counts) -> typer.Exit:
+    name = "stdin" if source == "-" else escape_snippet(source)
+    message = (
+        f"no JSON document found in {name} ({counts.skipped} line(s) skipped): nothing checked"
+    )
+    return fail(message, ExitCode.USAGE)
+
+
+def _usage_hint(ctx: typer.Context) -> None:
+    err_console.print(ctx.get_usage(), markup=False, highlight=False)
+    err_console.print(
+        "give a capture file, or pipe one in: `hwpscan check-json capture.jsonl`, "
+        "`tool | hwpscan check-json -` (hwpscan check-json -h for more)",
+        markup=False,
+        highlight=False,
+    )
+    raise typer.Exit(code=ExitCode.USAGE)
 
 
 def _read(source: str) -> bytes:
@@ -97,41 +104,61 @@ def _print_jsonl(findings: Iterator[BadString | SkippedLine], counts: Counts) ->
     return first
 
 
-def _print_text(
-    findings: Iterator[BadString | SkippedLine], counts: Counts, max_shown: int
-) -> BadString | None:
+class _TextReport:
     """One line per finding as it is found, the first *max_shown* of each kind; then how
-    many more there were, and the verdict. Returns the first bad string."""
-    first: BadString | None = None
-    shown_bad = shown_skipped = 0
-    for item in findings:
-        if isinstance(item, SkippedLine):
-            if shown_skipped < max_shown:
-                shown_skipped += 1
-                line = f"skipped line {item.line}: {item.reason}"
-                console.print(Text(line, style="dim"), soft_wrap=True)
-            continue
-        if first is None:
-            first = item
-        if shown_bad < max_shown:
-            shown_bad += 1
+    many more there were, and the verdict."""
+
+    def __init__(self, max_shown: int) -> None:
+        self.max_shown = max_shown
+        self.shown_bad = self.shown_skipped = 0
+
+    def print(
+        self, findings: Iterator[BadString | SkippedLine], counts: Counts
+    ) -> BadString | None:
+        """Show every finding and the verdict; returns the first bad string."""
+        first: BadString | None = None
+        for item in findings:
+            if isinstance(item, SkippedLine):
+                self._skipped(item)
+                continue
+            first = first or item
+            self._bad(item)
+        self._more(counts)
+        if first is not None:
+            line = f"first: line {first.line}, {first.path}: {first.message}"
+            console.print(Text(line), soft_wrap=True)
+        if not counts.empty:  # else no verdict: nothing was checked (the error follows)
+            console.print(_verdict(counts), soft_wrap=True)
+        return first
+
+    def _skipped(self, item: SkippedLine) -> None:
+        if self.shown_skipped < self.max_shown:
+            self.shown_skipped += 1
+            line = f"skipped line {item.line}: {item.reason}"
+            console.print(Text(line, style="dim"), soft_wrap=True)
+
+    def _bad(self, item: BadString) -> None:
+        if self.shown_bad < self.max_shown:
+            self.shown_bad += 1
             units = f"{item.surrogates} surrogate(s), {item.pairs} pair{'s' * (item.pairs != 1)}"
             path = item.path + (" (key)" if item.kind == "key" else "")
             text = f"line {item.line}, {path}, position {item.position}: {units}: {item.snippet}"
             console.print(Text(text), soft_wrap=True)
-    for what, total, shown in (
-        ("bad string(s)", counts.bad, shown_bad),
-        ("skipped line(s)", counts.skipped, shown_skipped),
-    ):
-        if total > shown:
-            more = f"... and {total - shown:,} more {what} (--max-shown, or --format jsonl for all)"
-            console.print(Text(more, style="dim"), soft_wrap=True)
-    if first is not None:
-        console.print(
-            Text(f"first: line {first.line}, {first.path}: {first.message}"), soft_wrap=True
-        )
-    if counts.empty:
-        return first  # no verdict: nothing was checked (the error follows)
+
+    def _more(self, counts: Counts) -> None:
+        for what, total, shown in (
+            ("bad string(s)", counts.bad, self.shown_bad),
+            ("skipped line(s)", counts.skipped, self.shown_skipped),
+        ):
+            if total > shown:
+                more = (
+                    f"... and {total - shown:,} more {what} (--max-shown, or --format jsonl "
+                    "for all)"
+                )
+                console.print(Text(more, style="dim"), soft_wrap=True)
+
+
+def _verdict(counts: Counts) -> Text:
     verdict = (
         Text(f"{counts.bad:,} bad string(s)", style="bold red")
         if counts.bad
@@ -142,5 +169,4 @@ def _print_text(
         f"{counts.skipped:,} line(s) skipped",
         style="default",
     )
-    console.print(verdict, soft_wrap=True)
-    return first
+    return verdict

@@ -1,0 +1,258 @@
+"""Scanning at scale: URL sources, the Dask executor and ``--resume``.
+
+:func:`run_scaled` is what :func:`hwpscan.usecases.scan.scan` uses instead of the
+local pool when a source is a URL, the Dask executor is chosen or a run is resumed. It
+lists the sources lazily (:mod:`hwpscan.sources`), skips what the resumed run already
+holds, hands the rest to the chosen executor and passes every row on as it arrives.
+The rows it returns are in input order, so tables read as the local executor's.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from hwpscan.errors import (
+    HwpscanError,
+    RunNotFoundError,
+    SchedulerLostError,
+    StateDirError,
+    StoreError,
+    UsageError,
+)
+from hwpscan.executors.dask_cluster import DEFAULT_BATCH
+from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
+from hwpscan.models import ExitCode, FileResult
+from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
+
+__all__ = [
+    "DEFAULT_BATCH",
+    "Executor",
+    "Resumed",
+    "ScaleSettings",
+    "ScaledRun",
+    "ScaledStop",
+    "check_scaled_options",
+    "display_root",
+    "load_resume",
+    "local_paths",
+    "needs_scaled",
+    "run_scaled",
+    "url_from_argument",
+]
+
+
+class Executor(str, enum.Enum):
+    local = "local"
+    dask = "dask"
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleSettings:
+    """Where the files are scanned: this machine's processes or a Dask cluster.
+
+    ``scheduler`` is a Dask scheduler address (``tcp://HOST:8786``; None: a local
+    cluster on 127.0.0.1); ``batch_size`` files go in one Dask task; ``resume`` names a
+    run whose rows are carried over for files of the same size.
+    """
+
+    executor: Executor = Executor.local
+    scheduler: str | None = None
+    batch_size: int = DEFAULT_BATCH
+    resume: str | None = None
+
+    def needed(self, paths: Sequence[Path]) -> bool:
+        """True when the plain local scan cannot do what was asked of *paths*."""
+        return needs_scaled(paths, self.executor, self.resume)
+
+
+def needs_scaled(paths: Sequence[Path], executor: Executor, resume: str | None) -> bool:
+    """True when the plain local scan cannot do what was asked."""
+    return (
+        executor is Executor.dask
+        or resume is not None
+        or any(url_from_argument(p) is not None for p in paths)
+    )
+
+
+def local_paths(paths: Sequence[Path]) -> list[Path]:
+    """The arguments that are local paths (URLs are checked when listed)."""
+    return [p for p in paths if url_from_argument(p) is None]
+
+
+def display_root(paths: Sequence[Path]) -> str | None:
+    """The one URL scanned, to show keys relative to it (None: not a single URL)."""
+    if len(paths) == 1 and (url := url_from_argument(paths[0])) is not None:
+        return shown_url(url).rstrip("/")
+    return None
+
+
+def check_scaled_options(
+    paths: Sequence[Path], executor: Executor, *, repair: bool, parser: bool
+) -> None:
+    """Refuse combinations the scaled path does not do (:class:`UsageError`, saying why)."""
+    urls = any(url_from_argument(p) is not None for p in paths)
+    where = "--executor dask" if executor is Executor.dask else "a URL source"
+    if repair and (urls or executor is Executor.dask):
+        raise UsageError(f"--emit-repaired writes local files: it cannot be used with {where}")
+    if parser and (urls or executor is Executor.dask):
+        raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
+    if executor is Executor.dask:
+        from hwpscan.executors.dask_cluster import require_dask  # dask: only when chosen
+
+        require_dask()
+
+
+def run_scaled(
+    paths: Sequence[Path],
+    settings: ScaleSettings,
+    *,
+    resumed: Resumed | None,
+    take: Callable[[FileResult], None],
+    jobs: int,
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+) -> ScaledRun:
+    """Scan *paths* (folders, files, URLs); rows in input order, and why it stopped early.
+
+    Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` is None when
+    everything was scanned; else it names the exit code (:attr:`ExitCode.API` when the
+    scheduler went away, :attr:`ExitCode.USAGE` when a listing failed part-way) and the
+    reason; what arrived before is kept and returned.
+    """
+    sources = [url_from_argument(p) or p for p in paths]
+    previous = resumed.rows if resumed is not None else {}
+    rows: dict[int, FileResult] = {}
+
+    def keep(index: int, result: FileResult) -> None:
+        if result.index != index:  # rows carry their input place, as the local pool's do
+            result = replace(result, index=index)
+        rows[index] = result
+        take(result)
+
+    carried: list[int] = []
+    todo = _skip_recorded(iter_items(sources), previous, keep, carried)
+    stop: ScaledStop | None = None
+    try:
+        if settings.executor is Executor.dask:
+            stop = _scan_on_dask(todo, settings, keep, jobs=jobs, file_timeout=file_timeout)
+        else:
+            for index, result in _scan_locally(todo, jobs=jobs, file_timeout=file_timeout):
+                keep(index, result)
+    except HwpscanError as exc:  # a listing that failed part-way: keep what was scanned
+        if not rows:
+            raise
+        stop = ScaledStop(ExitCode.USAGE, str(exc))
+    if stop is not None and stop.code is ExitCode.API:
+        stop = ScaledStop(stop.code, f"{stop.reason} ({len(rows)} files received and kept)")
+    return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=len(carried))
+
+
+@dataclass(frozen=True, slots=True)
+class ScaledStop:
+    """Why a scaled scan ended early: the exit code to force and the reason."""
+
+    code: ExitCode
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScaledRun:
+    """What a scaled scan gave: rows in input order, the early stop, rows carried over."""
+
+    rows: list[FileResult]
+    stop: ScaledStop | None
+    carried: int = 0
+
+
+def _scan_on_dask(
+    todo: Iterable[WorkItem],
+    settings: ScaleSettings,
+    keep: Callable[[int, FileResult], None],
+    *,
+    jobs: int,
+    file_timeout: float | None,
+) -> ScaledStop | None:
+    from hwpscan.executors.dask_cluster import dask_client, scan_on_dask  # dask: when chosen
+
+    try:
+        with dask_client(settings.scheduler, workers=jobs or None) as client:
+            for index, result in scan_on_dask(
+                todo, client, batch_size=settings.batch_size, file_timeout=file_timeout
+            ):
+                keep(index, result)
+    except SchedulerLostError as exc:
+        return ScaledStop(ExitCode.API, str(exc))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The run ``--resume`` names: its id and the rows that need no new scan, by path."""
+
+    run_id: str
+    rows: dict[str, FileResult]
+
+
+def load_resume(ref: str) -> Resumed:
+    """The run to resume, loaded before the new run is opened (so ``latest`` is the old one).
+
+    Rows that were never read (a failure, a timeout, a dead worker) are left out: those
+    files are worth another try.
+    """
+    from hwpscan.store import default_store
+
+    try:
+        with default_store() as store:
+            run = store.load_run(ref)
+    except (RunNotFoundError, StoreError, StateDirError) as exc:
+        raise UsageError(f"--resume: {exc}") from None
+    if run.info.kind == "fetch":
+        raise UsageError(f"--resume: run {run.id} is a fetch, not a scan")
+    return Resumed(run.id, {r.path: r for r in run.results if r.sha256})
+
+
+def _skip_recorded(
+    items: Iterable[WorkItem],
+    previous: dict[str, FileResult],
+    take: Callable[[int, FileResult], None],
+    carried: list[int],
+) -> Iterator[WorkItem]:
+    """Items not in *previous* with the same size; the others' recorded rows are taken."""
+    for item in items:
+        done = previous.get(item.shown)
+        if done is not None and item.size is not None and done.bytes == item.size:
+            carried.append(item.index)
+            take(item.index, done)
+        else:
+            yield item
+
+
+def _scan_locally(
+    items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None
+) -> Iterator[tuple[int, FileResult]]:
+    """The local executor for work items: threads, each driving a guard process."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    source = iter(items)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        window = [
+            pool.submit(scan_batch, [item], file_timeout) for item in _take(source, 2 * workers)
+        ]
+        while window:
+            done = window.pop(0).result()
+            window.extend(
+                pool.submit(scan_batch, [item], file_timeout) for item in _take(source, 1)
+            )
+            yield from done
+
+
+def _take(source: Iterator[WorkItem], n: int) -> list[WorkItem]:
+    out: list[WorkItem] = []
+    for item in source:
+        out.append(item)
+        if len(out) >= n:
+            break
+    return out
