@@ -10,6 +10,7 @@
     ├── UsageError               bad arguments: dates, options (exit 2)
     │   ├── StateDirError        the state folder (HWPSCAN_HOME) cannot be created
     │   ├── RunNotFoundError     no stored run matches the id, prefix or ``latest``
+    │   ├── ReportWriteError     the report bundle (--report) could not be written
     │   ├── CatalogueError       an emulator ``--data`` folder that cannot be served
     │   └── LedgerError          the quota ledger cannot be used
     │       └── LedgerBusyError  another run held the ledger past the timeout
@@ -67,6 +68,10 @@ class UsageError(HwpscanError):
 
 class StateDirError(UsageError):
     """The state folder (``HWPSCAN_HOME`` or the platform's data folder) is unusable."""
+
+
+class ReportWriteError(UsageError):
+    """The report bundle (``--report DIR``) could not be written; the run is recorded."""
 
 
 class StoreError(HwpscanError):

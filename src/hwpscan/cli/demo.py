@@ -1,19 +1,26 @@
-"""``hwpscan demo``: the whole job on the bundled API emulator, for a first look."""
+"""``hwpscan demo``: the whole job on the bundled API emulator, for a first look.
+
+The work is :mod:`hwpscan.rehearsal.demo` (the emulator, a throwaway key and state) and
+the scan use case; this module maps the options and shows what happens.
+"""
 
 from __future__ import annotations
 
-import os
-import secrets
-import tempfile
-from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, err_console
-from hwpscan.cli.fetch import _run_fetch, raise_for_report
-from hwpscan.cli.options import OldOutOpt, deprecated
+from hwpscan.cli.fetch_view import fetch_shown, raise_for_report
+from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, OldOutOpt, deprecated
+from hwpscan.cli.scan_view import TerminalObserver, render_tables
+from hwpscan.usecases.scan import ScanSettings, scan
+
+if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
+    from hwpscan.rehearsal.demo import DemoSettings
+
+__all__ = ["demo"]
 
 
 @app.command(rich_help_panel="Fetch from the API")
@@ -26,6 +33,7 @@ def demo(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
+    downloads: DownloadsOpt = DOWNLOADS,
     report_dir: Annotated[
         Path | None,
         typer.Option(
@@ -39,64 +47,37 @@ def demo(
     The fetch uses a throwaway key and state; the scan is recorded in your run history,
     marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
     """
-    from hwpscan.cli.scan import render_tables, run_scan
-    from hwpscan.rehearsal.emulator.server import serve_in_thread
-
     out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
-
-    first, last = date(2025, 7, 21), date(2025, 8, 11)
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
-    old_home = os.environ.get("HWPSCAN_HOME")
-    with tempfile.TemporaryDirectory(prefix="hwpscan-demo-") as tmp:
-        os.environ["HWPSCAN_HOME"] = str(Path(tmp) / "home")
-        try:
-            key = "DEMO" + secrets.token_hex(14)
-            folder = out or Path(tmp) / "downloads"
-            with serve_in_thread() as emulator:
-                err_console.print(
-                    f"API emulator on {emulator.url} (throwaway key and state; the bundled "
-                    "catalogue is from 2025, so the other-year warning is expected)",
-                    highlight=False,
-                )
-                report = _run_fetch(
-                    first,
-                    last,
-                    key=key,
-                    out_dir=folder,
-                    api_url=emulator.api_url,
-                    show_progress=True,
-                    assume_yes=True,  # the bundled catalogue's year is expected
-                )
-                stats = emulator.stats()
-            err_console.print(
-                f"emulator counted {stats.calls_total} API call(s) "
-                f"and {stats.downloads_total} download(s)",
-                highlight=False,
-            )
-            raise_for_report(report, key)
-            results = run_scan([folder], jobs=jobs, progress=True)
-            render_tables(results, root=folder)
-            if out is None:
-                err_console.print(
-                    "the downloads above were temporary: pass --out DIR to keep them",
-                    highlight=False,
-                )
-        finally:
-            if old_home is None:
-                os.environ.pop("HWPSCAN_HOME", None)
-            else:
-                os.environ["HWPSCAN_HOME"] = old_home
-        # back in the user's state: the demo's scan joins their history, marked as a demo
-        from hwpscan.cli.report import fetch_summary, record_and_report
+    from hwpscan.rehearsal.demo import DemoSettings
 
-        record_and_report(
-            results,
-            kind="scan",
-            args={"demo": True, "start": first.isoformat(), "end": last.isoformat(), "out": out},
-            report_dir=report_dir,
-            summary={"demo": True, **fetch_summary(report)},
+    _run(DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir))
+    if out is None:
+        _say("the downloads above were temporary: pass --out DIR to keep them")
+
+
+def _run(settings: DemoSettings) -> None:
+    """Fetch the incident's range from the emulator, then scan and tabulate it."""
+    from hwpscan.rehearsal.demo import DEMO_RANGE, demo_api, demo_record_args
+
+    with demo_api(settings) as api:
+        _say(
+            f"API emulator on {api.url} (throwaway key and state; the bundled catalogue is "
+            "from 2025, so the other-year warning is expected)"
         )
+        report = fetch_shown(*DEMO_RANGE, api.fetch_settings(), key=api.key, assume_yes=True)
+        stats = api.stats()
+        _say(
+            f"emulator counted {stats.calls_total} API call(s) "
+            f"and {stats.downloads_total} download(s)"
+        )
+        raise_for_report(report, api.key)
+        scanned = ScanSettings((api.folder,), settings.jobs, report_dir=settings.report_dir)
+        args = demo_record_args(settings)
+        outcome = scan(scanned, observer=TerminalObserver(), record_args=args, fetched=report)
+        render_tables(outcome.results, root=api.folder)
 
 
-__all__ = ["demo"]
+def _say(message: str) -> None:
+    err_console.print(message, highlight=False)

@@ -1,0 +1,389 @@
+"""The scan use case: files, folders or URLs in; rows, the run record and an exit code out.
+
+:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal.
+It lists and dates the files, scans them (this machine's pool, or the scaled path for
+URLs, Dask and ``--resume``), runs the parser matrix when extractors are named, records
+the run while it happens (each row reaches the run store the moment it exists) and
+decides the exit code. What the caller shows comes through a :class:`ScanObserver`.
+
+>>> from hwpscan.models import ExitCode
+>>> settings = ScanSettings(paths=(Path("fixtures/clean"),), fail_on=("contaminated",))
+>>> settings.jobs, settings.record, settings.matrix is None
+(0, True, True)
+>>> ScanSettings(paths=(), fail_on=("sometimes",))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+    ...
+hwpscan.errors.UsageError: --fail-on takes contaminated or unreadable (...), not sometimes
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hwpscan.errors import ReportWriteError, UsageError
+from hwpscan.forensics.guard import OrphanPolicy
+from hwpscan.models import ExitCode, FileResult, combine_exit_codes
+from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
+from hwpscan.scan import (
+    DEFAULT_FILE_TIMEOUT,
+    FAIL_ON_ALIASES,
+    FAIL_ON_CHOICES,
+    collect_files,
+    exit_code,
+    resolve_dates,
+    scan_paths,
+)
+from hwpscan.sources import shown_url, url_from_argument
+from hwpscan.usecases.scaled import (
+    Executor,
+    Resumed,
+    ScaledStop,
+    ScaleSettings,
+    check_scaled_options,
+    display_root,
+    load_resume,
+    local_paths,
+    run_scaled,
+)
+
+if TYPE_CHECKING:  # the matrix and the fetch engine load only when they are used
+    from hwpscan.fetch.run import FetchReport
+    from hwpscan.matrix import MatrixRow, ParserSpec
+
+__all__ = [
+    "Executor",
+    "MatrixSettings",
+    "RepairSettings",
+    "ScaleSettings",
+    "ScanObserver",
+    "ScanOutcome",
+    "ScanSettings",
+    "check_fail_on",
+    "nothing_under",
+    "scan",
+]
+
+
+def check_fail_on(values: Sequence[str]) -> tuple[str, ...]:
+    """The gate, each value checked, with ``error`` read as its newer name ``unreadable``.
+
+    >>> check_fail_on(["error", "contaminated", "unreadable"])
+    ('unreadable', 'contaminated')
+    """
+    bad = [v for v in values if v not in FAIL_ON_CHOICES]
+    if bad:
+        names = " or ".join(c for c in FAIL_ON_CHOICES if c not in FAIL_ON_ALIASES)
+        raise UsageError(
+            f"--fail-on takes {names} ('error' is another name for 'unreadable'), "
+            f"not {', '.join(bad)}"
+        )
+    return tuple(dict.fromkeys(FAIL_ON_ALIASES.get(v, v) for v in values))
+
+
+@dataclass(frozen=True, slots=True)
+class RepairSettings:
+    """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``)."""
+
+    out: Path
+    orphans: OrphanPolicy = "drop"
+    pua_map: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixSettings:
+    """The parser matrix: run these extractors on every file, compare with the strict view.
+
+    ``strict_markup`` counts markup, placeholders and replaced or extra text as guilt
+    too (by default only leaked or lost text and failures are).
+    """
+
+    parsers: tuple[ParserSpec, ...]
+    timeout: float = 30.0
+    strict_markup: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ScanSettings:
+    """What to scan and how; everything :func:`scan` needs besides the observer.
+
+    ``paths`` are files, folders (searched recursively) or fsspec URLs. ``jobs`` 0 is
+    one worker per core; ``file_timeout`` 0 turns the per-file limit off. ``fail_on``
+    is the gate (checked and normalised here). ``record`` keeps the run in the user's
+    run store (``kind`` and the ``record_args`` of :func:`scan` name it there);
+    ``report_dir`` also writes the report bundle (``{run}`` becomes the run id).
+    """
+
+    paths: tuple[Path, ...]
+    jobs: int = 0
+    file_timeout: float = DEFAULT_FILE_TIMEOUT
+    fail_on: tuple[str, ...] = ()
+    repair: RepairSettings | None = None
+    matrix: MatrixSettings | None = None
+    scale: ScaleSettings = field(default_factory=ScaleSettings)
+    report_dir: Path | None = None
+    record: bool = True
+    kind: str = "scan"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fail_on", check_fail_on(self.fail_on))
+
+    @property
+    def scaled(self) -> bool:
+        """True when the files go through the scaled path (URLs, Dask, ``--resume``)."""
+        return self.scale.needed(self.paths)
+
+
+class ScanObserver:
+    """What :func:`scan` tells its caller while it runs; every method does nothing here.
+
+    A caller overrides what it shows: a progress bar (``started`` then ``result`` or
+    ``matrix_row`` per step), streamed output, notes and warnings.
+    """
+
+    def started(self, phase: str, total: int | None) -> None:
+        """A phase (``"scan"`` or ``"matrix"``) begins; *total* steps (None: unknown)."""
+
+    def result(self, result: FileResult) -> None:
+        """A file's row, the moment it exists (in completion order)."""
+
+    def matrix_row(self, row: MatrixRow) -> None:
+        """A parser-matrix row, the moment it exists."""
+
+    def finished(self, phase: str) -> None:
+        """The phase is over (its progress display can go)."""
+
+    def note(self, message: str) -> None:
+        """Something worth a line: the run recorded, rows carried over."""
+
+    def warn(self, message: str) -> None:
+        """Something went wrong that does not stop the scan (the history, a listing)."""
+
+
+@dataclass(frozen=True)
+class ScanOutcome:
+    """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
+
+    ``nothing`` says "no documents under ..." when a gate was asked for and no
+    document was found (the exit code is then :attr:`ExitCode.USAGE`). ``stop`` is
+    the scaled path's early stop, if any; ``display_root`` the folder or URL to show
+    paths relative to; ``run_id`` the recorded run (None: not recorded); ``report``
+    the report files written.
+    """
+
+    results: list[FileResult]
+    matrix_rows: list[MatrixRow]
+    run_id: str | None
+    exit_code: int
+    display_root: Path | str | None = None
+    stop: ScaledStop | None = None
+    nothing: str | None = None
+    report: list[Path] = field(default_factory=list)
+
+
+def scan(
+    settings: ScanSettings,
+    *,
+    observer: ScanObserver | None = None,
+    record_args: Mapping[str, Any] | None = None,
+    fetched: FetchReport | None = None,
+) -> ScanOutcome:
+    """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
+
+    Raises :class:`UsageError` for settings that cannot work (a missing path, options
+    the scaled path does not do, a run to resume that is not there) before any file is
+    read. *record_args* are the arguments stored with the run (the caller's view of
+    what was asked); *fetched* is the fetch that produced the files, when there was
+    one: its figures join the run's summary.
+    """
+    observer = observer or ScanObserver()
+    _check(settings, fetched)
+    resumed = load_resume(settings.scale.resume) if settings.scale.resume else None
+    with _recording(settings, record_args, observer) as record:
+        if fetched is not None:
+            record.summary.update(fetch_summary(fetched))
+        stop: ScaledStop | None = None
+        files = None if settings.scaled else collect_files(settings.paths)
+        observer.started("scan", None if files is None else len(files))
+        if files is None:
+            results, stop = _run_scaled(settings, resumed, record, observer)
+        else:
+            results = _run_local(settings, files, record)
+        observer.finished("scan")
+        rows = _run_matrix(settings, record, observer) if settings.matrix else []
+        if settings.matrix:
+            record.summary["matrix_rows"] = len(rows)
+    written = _write_report(settings, record, rows)
+    root = fetched.out_dir if fetched is not None else _display_root(settings.paths)
+    run_id = record.info.id if record.info is not None else None
+    return replace(_outcome(settings, results, rows, run_id, stop, root), report=written)
+
+
+# -- steps ------------------------------------------------------------------------------
+
+
+def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
+    if not settings.paths and fetched is None:
+        raise UsageError("give files or folders to scan, or --from and --to")
+    if settings.scaled:
+        check_scaled_options(
+            settings.paths,
+            settings.scale.executor,
+            repair=settings.repair is not None,
+            parser=settings.matrix is not None,
+        )
+    missing = [p for p in local_paths(settings.paths) if not p.exists()]
+    if missing:
+        raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
+
+
+def _recording(
+    settings: ScanSettings, args: Mapping[str, Any] | None, observer: ScanObserver
+) -> AbstractContextManager[Recording]:
+    """The run record the rows go to (one that keeps nothing when the run is not recorded)."""
+    if not settings.record:
+        return nullcontext(Recording(None, also=observer.result))
+    return recorded_run(
+        settings.kind, dict(args or {}), also=observer.result, on_warning=observer.warn
+    )
+
+
+def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRow]) -> list[Path]:
+    """The report bundle, after the run is recorded (so ``{run}`` is its id)."""
+    if settings.report_dir is None:
+        return []
+    from hwpscan.report.bundle import write_run_report  # pandas: only for a report
+
+    try:
+        return write_run_report(record.results, settings.report_dir, run=record.info, matrix=rows)
+    except OSError as exc:
+        raise ReportWriteError(
+            f"--report {settings.report_dir}: the report could not be written ({exc})"
+        ) from None
+
+
+def _run_local(settings: ScanSettings, files: list[Path], record: Recording) -> list[FileResult]:
+    """This machine's pool: rows go to *record* as files complete; returned in input order."""
+    repair = settings.repair
+    results: list[FileResult] = []
+    for result in scan_paths(
+        files,
+        jobs=settings.jobs or None,
+        dates=resolve_dates(files),
+        repair_dir=repair.out if repair else None,
+        orphans=repair.orphans if repair else "drop",
+        pua_map=repair.pua_map if repair else False,
+        file_timeout=settings.file_timeout,
+        ordered=False,
+    ):
+        results.append(result)
+        record(result)
+    return sorted(results, key=input_order)
+
+
+def _run_scaled(
+    settings: ScanSettings,
+    resumed: Resumed | None,
+    record: Recording,
+    observer: ScanObserver,
+) -> tuple[list[FileResult], ScaledStop | None]:
+    ran = run_scaled(
+        settings.paths,
+        settings.scale,
+        resumed=resumed,
+        take=record,
+        jobs=settings.jobs,
+        file_timeout=settings.file_timeout or None,  # 0: no limit, as for the local pool
+    )
+    if resumed is not None:
+        observer.note(
+            f"resumed: {ran.carried:,} files carried over from run {resumed.run_id}, "
+            f"{len(ran.rows) - ran.carried:,} scanned"
+        )
+    if ran.stop is not None:  # its reason is the outcome's to show
+        record.summary["stopped"] = "the run stopped early (see the error above)"
+    return ran.rows, ran.stop
+
+
+def _run_matrix(
+    settings: ScanSettings, record: Recording, observer: ScanObserver
+) -> list[MatrixRow]:
+    """Every extractor on every file; each row to the run store and the observer."""
+    import os
+
+    from hwpscan.matrix import run_matrix
+
+    matrix = settings.matrix
+    assert matrix is not None
+    files = collect_files(local_paths(settings.paths))
+    rows: list[MatrixRow] = []
+    observer.started("matrix", len(files) * len(matrix.parsers))  # rows: files x extractors
+
+    def on_row(row: MatrixRow) -> None:
+        rows.append(row)
+        record.matrix_row(row)
+        observer.matrix_row(row)
+
+    jobs = settings.jobs or os.cpu_count() or 1
+    for _ in run_matrix(files, matrix.parsers, timeout=matrix.timeout, jobs=jobs, on_row=on_row):
+        pass
+    observer.finished("matrix")
+    return rows
+
+
+def _outcome(
+    settings: ScanSettings,
+    results: list[FileResult],
+    rows: list[MatrixRow],
+    run_id: str | None,
+    stop: ScaledStop | None,
+    root: Path | str | None,
+) -> ScanOutcome:
+    """The exit code: the gate over the rows, the matrix's gate, an early stop."""
+    gate = settings.fail_on
+    if gate and not results:  # a gate over nothing would pass on nothing
+        nothing = nothing_under(settings.paths, root)
+        return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
+    code: int = exit_code(results, gate)
+    if settings.matrix is not None:
+        from hwpscan.matrix import matrix_exit_code
+
+        # the matrix calls an extractor that failed on a readable file an 'error'
+        matrix_gate = ["error" if f == "unreadable" else f for f in gate]
+        strict = settings.matrix.strict_markup
+        code = combine_exit_codes(code, matrix_exit_code(rows, matrix_gate, strict_markup=strict))
+    if stop is not None:
+        code = combine_exit_codes(code, stop.code)
+    return ScanOutcome(results, rows, run_id, code, root, stop)
+
+
+def input_order(result: FileResult) -> int:
+    """Sort key restoring the input order of streamed results."""
+    return -1 if result.index is None else result.index
+
+
+def _display_root(paths: Sequence[Path]) -> Path | str | None:
+    """The folder (or the one URL) to show paths relative to, if only one was scanned."""
+    if (url := display_root(paths)) is not None:
+        return url
+    return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+
+
+def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
+    """Why a gate over no document fails: "no documents under" what was named.
+
+    >>> nothing_under([Path("a"), Path("s3://u:p@bucket/x")], None)
+    'no documents under a, s3://bucket/x'
+    >>> nothing_under([], Path("downloads"))
+    'no documents under downloads'
+    """
+    named = ", ".join(_shown(p) for p in paths)  # a URL's userinfo never shown
+    return f"no documents under {named or root or 'the fetched range'}"
+
+
+def _shown(path: Path) -> str:
+    url = url_from_argument(path)
+    return shown_url(url) if url is not None else str(path)

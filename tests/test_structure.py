@@ -1,0 +1,92 @@
+"""The code's shape, held where anyone can check it: complexity, command length, parameters.
+
+- every function's cyclomatic complexity is at most grade C (radon: 20 or less);
+- no function of the command-line layer is longer than 40 lines: a command maps options
+  to settings, calls a use case and renders, and its helpers do one step each;
+- no function takes more than 8 parameters (``self``/``cls`` aside): what travels
+  together is a settings object (a frozen dataclass, whose generated ``__init__`` is not
+  in the source).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from radon.complexity import cc_rank, cc_visit
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "hwpscan"
+MAX_CLI_LINES = 40
+MAX_PARAMS = 8
+
+
+def _sources() -> list[Path]:
+    return sorted(SRC.rglob("*.py"))
+
+
+def _functions(path: Path) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def _where(path: Path, node: ast.AST) -> str:
+    return f"{path.relative_to(SRC.parent)}:{getattr(node, 'lineno', '?')}"
+
+
+def test_no_function_is_above_grade_c() -> None:
+    over = [
+        f"{path.relative_to(SRC.parent)}:{block.lineno} {block.fullname} "
+        f"{cc_rank(block.complexity)} ({block.complexity})"
+        for path in _sources()
+        for block in cc_visit(path.read_text(encoding="utf-8"))
+        if cc_rank(block.complexity) not in "ABC"
+    ]
+    assert not over, "split into named steps:\n" + "\n".join(over)
+
+
+def test_cli_functions_are_short() -> None:
+    long = [
+        f"{_where(path, node)} {node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for path in _sources()
+        if "cli" in path.relative_to(SRC).parts
+        for node in _functions(path)
+        if node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_CLI_LINES
+    ]
+    assert not long, "a command maps, calls and renders; move the rest out:\n" + "\n".join(long)
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return len(names)
+
+
+def test_no_function_takes_more_than_eight_parameters() -> None:
+    many = [
+        f"{_where(path, node)} {node.name}: {_parameters(node)} parameters"
+        for path in _sources()
+        for node in _functions(path)
+        if _parameters(node) > MAX_PARAMS
+    ]
+    assert not many, "pass a settings object instead:\n" + "\n".join(many)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("def f(a, b, c, d, e, f, g, h, i): pass", 9),
+        ("class C:\n    def m(self, a, *, b, c): pass", 3),
+    ],
+)
+def test_the_parameter_count_counts_what_it_should(source: str, found: int) -> None:
+    nodes = [n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)]
+    assert _parameters(nodes[0]) == found
+
+
+def test_radon_grades_as_expected() -> None:
+    nested = "def f(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(25))
+    (block,) = cc_visit(nested)
+    assert cc_rank(block.complexity) not in "ABC"  # the gate would see a function like it
