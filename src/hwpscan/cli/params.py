@@ -224,22 +224,30 @@ def _flags(param: inspect.Parameter) -> Iterator[str]:
     >>> flags(Annotated[int, typer.Option(help="x")]), flags(str)
     (['--dry-run'], [])
     """
-    info = next(
-        (m for m in getattr(param.annotation, "__metadata__", ()) if isinstance(m, _ParameterInfo)),
-        None,
-    )
+    info = _option_info(param)
     if info is None:
-        if param.default is inspect.Parameter.empty:
-            return  # Typer makes it an argument
-        info = _OptionInfo()
-    if not isinstance(info, _OptionInfo):
         return
+    for decl in _declarations(param, info):
+        yield from (part for part in decl.split("/") if part.startswith("-"))
+
+
+def _option_info(param: inspect.Parameter) -> Any:
+    """The ``typer.Option`` of *param*, a bare one for a plain option, None for an argument."""
+    metadata = getattr(param.annotation, "__metadata__", ())
+    info = next((m for m in metadata if isinstance(m, _ParameterInfo)), None)
+    if info is None:
+        # Typer makes a plain parameter an option when it has a default
+        return None if param.default is inspect.Parameter.empty else _OptionInfo()
+    return info if isinstance(info, _OptionInfo) else None
+
+
+def _declarations(param: inspect.Parameter, info: Any) -> list[str]:
+    """The option declarations as written, or the ones Typer derives from the name."""
     # inside Annotated, Option's first positional (its "default") is the first option name
     first = (info.default,) if isinstance(info.default, str) else ()
     decls = [*first, *(info.param_decls or ())]
-    if not decls:
-        long = "--" + param.name.replace("_", "-")
-        is_bool = typing.get_args(param.annotation)[:1] == (bool,) or param.annotation is bool
-        decls = [f"{long}/--no-{long[2:]}" if is_bool else long]
-    for decl in decls:
-        yield from (part for part in decl.split("/") if part.startswith("-"))
+    if decls:
+        return decls
+    long = "--" + param.name.replace("_", "-")
+    is_bool = param.annotation is bool or typing.get_args(param.annotation)[:1] == (bool,)
+    return [f"{long}/--no-{long[2:]}" if is_bool else long]
