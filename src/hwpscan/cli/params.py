@@ -16,8 +16,11 @@ parameter is replaced by that dataclass's fields (with their ``typer.Option`` or
 ``typer.Argument`` metadata and their defaults), and calls the command with the
 dataclass built from the parsed values. Adding an option is adding a field; the
 defaults live in the dataclass only. Several groups and plain Typer parameters can
-sit side by side; two of them wanting the same name or option is an error when the
-command is defined, not when it runs.
+sit side by side, and a field typed with another such dataclass nests its options (a
+``retry: RetryOptions`` inside ``FetchOptions``); two of them wanting the same name or
+option is an error when the command is defined, not when it runs. With string
+annotations (``from __future__ import annotations``) the dataclasses must be module
+level names, where ``typing.get_type_hints`` finds them.
 
 >>> import dataclasses, typer
 >>> from typer.testing import CliRunner
@@ -60,7 +63,11 @@ _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 @dataclasses.dataclass(frozen=True)
 class OptionGroup:
-    """One dataclass parameter of a command and the fields it contributes.
+    """One dataclass parameter of a command and the options it contributes.
+
+    A field whose type is itself a dataclass (not wrapped in ``Annotated``) is a nested
+    group: its fields are options too, and it is built first. Its options' defaults are
+    its own fields' defaults, so the outer field may have no other default.
 
     >>> import typer
     >>> @dataclasses.dataclass(frozen=True)
@@ -74,18 +81,33 @@ class OptionGroup:
 
     name: str
     cls: type[Any]
+    #: every option of the group, those of nested groups included, in field order
     parameters: tuple[inspect.Parameter, ...]
+    #: the group's own option fields, and its nested groups
+    own: tuple[str, ...] = ()
+    nested: tuple[OptionGroup, ...] = ()
 
     @classmethod
     def of(cls, name: str, settings: type[Any]) -> OptionGroup:
         """The group for parameter *name* annotated with the dataclass *settings*."""
         hints = _hints(settings)
-        parameters = tuple(
-            inspect.Parameter(f.name, _KEYWORD, default=_field_default(f), annotation=hints[f.name])
-            for f in dataclasses.fields(settings)
-            if f.init
-        )
-        return cls(name, settings, parameters)
+        parameters: list[inspect.Parameter] = []
+        own: list[str] = []
+        nested: list[OptionGroup] = []
+        for f in dataclasses.fields(settings):
+            if not f.init:
+                continue
+            if _is_dataclass_type(hints[f.name]):
+                _check_nested_default(settings, f, hints[f.name])
+                nested.append(cls.of(f.name, hints[f.name]))
+                parameters.extend(nested[-1].parameters)
+            else:
+                own.append(f.name)
+                default = _field_default(f)
+                parameters.append(
+                    inspect.Parameter(f.name, _KEYWORD, default=default, annotation=hints[f.name])
+                )
+        return cls(name, settings, tuple(parameters), tuple(own), tuple(nested))
 
     def build(self, values: dict[str, Any]) -> Any:
         """The dataclass from the parsed values (taken out of *values*).
@@ -104,8 +126,10 @@ class OptionGroup:
         ...     print(exc.format_message())
         Invalid value: n must be >= 1
         """
+        kwargs = {name: values.pop(name) for name in self.own}
+        kwargs.update((group.name, group.build(values)) for group in self.nested)
         try:
-            return self.cls(**{p.name: values.pop(p.name) for p in self.parameters})
+            return self.cls(**kwargs)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
 
@@ -183,6 +207,22 @@ def _field_default(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return inspect.Parameter.empty
+
+
+def _check_nested_default(outer: type[Any], f: dataclasses.Field[Any], inner: type[Any]) -> None:
+    """A nested group's field may default only to the nested dataclass's own defaults."""
+    default = _field_default(f)
+    if default is inspect.Parameter.empty:
+        return
+    try:
+        if default == inner():
+            return
+    except TypeError:  # the nested dataclass has required fields: any default is ignored
+        pass
+    raise TypeError(
+        f"{outer.__qualname__}.{f.name}: a nested option group takes its defaults from"
+        f" {inner.__qualname__}'s fields; its own default {default!r} would be ignored"
+    )
 
 
 def _check_kind(func: Callable[..., Any], param: inspect.Parameter) -> None:
