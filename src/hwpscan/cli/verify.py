@@ -276,7 +276,7 @@ def verify(
         retries=retries,
         max_mb=max_mb,
     )
-    options["jobs"] = downloads
+    options["downloads"] = downloads
     options["assume_yes"] = yes
     wanted = sorted({d.isoformat() for d in days})
     folder: Path | None = out
