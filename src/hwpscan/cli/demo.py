@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, err_console
-from hwpscan.cli.fetch_view import fetch_shown, raise_for_report
+from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, OldOutOpt, deprecated
 from hwpscan.cli.scan_view import TerminalObserver, render_tables
 from hwpscan.usecases.scan import ScanSettings, scan
@@ -66,7 +66,9 @@ def _run(settings: DemoSettings) -> None:
             f"API emulator on {api.url} (throwaway key and state; the bundled catalogue is "
             "from 2025, so the other-year warning is expected)"
         )
-        report = fetch_shown(*DEMO_RANGE, api.fetch_settings(), key=api.key, assume_yes=True)
+        first, last = DEMO_RANGE
+        fetch = api.fetch_settings()
+        report = run_fetch(first, last, fetch, key=api.key, show_progress=True, assume_yes=True)
         stats = api.stats()
         _say(
             f"emulator counted {stats.calls_total} API call(s) "

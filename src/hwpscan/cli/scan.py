@@ -16,7 +16,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
-from hwpscan.cli.fetch_view import fetch_with_bars, raise_for_report
+from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables
@@ -274,6 +274,13 @@ class RangeOptions:
         str | None, typer.Option("--to", help="Last day to fetch (YYYY-MM-DD, inclusive).")
     ] = None
 
+    folder: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", help="With --from/--to: keep attachments here (default: state folder)."
+        ),
+    ] = None
+
     @property
     def given(self) -> bool:
         if (self.start is None) != (self.end is None):
@@ -300,10 +307,10 @@ def scan(
     """
     out.check()
     settings = _settings(list(paths or []), out, how, matrix, scale)
-    fetched = _fetch(when, fetch, settings)
+    fetched = _fetch(when, fetch, settings, progress=out.progress)
     if fetched is not None:
         settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
-    api_url = fetch.api_url if fetched is not None else None
+    api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
     with open_output(out.output if out.streamed else None) as stream:
         observer = TerminalObserver(
@@ -351,14 +358,19 @@ def _with_paths(settings: ScanSettings, paths: list[Path]) -> ScanSettings:
     return replace(settings, paths=tuple(paths))
 
 
-def _fetch(when: RangeOptions, fetch: FetchOptions, settings: ScanSettings) -> FetchReport | None:
+def _fetch(
+    when: RangeOptions, fetch: FetchOptions, settings: ScanSettings, *, progress: bool
+) -> FetchReport | None:
     """With --from/--to: the fetch's report (nothing listed and stopped: exit 3 now)."""
     if not when.given:
         if not settings.paths:
             raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
         return None
     assert when.start is not None and when.end is not None
-    report = fetch_with_bars(when.start, when.end, fetch)
+    settings_ = fetch.settings(out_dir=when.folder) if when.folder else fetch.settings()
+    _, report = fetch_for_scan(
+        when.start, when.end, settings_, show_progress=progress, assume_yes=fetch.yes
+    )
     # The download folder is shared by every range fetched: scan what this fetch
     # listed (a file an earlier fetch left behind is not part of this range).
     if not report.paths:

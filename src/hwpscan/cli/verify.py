@@ -21,7 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
-from hwpscan.cli.fetch import fetch_for_scan, stop_message
+from hwpscan.cli.fetch_view import fetch_for_scan, stop_message
 from hwpscan.cli.options import (
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
@@ -276,7 +276,7 @@ def verify(
         retries=retries,
         max_mb=max_mb,
     )
-    options["jobs"] = downloads
+    options["downloads"] = downloads
     options["assume_yes"] = yes
     wanted = sorted({d.isoformat() for d in days})
     folder: Path | None = out

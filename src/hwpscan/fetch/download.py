@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from hwpscan.atomic import TEMP_PREFIX, atomic_file
+from hwpscan.fetch.settings import DEFAULT_MAX_BYTES, FetchSettings
 from hwpscan.redaction import redact_bytes, redact_text, redact_url
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
@@ -34,7 +35,6 @@ if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the 
 _OWNER_RE = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-(\d+)-")
 #: Seconds untouched after which a temp file of unknown owner counts as abandoned.
 STALE_AFTER = 15 * 60
-DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
 MAX_NAME_BYTES = 150
 #: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
 MIN_RATE = 1024
@@ -184,6 +184,19 @@ class _Fail(Exception):
     """A failure another attempt will not fix (4xx, over the size cap)."""
 
 
+def _unchanged(job: DownloadJob, old: Path, attempt: int) -> DownloadResult:
+    """A revalidated file the server says has not changed (304 Not Modified)."""
+    return DownloadResult(
+        job,
+        "skipped",
+        file_sha256(old),
+        old.stat().st_size,
+        reason="unchanged (the server answered 304 Not Modified)",
+        attempts=attempt,
+        etag=job.etag,
+    )
+
+
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in chunks."""
     digest = hashlib.sha256()
@@ -292,31 +305,27 @@ class Downloader:
     def __init__(
         self,
         http: httpx.Client,
+        settings: FetchSettings | None = None,
         *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        retries: int = 3,
-        backoff: float = 0.5,
-        jobs: int = 4,
-        sleep: Callable[[float], None] = time.sleep,
         secrets: Iterable[str] = (),
-        deadline: float | None = None,
+        sleep: Callable[[float], None] = time.sleep,
         min_rate: float = MIN_RATE,
         rate_grace: float = RATE_GRACE,
-        max_total_bytes: int | None = None,
     ) -> None:
+        settings = settings or FetchSettings()
         self._http = http
-        self.max_bytes = max_bytes
-        self.retries = retries
-        self.backoff = backoff
-        self.jobs = max(1, jobs)
+        self.max_bytes = settings.max_bytes
+        self.retry = settings.retry
+        self.jobs = max(1, settings.downloads)
         self._sleep = sleep
         self._secrets = tuple(secrets)
-        self.deadline = default_deadline(max_bytes) if deadline is None else deadline
+        deadline = settings.download_deadline
+        self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
         self.min_rate = min_rate
         self.rate_grace = rate_grace
-        #: Bytes all downloads together may take (``None``: no limit); once used up,
-        #: the file in progress fails and so does every later one.
-        self.max_total_bytes = max_total_bytes
+        #: Bytes all downloads together may take (``settings.limits.max_download_bytes``);
+        #: once used up, the file in progress fails and so does every later one.
+        self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
         self._total_lock = threading.Lock()
@@ -338,33 +347,29 @@ class Downloader:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         if self.over_budget.is_set():
             return DownloadResult(job, "failed", reason=self.budget_reason())
-        last = "no attempt made"
-        for attempt in range(1, self.retries + 2):
+
+        def attempt(number: int) -> DownloadResult:
             if stop.is_set():
-                return DownloadResult(job, "failed", reason="cancelled", attempts=attempt - 1)
+                return DownloadResult(job, "failed", reason="cancelled", attempts=number - 1)
             try:
-                return self._attempt(job, attempt, stop)
-            except _Retry as exc:
-                last = str(exc)
-                if attempt <= self.retries:
-                    delay = self.backoff * 2 ** (attempt - 1)
-                    if self.on_retry is not None:
-                        self.on_retry(
-                            job,
-                            f"{last}; retrying in {delay:g} s "
-                            f"(attempt {attempt + 1} of {self.retries + 1})",
-                        )
-                    self._sleep(delay)
+                return self._attempt(job, number, stop)
             except _Fail as exc:
-                return DownloadResult(job, "failed", reason=str(exc), attempts=attempt)
-        return DownloadResult(
-            job,
-            "failed",
-            reason=f"{last} (after {self.retries + 1} attempts)",
-            attempts=self.retries + 1,
+                return DownloadResult(job, "failed", reason=str(exc), attempts=number)
+
+        def gave_up(exc: _Retry, attempts: int) -> DownloadResult:
+            reason = f"{exc} (after {attempts} attempts)"
+            return DownloadResult(job, "failed", reason=reason, attempts=attempts)
+
+        def retrying(exc: _Retry, when: str) -> None:
+            if self.on_retry is not None:
+                self.on_retry(job, f"{exc}; {when}")
+
+        return self.retry.run(
+            attempt, catch=_Retry, give_up=gave_up, on_retry=retrying, sleep=self._sleep
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
+        """One GET of ``job``: a result, or :class:`_Retry` / :class:`_Fail`."""
         import httpx
 
         old = job.dest if job.revalidate and job.dest.is_file() else None
@@ -372,55 +377,56 @@ class Downloader:
         try:
             with self._http.stream("GET", job.url, headers=headers) as response:
                 if response.status_code == 304 and old is not None:
-                    return DownloadResult(
-                        job,
-                        "skipped",
-                        file_sha256(old),
-                        old.stat().st_size,
-                        reason="unchanged (the server answered 304 Not Modified)",
-                        attempts=attempt,
-                        etag=job.etag,
-                    )
-                if response.status_code >= 500:
-                    raise _Retry(f"HTTP {response.status_code}")
-                if response.status_code != 200:
-                    raise _Fail(f"HTTP {response.status_code}")
-                declared = response.headers.get("content-length")
-                if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                    raise _Fail(
-                        f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}"
-                    )
+                    return _unchanged(job, old, attempt)
+                self._check_response(response)
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
                 digest, size = self._write(job, response, stop)
-                raw_cd = response.headers.raw
-                disposition = next(
-                    (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
-                )
-                # Headers are the server's text: the key comes out before anything keeps
-                # them, in the raw header and again once its name is decoded.
-                if disposition is not None:
-                    disposition = redact_bytes(disposition, self._secrets)
-                name = filename_from_disposition(disposition)
-                ctype = response.headers.get("content-type")
-                return DownloadResult(
-                    job,
-                    "downloaded",
-                    digest,
-                    size,
-                    redact_text(ctype, self._secrets) if ctype is not None else None,
-                    redact_text(name, self._secrets) if name is not None else None,
-                    attempts=attempt,
-                    etag=response.headers.get("etag"),
-                )
-        except httpx.HTTPError as exc:
-            detail = redact_text(str(exc), self._secrets) or type(exc).__name__
-            message = f"{type(exc).__name__}: {detail}"
-            if isinstance(
-                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
-            ):
-                raise _Retry(message) from exc
-            raise _Fail(message) from exc
+                return self._downloaded(job, response, digest, size, attempt)
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise _Retry(self._describe(exc)) from exc  # worth another attempt
+        except httpx.HTTPError as exc:  # a bad URL, too many redirects...: not
+            raise _Fail(self._describe(exc)) from exc
+
+    def _check_response(self, response: httpx.Response) -> None:
+        """Go on only with a 200 whose announced size is within the cap."""
+        if response.status_code >= 500:
+            raise _Retry(f"HTTP {response.status_code}")
+        if response.status_code != 200:
+            raise _Fail(f"HTTP {response.status_code}")
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            raise _Fail(f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}")
+
+    def _downloaded(
+        self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
+    ) -> DownloadResult:
+        """The result of a complete download, with the server's name and type for it.
+
+        Headers are the server's text: the key comes out before anything keeps them, in
+        the raw header and again once its name is decoded.
+        """
+        raw = response.headers.raw
+        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), None)
+        if disposition is not None:
+            disposition = redact_bytes(disposition, self._secrets)
+        name = filename_from_disposition(disposition)
+        ctype = response.headers.get("content-type")
+        return DownloadResult(
+            job,
+            "downloaded",
+            digest,
+            size,
+            redact_text(ctype, self._secrets) if ctype is not None else None,
+            redact_text(name, self._secrets) if name is not None else None,
+            attempts=attempt,
+            etag=response.headers.get("etag"),
+        )
+
+    def _describe(self, exc: Exception) -> str:
+        """An httpx error in words, the key taken out."""
+        detail = redact_text(str(exc), self._secrets) or type(exc).__name__
+        return f"{type(exc).__name__}: {detail}"
 
     def _write(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event
@@ -446,8 +452,6 @@ class Downloader:
         return digest.hexdigest(), size
 
     def _spend(self, size: int) -> None:
-        if self.max_total_bytes is None:
-            return
         with self._total_lock:
             self.total_bytes += size
             if self.total_bytes > self.max_total_bytes:

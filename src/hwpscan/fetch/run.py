@@ -14,12 +14,11 @@ paid for, and a rerun spends no call on a finished window.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING, NoReturn
 
 from hwpscan.errors import (
     ApiError,
@@ -32,34 +31,45 @@ from hwpscan.errors import (
 )
 from hwpscan.fetch.cache import ResponseCache
 from hwpscan.fetch.client import (
-    DEFAULT_API_URL,
     HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
+    Assessment,
+    CheckedAnswer,
+    RawAnswer,
     check_answer,
     parse_answer,
 )
 from hwpscan.fetch.dates import (
-    DEFAULT_WINDOW_DAYS,
     Window,
     check_range,
     korea_today,
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
+from hwpscan.fetch.download import Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy, is_html
-from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
-from hwpscan.home import state_dir
+from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.fetch.settings import FetchHooks, FetchSettings, RetryPolicy
+from hwpscan.fetch.urls import check_api_url
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
-__all__ = ["FetchReport", "ProgressEvent", "fetch_range"]
+if TYPE_CHECKING:  # loaded by _default_client with the first fetch
+    import httpx
+
+__all__ = [
+    "FetchHooks",
+    "FetchReport",
+    "FetchSettings",
+    "ProgressEvent",
+    "RetryPolicy",
+    "fetch_range",
+    "stop_message",
+]
 
 #: Calls left today at or under which an empty answer is suspicious.
 NEAR_LIMIT = 2
@@ -131,22 +141,6 @@ class FetchReport:
         return ExitCode.OK if self.complete else ExitCode.API
 
 
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """How often and how patiently to try again after a timeout or a 5xx."""
-
-    retries: int = 3
-    backoff: float = 0.5
-    sleep: Callable[[float], None] = time.sleep
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
-        return float(self.backoff * 2 ** (attempt - 1))
-
-    def wait(self, attempt: int) -> None:
-        self.sleep(self.delay(attempt))
-
-
 class WindowCaller:
     """Gets each window's answer: from the cache, or by one counted, cached call."""
 
@@ -157,22 +151,26 @@ class WindowCaller:
         *,
         cache: ResponseCache,
         ledger: QuotaLedger,
-        retry: Retry,
-        fresh: bool = False,
-        limits: FetchLimits | None = None,
+        settings: FetchSettings,
         progress: Progress | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.progress = progress  # told of each retry before its wait
-        self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
-        self.fresh = fresh  # ask the API even when a good answer is cached
-        self.limits = limits or FetchLimits()
+        self.api, self._key, self.cache, self.ledger = api, key, cache, ledger
+        self.limits = settings.limits
+        # each retry of a call is a paid call: at most --api-retries of them
+        retries = min(settings.retry.retries, self.limits.api_retries)
+        self.retry = replace(settings.retry, retries=retries)
+        self._sleep = sleep
+        self.fresh = settings.fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
         self.warnings: list[str] = []
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
-    def answer(self, window: Window) -> ApiAnswer:
-        """The window's answer, or an :class:`ApiError` that should stop the run.
+    def answer(self, window: Window) -> CheckedAnswer:
+        """The window's answer with its assessment, or an :class:`ApiError` that should
+        stop the run.
 
         The window's lock is held from the cache check to the cached answer, so a run
         sharing the state folder waits, then finds the answer instead of paying again.
@@ -180,34 +178,60 @@ class WindowCaller:
         with self.cache.lock(self.api.api_url, window):
             return self._answer(window)
 
-    def _answer(self, window: Window) -> ApiAnswer:
+    def _answer(self, window: Window) -> CheckedAnswer:
         cached = None if self.fresh else usable_cached(self.cache, self.api.api_url, window)
         if cached is not None:
             self.calls_cached += 1
             return cached
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return self._call(window)
-            except ApiNetworkError as exc:
-                paid_retries = min(self.retry.retries, self.limits.api_retries)
-                if not exc.retryable or attempt > paid_retries:
-                    message = f"{exc} (after {attempt} attempts)"
-                    raise ApiNetworkError(message, retryable=False) from exc
-                self.warnings.append(f"window {window}: {exc}; retrying")
-                notify(
-                    self.progress,
-                    ProgressEvent(
-                        "retry",
-                        message=f"API call for {window}: {exc}; retrying in "
-                        f"{self.retry.delay(attempt):g} s "
-                        f"(attempt {attempt + 1} of {paid_retries + 1})",
-                    ),
-                )
-                self.retry.wait(attempt)
 
-    def _call(self, window: Window) -> ApiAnswer:
+        def retrying(exc: ApiNetworkError, when: str) -> None:
+            self.warnings.append(f"window {window}: {exc}; retrying")
+            message = f"API call for {window}: {exc}; {when}"
+            notify(self.progress, ProgressEvent("retry", message=message))
+
+        def gave_up(exc: ApiNetworkError, attempts: int) -> NoReturn:
+            message = f"{exc} (after {attempts} attempts)"
+            raise ApiNetworkError(message, retryable=False) from exc
+
+        return self.retry.run(
+            lambda _: self._call(window),
+            catch=ApiNetworkError,
+            retryable=lambda exc: exc.retryable,
+            give_up=gave_up,
+            on_retry=retrying,
+            sleep=self._sleep,
+        )
+
+    def _call(self, window: Window) -> CheckedAnswer:
+        """One counted call: raw bytes to the cache before anything is taken from them.
+
+        Budgets come first: an answer over them is refused before it is cached or
+        parsed into objects (its raw size is already capped by the client).
+        """
+        raw = self._send(window)
+        self.limits.check_body(raw.body, window)
+        parsed = self._parse(raw.body, window)
+        url = self.api.api_url
+        self.cache.put(
+            url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
+        )
+        if raw.status_code >= 500:
+            self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
+            raise ApiNetworkError(
+                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
+            )
+        if isinstance(parsed, HwpscanError):
+            self.cache.mark(url, window, trusted=False, verdict=type(parsed).__name__)
+            self._refuse(parsed, raw.status_code)
+        checked = self._assess(parsed, window)
+        if checked.assessment.unconfirmed_empty:  # a holiday? used, not trusted
+            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+        else:
+            self.cache.mark(url, window, trusted=True, verdict="ok")
+        return checked
+
+    def _send(self, window: Window) -> RawAnswer:
+        """The call, counted in the ledger before it is made (refunded if never sent)."""
         self.ledger.reserve(self._key)  # raises QuotaExceededError before any request
         try:
             raw = self.api.get(window)
@@ -218,154 +242,99 @@ class WindowCaller:
                 self.ledger.refund(self._key)
             raise
         self.calls_made += 1
-        url = self.api.api_url
-        # Budgets first: an answer over them is refused before it is cached or parsed
-        # into objects (its raw size is already capped by the client).
-        self.limits.check_body(raw.body, window)
-        parsed: ApiAnswer | HwpscanError
+        return raw
+
+    def _parse(self, body: bytes, window: Window) -> ApiAnswer | HwpscanError:
+        """The parsed answer, or the error it amounts to (raised after caching); over
+        the release or attachment budget raises at once, before caching."""
         try:
-            parsed = parse_answer(raw.body)
+            answer = parse_answer(body)
         except HwpscanError as exc:
-            parsed = exc
-        if isinstance(parsed, ApiAnswer):
-            counts = [len(r.attachments) for r in parsed.releases]
-            self.limits.check_counts(len(parsed.releases), counts, window)
-        self.cache.put(
-            url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
-        )
-        if raw.status_code >= 500:
-            self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
-            raise ApiNetworkError(
-                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
-            )
-        try:
-            if isinstance(parsed, HwpscanError):
-                raise parsed
-            answer = parsed
-        except HwpscanError as exc:
-            self.cache.mark(url, window, trusted=False, verdict=type(exc).__name__)
-            if isinstance(exc, DailyLimitError):
-                self.ledger.mark_exhausted(self._key)
-                status = self.ledger.status(self._key)
-                raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
-            if raw.status_code != 200 and isinstance(exc, ApiResponseError):
-                raise ApiResponseError(f"the API answered HTTP {raw.status_code}: {exc}") from exc
-            raise
+            return exc
+        counts = [len(r.attachments) for r in answer.releases]
+        self.limits.check_counts(len(answer.releases), counts, window)
+        return answer
+
+    def _refuse(self, exc: HwpscanError, status_code: int) -> NoReturn:
+        """Stop with the error an answer parsed as: a used-up daily limit is written to
+        the ledger; a non-200 status is named."""
+        if isinstance(exc, DailyLimitError):
+            self.ledger.mark_exhausted(self._key)
+            status = self.ledger.status(self._key)
+            raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
+        if status_code != 200 and isinstance(exc, ApiResponseError):
+            raise ApiResponseError(f"the API answered HTTP {status_code}: {exc}") from exc
+        raise exc
+
+    def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
+        """The answer with its assessment; an empty answer that looks like a silent
+        refusal (near the limit, too many weekdays, or too many in a row) is raised as
+        :class:`ApiRefusedError` and its cached copy marked so it is asked again."""
         status = self.ledger.status(self._key)
         verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
-        unconfirmed = verdict.unconfirmed_empty
-        if answer.releases:
-            self._empty_weekdays = 0
-        elif unconfirmed:
-            self._empty_weekdays += window.weekdays()
-        if unconfirmed and self._empty_weekdays > HOLIDAY_WEEKDAYS:
-            verdict = replace(
-                verdict,
-                suspicious_empty=True,
-                empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
-                "a release, more than a holiday explains: possibly a silent quota refusal",
-            )
+        verdict = self._count_empty_weekdays(answer, window, verdict)
         if verdict.suspicious_empty:
-            self.cache.mark(url, window, trusted=False, verdict="suspicious-empty")
+            self.cache.mark(self.api.api_url, window, trusted=False, verdict="suspicious-empty")
             raise ApiRefusedError(
                 f"{verdict.empty_warning}. {status.describe()}. Nothing was taken from this "
                 "answer; run again later and the window will be asked again",
                 code=None,
             )
-        if verdict.unconfirmed_empty and verdict.empty_warning:  # a holiday? used, not trusted
-            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+        if verdict.unconfirmed_empty and verdict.empty_warning:
             self.warnings.append(verdict.empty_warning)
-            return answer
-        self.cache.mark(url, window, trusted=True, verdict="ok")
-        return answer
+        return CheckedAnswer(answer, verdict)
+
+    def _count_empty_weekdays(
+        self, answer: ApiAnswer, window: Window, verdict: Assessment
+    ) -> Assessment:
+        """Weekdays answered with nothing add up across windows: past a holiday's worth
+        in a row, an unconfirmed empty answer becomes a suspicious one."""
+        unconfirmed = verdict.unconfirmed_empty
+        if answer.releases:
+            self._empty_weekdays = 0
+        elif unconfirmed:
+            self._empty_weekdays += window.weekdays()
+        if not unconfirmed or self._empty_weekdays <= HOLIDAY_WEEKDAYS:
+            return verdict
+        return replace(
+            verdict,
+            suspicious_empty=True,
+            empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
+            "a release, more than a holiday explains: possibly a silent quota refusal",
+        )
 
 
 def fetch_range(
     start: date,
     end: date,
+    settings: FetchSettings,
     *,
     key: str,
-    out_dir: Path,
-    state: Path | None = None,
-    api_url: str = DEFAULT_API_URL,
     client: httpx.Client | None = None,
-    window_days: int = DEFAULT_WINDOW_DAYS,
-    daily_limit: int = DEFAULT_DAILY_LIMIT,
-    reset_hour: int = 0,
-    allow_hosts: Iterable[str] = (),
-    path_prefixes: Iterable[str] = DEFAULT_DOWNLOAD_PATHS,
     progress: Progress | None = None,
-    connect_timeout: float = 10.0,
-    read_timeout: float = 60.0,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    download_deadline: float | None = None,
-    jobs: int = 4,
-    retries: int = 3,
-    backoff: float = 0.5,
-    resolver: Resolver | None = system_resolver,
-    clock: Callable[[], datetime] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    fresh: bool = False,
-    only_dates: Collection[str] | None = None,
-    limits: FetchLimits | None = None,
+    hooks: FetchHooks | None = None,
 ) -> FetchReport:
-    """Fetch ``start..end`` window by window into ``out_dir``; never raises for API trouble.
+    """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
 
     Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
     (quota, refusal, HTML page, network after retries) stops the run and is returned in
     :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
     used for the API and the downloads (and not closed); by default one is made with
-    the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
-    ``download_deadline`` is the seconds one attachment may take in all (default:
-    :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``). ``limits`` are
-    the answer and run budgets (:class:`hwpscan.fetch.limits.FetchLimits`).
-
-    ``fresh`` (what ``verify`` uses) asks the API again for every window, cached or
-    not, and asks the server again for every attachment already on disk (conditionally
-    when it gave an ETag), replacing a file whose content changed. ``only_dates`` limits
-    the downloads to releases dated on those days (``YYYY-MM-DD``).
+    the settings' timeouts. ``hooks`` replace the DNS resolver, the clock and the sleep
+    between retries (tests).
     """
-    limits = limits or FetchLimits()
+    hooks = hooks or FetchHooks()
     check_range(start, end)
-    check_api_url(api_url)
-    windows = split_windows(start, end, window_days)
-    state = state or state_dir()
-    out_dir = Path(out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file by that name, or no permission
-        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
-    warnings: list[str] = []
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
-        warnings.append(warning)
-    if removed := remove_stale_temp_files(out_dir):
-        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
-    http = client or httpx.Client(timeout=httpx.Timeout(read_timeout, connect=connect_timeout))
-    retry = Retry(retries, backoff, sleep)
-    caller = WindowCaller(
-        ApiClient(api_url, key, http=http),
-        key,
-        cache=open_cache(state),
-        ledger=open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock),
-        retry=retry,
-        fresh=fresh,
-        limits=limits,
-        progress=progress,
+    check_api_url(settings.api_url)
+    windows = split_windows(start, end, settings.window_days)
+    out_dir = _output_folder(settings.out_folder())
+    warnings = _opening_warnings(start, end, out_dir, hooks.clock)
+    http = client or _default_client(settings)
+    caller = _window_caller(http, key, settings, progress, hooks)
+    downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
+    policy = UrlPolicy(
+        settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
     )
-    downloader = Downloader(
-        http,
-        max_bytes=max_bytes,
-        retries=retries,
-        backoff=backoff,
-        jobs=jobs,
-        sleep=sleep,
-        secrets=(key,),
-        deadline=download_deadline,
-        max_total_bytes=limits.max_download_bytes,
-    )
-    policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
-    error: ApiError | None = None
-    listed = 0
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
         store = AttachmentStore(
@@ -374,31 +343,16 @@ def fetch_range(
             downloader=downloader,
             policy=policy,
             progress=progress,
-            revalidate=fresh,
-            max_files=limits.max_files,
+            revalidate=settings.fresh,
+            max_files=settings.limits.max_files,
         )
         try:
-            for window in windows:
-                try:
-                    answer = caller.answer(window)
-                except ApiError as exc:
-                    error = exc
-                    break
-                verdict = check_answer(answer, window, near_limit=False)
-                store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
-                releases = answer.releases
-                listed += len(releases)
-                if only_dates is not None:
-                    releases = tuple(r for r in releases if r.date in only_dates)
-                store.add(releases, outside=frozenset(verdict.outside))
-                notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
-                if store.budget_error is not None:  # files or bytes: stop asking for more
-                    error = store.budget_error
-                    break
+            error, listed = _fetch_windows(windows, caller, store, settings.only_dates, progress)
         finally:
             if client is None:
                 http.close()
     files = store.tally
+    every_warning = warnings + caller.warnings + files.warnings
     return FetchReport(
         start=start,
         end=end,
@@ -410,14 +364,108 @@ def fetch_range(
         files_skipped=files.skipped,
         files_failed=files.failed,
         files_refused=files.refused,
-        warnings=tuple(
-            dict.fromkeys(
-                redact_text(w, [key]) for w in warnings + caller.warnings + files.warnings
-            )
-        ),
+        warnings=tuple(dict.fromkeys(redact_text(w, [key]) for w in every_warning)),
         out_dir=out_dir,
         manifest_path=writer.path,
         error=error,
         entries=tuple(files.entries),
         releases_listed=listed,
     )
+
+
+def _output_folder(out_dir: Path) -> Path:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
+    return out_dir
+
+
+def _opening_warnings(
+    start: date, end: date, out_dir: Path, clock: Callable[[], datetime] | None
+) -> list[str]:
+    """What to say before the first call: another year's range, partial files removed."""
+    warnings: list[str] = []
+    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+        warnings.append(warning)
+    if removed := remove_stale_temp_files(out_dir):
+        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
+    return warnings
+
+
+def _default_client(settings: FetchSettings) -> httpx.Client:
+    # httpx is loaded here, with the first fetch, so that the CLI's --help and the
+    # modules that only plan or read settings never import it
+    import httpx
+
+    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+    return httpx.Client(timeout=timeout)
+
+
+def _window_caller(
+    http: httpx.Client,
+    key: str,
+    settings: FetchSettings,
+    progress: Progress | None,
+    hooks: FetchHooks,
+) -> WindowCaller:
+    state = settings.state_folder()
+    ledger = open_ledger(
+        state,
+        daily_limit=settings.daily_limit,
+        reset_hour=settings.reset_hour,
+        clock=hooks.clock,
+    )
+    return WindowCaller(
+        ApiClient(settings.api_url, key, http=http),
+        key,
+        cache=open_cache(state),
+        ledger=ledger,
+        settings=settings,
+        progress=progress,
+        sleep=hooks.sleep,
+    )
+
+
+def _fetch_windows(
+    windows: tuple[Window, ...],
+    caller: WindowCaller,
+    store: AttachmentStore,
+    only_dates: Collection[str] | None,
+    progress: Progress | None,
+) -> tuple[ApiError | None, int]:
+    """Each window's answer, then its attachments; ``(what stopped it, releases listed)``."""
+    listed = 0
+    for window in windows:
+        try:
+            got = caller.answer(window)
+        except ApiError as exc:
+            return exc, listed
+        store.tally.warnings.extend(got.warnings)
+        releases = got.answer.releases
+        listed += len(releases)
+        if only_dates is not None:
+            releases = tuple(r for r in releases if r.date in only_dates)
+        store.add(releases, outside=got.outside)
+        notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+        if store.budget_error is not None:  # files or bytes: stop asking for more
+            return store.budget_error, listed
+    return None, listed
+
+
+def stop_message(report: FetchReport) -> str | None:
+    """Why a fetch did not complete, in one sentence; ``None`` when it did."""
+    if report.error is not None:
+        return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
+    if report.html_only and not (report.files_failed or report.files_refused):
+        return (
+            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
+            "answered with error pages instead of the documents (kept and marked in the "
+            "manifest; try again later)"
+        )
+    if not report.complete:
+        return (
+            f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
+            "see the warnings and the manifest"
+        )
+    return None
