@@ -16,7 +16,7 @@ from hwpscan.cli.report import record_and_report
 from hwpscan.fetch import fetch_for_scan
 from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts
 from hwpscan.rehearsal.emulator.server import serve_in_thread
-from hwpscan.store import diff_runs
+from hwpscan.runs import diff_runs
 
 KEY = "Df" + "7" * 30
 DAYS = ("2025-07-21", "2025-07-24")

@@ -22,7 +22,7 @@ from hwpscan.report.export import csv_row
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
-from hwpscan.store import load_run
+from hwpscan.runs import load_run
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:

@@ -54,7 +54,7 @@ from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.matrix import ParserSpec, parse_parser_options
 from hwpscan.models import ExitCode
-from hwpscan.store import date_states
+from hwpscan.runs import date_states
 from hwpscan.verify import (
     FAIL,
     PASS,

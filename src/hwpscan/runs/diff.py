@@ -1,6 +1,6 @@
 """Comparing two sets of results: files and dates that changed verdict.
 
-Pure: no database (see :func:`hwpscan.store.diff_runs` for stored runs). Files are
+Pure: no database (see :func:`hwpscan.runs.diff_runs` for stored runs). Files are
 matched by path; files left over on both sides are matched by date and file name,
 so two fetches into different folders still compare.
 """
@@ -15,10 +15,12 @@ from hwpscan.models import FileResult, Status
 
 __all__ = [
     "CHANGE_KINDS",
+    "DATE_STATES",
     "DateChange",
     "FileChange",
     "RunDiff",
     "change_kind",
+    "date_state",
     "date_states",
     "diff_results",
     "file_name",
@@ -34,6 +36,13 @@ def file_name(path: str) -> str:
     """
     return re.split(r"[\\/]", path)[-1]
 
+
+#: The states of a date, the first that holds: a file contaminated; every file read and
+#: clean; some read (clean) and some not (what was not read proves nothing, so the date
+#: is not clean); none read.
+DATE_STATES = ("contaminated", "clean", "partial", "unreadable")
+#: How the pivot labels undated files; those are no date of their own.
+_UNDATED = "unknown"
 
 #: File change kinds, in the order ``diff`` shows them.
 CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
@@ -54,7 +63,7 @@ class FileChange:
 
 @dataclass(frozen=True, slots=True)
 class DateChange:
-    """One date whose state differs: ``contaminated``, ``clean``, ``unreadable`` or None."""
+    """One date whose state differs: one of :data:`DATE_STATES`, or None (absent)."""
 
     kind: str
     date: str
@@ -151,27 +160,37 @@ def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], F
     return {k: v for k, v in seen.items() if k not in dup}
 
 
-def date_states(results: Iterable[FileResult]) -> dict[str, str]:
-    """Each date's state, from the pivot: contaminated if any file is, else clean if
-    any file could be read, else unreadable."""
-    from hwpscan.report.pivot import UNKNOWN_DATE, pivot_counts
+def date_state(statuses: Iterable[Status]) -> str:
+    """One date's state from its files' statuses (see :data:`DATE_STATES`).
 
-    counts = pivot_counts(results)
-    if counts.empty:
-        return {}
-    per_date = counts.groupby("date")[["contaminated", "clean"]].sum()
-    out: dict[str, str] = {}
-    for day, row in per_date.iterrows():
-        if day == UNKNOWN_DATE:
-            continue
-        out[str(day)] = (
-            Status.CONTAMINATED.value
-            if row["contaminated"]
-            else Status.CLEAN.value
-            if row["clean"]
-            else "unreadable"
-        )
-    return out
+    >>> C, K, E = Status.CLEAN, Status.CONTAMINATED, Status.ENCRYPTED
+    >>> date_state([C, K, E]), date_state([C, C]), date_state([C, E]), date_state([E])
+    ('contaminated', 'clean', 'partial', 'unreadable')
+    """
+    seen = set(statuses)
+    if Status.CONTAMINATED in seen:
+        return "contaminated"
+    read = any(s.scanned for s in seen)
+    unread = any(not s.scanned for s in seen)
+    if read and not unread:
+        return "clean"
+    return "partial" if read else "unreadable"
+
+
+def date_states(results: Iterable[FileResult]) -> dict[str, str]:
+    """Each date's state (:func:`date_state`), in date order; undated files are left out.
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda d, s: FileResult("a", "", 1, Format.PDF, s, date=d)
+    >>> date_states([f("2025-07-22", Status.CLEAN), f("2025-07-21", Status.CORRUPT),
+    ...              f("2025-07-22", Status.ERROR), f(None, Status.CLEAN)])
+    {'2025-07-21': 'unreadable', '2025-07-22': 'partial'}
+    """
+    per_date: dict[str, list[Status]] = {}
+    for r in results:
+        if r.date and r.date != _UNDATED:
+            per_date.setdefault(r.date, []).append(r.status)
+    return {day: date_state(per_date[day]) for day in sorted(per_date)}
 
 
 def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
