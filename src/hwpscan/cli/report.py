@@ -165,6 +165,38 @@ def _n(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
+def _label(kind: str) -> Text:
+    label, style = CHANGE_LABELS[kind]
+    return Text(label, style=style)
+
+
+def dates_table(d: RunDiff) -> Table:
+    """The dates whose state changed."""
+    table = Table(title="Dates", title_justify="left")
+    for col in ("date", "before", "after", "change"):
+        table.add_column(col)
+    for dc in d.dates:
+        table.add_row(dc.date, dc.before or "—", dc.after or "—", _label(dc.kind))
+    return table
+
+
+def files_table(d: RunDiff) -> Table:
+    """The files whose verdict changed, with their surrogate counts before and after."""
+    table = Table(title="Files", title_justify="left")
+    for col in ("change", "file", "date", "before", "after", "surrogates"):
+        table.add_column(col, overflow="fold", justify="right" if col == "surrogates" else "left")
+    for c in d.files:
+        table.add_row(
+            _label(c.kind),
+            c.path,
+            c.date or "—",
+            c.before or "—",
+            c.after or "—",
+            f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}",
+        )
+    return table
+
+
 def render_diff(d: RunDiff) -> None:
     """Print a run diff: the dates whose state changed, then the files, then the tally."""
     console.print(f"diff {d.a} → {d.b}")
@@ -172,30 +204,9 @@ def render_diff(d: RunDiff) -> None:
         console.print(f"[green]no change[/] ({d.unchanged} files the same)")
         return
     if d.dates:
-        table = Table(title="Dates", title_justify="left")
-        for col in ("date", "before", "after", "change"):
-            table.add_column(col)
-        for dc in d.dates:
-            label, style = CHANGE_LABELS[dc.kind]
-            table.add_row(dc.date, dc.before or "—", dc.after or "—", Text(label, style=style))
-        console.print(table)
+        console.print(dates_table(d))
     if d.files:
-        table = Table(title="Files", title_justify="left")
-        for col in ("change", "file", "date", "before", "after", "surrogates"):
-            table.add_column(
-                col, overflow="fold", justify="right" if col == "surrogates" else "left"
-            )
-        for c in d.files:
-            label, style = CHANGE_LABELS[c.kind]
-            table.add_row(
-                Text(label, style=style),
-                c.path,
-                c.date or "—",
-                c.before or "—",
-                c.after or "—",
-                f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}",
-            )
-        console.print(table)
+        console.print(files_table(d))
     counts = ", ".join(
         f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k)
     )

@@ -20,9 +20,11 @@ __all__ = [
     "FileChange",
     "RunDiff",
     "change_kind",
+    "date_changes",
     "date_state",
     "date_states",
     "diff_results",
+    "file_change",
     "file_name",
     "pair_files",
 ]
@@ -193,34 +195,44 @@ def date_states(results: Iterable[FileResult]) -> dict[str, str]:
     return {day: date_state(per_date[day]) for day in sorted(per_date)}
 
 
-def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
-    """The changes between two result sets (pure: no database)."""
-    a, b = list(a), list(b)
-    changes: list[FileChange] = []
-    unchanged = 0
-    for x, y in pair_files(a, b):
-        kind = change_kind(x.status.value if x else None, y.status.value if y else None)
-        if kind is None:
-            unchanged += 1
-            continue
-        ref = y or x
-        assert ref is not None
-        changes.append(
-            FileChange(
-                kind,
-                ref.path,
-                ref.date,
-                x.status.value if x else None,
-                y.status.value if y else None,
-                x.body.surrogates if x and x.body_read else None,
-                y.body.surrogates if y and y.body_read else None,
-            )
-        )
-    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
-    before, after = date_states(a), date_states(b)
-    dates = []
+def file_change(x: FileResult | None, y: FileResult | None) -> FileChange | None:
+    """How one file moved between two runs (None: absent there); None when it did not."""
+    before = x.status.value if x else None
+    after = y.status.value if y else None
+    kind = change_kind(before, after)
+    ref = y or x
+    if kind is None or ref is None:
+        return None
+    return FileChange(
+        kind,
+        ref.path,
+        ref.date,
+        before,
+        after,
+        _surrogates(x),
+        _surrogates(y),
+    )
+
+
+def _surrogates(r: FileResult | None) -> int | None:
+    return r.body.surrogates if r is not None and r.body_read else None
+
+
+def date_changes(before: dict[str, str], after: dict[str, str]) -> list[DateChange]:
+    """The dates whose state moved, in date order."""
+    out = []
     for day in sorted(set(before) | set(after)):
         kind = change_kind(before.get(day), after.get(day))
         if kind is not None:
-            dates.append(DateChange(kind, day, before.get(day), after.get(day)))
-    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), unchanged)
+            out.append(DateChange(kind, day, before.get(day), after.get(day)))
+    return out
+
+
+def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
+    """The changes between two result sets (pure: no database)."""
+    a, b = list(a), list(b)
+    pairs = pair_files(a, b)
+    changes = [c for c in (file_change(x, y) for x, y in pairs) if c is not None]
+    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
+    dates = date_changes(date_states(a), date_states(b))
+    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), len(pairs) - len(changes))
