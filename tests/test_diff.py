@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers diff)
 from hwpscan.cli import app
-from hwpscan.cli.report import record_and_report
+from hwpscan.cli.runs_view import record_and_report
 from hwpscan.fetch import fetch_for_scan
 from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts
 from hwpscan.rehearsal.emulator.server import serve_in_thread

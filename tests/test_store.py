@@ -92,6 +92,25 @@ def test_a_finished_recording_has_its_summary(store: RunStore, results: list[Fil
     assert store.list_runs(1)[0].id == rec.run_id
 
 
+def test_a_run_goes_on_when_the_history_cannot_be_written(
+    tmp_path: Path, results: list[FileResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "blocked"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("HWPSCAN_HOME", str(blocker / "home"))
+    told: list[str] = []
+    seen: list[str] = []
+    with recorded_run(
+        "scan", {}, also=lambda r: seen.append(r.path), on_warning=told.append
+    ) as rec:
+        for r in results[:4]:
+            rec(r)
+    assert rec.run_id is None and rec.info is None and not rec.interrupted
+    assert [r.path for r in rec.results] == seen == [r.path for r in results[:4]]
+    assert len(told) == 1 and told[0].startswith("run not recorded in the history: ")
+    assert rec.warnings == told
+
+
 def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore) -> None:
     one = stored_run(store, "scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
     two = stored_run(store, "fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=UTC))

@@ -19,25 +19,13 @@ from rich.text import Text
 from hwpscan.cli.app import app, console, fail
 from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
 from hwpscan.cli.options import OldOutOpt, deprecated, split_list
-from hwpscan.cli.runs_view import load_or_fail, record_and_report
-from hwpscan.cli.runs_view import reported_run as recorded_run
+from hwpscan.cli.runs_view import load_or_fail
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode
-from hwpscan.report.junit import write_junit
 from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo, default_store, diff_results
 from hwpscan.runs.matrix import load_matrix_rows
-from hwpscan.runs.recording import fetch_summary
 
-__all__ = [
-    "diff",
-    "fetch_summary",
-    "history",
-    "load_or_fail",
-    "record_and_report",
-    "recorded_run",
-    "report",
-    "write_junit",
-]
+__all__ = ["diff", "history", "render_diff", "render_history", "report"]
 
 DEFAULT_REPORTS = Path("reports")
 DIFF_FAIL_ON = ("became-contaminated",)

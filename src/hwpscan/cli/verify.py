@@ -48,7 +48,7 @@ from hwpscan.cli.options import (
     fetch_options,
     split_list,
 )
-from hwpscan.cli.report import load_or_fail, record_and_report
+from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_date, with_weekday
