@@ -92,7 +92,8 @@ def fetch(
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
     )
-    from hwpscan.cli.report import fetch_summary, record_and_report
+    from hwpscan.cli.runs_view import record_and_report
+    from hwpscan.runs.recording import fetch_summary
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host

@@ -520,7 +520,7 @@ def repair(
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     out = _repair_folder(out, out_old)
-    policy = RepairSettings(out, orphans.value, pua_map)  # type: ignore[arg-type]
+    policy = RepairSettings(out, orphans.value, pua_map)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
     outcome = _run(settings, TerminalObserver(progress=progress), {}, None)
     root = str(outcome.display_root) if outcome.display_root else None

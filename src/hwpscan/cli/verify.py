@@ -48,13 +48,13 @@ from hwpscan.cli.options import (
     fetch_options,
     split_list,
 )
-from hwpscan.cli.report import load_or_fail, record_and_report
+from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.matrix import ParserSpec, parse_parser_options
 from hwpscan.models import ExitCode
-from hwpscan.store import date_states
+from hwpscan.runs import date_states
 from hwpscan.verify import (
     FAIL,
     PASS,

@@ -13,7 +13,8 @@ from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info
 from hwpscan.models import FileResult, Status
-from hwpscan.runstore.records import RunInfo
+from hwpscan.report.summary import pua_summary
+from hwpscan.runs.records import RunInfo
 
 STATUS_STYLE = {
     Status.CLEAN: "green",
@@ -24,19 +25,6 @@ STATUS_STYLE = {
     Status.CORRUPT: "magenta",
     Status.ERROR: "bold magenta",
 }
-
-
-def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
-    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
-
-    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
-    'U+F02B1×3 U+F0854×1'
-    >>> pua_summary({})
-    ''
-    """
-    items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
-    return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
 
 
 def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table | None:

@@ -203,7 +203,7 @@ def load_resume(ref: str) -> Resumed:
     Rows that were never read (a failure, a timeout, a dead worker) are left out: those
     files are worth another try.
     """
-    from hwpscan.store import default_store
+    from hwpscan.runs import default_store
 
     try:
         with default_store() as store:
