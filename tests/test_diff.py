@@ -64,14 +64,14 @@ def _changed_catalogue() -> tuple[Post, ...]:
 
 
 def _scan_emulator(home: Path, catalogue, name: str) -> str:
-    from hwpscan.cli.scan import run_scan
+    from hwpscan.usecases.scan import ScanSettings, scan
 
     with serve_in_thread(catalogue=catalogue) as emu:
         folder, report = fetch_for_scan(
             *DAYS, FetchSettings(api_url=emu.api_url, out_dir=home / name)
         )
     assert report.complete, report
-    results = run_scan([folder], jobs=1, progress=False)
+    results = scan(ScanSettings((folder,), jobs=1, record=False)).results
     run_id = record_and_report(results, kind="scan", args={"start": DAYS[0], "end": DAYS[1]})
     assert run_id
     return run_id

@@ -14,8 +14,8 @@ import typer
 from hwpscan.cli.app import app, check_writable_folder, err_console
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, OldOutOpt, deprecated
-from hwpscan.cli.scan_view import TerminalObserver, render_tables
-from hwpscan.usecases.scan import ScanSettings, scan
+from hwpscan.cli.scan_view import TerminalObserver, render_tables, scan_shown
+from hwpscan.usecases.scan import ScanSettings
 
 if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
     from hwpscan.rehearsal.demo import DemoSettings
@@ -77,7 +77,7 @@ def _run(settings: DemoSettings) -> None:
         raise_for_report(report, api.key)
         scanned = ScanSettings((api.folder,), settings.jobs, report_dir=settings.report_dir)
         args = demo_record_args(settings)
-        outcome = scan(scanned, observer=TerminalObserver(), record_args=args, fetched=report)
+        outcome = scan_shown(scanned, TerminalObserver(), args, report)
         render_tables(outcome.results, root=api.folder)
 
 

@@ -19,7 +19,7 @@ from hwpscan.cli.app import app, check_writable_folder, console, err_console, fa
 from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables
+from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
@@ -31,9 +31,6 @@ from hwpscan.usecases.scan import (
     RepairSettings,
     ScanOutcome,
     ScanSettings,
-)
-from hwpscan.usecases.scan import (
-    scan as scan_files,
 )
 
 if TYPE_CHECKING:
@@ -319,7 +316,7 @@ def scan(
             matrix_stream=_matrix_stream(out, stream, settings.matrix),
             strict_markup=bool(settings.matrix and settings.matrix.strict_markup),
         )
-        outcome = _run(settings, observer, args, fetched)
+        outcome = scan_shown(settings, observer, args, fetched)
         if out.streamed and not out.live:
             write = out.writer(stream)
             for result in outcome.results:
@@ -420,18 +417,6 @@ def _matrix_stream(
     return jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
 
 
-def _run(
-    settings: ScanSettings,
-    observer: TerminalObserver,
-    args: dict[str, Any],
-    fetched: FetchReport | None,
-) -> ScanOutcome:
-    try:
-        return scan_files(settings, observer=observer, record_args=args, fetched=fetched)
-    except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
-
-
 def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
     """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
     if outcome.stop is not None:
@@ -522,7 +507,7 @@ def repair(
     out = _repair_folder(out, out_old)
     policy = RepairSettings(out, orphans.value, pua_map)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
-    outcome = _run(settings, TerminalObserver(progress=progress), {}, None)
+    outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
     root = str(outcome.display_root) if outcome.display_root else None
     console.print(repair_table(outcome.results, out=out, root=root, pua_map=pua_map))
     raise typer.Exit(code=ExitCode.OK)

@@ -15,14 +15,18 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from hwpscan.cli.app import console, err_console, fail
+from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
-from hwpscan.usecases.scan import ScanObserver
+from hwpscan.usecases.scan import ScanObserver, ScanOutcome, ScanSettings, scan
 
-__all__ = ["TerminalObserver", "open_output", "render_tables"]
+if TYPE_CHECKING:
+    from hwpscan.fetch.run import FetchReport
+
+__all__ = ["TerminalObserver", "open_output", "render_tables", "scan_shown", "show_recorded"]
 
 MIN_BAR = 20  # files below which a bar would only flicker
 
@@ -129,6 +133,31 @@ def _escape(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+def scan_shown(
+    settings: ScanSettings,
+    observer: TerminalObserver,
+    args: dict[str, Any],
+    fetched: FetchReport | None,
+) -> ScanOutcome:
+    """The scan use case with the terminal: exit 2 on settings that cannot work (saying
+    why), then where the run and its report went."""
+    try:
+        outcome = scan(settings, observer=observer, record_args=args, fetched=fetched)
+    except UsageError as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+    show_recorded(outcome)
+    return outcome
+
+
+def show_recorded(outcome: ScanOutcome) -> None:
+    """Where the run went: the report bundle written, the run id in the history."""
+    if outcome.report:
+        more = len(outcome.report) - 1
+        err_console.print(f"report written: {outcome.report[0]} (+{more} files)", highlight=False)
+    if outcome.run_id is not None:
+        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
 
 
 def render_tables(

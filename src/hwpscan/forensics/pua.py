@@ -26,7 +26,15 @@ from importlib import resources
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
 
-__all__ = ["PuaInfo", "apply_pua_map", "known_pua", "pua_info", "pua_name", "pua_sources"]
+__all__ = [
+    "PuaInfo",
+    "apply_pua_map",
+    "known_pua",
+    "pua_info",
+    "pua_name",
+    "pua_sources",
+    "pua_summary",
+]
 
 _DATA = "pua_data.json"
 
@@ -138,3 +146,16 @@ def apply_pua_map(text: str) -> tuple[str, Counter[str]]:
         return ch if info is None or info.replacement is None else info.replacement
 
     return PUA_RE.sub(swap, text), counts
+
+
+def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
+    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
+
+    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
+    'U+F02B1×3 U+F0854×1'
+    >>> pua_summary({})
+    ''
+    """
+    items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
+    return f"{shown} +{len(items) - limit}" if len(items) > limit else shown

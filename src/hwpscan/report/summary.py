@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hwpscan.forensics.pua import pua_summary
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.pivot import contaminated_dates, contamination_pivot
@@ -34,19 +35,6 @@ class Figures:
     bytes: int
     dates: int
     contaminated_dates: tuple[str, ...]
-
-
-def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
-    """``U+F02B1×3 U+F0854×1`` (most frequent first), ``+N`` when cut.
-
-    >>> pua_summary({"U+F0854": 1, "U+F02B1": 3})
-    'U+F02B1×3 U+F0854×1'
-    >>> pua_summary({})
-    ''
-    """
-    items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
-    return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
 
 
 def figures(results: Sequence[FileResult]) -> Figures:

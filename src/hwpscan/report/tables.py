@@ -11,9 +11,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.forensics.pua import pua_info
+from hwpscan.forensics.pua import pua_info, pua_summary
 from hwpscan.models import FileResult, Status
-from hwpscan.report.summary import pua_summary
 from hwpscan.runs.records import RunInfo
 
 STATUS_STYLE = {
