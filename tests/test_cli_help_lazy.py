@@ -18,8 +18,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from hwpscan.cli import COMMAND_MODULE, COMMAND_MODULES, COMMAND_TABLE, app
-from hwpscan.cli import helpview
+from hwpscan.cli import COMMAND_MODULE, COMMAND_MODULES, COMMAND_TABLE, app, helpview
 from hwpscan.cli.app import _summary
 
 runner = CliRunner()
@@ -31,7 +30,11 @@ HELP_RENDERER_WEIGHT = {"typer.rich_utils", "rich.markdown", "markdown_it", "pyg
 def _run(*args: str, columns: int = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns)}
     return subprocess.run(
-        [sys.executable, "-m", "hwpscan", *args], capture_output=True, text=True, env=env
+        [sys.executable, "-m", "hwpscan", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
 
 

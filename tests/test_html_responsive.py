@@ -194,6 +194,49 @@ def test_missing_korean_font_is_said(browser: Page, bundle: Path) -> None:
         assert has_korean == ("yes" if expected else "no")
 
 
+def _font_files(*pattern: str) -> set[str]:
+    out = subprocess.run(
+        ["fc-list", *pattern, "--format", "%{file}\n"], capture_output=True, text=True, check=True
+    )
+    return {line for line in out.stdout.splitlines() if line}
+
+
+@pytest.fixture
+def no_korean_font(tmp_path: Path) -> dict[str, str]:
+    """An environment whose fontconfig offers only this machine's fonts without Korean."""
+    if shutil.which("fc-list") is None:
+        pytest.skip("no fontconfig to choose fonts with")
+    latin = sorted(_font_files() - _font_files(":lang=ko"))
+    if not latin:
+        pytest.skip("every font here covers Korean")
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    for n, path in enumerate(latin):
+        (fonts / f"{n}-{Path(path).name}").symlink_to(path)
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        f"<dir>{fonts}</dir><cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    return {**os.environ, "FONTCONFIG_FILE": str(conf)}
+
+
+def test_the_font_note_shows_without_a_korean_font(
+    bundle: Path, no_korean_font: dict[str, str], tmp_path: Path
+) -> None:
+    assert CHROMIUM is not None
+    with chromium_page(CHROMIUM, env=no_korean_font) as page:
+        _open(page, bundle / "report.html", 1400)
+        assert page.evaluate("document.documentElement.dataset.koreanFont") == "no"
+        note = _box(page, "#font-note")
+        assert note is not None and note["width"] > 0  # shown, not hidden
+        assert "fonts-noto-cjk" in page.evaluate("document.getElementById('font-note').textContent")
+        folder = Path(os.environ.get("HWPSCAN_ARTIFACTS") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        screenshot(page, folder / "report-1400-no-korean-font.png", full_page=False)
+
+
 @pytest.fixture(scope="module")
 def many_dates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """15 days with one contaminated file each: more than the banner names."""
