@@ -134,6 +134,16 @@ def test_file_table_is_cards_on_a_phone(
     assert browser.evaluate(f"{visible}('#files tbody.file')") == shown == 2
 
 
+def test_a_phone_card_has_its_toggle_beside_the_name(browser: Page, bundle: Path) -> None:
+    _open(browser, bundle / "report.html", 390)
+    offsets = browser.evaluate(
+        "Array.from(document.querySelectorAll('#files tbody.file tr.main')).map(tr => {"
+        " const top = s => tr.querySelector(s).getBoundingClientRect().top;"
+        " return top('td.c-path') - top('td.c-tog'); })"
+    )
+    assert offsets and all(abs(dy) < 4 for dy in offsets), offsets
+
+
 def _click(page: Page, selector: str) -> None:
     page.evaluate(f"document.querySelector({json.dumps(selector)}).click()")
 
