@@ -135,3 +135,22 @@ def test_a_bad_option_on_a_terminal_is_boxed(capsys: pytest.CaptureFixture[str])
     assert "Usage: hwpscan scan [OPTIONS] [PATH]..." in err
     assert "Try 'hwpscan scan -h' for help." in err
     assert re.search(r"^╭─ Error ─+╮$", err, re.M) and "--format" in err
+
+
+def test_completing_a_command_name_loads_no_command_module() -> None:
+    env = {**os.environ, "_HWPSCAN_COMPLETE": "complete_bash", "COMP_CWORD": "1"}
+    traced = [sys.executable, "-X", "importtime", "-m", "hwpscan"]
+    done = subprocess.run(
+        traced, env={**env, "COMP_WORDS": "hwpscan hi"}, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["history"]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert loaded.isdisjoint(COMMAND_MODULE_NAMES), sorted(loaded & COMMAND_MODULE_NAMES)
+    every = subprocess.run(
+        traced[:1] + traced[3:],
+        env={**env, "COMP_WORDS": "hwpscan "},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert every.stdout.split() == list(COMMAND_MODULE)

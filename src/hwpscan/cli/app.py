@@ -153,6 +153,20 @@ class HwpscanGroup(TyperGroup):
                 rows.append((name, shown, _summary(loaded)))
         return rows
 
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """Command names from the table (completing one imports no command module), then
+        the group's own options."""
+        from rich.text import Text
+        from typer._click.shell_completion import CompletionItem
+
+        names = [
+            CompletionItem(name, help=Text.from_markup(summary).plain)
+            for name, _, summary in self.listing()
+            if name.startswith(incomplete)
+        ]
+        # the framework's group would look every command up; its base lists the options
+        return names + super(TyperGroup, self).shell_complete(ctx, incomplete)
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         """As the framework's, with "did you mean" over every command, loaded or not."""
         suggest, self.suggest_commands = self.suggest_commands, False
