@@ -1,4 +1,4 @@
-"""The ``--help`` screens and the boxed option errors, drawn with rich's table and panel.
+"""The ``--help`` screens and the boxed option errors, laid out line by line over rich text.
 
 The framework's own help renderer loads a Markdown parser, a syntax highlighter and a
 traceback formatter before it prints a line (about 0.2 s of every ``--help``), then
@@ -6,7 +6,8 @@ measures every cell of its tables several times; this one lays the lines out its
 rich's text wrapping and needs only the console and text modules. The layout is the
 familiar one: usage, the command's prose, an Arguments and an Options panel (one more per
 named panel), the commands by panel for the group, then the epilog (Examples,
-Environment, Exit codes). Below about 70 columns an option's help moves under its name.
+Environment, Exit codes). Where the help column would be narrower than 32 cells (scan's
+options on an 80-column terminal), each option's help moves under its name.
 Off a terminal the text is plain; on one, names, placeholders and borders are coloured.
 
 Names, placeholders and help come from the click objects as the framework built them
