@@ -176,8 +176,13 @@ class Page:
 
 
 @contextmanager
-def chromium_page(binary: str, *, width: int = 1400, height: int = 1000) -> Iterator[Page]:
-    """Start headless Chromium with a fresh profile and yield its first page."""
+def chromium_page(
+    binary: str, *, width: int = 1400, height: int = 1000, env: dict[str, str] | None = None
+) -> Iterator[Page]:
+    """Start headless Chromium with a fresh profile and yield its first page.
+
+    *env*: the browser's environment (default: ours), e.g. a fontconfig of chosen fonts.
+    """
     profile = tempfile.mkdtemp(prefix="hwpscan-chromium-")
     proc = subprocess.Popen(
         [
@@ -191,6 +196,7 @@ def chromium_page(binary: str, *, width: int = 1400, height: int = 1000) -> Iter
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
     )
     try:
         browser_ws = _await_listening(proc)

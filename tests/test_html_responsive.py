@@ -134,6 +134,16 @@ def test_file_table_is_cards_on_a_phone(
     assert browser.evaluate(f"{visible}('#files tbody.file')") == shown == 2
 
 
+def test_a_phone_card_has_its_toggle_beside_the_name(browser: Page, bundle: Path) -> None:
+    _open(browser, bundle / "report.html", 390)
+    offsets = browser.evaluate(
+        "Array.from(document.querySelectorAll('#files tbody.file tr.main')).map(tr => {"
+        " const top = s => tr.querySelector(s).getBoundingClientRect().top;"
+        " return top('td.c-path') - top('td.c-tog'); })"
+    )
+    assert offsets and all(abs(dy) < 4 for dy in offsets), offsets
+
+
 def _click(page: Page, selector: str) -> None:
     page.evaluate(f"document.querySelector({json.dumps(selector)}).click()")
 
@@ -192,6 +202,49 @@ def test_missing_korean_font_is_said(browser: Page, bundle: Path) -> None:
     expected = _fonts_with_korean()
     if expected is not None:
         assert has_korean == ("yes" if expected else "no")
+
+
+def _font_files(*pattern: str) -> set[str]:
+    out = subprocess.run(
+        ["fc-list", *pattern, "--format", "%{file}\n"], capture_output=True, text=True, check=True
+    )
+    return {line for line in out.stdout.splitlines() if line}
+
+
+@pytest.fixture
+def no_korean_font(tmp_path: Path) -> dict[str, str]:
+    """An environment whose fontconfig offers only this machine's fonts without Korean."""
+    if shutil.which("fc-list") is None:
+        pytest.skip("no fontconfig to choose fonts with")
+    latin = sorted(_font_files() - _font_files(":lang=ko"))
+    if not latin:
+        pytest.skip("every font here covers Korean")
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    for n, path in enumerate(latin):
+        (fonts / f"{n}-{Path(path).name}").symlink_to(path)
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(
+        '<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig>'
+        f"<dir>{fonts}</dir><cachedir>{tmp_path / 'cache'}</cachedir></fontconfig>",
+        encoding="utf-8",
+    )
+    return {**os.environ, "FONTCONFIG_FILE": str(conf)}
+
+
+def test_the_font_note_shows_without_a_korean_font(
+    bundle: Path, no_korean_font: dict[str, str], tmp_path: Path
+) -> None:
+    assert CHROMIUM is not None
+    with chromium_page(CHROMIUM, env=no_korean_font) as page:
+        _open(page, bundle / "report.html", 1400)
+        assert page.evaluate("document.documentElement.dataset.koreanFont") == "no"
+        note = _box(page, "#font-note")
+        assert note is not None and note["width"] > 0  # shown, not hidden
+        assert "fonts-noto-cjk" in page.evaluate("document.getElementById('font-note').textContent")
+        folder = Path(os.environ.get("HWPSCAN_ARTIFACTS") or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        screenshot(page, folder / "report-1400-no-korean-font.png", full_page=False)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
@@ -395,3 +396,23 @@ def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
     assert info.kind == "fetch" and info.summary["files_downloaded"] == 5
     assert info.summary["range"] == "2025-07-21..2025-07-22"
     assert info.summary["error"] == "daily limit reached"
+
+
+def test_calendar_and_weekdays_say_it_in_korean_and_english(results: list[FileResult]) -> None:
+    from hwpscan.report.html_charts import calendar, heatmap
+
+    cal = calendar(results)
+    heads = re.findall(r'<div class="wh">(.*?)</div>', cal)
+    pairs = zip("월화수목금토일", WEEKS, strict=True)
+    assert heads == [f'{ko} <span lang="en">{en}</span>' for ko, en in pairs]
+    notes = re.findall(r'<div class="day has"[^>]*><b>[^<]*</b>([^<]*)</div>', cal)
+    day_files = {d: [r for r in results if r.date == d] for d in {r.date for r in results}}
+    assert len(notes) == len(day_files)
+    for note in notes:
+        assert re.fullmatch(r"\d+/\d+ 오염 contam\.|\d+ 정상 clean", note), note
+    assert "2/4 오염 contam." in notes  # 07-21: two of its four files are contaminated
+    rows = re.findall(r'<span class="wd[^"]*">([^<]*)</span>', heatmap(results))
+    assert rows == ["월 Mon", "화 Tue", "수 Wed", "목 Thu"]
+
+
+WEEKS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

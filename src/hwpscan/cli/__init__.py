@@ -1,78 +1,127 @@
 """Command-line interface: a thin adapter over the library.
 
-Each command module registers on :data:`hwpscan.cli.app.app`; :func:`load_app` imports
-them, so the commands exist. ``hwpscan.cli.app`` (the attribute) and :func:`main` do
-that on first use: ``hwpscan --version`` answers before any of it is imported, which is
-what shell completion and scripts asking for the version pay.
+Each command module registers its commands on :data:`hwpscan.cli.app.app`.
+:data:`COMMAND_TABLE` names every command, its module and its one-line help, so
+:func:`main` starts with no command module loaded: ``hwpscan --help`` is made from the
+table, ``hwpscan scan ...`` (or ``scan --help``) imports the scan module only, and
+``hwpscan --version`` answers before the framework is imported at all. That is what shell
+completion and scripts asking for the version pay. ``hwpscan.cli.app`` (the attribute,
+``from hwpscan.cli import app``) is the application with every command loaded.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from typer import Typer
 
     app: Typer
 else:
-    from typing import Any as Typer  # only for the annotations below; typer loads lazily
+    Typer = Any  # only for the annotations below; typer loads lazily
 
 __all__ = ["app", "load_app", "main"]
 
-#: Command modules, in the order their commands are listed in --help (within each panel).
-COMMAND_MODULES = (
-    "checkjson",  # check-json
-    "emulator",  # emulator
-    "fetch",  # plan, fetch
-    "demo",  # demo
-    "manifest",  # manifest
-    "report",  # report, history, diff
-    "scan",  # scan, repair
-    "verify",  # verify
+#: Every command: (name, module, --help panel, first paragraph of its help), in the order
+#: the top-level --help lists them. The top-level --help, "did you mean" and the command
+#: listing are made from this table alone; a command's module is imported when the command
+#: runs or its own --help is shown (a test holds the table to the commands' own text).
+COMMAND_TABLE: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "check-json",
+        "checkjson",
+        "Scan files",
+        "Report every JSON string (value or key) that would fail UTF-8 encoding.",
+    ),
+    (
+        "scan",
+        "scan",
+        "Scan files",
+        "Scan attachments for surrogate code points, private-use characters and UTF-8 failures.",
+    ),
+    (
+        "repair",
+        "scan",
+        "Scan files",
+        "Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed.",
+    ),
+    (
+        "emulator",
+        "emulator",
+        "Testing",
+        "Run the local press-release API emulator (for [bold]--api-url[/]) until Ctrl-C.",
+    ),
+    (
+        "plan",
+        "fetch",
+        "Fetch from the API",
+        "Show the calls a fetch of the range needs, without any network access.",
+    ),
+    (
+        "fetch",
+        "fetch",
+        "Fetch from the API",
+        "Fetch press releases and their attachments for a date range (cache first).",
+    ),
+    (
+        "demo",
+        "demo",
+        "Fetch from the API",
+        "Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate.",
+    ),
+    (
+        "verify",
+        "verify",
+        "Fetch from the API",
+        "Ask the API again for chosen dates, run the deployed code on them, and give each date "
+        "PASS, FAIL or INCONCLUSIVE.",
+    ),
+    (
+        "manifest",
+        "manifest",
+        "Runs and reports",
+        "Show the current entry of each attachment in a download folder's manifest.",
+    ),
+    (
+        "report",
+        "report",
+        "Runs and reports",
+        "Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run.",
+    ),
+    (
+        "history",
+        "report",
+        "Runs and reports",
+        "List recorded runs: scans, fetches and verifications.",
+    ),
+    (
+        "diff",
+        "report",
+        "Runs and reports",
+        "Files and dates that became clean, became contaminated, appeared or vanished.",
+    ),
 )
 
-
 #: The module that defines each command.
-COMMAND_MODULE = {
-    "check-json": "checkjson",
-    "emulator": "emulator",
-    "plan": "fetch",
-    "fetch": "fetch",
-    "demo": "demo",
-    "manifest": "manifest",
-    "report": "report",
-    "history": "report",
-    "diff": "report",
-    "scan": "scan",
-    "repair": "scan",
-    "verify": "verify",
-}
+COMMAND_MODULE = {name: module for name, module, _, _ in COMMAND_TABLE}
+
+#: Command modules, in the order :func:`load_app` imports them.
+COMMAND_MODULES = tuple(sorted(set(COMMAND_MODULE.values())))
 
 
-def load_app(command: str | None = None) -> Typer:
-    """The Typer application with every command registered, or only *command*'s module.
+def load_app() -> Typer:
+    """The Typer application with every command registered (what the tests use).
 
-    ``hwpscan scan --help`` needs the scan module only; the top-level help, an unknown
-    command (for the "did you mean" hint) and the tests get them all.
+    The console script does not call this: it runs the application bare, and
+    :class:`hwpscan.cli.app.HwpscanGroup` imports a command's module when it is named.
     """
-    wanted = COMMAND_MODULE.get(command or "")
-    for name in (wanted,) if wanted else COMMAND_MODULES:
-        importlib.import_module(f"hwpscan.cli.{name}")
+    for name in COMMAND_MODULES:
+        __import__(f"hwpscan.cli.{name}")  # the import statement's path: -X importtime sees it
     from hwpscan.cli.app import app
 
     return app
-
-
-def _command_word(argv: list[str]) -> str | None:
-    """The command named on the command line: the first word that is not an option.
-
-    >>> _command_word(["scan", "-h"]), _command_word(["-h"]), _command_word([])
-    ('scan', None, None)
-    """
-    return next((a for a in argv if not a.startswith("-")), None)
 
 
 class _Package(types.ModuleType):
@@ -108,20 +157,17 @@ def main() -> None:
 
         print(f"hwpscan {__version__}")
         return
-    app = load_app(_command_word(sys.argv[1:]))
     import typer
 
     from hwpscan.cli import stop
-    from hwpscan.cli.app import err_console
+    from hwpscan.cli.app import app, err_console  # bare: a command's module loads when named
     from hwpscan.errors import ApiError, HwpscanError
     from hwpscan.models import ExitCode
 
-    for stream in (sys.stdout, sys.stderr):  # a cp949 console must not kill a table
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
+    _replace_unencodable()
     stop.install()
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="hwpscan")
     except KeyboardInterrupt:  # a stop that came outside a command (while loading)
         raise SystemExit(stop.exit_code(130)) from None
     except typer.Abort:
@@ -135,22 +181,36 @@ def main() -> None:
         err_console.print(f"error: {exc.strerror or exc}{where}", markup=False, highlight=False)
         raise SystemExit(ExitCode.USAGE) from None
     except Exception as exc:  # a bad option, else a bug (or memory exhausted outside any file)
-        if _is_click_error(exc):
-            _show_click_error(exc, boxed=err_console.is_terminal)
-            raise SystemExit(int(getattr(exc, "exit_code", ExitCode.USAGE))) from None
-        import os
-        import traceback
-
-        if os.environ.get("HWPSCAN_DEBUG"):
-            traceback.print_exc()
-        detail = f"{type(exc).__name__}: {exc}"[:500]
-        err_console.print(
-            f"internal error: {detail} (set HWPSCAN_DEBUG=1 for the traceback)",
-            markup=False,
-            highlight=False,
-        )
-        raise SystemExit(ExitCode.INTERNAL) from None  # exit 70, never 1 (findings)
+        raise SystemExit(_unexpected(exc, err_console)) from None
     raise SystemExit(stop.exit_code(code if isinstance(code, int) else 0))
+
+
+def _replace_unencodable() -> None:
+    """A cp949 console must not kill a table: what it cannot show becomes '?'."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
+def _unexpected(exc: Exception, err_console: Any) -> int:
+    """A bad option (its usage message, exit 2) or a bug (one line, exit 70): the exit code."""
+    from hwpscan.models import ExitCode
+
+    if _is_click_error(exc):
+        _show_click_error(exc, boxed=err_console.is_terminal)
+        return int(getattr(exc, "exit_code", ExitCode.USAGE))
+    import os
+    import traceback
+
+    if os.environ.get("HWPSCAN_DEBUG"):
+        traceback.print_exc()
+    detail = f"{type(exc).__name__}: {exc}"[:500]
+    err_console.print(
+        f"internal error: {detail} (set HWPSCAN_DEBUG=1 for the traceback)",
+        markup=False,
+        highlight=False,
+    )
+    return ExitCode.INTERNAL  # exit 70, never 1 (findings)
 
 
 def _is_click_error(exc: Exception) -> bool:
@@ -159,10 +219,10 @@ def _is_click_error(exc: Exception) -> bool:
 
 
 def _show_click_error(exc: Exception, *, boxed: bool) -> None:
-    """Typer's boxed message on a terminal; off one, click's plain lines, never wrapped."""
-    if boxed or type(exc).__name__ == "NoArgsIsHelpError":  # that one has printed help
-        from typer import rich_utils
+    """A boxed message on a terminal; off one, click's plain lines, never wrapped."""
+    if boxed:
+        from hwpscan.cli.helpview import print_error
 
-        rich_utils.rich_format_error(exc)  # type: ignore[arg-type]
+        print_error(exc)
     else:
         exc.show()  # type: ignore[attr-defined]

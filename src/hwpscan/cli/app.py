@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from difflib import get_close_matches
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
+from typer.main import get_command_from_info, get_command_name
 
 from hwpscan import __version__
 from hwpscan.cli.helptext import COMMANDS, clean_error, epilog, metavar, unwrap
@@ -74,11 +77,60 @@ def _plain_bool(param: Any) -> None:
         param._runtime_param = PassThroughRuntimeParam(annotation=bool, parameter_info=info)
 
 
+def _summary(command: Any) -> str:
+    """The first paragraph of a command's help: its line in the group's listing."""
+    text = command.short_help or command.help or ""
+    return unwrap(text.partition("\f")[0].split("\n\n")[0]) if text else ""
+
+
+def _load_command(name: str) -> Any:
+    """Import the module of command *name* and build its click command (None: unknown)."""
+    from hwpscan.cli import COMMAND_MODULE
+
+    module = COMMAND_MODULE.get(name)
+    if module is None:
+        return None
+    __import__(f"hwpscan.cli.{module}")  # the import statement's path: -X importtime sees it
+    for info in app.registered_commands:
+        callback = info.callback
+        if callback is not None and (info.name or get_command_name(callback.__name__)) == name:
+            return get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    return None
+
+
+class HwpscanCommand(TyperCommand):
+    """A command whose ``--help`` is drawn by :mod:`hwpscan.cli.helpview`."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from hwpscan.cli.helpview import help_text
+
+        formatter.write(help_text(self, ctx))
+
+
 class HwpscanGroup(TyperGroup):
-    """The ``hwpscan`` group: finishes each command's help, cleans option errors."""
+    """The ``hwpscan`` group: commands loaded when named, finished help, clean errors.
+
+    The group starts with the commands whose modules are already imported (all of them in
+    the tests, none in the console script); any other command in
+    :data:`hwpscan.cli.COMMAND_TABLE` is imported and built on first look-up.
+    """
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        from hwpscan.cli import COMMAND_TABLE
+
+        names = [name for name, _, _, _ in COMMAND_TABLE]
+        return names + [name for name in self.commands if name not in names]
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         command = super().get_command(ctx, cmd_name)
+        if command is None:
+            command = _load_command(cmd_name)
+            if command is not None:
+                self.commands[cmd_name] = command
         if command is not None:
             _polish(command, cmd_name)
             help_option = command.get_help_option(ctx)
@@ -86,6 +138,60 @@ class HwpscanGroup(TyperGroup):
                 help_option.metavar = ""
                 _plain_bool(help_option)
         return command
+
+    def listing(self) -> list[tuple[str, str, str]]:
+        """(name, panel, one-line help) of every command, without importing any."""
+        from hwpscan.cli import COMMAND_TABLE
+
+        rows = []
+        for name, _, panel, summary in COMMAND_TABLE:
+            loaded = self.commands.get(name)
+            if loaded is None:
+                rows.append((name, panel, summary))
+            elif not loaded.hidden:
+                shown = getattr(loaded, "rich_help_panel", None) or ""
+                rows.append((name, shown, _summary(loaded)))
+        return rows
+
+    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
+        """Command names from the table (completing one imports no command module), then
+        the group's own options."""
+        from rich.text import Text
+        from typer._click.shell_completion import CompletionItem
+
+        names = [
+            CompletionItem(name, help=Text.from_markup(summary).plain)
+            for name, _, summary in self.listing()
+            if name.startswith(incomplete)
+        ]
+        # the framework's group would look every command up; its base lists the options
+        return names + super(TyperGroup, self).shell_complete(ctx, incomplete)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """As the framework's, with "did you mean" over every command, loaded or not."""
+        suggest, self.suggest_commands = self.suggest_commands, False
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as exc:
+            matches = get_close_matches(args[0], self.list_commands(ctx)) if args else []
+            if suggest and matches and isinstance(getattr(exc, "message", None), str):
+                listed = ", ".join(repr(m) for m in matches)
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"  # type: ignore[attr-defined]
+            raise
+        finally:
+            self.suggest_commands = suggest
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(ExitCode.USAGE)
+        return list(super().parse_args(ctx, args))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        from hwpscan.cli.helpview import help_text
+
+        _polish(self, "hwpscan")
+        formatter.write(help_text(self, ctx, self.listing()))
 
     def get_help_option(self, ctx: Any) -> Any:
         _polish(self, "hwpscan")
@@ -103,7 +209,18 @@ class HwpscanGroup(TyperGroup):
             raise
 
 
-app = typer.Typer(
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+class _Typer(typer.Typer):
+    """Commands registered here are :class:`HwpscanCommand` unless they name a class."""
+
+    def command(self, *args: Any, **kwargs: Any) -> Callable[[_Function], _Function]:
+        kwargs["cls"] = kwargs.get("cls") or HwpscanCommand
+        return super().command(*args, **kwargs)
+
+
+app = _Typer(
     cls=HwpscanGroup,
     name="hwpscan",
     help="Find the lone UTF-16 surrogates that HWP parsers leak into text pipelines.",

@@ -66,16 +66,7 @@ def write_report(
     results = list(results)
     run_id = run.id if run else None
     strict = bool(run.args.get("strict_markup")) if run else False
-    page = render_html(
-        results,
-        title=title,
-        run_id=run_id,
-        kind=run.kind if run else None,
-        started=run.started if run else None,
-        args=run.args if run else None,
-        matrix=matrix,
-        strict_markup=strict,
-    )
+    page = render_html(results, title=title, run=run, matrix=matrix, strict_markup=strict)
     return [
         _write(out_dir / "report.html", page),
         _write(out_dir / "files.csv", _files_csv(results)),

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
@@ -26,6 +26,9 @@ from hwpscan.report.html_rows import common_root, file_body
 from hwpscan.report.matrix import matrix_section
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
+
+if TYPE_CHECKING:
+    from hwpscan.store import RunInfo
 
 __all__ = ["render_html", "share_colour", "weekday_ko"]
 
@@ -39,13 +42,9 @@ def _asset(name: str) -> str:
 # -- sections --------------------------------------------------------------------
 
 
-def _meta(
-    run_id: str | None,
-    kind: str | None,
-    started: str | None,
-    args: dict[str, Any] | None,
-    root: str = "",
-) -> str:
+def _meta(run: RunInfo | None, root: str = "") -> str:
+    run_id, kind, started = (run.id, run.kind, run.started) if run else (None, None, None)
+    args = run.args if run else None
     rows = []
     if run_id:
         rows.append(("실행 run", run_id))
@@ -125,15 +124,16 @@ def render_html(
     results: Sequence[FileResult],
     *,
     title: str = "hwpscan 보고서",
-    run_id: str | None = None,
-    kind: str | None = None,
-    started: str | None = None,
-    args: dict[str, Any] | None = None,
+    run: RunInfo | None = None,
     generated: datetime | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
 ) -> str:
-    """The complete page as a string (with the parser matrix when *matrix* has rows)."""
+    """The complete page as a string (with the parser matrix when *matrix* has rows).
+
+    *run*: the stored run the results belong to (its id, kind, start and arguments are
+    shown in the header).
+    """
     from hwpscan import __version__
 
     f = figures(results)
@@ -149,7 +149,7 @@ def render_html(
         "@TITLE@": e(title),
         "@VERSION@": e(__version__),
         "@GENERATED@": e(stamp),
-        "@META@": _meta(run_id, kind, started, args, root),
+        "@META@": _meta(run, root),
         "@VERDICT_CLASS@": verdict_class,
         "@VERDICT@": verdict,  # HTML: escaped piece by piece in _verdict
         "@CARDS@": _cards(f),

@@ -8,7 +8,15 @@ from datetime import timedelta
 from typing import Any
 
 from hwpscan.models import FileResult, Status
-from hwpscan.report.html_common import WEEKDAYS, e, share_colour, text_colour, weekday_ko
+from hwpscan.report.html_common import (
+    WEEKDAYS,
+    WEEKDAYS_EN,
+    e,
+    share_colour,
+    text_colour,
+    weekday_ko,
+    weekday_label,
+)
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_counts
 
 __all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
@@ -57,7 +65,7 @@ def heatmap(results: Sequence[FileResult]) -> str:
             state += f' <span class="badge other" {pick}>읽기 불가 unreadable {day_unread}</span>'
         rows.append(
             f'<tr data-date="{e(day)}"><th scope="row" {pick}>{e(day)}'
-            f'<span class="wd{we}">{e(wd)}</span></th>{"".join(tds)}'
+            f'<span class="wd{we}">{e(weekday_label(day))}</span></th>{"".join(tds)}'
             f'<td class="daystate">{state}</td></tr>'
         )
     return (
@@ -84,7 +92,7 @@ def heat_cell(day: str, fmt: str, c: Any | None) -> str:
     if unread == files:
         return (
             f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'
-            '<span class="small">읽기 불가 unreadable</span></td>'
+            '<span class="small">읽기 불가 unread.</span></td>'
         )
     style = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
     small = "오염 contam." if bad else "정상 clean"
@@ -110,7 +118,10 @@ def calendar(results: Sequence[FileResult]) -> str:
     if len(days) < 2 or (days[-1] - days[0]).days > CALENDAR_MAX_DAYS:
         return ""
     first = days[0] - timedelta(days=days[0].weekday())
-    cells = [f'<div class="wh">{w}</div>' for w in WEEKDAYS]
+    cells = [
+        f'<div class="wh">{ko} <span lang="en">{en}</span></div>'
+        for ko, en in zip(WEEKDAYS, WEEKDAYS_EN, strict=True)
+    ]
     cursor = first
     while cursor <= days[-1] or cursor.weekday() != 0:
         if cursor < days[0] or cursor > days[-1]:
@@ -121,7 +132,7 @@ def calendar(results: Sequence[FileResult]) -> str:
             if files:
                 colours = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
                 style = f' style="{colours}"'
-                note = f"{bad}/{files} 오염" if bad else f"{files} 정상"
+                note = f"{bad}/{files} 오염 contam." if bad else f"{files} 정상 clean"
                 cells.append(
                     f'<div class="day has" data-date="{key}" data-files="{files}" '
                     f'data-contaminated="{bad}"{style} tabindex="0" role="button" '
@@ -130,7 +141,7 @@ def calendar(results: Sequence[FileResult]) -> str:
             else:
                 cells.append(
                     f'<div class="day" data-date="{key}" title="{key}: 자료 없음 no files">'
-                    f"<b>{cursor.month}/{cursor.day}</b>자료 없음</div>"
+                    f"<b>{cursor.month}/{cursor.day}</b>자료 없음 no files</div>"
                 )
         cursor += timedelta(days=1)
     return (

@@ -2,8 +2,8 @@
 
 >>> share_colour(0, 3), share_colour(3, 3)
 ('#2e9e5b', '#b2182b')
->>> weekday_ko("2025-07-21")
-'월'
+>>> weekday_ko("2025-07-21"), weekday_label("2025-07-27")
+('월', '일 Sun')
 """
 
 from __future__ import annotations
@@ -13,7 +13,16 @@ from datetime import date as _date
 
 from hwpscan.models import Status
 
-__all__ = ["STATUS_KO", "WEEKDAYS", "e", "share_colour", "text_colour", "weekday_ko"]
+__all__ = [
+    "STATUS_KO",
+    "WEEKDAYS",
+    "WEEKDAYS_EN",
+    "e",
+    "share_colour",
+    "text_colour",
+    "weekday_ko",
+    "weekday_label",
+]
 
 STATUS_KO = {
     Status.CLEAN: "정상",
@@ -25,6 +34,7 @@ STATUS_KO = {
     Status.ERROR: "오류",
 }
 WEEKDAYS = "월화수목금토일"
+WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def e(value: object) -> str:
@@ -38,6 +48,15 @@ def weekday_ko(day: str) -> str:
         return WEEKDAYS[_date.fromisoformat(day).weekday()]
     except ValueError:
         return ""
+
+
+def weekday_label(day: str) -> str:
+    """The weekday of a ``YYYY-MM-DD`` date in Korean and English ('월 Mon'), or ''."""
+    try:
+        n = _date.fromisoformat(day).weekday()
+    except ValueError:
+        return ""
+    return f"{WEEKDAYS[n]} {WEEKDAYS_EN[n]}"
 
 
 def share_colour(contaminated: int, files: int) -> str:

@@ -50,10 +50,19 @@ def badge(status: Status) -> str:
 
 def file_body(index: int, r: FileResult, root: str = "") -> str:
     """A file's ``<tbody>``: the row (sort keys as data attributes) and its detail."""
-    # counts are shown only for a body that was read (null in the JSON record otherwise)
-    b, scanned = r.body, r.body_read
-    pua_total = sum(b.pua.values())
-    search = " ".join(
+    data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in _sort_keys(r).items())
+    return (
+        f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
+        f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(_search_text(r))}" {data}>\n'
+        f"{_main_row(index, r, root)}\n"
+        f'<tr class="detail" id="d{index}" hidden><td colspan="11">{detail(r)}</td></tr>\n</tbody>'
+    )
+
+
+def _search_text(r: FileResult) -> str:
+    """What the search box matches: path, date, format, status (both languages), PUA."""
+    b = r.body
+    return " ".join(
         [
             r.path,
             r.date or "",
@@ -65,7 +74,12 @@ def file_body(index: int, r: FileResult, root: str = "") -> str:
             *(pua_label(cp) for cp in b.pua),
         ]
     ).lower()
-    keys = {
+
+
+def _sort_keys(r: FileResult) -> dict[str, object]:
+    """The column sort keys; counts only for a body that was read ('' otherwise)."""
+    b, scanned = r.body, r.body_read
+    return {
         "path": r.path,
         "date": r.date or "",
         "format": r.format.value,
@@ -75,58 +89,70 @@ def file_body(index: int, r: FileResult, root: str = "") -> str:
         "pairs": b.pairs if scanned else "",
         "orphans": b.orphans if scanned else "",
         "utf8": ("ok" if b.utf8_ok else "fail") if scanned else "",
-        "pua": pua_total,
+        "pua": sum(b.pua.values()),
     }
-    data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in keys.items())
 
-    def num(n: int, col: str, label: str, *, alarm: bool = True) -> str:
-        """A count cell; a defect count above zero is marked hot."""
-        hot = " hot" if scanned and n and alarm else ""
-        shown = f"{n:,}" if scanned else ""
-        return f'<td class="n{hot} {col}" data-label="{label}">{shown}</td>'
 
+def _main_row(index: int, r: FileResult, root: str) -> str:
+    """The visible row: toggle, path (with the reason a body was not read), date, counts."""
+    b = r.body
     reason = (
         f'<span class="reason">{e(r.reason)}</span>' if r.reason and not r.status.scanned else ""
     )
-    utf8 = (
-        ""
-        if not scanned
-        else '<span class="utf8-ok">ok</span>'
-        if b.utf8_ok
-        else '<span class="utf8-fail">FAIL</span>'
-    )
-    ranked = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    pua = " ".join(
-        f'<code title="{e(pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN]
-    )
-    if len(ranked) > PUA_SHOWN:
-        pua += (
-            f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
-        )
-    day = r.date or ""
-    date_cell = (
-        f'<button type="button" class="date-pick" data-date="{e(day)}" '
-        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
-        if day
-        else "—"
-    )
-    main = (
+
+    def num(n: int, col: str, label: str, *, alarm: bool = True) -> str:
+        return _count_cell(n, col, label, scanned=r.body_read, alarm=alarm)
+
+    return (
         f'<tr class="main"><td class="c-tog"><button class="toggle" type="button" '
         f'aria-expanded="false" aria-controls="d{index}" title="상세 details">▶</button></td>'
         f'<td class="path c-path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
-        f'<td class="mono nw c-date" data-label="날짜 date">{date_cell}</td>'
+        f'<td class="mono nw c-date" data-label="날짜 date">{_date_cell(r.date or "")}</td>'
         f'<td class="c-fmt" data-label="형식 format">{e(r.format.value)}</td>'
         f'<td class="c-status" data-label="상태 status">{badge(r.status)}</td>'
         f"{num(b.chars, 'c-chars', '글자 chars', alarm=False)}"
         f"{num(b.surrogates, 'c-surr', '서로게이트 surr.')}"
         f"{num(b.pairs, 'c-pairs', '쌍 pairs')}{num(b.orphans, 'c-orph', '고아 orphans')}"
-        f'<td class="c-utf8" data-label="UTF-8">{utf8}</td>'
-        f'<td class="pua c-pua" data-label="PUA">{pua}</td></tr>'
+        f'<td class="c-utf8" data-label="UTF-8">{_utf8_mark(r)}</td>'
+        f'<td class="pua c-pua" data-label="PUA">{_pua_cell(b.pua)}</td></tr>'
     )
+
+
+def _count_cell(n: int, col: str, label: str, *, scanned: bool, alarm: bool) -> str:
+    """A count cell; a defect count above zero is marked hot."""
+    hot = " hot" if scanned and n and alarm else ""
+    shown = f"{n:,}" if scanned else ""
+    return f'<td class="n{hot} {col}" data-label="{label}">{shown}</td>'
+
+
+def _utf8_mark(r: FileResult) -> str:
+    if not r.body_read:
+        return ""
+    if r.body.utf8_ok:
+        return '<span class="utf8-ok">ok</span>'
+    return '<span class="utf8-fail">FAIL</span>'
+
+
+def _pua_cell(pua: dict[str, int]) -> str:
+    """The most frequent private-use code point(s), and how many more the detail lists."""
+    ranked = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    cell = " ".join(
+        f'<code title="{e(pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN]
+    )
+    if len(ranked) > PUA_SHOWN:
+        cell += (
+            f' <span class="more" title="상세 보기 see details">+{len(ranked) - PUA_SHOWN}</span>'
+        )
+    return cell
+
+
+def _date_cell(day: str) -> str:
+    """A date that filters the table to itself when clicked; '—' when unknown."""
+    if not day:
+        return "—"
     return (
-        f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
-        f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(search)}" {data}>\n{main}\n'
-        f'<tr class="detail" id="d{index}" hidden><td colspan="11">{detail(r)}</td></tr>\n</tbody>'
+        f'<button type="button" class="date-pick" data-date="{e(day)}" '
+        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
     )
 
 

@@ -146,47 +146,71 @@ def file_table(
     """
     wide = width is None or width >= WIDE
     narrow = width is not None and width < NARROW
-    cols = [
+    cols = [*_identity_cols(results), *_count_cols(results, wide=wide, narrow=narrow)]
+    if not narrow:
+        cols += _encoding_cols(results, wide=wide)
+    name_width = _name_width(cols, width)
+    table = _table_of(cols, title, name_width)
+    for i, r in enumerate(results):
+        table.add_row(_name_cell(r, root, name_width), *(c.cells[i] for c in cols))
+    return table
+
+
+def _identity_cols(results: Sequence[FileResult]) -> list[_Col]:
+    """Date, format and status: never dropped, never cut."""
+    return [
         _Col("date", [r.date or "—" for r in results]),
         _Col("format", [r.format.value for r in results]),
         _Col("status", [Text(r.status.value, style=STATUS_STYLE[r.status]) for r in results]),
     ]
+
+
+def _count_cols(results: Sequence[FileResult], *, wide: bool, narrow: bool) -> list[_Col]:
+    """The counts that fit: surrogates always, chars and pairs when wide, orphans unless
+    narrow."""
     counts: list[tuple[str, str]] = [("surrogates", "surr.")]
     if wide:
         counts = [("chars", "chars"), ("surrogates", "surr."), ("pairs", "pairs")]
     if not narrow:
         counts.append(("orphans", "orphans"))
-    for attr, header in counts:
-        cells: list[str | Text] = []
-        for r in results:
-            n = getattr(r.body, attr)
-            if attr == "chars":
-                cells.append(f"{n:,}" if r.status.scanned else "")
-            else:
-                cells.append(_num(n, r.status.scanned))
-        cols.append(_Col(header, cells, "right"))
-    if not narrow:
-        cols.append(
-            _Col(
-                "UTF-8",
-                [
-                    (
-                        Text("ok", style="green")
-                        if r.body.utf8_ok
-                        else Text("FAIL", style="bold red")
-                    )
-                    if r.status.scanned
-                    else Text("")
-                    for r in results
-                ],
-            )
-        )
-        limit = 3 if wide else 1
-        cols.append(_Col("PUA", [pua_summary(r.body.pua, limit=limit) for r in results]))
-    name_width: int | None = None
-    if width is not None:
-        used = sum(_col_width(c) for c in cols) + 3 * (len(cols) + 1) + 1
-        name_width = max(MIN_NAME, width - used)
+    return [_Col(header, _count_cells(results, attr), "right") for attr, header in counts]
+
+
+def _count_cells(results: Sequence[FileResult], attr: str) -> list[str | Text]:
+    cells: list[str | Text] = []
+    for r in results:
+        n = getattr(r.body, attr)
+        if attr == "chars":
+            cells.append(f"{n:,}" if r.status.scanned else "")
+        else:
+            cells.append(_num(n, r.status.scanned))
+    return cells
+
+
+def _encoding_cols(results: Sequence[FileResult], *, wide: bool) -> list[_Col]:
+    """UTF-8 verdict and the PUA summary (three code points when wide, else one)."""
+    limit = 3 if wide else 1
+    return [
+        _Col("UTF-8", [_utf8_cell(r) for r in results]),
+        _Col("PUA", [pua_summary(r.body.pua, limit=limit) for r in results]),
+    ]
+
+
+def _utf8_cell(r: FileResult) -> Text:
+    if not r.status.scanned:
+        return Text("")
+    return Text("ok", style="green") if r.body.utf8_ok else Text("FAIL", style="bold red")
+
+
+def _name_width(cols: Sequence[_Col], width: int | None) -> int | None:
+    """Cells left for the file name once the other columns and the borders are laid out."""
+    if width is None:
+        return None
+    used = sum(_col_width(c) for c in cols) + 3 * (len(cols) + 1) + 1
+    return max(MIN_NAME, width - used)
+
+
+def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("file", overflow="fold", max_width=name_width or 60)
     for c in cols:
@@ -196,13 +220,16 @@ def file_table(
             no_wrap=True,
             min_width=_col_width(c),
         )
-    for i, r in enumerate(results):
-        shown = short_path(r.path, root)
-        name = Text(shorten_middle(shown, name_width) if name_width else shown)
-        if r.reason:  # why it could not be read, or the damage met while reading it
-            name.append(f"\n{r.reason}", style="dim")
-        table.add_row(name, *(c.cells[i] for c in cols))
     return table
+
+
+def _name_cell(r: FileResult, root: str | None, name_width: int | None) -> Text:
+    """The path (shortened in the middle to fit), with the reason dimmed below it."""
+    shown = short_path(r.path, root)
+    name = Text(shorten_middle(shown, name_width) if name_width else shown)
+    if r.reason:  # why it could not be read, or the damage met while reading it
+        name.append(f"\n{r.reason}", style="dim")
+    return name
 
 
 def _col_width(col: _Col) -> int:
