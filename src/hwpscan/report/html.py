@@ -28,7 +28,7 @@ from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
 
 if TYPE_CHECKING:
-    from hwpscan.store import RunInfo
+    from hwpscan.runs.records import RunInfo
 
 __all__ = ["render_html", "share_colour", "weekday_ko"]
 
