@@ -356,3 +356,39 @@ def test_a_year_the_api_ignores_returns_out_of_window_releases_not_downloaded(
     entries = read_entries(Path(env["out"]) / MANIFEST_NAME)
     assert entries and {e.status for e in entries} == {"skipped"}
     assert emulator.stats().downloads_total == 0
+
+
+def test_scan_from_to_takes_the_fetch_options(
+    emulator: RunningEmulator, env: dict[str, str]
+) -> None:
+    """scan --from/--to fetches with every option fetch takes: --window-days splits the
+    range into as many calls as fetch would make, --max-files stops the fetch (exit 3)
+    after scanning what was kept."""
+    base = ["scan", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--no-progress"]
+    result = runner.invoke(app, [*base, "--format", "jsonl"])
+    assert result.exit_code == 0, result.output
+    assert emulator.stats().calls_total == 4  # 3-day windows, as `fetch` makes them
+    rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(rows) == calls_in_range("2025-07-21", "2025-07-31")
+    emulator.reset()
+    capped = runner.invoke(
+        app,
+        [
+            *base[:2],
+            "2025-07-21",
+            "--to",
+            "2025-08-11",
+            "--api-url",
+            emulator.api_url,
+            "--out",
+            str(Path(env["out"]) / "capped"),
+            "--no-progress",
+            "--max-files",
+            "2",
+            "--format",
+            "jsonl",
+        ],
+    )
+    assert capped.exit_code == ExitCode.API, capped.output
+    kept = [json.loads(line) for line in capped.stdout.splitlines() if line.startswith("{")]
+    assert len(kept) == 2  # what was kept is scanned before the exit
