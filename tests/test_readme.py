@@ -41,6 +41,18 @@ def test_pipeline_examples_run_and_print_what_the_readme_says() -> None:
     assert chunk.decode("utf-8").endswith('\ufffd"}\n\n')
 
 
+def test_the_use_case_example_runs_and_prints_what_the_readme_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)  # the example scans the bundled fixtures/
+    (block,) = re.findall(r"```python\n(.*?)```", _section("Layout"), re.S)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README.md", "exec"), {})
+    promised = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    assert out.getvalue().splitlines() == promised == ["1 17"]
+
+
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     commands = re.findall(r"```sh\n(python3 -m venv .*?)\n```", _section("Two commands"))
     assert len(commands) == 2, commands
