@@ -90,3 +90,40 @@ def test_radon_grades_as_expected() -> None:
     nested = "def f(x):\n" + "".join(f"    if x == {i}:\n        return {i}\n" for i in range(25))
     (block,) = cc_visit(nested)
     assert cc_rank(block.complexity) not in "ABC"  # the gate would see a function like it
+
+
+def _lazy_own_imports(path: Path) -> list[tuple[int, str, bool]]:
+    """Imports of our own modules inside functions: (line, module, has a reason comment).
+
+    The reason is a comment on the import's first or last line, or on the line above.
+    Imports under ``if TYPE_CHECKING:`` at module level are not inside a function.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = []
+    for func in _functions(path):
+        for node in ast.walk(func):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                module = node.module
+            elif isinstance(node, ast.Import):
+                module = node.names[0].name
+            else:
+                continue
+            if module.split(".")[0] != "hwpscan":
+                continue
+            first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+            above = lines[first - 1].strip() if first > 0 else ""
+            reason = "#" in lines[first] or "#" in lines[last] or above.startswith("#")
+            found.append((node.lineno, module, reason))
+    return found
+
+
+def test_every_lazy_import_of_our_own_modules_says_why() -> None:
+    """A function-level import hides the dependency graph; it is kept only for a reason
+    written beside it (a heavy third-party module behind it, --help start-up, a cycle)."""
+    silent = [
+        f"{path.relative_to(SRC.parent)}:{line} {module}"
+        for path in _sources()
+        for line, module, reason in _lazy_own_imports(path)
+        if not reason
+    ]
+    assert not silent, "import at the top, or say why not:\n" + "\n".join(silent)

@@ -50,7 +50,7 @@ def demo(
     out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
-    from hwpscan.rehearsal.demo import DemoSettings
+    from hwpscan.rehearsal.demo import DemoSettings  # the emulator: not for --help
 
     _run(DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir))
     if out is None:
@@ -59,7 +59,11 @@ def demo(
 
 def _run(settings: DemoSettings) -> None:
     """Fetch the incident's range from the emulator, then scan and tabulate it."""
-    from hwpscan.rehearsal.demo import DEMO_RANGE, demo_api, demo_record_args
+    from hwpscan.rehearsal.demo import (  # the emulator: not for --help
+        DEMO_RANGE,
+        demo_api,
+        demo_record_args,
+    )
 
     with demo_api(settings) as api:
         _say(

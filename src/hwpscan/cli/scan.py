@@ -17,7 +17,7 @@ import typer
 
 from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
 from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
-from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
+from hwpscan.cli.options import FetchOptions, ProgressOpt, deprecated, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
@@ -25,12 +25,13 @@ from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, summary_line
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scaled import DEFAULT_BATCH, Executor, ScaleSettings
+from hwpscan.usecases.scaled import DEFAULT_BATCH, Executor, ScaleSettings, url_from_argument
 from hwpscan.usecases.scan import (
     MatrixSettings,
     RepairSettings,
     ScanOutcome,
     ScanSettings,
+    nothing_under,
 )
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class MatrixOptions:
         names = ",".join(split_list(self.parser)) or None
         if names is None and not self.parser_cmd:
             return None
-        from hwpscan.matrix import parse_parser_options
+        from hwpscan.matrix import parse_parser_options  # the matrix: only with --parser
 
         try:
             specs = parse_parser_options(names, self.parser_cmd)
@@ -383,8 +384,6 @@ def _record_args(
     api_url: str | None,
 ) -> dict[str, Any]:
     """What the run store keeps of what was asked (names of command extractors only)."""
-    from hwpscan.usecases.scaled import url_from_argument
-
     given = [] if when.given else [url_from_argument(p) or str(p) for p in settings.paths]
     return {
         "paths": given,
@@ -412,7 +411,7 @@ def _matrix_stream(
 ) -> Callable[[MatrixRow], None] | None:
     if matrix is None or out.fmt is not OutputFormat.jsonl:
         return None
-    from hwpscan.matrix.render import jsonl_row_writer
+    from hwpscan.matrix.render import jsonl_row_writer  # the matrix: only with --parser
 
     return jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
 
@@ -434,7 +433,7 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    from hwpscan.report.junit import write_junit
+    from hwpscan.report.junit import write_junit  # pandas (report.pivot): junit output only
 
     gate = settings.fail_on
     nothing = _nothing(outcome, settings) if gate else None
@@ -445,16 +444,14 @@ def _nothing(outcome: ScanOutcome, settings: ScanSettings) -> str:
     """The "no documents under ..." reason, also when the gate was not asked for."""
     if outcome.nothing is not None:
         return outcome.nothing
-    from hwpscan.usecases.scan import nothing_under
-
     return nothing_under(settings.paths, outcome.display_root)
 
 
 def _render_matrix(outcome: ScanOutcome, out: OutputOptions, matrix: MatrixSettings) -> None:
     if out.fmt is OutputFormat.jsonl:  # its rows went to the stream
         return
-    from hwpscan.matrix import matrix_table
-    from hwpscan.matrix.render import verdict_lines
+    from hwpscan.matrix import matrix_table  # the matrix: only with --parser
+    from hwpscan.matrix.render import verdict_lines  # the matrix: only with --parser
 
     # csv keeps stdout for its rows: the matrix goes to stderr
     shown = console if out.fmt is OutputFormat.table else err_console
@@ -514,8 +511,6 @@ def repair(
 
 
 def _repair_folder(out: Path | None, out_old: Path | None) -> Path:
-    from hwpscan.cli.options import deprecated
-
     out = deprecated(out_old, out, "--output/-o for a folder is deprecated: use --out")
     if out is None:
         raise fail("repair needs --out FOLDER for the repaired .txt files", ExitCode.USAGE)

@@ -27,6 +27,7 @@ from hwpscan.errors import (
 from hwpscan.executors.dask_cluster import DEFAULT_BATCH
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
 from hwpscan.models import ExitCode, FileResult
+from hwpscan.runs import default_store
 from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
 
 __all__ = [
@@ -203,8 +204,6 @@ def load_resume(ref: str) -> Resumed:
     Rows that were never read (a failure, a timeout, a dead worker) are left out: those
     files are worth another try.
     """
-    from hwpscan.runs import default_store
-
     try:
         with default_store() as store:
             run = store.load_run(ref)

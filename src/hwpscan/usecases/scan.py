@@ -314,7 +314,7 @@ def _run_matrix(
     """Every extractor on every file; each row to the run store and the observer."""
     import os
 
-    from hwpscan.matrix import run_matrix
+    from hwpscan.matrix import run_matrix  # the matrix: only when asked for
 
     matrix = settings.matrix
     assert matrix is not None
@@ -349,7 +349,7 @@ def _outcome(
         return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
     code: int = exit_code(results, gate)
     if settings.matrix is not None:
-        from hwpscan.matrix import matrix_exit_code
+        from hwpscan.matrix import matrix_exit_code  # the matrix: only when asked for
 
         # the matrix calls an extractor that failed on a readable file an 'error'
         matrix_gate = ["error" if f == "unreadable" else f for f in gate]
