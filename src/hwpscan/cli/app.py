@@ -160,7 +160,7 @@ class HwpscanGroup(TyperGroup):
         from typer._click.shell_completion import CompletionItem
 
         names = [
-            CompletionItem(name, help=Text.from_markup(summary).plain)
+            CompletionItem(name, help=Text.from_markup(summary, emoji=False).plain)
             for name, _, summary in self.listing()
             if name.startswith(incomplete)
         ]

@@ -117,7 +117,7 @@ class _Page:
 
 
 def _markup(text: str, style: str = "") -> Text:
-    return _HIGHLIGHT(Text.from_markup(text, style=style))
+    return _HIGHLIGHT(Text.from_markup(text, style=style, emoji=False))  # no emoji table
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -280,7 +280,7 @@ def help_text(command: Any, ctx: Any, commands: Sequence[CommandLine] = ()) -> s
     _command_panels(page, commands)
     if command.epilog:
         page.blank()
-        for line in Text.from_markup(command.epilog).split("\n"):
+        for line in Text.from_markup(command.epilog, emoji=False).split("\n"):
             page.indented(line)
     page.blank()
     return page.text()
@@ -294,7 +294,7 @@ def print_error(exc: Any) -> None:
         page.lines.append(_HIGHLIGHT(Text(ctx.get_usage(), style="bold")))
         if ctx.command.get_help_option(ctx) is not None:
             hint = f"Try [blue]'{escape(ctx.command_path)} {ctx.help_option_names[0]}'[/] for help."
-            page.lines.append(Text.from_markup(hint, style="dim"))
+            page.lines.append(Text.from_markup(hint, style="dim", emoji=False))
     message = _HIGHLIGHT(Text(exc.format_message()))
     page.panel("Error", page.wrap(message, page.width - 4))
     sys.stderr.write(page.text())
