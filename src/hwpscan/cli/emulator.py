@@ -136,6 +136,7 @@ def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
 
 def _catalogue(data: Path | None) -> tuple[Post, ...]:
     """The releases to serve: the folder *data*, or the bundled catalogue."""
+    # the catalogue loader loads here, not when the CLI builds its help
     from hwpscan.rehearsal.emulator import bundled_posts, load_data_dir
 
     try:

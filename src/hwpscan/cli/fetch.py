@@ -92,8 +92,8 @@ def fetch(
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
     )
-    from hwpscan.cli.runs_view import record_and_report
-    from hwpscan.runs.recording import fetch_summary
+    from hwpscan.cli.runs_view import record_and_report  # the history: not for --help
+    from hwpscan.runs.recording import fetch_summary  # (it stores matrix rows too)
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host

@@ -22,6 +22,7 @@ from hwpscan.cli.options import OldOutOpt, deprecated, split_list
 from hwpscan.cli.runs_view import load_or_fail
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode
+from hwpscan.report.tables import history_table
 from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo, default_store, diff_results
 from hwpscan.runs.matrix import load_matrix_rows
 
@@ -102,8 +103,6 @@ def _read_history(limit: int) -> tuple[list[RunInfo], dict[str, str], Path]:
 
 def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where: Path) -> None:
     """The runs as a table, then how to name one."""
-    from hwpscan.report.tables import history_table
-
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return

@@ -66,7 +66,7 @@ def main(decode: Callable[[bytes], str]) -> int:
     if olefile.isOleFile(data):
         text = "".join(decode(payload) for payload in para_texts(data))
     else:  # HWPX, PDF: hwpscan's readers (both examples agree there)
-        from hwpscan.matrix.parsers import strict_text
+        from hwpscan.matrix.parsers import strict_text  # only for HWPX/PDF: HWP 5 stays light
 
         text = strict_text(str(path))
     sys.stdout.buffer.write(text.encode("utf-8", "surrogatepass"))

@@ -117,7 +117,7 @@ class QuotaLedger:
         except sqlite3.Error as exc:
             kind = error_kind(exc)
             if kind == "busy":
-                from hwpscan.runs.store import open_runs_note
+                from hwpscan.runs.store import open_runs_note  # only to name who holds it
 
                 raise LedgerBusyError(
                     f"the call ledger {self.path} is busy: another hwpscan run held it for "

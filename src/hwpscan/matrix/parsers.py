@@ -40,8 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from hwpscan.errors import UsageError
+from hwpscan.errors import FormatError, UsageError
 from hwpscan.forensics.checkjson import decode_utf8
+from hwpscan.forensics.surrogates import join_segments, merge_pairs
+from hwpscan.formats import read_document
 
 __all__ = [
     "BATCH_FRAMING",
@@ -269,10 +271,6 @@ def split_batch_output(data: bytes, paths: Sequence[Path]) -> list[bytes | str |
 
 def codeunit_text(path: str) -> str:
     """The body as the defective pipeline parser saw it: one code point per code unit."""
-    from hwpscan.errors import FormatError
-    from hwpscan.forensics.surrogates import join_segments
-    from hwpscan.formats import read_document
-
     doc = read_document(Path(path).read_bytes())
     if doc.status is not None:
         raise FormatError(f"{doc.status.value}: {doc.reason}")
@@ -281,8 +279,6 @@ def codeunit_text(path: str) -> str:
 
 def strict_text(path: str) -> str:
     """The reference view: the body with surrogate pairs merged (orphans kept)."""
-    from hwpscan.forensics.surrogates import merge_pairs
-
     return merge_pairs(codeunit_text(path))
 
 

@@ -112,11 +112,11 @@ def clean_rebuild(data: bytes) -> bytes | None:
     a contaminated HWP 5 file. Hancom private-use characters become their standard
     replacement where one is established (``『``, ``①``...), else are left out: what a
     publisher's corrected re-issue holds."""
-    from hwpscan.forensics.pua import apply_pua_map
-    from hwpscan.forensics.surrogates import join_segments, merge_pairs
-    from hwpscan.formats import read_document
-    from hwpscan.models import Format
-    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+    from hwpscan.forensics.pua import apply_pua_map  # only to serve a re-issue
+    from hwpscan.forensics.surrogates import join_segments, merge_pairs  # only to serve a re-issue
+    from hwpscan.formats import read_document  # only to serve a re-issue
+    from hwpscan.models import Format  # only to serve a re-issue
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5  # only to serve a re-issue
 
     doc = read_document(data)
     if doc.format is not Format.HWP5 or doc.status is not None:

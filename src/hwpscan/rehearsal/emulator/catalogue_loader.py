@@ -123,7 +123,7 @@ def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
 
 def bundled_posts() -> tuple[Post, ...]:
     """The incident catalogue shipped with hwpscan (2025-07-21 .. 2025-08-11)."""
-    from hwpscan.rehearsal.synth.catalogue import incident_catalogue
+    from hwpscan.rehearsal.synth.catalogue import incident_catalogue  # built on first use
 
     return from_releases(incident_catalogue())
 

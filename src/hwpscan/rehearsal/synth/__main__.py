@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from hwpscan.rehearsal.synth.corpus import write_corpus
+
 
 def main(argv: list[str] | None = None) -> int:
     """Write the corpus and its ``expected.jsonl``; print a one-line summary."""
-    from hwpscan.rehearsal.synth.corpus import write_corpus
-
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or args[0] in {"-h", "--help"}:
         print("usage: python -m hwpscan.rehearsal.synth DIR", file=sys.stderr)

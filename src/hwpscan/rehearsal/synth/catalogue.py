@@ -34,7 +34,15 @@ from datetime import date as _date
 from hwpscan.rehearsal.synth.hwp5 import Block, build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
-from hwpscan.rehearsal.synth.press import PARTS, STORIES, Story, flat_blocks, hwp5_blocks, pdf_pages
+from hwpscan.rehearsal.synth.press import (
+    PARTS,
+    STORIES,
+    Story,
+    flat_blocks,
+    hwp5_blocks,
+    pdf_pages,
+    story_texts,
+)
 
 __all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
 
@@ -115,8 +123,6 @@ def body_html(story: Story, iso: str, hour: int) -> str:
     >>> html.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in html
     (True, True)
     """
-    from hwpscan.rehearsal.synth.press import story_texts
-
     texts = story_texts(story)
     paras = [
         f"u203B 이 자료는 {korean_date(iso)} {hour:02d}:00 이후 보도하여 주시기 바랍니다.",

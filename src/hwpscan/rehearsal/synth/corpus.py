@@ -263,6 +263,7 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
 
 def build_corpus() -> list[Fixture]:
     """Every fixture, in a fixed order (dated folders first, then ``broken/``)."""
+    # corpus_items builds on this module: importing it at the top would be a cycle
     from hwpscan.rehearsal.synth.corpus_items import (
         broken_fixtures,
         damaged_fixtures,
