@@ -263,7 +263,8 @@ def _scan_bytes(
 ) -> FileResult:
     digest = hashlib.sha256(data).hexdigest()
     try:
-        doc = read_document(data)
+        # Without a repair only the counts are wanted: a plain body is counted, not cut up.
+        doc = read_document(data, count_plain_body=repair is None)
         status, reason = _judge(doc)
     except EncryptedFileError as exc:
         doc, status, reason = Document(format=_fallback_format(data)), Status.ENCRYPTED, str(exc)
@@ -276,10 +277,14 @@ def _scan_bytes(
     except Exception as exc:  # a bug or an unforeseen library error: one row, not a crash
         doc = Document(format=_fallback_format(data))
         status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
+    plain = doc.info.get("plain_body")
+    has_body = bool(doc.body) or (plain is not None and plain.units > 0)
     body = analyze(doc.body) if doc.body else TextStats()
+    if plain is not None:  # counted by the reader: nothing in it to locate
+        body = TextStats(chars=plain.chars)
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
-    elif status is Status.CORRUPT and doc.body:
+    elif status is Status.CORRUPT and has_body:
         status, reason = _partial(body, reason)
     warnings = cap_warnings(doc.warnings)
     repaired: RepairSummary | None = None
@@ -301,7 +306,7 @@ def _scan_bytes(
         meta=analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None,
         warnings=warnings,
         seconds=time.perf_counter() - started,
-        body_read=bool(doc.body) or status.scanned,
+        body_read=has_body or status.scanned,
         repair=repaired,
     )
 
