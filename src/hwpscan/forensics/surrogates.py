@@ -386,15 +386,24 @@ def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) 
 
 
 def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
+    units = _UNITS.get(chars) or _units(chars)
+    context = _context(para.text, i, len(chars))
     return Location(
-        stream=para.stream,
-        paragraph=para.paragraph,
-        offset=para.offset(i),
-        codepoint=cp or codepoint(chars),
-        kind=kind,
-        units=chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper(),
-        context=_context(para.text, i, len(chars)),
+        para.stream, para.paragraph, para.offset(i), cp or codepoint(chars), kind, units, context
     )
+
+
+#: The ``units`` text of the defects seen (a document repeats the same few characters);
+#: bounded, so a hostile file cannot grow it without end.
+_UNITS: dict[str, str] = {}
+_UNITS_MAX = 4096
+
+
+def _units(chars: str) -> str:
+    units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
+    if len(_UNITS) < _UNITS_MAX:
+        _UNITS[chars] = units
+    return units
 
 
 def _context(text: str, i: int, width: int) -> str:

@@ -564,15 +564,16 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     plain = is_plain(text.raw)
     # One code point per code unit either way: decoded directly when no unit is a surrogate.
     big = text.raw.decode("utf-16-le") if plain else codeunit_view(text.raw)
-    chars, units = _plain_totals(big)
     ends = list(accumulate(text.sizes))
+    if not plain and not _notable_only_where_wide(big, ends):
+        return None
+    chars, units = _plain_totals(big)
     notes: list[str] = []
     wide = _WIDE_RE.search(big)
-    controlled: dict[int, int] = {}  # paragraph -> its end, for those counted run by run
     while wide is not None:  # each paragraph that holds one, in order
         p = bisect_right(ends, wide.start())
         a = ends[p - 1] if p else 0
-        b = controlled[p] = ends[p]
+        b = ends[p]
         piece = big[a:b]
         runs: list[Segment] = []
         text_runs(piece, stream, text.hits[p][2], runs, notes)
@@ -583,21 +584,21 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
         chars += len(got) - got.count("\n") - old_chars
         units += len(got) - old_units
         wide = _WIDE_RE.search(big, b)
-    if not plain and not _notable_only_in(big, ends, controlled):
-        return None
     warnings.extend(notes)
     return PlainCounts(chars, units)
 
 
-def _notable_only_in(big: str, ends: list[int], controlled: dict[int, int]) -> bool:
-    """True when every surrogate, private-use unit or U+FFFD of *big* lies in one of the
-    *controlled* paragraphs (whose text was checked run by run)."""
+def _notable_only_where_wide(big: str, ends: list[int]) -> bool:
+    """True when every surrogate, private-use unit or U+FFFD of *big* lies in a
+    paragraph holding an 8-unit control (it may be a parameter: those are counted run by
+    run). The usual answer for a contaminated text comes at its first defect."""
     found = _NOTABLE_UNIT_RE.search(big)
     while found is not None:
-        end = controlled.get(bisect_right(ends, found.start()))
-        if end is None:
+        p = bisect_right(ends, found.start())
+        a = ends[p - 1] if p else 0
+        if _WIDE_RE.search(big, a, ends[p]) is None:
             return False
-        found = _NOTABLE_UNIT_RE.search(big, end)
+        found = _NOTABLE_UNIT_RE.search(big, ends[p])
     return True
 
 
