@@ -303,12 +303,21 @@ def _scan_bytes(
         date=date,
         body=body,
         preview=analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None,
-        meta=analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None,
+        meta=_meta_stats(doc),
         warnings=warnings,
         seconds=time.perf_counter() - started,
         body_read=has_body or status.scanned,
         repair=repaired,
     )
+
+
+def _meta_stats(doc: Document) -> TextStats | None:
+    """The counts of the document's metadata strings (None without any); a reader that
+    counted plain ones (HWP 5 DocInfo names) gave them in ``info["plain_meta"]``."""
+    plain = doc.info.get("plain_meta")
+    if plain is not None:
+        return TextStats(chars=plain.chars)
+    return analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None
 
 
 def _judge(doc: Document) -> tuple[Status | None, str | None]:

@@ -43,6 +43,7 @@ from hwpscan.formats.hwp5_text import (
     WarningList,
     codeunit_view,
     inflate,
+    is_plain,
     plain_counts,
     section_text,
     text_segments,
@@ -93,6 +94,7 @@ class _Reader:
     max_names: int = MAX_DOCINFO_NAMES
     names_cut: str | None = None  # why DocInfo names were not all read
     plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
+    counted: dict[str, PlainCounts] = field(default_factory=dict)  # info entries of plain text
 
     def raw(self, path: str) -> bytes:
         try:
@@ -143,9 +145,10 @@ def read_ole(
     streams, so the result does not depend on which one did.
 
     With *count_plain_body* (for a scan that needs the counts, not the text), a body
-    without a surrogate or private-use unit anywhere in its text is counted, not
+    without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
     segmented: ``body`` is empty and ``info["plain_body"]`` holds its
-    :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`).
+    :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
+    for the DocInfo names (``meta`` empty, ``info["plain_meta"]``).
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
@@ -271,6 +274,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     if status is None and reader.names_cut is not None:  # read in part: never clean
         status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
     info["sections"] = len(body_paths) or len(view_paths)
+    info.update(reader.counted)
     return Document(
         format=Format.HWP5,
         body=tuple(body),
@@ -489,7 +493,25 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             break
         pos = stop
         index += 1
+    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
+        reader.counted["plain_meta"] = counts
+        return []
     return _decode_names(data, spans)
+
+
+def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
+    """The counts of the names when no unit of them is a surrogate, private use or
+    U+FFFD (:func:`~hwpscan.formats.hwp5_text.is_plain`), else ``None``.
+
+    >>> _plain_names("바탕\\n".encode("utf-16-le"), [(3, 0, 0, 6)])
+    PlainCounts(chars=2, units=3)
+    """
+    view = memoryview(data)
+    blob = b"".join([view[a:b] for _, _, a, b in spans])
+    if not is_plain(blob):
+        return None
+    text = blob.decode("utf-16-le")
+    return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
 def _name_spans(
