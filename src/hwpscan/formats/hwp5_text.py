@@ -66,6 +66,8 @@ _ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
 #: A high byte of a surrogate (D8-DF) or BMP private-use (E0-F8) code unit.
 _NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
+#: High bytes D8-DF (surrogates) become E0 (private use): see :func:`_unit_view`.
+_SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
 #: The same in the codeunit view, and U+FFFD: what the counting looks for.
 _NOTABLE_UNIT_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\ufffd]")
 _U32 = struct.Struct("<I")
@@ -562,8 +564,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     holds at least one code unit).
     """
     plain = is_plain(text.raw)
-    # One code point per code unit either way: decoded directly when no unit is a surrogate.
-    big = text.raw.decode("utf-16-le") if plain else codeunit_view(text.raw)
+    big = text.raw.decode("utf-16-le") if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
     if not plain and not _notable_only_where_wide(big, ends):
         return None
@@ -600,6 +601,20 @@ def _notable_only_where_wide(big: str, ends: list[int]) -> bool:
             return False
         found = _NOTABLE_UNIT_RE.search(big, ends[p])
     return True
+
+
+def _unit_view(raw: bytes) -> str:
+    """One code point per code unit of UTF-16LE *raw*, as :func:`codeunit_view` but
+    with each surrogate unit turned into a private-use one (high byte E0): the same
+    length and controls, and the same units for :data:`_NOTABLE_UNIT_RE`, from one
+    translate and one decode (no pair to split back).
+
+    >>> _unit_view(b"A\\x00\\x3d\\xd8\\x00\\xde") == "A" + chr(0xE03D) + chr(0xE000)
+    True
+    """
+    units = bytearray(raw)
+    units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
+    return units.decode("utf-16-le")
 
 
 def _plain_totals(text: str) -> tuple[int, int]:
