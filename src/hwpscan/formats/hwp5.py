@@ -310,13 +310,14 @@ def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str
 
 
 class _PlainBody:
-    """The body of a document read for its counts only (``count_plain_body``): while
-    every section's text is plain (:func:`~hwpscan.formats.hwp5_text.plain_counts`
-    answers), its counts are
-    summed and no segment is made; at the first section that is not, the sections kept
-    so far are turned into segments (in order, their warnings already given) and the
-    rest of the document is read as usual. Only while the segment budget cannot run out
-    (a segment holds at least one code unit), so the budget spends as it would have.
+    """The body of a document read for its counts only (``count_plain_body``).
+
+    While every section's text is plain (:func:`~hwpscan.formats.hwp5_text.plain_counts`
+    answers), the counts are summed and no segment is made. At the first section that
+    is not, the sections kept so far are turned into segments (in order; their warnings
+    were given when they were counted) and the rest of the document is read as usual.
+    Sections are counted only while the segment budget cannot run out in them (a
+    segment holds at least one code unit), so the budget spends as it would have.
     """
 
     def __init__(self, budget: Budget) -> None:
