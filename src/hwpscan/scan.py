@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date as _date
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hwpscan.atomic import atomic_write
 from hwpscan.errors import EncryptedFileError, FormatError
@@ -38,6 +38,7 @@ from hwpscan.models import (
     ExitCode,
     FileResult,
     Format,
+    Location,
     RepairSummary,
     Status,
     TextStats,
@@ -263,7 +264,8 @@ def _scan_bytes(
 ) -> FileResult:
     digest = hashlib.sha256(data).hexdigest()
     try:
-        doc = read_document(data)
+        # Without a repair only the counts are wanted: a plain body is counted, not cut up.
+        doc = read_document(data, count_plain_body=repair is None)
         status, reason = _judge(doc)
     except EncryptedFileError as exc:
         doc, status, reason = Document(format=_fallback_format(data)), Status.ENCRYPTED, str(exc)
@@ -276,10 +278,14 @@ def _scan_bytes(
     except Exception as exc:  # a bug or an unforeseen library error: one row, not a crash
         doc = Document(format=_fallback_format(data))
         status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
+    plain = doc.info.get("plain_body")
+    has_body = bool(doc.body) or (plain is not None and plain.units > 0)
     body = analyze(doc.body) if doc.body else TextStats()
+    if plain is not None:  # counted by the reader: nothing in it to locate
+        body = TextStats(chars=plain.chars)
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
-    elif status is Status.CORRUPT and doc.body:
+    elif status is Status.CORRUPT and has_body:
         status, reason = _partial(body, reason)
     warnings = cap_warnings(doc.warnings)
     repaired: RepairSummary | None = None
@@ -298,12 +304,21 @@ def _scan_bytes(
         date=date,
         body=body,
         preview=analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None,
-        meta=analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None,
+        meta=_meta_stats(doc),
         warnings=warnings,
         seconds=time.perf_counter() - started,
-        body_read=bool(doc.body) or status.scanned,
+        body_read=has_body or status.scanned,
         repair=repaired,
     )
+
+
+def _meta_stats(doc: Document) -> TextStats | None:
+    """The counts of the document's metadata strings (None without any); a reader that
+    counted plain ones (HWP 5 DocInfo names) gave them in ``info["plain_meta"]``."""
+    plain = doc.info.get("plain_meta")
+    if plain is not None:
+        return TextStats(chars=plain.chars)
+    return analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None
 
 
 def _judge(doc: Document) -> tuple[Status | None, str | None]:
@@ -576,8 +591,8 @@ class _Worker:
 
 
 def _worker_main(conn: Connection) -> None:
-    """A worker's loop: a chunk of (index, job) in, one (index, result) out per job, in
-    order, until ``None`` or EOF."""
+    """A worker's loop: a chunk of (index, job) in, one (index, packed result, JSON line)
+    out per job, in order, until ``None`` or EOF."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
@@ -593,18 +608,181 @@ def _worker_main(conn: Connection) -> None:
         if chunk is None:
             return
         for index, job in chunk:
-            # The row's JSON line is made here too: it spares the supervisor, which
-            # every worker waits on, its costliest step per file.
-            result = replace(_scan_job(job), index=index)
-            try:
-                conn.send((index, result, jsonl_line(result)))
-            except (OSError, EOFError):
+            if not _answer(conn, index, job):
                 return
-            except Exception as exc:  # a result too big to send (MemoryError) is a row too
-                row = replace(
-                    _failed_row(display_path(job[0]), job[1], None, exc, 0.0), index=index
-                )
-                conn.send((index, row, None))
+
+
+def _answer(conn: Connection, index: int, job: Job) -> bool:
+    """Scan one file and send its row; False when the supervisor is gone."""
+    result = _scan_job(job)
+    try:
+        # The row's JSON line is made here too: it spares the supervisor, which every
+        # worker waits on, its costliest step per file.
+        conn.send((index, pack_result(result, index), indexed_line(result, index)))
+    except (OSError, EOFError):
+        return False
+    except Exception as exc:  # a result too big to send (MemoryError) is a row too
+        row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
+        conn.send((index, pack_result(row, index), None))
+    return True
+
+
+def indexed_line(result: FileResult, index: int) -> str:
+    """:func:`~hwpscan.report.export.jsonl_line` of *result* (made without an index)
+    given its *index*: ``index`` is the last key of :meth:`FileResult.to_json`, so it
+    is added to the line, not by copying the result.
+
+    >>> row = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
+    >>> indexed_line(row, 7) == jsonl_line(replace(row, index=7))
+    True
+    """
+    line = jsonl_line(result if result.index is None else replace(result, index=None))
+    return f'{line[:-1]}, "index": {index}}}'
+
+
+#: A :class:`TextStats` as plain values, and a :class:`FileResult` likewise: what a
+#: worker sends. Pickling the dataclasses themselves costs the supervisor a Python-level
+#: ``__setstate__`` per object, an enum lookup per enum and a call per location; plain
+#: tuples unpickle in C and are rebuilt with one constructor call each.
+_PackedStats = tuple[
+    int, int, int, int, bool, str | None, dict[str, int], int, list[tuple[Any, ...]]
+]
+_FORMATS = {f.value: f for f in Format}
+_STATUSES = {s.value: s for s in Status}
+
+
+def pack_result(result: FileResult, index: int | None = None) -> tuple[object, ...]:
+    """*result* (with *index* when given) as plain values; :func:`unpack_result` makes
+    it again.
+
+    >>> row = FileResult("a.hwp", "ab", 3, Format.HWP5, Status.CLEAN, meta=TextStats(chars=2))
+    >>> unpack_result(pack_result(row, 4)) == replace(row, index=4)
+    True
+    """
+    r = result
+    return (
+        r.path,
+        r.sha256,
+        r.bytes,
+        r.format.value,
+        r.status.value,
+        r.reason,
+        r.date,
+        _pack_stats(r.body),
+        _pack_stats(r.preview) if r.preview is not None else None,
+        _pack_stats(r.meta) if r.meta is not None else None,
+        r.warnings,
+        r.seconds,
+        r.body_read,
+        r.repair,
+        r.index if index is None else index,
+    )
+
+
+def _pack_stats(s: TextStats) -> _PackedStats:
+    locations = [tuple(loc) for loc in s.locations]
+    return (s.chars, s.surrogates, s.pairs, s.orphans, s.utf8_ok, s.utf8_error, s.pua,
+            s.replacement_chars, locations)  # fmt: skip
+
+
+def unpack_result(packed: tuple[Any, ...]) -> FileResult:
+    """The :class:`FileResult` of :func:`pack_result`."""
+    (path, digest, size, fmt, status, reason, date, body, preview, meta, *rest) = packed
+    warnings, seconds, body_read, repair, index = rest
+    return FileResult(
+        path,
+        digest,
+        size,
+        _FORMATS[fmt],
+        _STATUSES[status],
+        reason,
+        date,
+        _unpack_stats(body),
+        _unpack_stats(preview) if preview is not None else None,
+        _unpack_stats(meta) if meta is not None else None,
+        warnings,
+        seconds,
+        body_read,
+        repair,
+        index,
+    )
+
+
+def _unpack_stats(packed: _PackedStats) -> TextStats:
+    chars, surrogates, pairs, orphans, utf8_ok, utf8_error, pua, replacement, found = packed
+    locations = tuple(map(Location._make, found))
+    return TextStats(chars, surrogates, pairs, orphans, utf8_ok, utf8_error, pua, replacement,
+                     locations)  # fmt: skip
+
+
+class _Pool:
+    """The supervisor's side of :func:`_pooled`: the queue of files not yet handed out,
+    the workers and what each one holds."""
+
+    def __init__(self, work: list[Job], jobs: int, timeout: float | None) -> None:
+        self.queue = deque(enumerate(work))
+        self.jobs = jobs
+        self.timeout = timeout
+        self.workers: list[_Worker] = []
+
+    def chunk(self) -> list[tuple[int, Job]]:
+        n = _chunk_size(len(self.queue), self.jobs)
+        return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
+
+    def feed(self) -> list[_Worker]:
+        """Give work to every worker down to its last file, start workers up to *jobs*;
+        the workers that hold files."""
+        queue = self.queue
+        for worker in self.workers:
+            if len(worker.tasks) <= 1 and queue:
+                worker.give(self.chunk())
+        while queue and len(self.workers) < self.jobs:
+            worker = _Worker()
+            self.workers.append(worker)
+            worker.give(self.chunk())
+        return [w for w in self.workers if w.tasks]
+
+    def lose(self, worker: _Worker) -> tuple[int, Job]:
+        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
+        worker.kill()
+        self.workers.remove(worker)
+        head = worker.tasks.popleft()
+        self.queue.extendleft(reversed(worker.tasks))
+        return head
+
+    def wait(self, busy: list[_Worker]) -> set[object]:
+        """The pipes with a message, waiting no longer than the nearest file deadline."""
+        wait_for = None
+        if self.timeout is not None:
+            wait_for = max(0.0, min(w.started + self.timeout for w in busy) - time.monotonic())
+        return set(wait([w.conn for w in busy], wait_for))
+
+    def receive(self, worker: _Worker) -> tuple[int, FileResult] | None:
+        """The row a worker sent (None for its start-up message)."""
+        try:
+            index, packed, line = worker.conn.recv()
+        except Exception:  # EOF: the process died, or its message was cut
+            index, job = self.lose(worker)
+            return index, _lost_row(job, "the worker process died")
+        if index == _READY:
+            worker.started = time.monotonic()
+            return None
+        worker.done()
+        result = unpack_result(packed)
+        if line is not None:
+            remember_line(result, line)
+        return index, result
+
+    def overdue(self, worker: _Worker) -> tuple[int, FileResult] | None:
+        """The row of the file a worker has been on past the limit (it is killed)."""
+        if self.timeout is None or time.monotonic() - worker.started < self.timeout:
+            return None
+        index, job = self.lose(worker)
+        why = (
+            f"not done after the {self.timeout:g}-second per-file limit "
+            "(--file-timeout): stopped, not judged"
+        )
+        return index, _lost_row(job, why)
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
@@ -615,63 +793,18 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
     of its chunk goes back to the front of the queue. A worker down to its last file is
     given its next chunk ahead, so it never waits for the supervisor between chunks.
     """
-    queue = deque(enumerate(work))
-    workers: list[_Worker] = []
+    pool = _Pool(work, jobs, timeout)
     clean = False
-
-    def chunk() -> list[tuple[int, Job]]:
-        n = _chunk_size(len(queue), jobs)
-        return [queue.popleft() for _ in range(min(n, len(queue)))]
-
-    def lose(worker: _Worker) -> tuple[int, Job]:
-        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
-        worker.kill()
-        workers.remove(worker)
-        head = worker.tasks.popleft()
-        queue.extendleft(reversed(worker.tasks))
-        return head
-
     try:
-        while True:
-            for worker in workers:
-                if len(worker.tasks) <= 1 and queue:
-                    worker.give(chunk())
-            while queue and len(workers) < jobs:
-                worker = _Worker()
-                workers.append(worker)
-                worker.give(chunk())
-            busy = [w for w in workers if w.tasks]
-            if not busy:
-                break
-            wait_for = None
-            if timeout is not None:
-                wait_for = max(0.0, min(w.started + timeout for w in busy) - time.monotonic())
-            ready = set(wait([w.conn for w in busy], wait_for))
+        while busy := pool.feed():
+            ready = pool.wait(busy)
             for worker in busy:
-                if worker.conn in ready:
-                    try:
-                        index, result, line = worker.conn.recv()
-                    except Exception:  # EOF: the process died, or its message was cut
-                        index, job = lose(worker)
-                        yield index, _lost_row(job, "the worker process died")
-                        continue
-                    if index == _READY:
-                        worker.started = time.monotonic()
-                        continue
-                    worker.done()
-                    if line is not None:
-                        remember_line(result, line)
-                    yield index, result
-                elif timeout is not None and time.monotonic() - worker.started >= timeout:
-                    index, job = lose(worker)
-                    why = (
-                        f"not done after the {timeout:g}-second per-file limit "
-                        "(--file-timeout): stopped, not judged"
-                    )
-                    yield index, _lost_row(job, why)
+                row = pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
+                if row is not None:
+                    yield row
         clean = True
     finally:
-        for worker in workers:
+        for worker in pool.workers:
             worker.stop() if clean else worker.kill()
 
 

@@ -36,6 +36,8 @@ SURROGATE_RE = re.compile("[\ud800-\udfff]")
 PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: Private-use code points: BMP PUA, supplementary PUA-A and PUA-B.
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+#: A surrogate or a private-use character: what makes a text worth a closer look.
+_NOTABLE_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: Characters a context snippet shows escaped.
 _ESCAPE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
 
@@ -121,11 +123,31 @@ def escape_snippet(text: str) -> str:
     >>> escape_snippet(chr(0xF02B1))
     '\\U000f02b1'
     """
+    if text and max(text) <= "\uffff":  # BMP only: one C-level pass through the table
+        return text.translate(_ESCAPES or _escape_table())
     return _ESCAPE_RE.sub(_escape_one, text)
 
 
 def _escape_one(match: re.Match[str]) -> str:
-    return match.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+    return _escaped(match.group())
+
+
+def _escaped(ch: str) -> str:
+    return ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+#: The escape of every BMP character :data:`_ESCAPE_RE` matches, for ``str.translate``
+#: (filled on first use: a clean run never needs it).
+_ESCAPES: dict[int, str] = {}
+_ESCAPED_RANGES = ((0x00, 0x20), (0x7F, 0xA0), (0xD800, 0xE000), (0xE000, 0xF900), (0xFFFD, 0xFFFE))
+
+
+def _escape_table() -> dict[int, str]:
+    if not _ESCAPES:
+        for first, end in _ESCAPED_RANGES:
+            for code in range(first, end):
+                _ESCAPES[code] = _escaped(chr(code)) if code < 0x100 else f"\\u{code:04x}"
+    return _ESCAPES
 
 
 def join_segments(segments: Iterable[Segment]) -> str:
@@ -266,6 +288,13 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     """
     if not segments:
         return TextStats()
+    whole = "".join(map(_TEXT, segments))
+    if _NOTABLE_RE.search(whole) is None:  # the common case: nothing to count or locate
+        return TextStats(
+            chars=len(whole) - whole.count("\n") - whole.count("\r"),
+            replacement_chars=whole.count("\ufffd"),
+        )
+    del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
     surrogates = pairs = 0
@@ -357,15 +386,24 @@ def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) 
 
 
 def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
+    units = _UNITS.get(chars) or _units(chars)
+    context = _context(para.text, i, len(chars))
     return Location(
-        stream=para.stream,
-        paragraph=para.paragraph,
-        offset=para.offset(i),
-        codepoint=cp or codepoint(chars),
-        kind=kind,
-        units=chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper(),
-        context=_context(para.text, i, len(chars)),
+        para.stream, para.paragraph, para.offset(i), cp or codepoint(chars), kind, units, context
     )
+
+
+#: The ``units`` text of the defects seen (a document repeats the same few characters);
+#: bounded, so a hostile file cannot grow it without end.
+_UNITS: dict[str, str] = {}
+_UNITS_MAX = 4096
+
+
+def _units(chars: str) -> str:
+    units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
+    if len(_UNITS) < _UNITS_MAX:
+        _UNITS[chars] = units
+    return units
 
 
 def _context(text: str, i: int, width: int) -> str:

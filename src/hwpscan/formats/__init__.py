@@ -21,10 +21,13 @@ _UNSUPPORTED_REASONS = {
 }
 
 
-def read_document(data: bytes) -> Document:
+def read_document(data: bytes, *, count_plain_body: bool = False) -> Document:
     """Read *data* as whatever its content says it is.
 
     May raise :class:`~hwpscan.errors.FormatError`; the scanner turns that into a status.
+    *count_plain_body* is for a scan that wants counts, not text: an HWP 5 body without
+    a surrogate or private-use unit is then counted instead of segmented (see
+    :func:`hwpscan.formats.hwp5.read_ole`).
 
     >>> read_document(b"").status
     <Status.CORRUPT: 'corrupt'>
@@ -39,7 +42,7 @@ def read_document(data: bytes) -> Document:
     if fmt is Format.OLE:
         from hwpscan.formats.hwp5 import read_ole
 
-        return read_ole(data)
+        return read_ole(data, count_plain_body=count_plain_body)
     if fmt in (Format.HWPX, Format.ZIP):  # the package's entries decide, wherever they sit
         from hwpscan.formats.hwpx import read_zip
 

@@ -79,6 +79,25 @@ class _Decline(Exception):
     """Raised inside the reader for anything irregular; never leaves this module."""
 
 
+def _header(data: bytes) -> tuple[int, int, int, int, int, int]:
+    """The header's FAT count, directory start, MiniFAT start and count, DIFAT start and
+    count, once every fixed field is checked ([MS-CFB] §2.2)."""
+    if len(data) < 3 * _SECTOR or data[:8] != _MAGIC:
+        raise _Decline("no compound file header")
+    if len(data) % _SECTOR:
+        raise _Decline("file is not whole sectors")
+    (clsid, _minor, major, order, shift, mini_shift, reserved1, reserved2, dir_sectors,
+     fat_count, dir_start, transaction, cutoff, *places) = _HEADER.unpack_from(data, 8)  # fmt: skip
+    if major != 3 or shift != 9 or order != 0xFFFE:
+        raise _Decline("not a version 3 little-endian header")
+    if mini_shift != 6 or cutoff != _CUTOFF:
+        raise _Decline("unusual mini stream geometry")
+    if clsid != bytes(16) or reserved1 or reserved2 or dir_sectors or transaction:
+        raise _Decline("reserved header fields set")
+    minifat_start, minifat_count, difat_start, difat_count = places
+    return fat_count, dir_start, minifat_start, minifat_count, difat_start, difat_count
+
+
 def open_cfb(data: bytes) -> CfbStreams | None:
     """The streams of a well-formed compound file, or ``None`` (olefile's turn).
 
@@ -175,6 +194,21 @@ def _table(mv: memoryview, runs: list[tuple[int, int]]) -> array[int]:
     return out
 
 
+def _entry_head(directory: bytes, at: int) -> tuple[str, int, int, int, int]:
+    """Name, type, left and right siblings and child of the directory entry at *at*,
+    the name checked ([MS-CFB] §2.6.1)."""
+    raw, length, kind, _colour, left, right, child = _ENTRY_HEAD.unpack_from(directory, at)
+    if length & 1 or not 2 < length <= 64 or raw[length - 2 : length] != b"\0\0":
+        raise _Decline("bad directory entry name length")
+    try:
+        name = raw[: length - 2].decode("utf-16-le")
+    except UnicodeDecodeError:
+        raise _Decline("directory entry name is not UTF-16") from None
+    if "/" in name or "\0" in name:
+        raise _Decline("directory entry name with '/' or NUL")
+    return name, kind, left, right, child
+
+
 class CfbStreams:
     """Path -> bytes for a well-formed compound file; the constructor declines
     (raises the module's private decline) for anything else. Use :func:`open_cfb`.
@@ -186,35 +220,7 @@ class CfbStreams:
     """
 
     def __init__(self, data: bytes) -> None:
-        if len(data) < 3 * _SECTOR or data[:8] != _MAGIC:
-            raise _Decline("no compound file header")
-        if len(data) % _SECTOR:
-            raise _Decline("file is not whole sectors")
-        (
-            clsid,
-            _minor,
-            major,
-            order,
-            shift,
-            mini_shift,
-            reserved1,
-            reserved2,
-            dir_sectors,
-            fat_count,
-            dir_start,
-            transaction,
-            cutoff,
-            minifat_start,
-            minifat_count,
-            difat_start,
-            difat_count,
-        ) = _HEADER.unpack_from(data, 8)
-        if major != 3 or shift != 9 or order != 0xFFFE:
-            raise _Decline("not a version 3 little-endian header")
-        if mini_shift != 6 or cutoff != _CUTOFF:
-            raise _Decline("unusual mini stream geometry")
-        if clsid != bytes(16) or reserved1 or reserved2 or dir_sectors or transaction:
-            raise _Decline("reserved header fields set")
+        fat_count, dir_start, minifat_start, minifat_count, difat_start, difat_count = _header(data)
         self._mv = mv = memoryview(data)
         nsect = len(data) // _SECTOR - 1
         used = bytearray(nsect)
@@ -232,26 +238,35 @@ class CfbStreams:
         self._fat = fat
         directory = self._bytes(_chain(fat, dir_start, None, used), _SECTOR)
         root_size, root_start = self._root(directory)
+        minifat = self._minifat(root_size, root_start, minifat_start, minifat_count, used)
+        self._ministream: bytes | None = None
+        self._streams: dict[str, _Stream] = {}
+        self._walk(directory, fat, minifat, used, bytearray(len(minifat)))
+        self.paths = sorted((s.path for s in self._streams.values()), key=str.lower)
+
+    def _minifat(
+        self, root_size: int, root_start: int, start: int, count: int, used: bytearray
+    ) -> array[int]:
+        """The MiniFAT, cut to the mini sectors of the mini stream (the root entry's
+        stream, whose runs are kept)."""
         if root_size % _MINI:
             raise _Decline("mini stream not whole mini sectors")
         nmini = -(-root_size // _MINI)
+        fat = self._fat
         minifat: array[int] = array("I")
         self._ministream_runs: list[tuple[int, int]] = []
-        if minifat_count:
-            minifat = _table(mv, _chain(fat, minifat_start, minifat_count, used))
+        if count:
+            minifat = _table(self._mv, _chain(fat, start, count, used))
             if nmini > len(minifat):
                 raise _Decline("mini stream larger than its MiniFAT")
             del minifat[nmini:]
-        elif minifat_start != _ENDOFCHAIN or root_size:
+        elif start != _ENDOFCHAIN or root_size:
             raise _Decline("mini stream without a MiniFAT")
         if root_size:
             self._ministream_runs = _chain(fat, root_start, -(-root_size // _SECTOR), used)
         elif root_start != _ENDOFCHAIN:
             raise _Decline("empty mini stream with a start sector")
-        self._ministream: bytes | None = None
-        self._streams: dict[str, _Stream] = {}
-        self._walk(directory, fat, minifat, used, bytearray(nmini))
-        self.paths = sorted((s.path for s in self._streams.values()), key=str.lower)
+        return minifat
 
     @staticmethod
     def _fat_sectors(
@@ -317,9 +332,7 @@ class CfbStreams:
         count = len(directory) // 128
         seen = bytearray(count)
         seen[0] = 1
-        streams = self._streams
-        head, tail = _ENTRY_HEAD.unpack_from, _ENTRY_TAIL.unpack_from
-        (*_, root_child) = head(directory, 0)
+        (*_, root_child) = _ENTRY_HEAD.unpack_from(directory, 0)
         # (sid, storage path prefix, depth in olefile's recursion)
         stack: list[tuple[int, str, int]] = [(root_child, "", 2)]
         reached = 0
@@ -336,41 +349,49 @@ class CfbStreams:
                 raise _Decline("too many directory entries")
             seen[sid] = 1
             at = sid * 128
-            raw, length, kind, _colour, left, right, child = head(directory, at)
-            if length & 1 or not 2 < length <= 64 or raw[length - 2 : length] != b"\0\0":
-                raise _Decline("bad directory entry name length")
-            try:
-                name = raw[: length - 2].decode("utf-16-le")
-            except UnicodeDecodeError:
-                raise _Decline("directory entry name is not UTF-16") from None
-            if "/" in name or "\0" in name:
-                raise _Decline("directory entry name with '/' or NUL")
+            name, kind, left, right, child = _entry_head(directory, at)
             stack.append((left, prefix, depth + 1))
             stack.append((right, prefix, depth + 1))
-            start, low, high = tail(directory, at + 116)
             path = prefix + name
             if kind == _STORAGE:
-                if low or high:
-                    raise _Decline("storage with a size")
                 stack.append((child, path + "/", depth + 2))
-                continue
-            if kind != _STREAM:
-                raise _Decline("directory entry neither stream nor storage")
-            if child != _NOSTREAM or high:
-                raise _Decline("stream with children or a size over 4 GB")
-            key = path.lower()
-            if key in streams:
-                raise _Decline("two names equal but for case")
-            if low == 0:
-                if start != _ENDOFCHAIN:
-                    raise _Decline("empty stream with a start sector")
-                streams[key] = _Stream(path, 0, [], False)
-            elif low < _CUTOFF:
-                runs = _chain(minifat, start, -(-low // _MINI), used_mini)
-                streams[key] = _Stream(path, low, runs, True)
-            else:
-                runs = _chain(fat, start, -(-low // _SECTOR), used)
-                streams[key] = _Stream(path, low, runs, False)
+            self._entry(directory, at, path, kind, child, (fat, minifat, used, used_mini))
+
+    def _entry(
+        self,
+        directory: bytes,
+        at: int,
+        path: str,
+        kind: int,
+        child: int,
+        tables: tuple[array[int], array[int], bytearray, bytearray],
+    ) -> None:
+        """Check one storage or stream entry (at byte *at* of the directory) and note
+        the stream with its sector runs."""
+        start, low, high = _ENTRY_TAIL.unpack_from(directory, at + 116)
+        if kind == _STORAGE:
+            if low or high:
+                raise _Decline("storage with a size")
+            return
+        if kind != _STREAM:
+            raise _Decline("directory entry neither stream nor storage")
+        if child != _NOSTREAM or high:
+            raise _Decline("stream with children or a size over 4 GB")
+        key = path.lower()
+        streams = self._streams
+        if key in streams:
+            raise _Decline("two names equal but for case")
+        fat, minifat, used, used_mini = tables
+        if low == 0:
+            if start != _ENDOFCHAIN:
+                raise _Decline("empty stream with a start sector")
+            streams[key] = _Stream(path, 0, [], False)
+        elif low < _CUTOFF:
+            runs = _chain(minifat, start, -(-low // _MINI), used_mini)
+            streams[key] = _Stream(path, low, runs, True)
+        else:
+            runs = _chain(fat, start, -(-low // _SECTOR), used)
+            streams[key] = _Stream(path, low, runs, False)
 
     def size(self, path: str) -> int:
         """Size of *path* (``KeyError`` when there is no such stream)."""

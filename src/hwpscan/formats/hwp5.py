@@ -38,10 +38,15 @@ from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
 from hwpscan.formats.hwp5_text import (
     Budget,
+    PlainCounts,
+    SectionText,
     WarningList,
     codeunit_view,
     inflate,
-    section_segments,
+    is_plain,
+    plain_counts,
+    section_text,
+    text_segments,
 )
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
@@ -88,6 +93,8 @@ class _Reader:
     over_budget: str | None = None  # the first stream refused for the document cap
     max_names: int = MAX_DOCINFO_NAMES
     names_cut: str | None = None  # why DocInfo names were not all read
+    plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
+    counted: dict[str, PlainCounts] = field(default_factory=dict)  # info entries of plain text
 
     def raw(self, path: str) -> bytes:
         try:
@@ -129,6 +136,7 @@ def read_ole(
     max_document_bytes: int = MAX_DOCUMENT_BYTES,
     max_docinfo_names: int = MAX_DOCINFO_NAMES,
     fast: bool = True,
+    count_plain_body: bool = False,
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
@@ -136,9 +144,15 @@ def read_ole(
     it is well formed, else (or with ``fast=False``) by olefile; both give the same
     streams, so the result does not depend on which one did.
 
+    With *count_plain_body* (for a scan that needs the counts, not the text), a body
+    without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
+    segmented: ``body`` is empty and ``info["plain_body"]`` holds its
+    :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
+    for the DocInfo names (``meta`` empty, ``info["plain_meta"]``).
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
-    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names)
+    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body)
     cfb = open_cfb(data) if fast else None
     if cfb is not None:
         return _read_container(cfb, data, *caps)
@@ -167,11 +181,13 @@ def _read_container(
     max_stream_bytes: int,
     max_document_bytes: int,
     max_docinfo_names: int,
+    plain: bool,
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
         streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
     )
+    reader.plain = plain
     if not paths:
         fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
         return Document(
@@ -254,10 +270,11 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         meta = _docinfo(reader, compressed)
     body: list[Segment] = []
     if status is None:
-        body, status, reason = _body(reader, body_paths, compressed, info)
+        body, status, reason = _body(reader, body_paths, compressed, info, reader.plain)
     if status is None and reader.names_cut is not None:  # read in part: never clean
         status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
     info["sections"] = len(body_paths) or len(view_paths)
+    info.update(reader.counted)
     return Document(
         format=Format.HWP5,
         body=tuple(body),
@@ -292,15 +309,61 @@ def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str
     return f"distribution document ({bit}) with no ViewText or BodyText section: no body to read"
 
 
+class _PlainBody:
+    """The body of a document read for its counts only (``count_plain_body``).
+
+    While every section's text is plain (:func:`~hwpscan.formats.hwp5_text.plain_counts`
+    answers), the counts are summed and no segment is made. At the first section that
+    is not, the sections kept so far are turned into segments (in order; their warnings
+    were given when they were counted) and the rest of the document is read as usual.
+    Sections are counted only while the segment budget cannot run out in them (a
+    segment holds at least one code unit), so the budget spends as it would have.
+    """
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.kept: list[tuple[str, SectionText]] | None = []
+        self.chars = self.units = self.size = 0
+
+    def take(self, text: SectionText, path: str, body: list[Segment], warnings: list[str]) -> None:
+        kept = self.kept
+        size = self.size + len(text.raw) // 2
+        if kept is not None and size <= self.budget.segments:
+            counts = plain_counts(text, path, warnings)
+            if counts is not None:
+                self.chars += counts.chars
+                self.units += counts.units
+                self.size = size
+                kept.append((path, text))
+                return
+        if kept is not None:
+            self.kept = None
+            for done, earlier in kept:  # their warnings were given when they were counted
+                text_segments(earlier, done, body, [], self.budget)
+        text_segments(text, path, body, warnings, self.budget)
+
+    def counts(self) -> PlainCounts | None:
+        return None if self.kept is None else PlainCounts(self.chars, self.units)
+
+
 def _body(
-    reader: _Reader, paths: list[str], compressed: bool, info: dict[str, object]
+    reader: _Reader,
+    paths: list[str],
+    compressed: bool,
+    info: dict[str, object],
+    plain: bool = False,
 ) -> tuple[list[Segment], Status | None, str | None]:
+    """The body's segments and, when the reading left it in doubt, its verdict. With
+    *plain*, a body whose every section is plain text is counted instead (see
+    :class:`_PlainBody`): its segments stay unmade and ``info["plain_body"]`` holds its
+    :class:`~hwpscan.formats.hwp5_text.PlainCounts`."""
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
     readable = paragraphs = 0
     warnings = reader.warnings
     budget = Budget()
+    counted = _PlainBody(budget) if plain else None
     first = len(warnings)
     for path in paths:
         try:
@@ -309,27 +372,42 @@ def _body(
             warnings.append(str(exc))
             continue
         before = warnings.total
-        count = section_segments(data, path, body, warnings, budget)
+        text = section_text(data, path, warnings, budget)
         del data  # a section's bytes go before the next one's are inflated
-        readable += bool(count) or warnings.total == before
-        paragraphs += count
+        if text.hits:
+            if counted is not None:
+                counted.take(text, path, body, warnings)
+            else:
+                text_segments(text, path, body, warnings, budget)
+        readable += bool(text.paragraphs) or warnings.total == before
+        paragraphs += text.paragraphs
         if budget.exceeded is not None:
             break
     info["paragraphs"] = paragraphs
+    if counted is not None and (counts := counted.counts()) is not None:
+        info["plain_body"] = counts
+    return body, *_body_verdict(reader, paths, budget, readable, first)
+
+
+def _body_verdict(
+    reader: _Reader, paths: list[str], budget: Budget, readable: int, first: int
+) -> tuple[Status | None, str | None]:
+    """Why a body read (in part) is not clean, or (None, None)."""
+    warnings = reader.warnings
     if budget.exceeded is not None:  # read in part: never clean; the scan decides
-        return body, Status.CORRUPT, budget.exceeded + " (text before it kept)"
+        return Status.CORRUPT, budget.exceeded + " (text before it kept)"
     if reader.over_budget is not None:
-        return body, Status.CORRUPT, reader.over_budget + " (text before it kept)"
+        return Status.CORRUPT, reader.over_budget + " (text before it kept)"
     if not readable:
-        return body, Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])
+        return Status.CORRUPT, "no readable body section: " + "; ".join(warnings[-3:])
     cut = [note for note in reader.short if note.split(":")[0] in paths]
     if cut:  # the container lost sectors: what was read is kept, the verdict is corrupt
-        return body, Status.CORRUPT, f"file cut short: {cut[0]} (text before the cut kept)"
+        return Status.CORRUPT, f"file cut short: {cut[0]} (text before the cut kept)"
     unread = [w for w in warnings[first:] if w.split(":")[0] in paths and _UNREAD_RE.search(w)]
     if unread:  # a body read only in part is never clean: the scan decides from the counts
         more = f" and {len(unread) - 3} more" if len(unread) > 3 else ""
-        return body, Status.CORRUPT, "unread: " + "; ".join(unread[:3]) + more
-    return body, None, None
+        return Status.CORRUPT, "unread: " + "; ".join(unread[:3]) + more
+    return None, None
 
 
 def _preview(reader: _Reader) -> list[Segment]:
@@ -416,7 +494,25 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             break
         pos = stop
         index += 1
+    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
+        reader.counted["plain_meta"] = counts
+        return []
     return _decode_names(data, spans)
+
+
+def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
+    """The counts of the names when no unit of them is a surrogate, private use or
+    U+FFFD (:func:`~hwpscan.formats.hwp5_text.is_plain`), else ``None``.
+
+    >>> _plain_names("바탕\\n".encode("utf-16-le"), [(3, 0, 0, 6)])
+    PlainCounts(chars=2, units=3)
+    """
+    view = memoryview(data)
+    blob = b"".join([view[a:b] for _, _, a, b in spans])
+    if not is_plain(blob):
+        return None
+    text = blob.decode("utf-16-le")
+    return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
 def _name_spans(

@@ -30,9 +30,11 @@ import struct
 import warnings
 import zlib
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
+from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
@@ -45,21 +47,37 @@ __all__ = [
     "MAX_TEXT_UNITS",
     "MAX_WARNINGS",
     "Budget",
+    "PlainCounts",
+    "SectionText",
     "WarningList",
     "codeunit_view",
     "inflate",
+    "is_plain",
+    "plain_counts",
     "section_segments",
+    "section_text",
     "text_runs",
+    "text_segments",
     "walk_paragraphs",
 ]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
+#: A high byte of a surrogate (D8-DF) or BMP private-use (E0-F8) code unit.
+_NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
+#: High bytes D8-DF (surrogates) become E0 (private use): see :func:`_unit_view`.
+_SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
+#: The same in the codeunit view, and U+FFFD: what the counting looks for.
+_NOTABLE_UNIT_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\ufffd]")
 _U32 = struct.Struct("<I")
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
+#: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
+#: other control but the kept ones: line break, hyphen, the two spaces).
+_WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
+_DROPPED_RE = re.compile("[" + "".join(chr(c) for c in range(32) if c not in _KEPT) + "]+")
 _PARA_END = chr(spec.PARA_BREAK)
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
@@ -423,15 +441,44 @@ def section_segments(
     With a *budget*, the walk stops where records, paragraphs, code units of text or
     segments run out (``budget.exceeded`` says which; the text before it is kept).
     """
+    text = section_text(data, stream, warnings, budget)
+    if text.hits:
+        text_segments(text, stream, out, warnings, budget)
+    return text.paragraphs
+
+
+class SectionText(NamedTuple):
+    """A section's walk: its paragraph count (``paragraphs``), the PARA_TEXT payloads
+    kept (``hits`` as :func:`walk_paragraphs` gives them, ``sizes`` in code units) and
+    those payloads joined (``raw``, odd last bytes left out)."""
+
+    paragraphs: int
+    hits: list[tuple[int, int, int]]
+    sizes: list[int]
+    raw: bytes
+
+
+class PlainCounts(NamedTuple):
+    """What the segments of a section without surrogate or private-use units would
+    hold: ``chars`` as :func:`hwpscan.forensics.surrogates.analyze` counts them (line
+    ends not counted), ``units`` every character of their text."""
+
+    chars: int
+    units: int
+
+
+def section_text(
+    data: bytes, stream: str, warnings: list[str], budget: Budget | None = None
+) -> SectionText:
+    """The first half of :func:`section_segments`: walk the records, take the budget's
+    code units, join the payloads (an odd byte count is a warning)."""
     hits, count = walk_paragraphs(data, stream, warnings, budget)
     if budget is not None and hits:
         hits = _within_units(hits, stream, budget)
     if not hits:
-        return count
-    limit = -1
-    if budget is not None:
-        limit = len(out) + max(0, budget.segments)
-    parts = [data[s:e] for s, e, _ in hits]
+        return SectionText(count, hits, [], b"")
+    view = memoryview(data)
+    parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
     if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
         for i, (s, e, para) in enumerate(hits):
@@ -440,12 +487,38 @@ def section_segments(
                     f"{stream}: paragraph {para} has an odd byte count; last byte ignored"
                 )
                 parts[i] = parts[i][:-1]
-    big = codeunit_view(b"".join(parts))
+    return SectionText(count, hits, sizes, b"".join(parts))
+
+
+def text_segments(
+    text: SectionText,
+    stream: str,
+    out: list[Segment],
+    warnings: list[str],
+    budget: Budget | None = None,
+) -> None:
+    """The second half of :func:`section_segments`: one decode, then the segments."""
+    limit = -1
+    if budget is not None:
+        limit = len(out) + max(0, budget.segments)
+    big = codeunit_view(text.raw)
+    before = len(out)
+    done = _paragraph_runs(big, text, stream, out, warnings, limit)
+    if budget is not None:
+        budget.segments -= len(out) - before
+        if len(out) == limit and done < len(big):
+            budget.spend("text segments", stream)
+
+
+def _paragraph_runs(
+    big: str, text: SectionText, stream: str, out: list[Segment], warnings: list[str], limit: int
+) -> int:
+    """Append each paragraph's runs of *big* (the section's decoded payloads); returns
+    how many units were handed out before *limit* segments stopped it."""
     controls = [m.start() for m in _CONTROL_RE.finditer(big)]
     controls.append(len(big))  # sentinel
     a = k = 0
-    before = len(out)
-    for (_, _, para), n in zip(hits, sizes, strict=True):
+    for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
         if len(out) == limit:
             break
         b = a + n
@@ -462,11 +535,92 @@ def section_segments(
                 break
             k = bisect_left(controls, b, k)
         a = b
-    if budget is not None:
-        budget.segments -= len(out) - before
-        if len(out) == limit and a < len(big):
-            budget.spend("text segments", stream)
-    return count
+    return a
+
+
+def is_plain(raw: bytes) -> bool:
+    """True when no code unit of UTF-16LE *raw* is a surrogate (D800-DFFF) or BMP
+    private use (E000-F8FF) and no U+FFFD is there: a byte-level check of the high bytes
+    (all C), that the counting has nothing to find or locate in this text.
+
+    >>> is_plain("한글 text".encode("utf-16-le")), is_plain(b"\\x80\\xdb\\xb1\\xde")
+    (True, False)
+    """
+    return _NOT_PLAIN_BYTE.search(raw[1::2]) is None and b"\xfd\xff" not in raw
+
+
+def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCounts | None:
+    """The counts :func:`text_segments` and the counting would give for a section, made
+    without a segment, or ``None`` when its text holds a surrogate, a private-use
+    character or U+FFFD (then the text is to be segmented and counted as usual).
+
+    C-level counts over the whole decoded text, and :func:`text_runs` only for the
+    paragraphs holding an 8-unit control, whose parameter units are no text (they may
+    look like anything). When :func:`is_plain` holds for the bytes, nothing is searched
+    for at all. The warnings of :func:`text_runs` reach *warnings* only with an answer,
+    in paragraph order: the ones :func:`text_segments` would give.
+
+    The caller makes sure the segment budget cannot run out in this text (a segment
+    holds at least one code unit).
+    """
+    plain = is_plain(text.raw)
+    big = text.raw.decode("utf-16-le") if plain else _unit_view(text.raw)
+    ends = list(accumulate(text.sizes))
+    if not plain and not _notable_only_where_wide(big, ends):
+        return None
+    chars, units = _plain_totals(big)
+    notes: list[str] = []
+    wide = _WIDE_RE.search(big)
+    while wide is not None:  # each paragraph that holds one, in order
+        p = bisect_right(ends, wide.start())
+        a = ends[p - 1] if p else 0
+        b = ends[p]
+        piece = big[a:b]
+        runs: list[Segment] = []
+        text_runs(piece, stream, text.hits[p][2], runs, notes)
+        got = "".join([seg.text for seg in runs])
+        if not plain and _NOTABLE_UNIT_RE.search(got) is not None:
+            return None
+        old_chars, old_units = _plain_totals(piece)
+        chars += len(got) - got.count("\n") - old_chars
+        units += len(got) - old_units
+        wide = _WIDE_RE.search(big, b)
+    warnings.extend(notes)
+    return PlainCounts(chars, units)
+
+
+def _notable_only_where_wide(big: str, ends: list[int]) -> bool:
+    """True when every surrogate, private-use unit or U+FFFD of *big* lies in a
+    paragraph holding an 8-unit control (it may be a parameter: those are counted run by
+    run). The usual answer for a contaminated text comes at its first defect."""
+    found = _NOTABLE_UNIT_RE.search(big)
+    while found is not None:
+        p = bisect_right(ends, found.start())
+        a = ends[p - 1] if p else 0
+        if _WIDE_RE.search(big, a, ends[p]) is None:
+            return False
+        found = _NOTABLE_UNIT_RE.search(big, ends[p])
+    return True
+
+
+def _unit_view(raw: bytes) -> str:
+    """One code point per code unit of UTF-16LE *raw*, as :func:`codeunit_view` but
+    with each surrogate unit turned into a private-use one (high byte E0): the same
+    length and controls, and the same units for :data:`_NOTABLE_UNIT_RE`, from one
+    translate and one decode (no pair to split back).
+
+    >>> _unit_view(b"A\\x00\\x3d\\xd8\\x00\\xde") == "A" + chr(0xE03D) + chr(0xE000)
+    True
+    """
+    units = bytearray(raw)
+    units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
+    return units.decode("utf-16-le")
+
+
+def _plain_totals(text: str) -> tuple[int, int]:
+    """(chars, units) of *text* as if it held only 1-unit controls."""
+    units = len(_DROPPED_RE.sub("", text))  # what the dropped controls leave
+    return units - text.count("\n"), units
 
 
 def _within_units(

@@ -123,64 +123,14 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES) -> Document:
 
 
 def _extract(data: bytes, max_pages: int) -> Document:
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError, FileNotDecryptedError
-
-    try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
-    except NotImplementedError as exc:
-        if b"/Adobe.PubSec" in data or "encryption" in str(exc):
-            raise EncryptedFileError(_certificate_reason(data, exc)) from exc
-        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
-    except DependencyError as exc:
-        raise EncryptedFileError(
-            f"PDF is encrypted and cannot be opened: {_describe(exc)}"
-        ) from exc
-    except Exception as exc:
-        # On a damaged file pypdf's parser fails with whatever its code hits first
-        # (KeyError, IndexError, struct.error, zlib.error, RecursionError...), not with
-        # its own error types alone: before any page is read, every such failure is damage.
-        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
+    reader = _open_reader(data)
     notes: list[str] = []
-    try:
-        declared = int(reader.trailer.get("/Size", 0))
-    except Exception:  # a /Size that is no number: not ours to judge
-        declared = 0
-    if declared > MAX_OBJECTS:
-        raise CorruptFileError(
-            f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
-        )
-    try:
-        if reader.is_encrypted:
-            notes.extend(_decrypt(reader))
-        pages = reader.pages
-        count = len(pages)
-    except EncryptedFileError:
-        raise
-    except FileNotDecryptedError as exc:
-        raise EncryptedFileError(f"PDF is encrypted: {_describe(exc)}") from exc
-    except DependencyError as exc:
-        raise EncryptedFileError(
-            f"PDF is encrypted and cannot be opened: {_describe(exc)}"
-        ) from exc
-    except Exception as exc:
-        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
-    segments: list[Segment] = []
-    failed: list[str] = []
-    for number in range(1, min(count, max_pages) + 1):
-        try:
-            text = pages[number - 1].extract_text() or ""
-        except MemoryError:
-            raise
-        except Exception as exc:  # any failure of one page is that page's, see the docstring
-            failed.append(f"page {number}: {_describe(exc)}")
-            continue
-        stream = f"page {number}"
-        segments.extend(
-            Segment(stream, i, 0, line) for i, line in enumerate(text.split("\n")) if line
-        )
-    meta = _forms(reader, pages, min(count, max_pages), notes)
-    info: dict[str, Any] = {"pages": count, "pages_read": min(count, max_pages) - len(failed)}
+    _check_size(reader)
+    pages, count = _pages(reader, notes)
+    read = min(count, max_pages)
+    segments, failed = _page_segments(pages, read)
+    meta = _forms(reader, pages, read, notes)
+    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed)}
     unread = list(failed)
     if count > max_pages:
         unread.append(f"pages {max_pages + 1}-{count}: over the budget of {max_pages:,} pages")
@@ -200,6 +150,82 @@ def _extract(data: bytes, max_pages: int) -> Document:
         warnings=tuple(notes),
         info=info,
     )
+
+
+def _open_reader(data: bytes) -> Any:
+    """pypdf's reader of *data*; any failure before a page is read is damage (or
+    encryption, when the error says so)."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    try:
+        return PdfReader(io.BytesIO(data), strict=False)
+    except NotImplementedError as exc:
+        if b"/Adobe.PubSec" in data or "encryption" in str(exc):
+            raise EncryptedFileError(_certificate_reason(data, exc)) from exc
+        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
+    except DependencyError as exc:
+        raise EncryptedFileError(
+            f"PDF is encrypted and cannot be opened: {_describe(exc)}"
+        ) from exc
+    except Exception as exc:
+        # On a damaged file pypdf's parser fails with whatever its code hits first
+        # (KeyError, IndexError, struct.error, zlib.error, RecursionError...), not with
+        # its own error types alone: before any page is read, every such failure is damage.
+        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
+
+
+def _check_size(reader: Any) -> None:
+    """Refuse a file that declares more objects than the budget."""
+    try:
+        declared = int(reader.trailer.get("/Size", 0))
+    except Exception:  # a /Size that is no number: not ours to judge
+        declared = 0
+    if declared > MAX_OBJECTS:
+        raise CorruptFileError(
+            f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
+        )
+
+
+def _pages(reader: Any, notes: list[str]) -> tuple[Any, int]:
+    """The reader's pages (decrypted first when it is encrypted) and how many."""
+    from pypdf.errors import DependencyError, FileNotDecryptedError
+
+    try:
+        if reader.is_encrypted:
+            notes.extend(_decrypt(reader))
+        pages = reader.pages
+        return pages, len(pages)
+    except EncryptedFileError:
+        raise
+    except FileNotDecryptedError as exc:
+        raise EncryptedFileError(f"PDF is encrypted: {_describe(exc)}") from exc
+    except DependencyError as exc:
+        raise EncryptedFileError(
+            f"PDF is encrypted and cannot be opened: {_describe(exc)}"
+        ) from exc
+    except Exception as exc:
+        raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
+
+
+def _page_segments(pages: Any, count: int) -> tuple[list[Segment], list[str]]:
+    """The text lines of the first *count* pages, and the pages that failed (each
+    failure is that page's, see the module docstring)."""
+    segments: list[Segment] = []
+    failed: list[str] = []
+    for number in range(1, count + 1):
+        try:
+            text = pages[number - 1].extract_text() or ""
+        except MemoryError:
+            raise
+        except Exception as exc:  # any failure of one page is that page's, see the docstring
+            failed.append(f"page {number}: {_describe(exc)}")
+            continue
+        stream = f"page {number}"
+        segments.extend(
+            Segment(stream, i, 0, line) for i, line in enumerate(text.split("\n")) if line
+        )
+    return segments, failed
 
 
 def _join(parts: list[str]) -> str:
