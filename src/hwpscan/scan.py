@@ -405,6 +405,21 @@ def _error_row(
 
 
 @dataclass(frozen=True, slots=True)
+class RepairSettings:
+    """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``,
+    ``repair --out``): orphans dropped, replaced or escaped; known Hancom private-use
+    characters mapped to standard ones with *pua_map*."""
+
+    out: Path
+    orphans: OrphanPolicy = "drop"
+    pua_map: bool = False
+
+    def to(self, target: Path) -> Repair:
+        """This policy for one file whose text goes to *target*."""
+        return Repair(target, self.orphans, self.pua_map)
+
+
+@dataclass(frozen=True, slots=True)
 class Repair:
     """Where a file's repaired text goes and how orphans and PUA are treated."""
 
@@ -475,9 +490,7 @@ def scan_paths(
     *,
     jobs: int | None = None,
     dates: Mapping[Path, str] | None = None,
-    repair_dir: Path | None = None,
-    orphans: OrphanPolicy = "drop",
-    pua_map: bool = False,
+    repair: RepairSettings | None = None,
     on_result: Callable[[FileResult], None] | None = None,
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     ordered: bool = True,
@@ -490,15 +503,14 @@ def scan_paths(
     (its worker process is killed and replaced) and its row says so; ``None`` or ``0``
     turns the limit off, and then ``jobs=1`` scans in this process.
 
-    With *repair_dir*, each readable file's repaired body text is written below it, at
-    the place :func:`repair_targets` gives.
+    With *repair*, each readable file's repaired body text is written below
+    ``repair.out``, at the place :func:`repair_targets` gives.
     """
     dates = dates or {}
     paths = list(paths)
-    targets = repair_targets(paths, repair_dir) if repair_dir is not None else {}
+    targets = repair_targets(paths, repair.out) if repair is not None else {}
     work: list[Job] = [
-        (p, dates.get(p), Repair(targets[p], orphans, pua_map) if p in targets else None)
-        for p in paths
+        (p, dates.get(p), repair.to(targets[p]) if repair and p in targets else None) for p in paths
     ]
     # never more workers than files; never more than a few per core
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(work), 4 * (os.cpu_count() or 1)))

@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import ReportWriteError, UsageError
-from hwpscan.forensics.guard import OrphanPolicy
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
+    RepairSettings,
     collect_files,
     exit_code,
     resolve_dates,
@@ -82,15 +82,6 @@ def check_fail_on(values: Sequence[str]) -> tuple[str, ...]:
             f"not {', '.join(bad)}"
         )
     return tuple(dict.fromkeys(FAIL_ON_ALIASES.get(v, v) for v in values))
-
-
-@dataclass(frozen=True, slots=True)
-class RepairSettings:
-    """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``)."""
-
-    out: Path
-    orphans: OrphanPolicy = "drop"
-    pua_map: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,15 +258,12 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
 
 def _run_local(settings: ScanSettings, files: list[Path], record: Recording) -> list[FileResult]:
     """This machine's pool: rows go to *record* as files complete; returned in input order."""
-    repair = settings.repair
     results: list[FileResult] = []
     for result in scan_paths(
         files,
         jobs=settings.jobs or None,
         dates=resolve_dates(files),
-        repair_dir=repair.out if repair else None,
-        orphans=repair.orphans if repair else "drop",
-        pua_map=repair.pua_map if repair else False,
+        repair=settings.repair,
         file_timeout=settings.file_timeout,
         ordered=False,
     ):
