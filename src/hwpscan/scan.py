@@ -31,8 +31,10 @@ from hwpscan.manifest import MANIFEST_NAME, dates_for
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import OrphanPolicy
+from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
+from hwpscan.formats.sniff import SNIFF_BYTES, sniff
 from hwpscan.models import (
     Document,
     ExitCode,
@@ -343,8 +345,6 @@ def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
 
 
 def _fallback_format(data: bytes) -> Format:
-    from hwpscan.formats.sniff import SNIFF_BYTES, sniff
-
     fmt = sniff(data[:SNIFF_BYTES])
     # a compound file with a FileHeader directory entry was meant to be HWP 5
     return Format.HWP5 if fmt is Format.OLE and _FILEHEADER_NAME in data else fmt
@@ -430,8 +430,6 @@ class Repair:
 
 def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
     """Write the document's body as UTF-8 after repair, atomically; say what was done."""
-    from hwpscan.forensics.guard import repair_text
-
     done = repair_text(join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map)
     target = repair.target
     atomic_write(target, done.text)

@@ -40,15 +40,15 @@ def read_document(data: bytes, *, count_plain_body: bool = False) -> Document:
         return Document(format=Format.UNKNOWN, status=Status.ENCRYPTED, reason=drm_reason(product))
     fmt = sniff(head)
     if fmt is Format.OLE:
-        from hwpscan.formats.hwp5 import read_ole
+        from hwpscan.formats.hwp5 import read_ole  # olefile: only for an OLE file
 
         return read_ole(data, count_plain_body=count_plain_body)
     if fmt in (Format.HWPX, Format.ZIP):  # the package's entries decide, wherever they sit
-        from hwpscan.formats.hwpx import read_zip
+        from hwpscan.formats.hwpx import read_zip  # python-hwpx: only for a ZIP
 
         return read_zip(data)
     if fmt is Format.PDF:
-        from hwpscan.formats.pdf import read_pdf
+        from hwpscan.formats.pdf import read_pdf  # pypdf: only for a PDF
 
         return read_pdf(data)
     if fmt is Format.EMPTY:

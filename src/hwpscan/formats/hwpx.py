@@ -37,7 +37,7 @@ from typing import Any
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
-from hwpscan.formats.sniff import HWPX_MIMETYPE
+from hwpscan.formats.sniff import HWPX_MIMETYPE, SNIFF_BYTES, zip_head_is_hwpx
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = [
@@ -114,8 +114,6 @@ def read_hwpx(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> Docum
 
 
 def _head_format(data: bytes) -> Format:
-    from hwpscan.formats.sniff import SNIFF_BYTES, zip_head_is_hwpx
-
     return Format.HWPX if zip_head_is_hwpx(data[:SNIFF_BYTES]) else Format.ZIP
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from hwpscan import __version__
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.html_charts import calendar, heatmap
@@ -134,8 +135,6 @@ def render_html(
     *run*: the stored run the results belong to (its id, kind, start and arguments are
     shown in the header).
     """
-    from hwpscan import __version__
-
     f = figures(results)
     verdict_class, verdict = _verdict(f)
     statuses = [s.value for s in Status if any(r.status is s for r in results)]

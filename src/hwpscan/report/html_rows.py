@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from hwpscan.forensics.pua import pua_name
 from hwpscan.models import FileResult, Location, Status, TextStats
 from hwpscan.report.html_common import STATUS_KO, e
 from hwpscan.report.pivot import UNKNOWN_DATE
@@ -17,8 +18,6 @@ PUA_SHOWN = 1
 
 def pua_label(cp: str) -> str:
     """The name of a ``U+XXXXX`` private-use code point, or ''."""
-    from hwpscan.forensics.pua import pua_name
-
     try:
         return pua_name(int(cp.removeprefix("U+"), 16)) or ""
     except ValueError:

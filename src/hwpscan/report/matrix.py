@@ -154,7 +154,7 @@ def _examples(row: MatrixRow) -> list[str]:
 
 def ranking_markdown(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> list[str]:
     """``summary.md``'s "which extractor should we use?" (no lines without a matrix)."""
-    from hwpscan.report.summary import md_cell
+    from hwpscan.report.summary import md_cell  # summary imports this module: a cycle
 
     if not rows:
         return []

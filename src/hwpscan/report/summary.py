@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from hwpscan.forensics.pua import pua_summary
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
+from hwpscan.report.matrix import ranking_markdown
 from hwpscan.report.pivot import contaminated_dates, contamination_pivot
 
 #: Rows of the contaminated and unreadable lists shown before "and N more".
@@ -111,8 +112,6 @@ def summary_markdown(
         )
         lines.append("")
     if matrix:
-        from hwpscan.report.matrix import ranking_markdown
-
         lines += ranking_markdown(matrix, strict_markup=strict_markup)
     bad = [r for r in results if r.status is Status.CONTAMINATED]
     if bad:

@@ -446,7 +446,7 @@ def korea_time(stamp: str) -> str:
     """
     from datetime import datetime
 
-    from hwpscan.fetch.dates import KST
+    from hwpscan.fetch.dates import KST  # the fetch package: only for history's times
 
     return datetime.fromisoformat(stamp).astimezone(KST).strftime("%Y-%m-%d %H:%M")
 
