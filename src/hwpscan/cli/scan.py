@@ -16,7 +16,6 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
-from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
 from hwpscan.cli.options import FetchOptions, ProgressOpt, deprecated, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
@@ -365,6 +364,8 @@ def _fetch(
             raise fail("give files or folders to scan, or --from and --to", ExitCode.USAGE)
         return None
     assert when.start is not None and when.end is not None
+    from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report  # only with --from
+
     settings_ = fetch.settings(out_dir=when.folder) if when.folder else fetch.settings()
     _, report = fetch_for_scan(
         when.start, when.end, settings_, show_progress=progress, assume_yes=fetch.yes
@@ -463,12 +464,12 @@ def _render_matrix(outcome: ScanOutcome, out: OutputOptions, matrix: MatrixSetti
 
 def _exit(outcome: ScanOutcome, settings: ScanSettings, fetched: FetchReport | None) -> None:
     """Exit 3 when the fetch stopped (after showing what was kept), else the outcome's code."""
-    if outcome.nothing is not None:
-        if fetched is not None:
-            raise_for_report(fetched)
-        raise fail(outcome.nothing, ExitCode.USAGE)
     if fetched is not None:
+        from hwpscan.cli.fetch_view import raise_for_report  # a fetch ran: its view is loaded
+
         raise_for_report(fetched)
+    if outcome.nothing is not None:
+        raise fail(outcome.nothing, ExitCode.USAGE)
     raise typer.Exit(code=outcome.exit_code)
 
 

@@ -15,17 +15,40 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
 from hwpscan.fetch.client import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
 from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.plan import Plan, plan_range
 from hwpscan.fetch.progress import Progress, ProgressEvent
-from hwpscan.fetch.run import FetchReport, fetch_range, stop_message
 from hwpscan.fetch.settings import FetchHooks, FetchSettings, RetryPolicy, default_out_dir
 from hwpscan.manifest import dates_for, load_manifest
+
+if TYPE_CHECKING:
+    from hwpscan.fetch.plan import Plan, plan_range
+    from hwpscan.fetch.run import FetchReport, fetch_range, stop_message
+
+#: The engine (the run loop, the planner and what they import) loads on first use, so
+#: the command line's option declarations, which read the settings, stay light.
+_LAZY = {
+    "FetchReport": "hwpscan.fetch.run",
+    "fetch_range": "hwpscan.fetch.run",
+    "stop_message": "hwpscan.fetch.run",
+    "Plan": "hwpscan.fetch.plan",
+    "plan_range": "hwpscan.fetch.plan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The engine's names, imported when first asked for."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_API_URL",
@@ -71,5 +94,7 @@ def fetch_for_scan(
         raise UsageError(
             f'no API key: set {ENV_VAR} or put api_key = "..." in {state / "config.toml"}'
         )
+    from hwpscan.fetch.run import fetch_range  # the engine: on first use
+
     report = fetch_range(start, end, settings, key=check_key(key), progress=progress, hooks=hooks)
     return report.out_dir, report

@@ -12,9 +12,12 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from hwpscan.matrix.rows import MatrixRow
 from hwpscan.runs.store import RunStore
+
+if TYPE_CHECKING:
+    from hwpscan.matrix.rows import MatrixRow
 
 __all__ = ["MatrixRecorder", "add_matrix_rows", "load_matrix_rows"]
 
@@ -79,6 +82,8 @@ def load_matrix_rows(store: RunStore, run_id: str) -> list[MatrixRow]:
         data = conn.execute(
             "SELECT data FROM matrix_rows WHERE run_id = ? ORDER BY seq", (run_id,)
         ).fetchall()
+    from hwpscan.matrix.rows import MatrixRow  # the matrix package: only to read rows back
+
     return [MatrixRow.from_json(json.loads(d)) for (d,) in data]
 
 
