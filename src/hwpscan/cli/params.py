@@ -1,0 +1,245 @@
+"""Command-line options declared once, as the fields of a settings dataclass.
+
+A command takes a settings object instead of one parameter per option::
+
+    @dataclass(frozen=True)
+    class Window:
+        days: Annotated[int, typer.Option(min=1, help="Days per call.")] = 21
+        strict: Annotated[bool, typer.Option("--strict", help="Stop on a gap.")] = False
+
+    @app.command()
+    @options_from_dataclasses
+    def plan(source: Annotated[str, typer.Argument()], *, window: Window) -> None: ...
+
+:func:`options_from_dataclasses` gives Typer a signature in which each dataclass
+parameter is replaced by that dataclass's fields (with their ``typer.Option`` or
+``typer.Argument`` metadata and their defaults), and calls the command with the
+dataclass built from the parsed values. Adding an option is adding a field; the
+defaults live in the dataclass only. Several groups and plain Typer parameters can
+sit side by side; two of them wanting the same name or option is an error when the
+command is defined, not when it runs.
+
+>>> import dataclasses, typer
+>>> from typer.testing import CliRunner
+>>> @dataclasses.dataclass(frozen=True)
+... class Greeting:
+...     word: Annotated[str, typer.Option(help="What to say.")] = "hello"
+...     loud: Annotated[bool, typer.Option("--loud", help="Shout it.")] = False
+>>> demo = typer.Typer()
+>>> @demo.command()
+... @options_from_dataclasses
+... def greet(name: str, *, greeting: Greeting) -> None:
+...     text = f"{greeting.word} {name}"
+...     print(text.upper() if greeting.loud else text)
+>>> print(CliRunner().invoke(demo, ["Ada", "--word", "hi", "--loud"]).output.strip())
+HI ADA
+>>> print(CliRunner().invoke(demo, ["Ada"]).output.strip())
+hello Ada
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterator
+from typing import Annotated, Any  # noqa: F401 - for the doctests' dataclasses (below)
+
+import typer
+
+# A dataclass defined in a doctest resolves its string annotations in this module's
+# namespace, so ``typer`` and ``Annotated`` are names here.
+_OptionInfo = typer.models.OptionInfo
+_ParameterInfo = typer.models.ParameterInfo
+
+__all__ = ["OptionGroup", "options_from_dataclasses", "zero_means_none"]
+
+_KEYWORD = inspect.Parameter.KEYWORD_ONLY
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionGroup:
+    """One dataclass parameter of a command and the fields it contributes.
+
+    >>> import typer
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Size:
+    ...     width: int = 80
+    ...     height: Annotated[int, typer.Option("--rows", "-r")] = 24
+    >>> group = OptionGroup.of("size", Size)
+    >>> [p.name for p in group.parameters], group.build({"width": 100, "height": 30})
+    (['width', 'height'], Size(width=100, height=30))
+    """
+
+    name: str
+    cls: type[Any]
+    parameters: tuple[inspect.Parameter, ...]
+
+    @classmethod
+    def of(cls, name: str, settings: type[Any]) -> OptionGroup:
+        """The group for parameter *name* annotated with the dataclass *settings*."""
+        hints = _hints(settings)
+        parameters = tuple(
+            inspect.Parameter(f.name, _KEYWORD, default=_field_default(f), annotation=hints[f.name])
+            for f in dataclasses.fields(settings)
+            if f.init
+        )
+        return cls(name, settings, parameters)
+
+    def build(self, values: dict[str, Any]) -> Any:
+        """The dataclass from the parsed values (taken out of *values*).
+
+        A ``ValueError`` from the dataclass's own checks is a usage error (exit 2).
+
+        >>> @dataclasses.dataclass(frozen=True)
+        ... class Limit:
+        ...     n: int = 1
+        ...     def __post_init__(self) -> None:
+        ...         if self.n < 1:
+        ...             raise ValueError("n must be >= 1")
+        >>> try:
+        ...     OptionGroup.of("limit", Limit).build({"n": 0})
+        ... except typer.BadParameter as exc:
+        ...     print(exc.format_message())
+        Invalid value: n must be >= 1
+        """
+        try:
+            return self.cls(**{p.name: values.pop(p.name) for p in self.parameters})
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+
+
+def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Expand each dataclass-typed parameter of *func* into its fields, for Typer.
+
+    Apply it under ``@app.command()``. A parameter is a group when its annotation
+    (string annotations are resolved) is a dataclass class; its fields become keyword
+    options in its place, each with the field's ``Annotated[T, typer.Option(...)]``
+    metadata (a field without any is a plain option, as Typer makes of a plain
+    parameter with a default) and the field's default. Every other parameter is passed
+    to Typer as it is (``typer.Context`` included).
+
+    Raises ``TypeError`` at decoration when two parameters (fields or plain) share a
+    name or an option string, or *func* takes ``*args``, ``**kwargs`` or
+    positional-only parameters.
+    """
+    hints = _hints(func)
+    groups: list[OptionGroup] = []
+    expanded: list[inspect.Parameter] = []
+    for param in inspect.signature(func).parameters.values():
+        _check_kind(func, param)
+        annotation = hints.get(param.name, param.annotation)
+        if _is_dataclass_type(annotation):
+            group = OptionGroup.of(param.name, annotation)
+            groups.append(group)
+            expanded.extend(group.parameters)
+        else:
+            expanded.append(param.replace(kind=_KEYWORD, annotation=annotation))
+    _check_clashes(func, expanded)
+
+    @functools.wraps(func)
+    def command(**values: Any) -> Any:
+        built = {group.name: group.build(values) for group in groups}
+        return func(**values, **built)
+
+    returns = hints.get("return", inspect.Signature.empty)
+    signature = inspect.Signature(expanded, return_annotation=returns)
+    command.__signature__ = signature  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in expanded}
+    if "return" in hints:
+        command.__annotations__["return"] = returns
+    return command
+
+
+def zero_means_none(value: int | None) -> int | None:
+    """An option callback: ``0`` on the command line means "no limit" (``None``).
+
+    Use it as ``typer.Option(min=0, callback=zero_means_none)`` on a field typed
+    ``int | None``; the help still shows a number and its default.
+
+    >>> zero_means_none(0), zero_means_none(30), zero_means_none(None)
+    (None, 30, None)
+    """
+    return value or None
+
+
+def _hints(obj: Any) -> dict[str, Any]:
+    """Resolved annotations, ``Annotated`` kept; a name that does not resolve is a TypeError."""
+    try:
+        return typing.get_type_hints(obj, include_extras=True)
+    except NameError as exc:
+        name = getattr(obj, "__qualname__", repr(obj))
+        raise TypeError(f"{name}: cannot resolve the annotation: {exc}") from exc
+
+
+def _is_dataclass_type(annotation: Any) -> bool:
+    return isinstance(annotation, type) and dataclasses.is_dataclass(annotation)
+
+
+def _field_default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return inspect.Parameter.empty
+
+
+def _check_kind(func: Callable[..., Any], param: inspect.Parameter) -> None:
+    if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
+        return
+    raise TypeError(
+        f"{func.__qualname__}: parameter {param.name!r} must be an ordinary or"
+        " keyword-only parameter to become an option"
+    )
+
+
+def _check_clashes(func: Callable[..., Any], params: list[inspect.Parameter]) -> None:
+    """Each Python name and each option string belongs to one parameter only."""
+    owner: dict[str, str] = {}
+    for param in params:
+        if param.name in owner:
+            raise TypeError(f"{func.__qualname__}: two parameters are named {param.name!r}")
+        owner[param.name] = param.name
+    seen: dict[str, str] = {}
+    for param in params:
+        for flag in _flags(param):
+            if flag in seen:
+                raise TypeError(
+                    f"{func.__qualname__}: {seen[flag]!r} and {param.name!r} both claim {flag}"
+                )
+            seen[flag] = param.name
+
+
+def _flags(param: inspect.Parameter) -> Iterator[str]:
+    """The option strings Typer will give *param* (none for an argument).
+
+    >>> import typer
+    >>> def flags(annotation: Any) -> list[str]:
+    ...     return list(_flags(inspect.Parameter("dry_run", _KEYWORD, annotation=annotation)))
+    >>> flags(Annotated[bool, typer.Option("--dry-run/--for-real", "-n")])
+    ['--dry-run', '--for-real', '-n']
+    >>> flags(Annotated[bool, typer.Option(help="x")]), flags(Annotated[str, typer.Argument()])
+    (['--dry-run', '--no-dry-run'], [])
+    >>> flags(Annotated[int, typer.Option(help="x")]), flags(str)
+    (['--dry-run'], [])
+    """
+    info = next(
+        (m for m in getattr(param.annotation, "__metadata__", ()) if isinstance(m, _ParameterInfo)),
+        None,
+    )
+    if info is None:
+        if param.default is inspect.Parameter.empty:
+            return  # Typer makes it an argument
+        info = _OptionInfo()
+    if not isinstance(info, _OptionInfo):
+        return
+    # inside Annotated, Option's first positional (its "default") is the first option name
+    first = (info.default,) if isinstance(info.default, str) else ()
+    decls = [*first, *(info.param_decls or ())]
+    if not decls:
+        long = "--" + param.name.replace("_", "-")
+        is_bool = typing.get_args(param.annotation)[:1] == (bool,) or param.annotation is bool
+        decls = [f"{long}/--no-{long[2:]}" if is_bool else long]
+    for decl in decls:
+        yield from (part for part in decl.split("/") if part.startswith("-"))

@@ -1,0 +1,225 @@
+"""Options declared as dataclass fields (hwpscan.cli.params), through a real Typer app."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from hwpscan.cli.params import OptionGroup, options_from_dataclasses, zero_means_none
+
+runner = CliRunner()
+
+
+@dataclasses.dataclass(frozen=True)
+class Network:
+    timeout: Annotated[float, typer.Option(min=0, help="Seconds per request.")] = 10.0
+    retries: Annotated[int, typer.Option("--retries", "-r", help="Attempts.")] = 3
+    limit: Annotated[int | None, typer.Option(min=0, callback=zero_means_none)] = 30
+    follow: Annotated[bool, typer.Option("--follow/--no-follow", help="Redirects.")] = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Output:
+    out: Annotated[Path, typer.Option(help="Where to write.")] = Path("out")
+    tags: Annotated[list[str], typer.Option("--tag", help="Labels.")] = dataclasses.field(
+        default_factory=list
+    )
+    plain: int = 7  # no typer metadata: an option like a plain parameter with a default
+
+    def __post_init__(self) -> None:
+        if self.plain < 0:
+            raise ValueError("plain must be >= 0")
+
+
+def _app(command: object) -> typer.Typer:
+    app = typer.Typer()
+    app.command()(command)  # type: ignore[arg-type]
+    return app
+
+
+def test_groups_and_plain_parameters_are_parsed_into_dataclasses() -> None:
+    seen: list[tuple[object, ...]] = []
+
+    @options_from_dataclasses
+    def get(
+        ctx: typer.Context,
+        url: Annotated[str, typer.Argument(help="What to get.")],
+        network: Network,
+        *,
+        verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+        output: Output,
+    ) -> None:
+        seen.append((ctx.info_name, url, network, verbose, output))
+
+    argv = ["http://x", "--timeout", "2.5", "-r", "5", "--limit", "0", "--no-follow"]
+    result = runner.invoke(_app(get), [*argv, "-v", "--out", "o", "--tag", "a", "--tag", "b"])
+    assert result.exit_code == 0, result.output
+    network = Network(timeout=2.5, retries=5, limit=None, follow=False)
+    assert seen == [("get", "http://x", network, True, Output(Path("o"), ["a", "b"], 7))]
+
+
+def test_defaults_come_from_the_dataclass_fields() -> None:
+    seen: list[tuple[Network, Output]] = []
+
+    @options_from_dataclasses
+    def get(network: Network, output: Output) -> None:
+        seen.append((network, output))
+
+    result = runner.invoke(_app(get), [])
+    assert result.exit_code == 0, result.output
+    assert seen == [(Network(), Output())]
+    assert seen[0][1].tags == [] and seen[0][1].tags is not Output().tags
+
+
+def test_help_shows_every_field_with_its_help_and_default() -> None:
+    @options_from_dataclasses
+    def get(network: Network, output: Output) -> None:
+        pass
+
+    result = runner.invoke(_app(get), ["--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    for text in ("--timeout", "Seconds per request.", "--retries", "-r", "--no-follow"):
+        assert text in result.output
+    for text in ("--limit", "--out", "--tag", "Labels.", "--plain", "[default: 10.0]"):
+        assert text in result.output
+
+
+def test_the_signature_typer_sees_is_the_fields_in_place_of_the_group() -> None:
+    @options_from_dataclasses
+    def get(url: str, network: Network, *, verbose: bool = False) -> int:
+        return 0
+
+    params = inspect.signature(get).parameters
+    assert list(params) == ["url", "timeout", "retries", "limit", "follow", "verbose"]
+    assert params["retries"].default == 3 and params["url"].default is inspect.Parameter.empty
+    assert params["timeout"].annotation.__metadata__[0].help == "Seconds per request."
+    assert get.__annotations__["return"] is int and get.__annotations__["url"] is str
+
+
+def test_a_value_the_dataclass_refuses_is_a_usage_error() -> None:
+    @options_from_dataclasses
+    def get(output: Output) -> None:
+        raise AssertionError("not reached")
+
+    result = runner.invoke(_app(get), ["--plain", "-1"])
+    assert result.exit_code == 2
+    assert "plain must be >= 0" in result.output
+
+
+def test_typer_range_checks_still_apply_to_fields() -> None:
+    @options_from_dataclasses
+    def get(network: Network) -> None:
+        raise AssertionError("not reached")
+
+    result = runner.invoke(_app(get), ["--timeout", "-1"])
+    assert result.exit_code == 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Needs:
+    name: Annotated[str, typer.Option(help="Who.")]
+
+
+def test_a_field_without_default_is_required() -> None:
+    seen: list[Needs] = []
+
+    @options_from_dataclasses
+    def get(needs: Needs) -> None:
+        seen.append(needs)
+
+    assert runner.invoke(_app(get), []).exit_code == 2
+    assert runner.invoke(_app(get), ["--name", "Ada"]).exit_code == 0
+    assert seen == [Needs("Ada")]
+
+
+@dataclasses.dataclass(frozen=True)
+class Again:
+    retries: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class ShortR:
+    rate: Annotated[int, typer.Option("-r")] = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class NoFollow:
+    no_follow: bool = False
+
+
+def test_a_field_name_used_twice_is_an_error_at_definition() -> None:
+    with pytest.raises(TypeError, match="two parameters are named 'retries'"):
+
+        @options_from_dataclasses
+        def get(network: Network, again: Again) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="named 'timeout'"):
+
+        @options_from_dataclasses
+        def get2(timeout: int, network: Network) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="named 'timeout'"):
+
+        @options_from_dataclasses
+        def get3(a: Network, b: Network) -> None:
+            pass
+
+
+def test_an_option_string_used_twice_is_an_error_at_definition() -> None:
+    with pytest.raises(TypeError, match="'retries' and 'rate' both claim -r"):
+
+        @options_from_dataclasses
+        def get(network: Network, short: ShortR) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="both claim --no-follow"):
+
+        @options_from_dataclasses
+        def get2(network: Network, other: NoFollow) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="both claim --timeout"):
+
+        @options_from_dataclasses
+        def get3(network: Network, wait: Annotated[int, typer.Option("--timeout")] = 1) -> None:
+            pass
+
+
+def test_parameters_that_cannot_be_options_are_refused() -> None:
+    with pytest.raises(TypeError, match="'rest' must be an ordinary or keyword-only"):
+
+        @options_from_dataclasses
+        def get(network: Network, *rest: str) -> None:
+            pass
+
+
+def test_an_annotation_that_does_not_resolve_names_the_command() -> None:
+    """With string annotations a dataclass must be importable from the module (not local)."""
+
+    def get(network: Missing) -> None:  # type: ignore[name-defined]  # noqa: F821
+        pass
+
+    with pytest.raises(TypeError, match="get: cannot resolve the annotation"):
+        options_from_dataclasses(get)
+
+
+def test_option_group_lists_init_fields_only() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Derived:
+        base: int = 2
+        double: int = dataclasses.field(init=False, default=0)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "double", self.base * 2)
+
+    group = OptionGroup.of("derived", Derived)
+    assert [p.name for p in group.parameters] == ["base"]
+    assert group.build({"base": 5, "other": 1}).double == 10
