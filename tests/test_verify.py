@@ -32,6 +32,7 @@ from hwpscan.verify import (
     INCONCLUSIVE,
     PASS,
     DateVerdict,
+    Listing,
     ToolOutcome,
     exit_code,
     judge,
@@ -412,7 +413,9 @@ def test_judge_on_our_own_files(tmp_path: Path) -> None:
     absent = [MatrixRow(bad.path, "x", "not-installed", reason="no x")]
     assert judge(day, "fixed", results, rows=absent).verdict == INCONCLUSIVE
     # an attachment that was listed but not downloaded keeps a PASS from being proven
-    assert judge(day, "fixed", results, rows=whole, missing=1).verdict == INCONCLUSIVE
+    assert (
+        judge(day, "fixed", results, rows=whole, listing=Listing(missing=1)).verdict == INCONCLUSIVE
+    )
     assert judge(day, "contaminated", results).verdict == PASS
     assert judge(day, "clean", results).verdict == FAIL
     with pytest.raises(ValueError):
