@@ -434,3 +434,22 @@ def test_tool_outcomes_and_exit_codes(tmp_path: Path) -> None:
     assert exit_code([v(PASS)]) == 0 and exit_code([]) == 4
     assert exit_code([v(FAIL), v(INCONCLUSIVE)], stopped=True) == 1
     assert exit_code([v(PASS)], stopped=True) == 3
+
+
+def test_the_tool_command_gets_no_key_unless_a_variable_is_passed_by_name(
+    home: Path, emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-" + "9" * 12)
+    tool = _script(
+        tmp_path,
+        "env.py",
+        "import json, os, sys\n"
+        "if 'HWPSCAN_API_KEY' in os.environ: sys.exit('the key leaked')\n"
+        "if 'SERVICE_TOKEN' not in os.environ: sys.exit('no SERVICE_TOKEN')\n"
+        "print(json.dumps({'date': sys.argv[1]}))\n",
+    )
+    args = ["--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", f"{tool} {{date}}"]
+    code, doc = _json(emulator, *args)
+    assert code == 1 and "no SERVICE_TOKEN" in doc["dates"][0]["reason"], doc
+    code, doc = _json(emulator, *args, "--tool-env", "SERVICE_TOKEN")
+    assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
