@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import hwpscan.cli.report  # noqa: F401  (registers diff)
 from hwpscan.cli import app
 from hwpscan.cli.report import record_and_report
-from hwpscan.fetch import fetch_for_scan
+from hwpscan.fetch import FetchSettings, fetch_for_scan
 from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts
 from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.store import diff_runs
@@ -66,7 +66,9 @@ def _scan_emulator(home: Path, catalogue, name: str) -> str:
     from hwpscan.cli.scan import run_scan
 
     with serve_in_thread(catalogue=catalogue) as emu:
-        folder, report = fetch_for_scan(*DAYS, api_url=emu.api_url, out_dir=home / name)
+        folder, report = fetch_for_scan(
+            *DAYS, FetchSettings(api_url=emu.api_url, out_dir=home / name)
+        )
     assert report.complete, report
     results = run_scan([folder], jobs=1, progress=False)
     run_id = record_and_report(results, kind="scan", args={"start": DAYS[0], "end": DAYS[1]})

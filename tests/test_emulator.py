@@ -651,6 +651,7 @@ def test_command_serves_until_stopped(tmp_path: Path, stop: signal.Signals) -> N
 def test_downloads_carry_etags_and_a_reissue_changes_them(tmp_path) -> None:
     """Conditional downloads over real sockets: 304 for the current ETag, a new ETag and
     clean bytes after ``POST /_emulator/reissue``, and a bad date refused."""
+    from hwpscan.fetch import FetchSettings, RetryPolicy
     from hwpscan.fetch.download import Downloader, DownloadJob
     from hwpscan.forensics.surrogates import SURROGATE_RE, join_segments
     from hwpscan.formats import read_document
@@ -678,7 +679,7 @@ def test_downloads_carry_etags_and_a_reissue_changes_them(tmp_path) -> None:
         # the downloader: without an ETag the bytes are compared; with one, a 304 is enough
         dest = tmp_path / "a.hwp"
         dest.write_bytes(first.content)
-        loader = Downloader(http, retries=0)
+        loader = Downloader(http, FetchSettings(retry=RetryPolicy(0)))
         got = loader.download(DownloadJob(url, dest, revalidate=True))
         assert got.status == "downloaded" and got.superseded is not None
         assert got.superseded.read_bytes() == first.content

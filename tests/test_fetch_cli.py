@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
-from hwpscan.fetch import DEFAULT_API_URL, fetch_for_scan
+from hwpscan.fetch import DEFAULT_API_URL, FetchSettings, fetch_for_scan
 from hwpscan.fetch.download import DEFAULT_MAX_BYTES
 from hwpscan.fetch.quota import QuotaLedger
 from hwpscan.manifest import MANIFEST_NAME, read_entries
@@ -118,7 +118,9 @@ def test_plan_warns_when_the_quota_left_is_too_small(
 
 def test_fetch_for_scan_defaults_to_a_folder_per_api_host(home: Path) -> None:
     with serve_in_thread() as emu:
-        folder, report = fetch_for_scan("2025-07-21", "2025-07-22", api_url=emu.api_url, key=KEY)
+        folder, report = fetch_for_scan(
+            "2025-07-21", "2025-07-22", FetchSettings(api_url=emu.api_url), key=KEY
+        )
     assert report.complete and report.calls_made == 1
     assert folder == home / "downloads" / f"127.0.0.1_{emu.port}"
     assert (folder / MANIFEST_NAME).is_file()

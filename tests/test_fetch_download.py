@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from hwpscan.atomic import TEMP_PREFIX
+from hwpscan.fetch import FetchSettings, RetryPolicy
 from hwpscan.fetch.download import (
     STALE_AFTER,
     Downloader,
@@ -65,8 +66,13 @@ def test_content_disposition_encodings(header: bytes) -> None:
 
 
 def _downloader(handler, **kw) -> Downloader:
+    """``kw``: ``retries`` and :class:`FetchSettings` fields."""
+    if "retries" in kw:
+        kw["retry"] = RetryPolicy(retries=kw.pop("retries"))
     return Downloader(
-        httpx.Client(transport=httpx.MockTransport(handler)), sleep=lambda s: None, **kw
+        httpx.Client(transport=httpx.MockTransport(handler)),
+        FetchSettings(**kw),
+        sleep=lambda s: None,
     )
 
 
@@ -158,7 +164,7 @@ def test_complete_files_are_skipped_on_rerun(tmp_path: Path) -> None:
 def test_run_is_concurrent_over_one_client_and_yields_every_job(tmp_path: Path) -> None:
     jobs = [DownloadJob(f"{URL[:-1]}{n}", tmp_path / f"{n}.hwp") for n in range(12)]
     results = list(
-        _downloader(lambda r: httpx.Response(200, content=r.url.query), jobs=4).run(jobs)
+        _downloader(lambda r: httpx.Response(200, content=r.url.query), downloads=4).run(jobs)
     )
     assert sorted(r.job.dest.name for r in results) == sorted(j.dest.name for j in jobs)
     assert all(r.status == "downloaded" for r in results)

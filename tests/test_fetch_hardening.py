@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from hwpscan.atomic import TEMP_PREFIX
+from hwpscan.fetch import FetchHooks, FetchSettings, RetryPolicy
 from hwpscan.fetch.dates import KST
 from hwpscan.fetch.download import Downloader, DownloadJob
 from hwpscan.fetch.run import FetchReport
@@ -125,7 +126,7 @@ def no_temp_files(folder: Path) -> bool:
 
 def test_a_dripping_download_stops_at_its_deadline(tmp_path: Path) -> None:
     with hostile(file_route) as server, httpx.Client(timeout=5) as http:
-        downloader = Downloader(http, retries=0, deadline=1.0)
+        downloader = Downloader(http, FetchSettings(retry=RetryPolicy(0), download_deadline=1.0))
         result = downloader.download(DownloadJob(server.file_url + "?drip=1", tmp_path / "d.hwp"))
     assert result.status == "failed" and "deadline" in (result.reason or "")
     assert not (tmp_path / "d.hwp").exists() and no_temp_files(tmp_path)
@@ -133,15 +134,17 @@ def test_a_dripping_download_stops_at_its_deadline(tmp_path: Path) -> None:
 
 def test_a_download_slower_than_the_minimum_rate_stops(tmp_path: Path) -> None:
     with hostile(file_route) as server, httpx.Client(timeout=5) as http:
-        downloader = Downloader(http, retries=0, min_rate=1000, rate_grace=0.5)
+        downloader = Downloader(
+            http, FetchSettings(retry=RetryPolicy(0)), min_rate=1000, rate_grace=0.5
+        )
         result = downloader.download(DownloadJob(server.file_url + "?drip=1", tmp_path / "d.hwp"))
     assert result.status == "failed" and "slower than 1000 bytes/s" in (result.reason or "")
     assert not (tmp_path / "d.hwp").exists() and no_temp_files(tmp_path)
 
 
 def test_the_default_deadline_grows_with_the_size_cap() -> None:
-    small = Downloader(httpx.Client(), max_bytes=1_000_000)
-    large = Downloader(httpx.Client(), max_bytes=500_000_000)
+    small = Downloader(httpx.Client(), FetchSettings(max_bytes=1_000_000))
+    large = Downloader(httpx.Client(), FetchSettings(max_bytes=500_000_000))
     assert small.deadline == 60.0 and large.deadline == 5000.0
 
 
@@ -153,7 +156,7 @@ def test_interrupting_the_downloads_cancels_the_queued_ones(tmp_path: Path) -> N
         jobs = [
             DownloadJob(f"{server.file_url}?fileSn={n}", tmp_path / f"{n}.hwp") for n in range(8)
         ]
-        results = Downloader(http, jobs=1).run(jobs)
+        results = Downloader(http, FetchSettings(downloads=1)).run(jobs)
         assert next(results).status == "downloaded"
         with pytest.raises(KeyboardInterrupt):
             results.throw(KeyboardInterrupt)
@@ -428,12 +431,14 @@ def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path:
         report = fetch_range(
             date(2025, 7, 21),
             date(2025, 7, 26),
+            FetchSettings(
+                api_url=server.api_url,
+                out_dir=tmp_path / out,
+                state=tmp_path / "state",
+                window_days=1,
+            ),
             key=KEY,
-            out_dir=tmp_path / out,
-            state=tmp_path / "state",
-            api_url=server.api_url,
-            window_days=1,
-            clock=lambda: datetime(2025, 7, 27, 9, 0, tzinfo=KST),
+            hooks=FetchHooks(clock=lambda: datetime(2025, 7, 27, 9, 0, tzinfo=KST)),
         )
         reports.append(report)
 
@@ -576,13 +581,15 @@ def test_fetch_range_passes_its_download_deadline_on(tmp_path: Path) -> None:
         report = fetch_range(
             date(2025, 7, 21),
             date(2025, 7, 21),
+            FetchSettings(
+                api_url=server.api_url,
+                out_dir=tmp_path / "out",
+                state=tmp_path / "state",
+                retry=RetryPolicy(retries=0),
+                download_deadline=1.0,
+            ),
             key=KEY,
-            out_dir=tmp_path / "out",
-            state=tmp_path / "state",
-            api_url=server.api_url,
-            retries=0,
-            download_deadline=1.0,
-            clock=lambda: datetime(2025, 7, 22, 9, 0, tzinfo=KST),
+            hooks=FetchHooks(clock=lambda: datetime(2025, 7, 22, 9, 0, tzinfo=KST)),
         )
     assert report.files_failed == 1 and report.exit_code == 3
     assert any("deadline" in w for w in report.warnings)

@@ -18,7 +18,7 @@ from hwpscan.errors import (
     DailyLimitError,
     QuotaExceededError,
 )
-from hwpscan.fetch import plan_range
+from hwpscan.fetch import FetchHooks, FetchSettings, RetryPolicy, plan_range
 from hwpscan.fetch.dates import KST, Window
 from hwpscan.fetch.plan import open_cache, open_ledger
 from hwpscan.fetch.run import fetch_range
@@ -91,18 +91,24 @@ def reply(envelope: dict[str, Any], status: int = 200) -> httpx.Response:
 
 
 def run(tmp_path: Path, api: FakeApi, **kw: Any):
-    kw.setdefault("clock", lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST))
+    """``kw``: ``start``, ``end``, ``progress``, ``clock``, ``retries`` and settings fields."""
+    clock = kw.pop("clock", lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST))
+    if "retries" in kw:
+        kw["retry"] = RetryPolicy(retries=kw.pop("retries"))
+    start, end, progress = kw.pop("start", START), kw.pop("end", END), kw.pop("progress", None)
     return fetch_range(
-        kw.pop("start", START),
-        kw.pop("end", END),
+        start,
+        end,
+        settings(tmp_path, **kw),
         key=KEY,
-        out_dir=tmp_path / "out",
-        state=tmp_path / "state",
-        api_url=API,
         client=httpx.Client(transport=httpx.MockTransport(api)),
-        sleep=lambda s: None,
-        **kw,
+        progress=progress,
+        hooks=FetchHooks(clock=clock, sleep=lambda s: None),
     )
+
+
+def settings(tmp_path: Path, **kw: Any) -> FetchSettings:
+    return FetchSettings(api_url=API, out_dir=tmp_path / "out", state=tmp_path / "state", **kw)
 
 
 def test_fetch_downloads_every_attachment_and_dates_them(tmp_path: Path) -> None:
@@ -125,11 +131,11 @@ def test_fetch_downloads_every_attachment_and_dates_them(tmp_path: Path) -> None
 
 def test_plan_predicts_the_calls_and_a_rerun_costs_nothing(tmp_path: Path) -> None:
     api = FakeApi()
-    before = plan_range(START, END, api_url=API, state=tmp_path / "state", key=KEY)
+    before = plan_range(START, END, settings(tmp_path), key=KEY)
     assert before.calls_needed == 2 and before.calls_cached == 0
     run(tmp_path, api)
     assert len(api.calls) == before.calls_needed
-    after = plan_range(START, END, api_url=API, state=tmp_path / "state", key=KEY)
+    after = plan_range(START, END, settings(tmp_path), key=KEY)
     assert after.calls_needed == 0 and after.calls_cached == 2
     again = run(tmp_path, api)
     assert len(api.calls) == 2 and again.calls_cached == 2 and again.calls_made == 0
@@ -174,7 +180,7 @@ def test_html_page_is_cached_raw_before_parsing_and_never_trusted(tmp_path: Path
     assert isinstance(report.error, ApiResponseError) and "서비스 점검" in str(report.error)
     entry = open_cache(tmp_path / "state").get(API, Window(START, date(2025, 8, 10)))
     assert entry is not None and entry.body == page and not entry.trusted
-    assert plan_range(START, END, api_url=API, state=tmp_path / "state").calls_needed == 2
+    assert plan_range(START, END, settings(tmp_path), key=None).calls_needed == 2
 
 
 def test_silent_zero_items_on_weekdays_is_a_refusal_not_no_releases(tmp_path: Path) -> None:
@@ -271,10 +277,8 @@ def test_unnamed_attachment_takes_the_servers_euc_kr_name_and_resumes(tmp_path: 
         report = fetch_range(
             START,
             START,
+            settings(tmp_path),
             key=KEY,
-            out_dir=tmp_path / "out",
-            state=tmp_path / "state",
-            api_url=API,
             client=httpx.Client(transport=httpx.MockTransport(handler)),
         )
         assert report.complete

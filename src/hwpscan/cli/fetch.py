@@ -8,9 +8,10 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -62,17 +63,20 @@ from hwpscan.cli.options import (
     limits_option,
 )
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL, default_out_dir
+from hwpscan.fetch import (
+    DEFAULT_API_URL,
+    FetchReport,
+    FetchSettings,
+    fetch_range,
+    plan_range,
+    stop_message,
+)
 from hwpscan.fetch.dates import parse_range, year_warning
 from hwpscan.fetch.keys import ENV_VAR, check_key, check_key_length, config_path, resolve_key
-from hwpscan.fetch.plan import plan_range
 from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
-
-if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
-    from hwpscan.fetch.run import FetchReport
 
 
 def _dates(start: str, end: str) -> tuple[date, date]:
@@ -125,21 +129,14 @@ def plan(
         check_api_url(api_url)  # the same check fetch makes, so plan cannot promise more
     except UsageError as exc:
         raise _fail(str(exc), ExitCode.USAGE) from None
-    state = state_dir()
     try:
-        key = resolve_key(state)
+        key = resolve_key(state_dir())
     except UsageError:
         key = None
-    result = plan_range(
-        first,
-        last,
-        api_url=api_url,
-        state=state,
-        key=key,
-        window_days=window_days,
-        daily_limit=daily_limit,
-        reset_hour=reset_hour,
+    settings = FetchSettings(
+        api_url=api_url, window_days=window_days, daily_limit=daily_limit, reset_hour=reset_hour
     )
+    result = plan_range(first, last, settings, key=key)
     if fmt is MachineFormat.json:
         print_json(plan_json(result))
     else:
@@ -149,30 +146,20 @@ def plan(
 def _run_fetch(
     first: date,
     last: date,
+    settings: FetchSettings | None = None,
     *,
     key: str,
-    out_dir: Path,
-    api_url: str,
     show_progress: bool,
     assume_yes: bool = False,
-    **options: Any,
+    **fields: Any,
 ) -> FetchReport:
-    from hwpscan.fetch.run import fetch_range
-
+    settings = replace(settings or FetchSettings(), **fields)
+    out_dir = settings.out_folder()
     err_console.print(range_line(first, last), highlight=False)
     shown = check_year(first, last, assume_yes=assume_yes)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
-            report = fetch_range(
-                first,
-                last,
-                key=key,
-                out_dir=out_dir,
-                state=state_dir(),
-                api_url=api_url,
-                progress=on_event,
-                **options,
-            )
+            report = fetch_range(first, last, settings, key=key, progress=on_event)
     except UsageError as exc:
         raise _fail(str(exc), ExitCode.USAGE, key) from None
     except KeyboardInterrupt:
@@ -255,7 +242,7 @@ def fetch(
         api_url=api_url,
         show_progress=show_progress,
         assume_yes=yes,
-        jobs=downloads,
+        downloads=downloads,
         **fetch_options(
             window_days=window_days,
             daily_limit=daily_limit,
@@ -289,52 +276,26 @@ def fetch(
 def fetch_for_scan(
     start: str,
     end: str,
+    settings: FetchSettings | None = None,
     *,
-    api_url: str = DEFAULT_API_URL,
-    out_dir: Path | None = None,
     show_progress: bool = True,
-    **options: Any,
+    assume_yes: bool = False,
+    **fields: Any,
 ) -> tuple[Path, FetchReport]:
     """Fetch (cache first) for ``scan --from/--to`` and ``verify``: key, bars, messages.
 
     Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
     ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (after printing :func:`stop_message`). ``assume_yes=True`` in ``options`` goes on
-    without asking when the range lies in another year.
+    (after printing :func:`stop_message`). ``assume_yes`` goes on without asking when
+    the range lies in another year. ``fields`` replace fields of ``settings``.
     """
-    assume_yes = bool(options.pop("assume_yes", False))
     first, last = _dates(start, end)
     key = get_key()
-    folder = out_dir or default_out_dir(api_url)
+    settings = replace(settings or FetchSettings(), **fields)
     report = _run_fetch(
-        first,
-        last,
-        key=key,
-        out_dir=folder,
-        api_url=api_url,
-        show_progress=show_progress,
-        assume_yes=assume_yes,
-        **options,
+        first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes
     )
-    return folder, report
-
-
-def stop_message(report: FetchReport) -> str | None:
-    """Why a fetch did not complete, for ``fail(...)``; ``None`` when it did."""
-    if report.error is not None:
-        return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
-    if report.html_only and not (report.files_failed or report.files_refused):
-        return (
-            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
-            "answered with error pages instead of the documents (kept and marked in the "
-            "manifest; try again later)"
-        )
-    if not report.complete:
-        return (
-            f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
-            "see the warnings and the manifest"
-        )
-    return None
+    return report.out_dir, report
 
 
 __all__ = [

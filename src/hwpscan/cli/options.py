@@ -5,22 +5,23 @@ takes it spells, checks and defaults it the same way::
 
     def fetch(connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT, ...)
 
->>> MAX_MB == DEFAULT_MAX_BYTES / 1_000_000
-True
+The defaults are those of :class:`hwpscan.fetch.FetchSettings` and
+:class:`hwpscan.fetch.FetchLimits`, read from them, not restated:
+
+>>> MAX_MB == FetchSettings().max_bytes / 1_000_000, RETRIES == FetchSettings().retry.retries
+(True, True)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from hwpscan.fetch import limits as _limits
-from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS
-from hwpscan.fetch.download import DEFAULT_MAX_BYTES
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT
+from hwpscan.fetch.limits import FetchLimits
+from hwpscan.fetch.settings import FetchSettings, RetryPolicy
 
 __all__ = [
     "API_RETRIES",
@@ -95,18 +96,21 @@ def deprecated(old: _T | None, new: _T, message: str) -> _T:
     return old
 
 
-MAX_ITEMS = _limits.MAX_ITEMS
-MAX_ATTACHMENTS = _limits.MAX_ATTACHMENTS_PER_RELEASE
-MAX_FILES = _limits.MAX_ATTACHMENTS_PER_RUN
-MAX_TOTAL_MB = _limits.MAX_DOWNLOAD_BYTES / 1_000_000
-API_RETRIES = _limits.API_RETRIES
-CONNECT_TIMEOUT = 10.0
-READ_TIMEOUT = 60.0
-RETRIES = 3
-MAX_MB = DEFAULT_MAX_BYTES / 1_000_000
-WINDOW_DAYS = DEFAULT_WINDOW_DAYS
-DAILY_LIMIT = DEFAULT_DAILY_LIMIT
-RESET_HOUR = 0
+_SETTINGS = FetchSettings()
+_LIMITS = FetchLimits()
+MAX_ITEMS = _LIMITS.max_items
+MAX_ATTACHMENTS = _LIMITS.max_attachments
+MAX_FILES = _LIMITS.max_files
+MAX_TOTAL_MB = _LIMITS.max_download_bytes / 1_000_000
+API_RETRIES = _LIMITS.api_retries
+CONNECT_TIMEOUT = _SETTINGS.connect_timeout
+READ_TIMEOUT = _SETTINGS.read_timeout
+RETRIES = _SETTINGS.retry.retries
+MAX_MB = _SETTINGS.max_bytes / 1_000_000
+WINDOW_DAYS = _SETTINGS.window_days
+DAILY_LIMIT = _SETTINGS.daily_limit
+RESET_HOUR = _SETTINGS.reset_hour
+DOWNLOADS = _SETTINGS.downloads
 
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
 ToOpt = Annotated[
@@ -132,7 +136,6 @@ MaxMbOpt = Annotated[
 DownloadsOpt = Annotated[
     int, typer.Option("--downloads", min=1, help="Attachments downloaded at the same time.")
 ]
-DOWNLOADS = 4
 #: ``-o`` for a folder, before ``-o`` meant a file everywhere (hidden; one release).
 OldOutOpt = Annotated[Path | None, typer.Option("-o", hidden=True, show_default=False)]
 YesOpt = Annotated[
@@ -183,10 +186,8 @@ ApiRetriesOpt = Annotated[
 
 def limits_option(
     *, max_items: int, max_attachments: int, max_files: int, max_total_mb: float, api_retries: int
-) -> dict[str, object]:
-    """The budget options as the ``limits`` keyword of :func:`hwpscan.fetch.fetch_range`."""
-    from hwpscan.fetch.limits import FetchLimits
-
+) -> dict[str, Any]:
+    """The budget options as the ``limits`` field of :class:`hwpscan.fetch.FetchSettings`."""
     limits = FetchLimits(
         max_items=max_items,
         max_attachments=max_attachments,
@@ -208,28 +209,28 @@ def fetch_options(
     read_timeout: float,
     retries: int,
     max_mb: float,
-) -> dict[str, object]:
-    """The options above as :func:`hwpscan.fetch.fetch_range` keywords.
+) -> dict[str, Any]:
+    """The options above as :class:`hwpscan.fetch.FetchSettings` fields.
 
     An empty ``download_path`` keeps the default prefixes.
 
     >>> opts = fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a"],
     ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0, max_mb=1.5)
-    >>> opts["max_bytes"], opts["allow_hosts"], "path_prefixes" in opts
-    (1500000, ('a',), False)
+    >>> opts["max_bytes"], opts["allow_hosts"], "path_prefixes" in opts, opts["retry"]
+    (1500000, ('a',), False, RetryPolicy(retries=0, backoff=0.5))
     >>> fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a,b", "c"],
     ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0,
     ...     max_mb=1)["allow_hosts"]
     ('a', 'b', 'c')
     """
-    options: dict[str, object] = {
+    options: dict[str, Any] = {
         "window_days": window_days,
         "daily_limit": daily_limit,
         "reset_hour": reset_hour,
         "allow_hosts": tuple(split_list(allow_host)),
         "connect_timeout": connect_timeout,
         "read_timeout": read_timeout,
-        "retries": retries,
+        "retry": RetryPolicy(retries=retries),
         "max_bytes": int(max_mb * 1_000_000),
     }
     if prefixes := split_list(download_path):

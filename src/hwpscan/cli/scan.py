@@ -379,7 +379,7 @@ def scan(
             api_url=api_url,
             out_dir=fetch_out,
             show_progress=progress,
-            jobs=downloads,
+            downloads=downloads,
             assume_yes=yes,
         )
         # The download folder is shared by every range fetched: scan what this fetch

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -52,7 +52,7 @@ from hwpscan.cli.options import (
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.report import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL
+from hwpscan.fetch import DEFAULT_API_URL, FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.models import ExitCode
 from hwpscan.store import date_states
@@ -67,7 +67,6 @@ from hwpscan.verify import (
     VerifySettings,
     verify_dates,
 )
-from hwpscan.verify._fetch import FetchSettings, RetryPolicy
 from hwpscan.verify.usecase import Fetcher
 
 __all__ = ["VerifyOptions", "render_verdicts", "verify"]
@@ -227,26 +226,20 @@ class FetchOptions:
             retries=self.retries,
             max_mb=self.max_mb,
         )
-        options["retry"] = RetryPolicy(int(str(options.pop("retries"))))
         out = deprecated(self.out_old, self.out, "-o for a folder is deprecated: use --out")
-        return FetchSettings(self.api_url, out, downloads=self.downloads, **options)  # type: ignore[arg-type]
+        return FetchSettings(self.api_url, out, downloads=self.downloads, **options)
 
 
 def _fetcher(fetch: FetchOptions) -> Fetcher:
     """The fetch with progress bars and messages."""
 
-    def run(first: date, last: date, settings: FetchSettings) -> Any:
-        keywords = settings.keywords()
-        for name in ("api_url", "out_dir", "state"):
-            keywords.pop(name)
+    def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
         _, report = fetch_for_scan(
             first.isoformat(),
             last.isoformat(),
-            api_url=settings.api_url,
-            out_dir=settings.out_dir,
+            settings,
             show_progress=fetch.show_progress,
             assume_yes=fetch.yes,
-            **keywords,
         )
         return report
 

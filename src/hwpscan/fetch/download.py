@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from hwpscan.atomic import TEMP_PREFIX, atomic_file
+from hwpscan.fetch.settings import DEFAULT_MAX_BYTES, FetchSettings
 from hwpscan.redaction import redact_bytes, redact_text, redact_url
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
@@ -34,7 +35,6 @@ if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the 
 _OWNER_RE = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-(\d+)-")
 #: Seconds untouched after which a temp file of unknown owner counts as abandoned.
 STALE_AFTER = 15 * 60
-DEFAULT_MAX_BYTES = 100_000_000  # per attachment; --max-mb changes it
 MAX_NAME_BYTES = 150
 #: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
 MIN_RATE = 1024
@@ -292,31 +292,27 @@ class Downloader:
     def __init__(
         self,
         http: httpx.Client,
+        settings: FetchSettings | None = None,
         *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        retries: int = 3,
-        backoff: float = 0.5,
-        jobs: int = 4,
-        sleep: Callable[[float], None] = time.sleep,
         secrets: Iterable[str] = (),
-        deadline: float | None = None,
+        sleep: Callable[[float], None] = time.sleep,
         min_rate: float = MIN_RATE,
         rate_grace: float = RATE_GRACE,
-        max_total_bytes: int | None = None,
     ) -> None:
+        settings = settings or FetchSettings()
         self._http = http
-        self.max_bytes = max_bytes
-        self.retries = retries
-        self.backoff = backoff
-        self.jobs = max(1, jobs)
+        self.max_bytes = settings.max_bytes
+        self.retry = settings.retry
+        self.jobs = max(1, settings.downloads)
         self._sleep = sleep
         self._secrets = tuple(secrets)
-        self.deadline = default_deadline(max_bytes) if deadline is None else deadline
+        deadline = settings.download_deadline
+        self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
         self.min_rate = min_rate
         self.rate_grace = rate_grace
-        #: Bytes all downloads together may take (``None``: no limit); once used up,
-        #: the file in progress fails and so does every later one.
-        self.max_total_bytes = max_total_bytes
+        #: Bytes all downloads together may take (``settings.limits.max_download_bytes``);
+        #: once used up, the file in progress fails and so does every later one.
+        self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
         self._total_lock = threading.Lock()
@@ -338,30 +334,25 @@ class Downloader:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         if self.over_budget.is_set():
             return DownloadResult(job, "failed", reason=self.budget_reason())
-        last = "no attempt made"
-        for attempt in range(1, self.retries + 2):
+
+        def attempt(number: int) -> DownloadResult:
             if stop.is_set():
-                return DownloadResult(job, "failed", reason="cancelled", attempts=attempt - 1)
+                return DownloadResult(job, "failed", reason="cancelled", attempts=number - 1)
             try:
-                return self._attempt(job, attempt, stop)
-            except _Retry as exc:
-                last = str(exc)
-                if attempt <= self.retries:
-                    delay = self.backoff * 2 ** (attempt - 1)
-                    if self.on_retry is not None:
-                        self.on_retry(
-                            job,
-                            f"{last}; retrying in {delay:g} s "
-                            f"(attempt {attempt + 1} of {self.retries + 1})",
-                        )
-                    self._sleep(delay)
+                return self._attempt(job, number, stop)
             except _Fail as exc:
-                return DownloadResult(job, "failed", reason=str(exc), attempts=attempt)
-        return DownloadResult(
-            job,
-            "failed",
-            reason=f"{last} (after {self.retries + 1} attempts)",
-            attempts=self.retries + 1,
+                return DownloadResult(job, "failed", reason=str(exc), attempts=number)
+
+        def gave_up(exc: _Retry, attempts: int) -> DownloadResult:
+            reason = f"{exc} (after {attempts} attempts)"
+            return DownloadResult(job, "failed", reason=reason, attempts=attempts)
+
+        def retrying(exc: _Retry, when: str) -> None:
+            if self.on_retry is not None:
+                self.on_retry(job, f"{exc}; {when}")
+
+        return self.retry.run(
+            attempt, catch=_Retry, give_up=gave_up, on_retry=retrying, sleep=self._sleep
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
@@ -446,8 +437,6 @@ class Downloader:
         return digest.hexdigest(), size
 
     def _spend(self, size: int) -> None:
-        if self.max_total_bytes is None:
-            return
         with self._total_lock:
             self.total_bytes += size
             if self.total_bytes > self.max_total_bytes:

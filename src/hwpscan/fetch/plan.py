@@ -16,13 +16,13 @@ from hwpscan.errors import HwpscanError, LedgerError
 from hwpscan.fetch.cache import CACHE_DIR, ResponseCache
 from hwpscan.fetch.client import ApiAnswer, check_answer, parse_answer
 from hwpscan.fetch.dates import (
-    DEFAULT_WINDOW_DAYS,
     Window,
     korea_today,
     split_windows,
     year_warning,
 )
 from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger, QuotaStatus, default_ledger_path
+from hwpscan.fetch.settings import FetchSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,30 +97,27 @@ def open_ledger(
 def plan_range(
     start: date,
     end: date,
+    settings: FetchSettings,
     *,
-    api_url: str,
-    state: Path,
-    key: str | None = None,
-    window_days: int = DEFAULT_WINDOW_DAYS,
-    daily_limit: int = DEFAULT_DAILY_LIMIT,
-    reset_hour: int = 0,
-    today: date | None = None,
-    now: datetime | None = None,
+    key: str | None,
+    clock: Callable[[], datetime] | None = None,
 ) -> Plan:
-    """Windows, cached windows and today's quota for a range; no network."""
-    windows = split_windows(start, end, window_days)
+    """Windows, cached windows and today's quota for a range as ``settings`` would fetch
+    it; no network. Without a ``key`` the quota is unknown."""
+    windows = split_windows(start, end, settings.window_days)
+    state = settings.state_folder()
     cache = open_cache(state)
+    api_url = settings.api_url
     planned = tuple(WindowPlan(w, usable_cached(cache, api_url, w) is not None) for w in windows)
     quota = None
     warnings: list[str] = []
     if key:
-        clock = (lambda: now) if now is not None else None
         try:
             quota = open_ledger(
-                state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock
+                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour, clock=clock
             ).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
-    if warning := year_warning(start, end, today or korea_today(now)):
+    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
         warnings.append(warning)
     return Plan(start, end, planned, quota, tuple(warnings))

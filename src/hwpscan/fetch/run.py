@@ -14,12 +14,11 @@ paid for, and a rerun spends no call on a finished window.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING, NoReturn
 
 from hwpscan.errors import (
     ApiError,
@@ -32,7 +31,6 @@ from hwpscan.errors import (
 )
 from hwpscan.fetch.cache import ResponseCache
 from hwpscan.fetch.client import (
-    DEFAULT_API_URL,
     HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
@@ -40,26 +38,35 @@ from hwpscan.fetch.client import (
     parse_answer,
 )
 from hwpscan.fetch.dates import (
-    DEFAULT_WINDOW_DAYS,
     Window,
     check_range,
     korea_today,
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.download import DEFAULT_MAX_BYTES, Downloader, remove_stale_temp_files
+from hwpscan.fetch.download import Downloader, remove_stale_temp_files
 from hwpscan.fetch.files import AttachmentStore, UrlPolicy, is_html
-from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.plan import open_cache, open_ledger, usable_cached
 from hwpscan.fetch.progress import Progress, ProgressEvent, notify
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger
-from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, check_api_url, system_resolver
-from hwpscan.home import state_dir
+from hwpscan.fetch.quota import QuotaLedger
+from hwpscan.fetch.settings import FetchHooks, FetchSettings, RetryPolicy
+from hwpscan.fetch.urls import check_api_url
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
-__all__ = ["FetchReport", "ProgressEvent", "fetch_range"]
+if TYPE_CHECKING:  # loaded by _default_client with the first fetch
+    import httpx
+
+__all__ = [
+    "FetchHooks",
+    "FetchReport",
+    "FetchSettings",
+    "ProgressEvent",
+    "RetryPolicy",
+    "fetch_range",
+    "stop_message",
+]
 
 #: Calls left today at or under which an empty answer is suspicious.
 NEAR_LIMIT = 2
@@ -131,22 +138,6 @@ class FetchReport:
         return ExitCode.OK if self.complete else ExitCode.API
 
 
-@dataclass(frozen=True, slots=True)
-class Retry:
-    """How often and how patiently to try again after a timeout or a 5xx."""
-
-    retries: int = 3
-    backoff: float = 0.5
-    sleep: Callable[[float], None] = time.sleep
-
-    def delay(self, attempt: int) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
-        return float(self.backoff * 2 ** (attempt - 1))
-
-    def wait(self, attempt: int) -> None:
-        self.sleep(self.delay(attempt))
-
-
 class WindowCaller:
     """Gets each window's answer: from the cache, or by one counted, cached call."""
 
@@ -157,15 +148,18 @@ class WindowCaller:
         *,
         cache: ResponseCache,
         ledger: QuotaLedger,
-        retry: Retry,
-        fresh: bool = False,
-        limits: FetchLimits | None = None,
+        settings: FetchSettings,
         progress: Progress | None = None,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.progress = progress  # told of each retry before its wait
-        self.api, self._key, self.cache, self.ledger, self.retry = api, key, cache, ledger, retry
-        self.fresh = fresh  # ask the API even when a good answer is cached
-        self.limits = limits or FetchLimits()
+        self.api, self._key, self.cache, self.ledger = api, key, cache, ledger
+        self.limits = settings.limits
+        # each retry of a call is a paid call: at most --api-retries of them
+        retries = min(settings.retry.retries, self.limits.api_retries)
+        self.retry = replace(settings.retry, retries=retries)
+        self._sleep = sleep
+        self.fresh = settings.fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
         self.warnings: list[str] = []
@@ -185,27 +179,24 @@ class WindowCaller:
         if cached is not None:
             self.calls_cached += 1
             return cached
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return self._call(window)
-            except ApiNetworkError as exc:
-                paid_retries = min(self.retry.retries, self.limits.api_retries)
-                if not exc.retryable or attempt > paid_retries:
-                    message = f"{exc} (after {attempt} attempts)"
-                    raise ApiNetworkError(message, retryable=False) from exc
-                self.warnings.append(f"window {window}: {exc}; retrying")
-                notify(
-                    self.progress,
-                    ProgressEvent(
-                        "retry",
-                        message=f"API call for {window}: {exc}; retrying in "
-                        f"{self.retry.delay(attempt):g} s "
-                        f"(attempt {attempt + 1} of {paid_retries + 1})",
-                    ),
-                )
-                self.retry.wait(attempt)
+
+        def retrying(exc: ApiNetworkError, when: str) -> None:
+            self.warnings.append(f"window {window}: {exc}; retrying")
+            message = f"API call for {window}: {exc}; {when}"
+            notify(self.progress, ProgressEvent("retry", message=message))
+
+        def gave_up(exc: ApiNetworkError, attempts: int) -> NoReturn:
+            message = f"{exc} (after {attempts} attempts)"
+            raise ApiNetworkError(message, retryable=False) from exc
+
+        return self.retry.run(
+            lambda _: self._call(window),
+            catch=ApiNetworkError,
+            retryable=lambda exc: exc.retryable,
+            give_up=gave_up,
+            on_retry=retrying,
+            sleep=self._sleep,
+        )
 
     def _call(self, window: Window) -> ApiAnswer:
         self.ledger.reserve(self._key)  # raises QuotaExceededError before any request
@@ -283,89 +274,34 @@ class WindowCaller:
 def fetch_range(
     start: date,
     end: date,
+    settings: FetchSettings,
     *,
     key: str,
-    out_dir: Path,
-    state: Path | None = None,
-    api_url: str = DEFAULT_API_URL,
     client: httpx.Client | None = None,
-    window_days: int = DEFAULT_WINDOW_DAYS,
-    daily_limit: int = DEFAULT_DAILY_LIMIT,
-    reset_hour: int = 0,
-    allow_hosts: Iterable[str] = (),
-    path_prefixes: Iterable[str] = DEFAULT_DOWNLOAD_PATHS,
     progress: Progress | None = None,
-    connect_timeout: float = 10.0,
-    read_timeout: float = 60.0,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    download_deadline: float | None = None,
-    jobs: int = 4,
-    retries: int = 3,
-    backoff: float = 0.5,
-    resolver: Resolver | None = system_resolver,
-    clock: Callable[[], datetime] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    fresh: bool = False,
-    only_dates: Collection[str] | None = None,
-    limits: FetchLimits | None = None,
+    hooks: FetchHooks | None = None,
 ) -> FetchReport:
-    """Fetch ``start..end`` window by window into ``out_dir``; never raises for API trouble.
+    """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
 
     Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
     (quota, refusal, HTML page, network after retries) stops the run and is returned in
     :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
     used for the API and the downloads (and not closed); by default one is made with
-    the given timeouts. ``state`` defaults to :func:`hwpscan.home.state_dir`.
-    ``download_deadline`` is the seconds one attachment may take in all (default:
-    :func:`hwpscan.fetch.download.default_deadline` of ``max_bytes``). ``limits`` are
-    the answer and run budgets (:class:`hwpscan.fetch.limits.FetchLimits`).
-
-    ``fresh`` (what ``verify`` uses) asks the API again for every window, cached or
-    not, and asks the server again for every attachment already on disk (conditionally
-    when it gave an ETag), replacing a file whose content changed. ``only_dates`` limits
-    the downloads to releases dated on those days (``YYYY-MM-DD``).
+    the settings' timeouts. ``hooks`` replace the DNS resolver, the clock and the sleep
+    between retries (tests).
     """
-    limits = limits or FetchLimits()
+    hooks = hooks or FetchHooks()
     check_range(start, end)
-    check_api_url(api_url)
-    windows = split_windows(start, end, window_days)
-    state = state or state_dir()
-    out_dir = Path(out_dir)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file by that name, or no permission
-        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
-    warnings: list[str] = []
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
-        warnings.append(warning)
-    if removed := remove_stale_temp_files(out_dir):
-        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
-    http = client or httpx.Client(timeout=httpx.Timeout(read_timeout, connect=connect_timeout))
-    retry = Retry(retries, backoff, sleep)
-    caller = WindowCaller(
-        ApiClient(api_url, key, http=http),
-        key,
-        cache=open_cache(state),
-        ledger=open_ledger(state, daily_limit=daily_limit, reset_hour=reset_hour, clock=clock),
-        retry=retry,
-        fresh=fresh,
-        limits=limits,
-        progress=progress,
+    check_api_url(settings.api_url)
+    windows = split_windows(start, end, settings.window_days)
+    out_dir = _output_folder(settings.out_folder())
+    warnings = _opening_warnings(start, end, out_dir, hooks.clock)
+    http = client or _default_client(settings)
+    caller = _window_caller(http, key, settings, progress, hooks)
+    downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
+    policy = UrlPolicy(
+        settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
     )
-    downloader = Downloader(
-        http,
-        max_bytes=max_bytes,
-        retries=retries,
-        backoff=backoff,
-        jobs=jobs,
-        sleep=sleep,
-        secrets=(key,),
-        deadline=download_deadline,
-        max_total_bytes=limits.max_download_bytes,
-    )
-    policy = UrlPolicy(api_url, tuple(allow_hosts), tuple(path_prefixes), resolver)
-    error: ApiError | None = None
-    listed = 0
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
         store = AttachmentStore(
@@ -374,31 +310,16 @@ def fetch_range(
             downloader=downloader,
             policy=policy,
             progress=progress,
-            revalidate=fresh,
-            max_files=limits.max_files,
+            revalidate=settings.fresh,
+            max_files=settings.limits.max_files,
         )
         try:
-            for window in windows:
-                try:
-                    answer = caller.answer(window)
-                except ApiError as exc:
-                    error = exc
-                    break
-                verdict = check_answer(answer, window, near_limit=False)
-                store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
-                releases = answer.releases
-                listed += len(releases)
-                if only_dates is not None:
-                    releases = tuple(r for r in releases if r.date in only_dates)
-                store.add(releases, outside=frozenset(verdict.outside))
-                notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
-                if store.budget_error is not None:  # files or bytes: stop asking for more
-                    error = store.budget_error
-                    break
+            error, listed = _fetch_windows(windows, caller, store, settings.only_dates, progress)
         finally:
             if client is None:
                 http.close()
     files = store.tally
+    every_warning = warnings + caller.warnings + files.warnings
     return FetchReport(
         start=start,
         end=end,
@@ -410,14 +331,109 @@ def fetch_range(
         files_skipped=files.skipped,
         files_failed=files.failed,
         files_refused=files.refused,
-        warnings=tuple(
-            dict.fromkeys(
-                redact_text(w, [key]) for w in warnings + caller.warnings + files.warnings
-            )
-        ),
+        warnings=tuple(dict.fromkeys(redact_text(w, [key]) for w in every_warning)),
         out_dir=out_dir,
         manifest_path=writer.path,
         error=error,
         entries=tuple(files.entries),
         releases_listed=listed,
     )
+
+
+def _output_folder(out_dir: Path) -> Path:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
+    return out_dir
+
+
+def _opening_warnings(
+    start: date, end: date, out_dir: Path, clock: Callable[[], datetime] | None
+) -> list[str]:
+    """What to say before the first call: another year's range, partial files removed."""
+    warnings: list[str] = []
+    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+        warnings.append(warning)
+    if removed := remove_stale_temp_files(out_dir):
+        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
+    return warnings
+
+
+def _default_client(settings: FetchSettings) -> httpx.Client:
+    # httpx is loaded here, with the first fetch, so that the CLI's --help and the
+    # modules that only plan or read settings never import it
+    import httpx
+
+    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+    return httpx.Client(timeout=timeout)
+
+
+def _window_caller(
+    http: httpx.Client,
+    key: str,
+    settings: FetchSettings,
+    progress: Progress | None,
+    hooks: FetchHooks,
+) -> WindowCaller:
+    state = settings.state_folder()
+    ledger = open_ledger(
+        state,
+        daily_limit=settings.daily_limit,
+        reset_hour=settings.reset_hour,
+        clock=hooks.clock,
+    )
+    return WindowCaller(
+        ApiClient(settings.api_url, key, http=http),
+        key,
+        cache=open_cache(state),
+        ledger=ledger,
+        settings=settings,
+        progress=progress,
+        sleep=hooks.sleep,
+    )
+
+
+def _fetch_windows(
+    windows: tuple[Window, ...],
+    caller: WindowCaller,
+    store: AttachmentStore,
+    only_dates: Collection[str] | None,
+    progress: Progress | None,
+) -> tuple[ApiError | None, int]:
+    """Each window's answer, then its attachments; ``(what stopped it, releases listed)``."""
+    listed = 0
+    for window in windows:
+        try:
+            answer = caller.answer(window)
+        except ApiError as exc:
+            return exc, listed
+        verdict = check_answer(answer, window, near_limit=False)
+        store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
+        releases = answer.releases
+        listed += len(releases)
+        if only_dates is not None:
+            releases = tuple(r for r in releases if r.date in only_dates)
+        store.add(releases, outside=frozenset(verdict.outside))
+        notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+        if store.budget_error is not None:  # files or bytes: stop asking for more
+            return store.budget_error, listed
+    return None, listed
+
+
+def stop_message(report: FetchReport) -> str | None:
+    """Why a fetch did not complete, in one sentence; ``None`` when it did."""
+    if report.error is not None:
+        return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
+    if report.html_only and not (report.files_failed or report.files_refused):
+        return (
+            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
+            "answered with error pages instead of the documents (kept and marked in the "
+            "manifest; try again later)"
+        )
+    if not report.complete:
+        return (
+            f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
+            "see the warnings and the manifest"
+        )
+    return None

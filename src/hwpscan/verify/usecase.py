@@ -20,17 +20,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hwpscan.errors import UsageError
+from hwpscan.fetch import FetchReport, FetchSettings, fetch_range, stop_message
 from hwpscan.matrix import MatrixRow, ParserSpec, parse_parser_options
 from hwpscan.matrix.runner import run_matrix
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.verify._fetch import (
-    FetchSettings,  # until hwpscan.fetch.settings lands
-    fetch_range,
-    stop_message,
-)
 from hwpscan.verify.files import scan_files, with_positions
 from hwpscan.verify.tool import ToolOutcome, parse_tool_cmd, run_tool, tool_environment
 from hwpscan.verify.verdicts import (
@@ -44,9 +40,6 @@ from hwpscan.verify.verdicts import (
     judge,
 )
 
-if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs
-    from hwpscan.fetch.run import FetchReport
-
 __all__ = [
     "FetchTotals",
     "Fetcher",
@@ -58,7 +51,7 @@ __all__ = [
 ]
 
 #: Fetch one span of dates: ``(first, last, settings) -> report``.
-Fetcher = Callable[[date, date, FetchSettings], "FetchReport"]
+Fetcher = Callable[[date, date, FetchSettings], FetchReport]
 
 
 def group_dates(days: Iterable[date], window_days: int) -> list[tuple[date, date]]:
