@@ -453,3 +453,16 @@ def test_the_tool_command_gets_no_key_unless_a_variable_is_passed_by_name(
     assert code == 1 and "no SERVICE_TOKEN" in doc["dates"][0]["reason"], doc
     code, doc = _json(emulator, *args, "--tool-env", "SERVICE_TOKEN")
     assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
+
+
+def test_verify_takes_every_fetch_option_fetch_takes() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+
+    def spellings(name: str) -> set[str]:
+        cmd = group.commands[name]  # type: ignore[attr-defined]
+        return {o for p in cmd.params if not p.hidden for o in p.opts + p.secondary_opts}
+
+    fetch_only = spellings("fetch") - {"--from", "--to"}
+    assert fetch_only <= spellings("verify"), sorted(fetch_only - spellings("verify"))

@@ -24,20 +24,30 @@ from rich.text import Text
 from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
 from hwpscan.cli.fetch import fetch_for_scan, get_key
 from hwpscan.cli.options import (
+    API_RETRIES,
     CONNECT_TIMEOUT,
     DAILY_LIMIT,
     DOWNLOADS,
+    MAX_ATTACHMENTS,
+    MAX_FILES,
+    MAX_ITEMS,
     MAX_MB,
+    MAX_TOTAL_MB,
     READ_TIMEOUT,
     RESET_HOUR,
     RETRIES,
     WINDOW_DAYS,
     AllowHostOpt,
+    ApiRetriesOpt,
     ConnectTimeoutOpt,
     DownloadPathOpt,
     DownloadsOpt,
     LimitOpt,
+    MaxAttachmentsOpt,
+    MaxFilesOpt,
+    MaxItemsOpt,
     MaxMbOpt,
+    MaxTotalMbOpt,
     OldOutOpt,
     ProgressOpt,
     ReadTimeoutOpt,
@@ -47,6 +57,7 @@ from hwpscan.cli.options import (
     YesOpt,
     deprecated,
     fetch_options,
+    limits_option,
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
@@ -193,7 +204,8 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """The fetch options verify takes (the same as ``fetch``'s)."""
+    """The fetch options verify takes: every one ``fetch`` takes (its hidden ``--jobs``
+    spelling for downloads aside: ``--jobs`` is verify's scan workers)."""
 
     api_url: ApiUrlOpt = DEFAULT_API_URL
     out: Annotated[
@@ -213,6 +225,11 @@ class FetchOptions:
     downloads: DownloadsOpt = DOWNLOADS
     yes: YesOpt = False
     show_progress: ProgressOpt = True
+    max_items: MaxItemsOpt = MAX_ITEMS
+    max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS
+    max_files: MaxFilesOpt = MAX_FILES
+    max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB
+    api_retries: ApiRetriesOpt = API_RETRIES
 
     def settings(self) -> FetchSettings:
         options = fetch_options(
@@ -226,8 +243,15 @@ class FetchOptions:
             retries=self.retries,
             max_mb=self.max_mb,
         )
+        limits = limits_option(
+            max_items=self.max_items,
+            max_attachments=self.max_attachments,
+            max_files=self.max_files,
+            max_total_mb=self.max_total_mb,
+            api_retries=self.api_retries,
+        )
         out = deprecated(self.out_old, self.out, "-o for a folder is deprecated: use --out")
-        return FetchSettings(self.api_url, out, downloads=self.downloads, **options)
+        return FetchSettings(self.api_url, out, downloads=self.downloads, **options, **limits)
 
 
 def _fetcher(fetch: FetchOptions) -> Fetcher:
