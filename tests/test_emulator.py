@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import httpx
 import pytest
+import typer.main
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
@@ -598,6 +599,28 @@ def test_every_quirk_has_a_command_line_flag() -> None:
     flags = {f.name: "--" + f.name.replace("_", "-") for f in fields(Quirks)}
     flags["damaged_text"] = "--clean-text"
     assert [name for name, flag in flags.items() if flag not in help_text] == []
+
+
+def test_command_line_values_become_the_quirks() -> None:
+    """The options are the Quirks fields: parsing them gives the Quirks the server gets
+    (0 meaning unlimited on the command line, None in a Quirks)."""
+    group = typer.main.get_command(app)
+    command = group.get_command(typer.Context(group), "emulator")  # type: ignore[attr-defined]
+
+    def parsed(*args: str) -> Quirks:
+        params = command.make_context("emulator", list(args)).params
+        return Quirks(**{f.name: params[f.name] for f in fields(Quirks)})
+
+    assert parsed() == Quirks()
+    argv = ["--daily-limit", "0", "--max-days", "0", "--clean-text", "--quota-mode", "silent"]
+    assert parsed(*argv, "--oversize", "stream", "--fail-first", "2") == Quirks(
+        daily_limit=None,
+        max_days=None,
+        damaged_text=False,
+        quota_mode=QuotaMode.SILENT,
+        oversize=Oversize.STREAM,
+        fail_first=2,
+    )
 
 
 def test_command_writes_a_data_folder(tmp_path: Path) -> None:

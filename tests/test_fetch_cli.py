@@ -141,8 +141,8 @@ def test_cli_fetch_for_scan_then_raise_for_report_exits_3_on_a_stop(
 ) -> None:
     import typer
 
-    from hwpscan.cli.fetch import fetch_for_scan as cli_fetch_for_scan
-    from hwpscan.cli.fetch import raise_for_report
+    from hwpscan.cli.fetch_view import fetch_for_scan as cli_fetch_for_scan
+    from hwpscan.cli.fetch_view import raise_for_report
 
     monkeypatch.setenv("HWPSCAN_API_KEY", KEY)
     with serve_in_thread() as emu:

@@ -211,6 +211,45 @@ def test_an_annotation_that_does_not_resolve_names_the_command() -> None:
         options_from_dataclasses(get)
 
 
+@dataclasses.dataclass(frozen=True)
+class Retry:
+    attempts: Annotated[int, typer.Option(min=1, help="Tries per request.")] = 3
+    backoff: Annotated[float, typer.Option(help="Seconds, doubled per retry.")] = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Fetch:
+    days: Annotated[int, typer.Option(help="Days per call.")] = 21
+    retry: Retry = dataclasses.field(default_factory=Retry)
+
+
+@dataclasses.dataclass(frozen=True)
+class FetchOtherRetry:
+    retry: Retry = Retry(attempts=9)
+
+
+def test_a_dataclass_field_nests_its_options() -> None:
+    seen: list[Fetch] = []
+
+    @options_from_dataclasses
+    def get(fetch: Fetch) -> None:
+        seen.append(fetch)
+
+    assert list(inspect.signature(get).parameters) == ["days", "attempts", "backoff"]
+    assert runner.invoke(_app(get), ["--attempts", "5", "--days", "7"]).exit_code == 0
+    assert runner.invoke(_app(get), []).exit_code == 0
+    assert seen == [Fetch(7, Retry(5, 1.0)), Fetch()]
+    assert runner.invoke(_app(get), ["--attempts", "0"]).exit_code == 2
+
+
+def test_a_nested_group_with_its_own_default_is_an_error_at_definition() -> None:
+    with pytest.raises(TypeError, match=r"FetchOtherRetry\.retry: a nested option group"):
+
+        @options_from_dataclasses
+        def get(fetch: FetchOtherRetry) -> None:
+            pass
+
+
 def test_option_group_lists_init_fields_only() -> None:
     @dataclasses.dataclass(frozen=True)
     class Derived:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, err_console
-from hwpscan.cli.fetch import _run_fetch, raise_for_report
+from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import OldOutOpt, deprecated
 
 
@@ -59,7 +59,7 @@ def demo(
                     "catalogue is from 2025, so the other-year warning is expected)",
                     highlight=False,
                 )
-                report = _run_fetch(
+                report = run_fetch(
                     first,
                     last,
                     key=key,

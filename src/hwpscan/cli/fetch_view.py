@@ -1,38 +1,61 @@
-"""What ``plan``, ``fetch`` and the fetches of ``scan``/``verify`` print.
+"""A fetch on the terminal, for every command that fetches (``fetch``, ``scan
+--from/--to``, ``verify``, ``demo``): the key, the other-year question, progress bars,
+messages, and the exit when the fetch stopped.
 
-The plan table, the progress bars fed by :class:`~hwpscan.fetch.ProgressEvent`, the
-summary of a :class:`~hwpscan.fetch.FetchReport`, and warnings made safe to print
-(no key, no accidental rich markup).
+:func:`run_fetch` is :func:`hwpscan.fetch.fetch_range` with all of that around it;
+:func:`fetch_for_scan` adds the date parsing and the key lookup; :func:`raise_for_report`
+exits 3 with the library's :func:`~hwpscan.fetch.stop_message`. Also here: the plan
+table, the summary of a :class:`~hwpscan.fetch.FetchReport`, and warnings made safe to
+print (no key, no accidental rich markup). A module of helpers, not a command: any
+command module may import it.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import date
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any
 
+import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
-from hwpscan.cli.app import console, err_console
-from hwpscan.fetch.dates import with_weekday
-from hwpscan.fetch.keys import ENV_VAR
+from hwpscan.cli.app import console, err_console, fail
+from hwpscan.errors import UsageError
+from hwpscan.fetch import (
+    FetchReport,
+    FetchSettings,
+    ProgressEvent,
+    fetch_range,
+    stop_message,
+)
+from hwpscan.fetch.dates import parse_range, with_weekday, year_warning
+from hwpscan.fetch.keys import ENV_VAR, check_key, check_key_length, config_path, resolve_key
 from hwpscan.fetch.plan import Plan
+from hwpscan.home import state_dir
+from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
-if TYPE_CHECKING:  # the fetch engine (httpx) loads when a fetch runs, not for --help
-    from hwpscan.fetch import ProgressEvent
-    from hwpscan.fetch.run import FetchReport
-
 __all__ = [
+    "check_year",
+    "fail_redacted",
+    "fetch_for_scan",
+    "get_key",
+    "parse_dates",
     "plain",
     "progress_bars",
+    "raise_for_report",
     "range_line",
     "render_plan",
     "render_report",
     "retry_line",
+    "run_fetch",
+    "stop_message",
     "warn",
 ]
 
@@ -155,3 +178,120 @@ def render_report(
         highlight=False,
     )
     err_console.print(f"manifest: {report.manifest_path}", markup=False, highlight=False)
+
+
+def fail_redacted(message: str, code: int, secret: str | None = None) -> typer.Exit:
+    """:func:`hwpscan.cli.app.fail` with ``secret`` (the key) taken out of the message."""
+    return fail(redact_text(message, [secret]) if secret else message, code)  # fail escapes
+
+
+def parse_dates(start: str, end: str) -> tuple[date, date]:
+    """``--from``/``--to`` as dates; exit 2 with the reason when they are not valid."""
+    try:
+        return parse_range(start, end)
+    except UsageError as exc:
+        raise fail_redacted(str(exc), ExitCode.USAGE) from None
+
+
+def get_key(*, prompt: bool = True) -> str:
+    """The API key: ``HWPSCAN_API_KEY``, the config file, or a hidden prompt on a TTY."""
+    state = state_dir()
+    try:
+        key = resolve_key(state)
+    except UsageError as exc:
+        raise fail_redacted(str(exc), ExitCode.USAGE) from None
+    if not key and prompt and sys.stdin.isatty():
+        key = typer.prompt("API key (input hidden)", hide_input=True, err=True)
+    if not key:
+        raise fail_redacted(
+            f'no API key: set {ENV_VAR}, or write api_key = "..." in {config_path(state)}',
+            ExitCode.USAGE,
+        )
+    try:
+        return check_key_length(check_key(key))
+    except UsageError as exc:
+        raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
+
+
+def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
+    """Say so before any call when the range lies in another year; on a terminal, ask.
+
+    ``--yes`` (``assume_yes``) and a stdin that is not a terminal go on after the
+    warning. Returns the warning shown, so the summary does not repeat it.
+    """
+    warning = year_warning(first, last)
+    if warning is None:
+        return ()
+    warn(warning)
+    ask = not assume_yes and sys.stdin.isatty() and err_console.is_terminal
+    if ask and not typer.confirm("fetch this range anyway?", default=False, err=True):
+        raise fail_redacted("stopped before any call: fix --from/--to", ExitCode.USAGE)
+    return (warning,)
+
+
+def run_fetch(
+    first: date,
+    last: date,
+    settings: FetchSettings | None = None,
+    *,
+    key: str,
+    show_progress: bool,
+    assume_yes: bool = False,
+    **fields: Any,
+) -> FetchReport:
+    """:func:`hwpscan.fetch.fetch_range` with the range line, the other-year question,
+    progress bars and the summary; exit 2 on bad settings, 130 on Ctrl-C (what was
+    fetched is kept). ``fields`` replace fields of ``settings`` (default settings when
+    ``None``)."""
+    settings = replace(settings or FetchSettings(), **fields)
+    err_console.print(range_line(first, last), highlight=False)
+    shown = check_year(first, last, assume_yes=assume_yes)
+    try:
+        with progress_bars(show_progress and err_console.is_terminal) as on_event:
+            report = fetch_range(first, last, settings, key=key, progress=on_event)
+    except UsageError as exc:
+        raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
+    except KeyboardInterrupt:
+        err_console.print(
+            f"interrupted: files and answers fetched so far are kept in "
+            f"{settings.out_folder()}; run the same command again to resume",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
+    render_report(report, key, shown=shown)
+    return report
+
+
+def fetch_for_scan(
+    start: str,
+    end: str,
+    settings: FetchSettings | None = None,
+    *,
+    show_progress: bool = True,
+    assume_yes: bool = False,
+    **fields: Any,
+) -> tuple[Path, FetchReport]:
+    """Fetch (cache first) for ``scan --from/--to`` and ``verify``: key, bars, messages.
+
+    Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
+    ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
+    (:func:`raise_for_report`). ``assume_yes`` goes on without asking when the range
+    lies in another year. ``fields`` replace fields of ``settings``.
+    """
+    first, last = parse_dates(start, end)
+    key = get_key()
+    settings = replace(settings or FetchSettings(), **fields)
+    report = run_fetch(
+        first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes
+    )
+    return report.out_dir, report
+
+
+def raise_for_report(report: FetchReport, key: str | None = None) -> None:
+    """Exit 3 with the reason when the fetch stopped or left files behind; else return.
+
+    ``scan --from/--to`` calls this after scanning what was kept.
+    """
+    message = stop_message(report)
+    if message:
+        raise fail_redacted(message, ExitCode.API, key)

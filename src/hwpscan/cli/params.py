@@ -16,8 +16,11 @@ parameter is replaced by that dataclass's fields (with their ``typer.Option`` or
 ``typer.Argument`` metadata and their defaults), and calls the command with the
 dataclass built from the parsed values. Adding an option is adding a field; the
 defaults live in the dataclass only. Several groups and plain Typer parameters can
-sit side by side; two of them wanting the same name or option is an error when the
-command is defined, not when it runs.
+sit side by side, and a field typed with another such dataclass nests its options (a
+``retry: RetryOptions`` inside ``FetchOptions``); two of them wanting the same name or
+option is an error when the command is defined, not when it runs. With string
+annotations (``from __future__ import annotations``) the dataclasses must be module
+level names, where ``typing.get_type_hints`` finds them.
 
 >>> import dataclasses, typer
 >>> from typer.testing import CliRunner
@@ -60,7 +63,11 @@ _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
 @dataclasses.dataclass(frozen=True)
 class OptionGroup:
-    """One dataclass parameter of a command and the fields it contributes.
+    """One dataclass parameter of a command and the options it contributes.
+
+    A field whose type is itself a dataclass (not wrapped in ``Annotated``) is a nested
+    group: its fields are options too, and it is built first. Its options' defaults are
+    its own fields' defaults, so the outer field may have no other default.
 
     >>> import typer
     >>> @dataclasses.dataclass(frozen=True)
@@ -74,18 +81,33 @@ class OptionGroup:
 
     name: str
     cls: type[Any]
+    #: every option of the group, those of nested groups included, in field order
     parameters: tuple[inspect.Parameter, ...]
+    #: the group's own option fields, and its nested groups
+    own: tuple[str, ...] = ()
+    nested: tuple[OptionGroup, ...] = ()
 
     @classmethod
     def of(cls, name: str, settings: type[Any]) -> OptionGroup:
         """The group for parameter *name* annotated with the dataclass *settings*."""
         hints = _hints(settings)
-        parameters = tuple(
-            inspect.Parameter(f.name, _KEYWORD, default=_field_default(f), annotation=hints[f.name])
-            for f in dataclasses.fields(settings)
-            if f.init
-        )
-        return cls(name, settings, parameters)
+        parameters: list[inspect.Parameter] = []
+        own: list[str] = []
+        nested: list[OptionGroup] = []
+        for f in dataclasses.fields(settings):
+            if not f.init:
+                continue
+            if _is_dataclass_type(hints[f.name]):
+                _check_nested_default(settings, f, hints[f.name])
+                nested.append(cls.of(f.name, hints[f.name]))
+                parameters.extend(nested[-1].parameters)
+            else:
+                own.append(f.name)
+                default = _field_default(f)
+                parameters.append(
+                    inspect.Parameter(f.name, _KEYWORD, default=default, annotation=hints[f.name])
+                )
+        return cls(name, settings, tuple(parameters), tuple(own), tuple(nested))
 
     def build(self, values: dict[str, Any]) -> Any:
         """The dataclass from the parsed values (taken out of *values*).
@@ -104,8 +126,10 @@ class OptionGroup:
         ...     print(exc.format_message())
         Invalid value: n must be >= 1
         """
+        kwargs = {name: values.pop(name) for name in self.own}
+        kwargs.update((group.name, group.build(values)) for group in self.nested)
         try:
-            return self.cls(**{p.name: values.pop(p.name) for p in self.parameters})
+            return self.cls(**kwargs)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
 
@@ -185,6 +209,22 @@ def _field_default(f: dataclasses.Field[Any]) -> Any:
     return inspect.Parameter.empty
 
 
+def _check_nested_default(outer: type[Any], f: dataclasses.Field[Any], inner: type[Any]) -> None:
+    """A nested group's field may default only to the nested dataclass's own defaults."""
+    default = _field_default(f)
+    if default is inspect.Parameter.empty:
+        return
+    try:
+        if default == inner():
+            return
+    except TypeError:  # the nested dataclass has required fields: any default is ignored
+        pass
+    raise TypeError(
+        f"{outer.__qualname__}.{f.name}: a nested option group takes its defaults from"
+        f" {inner.__qualname__}'s fields; its own default {default!r} would be ignored"
+    )
+
+
 def _check_kind(func: Callable[..., Any], param: inspect.Parameter) -> None:
     if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
         return
@@ -224,22 +264,30 @@ def _flags(param: inspect.Parameter) -> Iterator[str]:
     >>> flags(Annotated[int, typer.Option(help="x")]), flags(str)
     (['--dry-run'], [])
     """
-    info = next(
-        (m for m in getattr(param.annotation, "__metadata__", ()) if isinstance(m, _ParameterInfo)),
-        None,
-    )
+    info = _option_info(param)
     if info is None:
-        if param.default is inspect.Parameter.empty:
-            return  # Typer makes it an argument
-        info = _OptionInfo()
-    if not isinstance(info, _OptionInfo):
         return
+    for decl in _declarations(param, info):
+        yield from (part for part in decl.split("/") if part.startswith("-"))
+
+
+def _option_info(param: inspect.Parameter) -> Any:
+    """The ``typer.Option`` of *param*, a bare one for a plain option, None for an argument."""
+    metadata = getattr(param.annotation, "__metadata__", ())
+    info = next((m for m in metadata if isinstance(m, _ParameterInfo)), None)
+    if info is None:
+        # Typer makes a plain parameter an option when it has a default
+        return None if param.default is inspect.Parameter.empty else _OptionInfo()
+    return info if isinstance(info, _OptionInfo) else None
+
+
+def _declarations(param: inspect.Parameter, info: Any) -> list[str]:
+    """The option declarations as written, or the ones Typer derives from the name."""
     # inside Annotated, Option's first positional (its "default") is the first option name
     first = (info.default,) if isinstance(info.default, str) else ()
     decls = [*first, *(info.param_decls or ())]
-    if not decls:
-        long = "--" + param.name.replace("_", "-")
-        is_bool = typing.get_args(param.annotation)[:1] == (bool,) or param.annotation is bool
-        decls = [f"{long}/--no-{long[2:]}" if is_bool else long]
-    for decl in decls:
-        yield from (part for part in decl.split("/") if part.startswith("-"))
+    if decls:
+        return decls
+    long = "--" + param.name.replace("_", "-")
+    is_bool = param.annotation is bool or typing.get_args(param.annotation)[:1] == (bool,)
+    return [f"{long}/--no-{long[2:]}" if is_bool else long]

@@ -351,7 +351,7 @@ def scan(
     Give files and folders, or --from/--to to fetch a date range first (cache first,
     within the API's daily quota).
     """
-    from hwpscan.cli.fetch import fetch_for_scan, raise_for_report
+    from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
     from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
 
     wanted = _check_fail_on(split_list(fail_on))

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
-from hwpscan.cli.fetch import fetch_for_scan, get_key
+from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.options import (
     API_RETRIES,
     CONNECT_TIMEOUT,
@@ -254,18 +254,13 @@ class FetchOptions:
         return FetchSettings(self.api_url, out, downloads=self.downloads, **options, **limits)
 
 
-def _fetcher(fetch: FetchOptions) -> Fetcher:
-    """The fetch with progress bars and messages."""
+def _fetcher(fetch: FetchOptions, key: str) -> Fetcher:
+    """The fetch with the range line, the other-year question, bars and the summary."""
 
     def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        _, report = fetch_for_scan(
-            first.isoformat(),
-            last.isoformat(),
-            settings,
-            show_progress=fetch.show_progress,
-            assume_yes=fetch.yes,
+        return run_fetch(
+            first, last, settings, key=key, show_progress=fetch.show_progress, assume_yes=fetch.yes
         )
-        return report
 
     return run
 
@@ -364,8 +359,9 @@ def verify(
     """
     settings, before = _prepare(opts)
     fetching = fetch.settings()
-    hooks = VerifyHooks(_fetcher(fetch), partial(_fetched_line, cached=settings.cached))
-    outcome = verify_dates(settings, fetching, key=get_key(), before=before, hooks=hooks)
+    key = get_key()
+    hooks = VerifyHooks(_fetcher(fetch, key), partial(_fetched_line, cached=settings.cached))
+    outcome = verify_dates(settings, fetching, key=key, before=before, hooks=hooks)
     record_and_report(
         list(outcome.results), kind="verify", args=outcome.record_args(), summary=outcome.summary()
     )

@@ -396,50 +396,94 @@ class _Aligner:
         """The middle snake of an optimal path (Myers 1986, section 4b): (x, y, u, v)
         with a[x:u] == b[y:v] on some shortest edit script. Both sides are non-empty and
         differ at both ends, so the edit distance is at least 2 and both halves shrink.
+
+        Each round *d* extends the forward paths from the start and the backward paths
+        from the end by one edit; the snake is where they first overlap.
         """
-        a, b = self.a, self.b
-        n, m = a2 - a1, b2 - b1
-        delta = n - m
+        search = _Search.of(a1, a2, b1, b2, cap)
+        for d in range(search.max_d + 1):
+            step = 2 * d + 2
+            if step > cap:
+                raise _OverBudget
+            cap -= step
+            self.budget -= step
+            snake = self._forward(search, d) or self._backward(search, d)
+            if snake is not None:
+                return snake
+        raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
+
+    def _forward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
+        """Round *d* from the start; the snake when a path reaches a backward one (odd
+        delta only)."""
+        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
+        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
         odd = delta & 1
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and vf[offset + k - 1] < vf[offset + k + 1]):
+                x = vf[offset + k + 1]
+            else:
+                x = vf[offset + k - 1] + 1
+            y = x - k
+            sx, sy = x, y
+            if x < n and y < m and a[a1 + x] == b[b1 + y]:
+                s = _common_prefix(a, a1 + x, a2, b, b1 + y, b2)
+                x, y = x + s, y + s
+            vf[offset + k] = x
+            if odd and -(d - 1) <= delta - k <= d - 1 and x + vb[offset + delta - k] >= n:
+                return a1 + sx, b1 + sy, a1 + x, b1 + y
+        return None
+
+    def _backward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
+        """Round *d* from the end; the snake when a path reaches a forward one (even
+        delta only)."""
+        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
+        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
+        odd = delta & 1
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and vb[offset + k - 1] < vb[offset + k + 1]):
+                x = vb[offset + k + 1]
+            else:
+                x = vb[offset + k - 1] + 1
+            y = x - k
+            sx, sy = x, y
+            if x < n and y < m and a[a2 - 1 - x] == b[b2 - 1 - y]:
+                s = _common_suffix(a, a1, a2 - x, b, b1, b2 - y)
+                x, y = x + s, y + s
+            vb[offset + k] = x
+            if not odd and -d <= delta - k <= d and x + vf[offset + delta - k] >= n:
+                return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
+        return None
+
+
+@dataclass(slots=True)
+class _Search:
+    """One middle-snake search: the region, and the furthest point reached on each
+    diagonal ``k`` from the start (``vf``) and from the end (``vb``), at ``offset + k``."""
+
+    a1: int
+    a2: int
+    b1: int
+    b2: int
+    n: int
+    m: int
+    delta: int
+    max_d: int
+    offset: int
+    vf: list[int]
+    vb: list[int]
+
+    @classmethod
+    def of(cls, a1: int, a2: int, b1: int, b2: int, cap: int) -> _Search:
+        """The search of a[a1:a2] against b[b1:b2], its arrays sized for a budget *cap*
+        (no more diagonals than the budget can reach)."""
+        n, m = a2 - a1, b2 - b1
         max_d = (n + m + 1) // 2
         offset = max_d + 1
         size = 2 * offset + 1 if offset * offset < cap else 2 * _isqrt(cap) + 5
         offset = min(offset, size // 2)
         vf = [0] * (2 * offset + 1)
         vb = [0] * (2 * offset + 1)
-        for d in range(max_d + 1):
-            step = 2 * d + 2
-            if step > cap:
-                raise _OverBudget
-            cap -= step
-            self.budget -= step
-            for k in range(-d, d + 1, 2):
-                if k == -d or (k != d and vf[offset + k - 1] < vf[offset + k + 1]):
-                    x = vf[offset + k + 1]
-                else:
-                    x = vf[offset + k - 1] + 1
-                y = x - k
-                sx, sy = x, y
-                if x < n and y < m and a[a1 + x] == b[b1 + y]:
-                    s = _common_prefix(a, a1 + x, a2, b, b1 + y, b2)
-                    x, y = x + s, y + s
-                vf[offset + k] = x
-                if odd and -(d - 1) <= delta - k <= d - 1 and x + vb[offset + delta - k] >= n:
-                    return a1 + sx, b1 + sy, a1 + x, b1 + y
-            for k in range(-d, d + 1, 2):
-                if k == -d or (k != d and vb[offset + k - 1] < vb[offset + k + 1]):
-                    x = vb[offset + k + 1]
-                else:
-                    x = vb[offset + k - 1] + 1
-                y = x - k
-                sx, sy = x, y
-                if x < n and y < m and a[a2 - 1 - x] == b[b2 - 1 - y]:
-                    s = _common_suffix(a, a1, a2 - x, b, b1, b2 - y)
-                    x, y = x + s, y + s
-                vb[offset + k] = x
-                if not odd and -d <= delta - k <= d and x + vf[offset + delta - k] >= n:
-                    return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
-        raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
+        return cls(a1, a2, b1, b2, n, m, n - m, max_d, offset, vf, vb)
 
 
 def _isqrt(n: int) -> int:
@@ -587,48 +631,28 @@ class _Tally:
         document characters beyond those are lost, as are those with only markup syntax
         in their place."""
         gone, added = self.a[a1:a2], self.b[b1:b2]
-        leaked = markup = extra = 0
         units = 0  # how many document characters what was added can stand for
         if self.unaligned and any(a1 <= u < a2 for u in self.unaligned):
             units = len(gone)  # not aligned (budget): replaced, never lost
-        if added:
-            if CONTROL_RE.search(added):
-                leaked = units = len(added)
-            else:
-                for piece, is_markup, placeholder in _pieces(added):
-                    if piece == "\ufffd" * len(piece):  # counted on the raw text
-                        units += len(piece)
-                    elif is_markup:
-                        markup += len(piece)
-                        units += placeholder
-                    else:
-                        extra += len(piece)
-                        units += len(piece)
-        c = self.counts
-        c["leaked"] += leaked
-        c["markup"] += markup
-        c["extra"] += extra
+        leaked, markup, extra, units = _weigh(added, units)
         replaced = min(len(gone), units)
         lost = len(gone) - replaced
         lost_pua = replaced_pua = 0
         if gone and PUA_RE.search(gone):
             replaced_pua = len(PUA_RE.findall(gone[:replaced]))
             lost_pua = len(PUA_RE.findall(gone[replaced:]))
-        c["replaced"] += replaced
-        c["replaced_pua"] += replaced_pua
-        c["lost"] += lost
-        c["lost_pua"] += lost_pua
-        kind = (
-            "lost"
-            if lost
-            else "replaced"
-            if replaced
-            else "leaked"
-            if leaked
-            else "extra"
-            if extra
-            else "markup"
-        )
+        found = {
+            "leaked": leaked,
+            "markup": markup,
+            "extra": extra,
+            "replaced": replaced,
+            "replaced_pua": replaced_pua,
+            "lost": lost,
+            "lost_pua": lost_pua,
+        }
+        for name, n in found.items():
+            self.counts[name] += n
+        kind = next((k for k in ("lost", "replaced", "leaked", "extra") if found[k]), "markup")
         severity = _SEVERITY["pua"] if lost_pua or replaced_pua else _SEVERITY.get(kind, 6)
         if leaked:
             severity = min(severity, _SEVERITY["leaked"])
@@ -671,6 +695,34 @@ class _Tally:
             examples=tuple(t for _, _, t in self.best),
             by_class={k: tuple(t for _, _, t in v) for k, v in self.per_class.items() if v},
         )
+
+
+def _weigh(added: str, units: int) -> tuple[int, int, int, int]:
+    """What an extractor's run *added* holds: (leaked, markup, extra, units), *units*
+    being how many document characters it stands for (on top of the *units* given).
+
+    A run with a control code is all leaked data and stands for as many characters;
+    otherwise U+FFFD (counted apart, on the raw text) and other text stand for one
+    character each, markup for none, a placeholder for one.
+
+    >>> _weigh("", 2), _weigh("a" + chr(0x0B), 5), _weigh("<표>|?", 0)
+    ((0, 0, 0, 2), (2, 0, 0, 2), (0, 4, 1, 2))
+    """
+    if not added:
+        return 0, 0, 0, units
+    if CONTROL_RE.search(added):
+        return len(added), 0, 0, len(added)
+    markup = extra = 0
+    for piece, is_markup, placeholder in _pieces(added):
+        if piece == "\ufffd" * len(piece):
+            units += len(piece)
+        elif is_markup:
+            markup += len(piece)
+            units += placeholder
+        else:
+            extra += len(piece)
+            units += len(piece)
+    return 0, markup, extra, units
 
 
 def _pieces(added: str) -> list[tuple[str, bool, bool]]:

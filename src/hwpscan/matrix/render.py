@@ -43,22 +43,13 @@ def matrix_table(
     """
     summaries = summarize(rows, strict_markup=strict_markup)
     files = len({r.path for r in rows})
-    values: list[tuple[ParserSummary, list[int] | None]] = []
-    for s in summaries:
-        if s.not_installed == s.files:
-            values.append((s, None))
-            continue
-        t = s.totals
-        numbers = [s.judged, s.guilty, s.failed]
-        numbers += [t.get(key, 0) for _, key, _ in _COLUMNS[3:] if key is not None]
-        values.append((s, numbers))
+    values = [(s, _numbers(s)) for s in summaries]
     widths = [
         max([len(label)] + [len(f"{v[i]:,}") for _, v in values if v is not None])
         for i, (label, _, _) in enumerate(_COLUMNS)
     ]
-    numbers_width = sum(w + 2 for w in widths)
     longest = max([len("extractor")] + [len(s.parser) for s in summaries])
-    name_width = max(len("extractor"), min(longest, width - numbers_width))
+    name_width = max(len("extractor"), min(longest, width - sum(w + 2 for w in widths)))
     out = Text()
     plural = "s" if files != 1 else ""
     out.append(
@@ -68,26 +59,38 @@ def matrix_table(
     for (label, _, _), w in zip(_COLUMNS, widths, strict=True):
         out.append("  " + label.rjust(w), style="bold")
     out.append("\n")
-    for s, shown_numbers in values:
-        style = "dim" if shown_numbers is None else ("bold red" if s.guilty else "green")
-        if len(s.parser) > name_width:
-            out.append(s.parser + "\n", style=style)
-            out.append(" " * name_width)
-        else:
-            out.append(s.parser.ljust(name_width), style=style)
-        if shown_numbers is None:
-            out.append(
-                f"  {s.files:,} file{'s' if s.files != 1 else ''}: not installed\n", style="dim"
-            )
-            continue
-        for value, (_, _, cell_style), w in zip(shown_numbers, _COLUMNS, widths, strict=True):
-            shown = f"{value:,}".rjust(w)
-            out.append("  ")
-            out.append(shown, style=(cell_style if value else "dim"))
-        out.append("\n")
+    for s, numbers in values:
+        _append_line(out, s, numbers, name_width, widths)
     guilt = "leaked, lost or failed" + (", or any replaced or markup text" if strict_markup else "")
     out.append(f"files judged; characters per class; guilty = {guilt}", style="dim")
     return out
+
+
+def _numbers(s: ParserSummary) -> list[int] | None:
+    """The numbers of one table line, in column order (None: never installed)."""
+    if s.not_installed == s.files:
+        return None
+    numbers = [s.judged, s.guilty, s.failed]
+    return numbers + [s.totals.get(key, 0) for _, key, _ in _COLUMNS[3:] if key is not None]
+
+
+def _append_line(
+    out: Text, s: ParserSummary, numbers: list[int] | None, name_width: int, widths: list[int]
+) -> None:
+    """One extractor's line: its name (on a line of its own when too long), its numbers."""
+    style = "dim" if numbers is None else ("bold red" if s.guilty else "green")
+    if len(s.parser) > name_width:
+        out.append(s.parser + "\n", style=style)
+        out.append(" " * name_width)
+    else:
+        out.append(s.parser.ljust(name_width), style=style)
+    if numbers is None:
+        out.append(f"  {s.files:,} file{'s' if s.files != 1 else ''}: not installed\n", style="dim")
+        return
+    for value, (_, _, cell_style), w in zip(numbers, _COLUMNS, widths, strict=True):
+        out.append("  ")
+        out.append(f"{value:,}".rjust(w), style=(cell_style if value else "dim"))
+    out.append("\n")
 
 
 def verdict_lines(

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
 from hwpscan.matrix.compare import (
     MAX_EXAMPLES,
+    Comparison,
     compare,
     count_chars,
     count_replacement,
@@ -271,14 +272,8 @@ def build_row(
 ) -> MatrixRow:
     """Judge one extraction against *reference* (None: the reference could not be read;
     *ref_reason* says why)."""
-    reason = _safe(got.reason)
-    if reference is None:
-        why = _safe(ref_reason) or "unreadable"
-        if reason and why in reason:  # the extractor failed for the same reason: say it once
-            reason = f"{reason} (no reference text either)"
-        else:
-            note = f"no reference text ({why})"
-            reason = f"{reason}; {note}" if reason else note
+    reason = _reference_note(_safe(got.reason), reference, ref_reason)
+    compared = reference is not None
     if got.status != "ok" or got.text is None:
         return MatrixRow(
             path,
@@ -287,24 +282,14 @@ def build_row(
             reason,
             invalid_bytes=got.invalid_bytes,
             seconds=got.seconds,
-            compared=reference is not None,
+            compared=compared,
         )
     text = got.text
-    status: RowStatus = "ok"
-    if not significant(text) and (reference is None or significant(reference)):
-        status = "empty"
-        shown = f"{count_chars(reference):,}" if reference is not None else "unknown"
-        empty_note = f"returned no text (the reference has {shown} characters)"
-        reason = f"{empty_note}; {reason}" if reason else empty_note
-    diff = compare(reference, text) if reference is not None and status == "ok" else None
+    status, reason = _emptiness(text, reference, reason)
+    diff = compare(reference, text) if reference is not None and status == "ok" else Comparison()
     surrogates = count_surrogates(text)
     ref_surrogates = count_surrogates(reference or "")
-    examples = diff.examples if diff else ()
-    by_class = dict(diff.by_class) if diff else {}
-    if surrogates > ref_surrogates:  # the most severe example: where a surrogate leaked
-        shown_leak = _surrogate_example(text)
-        examples = (shown_leak, *examples)[:MAX_EXAMPLES]
-        by_class["leaked"] = (shown_leak, *by_class.get("leaked", ()))[:MAX_EXAMPLES]
+    examples, by_class = _leak_first(text, diff, leaked=surrogates > ref_surrogates)
     return MatrixRow(
         path=path,
         parser=parser,
@@ -313,22 +298,70 @@ def build_row(
         chars=count_chars(text),
         surrogates=surrogates,
         replacement_chars=count_replacement(text),
-        dropped_chars=diff.lost if diff else 0,
-        extra_chars=diff.extra if diff else 0,
-        changed_chars=diff.replaced if diff else 0,
+        dropped_chars=diff.lost,
+        extra_chars=diff.extra,
+        changed_chars=diff.replaced,
         invalid_bytes=got.invalid_bytes,
         examples=examples,
         seconds=got.seconds,
-        compared=reference is not None,
+        compared=compared,
         reference_surrogates=ref_surrogates,
         reference_replacement_chars=count_replacement(reference or ""),
-        lost_pua=diff.lost_pua if diff else 0,
-        replaced_pua=diff.replaced_pua if diff else 0,
-        markup_chars=diff.markup if diff else 0,
-        control_chars=diff.leaked if diff else 0,
-        exact=diff.exact if diff else True,
+        lost_pua=diff.lost_pua,
+        replaced_pua=diff.replaced_pua,
+        markup_chars=diff.markup,
+        control_chars=diff.leaked,
+        exact=diff.exact,
         class_examples=by_class,
     )
+
+
+def _reference_note(
+    reason: str | None, reference: str | None, ref_reason: str | None
+) -> str | None:
+    """*reason*, plus why there is no reference text when there is none.
+
+    >>> _reference_note("bad header", None, "bad header"), _reference_note(None, None, None)
+    ('bad header (no reference text either)', 'no reference text (unreadable)')
+    >>> _reference_note("timeout", None, "encrypted"), _reference_note("x", "text", None)
+    ('timeout; no reference text (encrypted)', 'x')
+    """
+    if reference is not None:
+        return reason
+    why = _safe(ref_reason) or "unreadable"
+    if reason and why in reason:  # the extractor failed for the same reason: say it once
+        return f"{reason} (no reference text either)"
+    note = f"no reference text ({why})"
+    return f"{reason}; {note}" if reason else note
+
+
+def _emptiness(
+    text: str, reference: str | None, reason: str | None
+) -> tuple[RowStatus, str | None]:
+    """``empty`` (and why) when *text* has nothing to compare but the reference has.
+
+    >>> _emptiness(" ", "가", None), _emptiness(" ", " ", None)[0], _emptiness("가", "가", "r")
+    (('empty', 'returned no text (the reference has 1 characters)'), 'ok', ('ok', 'r'))
+    """
+    if significant(text) or (reference is not None and not significant(reference)):
+        return "ok", reason
+    shown = f"{count_chars(reference):,}" if reference is not None else "unknown"
+    note = f"returned no text (the reference has {shown} characters)"
+    return "empty", f"{note}; {reason}" if reason else note
+
+
+def _leak_first(
+    text: str, diff: Comparison, *, leaked: bool
+) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
+    """The comparison's examples, led by where a surrogate leaked when one did (the most
+    severe example)."""
+    examples = diff.examples
+    by_class = dict(diff.by_class)
+    if leaked:
+        shown = _surrogate_example(text)
+        examples = (shown, *examples)[:MAX_EXAMPLES]
+        by_class["leaked"] = (shown, *by_class.get("leaked", ()))[:MAX_EXAMPLES]
+    return examples, by_class
 
 
 def _surrogate_example(text: str) -> str:

@@ -84,13 +84,9 @@ def run_extractor(
 def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     if spec.batch:
         return run_batch(spec, [path], timeout=timeout)[0]
-    argv = spec.command(path)
-    try:
-        done = _run(argv, timeout=timeout)
-    except FileNotFoundError:
-        return Extraction("not-installed", reason=f"command not found: {argv[0]}")
-    except OSError as exc:
-        return Extraction("error", reason=f"cannot start {argv[0]}: {exc.strerror or exc}")
+    done = _start(spec.command(path), timeout)
+    if isinstance(done, Extraction):
+        return done
     if done.returncode is None:
         return Extraction(
             "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds
@@ -99,6 +95,16 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
         status, reason = explain_exit(done.returncode, done.stderr)
         return Extraction(status, reason=reason, seconds=done.seconds)
     return _decoded(done.stdout, done.seconds)
+
+
+def _start(argv: Sequence[str], timeout: float) -> Finished | Extraction:
+    """Run *argv* (see :func:`_run`); the extraction to report when it cannot start."""
+    try:
+        return _run(argv, timeout=timeout)
+    except FileNotFoundError:
+        return Extraction("not-installed", reason=f"command not found: {argv[0]}")
+    except OSError as exc:
+        return Extraction("error", reason=f"cannot start {argv[0]}: {exc.strerror or exc}")
 
 
 def _decoded(data: bytes, seconds: float) -> Extraction:
@@ -117,39 +123,40 @@ def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> lis
     missing = spec.missing()
     if missing is not None:
         return [Extraction("not-installed", reason=missing) for _ in paths]
-    argv = spec.batch_command(paths)
     limit = timeout * len(paths)
-    try:
-        done = _run(argv, timeout=limit)
-    except FileNotFoundError:
-        return [Extraction("not-installed", reason=f"command not found: {argv[0]}") for _ in paths]
-    except OSError as exc:
-        why = f"cannot start {argv[0]}: {exc.strerror or exc}"
-        return [Extraction("error", reason=why) for _ in paths]
+    done = _start(spec.batch_command(paths), limit)
+    if isinstance(done, Extraction):  # it did not start
+        return [done for _ in paths]
     parts = split_batch_output(done.stdout, paths) if done.returncode is not None else []
-    complete = done.returncode == 0 or (
-        done.returncode is not None and done.returncode > 0 and all(p is not None for p in parts)
-    )
-    if not complete and len(paths) > 1:  # find the file that caused it
+    if _batch_complete(done, parts):
+        share = done.seconds / max(1, len(paths))
+        return [_batch_section(part, share) for part in parts]
+    if len(paths) > 1:  # find the file that caused it
         return [got for path in paths for got in run_batch(spec, [path], timeout=timeout)]
     if done.returncode is None:
         why = f"no answer within {limit:g} s (killed)"
         return [Extraction("timeout", reason=why, seconds=done.seconds)]
-    if not complete:
-        status, reason = explain_exit(done.returncode, done.stderr)
-        return [Extraction(status, reason=reason, seconds=done.seconds)]
-    share = done.seconds / max(1, len(paths))
-    out: list[Extraction] = []
-    for part in parts:
-        if part is None:
-            why = "the batch command wrote no section for this file (a header: RS, path, LF)"
-            out.append(Extraction("error", reason=why, seconds=share))
-        elif isinstance(part, str):
-            status, reason = explain_message(part)
-            out.append(Extraction(status, reason=reason, seconds=share))
-        else:
-            out.append(_decoded(part, share))
-    return out
+    status, reason = explain_exit(done.returncode, done.stderr)
+    return [Extraction(status, reason=reason, seconds=done.seconds)]
+
+
+def _batch_complete(done: Finished, parts: Sequence[bytes | str | None]) -> bool:
+    """The batch's answer stands: exit 0, or a non-zero exit after a section per file
+    (a tool that exits 1 when some file failed)."""
+    if done.returncode is None:
+        return False
+    return done.returncode == 0 or (done.returncode > 0 and all(p is not None for p in parts))
+
+
+def _batch_section(part: bytes | str | None, seconds: float) -> Extraction:
+    """One file's section of a batch's output: text, the tool's error message, or none."""
+    if part is None:
+        why = "the batch command wrote no section for this file (a header: RS, path, LF)"
+        return Extraction("error", reason=why, seconds=seconds)
+    if isinstance(part, str):
+        status, reason = explain_message(part)
+        return Extraction(status, reason=reason, seconds=seconds)
+    return _decoded(part, seconds)
 
 
 class _Worker:

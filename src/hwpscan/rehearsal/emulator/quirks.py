@@ -17,6 +17,22 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+#: Help panels of ``hwpscan emulator --help``
+_API = "API quirks"
+_FILES = "Attachment quirks"
+
+
+def _zero_is_unlimited(value: int | None) -> int | None:
+    """The command line says "no limit" with ``0``; a :class:`Quirks` says it with ``None``.
+
+    >>> _zero_is_unlimited(0), _zero_is_unlimited(31)
+    (None, 31)
+    """
+    return value or None
 
 
 class QuotaMode(str, enum.Enum):
@@ -88,28 +104,136 @@ class Quirks:
       (HTTP 200) instead of every file.
     """
 
-    envelope_key: str = "reponse"
-    body_key: str = "contentKor"
-    single_result: bool = False
-    string_counts: bool = False
-    daily_limit: int | None = 30
-    quota_mode: QuotaMode = QuotaMode.CODE
-    max_days: int | None = 31
-    bad_dates: BadDateMode = BadDateMode.EMPTY
-    wrong_year: WrongYearMode = WrongYearMode.SHIFTED
-    damaged_text: bool = True
-    check_key: bool = True
-    auth_code: str = "010"
-    no_data_code: bool = False
-    escaped_amp: bool = False
-    unsafe_urls: bool = False
-    messy_lists: bool = False
-    disposition: Disposition = Disposition.RFC5987
-    download_delay: float = 0.0
-    fail_first: int = 0
-    oversize: Oversize = Oversize.OFF
-    oversize_bytes: int = 1 << 30
-    html_attachments: bool = False
+    # Each field is also the option of ``hwpscan emulator`` (see hwpscan.cli.params):
+    # its name gives the option name, the Annotated metadata its help and panel.
+    envelope_key: Annotated[
+        str,
+        typer.Option(help="Top-level JSON key (the real API misspells it).", rich_help_panel=_API),
+    ] = "reponse"
+    body_key: Annotated[
+        str,
+        typer.Option(
+            help="Body field name (contentKor; documented as contentsKor).", rich_help_panel=_API
+        ),
+    ] = "contentKor"
+    single_result: Annotated[
+        bool,
+        typer.Option(
+            "--single-result",
+            help="A lone item sent as an object, not a list.",
+            rich_help_panel=_API,
+        ),
+    ] = False
+    string_counts: Annotated[
+        bool, typer.Option("--string-counts", help="resultCnt as a string.", rich_help_panel=_API)
+    ] = False
+    daily_limit: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            callback=_zero_is_unlimited,
+            help="Calls per key per Korea day (0: unlimited).",
+            rich_help_panel=_API,
+        ),
+    ] = 30
+    quota_mode: Annotated[
+        QuotaMode,
+        typer.Option(help="Past the limit: code 033, or silent zero items.", rich_help_panel=_API),
+    ] = QuotaMode.CODE
+    max_days: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            callback=_zero_is_unlimited,
+            help="Longest window in days, inclusive (0: unlimited); longer gets 030.",
+            rich_help_panel=_API,
+        ),
+    ] = 31
+    bad_dates: Annotated[
+        BadDateMode,
+        typer.Option(
+            help="A non YYYY-MM-DD date: zero items or an HTML page.", rich_help_panel=_API
+        ),
+    ] = BadDateMode.EMPTY
+    wrong_year: Annotated[
+        WrongYearMode,
+        typer.Option(
+            help="A year the catalogue lacks: nothing, re-dated data, or out-of-window items.",
+            rich_help_panel=_API,
+        ),
+    ] = WrongYearMode.SHIFTED
+    damaged_text: Annotated[
+        bool,
+        typer.Option(
+            "--damaged-text/--clean-text",
+            help="Entities and backslash-less escapes (nn, u203B) in text.",
+            rich_help_panel=_API,
+        ),
+    ] = True
+    check_key: Annotated[
+        bool, typer.Option(help="Refuse a missing or malformed authKey.", rich_help_panel=_API)
+    ] = True
+    auth_code: Annotated[
+        str, typer.Option(help="Result code for a bad key.", rich_help_panel=_API)
+    ] = "010"
+    no_data_code: Annotated[
+        bool,
+        typer.Option(
+            "--no-data-code", help="Answer an empty window with code 900.", rich_help_panel=_API
+        ),
+    ] = False
+    escaped_amp: Annotated[
+        bool,
+        typer.Option("--escaped-amp", help="&amp; inside attachment URLs.", rich_help_panel=_FILES),
+    ] = False
+    unsafe_urls: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-urls",
+            help="Add URLs on another host and with userinfo.",
+            rich_help_panel=_FILES,
+        ),
+    ] = False
+    messy_lists: Annotated[
+        bool,
+        typer.Option(
+            "--messy-lists", help="|| segments and more names than URLs.", rich_help_panel=_FILES
+        ),
+    ] = False
+    disposition: Annotated[
+        Disposition,
+        typer.Option(help="Content-Disposition file-name encoding.", rich_help_panel=_FILES),
+    ] = Disposition.RFC5987
+    download_delay: Annotated[
+        float,
+        typer.Option(min=0, help="Seconds before each download answers.", rich_help_panel=_FILES),
+    ] = 0.0
+    fail_first: Annotated[
+        int,
+        typer.Option(
+            min=0, help="HTTP 500 answers per URL before it succeeds.", rich_help_panel=_FILES
+        ),
+    ] = 0
+    oversize: Annotated[
+        Oversize,
+        typer.Option(
+            help="A lying Content-Length, or a body streamed past any cap.", rich_help_panel=_FILES
+        ),
+    ] = Oversize.OFF
+    oversize_bytes: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Size announced or streamed by --oversize.", rich_help_panel=_FILES
+        ),
+    ] = 1 << 30
+    html_attachments: Annotated[
+        bool,
+        typer.Option(
+            "--html-attachments",
+            help="An HTML error page instead of every file.",
+            rich_help_panel=_FILES,
+        ),
+    ] = False
 
     def __post_init__(self) -> None:
         if self.daily_limit is not None and self.daily_limit < 0:

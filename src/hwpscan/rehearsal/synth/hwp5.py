@@ -25,8 +25,8 @@ import struct
 import uuid
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth.cfb import write_cfb
@@ -36,6 +36,7 @@ __all__ = [
     "Block",
     "Footnote",
     "HeaderFooter",
+    "Hwp5Options",
     "Placed",
     "Table",
     "TextBox",
@@ -280,65 +281,9 @@ def _deflate(data: bytes) -> bytes:
     return comp.compress(data) + comp.flush()
 
 
-def hwp5_streams(
-    blocks: Sequence[Block],
-    *,
-    compressed: bool = True,
-    preview: str | None = None,
-    password: bool = False,
-    distribution: bool = False,
-    style_names: Sequence[str] = (),
-    sections: int = 1,
-    tabs_and_controls: bool = True,
-    title: str = "",
-) -> dict[str, bytes]:
-    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
-    parts = _split(blocks, sections)
-    flags = (spec.FLAG_COMPRESSED if compressed else 0) | (spec.FLAG_PASSWORD if password else 0)
-    flags |= spec.FLAG_DISTRIBUTION if distribution else 0
-    header = spec.SIGNATURE + struct.pack("<IIIIB", VERSION, flags, 0, 4 if password else 0, 0)
-    pack = _deflate if compressed else bytes
-    streams = {
-        spec.FILE_HEADER_STREAM: header.ljust(spec.FILE_HEADER_SIZE, b"\0"),
-        spec.DOCINFO_STREAM: pack(_docinfo(sections, style_names)),
-    }
-    paragraphs = 0
-    for n, part in enumerate(parts):
-        sec = _section(part, controls=tabs_and_controls)
-        paragraphs += sec.paragraphs
-        body = pack(bytes(sec.out))
-        if distribution:
-            seed = b"view%d" % n + body
-            streams[f"{spec.VIEWTEXT_STORAGE}/Section{n}"] = record(
-                spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
-            ) + _noise(seed + b"+", len(body))
-        elif password:
-            streams[f"{spec.BODYTEXT_STORAGE}/Section{n}"] = _noise(b"pw%d" % n + body, len(body))
-        else:
-            streams[f"{spec.BODYTEXT_STORAGE}/Section{n}"] = body
-    if password:
-        streams[spec.DOCINFO_STREAM] = _noise(
-            b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM])
-        )
-    text = _preview_text(blocks) if preview is None else preview
-    streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
-    streams[spec.SUMMARY_STREAM] = summary_information(title=title, paragraphs=paragraphs)
-    return streams
-
-
-def build_hwp5(
-    blocks: Sequence[Block],
-    *,
-    compressed: bool = True,
-    preview: str | None = None,
-    password: bool = False,
-    distribution: bool = False,
-    style_names: Sequence[str] = (),
-    sections: int = 1,
-    tabs_and_controls: bool = True,
-    title: str = "",
-) -> bytes:
-    """An HWP 5 file holding *blocks* (``str`` is one body paragraph).
+@dataclass(frozen=True, slots=True)
+class Hwp5Options:
+    """How :func:`build_hwp5` writes a document (every field has a default).
 
     - ``compressed``: DocInfo and sections stored as raw deflate (FileHeader bit 0).
     - ``preview``: PrvText content; default the body paragraphs, ``\\r\\n``-joined,
@@ -354,19 +299,89 @@ def build_hwp5(
     - ``title``: the title in ``\\x05HwpSummaryInformation`` (see
       :func:`summary_information`).
     """
-    return write_cfb(
-        hwp5_streams(
-            blocks,
-            compressed=compressed,
-            preview=preview,
-            password=password,
-            distribution=distribution,
-            style_names=style_names,
-            sections=sections,
-            tabs_and_controls=tabs_and_controls,
-            title=title,
+
+    compressed: bool = True
+    preview: str | None = None
+    password: bool = False
+    distribution: bool = False
+    style_names: Sequence[str] = ()
+    sections: int = 1
+    tabs_and_controls: bool = True
+    title: str = ""
+
+    @classmethod
+    def of(cls, options: Hwp5Options | None, overrides: dict[str, Any]) -> Hwp5Options:
+        """*options* (default: the defaults) with the keyword *overrides* applied; an
+        unknown keyword is a TypeError, as for any function.
+
+        >>> Hwp5Options.of(None, {"sections": 2}).sections
+        2
+        >>> Hwp5Options.of(None, {"section": 2})
+        Traceback (most recent call last):
+        ...
+        TypeError: Hwp5Options.__init__() got an unexpected keyword argument 'section'
+        """
+        base = cls() if options is None else options
+        return replace(base, **overrides) if overrides else base
+
+
+def hwp5_streams(
+    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
+) -> dict[str, bytes]:
+    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
+    o = Hwp5Options.of(options, overrides)
+    pack = _deflate if o.compressed else bytes
+    streams = {
+        spec.FILE_HEADER_STREAM: _file_header(o),
+        spec.DOCINFO_STREAM: pack(_docinfo(o.sections, o.style_names)),
+    }
+    paragraphs = 0
+    for n, part in enumerate(_split(blocks, o.sections)):
+        sec = _section(part, controls=o.tabs_and_controls)
+        paragraphs += sec.paragraphs
+        name, data = _body_stream(n, pack(bytes(sec.out)), o)
+        streams[name] = data
+    if o.password:
+        streams[spec.DOCINFO_STREAM] = _noise(
+            b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM])
         )
-    )
+    text = _preview_text(blocks) if o.preview is None else o.preview
+    streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
+    streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
+    return streams
+
+
+def _file_header(o: Hwp5Options) -> bytes:
+    """The FileHeader stream: signature, version, flags, encryption version."""
+    flags = spec.FLAG_COMPRESSED if o.compressed else 0
+    flags |= spec.FLAG_PASSWORD if o.password else 0
+    flags |= spec.FLAG_DISTRIBUTION if o.distribution else 0
+    header = spec.SIGNATURE + struct.pack("<IIIIB", VERSION, flags, 0, 4 if o.password else 0, 0)
+    return header.ljust(spec.FILE_HEADER_SIZE, b"\0")
+
+
+def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
+    """Section *n*'s stream name and bytes: the body, or (encrypted) noise of its size."""
+    if o.distribution:
+        seed = b"view%d" % n + body
+        data = record(spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)) + _noise(
+            seed + b"+", len(body)
+        )
+        return f"{spec.VIEWTEXT_STORAGE}/Section{n}", data
+    if o.password:
+        return f"{spec.BODYTEXT_STORAGE}/Section{n}", _noise(b"pw%d" % n + body, len(body))
+    return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
+
+
+def build_hwp5(
+    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
+) -> bytes:
+    """An HWP 5 file holding *blocks* (``str`` is one body paragraph).
+
+    How it is written is an :class:`Hwp5Options`, given as one or as its fields by
+    keyword (``build_hwp5(blocks, sections=2, compressed=False)``), or both.
+    """
+    return write_cfb(hwp5_streams(blocks, options, **overrides))
 
 
 # --- Broken and foreign inputs for the corpus -----------------------------------------
