@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers history and diff)
 from hwpscan.cli import app
-from hwpscan.cli.report import record_and_report
+from hwpscan.cli.runs_view import record_and_report
 from hwpscan.formats import LFS_POINTER_REASON
 
 runner = CliRunner()

@@ -301,9 +301,12 @@ def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) 
 
 
 def test_report_and_diff_refuse_a_fetch_run(tmp_path: Path) -> None:
-    from hwpscan.store import record_run
+    from hwpscan.runs.recording import recorded_run
 
-    fetch_id = record_run("fetch", {"start": "2025-07-21"}, [])
+    with recorded_run("fetch", {"start": "2025-07-21"}) as fetched:
+        pass
+    fetch_id = fetched.run_id
+    assert fetch_id is not None
     for args in (["report", fetch_id, "--out", str(tmp_path / "r")], ["diff", fetch_id, fetch_id]):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, result.output

@@ -29,8 +29,8 @@ from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
-from hwpscan.runstore.sqlite import retry_busy
-from hwpscan.store import RunStore
+from hwpscan.runs import RunStore
+from hwpscan.runs.sqlite import retry_busy
 
 KEY = "TESTKEY" + "8" * 25
 FETCH = ["--from", "2025-07-21", "--to", "2025-07-25"]  # one window
@@ -43,7 +43,7 @@ BOOT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from hwpscan.cli import main
-import hwpscan.fetch, hwpscan.scan, hwpscan.store
+import hwpscan.fetch, hwpscan.scan, hwpscan.runs
 ready, go = int(sys.argv[1]), int(sys.argv[2])
 os.write(ready, b"r")
 os.close(ready)

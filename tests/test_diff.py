@@ -12,11 +12,12 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers diff)
 from hwpscan.cli import app
-from hwpscan.cli.report import record_and_report
+from hwpscan.cli.runs_view import record_and_report
 from hwpscan.fetch import FetchSettings, fetch_for_scan
 from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundled_posts
 from hwpscan.rehearsal.emulator.server import serve_in_thread
-from hwpscan.store import diff_runs
+from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.runs import date_states, diff_runs
 
 KEY = "Df" + "7" * 30
 DAYS = ("2025-07-21", "2025-07-24")
@@ -139,6 +140,31 @@ def test_diff_between_two_scans_of_a_changing_folder(home: Path) -> None:
 
     same = CliRunner().invoke(app, ["diff", second, second])
     assert same.exit_code == 0 and "no change" in same.output
+
+
+def test_a_date_with_unread_files_is_never_clean(home: Path) -> None:
+    corpus = date_states(scan_folder(build_corpus(home / "corpus")))
+    assert corpus == {
+        "2025-07-21": "contaminated",
+        "2025-07-22": "contaminated",  # an unread file never hides a contaminated one
+        "2025-07-23": "clean",
+        "2025-07-24": "partial",  # a clean PDF and a truncated HWP: not proven clean
+    }
+    day = home / "day" / "2025-07-21"
+    day.mkdir(parents=True)
+    (day / "a.hwp").write_bytes(clean_hwp("a"))
+    (day / "b.pdf").write_bytes(b"")  # unreadable: proves nothing either way
+    partial = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    (day / "b.pdf").write_bytes(build_pdf([["본문"]]))
+    clean = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    (day / "a.hwp").write_bytes(b"")
+    (day / "b.pdf").write_bytes(b"")
+    unreadable = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    assert partial and clean and unreadable
+    dates = [(c.kind, c.before, c.after) for c in diff_runs(partial, clean).dates]
+    assert dates == [("status_changed", "partial", "clean")]  # reading the rest proved it
+    dates = [(c.kind, c.before, c.after) for c in diff_runs(clean, unreadable).dates]
+    assert dates == [("status_changed", "clean", "unreadable")]
 
 
 def test_diff_of_unknown_runs_is_a_usage_error(home: Path) -> None:

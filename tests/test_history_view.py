@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
 from rich.cells import cell_len
+from stored_runs import stored_run
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Status
 from hwpscan.report.tables import korea_time
-from hwpscan.store import RunStore, default_store
+from hwpscan.runs import RunStore, default_store
 
 runner = CliRunner()
 
@@ -23,20 +24,23 @@ runner = CliRunner()
 def runs(results: list[FileResult]) -> dict[str, str]:
     """Four runs in the test's own store: scan, fetch, verify, and an interrupted scan."""
     with default_store() as store:
-        scan = store.record_run(
+        scan = stored_run(
+            store,
             "scan",
             {"paths": ["/data/press-releases/2025-07"]},
             results,
             started=datetime(2025, 7, 21, 15, 30, tzinfo=UTC),
         )
-        fetch = store.record_run(
+        fetch = stored_run(
+            store,
             "fetch",
             {"start": "2025-07-21", "end": "2025-07-25"},
             [],
             started=datetime(2025, 7, 22, 1, 0, tzinfo=UTC),
             summary={"files_downloaded": 12, "files_skipped": 54, "files_failed": 1},
         )
-        verify = store.record_run(
+        verify = stored_run(
+            store,
             "verify",
             {"dates": ["2025-07-21", "2025-07-22"], "expect": "clean"},
             [r for r in results if r.date in ("2025-07-21", "2025-07-22")],
@@ -100,7 +104,7 @@ def test_latest_tilde_n_names_earlier_runs(runs: dict[str, str], tmp_path: Path)
 def test_the_end_of_an_id_names_a_run_unless_it_is_ambiguous(tmp_path: Path) -> None:
     store = RunStore(tmp_path / "runs.sqlite")
     stamp = datetime(2025, 11, 30, 3, 15, tzinfo=UTC)
-    ids = [store.record_run("scan", {}, [], started=stamp) for _ in range(3)]
+    ids = [stored_run(store, "scan", {}, [], started=stamp) for _ in range(3)]
     for run_id in ids:
         tail = run_id.rsplit("-", 1)[1]
         if sum(i.endswith("-" + tail) for i in ids) == 1 and not tail.startswith("2025"):

@@ -920,8 +920,8 @@ def test_markup_passes_fail_on_contaminated_unless_strict(
 def test_rows_reach_the_store_and_the_report(
     docs: dict[str, Path], extractor_path: None, tmp_path: Path
 ) -> None:
-    from hwpscan.runstore.matrix import load_matrix_rows
-    from hwpscan.store import default_store
+    from hwpscan.runs import default_store
+    from hwpscan.runs.matrix import load_matrix_rows
 
     mod = "matrix_extractors.extractors"
     parsers = f"strict,{mod}:markdown,{mod}:drop_pua"
@@ -960,8 +960,8 @@ def test_a_killed_matrix_run_keeps_every_row_written(tmp_path: Path) -> None:
     import subprocess
     import time
 
-    from hwpscan.runstore.matrix import load_matrix_rows
-    from hwpscan.store import RunStore
+    from hwpscan.runs import RunStore
+    from hwpscan.runs.matrix import load_matrix_rows
 
     folder = tmp_path / "in"
     folder.mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -15,14 +16,14 @@ from typer.testing import CliRunner
 
 import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verify)
 from hwpscan.cli import app
-from hwpscan.cli.report import record_and_report, write_junit
+from hwpscan.cli.runs_view import record_and_report
 from hwpscan.models import FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, write_report
 from hwpscan.report.export import csv_row
-from hwpscan.report.junit import junit_xml
+from hwpscan.report.junit import junit_xml, write_junit
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
-from hwpscan.store import load_run
+from hwpscan.runs import load_run
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
@@ -117,6 +118,9 @@ def test_write_junit_for_scan_format_junit(
     assert out is not None and ET.parse(out).getroot().get("tests") == str(len(results))
     assert write_junit(results) is None
     assert ET.fromstring(capsys.readouterr().out.encode()).get("tests") == str(len(results))
+    text_only = io.StringIO()  # a stream without a byte buffer gets the decoded XML
+    assert write_junit(results, stdout=text_only) is None
+    assert ET.fromstring(text_only.getvalue().encode()).get("tests") == str(len(results))
 
 
 # -- files.csv and pivot.csv -------------------------------------------------------------
@@ -324,10 +328,10 @@ def test_stored_args_in_report_are_secret_free(
 def test_recorded_run_streams_results_and_writes_the_report(
     home: Path, results: list[FileResult]
 ) -> None:
-    from hwpscan.cli.report import recorded_run
+    from hwpscan.cli.runs_view import reported_run
 
     seen: list[str] = []
-    with recorded_run(
+    with reported_run(
         "scan",
         {"paths": ["c"]},
         report_dir=home / "r" / "{run}",
@@ -344,11 +348,11 @@ def test_recorded_run_streams_results_and_writes_the_report(
 def test_recorded_run_keeps_results_of_a_run_that_dies(
     home: Path, results: list[FileResult]
 ) -> None:
-    from hwpscan.cli.report import recorded_run
+    from hwpscan.cli.runs_view import reported_run
 
     with (
         pytest.raises(RuntimeError),
-        recorded_run("scan", {}, report_dir=home / "never") as sink,
+        reported_run("scan", {}, report_dir=home / "never") as sink,
     ):
         for r in results[:5]:
             sink(r)
@@ -365,9 +369,9 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(
 def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
     from datetime import date
 
-    from hwpscan.cli.report import fetch_summary, recorded_run
     from hwpscan.errors import QuotaExceededError
     from hwpscan.fetch.run import FetchReport
+    from hwpscan.runs.recording import fetch_summary, recorded_run
 
     fetched = FetchReport(
         start=date(2025, 7, 21),

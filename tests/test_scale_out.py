@@ -537,7 +537,7 @@ def test_a_scheduler_that_goes_away_ends_with_exit_3_keeping_every_row(tmp_path:
     assert "the Dask scheduler went away" in stderr and "Traceback" not in stderr
     written = rows_of(out.read_text("utf-8"))
     assert 10 <= len(written) < 400
-    from hwpscan.store import RunStore
+    from hwpscan.runs import RunStore
 
     with RunStore(home / "runs.sqlite") as store:
         run = store.load_run("latest")

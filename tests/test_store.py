@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
+from stored_runs import stored_run
 
 from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
-from hwpscan.store import DB_NAME, RunStore, default_store, diff_runs, load_run, record_run
+from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
+from hwpscan.runs.recording import recorded_run
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def store(tmp_path: Path) -> RunStore:
 
 
 def test_results_round_trip_exactly(store: RunStore, results: list[FileResult]) -> None:
-    run_id = store.record_run("scan", {"paths": ["fixtures"]}, results)
+    run_id = stored_run(store, "scan", {"paths": ["fixtures"]}, results)
     run = store.load_run(run_id)
     assert [r.to_json() for r in run.results] == [r.to_json() for r in results]
     assert run.info.kind == "scan" and run.info.finished is not None
@@ -38,7 +40,7 @@ def test_results_round_trip_exactly(store: RunStore, results: list[FileResult]) 
 
 
 def test_indexed_columns_match_the_results(store: RunStore, results: list[FileResult]) -> None:
-    run_id = store.record_run("scan", {}, results)
+    run_id = stored_run(store, "scan", {}, results)
     with sqlite3.connect(store.path) as conn:
         rows = conn.execute(
             "SELECT path, name, date, format, status FROM results WHERE run_id = ? ORDER BY seq",
@@ -49,36 +51,69 @@ def test_indexed_columns_match_the_results(store: RunStore, results: list[FileRe
     ]
 
 
-def test_results_persist_as_they_come_and_an_interrupted_run_keeps_them(
+def test_results_persist_in_batches_as_they_come(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    rec = RunRecorder(store, store.start_run("scan", {"paths": ["x"]}), batch=2)
+    for r in results[:3]:
+        rec(r)  # a recorder is a sink
+    # another connection already sees the first full batch
+    with RunStore(store.path) as other:
+        assert len(other.load_run(rec.run_id).results) == 2
+    rec.flush()
+    assert len(store.load_run(rec.run_id).results) == 3
+
+
+def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(
     store: RunStore, results: list[FileResult]
 ) -> None:
     with (
         pytest.raises(KeyboardInterrupt),
-        store.recording("scan", {"paths": ["x"]}, batch=2) as rec,
+        recorded_run("scan", {"paths": ["x"]}, store=store) as rec,
     ):
         for r in results[:3]:
-            rec(r)  # a recorder is a sink
-        # another connection already sees the first full batch
-        with RunStore(store.path) as other:
-            assert len(other.load_run(rec.run_id).results) == 2
+            rec(r)
         raise KeyboardInterrupt
+    assert rec.interrupted and rec.info is None
     run = store.load_run("latest")
     assert len(run.results) == 3 and run.info.finished is None  # the rest flushed on the way out
     assert [r.to_json() for r in run.results] == [r.to_json() for r in results[:3]]
 
 
 def test_a_finished_recording_has_its_summary(store: RunStore, results: list[FileResult]) -> None:
-    with store.recording("fetch", {}) as rec:
-        rec.add(*results)
+    with recorded_run("fetch", {}, store=store) as rec:
+        for r in results:
+            rec(r)
         rec.summary["calls_made"] = 1
+    assert rec.run_id is not None and rec.info is not None and not rec.interrupted
     info = store.load_run(rec.run_id).info
     assert info.finished is not None and info.summary == {"calls_made": 1}
-    assert info.files == len(results) == rec.added
+    assert info.files == len(results) == rec.info.files
+    assert store.list_runs(1)[0].id == rec.run_id
+
+
+def test_a_run_goes_on_when_the_history_cannot_be_written(
+    tmp_path: Path, results: list[FileResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "blocked"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("HWPSCAN_HOME", str(blocker / "home"))
+    told: list[str] = []
+    seen: list[str] = []
+    with recorded_run(
+        "scan", {}, also=lambda r: seen.append(r.path), on_warning=told.append
+    ) as rec:
+        for r in results[:4]:
+            rec(r)
+    assert rec.run_id is None and rec.info is None and not rec.interrupted
+    assert [r.path for r in rec.results] == seen == [r.path for r in results[:4]]
+    assert len(told) == 1 and told[0].startswith("run not recorded in the history: ")
+    assert rec.warnings == told
 
 
 def test_run_ids_are_sortable_and_resolved_by_prefix_and_latest(store: RunStore) -> None:
-    one = store.record_run("scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
-    two = store.record_run("fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=UTC))
+    one = stored_run(store, "scan", {}, [], started=datetime(2025, 11, 30, 3, 15, tzinfo=UTC))
+    two = stored_run(store, "fetch", {}, [], started=datetime(2025, 12, 1, 4, 0, tzinfo=UTC))
     assert one.startswith("20251130-031500-") and two.startswith("20251201-040000-")
     assert store.resolve("latest") == two
     assert store.resolve(one[:12]) == one
@@ -90,8 +125,8 @@ def test_unknown_and_ambiguous_references_are_usage_errors(store: RunStore) -> N
     with pytest.raises(RunNotFoundError, match="no runs recorded"):
         store.load_run("latest")
     stamp = datetime(2025, 11, 30, 3, 15, tzinfo=UTC)
-    store.record_run("scan", {}, [], started=stamp)
-    store.record_run("scan", {}, [], started=stamp)
+    stored_run(store, "scan", {}, [], started=stamp)
+    stored_run(store, "scan", {}, [], started=stamp)
     with pytest.raises(RunNotFoundError, match="several runs"):
         store.resolve("20251130")
     with pytest.raises(RunNotFoundError, match="no run matches"):
@@ -114,7 +149,7 @@ def test_no_secret_is_ever_stored(store: RunStore, monkeypatch: pytest.MonkeyPat
         "nested": {"apiKey": key, "ok": [f"x{key}"]},
         "from": "2025-07-21",
     }
-    run_id = store.record_run("fetch", args, [])
+    run_id = stored_run(store, "fetch", args, [])
     stored = store.load_run(run_id).info.args
     assert stored["from"] == "2025-07-21"
     assert stored["api_url"] == "http://127.0.0.1:8/list?pageNo=1"
@@ -137,7 +172,11 @@ def test_default_store_lives_under_hwpscan_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, results: list[FileResult]
 ) -> None:
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
-    run_id = record_run("scan", {"paths": ["f"]}, results[:2])
+    with recorded_run("scan", {"paths": ["f"]}) as rec:
+        for r in results[:2]:
+            rec(r)
+    run_id = rec.run_id
+    assert run_id is not None
     assert (tmp_path / "home" / DB_NAME).exists()
     assert load_run(run_id[:10]).id == run_id
     with default_store() as s:
@@ -148,7 +187,7 @@ def test_default_store_lives_under_hwpscan_home(
 _WRITER = """
 import sys
 from hwpscan.models import FileResult, Format, Status
-from hwpscan.store import RunStore
+from hwpscan.runs import RunStore
 store = RunStore(sys.argv[1])
 rid = store.start_run("scan", {"writer": sys.argv[2]})
 for i in range(40):
@@ -181,7 +220,7 @@ def test_two_processes_write_the_same_database(tmp_path: Path) -> None:
 
 
 def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileResult]) -> None:
-    run_id = store.record_run("scan", {}, results[:1])
+    run_id = stored_run(store, "scan", {}, results[:1])
     with sqlite3.connect(store.path) as conn:
         (data,) = conn.execute("SELECT data FROM results WHERE run_id = ?", (run_id,)).fetchone()
     assert json.loads(data) == results[0].to_json()
@@ -189,6 +228,6 @@ def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileRe
 
 def test_latest_is_the_last_recorded_even_within_one_second(store: RunStore) -> None:
     stamp = datetime(2025, 11, 30, 3, 15, tzinfo=UTC)
-    ids = [store.record_run("scan", {"n": n}, [], started=stamp) for n in range(12)]
+    ids = [stored_run(store, "scan", {"n": n}, [], started=stamp) for n in range(12)]
     assert store.resolve("latest") == ids[-1]
     assert [r.id for r in store.list_runs(12)] == ids[::-1]

@@ -26,7 +26,7 @@ from hwpscan.matrix import MatrixRow
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.quirks import Quirks, QuotaMode
 from hwpscan.rehearsal.emulator.server import serve_in_thread
-from hwpscan.store import load_run
+from hwpscan.runs import load_run
 from hwpscan.verify import (
     FAIL,
     INCONCLUSIVE,

@@ -228,10 +228,10 @@ def test_a_date_with_an_unreadable_file_is_never_clean(tmp_path: Path) -> None:
     mine = [r for r in results if r.date == day]
     assert {r.status.scanned for r in mine} == {True, False}
     clean = judge(day, "clean", results)
-    assert clean.verdict == INCONCLUSIVE and clean.raw == "unreadable"
+    assert clean.verdict == INCONCLUSIVE and clean.raw == "partial"
     assert "d-truncated.hwp" in clean.reason and "1 of 2" in clean.reason
     assert [Path(e.file or "").name for e in clean.evidence] == ["d-truncated.hwp"]
     assert judge(day, "contaminated", results).verdict == INCONCLUSIVE
-    assert judge(day, "fixed", results).raw == "unreadable"
+    assert judge(day, "fixed", results).raw == "partial"
     # a date read in full keeps its state
     assert judge("2025-07-23", "clean", results).raw == "clean"

@@ -88,7 +88,8 @@ def demo(
             else:
                 os.environ["HWPSCAN_HOME"] = old_home
         # back in the user's state: the demo's scan joins their history, marked as a demo
-        from hwpscan.cli.report import fetch_summary, record_and_report
+        from hwpscan.cli.runs_view import record_and_report
+        from hwpscan.runs.recording import fetch_summary
 
         record_and_report(
             results,

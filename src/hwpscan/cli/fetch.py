@@ -168,7 +168,8 @@ def fetch(
             api_retries=api_retries,
         ),
     )
-    from hwpscan.cli.report import fetch_summary, record_and_report
+    from hwpscan.cli.runs_view import record_and_report
+    from hwpscan.runs.recording import fetch_summary
 
     record_and_report(
         [],

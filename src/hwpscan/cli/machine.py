@@ -23,10 +23,10 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.cli.app import console
+from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo
 
 if TYPE_CHECKING:
     from hwpscan.fetch.plan import Plan
-    from hwpscan.store import RunDiff, RunInfo
 
 __all__ = ["MachineFormat", "diff_json", "history_json", "plan_json", "print_json"]
 
@@ -94,8 +94,6 @@ def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
 
 
 def diff_json(d: RunDiff) -> dict[str, Any]:
-    from hwpscan.store import CHANGE_KINDS
-
     files = [asdict(c) for c in d.files]
     regressed = bool(d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated"))
     return {

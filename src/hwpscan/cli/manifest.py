@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 import json
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -21,7 +23,7 @@ from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
 
-__all__ = ["current_entries", "manifest"]
+__all__ = ["current_entries", "manifest", "manifest_file", "manifest_table", "tally_line"]
 
 
 class ManifestFormat(enum.StrEnum):
@@ -45,6 +47,47 @@ def current_entries(entries: list[ManifestEntry]) -> tuple[list[ManifestEntry], 
     return list(latest.values()), len(entries) - len(latest)
 
 
+def manifest_file(folder: Path) -> Path:
+    """The manifest of a download folder (or the ``.jsonl`` file itself); exit 2 without one."""
+    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
+    if not path.is_file():
+        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
+    return path
+
+
+def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
+    """One line per attachment: date, status, file, reason."""
+    table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
+    table.add_column("date", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("file", overflow="fold")
+    table.add_column("reason", overflow="fold")
+    for entry in rows:
+        table.add_row(
+            Text(entry.date or "undated"),
+            Text(entry.status),
+            Text(entry.path or entry.name),
+            Text(entry.reason or ""),
+        )
+    return table
+
+
+def tally_line(rows: Sequence[ManifestEntry], superseded: int) -> str:
+    """How many attachments per status, and how many lines the last-wins rule set aside.
+
+    >>> def e(status):
+    ...     return ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", None, None, 0, None, status)
+    >>> tally_line([e("failed"), e("downloaded"), e("failed")], 1).split(";")[0]
+    '3 attachment(s): 1 downloaded, 2 failed'
+    """
+    counts = Counter(entry.status for entry in rows)
+    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none"
+    return (
+        f"{len(rows)} attachment(s): {tally}; {superseded} earlier line(s) superseded "
+        "(the last line for an attachment wins)"
+    )
+
+
 @app.command(rich_help_panel="Runs and reports")
 def manifest(
     folder: Annotated[
@@ -63,9 +106,7 @@ def manifest(
     manifest.jsonl only ever grows: when an attachment has several lines (failed, then
     downloaded), the last one counts. This shows that one, per attachment.
     """
-    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
-    if not path.is_file():
-        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
+    path = manifest_file(folder)
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:
@@ -74,25 +115,5 @@ def manifest(
         for entry in rows:
             typer.echo(json.dumps(entry.to_json(), ensure_ascii=False))
     else:
-        table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
-        table.add_column("date", no_wrap=True)
-        table.add_column("status", no_wrap=True)
-        table.add_column("file", overflow="fold")
-        table.add_column("reason", overflow="fold")
-        for entry in rows:
-            table.add_row(
-                Text(entry.date or "undated"),
-                Text(entry.status),
-                Text(entry.path or entry.name),
-                Text(entry.reason or ""),
-            )
-        console.print(table)
-    counts: dict[str, int] = {}
-    for entry in rows:
-        counts[entry.status] = counts.get(entry.status, 0) + 1
-    tally = ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none"
-    err_console.print(
-        f"{len(rows)} attachment(s): {tally}; {superseded} earlier line(s) superseded "
-        "(the last line for an attachment wins)",
-        highlight=False,
-    )
+        console.print(manifest_table(path, rows))
+    err_console.print(tally_line(rows, superseded), highlight=False)

@@ -167,7 +167,7 @@ def load_resume(ref: str) -> Resumed:
     files are worth another try.
     """
     from hwpscan.errors import RunNotFoundError
-    from hwpscan.store import default_store
+    from hwpscan.runs import default_store
 
     try:
         with default_store() as store:

@@ -352,7 +352,9 @@ def scan(
     within the API's daily quota).
     """
     from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
-    from hwpscan.cli.report import fetch_summary, recorded_run, write_junit
+    from hwpscan.cli.runs_view import reported_run
+    from hwpscan.report.junit import write_junit
+    from hwpscan.runs.recording import fetch_summary
 
     wanted = _check_fail_on(split_list(fail_on))
     specs = _parser_specs(",".join(split_list(parser)) or None, parser_cmd)
@@ -426,7 +428,7 @@ def scan(
     # exists.
     with (
         _open_output(output if streamed else None) as out,
-        recorded_run(
+        reported_run(
             "scan",
             args,
             report_dir=report_dir,

@@ -61,12 +61,12 @@ from hwpscan.cli.options import (
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.report import load_or_fail, record_and_report
+from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import DEFAULT_API_URL, FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.models import ExitCode
-from hwpscan.store import date_states
+from hwpscan.runs import date_states
 from hwpscan.verify import (
     FAIL,
     INCONCLUSIVE,
@@ -302,8 +302,8 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
 def _raw_cell(v: DateVerdict) -> Text:
     if v.raw == "contaminated":
         return Text(f"contaminated ({v.contaminated}/{v.files})", style="red")
-    if v.raw == "unreadable" and v.unreadable < v.files:
-        return Text(f"unreadable ({v.unreadable}/{v.files})", style="yellow")
+    if v.raw == "partial":
+        return Text(f"partial ({v.unreadable}/{v.files} unread)", style="yellow")
     return Text(v.raw, style="green" if v.raw == "clean" else "yellow")
 
 

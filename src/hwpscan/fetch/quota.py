@@ -28,7 +28,7 @@ from pathlib import Path
 from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
 from hwpscan.redaction import key_hash
-from hwpscan.runstore.sqlite import (
+from hwpscan.runs.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
     commit,
@@ -81,7 +81,7 @@ class QuotaLedger:
     """Counts API calls per key hash per quota day in a SQLite file.
 
     Several runs may share the file: it runs in WAL mode and each operation waits up to
-    *timeout* seconds for another run's lock (see :mod:`hwpscan.runstore.sqlite`)
+    *timeout* seconds for another run's lock (see :mod:`hwpscan.runs.sqlite`)
     before :class:`LedgerBusyError` says the ledger is busy.
     """
 
@@ -117,7 +117,7 @@ class QuotaLedger:
         except sqlite3.Error as exc:
             kind = error_kind(exc)
             if kind == "busy":
-                from hwpscan.runstore.db import open_runs_note
+                from hwpscan.runs.store import open_runs_note
 
                 raise LedgerBusyError(
                     f"the call ledger {self.path} is busy: another hwpscan run held it for "

@@ -1,7 +1,8 @@
 """The report folder: ``report.html``, ``files.csv``, ``pivot.csv``, ``summary.md``, ``junit.xml``.
 
 Each file is written to a temporary name and renamed into place, so a report folder
-never holds half a file.
+never holds half a file. :func:`write_report` writes a folder; :func:`write_run_report`
+is what a command calls after a run (``--report reports/{run}``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from hwpscan.report.html import render_html
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
-from hwpscan.store import RunInfo
+from hwpscan.runs.records import RunInfo
 
-__all__ = ["REPORT_FILES", "pivot_csv", "write_report"]
+__all__ = ["REPORT_FILES", "pivot_csv", "report_folder", "write_report", "write_run_report"]
 
 REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml")
 
@@ -87,3 +88,28 @@ def write_report(
         ),
         _write(out_dir / "junit.xml", junit_xml(results)),
     ]
+
+
+def report_folder(report_dir: Path, run: RunInfo | None) -> Path:
+    """*report_dir* with ``{run}`` replaced by the run's id (``unrecorded`` without one).
+
+    >>> report_folder(Path("reports/{run}"), None).as_posix()
+    'reports/unrecorded'
+    """
+    return Path(str(report_dir).replace("{run}", run.id if run else "unrecorded"))
+
+
+def write_run_report(
+    results: Sequence[FileResult],
+    report_dir: Path,
+    *,
+    run: RunInfo | None = None,
+    matrix: Sequence[MatrixRow] = (),
+) -> list[Path]:
+    """The report bundle of a run that just ended, in :func:`report_folder`.
+
+    The files are listed in input order (each result's ``index``), whatever order they
+    completed in. Returns the paths written; an :class:`OSError` says why it could not.
+    """
+    ordered = sorted(results, key=lambda r: -1 if r.index is None else r.index)
+    return write_report(ordered, report_folder(report_dir, run), run=run, matrix=matrix)

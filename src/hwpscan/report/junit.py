@@ -17,10 +17,11 @@ True
 from __future__ import annotations
 
 import re
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from hwpscan.models import FileResult, Status
 from hwpscan.report.pivot import UNKNOWN_DATE
@@ -173,3 +174,32 @@ def write_junit_file(
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason))
     return out
+
+
+def write_junit(
+    results: Sequence[FileResult],
+    out: Path | None = None,
+    *,
+    gate: Collection[str] | None = None,
+    empty_reason: str | None = None,
+    stdout: IO[str] | None = None,
+) -> Path | None:
+    """``scan --format junit``: JUnit XML to the file *out*, or to *stdout* (default
+    ``sys.stdout``) when *out* is None; returns the file written, if any.
+
+    *gate* is the scan's ``--fail-on`` (None: everything not clean fails). On a stream
+    the XML goes as UTF-8 bytes (as it declares) whatever the stream's own encoding;
+    a stream that takes text only (some embedders) gets the decoded text.
+    """
+    if out is not None:
+        return write_junit_file(results, out, gate=gate, empty_reason=empty_reason)
+    data = junit_xml(results, gate=gate, empty_reason=empty_reason)
+    stream = stdout if stdout is not None else sys.stdout
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        stream.write(data.decode("utf-8"))
+    else:
+        stream.flush()
+        binary.write(data)
+        binary.flush()
+    return None

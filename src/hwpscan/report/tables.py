@@ -13,7 +13,7 @@ from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info
 from hwpscan.models import FileResult, Status
-from hwpscan.runstore.records import RunInfo
+from hwpscan.runs.records import RunInfo
 
 STATUS_STYLE = {
     Status.CLEAN: "green",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.models import VERIFY_PRECEDENCE, ExitCode, FileResult, Status, combine_exit_codes
+from hwpscan.runs.diff import date_state
 from hwpscan.verify.evidence import (
     Evidence,
     fail_reason,
@@ -72,7 +73,7 @@ class DateVerdict:
     files: int = 0
     contaminated: int = 0
     unreadable: int = 0
-    raw: str = "not listed"  # contaminated, clean, unreadable, no files, not listed
+    raw: str = "not listed"  # contaminated, clean, partial, unreadable, no files, not listed
     extractors: tuple[str, ...] = ()
     rows_checked: int = 0
     tool: ToolOutcome | None = None
@@ -128,12 +129,9 @@ class _Files:
 
     @property
     def raw(self) -> str:
-        """The raw state: a file read only in part (or not at all) is never clean."""
-        if not self.mine:
-            return "no files"
-        if self.bad:
-            return Status.CONTAMINATED.value
-        return "unreadable" if self.unreadable else Status.CLEAN.value
+        """The raw state, as the run history names a date's: a date with a file not read
+        (in full) is never clean, but ``partial`` (or ``unreadable``, when none was read)."""
+        return date_state(r.status for r in self.mine) if self.mine else "no files"
 
     def unread_reason(self) -> str:
         """How many could not be read, and which."""

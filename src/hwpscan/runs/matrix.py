@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 
 from hwpscan.matrix.rows import MatrixRow
-from hwpscan.runstore.db import RunStore
+from hwpscan.runs.store import RunStore
 
 __all__ = ["MatrixRecorder", "add_matrix_rows", "load_matrix_rows"]
 

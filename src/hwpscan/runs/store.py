@@ -1,10 +1,16 @@
-"""The SQLite side of the run store: schema, transactions, reading and writing runs.
+"""The run store: every scan, fetch and verify with its per-file results, in SQLite.
 
-Each write is its own transaction, so a run that dies later loses nothing already
-written. Several processes may share the file: it runs in WAL mode, and every
-operation waits a bounded time for another process's lock (see
-:mod:`hwpscan.runstore.sqlite`) before :class:`StoreBusyError` names the open runs.
-A :class:`RunStore` is safe to share between threads of one process.
+The database lives at ``state_dir()/runs.sqlite`` (``HWPSCAN_HOME`` wins;
+:func:`default_store`). A run is opened with :meth:`RunStore.start_run`, results are
+added as they arrive with :meth:`RunStore.add_results` (each call is its own
+transaction, so a run that dies later loses nothing already written) and
+:meth:`RunStore.finish_run` stamps the end; :func:`hwpscan.runs.recording.recorded_run`
+does all three for a run while it happens. Several processes may share the file: it
+runs in WAL mode, and every operation waits a bounded time for another process's lock
+(see :mod:`hwpscan.runs.sqlite`) before :class:`StoreBusyError` names the open runs. A
+:class:`RunStore` is safe to share between threads of one process.
+
+Arguments are stored without secrets (see :func:`hwpscan.redaction.clean_args`).
 """
 
 from __future__ import annotations
@@ -20,13 +26,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
+from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
 from hwpscan.report.export import jsonl_line
-from hwpscan.rundiff import file_name
-from hwpscan.runstore.records import RUN_KINDS, Run, RunInfo, new_run_id
-from hwpscan.runstore.sqlite import (
+from hwpscan.runs.diff import RunDiff, diff_results, file_name
+from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
+from hwpscan.runs.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
     commit,
@@ -36,9 +44,20 @@ from hwpscan.runstore.sqlite import (
     retry_busy,
 )
 
-__all__ = ["RunRecorder", "RunStore", "open_runs_note"]
+__all__ = [
+    "DB_NAME",
+    "RunRecorder",
+    "RunStore",
+    "default_store",
+    "diff_runs",
+    "list_runs",
+    "load_run",
+    "open_runs_note",
+]
 
 T = TypeVar("T")
+
+DB_NAME = "runs.sqlite"
 
 
 #: ``latest``, or ``latest~N``: the run N before the latest (``latest~0`` is the latest).
@@ -241,8 +260,6 @@ class RunStore:
         """Open a run and return its id; results follow with :meth:`add_results`."""
         if kind not in RUN_KINDS:
             raise ValueError(f"run kind must be one of {', '.join(RUN_KINDS)}, not {kind!r}")
-        from hwpscan import __version__
-
         started = started or datetime.now(UTC)
         stamp = started.astimezone(UTC).isoformat(timespec="seconds")
         stored = json.dumps(clean_args(args), ensure_ascii=False, sort_keys=True)
@@ -305,38 +322,6 @@ class RunStore:
                     "UPDATE runs SET summary = ? WHERE id = ?",
                     (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id),
                 )
-
-    def record_run(
-        self,
-        kind: str,
-        args: Mapping[str, Any],
-        results: Iterable[FileResult],
-        *,
-        started: datetime | None = None,
-        summary: Mapping[str, Any] | None = None,
-    ) -> str:
-        """Record a whole run at once: start, add, finish. Returns the run id."""
-        run_id = self.start_run(kind, args, started=started)
-        self.add_results(run_id, results)
-        self.finish_run(run_id, summary=summary)
-        return run_id
-
-    @contextmanager
-    def recording(
-        self, kind: str, args: Mapping[str, Any], *, batch: int = 64
-    ) -> Iterator[RunRecorder]:
-        """``with store.recording("scan", args) as rec: rec.add(result)``; finished on exit.
-
-        A run that raises keeps every result added before the failure (they are
-        flushed on the way out) and is left unfinished: ``history`` shows it as
-        interrupted.
-        """
-        recorder = RunRecorder(self, self.start_run(kind, args), batch=batch)
-        try:
-            yield recorder
-        finally:
-            recorder.flush()
-        self.finish_run(recorder.run_id, summary=recorder.summary or None)
 
     # -- reading ------------------------------------------------------------------
 
@@ -470,3 +455,43 @@ class RunRecorder:
         pending, self._pending = self._pending, []
         self.added += self.store.add_results(self.run_id, pending)
         self._last = time.monotonic()
+
+
+def default_store() -> RunStore:
+    """The store under :func:`hwpscan.home.state_dir`."""
+    return RunStore(state_dir() / DB_NAME)
+
+
+def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:
+    """The *limit* newest runs, newest first, with their per-status file counts."""
+    with _using(store) as s:
+        return s.list_runs(limit)
+
+
+def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
+    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``.
+
+    Raises :class:`RunNotFoundError` (a usage error) when nothing or several runs match.
+    """
+    with _using(store) as s:
+        return s.load_run(ref)
+
+
+def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
+    """Compare two stored runs (ids, unique prefixes or ``latest``)."""
+    with _using(store) as s:
+        run_a, run_b = s.load_run(a), s.load_run(b)
+    return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)
+
+
+@contextmanager
+def _using(store: RunStore | None) -> Iterator[RunStore]:
+    """*store* as given, or the default store opened for the call and closed after."""
+    if store is not None:
+        yield store
+        return
+    own = default_store()
+    try:
+        yield own
+    finally:
+        own.close()

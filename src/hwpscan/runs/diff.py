@@ -1,6 +1,6 @@
 """Comparing two sets of results: files and dates that changed verdict.
 
-Pure: no database (see :func:`hwpscan.store.diff_runs` for stored runs). Files are
+Pure: no database (see :func:`hwpscan.runs.diff_runs` for stored runs). Files are
 matched by path; files left over on both sides are matched by date and file name,
 so two fetches into different folders still compare.
 """
@@ -15,12 +15,16 @@ from hwpscan.models import FileResult, Status
 
 __all__ = [
     "CHANGE_KINDS",
+    "DATE_STATES",
     "DateChange",
     "FileChange",
     "RunDiff",
     "change_kind",
+    "date_changes",
+    "date_state",
     "date_states",
     "diff_results",
+    "file_change",
     "file_name",
     "pair_files",
 ]
@@ -34,6 +38,13 @@ def file_name(path: str) -> str:
     """
     return re.split(r"[\\/]", path)[-1]
 
+
+#: The states of a date, the first that holds: a file contaminated; every file read and
+#: clean; some read (clean) and some not (what was not read proves nothing, so the date
+#: is not clean); none read.
+DATE_STATES = ("contaminated", "clean", "partial", "unreadable")
+#: How the pivot labels undated files; those are no date of their own.
+_UNDATED = "unknown"
 
 #: File change kinds, in the order ``diff`` shows them.
 CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
@@ -54,7 +65,7 @@ class FileChange:
 
 @dataclass(frozen=True, slots=True)
 class DateChange:
-    """One date whose state differs: ``contaminated``, ``clean``, ``unreadable`` or None."""
+    """One date whose state differs: one of :data:`DATE_STATES`, or None (absent)."""
 
     kind: str
     date: str
@@ -151,57 +162,77 @@ def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], F
     return {k: v for k, v in seen.items() if k not in dup}
 
 
-def date_states(results: Iterable[FileResult]) -> dict[str, str]:
-    """Each date's state, from the pivot: contaminated if any file is, else clean if
-    any file could be read, else unreadable."""
-    from hwpscan.report.pivot import UNKNOWN_DATE, pivot_counts
+def date_state(statuses: Iterable[Status]) -> str:
+    """One date's state from its files' statuses (see :data:`DATE_STATES`).
 
-    counts = pivot_counts(results)
-    if counts.empty:
-        return {}
-    per_date = counts.groupby("date")[["contaminated", "clean"]].sum()
-    out: dict[str, str] = {}
-    for day, row in per_date.iterrows():
-        if day == UNKNOWN_DATE:
-            continue
-        out[str(day)] = (
-            Status.CONTAMINATED.value
-            if row["contaminated"]
-            else Status.CLEAN.value
-            if row["clean"]
-            else "unreadable"
-        )
+    >>> C, K, E = Status.CLEAN, Status.CONTAMINATED, Status.ENCRYPTED
+    >>> date_state([C, K, E]), date_state([C, C]), date_state([C, E]), date_state([E])
+    ('contaminated', 'clean', 'partial', 'unreadable')
+    """
+    seen = set(statuses)
+    if Status.CONTAMINATED in seen:
+        return "contaminated"
+    read = any(s.scanned for s in seen)
+    unread = any(not s.scanned for s in seen)
+    if read and not unread:
+        return "clean"
+    return "partial" if read else "unreadable"
+
+
+def date_states(results: Iterable[FileResult]) -> dict[str, str]:
+    """Each date's state (:func:`date_state`), in date order; undated files are left out.
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda d, s: FileResult("a", "", 1, Format.PDF, s, date=d)
+    >>> date_states([f("2025-07-22", Status.CLEAN), f("2025-07-21", Status.CORRUPT),
+    ...              f("2025-07-22", Status.ERROR), f(None, Status.CLEAN)])
+    {'2025-07-21': 'unreadable', '2025-07-22': 'partial'}
+    """
+    per_date: dict[str, list[Status]] = {}
+    for r in results:
+        if r.date and r.date != _UNDATED:
+            per_date.setdefault(r.date, []).append(r.status)
+    return {day: date_state(per_date[day]) for day in sorted(per_date)}
+
+
+def file_change(x: FileResult | None, y: FileResult | None) -> FileChange | None:
+    """How one file moved between two runs (None: absent there); None when it did not."""
+    before = x.status.value if x else None
+    after = y.status.value if y else None
+    kind = change_kind(before, after)
+    ref = y or x
+    if kind is None or ref is None:
+        return None
+    return FileChange(
+        kind,
+        ref.path,
+        ref.date,
+        before,
+        after,
+        _surrogates(x),
+        _surrogates(y),
+    )
+
+
+def _surrogates(r: FileResult | None) -> int | None:
+    return r.body.surrogates if r is not None and r.body_read else None
+
+
+def date_changes(before: dict[str, str], after: dict[str, str]) -> list[DateChange]:
+    """The dates whose state moved, in date order."""
+    out = []
+    for day in sorted(set(before) | set(after)):
+        kind = change_kind(before.get(day), after.get(day))
+        if kind is not None:
+            out.append(DateChange(kind, day, before.get(day), after.get(day)))
     return out
 
 
 def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
     """The changes between two result sets (pure: no database)."""
     a, b = list(a), list(b)
-    changes: list[FileChange] = []
-    unchanged = 0
-    for x, y in pair_files(a, b):
-        kind = change_kind(x.status.value if x else None, y.status.value if y else None)
-        if kind is None:
-            unchanged += 1
-            continue
-        ref = y or x
-        assert ref is not None
-        changes.append(
-            FileChange(
-                kind,
-                ref.path,
-                ref.date,
-                x.status.value if x else None,
-                y.status.value if y else None,
-                x.body.surrogates if x and x.body_read else None,
-                y.body.surrogates if y and y.body_read else None,
-            )
-        )
+    pairs = pair_files(a, b)
+    changes = [c for c in (file_change(x, y) for x, y in pairs) if c is not None]
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
-    before, after = date_states(a), date_states(b)
-    dates = []
-    for day in sorted(set(before) | set(after)):
-        kind = change_kind(before.get(day), after.get(day))
-        if kind is not None:
-            dates.append(DateChange(kind, day, before.get(day), after.get(day)))
-    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), unchanged)
+    dates = date_changes(date_states(a), date_states(b))
+    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), len(pairs) - len(changes))

@@ -1,0 +1,109 @@
+"""The run history as commands use it: recorded runs with terminal messages, stored runs.
+
+Not a command module: ``scan``, ``fetch``, ``verify``, ``demo`` and ``report`` share
+these. The recording itself is :func:`hwpscan.runs.recording.recorded_run`; here the
+history's warnings are printed, the report bundle written after the run, and a stored
+run that cannot be loaded becomes a message and exit 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hwpscan.cli.app import err_console, fail
+from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
+from hwpscan.models import ExitCode, FileResult
+from hwpscan.runs import Run, default_store
+from hwpscan.runs.recording import Recording, recorded_run
+
+__all__ = [
+    "history_warning",
+    "load_or_fail",
+    "record_and_report",
+    "report_recorded",
+    "reported_run",
+]
+
+
+def history_warning(message: str) -> None:
+    """Say the history is incomplete (the run itself goes on)."""
+    err_console.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+
+def report_recorded(recording: Recording, report_dir: Path | None) -> None:
+    """After a run: write its report bundle (with *report_dir*) and say its run id."""
+    if report_dir is not None:
+        from hwpscan.report.bundle import write_run_report  # pandas: only for a report
+
+        try:
+            written = write_run_report(
+                recording.results, report_dir, run=recording.info, matrix=recording.matrix
+            )
+        except OSError as exc:
+            message = f"--report {report_dir}: the report could not be written ({exc})"
+            raise fail(message, ExitCode.USAGE) from None
+        err_console.print(
+            f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False
+        )
+    if recording.info is not None:
+        err_console.print(f"run recorded: {recording.info.id}", highlight=False)
+
+
+@contextmanager
+def reported_run(
+    kind: str,
+    args: Mapping[str, Any],
+    *,
+    report_dir: Path | None = None,
+    also: Callable[[FileResult], None] | None = None,
+) -> Iterator[Recording]:
+    """:func:`~hwpscan.runs.recording.recorded_run` with the terminal: warnings
+    printed, and on a normal exit the report bundle (*report_dir*, ``{run}`` becomes
+    the run id) written and the run id told. Raise ``typer.Exit`` after the ``with``
+    block, not inside it (inside, the run is recorded as interrupted)."""
+    with recorded_run(kind, args, also=also, on_warning=history_warning) as recording:
+        yield recording
+    report_recorded(recording, report_dir)
+
+
+def record_and_report(
+    results: Sequence[FileResult],
+    *,
+    kind: str,
+    args: Mapping[str, Any],
+    report_dir: Path | None = None,
+    summary: Mapping[str, Any] | None = None,
+) -> str | None:
+    """Record a finished run and (with *report_dir*) write its report bundle.
+
+    Returns the run id, or None when the history could not be written (a warning says
+    why; the command's own outcome does not change).
+    """
+    with reported_run(kind, args, report_dir=report_dir) as recording:
+        recording.summary.update(summary or {})
+        for result in results:
+            recording(result)
+    return recording.info.id if recording.info else None
+
+
+def load_or_fail(ref: str) -> Run:
+    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying why.
+
+    A fetch run records its downloads, not scan results: reporting or diffing one would
+    show nothing (or everything "appeared"), so it is refused with a pointer.
+    """
+    try:
+        with default_store() as store:
+            run = store.load_run(ref)
+    except (RunNotFoundError, StoreError, StateDirError) as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+    if run.info.kind == "fetch":
+        raise fail(
+            f"run {run.id} is a fetch: it holds downloads, not scan results; scan the folder "
+            "(`hwpscan scan DIR`) and use that run",
+            ExitCode.USAGE,
+        )
+    return run

@@ -1,0 +1,60 @@
+"""The run history: every scan, fetch and verify with its per-file results, and diffs.
+
+- :mod:`~hwpscan.runs.store`: the SQLite store (:class:`RunStore`, ``runs.sqlite`` in
+  the state folder) and its reading helpers (:func:`load_run`, :func:`list_runs`,
+  :func:`diff_runs`);
+- :mod:`~hwpscan.runs.recording`: :func:`~hwpscan.runs.recording.recorded_run`, the
+  one way a run is recorded while it happens (and :func:`~hwpscan.runs.recording.fetch_summary`);
+- :mod:`~hwpscan.runs.records`: what a stored run is (:class:`Run`, :class:`RunInfo`);
+- :mod:`~hwpscan.runs.diff`: what changed between two result sets, and each date's
+  state (pure);
+- :mod:`~hwpscan.runs.matrix`: parser-matrix rows stored with their run;
+- :mod:`~hwpscan.runs.sqlite`: SQLite shared by concurrent processes (also used by the
+  fetch's call ledger).
+
+Secrets are kept out of stored arguments and summaries by
+:func:`hwpscan.redaction.clean_args`.
+"""
+
+from __future__ import annotations
+
+from hwpscan.runs.diff import (
+    CHANGE_KINDS,
+    DATE_STATES,
+    DateChange,
+    FileChange,
+    RunDiff,
+    date_states,
+    diff_results,
+)
+from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
+from hwpscan.runs.store import (
+    DB_NAME,
+    RunRecorder,
+    RunStore,
+    default_store,
+    diff_runs,
+    list_runs,
+    load_run,
+)
+
+__all__ = [
+    "CHANGE_KINDS",
+    "DATE_STATES",
+    "DB_NAME",
+    "RUN_KINDS",
+    "DateChange",
+    "FileChange",
+    "Run",
+    "RunDiff",
+    "RunInfo",
+    "RunRecorder",
+    "RunStore",
+    "date_states",
+    "default_store",
+    "diff_results",
+    "diff_runs",
+    "list_runs",
+    "load_run",
+    "new_run_id",
+]

@@ -1,0 +1,187 @@
+"""Recording a run while it happens: the one way scan, fetch and verify reach the history.
+
+>>> import tempfile, pathlib
+>>> from hwpscan.models import Format, Status
+>>> from hwpscan.runs.store import RunStore
+>>> with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlite") as db:
+...     with recorded_run("scan", {"paths": ["a"]}, store=db) as rec:
+...         rec(FileResult("a/x.pdf", "", 1, Format.PDF, Status.CLEAN))
+...         rec.summary["note"] = "one file"
+...     stored = db.load_run(rec.run_id)
+>>> stored.info.files, stored.info.summary, stored.info.finished is not None
+(1, {'note': 'one file'}, True)
+
+Results reach the store in small batches as they come (:class:`RunRecorder`), so a run
+that dies keeps what it computed; such a run is left unfinished, which ``history``
+shows as interrupted. The history is a record, not the work: when the store cannot be
+opened or written (disk full, locked too long, no state folder) the run goes on, the
+results are still kept in memory, and *on_warning* is told why.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from hwpscan.errors import StateDirError, StoreError
+from hwpscan.models import FileResult
+from hwpscan.runs.matrix import MatrixRecorder
+from hwpscan.runs.records import RunInfo
+from hwpscan.runs.store import RunRecorder, RunStore, default_store
+
+if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
+    from hwpscan.fetch.run import FetchReport
+    from hwpscan.matrix.rows import MatrixRow
+
+__all__ = ["HISTORY_ERRORS", "Recording", "fetch_summary", "recorded_run"]
+
+#: What makes the history unavailable without stopping the run it would record.
+HISTORY_ERRORS = (sqlite3.Error, OSError, StoreError, StateDirError)
+
+Warn = Callable[[str], None]
+
+
+class Recording:
+    """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
+
+    Every result is kept in :attr:`results` (for the report) and queued for the store;
+    :meth:`matrix_row` does the same for parser-matrix rows. :attr:`summary` is stored
+    with the run when it finishes; :attr:`info` is the stored run after that (None when
+    the history could not be written, or the run was interrupted).
+    """
+
+    def __init__(
+        self,
+        recorder: RunRecorder | None,
+        *,
+        also: Callable[[FileResult], None] | None = None,
+        on_warning: Warn | None = None,
+    ) -> None:
+        self.results: list[FileResult] = []
+        self.matrix: list[MatrixRow] = []
+        self.summary: dict[str, Any] = {}
+        self.info: RunInfo | None = None
+        self.interrupted = False
+        self.warnings: list[str] = []
+        self._recorder = recorder
+        self._matrix_recorder: MatrixRecorder | None = None
+        self._also = also
+        self._on_warning = on_warning
+
+    @property
+    def run_id(self) -> str | None:
+        """The run's id in the store; None when the history is not being written."""
+        return self._recorder.run_id if self._recorder else None
+
+    def __call__(self, result: FileResult) -> None:
+        self.results.append(result)
+        if self._also is not None:
+            self._also(result)
+        self._store(lambda rec: rec.add(result))
+
+    def matrix_row(self, row: MatrixRow) -> None:
+        """Keep a parser-matrix row and persist it with the run (in small batches)."""
+        self.matrix.append(row)
+        self._store(lambda rec: self._matrix(rec).add(row))
+
+    def flush(self) -> None:
+        """Write what is pending (results, then matrix rows)."""
+        self._store(lambda rec: rec.flush())
+        if self._matrix_recorder is not None:
+            matrix = self._matrix_recorder
+            self._store(lambda _rec: matrix.flush())
+
+    def warn(self, message: str) -> None:
+        """Note why the history is incomplete, and tell *on_warning*."""
+        self.warnings.append(message)
+        if self._on_warning is not None:
+            self._on_warning(message)
+
+    def _matrix(self, recorder: RunRecorder) -> MatrixRecorder:
+        if self._matrix_recorder is None:
+            self._matrix_recorder = MatrixRecorder(recorder.store, recorder.run_id)
+        return self._matrix_recorder
+
+    def _store(self, action: Callable[[RunRecorder], None]) -> None:
+        """Do *action* on the store; on failure warn once and record no more."""
+        if self._recorder is None:
+            return
+        try:
+            action(self._recorder)
+        except HISTORY_ERRORS as exc:
+            self._lost(exc)
+
+    def _lost(self, exc: BaseException) -> None:
+        self._recorder = None
+        self.warn(f"run not recorded in the history: {exc}")
+
+    def _finish(self) -> None:
+        """Stamp the end with the summary and read back the stored run."""
+        recorder = self._recorder
+        if recorder is None:
+            return
+        try:
+            recorder.store.finish_run(recorder.run_id, summary=self.summary or None)
+            self.info = recorder.store.run_info(recorder.run_id)
+        except HISTORY_ERRORS as exc:
+            self._lost(exc)
+
+
+@contextmanager
+def recorded_run(
+    kind: str,
+    args: Mapping[str, Any],
+    *,
+    also: Callable[[FileResult], None] | None = None,
+    on_warning: Warn | None = None,
+    store: RunStore | None = None,
+) -> Iterator[Recording]:
+    """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
+    scrubbed of secrets) while it happens.
+
+    Yields a :class:`Recording`: call it with each result (*also* sees each one too,
+    e.g. a stream writer). On a normal exit the run is finished with the recording's
+    summary; on an exception what was computed is flushed, the run stays unfinished
+    (``history``: interrupted) and the exception goes on. *store* defaults to
+    :func:`default_store`, opened and closed here.
+    """
+    own = store is None
+    recording = Recording(None, also=also, on_warning=on_warning)
+    try:
+        store = store or default_store()
+        recording = Recording(
+            RunRecorder(store, store.start_run(kind, args)), also=also, on_warning=on_warning
+        )
+    except HISTORY_ERRORS as exc:
+        recording._lost(exc)
+    try:
+        try:
+            yield recording
+        except BaseException:
+            recording.interrupted = True
+            raise
+        finally:
+            recording.flush()
+        recording._finish()
+    finally:
+        if own and store is not None:
+            store.close()
+
+
+def fetch_summary(report: FetchReport) -> dict[str, Any]:
+    """What a fetch did (a :class:`hwpscan.fetch.FetchReport`), for the run's summary."""
+    counts = (
+        "calls_made",
+        "calls_cached",
+        "releases",
+        "files_downloaded",
+        "files_skipped",
+        "files_failed",
+        "files_refused",
+    )
+    out: dict[str, Any] = {name: getattr(report, name) for name in counts}
+    out["range"] = f"{report.start}..{report.end}"
+    out["error"] = str(report.error) if report.error is not None else None
+    return out
