@@ -1,7 +1,12 @@
-"""Options shared by the commands that fetch (``plan``, ``fetch``, ``verify``).
+"""Options shared by the commands that fetch (``plan``, ``fetch``, ``scan``, ``verify``).
 
 Each option is defined once here, with its default next to it, so every command that
-takes it spells, checks and defaults it the same way::
+takes it spells, checks and defaults it the same way. The fetch options come as one
+group, :class:`FetchOptions` (with :class:`ApiOptions`, which ``plan`` takes alone, and
+:class:`LimitOptions` inside), a frozen dataclass whose fields are the options, for
+:func:`hwpscan.cli.params.options_from_dataclasses`; ``FetchOptions.settings()`` is the
+:class:`hwpscan.fetch.FetchSettings` they ask for. One option alone is an ``Annotated``
+type with its default::
 
     def fetch(connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT, ...)
 
@@ -15,13 +20,15 @@ The defaults are those of :class:`hwpscan.fetch.FetchSettings` and
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from hwpscan.cli.app import ApiUrlOpt, err_console
 from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.settings import FetchSettings, RetryPolicy
+from hwpscan.fetch.settings import FetchSettings
 
 __all__ = [
     "API_RETRIES",
@@ -38,12 +45,15 @@ __all__ = [
     "RETRIES",
     "WINDOW_DAYS",
     "AllowHostOpt",
+    "ApiOptions",
     "ApiRetriesOpt",
     "ConnectTimeoutOpt",
     "DownloadPathOpt",
     "DownloadsOpt",
+    "FetchOptions",
     "FromOpt",
     "LimitOpt",
+    "LimitOptions",
     "MaxAttachmentsOpt",
     "MaxFilesOpt",
     "MaxItemsOpt",
@@ -59,7 +69,6 @@ __all__ = [
     "YesOpt",
     "deprecated",
     "fetch_options",
-    "limits_option",
     "split_list",
 ]
 
@@ -88,8 +97,6 @@ def deprecated(old: _T | None, new: _T, message: str) -> _T:
     """
     if old is None:
         return new
-    from hwpscan.cli.app import err_console
-
     err_console.print(
         f"[yellow]warning:[/] {message}", markup=True, highlight=False, soft_wrap=True
     )
@@ -184,55 +191,140 @@ ApiRetriesOpt = Annotated[
 ]
 
 
-def limits_option(
-    *, max_items: int, max_attachments: int, max_files: int, max_total_mb: float, api_retries: int
-) -> dict[str, Any]:
-    """The budget options as the ``limits`` field of :class:`hwpscan.fetch.FetchSettings`."""
-    limits = FetchLimits(
-        max_items=max_items,
-        max_attachments=max_attachments,
-        max_files=max_files,
-        max_download_bytes=int(max_total_mb * 1_000_000),
-        api_retries=api_retries,
-    )
-    return {"limits": limits}
+@dataclass(frozen=True)
+class ApiOptions:
+    """Which API and how it is asked: what ``plan`` and every fetch share."""
+
+    api_url: ApiUrlOpt = _SETTINGS.api_url
+    window_days: WindowOpt = WINDOW_DAYS
+    daily_limit: LimitOpt = DAILY_LIMIT
+    reset_hour: ResetOpt = RESET_HOUR
+
+    def settings(self, **overrides: Any) -> FetchSettings:
+        """:class:`FetchSettings` with these fields, the others default or ``overrides``."""
+        return FetchSettings(**{**self.fields(), **overrides})
+
+    def fields(self) -> dict[str, Any]:
+        """These options as :class:`FetchSettings` fields."""
+        return {
+            "api_url": self.api_url,
+            "window_days": self.window_days,
+            "daily_limit": self.daily_limit,
+            "reset_hour": self.reset_hour,
+        }
 
 
-def fetch_options(
-    *,
-    window_days: int,
-    daily_limit: int,
-    reset_hour: int,
-    allow_host: list[str],
-    download_path: list[str],
-    connect_timeout: float,
-    read_timeout: float,
-    retries: int,
-    max_mb: float,
-) -> dict[str, Any]:
-    """The options above as :class:`hwpscan.fetch.FetchSettings` fields.
+@dataclass(frozen=True)
+class LimitOptions:
+    """The budgets of a fetch, as :class:`hwpscan.fetch.FetchLimits`."""
 
-    An empty ``download_path`` keeps the default prefixes.
+    max_items: MaxItemsOpt = MAX_ITEMS
+    max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS
+    max_files: MaxFilesOpt = MAX_FILES
+    max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB
+    api_retries: ApiRetriesOpt = API_RETRIES
 
-    >>> opts = fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a"],
-    ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0, max_mb=1.5)
-    >>> opts["max_bytes"], opts["allow_hosts"], "path_prefixes" in opts, opts["retry"]
-    (1500000, ('a',), False, RetryPolicy(retries=0, backoff=0.5))
-    >>> fetch_options(window_days=7, daily_limit=30, reset_hour=0, allow_host=["a,b", "c"],
-    ...     download_path=[], connect_timeout=1.0, read_timeout=2.0, retries=0,
-    ...     max_mb=1)["allow_hosts"]
-    ('a', 'b', 'c')
+    def limits(self) -> FetchLimits:
+        return FetchLimits(
+            max_items=self.max_items,
+            max_attachments=self.max_attachments,
+            max_files=self.max_files,
+            max_download_bytes=int(self.max_total_mb * 1_000_000),
+            api_retries=self.api_retries,
+        )
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Every option of a fetch, declared once: a command takes them all as one group.
+
+    Used with :func:`hwpscan.cli.params.options_from_dataclasses`::
+
+        @app.command()
+        @options_from_dataclasses
+        def fetch(start: FromOpt, end: ToOpt, *, fetch: FetchOptions) -> None:
+            settings = fetch.settings(out_dir=out)
+
+    :meth:`settings` maps the options to :class:`hwpscan.fetch.FetchSettings`
+    (``--max-mb`` to bytes, comma lists split, an empty ``--download-path`` keeping
+    the default prefixes); its ``overrides`` set the fields no option gives (``out_dir``,
+    ``fresh``, ``only_dates``...). Not in the group: ``--out``, whose default differs
+    by command (``fetch``: ``./hwpscan-downloads``; ``scan --from/--to`` and
+    ``verify``: a folder per API host in the state folder), and ``--progress``, which
+    ``scan`` also uses for the scan. ``yes`` is not a setting: pass it as
+    ``assume_yes`` to :func:`hwpscan.cli.fetch_view.fetch_for_scan`.
+
+    >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
+    >>> s = opts.settings(out_dir=Path("x"))
+    >>> s.allow_hosts, s.max_bytes, s.retry.retries, s.out_dir.name, s == opts.settings(
+    ...     out_dir=Path("x"))
+    (('a', 'b', 'c'), 1500000, 0, 'x', True)
+    >>> FetchOptions().settings() == FetchSettings()
+    True
+    >>> FetchOptions(download_path=["/f/"]).settings().path_prefixes
+    ('/f/',)
     """
-    options: dict[str, Any] = {
-        "window_days": window_days,
-        "daily_limit": daily_limit,
-        "reset_hour": reset_hour,
-        "allow_hosts": tuple(split_list(allow_host)),
-        "connect_timeout": connect_timeout,
-        "read_timeout": read_timeout,
-        "retry": RetryPolicy(retries=retries),
-        "max_bytes": int(max_mb * 1_000_000),
+
+    api: ApiOptions = field(default_factory=ApiOptions)
+    allow_host: AllowHostOpt = field(default_factory=list)
+    download_path: DownloadPathOpt = field(default_factory=list)
+    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT
+    read_timeout: ReadTimeoutOpt = READ_TIMEOUT
+    retries: RetriesOpt = RETRIES
+    max_mb: MaxMbOpt = MAX_MB
+    downloads: DownloadsOpt = DOWNLOADS
+    limits: LimitOptions = field(default_factory=LimitOptions)
+    yes: YesOpt = False
+
+    def settings(self, **overrides: Any) -> FetchSettings:
+        """The :class:`FetchSettings` these options ask for, ``overrides`` replacing fields."""
+        return FetchSettings(**{**self.fields(), **overrides})
+
+    def fields(self) -> dict[str, Any]:
+        """These options as :class:`FetchSettings` fields."""
+        fields = {
+            **self.api.fields(),
+            "allow_hosts": tuple(split_list(self.allow_host)),
+            "connect_timeout": self.connect_timeout,
+            "read_timeout": self.read_timeout,
+            "retry": replace(_SETTINGS.retry, retries=self.retries),
+            "max_bytes": int(self.max_mb * 1_000_000),
+            "downloads": self.downloads,
+            "limits": self.limits.limits(),
+        }
+        if prefixes := split_list(self.download_path):
+            fields["path_prefixes"] = tuple(prefixes)
+        return fields
+
+
+def fetch_options(**options: Any) -> dict[str, Any]:
+    """For a command that still takes the fetch options one by one: ``options`` named
+    as the fields of :class:`FetchOptions` and :class:`ApiOptions` (``window_days``,
+    ``retries``, ``max_mb``...), given back as :class:`hwpscan.fetch.FetchSettings`
+    fields (``fetch_for_scan(..., **fetch_options(...))``).
+
+    >>> opts = fetch_options(window_days=7, allow_host=["a"], retries=0, max_mb=1.5)
+    >>> opts["window_days"], opts["max_bytes"], opts["allow_hosts"], opts["retry"].retries
+    (7, 1500000, ('a',), 0)
+    >>> "api_url" in opts, "downloads" in opts, "limits" in opts
+    (False, False, False)
+    """
+    api = {name: options.pop(name) for name in _API_FIELDS if name in options}
+    given = FetchOptions(api=ApiOptions(**api), **options).fields()
+    return {name: given[name] for name in given if name in _GIVEN_ONE_BY_ONE}
+
+
+_API_FIELDS = ("window_days", "daily_limit", "reset_hour")
+_GIVEN_ONE_BY_ONE = frozenset(
+    {
+        "window_days",
+        "daily_limit",
+        "reset_hour",
+        "allow_hosts",
+        "path_prefixes",
+        "connect_timeout",
+        "read_timeout",
+        "retry",
+        "max_bytes",
     }
-    if prefixes := split_list(download_path):
-        options["path_prefixes"] = tuple(prefixes)
-    return options
+)

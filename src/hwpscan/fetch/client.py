@@ -281,6 +281,21 @@ def parse_answer(raw: bytes) -> ApiAnswer:
     ()
     """
     text, encoding = decode_body(raw)
+    envelope = _envelope(_json_of(text))
+    code = server_text(str(envelope.get("resultCode", "")), 40)
+    message = server_text(str(envelope.get("resultMsg") or ""))
+    _check_result_code(code, message)
+    releases, warnings = _releases(_result_items(envelope.get("result")))
+    count = _count(envelope.get("resultCnt"))
+    if count is not None and code == CODE_OK and count != len(releases):
+        warnings.append(f"resultCnt says {count} but {len(releases)} releases came")
+    if encoding != "utf-8" and "replaced" in encoding:
+        warnings.append("the answer had bytes that are neither UTF-8 nor CP949: replaced")
+    return ApiAnswer(code, message, count, releases, encoding, tuple(warnings))
+
+
+def _json_of(text: str) -> Any:
+    """The answer's JSON value; an empty body, an HTML page or broken JSON is an error."""
     if not text.strip():
         raise ApiResponseError("the API answered with an empty body")
     if _looks_html(text):
@@ -288,13 +303,21 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         suffix = f' ("{title}")' if title else ""
         raise ApiResponseError(f"the API answered with an HTML page{suffix} instead of JSON")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ApiResponseError(
             f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
         ) from exc
     except RecursionError as exc:
         raise ApiResponseError("the API's JSON is nested too deeply to read") from exc
+
+
+def _envelope(data: Any) -> dict[str, Any]:
+    """The ``reponse`` object (the API's spelling; ``response`` and a bare one too).
+
+    >>> _envelope({"response": {"resultCode": "000"}}), _envelope({"resultCode": "000"})
+    ({'resultCode': '000'}, {'resultCode': '000'})
+    """
     envelope = None
     if isinstance(data, dict):
         envelope = data.get("reponse", data.get("response"))
@@ -305,8 +328,11 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         raise ApiResponseError(
             f"the API's JSON has no 'reponse' envelope (found: {server_text(keys, 120)})"
         )
-    code = server_text(str(envelope.get("resultCode", "")), 40)
-    message = server_text(str(envelope.get("resultMsg") or ""))
+    return envelope
+
+
+def _check_result_code(code: str, message: str) -> None:
+    """Raise the error a result code other than success or "no data" amounts to."""
     detail = f"code {code}: {message}" if message else f"code {code}"
     if code == CODE_PERIOD_TOO_LONG:
         raise ApiRefusedError(
@@ -319,28 +345,33 @@ def parse_answer(raw: bytes) -> ApiAnswer:
         raise ApiRefusedError(bad_key_message(detail), code=code)
     if code not in (CODE_OK, CODE_NO_DATA):
         raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
-    result = envelope.get("result")
-    warnings: list[str] = []
+
+
+def _result_items(result: Any) -> list[Any]:
+    """The ``result`` field as a list: absent or empty is none, one object is one item.
+
+    >>> _result_items(None), _result_items(""), _result_items({"a": 1}), _result_items([1])
+    ([], [], [{'a': 1}], [1])
+    """
     if result is None or result == "":
-        items: list[Any] = []
-    elif isinstance(result, dict):
-        items = [result]
-    elif isinstance(result, list):
-        items = result
-    else:
-        raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
+        return []
+    if isinstance(result, dict):
+        return [result]
+    if isinstance(result, list):
+        return result
+    raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
+
+
+def _releases(items: list[Any]) -> tuple[tuple[Release, ...], list[str]]:
+    """The releases among the items, and a warning for each item that is not an object."""
     releases = []
+    warnings: list[str] = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             warnings.append(f"result item {index + 1} is a {type(item).__name__}: skipped")
             continue
         releases.append(_release(item))
-    count = _count(envelope.get("resultCnt"))
-    if count is not None and code == CODE_OK and count != len(releases):
-        warnings.append(f"resultCnt says {count} but {len(releases)} releases came")
-    if encoding != "utf-8" and "replaced" in encoding:
-        warnings.append("the answer had bytes that are neither UTF-8 nor CP949: replaced")
-    return ApiAnswer(code, message, count, tuple(releases), encoding, tuple(warnings))
+    return tuple(releases), warnings
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,6 +443,26 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
         )
     suspicious = empty_warning is not None and not unconfirmed
     return Assessment(suspicious, empty_warning, tuple(outside), tuple(warnings), unconfirmed)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedAnswer:
+    """A window's answer and its :class:`Assessment`, made once, when it was taken (from
+    the API or the cache): what a fetch needs from it, so nothing checks it again."""
+
+    answer: ApiAnswer
+    assessment: Assessment
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The answer's own warnings and those of releases dated outside the window (the
+        empty-answer warnings are the caller's: they depend on how it was taken)."""
+        return self.answer.warnings + self.assessment.outside_warnings
+
+    @property
+    def outside(self) -> frozenset[str]:
+        """Content ids of the releases dated outside the window: not downloaded."""
+        return frozenset(self.assessment.outside)
 
 
 @dataclass(frozen=True, slots=True)

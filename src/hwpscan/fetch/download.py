@@ -184,6 +184,19 @@ class _Fail(Exception):
     """A failure another attempt will not fix (4xx, over the size cap)."""
 
 
+def _unchanged(job: DownloadJob, old: Path, attempt: int) -> DownloadResult:
+    """A revalidated file the server says has not changed (304 Not Modified)."""
+    return DownloadResult(
+        job,
+        "skipped",
+        file_sha256(old),
+        old.stat().st_size,
+        reason="unchanged (the server answered 304 Not Modified)",
+        attempts=attempt,
+        etag=job.etag,
+    )
+
+
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in chunks."""
     digest = hashlib.sha256()
@@ -356,6 +369,7 @@ class Downloader:
         )
 
     def _attempt(self, job: DownloadJob, attempt: int, stop: threading.Event) -> DownloadResult:
+        """One GET of ``job``: a result, or :class:`_Retry` / :class:`_Fail`."""
         import httpx
 
         old = job.dest if job.revalidate and job.dest.is_file() else None
@@ -363,55 +377,56 @@ class Downloader:
         try:
             with self._http.stream("GET", job.url, headers=headers) as response:
                 if response.status_code == 304 and old is not None:
-                    return DownloadResult(
-                        job,
-                        "skipped",
-                        file_sha256(old),
-                        old.stat().st_size,
-                        reason="unchanged (the server answered 304 Not Modified)",
-                        attempts=attempt,
-                        etag=job.etag,
-                    )
-                if response.status_code >= 500:
-                    raise _Retry(f"HTTP {response.status_code}")
-                if response.status_code != 200:
-                    raise _Fail(f"HTTP {response.status_code}")
-                declared = response.headers.get("content-length")
-                if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                    raise _Fail(
-                        f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}"
-                    )
+                    return _unchanged(job, old, attempt)
+                self._check_response(response)
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
                 digest, size = self._write(job, response, stop)
-                raw_cd = response.headers.raw
-                disposition = next(
-                    (v for k, v in raw_cd if k.lower() == b"content-disposition"), None
-                )
-                # Headers are the server's text: the key comes out before anything keeps
-                # them, in the raw header and again once its name is decoded.
-                if disposition is not None:
-                    disposition = redact_bytes(disposition, self._secrets)
-                name = filename_from_disposition(disposition)
-                ctype = response.headers.get("content-type")
-                return DownloadResult(
-                    job,
-                    "downloaded",
-                    digest,
-                    size,
-                    redact_text(ctype, self._secrets) if ctype is not None else None,
-                    redact_text(name, self._secrets) if name is not None else None,
-                    attempts=attempt,
-                    etag=response.headers.get("etag"),
-                )
-        except httpx.HTTPError as exc:
-            detail = redact_text(str(exc), self._secrets) or type(exc).__name__
-            message = f"{type(exc).__name__}: {detail}"
-            if isinstance(
-                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
-            ):
-                raise _Retry(message) from exc
-            raise _Fail(message) from exc
+                return self._downloaded(job, response, digest, size, attempt)
+        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            raise _Retry(self._describe(exc)) from exc  # worth another attempt
+        except httpx.HTTPError as exc:  # a bad URL, too many redirects...: not
+            raise _Fail(self._describe(exc)) from exc
+
+    def _check_response(self, response: httpx.Response) -> None:
+        """Go on only with a 200 whose announced size is within the cap."""
+        if response.status_code >= 500:
+            raise _Retry(f"HTTP {response.status_code}")
+        if response.status_code != 200:
+            raise _Fail(f"HTTP {response.status_code}")
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            raise _Fail(f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}")
+
+    def _downloaded(
+        self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
+    ) -> DownloadResult:
+        """The result of a complete download, with the server's name and type for it.
+
+        Headers are the server's text: the key comes out before anything keeps them, in
+        the raw header and again once its name is decoded.
+        """
+        raw = response.headers.raw
+        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), None)
+        if disposition is not None:
+            disposition = redact_bytes(disposition, self._secrets)
+        name = filename_from_disposition(disposition)
+        ctype = response.headers.get("content-type")
+        return DownloadResult(
+            job,
+            "downloaded",
+            digest,
+            size,
+            redact_text(ctype, self._secrets) if ctype is not None else None,
+            redact_text(name, self._secrets) if name is not None else None,
+            attempts=attempt,
+            etag=response.headers.get("etag"),
+        )
+
+    def _describe(self, exc: Exception) -> str:
+        """An httpx error in words, the key taken out."""
+        detail = redact_text(str(exc), self._secrets) or type(exc).__name__
+        return f"{type(exc).__name__}: {detail}"
 
     def _write(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event

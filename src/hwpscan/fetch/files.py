@@ -168,7 +168,7 @@ class AttachmentStore:
         )
         for job in jobs[room:]:
             release, name = cast(tuple[Release, str], job.tag)
-            self._record(_entry(release, name, job.url, None, "skipped", reason))
+            self._record(_entry(release, name, job.url, "skipped", reason))
         self.tally.warnings.append(f"{len(jobs) - room:,} attachment(s) {reason}")
         self.budget_error = RunBudgetError(f"{len(jobs) - room:,} attachment(s) {reason}")
         return jobs[:room]
@@ -182,18 +182,14 @@ class AttachmentStore:
         for attachment in release.attachments:
             if skip:
                 reason = "release dated outside the requested window"
-                self._record(
-                    _entry(release, attachment.name, attachment.url, None, "skipped", reason)
-                )
+                self._record(_entry(release, attachment.name, attachment.url, "skipped", reason))
                 continue
             try:
                 url = self.policy.check(attachment.url)
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
-                self._record(
-                    _entry(release, attachment.name, attachment.url, None, "refused", str(exc))
-                )
+                self._record(_entry(release, attachment.name, attachment.url, "refused", str(exc)))
                 continue
             earlier = self._by_url.get(redact_url(url))
             if earlier is not None and earlier.is_file():
@@ -221,7 +217,7 @@ class AttachmentStore:
             self.tally.warnings.append(
                 f"{self._label(release, name, dest)}: download failed: {result.reason}"
             )
-            self._record(_entry(release, name, url, None, "failed", result.reason))
+            self._record(_entry(release, name, url, "failed", result.reason))
         else:
             reason = None
             if result.status == "skipped":
@@ -236,15 +232,11 @@ class AttachmentStore:
                 server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
                 if not name and server_name:
                     dest, name = _rename_to_server_name(dest, server_name), server_name
-            entry = _entry(
-                release,
-                name,
-                url,
-                self._relative(dest),
-                "downloaded",
-                reason,
+            entry = replace(
+                _entry(release, name, url, "downloaded", reason),
+                path=self._relative(dest),
                 sha256=result.sha256,
-                size=result.bytes,
+                bytes=result.bytes,
                 content_type=result.content_type,
                 etag=result.etag or self._etags.get(redact_url(url)),
             )
@@ -305,32 +297,23 @@ def attachment_label(release: Release, name: str) -> str:
     return f'{release.date or "undated"} "{subject}" {name or "(no name)"}'
 
 
-def _entry(
-    release: Release,
-    name: str,
-    url: str,
-    path: str | None,
-    status: str,
-    reason: str | None,
-    *,
-    sha256: str | None = None,
-    size: int = 0,
-    content_type: str | None = None,
-    etag: str | None = None,
-) -> ManifestEntry:
+def _entry(release: Release, name: str, url: str, status: str, reason: str | None) -> ManifestEntry:
+    """The manifest line of an attachment of ``release``, without a file (yet).
+
+    The URL is kept without its secrets; the subject as one clean line.
+    """
     return ManifestEntry(
         date=release.date,
         content_id=release.content_id,
         subject=one_line(release.subject, 200),
         name=name,
         url=redact_url(url.replace("&amp;", "&")),
-        path=path,
-        sha256=sha256,
-        bytes=size,
-        content_type=content_type,
+        path=None,
+        sha256=None,
+        bytes=0,
+        content_type=None,
         status=status,
         reason=reason,
-        etag=etag,
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hwpscan.errors import HwpscanError, LedgerError
 from hwpscan.fetch.cache import CACHE_DIR, ResponseCache
-from hwpscan.fetch.client import ApiAnswer, check_answer, parse_answer
+from hwpscan.fetch.client import CheckedAnswer, check_answer, parse_answer
 from hwpscan.fetch.dates import (
     Window,
     korea_today,
@@ -57,8 +57,9 @@ class Plan:
         return None if self.quota is None else self.calls_needed <= self.quota.remaining
 
 
-def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> ApiAnswer | None:
-    """The cached answer for a window when it is a good one, else ``None``.
+def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> CheckedAnswer | None:
+    """The cached answer for a window, with its assessment, when it is a good one, else
+    ``None``.
 
     Good means: it parses as success or "no data", was not judged suspicious, and is not
     an empty answer that looks like a silent refusal or might be one (a weekday holiday).
@@ -73,7 +74,7 @@ def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> ApiAnsw
     verdict = check_answer(answer, window, near_limit=False)
     if verdict.suspicious_empty or verdict.unconfirmed_empty:
         return None
-    return answer
+    return CheckedAnswer(answer, verdict)
 
 
 def open_cache(state: Path) -> ResponseCache:

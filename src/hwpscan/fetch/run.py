@@ -34,6 +34,9 @@ from hwpscan.fetch.client import (
     HOLIDAY_WEEKDAYS,
     ApiAnswer,
     ApiClient,
+    Assessment,
+    CheckedAnswer,
+    RawAnswer,
     check_answer,
     parse_answer,
 )
@@ -165,8 +168,9 @@ class WindowCaller:
         self.warnings: list[str] = []
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
-    def answer(self, window: Window) -> ApiAnswer:
-        """The window's answer, or an :class:`ApiError` that should stop the run.
+    def answer(self, window: Window) -> CheckedAnswer:
+        """The window's answer with its assessment, or an :class:`ApiError` that should
+        stop the run.
 
         The window's lock is held from the cache check to the cached answer, so a run
         sharing the state folder waits, then finds the answer instead of paying again.
@@ -174,7 +178,7 @@ class WindowCaller:
         with self.cache.lock(self.api.api_url, window):
             return self._answer(window)
 
-    def _answer(self, window: Window) -> ApiAnswer:
+    def _answer(self, window: Window) -> CheckedAnswer:
         cached = None if self.fresh else usable_cached(self.cache, self.api.api_url, window)
         if cached is not None:
             self.calls_cached += 1
@@ -198,7 +202,36 @@ class WindowCaller:
             sleep=self._sleep,
         )
 
-    def _call(self, window: Window) -> ApiAnswer:
+    def _call(self, window: Window) -> CheckedAnswer:
+        """One counted call: raw bytes to the cache before anything is taken from them.
+
+        Budgets come first: an answer over them is refused before it is cached or
+        parsed into objects (its raw size is already capped by the client).
+        """
+        raw = self._send(window)
+        self.limits.check_body(raw.body, window)
+        parsed = self._parse(raw.body, window)
+        url = self.api.api_url
+        self.cache.put(
+            url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
+        )
+        if raw.status_code >= 500:
+            self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
+            raise ApiNetworkError(
+                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
+            )
+        if isinstance(parsed, HwpscanError):
+            self.cache.mark(url, window, trusted=False, verdict=type(parsed).__name__)
+            self._refuse(parsed, raw.status_code)
+        checked = self._assess(parsed, window)
+        if checked.assessment.unconfirmed_empty:  # a holiday? used, not trusted
+            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+        else:
+            self.cache.mark(url, window, trusted=True, verdict="ok")
+        return checked
+
+    def _send(self, window: Window) -> RawAnswer:
+        """The call, counted in the ledger before it is made (refunded if never sent)."""
         self.ledger.reserve(self._key)  # raises QuotaExceededError before any request
         try:
             raw = self.api.get(window)
@@ -209,66 +242,66 @@ class WindowCaller:
                 self.ledger.refund(self._key)
             raise
         self.calls_made += 1
-        url = self.api.api_url
-        # Budgets first: an answer over them is refused before it is cached or parsed
-        # into objects (its raw size is already capped by the client).
-        self.limits.check_body(raw.body, window)
-        parsed: ApiAnswer | HwpscanError
+        return raw
+
+    def _parse(self, body: bytes, window: Window) -> ApiAnswer | HwpscanError:
+        """The parsed answer, or the error it amounts to (raised after caching); over
+        the release or attachment budget raises at once, before caching."""
         try:
-            parsed = parse_answer(raw.body)
+            answer = parse_answer(body)
         except HwpscanError as exc:
-            parsed = exc
-        if isinstance(parsed, ApiAnswer):
-            counts = [len(r.attachments) for r in parsed.releases]
-            self.limits.check_counts(len(parsed.releases), counts, window)
-        self.cache.put(
-            url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
-        )
-        if raw.status_code >= 500:
-            self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
-            raise ApiNetworkError(
-                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
-            )
-        try:
-            if isinstance(parsed, HwpscanError):
-                raise parsed
-            answer = parsed
-        except HwpscanError as exc:
-            self.cache.mark(url, window, trusted=False, verdict=type(exc).__name__)
-            if isinstance(exc, DailyLimitError):
-                self.ledger.mark_exhausted(self._key)
-                status = self.ledger.status(self._key)
-                raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
-            if raw.status_code != 200 and isinstance(exc, ApiResponseError):
-                raise ApiResponseError(f"the API answered HTTP {raw.status_code}: {exc}") from exc
-            raise
+            return exc
+        counts = [len(r.attachments) for r in answer.releases]
+        self.limits.check_counts(len(answer.releases), counts, window)
+        return answer
+
+    def _refuse(self, exc: HwpscanError, status_code: int) -> NoReturn:
+        """Stop with the error an answer parsed as: a used-up daily limit is written to
+        the ledger; a non-200 status is named."""
+        if isinstance(exc, DailyLimitError):
+            self.ledger.mark_exhausted(self._key)
+            status = self.ledger.status(self._key)
+            raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
+        if status_code != 200 and isinstance(exc, ApiResponseError):
+            raise ApiResponseError(f"the API answered HTTP {status_code}: {exc}") from exc
+        raise exc
+
+    def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
+        """The answer with its assessment; an empty answer that looks like a silent
+        refusal (near the limit, too many weekdays, or too many in a row) is raised as
+        :class:`ApiRefusedError` and its cached copy marked so it is asked again."""
         status = self.ledger.status(self._key)
         verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
-        unconfirmed = verdict.unconfirmed_empty
-        if answer.releases:
-            self._empty_weekdays = 0
-        elif unconfirmed:
-            self._empty_weekdays += window.weekdays()
-        if unconfirmed and self._empty_weekdays > HOLIDAY_WEEKDAYS:
-            verdict = replace(
-                verdict,
-                suspicious_empty=True,
-                empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
-                "a release, more than a holiday explains: possibly a silent quota refusal",
-            )
+        verdict = self._count_empty_weekdays(answer, window, verdict)
         if verdict.suspicious_empty:
-            self.cache.mark(url, window, trusted=False, verdict="suspicious-empty")
+            self.cache.mark(self.api.api_url, window, trusted=False, verdict="suspicious-empty")
             raise ApiRefusedError(
                 f"{verdict.empty_warning}. {status.describe()}. Nothing was taken from this "
                 "answer; run again later and the window will be asked again",
                 code=None,
             )
-        if verdict.unconfirmed_empty and verdict.empty_warning:  # a holiday? used, not trusted
-            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+        if verdict.unconfirmed_empty and verdict.empty_warning:
             self.warnings.append(verdict.empty_warning)
-            return answer
-        self.cache.mark(url, window, trusted=True, verdict="ok")
-        return answer
+        return CheckedAnswer(answer, verdict)
+
+    def _count_empty_weekdays(
+        self, answer: ApiAnswer, window: Window, verdict: Assessment
+    ) -> Assessment:
+        """Weekdays answered with nothing add up across windows: past a holiday's worth
+        in a row, an unconfirmed empty answer becomes a suspicious one."""
+        unconfirmed = verdict.unconfirmed_empty
+        if answer.releases:
+            self._empty_weekdays = 0
+        elif unconfirmed:
+            self._empty_weekdays += window.weekdays()
+        if not unconfirmed or self._empty_weekdays <= HOLIDAY_WEEKDAYS:
+            return verdict
+        return replace(
+            verdict,
+            suspicious_empty=True,
+            empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
+            "a release, more than a holiday explains: possibly a silent quota refusal",
+        )
 
 
 def fetch_range(
@@ -405,16 +438,15 @@ def _fetch_windows(
     listed = 0
     for window in windows:
         try:
-            answer = caller.answer(window)
+            got = caller.answer(window)
         except ApiError as exc:
             return exc, listed
-        verdict = check_answer(answer, window, near_limit=False)
-        store.tally.warnings.extend(answer.warnings + verdict.outside_warnings)
-        releases = answer.releases
+        store.tally.warnings.extend(got.warnings)
+        releases = got.answer.releases
         listed += len(releases)
         if only_dates is not None:
             releases = tuple(r for r in releases if r.date in only_dates)
-        store.add(releases, outside=frozenset(verdict.outside))
+        store.add(releases, outside=got.outside)
         notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
         if store.budget_error is not None:  # files or bytes: stop asking for more
             return store.budget_error, listed

@@ -19,7 +19,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from hwpscan.errors import UnsafeUrlError, UsageError
 from hwpscan.redaction import redact_url
@@ -162,6 +162,18 @@ def validate_attachment_url(
     hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is not a public address ...
     """
     text = unescape_amp((raw or "").strip())
+    parts, port = _split_attachment_url(text)
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower().rstrip(".")
+    _check_host(
+        host, port if port is not None else _default_port(scheme), api_url, allow_hosts, resolver
+    )
+    _check_path(parts.path, path_prefixes)
+    return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
+
+
+def _split_attachment_url(text: str) -> tuple[SplitResult, int | None]:
+    """The URL's parts and port, when it is a plain http(s) URL with a host."""
     if not text:
         raise _refuse("empty URL")
     if any(ord(c) < 0x21 or c in "\\\x7f" for c in text):
@@ -176,33 +188,46 @@ def validate_attachment_url(
         raise _refuse(f"scheme {scheme or '(none)'!r} is not http or https")
     if "@" in parts.netloc:
         raise _refuse("it carries a user name or password")
-    host = (parts.hostname or "").lower().rstrip(".")
-    if not host:
+    if not (parts.hostname or "").rstrip("."):
         raise _refuse("it has no host")
+    return parts, port
+
+
+def _check_host(
+    host: str,
+    port: int,
+    api_url: str,
+    allow_hosts: Iterable[str],
+    resolver: Resolver | None,
+) -> None:
+    """The API's own host and port, or an allowed host at a public address on an
+    allowed port (80/443, the API's port on the API's host, or one named with
+    ``--allow-host HOST:PORT``)."""
     api = urlsplit(api_url)
     api_host = (api.hostname or "").lower().rstrip(".")
     api_port = api.port or _default_port(api.scheme)
-    effective_port = port if port is not None else _default_port(scheme)
-    own = host == api_host and effective_port == api_port
+    if host == api_host and port == api_port:
+        return  # the API's own host: where the API itself is, private or not
     ports = _allowed_ports(allow_hosts)
     if host != api_host and host not in ports:
         raise _refuse(f"host {host} is not the API's host {api_host} nor allowed with --allow-host")
-    if not own:
-        _check_addresses(host, resolver)
-        permitted = ports.get(host) or set(WEB_PORTS)
-        if host == api_host:
-            permitted |= {api_port}
-        if effective_port not in permitted:
-            raise _refuse(
-                f"port {effective_port} on {host} is not the API's port or 80/443 "
-                "(allow it with --allow-host HOST:PORT)"
-            )
-    path = unquote(parts.path)
-    if ".." in re.split(r"[/;]", path):
+    _check_addresses(host, resolver)
+    permitted = ports.get(host) or set(WEB_PORTS)
+    if host == api_host:
+        permitted |= {api_port}
+    if port not in permitted:
+        raise _refuse(
+            f"port {port} on {host} is not the API's port or 80/443 "
+            "(allow it with --allow-host HOST:PORT)"
+        )
+
+
+def _check_path(path: str, path_prefixes: Sequence[str]) -> None:
+    """No ``..`` segment (even percent-encoded), and under one of ``path_prefixes``."""
+    if ".." in re.split(r"[/;]", unquote(path)):
         raise _refuse("its path climbs with '..'")
-    if path_prefixes and not any(path_matches(parts.path, p) for p in path_prefixes):
-        raise _refuse(f"path {parts.path!r} is not an expected download path")
-    return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
+    if path_prefixes and not any(path_matches(path, p) for p in path_prefixes):
+        raise _refuse(f"path {path!r} is not an expected download path")
 
 
 def unescape_amp(text: str) -> str:
