@@ -21,49 +21,19 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import ApiUrlOpt, app, console, err_console, fail
+from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.options import (
-    API_RETRIES,
-    CONNECT_TIMEOUT,
-    DAILY_LIMIT,
-    DOWNLOADS,
-    MAX_ATTACHMENTS,
-    MAX_FILES,
-    MAX_ITEMS,
-    MAX_MB,
-    MAX_TOTAL_MB,
-    READ_TIMEOUT,
-    RESET_HOUR,
-    RETRIES,
-    WINDOW_DAYS,
-    AllowHostOpt,
-    ApiRetriesOpt,
-    ConnectTimeoutOpt,
-    DownloadPathOpt,
-    DownloadsOpt,
-    LimitOpt,
-    MaxAttachmentsOpt,
-    MaxFilesOpt,
-    MaxItemsOpt,
-    MaxMbOpt,
-    MaxTotalMbOpt,
+    FetchOptions,
     OldOutOpt,
     ProgressOpt,
-    ReadTimeoutOpt,
-    ResetOpt,
-    RetriesOpt,
-    WindowOpt,
-    YesOpt,
     deprecated,
-    fetch_options,
-    limits_option,
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
-from hwpscan.fetch import DEFAULT_API_URL, FetchReport, FetchSettings
+from hwpscan.fetch import FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.models import ExitCode
 from hwpscan.runs import date_states
@@ -202,64 +172,17 @@ class VerifyOptions:
         )
 
 
-@dataclass(frozen=True)
-class FetchOptions:
-    """The fetch options verify takes: every one ``fetch`` takes (its hidden ``--jobs``
-    spelling for downloads aside: ``--jobs`` is verify's scan workers)."""
-
-    api_url: ApiUrlOpt = DEFAULT_API_URL
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Folder for attachments (default: the scan cache)."),
-    ] = None
-    out_old: OldOutOpt = None
-    allow_host: AllowHostOpt = field(default_factory=list)
-    download_path: DownloadPathOpt = field(default_factory=list)
-    window_days: WindowOpt = WINDOW_DAYS
-    daily_limit: LimitOpt = DAILY_LIMIT
-    reset_hour: ResetOpt = RESET_HOUR
-    max_mb: MaxMbOpt = MAX_MB
-    connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT
-    read_timeout: ReadTimeoutOpt = READ_TIMEOUT
-    retries: RetriesOpt = RETRIES
-    downloads: DownloadsOpt = DOWNLOADS
-    yes: YesOpt = False
-    show_progress: ProgressOpt = True
-    max_items: MaxItemsOpt = MAX_ITEMS
-    max_attachments: MaxAttachmentsOpt = MAX_ATTACHMENTS
-    max_files: MaxFilesOpt = MAX_FILES
-    max_total_mb: MaxTotalMbOpt = MAX_TOTAL_MB
-    api_retries: ApiRetriesOpt = API_RETRIES
-
-    def settings(self) -> FetchSettings:
-        options = fetch_options(
-            window_days=self.window_days,
-            daily_limit=self.daily_limit,
-            reset_hour=self.reset_hour,
-            allow_host=self.allow_host,
-            download_path=self.download_path,
-            connect_timeout=self.connect_timeout,
-            read_timeout=self.read_timeout,
-            retries=self.retries,
-            max_mb=self.max_mb,
-        )
-        limits = limits_option(
-            max_items=self.max_items,
-            max_attachments=self.max_attachments,
-            max_files=self.max_files,
-            max_total_mb=self.max_total_mb,
-            api_retries=self.api_retries,
-        )
-        out = deprecated(self.out_old, self.out, "-o for a folder is deprecated: use --out")
-        return FetchSettings(self.api_url, out, downloads=self.downloads, **options, **limits)
+VerifyOutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
+]
 
 
-def _fetcher(fetch: FetchOptions, key: str) -> Fetcher:
+def _fetcher(key: str, *, show_progress: bool, assume_yes: bool) -> Fetcher:
     """The fetch with the range line, the other-year question, bars and the summary."""
 
     def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
         return run_fetch(
-            first, last, settings, key=key, show_progress=fetch.show_progress, assume_yes=fetch.yes
+            first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes
         )
 
     return run
@@ -345,6 +268,9 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
 def verify(
     opts: VerifyOptions,
     fetch: FetchOptions,
+    out: VerifyOutOpt = None,
+    out_old: OldOutOpt = None,
+    show_progress: ProgressOpt = True,
     fmt: Annotated[
         VerifyFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),
@@ -357,11 +283,16 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
+    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     settings, before = _prepare(opts)
-    fetching = fetch.settings()
     key = get_key()
-    hooks = VerifyHooks(_fetcher(fetch, key), partial(_fetched_line, cached=settings.cached))
-    outcome = verify_dates(settings, fetching, key=key, before=before, hooks=hooks)
+    hooks = VerifyHooks(
+        _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
+        partial(_fetched_line, cached=settings.cached),
+    )
+    outcome = verify_dates(
+        settings, fetch.settings(out_dir=out), key=key, before=before, hooks=hooks
+    )
     record_and_report(
         list(outcome.results), kind="verify", args=outcome.record_args(), summary=outcome.summary()
     )
