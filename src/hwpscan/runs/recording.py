@@ -148,14 +148,20 @@ def recorded_run(
     :func:`default_store`, opened and closed here.
     """
     own = store is None
-    recording = Recording(None, also=also, on_warning=on_warning)
+    recorder: RunRecorder | None = None
+    lost: BaseException | None = None
     try:
         store = store or default_store()
-        recording = Recording(
-            RunRecorder(store, store.start_run(kind, args)), also=also, on_warning=on_warning
-        )
+        recorder = RunRecorder(store, store.start_run(kind, args))
     except HISTORY_ERRORS as exc:
-        recording._lost(exc)
+        lost = exc
+    except BaseException:  # a kind that is not a run kind: a bug in the caller
+        if own and store is not None:
+            store.close()
+        raise
+    recording = Recording(recorder, also=also, on_warning=on_warning)
+    if lost is not None:
+        recording._lost(lost)
     try:
         try:
             yield recording
