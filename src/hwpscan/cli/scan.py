@@ -353,7 +353,6 @@ def scan(
     """
     from hwpscan.cli.fetch_view import fetch_for_scan, raise_for_report
     from hwpscan.cli.runs_view import reported_run
-    from hwpscan.report.junit import write_junit
     from hwpscan.runs.recording import fetch_summary
 
     wanted = _check_fail_on(split_list(fail_on))
@@ -489,6 +488,8 @@ def scan(
     if fmt is OutputFormat.table:
         render_tables(results, root=display_root, show=show)
     elif fmt is OutputFormat.junit:
+        from hwpscan.report.junit import write_junit  # pandas (the pivot): only for junit
+
         write_junit(
             results, output, gate=wanted if wanted else (), empty_reason=nothing if wanted else None
         )
