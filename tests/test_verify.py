@@ -32,6 +32,7 @@ from hwpscan.verify import (
     INCONCLUSIVE,
     PASS,
     DateVerdict,
+    Listing,
     ToolOutcome,
     exit_code,
     judge,
@@ -412,7 +413,9 @@ def test_judge_on_our_own_files(tmp_path: Path) -> None:
     absent = [MatrixRow(bad.path, "x", "not-installed", reason="no x")]
     assert judge(day, "fixed", results, rows=absent).verdict == INCONCLUSIVE
     # an attachment that was listed but not downloaded keeps a PASS from being proven
-    assert judge(day, "fixed", results, rows=whole, missing=1).verdict == INCONCLUSIVE
+    assert (
+        judge(day, "fixed", results, rows=whole, listing=Listing(missing=1)).verdict == INCONCLUSIVE
+    )
     assert judge(day, "contaminated", results).verdict == PASS
     assert judge(day, "clean", results).verdict == FAIL
     with pytest.raises(ValueError):
@@ -431,3 +434,35 @@ def test_tool_outcomes_and_exit_codes(tmp_path: Path) -> None:
     assert exit_code([v(PASS)]) == 0 and exit_code([]) == 4
     assert exit_code([v(FAIL), v(INCONCLUSIVE)], stopped=True) == 1
     assert exit_code([v(PASS)], stopped=True) == 3
+
+
+def test_the_tool_command_gets_no_key_unless_a_variable_is_passed_by_name(
+    home: Path, emulator, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SERVICE_TOKEN", "tok-" + "9" * 12)
+    tool = _script(
+        tmp_path,
+        "env.py",
+        "import json, os, sys\n"
+        "if 'HWPSCAN_API_KEY' in os.environ: sys.exit('the key leaked')\n"
+        "if 'SERVICE_TOKEN' not in os.environ: sys.exit('no SERVICE_TOKEN')\n"
+        "print(json.dumps({'date': sys.argv[1]}))\n",
+    )
+    args = ["--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", f"{tool} {{date}}"]
+    code, doc = _json(emulator, *args)
+    assert code == 1 and "no SERVICE_TOKEN" in doc["dates"][0]["reason"], doc
+    code, doc = _json(emulator, *args, "--tool-env", "SERVICE_TOKEN")
+    assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
+
+
+def test_verify_takes_every_fetch_option_fetch_takes() -> None:
+    import typer.main
+
+    group = typer.main.get_command(app)
+
+    def spellings(name: str) -> set[str]:
+        cmd = group.commands[name]  # type: ignore[attr-defined]
+        return {o for p in cmd.params if not p.hidden for o in p.opts + p.secondary_opts}
+
+    fetch_only = spellings("fetch") - {"--from", "--to"}
+    assert fetch_only <= spellings("verify"), sorted(fetch_only - spellings("verify"))

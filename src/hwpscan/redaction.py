@@ -33,6 +33,7 @@ __all__ = [
     "SECRET_PARAMS",
     "clean_args",
     "key_hash",
+    "redact_auth",
     "redact_bytes",
     "redact_credentials",
     "redact_params",
@@ -105,6 +106,39 @@ def redact_params(text: str) -> str:
     '/f.do;crtfc_key=REDACTED#token=REDACTED'
     """
     return SECRET_PAIR_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+
+
+#: Credentials as a command line or a header spells them (what the parameter rule above
+#: misses): an ``Authorization`` header with or without its scheme, a bearer token, a
+#: ``NAME=value`` or ``Name: value`` whose name looks secret, and a secret-named flag
+#: followed by its value.
+_SECRET_WORD = r"(?:token|secret|passw(?:or)?d|api[_-]?key|auth[_-]?key|credentials?)"
+_AUTH_RES = (
+    re.compile(
+        r"(?i)(\b(?:proxy-)?authorization\s*[:=]\s*"
+        r"(?:(?:bearer|basic|digest|token|negotiate)\s+)?)[^\s'\"]+"
+    ),
+    re.compile(r"(?i)(\bbearer\s+)[^\s'\"]+"),
+    re.compile(rf"(?i)(\b[\w.-]*{_SECRET_WORD}\s*[=:]\s*)[^\s&;'\"]+"),
+    re.compile(rf"(?i)((?<!\S)--?[\w-]*{_SECRET_WORD}\s+)(?!-)[^\s'\"]+"),
+)
+
+
+def redact_auth(text: str) -> str:
+    """Free text (a command line, a header dump) with credentials in it replaced.
+
+    >>> redact_auth("curl -H 'Authorization: Bearer abc.def' http://h/t")
+    "curl -H 'Authorization: Bearer REDACTED' http://h/t"
+    >>> redact_auth("authorization=abc Bearer xyz")
+    'authorization=REDACTED Bearer REDACTED'
+    >>> redact_auth("env GITHUB_TOKEN=ghp_1 tool --token s3 --api-key=k1 -H 'X-Api-Key: k2'")
+    "env GITHUB_TOKEN=REDACTED tool --token REDACTED --api-key=REDACTED -H 'X-Api-Key: REDACTED'"
+    >>> redact_auth("tool 2025-07-21 --out result.json")
+    'tool 2025-07-21 --out result.json'
+    """
+    for pattern in _AUTH_RES:
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
 def redact_url(url: str) -> str:

@@ -28,7 +28,6 @@ import json
 import math
 import os
 import select
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,14 +36,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hwpscan import procs
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
 from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
+from hwpscan.procs import KILL_GRACE, Finished, kill_group, run_captured
 from hwpscan.scan import display_path
 
 __all__ = ["WorkerPool", "kill_group", "run_batch", "run_extractor", "run_matrix"]
@@ -53,52 +53,14 @@ DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
 BATCH_FILES = 64
 BATCH_ARG_BYTES = 100_000
-_KILL_GRACE = 5.0
 #: Seconds a worker may take to start and import its extractor, on top of the timeout.
 STARTUP_GRACE = 30.0
 
 
-@dataclass(frozen=True, slots=True)
-class _Finished:
-    returncode: int | None  # None: timed out and killed
-    stdout: bytes
-    stderr: bytes
-    seconds: float
-
-
-def _run(argv: Sequence[str], *, timeout: float) -> _Finished:
-    """Run *argv* in a new process group, capturing its output; on timeout kill the
-    whole group (a wrapper script's children too)."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=os.name == "posix",
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        kill_group(proc)
-        try:
-            out, err = proc.communicate(timeout=_KILL_GRACE)
-        except subprocess.TimeoutExpired:  # a grandchild left its own group, holding a pipe
-            out, err = b"", b""
-        code = None
-    return _Finished(code, out or b"", err or b"", time.perf_counter() - started)
-
-
-def kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill *proc* and its process group (a tool's children die with it)."""
-    if os.name == "posix":
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-            return
-        except (ProcessLookupError, PermissionError):
-            pass
-    proc.kill()
+def _run(argv: Sequence[str], *, timeout: float) -> Finished:
+    """Run *argv* in a new process group, capturing its output; on timeout (or a
+    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too)."""
+    return run_captured(argv, timeout=timeout)
 
 
 def run_extractor(
@@ -135,7 +97,7 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     return _decoded(done.stdout, done.seconds)
 
 
-def _start(argv: Sequence[str], timeout: float) -> _Finished | Extraction:
+def _start(argv: Sequence[str], timeout: float) -> Finished | Extraction:
     """Run *argv* (see :func:`_run`); the extraction to report when it cannot start."""
     try:
         return _run(argv, timeout=timeout)
@@ -178,7 +140,7 @@ def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> lis
     return [Extraction(status, reason=reason, seconds=done.seconds)]
 
 
-def _batch_complete(done: _Finished, parts: Sequence[bytes | str | None]) -> bool:
+def _batch_complete(done: Finished, parts: Sequence[bytes | str | None]) -> bool:
     """The batch's answer stands: exit 0, or a non-zero exit after a section per file
     (a tool that exits 1 when some file failed)."""
     if done.returncode is None:
@@ -215,6 +177,7 @@ class _Worker:
             stderr=self.errors,
             start_new_session=os.name == "posix",
         )
+        procs.watch(self.proc)  # a Ctrl-C of ours kills it (kill_running)
         self._buffer = b""
 
     def ask(self, path: Path, timeout: float) -> tuple[int, dict[str, Any]] | None:
@@ -273,10 +236,11 @@ class _Worker:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()  # the worker ends at end of input
         try:
-            self.proc.wait(timeout=_KILL_GRACE)
+            self.proc.wait(timeout=KILL_GRACE)
         except subprocess.TimeoutExpired:
             kill_group(self.proc)
             self.proc.wait()
+        procs.forget(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):
@@ -535,6 +499,9 @@ def run_matrix(
                     if on_row is not None:
                         on_row(row)
                     yield row
+        except BaseException:  # Ctrl-C or SIGTERM: the threads' commands never see it
+            procs.kill_running()
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
             workers.close()

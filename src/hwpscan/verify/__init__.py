@@ -1,0 +1,74 @@
+"""Post-deploy verification of chosen dates: PASS, FAIL or INCONCLUSIVE per date.
+
+The use case is :func:`verify_dates` (:mod:`~hwpscan.verify.usecase`)::
+
+    from hwpscan.fetch.settings import FetchSettings
+    from hwpscan.verify import VerifySettings, verify_dates
+    settings = VerifySettings("fixed", dates=(date(2025, 7, 21),),
+                              parser_cmd=("fixed=python -m mypipeline.extract {path}",))
+    outcome = verify_dates(settings, FetchSettings(), key=key)
+    outcome.exit_code, [v.verdict for v in outcome.verdicts]
+
+The parts: the verdict rules (:mod:`~hwpscan.verify.verdicts`, pure), the evidence
+they show (:mod:`~hwpscan.verify.evidence`), the deployed tool
+(:mod:`~hwpscan.verify.tool`: its command, its scrubbed environment, the check of its
+output) and the files (:mod:`~hwpscan.verify.files`: scan, positions of a failure).
+"""
+
+from __future__ import annotations
+
+from hwpscan.verify.evidence import Evidence
+from hwpscan.verify.files import locate_in_output, scan_files, with_positions
+from hwpscan.verify.tool import (
+    DATE_FIELD,
+    ToolOutcome,
+    parse_tool_cmd,
+    run_tool,
+    scrub_tool_text,
+    tool_environment,
+)
+from hwpscan.verify.usecase import (
+    FetchTotals,
+    VerifyHooks,
+    VerifyOutcome,
+    VerifySettings,
+    group_dates,
+    verify_dates,
+)
+from hwpscan.verify.verdicts import (
+    EXPECTATIONS,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    DateVerdict,
+    Listing,
+    exit_code,
+    judge,
+)
+
+__all__ = [
+    "DATE_FIELD",
+    "EXPECTATIONS",
+    "FAIL",
+    "INCONCLUSIVE",
+    "PASS",
+    "DateVerdict",
+    "Evidence",
+    "FetchTotals",
+    "Listing",
+    "ToolOutcome",
+    "VerifyHooks",
+    "VerifyOutcome",
+    "VerifySettings",
+    "exit_code",
+    "group_dates",
+    "judge",
+    "locate_in_output",
+    "parse_tool_cmd",
+    "run_tool",
+    "scan_files",
+    "scrub_tool_text",
+    "tool_environment",
+    "verify_dates",
+    "with_positions",
+]

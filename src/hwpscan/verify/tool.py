@@ -1,0 +1,220 @@
+"""The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
+
+The command runs without a shell, in its own process group (killed whole after the
+timeout, or when hwpscan is stopped: :func:`hwpscan.procs.run_captured`), and with a
+scrubbed environment (:func:`tool_environment`): our API key and every variable whose
+name looks like a credential are left out, unless named with ``--tool-env NAME``.
+What it prints is checked string by string as ``check-json`` does; whatever of it is
+shown or stored (the command line, its stderr, the bad strings) is scrubbed of secrets
+first (:func:`scrub_tool_text`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hwpscan.errors import UsageError
+from hwpscan.forensics.checkjson import check_json_bytes
+from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.procs import run_captured
+from hwpscan.redaction import (
+    API_KEY_ENV,
+    CREDENTIAL_ENV,
+    redact_auth,
+    redact_credentials,
+    redact_params,
+    redact_text,
+)
+from hwpscan.verify.evidence import Evidence
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.checkjson import JsonCheck
+
+__all__ = [
+    "DATE_FIELD",
+    "ToolOutcome",
+    "parse_tool_cmd",
+    "run_tool",
+    "scrub_tool_text",
+    "tool_environment",
+    "tool_evidence",
+]
+
+DATE_FIELD = "{date}"
+_STDERR_TAIL = 300
+#: Variable names that look like a credential (searched, case-insensitively).
+_SECRET_NAME_RE = re.compile(
+    r"(?i)(key|token|secret|passw|passphrase|credential|auth|cookie|session|private|"
+    r"\bsas\b|_sas_|connection_string|dsn)"
+)
+#: Cloud and CI prefixes whose variables are credentials or point at them.
+_SECRET_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "GITHUB_", "VAULT_")
+#: A value holding a URL with a password in it (``postgres://user:pw@host/db``).
+_USERINFO_RE = re.compile(r"://[^/\s@:]*:[^/\s@]*@")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What ``--tool-cmd`` gave for one date: the check, or why there is none."""
+
+    date: str
+    command: str  # shown (the template with the date filled in)
+    failure: str | None = None  # it failed, hung or printed no JSON
+    check: JsonCheck | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None and self.check is not None and self.check.ok
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"command": self.command, "ok": self.ok, "failure": self.failure}
+        if self.check is not None:
+            out.update(
+                documents=self.check.documents,
+                strings=self.check.strings,
+                bad=len(self.check.bad),
+                skipped=len(self.check.skipped),
+            )
+        return out
+
+
+def parse_tool_cmd(template: str) -> tuple[str, ...]:
+    """The argv template of ``--tool-cmd``; it must hold ``{date}``.
+
+    >>> parse_tool_cmd("curl -s 'http://h/tool?d={date}'")
+    ('curl', '-s', 'http://h/tool?d={date}')
+    >>> parse_tool_cmd("tool")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --tool-cmd 'tool': the command must contain {date} ...
+    """
+    try:
+        argv = tuple(shlex.split(template))
+    except ValueError as exc:
+        raise UsageError(f"--tool-cmd {template!r}: {exc}") from exc
+    if not argv:
+        raise UsageError("--tool-cmd is empty: give a command such as 'mytool {date}'")
+    if not any(DATE_FIELD in arg for arg in argv):
+        raise UsageError(
+            f"--tool-cmd {template!r}: the command must contain {DATE_FIELD} where the "
+            "date (YYYY-MM-DD) goes"
+        )
+    return argv
+
+
+def _looks_secret(name: str, value: str) -> bool:
+    return (
+        name in CREDENTIAL_ENV
+        or bool(_SECRET_NAME_RE.search(name))
+        or name.upper().startswith(_SECRET_PREFIXES)
+        or bool(_USERINFO_RE.search(value))
+    )
+
+
+def tool_environment(
+    passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment the tool command gets: ours without anything that looks secret.
+
+    Left out: ``HWPSCAN_API_KEY`` and the cloud credentials hwpscan knows, every variable
+    whose name holds KEY, TOKEN, SECRET, PASSW(ORD), CREDENTIAL, AUTH, COOKIE, SESSION
+    or PRIVATE, every ``AWS_*``, ``AZURE_*``, ``GOOGLE_*``, ``GH_*``, ``GITHUB_*``,
+    ``VAULT_*`` ..., and any value holding a URL with a password. PATH, HOME, LANG,
+    LC_*, TZ, TMPDIR and the like stay. The names in *passthrough* (``--tool-env``)
+    are passed on whatever they look like.
+
+    >>> env = {"PATH": "/bin", "LANG": "C.UTF-8", "HWPSCAN_API_KEY": "k", "GH_TOKEN": "t",
+    ...        "AWS_REGION": "x", "DB": "postgres://u:pw@h/d", "MY_PASSWORD": "p"}
+    >>> sorted(tool_environment(environ=env))
+    ['LANG', 'PATH']
+    >>> sorted(tool_environment(["AWS_REGION", "NOT_SET"], environ=env))
+    ['AWS_REGION', 'LANG', 'PATH']
+    """
+    environ = os.environ if environ is None else environ
+    chosen = set(passthrough)
+    return {
+        name: value
+        for name, value in environ.items()
+        if name in chosen or not _looks_secret(name, value)
+    }
+
+
+def scrub_tool_text(text: str) -> str:
+    """What the deployed tool printed, or its command line, safe to show and store: the
+    API key (in any spelling), cloud credentials, secret-named parameters, bearer tokens
+    and ``Authorization`` headers redacted.
+
+    >>> scrub_tool_text("GET /api?authKey=abc123 failed")
+    'GET /api?authKey=REDACTED failed'
+    >>> scrub_tool_text("curl -H 'Authorization: Bearer eyJ0.x' 'http://h/t?token=t0'")
+    "curl -H 'Authorization: Bearer REDACTED' 'http://h/t?token=REDACTED'"
+    """
+    key = os.environ.get(API_KEY_ENV)
+    text = redact_credentials(redact_auth(redact_params(text)))
+    return redact_text(text, [key]) if key else text
+
+
+def _tail(stderr: bytes) -> str:
+    lines = [s for s in stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()]
+    last = escape_snippet(lines[-1].strip()) if lines else ""
+    return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
+
+
+def _exit_words(returncode: int) -> str:
+    if returncode < 0:
+        return f"killed by signal {-returncode}"
+    return f"exited with status {returncode}"
+
+
+def run_tool(
+    argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
+) -> ToolOutcome:
+    """Run the tool command for *day* and check what it printed as ``check-json`` does.
+
+    No shell; its own process group, killed whole after *timeout* seconds (or when we
+    are stopped). *env* ``None`` is :func:`tool_environment` (nothing passed through).
+    Never raises for what the command does: a failure is the outcome's ``failure``.
+    """
+    args = [a.replace(DATE_FIELD, day) for a in argv]
+    shown = scrub_tool_text(escape_snippet(shlex.join(args)))
+    try:
+        done = run_captured(args, timeout=timeout, env=tool_environment() if env is None else env)
+    except OSError as exc:
+        return ToolOutcome(day, shown, f"cannot run the tool command: {exc.strerror or exc}")
+    if done.returncode is None:
+        return ToolOutcome(day, shown, f"the tool command did not finish within {timeout:g} s")
+    if done.returncode != 0:
+        tail = scrub_tool_text(_tail(done.stderr))
+        what = f"the tool command {_exit_words(done.returncode)}"
+        return ToolOutcome(day, shown, what + (f": {tail}" if tail else ""))
+    check = check_json_bytes(done.stdout)
+    if check.empty:
+        skipped = len(check.skipped)
+        return ToolOutcome(
+            day, shown, f"the tool command printed no JSON ({skipped} line(s) skipped)", check
+        )
+    return ToolOutcome(day, shown, None, check)
+
+
+def tool_evidence(tool: ToolOutcome) -> list[Evidence]:
+    """Why the tool's output fails: its failure, or each bad string with its JSON path."""
+    if tool.failure is not None:
+        return [Evidence(None, "tool", tool.failure)]
+    assert tool.check is not None
+    return [
+        Evidence(
+            None,
+            "tool",
+            b.message,
+            position=b.position,
+            context=scrub_tool_text(b.snippet),
+            json_path=b.path + (" (key)" if b.kind == "key" else ""),
+            json_line=b.line,
+        )
+        for b in tool.check.bad
+    ]
