@@ -119,7 +119,7 @@ def load_app() -> Typer:
     """
     for name in COMMAND_MODULES:
         __import__(f"hwpscan.cli.{name}")  # the import statement's path: -X importtime sees it
-    from hwpscan.cli.app import app
+    from hwpscan.cli.app import app  # typer and rich: not for --version
 
     return app
 
@@ -153,16 +153,16 @@ def main() -> None:
     :mod:`hwpscan.cli.stop`).
     """
     if sys.argv[1:] in (["--version"], ["-V"]):  # no framework needed to say this
-        from hwpscan import __version__
+        from hwpscan import __version__  # --version needs nothing else
 
         print(f"hwpscan {__version__}")
         return
     import typer
 
-    from hwpscan.cli import stop
+    from hwpscan.cli import stop  # not for --version (nor the three below)
     from hwpscan.cli.app import app, err_console  # bare: a command's module loads when named
-    from hwpscan.errors import ApiError, HwpscanError
-    from hwpscan.models import ExitCode
+    from hwpscan.errors import ApiError, HwpscanError  # not for --version
+    from hwpscan.models import ExitCode  # not for --version
 
     _replace_unencodable()
     stop.install()
@@ -194,7 +194,7 @@ def _replace_unencodable() -> None:
 
 def _unexpected(exc: Exception, err_console: Any) -> int:
     """A bad option (its usage message, exit 2) or a bug (one line, exit 70): the exit code."""
-    from hwpscan.models import ExitCode
+    from hwpscan.models import ExitCode  # only on an error
 
     if _is_click_error(exc):
         _show_click_error(exc, boxed=err_console.is_terminal)
@@ -221,7 +221,7 @@ def _is_click_error(exc: Exception) -> bool:
 def _show_click_error(exc: Exception, *, boxed: bool) -> None:
     """A boxed message on a terminal; off one, click's plain lines, never wrapped."""
     if boxed:
-        from hwpscan.cli.helpview import print_error
+        from hwpscan.cli.helpview import print_error  # the help renderer: only for an error's box
 
         print_error(exc)
     else:

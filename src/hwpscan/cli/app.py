@@ -85,7 +85,7 @@ def _summary(command: Any) -> str:
 
 def _load_command(name: str) -> Any:
     """Import the module of command *name* and build its click command (None: unknown)."""
-    from hwpscan.cli import COMMAND_MODULE
+    from hwpscan.cli import COMMAND_MODULE  # the package imports this module: a cycle
 
     module = COMMAND_MODULE.get(name)
     if module is None:
@@ -106,7 +106,7 @@ class HwpscanCommand(TyperCommand):
     """A command whose ``--help`` is drawn by :mod:`hwpscan.cli.helpview`."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        from hwpscan.cli.helpview import help_text
+        from hwpscan.cli.helpview import help_text  # the help renderer: only for --help
 
         formatter.write(help_text(self, ctx))
 
@@ -120,7 +120,7 @@ class HwpscanGroup(TyperGroup):
     """
 
     def list_commands(self, ctx: Any) -> list[str]:
-        from hwpscan.cli import COMMAND_TABLE
+        from hwpscan.cli import COMMAND_TABLE  # the package imports this module: a cycle
 
         names = [name for name, _, _, _ in COMMAND_TABLE]
         return names + [name for name in self.commands if name not in names]
@@ -141,7 +141,7 @@ class HwpscanGroup(TyperGroup):
 
     def listing(self) -> list[tuple[str, str, str]]:
         """(name, panel, one-line help) of every command, without importing any."""
-        from hwpscan.cli import COMMAND_TABLE
+        from hwpscan.cli import COMMAND_TABLE  # the package imports this module: a cycle
 
         rows = []
         for name, _, panel, summary in COMMAND_TABLE:
@@ -188,7 +188,7 @@ class HwpscanGroup(TyperGroup):
         return list(super().parse_args(ctx, args))
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
-        from hwpscan.cli.helpview import help_text
+        from hwpscan.cli.helpview import help_text  # the help renderer: only for --help
 
         _polish(self, "hwpscan")
         formatter.write(help_text(self, ctx, self.listing()))
