@@ -159,7 +159,7 @@ def main() -> None:
         return
     import typer
 
-    from hwpscan.cli import stop  # not for --version (nor the three below)
+    from hwpscan.cli import stop  # not for --version
     from hwpscan.cli.app import app, err_console  # bare: a command's module loads when named
     from hwpscan.errors import ApiError, HwpscanError  # not for --version
     from hwpscan.models import ExitCode  # not for --version
