@@ -18,12 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
-from hwpscan.fetch.client import DEFAULT_API_URL
 from hwpscan.fetch.dates import parse_range
 from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
 from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.progress import Progress, ProgressEvent
-from hwpscan.fetch.settings import FetchHooks, FetchSettings, RetryPolicy, default_out_dir
+from hwpscan.fetch.settings import (
+    DEFAULT_API_URL,
+    FetchHooks,
+    FetchSettings,
+    RetryPolicy,
+    default_out_dir,
+)
 from hwpscan.manifest import dates_for, load_manifest
 
 if TYPE_CHECKING:

@@ -36,9 +36,6 @@ from hwpscan.fetch.dates import Window
 from hwpscan.fetch.urls import check_api_url
 from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
-#: The real endpoint (금융감독원 보도자료 API).
-DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
-
 CODE_OK = "1"
 CODE_NO_DATA = "900"
 CODE_PERIOD_TOO_LONG = "030"

@@ -26,6 +26,9 @@ from dataclasses import dataclass
 
 from hwpscan.errors import ApiResponseError
 
+#: API calls a key may make per day (the API's documented limit).
+DEFAULT_DAILY_LIMIT = 30
+
 #: Releases one answer may list (a 21-day window has on the order of a hundred).
 MAX_ITEMS = 2_000
 #: Attachments one release may list (real ones have one to a few).

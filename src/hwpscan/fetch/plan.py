@@ -21,7 +21,8 @@ from hwpscan.fetch.dates import (
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT, QuotaLedger, QuotaStatus, default_ledger_path
+from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT
+from hwpscan.fetch.quota import QuotaLedger, QuotaStatus, default_ledger_path
 from hwpscan.fetch.settings import FetchSettings
 
 

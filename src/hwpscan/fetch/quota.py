@@ -27,6 +27,7 @@ from pathlib import Path
 
 from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
+from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT
 from hwpscan.redaction import key_hash
 from hwpscan.runs.sqlite import (
     DEFAULT_TIMEOUT,
@@ -38,7 +39,6 @@ from hwpscan.runs.sqlite import (
     retry_busy,
 )
 
-DEFAULT_DAILY_LIMIT = 30
 LEDGER_FILE = "quota.sqlite"
 RUNS_FILE = "runs.sqlite"  # the run store beside it, asked which runs are open when busy
 

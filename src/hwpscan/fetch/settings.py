@@ -22,10 +22,8 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from hwpscan.fetch.client import DEFAULT_API_URL
 from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS
-from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.quota import DEFAULT_DAILY_LIMIT
+from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT, FetchLimits
 from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
 from hwpscan.home import state_dir
 
@@ -36,6 +34,9 @@ __all__ = [
     "RetryPolicy",
     "default_out_dir",
 ]
+
+#: The real endpoint (금융감독원 보도자료 API).
+DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
 
 #: Bytes one attachment may take (``--max-mb`` changes it).
 DEFAULT_MAX_BYTES = 100_000_000
