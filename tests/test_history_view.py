@@ -116,7 +116,7 @@ def test_the_end_of_an_id_names_a_run_unless_it_is_ambiguous(tmp_path: Path) -> 
 
 @pytest.mark.slow
 def test_demo_is_recorded_so_history_and_report_work_after_it(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["demo", "--jobs", "1"])
+    result = runner.invoke(app, ["demo", "--jobs", "1", "--downloads", "2"])
     assert result.exit_code == 0, result.output
     assert "run recorded: " in result.output
     with default_store() as store:
