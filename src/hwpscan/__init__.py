@@ -10,7 +10,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hwpscan.lazy import lazy_names
 
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck, check_json_bytes, check_json_text
@@ -74,16 +76,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hwpscan' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "Document",

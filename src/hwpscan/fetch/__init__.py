@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import UsageError
 from hwpscan.fetch.dates import parse_range
@@ -29,6 +29,7 @@ from hwpscan.fetch.settings import (
     RetryPolicy,
     default_out_dir,
 )
+from hwpscan.lazy import lazy_names
 from hwpscan.manifest import dates_for, load_manifest
 
 if TYPE_CHECKING:
@@ -46,13 +47,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The engine's names, imported when first asked for."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

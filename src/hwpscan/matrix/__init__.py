@@ -18,8 +18,9 @@ Typical use::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from hwpscan.lazy import lazy_names
 from hwpscan.matrix.parsers import BUILTINS, ParserSpec, parse_parser_options
 from hwpscan.matrix.rows import (
     Extraction,
@@ -62,10 +63,5 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the runner (it pulls in the scanner) and rich only when asked for."""
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# the runner (it pulls in the scanner) and rich load only when asked for
+__getattr__ = lazy_names(__name__, _LAZY)

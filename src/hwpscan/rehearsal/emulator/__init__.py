@@ -12,8 +12,9 @@ It serves a dated catalogue of releases and their attachments with the real API'
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hwpscan.lazy import lazy_names
 
 if TYPE_CHECKING:
     from hwpscan.rehearsal.emulator.app import EmulatorApp, atch_file_id
@@ -60,14 +61,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'hwpscan.rehearsal.emulator' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_names(__name__, _LAZY)
 
 __all__ = [
     "Attachment",

@@ -1,0 +1,42 @@
+"""One way for a package to export names it imports on first use (PEP 562).
+
+Packages whose names pull in heavy modules (a reader's third-party library, the fetch
+engine, the emulator's server) keep their ``import`` cheap with a table of name ->
+module and ``__getattr__ = lazy_names(__name__, TABLE)``. A name is imported when it is
+first asked for and then kept in the package, so later lookups cost nothing.
+
+>>> import types, sys
+>>> pkg = types.ModuleType("demo_pkg")
+>>> sys.modules["demo_pkg"] = pkg
+>>> pkg.__getattr__ = lazy_names("demo_pkg", {"sqrt": "math"})
+>>> pkg.sqrt(9.0), "sqrt" in vars(pkg)
+(3.0, True)
+>>> pkg.__getattr__("cube")
+Traceback (most recent call last):
+    ...
+AttributeError: module 'demo_pkg' has no attribute 'cube'
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["lazy_names"]
+
+
+def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module-level ``__getattr__`` for *package*: each name in *table* is imported
+    from the module the table gives, on first use, and kept in the package."""
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
