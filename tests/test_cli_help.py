@@ -7,13 +7,11 @@ start-up figures themselves are in ``benchmarks/startup.py``).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 import typer.main
+from cli_imports import imported_modules
 from typer.testing import CliRunner
 
 from hwpscan import __version__
@@ -107,20 +105,8 @@ def test_option_errors_lose_the_framework_phrasing(args: list[str], expected: st
     assert "Value error" not in result.output and "Input should be" not in result.output
 
 
-def _imports(*args: str) -> set[str]:
-    env = {**os.environ, "COLUMNS": "100"}
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "hwpscan", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-
-
 def test_version_loads_no_framework_and_help_no_heavy_module() -> None:
-    assert _imports("--version").isdisjoint({"typer", "rich", "hwpscan.models"})
+    assert imported_modules("--version").isdisjoint({"typer", "rich", "hwpscan.models"})
     heavy = {"httpx", "pandas", "pydantic", "hwpscan.rehearsal.emulator.server", "olefile", "pypdf"}
-    assert _imports("--help").isdisjoint(heavy)
-    assert _imports("scan", "--help").isdisjoint(heavy)
+    assert imported_modules("--help").isdisjoint(heavy)
+    assert imported_modules("scan", "--help").isdisjoint(heavy)

@@ -16,6 +16,7 @@ import sys
 
 import pytest
 import typer.main
+from cli_imports import imported_modules
 from typer.testing import CliRunner
 
 from hwpscan.cli import COMMAND_MODULE, COMMAND_MODULES, COMMAND_TABLE, app, helpview
@@ -38,18 +39,6 @@ def _run(*args: str, columns: int = 120) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _imports(*args: str) -> set[str]:
-    env = {**os.environ, "COLUMNS": "100"}
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "hwpscan", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-
-
 def test_the_table_says_what_each_command_says_of_itself() -> None:
     group = typer.main.get_group(app)
     infos = {
@@ -68,7 +57,7 @@ def test_the_table_says_what_each_command_says_of_itself() -> None:
 
 
 def test_top_level_help_loads_no_command_module_and_no_markdown() -> None:
-    loaded = _imports("--help")
+    loaded = imported_modules("--help")
     assert loaded.isdisjoint(COMMAND_MODULE_NAMES | HELP_RENDERER_WEIGHT), sorted(
         loaded & (COMMAND_MODULE_NAMES | HELP_RENDERER_WEIGHT)
     )
@@ -76,7 +65,7 @@ def test_top_level_help_loads_no_command_module_and_no_markdown() -> None:
 
 @pytest.mark.parametrize(("command", "module"), [("scan", "scan"), ("history", "report")])
 def test_a_command_help_loads_its_module_only(command: str, module: str) -> None:
-    loaded = _imports(command, "--help")
+    loaded = imported_modules(command, "--help")
     assert f"hwpscan.cli.{module}" in loaded
     assert "hwpscan.cli.checkjson" not in loaded and "hwpscan.cli.emulator" not in loaded
     assert loaded.isdisjoint(HELP_RENDERER_WEIGHT)
