@@ -18,6 +18,7 @@ hwpscan.errors.UsageError: --fail-on takes contaminated or unreadable (...), not
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -204,7 +205,8 @@ def scan(
         else:
             results = _run_local(settings, files, record)
         observer.finished("scan")
-        rows = _run_matrix(settings, record, observer) if settings.matrix else []
+        # the matrix is local only (the scaled path refuses it), over the files just scanned
+        rows = _run_matrix(settings, files, record, observer) if files is not None else []
         if settings.matrix:
             record.summary["matrix_rows"] = len(rows)
     written = _write_report(settings, record, rows)
@@ -297,16 +299,14 @@ def _run_scaled(
 
 
 def _run_matrix(
-    settings: ScanSettings, record: Recording, observer: ScanObserver
+    settings: ScanSettings, files: list[Path], record: Recording, observer: ScanObserver
 ) -> list[MatrixRow]:
     """Every extractor on every file; each row to the run store and the observer."""
-    import os
-
+    if settings.matrix is None:
+        return []
     from hwpscan.matrix import run_matrix  # the matrix: only when asked for
 
     matrix = settings.matrix
-    assert matrix is not None
-    files = collect_files(local_paths(settings.paths))
     rows: list[MatrixRow] = []
     observer.started("matrix", len(files) * len(matrix.parsers))  # rows: files x extractors
 
