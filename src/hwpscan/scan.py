@@ -11,6 +11,7 @@ a worker process that dies takes down only the file it was reading.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import multiprocessing
 import os
@@ -94,14 +95,34 @@ def date_from_path(path: str | os.PathLike[str]) -> str | None:
     >>> date_from_path("x/2025-13-40/a.pdf") is None
     True
     """
-    p = Path(path)
-    for part in (p.stem, *reversed(p.parent.parts)):
-        if _DATE_RE.fullmatch(part):
-            try:
-                _date.fromisoformat(part)
-            except ValueError:
-                continue
-            return part
+    text = os.fspath(path)
+    head, name = os.path.split(text)
+    if not name or name in (".", ".."):  # pathlib reads these otherwise: ask it
+        p = Path(text)
+        return _named_date(p.stem) or _folder_date(os.fspath(p.parent))
+    dot = name.rfind(".")
+    stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
+    return _named_date(stem) or _folder_date(head)
+
+
+def _named_date(part: str) -> str | None:
+    """*part* when it is a whole, real ``YYYY-MM-DD`` date."""
+    if _DATE_RE.fullmatch(part):
+        try:
+            _date.fromisoformat(part)
+        except ValueError:
+            return None
+        return part
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_date(folder: str) -> str | None:
+    """The innermost whole date among *folder*'s components, once per folder: the files
+    of a folder share it. (Components pathlib would drop, empty or ``.``, are no date.)"""
+    for part in reversed(folder.split(os.sep)):
+        if (found := _named_date(part)) is not None:
+            return found
     return None
 
 
