@@ -152,7 +152,7 @@ def remember_line(result: FileResult, line: str) -> None:
 #: reused while cached): the stream and the run store each want a result's line, and a
 #: result is immutable, so it is built once. Bounded: the store writes in small batches.
 _LINES: dict[int, tuple[FileResult, str]] = {}
-_LINES_MAX = 1024
+_LINES_MAX = 512
 
 
 def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:

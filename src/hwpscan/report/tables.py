@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -297,8 +298,8 @@ def compact_cell(value: str) -> str:
 def summary_line(results: Sequence[FileResult]) -> str:
     """``12 files: 5 contaminated, 6 clean, 1 unreadable``."""
     n = len(results)
-    bad = sum(r.status is Status.CONTAMINATED for r in results)
-    clean = sum(r.status is Status.CLEAN for r in results)
+    statuses = Counter(r.status for r in results)  # one pass: the rows may be on disk
+    bad, clean = statuses[Status.CONTAMINATED], statuses[Status.CLEAN]
     unreadable = n - bad - clean
     return f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"
 

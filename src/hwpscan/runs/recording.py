@@ -29,6 +29,7 @@ from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import FileResult
 from hwpscan.runs.matrix import MatrixRecorder
 from hwpscan.runs.records import RunInfo
+from hwpscan.runs.rows import ResultRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
@@ -46,7 +47,8 @@ Warn = Callable[[str], None]
 class Recording:
     """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
 
-    Every result is kept in :attr:`results` (for the report) and queued for the store;
+    Every result is kept in :attr:`results` (for the report and the caller; past the
+    first 512, on disk: see :class:`~hwpscan.runs.rows.ResultRows`) and queued for the store;
     :meth:`matrix_row` does the same for parser-matrix rows. :attr:`summary` is stored
     with the run when it finishes; :attr:`info` is the stored run after that (None when
     the history could not be written, or the run was interrupted).
@@ -59,7 +61,7 @@ class Recording:
         also: Callable[[FileResult], None] | None = None,
         on_warning: Warn | None = None,
     ) -> None:
-        self.results: list[FileResult] = []
+        self.results = ResultRows()
         self.matrix: list[MatrixRow] = []
         self.summary: dict[str, Any] = {}
         self.info: RunInfo | None = None

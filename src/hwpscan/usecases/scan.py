@@ -159,6 +159,10 @@ class ScanObserver:
 class ScanOutcome:
     """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
 
+    ``results`` is a sequence, not a list: past the first 512 rows of a local scan
+    it reads them back from a temporary file as they are asked for (see
+    :class:`~hwpscan.runs.rows.ResultRows`), so memory does not grow with the corpus.
+
     ``nothing`` says "no documents under ..." when a gate was asked for and no
     document was found (the exit code is then :attr:`ExitCode.USAGE`). ``stop`` is
     the scaled path's early stop, if any; ``display_root`` the folder or URL to show
@@ -166,7 +170,7 @@ class ScanOutcome:
     the report files written.
     """
 
-    results: list[FileResult]
+    results: Sequence[FileResult]
     matrix_rows: list[MatrixRow]
     run_id: str | None
     exit_code: int
@@ -198,6 +202,7 @@ def scan(
         if fetched is not None:
             record.summary.update(fetch_summary(fetched))
         stop: ScaledStop | None = None
+        results: Sequence[FileResult]
         files = None if settings.scaled else collect_files(settings.paths)
         observer.started("scan", None if files is None else len(files))
         if files is None:
@@ -258,9 +263,11 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
         ) from None
 
 
-def _run_local(settings: ScanSettings, files: list[Path], record: Recording) -> list[FileResult]:
-    """This machine's pool: rows go to *record* as files complete; returned in input order."""
-    results: list[FileResult] = []
+def _run_local(
+    settings: ScanSettings, files: list[Path], record: Recording
+) -> Sequence[FileResult]:
+    """This machine's pool: rows go to *record* as files complete (it keeps them, most on
+    disk for a large run); returned in input order."""
     for result in scan_paths(
         files,
         jobs=settings.jobs or None,
@@ -269,9 +276,8 @@ def _run_local(settings: ScanSettings, files: list[Path], record: Recording) -> 
         file_timeout=settings.file_timeout,
         ordered=False,
     ):
-        results.append(result)
         record(result)
-    return sorted(results, key=input_order)
+    return record.results.in_input_order()
 
 
 def _run_scaled(
@@ -324,7 +330,7 @@ def _run_matrix(
 
 def _outcome(
     settings: ScanSettings,
-    results: list[FileResult],
+    results: Sequence[FileResult],
     rows: list[MatrixRow],
     run_id: str | None,
     stop: ScaledStop | None,
@@ -346,11 +352,6 @@ def _outcome(
     if stop is not None:
         code = combine_exit_codes(code, stop.code)
     return ScanOutcome(results, rows, run_id, code, root, stop)
-
-
-def input_order(result: FileResult) -> int:
-    """Sort key restoring the input order of streamed results."""
-    return -1 if result.index is None else result.index
 
 
 def _display_root(paths: Sequence[Path]) -> Path | str | None:

@@ -1,0 +1,156 @@
+"""A run's rows without holding them all: the first ones in memory, the rest on disk.
+
+A row holds about 5 KB in memory when its file is contaminated (twenty-odd located
+defects with their context) and 2 KB when it is clean, so a scan of a million files
+kept as a list would grow to gigabytes. :class:`ResultRows` keeps the first
+:data:`KEEP_IN_MEMORY` rows as they are and writes the others, one by one, to an
+anonymous temporary file (unlinked as it is made: nothing is left behind, whatever
+ends the process) as the plain tuples the scan's workers send; a row asked for is read
+back. What stays in memory per spilled row is its input index and its offset.
+
+>>> from hwpscan.models import Format, Status
+>>> rows = ResultRows(keep=2)
+>>> for i in (3, 1, 0, 2, 4):
+...     rows.append(FileResult(f"f{i}.hwp", "", i, Format.HWP5, Status.CLEAN, index=i))
+>>> len(rows), rows.spilled, rows[4].path, [r.path for r in rows[1:3]]
+(5, 3, 'f4.hwp', ['f1.hwp', 'f0.hwp'])
+>>> [r.bytes for r in rows.in_input_order()]
+[0, 1, 2, 3, 4]
+>>> rows.close()
+
+A file that cannot be written (a full disk) costs memory, not rows: they stay in it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import tempfile
+from array import array
+from collections.abc import Iterator, Sequence
+from typing import BinaryIO, overload
+
+from hwpscan.models import FileResult
+from hwpscan.scan import pack_result, unpack_result
+
+__all__ = ["KEEP_IN_MEMORY", "ResultRows"]
+
+#: Rows kept as objects before the rest go to disk: a small scan never touches the
+#: disk, a large one holds this many rows and 16 bytes for each of the others.
+KEEP_IN_MEMORY = 512
+
+
+class ResultRows(Sequence[FileResult]):
+    """Rows in the order they were added; see the module's description."""
+
+    def __init__(self, *, keep: int | None = None) -> None:
+        self._keep = max(0, KEEP_IN_MEMORY if keep is None else keep)
+        self._head: list[FileResult] = []  # the first rows (all of them, once the disk fails)
+        self._offsets = array("q")  # where each spilled row starts in the file
+        self._indexes = array("q")  # every row's input index (-1: none), for sorting
+        self._file: BinaryIO | None = None
+        self._end = 0  # the file's size
+        self._spill = True  # False once the disk refused a row: all stay in memory
+
+    @property
+    def spilled(self) -> int:
+        """How many rows are kept on disk."""
+        return len(self._offsets)
+
+    def append(self, row: FileResult) -> None:
+        if len(self._head) < self._keep or not self._spill or not self._write(row):
+            self._head.append(row)
+        self._indexes.append(-1 if row.index is None else row.index)
+
+    def _write(self, row: FileResult) -> bool:
+        """Spill *row*; False (and no more spilling) when the disk refuses it."""
+        blob = pickle.dumps(pack_result(row), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            if self._file is None:
+                # held open for the rows' lifetime; unlinked at once, closed by close()
+                # unbuffered: a refused write leaves no bytes behind to fail again later
+                self._file = tempfile.TemporaryFile(prefix="hwpscan-rows-", buffering=0)  # noqa: SIM115
+            self._file.seek(self._end)
+            left = memoryview(blob)
+            while left:  # a raw write may take only a part
+                left = left[self._file.write(left) or 0 :]
+        except OSError:  # no room on disk: the rows come back into memory
+            self._unspill()
+            return False
+        self._offsets.append(self._end)
+        self._end += len(blob)
+        return True
+
+    def _unspill(self) -> None:
+        """Bring every spilled row back into memory and spill no more."""
+        self._head.extend([self[i] for i in range(len(self._head), len(self._indexes))])
+        self._offsets = array("q")
+        self._spill = False
+        self.close()
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    @overload
+    def __getitem__(self, i: int) -> FileResult: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[FileResult]: ...
+    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("row index out of range")
+        head = len(self._head)
+        if i < head:
+            return self._head[i]
+        k = i - head
+        if self._file is None:
+            raise ValueError("these rows were closed: their file is gone")
+        at = self._offsets[k]
+        end = self._offsets[k + 1] if k + 1 < len(self._offsets) else self._end
+        self._file.seek(at)
+        return unpack_result(pickle.loads(self._file.read(end - at)))
+
+    def __iter__(self) -> Iterator[FileResult]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def in_input_order(self) -> Sequence[FileResult]:
+        """The rows sorted by their input index (rows without one first), as a view."""
+        order = sorted(range(len(self)), key=self._indexes.__getitem__)
+        return _Ordered(self, array("q", order))
+
+    def close(self) -> None:
+        """Let the file go (its space is freed): call it when the rows are no longer read."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):  # bytes the disk refused: nobody reads them
+                self._file.close()
+            self._file = None
+
+
+class _Ordered(Sequence[FileResult]):
+    """*rows* seen through a permutation (kept as an array: 8 bytes a row)."""
+
+    def __init__(self, rows: ResultRows, order: array[int]) -> None:
+        self._rows = rows
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, i: int) -> FileResult: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[FileResult]: ...
+    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
+        if isinstance(i, slice):
+            return [self._rows[k] for k in self._order[i]]
+        return self._rows[self._order[i]]
+
+    def __iter__(self) -> Iterator[FileResult]:
+        rows = self._rows
+        for k in self._order:
+            yield rows[k]

@@ -1,0 +1,101 @@
+"""Rows past the first ones go to a temporary file and come back exactly as they were."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hwpscan.models import FileResult
+from hwpscan.runs import rows as rows_module
+from hwpscan.runs.rows import ResultRows
+from hwpscan.scan import collect_files, scan_file
+from hwpscan.usecases.scan import ScanSettings, scan
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def fixture_rows() -> list[FileResult]:
+    """Every fixture's row (every status, contaminated ones with locations), indexed
+    backwards so the input order is not the order they were added in."""
+    files = collect_files([FIXTURES])
+    return [replace(scan_file(p), index=len(files) - i) for i, p in enumerate(files)]
+
+
+def test_spilled_rows_are_the_rows(fixture_rows: list[FileResult]) -> None:
+    rows = ResultRows(keep=5)
+    for row in fixture_rows:
+        rows.append(row)
+    assert rows.spilled == len(fixture_rows) - 5
+    assert list(rows) == fixture_rows  # every field, seconds included
+    assert rows[-1] == fixture_rows[-1] and rows[7] == fixture_rows[7]
+    assert rows[3:9] == fixture_rows[3:9] and rows[::7] == fixture_rows[::7]
+    with pytest.raises(IndexError):
+        rows[len(fixture_rows)]
+    ordered = rows.in_input_order()
+    assert list(ordered) == sorted(fixture_rows, key=lambda r: r.index or 0)
+    assert ordered[0].index == 1 and ordered[-1] == fixture_rows[0]
+    assert ordered[1:3] == list(ordered)[1:3]
+    rows.close()
+    with pytest.raises(ValueError, match="closed"):
+        rows[6]
+    assert rows[4] == fixture_rows[4]  # the rows kept in memory stay readable
+
+
+def test_a_full_disk_keeps_the_rows_in_memory(
+    fixture_rows: list[FileResult], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(**kwargs: Any) -> Any:  # every write to /dev/full fails with ENOSPC
+        return open("/dev/full", "r+b", buffering=kwargs.get("buffering", -1))
+
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    rows = ResultRows(keep=2)
+    for row in fixture_rows:
+        rows.append(row)
+    assert rows.spilled == 0
+    assert list(rows) == fixture_rows
+
+
+def test_a_scan_past_the_memory_window_gives_the_same_outcome(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path))
+    settings = ScanSettings(paths=(FIXTURES,), jobs=2, fail_on=("contaminated",))
+    whole = scan(settings)
+    monkeypatch.setattr(rows_module, "KEEP_IN_MEMORY", 4)
+    spilled = scan(settings)
+    strip = [replace(r, seconds=0.0) for r in whole.results]
+    assert [replace(r, seconds=0.0) for r in spilled.results] == strip
+    assert [r.index for r in spilled.results] == list(range(len(strip)))
+    assert spilled.exit_code == whole.exit_code
+
+
+def test_a_disk_that_fills_up_midway_brings_the_spilled_rows_back(
+    fixture_rows: list[FileResult],
+) -> None:
+    """The file may grow to 24 KB (RLIMIT_FSIZE; the signal ignored, a write past it
+    fails with EFBIG): a few rows are spilled, the next write fails, and every row is
+    read back into memory."""
+    resource = pytest.importorskip("resource")
+    signal = pytest.importorskip("signal")
+    rows = ResultRows(keep=2)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (24 * 1024, hard))
+    try:
+        spilled = []
+        for row in fixture_rows:
+            rows.append(row)
+            spilled.append(rows.spilled)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, old)
+    assert max(spilled) > 2 and rows.spilled == 0  # some went to disk, then came back
+    assert list(rows) == fixture_rows
+    assert list(rows.in_input_order()) == sorted(fixture_rows, key=lambda r: r.index or 0)
