@@ -73,13 +73,13 @@ _WIDE = "w" if sys.version_info >= (3, 13) else "u"
 _NARROW = sys.byteorder == "little" and (_WIDE == "w" or _WCHAR4)
 
 
-def _count_chars(text: str) -> Counter[str]:
+def _count_chars(text: str) -> dict[str, int]:
     """How often each character occurs (``str.count`` per character when there are few
     distinct ones, which is all C; a Counter otherwise)."""
     distinct = set(text[:4096])
     if len(distinct) <= 64:
-        counts = Counter({ch: text.count(ch) for ch in distinct})
-        if counts.total() == len(text):  # no other character further on
+        counts = {ch: text.count(ch) for ch in distinct}
+        if sum(counts.values()) == len(text):  # no other character further on
             return counts
     return Counter(text)
 
@@ -160,10 +160,15 @@ def _escape_context(text: str) -> str:
 
     Everything escaped is unprintable (controls, surrogates, private use, the
     noncharacters of planes 15 and 16) but U+FFFD, so a printable text without U+FFFD
-    is its own escape, which ``str.isprintable`` tells without a regex.
+    is its own escape, which ``str.isprintable`` tells without a regex; and where
+    surrogates are all there is to escape (the usual context of a defect), the UTF-8
+    codec writes each one as its escape, ``\\udb80``, within C.
     """
     if text.isprintable() and "\ufffd" not in text:
         return text
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if shown.isprintable() and "\ufffd" not in shown:
+        return shown
     parts = _ESCAPE_RUN_RE.split(text)
     if len(parts) == 1:
         return text
@@ -382,10 +387,10 @@ def _count_surrogates(text: str) -> int:
     return 0
 
 
-def _count_pua(strict: str) -> Counter[str]:
+def _count_pua(strict: str) -> dict[str, int]:
     """Each private-use character of the strict view and how often it occurs."""
     kept = _NOT_PUA_FAST_RE.sub("", strict)
-    return _count_chars(kept) if kept else Counter()
+    return _count_chars(kept) if kept else {}
 
 
 def _locations(
@@ -411,8 +416,10 @@ def _locations(
         matches += islice(_HALF_RE.finditer(blob), limit)
     if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
-    # paragraph k begins after the k texts before it and their k newlines
-    begins = list(map(operator.add, accumulate(map(len, texts), initial=0), count()))
+    # paragraph k begins after the k texts before it and their k newlines; only the
+    # paragraphs up to the last defect are needed (no more than the newlines before it)
+    reach = blob.count("\n", 0, max(m.start() for m in matches)) + 1 if matches else 0
+    begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
     found: list[Location] = []
     for match in matches:
         chars = match.group()
@@ -422,14 +429,9 @@ def _locations(
         seg = segments[lo]
         # a paragraph of one run has consecutive stored offsets
         offset = seg.offset + i - at if hi - lo == 1 else _run_offset(segments[lo:hi], i - at)
-        cp, kind, units, escaped = _INFO.get(chars) or _info(chars)
-        # escaping goes character by character: the defect's own escape is known
-        after = i + len(chars)
-        shown = (
-            _escape_context(blob[max(at, i - _CONTEXT) : i])
-            + escaped
-            + _escape_context(blob[after : min(at + len(texts[k]), after + _CONTEXT)])
-        )
+        cp, kind, units = _INFO.get(chars) or _info(chars)
+        end = min(at + len(texts[k]), i + len(chars) + _CONTEXT)
+        shown = _escape_context(blob[max(at, i - _CONTEXT) : end])
         found.append(
             tuple.__new__(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown))
         )
@@ -472,22 +474,21 @@ def _merge_narrow(text: str) -> str | None:
 
 #: ``(codepoint, kind, units)`` of the defects seen, by their characters (a document
 #: repeats the same few); bounded, so a hostile file cannot grow it without end.
-_INFO: dict[str, tuple[str, str, str, str]] = {}
+_INFO: dict[str, tuple[str, str, str]] = {}
 _INFO_MAX = 4096
 
 
-def _info(chars: str) -> tuple[str, str, str, str]:
-    """What a location says of *chars* (a high+low pair, named by the character it
-    encodes, one orphan half, or one private-use character), and their escape."""
+def _info(chars: str) -> tuple[str, str, str]:
+    """What a location says of *chars*: a high+low pair (named by the character it
+    encodes), one orphan half, or one private-use character."""
     units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
-    escaped = "".join(map(_escaped, chars))
     if len(chars) == 2:
         unit, nxt = ord(chars[0]), ord(chars[1])
         char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-        info = (codepoint(char), "pair", units, escaped)
+        info = (codepoint(char), "pair", units)
     else:
         kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
-        info = (codepoint(chars), kind, units, escaped)
+        info = (codepoint(chars), kind, units)
     if len(_INFO) < _INFO_MAX:
         _INFO[chars] = info
     return info
