@@ -111,9 +111,11 @@ def _merge_big(text: str) -> str:
     out: list[str] = []
     for i in range(0, len(text), _BIG_TEXT):
         piece = text[i : i + _BIG_TEXT]
-        merged = _merge_narrow(piece)
-        if merged is None:  # no 16-bit unit for an astral character: the codec's way
+        narrowed = _merge_narrow(piece)
+        if narrowed is None:  # no 16-bit unit for an astral character: the codec's way
             merged = piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        else:
+            merged = narrowed[0]
         out.append(merged)
     return "".join(out)
 
@@ -332,7 +334,9 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     if not segments:
         return TextStats()
     whole = "".join(map(_TEXT, segments))
-    if _NOTABLE_RE.search(whole) is None:  # the common case: nothing to count or locate
+    # the common case: nothing to count or locate; surrogates and private use are
+    # unprintable, so a printable text is told clean without a regex
+    if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
             replacement_chars=whole.count("\ufffd"),
@@ -344,11 +348,11 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     surrogates = pairs = 0
     strict, bmp = blob, False
     if error is not None:
-        strict, bmp = _strict_view(blob)
+        strict, bmp, paired = _strict_view(blob)
         pairs = len(blob) - len(strict)  # each pair became one character
         # every half is either in a merged pair or still in the strict view; counted
         # by encoding, never by listing them (a findall makes one object per unit)
-        surrogates = 2 * pairs + _count_surrogates(strict)
+        surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
     pua = _count_pua(strict)
     locations: tuple[Location, ...] = ()
     if (surrogates or pua) and max_locations > 0:
@@ -414,11 +418,13 @@ def _locations(
     matches: list[re.Match[str]] = []
     if surrogates:
         matches += islice(_HALF_RE.finditer(blob), limit)
+    last = matches[-1].start() if matches else 0  # each kind is found in text order
     if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
+        last = max(last, matches[-1].start()) if matches else 0
     # paragraph k begins after the k texts before it and their k newlines; only the
     # paragraphs up to the last defect are needed (no more than the newlines before it)
-    reach = blob.count("\n", 0, max(m.start() for m in matches)) + 1 if matches else 0
+    reach = blob.count("\n", 0, last) + 1
     begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
     found: list[Location] = []
     for match in matches:
@@ -446,30 +452,36 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     return runs[r].offset + j - begins[r]
 
 
-def _strict_view(text: str) -> tuple[str, bool]:
-    """:func:`merge_pairs` of a text holding surrogates, and whether the text was
-    found BMP-only (no code point above U+FFFF: each character one 16-bit unit)."""
+def _strict_view(text: str) -> tuple[str, bool, bool]:
+    """:func:`merge_pairs` of a text holding surrogates; whether the text was found
+    BMP-only (no code point above U+FFFF: each character one 16-bit unit); and whether
+    every half was found in a pair (False: there may be orphans)."""
     if _WCHAR4 and len(text) > _BIG_TEXT:
-        return _merge_big(text), False
+        return _merge_big(text), False, False
     if _NARROW:
         merged = _merge_narrow(text)
         if merged is not None:
-            return merged, True
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass"), False
+            return merged[0], True, merged[1]
+    merged_text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return merged_text, False, False
 
 
-def _merge_narrow(text: str) -> str | None:
+def _merge_narrow(text: str) -> tuple[str, bool] | None:
     """Merge pairs without the encoder, whose error handler runs once per surrogate
     (seconds for millions, a third of the work for a few dozen): the 4-byte code points
     are narrowed to 16-bit units by slicing, and only decoding merges pairs. None when
-    *text* holds a code point above U+FFFF, which has no 16-bit unit."""
+    *text* holds a code point above U+FFFF, which has no 16-bit unit; else the merged
+    text and whether every half was in a pair (a strict decode takes only pairs)."""
     wide = array(_WIDE, text).tobytes()
     if wide[2::4].strip(b"\0"):  # the third byte of every BMP code point is 0
         return None
     narrow = bytearray(len(wide) // 2)
     narrow[0::2] = wide[0::4]
     narrow[1::2] = wide[1::4]
-    return narrow.decode("utf-16-le", "surrogatepass")
+    try:
+        return narrow.decode("utf-16-le"), True
+    except UnicodeDecodeError:
+        return narrow.decode("utf-16-le", "surrogatepass"), False
 
 
 #: ``(codepoint, kind, units)`` of the defects seen, by their characters (a document
