@@ -383,12 +383,17 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
 
 def _count_surrogates(text: str) -> int:
     """How many surrogate code points *text* holds: UTF-8 encodes each as one ``?``
-    under ``replace`` and as nothing under ``ignore``, both handled inside the codec."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return len(text.encode("utf-8", "replace")) - len(text.encode("utf-8", "ignore"))
-    return 0
+    under ``replace`` and as nothing under ``ignore``, both handled inside the codec
+    (a slice at a time, so the bytes made stay small next to the text).
+
+    >>> _count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
+    3
+    """
+    count = 0
+    for i in range(0, len(text), _BIG_TEXT):
+        piece = text[i : i + _BIG_TEXT]
+        count += len(piece.encode("utf-8", "replace")) - len(piece.encode("utf-8", "ignore"))
+    return count
 
 
 def _count_pua(strict: str) -> dict[str, int]:
@@ -427,6 +432,7 @@ def _locations(
     reach = blob.count("\n", 0, last) + 1
     begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
     found: list[Location] = []
+    new, info, escape = tuple.__new__, _INFO.get, _escape_context
     for match in matches:
         chars = match.group()
         i = match.start()
@@ -435,12 +441,11 @@ def _locations(
         seg = segments[lo]
         # a paragraph of one run has consecutive stored offsets
         offset = seg.offset + i - at if hi - lo == 1 else _run_offset(segments[lo:hi], i - at)
-        cp, kind, units = _INFO.get(chars) or _info(chars)
-        end = min(at + len(texts[k]), i + len(chars) + _CONTEXT)
-        shown = _escape_context(blob[max(at, i - _CONTEXT) : end])
-        found.append(
-            tuple.__new__(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown))
-        )
+        cp, kind, units = info(chars) or _info(chars)
+        # the context: up to _CONTEXT characters each side, within the paragraph
+        left, end, right = i - _CONTEXT, at + len(texts[k]), i + len(chars) + _CONTEXT
+        shown = escape(blob[left if left > at else at : right if right < end else end])
+        found.append(new(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown)))
     return tuple(found)
 
 
