@@ -128,7 +128,12 @@ def escape_snippet(text: str) -> str:
     >>> escape_snippet(chr(0xF02B1))
     '\\U000f02b1'
     """
-    if text and max(text) <= "\uffff":  # BMP only: one C-level pass through the table
+    if text.isprintable() and "\ufffd" not in text:  # see _escape_context
+        return text
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if shown.isprintable() and "\ufffd" not in shown:  # surrogates were all there was
+        return shown
+    if max(text) <= "\uffff":  # BMP only: one C-level pass through the table
         return text.translate(_ESCAPES or _escape_table())
     return _ESCAPE_RE.sub(_escape_one, text)
 
