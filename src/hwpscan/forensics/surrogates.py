@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import operator
 import re
+import sys
 import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
+from itertools import accumulate, count, islice
 
 from hwpscan.models import Location, Segment, TextStats
 
@@ -44,27 +45,41 @@ _ESCAPE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000
 #: Runs of surrogates, and of everything not private-use (removed to count the rest).
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 _NOT_PUA_RE = re.compile("[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+")
+#: :data:`_NOT_PUA_RE` with the usual case (anything below the surrogates) tried first as
+#: one range: the same text removed, about twice as fast over Hangul.
+_NOT_PUA_FAST_RE = re.compile(
+    "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
+)
+#: A high+low pair, else one half: the defects in the order a location list names them.
+#: (One class first, the low half after a high one behind a lookbehind, so a search
+#: skips ahead in C as for :data:`SURROGATE_RE`.)
+_HALF_RE = re.compile("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
 
 MAX_LOCATIONS = 20
-_STREAM = operator.itemgetter(0)
 _PARAGRAPH = operator.itemgetter(1)
 _TEXT = operator.itemgetter(3)
 _CONTEXT = 12
-_ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: Texts longer than this are merged through a wchar array (see :func:`_merge_big`).
 _BIG_TEXT = 1 << 20
+
 with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
     warnings.simplefilter("ignore", DeprecationWarning)
     _WCHAR4 = array("u").itemsize == 4
+#: The array type code of 4-byte code points, surrogates kept as they are: "w" from
+#: Python 3.13 (where "u" is deprecated), "u" before it (4 bytes where _WCHAR4).
+_WIDE = "w" if sys.version_info >= (3, 13) else "u"
+#: Whether :func:`_merge_narrow` can run here at any length: 4-byte code points, stored
+#: little-endian so their low 16 bits are their first two bytes.
+_NARROW = sys.byteorder == "little" and (_WIDE == "w" or _WCHAR4)
 
 
-def _count_chars(text: str) -> Counter[str]:
+def _count_chars(text: str) -> dict[str, int]:
     """How often each character occurs (``str.count`` per character when there are few
     distinct ones, which is all C; a Counter otherwise)."""
     distinct = set(text[:4096])
     if len(distinct) <= 64:
-        counts = Counter({ch: text.count(ch) for ch in distinct})
-        if counts.total() == len(text):  # no other character further on
+        counts = {ch: text.count(ch) for ch in distinct}
+        if sum(counts.values()) == len(text):  # no other character further on
             return counts
     return Counter(text)
 
@@ -88,30 +103,20 @@ def merge_pairs(text: str) -> str:
     """
     if SURROGATE_RE.search(text) is None:
         return text
-    if _WCHAR4 and len(text) > _BIG_TEXT:
-        return _merge_big(text)
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return _strict_view(text)[0]
 
 
 def _merge_big(text: str) -> str:
-    """:func:`merge_pairs` for long texts: an encoder's error handler runs once per
-    surrogate (seconds for millions), so the code points are narrowed to 16-bit units
-    by slicing the 4-byte wchar array instead, and only decoding merges pairs."""
+    """:func:`merge_pairs` for long texts, a slice at a time (see :func:`_merge_narrow`)."""
     out: list[str] = []
     for i in range(0, len(text), _BIG_TEXT):
         piece = text[i : i + _BIG_TEXT]
-        if _ASTRAL_RE.search(piece) is not None:  # no 16-bit unit for these: keep them
-            out.append(
-                piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-            )
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            wide = array("u", piece).tobytes()
-        narrow = bytearray(len(wide) // 2)
-        narrow[0::2] = wide[0::4]
-        narrow[1::2] = wide[1::4]
-        out.append(bytes(narrow).decode("utf-16-le", "surrogatepass"))
+        narrowed = _merge_narrow(piece)
+        if narrowed is None:  # no 16-bit unit for an astral character: the codec's way
+            merged = piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        else:
+            merged = narrowed[0]
+        out.append(merged)
     return "".join(out)
 
 
@@ -123,7 +128,12 @@ def escape_snippet(text: str) -> str:
     >>> escape_snippet(chr(0xF02B1))
     '\\U000f02b1'
     """
-    if text and max(text) <= "\uffff":  # BMP only: one C-level pass through the table
+    if text.isprintable() and "\ufffd" not in text:  # see _escape_context
+        return text
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if shown.isprintable() and "\ufffd" not in shown:  # surrogates were all there was
+        return shown
+    if max(text) <= "\uffff":  # BMP only: one C-level pass through the table
         return text.translate(_ESCAPES or _escape_table())
     return _ESCAPE_RE.sub(_escape_one, text)
 
@@ -148,6 +158,44 @@ def _escape_table() -> dict[int, str]:
             for code in range(first, end):
                 _ESCAPES[code] = _escaped(chr(code)) if code < 0x100 else f"\\u{code:04x}"
     return _ESCAPES
+
+
+def _escape_context(text: str) -> str:
+    """:func:`escape_snippet` for a location's context of a few dozen characters: the
+    runs to escape are split out and looked up whole (a document repeats the same few
+    defects), all in C; a translation table would look up (and miss) every character.
+
+    Everything escaped is unprintable (controls, surrogates, private use, the
+    noncharacters of planes 15 and 16) but U+FFFD, so a printable text without U+FFFD
+    is its own escape, which ``str.isprintable`` tells without a regex; and where
+    surrogates are all there is to escape (the usual context of a defect), the UTF-8
+    codec writes each one as its escape, ``\\udb80``, within C.
+    """
+    if text.isprintable() and "\ufffd" not in text:
+        return text
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if shown.isprintable() and "\ufffd" not in shown:
+        return shown
+    parts = _ESCAPE_RUN_RE.split(text)
+    if len(parts) == 1:
+        return text
+    parts[1::2] = map(_ESCAPED_RUNS.__getitem__, parts[1::2])
+    return "".join(parts)
+
+
+class _EscapedRuns(dict[str, str]):
+    """Escaped runs by their text, made on first use (bounded like :data:`_INFO`)."""
+
+    def __missing__(self, run: str) -> str:
+        escaped = "".join(map(_escaped, run))
+        if len(self) < _INFO_MAX:
+            self[run] = escaped
+        return escaped
+
+
+_ESCAPED_RUNS = _EscapedRuns()
+#: Runs of what :data:`_ESCAPE_RE` escapes, captured so ``split`` keeps them.
+_ESCAPE_RUN_RE = re.compile(f"({_ESCAPE_RE.pattern}+)")
 
 
 def join_segments(segments: Iterable[Segment]) -> str:
@@ -246,8 +294,10 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     >>> _paragraph_groups([a, b, c])
     (['ab', 'c'], [0, 2, 3])
     """
-    keys = list(zip(map(_STREAM, segments), map(_PARAGRAPH, segments), strict=True))
-    if not any(map(operator.eq, keys, islice(keys, 1, None))):
+    # neighbours of different paragraph numbers are of different paragraphs, whatever
+    # their streams: checking the numbers alone builds no key per segment
+    numbers = list(map(_PARAGRAPH, segments))
+    if not any(map(operator.eq, numbers, islice(numbers, 1, None))):
         return list(map(_TEXT, segments)), list(range(len(segments) + 1))
     texts: list[str] = []
     starts: list[int] = []
@@ -289,7 +339,9 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     if not segments:
         return TextStats()
     whole = "".join(map(_TEXT, segments))
-    if _NOTABLE_RE.search(whole) is None:  # the common case: nothing to count or locate
+    # the common case: nothing to count or locate; surrogates and private use are
+    # unprintable, so a printable text is told clean without a regex
+    if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
             replacement_chars=whole.count("\ufffd"),
@@ -297,27 +349,30 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
+    error = utf8_error(blob)  # a str fails UTF-8 exactly when it holds a surrogate
     surrogates = pairs = 0
-    strict = blob
-    if SURROGATE_RE.search(blob) is not None:
-        # Counted by what removing them leaves, never by listing them: a findall makes
-        # one string object per code unit, gigabytes for a hostile file.
-        surrogates = len(blob) - len(_SURROGATE_RUN_RE.sub("", blob))
-        strict = merge_pairs(blob)
+    strict, bmp = blob, False
+    if error is not None:
+        strict, bmp, paired = _strict_view(blob)
         pairs = len(blob) - len(strict)  # each pair became one character
-    has_pua = PUA_RE.search(strict) is not None
-    pua = _count_chars(_NOT_PUA_RE.sub("", strict)) if has_pua else Counter()
+        # every half is either in a merged pair or still in the strict view; counted
+        # by encoding, never by listing them (a findall makes one object per unit)
+        surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
+    pua = _count_pua(strict)
     locations: tuple[Location, ...] = ()
-    if surrogates or has_pua:
+    if (surrogates or pua) and max_locations > 0:
+        # a BMP-only text holds private use only as BMP characters (astral ones in the
+        # strict view came from merged pairs), so without those there is none to locate
+        pua_units = bool(pua) and (not bmp or min(pua) <= "\uffff")
         locations = _locations(
             segments,
             texts,
             starts,
+            blob,
             surrogates=bool(surrogates),
-            pua=has_pua,
+            pua=pua_units,
             limit=max_locations,
         )
-    error = utf8_error(blob) if surrogates else None
     return TextStats(
         chars=len(strict) - strict.count("\n") - strict.count("\r"),
         surrogates=surrogates,
@@ -331,80 +386,131 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     )
 
 
+def _count_surrogates(text: str) -> int:
+    """How many surrogate code points *text* holds: UTF-8 encodes each as one ``?``
+    under ``replace`` and as nothing under ``ignore``, both handled inside the codec
+    (a slice at a time, so the bytes made stay small next to the text).
+
+    >>> _count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
+    3
+    """
+    count = 0
+    for i in range(0, len(text), _BIG_TEXT):
+        piece = text[i : i + _BIG_TEXT]
+        count += len(piece.encode("utf-8", "replace")) - len(piece.encode("utf-8", "ignore"))
+    return count
+
+
+def _count_pua(strict: str) -> dict[str, int]:
+    """Each private-use character of the strict view and how often it occurs."""
+    kept = _NOT_PUA_FAST_RE.sub("", strict)
+    return _count_chars(kept) if kept else {}
+
+
 def _locations(
     segments: Sequence[Segment],
     texts: Sequence[str],
     starts: Sequence[int],
+    blob: str,
     *,
     surrogates: bool,
     pua: bool,
     limit: int,
 ) -> tuple[Location, ...]:
-    """The first defects (surrogates first, then private-use characters), with context.
+    """The first defects (surrogates first, then private-use characters), with
+    context, *limit* in all.
 
-    *texts* are the paragraphs' joined texts and *starts* where each one's segments
-    begin (see :func:`_paragraph_groups`); a paragraph's offset map is built only when
-    something is still looked for in it.
+    They are found by searching *blob* (the paragraphs' *texts* joined by newlines;
+    *starts* is where each one's segments begin, see :func:`_paragraph_groups`) and
+    mapped back to their paragraph by one bisect over where each paragraph begins in
+    it: no per-paragraph search and no per-paragraph object.
     """
-    defects: list[Location] = []
-    pua_found: list[Location] = []
-    for k, text in enumerate(texts):
-        want_s = surrogates and len(defects) < limit and SURROGATE_RE.search(text) is not None
-        want_p = pua and len(pua_found) < limit and PUA_RE.search(text) is not None
-        if want_s or want_p:
-            para = _Paragraph(segments[starts[k] : starts[k + 1]])
-            if want_s:
-                _surrogate_locations(para, defects, limit)
-            if want_p:
-                for m in PUA_RE.finditer(text):
-                    pua_found.append(_location(para, m.start(), m.group(), "pua"))
-                    if len(pua_found) >= limit:
-                        break
-        if len(defects) >= limit and (not pua or len(pua_found) >= limit):
-            break
-    return tuple((defects + pua_found)[:limit])
+    matches: list[re.Match[str]] = []
+    if surrogates:
+        matches += islice(_HALF_RE.finditer(blob), limit)
+    last = matches[-1].start() if matches else 0  # each kind is found in text order
+    if pua and len(matches) < limit:
+        matches += islice(PUA_RE.finditer(blob), limit - len(matches))
+        last = max(last, matches[-1].start()) if matches else 0
+    # paragraph k begins after the k texts before it and their k newlines; only the
+    # paragraphs up to the last defect are needed (no more than the newlines before it)
+    reach = blob.count("\n", 0, last) + 1
+    begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
+    found: list[Location] = []
+    new, info, escape = tuple.__new__, _INFO.get, _escape_context
+    for match in matches:
+        chars = match.group()
+        i = match.start()
+        k = bisect_right(begins, i) - 1
+        at, lo, hi = begins[k], starts[k], starts[k + 1]
+        seg = segments[lo]
+        # a paragraph of one run has consecutive stored offsets
+        offset = seg.offset + i - at if hi - lo == 1 else _run_offset(segments[lo:hi], i - at)
+        cp, kind, units = info(chars) or _info(chars)
+        # the context: up to _CONTEXT characters each side, within the paragraph
+        left, end, right = i - _CONTEXT, at + len(texts[k]), i + len(chars) + _CONTEXT
+        shown = escape(blob[left if left > at else at : right if right < end else end])
+        found.append(new(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown)))
+    return tuple(found)
 
 
-def _surrogate_locations(para: _Paragraph, defects: list[Location], limit: int) -> None:
-    """Append the paragraph's pairs (at their high half) and orphans, up to the cap."""
-    text = para.text
-    pos = 0
-    for m in SURROGATE_RE.finditer(text):
-        if len(defects) >= limit:
-            return
-        i = m.start()
-        if i < pos:  # the low half of a pair already reported
-            continue
-        unit = ord(text[i])
-        nxt = ord(text[i + 1]) if i + 1 < len(text) else 0
-        if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-            pos = i + 2
-            char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-            defects.append(_location(para, i, text[i : i + 2], "pair", codepoint(char)))
-        else:
-            defects.append(_location(para, i, text[i], "orphan"))
+def _run_offset(runs: Sequence[Segment], j: int) -> int:
+    """The stored offset of position *j* in the joined text of a paragraph's *runs*
+    (a control code between two runs takes stored units but no text)."""
+    begins = list(accumulate((len(run.text) for run in runs[:-1]), initial=0))
+    r = bisect_right(begins, j) - 1
+    return runs[r].offset + j - begins[r]
 
 
-def _location(para: _Paragraph, i: int, chars: str, kind: str, cp: str | None = None) -> Location:
-    units = _UNITS.get(chars) or _units(chars)
-    context = _context(para.text, i, len(chars))
-    return Location(
-        para.stream, para.paragraph, para.offset(i), cp or codepoint(chars), kind, units, context
-    )
+def _strict_view(text: str) -> tuple[str, bool, bool]:
+    """:func:`merge_pairs` of a text holding surrogates; whether the text was found
+    BMP-only (no code point above U+FFFF: each character one 16-bit unit); and whether
+    every half was found in a pair (False: there may be orphans)."""
+    if _WCHAR4 and len(text) > _BIG_TEXT:
+        return _merge_big(text), False, False
+    if _NARROW:
+        merged = _merge_narrow(text)
+        if merged is not None:
+            return merged[0], True, merged[1]
+    merged_text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return merged_text, False, False
 
 
-#: The ``units`` text of the defects seen (a document repeats the same few characters);
-#: bounded, so a hostile file cannot grow it without end.
-_UNITS: dict[str, str] = {}
-_UNITS_MAX = 4096
+def _merge_narrow(text: str) -> tuple[str, bool] | None:
+    """Merge pairs without the encoder, whose error handler runs once per surrogate
+    (seconds for millions, a third of the work for a few dozen): the 4-byte code points
+    are narrowed to 16-bit units by slicing, and only decoding merges pairs. None when
+    *text* holds a code point above U+FFFF, which has no 16-bit unit; else the merged
+    text and whether every half was in a pair (a strict decode takes only pairs)."""
+    wide = array(_WIDE, text).tobytes()
+    if wide[2::4].strip(b"\0"):  # the third byte of every BMP code point is 0
+        return None
+    narrow = bytearray(len(wide) // 2)
+    narrow[0::2] = wide[0::4]
+    narrow[1::2] = wide[1::4]
+    try:
+        return narrow.decode("utf-16-le"), True
+    except UnicodeDecodeError:
+        return narrow.decode("utf-16-le", "surrogatepass"), False
 
 
-def _units(chars: str) -> str:
+#: ``(codepoint, kind, units)`` of the defects seen, by their characters (a document
+#: repeats the same few); bounded, so a hostile file cannot grow it without end.
+_INFO: dict[str, tuple[str, str, str]] = {}
+_INFO_MAX = 4096
+
+
+def _info(chars: str) -> tuple[str, str, str]:
+    """What a location says of *chars*: a high+low pair (named by the character it
+    encodes), one orphan half, or one private-use character."""
     units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
-    if len(_UNITS) < _UNITS_MAX:
-        _UNITS[chars] = units
-    return units
-
-
-def _context(text: str, i: int, width: int) -> str:
-    return escape_snippet(text[max(0, i - _CONTEXT) : i + width + _CONTEXT])
+    if len(chars) == 2:
+        unit, nxt = ord(chars[0]), ord(chars[1])
+        char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
+        info = (codepoint(char), "pair", units)
+    else:
+        kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
+        info = (codepoint(chars), kind, units)
+    if len(_INFO) < _INFO_MAX:
+        _INFO[chars] = info
+    return info
