@@ -30,6 +30,9 @@ import io
 import re
 import struct
 from dataclasses import dataclass, field
+from itertools import count, repeat
+from operator import itemgetter
+from typing import cast
 
 import olefile
 
@@ -47,6 +50,7 @@ from hwpscan.formats.hwp5_text import (
     plain_counts,
     section_text,
     text_segments,
+    utf16_decode,
 )
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
@@ -75,6 +79,7 @@ _SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 #: document's (a names bomb: millions of tiny records in a small deflate stream).
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
+_TEXT_OF = itemgetter(3)  # a Segment's text
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
 _UNREAD_RE = re.compile(
@@ -422,8 +427,11 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
-    text = codeunit_view(raw).rstrip("\x00")
-    return [Segment(path, n, 0, line) for n, line in enumerate(text.split("\r\n")) if line]
+    lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
+    # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
+    # tuple.__new__ over zipped fields, empty lines filtered out by their text.
+    made = map(tuple.__new__, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
+    return cast("list[Segment]", list(filter(_TEXT_OF, made)))
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
@@ -511,7 +519,7 @@ def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCo
     blob = b"".join([view[a:b] for _, _, a, b in spans])
     if not is_plain(blob):
         return None
-    text = blob.decode("utf-16-le")
+    text: str = utf16_decode(blob, "strict", True)[0]
     return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
@@ -576,7 +584,7 @@ def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[S
     if _SURROGATE_HIGH_BYTE.search(blob[1::2]) is not None:
         return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]
     # No surrogate unit: one code point per unit, so unit offsets index the text.
-    text = blob.decode("utf-16-le")
+    text: str = utf16_decode(blob, "strict", True)[0]
     out: list[Segment] = []
     at = 0
     for i, units, a, b in spans:

@@ -25,6 +25,7 @@ text box or header follow the paragraph that holds the control.
 
 from __future__ import annotations
 
+import codecs
 import re
 import struct
 import warnings
@@ -58,6 +59,7 @@ __all__ = [
     "section_text",
     "text_runs",
     "text_segments",
+    "utf16_decode",
     "walk_paragraphs",
 ]
 
@@ -71,6 +73,9 @@ _SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
 #: The same in the codeunit view, and U+FFFD: what the counting looks for.
 _NOTABLE_UNIT_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\ufffd]")
 _U32 = struct.Struct("<I")
+#: The UTF-16LE decoder itself, as ``bytes.decode("utf-16-le", errors)`` calls it (with
+#: ``final``) after a codec lookup and a Python wrapper in :mod:`encodings`.
+utf16_decode = codecs.utf_16_le_decode
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
@@ -191,7 +196,7 @@ def codeunit_view(raw: bytes) -> str:
     >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
     True
     """
-    text = raw.decode("utf-16-le", "surrogatepass")
+    text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
     if len(raw) <= 2 * _VIEW_CHUNK:
@@ -614,7 +619,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     holds at least one code unit).
     """
     plain = is_plain(text.raw)
-    big = text.raw.decode("utf-16-le") if plain else _unit_view(text.raw)
+    big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
     if not plain and not _notable_only_where_wide(big, ends):
         return None
@@ -664,7 +669,7 @@ def _unit_view(raw: bytes) -> str:
     """
     units = bytearray(raw)
     units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
-    return units.decode("utf-16-le")
+    return utf16_decode(units, "strict", True)[0]
 
 
 def _plain_totals(text: str) -> tuple[int, int]:
