@@ -82,6 +82,10 @@ _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 #: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
 #: other control but the kept ones: line break, hyphen, the two spaces).
 _WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
+#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`).
+_NOTABLE_OR_WIDE_RE = re.compile(
+    "[\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
+)
 _DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
 _PARA_END = chr(spec.PARA_BREAK)
 _PARA_HEADER = spec.PARA_HEADER
@@ -621,16 +625,14 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     plain = is_plain(text.raw)
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
-    if not plain and not _notable_only_where_wide(big, ends):
+    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _NOTABLE_OR_WIDE_RE)
+    if wide is None:
         return None
     chars, units = _plain_totals(big)
     notes: list[str] = []
-    wide = _WIDE_RE.search(big)
-    while wide is not None:  # each paragraph that holds one, in order
-        p = bisect_right(ends, wide.start())
+    for p in wide:  # each paragraph that holds an 8-unit control, in order
         a = ends[p - 1] if p else 0
-        b = ends[p]
-        piece = big[a:b]
+        piece = big[a : ends[p]]
         runs: list[Segment] = []
         text_runs(piece, stream, text.hits[p][2], runs, notes)
         got = "".join([seg.text for seg in runs])
@@ -639,23 +641,33 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
         old_chars, old_units = _plain_totals(piece)
         chars += len(got) - got.count("\n") - old_chars
         units += len(got) - old_units
-        wide = _WIDE_RE.search(big, b)
     warnings.extend(notes)
     return PlainCounts(chars, units)
 
 
-def _notable_only_where_wide(big: str, ends: list[int]) -> bool:
-    """True when every surrogate, private-use unit or U+FFFD of *big* lies in a
-    paragraph holding an 8-unit control (it may be a parameter: those are counted run by
-    run). The usual answer for a contaminated text comes at its first defect."""
-    found = _NOTABLE_UNIT_RE.search(big)
+def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> list[int] | None:
+    """The paragraphs of *big* (ending at *ends*) that hold an 8-unit control, or
+    ``None`` when a unit *pattern* finds lies in a paragraph holding none: one pass
+    over the text for :data:`_WIDE_RE`, or for :data:`_NOTABLE_OR_WIDE_RE` when every
+    surrogate, private-use unit or U+FFFD must lie in such a paragraph (it may be a
+    parameter: those are counted run by run). The usual answer for a contaminated text
+    comes at its first defect.
+
+    >>> _wide_paragraphs("ab\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _WIDE_RE)
+    [1]
+    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _NOTABLE_OR_WIDE_RE)
+    """
+    out: list[int] = []
+    found = pattern.search(big)
     while found is not None:
         p = bisect_right(ends, found.start())
         a = ends[p - 1] if p else 0
-        if _WIDE_RE.search(big, a, ends[p]) is None:
-            return False
-        found = _NOTABLE_UNIT_RE.search(big, ends[p])
-    return True
+        b = ends[p]
+        if _WIDE_RE.search(big, a, b) is None:  # a notable unit outside such paragraphs
+            return None
+        out.append(p)
+        found = pattern.search(big, b)
+    return out
 
 
 def _unit_view(raw: bytes) -> str:
