@@ -453,15 +453,32 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
+    spans, cut = _docinfo_spans(data, reader.warnings, reader.max_names)
+    if cut is not None:
+        reader.names_cut = (
+            f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "
+            f"names after record {cut} not read"
+        )
+    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
+        reader.counted["plain_meta"] = counts
+        return []
+    return _decode_names(data, spans)
+
+
+def _docinfo_spans(
+    data: bytes, warnings: list[str], cap: int
+) -> tuple[list[tuple[int, int, int, int]], int | None]:
+    """The name spans of a DocInfo stream (see :func:`_name_spans`), at most *cap* of
+    them, and the index of the record where the cap cut them (``None``: all read)."""
     spans: list[tuple[int, int, int, int]] = []
-    warnings = reader.warnings
-    cap = reader.max_names
     index = 0
     pos = 0
     end = len(data)
     unpack = _U32.unpack_from
     shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
     face, style = spec.FACE_NAME, spec.STYLE
+    only = spec.FACE_HAS_ALTERNATIVE | spec.FACE_HAS_DEFAULT  # bits for more names
+    add = spans.append
     while pos + 4 <= end:
         (head,) = unpack(data, pos)
         pos += 4
@@ -474,38 +491,40 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
         tag = head & mask
+        if tag != style and tag != face:
+            pos = stop
+            index += 1
+            continue
+        # The common cases inline: a STYLE record holding both its names whole, a
+        # FACE_NAME with its one name whole and no alternative or default font name;
+        # anything else goes to the general reader (which says what is wrong).
         if tag == style and stop - pos >= 4:
-            # The common case inline: a STYLE record holding both its names whole.
             a = pos + 2
             b = a + 2 * (data[pos] | data[pos + 1] << 8)
             c = b + 2
             d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
             if d <= stop:
                 if b > a:
-                    spans.append((index, 0, a, b))
+                    add((index, 0, a, b))
                 if d > c:
-                    spans.append((index, (b - a) >> 1, c, d))
-            else:  # let the general reader say what is wrong
+                    add((index, (b - a) >> 1, c, d))
+            else:
                 _name_spans(data, pos, stop, tag, index, spans, warnings)
-        elif tag in (face, style):
-            _name_spans(data, pos, stop, tag, index, spans, warnings)
+        elif tag == face and stop - pos >= 3 and not data[pos] & only:
+            a = pos + 3
+            b = a + 2 * (data[pos + 1] | data[pos + 2] << 8)
+            if b > stop:
+                _name_spans(data, pos, stop, tag, index, spans, warnings)
+            elif b > a:
+                add((index, 0, a, b))
         else:
-            pos = stop
-            index += 1
-            continue
+            _name_spans(data, pos, stop, tag, index, spans, warnings)
         if len(spans) > cap:
             del spans[cap:]
-            reader.names_cut = (
-                f"DocInfo holds more than {cap:,} font and style names (the cap); "
-                f"names after record {index} not read"
-            )
-            break
+            return spans, index
         pos = stop
         index += 1
-    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
-        reader.counted["plain_meta"] = counts
-        return []
-    return _decode_names(data, spans)
+    return spans, None
 
 
 def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
