@@ -532,14 +532,20 @@ def section_text(
     """The first half of :func:`section_segments`: walk the records, take the budget's
     code units, join the payloads (an odd byte count is a warning)."""
     hits, count = walk_paragraphs(data, stream, warnings, budget)
-    if budget is not None and hits:
+    # The payloads lie apart inside *data*: when it fits in what is left of the code
+    # units, they all do, and the budget is charged below without a walk over them.
+    fits = budget is not None and len(data) <= 2 * max(0, budget.units)
+    if budget is not None and hits and not fits:
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
-    if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
+    total = sum(map(len, parts))
+    if fits and budget is not None:
+        budget.units -= total // 2  # as _within_units does when all fit
+    if total != 2 * sum(sizes):  # some payload has an odd byte count
         for i, (s, e, para) in enumerate(hits):
             if (e - s) & 1:
                 warnings.append(
