@@ -312,10 +312,12 @@ def _scan(
 
     The walk stops before the record that would pass ``max_records`` records or start
     paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
-    bytes, so when neither limit is below ``end // 4`` none can be reached and the walk
-    is :func:`_scan_free`, which does not check them; else :func:`_scan_budgeted`.
+    bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
+    short) and starts no more paragraphs: when neither limit is below that, none can be
+    reached and the walk is :func:`_scan_free`, which does not check them; else
+    :func:`_scan_budgeted`.
     """
-    most = end >> 2  # more records (and so paragraphs) than this cannot fit
+    most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
     if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
         return _scan_free(data, end, max_records >= 0)
     return _scan_budgeted(data, end, max_records, max_paragraphs)
@@ -337,8 +339,8 @@ def _scan_free(
     both = _PARA_HEADER & ~1  # PARA_TEXT is PARA_HEADER | 1
     try:
         while pos < end:
-            (head,) = unpack(data, pos)
             walked += 1
+            (head,) = unpack(data, pos)
             size = head >> 20
             if size == 0xFFF:
                 (size,) = unpack(data, pos + 4)
