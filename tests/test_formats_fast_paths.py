@@ -207,3 +207,12 @@ def test_every_fixture_and_generated_document_reads_its_preview_as_before() -> N
         assert list(doc.preview) == want
         checked += 1
     assert checked > 5
+
+
+def test_segments_made_without_the_named_tuple_constructor_are_segments() -> None:
+    data = build_hwp5(["첫\t둘 \U000f02b1", Table([["칸 \U000f02b1"]])], compressed=True)
+    doc = read_ole(data)
+    assert doc.body and doc.meta
+    for seg in (*doc.body, *doc.meta, *doc.preview):
+        assert type(seg) is Segment
+        assert seg == Segment(*seg) and seg.text == seg[3]

@@ -80,6 +80,7 @@ _SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
+_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
 _UNREAD_RE = re.compile(
@@ -608,6 +609,6 @@ def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[S
     at = 0
     for i, units, a, b in spans:
         n = (b - a) >> 1
-        out.append(Segment(stream, i, units, text[at : at + n]))
+        out.append(_new(Segment, (stream, i, units, text[at : at + n])))
         at += n
     return out

@@ -88,6 +88,9 @@ _NOTABLE_OR_WIDE_RE = re.compile(
 )
 _DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
 _PARA_END = chr(spec.PARA_BREAK)
+#: ``_new(Segment, (stream, paragraph, offset, text))`` is ``Segment(...)`` without the
+#: named tuple's Python-level ``__new__`` (a segment per paragraph adds up).
+_new = tuple.__new__
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 
@@ -467,7 +470,9 @@ def text_runs(
             return False
         if i > start:
             run = text[start:i]
-            out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+            out.append(
+                _new(Segment, (stream, para, start, run.translate(_TRANSLATE) if kept else run))
+            )
         kept = False
         if code in _WIDE:
             if i + spec.CONTROL_UNITS > end:
@@ -476,7 +481,7 @@ def text_runs(
                 )
                 return True
             if code == spec.TAB:
-                out.append(Segment(stream, para, i, "\t"))
+                out.append(_new(Segment, (stream, para, i, "\t")))
             start = skip = i + spec.CONTROL_UNITS
         else:
             start = skip = i + 1
@@ -484,7 +489,7 @@ def text_runs(
         if len(out) >= limit >= 0:
             return False
         run = text[start:]
-        out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+        out.append(_new(Segment, (stream, para, start, run.translate(_TRANSLATE) if kept else run)))
     return True
 
 
@@ -592,11 +597,11 @@ def _paragraph_runs(
         c = controls[k]
         if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
             if c > a:
-                out.append(Segment(stream, para, 0, big[a:c]))
+                out.append(_new(Segment, (stream, para, 0, big[a:c])))
             k += 1
         elif c >= b:  # no control at all
             if b > a:
-                out.append(Segment(stream, para, 0, big[a:b]))
+                out.append(_new(Segment, (stream, para, 0, big[a:b])))
         else:
             if not text_runs(big[a:b], stream, para, out, warnings, limit):
                 break
