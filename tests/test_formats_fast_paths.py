@@ -16,6 +16,7 @@ import struct
 from dataclasses import astuple
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -216,3 +217,30 @@ def test_segments_made_without_the_named_tuple_constructor_are_segments() -> Non
     for seg in (*doc.body, *doc.meta, *doc.preview):
         assert type(seg) is Segment
         assert seg == Segment(*seg) and seg.text == seg[3]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([0xDB80, 0xDEB1, 0xD83D, 0xDE00, 0xDC00, 0xD800, 0xFFFD]),
+            st.integers(0, 0xFFFF),
+        ),
+        max_size=80,
+    )
+)
+def test_the_codeunit_view_is_one_code_point_per_unit(units: list[int]) -> None:
+    raw = struct.pack(f"<{len(units)}H", *units)
+    want = "".join(map(chr, units))
+    assert codeunit_view(raw) == want
+    decoded = raw.decode("utf-16-le", "surrogatepass")
+    assert hwp5_text._split_astral(decoded) == want  # the 2-byte wchar_t path
+    assert hwp5_text._widened(raw) == want
+
+
+def test_the_codeunit_view_of_a_long_text_is_widened_a_chunk_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hwp5_text, "_VIEW_CHUNK", 4)
+    units = [0xAC00, 0xDB80, 0xDEB1, 0x41, 0xDB80, 0xDEB1, 0xDC00, 0xD800, 0x20, 0xDEB1]
+    assert codeunit_view(struct.pack("<10H", *units)) == "".join(map(chr, units))

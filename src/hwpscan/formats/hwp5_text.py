@@ -102,7 +102,8 @@ _HALVES_MAX = 4096
 _VIEW_CHUNK = 1 << 20
 with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
     warnings.simplefilter("ignore", DeprecationWarning)
-    _WCHAR4 = array("u").itemsize == 4
+    _WCHARS = array("u")  # empty: copied by _widened
+    _WCHAR4 = _WCHARS.itemsize == 4
 
 #: Per-document budgets on the objects a section walk makes, not only on bytes: a small
 #: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
@@ -194,8 +195,11 @@ def _halves(ch: str) -> str:
 def codeunit_view(raw: bytes) -> str:
     """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
 
-    Decoding merges valid pairs; only when the text holds astral characters are they
-    split back (a C-level split and join, no Python call per unit).
+    Decoding merges valid pairs; only when the text holds astral characters are the
+    units widened to 32 bits instead, which never pairs halves (slice assignments into
+    a ``wchar_t`` array, all in C); where ``wchar_t`` has 2 bytes, the pairs are split
+    back (a C-level split and join) up to :data:`_VIEW_CHUNK` units, as widening
+    there needs an error handler call per half.
 
     >>> bullet = b"\\x80\\xdb\\xb1\\xde"  # U+F02B1 as the pair DB80 DEB1
     >>> codeunit_view("가".encode("utf-16-le") + bullet) == "가" + chr(0xDB80) + chr(0xDEB1)
@@ -206,12 +210,10 @@ def codeunit_view(raw: bytes) -> str:
     text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
-    if len(raw) <= 2 * _VIEW_CHUNK:
-        return _split_astral(text)
-    # Many units: widen each to 32 bits and decode as UTF-32, which never pairs halves
-    # (slice assignments and one decode, all in C), a chunk at a time.
-    del text
     step = 2 * _VIEW_CHUNK
+    if len(raw) <= step:
+        return _widened(raw) if _WCHAR4 else _split_astral(text)
+    del text  # many units: widened a chunk at a time
     return "".join(_widened(raw[i : i + step]) for i in range(0, len(raw) & ~1, step))
 
 
@@ -220,9 +222,7 @@ def _widened(chunk: bytes) -> str:
     wide[0::4] = chunk[0::2]
     wide[1::4] = chunk[1::2]
     if _WCHAR4:  # a 4-byte wchar array takes surrogate code points as they are
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            units = array("u")
+        units = _WCHARS[:]  # a copy: no deprecation warning to silence per call
         units.frombytes(wide)
         return units.tounicode()
     return wide.decode("utf-32-le", "surrogatepass")  # slower: an error handler per half
