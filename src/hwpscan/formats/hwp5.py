@@ -431,7 +431,7 @@ def _preview(reader: _Reader) -> list[Segment]:
     lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
     # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
     # tuple.__new__ over zipped fields, empty lines filtered out by their text.
-    made = map(tuple.__new__, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
+    made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
     return cast("list[Segment]", list(filter(_TEXT_OF, made)))
 
 
