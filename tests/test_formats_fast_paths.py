@@ -244,3 +244,52 @@ def test_the_codeunit_view_of_a_long_text_is_widened_a_chunk_at_a_time(
     monkeypatch.setattr(hwp5_text, "_VIEW_CHUNK", 4)
     units = [0xAC00, 0xDB80, 0xDEB1, 0x41, 0xDB80, 0xDEB1, 0xDC00, 0xD800, 0x20, 0xDEB1]
     assert codeunit_view(struct.pack("<10H", *units)) == "".join(map(chr, units))
+
+
+def _segments_reference(data: bytes, limit: int) -> tuple[list[Segment], list[str], Budget]:
+    """The section's segments read the simple way: each paragraph's payload decoded on
+    its own and handed to text_runs, in order, until the segment budget runs out."""
+    budget = Budget(segments=limit)
+    warnings: list[str] = []
+    text = section_text(data, "s", warnings, budget)
+    out: list[Segment] = []
+    at = 0
+    big = codeunit_view(text.raw)
+    for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
+        if not hwp5_text.text_runs(big[at : at + n], "s", para, out, warnings, limit):
+            budget.spend("text segments", "s")
+            break
+        at += n
+    else:
+        if len(out) == limit and at < len(big):
+            budget.spend("text segments", "s")
+    budget.segments -= len(out)
+    return out, warnings, budget
+
+
+_units = st.one_of(
+    st.sampled_from([0x0D, 0x0D, 0x0A, 0x09, 0x02, 0x1F, 0xAC00, 0x41, 0xDB80, 0xDEB1]),
+    st.integers(0, 0xFFFF),
+)
+_paragraph_payloads = st.lists(
+    st.tuples(st.lists(_units, max_size=20), st.booleans()).map(
+        lambda t: struct.pack(f"<{len(t[0])}H", *t[0]) + (b"\x0d\x00" if t[1] else b"")
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_paragraph_payloads, st.integers(0, 30))
+def test_the_paragraph_runs_are_each_paragraphs_text_runs(
+    payloads: list[bytes], limit: int
+) -> None:
+    data = b"".join(_record(spec.PARA_HEADER, b"") + _record(spec.PARA_TEXT, p) for p in payloads)
+    budget = Budget(segments=limit)
+    warnings: list[str] = []
+    out: list[Segment] = []
+    hwp5_text.section_segments(data, "s", out, warnings, budget)
+    want, want_warnings, want_budget = _segments_reference(data, limit)
+    assert out == want
+    assert warnings == want_warnings
+    assert (budget.segments, budget.exceeded) == (want_budget.segments, want_budget.exceeded)

@@ -31,7 +31,7 @@ import struct
 import warnings
 import zlib
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -586,26 +586,26 @@ def _paragraph_runs(
     big: str, text: SectionText, stream: str, out: list[Segment], warnings: list[str], limit: int
 ) -> int:
     """Append each paragraph's runs of *big* (the section's decoded payloads); returns
-    how many units were handed out before *limit* segments stopped it."""
-    controls = [m.start() for m in _CONTROL_RE.finditer(big)]
-    controls.append(len(big))  # sentinel
-    a = k = 0
+    how many units were handed out before *limit* segments stopped it.
+
+    The common paragraph, text then its paragraph end and no other control, is one
+    segment, told by its last unit and one C-level search over the rest; so is a
+    paragraph without any control. Any other goes through :func:`text_runs`.
+    """
+    search = _CONTROL_RE.search
+    a = 0
     for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
         if len(out) == limit:
             break
         b = a + n
-        c = controls[k]
-        if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
-            if c > a:
-                out.append(_new(Segment, (stream, para, 0, big[a:c])))
-            k += 1
-        elif c >= b:  # no control at all
-            if b > a:
+        if b > a:
+            if big[b - 1] == _PARA_END and search(big, a, b - 1) is None:
+                if b - 1 > a:
+                    out.append(_new(Segment, (stream, para, 0, big[a : b - 1])))
+            elif search(big, a, b) is None:
                 out.append(_new(Segment, (stream, para, 0, big[a:b])))
-        else:
-            if not text_runs(big[a:b], stream, para, out, warnings, limit):
+            elif not text_runs(big[a:b], stream, para, out, warnings, limit):
                 break
-            k = bisect_left(controls, b, k)
         a = b
     return a
 
