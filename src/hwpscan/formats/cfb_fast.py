@@ -33,6 +33,7 @@ debug level; nothing else changes.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import struct
 import sys
@@ -72,7 +73,16 @@ _HEADER: Final = struct.Struct("<16sHHHHHHIIIIIIIIII")
 _ENTRY_HEAD: Final = struct.Struct("<64sHBBIII")
 # ...and start sector, size low and high words at offset 116.
 _ENTRY_TAIL: Final = struct.Struct("<III")
+# The fields of both that the walk reads, in one unpack (colour, CLSID, state bits and
+# times skipped).
+_ENTRY: Final = struct.Struct("<64sHBxIII36xIII")
+#: The UTF-16LE decoder itself: ``bytes.decode("utf-16-le")`` goes through a Python
+#: wrapper in ``encodings`` first.
+_utf16: Final = codecs.utf_16_le_decode
 _LITTLE: Final = sys.byteorder == "little"
+#: 1, 2, ... 4096: sector numbers a consecutive chain's FAT or MiniFAT entries hold
+#: (a 2 MB file's sectors, or a whole 256 KB mini stream's), see :func:`_successors`.
+_SUCCESSORS: Final = array("I", range(1, 4097))
 
 
 class _Decline(Exception):
@@ -151,7 +161,7 @@ def _chain(
         end = start + count
         if (
             table[end - 1] == _ENDOFCHAIN
-            and (count == 1 or table[start : end - 1] == array("I", range(start + 1, end)))
+            and (count == 1 or table[start : end - 1] == _successors(start, end))
             and used.find(1, start, end) < 0
         ):
             used[start:end] = b"\x01" * count
@@ -176,6 +186,14 @@ def _chain(
     return _runs(out)
 
 
+def _successors(start: int, end: int) -> array[int]:
+    """``start + 1, ..., end - 1``: what a consecutive chain's table entries hold, cut
+    from :data:`_SUCCESSORS` when it reaches (a slice is one copy in C)."""
+    if end <= len(_SUCCESSORS):
+        return _SUCCESSORS[start : end - 1]
+    return array("I", range(start + 1, end))
+
+
 def _words(data: bytes, at: int, size: int) -> array[int]:
     out = array("I", data[at : at + size])
     if not _LITTLE:
@@ -194,19 +212,18 @@ def _table(mv: memoryview, runs: list[tuple[int, int]]) -> array[int]:
     return out
 
 
-def _entry_head(directory: bytes, at: int) -> tuple[str, int, int, int, int]:
-    """Name, type, left and right siblings and child of the directory entry at *at*,
-    the name checked ([MS-CFB] §2.6.1)."""
-    raw, length, kind, _colour, left, right, child = _ENTRY_HEAD.unpack_from(directory, at)
+def _entry_name(raw: bytes, length: int) -> str:
+    """The name of a directory entry from its 64 name bytes and its length field,
+    checked ([MS-CFB] §2.6.1)."""
     if length & 1 or not 2 < length <= 64 or raw[length - 2 : length] != b"\0\0":
         raise _Decline("bad directory entry name length")
     try:
-        name = raw[: length - 2].decode("utf-16-le")
+        name: str = _utf16(raw[: length - 2], "strict", True)[0]
     except UnicodeDecodeError:
         raise _Decline("directory entry name is not UTF-16") from None
     if "/" in name or "\0" in name:
         raise _Decline("directory entry name with '/' or NUL")
-    return name, kind, left, right, child
+    return name
 
 
 class CfbStreams:
@@ -328,16 +345,20 @@ class CfbStreams:
         used: bytearray,
         used_mini: bytearray,
     ) -> None:
-        """Every stream reachable from the root, each chain checked."""
+        """Every stream reachable from the root, each chain checked: one unpack per
+        entry (:data:`_ENTRY`), the name checked by :func:`_entry_name`."""
         count = len(directory) // 128
         seen = bytearray(count)
         seen[0] = 1
         (*_, root_child) = _ENTRY_HEAD.unpack_from(directory, 0)
         # (sid, storage path prefix, depth in olefile's recursion)
         stack: list[tuple[int, str, int]] = [(root_child, "", 2)]
+        push, pop = stack.append, stack.pop
+        unpack = _ENTRY.unpack_from
+        tables = (fat, minifat, used, used_mini)
         reached = 0
         while stack:
-            sid, prefix, depth = stack.pop()
+            sid, prefix, depth = pop()
             if sid == _NOSTREAM:
                 continue
             if sid >= count or seen[sid]:
@@ -348,31 +369,28 @@ class CfbStreams:
             if reached > MAX_ENTRIES:
                 raise _Decline("too many directory entries")
             seen[sid] = 1
-            at = sid * 128
-            name, kind, left, right, child = _entry_head(directory, at)
-            stack.append((left, prefix, depth + 1))
-            stack.append((right, prefix, depth + 1))
-            path = prefix + name
+            raw, length, kind, left, right, child, start, low, high = unpack(directory, sid * 128)
+            push((left, prefix, depth + 1))
+            push((right, prefix, depth + 1))
+            path = prefix + _entry_name(raw, length)
             if kind == _STORAGE:
-                stack.append((child, path + "/", depth + 2))
-            self._entry(directory, at, path, kind, child, (fat, minifat, used, used_mini))
+                if low or high:
+                    raise _Decline("storage with a size")
+                push((child, path + "/", depth + 2))
+            else:
+                self._entry(path, kind, child, (start, low, high), tables)
 
     def _entry(
         self,
-        directory: bytes,
-        at: int,
         path: str,
         kind: int,
         child: int,
+        place: tuple[int, int, int],
         tables: tuple[array[int], array[int], bytearray, bytearray],
     ) -> None:
-        """Check one storage or stream entry (at byte *at* of the directory) and note
-        the stream with its sector runs."""
-        start, low, high = _ENTRY_TAIL.unpack_from(directory, at + 116)
-        if kind == _STORAGE:
-            if low or high:
-                raise _Decline("storage with a size")
-            return
+        """Check one stream entry (start sector, size low and high words in *place*)
+        and note the stream with its sector runs."""
+        start, low, high = place
         if kind != _STREAM:
             raise _Decline("directory entry neither stream nor storage")
         if child != _NOSTREAM or high:

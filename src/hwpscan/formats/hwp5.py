@@ -30,6 +30,9 @@ import io
 import re
 import struct
 from dataclasses import dataclass, field
+from itertools import count, repeat
+from operator import itemgetter
+from typing import cast
 
 import olefile
 
@@ -47,6 +50,7 @@ from hwpscan.formats.hwp5_text import (
     plain_counts,
     section_text,
     text_segments,
+    utf16_decode,
 )
 from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
@@ -75,6 +79,8 @@ _SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 #: document's (a names bomb: millions of tiny records in a small deflate stream).
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
+_TEXT_OF = itemgetter(3)  # a Segment's text
+_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
 _UNREAD_RE = re.compile(
@@ -422,8 +428,11 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
-    text = codeunit_view(raw).rstrip("\x00")
-    return [Segment(path, n, 0, line) for n, line in enumerate(text.split("\r\n")) if line]
+    lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
+    # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
+    # tuple.__new__ over zipped fields, empty lines filtered out by their text.
+    made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
+    return cast("list[Segment]", list(filter(_TEXT_OF, made)))
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
@@ -445,15 +454,32 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
+    spans, cut = _docinfo_spans(data, reader.warnings, reader.max_names)
+    if cut is not None:
+        reader.names_cut = (
+            f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "
+            f"names after record {cut} not read"
+        )
+    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
+        reader.counted["plain_meta"] = counts
+        return []
+    return _decode_names(data, spans)
+
+
+def _docinfo_spans(
+    data: bytes, warnings: list[str], cap: int
+) -> tuple[list[tuple[int, int, int, int]], int | None]:
+    """The name spans of a DocInfo stream (see :func:`_name_spans`), at most *cap* of
+    them, and the index of the record where the cap cut them (``None``: all read)."""
     spans: list[tuple[int, int, int, int]] = []
-    warnings = reader.warnings
-    cap = reader.max_names
     index = 0
     pos = 0
     end = len(data)
     unpack = _U32.unpack_from
     shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
     face, style = spec.FACE_NAME, spec.STYLE
+    only = spec.FACE_HAS_ALTERNATIVE | spec.FACE_HAS_DEFAULT  # bits for more names
+    add = spans.append
     while pos + 4 <= end:
         (head,) = unpack(data, pos)
         pos += 4
@@ -466,38 +492,40 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
         tag = head & mask
+        if tag != style and tag != face:
+            pos = stop
+            index += 1
+            continue
+        # The common cases inline: a STYLE record holding both its names whole, a
+        # FACE_NAME with its one name whole and no alternative or default font name;
+        # anything else goes to the general reader (which says what is wrong).
         if tag == style and stop - pos >= 4:
-            # The common case inline: a STYLE record holding both its names whole.
             a = pos + 2
             b = a + 2 * (data[pos] | data[pos + 1] << 8)
             c = b + 2
             d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
             if d <= stop:
                 if b > a:
-                    spans.append((index, 0, a, b))
+                    add((index, 0, a, b))
                 if d > c:
-                    spans.append((index, (b - a) >> 1, c, d))
-            else:  # let the general reader say what is wrong
+                    add((index, (b - a) >> 1, c, d))
+            else:
                 _name_spans(data, pos, stop, tag, index, spans, warnings)
-        elif tag in (face, style):
-            _name_spans(data, pos, stop, tag, index, spans, warnings)
+        elif tag == face and stop - pos >= 3 and not data[pos] & only:
+            a = pos + 3
+            b = a + 2 * (data[pos + 1] | data[pos + 2] << 8)
+            if b > stop:
+                _name_spans(data, pos, stop, tag, index, spans, warnings)
+            elif b > a:
+                add((index, 0, a, b))
         else:
-            pos = stop
-            index += 1
-            continue
+            _name_spans(data, pos, stop, tag, index, spans, warnings)
         if len(spans) > cap:
             del spans[cap:]
-            reader.names_cut = (
-                f"DocInfo holds more than {cap:,} font and style names (the cap); "
-                f"names after record {index} not read"
-            )
-            break
+            return spans, index
         pos = stop
         index += 1
-    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
-        reader.counted["plain_meta"] = counts
-        return []
-    return _decode_names(data, spans)
+    return spans, None
 
 
 def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
@@ -511,7 +539,7 @@ def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCo
     blob = b"".join([view[a:b] for _, _, a, b in spans])
     if not is_plain(blob):
         return None
-    text = blob.decode("utf-16-le")
+    text: str = utf16_decode(blob, "strict", True)[0]
     return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
@@ -576,11 +604,11 @@ def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[S
     if _SURROGATE_HIGH_BYTE.search(blob[1::2]) is not None:
         return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]
     # No surrogate unit: one code point per unit, so unit offsets index the text.
-    text = blob.decode("utf-16-le")
+    text: str = utf16_decode(blob, "strict", True)[0]
     out: list[Segment] = []
     at = 0
     for i, units, a, b in spans:
         n = (b - a) >> 1
-        out.append(Segment(stream, i, units, text[at : at + n]))
+        out.append(_new(Segment, (stream, i, units, text[at : at + n])))
         at += n
     return out

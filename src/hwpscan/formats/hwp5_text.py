@@ -25,12 +25,13 @@ text box or header follow the paragraph that holds the control.
 
 from __future__ import annotations
 
+import codecs
 import re
 import struct
 import warnings
 import zlib
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -58,6 +59,7 @@ __all__ = [
     "section_text",
     "text_runs",
     "text_segments",
+    "utf16_decode",
     "walk_paragraphs",
 ]
 
@@ -71,14 +73,24 @@ _SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
 #: The same in the codeunit view, and U+FFFD: what the counting looks for.
 _NOTABLE_UNIT_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\ufffd]")
 _U32 = struct.Struct("<I")
+#: The UTF-16LE decoder itself, as ``bytes.decode("utf-16-le", errors)`` calls it (with
+#: ``final``) after a codec lookup and a Python wrapper in :mod:`encodings`.
+utf16_decode = codecs.utf_16_le_decode
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 #: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
 #: other control but the kept ones: line break, hyphen, the two spaces).
 _WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
-_DROPPED_RE = re.compile("[" + "".join(chr(c) for c in range(32) if c not in _KEPT) + "]+")
+#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`).
+_NOTABLE_OR_WIDE_RE = re.compile(
+    "[\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
+)
+_DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
 _PARA_END = chr(spec.PARA_BREAK)
+#: ``_new(Segment, (stream, paragraph, offset, text))`` is ``Segment(...)`` without the
+#: named tuple's Python-level ``__new__`` (a segment per paragraph adds up).
+_new = tuple.__new__
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 
@@ -90,7 +102,8 @@ _HALVES_MAX = 4096
 _VIEW_CHUNK = 1 << 20
 with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
     warnings.simplefilter("ignore", DeprecationWarning)
-    _WCHAR4 = array("u").itemsize == 4
+    _WCHARS = array("u")  # empty: copied by _widened
+    _WCHAR4 = _WCHARS.itemsize == 4
 
 #: Per-document budgets on the objects a section walk makes, not only on bytes: a small
 #: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
@@ -182,8 +195,11 @@ def _halves(ch: str) -> str:
 def codeunit_view(raw: bytes) -> str:
     """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
 
-    Decoding merges valid pairs; only when the text holds astral characters are they
-    split back (a C-level split and join, no Python call per unit).
+    Decoding merges valid pairs; only when the text holds astral characters are the
+    units widened to 32 bits instead, which never pairs halves (slice assignments into
+    a ``wchar_t`` array, all in C); where ``wchar_t`` has 2 bytes, the pairs are split
+    back (a C-level split and join) up to :data:`_VIEW_CHUNK` units, as widening
+    there needs an error handler call per half.
 
     >>> bullet = b"\\x80\\xdb\\xb1\\xde"  # U+F02B1 as the pair DB80 DEB1
     >>> codeunit_view("가".encode("utf-16-le") + bullet) == "가" + chr(0xDB80) + chr(0xDEB1)
@@ -191,15 +207,13 @@ def codeunit_view(raw: bytes) -> str:
     >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
     True
     """
-    text = raw.decode("utf-16-le", "surrogatepass")
+    text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
-    if len(raw) <= 2 * _VIEW_CHUNK:
-        return _split_astral(text)
-    # Many units: widen each to 32 bits and decode as UTF-32, which never pairs halves
-    # (slice assignments and one decode, all in C), a chunk at a time.
-    del text
     step = 2 * _VIEW_CHUNK
+    if len(raw) <= step:
+        return _widened(raw) if _WCHAR4 else _split_astral(text)
+    del text  # many units: widened a chunk at a time
     return "".join(_widened(raw[i : i + step]) for i in range(0, len(raw) & ~1, step))
 
 
@@ -208,9 +222,7 @@ def _widened(chunk: bytes) -> str:
     wide[0::4] = chunk[0::2]
     wide[1::4] = chunk[1::2]
     if _WCHAR4:  # a 4-byte wchar array takes surrogate code points as they are
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            units = array("u")
+        units = _WCHARS[:]  # a copy: no deprecation warning to silence per call
         units.frombytes(wide)
         return units.tounicode()
     return wide.decode("utf-32-le", "surrogatepass")  # slower: an error handler per half
@@ -302,8 +314,60 @@ def _scan(
     bounds are checked once, after the loop) and how many records it walked.
 
     The walk stops before the record that would pass ``max_records`` records or start
-    paragraph number ``max_paragraphs`` (``-1``: no limit).
+    paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
+    bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
+    short) and starts no more paragraphs: when neither limit is below that, none can be
+    reached and the walk is :func:`_scan_free`, which does not check them; else
+    :func:`_scan_budgeted`.
     """
+    most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
+    if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
+        return _scan_free(data, end, max_records >= 0)
+    return _scan_budgeted(data, end, max_records, max_paragraphs)
+
+
+def _scan_free(
+    data: bytes, end: int, counted: bool
+) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
+    """:func:`_scan_budgeted` without limits (the records are counted when *counted*):
+    the least Python work per record, one ``unpack_from`` and two tests for a record
+    that is neither PARA_HEADER nor PARA_TEXT (tags 66 and 67 differ in bit 0 only)."""
+    hits: list[tuple[int, int, int]] = []
+    add = hits.append
+    unpack = _U32.unpack_from
+    lone: list[int] = []
+    para = -1
+    has_text = True
+    pos = walked = 0
+    both = _PARA_HEADER & ~1  # PARA_TEXT is PARA_HEADER | 1
+    try:
+        while pos < end:
+            walked += 1
+            (head,) = unpack(data, pos)
+            size = head >> 20
+            if size == 0xFFF:
+                (size,) = unpack(data, pos + 4)
+                pos += 4
+            if head & 0x3FE == both:
+                if head & 1:  # PARA_TEXT
+                    if has_text:
+                        para += 1
+                        lone.append(para)
+                    add((pos + 4, pos + 4 + size, para))
+                    has_text = True
+                else:
+                    para += 1
+                    has_text = False
+            pos += 4 + size
+    except struct.error:
+        pos = end + 1
+    return hits, para + 1, lone, pos, walked if counted else 0
+
+
+def _scan_budgeted(
+    data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
+) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
+    """:func:`_scan` with its limits checked at every record (the reference walk)."""
     hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
@@ -406,7 +470,9 @@ def text_runs(
             return False
         if i > start:
             run = text[start:i]
-            out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+            out.append(
+                _new(Segment, (stream, para, start, run.translate(_TRANSLATE) if kept else run))
+            )
         kept = False
         if code in _WIDE:
             if i + spec.CONTROL_UNITS > end:
@@ -415,7 +481,7 @@ def text_runs(
                 )
                 return True
             if code == spec.TAB:
-                out.append(Segment(stream, para, i, "\t"))
+                out.append(_new(Segment, (stream, para, i, "\t")))
             start = skip = i + spec.CONTROL_UNITS
         else:
             start = skip = i + 1
@@ -423,7 +489,7 @@ def text_runs(
         if len(out) >= limit >= 0:
             return False
         run = text[start:]
-        out.append(Segment(stream, para, start, run.translate(_TRANSLATE) if kept else run))
+        out.append(_new(Segment, (stream, para, start, run.translate(_TRANSLATE) if kept else run)))
     return True
 
 
@@ -473,14 +539,20 @@ def section_text(
     """The first half of :func:`section_segments`: walk the records, take the budget's
     code units, join the payloads (an odd byte count is a warning)."""
     hits, count = walk_paragraphs(data, stream, warnings, budget)
-    if budget is not None and hits:
+    # The payloads lie apart inside *data*: when it fits in what is left of the code
+    # units, they all do, and the budget is charged below without a walk over them.
+    fits = budget is not None and len(data) <= 2 * max(0, budget.units)
+    if budget is not None and hits and not fits:
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
-    if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
+    total = sum(map(len, parts))
+    if fits and budget is not None:
+        budget.units -= total // 2  # as _within_units does when all fit
+    if total != 2 * sum(sizes):  # some payload has an odd byte count
         for i, (s, e, para) in enumerate(hits):
             if (e - s) & 1:
                 warnings.append(
@@ -514,26 +586,26 @@ def _paragraph_runs(
     big: str, text: SectionText, stream: str, out: list[Segment], warnings: list[str], limit: int
 ) -> int:
     """Append each paragraph's runs of *big* (the section's decoded payloads); returns
-    how many units were handed out before *limit* segments stopped it."""
-    controls = [m.start() for m in _CONTROL_RE.finditer(big)]
-    controls.append(len(big))  # sentinel
-    a = k = 0
+    how many units were handed out before *limit* segments stopped it.
+
+    The common paragraph, text then its paragraph end and no other control, is one
+    segment, told by its last unit and one C-level search over the rest; so is a
+    paragraph without any control. Any other goes through :func:`text_runs`.
+    """
+    search = _CONTROL_RE.search
+    a = 0
     for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
         if len(out) == limit:
             break
         b = a + n
-        c = controls[k]
-        if c == b - 1 and big[c] == _PARA_END:  # the common case: text, then paragraph end
-            if c > a:
-                out.append(Segment(stream, para, 0, big[a:c]))
-            k += 1
-        elif c >= b:  # no control at all
-            if b > a:
-                out.append(Segment(stream, para, 0, big[a:b]))
-        else:
-            if not text_runs(big[a:b], stream, para, out, warnings, limit):
+        if b > a:
+            if big[b - 1] == _PARA_END and search(big, a, b - 1) is None:
+                if b - 1 > a:
+                    out.append(_new(Segment, (stream, para, 0, big[a : b - 1])))
+            elif search(big, a, b) is None:
+                out.append(_new(Segment, (stream, para, 0, big[a:b])))
+            elif not text_runs(big[a:b], stream, para, out, warnings, limit):
                 break
-            k = bisect_left(controls, b, k)
         a = b
     return a
 
@@ -564,18 +636,16 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     holds at least one code unit).
     """
     plain = is_plain(text.raw)
-    big = text.raw.decode("utf-16-le") if plain else _unit_view(text.raw)
+    big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
-    if not plain and not _notable_only_where_wide(big, ends):
+    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _NOTABLE_OR_WIDE_RE)
+    if wide is None:
         return None
     chars, units = _plain_totals(big)
     notes: list[str] = []
-    wide = _WIDE_RE.search(big)
-    while wide is not None:  # each paragraph that holds one, in order
-        p = bisect_right(ends, wide.start())
+    for p in wide:  # each paragraph that holds an 8-unit control, in order
         a = ends[p - 1] if p else 0
-        b = ends[p]
-        piece = big[a:b]
+        piece = big[a : ends[p]]
         runs: list[Segment] = []
         text_runs(piece, stream, text.hits[p][2], runs, notes)
         got = "".join([seg.text for seg in runs])
@@ -584,23 +654,33 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
         old_chars, old_units = _plain_totals(piece)
         chars += len(got) - got.count("\n") - old_chars
         units += len(got) - old_units
-        wide = _WIDE_RE.search(big, b)
     warnings.extend(notes)
     return PlainCounts(chars, units)
 
 
-def _notable_only_where_wide(big: str, ends: list[int]) -> bool:
-    """True when every surrogate, private-use unit or U+FFFD of *big* lies in a
-    paragraph holding an 8-unit control (it may be a parameter: those are counted run by
-    run). The usual answer for a contaminated text comes at its first defect."""
-    found = _NOTABLE_UNIT_RE.search(big)
+def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> list[int] | None:
+    """The paragraphs of *big* (ending at *ends*) that hold an 8-unit control, or
+    ``None`` when a unit *pattern* finds lies in a paragraph holding none: one pass
+    over the text for :data:`_WIDE_RE`, or for :data:`_NOTABLE_OR_WIDE_RE` when every
+    surrogate, private-use unit or U+FFFD must lie in such a paragraph (it may be a
+    parameter: those are counted run by run). The usual answer for a contaminated text
+    comes at its first defect.
+
+    >>> _wide_paragraphs("ab\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _WIDE_RE)
+    [1]
+    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _NOTABLE_OR_WIDE_RE)
+    """
+    out: list[int] = []
+    found = pattern.search(big)
     while found is not None:
         p = bisect_right(ends, found.start())
         a = ends[p - 1] if p else 0
-        if _WIDE_RE.search(big, a, ends[p]) is None:
-            return False
-        found = _NOTABLE_UNIT_RE.search(big, ends[p])
-    return True
+        b = ends[p]
+        if _WIDE_RE.search(big, a, b) is None:  # a notable unit outside such paragraphs
+            return None
+        out.append(p)
+        found = pattern.search(big, b)
+    return out
 
 
 def _unit_view(raw: bytes) -> str:
@@ -614,13 +694,23 @@ def _unit_view(raw: bytes) -> str:
     """
     units = bytearray(raw)
     units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
-    return units.decode("utf-16-le")
+    return utf16_decode(units, "strict", True)[0]
 
 
 def _plain_totals(text: str) -> tuple[int, int]:
-    """(chars, units) of *text* as if it held only 1-unit controls."""
-    units = len(_DROPPED_RE.sub("", text))  # what the dropped controls leave
-    return units - text.count("\n"), units
+    """(chars, units) of *text* as if it held only 1-unit controls: its length less the
+    dropped controls, less the line breaks for ``chars``.
+
+    Every control is below U+0100, so encoding to Latin-1 with ``ignore`` keeps them
+    all (and drops most of a Korean text): the dropped controls are then counted by one
+    ``bytes.translate`` deletion, all in C.
+
+    >>> _plain_totals("가\\r\\n\\x1fb\\x02")
+    (3, 4)
+    """
+    low = text.encode("latin-1", "ignore")
+    units = len(text) - len(low) + len(low.translate(None, _DROPPED_BYTES))
+    return units - low.count(b"\n"), units
 
 
 def _within_units(
