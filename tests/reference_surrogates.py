@@ -33,7 +33,10 @@ _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _BIG_TEXT = 1 << 20
 with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
     warnings.simplefilter("ignore", DeprecationWarning)
-    _WCHAR4 = array("u").itemsize == 4
+    try:
+        _WCHAR4 = array("u").itemsize == 4
+    except ValueError:  # a Python without the "u" type code (its removal is planned)
+        _WCHAR4 = False
 
 
 def _count_chars(text: str) -> Counter[str]:

@@ -64,7 +64,10 @@ _BIG_TEXT = 1 << 20
 
 with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
     warnings.simplefilter("ignore", DeprecationWarning)
-    _WCHAR4 = array("u").itemsize == 4
+    try:
+        _WCHAR4 = array("u").itemsize == 4
+    except ValueError:  # a Python without the "u" type code (its removal is planned)
+        _WCHAR4 = False
 #: The array type code of 4-byte code points, surrogates kept as they are: "w" from
 #: Python 3.13 (where "u" is deprecated), "u" before it (4 bytes where _WCHAR4).
 _WIDE = "w" if sys.version_info >= (3, 13) else "u"

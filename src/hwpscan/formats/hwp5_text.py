@@ -100,10 +100,26 @@ _HALVES_MAX = 4096
 #: Above this many code units with astral characters in them, the codeunit view is
 #: decoded this many units at a time by widening (see :func:`codeunit_view`).
 _VIEW_CHUNK = 1 << 20
-with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
-    warnings.simplefilter("ignore", DeprecationWarning)
-    _WCHARS = array("u")  # empty: copied by _widened
-    _WCHAR4 = _WCHARS.itemsize == 4
+
+
+def _wide_chars() -> array[str] | None:
+    """An empty array of 4-byte characters (copied by :func:`_widened`), or None: "w"
+    (Python 3.13 and later), else "u" where ``wchar_t`` has 4 bytes ("u" is deprecated
+    from 3.13 and to be removed)."""
+    for code in ("w", "u"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                chars = array(code)  # type: ignore[call-overload,unused-ignore]
+        except ValueError:  # no such type code in this Python
+            continue
+        if chars.itemsize == 4:
+            return chars  # type: ignore[return-value,unused-ignore]
+    return None
+
+
+_WCHARS = _wide_chars()
+_WCHAR4 = _WCHARS is not None
 
 #: Per-document budgets on the objects a section walk makes, not only on bytes: a small
 #: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
@@ -221,7 +237,7 @@ def _widened(chunk: bytes) -> str:
     wide = bytearray(2 * len(chunk))
     wide[0::4] = chunk[0::2]
     wide[1::4] = chunk[1::2]
-    if _WCHAR4:  # a 4-byte wchar array takes surrogate code points as they are
+    if _WCHARS is not None:  # a 4-byte character array takes surrogates as they are
         units = _WCHARS[:]  # a copy: no deprecation warning to silence per call
         units.frombytes(wide)
         return units.tounicode()
