@@ -15,6 +15,7 @@ import functools
 import hashlib
 import multiprocessing
 import os
+import pickle
 import re
 import stat
 import time
@@ -649,12 +650,13 @@ def _answer(conn: Connection, index: int, job: Job) -> bool:
     try:
         # The row's JSON line is made here too: it spares the supervisor, which every
         # worker waits on, its costliest step per file.
-        conn.send((index, pack_result(result, index), indexed_line(result, index)))
+        packed = pickle.dumps(pack_result(result, index), protocol=pickle.HIGHEST_PROTOCOL)
+        conn.send((index, packed, indexed_line(result, index)))
     except (OSError, EOFError):
         return False
     except Exception as exc:  # a result too big to send (MemoryError) is a row too
         row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
-        conn.send((index, pack_result(row, index), None))
+        conn.send((index, pickle.dumps(pack_result(row, index)), None))
     return True
 
 
@@ -708,6 +710,26 @@ def pack_result(result: FileResult, index: int | None = None) -> tuple[object, .
         r.repair,
         r.index if index is None else index,
     )
+
+
+def remember_packed(result: FileResult, blob: bytes) -> None:
+    """Keep *blob* (the pickled :func:`pack_result` a worker sent) beside *result*, for
+    whoever writes the row out as such next (:class:`~hwpscan.runs.rows.ResultRows`)."""
+    if len(_PACKED) >= _PACKED_MAX:  # oldest first: it is asked for at once or never
+        del _PACKED[next(iter(_PACKED))]
+    _PACKED[id(result)] = (result, blob)
+
+
+def packed_bytes(result: FileResult) -> bytes | None:
+    """The bytes :func:`remember_packed` kept for *result*, or None."""
+    held = _PACKED.get(id(result))
+    return held[1] if held is not None and held[0] is result else None
+
+
+#: By result identity, as :data:`hwpscan.report.export._LINES` (the result is held, so
+#: its id is not reused while it is here); bounded.
+_PACKED: dict[int, tuple[FileResult, bytes]] = {}
+_PACKED_MAX = 256
 
 
 def _pack_stats(s: TextStats) -> _PackedStats:
@@ -799,7 +821,8 @@ class _Pool:
             worker.started = time.monotonic()
             return None
         worker.done()
-        result = unpack_result(packed)
+        result = unpack_result(pickle.loads(packed))
+        remember_packed(result, packed)
         if line is not None:
             remember_line(result, line)
         return index, result

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -15,6 +14,7 @@ from rich.text import Text
 from hwpscan.forensics.pua import pua_info, pua_summary
 from hwpscan.models import FileResult, Status
 from hwpscan.runs.records import RunInfo
+from hwpscan.runs.rows import status_counts
 
 STATUS_STYLE = {
     Status.CLEAN: "green",
@@ -298,7 +298,7 @@ def compact_cell(value: str) -> str:
 def summary_line(results: Sequence[FileResult]) -> str:
     """``12 files: 5 contaminated, 6 clean, 1 unreadable``."""
     n = len(results)
-    statuses = Counter(r.status for r in results)  # one pass: the rows may be on disk
+    statuses = status_counts(results)  # the rows may be on disk: their tally, if kept
     bad, clean = statuses[Status.CONTAMINATED], statuses[Status.CLEAN]
     unreadable = n - bad - clean
     return f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"

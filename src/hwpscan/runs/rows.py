@@ -27,13 +27,14 @@ import contextlib
 import pickle
 import tempfile
 from array import array
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, overload
 
-from hwpscan.models import FileResult
-from hwpscan.scan import pack_result, unpack_result
+from hwpscan.models import FileResult, Status
+from hwpscan.scan import pack_result, packed_bytes, unpack_result
 
-__all__ = ["KEEP_IN_MEMORY", "ResultRows"]
+__all__ = ["KEEP_IN_MEMORY", "ResultRows", "status_counts"]
 
 #: Rows kept as objects before the rest go to disk: a small scan never touches the
 #: disk, a large one holds this many rows and 16 bytes for each of the others.
@@ -51,6 +52,7 @@ class ResultRows(Sequence[FileResult]):
         self._file: BinaryIO | None = None
         self._end = 0  # the file's size
         self._spill = True  # False once the disk refused a row: all stay in memory
+        self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
 
     @property
     def spilled(self) -> int:
@@ -61,10 +63,12 @@ class ResultRows(Sequence[FileResult]):
         if len(self._head) < self._keep or not self._spill or not self._write(row):
             self._head.append(row)
         self._indexes.append(-1 if row.index is None else row.index)
+        self.statuses[row.status] += 1
 
     def _write(self, row: FileResult) -> bool:
         """Spill *row*; False (and no more spilling) when the disk refuses it."""
-        blob = pickle.dumps(pack_result(row), protocol=pickle.HIGHEST_PROTOCOL)
+        # the bytes a worker sent it in, when they are at hand: nothing to pack again
+        blob = packed_bytes(row) or pickle.dumps(pack_result(row), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             if self._file is None:
                 # held open for the rows' lifetime; unlinked at once, closed by close()
@@ -131,12 +135,26 @@ class ResultRows(Sequence[FileResult]):
             self._file = None
 
 
+def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
+    """Rows per status: from the tally of :class:`ResultRows` (no row read back from
+    disk), else counted.
+
+    >>> from hwpscan.models import Format
+    >>> status_counts([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
+    Counter({<Status.CLEAN: 'clean'>: 1})
+    """
+    if isinstance(rows, ResultRows | _Ordered):
+        return Counter(rows.statuses)
+    return Counter(r.status for r in rows)
+
+
 class _Ordered(Sequence[FileResult]):
     """*rows* seen through a permutation (kept as an array: 8 bytes a row)."""
 
     def __init__(self, rows: ResultRows, order: array[int]) -> None:
         self._rows = rows
         self._order = order
+        self.statuses = rows.statuses
 
     def __len__(self) -> int:
         return len(self._order)
