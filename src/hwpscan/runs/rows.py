@@ -41,7 +41,32 @@ __all__ = ["KEEP_IN_MEMORY", "ResultRows", "status_counts"]
 KEEP_IN_MEMORY = 512
 
 
-class ResultRows(Sequence[FileResult]):
+class _Rows(Sequence[FileResult]):
+    """A sequence of rows given by :meth:`_row` (an index already checked) and a length."""
+
+    def _row(self, i: int) -> FileResult:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> FileResult: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[FileResult]: ...
+    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
+        if isinstance(i, slice):
+            return [self._row(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("row index out of range")
+        return self._row(i)
+
+    def __iter__(self) -> Iterator[FileResult]:
+        for i in range(len(self)):
+            yield self._row(i)
+
+
+class ResultRows(_Rows):
     """Rows in the order they were added; see the module's description."""
 
     def __init__(self, *, keep: int | None = None) -> None:
@@ -87,7 +112,7 @@ class ResultRows(Sequence[FileResult]):
 
     def _unspill(self) -> None:
         """Bring every spilled row back into memory and spill no more."""
-        self._head.extend([self[i] for i in range(len(self._head), len(self._indexes))])
+        self._head.extend([self._row(i) for i in range(len(self._head), len(self._indexes))])
         self._offsets = array("q")
         self._spill = False
         self.close()
@@ -95,18 +120,7 @@ class ResultRows(Sequence[FileResult]):
     def __len__(self) -> int:
         return len(self._indexes)
 
-    @overload
-    def __getitem__(self, i: int) -> FileResult: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[FileResult]: ...
-    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("row index out of range")
+    def _row(self, i: int) -> FileResult:
         head = len(self._head)
         if i < head:
             return self._head[i]
@@ -117,10 +131,6 @@ class ResultRows(Sequence[FileResult]):
         end = self._offsets[k + 1] if k + 1 < len(self._offsets) else self._end
         self._file.seek(at)
         return unpack_result(pickle.loads(self._file.read(end - at)))
-
-    def __iter__(self) -> Iterator[FileResult]:
-        for i in range(len(self)):
-            yield self[i]
 
     def in_input_order(self) -> Sequence[FileResult]:
         """The rows sorted by their input index (rows without one first), as a view."""
@@ -148,7 +158,7 @@ def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
     return Counter(r.status for r in rows)
 
 
-class _Ordered(Sequence[FileResult]):
+class _Ordered(_Rows):
     """*rows* seen through a permutation (kept as an array: 8 bytes a row)."""
 
     def __init__(self, rows: ResultRows, order: array[int]) -> None:
@@ -159,16 +169,5 @@ class _Ordered(Sequence[FileResult]):
     def __len__(self) -> int:
         return len(self._order)
 
-    @overload
-    def __getitem__(self, i: int) -> FileResult: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[FileResult]: ...
-    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
-        if isinstance(i, slice):
-            return [self._rows[k] for k in self._order[i]]
-        return self._rows[self._order[i]]
-
-    def __iter__(self) -> Iterator[FileResult]:
-        rows = self._rows
-        for k in self._order:
-            yield rows[k]
+    def _row(self, i: int) -> FileResult:
+        return self._rows._row(self._order[i])
