@@ -293,3 +293,14 @@ def test_the_paragraph_runs_are_each_paragraphs_text_runs(
     assert out == want
     assert warnings == want_warnings
     assert (budget.segments, budget.exceeded) == (want_budget.segments, want_budget.exceeded)
+
+
+def test_the_segment_budget_holds_where_a_run_and_a_tab_come_together() -> None:
+    """A run followed by a tab adds two segments at one check: the budget must still
+    stop at its last segment and say so (it once overshot and never stopped)."""
+    data = _record(spec.PARA_HEADER, b"") + _record(spec.PARA_TEXT, "a\t".encode("utf-16-le") * 50)
+    budget = Budget(segments=7)
+    out: list[Segment] = []
+    hwp5_text.section_segments(data, "s", out, [], budget)
+    assert len(out) == 7
+    assert budget.exceeded is not None and "7 text segments" in budget.exceeded

@@ -482,7 +482,7 @@ def text_runs(
         if code in _KEPT:
             kept = True
             continue
-        if len(out) == limit:
+        if 0 <= limit <= len(out):
             return False
         if i > start:
             run = text[start:i]
@@ -497,6 +497,8 @@ def text_runs(
                 )
                 return True
             if code == spec.TAB:
+                if 0 <= limit <= len(out):  # the run before it took the last segment
+                    return False
                 out.append(_new(Segment, (stream, para, i, "\t")))
             start = skip = i + spec.CONTROL_UNITS
         else:
@@ -594,7 +596,7 @@ def text_segments(
     done = _paragraph_runs(big, text, stream, out, warnings, limit)
     if budget is not None:
         budget.segments -= len(out) - before
-        if len(out) == limit and done < len(big):
+        if 0 <= limit <= len(out) and done < len(big):
             budget.spend("text segments", stream)
 
 
@@ -611,7 +613,7 @@ def _paragraph_runs(
     search = _CONTROL_RE.search
     a = 0
     for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
-        if len(out) == limit:
+        if 0 <= limit <= len(out):
             break
         b = a + n
         if b > a:
