@@ -298,7 +298,10 @@ def test_the_paragraph_runs_are_each_paragraphs_text_runs(
 def test_the_segment_budget_holds_where_a_run_and_a_tab_come_together() -> None:
     """A run followed by a tab adds two segments at one check: the budget must still
     stop at its last segment and say so (it once overshot and never stopped)."""
-    data = _record(spec.PARA_HEADER, b"") + _record(spec.PARA_TEXT, "a\t".encode("utf-16-le") * 50)
+    tab = [0x09, 0, 0, 0, 0, 0, 0, 0x09]  # a tab control: its code, 6 parameters, its code
+    units = [0x41, *tab] * 20 + [0x0D]
+    payload = struct.pack(f"<{len(units)}H", *units)
+    data = _record(spec.PARA_HEADER, b"") + _record(spec.PARA_TEXT, payload)
     budget = Budget(segments=7)
     out: list[Segment] = []
     hwp5_text.section_segments(data, "s", out, [], budget)
