@@ -37,6 +37,7 @@ from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
+from hwpscan.memo import ByIdentity
 from hwpscan.models import (
     Document,
     ExitCode,
@@ -715,21 +716,16 @@ def pack_result(result: FileResult, index: int | None = None) -> tuple[object, .
 def remember_packed(result: FileResult, blob: bytes) -> None:
     """Keep *blob* (the pickled :func:`pack_result` a worker sent) beside *result*, for
     whoever writes the row out as such next (:class:`~hwpscan.runs.rows.ResultRows`)."""
-    if len(_PACKED) >= _PACKED_MAX:  # oldest first: it is asked for at once or never
-        del _PACKED[next(iter(_PACKED))]
-    _PACKED[id(result)] = (result, blob)
+    _PACKED.put(result, blob)
 
 
 def packed_bytes(result: FileResult) -> bytes | None:
     """The bytes :func:`remember_packed` kept for *result*, or None."""
-    held = _PACKED.get(id(result))
-    return held[1] if held is not None and held[0] is result else None
+    return _PACKED.get(result)
 
 
-#: By result identity, as :data:`hwpscan.report.export._LINES` (the result is held, so
-#: its id is not reused while it is here); bounded.
-_PACKED: dict[int, tuple[FileResult, bytes]] = {}
-_PACKED_MAX = 256
+#: Asked for at once (the row is spilled as it arrives) or never: a few are enough.
+_PACKED: ByIdentity[FileResult, bytes] = ByIdentity(256)
 
 
 def _pack_stats(s: TextStats) -> _PackedStats:

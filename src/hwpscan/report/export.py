@@ -18,6 +18,7 @@ from dataclasses import asdict
 from json.encoder import encode_basestring as _quote  # the C string encoder json.dumps uses
 from typing import IO
 
+from hwpscan.memo import ByIdentity
 from hwpscan.models import FileResult, Location, TextStats
 
 CSV_COLUMNS = [
@@ -48,12 +49,10 @@ def jsonl_line(result: FileResult) -> str:
     >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:46]
     '{"path": "보도.hwp", "sha256": "ab", "bytes": 3,'
     """
-    key = id(result)
-    held = _LINES.get(key)
-    if held is not None and held[0] is result:
-        return held[1]
-    line = record_line(result)
-    remember_line(result, line)
+    line = _LINES.get(result)
+    if line is None:
+        line = record_line(result)
+        _LINES.put(result, line)
     return line
 
 
@@ -143,16 +142,12 @@ def _stats(stats: TextStats | None) -> str:
 
 def remember_line(result: FileResult, line: str) -> None:
     """Take *line* as :func:`jsonl_line` of *result* (a worker process made it)."""
-    if len(_LINES) >= _LINES_MAX:  # oldest first: a result is asked for twice, soon
-        del _LINES[next(iter(_LINES))]
-    _LINES[id(result)] = (result, line)
+    _LINES.put(result, line)
 
 
-#: The last lines made, by result identity (the result is held, so an id is never
-#: reused while cached): the stream and the run store each want a result's line, and a
+#: The last lines made: the stream and the run store each want a result's line, and a
 #: result is immutable, so it is built once. Bounded: the store writes in small batches.
-_LINES: dict[int, tuple[FileResult, str]] = {}
-_LINES_MAX = 512
+_LINES: ByIdentity[FileResult, str] = ByIdentity(512)
 
 
 def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
