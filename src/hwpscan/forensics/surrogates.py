@@ -26,7 +26,7 @@ import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, count, islice
 
 from hwpscan.models import Location, Segment, TextStats
@@ -207,7 +207,7 @@ def join_segments(segments: Iterable[Segment]) -> str:
     >>> join_segments([Segment("s", 0, 0, "a"), Segment("s", 0, 1, "b"), Segment("s", 1, 0, "c")])
     'ab\\nc'
     """
-    return "\n".join(_paragraph_texts(list(segments)))
+    return "\n".join(_paragraph_groups(list(segments))[0])
 
 
 def utf8_error(text: str) -> str | None:
@@ -227,66 +227,9 @@ def utf8_error(text: str) -> str | None:
     return None  # pragma: no cover - unreachable: a surrogate always fails
 
 
-class _Paragraph:
-    """One paragraph's text as a pipeline sees it: its segments joined, controls gone.
-
-    ``offset(i)`` maps a position in the joined text back to the code-unit offset in
-    the stored paragraph, so a location points at the real units even when a control
-    code stood between two runs.
-    """
-
-    __slots__ = ("_offsets", "_starts", "paragraph", "stream", "text")
-
-    def __init__(self, segments: Sequence[Segment]) -> None:
-        first = segments[0]
-        self.stream, self.paragraph = first.stream, first.paragraph
-        self.text = "".join([seg.text for seg in segments])
-        self._starts: list[int] = []
-        self._offsets: list[int] = []
-        at = 0
-        for seg in segments:
-            self._starts.append(at)
-            self._offsets.append(seg.offset)
-            at += len(seg.text)
-
-    def offset(self, i: int) -> int:
-        k = bisect_right(self._starts, i) - 1
-        return self._offsets[k] + i - self._starts[k]
-
-
-def paragraphs(segments: Sequence[Segment]) -> list[_Paragraph]:
-    """Consecutive segments of the same (stream, paragraph) joined into one paragraph."""
-    return list(_iter_paragraphs(segments))
-
-
-def _iter_paragraphs(segments: Sequence[Segment]) -> Iterator[_Paragraph]:
-    """:func:`paragraphs` one at a time: a search that stops early builds no more."""
-    run: list[Segment] = []
-    for seg in segments:
-        if run and (seg.stream != run[0].stream or seg.paragraph != run[0].paragraph):
-            yield _Paragraph(run)
-            run = []
-        run.append(seg)
-    if run:
-        yield _Paragraph(run)
-
-
-def _paragraph_texts(segments: Sequence[Segment]) -> list[str]:
-    """Each paragraph's text, its runs joined (the cheap form of :func:`paragraphs`)."""
-    texts: list[str] = []
-    key: tuple[str, int] | None = None
-    for stream, paragraph, _offset, text in segments:
-        if (stream, paragraph) == key:
-            texts[-1] += text
-        else:
-            texts.append(text)
-            key = (stream, paragraph)
-    return texts
-
-
 def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
-    """:func:`_paragraph_texts`, and where each paragraph's segments start (one more
-    entry at the end: ``len(segments)``).
+    """Each paragraph's text, its runs joined, and where each paragraph's segments
+    start (one more entry at the end: ``len(segments)``).
 
     When no two neighbours share a paragraph (the common case: one run of text per
     paragraph) that is found and answered with C-level maps, no Python step per segment.
