@@ -70,6 +70,7 @@ def test_a_scan_past_the_memory_window_gives_the_same_outcome(
     whole = scan(settings)
     monkeypatch.setattr(rows_module, "KEEP_IN_MEMORY", 4)
     spilled = scan(settings)
+    assert spilled.results._rows.spilled == len(whole.results) - 4  # type: ignore[attr-defined]
     strip = [replace(r, seconds=0.0) for r in whole.results]
     assert [replace(r, seconds=0.0) for r in spilled.results] == strip
     assert [r.index for r in spilled.results] == list(range(len(strip)))

@@ -42,7 +42,10 @@ KEEP_IN_MEMORY = 512
 
 
 class _Rows(Sequence[FileResult]):
-    """A sequence of rows given by :meth:`_row` (an index already checked) and a length."""
+    """A sequence of rows given by :meth:`_row` (an index already checked) and a length,
+    with its rows per status (:attr:`statuses`) kept as they came."""
+
+    statuses: Counter[Status]
 
     def _row(self, i: int) -> FileResult:
         raise NotImplementedError
@@ -153,7 +156,7 @@ def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
     >>> status_counts([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
     Counter({<Status.CLEAN: 'clean'>: 1})
     """
-    if isinstance(rows, ResultRows | _Ordered):
+    if isinstance(rows, _Rows):
         return Counter(rows.statuses)
     return Counter(r.status for r in rows)
 
