@@ -38,6 +38,7 @@ import olefile
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats import native
 from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
 from hwpscan.formats.hwp5_text import (
     Budget,
@@ -80,6 +81,7 @@ _SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
+_NATIVE_SPANS = native.docinfo_spans  # _docinfo_spans in C, when built
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
@@ -454,7 +456,8 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
-    spans, cut = _docinfo_spans(data, reader.warnings, reader.max_names)
+    found = _NATIVE_SPANS(data, reader.max_names) if _NATIVE_SPANS is not None else None
+    spans, cut = found or _docinfo_spans(data, reader.warnings, reader.max_names)
     if cut is not None:
         reader.names_cut = (
             f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "

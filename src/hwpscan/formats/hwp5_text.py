@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats import native
 from hwpscan.models import Segment
 
 __all__ = [
@@ -93,6 +94,7 @@ _PARA_END = chr(spec.PARA_BREAK)
 _new = tuple.__new__
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
+_NATIVE_SCAN = native.scan_free
 
 
 _HALVES: dict[str, str] = {}
@@ -333,12 +335,13 @@ def _scan(
     paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
     bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
     short) and starts no more paragraphs: when neither limit is below that, none can be
-    reached and the walk is :func:`_scan_free`, which does not check them; else
+    reached and the walk is :func:`_scan_free` (its C twin in
+    :mod:`~hwpscan.formats.native` when built), which does not check them; else
     :func:`_scan_budgeted`.
     """
     most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
     if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
-        return _scan_free(data, end, max_records >= 0)
+        return (_NATIVE_SCAN or _scan_free)(data, end, max_records >= 0)
     return _scan_budgeted(data, end, max_records, max_paragraphs)
 
 

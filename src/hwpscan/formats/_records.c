@@ -1,0 +1,292 @@
+/* Native record walks of an HWP 5 stream: the optional fast path of two loops that
+ * hwpscan.formats.hwp5_text and hwpscan.formats.hwp5 also hold in Python.
+ *
+ * The Python functions are the reference: every function here returns exactly what its
+ * Python twin returns for the same arguments (tests/test_native_records.py drives both
+ * over fixtures, mutated and random streams), or None where the Python twin would write
+ * a warning, so that the caller runs the Python code for that stream and the warning is
+ * the same text as ever. Without a compiler the package installs without this module
+ * and the Python code runs alone.
+ *
+ * Every read is bounds-checked against the buffer's length before it is made; positions
+ * are 64-bit, so a record size near 4 GB cannot wrap.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#define TAG_MASK 0x3FFu
+#define SIZE_SHIFT 20
+#define EXTENDED_SIZE 0xFFFu
+#define PARA_HEADER 66u /* PARA_TEXT is 67: PARA_HEADER | 1 */
+#define FACE_NAME 19u
+#define STYLE 26u
+#define FACE_HAS_ALTERNATIVE 0x80u
+#define FACE_HAS_TYPE_INFO 0x40u
+#define FACE_HAS_DEFAULT 0x20u
+#define FACE_TYPE_INFO_BYTES 10
+
+static inline uint32_t
+u32_at(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint32_t
+u16_at(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+/* Append a tuple of 3 or 4 Python ints built from *values*; 0 on success. */
+static int
+append_ints(PyObject *list, int n, const int64_t *values)
+{
+    PyObject *item = PyTuple_New(n);
+    if (item == NULL) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (v == NULL) {
+            Py_DECREF(item);
+            return -1;
+        }
+        PyTuple_SET_ITEM(item, i, v);
+    }
+    int failed = PyList_Append(list, item);
+    Py_DECREF(item);
+    return failed;
+}
+
+static int
+append_int(PyObject *list, int64_t value)
+{
+    PyObject *v = PyLong_FromLongLong(value);
+    if (v == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(list, v);
+    Py_DECREF(v);
+    return failed;
+}
+
+PyDoc_STRVAR(scan_free_doc,
+"scan_free(data, end, counted, /)\n--\n\n"
+"hwpscan.formats.hwp5_text._scan_free: (hits, paragraphs, lone, pos, walked).");
+
+static PyObject *
+scan_free(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "scan_free takes 3 arguments");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    Py_ssize_t end_arg = PyLong_AsSsize_t(args[1]);
+    int counted = PyObject_IsTrue(args[2]);
+    PyObject *hits = NULL, *lone = NULL, *result = NULL;
+    if ((end_arg == -1 && PyErr_Occurred()) || counted < 0) {
+        goto done;
+    }
+    hits = PyList_New(0);
+    lone = PyList_New(0);
+    if (hits == NULL || lone == NULL) {
+        goto done;
+    }
+    const unsigned char *data = view.buf;
+    const int64_t len = view.len, end = end_arg;
+    int64_t pos = 0, walked = 0, para = -1;
+    int has_text = 1;
+    while (pos < end) {
+        walked++;
+        if (pos + 4 > len) { /* struct.error in the Python walk */
+            pos = end + 1;
+            break;
+        }
+        uint32_t head = u32_at(data + pos);
+        int64_t size = head >> SIZE_SHIFT;
+        if (size == EXTENDED_SIZE) {
+            if (pos + 8 > len) {
+                pos = end + 1;
+                break;
+            }
+            size = u32_at(data + pos + 4);
+            pos += 4;
+        }
+        if ((head & (TAG_MASK & ~1u)) == PARA_HEADER) {
+            if (head & 1u) { /* PARA_TEXT */
+                if (has_text) {
+                    para++;
+                    if (append_int(lone, para) < 0) {
+                        goto done;
+                    }
+                }
+                int64_t hit[3] = {pos + 4, pos + 4 + size, para};
+                if (append_ints(hits, 3, hit) < 0) {
+                    goto done;
+                }
+                has_text = 1;
+            }
+            else {
+                para++;
+                has_text = 0;
+            }
+        }
+        pos += 4 + size;
+    }
+    result = Py_BuildValue("(OLOLL)", hits, (long long)(para + 1), lone, (long long)pos,
+                           (long long)(counted ? walked : 0));
+done:
+    Py_XDECREF(hits);
+    Py_XDECREF(lone);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+/* The names of one FACE_NAME or STYLE record spanning data[start:stop], as
+ * hwpscan.formats.hwp5._name_spans reads them: 1 when read, 0 when the Python reader
+ * would write a warning (the caller gives up), -1 on a Python error. */
+static int
+name_spans(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
+           int64_t index, PyObject *spans)
+{
+    int skips[3];
+    int nskips;
+    if (tag == STYLE) {
+        skips[0] = skips[1] = 0;
+        nskips = 2;
+    }
+    else if (stop > start) {
+        unsigned char prop = data[start];
+        skips[0] = 1; /* the property byte */
+        nskips = 1;
+        if (prop & FACE_HAS_ALTERNATIVE) {
+            skips[nskips++] = 1; /* the alternative font's type byte */
+        }
+        if (prop & FACE_HAS_DEFAULT) {
+            skips[nskips++] = (prop & FACE_HAS_TYPE_INFO) ? FACE_TYPE_INFO_BYTES : 0;
+        }
+    }
+    else {
+        return 1; /* an empty FACE_NAME: nothing, and no warning */
+    }
+    int64_t pos = start, units = 0;
+    for (int n = 0; n < nskips; n++) {
+        pos += skips[n];
+        if (pos + 2 > stop) {
+            return 0;
+        }
+        int64_t length = u16_at(data + pos);
+        pos += 2;
+        if (pos + 2 * length > stop) {
+            return 0;
+        }
+        if (length) {
+            int64_t span[4] = {index, units, pos, pos + 2 * length};
+            if (append_ints(spans, 4, span) < 0) {
+                return -1;
+            }
+        }
+        pos += 2 * length;
+        units += length;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(docinfo_spans_doc,
+"docinfo_spans(data, cap, /)\n--\n\n"
+"hwpscan.formats.hwp5._docinfo_spans: (spans, cut), or None where it would warn.");
+
+static PyObject *
+docinfo_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "docinfo_spans takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    Py_ssize_t cap = PyLong_AsSsize_t(args[1]);
+    PyObject *spans = NULL, *result = NULL;
+    if (cap == -1 && PyErr_Occurred()) {
+        goto done;
+    }
+    if (cap < 0) {
+        /* the Python reader's del spans[cap:] counts from the end: not this path */
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    spans = PyList_New(0);
+    if (spans == NULL) {
+        goto done;
+    }
+    const unsigned char *data = view.buf;
+    const int64_t end = view.len;
+    int64_t pos = 0, index = 0;
+    while (pos + 4 <= end) {
+        uint32_t head = u32_at(data + pos);
+        pos += 4;
+        int64_t size = head >> SIZE_SHIFT;
+        if (size == EXTENDED_SIZE && pos + 4 <= end) {
+            size = u32_at(data + pos);
+            pos += 4;
+        }
+        int64_t stop = pos + size;
+        if (stop > end) { /* "runs past the end of the stream": the Python reader's */
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        uint32_t tag = head & TAG_MASK;
+        if (tag == STYLE || tag == FACE_NAME) {
+            int read = name_spans(data, pos, stop, tag, index, spans);
+            if (read < 0) {
+                goto done;
+            }
+            if (read == 0) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (PyList_GET_SIZE(spans) > cap) {
+                if (PyList_SetSlice(spans, cap, PyList_GET_SIZE(spans), NULL) < 0) {
+                    goto done;
+                }
+                result = Py_BuildValue("(OL)", spans, (long long)index);
+                goto done;
+            }
+        }
+        pos = stop;
+        index++;
+    }
+    result = Py_BuildValue("(OO)", spans, Py_None);
+done:
+    Py_XDECREF(spans);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"scan_free", (PyCFunction)(void (*)(void))scan_free, METH_FASTCALL, scan_free_doc},
+    {"docinfo_spans", (PyCFunction)(void (*)(void))docinfo_spans, METH_FASTCALL,
+     docinfo_spans_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "hwpscan.formats._records",
+    .m_doc = "Native record walks of HWP 5 streams (the Python code is the reference).",
+    .m_size = 0,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC
+PyInit__records(void)
+{
+    return PyModuleDef_Init(&module_def);
+}

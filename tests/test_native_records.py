@@ -1,0 +1,188 @@
+"""The native record walks (``hwpscan.formats._records``) against their Python twins.
+
+:func:`~hwpscan.formats.hwp5_text._scan_free` and
+:func:`~hwpscan.formats.hwp5._docinfo_spans` are the reference. The C walk of a section
+answers exactly as the Python one for every stream and end (damaged tails, extended
+sizes, sizes near 4 GB); the C DocInfo walk answers exactly as the Python one wherever
+the Python one writes no warning, and hands the stream back (``None``) wherever it does.
+Checked on hypothesis input, on every fixture's streams and on generated documents.
+Skipped where the package was installed without a compiler.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwpscan.formats import hwp5, hwp5_text, native
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats.cfb_fast import open_cfb
+from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
+
+records = pytest.importorskip("hwpscan.formats._records")
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _record(tag: int, payload: bytes, level: int = 0, *, extended: bool = False) -> bytes:
+    if extended or len(payload) >= 0xFFF:
+        return struct.pack("<II", tag | level << 10 | 0xFFF << 20, len(payload)) + payload
+    return struct.pack("<I", tag | level << 10 | len(payload) << 20) + payload
+
+
+_TAGS = [spec.PARA_HEADER, spec.PARA_TEXT, spec.PARA_CHAR_SHAPE, spec.FACE_NAME, spec.STYLE]
+_records = st.lists(
+    st.builds(
+        _record,
+        st.sampled_from([*_TAGS, 71, 0, 1023, spec.PARA_HEADER | 0x100]),
+        st.binary(max_size=24),
+        st.integers(0, 3),
+        extended=st.booleans(),
+    ),
+    max_size=30,
+)
+#: Whole records, then maybe a tail that breaks the stream: a header cut short, a size
+#: past the end, an extended size near 4 GB.
+_tails = st.one_of(
+    st.binary(max_size=9),
+    st.builds(
+        lambda n: struct.pack("<II", spec.PARA_TEXT | 0xFFF << 20, n), st.integers(0, 2**32 - 1)
+    ),
+)
+_streams = st.tuples(_records, _tails).map(lambda t: b"".join(t[0]) + t[1])
+
+
+def _name(text: str) -> bytes:
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return struct.pack("<H", len(raw) // 2) + raw
+
+
+_names = st.text(max_size=6).map(_name)
+#: FACE_NAME and STYLE records as writers make them (every property bit), and cut.
+_name_records = st.one_of(
+    st.builds(
+        lambda prop, a, kind, b, info, c: _record(
+            spec.FACE_NAME, bytes([prop]) + a + kind + b + info + c
+        ),
+        st.integers(0, 255),
+        _names,
+        st.binary(min_size=0, max_size=1),
+        _names,
+        st.binary(min_size=0, max_size=10),
+        _names,
+    ),
+    st.builds(
+        lambda a, b, rest: _record(spec.STYLE, a + b + rest), _names, _names, st.binary(max_size=8)
+    ),
+    st.builds(_record, st.sampled_from(_TAGS), st.binary(max_size=12)),
+)
+_docinfo = st.tuples(st.lists(_name_records, max_size=12), _tails).map(
+    lambda t: b"".join(t[0]) + t[1]
+)
+
+
+def _assert_same_walk(data: bytes) -> None:
+    for end in (len(data), len(data) // 2, max(0, len(data) - 3)):
+        for counted in (True, False):
+            assert records.scan_free(data, end, counted) == hwp5_text._scan_free(data, end, counted)
+
+
+def _assert_same_spans(data: bytes, cap: int) -> None:
+    warnings: list[str] = []
+    want = hwp5._docinfo_spans(data, warnings, cap)
+    got = records.docinfo_spans(data, cap)
+    if warnings:
+        assert got is None, warnings
+    else:
+        assert got == want
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=_streams)
+def test_the_native_section_walk_answers_as_the_python_walk(data: bytes) -> None:
+    _assert_same_walk(data)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=_docinfo, cap=st.integers(0, 8))
+def test_the_native_docinfo_walk_answers_as_the_python_walk_or_hands_it_back(
+    data: bytes, cap: int
+) -> None:
+    _assert_same_spans(data, cap)
+    _assert_same_spans(data, 50_000)
+
+
+def test_a_docinfo_walk_that_would_warn_is_handed_back() -> None:
+    face = _record(spec.FACE_NAME, b"\x80" + _name("바탕"))  # an alternative name missing
+    cut = _record(spec.STYLE, _name("본문") + _name("Body"))[:-2]
+    for data in (face, cut, _record(spec.STYLE, b"\x01\x00")):
+        warnings: list[str] = []
+        hwp5._docinfo_spans(data, warnings, 100)
+        assert warnings
+        assert records.docinfo_spans(data, 100) is None
+
+
+def test_a_cut_by_the_name_cap_is_where_the_python_walk_cuts() -> None:
+    data = b"".join(_record(spec.STYLE, _name(f"s{i}") + _name(f"e{i}")) for i in range(9))
+    assert records.docinfo_spans(data, 5) == hwp5._docinfo_spans(data, [], 5)
+    assert records.docinfo_spans(data, 5)[1] == 2  # record 2 holds names 5 and 6
+
+
+def test_wrong_arguments_raise_instead_of_reading() -> None:
+    with pytest.raises(TypeError):
+        records.scan_free("text", 4, True)
+    with pytest.raises(TypeError):
+        records.scan_free(b"")
+    with pytest.raises(TypeError):
+        records.docinfo_spans(b"", "cap")
+    assert records.docinfo_spans(b"", -1) is None  # a negative cap: the Python walk's
+
+
+def _streams_of(data: bytes) -> list[bytes]:
+    cfb = open_cfb(data)
+    if cfb is None:
+        return []
+    out = []
+    for path in cfb.paths:
+        if path.lower() == "docinfo" or path.lower().startswith("bodytext/"):
+            raw = cfb.read(path)
+            try:
+                out.append(zlib.decompress(raw, -15))
+            except zlib.error:
+                out.append(raw)
+    return out
+
+
+def test_every_fixture_and_generated_document_walks_alike() -> None:
+    documents = [p.read_bytes() for p in sorted(FIXTURES.rglob("*")) if p.is_file()]
+    documents += [
+        build_hwp5(["본문", "\ud83d\ude00 쌍", "외톨이 \udb80", Table([["a", "b"], ["c", "d"]])]),
+        build_hwp5(["x" * 5000] * 3, compressed=False),
+    ]
+    walked = 0
+    for document in documents:
+        for stream in _streams_of(document):
+            _assert_same_walk(stream)
+            _assert_same_spans(stream, 50_000)
+            walked += 1
+    assert walked > 50
+
+
+def test_the_readers_use_the_native_walks_when_built() -> None:
+    assert native.ACTIVE
+    assert hwp5_text._NATIVE_SCAN is records.scan_free
+    assert hwp5._NATIVE_SPANS is records.docinfo_spans
+
+
+def test_an_extended_size_cut_short_stops_the_walk_as_in_python() -> None:
+    head = struct.pack("<I", spec.PARA_TEXT | 0xFFF << 20)
+    whole = _record(spec.PARA_HEADER, b"") + _record(spec.PARA_TEXT, b"ab")
+    for cut in range(4):
+        data = whole + head + b"\x05\x00\x00\x00"[:cut]
+        _assert_same_walk(data)
+        assert records.scan_free(data, len(data), True)[3] == len(data) + 1
