@@ -216,7 +216,7 @@ _CORE = r"""
 import sys, time
 from pathlib import Path
 from hwpscan.scan import scan_file
-from hwpscan.formats import cfb_fast
+from hwpscan.formats import cfb_fast, native
 files = sorted(Path(sys.argv[1]).rglob(sys.argv[2]))
 files = files[:: max(1, len(files) // 1000)][:1000]  # spread over the corpus: its mix
 best = float("inf")
@@ -225,8 +225,12 @@ for _ in range(3):
     for path in files:
         scan_file(path)
     best = min(best, time.process_time() - start)
-print(len(files), best, sum(cfb_fast.DECLINES.values()))
+print(len(files), best, sum(cfb_fast.DECLINES.values()), int(native.ACTIVE))
 """
+
+
+#: The environment that runs the readers' Python code alone (their native twins off).
+PURE = {"HWPSCAN_PURE_PYTHON": "1"}
 
 
 @dataclass
@@ -265,7 +269,9 @@ def scan_cmd(targets: list[Path], jobs: int) -> list[str]:
     ]
 
 
-def run(cmd: list[str]) -> tuple[float, float, float, list[str]]:
+def run(
+    cmd: list[str], extra_env: dict[str, str] | None = None
+) -> tuple[float, float, float, list[str]]:
     """Wall seconds, CPU seconds (all processes), peak RSS (MB) of the largest process,
     and the command's output words. On a busy machine the CPU figures are the steadier.
 
@@ -283,7 +289,7 @@ def run(cmd: list[str]) -> tuple[float, float, float, list[str]]:
         *cmd,
     ]
     with tempfile.TemporaryDirectory(prefix="hwpscan-bench-") as home:
-        env = {**os.environ, "HWPSCAN_HOME": home}
+        env = {**os.environ, "HWPSCAN_HOME": home, **(extra_env or {})}
         done = subprocess.run(wrapper, check=True, capture_output=True, text=True, env=env)
     first, _, rest = done.stdout.partition("\n")
     seconds, cpu, peak = first.split()
@@ -318,11 +324,14 @@ def rows_for(folder: Path, kind: str, cores: int, *, unhwp: bool, small: Path | 
             rows[-1].note = f"{out[1]} files raised"
     if kind == "hwp5":
         script("naive chr() walker, 1 process", _NAIVE)
-    _, _, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern])
-    n, cpu, declines = int(out[0]), float(out[1]), int(out[2])
-    note = "loop CPU time" + (f"; CFB declines {declines}" if kind == "hwp5" else "")
-    mb = total * n / len(files)
-    rows.append(Row("hwpscan core, per core", n, cpu, mb, peak, cpu, note))
+    # the core as installed (native walks where built), then the Python reference alone
+    for name, extra in (("hwpscan core, per core", {}), ("hwpscan core, pure Python", PURE)):
+        _, _, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern], extra)
+        n, cpu, declines = int(out[0]), float(out[1]), int(out[2])
+        note = "loop CPU time" + (f"; CFB declines {declines}" if kind == "hwp5" else "")
+        if out[3] == "0":
+            note += "; no native code built" if not extra else ""
+        rows.append(Row(name, n, cpu, total * n / len(files), peak, cpu, note))
     # The folder itself when it holds only this kind, else the files one by one.
     mine = set(files)
     others = any(p.is_file() and p.suffix and p not in mine for p in folder.rglob("*"))
@@ -364,6 +373,10 @@ def summary(rows: list[Row], cores: int) -> None:
     core = by["hwpscan core, per core"].rate
     floor = by["floor: read + inflate BodyText"].rate
     unhwp = next((r.rate for r in rows if r.name.startswith("unhwp")), None)
+    pure = by.get("hwpscan core, pure Python")
+    if pure is not None and pure.cpu_rate:
+        gain = by["hwpscan core, per core"].cpu_rate / pure.cpu_rate
+        print(f"core with its native walks vs pure Python: {gain:.2f}x")
     print(f"speed-up of the CLI with {cores} workers: {many / one:.2f}x")
     print(f"CLI --jobs {cores} vs the floor: {floor / many:.1f}x slower (stretch: within 4x)")
     small = next((r for r in rows if r.name.startswith("hwpscan CLI --jobs 1, ")), None)
