@@ -78,6 +78,7 @@ PyDoc_STRVAR(scan_free_doc,
 static PyObject *
 scan_free(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     if (nargs != 3) {
         PyErr_SetString(PyExc_TypeError, "scan_free takes 3 arguments");
         return NULL;
@@ -204,6 +205,7 @@ PyDoc_STRVAR(docinfo_spans_doc,
 static PyObject *
 docinfo_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)module;
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "docinfo_spans takes 2 arguments");
         return NULL;
