@@ -186,3 +186,78 @@ def test_an_extended_size_cut_short_stops_the_walk_as_in_python() -> None:
         data = whole + head + b"\x05\x00\x00\x00"[:cut]
         _assert_same_walk(data)
         assert records.scan_free(data, len(data), True)[3] == len(data) + 1
+
+
+#: Code units a section's text holds: text, every control, surrogates, private use,
+#: U+FFFD and their neighbours.
+_UNITS = st.one_of(
+    st.integers(0, 31),
+    st.sampled_from([0x41, 0xAC00, 0xD7A3, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xE000, 0xF8FF]),
+    st.sampled_from([0xF900, 0xFFFD, 0xFFFC, 0xFDFF, 0xFFFF, 0x0A0D, 0xFD41]),
+)
+
+
+def _python_plain_counts(raw: bytes, sizes: list[int], warnings: list[str]) -> object:
+    text = hwp5_text.SectionText(len(sizes), [(0, 0, p) for p in range(len(sizes))], sizes, raw)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(hwp5_text, "_NATIVE_PLAIN", None)
+        return hwp5_text.plain_counts(text, "s", warnings)
+
+
+def _assert_same_counts(raw: bytes, sizes: list[int]) -> None:
+    warnings: list[str] = []
+    want = _python_plain_counts(raw, sizes, warnings)
+    got = records.plain_counts(raw, sizes)
+    if warnings or want is None:
+        assert got is None, (warnings, want)
+    else:
+        assert got == tuple(want)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    paragraphs=st.lists(st.lists(_UNITS, max_size=30), max_size=6),
+    controls=st.lists(st.integers(0, 200), max_size=4),
+)
+def test_the_native_counts_of_a_section_answer_as_the_python_counts(
+    paragraphs: list[list[int]], controls: list[int]
+) -> None:
+    # put whole 8-unit controls (code, six parameters, code) at some places, as writers do
+    flat = [u for p in paragraphs for u in p]
+    for at in controls:
+        if flat:
+            i = at % len(flat)
+            code = flat[i] if flat[i] in hwp5_text._WIDE else 2
+            flat[i : i + 1] = [code, 0xDC07, 0xE000, 0xFFFD, 0x0D, 0x09, 0xD800, code]
+    sizes, rest = [], len(flat)
+    for p in paragraphs:
+        n = min(len(p), rest)
+        sizes.append(n)
+        rest -= n
+    if sizes:
+        sizes[-1] += rest
+    raw = struct.pack(f"<{len(flat)}H", *flat)
+    _assert_same_counts(raw, sizes)
+
+
+def test_the_native_counts_take_parameters_for_no_text() -> None:
+    secd = [2, 0x6573, 0x6463, 0xDC07, 0, 0, 0, 2]  # a section definition, surrogate-like
+    tab = [9, 0, 0, 0, 0, 0, 0, 9]
+    text = [*secd, 0xAC00, *tab, 0x41, 10, 24, 30, 31, 0, 13]
+    raw = struct.pack(f"<{len(text)}H", *text)
+    assert records.plain_counts(raw, [len(text)]) == (6, 7)  # 가 \t A - nbsp space, \n
+    _assert_same_counts(raw, [len(text)])
+    for bad in ([0xDC07], [0xE000], [0xFFFD], [2, 0, 0]):  # in the text; a control cut short
+        raw = struct.pack(f"<{len(text) + len(bad)}H", *text, *bad)
+        assert records.plain_counts(raw, [len(text) + len(bad)]) is None
+        _assert_same_counts(raw, [len(text) + len(bad)])
+
+
+def test_sizes_that_do_not_cover_the_text_are_left_to_python() -> None:
+    raw = "abc".encode("utf-16-le")
+    assert records.plain_counts(raw, [2]) is None
+    assert records.plain_counts(raw, [4]) is None
+    assert records.plain_counts(raw, [-1, 4]) is None
+    assert records.plain_counts(raw + b"x", [3]) is None
+    with pytest.raises(TypeError):
+        records.plain_counts(raw, (3,))

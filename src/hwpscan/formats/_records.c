@@ -272,10 +272,104 @@ done:
     return result;
 }
 
+
+/* Controls (code units below 32) as hwpscan.formats.hwp5_text.text_runs reads them:
+ * 1 kept (one character of text), 2 an 8-unit control, 0 dropped. */
+static const unsigned char CONTROL_KIND[32] = {
+    /* 0 */ 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 10: line break */ 1, 2, 2, 0, 2, 2,
+    /* 16 */ 2, 2, 2, 2, 2, 2, 2, 2, /* 24: hyphen */ 1, 0, 0, 0, 0, 0, 1, 1,
+};
+#define LINE_BREAK 10u
+#define TAB 9u
+#define CONTROL_UNITS 8
+
+PyDoc_STRVAR(plain_counts_doc,
+"plain_counts(raw, sizes, /)\n--\n\n"
+"hwpscan.formats.hwp5_text.plain_counts: (chars, units), or None where it answers None\n"
+"(a surrogate, private-use unit or U+FFFD in the text proper) or would warn.");
+
+static PyObject *
+plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "plain_counts takes 2 arguments");
+        return NULL;
+    }
+    if (!PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "plain_counts: sizes must be a list");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    PyObject *sizes = args[1];
+    const unsigned char *raw = view.buf;
+    const int64_t len = view.len;
+    PyObject *result = NULL;
+    int64_t chars = 0, units = 0, at = 0; /* at: the paragraph's first unit */
+    for (Py_ssize_t p = 0; p < PyList_GET_SIZE(sizes); p++) {
+        int64_t n = PyLong_AsLongLong(PyList_GET_ITEM(sizes, p));
+        if (n == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (n < 0 || n > len / 2 - at) {
+            goto not_here; /* not what section_text makes: the Python code decides */
+        }
+        const int64_t end = at + n;
+        int64_t i = at;
+        while (i < end) {
+            const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
+            if ((hi >= 0xD8 && hi <= 0xF8) || (hi == 0xFF && lo == 0xFD)) {
+                goto not_here; /* a surrogate, private use or U+FFFD in the text */
+            }
+            if (hi || lo >= 32) {
+                units++;
+                chars++;
+                i++;
+                continue;
+            }
+            switch (CONTROL_KIND[lo]) {
+            case 1:
+                units++;
+                chars += lo != LINE_BREAK;
+                i++;
+                break;
+            case 2:
+                if (i + CONTROL_UNITS > end) {
+                    goto not_here; /* "ends inside an 8-unit control": Python's warning */
+                }
+                /* its parameter units are no text, whatever they hold */
+                if (lo == TAB) {
+                    units++;
+                    chars++;
+                }
+                i += CONTROL_UNITS;
+                break;
+            default:
+                i++;
+            }
+        }
+        at = end;
+    }
+    if (2 * at != len) {
+        goto not_here;
+    }
+    result = Py_BuildValue("(LL)", (long long)chars, (long long)units);
+    goto done;
+not_here:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan_free", (PyCFunction)(void (*)(void))scan_free, METH_FASTCALL, scan_free_doc},
     {"docinfo_spans", (PyCFunction)(void (*)(void))docinfo_spans, METH_FASTCALL,
      docinfo_spans_doc},
+    {"plain_counts", (PyCFunction)(void (*)(void))plain_counts, METH_FASTCALL, plain_counts_doc},
     {NULL, NULL, 0, NULL},
 };
 

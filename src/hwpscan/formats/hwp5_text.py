@@ -95,6 +95,7 @@ _new = tuple.__new__
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 _NATIVE_SCAN = native.scan_free
+_NATIVE_PLAIN = native.plain_counts
 
 
 _HALVES: dict[str, str] = {}
@@ -655,7 +656,12 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
 
     The caller makes sure the segment budget cannot run out in this text (a segment
     holds at least one code unit).
+
+    A plain text without such a warning is counted in one pass in C when the native
+    module is built (:mod:`~hwpscan.formats.native`; this code is its reference).
     """
+    if _NATIVE_PLAIN is not None and (counted := _NATIVE_PLAIN(text.raw, text.sizes)):
+        return PlainCounts(*counted)
     plain = is_plain(text.raw)
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))

@@ -16,27 +16,29 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "docinfo_spans", "scan_free"]
+__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "docinfo_spans", "plain_counts", "scan_free"]
 
 #: The environment variable that turns the native paths off (any non-empty value).
 PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
 DocinfoSpans = Callable[[bytes, int], tuple[list[tuple[int, int, int, int]], int | None] | None]
+PlainCounts = Callable[[bytes, list[int]], tuple[int, int] | None]
 
 
-def _load() -> tuple[ScanFree | None, DocinfoSpans | None]:
+def _load() -> tuple[ScanFree | None, DocinfoSpans | None, PlainCounts | None]:
     if os.environ.get(PURE_PYTHON_ENV):
-        return None, None
+        return None, None, None
     try:
         from hwpscan.formats import _records
     except ImportError:  # installed without a compiler: the Python walks run
-        return None, None
-    return _records.scan_free, _records.docinfo_spans
+        return None, None, None
+    return _records.scan_free, _records.docinfo_spans, _records.plain_counts
 
 
-#: :func:`hwpscan.formats.hwp5_text._scan_free` and
-#: :func:`hwpscan.formats.hwp5._docinfo_spans` in C, or ``None``.
-scan_free, docinfo_spans = _load()
+#: :func:`hwpscan.formats.hwp5_text._scan_free`,
+#: :func:`hwpscan.formats.hwp5._docinfo_spans` and (for a plain text)
+#: :func:`hwpscan.formats.hwp5_text.plain_counts` in C, or ``None``.
+scan_free, docinfo_spans, plain_counts = _load()
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None
