@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hwpscan.formats import hwp5, hwp5_text, native
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.cfb_fast import open_cfb
+from hwpscan.models import Segment
 from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
 
 records = pytest.importorskip("hwpscan.formats._records")
@@ -261,3 +262,80 @@ def test_sizes_that_do_not_cover_the_text_are_left_to_python() -> None:
     assert records.plain_counts(raw + b"x", [3]) is None
     with pytest.raises(TypeError):
         records.plain_counts(raw, (3,))
+
+
+def _section_units(paragraphs: list[list[int]], controls: list[int]) -> tuple[bytes, list[int]]:
+    """UTF-16LE units of paragraphs with whole 8-unit controls put in at *controls*, and
+    the paragraphs' sizes (the last one takes what the controls added)."""
+    flat = [u for p in paragraphs for u in p]
+    for at in controls:
+        if flat:
+            i = at % len(flat)
+            code = flat[i] if flat[i] in hwp5_text._WIDE else 9
+            flat[i : i + 1] = [code, 0xDC07, 0xE000, 0xFFFD, 0x0D, 0x0A, 0xD800, code]
+    sizes, rest = [], len(flat)
+    for p in paragraphs:
+        n = min(len(p), rest)
+        sizes.append(n)
+        rest -= n
+    if sizes:
+        sizes[-1] += rest
+    return struct.pack(f"<{len(flat)}H", *flat), sizes
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    paragraphs=st.lists(st.lists(_UNITS, max_size=30), max_size=6),
+    controls=st.lists(st.integers(0, 200), max_size=4),
+    first=st.integers(0, 3),
+    limit=st.one_of(st.just(-1), st.integers(0, 12)),
+    stream=st.sampled_from(["BodyText/Section0", "본문", "s\udc00"]),
+)
+def test_the_native_segments_of_a_section_are_the_python_segments(
+    paragraphs: list[list[int]], controls: list[int], first: int, limit: int, stream: str
+) -> None:
+    raw, sizes = _section_units(paragraphs, controls)
+    hits = [(0, 0, first + 2**40 * (p == 3) + p) for p in range(len(sizes))]
+    text = hwp5_text.SectionText(len(sizes), hits, sizes, raw)
+    big = records.codeunit_view(raw)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(hwp5_text, "_NATIVE_VIEW", None)
+        assert big == hwp5_text.codeunit_view(raw)
+    start = [Segment("earlier", 0, 0, "x")] * first  # a section after others
+    out, warnings = list(start), ["before"]
+    want_out, want_warnings = list(start), ["before"]
+    bound = -1 if limit < 0 else first + limit
+    done = records.paragraph_runs(
+        big, hits, sizes, stream, out, warnings, bound, Segment, hwp5_text._TRANSLATE
+    )
+    want = hwp5_text._paragraph_runs(big, text, stream, want_out, want_warnings, bound)
+    assert (done, out, warnings) == (want, want_out, want_warnings)
+    assert all(type(seg) is Segment for seg in out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.binary(max_size=64).map(lambda b: b[: len(b) & ~1]))
+def test_the_native_codeunit_view_is_the_python_one(raw: bytes) -> None:
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(hwp5_text, "_NATIVE_VIEW", None)
+        want = hwp5_text.codeunit_view(raw)
+    got = records.codeunit_view(raw)
+    assert got == want and len(got) == len(raw) // 2
+
+
+def test_the_native_segments_refuse_what_python_would_not_take() -> None:
+    big = "ab\r"
+    for hits, sizes in (
+        ([(0, 0, 0)], [4]),
+        ([(0, 0, 0)], []),
+        ([(0, 0)], [3]),
+        ([(0, 0, 0)], [-1]),
+    ):
+        out: list[Segment] = []
+        assert records.paragraph_runs(big, hits, sizes, "s", out, [], -1, Segment, {}) is None
+        assert out == []
+    with pytest.raises(TypeError):
+        records.paragraph_runs(big, [], [], "s", (), [], -1, Segment, {})
+    with pytest.raises(ValueError, match="odd"):
+        records.codeunit_view(b"abc")
+    assert hwp5_text.codeunit_view(b"a\x00\x00\xd8") == "a\ud800"

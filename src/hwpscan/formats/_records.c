@@ -365,11 +365,302 @@ done:
     return result;
 }
 
+/* --- a section's segments: _paragraph_runs and text_runs ----------------------------- */
+
+#define PARA_BREAK 13u
+
+static inline int
+is_kept(Py_UCS4 c)
+{
+    return c < 32 && CONTROL_KIND[c] == 1;
+}
+
+/* A Segment (a tuple subclass) of (stream, para, offset, text); steals *text*. */
+static PyObject *
+new_segment(PyTypeObject *type, PyObject *stream, PyObject *para, Py_ssize_t offset,
+            PyObject *text)
+{
+    if (text == NULL) {
+        return NULL;
+    }
+    PyObject *at = PyLong_FromSsize_t(offset);
+    PyObject *seg = at != NULL ? type->tp_alloc(type, 4) : NULL;
+    if (seg == NULL) {
+        Py_XDECREF(at);
+        Py_DECREF(text);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(seg, 0, Py_NewRef(stream));
+    PyTuple_SET_ITEM(seg, 1, Py_NewRef(para));
+    PyTuple_SET_ITEM(seg, 2, at);
+    PyTuple_SET_ITEM(seg, 3, text);
+    return seg;
+}
+
+static int
+append_segment(PyObject *out, PyTypeObject *type, PyObject *stream, PyObject *para,
+               Py_ssize_t offset, PyObject *text)
+{
+    PyObject *seg = new_segment(type, stream, para, offset, text);
+    if (seg == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(out, seg);
+    Py_DECREF(seg);
+    return failed;
+}
+
+typedef struct {
+    PyObject *big, *stream, *out, *warnings, *table;
+    PyTypeObject *segment;
+    Py_ssize_t limit;
+    int kind;
+    const void *data;
+} Runs;
+
+static inline int
+at_limit(const Runs *r)
+{
+    return r->limit >= 0 && r->limit <= PyList_GET_SIZE(r->out);
+}
+
+/* big[a:b], translated by the table when *kept* (as text_runs does). */
+static PyObject *
+run_text(const Runs *r, Py_ssize_t a, Py_ssize_t b, int kept)
+{
+    PyObject *run = PyUnicode_Substring(r->big, a, b);
+    if (run == NULL || !kept) {
+        return run;
+    }
+    PyObject *done = PyObject_CallMethod(run, "translate", "O", r->table);
+    Py_DECREF(run);
+    return done;
+}
+
+/* hwpscan.formats.hwp5_text.text_runs over big[a:b]: 1 (True), 0 (False), -1 error. */
+static int
+text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
+{
+    const Py_ssize_t end = b - a;
+    Py_ssize_t start = 0, skip = 0;
+    int kept = 0;
+    for (Py_ssize_t i = 0; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(r->kind, r->data, a + i);
+        if (c >= 32 || i < skip) {
+            continue;
+        }
+        if (is_kept(c)) {
+            kept = 1;
+            continue;
+        }
+        if (at_limit(r)) {
+            return 0;
+        }
+        if (i > start && append_segment(r->out, r->segment, r->stream, para, start,
+                                        run_text(r, a + start, a + i, kept)) < 0) {
+            return -1;
+        }
+        kept = 0;
+        if (CONTROL_KIND[c] == 2) {
+            if (i + CONTROL_UNITS > end) {
+                PyObject *note = PyUnicode_FromFormat(
+                    "%U: paragraph %S ends inside an 8-unit control at unit %zd", r->stream,
+                    para, i);
+                if (note == NULL) {
+                    return -1;
+                }
+                int failed = PyList_Append(r->warnings, note);
+                Py_DECREF(note);
+                return failed < 0 ? -1 : 1;
+            }
+            if (c == TAB) {
+                if (at_limit(r)) {
+                    return 0;
+                }
+                if (append_segment(r->out, r->segment, r->stream, para, i,
+                                   PyUnicode_FromOrdinal(TAB)) < 0) {
+                    return -1;
+                }
+            }
+            start = skip = i + CONTROL_UNITS;
+        }
+        else {
+            start = skip = i + 1;
+        }
+    }
+    if (start < end) {
+        if (at_limit(r)) {
+            return 0;
+        }
+        if (append_segment(r->out, r->segment, r->stream, para, start,
+                           run_text(r, a + start, b, kept)) < 0) {
+            return -1;
+        }
+    }
+    return 1;
+}
+
+static int
+has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
+{
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (PyUnicode_READ(r->kind, r->data, i) < 32) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The Python arguments checked as _paragraph_runs would take them without an error;
+ * 0 when they are not (the caller then runs the Python code). */
+static int
+runs_arguments_fit(PyObject *big, PyObject *hits, PyObject *sizes)
+{
+    if (!PyUnicode_Check(big) || !PyList_Check(hits) || !PyList_Check(sizes) ||
+        PyList_GET_SIZE(hits) != PyList_GET_SIZE(sizes)) {
+        return 0;
+    }
+    Py_ssize_t total = 0, length = PyUnicode_GET_LENGTH(big);
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(sizes); k++) {
+        PyObject *hit = PyList_GET_ITEM(hits, k), *size = PyList_GET_ITEM(sizes, k);
+        if (!PyTuple_Check(hit) || PyTuple_GET_SIZE(hit) != 3 || !PyLong_CheckExact(size)) {
+            return 0;
+        }
+        Py_ssize_t n = PyLong_AsSsize_t(size);
+        if (n < 0 || n > length - total) {
+            PyErr_Clear();
+            return 0;
+        }
+        total += n;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(paragraph_runs_doc,
+"paragraph_runs(big, hits, sizes, stream, out, warnings, limit, segment, table, /)\n--\n\n"
+"hwpscan.formats.hwp5_text._paragraph_runs; None (nothing done) for arguments it\n"
+"would not take.");
+
+static PyObject *
+paragraph_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "paragraph_runs takes 9 arguments");
+        return NULL;
+    }
+    PyObject *big = args[0], *hits = args[1], *sizes = args[2];
+    if (!PyList_Check(args[4]) || !PyList_Check(args[5]) || !PyType_Check(args[7]) ||
+        !PyType_IsSubtype((PyTypeObject *)args[7], &PyTuple_Type) || !PyUnicode_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "paragraph_runs: wrong argument types");
+        return NULL;
+    }
+    Py_ssize_t limit = PyLong_AsSsize_t(args[6]);
+    if (limit == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (!runs_arguments_fit(big, hits, sizes)) {
+        Py_RETURN_NONE;
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(big) < 0) {
+        return NULL;
+    }
+#endif
+    Runs r = {
+        .big = big, .stream = args[3], .out = args[4], .warnings = args[5], .table = args[8],
+        .segment = (PyTypeObject *)args[7], .limit = limit,
+        .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
+    };
+    Py_ssize_t a = 0;
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(sizes); k++) {
+        if (at_limit(&r)) {
+            break;
+        }
+        PyObject *para = PyTuple_GET_ITEM(PyList_GET_ITEM(hits, k), 2);
+        Py_ssize_t b = a + PyLong_AsSsize_t(PyList_GET_ITEM(sizes, k));
+        if (b > a) {
+            int failed = 0;
+            if (PyUnicode_READ(r.kind, r.data, b - 1) == PARA_BREAK && !has_control(&r, a, b - 1)) {
+                if (b - 1 > a) {
+                    failed = append_segment(r.out, r.segment, r.stream, para, 0,
+                                            PyUnicode_Substring(big, a, b - 1));
+                }
+            }
+            else if (!has_control(&r, a, b)) {
+                failed = append_segment(r.out, r.segment, r.stream, para, 0,
+                                        PyUnicode_Substring(big, a, b));
+            }
+            else {
+                int done = text_runs_c(&r, a, b, para);
+                if (done < 0) {
+                    return NULL;
+                }
+                if (done == 0) {
+                    break;
+                }
+            }
+            if (failed < 0) {
+                return NULL;
+            }
+        }
+        a = b;
+    }
+    return PyLong_FromSsize_t(a);
+}
+
+PyDoc_STRVAR(codeunit_view_doc,
+"codeunit_view(raw, /)\n--\n\n"
+"hwpscan.formats.hwp5_text.codeunit_view of an even number of bytes: one code point\n"
+"per UTF-16LE code unit.");
+
+static PyObject *
+codeunit_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "codeunit_view takes 1 argument");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    if (view.len & 1) { /* the decoder's error, which the Python code gives */
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "codeunit_view: an odd number of bytes");
+        return NULL;
+    }
+    const unsigned char *raw = view.buf;
+    const Py_ssize_t n = view.len / 2;
+    Py_UCS4 top = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 u = (Py_UCS4)raw[2 * i] | (Py_UCS4)raw[2 * i + 1] << 8;
+        if (u > top) {
+            top = u;
+        }
+    }
+    PyObject *text = PyUnicode_New(n, top);
+    if (text != NULL) {
+        int kind = PyUnicode_KIND(text);
+        void *data = PyUnicode_DATA(text);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyUnicode_WRITE(kind, data, i, (Py_UCS4)raw[2 * i] | (Py_UCS4)raw[2 * i + 1] << 8);
+        }
+    }
+    PyBuffer_Release(&view);
+    return text;
+}
+
 static PyMethodDef methods[] = {
     {"scan_free", (PyCFunction)(void (*)(void))scan_free, METH_FASTCALL, scan_free_doc},
     {"docinfo_spans", (PyCFunction)(void (*)(void))docinfo_spans, METH_FASTCALL,
      docinfo_spans_doc},
     {"plain_counts", (PyCFunction)(void (*)(void))plain_counts, METH_FASTCALL, plain_counts_doc},
+    {"paragraph_runs", (PyCFunction)(void (*)(void))paragraph_runs, METH_FASTCALL,
+     paragraph_runs_doc},
+    {"codeunit_view", (PyCFunction)(void (*)(void))codeunit_view, METH_FASTCALL,
+     codeunit_view_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,4 +1,5 @@
 # The native record walks (_records.c); their Python twins are the reference.
+from hwpscan.models import Segment
 
 def scan_free(
     data: bytes, end: int, counted: bool, /
@@ -7,3 +8,16 @@ def docinfo_spans(
     data: bytes, cap: int, /
 ) -> tuple[list[tuple[int, int, int, int]], int | None] | None: ...
 def plain_counts(raw: bytes, sizes: list[int], /) -> tuple[int, int] | None: ...
+def paragraph_runs(
+    big: str,
+    hits: list[tuple[int, int, int]],
+    sizes: list[int],
+    stream: str,
+    out: list[Segment],
+    warnings: list[str],
+    limit: int,
+    segment: type[Segment],
+    table: dict[int, str],
+    /,
+) -> int | None: ...
+def codeunit_view(raw: bytes, /) -> str: ...

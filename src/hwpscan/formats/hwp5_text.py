@@ -96,6 +96,8 @@ _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 _NATIVE_SCAN = native.scan_free
 _NATIVE_PLAIN = native.plain_counts
+_NATIVE_RUNS = native.paragraph_runs
+_NATIVE_VIEW = native.codeunit_view
 
 
 _HALVES: dict[str, str] = {}
@@ -226,6 +228,8 @@ def codeunit_view(raw: bytes) -> str:
     >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
     True
     """
+    if _NATIVE_VIEW is not None and not len(raw) & 1:
+        return _NATIVE_VIEW(raw)
     text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
@@ -597,7 +601,12 @@ def text_segments(
         limit = len(out) + max(0, budget.segments)
     big = codeunit_view(text.raw)
     before = len(out)
-    done = _paragraph_runs(big, text, stream, out, warnings, limit)
+    done = None
+    if _NATIVE_RUNS is not None:
+        hits, sizes = text.hits, text.sizes
+        done = _NATIVE_RUNS(big, hits, sizes, stream, out, warnings, limit, Segment, _TRANSLATE)
+    if done is None:
+        done = _paragraph_runs(big, text, stream, out, warnings, limit)
     if budget is not None:
         budget.segments -= len(out) - before
         if 0 <= limit <= len(out) and done < len(big):

@@ -16,7 +16,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "docinfo_spans", "plain_counts", "scan_free"]
+from hwpscan.models import Segment
+
+__all__ = [
+    "ACTIVE",
+    "PURE_PYTHON_ENV",
+    "codeunit_view",
+    "docinfo_spans",
+    "paragraph_runs",
+    "plain_counts",
+    "scan_free",
+]
 
 #: The environment variable that turns the native paths off (any non-empty value).
 PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
@@ -24,21 +34,45 @@ PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
 DocinfoSpans = Callable[[bytes, int], tuple[list[tuple[int, int, int, int]], int | None] | None]
 PlainCounts = Callable[[bytes, list[int]], tuple[int, int] | None]
+ParagraphRuns = Callable[
+    [
+        str,
+        list[tuple[int, int, int]],
+        list[int],
+        str,
+        list[Segment],
+        list[str],
+        int,
+        type[Segment],
+        dict[int, str],
+    ],
+    int | None,
+]
+CodeunitView = Callable[[bytes], str]
 
 
-def _load() -> tuple[ScanFree | None, DocinfoSpans | None, PlainCounts | None]:
+def _load() -> tuple[
+    ScanFree | None,
+    DocinfoSpans | None,
+    PlainCounts | None,
+    ParagraphRuns | None,
+    CodeunitView | None,
+]:
     if os.environ.get(PURE_PYTHON_ENV):
-        return None, None, None
+        return None, None, None, None, None
     try:
         from hwpscan.formats import _records
     except ImportError:  # installed without a compiler: the Python walks run
-        return None, None, None
-    return _records.scan_free, _records.docinfo_spans, _records.plain_counts
+        return None, None, None, None, None
+    r = _records
+    return r.scan_free, r.docinfo_spans, r.plain_counts, r.paragraph_runs, r.codeunit_view
 
 
-#: :func:`hwpscan.formats.hwp5_text._scan_free`,
-#: :func:`hwpscan.formats.hwp5._docinfo_spans` and (for a plain text)
-#: :func:`hwpscan.formats.hwp5_text.plain_counts` in C, or ``None``.
-scan_free, docinfo_spans, plain_counts = _load()
+#: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
+#: :func:`hwpscan.formats.hwp5._docinfo_spans`, (for a plain text)
+#: :func:`hwpscan.formats.hwp5_text.plain_counts`,
+#: :func:`hwpscan.formats.hwp5_text._paragraph_runs` (with ``text_runs``) and
+#: :func:`hwpscan.formats.hwp5_text.codeunit_view` (of an even number of bytes).
+scan_free, docinfo_spans, plain_counts, paragraph_runs, codeunit_view = _load()
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None
