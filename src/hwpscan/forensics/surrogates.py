@@ -26,10 +26,11 @@ import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, count, islice
 
 from hwpscan.models import Location, Segment, TextStats
+from hwpscan.native import wanted
 
 #: Any surrogate code point (a lone half in a Python str).
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -259,6 +260,37 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     return texts, starts
 
 
+CountNotable = Callable[[str], tuple[int, int, dict[str, int], bool]]
+
+
+def _native_counting() -> CountNotable | None:
+    if not wanted():
+        return None
+    try:
+        from hwpscan.forensics import _counting
+    except ImportError:  # installed without a compiler: the Python counting runs
+        return None
+    return _counting.count_notable
+
+
+#: :func:`_notable_counts` in C (``_counting.c``; see :mod:`hwpscan.native`), or None.
+_NATIVE_COUNTS = _native_counting()
+
+
+def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
+    """(surrogates, pairs, private use of the strict view by character, whether *blob*
+    itself holds a private-use code point): the Python reference of the C counting.
+
+    >>> _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00) + chr(0xE000))
+    (3, 1, {'\U000f02b1': 1, '\ue000': 1}, True)
+    """
+    strict = _strict_view(blob)[0] if SURROGATE_RE.search(blob) else blob
+    pairs = len(blob) - len(strict)
+    surrogates = 2 * pairs + _count_surrogates(strict)
+    pua = _count_pua(strict)
+    return surrogates, pairs, pua, PUA_RE.search(blob) is not None
+
+
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
     """Forensic counts over segments given in their codeunit view.
 
@@ -295,6 +327,8 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
+    if _NATIVE_COUNTS is not None:
+        return _native_stats(segments, texts, starts, blob, max_locations)
     error = utf8_error(blob)  # a str fails UTF-8 exactly when it holds a surrogate
     surrogates = pairs = 0
     strict, bmp = blob, False
@@ -328,6 +362,41 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         utf8_error=error,
         pua={codepoint(ch): n for ch, n in sorted(pua.items())},
         replacement_chars=strict.count("\ufffd"),
+        locations=locations,
+    )
+
+
+def _native_stats(
+    segments: Sequence[Segment],
+    texts: list[str],
+    starts: list[int],
+    blob: str,
+    max_locations: int,
+) -> TextStats:
+    """The rest of :func:`analyze` with the counts made in one C pass over *blob*
+    (:data:`_NATIVE_COUNTS`); the same figures as the Python counting below it."""
+    assert _NATIVE_COUNTS is not None
+    surrogates, pairs, pua, own_pua = _NATIVE_COUNTS(blob)
+    locations: tuple[Location, ...] = ()
+    if (surrogates or pua) and max_locations > 0:
+        locations = _locations(
+            segments,
+            texts,
+            starts,
+            blob,
+            surrogates=bool(surrogates),
+            pua=own_pua,  # private use made of pairs is located as the pair
+            limit=max_locations,
+        )
+    return TextStats(
+        chars=len(blob) - pairs - blob.count("\n") - blob.count("\r"),
+        surrogates=surrogates,
+        pairs=pairs,
+        orphans=surrogates - 2 * pairs,
+        utf8_ok=not surrogates,
+        utf8_error=utf8_error(blob) if surrogates else None,
+        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
+        replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
 

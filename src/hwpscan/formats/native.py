@@ -1,11 +1,6 @@
-"""The optional native fast paths of the readers, or ``None`` for each one missing.
-
-The C module ``_records.c`` is built when the package is installed and a compiler is
-at hand. Each of its functions returns exactly what a Python function of the readers
-returns (or ``None`` where that function would write a warning, so the caller runs it);
-the Python code stays the reference and the fallback, and the differential tests drive
-both. Set ``HWPSCAN_PURE_PYTHON=1`` to run the Python code alone, e.g. to compare
-speeds or to rule the native code out when a result surprises.
+"""The native fast paths of the readers (``_records.c``), or ``None`` for each one
+missing: see :mod:`hwpscan.native` for how they relate to the Python code and how to
+turn them off.
 
 >>> ACTIVE in (True, False)
 True
@@ -13,10 +8,10 @@ True
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 from hwpscan.models import Segment
+from hwpscan.native import PURE_PYTHON_ENV, wanted
 
 __all__ = [
     "ACTIVE",
@@ -27,9 +22,6 @@ __all__ = [
     "plain_counts",
     "scan_free",
 ]
-
-#: The environment variable that turns the native paths off (any non-empty value).
-PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
 DocinfoSpans = Callable[[bytes, int], tuple[list[tuple[int, int, int, int]], int | None] | None]
@@ -58,7 +50,7 @@ def _load() -> tuple[
     ParagraphRuns | None,
     CodeunitView | None,
 ]:
-    if os.environ.get(PURE_PYTHON_ENV):
+    if not wanted():
         return None, None, None, None, None
     try:
         from hwpscan.formats import _records

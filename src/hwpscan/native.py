@@ -1,0 +1,27 @@
+"""Whether this process runs the optional native (C) fast paths of the core.
+
+The C modules (``hwpscan.formats._records``, ``hwpscan.forensics._counting``) are built
+when the package is installed and a compiler is at hand. Each of their functions
+returns exactly what a Python function of the core returns, or hands its input back
+where that function would warn; the Python code stays the reference and the fallback,
+and the differential tests drive both. Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty
+value) to run the Python code alone, e.g. to compare speeds or to rule the native code
+out when a result surprises.
+
+>>> wanted() in (True, False)
+True
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["PURE_PYTHON_ENV", "wanted"]
+
+#: The environment variable that turns the native paths off.
+PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
+
+
+def wanted() -> bool:
+    """False when :data:`PURE_PYTHON_ENV` asks for the Python code alone."""
+    return not os.environ.get(PURE_PYTHON_ENV)

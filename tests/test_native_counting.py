@@ -1,0 +1,71 @@
+"""The native counting (``hwpscan.forensics._counting``) against the Python counting.
+
+:func:`~hwpscan.forensics.surrogates._notable_counts` (the strict view by the UTF-16
+codec, private use by a regex substitution) is the reference: the C pass answers the
+same for every text, and :func:`~hwpscan.forensics.surrogates.analyze` gives the same
+:class:`~hwpscan.models.TextStats` (locations included) with the C counting as without.
+Skipped where the package was installed without a compiler.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hwpscan.forensics import surrogates
+from hwpscan.models import Segment
+
+counting = pytest.importorskip("hwpscan.forensics._counting")
+
+#: Every kind of code point the counting tells apart, and the edges of each range.
+_CHARS = st.one_of(
+    st.sampled_from(
+        [0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xDB80, 0xDEB1, 0xE000, 0xF8FF, 0xF900, 0xD7FF]
+    ).map(chr),
+    st.sampled_from([0xF0000, 0xFFFFD, 0xFFFFE, 0xFFFFF, 0x100000, 0x10FFFD, 0x10FFFF]).map(chr),
+    st.sampled_from(["\n", "\r", "\ufffd", "a", "가", "\U0001f600", "\xe9", "\x00"]),
+)
+_texts = st.lists(_CHARS, max_size=40).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(text=_texts)
+def test_the_native_counts_are_the_python_counts(text: str) -> None:
+    assert counting.count_notable(text) == surrogates._notable_counts(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    runs=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 20), _texts), max_size=8),
+    cap=st.integers(0, 25),
+)
+def test_analyze_gives_the_same_stats_with_the_native_counts(
+    runs: list[tuple[int, int, str]], cap: int
+) -> None:
+    segments = [Segment("s", para, offset, text) for para, offset, text in sorted(runs)]
+    got = surrogates.analyze(segments, max_locations=cap)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(surrogates, "_NATIVE_COUNTS", None)
+        want = surrogates.analyze(segments, max_locations=cap)
+    assert got == want
+
+
+def test_long_and_wide_texts_count_alike() -> None:
+    bullet = chr(0xDB80) + chr(0xDEB1)
+    for text in (
+        ("가" * 1000 + bullet + chr(0xDC00)) * 1100,  # past the big-text merge threshold
+        "\U0001f600" + bullet * 5 + chr(0xE000) * 3 + "\udbff",
+        "latin only: \xe9\xff",
+        "",
+    ):
+        assert counting.count_notable(text) == surrogates._notable_counts(text)
+
+
+def test_the_native_counting_takes_only_str() -> None:
+    with pytest.raises(TypeError):
+        counting.count_notable(b"bytes")
+
+
+def test_analyze_uses_the_native_counts_when_built() -> None:
+    assert surrogates._NATIVE_COUNTS is counting.count_notable
