@@ -339,3 +339,24 @@ def test_the_native_segments_refuse_what_python_would_not_take() -> None:
     with pytest.raises(ValueError, match="odd"):
         records.codeunit_view(b"abc")
     assert hwp5_text.codeunit_view(b"a\x00\x00\xd8") == "a\ud800"
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=_streams, units=st.one_of(st.none(), st.integers(0, 40)))
+def test_a_section_text_is_joined_alike_in_c_and_in_python(data: bytes, units: int | None) -> None:
+    def read(native_join: object) -> tuple[object, list[str], object]:
+        warnings: list[str] = []
+        budget = None if units is None else hwp5_text.Budget(units=units)
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(hwp5_text, "_NATIVE_JOIN", native_join)
+            text = hwp5_text.section_text(data, "s", warnings, budget)
+        return text, warnings, budget
+
+    assert read(records.join_payloads) == read(None)
+
+
+def test_payloads_not_whole_inside_the_data_are_left_to_python() -> None:
+    data = b"abcdef"
+    assert records.join_payloads(data, [(0, 3, 0), (3, 6, 1)]) == (b"ab" + b"de", [1, 1], 6)
+    for hits in ([(0, 7, 0)], [(4, 3, 0)], [(-1, 2, 0)], [(0, 2)], [(0, 2**70, 0)]):
+        assert records.join_payloads(data, hits) is None

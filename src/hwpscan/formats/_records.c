@@ -652,6 +652,73 @@ codeunit_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return text;
 }
 
+PyDoc_STRVAR(join_payloads_doc,
+"join_payloads(data, hits, /)\n--\n\n"
+"(raw, sizes, total) as section_text joins the PARA_TEXT payloads of *hits* (an odd\n"
+"last byte left out), or None for a hit that does not lie whole inside *data*.");
+
+static PyObject *
+join_payloads(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyList_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "join_payloads takes bytes and a list");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    PyObject *hits = args[1], *sizes = NULL, *raw = NULL, *result = NULL;
+    const Py_ssize_t count = PyList_GET_SIZE(hits);
+    Py_ssize_t total = 0, kept = 0;
+    /* first pass: every hit whole inside the data, and the joined length */
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *hit = PyList_GET_ITEM(hits, k);
+        if (!PyTuple_Check(hit) || PyTuple_GET_SIZE(hit) != 3) {
+            goto hand_back;
+        }
+        Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(hit, 0));
+        Py_ssize_t b = PyLong_AsSsize_t(PyTuple_GET_ITEM(hit, 1));
+        if ((a == -1 || b == -1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            goto hand_back;
+        }
+        if (a < 0 || b < a || b > view.len) {
+            goto hand_back;
+        }
+        total += b - a;
+        kept += (b - a) & ~(Py_ssize_t)1;
+    }
+    sizes = PyList_New(count);
+    raw = PyBytes_FromStringAndSize(NULL, kept);
+    if (sizes == NULL || raw == NULL) {
+        goto done;
+    }
+    char *out = PyBytes_AS_STRING(raw);
+    for (Py_ssize_t k = 0; k < count; k++) {
+        PyObject *hit = PyList_GET_ITEM(hits, k);
+        Py_ssize_t a = PyLong_AsSsize_t(PyTuple_GET_ITEM(hit, 0));
+        Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(hit, 1)) - a;
+        PyObject *units = PyLong_FromSsize_t(n >> 1);
+        if (units == NULL) {
+            goto done;
+        }
+        PyList_SET_ITEM(sizes, k, units);
+        memcpy(out, (const char *)view.buf + a, (size_t)(n & ~(Py_ssize_t)1));
+        out += n & ~(Py_ssize_t)1;
+    }
+    result = Py_BuildValue("(OOn)", raw, sizes, total);
+    goto done;
+hand_back:
+    result = Py_NewRef(Py_None);
+done:
+    Py_XDECREF(sizes);
+    Py_XDECREF(raw);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"scan_free", (PyCFunction)(void (*)(void))scan_free, METH_FASTCALL, scan_free_doc},
     {"docinfo_spans", (PyCFunction)(void (*)(void))docinfo_spans, METH_FASTCALL,
@@ -661,6 +728,8 @@ static PyMethodDef methods[] = {
      paragraph_runs_doc},
     {"codeunit_view", (PyCFunction)(void (*)(void))codeunit_view, METH_FASTCALL,
      codeunit_view_doc},
+    {"join_payloads", (PyCFunction)(void (*)(void))join_payloads, METH_FASTCALL,
+     join_payloads_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -98,6 +98,7 @@ _NATIVE_SCAN = native.scan_free
 _NATIVE_PLAIN = native.plain_counts
 _NATIVE_RUNS = native.paragraph_runs
 _NATIVE_VIEW = native.codeunit_view
+_NATIVE_JOIN = native.join_payloads
 
 
 _HALVES: dict[str, str] = {}
@@ -572,6 +573,13 @@ def section_text(
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
+    if _NATIVE_JOIN is not None and (joined := _NATIVE_JOIN(data, hits)) is not None:
+        raw, sizes, total = joined
+        if fits and budget is not None:
+            budget.units -= total // 2
+        if total != 2 * sum(sizes):
+            _odd_payloads(hits, stream, warnings)
+        return SectionText(count, hits, sizes, raw)
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
@@ -579,13 +587,18 @@ def section_text(
     if fits and budget is not None:
         budget.units -= total // 2  # as _within_units does when all fit
     if total != 2 * sum(sizes):  # some payload has an odd byte count
-        for i, (s, e, para) in enumerate(hits):
-            if (e - s) & 1:
-                warnings.append(
-                    f"{stream}: paragraph {para} has an odd byte count; last byte ignored"
-                )
-                parts[i] = parts[i][:-1]
+        for i in _odd_payloads(hits, stream, warnings):
+            parts[i] = parts[i][:-1]
     return SectionText(count, hits, sizes, b"".join(parts))
+
+
+def _odd_payloads(hits: list[tuple[int, int, int]], stream: str, warnings: list[str]) -> list[int]:
+    """The hits with an odd byte count (each one a warning: its last byte is left out)."""
+    odd = [i for i, (s, e, _) in enumerate(hits) if (e - s) & 1]
+    warnings.extend(
+        f"{stream}: paragraph {hits[i][2]} has an odd byte count; last byte ignored" for i in odd
+    )
+    return odd
 
 
 def text_segments(

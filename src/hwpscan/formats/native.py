@@ -18,6 +18,7 @@ __all__ = [
     "PURE_PYTHON_ENV",
     "codeunit_view",
     "docinfo_spans",
+    "join_payloads",
     "paragraph_runs",
     "plain_counts",
     "scan_free",
@@ -41,6 +42,7 @@ ParagraphRuns = Callable[
     int | None,
 ]
 CodeunitView = Callable[[bytes], str]
+JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
 
 
 def _load() -> tuple[
@@ -49,22 +51,30 @@ def _load() -> tuple[
     PlainCounts | None,
     ParagraphRuns | None,
     CodeunitView | None,
+    JoinPayloads | None,
 ]:
     if not wanted():
-        return None, None, None, None, None
+        return None, None, None, None, None, None
     try:
-        from hwpscan.formats import _records
+        from hwpscan.formats import _records as r
     except ImportError:  # installed without a compiler: the Python walks run
-        return None, None, None, None, None
-    r = _records
-    return r.scan_free, r.docinfo_spans, r.plain_counts, r.paragraph_runs, r.codeunit_view
+        return None, None, None, None, None, None
+    return (
+        r.scan_free,
+        r.docinfo_spans,
+        r.plain_counts,
+        r.paragraph_runs,
+        r.codeunit_view,
+        r.join_payloads,
+    )
 
 
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
 #: :func:`hwpscan.formats.hwp5._docinfo_spans`, (for a plain text)
 #: :func:`hwpscan.formats.hwp5_text.plain_counts`,
 #: :func:`hwpscan.formats.hwp5_text._paragraph_runs` (with ``text_runs``) and
-#: :func:`hwpscan.formats.hwp5_text.codeunit_view` (of an even number of bytes).
-scan_free, docinfo_spans, plain_counts, paragraph_runs, codeunit_view = _load()
+#: :func:`hwpscan.formats.hwp5_text.codeunit_view` (of an even number of bytes) and the
+#: join of a section's payloads (:func:`hwpscan.formats.hwp5_text.section_text`).
+scan_free, docinfo_spans, plain_counts, paragraph_runs, codeunit_view, join_payloads = _load()
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None
