@@ -47,6 +47,7 @@ def test_analyze_gives_the_same_stats_with_the_native_counts(
     got = surrogates.analyze(segments, max_locations=cap)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(surrogates, "_NATIVE_COUNTS", None)
+        m.setattr(surrogates, "_NATIVE_LOCATE", None)
         want = surrogates.analyze(segments, max_locations=cap)
     assert got == want
 
@@ -69,3 +70,56 @@ def test_the_native_counting_takes_only_str() -> None:
 
 def test_analyze_uses_the_native_counts_when_built() -> None:
     assert surrogates._NATIVE_COUNTS is counting.count_notable
+    assert surrogates._NATIVE_LOCATE is counting.locate
+
+
+_HELPERS = (
+    surrogates._INFO,
+    surrogates._info,
+    surrogates._escape_context,
+    surrogates._run_offset,
+    surrogates.Location,
+)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    runs=st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 30), _texts.filter(bool)), max_size=10
+    ),
+    halves=st.booleans(),
+    pua=st.booleans(),
+    limit=st.integers(0, 30),
+    stream=st.sampled_from(["BodyText/Section0", "PrvText", "본문"]),
+)
+def test_the_native_locations_are_the_python_locations(
+    runs: list[tuple[int, int, str]], halves: bool, pua: bool, limit: int, stream: str
+) -> None:
+    # runs of one paragraph at growing offsets, some with a gap (a control between them)
+    segments = [Segment(stream, para, offset, text) for para, offset, text in sorted(runs)]
+    texts, starts = surrogates._paragraph_groups(segments)
+    blob = "\n".join(texts)
+    got = counting.locate(segments, texts, starts, blob, halves, pua, limit, _HELPERS)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(surrogates, "_NATIVE_LOCATE", None)
+        want = surrogates._locations(
+            segments, texts, starts, blob, surrogates=halves, pua=pua, limit=limit
+        )
+    assert got == want
+    assert all(type(loc) is surrogates.Location for loc in got or ())
+
+
+def test_the_native_locations_refuse_what_python_would_not_take() -> None:
+    seg = [Segment("s", 0, 0, "a\udc00")]
+    texts, starts = surrogates._paragraph_groups(seg)
+    assert counting.locate(seg, texts, starts, "a\udc00", True, False, 5, _HELPERS)
+    for args in (
+        (seg, texts, starts, "a\udc00b", True, False, 5, _HELPERS),  # not the joined texts
+        (seg, texts, [0], "a\udc00", True, False, 5, _HELPERS),  # starts short
+        (seg, texts, [1, 1], "a\udc00", True, False, 5, _HELPERS),  # a start past the runs
+        (seg, texts, starts, "a\udc00", True, False, -1, _HELPERS),
+        (seg, texts, starts, "a\udc00", True, False, 5, _HELPERS[:4]),
+        ([("s", 0)], texts, starts, "a\udc00", True, False, 5, _HELPERS),
+        (iter(seg), texts, starts, "a\udc00", True, False, 5, _HELPERS),
+    ):
+        assert counting.locate(*args) is None

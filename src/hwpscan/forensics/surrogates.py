@@ -263,26 +263,49 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
 CountNotable = Callable[[str], tuple[int, int, dict[str, int], bool]]
 
 
-def _native_counting() -> CountNotable | None:
+Locate = Callable[
+    [
+        Sequence[Segment],
+        list[str],
+        list[int],
+        str,
+        bool,
+        bool,
+        int,
+        tuple[
+            dict[str, tuple[str, str, str]],
+            Callable[[str], tuple[str, str, str]],
+            Callable[[str], str],
+            Callable[[Sequence[Segment], int], int],
+            type[Location],
+        ],
+    ],
+    tuple[Location, ...] | None,
+]
+
+
+def _native_counting() -> tuple[CountNotable | None, Locate | None]:
     if not wanted():
-        return None
+        return None, None
     try:
         from hwpscan.forensics import _counting
     except ImportError:  # installed without a compiler: the Python counting runs
-        return None
-    return _counting.count_notable
+        return None, None
+    return _counting.count_notable, _counting.locate
 
 
-#: :func:`_notable_counts` in C (``_counting.c``; see :mod:`hwpscan.native`), or None.
-_NATIVE_COUNTS = _native_counting()
+#: :func:`_notable_counts` and :func:`_locations` in C (``_counting.c``; see
+#: :mod:`hwpscan.native`), or None.
+_NATIVE_COUNTS, _NATIVE_LOCATE = _native_counting()
 
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """(surrogates, pairs, private use of the strict view by character, whether *blob*
     itself holds a private-use code point): the Python reference of the C counting.
 
-    >>> _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00) + chr(0xE000))
-    (3, 1, {'\U000f02b1': 1, '\ue000': 1}, True)
+    >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
+    >>> surrogates, pairs, sorted(map(codepoint, pua)), own
+    (2, 1, ['U+E000', 'U+F02B1'], True)
     """
     strict = _strict_view(blob)[0] if SURROGATE_RE.search(blob) else blob
     pairs = len(blob) - len(strict)
@@ -424,8 +447,8 @@ def _count_pua(strict: str) -> dict[str, int]:
 
 def _locations(
     segments: Sequence[Segment],
-    texts: Sequence[str],
-    starts: Sequence[int],
+    texts: list[str],
+    starts: list[int],
     blob: str,
     *,
     surrogates: bool,
@@ -438,8 +461,14 @@ def _locations(
     They are found by searching *blob* (the paragraphs' *texts* joined by newlines;
     *starts* is where each one's segments begin, see :func:`_paragraph_groups`) and
     mapped back to their paragraph by one bisect over where each paragraph begins in
-    it: no per-paragraph search and no per-paragraph object.
+    it: no per-paragraph search and no per-paragraph object. The C module does the same
+    (``_counting.locate``, this code its reference) when built.
     """
+    if _NATIVE_LOCATE is not None:
+        helpers = (_INFO, _info, _escape_context, _run_offset, Location)
+        made = _NATIVE_LOCATE(segments, texts, starts, blob, surrogates, pua, limit, helpers)
+        if made is not None:
+            return made
     matches: list[re.Match[str]] = []
     if surrogates:
         matches += islice(_HALF_RE.finditer(blob), limit)
