@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hwpscan.formats import hwp5, hwp5_text, native
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.cfb_fast import open_cfb
+from hwpscan.formats.hwp5_text import WarningList
 from hwpscan.models import Segment
 from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
 
@@ -302,14 +303,15 @@ def test_the_native_segments_of_a_section_are_the_python_segments(
         m.setattr(hwp5_text, "_NATIVE_VIEW", None)
         assert big == hwp5_text.codeunit_view(raw)
     start = [Segment("earlier", 0, 0, "x")] * first  # a section after others
-    out, warnings = list(start), ["before"]
-    want_out, want_warnings = list(start), ["before"]
+    out, warnings = list(start), hwp5_text.WarningList(["before"], cap=2)
+    want_out, want_warnings = list(start), hwp5_text.WarningList(["before"], cap=2)
     bound = -1 if limit < 0 else first + limit
     done = records.paragraph_runs(
         big, hits, sizes, stream, out, warnings, bound, Segment, hwp5_text._TRANSLATE
     )
     want = hwp5_text._paragraph_runs(big, text, stream, want_out, want_warnings, bound)
     assert (done, out, warnings) == (want, want_out, want_warnings)
+    assert warnings.final() == want_warnings.final()  # the dropped ones counted alike
     assert all(type(seg) is Segment for seg in out)
 
 
@@ -336,6 +338,11 @@ def test_the_native_segments_refuse_what_python_would_not_take() -> None:
         assert out == []
     with pytest.raises(TypeError):
         records.paragraph_runs(big, [], [], "s", (), [], -1, Segment, {})
+    # segments going to a list of another kind are left to the Python code
+    assert (
+        records.paragraph_runs(big, [(0, 0, 0)], [3], "s", WarningList(), [], -1, Segment, {})
+        is None
+    )
     with pytest.raises(ValueError, match="odd"):
         records.codeunit_view(b"abc")
     assert hwp5_text.codeunit_view(b"a\x00\x00\xd8") == "a\ud800"

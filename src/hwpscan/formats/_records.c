@@ -469,7 +469,16 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
                 if (note == NULL) {
                     return -1;
                 }
-                int failed = PyList_Append(r->warnings, note);
+                /* the reader's warning list counts what it drops: its own append */
+                int failed;
+                if (PyList_CheckExact(r->warnings)) {
+                    failed = PyList_Append(r->warnings, note);
+                }
+                else {
+                    PyObject *res = PyObject_CallMethod(r->warnings, "append", "O", note);
+                    failed = res == NULL ? -1 : 0;
+                    Py_XDECREF(res);
+                }
                 Py_DECREF(note);
                 return failed < 0 ? -1 : 1;
             }
@@ -559,8 +568,8 @@ paragraph_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (limit == -1 && PyErr_Occurred()) {
         return NULL;
     }
-    if (!runs_arguments_fit(big, hits, sizes)) {
-        Py_RETURN_NONE;
+    if (!PyList_CheckExact(args[4]) || !runs_arguments_fit(big, hits, sizes)) {
+        Py_RETURN_NONE; /* a list of another kind appends in its own way: Python's turn */
     }
 #if PY_VERSION_HEX < 0x030C0000
     if (PyUnicode_READY(big) < 0) {
