@@ -288,7 +288,7 @@ def _native_counting() -> tuple[CountNotable | None, Locate | None]:
     if not wanted():
         return None, None
     try:
-        from hwpscan.forensics import _counting
+        from hwpscan.forensics import _counting  # optional: built only where a compiler was
     except ImportError:  # installed without a compiler: the Python counting runs
         return None, None
     return _counting.count_notable, _counting.locate

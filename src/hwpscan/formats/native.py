@@ -56,7 +56,7 @@ def _load() -> tuple[
     if not wanted():
         return None, None, None, None, None, None
     try:
-        from hwpscan.formats import _records as r
+        from hwpscan.formats import _records as r  # optional: built only where a compiler was
     except ImportError:  # installed without a compiler: the Python walks run
         return None, None, None, None, None, None
     return (
