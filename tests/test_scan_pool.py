@@ -1,8 +1,9 @@
 """The worker pool feeds files in chunks and keeps the per-file time limit.
 
-A worker answers once per file in the order given, so the supervisor knows which file
-of a chunk is being read: the one that overruns is stopped and gets its row, the rest
-of its chunk goes to another worker. Files are made by our own writers.
+A worker answers with batches of rows and writes which file it is on into a shared
+progress word, so the supervisor knows which file of a chunk is being read: the one that
+overruns is stopped and gets its row, the rest of its files (those it had done and not
+sent too) go to another worker. Files are made by our own writers.
 """
 
 from __future__ import annotations

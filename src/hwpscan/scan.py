@@ -577,37 +577,79 @@ def _chunk_size(left: int, jobs: int) -> int:
     return max(1, min(MAX_CHUNK, left // (8 * jobs)))
 
 
-#: A worker's first message: it is up, so its first file's time starts only now.
-_READY = -1
+#: What a worker holds before it sends it: at most this many rows, the oldest for at most
+#: :data:`MAX_HOLD` seconds, and nothing once it has no more files at hand. One message
+#: (one wake-up of the supervisor, which every worker waits on) carries a batch of rows.
+MAX_BATCH = 32
+MAX_HOLD = 0.05
+
+#: The low bits of a file's index a worker writes in its progress word (see
+#: :func:`_progress_word`); a worker never holds two files these bits cannot tell apart.
+_INDEX_MASK = 0x7FFFFFFF
+_MS_WRAP = 2**32
+
+
+def _progress_word(index: int, clock: float) -> int:
+    """Which file a worker is on and since when, as one 64-bit word (one store, so the
+    supervisor never reads half of it): the index's low 31 bits plus one in the high
+    half (0: on no file yet), the millisecond it began (modulo 2**32) in the low half.
+
+    >>> _read_word(_progress_word(7, 12.5), 13.0)
+    (7, 0.5)
+    >>> _read_word(0, 13.0) is None
+    True
+    """
+    return ((index & _INDEX_MASK) + 1) << 32 | int(clock * 1000) % _MS_WRAP
+
+
+def _read_word(word: int, clock: float) -> tuple[int, float] | None:
+    """The index bits and the seconds since the file began, of a progress word."""
+    if word >> 32 == 0:
+        return None
+    return (word >> 32) - 1, (int(clock * 1000) - word) % _MS_WRAP / 1000
 
 
 class _Worker:
-    """One worker process and the pipe to it.
+    """One worker process, the pipe to it and its progress word.
 
-    It is given chunks of files and answers one message per file, in the order given,
-    so the supervisor always knows which file it is reading (the first unanswered one)
-    and since when (the last answer, its start-up message, or the hand-over when it was
-    idle): start-up and imports never count against a file's time limit.
+    It is given chunks of files and answers with batches of rows, in the order given.
+    Before each file it writes the file's index and the time into its progress word (a
+    shared 64-bit value), so the supervisor always knows which file it is reading and
+    since when, though rows come in batches: start-up and imports never count against a
+    file's time limit, and a worker that dies or overruns is blamed for that file only.
     """
 
     def __init__(self) -> None:
         self.conn, child = multiprocessing.Pipe()
-        self.proc = multiprocessing.Process(target=_worker_main, args=(child,), daemon=True)
+        self.progress: Any = multiprocessing.RawValue("q", 0)
+        self.proc = multiprocessing.Process(
+            target=_worker_main, args=(child, self.progress), daemon=True
+        )
         self.proc.start()
         child.close()
-        self.tasks: deque[tuple[int, Job]] = deque()
-        self.started = 0.0
+        self.tasks: dict[int, Job] = {}  # given and not answered, in the order given
+        self.started = 0.0  # the last sign of life: hand-over when idle, start-up, a batch
 
     def give(self, chunk: list[tuple[int, Job]]) -> None:
         if not self.tasks:  # idle: its next file starts now
             self.started = time.monotonic()
-        self.tasks.extend(chunk)
+        self.tasks.update(chunk)
         self.conn.send(chunk)
 
-    def done(self) -> None:
-        """The current file's answer came: the next one (if any) starts now."""
-        self.tasks.popleft()
-        self.started = time.monotonic()
+    def current(self) -> tuple[int, float]:
+        """The file it is on (one of its tasks) and when that began (monotonic clock).
+
+        Before it has begun any of them (it is starting, or its next chunk is on the
+        way), the first one, since its last sign of life.
+        """
+        now = time.monotonic()
+        read = _read_word(self.progress.value, now)
+        if read is not None:
+            bits, took = read
+            for index in self.tasks:  # a couple of chunks at most
+                if index & _INDEX_MASK == bits:
+                    return index, now - took
+        return next(iter(self.tasks)), self.started
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -623,15 +665,15 @@ class _Worker:
         self.kill()
 
 
-def _worker_main(conn: Connection) -> None:
-    """A worker's loop: a chunk of (index, job) in, one (index, packed result, JSON line)
-    out per job, in order, until ``None`` or EOF."""
+def _worker_main(conn: Connection, progress: Any) -> None:
+    """A worker's loop: chunks of (index, job) in, batches of (index, packed result, JSON
+    line) out, in order, until ``None`` or EOF. Its first message is an empty batch:
+    started and imported, the clock of its first file runs."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    try:
-        conn.send((_READY, None, None))  # started and imported: the clock of its first file runs
-    except (OSError, EOFError):
+    out = _Outbox(conn)
+    if not out.send():
         return
     while True:
         try:
@@ -641,24 +683,74 @@ def _worker_main(conn: Connection) -> None:
         if chunk is None:
             return
         for index, job in chunk:
-            if not _answer(conn, index, job):
+            progress.value = _progress_word(index, time.monotonic())
+            out.add(index, job, _scan_job(job))
+            if out.full() and not out.send():
                 return
+        if out.rows and not conn.poll() and not out.send():  # no more work at hand
+            return
 
 
-def _answer(conn: Connection, index: int, job: Job) -> bool:
-    """Scan one file and send its row; False when the supervisor is gone."""
-    result = _scan_job(job)
-    try:
-        # The row's JSON line is made here too: it spares the supervisor, which every
-        # worker waits on, its costliest step per file.
-        packed = pickle.dumps(pack_result(result, index), protocol=pickle.HIGHEST_PROTOCOL)
-        conn.send((index, packed, indexed_line(result, index)))
-    except (OSError, EOFError):
-        return False
-    except Exception as exc:  # a result too big to send (MemoryError) is a row too
-        row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
-        conn.send((index, pickle.dumps(pack_result(row, index)), None))
-    return True
+#: A row as a worker sends it: its index, its pickled :func:`pack_result`, its JSON line
+#: (None when it could not be made).
+_WireRow = tuple[int, bytes, str | None]
+
+
+class _Outbox:
+    """The rows a worker has made and not sent yet (see :data:`MAX_BATCH`)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.rows: list[_WireRow] = []
+        self.jobs: list[Job] = []
+        self.since = 0.0  # when the oldest row held was made
+
+    def add(self, index: int, job: Job, result: FileResult) -> None:
+        """Hold one file's row: its plain values pickled, and its JSON line (made here,
+        it spares the supervisor, which every worker waits on, its costliest step)."""
+        try:
+            packed = pickle.dumps(pack_result(result, index), protocol=pickle.HIGHEST_PROTOCOL)
+            row: _WireRow = (index, packed, indexed_line(result, index))
+        except Exception as exc:  # a result too big to pack (MemoryError) is a row too
+            row = (index, _failed_packed(job, index, exc), None)
+        if not self.rows:
+            self.since = time.monotonic()
+        self.rows.append(row)
+        self.jobs.append(job)
+
+    def full(self) -> bool:
+        return len(self.rows) >= MAX_BATCH or time.monotonic() - self.since >= MAX_HOLD
+
+    def send(self) -> bool:
+        """Send what is held as one message; False when the supervisor is gone."""
+        rows, jobs = self.rows, self.jobs
+        self.rows, self.jobs = [], []
+        try:
+            self.conn.send(rows)
+        except (OSError, EOFError):
+            return False
+        except Exception:  # too big to send at once (MemoryError): row by row
+            return self._send_apart(rows, jobs)
+        return True
+
+    def _send_apart(self, rows: list[_WireRow], jobs: list[Job]) -> bool:
+        for row, job in zip(rows, jobs, strict=True):
+            try:
+                try:
+                    self.conn.send([row])
+                except (OSError, EOFError):
+                    raise
+                except Exception as exc:  # this row alone is too big: it says so
+                    self.conn.send([(row[0], _failed_packed(job, row[0], exc), None)])
+            except (OSError, EOFError):
+                return False
+        return True
+
+
+def _failed_packed(job: Job, index: int, exc: BaseException) -> bytes:
+    """The pickled plain values of the row of a file whose row could not be sent."""
+    row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
+    return pickle.dumps(pack_result(row, index))
 
 
 def indexed_line(result: FileResult, index: int) -> str:
@@ -779,11 +871,12 @@ class _Pool:
         return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
 
     def feed(self) -> list[_Worker]:
-        """Give work to every worker down to its last file, start workers up to *jobs*;
-        the workers that hold files."""
+        """Give work to every worker down to its last chunk, start workers up to *jobs*;
+        the workers that hold files. (A worker is a chunk ahead: it answers in batches,
+        and its next chunk is there before it has sent the last one.)"""
         queue = self.queue
         for worker in self.workers:
-            if len(worker.tasks) <= 1 and queue:
+            if queue and len(worker.tasks) <= _chunk_size(len(queue), self.jobs):
                 worker.give(self.chunk())
         while queue and len(self.workers) < self.jobs:
             worker = _Worker()
@@ -792,56 +885,60 @@ class _Pool:
         return [w for w in self.workers if w.tasks]
 
     def lose(self, worker: _Worker) -> tuple[int, Job]:
-        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
+        """Kill a worker; the file it was on is returned, its other files re-queued (the
+        ones it had done and not sent too: they are read again)."""
+        index, _ = worker.current()
         worker.kill()
         self.workers.remove(worker)
-        head = worker.tasks.popleft()
-        self.queue.extendleft(reversed(worker.tasks))
-        return head
+        job = worker.tasks.pop(index)
+        self.queue.extendleft(reversed(worker.tasks.items()))
+        return index, job
 
     def wait(self, busy: list[_Worker]) -> set[object]:
         """The pipes with a message, waiting no longer than the nearest file deadline."""
         wait_for = None
         if self.timeout is not None:
-            wait_for = max(0.0, min(w.started + self.timeout for w in busy) - time.monotonic())
+            since = min(w.current()[1] for w in busy)
+            wait_for = max(0.0, since + self.timeout - time.monotonic())
         return set(wait([w.conn for w in busy], wait_for))
 
-    def receive(self, worker: _Worker) -> tuple[int, FileResult] | None:
-        """The row a worker sent (None for its start-up message)."""
+    def receive(self, worker: _Worker) -> list[tuple[int, FileResult]]:
+        """The rows a worker sent (none in its start-up message)."""
         try:
-            index, packed, line = worker.conn.recv()
+            batch = worker.conn.recv()
         except Exception:  # EOF: the process died, or its message was cut
             index, job = self.lose(worker)
-            return index, _lost_row(job, "the worker process died")
-        if index == _READY:
-            worker.started = time.monotonic()
-            return None
-        worker.done()
-        result = unpack_result(pickle.loads(packed))
-        remember_packed(result, packed)
-        if line is not None:
-            remember_line(result, line)
-        return index, result
+            return [(index, _lost_row(job, "the worker process died"))]
+        worker.started = time.monotonic()
+        rows = []
+        for index, packed, line in batch:
+            del worker.tasks[index]
+            result = unpack_result(pickle.loads(packed))
+            remember_packed(result, packed)
+            if line is not None:
+                remember_line(result, line)
+            rows.append((index, result))
+        return rows
 
-    def overdue(self, worker: _Worker) -> tuple[int, FileResult] | None:
+    def overdue(self, worker: _Worker) -> list[tuple[int, FileResult]]:
         """The row of the file a worker has been on past the limit (it is killed)."""
-        if self.timeout is None or time.monotonic() - worker.started < self.timeout:
-            return None
+        if self.timeout is None or time.monotonic() - worker.current()[1] < self.timeout:
+            return []
         index, job = self.lose(worker)
         why = (
             f"not done after the {self.timeout:g}-second per-file limit "
             "(--file-timeout): stopped, not judged"
         )
-        return index, _lost_row(job, why)
+        return [(index, _lost_row(job, why))]
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
     """Results as they complete, from *jobs* worker processes fed in chunks.
 
     A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on
-    one file costs only the row of that file; a new worker takes its place and the rest
-    of its chunk goes back to the front of the queue. A worker down to its last file is
-    given its next chunk ahead, so it never waits for the supervisor between chunks.
+    one file costs only the row of that file; a new worker takes its place and its other
+    files go back to the front of the queue. A worker is given its next chunk ahead, so
+    it never waits for the supervisor between chunks.
     """
     pool = _Pool(work, jobs, timeout)
     clean = False
@@ -849,9 +946,7 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
         while busy := pool.feed():
             ready = pool.wait(busy)
             for worker in busy:
-                row = pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
-                if row is not None:
-                    yield row
+                yield from pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
         clean = True
     finally:
         for worker in pool.workers:
