@@ -37,7 +37,6 @@ from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
-from hwpscan.memo import ByIdentity
 from hwpscan.models import (
     Document,
     ExitCode,
@@ -527,33 +526,127 @@ def scan_paths(
     With *repair*, each readable file's repaired body text is written below
     ``repair.out``, at the place :func:`repair_targets` gives.
     """
-    dates = dates or {}
+    settings = PoolSettings(jobs, dates, repair, file_timeout, ordered)
+    for row in scan_rows(paths, settings):
+        result = row.result
+        if row.has_line:  # the worker's line, for whoever writes this result next
+            remember_line(result, row.line)
+        if on_result is not None:
+            on_result(result)
+        yield result
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """How :func:`scan_rows` scans (as the keywords of :func:`scan_paths`)."""
+
+    jobs: int | None = None
+    dates: Mapping[Path, str] | None = None
+    repair: RepairSettings | None = None
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    ordered: bool = True
+
+
+def scan_rows(paths: Iterable[Path], settings: PoolSettings | None = None) -> Iterator[Row]:
+    """:func:`scan_paths` as :class:`Row` objects: a worker's row is handed on as it
+    came (its result built only if someone asks for it)."""
+    settings = settings or PoolSettings()
+    dates = settings.dates or {}
+    repair = settings.repair
     paths = list(paths)
     targets = repair_targets(paths, repair.out) if repair is not None else {}
     work: list[Job] = [
         (p, dates.get(p), repair.to(targets[p]) if repair and p in targets else None) for p in paths
     ]
     # never more workers than files; never more than a few per core
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(work), 4 * (os.cpu_count() or 1)))
+    cores = os.cpu_count() or 1
+    jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
+    file_timeout = settings.file_timeout
     timeout = file_timeout if file_timeout and file_timeout > 0 else None
-    results: Iterator[tuple[int, FileResult]]
+    rows: Iterator[tuple[int, Row]]
     if timeout is None and (jobs == 1 or len(work) < 4):
-        results = enumerate(map(_scan_job, work))
+        rows = ((i, Row.of(_scan_job(job), i)) for i, job in enumerate(work))
     else:
-        results = _pooled(work, jobs, timeout)
-    if ordered:
-        results = _in_input_order(results)
-    for index, found in results:
-        result = found if found.index == index else replace(found, index=index)
-        if on_result is not None:
-            on_result(result)
-        yield result
+        rows = _pooled(work, jobs, timeout)
+    if settings.ordered:
+        rows = _in_input_order(rows)
+    for _, row in rows:
+        yield row
 
 
-def _in_input_order(
-    results: Iterator[tuple[int, FileResult]],
-) -> Iterator[tuple[int, FileResult]]:
-    held: dict[int, FileResult] = {}
+class Row:
+    """One file's row on its way from the pool to the run record and the output.
+
+    Its index, path, date, format and status are at hand; the :class:`FileResult`, its
+    pickled :func:`pack_result` and its JSON line are each made once, when first asked
+    for. A worker sends the last two, so for a row that is only stored and written out
+    the supervisor never builds the result.
+
+    >>> row = Row.of(FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN), 3)
+    >>> again = Row(3, "a.hwp", None, Format.HWP5, Status.CLEAN, blob=row.blob)
+    >>> again.result == row.result and again.line == row.line and again.index == 3
+    True
+    """
+
+    __slots__ = ("_blob", "_line", "_result", "date", "format", "index", "path", "status")
+
+    def __init__(
+        self,
+        index: int | None,
+        path: str,
+        date: str | None,
+        fmt: Format,
+        status: Status,
+        *,
+        blob: bytes | None = None,
+        line: str | None = None,
+    ) -> None:
+        self.index = index
+        self.path = path
+        self.date = date
+        self.format = fmt
+        self.status = status
+        self._blob = blob
+        self._line = line
+        self._result: FileResult | None = None
+
+    @classmethod
+    def of(cls, result: FileResult, index: int | None = None) -> Row:
+        """The row of a result already made (given *index*, when it has none)."""
+        if index is not None and result.index != index:
+            result = replace(result, index=index)
+        row = cls(result.index, result.path, result.date, result.format, result.status)
+        row._result = result
+        return row
+
+    @property
+    def result(self) -> FileResult:
+        if self._result is None:
+            assert self._blob is not None  # one of the two is always given
+            self._result = unpack_result(pickle.loads(self._blob))
+        return self._result
+
+    @property
+    def blob(self) -> bytes:
+        """The pickled :func:`pack_result` of the row (what the row spill keeps)."""
+        if self._blob is None:
+            self._blob = pickle.dumps(pack_result(self.result), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._blob
+
+    @property
+    def has_line(self) -> bool:
+        return self._line is not None
+
+    @property
+    def line(self) -> str:
+        """:func:`~hwpscan.report.export.jsonl_line` of the result."""
+        if self._line is None:
+            self._line = jsonl_line(self.result)
+        return self._line
+
+
+def _in_input_order(results: Iterator[tuple[int, Row]]) -> Iterator[tuple[int, Row]]:
+    held: dict[int, Row] = {}
     wanted = 0
     for index, result in results:
         held[index] = result
@@ -691,9 +784,9 @@ def _worker_main(conn: Connection, progress: Any) -> None:
             return
 
 
-#: A row as a worker sends it: its index, its pickled :func:`pack_result`, its JSON line
-#: (None when it could not be made).
-_WireRow = tuple[int, bytes, str | None]
+#: A row as a worker sends it: index, path, date, format and status values, its pickled
+#: :func:`pack_result`, its JSON line (None when it could not be made).
+_WireRow = tuple[int, str, str | None, str, str, bytes, str | None]
 
 
 class _Outbox:
@@ -709,10 +802,9 @@ class _Outbox:
         """Hold one file's row: its plain values pickled, and its JSON line (made here,
         it spares the supervisor, which every worker waits on, its costliest step)."""
         try:
-            packed = pickle.dumps(pack_result(result, index), protocol=pickle.HIGHEST_PROTOCOL)
-            row: _WireRow = (index, packed, indexed_line(result, index))
+            row = _wire(result, index, indexed_line(result, index))
         except Exception as exc:  # a result too big to pack (MemoryError) is a row too
-            row = (index, _failed_packed(job, index, exc), None)
+            row = _failed_wire(job, index, exc)
         if not self.rows:
             self.since = time.monotonic()
         self.rows.append(row)
@@ -741,16 +833,21 @@ class _Outbox:
                 except (OSError, EOFError):
                     raise
                 except Exception as exc:  # this row alone is too big: it says so
-                    self.conn.send([(row[0], _failed_packed(job, row[0], exc), None)])
+                    self.conn.send([_failed_wire(job, row[0], exc)])
             except (OSError, EOFError):
                 return False
         return True
 
 
-def _failed_packed(job: Job, index: int, exc: BaseException) -> bytes:
-    """The pickled plain values of the row of a file whose row could not be sent."""
-    row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
-    return pickle.dumps(pack_result(row, index))
+def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
+    r = result
+    packed = pickle.dumps(pack_result(r, index), protocol=pickle.HIGHEST_PROTOCOL)
+    return (index, r.path, r.date, r.format.value, r.status.value, packed, line)
+
+
+def _failed_wire(job: Job, index: int, exc: BaseException) -> _WireRow:
+    """The row of a file whose row could not be packed or sent, saying why."""
+    return _wire(_failed_row(display_path(job[0]), job[1], None, exc, 0.0), index, None)
 
 
 def indexed_line(result: FileResult, index: int) -> str:
@@ -803,21 +900,6 @@ def pack_result(result: FileResult, index: int | None = None) -> tuple[object, .
         r.repair,
         r.index if index is None else index,
     )
-
-
-def remember_packed(result: FileResult, blob: bytes) -> None:
-    """Keep *blob* (the pickled :func:`pack_result` a worker sent) beside *result*, for
-    whoever writes the row out as such next (:class:`~hwpscan.runs.rows.ResultRows`)."""
-    _PACKED.put(result, blob)
-
-
-def packed_bytes(result: FileResult) -> bytes | None:
-    """The bytes :func:`remember_packed` kept for *result*, or None."""
-    return _PACKED.get(result)
-
-
-#: Asked for at once (the row is spilled as it arrives) or never: a few are enough.
-_PACKED: ByIdentity[FileResult, bytes] = ByIdentity(256)
 
 
 def _pack_stats(s: TextStats) -> _PackedStats:
@@ -902,25 +984,23 @@ class _Pool:
             wait_for = max(0.0, since + self.timeout - time.monotonic())
         return set(wait([w.conn for w in busy], wait_for))
 
-    def receive(self, worker: _Worker) -> list[tuple[int, FileResult]]:
-        """The rows a worker sent (none in its start-up message)."""
+    def receive(self, worker: _Worker) -> list[tuple[int, Row]]:
+        """The rows a worker sent (none in its start-up message), as they came."""
         try:
             batch = worker.conn.recv()
         except Exception:  # EOF: the process died, or its message was cut
             index, job = self.lose(worker)
-            return [(index, _lost_row(job, "the worker process died"))]
+            return [(index, Row.of(_lost_row(job, "the worker process died"), index))]
         worker.started = time.monotonic()
+        tasks = worker.tasks
         rows = []
-        for index, packed, line in batch:
-            del worker.tasks[index]
-            result = unpack_result(pickle.loads(packed))
-            remember_packed(result, packed)
-            if line is not None:
-                remember_line(result, line)
-            rows.append((index, result))
+        for index, path, date, fmt, status, packed, line in batch:
+            del tasks[index]
+            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, line=line)
+            rows.append((index, row))
         return rows
 
-    def overdue(self, worker: _Worker) -> list[tuple[int, FileResult]]:
+    def overdue(self, worker: _Worker) -> list[tuple[int, Row]]:
         """The row of the file a worker has been on past the limit (it is killed)."""
         if self.timeout is None or time.monotonic() - worker.current()[1] < self.timeout:
             return []
@@ -929,10 +1009,10 @@ class _Pool:
             f"not done after the {self.timeout:g}-second per-file limit "
             "(--file-timeout): stopped, not judged"
         )
-        return [(index, _lost_row(job, why))]
+        return [(index, Row.of(_lost_row(job, why), index))]
 
 
-def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
+def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, Row]]:
     """Results as they complete, from *jobs* worker processes fed in chunks.
 
     A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on

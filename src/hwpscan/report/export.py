@@ -160,6 +160,16 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
     return write
 
 
+def jsonl_line_sink(out: IO[str]) -> Callable[[str], None]:
+    """A function that writes one line made by :func:`jsonl_line` and flushes it at once."""
+
+    def write(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    return write
+
+
 def csv_row(result: FileResult) -> dict[str, object]:
     """The flat CSV record of one result (PUA as ``U+F02B1:3;U+F0854:1``).
 

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO, overload
 
 from hwpscan.models import FileResult, Status
-from hwpscan.scan import pack_result, packed_bytes, unpack_result
+from hwpscan.scan import Row, unpack_result
 
 __all__ = ["KEEP_IN_MEMORY", "ResultRows", "status_counts"]
 
@@ -74,7 +74,7 @@ class ResultRows(_Rows):
 
     def __init__(self, *, keep: int | None = None) -> None:
         self._keep = max(0, KEEP_IN_MEMORY if keep is None else keep)
-        self._head: list[FileResult] = []  # the first rows (all of them, once the disk fails)
+        self._head: list[Row] = []  # the first rows (all of them, once the disk fails)
         self._offsets = array("q")  # where each spilled row starts in the file
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._file: BinaryIO | None = None
@@ -87,16 +87,18 @@ class ResultRows(_Rows):
         """How many rows are kept on disk."""
         return len(self._offsets)
 
-    def append(self, row: FileResult) -> None:
-        if len(self._head) < self._keep or not self._spill or not self._write(row):
+    def append(self, row: FileResult | Row) -> None:
+        """Add a row: a result, or a :class:`~hwpscan.scan.Row` as the pool gave it (a
+        spilled one is written in the bytes a worker sent it in: nothing to build)."""
+        if not isinstance(row, Row):
+            row = Row.of(row)
+        if len(self._head) < self._keep or not self._spill or not self._write(row.blob):
             self._head.append(row)
         self._indexes.append(-1 if row.index is None else row.index)
         self.statuses[row.status] += 1
 
-    def _write(self, row: FileResult) -> bool:
-        """Spill *row*; False (and no more spilling) when the disk refuses it."""
-        # the bytes a worker sent it in, when they are at hand: nothing to pack again
-        blob = packed_bytes(row) or pickle.dumps(pack_result(row), protocol=pickle.HIGHEST_PROTOCOL)
+    def _write(self, blob: bytes) -> bool:
+        """Spill a row's bytes; False (and no more spilling) when the disk refuses them."""
         try:
             if self._file is None:
                 # held open for the rows' lifetime; unlinked at once, closed by close()
@@ -115,7 +117,8 @@ class ResultRows(_Rows):
 
     def _unspill(self) -> None:
         """Bring every spilled row back into memory and spill no more."""
-        self._head.extend([self._row(i) for i in range(len(self._head), len(self._indexes))])
+        back = range(len(self._head), len(self._indexes))
+        self._head.extend([Row.of(self._row(i)) for i in back])
         self._offsets = array("q")
         self._spill = False
         self.close()
@@ -126,7 +129,7 @@ class ResultRows(_Rows):
     def _row(self, i: int) -> FileResult:
         head = len(self._head)
         if i < head:
-            return self._head[i]
+            return self._head[i].result
         k = i - head
         if self._file is None:
             raise ValueError("these rows were closed: their file is gone")

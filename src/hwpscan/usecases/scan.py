@@ -32,11 +32,13 @@ from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
+    PoolSettings,
     RepairSettings,
+    Row,
     collect_files,
     exit_code,
     resolve_dates,
-    scan_paths,
+    scan_rows,
 )
 from hwpscan.sources import shown_url, url_from_argument
 from hwpscan.usecases.scaled import (
@@ -59,6 +61,7 @@ __all__ = [
     "Executor",
     "MatrixSettings",
     "RepairSettings",
+    "Row",
     "ScaleSettings",
     "ScanObserver",
     "ScanOutcome",
@@ -141,6 +144,11 @@ class ScanObserver:
 
     def result(self, result: FileResult) -> None:
         """A file's row, the moment it exists (in completion order)."""
+
+    def row(self, row: Row) -> None:
+        """A file's row as the pool gave it: :meth:`result` of its result, unless an
+        observer can do with less (a JSON Lines stream writes the line a worker made)."""
+        self.result(row.result)
 
     def matrix_row(self, row: MatrixRow) -> None:
         """A parser-matrix row, the moment it exists."""
@@ -243,9 +251,9 @@ def _recording(
 ) -> AbstractContextManager[Recording]:
     """The run record the rows go to (one that keeps nothing when the run is not recorded)."""
     if not settings.record:
-        return nullcontext(Recording(None, also=observer.result))
+        return nullcontext(Recording(None, also_row=observer.row))
     return recorded_run(
-        settings.kind, dict(args or {}), also=observer.result, on_warning=observer.warn
+        settings.kind, dict(args or {}), on_warning=observer.warn, also_row=observer.row
     )
 
 
@@ -268,15 +276,15 @@ def _run_local(
 ) -> Sequence[FileResult]:
     """This machine's pool: rows go to *record* as files complete (it keeps them, most on
     disk for a large run); returned in input order."""
-    for result in scan_paths(
-        files,
+    pool = PoolSettings(
         jobs=settings.jobs or None,
         dates=resolve_dates(files),
         repair=settings.repair,
         file_timeout=settings.file_timeout,
         ordered=False,
-    ):
-        record(result)
+    )
+    for row in scan_rows(files, pool):
+        record(row)
     return record.results.in_input_order()
 
 
