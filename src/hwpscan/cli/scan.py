@@ -8,7 +8,7 @@ The work is :func:`hwpscan.usecases.scan.scan`; what the terminal shows is in
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
@@ -23,6 +23,7 @@ from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, summary_line
+from hwpscan.runs.rows import row_lines
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scaled import DEFAULT_BATCH, Executor, ScaleSettings, url_from_argument
 from hwpscan.usecases.scan import (
@@ -331,11 +332,21 @@ def scan(
         )
         outcome = scan_shown(settings, observer, args, fetched)
         if out.streamed and not out.live:
-            write = out.writer(stream)
-            for result in outcome.results:
-                write(result)
+            _write_sorted(out, stream, outcome.results)
     _render(outcome, out, settings)
     _exit(outcome, settings, fetched)
+
+
+def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:
+    """``--sort input``: every row at the end (JSON Lines: the lines kept with the rows)."""
+    if out.fmt is OutputFormat.jsonl:
+        write_line = jsonl_line_sink(stream)
+        for line in row_lines(results):
+            write_line(line)
+        return
+    write = out.writer(stream)
+    for result in results:
+        write(result)
 
 
 def _settings(
