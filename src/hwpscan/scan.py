@@ -137,22 +137,55 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     seen: set[str] = set()
     real = _RealPaths()
 
-    def add(path: Path) -> None:
-        key = real(path)
+    def add(path: Path, key: str) -> None:
         if key not in seen:
             seen.add(key)
             out.append(path)
 
     for item in inputs:
-        if item.is_dir():
-            for root, dirs, files in os.walk(item):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if _is_attachment_name(name):
-                        add(Path(root) / name)
-        else:
-            add(item)
+        if not item.is_dir():
+            add(item, real(item))
+            continue
+        for root, files in _walk(os.fspath(item)):
+            base = Path(root)
+            folder = real.folder(root)
+            for name, link in files:
+                if _is_attachment_name(name):
+                    path = base / name
+                    # a file that is no symlink is its folder's real path plus its name
+                    add(path, real(path) if link else os.path.join(folder, name))
     return out
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]]]]:
+    """The folders below *top* as :func:`os.walk` goes (top down, folders in name order,
+    hidden ones and symlinked ones not entered, one that cannot be listed skipped), each
+    with its files in name order and whether each is a symlink (from the listing: no
+    ``lstat`` per file)."""
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return
+    folders: list[os.DirEntry[str]] = []
+    files: list[tuple[str, bool]] = []
+    for entry in entries:
+        if _entry_is(entry.is_dir):
+            folders.append(entry)
+        else:
+            files.append((entry.name, _entry_is(entry.is_symlink)))
+    yield top, files
+    for entry in folders:
+        if not entry.name.startswith(".") and not _entry_is(entry.is_symlink):
+            yield from _walk(os.path.join(top, entry.name))
+
+
+def _entry_is(test: Callable[[], bool]) -> bool:
+    """A directory entry's test, False when it cannot be answered (as os.walk takes it)."""
+    try:
+        return test()
+    except OSError:
+        return False
 
 
 def _is_attachment_name(name: str) -> bool:
@@ -177,10 +210,14 @@ class _RealPaths:
         head, name = os.path.split(text)
         if not name or name in (".", "..") or os.path.islink(text):
             return os.path.realpath(text)
-        folder = self._folders.get(head)
-        if folder is None:
-            folder = self._folders[head] = os.path.realpath(head or ".")
-        return os.path.join(folder, name)
+        return os.path.join(self.folder(head), name)
+
+    def folder(self, head: str) -> str:
+        """``os.path.realpath`` of a folder (``""`` is the current one), once."""
+        found = self._folders.get(head)
+        if found is None:
+            found = self._folders[head] = os.path.realpath(head or ".")
+        return found
 
 
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
