@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.scan import SIDECAR_NAMES, collect_files
+from hwpscan.scan import SIDECAR_NAMES, collect_dated, collect_files, resolve_dates
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -81,3 +82,37 @@ def test_a_folder_that_cannot_be_read_is_skipped_as_os_walk_skips_it(tree: Path)
         assert not any("2.hwp" in str(p) for p in collect_files([tree]))
     finally:
         locked.chmod(0o755)
+
+
+def test_listing_and_dating_in_one_pass_answers_as_the_two_apart(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dates from folders, stems and a fetch manifest (one reached through a link too),
+    with paths given relative to the current folder."""
+    data = build_hwp5(["문단"])
+    fetched = tree / "fetched"
+    fetched.mkdir()
+    (fetched / "x.hwp").write_bytes(data)
+    with ManifestWriter(fetched) as manifest:
+        manifest.write(
+            ManifestEntry(
+                "2025-07-23", "1", "s", "x.hwp", "u", "x.hwp", None, 0, None, "downloaded"
+            )
+        )
+    dated = ("2025-07-21/a.hwp", "2025-07-21/b_2025-08-01.hwp", "2025-07-22/c.hwp")
+    for rel in (*dated, "c/2025-08-01.hwp"):
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_bytes(data)
+    (tree / "2025-07-22" / "linked.hwp").symlink_to(fetched / "x.hwp")
+    monkeypatch.chdir(tree)
+    for inputs in ([Path(".")], [tree], [Path("2025-07-22"), Path("fetched/x.hwp"), Path(".")]):
+        files, dates = collect_dated(inputs)
+        assert files == collect_files(inputs)
+        assert dates == resolve_dates(files), inputs
+    files, dates = collect_dated([Path(".")])
+    by_path = {p.as_posix(): dates.get(p) for p in files}
+    assert by_path["2025-07-21/a.hwp"] == "2025-07-21"
+    assert by_path["2025-07-21/b_2025-08-01.hwp"] == "2025-07-21"  # a whole name only
+    assert by_path["c/2025-08-01.hwp"] == "2025-08-01"
+    assert by_path["2025-07-22/c.hwp"] == "2025-07-22"
+    assert by_path["2025-07-22/linked.hwp"] == "2025-07-23"  # its real file is in the manifest

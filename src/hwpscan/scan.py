@@ -133,18 +133,36 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     A file named twice (or reached twice) is scanned once. A path that does not exist
     is kept: scanning it gives a row with status ``error``.
     """
-    out: list[Path] = []
+    return [found.path for found in _listed(inputs)]
+
+
+def collect_dated(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
+    """:func:`collect_files` and :func:`resolve_dates` of the files, in one pass: what
+    the listing learnt of each file (its real folder) is not asked of the disk again."""
+    found = _listed(inputs)
+    return [f.path for f in found], _dates(found)
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    path: Path
+    text: str  # the path as a string
+    real: str  # its real path (os.path.realpath)
+
+
+def _listed(inputs: Iterable[Path]) -> list[_Listed]:
+    out: list[_Listed] = []
     seen: set[str] = set()
     real = _RealPaths()
 
-    def add(path: Path, key: str) -> None:
+    def add(path: Path, text: str, key: str) -> None:
         if key not in seen:
             seen.add(key)
-            out.append(path)
+            out.append(_Listed(path, text, key))
 
     for item in inputs:
         if not item.is_dir():
-            add(item, real(item))
+            add(item, os.fspath(item), real(item))
             continue
         for root, files in _walk(os.fspath(item)):
             base = Path(root)
@@ -152,8 +170,9 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
             for name, link in files:
                 if _is_attachment_name(name):
                     path = base / name
+                    text = os.path.join(root, name)
                     # a file that is no symlink is its folder's real path plus its name
-                    add(path, real(path) if link else os.path.join(folder, name))
+                    add(path, text, real(path) if link else os.path.join(folder, name))
     return out
 
 
@@ -227,9 +246,11 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
     file.
     """
-
-    paths = list(paths)
     real = _RealPaths()
+    return _dates([_Listed(p, os.fspath(p), real(p)) for p in paths])
+
+
+def _dates(files: list[_Listed]) -> dict[Path, str]:
     known: dict[str, bool] = {}
 
     def under_manifest(folder: str) -> bool:
@@ -240,11 +261,11 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
             found = known[folder] = here or (parent != folder and under_manifest(parent))
         return found
 
-    listed = [p for p in paths if under_manifest(os.path.dirname(real(p)))]
+    listed = [f.path for f in files if under_manifest(os.path.dirname(f.real))]
     dates = dict(dates_for(listed)) if listed else {}
-    for path in paths:
-        if path not in dates and (found := date_from_path(path)) is not None:
-            dates[path] = found
+    for f in files:
+        if f.path not in dates and (found := date_from_path(f.text)) is not None:
+            dates[f.path] = found
     return dates
 
 

@@ -35,9 +35,8 @@ from hwpscan.scan import (
     PoolSettings,
     RepairSettings,
     Row,
-    collect_files,
+    collect_dated,
     exit_code,
-    resolve_dates,
     scan_rows,
 )
 from hwpscan.sources import shown_url, url_from_argument
@@ -211,12 +210,12 @@ def scan(
             record.summary.update(fetch_summary(fetched))
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
-        files = None if settings.scaled else collect_files(settings.paths)
+        files, dates = (None, {}) if settings.scaled else collect_dated(settings.paths)
         observer.started("scan", None if files is None else len(files))
         if files is None:
             results, stop = _run_scaled(settings, resumed, record, observer)
         else:
-            results = _run_local(settings, files, record)
+            results = _run_local(settings, files, dates, record)
         observer.finished("scan")
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
@@ -272,13 +271,13 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
 
 
 def _run_local(
-    settings: ScanSettings, files: list[Path], record: Recording
+    settings: ScanSettings, files: list[Path], dates: dict[Path, str], record: Recording
 ) -> Sequence[FileResult]:
     """This machine's pool: rows go to *record* as files complete (it keeps them, most on
     disk for a large run); returned in input order."""
     pool = PoolSettings(
         jobs=settings.jobs or None,
-        dates=resolve_dates(files),
+        dates=dates,
         repair=settings.repair,
         file_timeout=settings.file_timeout,
         ordered=False,
