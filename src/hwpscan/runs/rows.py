@@ -89,6 +89,7 @@ class ResultRows(_Rows):
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._file: BinaryIO | None = None
         self._end = 0  # the file's size
+        self._moved = False  # the file's position is not at its end (a row was read)
         self._spill = True  # False once the disk refused a row: all stay in memory
         self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
 
@@ -117,8 +118,12 @@ class ResultRows(_Rows):
                 # held open for the rows' lifetime; unlinked at once, closed by close()
                 # unbuffered: a refused write leaves no bytes behind to fail again later
                 self._file = tempfile.TemporaryFile(prefix="hwpscan-rows-", buffering=0)  # noqa: SIM115
-            self._file.seek(self._end)
-            left = memoryview(blob + line)
+            if self._moved:  # a row was read back since the last write
+                self._file.seek(self._end)
+                self._moved = False
+            data = blob + line
+            done = self._file.write(data) or 0
+            left = memoryview(data)[done:]
             while left:  # a raw write may take only a part
                 left = left[self._file.write(left) or 0 :]
         except OSError:  # no room on disk: the rows come back into memory
@@ -160,6 +165,7 @@ class ResultRows(_Rows):
         if self._file is None:
             raise ValueError("these rows were closed: their file is gone")
         self._file.seek(start)
+        self._moved = True
         return self._file.read(end - start)
 
     def in_input_order(self) -> Sequence[FileResult]:
