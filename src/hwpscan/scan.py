@@ -1109,12 +1109,22 @@ def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> Exi
     ``error``) matches files that could not be judged (encrypted, distribution,
     unsupported, corrupt, error; a Git LFS pointer is unsupported).
     """
+    return statuses_exit_code((result.status for result in results), fail_on)
+
+
+def statuses_exit_code(statuses: Iterable[Status], fail_on: Iterable[str] = ()) -> ExitCode:
+    """:func:`exit_code` from the rows' statuses alone (each one present once is enough:
+    a tally's keys), so rows kept on disk need not be read back to decide it.
+
+    >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
+    <ExitCode.FINDINGS: 1>
+    """
     wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     if not wanted:  # no gate: nothing to read
         return ExitCode.OK
-    for result in results:
-        if "contaminated" in wanted and result.status is Status.CONTAMINATED:
+    for status in statuses:
+        if "contaminated" in wanted and status is Status.CONTAMINATED:
             return ExitCode.FINDINGS
-        if "unreadable" in wanted and not result.status.scanned:
+        if "unreadable" in wanted and not status.scanned:
             return ExitCode.FINDINGS
     return ExitCode.OK

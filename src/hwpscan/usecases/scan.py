@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
+from hwpscan.runs.rows import status_counts
 from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
@@ -36,8 +37,8 @@ from hwpscan.scan import (
     RepairSettings,
     Row,
     collect_dated,
-    exit_code,
     scan_rows,
+    statuses_exit_code,
 )
 from hwpscan.sources import shown_url, url_from_argument
 from hwpscan.usecases.scaled import (
@@ -348,7 +349,7 @@ def _outcome(
     if gate and not results:  # a gate over nothing would pass on nothing
         nothing = nothing_under(settings.paths, root)
         return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
-    code: int = exit_code(results, gate)
+    code: int = statuses_exit_code(status_counts(results), gate)  # no row read back
     if settings.matrix is not None:
         from hwpscan.matrix import matrix_exit_code  # the matrix: only when asked for
 
