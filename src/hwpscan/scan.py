@@ -47,7 +47,7 @@ from hwpscan.models import (
     Status,
     TextStats,
 )
-from hwpscan.report.export import jsonl_line, remember_line
+from hwpscan.report.export import jsonl_line, record_line, remember_line
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -909,16 +909,14 @@ def _failed_wire(job: Job, index: int, exc: BaseException) -> _WireRow:
 
 
 def indexed_line(result: FileResult, index: int) -> str:
-    """:func:`~hwpscan.report.export.jsonl_line` of *result* (made without an index)
-    given its *index*: ``index`` is the last key of :meth:`FileResult.to_json`, so it
-    is added to the line, not by copying the result.
+    """:func:`~hwpscan.report.export.jsonl_line` of *result* given its *index* (the
+    result is not copied to carry it).
 
     >>> row = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
     >>> indexed_line(row, 7) == jsonl_line(replace(row, index=7))
     True
     """
-    line = jsonl_line(result if result.index is None else replace(result, index=None))
-    return f'{line[:-1]}, "index": {index}}}'
+    return record_line(result, index=index)  # in a worker: no memo of the line
 
 
 #: A :class:`TextStats` as plain values, and a :class:`FileResult` likewise: what a
