@@ -772,7 +772,7 @@ class _Worker:
 
     def __init__(self) -> None:
         self.conn, child = multiprocessing.Pipe()
-        self.progress: Any = multiprocessing.RawValue("q", 0)
+        self.progress: Any = multiprocessing.RawValue("Q", 0)  # unsigned: 63 bits are used
         self.proc = multiprocessing.Process(
             target=_worker_main, args=(child, self.progress), daemon=True
         )
