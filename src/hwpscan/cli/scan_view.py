@@ -82,9 +82,9 @@ class TerminalObserver(ScanObserver):
     def row(self, row: Row) -> None:
         if self.lines is not None:
             self.lines(row.line)
-            self._tick()
-        else:
-            self.result(row.result)
+        elif self.stream is not None:
+            self.stream(row.result)
+        self._tick()  # without a stream the result is not built here
 
     def matrix_row(self, row: Any) -> None:
         if self.matrix_stream is not None:

@@ -146,9 +146,11 @@ class ScanObserver:
         """A file's row, the moment it exists (in completion order)."""
 
     def row(self, row: Row) -> None:
-        """A file's row as the pool gave it: :meth:`result` of its result, unless an
-        observer can do with less (a JSON Lines stream writes the line a worker made)."""
-        self.result(row.result)
+        """A file's row as the pool gave it: :meth:`result` of its result (built only
+        for an observer that has its own :meth:`result`), unless an observer can do
+        with less (a JSON Lines stream writes the line a worker made)."""
+        if type(self).result is not ScanObserver.result:
+            self.result(row.result)
 
     def matrix_row(self, row: MatrixRow) -> None:
         """A parser-matrix row, the moment it exists."""
