@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from hwpscan.models import FileResult
+from hwpscan.report.export import jsonl_line
 from hwpscan.runs import rows as rows_module
-from hwpscan.runs.rows import ResultRows
-from hwpscan.scan import collect_files, scan_file
+from hwpscan.runs.rows import ResultRows, row_lines
+from hwpscan.scan import Row, collect_files, scan_file
 from hwpscan.usecases.scan import ScanSettings, scan
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -100,3 +101,25 @@ def test_a_disk_that_fills_up_midway_brings_the_spilled_rows_back(
     assert max(spilled) > 2 and rows.spilled == 0  # some went to disk, then came back
     assert list(rows) == fixture_rows
     assert list(rows.in_input_order()) == sorted(fixture_rows, key=lambda r: r.index or 0)
+    assert list(row_lines(rows)) == [jsonl_line(r) for r in fixture_rows]
+
+
+def test_the_lines_kept_with_spilled_rows_are_their_json_lines(
+    fixture_rows: list[FileResult],
+) -> None:
+    """Rows of every kind, some made by a worker (with the line it made), some as
+    results: the lines read back are the lines of the rows, in either order."""
+    rows = ResultRows(keep=3)
+    for n, result in enumerate(fixture_rows):
+        made = Row.of(result)
+        if n % 2:  # as the pool gives it: bytes and line, no result
+            made = Row(made.index, made.path, made.date, made.format, made.status,
+                       blob=made.blob, line=jsonl_line(result))  # fmt: skip
+        rows.append(made)
+    assert rows.spilled == len(fixture_rows) - 3
+    assert list(row_lines(rows)) == [jsonl_line(r) for r in fixture_rows]
+    ordered = sorted(fixture_rows, key=lambda r: r.index or 0)
+    assert list(row_lines(rows.in_input_order())) == [jsonl_line(r) for r in ordered]
+    assert list(rows.in_input_order()) == ordered
+    assert list(row_lines(ordered)) == [jsonl_line(r) for r in ordered]  # a plain list too
+    rows.close()

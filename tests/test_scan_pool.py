@@ -1,16 +1,22 @@
 """The worker pool feeds files in chunks and keeps the per-file time limit.
 
-A worker answers once per file in the order given, so the supervisor knows which file
-of a chunk is being read: the one that overruns is stopped and gets its row, the rest
-of its chunk goes to another worker. Files are made by our own writers.
+A worker answers with batches of rows and writes which file it is on into a shared
+progress word, so the supervisor knows which file of a chunk is being read: the one that
+overruns is stopped and gets its row, the rest of its files (those it had done and not
+sent too) go to another worker. Files are made by our own writers.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
 from pathlib import Path
 
-from hwpscan.models import Status
+import pytest
+
+from hwpscan import scan as scan_mod
+from hwpscan.models import FileResult, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.scan import MAX_CHUNK, _chunk_size, scan_paths
 
@@ -46,3 +52,27 @@ def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(tmp_path: Path) -> No
     ordered = list(scan_paths(files, jobs=2, file_timeout=0.3))
     assert [r.index for r in ordered] == list(range(48))
     assert {r.index for r in ordered if r.status is Status.ERROR} == slow
+
+
+@pytest.mark.skipif(os.name != "posix", reason="relies on fork copying the patched module")
+def test_a_worker_that_dies_mid_batch_costs_only_the_file_it_was_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        pytest.skip("needs the fork start method")
+    files = _files(tmp_path, 120, set())
+    dies = files[70]
+    real = scan_mod.scan_file
+
+    def dying(path: Path, date: str | None = None, repair: object = None) -> FileResult:
+        if path == dies:
+            os._exit(9)  # what a segfault in native code looks like to the pool
+        return real(path, date, repair)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_mod, "scan_file", dying)
+    assert _chunk_size(len(files), 1) > 1  # rows before it were held, not sent yet
+    rows = list(scan_paths(files, jobs=1, ordered=False))
+    assert sorted(r.index for r in rows if r.index is not None) == list(range(120))
+    lost = [r for r in rows if r.status is not Status.CLEAN]
+    assert [r.index for r in lost] == [70]
+    assert "worker process died" in (lost[0].reason or "")

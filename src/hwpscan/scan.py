@@ -37,7 +37,6 @@ from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
-from hwpscan.memo import ByIdentity
 from hwpscan.models import (
     Document,
     ExitCode,
@@ -48,7 +47,7 @@ from hwpscan.models import (
     Status,
     TextStats,
 )
-from hwpscan.report.export import jsonl_line, remember_line
+from hwpscan.report.export import jsonl_line, record_line, remember_line
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -134,26 +133,78 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     A file named twice (or reached twice) is scanned once. A path that does not exist
     is kept: scanning it gives a row with status ``error``.
     """
-    out: list[Path] = []
+    return [found.path for found in _listed(inputs)]
+
+
+def collect_dated(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
+    """:func:`collect_files` and :func:`resolve_dates` of the files, in one pass: what
+    the listing learnt of each file (its real folder) is not asked of the disk again."""
+    found = _listed(inputs)
+    return [f.path for f in found], _dates(found)
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    path: Path
+    text: str  # the path as a string
+    real: str  # its real path (os.path.realpath)
+
+
+def _listed(inputs: Iterable[Path]) -> list[_Listed]:
+    out: list[_Listed] = []
     seen: set[str] = set()
     real = _RealPaths()
 
-    def add(path: Path) -> None:
-        key = real(path)
+    def add(path: Path, text: str, key: str) -> None:
         if key not in seen:
             seen.add(key)
-            out.append(path)
+            out.append(_Listed(path, text, key))
 
     for item in inputs:
-        if item.is_dir():
-            for root, dirs, files in os.walk(item):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if _is_attachment_name(name):
-                        add(Path(root) / name)
-        else:
-            add(item)
+        if not item.is_dir():
+            add(item, os.fspath(item), real(item))
+            continue
+        for root, files in _walk(os.fspath(item)):
+            base = Path(root)
+            folder = real.folder(root)
+            for name, link in files:
+                if _is_attachment_name(name):
+                    path = base / name
+                    text = os.path.join(root, name)
+                    # a file that is no symlink is its folder's real path plus its name
+                    add(path, text, real(path) if link else os.path.join(folder, name))
     return out
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]]]]:
+    """The folders below *top* as :func:`os.walk` goes (top down, folders in name order,
+    hidden ones and symlinked ones not entered, one that cannot be listed skipped), each
+    with its files in name order and whether each is a symlink (from the listing: no
+    ``lstat`` per file)."""
+    try:
+        with os.scandir(top) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:
+        return
+    folders: list[os.DirEntry[str]] = []
+    files: list[tuple[str, bool]] = []
+    for entry in entries:
+        if _entry_is(entry.is_dir):
+            folders.append(entry)
+        else:
+            files.append((entry.name, _entry_is(entry.is_symlink)))
+    yield top, files
+    for entry in folders:
+        if not entry.name.startswith(".") and not _entry_is(entry.is_symlink):
+            yield from _walk(os.path.join(top, entry.name))
+
+
+def _entry_is(test: Callable[[], bool]) -> bool:
+    """A directory entry's test, False when it cannot be answered (as os.walk takes it)."""
+    try:
+        return test()
+    except OSError:
+        return False
 
 
 def _is_attachment_name(name: str) -> bool:
@@ -178,10 +229,14 @@ class _RealPaths:
         head, name = os.path.split(text)
         if not name or name in (".", "..") or os.path.islink(text):
             return os.path.realpath(text)
-        folder = self._folders.get(head)
-        if folder is None:
-            folder = self._folders[head] = os.path.realpath(head or ".")
-        return os.path.join(folder, name)
+        return os.path.join(self.folder(head), name)
+
+    def folder(self, head: str) -> str:
+        """``os.path.realpath`` of a folder (``""`` is the current one), once."""
+        found = self._folders.get(head)
+        if found is None:
+            found = self._folders[head] = os.path.realpath(head or ".")
+        return found
 
 
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
@@ -191,9 +246,11 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
     file.
     """
-
-    paths = list(paths)
     real = _RealPaths()
+    return _dates([_Listed(p, os.fspath(p), real(p)) for p in paths])
+
+
+def _dates(files: list[_Listed]) -> dict[Path, str]:
     known: dict[str, bool] = {}
 
     def under_manifest(folder: str) -> bool:
@@ -204,11 +261,11 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
             found = known[folder] = here or (parent != folder and under_manifest(parent))
         return found
 
-    listed = [p for p in paths if under_manifest(os.path.dirname(real(p)))]
+    listed = [f.path for f in files if under_manifest(os.path.dirname(f.real))]
     dates = dict(dates_for(listed)) if listed else {}
-    for path in paths:
-        if path not in dates and (found := date_from_path(path)) is not None:
-            dates[path] = found
+    for f in files:
+        if f.path not in dates and (found := date_from_path(f.text)) is not None:
+            dates[f.path] = found
     return dates
 
 
@@ -527,33 +584,127 @@ def scan_paths(
     With *repair*, each readable file's repaired body text is written below
     ``repair.out``, at the place :func:`repair_targets` gives.
     """
-    dates = dates or {}
+    settings = PoolSettings(jobs, dates, repair, file_timeout, ordered)
+    for row in scan_rows(paths, settings):
+        result = row.result
+        if row.has_line:  # the worker's line, for whoever writes this result next
+            remember_line(result, row.line)
+        if on_result is not None:
+            on_result(result)
+        yield result
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSettings:
+    """How :func:`scan_rows` scans (as the keywords of :func:`scan_paths`)."""
+
+    jobs: int | None = None
+    dates: Mapping[Path, str] | None = None
+    repair: RepairSettings | None = None
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    ordered: bool = True
+
+
+def scan_rows(paths: Iterable[Path], settings: PoolSettings | None = None) -> Iterator[Row]:
+    """:func:`scan_paths` as :class:`Row` objects: a worker's row is handed on as it
+    came (its result built only if someone asks for it)."""
+    settings = settings or PoolSettings()
+    dates = settings.dates or {}
+    repair = settings.repair
     paths = list(paths)
     targets = repair_targets(paths, repair.out) if repair is not None else {}
     work: list[Job] = [
         (p, dates.get(p), repair.to(targets[p]) if repair and p in targets else None) for p in paths
     ]
     # never more workers than files; never more than a few per core
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(work), 4 * (os.cpu_count() or 1)))
+    cores = os.cpu_count() or 1
+    jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
+    file_timeout = settings.file_timeout
     timeout = file_timeout if file_timeout and file_timeout > 0 else None
-    results: Iterator[tuple[int, FileResult]]
+    rows: Iterator[tuple[int, Row]]
     if timeout is None and (jobs == 1 or len(work) < 4):
-        results = enumerate(map(_scan_job, work))
+        rows = ((i, Row.of(_scan_job(job), i)) for i, job in enumerate(work))
     else:
-        results = _pooled(work, jobs, timeout)
-    if ordered:
-        results = _in_input_order(results)
-    for index, found in results:
-        result = found if found.index == index else replace(found, index=index)
-        if on_result is not None:
-            on_result(result)
-        yield result
+        rows = _pooled(work, jobs, timeout)
+    if settings.ordered:
+        rows = _in_input_order(rows)
+    for _, row in rows:
+        yield row
 
 
-def _in_input_order(
-    results: Iterator[tuple[int, FileResult]],
-) -> Iterator[tuple[int, FileResult]]:
-    held: dict[int, FileResult] = {}
+class Row:
+    """One file's row on its way from the pool to the run record and the output.
+
+    Its index, path, date, format and status are at hand; the :class:`FileResult`, its
+    pickled :func:`pack_result` and its JSON line are each made once, when first asked
+    for. A worker sends the last two, so for a row that is only stored and written out
+    the supervisor never builds the result.
+
+    >>> row = Row.of(FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN), 3)
+    >>> again = Row(3, "a.hwp", None, Format.HWP5, Status.CLEAN, blob=row.blob)
+    >>> again.result == row.result and again.line == row.line and again.index == 3
+    True
+    """
+
+    __slots__ = ("_blob", "_line", "_result", "date", "format", "index", "path", "status")
+
+    def __init__(
+        self,
+        index: int | None,
+        path: str,
+        date: str | None,
+        fmt: Format,
+        status: Status,
+        *,
+        blob: bytes | None = None,
+        line: str | None = None,
+    ) -> None:
+        self.index = index
+        self.path = path
+        self.date = date
+        self.format = fmt
+        self.status = status
+        self._blob = blob
+        self._line = line
+        self._result: FileResult | None = None
+
+    @classmethod
+    def of(cls, result: FileResult, index: int | None = None) -> Row:
+        """The row of a result already made (given *index*, when it has none)."""
+        if index is not None and result.index != index:
+            result = replace(result, index=index)
+        row = cls(result.index, result.path, result.date, result.format, result.status)
+        row._result = result
+        return row
+
+    @property
+    def result(self) -> FileResult:
+        if self._result is None:
+            assert self._blob is not None  # one of the two is always given
+            self._result = unpack_result(pickle.loads(self._blob))
+        return self._result
+
+    @property
+    def blob(self) -> bytes:
+        """The pickled :func:`pack_result` of the row (what the row spill keeps)."""
+        if self._blob is None:
+            self._blob = pickle.dumps(pack_result(self.result), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._blob
+
+    @property
+    def has_line(self) -> bool:
+        return self._line is not None
+
+    @property
+    def line(self) -> str:
+        """:func:`~hwpscan.report.export.jsonl_line` of the result."""
+        if self._line is None:
+            self._line = jsonl_line(self.result)
+        return self._line
+
+
+def _in_input_order(results: Iterator[tuple[int, Row]]) -> Iterator[tuple[int, Row]]:
+    held: dict[int, Row] = {}
     wanted = 0
     for index, result in results:
         held[index] = result
@@ -577,37 +728,79 @@ def _chunk_size(left: int, jobs: int) -> int:
     return max(1, min(MAX_CHUNK, left // (8 * jobs)))
 
 
-#: A worker's first message: it is up, so its first file's time starts only now.
-_READY = -1
+#: What a worker holds before it sends it: at most this many rows, the oldest for at most
+#: :data:`MAX_HOLD` seconds, and nothing once it has no more files at hand. One message
+#: (one wake-up of the supervisor, which every worker waits on) carries a batch of rows.
+MAX_BATCH = 32
+MAX_HOLD = 0.05
+
+#: The low bits of a file's index a worker writes in its progress word (see
+#: :func:`_progress_word`); a worker never holds two files these bits cannot tell apart.
+_INDEX_MASK = 0x7FFFFFFF
+_MS_WRAP = 2**32
+
+
+def _progress_word(index: int, clock: float) -> int:
+    """Which file a worker is on and since when, as one 64-bit word (one store, so the
+    supervisor never reads half of it): the index's low 31 bits plus one in the high
+    half (0: on no file yet), the millisecond it began (modulo 2**32) in the low half.
+
+    >>> _read_word(_progress_word(7, 12.5), 13.0)
+    (7, 0.5)
+    >>> _read_word(0, 13.0) is None
+    True
+    """
+    return ((index & _INDEX_MASK) + 1) << 32 | int(clock * 1000) % _MS_WRAP
+
+
+def _read_word(word: int, clock: float) -> tuple[int, float] | None:
+    """The index bits and the seconds since the file began, of a progress word."""
+    if word >> 32 == 0:
+        return None
+    return (word >> 32) - 1, (int(clock * 1000) - word) % _MS_WRAP / 1000
 
 
 class _Worker:
-    """One worker process and the pipe to it.
+    """One worker process, the pipe to it and its progress word.
 
-    It is given chunks of files and answers one message per file, in the order given,
-    so the supervisor always knows which file it is reading (the first unanswered one)
-    and since when (the last answer, its start-up message, or the hand-over when it was
-    idle): start-up and imports never count against a file's time limit.
+    It is given chunks of files and answers with batches of rows, in the order given.
+    Before each file it writes the file's index and the time into its progress word (a
+    shared 64-bit value), so the supervisor always knows which file it is reading and
+    since when, though rows come in batches: start-up and imports never count against a
+    file's time limit, and a worker that dies or overruns is blamed for that file only.
     """
 
     def __init__(self) -> None:
         self.conn, child = multiprocessing.Pipe()
-        self.proc = multiprocessing.Process(target=_worker_main, args=(child,), daemon=True)
+        self.progress: Any = multiprocessing.RawValue("Q", 0)  # unsigned: 63 bits are used
+        self.proc = multiprocessing.Process(
+            target=_worker_main, args=(child, self.progress), daemon=True
+        )
         self.proc.start()
         child.close()
-        self.tasks: deque[tuple[int, Job]] = deque()
-        self.started = 0.0
+        self.tasks: dict[int, Job] = {}  # given and not answered, in the order given
+        self.started = 0.0  # the last sign of life: hand-over when idle, start-up, a batch
 
     def give(self, chunk: list[tuple[int, Job]]) -> None:
         if not self.tasks:  # idle: its next file starts now
             self.started = time.monotonic()
-        self.tasks.extend(chunk)
+        self.tasks.update(chunk)
         self.conn.send(chunk)
 
-    def done(self) -> None:
-        """The current file's answer came: the next one (if any) starts now."""
-        self.tasks.popleft()
-        self.started = time.monotonic()
+    def current(self) -> tuple[int, float]:
+        """The file it is on (one of its tasks) and when that began (monotonic clock).
+
+        Before it has begun any of them (it is starting, or its next chunk is on the
+        way), the first one, since its last sign of life.
+        """
+        now = time.monotonic()
+        read = _read_word(self.progress.value, now)
+        if read is not None:
+            bits, took = read
+            for index in self.tasks:  # a couple of chunks at most
+                if index & _INDEX_MASK == bits:
+                    return index, now - took
+        return next(iter(self.tasks)), self.started
 
     def kill(self) -> None:
         if self.proc.is_alive():
@@ -623,15 +816,15 @@ class _Worker:
         self.kill()
 
 
-def _worker_main(conn: Connection) -> None:
-    """A worker's loop: a chunk of (index, job) in, one (index, packed result, JSON line)
-    out per job, in order, until ``None`` or EOF."""
+def _worker_main(conn: Connection, progress: Any) -> None:
+    """A worker's loop: chunks of (index, job) in, batches of (index, packed result, JSON
+    line) out, in order, until ``None`` or EOF. Its first message is an empty batch:
+    started and imported, the clock of its first file runs."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    try:
-        conn.send((_READY, None, None))  # started and imported: the clock of its first file runs
-    except (OSError, EOFError):
+    out = _Outbox(conn)
+    if not out.send():
         return
     while True:
         try:
@@ -641,37 +834,89 @@ def _worker_main(conn: Connection) -> None:
         if chunk is None:
             return
         for index, job in chunk:
-            if not _answer(conn, index, job):
+            progress.value = _progress_word(index, time.monotonic())
+            out.add(index, job, _scan_job(job))
+            if out.full() and not out.send():
                 return
+        if out.rows and not conn.poll() and not out.send():  # no more work at hand
+            return
 
 
-def _answer(conn: Connection, index: int, job: Job) -> bool:
-    """Scan one file and send its row; False when the supervisor is gone."""
-    result = _scan_job(job)
-    try:
-        # The row's JSON line is made here too: it spares the supervisor, which every
-        # worker waits on, its costliest step per file.
-        packed = pickle.dumps(pack_result(result, index), protocol=pickle.HIGHEST_PROTOCOL)
-        conn.send((index, packed, indexed_line(result, index)))
-    except (OSError, EOFError):
-        return False
-    except Exception as exc:  # a result too big to send (MemoryError) is a row too
-        row = _failed_row(display_path(job[0]), job[1], None, exc, 0.0)
-        conn.send((index, pickle.dumps(pack_result(row, index)), None))
-    return True
+#: A row as a worker sends it: index, path, date, format and status values, its pickled
+#: :func:`pack_result`, its JSON line (None when it could not be made).
+_WireRow = tuple[int, str, str | None, str, str, bytes, str | None]
+
+
+class _Outbox:
+    """The rows a worker has made and not sent yet (see :data:`MAX_BATCH`)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.rows: list[_WireRow] = []
+        self.jobs: list[Job] = []
+        self.since = 0.0  # when the oldest row held was made
+
+    def add(self, index: int, job: Job, result: FileResult) -> None:
+        """Hold one file's row: its plain values pickled, and its JSON line (made here,
+        it spares the supervisor, which every worker waits on, its costliest step)."""
+        try:
+            row = _wire(result, index, indexed_line(result, index))
+        except Exception as exc:  # a result too big to pack (MemoryError) is a row too
+            row = _failed_wire(job, index, exc)
+        if not self.rows:
+            self.since = time.monotonic()
+        self.rows.append(row)
+        self.jobs.append(job)
+
+    def full(self) -> bool:
+        return len(self.rows) >= MAX_BATCH or time.monotonic() - self.since >= MAX_HOLD
+
+    def send(self) -> bool:
+        """Send what is held as one message; False when the supervisor is gone."""
+        rows, jobs = self.rows, self.jobs
+        self.rows, self.jobs = [], []
+        try:
+            self.conn.send(rows)
+        except (OSError, EOFError):
+            return False
+        except Exception:  # too big to send at once (MemoryError): row by row
+            return self._send_apart(rows, jobs)
+        return True
+
+    def _send_apart(self, rows: list[_WireRow], jobs: list[Job]) -> bool:
+        for row, job in zip(rows, jobs, strict=True):
+            try:
+                try:
+                    self.conn.send([row])
+                except (OSError, EOFError):
+                    raise
+                except Exception as exc:  # this row alone is too big: it says so
+                    self.conn.send([_failed_wire(job, row[0], exc)])
+            except (OSError, EOFError):
+                return False
+        return True
+
+
+def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
+    r = result
+    packed = pickle.dumps(pack_result(r, index), protocol=pickle.HIGHEST_PROTOCOL)
+    return (index, r.path, r.date, r.format.value, r.status.value, packed, line)
+
+
+def _failed_wire(job: Job, index: int, exc: BaseException) -> _WireRow:
+    """The row of a file whose row could not be packed or sent, saying why."""
+    return _wire(_failed_row(display_path(job[0]), job[1], None, exc, 0.0), index, None)
 
 
 def indexed_line(result: FileResult, index: int) -> str:
-    """:func:`~hwpscan.report.export.jsonl_line` of *result* (made without an index)
-    given its *index*: ``index`` is the last key of :meth:`FileResult.to_json`, so it
-    is added to the line, not by copying the result.
+    """:func:`~hwpscan.report.export.jsonl_line` of *result* given its *index* (the
+    result is not copied to carry it).
 
     >>> row = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
     >>> indexed_line(row, 7) == jsonl_line(replace(row, index=7))
     True
     """
-    line = jsonl_line(result if result.index is None else replace(result, index=None))
-    return f'{line[:-1]}, "index": {index}}}'
+    return record_line(result, index=index)  # in a worker: no memo of the line
 
 
 #: A :class:`TextStats` as plain values, and a :class:`FileResult` likewise: what a
@@ -711,21 +956,6 @@ def pack_result(result: FileResult, index: int | None = None) -> tuple[object, .
         r.repair,
         r.index if index is None else index,
     )
-
-
-def remember_packed(result: FileResult, blob: bytes) -> None:
-    """Keep *blob* (the pickled :func:`pack_result` a worker sent) beside *result*, for
-    whoever writes the row out as such next (:class:`~hwpscan.runs.rows.ResultRows`)."""
-    _PACKED.put(result, blob)
-
-
-def packed_bytes(result: FileResult) -> bytes | None:
-    """The bytes :func:`remember_packed` kept for *result*, or None."""
-    return _PACKED.get(result)
-
-
-#: Asked for at once (the row is spilled as it arrives) or never: a few are enough.
-_PACKED: ByIdentity[FileResult, bytes] = ByIdentity(256)
 
 
 def _pack_stats(s: TextStats) -> _PackedStats:
@@ -779,11 +1009,12 @@ class _Pool:
         return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
 
     def feed(self) -> list[_Worker]:
-        """Give work to every worker down to its last file, start workers up to *jobs*;
-        the workers that hold files."""
+        """Give work to every worker down to its last chunk, start workers up to *jobs*;
+        the workers that hold files. (A worker is a chunk ahead: it answers in batches,
+        and its next chunk is there before it has sent the last one.)"""
         queue = self.queue
         for worker in self.workers:
-            if len(worker.tasks) <= 1 and queue:
+            if queue and len(worker.tasks) <= _chunk_size(len(queue), self.jobs):
                 worker.give(self.chunk())
         while queue and len(self.workers) < self.jobs:
             worker = _Worker()
@@ -792,56 +1023,58 @@ class _Pool:
         return [w for w in self.workers if w.tasks]
 
     def lose(self, worker: _Worker) -> tuple[int, Job]:
-        """Kill a worker; its current file is returned, the rest of its chunk re-queued."""
+        """Kill a worker; the file it was on is returned, its other files re-queued (the
+        ones it had done and not sent too: they are read again)."""
+        index, _ = worker.current()
         worker.kill()
         self.workers.remove(worker)
-        head = worker.tasks.popleft()
-        self.queue.extendleft(reversed(worker.tasks))
-        return head
+        job = worker.tasks.pop(index)
+        self.queue.extendleft(reversed(worker.tasks.items()))
+        return index, job
 
     def wait(self, busy: list[_Worker]) -> set[object]:
         """The pipes with a message, waiting no longer than the nearest file deadline."""
         wait_for = None
         if self.timeout is not None:
-            wait_for = max(0.0, min(w.started + self.timeout for w in busy) - time.monotonic())
+            since = min(w.current()[1] for w in busy)
+            wait_for = max(0.0, since + self.timeout - time.monotonic())
         return set(wait([w.conn for w in busy], wait_for))
 
-    def receive(self, worker: _Worker) -> tuple[int, FileResult] | None:
-        """The row a worker sent (None for its start-up message)."""
+    def receive(self, worker: _Worker) -> list[tuple[int, Row]]:
+        """The rows a worker sent (none in its start-up message), as they came."""
         try:
-            index, packed, line = worker.conn.recv()
+            batch = worker.conn.recv()
         except Exception:  # EOF: the process died, or its message was cut
             index, job = self.lose(worker)
-            return index, _lost_row(job, "the worker process died")
-        if index == _READY:
-            worker.started = time.monotonic()
-            return None
-        worker.done()
-        result = unpack_result(pickle.loads(packed))
-        remember_packed(result, packed)
-        if line is not None:
-            remember_line(result, line)
-        return index, result
+            return [(index, Row.of(_lost_row(job, "the worker process died"), index))]
+        worker.started = time.monotonic()
+        tasks = worker.tasks
+        rows = []
+        for index, path, date, fmt, status, packed, line in batch:
+            del tasks[index]
+            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, line=line)
+            rows.append((index, row))
+        return rows
 
-    def overdue(self, worker: _Worker) -> tuple[int, FileResult] | None:
+    def overdue(self, worker: _Worker) -> list[tuple[int, Row]]:
         """The row of the file a worker has been on past the limit (it is killed)."""
-        if self.timeout is None or time.monotonic() - worker.started < self.timeout:
-            return None
+        if self.timeout is None or time.monotonic() - worker.current()[1] < self.timeout:
+            return []
         index, job = self.lose(worker)
         why = (
             f"not done after the {self.timeout:g}-second per-file limit "
             "(--file-timeout): stopped, not judged"
         )
-        return index, _lost_row(job, why)
+        return [(index, Row.of(_lost_row(job, why), index))]
 
 
-def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, FileResult]]:
+def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, Row]]:
     """Results as they complete, from *jobs* worker processes fed in chunks.
 
     A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on
-    one file costs only the row of that file; a new worker takes its place and the rest
-    of its chunk goes back to the front of the queue. A worker down to its last file is
-    given its next chunk ahead, so it never waits for the supervisor between chunks.
+    one file costs only the row of that file; a new worker takes its place and its other
+    files go back to the front of the queue. A worker is given its next chunk ahead, so
+    it never waits for the supervisor between chunks.
     """
     pool = _Pool(work, jobs, timeout)
     clean = False
@@ -849,9 +1082,7 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
         while busy := pool.feed():
             ready = pool.wait(busy)
             for worker in busy:
-                row = pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
-                if row is not None:
-                    yield row
+                yield from pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
         clean = True
     finally:
         for worker in pool.workers:
@@ -876,12 +1107,22 @@ def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> Exi
     ``error``) matches files that could not be judged (encrypted, distribution,
     unsupported, corrupt, error; a Git LFS pointer is unsupported).
     """
+    return statuses_exit_code((result.status for result in results), fail_on)
+
+
+def statuses_exit_code(statuses: Iterable[Status], fail_on: Iterable[str] = ()) -> ExitCode:
+    """:func:`exit_code` from the rows' statuses alone (each one present once is enough:
+    a tally's keys), so rows kept on disk need not be read back to decide it.
+
+    >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
+    <ExitCode.FINDINGS: 1>
+    """
     wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     if not wanted:  # no gate: nothing to read
         return ExitCode.OK
-    for result in results:
-        if "contaminated" in wanted and result.status is Status.CONTAMINATED:
+    for status in statuses:
+        if "contaminated" in wanted and status is Status.CONTAMINATED:
             return ExitCode.FINDINGS
-        if "unreadable" in wanted and not result.status.scanned:
+        if "unreadable" in wanted and not status.scanned:
             return ExitCode.FINDINGS
     return ExitCode.OK

@@ -8,7 +8,7 @@ The work is :func:`hwpscan.usecases.scan.scan`; what the terminal shows is in
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
@@ -21,8 +21,9 @@ from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink, jsonl_sink
+from hwpscan.report.export import csv_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, summary_line
+from hwpscan.runs.rows import row_lines
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scaled import DEFAULT_BATCH, Executor, ScaleSettings, url_from_argument
 from hwpscan.usecases.scan import (
@@ -149,6 +150,17 @@ class OutputOptions:
 
     def writer(self, out: IO[str]) -> Callable[[FileResult], None]:
         return csv_sink(out, bom=self.bom) if self.fmt is OutputFormat.csv else jsonl_sink(out)
+
+    def live_writers(
+        self, out: IO[str]
+    ) -> tuple[Callable[[FileResult], None] | None, Callable[[str], None] | None]:
+        """What writes rows as files complete: a result writer, or for JSON Lines a line
+        writer (the line a worker made is written as it came); (None, None) when sorted."""
+        if not self.live:
+            return None, None
+        if self.fmt is OutputFormat.jsonl:
+            return None, jsonl_line_sink(out)
+        return self.writer(out), None
 
 
 @dataclass(frozen=True)
@@ -310,19 +322,31 @@ def scan(
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
     with open_output(out.output if out.streamed else None) as stream:
+        rows, lines = out.live_writers(stream)
         observer = TerminalObserver(
             progress=out.progress,
-            stream=out.writer(stream) if out.live else None,
+            stream=rows,
             matrix_stream=_matrix_stream(out, stream, settings.matrix),
             strict_markup=bool(settings.matrix and settings.matrix.strict_markup),
+            lines=lines,
         )
         outcome = scan_shown(settings, observer, args, fetched)
         if out.streamed and not out.live:
-            write = out.writer(stream)
-            for result in outcome.results:
-                write(result)
+            _write_sorted(out, stream, outcome.results)
     _render(outcome, out, settings)
     _exit(outcome, settings, fetched)
+
+
+def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:
+    """``--sort input``: every row at the end (JSON Lines: the lines kept with the rows)."""
+    if out.fmt is OutputFormat.jsonl:
+        write_line = jsonl_line_sink(stream)
+        for line in row_lines(results):
+            write_line(line)
+        return
+    write = out.writer(stream)
+    for result in results:
+        write(result)
 
 
 def _settings(

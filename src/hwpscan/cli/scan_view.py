@@ -21,7 +21,7 @@ from hwpscan.cli.app import console, err_console, fail
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
-from hwpscan.usecases.scan import ScanObserver, ScanOutcome, ScanSettings, scan
+from hwpscan.usecases.scan import Row, ScanObserver, ScanOutcome, ScanSettings, scan
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
@@ -35,8 +35,9 @@ class TerminalObserver(ScanObserver):
     """Progress bars on stderr (when it is a terminal), notes and warnings, streamed rows.
 
     *stream* gets each row the moment it exists (``--format jsonl/csv`` as files
-    complete); *matrix_stream* each parser-matrix row; *strict_markup* is what the
-    matrix bar counts as guilty.
+    complete), or *lines* its JSON line when that is all the output needs;
+    *matrix_stream* each parser-matrix row; *strict_markup* is what the matrix bar
+    counts as guilty.
     """
 
     def __init__(
@@ -46,9 +47,11 @@ class TerminalObserver(ScanObserver):
         stream: Callable[[FileResult], None] | None = None,
         matrix_stream: Callable[[Any], None] | None = None,
         strict_markup: bool = False,
+        lines: Callable[[str], None] | None = None,
     ) -> None:
         self.enabled = progress and err_console.is_terminal
         self.stream = stream
+        self.lines = lines
         self.matrix_stream = matrix_stream
         self.strict_markup = strict_markup
         self._bar: Any = None
@@ -75,6 +78,13 @@ class TerminalObserver(ScanObserver):
         if self.stream is not None:
             self.stream(result)
         self._tick()
+
+    def row(self, row: Row) -> None:
+        if self.lines is not None:
+            self.lines(row.line)
+        elif self.stream is not None:
+            self.stream(row.result)
+        self._tick()  # without a stream the result is not built here
 
     def matrix_row(self, row: Any) -> None:
         if self.matrix_stream is not None:

@@ -56,7 +56,7 @@ def jsonl_line(result: FileResult) -> str:
     return line
 
 
-def record_line(result: FileResult) -> str:
+def record_line(result: FileResult, *, index: int | None = None) -> str:
     """``json.dumps(result.to_json(), ensure_ascii=False)``, character for character,
     written out field by field: no dictionary per record and per location is built, and
     strings go through the same C encoder ``json.dumps`` uses. A contaminated file's
@@ -66,6 +66,8 @@ def record_line(result: FileResult) -> str:
     >>> row = FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN, reason='a "b"')
     >>> record_line(row) == json.dumps(row.to_json(), ensure_ascii=False)
     True
+
+    With *index*, the line of the result with that index (the result is not copied).
     """
     r = result
     b = r.body
@@ -89,8 +91,9 @@ def record_line(result: FileResult) -> str:
     )
     if r.repair is not None:
         line += f', "repair": {json.dumps(asdict(r.repair), ensure_ascii=False)}'
-    if r.index is not None:
-        line += f', "index": {r.index!r}'
+    index = r.index if index is None else index
+    if index is not None:
+        line += f', "index": {index!r}'
     return line + "}"
 
 
@@ -155,6 +158,16 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
 
     def write(result: FileResult) -> None:
         out.write(jsonl_line(result) + "\n")
+        out.flush()
+
+    return write
+
+
+def jsonl_line_sink(out: IO[str]) -> Callable[[str], None]:
+    """A function that writes one line made by :func:`jsonl_line` and flushes it at once."""
+
+    def write(line: str) -> None:
+        out.write(line + "\n")
         out.flush()
 
     return write

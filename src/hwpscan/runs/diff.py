@@ -7,7 +7,6 @@ so two fetches into different folders still compare.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -36,7 +35,7 @@ def file_name(path: str) -> str:
     >>> file_name("a/2025-07-21/보도.hwp"), file_name("c:\\\\x\\\\y.pdf")
     ('보도.hwp', 'y.pdf')
     """
-    return re.split(r"[\\/]", path)[-1]
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1 :]
 
 
 #: The states of a date, the first that holds: a file contaminated; every file read and

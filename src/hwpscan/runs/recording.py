@@ -31,6 +31,7 @@ from hwpscan.runs.matrix import MatrixRecorder
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import ResultRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store
+from hwpscan.scan import Row
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
     from hwpscan.fetch.run import FetchReport
@@ -60,6 +61,7 @@ class Recording:
         *,
         also: Callable[[FileResult], None] | None = None,
         on_warning: Warn | None = None,
+        also_row: Callable[[Row], None] | None = None,
     ) -> None:
         self.results = ResultRows()
         self.matrix: list[MatrixRow] = []
@@ -70,6 +72,7 @@ class Recording:
         self._recorder = recorder
         self._matrix_recorder: MatrixRecorder | None = None
         self._also = also
+        self._also_row = also_row
         self._on_warning = on_warning
 
     @property
@@ -77,11 +80,16 @@ class Recording:
         """The run's id in the store; None when the history is not being written."""
         return self._recorder.run_id if self._recorder else None
 
-    def __call__(self, result: FileResult) -> None:
-        self.results.append(result)
-        if self._also is not None:
-            self._also(result)
-        self._store(lambda rec: rec.add(result))
+    def __call__(self, result: FileResult | Row) -> None:
+        """Keep a row (a result, or a :class:`~hwpscan.scan.Row` as the pool gave it),
+        show it to *also_row* (else *also*), and queue it for the store."""
+        row = result if isinstance(result, Row) else Row.of(result)
+        self.results.append(row)
+        if self._also_row is not None:
+            self._also_row(row)
+        elif self._also is not None:
+            self._also(row.result)
+        self._store(lambda rec: rec.add(row))
 
     def matrix_row(self, row: MatrixRow) -> None:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
@@ -139,13 +147,15 @@ def recorded_run(
     also: Callable[[FileResult], None] | None = None,
     on_warning: Warn | None = None,
     store: RunStore | None = None,
+    also_row: Callable[[Row], None] | None = None,
 ) -> Iterator[Recording]:
     """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
     scrubbed of secrets) while it happens.
 
     Yields a :class:`Recording`: call it with each result (*also* sees each one too,
-    e.g. a stream writer). On a normal exit the run is finished with the recording's
-    summary; on an exception what was computed is flushed, the run stays unfinished
+    e.g. a stream writer; *also_row*, when given, sees each one instead as the
+    :class:`~hwpscan.scan.Row` it came in). On a normal exit the run is finished with
+    the recording's summary; on an exception what was computed is flushed, the run stays unfinished
     (``history``: interrupted) and the exception goes on. *store* defaults to
     :func:`default_store`, opened and closed here.
     """
@@ -161,7 +171,7 @@ def recorded_run(
         if own and store is not None:
             store.close()
         raise
-    recording = Recording(recorder, also=also, on_warning=on_warning)
+    recording = Recording(recorder, also=also, on_warning=on_warning, also_row=also_row)
     if lost is not None:
         recording._lost(lost)
     try:

@@ -5,8 +5,10 @@ defects with their context) and 2 KB when it is clean, so a scan of a million fi
 kept as a list would grow to gigabytes. :class:`ResultRows` keeps the first
 :data:`KEEP_IN_MEMORY` rows as they are and writes the others, one by one, to an
 anonymous temporary file (unlinked as it is made: nothing is left behind, whatever
-ends the process) as the plain tuples the scan's workers send; a row asked for is read
-back. What stays in memory per spilled row is its input index and its offset.
+ends the process) as the plain tuples the scan's workers send, each followed by its
+JSON line; a row asked for is read back, and so is a line (:func:`row_lines`: rows
+written out sorted are not rebuilt to be serialised again). What stays in memory per
+spilled row is its input index and two offsets.
 
 >>> from hwpscan.models import Format, Status
 >>> rows = ResultRows(keep=2)
@@ -16,6 +18,8 @@ back. What stays in memory per spilled row is its input index and its offset.
 (5, 3, 'f4.hwp', ['f1.hwp', 'f0.hwp'])
 >>> [r.bytes for r in rows.in_input_order()]
 [0, 1, 2, 3, 4]
+>>> [line[-11:] for line in row_lines(rows.in_input_order())][3:]
+['"index": 3}', '"index": 4}']
 >>> rows.close()
 
 A file that cannot be written (a full disk) costs memory, not rows: they stay in it.
@@ -32,9 +36,10 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO, overload
 
 from hwpscan.models import FileResult, Status
-from hwpscan.scan import pack_result, packed_bytes, unpack_result
+from hwpscan.report.export import jsonl_line
+from hwpscan.scan import Row, unpack_result
 
-__all__ = ["KEEP_IN_MEMORY", "ResultRows", "status_counts"]
+__all__ = ["KEEP_IN_MEMORY", "ResultRows", "row_lines", "status_counts"]
 
 #: Rows kept as objects before the rest go to disk: a small scan never touches the
 #: disk, a large one holds this many rows and 16 bytes for each of the others.
@@ -48,6 +53,10 @@ class _Rows(Sequence[FileResult]):
     statuses: Counter[Status]
 
     def _row(self, i: int) -> FileResult:
+        raise NotImplementedError
+
+    def _line(self, i: int) -> str:
+        """:func:`~hwpscan.report.export.jsonl_line` of row *i* (an index already checked)."""
         raise NotImplementedError
 
     @overload
@@ -74,11 +83,13 @@ class ResultRows(_Rows):
 
     def __init__(self, *, keep: int | None = None) -> None:
         self._keep = max(0, KEEP_IN_MEMORY if keep is None else keep)
-        self._head: list[FileResult] = []  # the first rows (all of them, once the disk fails)
+        self._head: list[Row] = []  # the first rows (all of them, once the disk fails)
         self._offsets = array("q")  # where each spilled row starts in the file
+        self._lines = array("q")  # where its JSON line starts (it ends where the next row starts)
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._file: BinaryIO | None = None
         self._end = 0  # the file's size
+        self._moved = False  # the file's position is not at its end (a row was read)
         self._spill = True  # False once the disk refused a row: all stay in memory
         self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
 
@@ -87,36 +98,48 @@ class ResultRows(_Rows):
         """How many rows are kept on disk."""
         return len(self._offsets)
 
-    def append(self, row: FileResult) -> None:
+    def append(self, row: FileResult | Row) -> None:
+        """Add a row: a result, or a :class:`~hwpscan.scan.Row` as the pool gave it (a
+        spilled one is written in the bytes a worker sent it in: nothing to build)."""
+        if not isinstance(row, Row):
+            row = Row.of(row)
         if len(self._head) < self._keep or not self._spill or not self._write(row):
             self._head.append(row)
         self._indexes.append(-1 if row.index is None else row.index)
         self.statuses[row.status] += 1
 
-    def _write(self, row: FileResult) -> bool:
-        """Spill *row*; False (and no more spilling) when the disk refuses it."""
-        # the bytes a worker sent it in, when they are at hand: nothing to pack again
-        blob = packed_bytes(row) or pickle.dumps(pack_result(row), protocol=pickle.HIGHEST_PROTOCOL)
+    def _write(self, row: Row) -> bool:
+        """Spill a row (its bytes, then its line); False (and no more spilling) when the
+        disk refuses it."""
+        blob = row.blob
+        line = row.line.encode("utf-8", "surrogatepass")  # valid UTF-8: see report.export
         try:
             if self._file is None:
                 # held open for the rows' lifetime; unlinked at once, closed by close()
                 # unbuffered: a refused write leaves no bytes behind to fail again later
                 self._file = tempfile.TemporaryFile(prefix="hwpscan-rows-", buffering=0)  # noqa: SIM115
-            self._file.seek(self._end)
-            left = memoryview(blob)
+            if self._moved:  # a row was read back since the last write
+                self._file.seek(self._end)
+                self._moved = False
+            data = blob + line
+            done = self._file.write(data) or 0
+            left = memoryview(data)[done:]
             while left:  # a raw write may take only a part
                 left = left[self._file.write(left) or 0 :]
         except OSError:  # no room on disk: the rows come back into memory
             self._unspill()
             return False
         self._offsets.append(self._end)
-        self._end += len(blob)
+        self._lines.append(self._end + len(blob))
+        self._end += len(blob) + len(line)
         return True
 
     def _unspill(self) -> None:
         """Bring every spilled row back into memory and spill no more."""
-        self._head.extend([self._row(i) for i in range(len(self._head), len(self._indexes))])
+        back = range(len(self._head), len(self._indexes))
+        self._head.extend([Row.of(self._row(i)) for i in back])
         self._offsets = array("q")
+        self._lines = array("q")
         self._spill = False
         self.close()
 
@@ -126,14 +149,24 @@ class ResultRows(_Rows):
     def _row(self, i: int) -> FileResult:
         head = len(self._head)
         if i < head:
-            return self._head[i]
+            return self._head[i].result
         k = i - head
+        return unpack_result(pickle.loads(self._read(self._offsets[k], self._lines[k])))
+
+    def _line(self, i: int) -> str:
+        head = len(self._head)
+        if i < head:
+            return self._head[i].line
+        k = i - head
+        end = self._offsets[k + 1] if k + 1 < len(self._offsets) else self._end
+        return self._read(self._lines[k], end).decode("utf-8", "surrogatepass")
+
+    def _read(self, start: int, end: int) -> bytes:
         if self._file is None:
             raise ValueError("these rows were closed: their file is gone")
-        at = self._offsets[k]
-        end = self._offsets[k + 1] if k + 1 < len(self._offsets) else self._end
-        self._file.seek(at)
-        return unpack_result(pickle.loads(self._file.read(end - at)))
+        self._file.seek(start)
+        self._moved = True
+        return self._file.read(end - start)
 
     def in_input_order(self) -> Sequence[FileResult]:
         """The rows sorted by their input index (rows without one first), as a view."""
@@ -161,6 +194,21 @@ def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
     return Counter(r.status for r in rows)
 
 
+def row_lines(rows: Sequence[FileResult]) -> Iterator[str]:
+    """:func:`~hwpscan.report.export.jsonl_line` of each row, in order: for the rows of
+    :class:`ResultRows` the line kept with the row (none is rebuilt), else made.
+
+    >>> from hwpscan.models import Format
+    >>> next(row_lines([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)]))[:18]
+    '{"path": "a.pdf", '
+    """
+    if isinstance(rows, _Rows):
+        for i in range(len(rows)):
+            yield rows._line(i)
+    else:
+        yield from map(jsonl_line, rows)
+
+
 class _Ordered(_Rows):
     """*rows* seen through a permutation (kept as an array: 8 bytes a row)."""
 
@@ -174,3 +222,6 @@ class _Ordered(_Rows):
 
     def _row(self, i: int) -> FileResult:
         return self._rows._row(self._order[i])
+
+    def _line(self, i: int) -> str:
+        return self._rows._line(self._order[i])

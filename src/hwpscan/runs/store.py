@@ -31,7 +31,6 @@ from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
-from hwpscan.report.export import jsonl_line
 from hwpscan.runs.diff import RunDiff, diff_results, file_name
 from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
 from hwpscan.runs.sqlite import (
@@ -43,6 +42,7 @@ from hwpscan.runs.sqlite import (
     error_kind,
     retry_busy,
 )
+from hwpscan.scan import Row
 
 __all__ = [
     "DB_NAME",
@@ -278,9 +278,9 @@ class RunStore:
                 continue
         raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
 
-    def add_results(self, run_id: str, results: Iterable[FileResult]) -> int:
+    def add_results(self, run_id: str, results: Iterable[FileResult | Row]) -> int:
         """Persist results (one transaction); returns how many were added."""
-        rows = list(results)
+        rows = [r if isinstance(r, Row) else Row.of(r) for r in results]
         if not rows:
             return 0
         with self._tx() as conn:
@@ -299,7 +299,7 @@ class RunStore:
                         r.date,
                         r.format.value,
                         r.status.value,
-                        jsonl_line(r),  # the line the stream wrote: built once
+                        r.line,  # the line the stream wrote (or the worker made): built once
                     )
                     for i, r in enumerate(rows)
                 ],
@@ -439,10 +439,10 @@ class RunRecorder:
         self.summary: dict[str, Any] = {}  # stored when the run finishes
         self._batch = max(1, batch)
         self._max_delay = max_delay
-        self._pending: list[FileResult] = []
+        self._pending: list[FileResult | Row] = []
         self._last = time.monotonic()
 
-    def add(self, *results: FileResult) -> None:
+    def add(self, *results: FileResult | Row) -> None:
         """Queue results; written when the batch is full or has waited long enough."""
         self._pending.extend(results)
         if len(self._pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:

@@ -28,15 +28,17 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
+from hwpscan.runs.rows import status_counts
 from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
     FAIL_ON_CHOICES,
+    PoolSettings,
     RepairSettings,
-    collect_files,
-    exit_code,
-    resolve_dates,
-    scan_paths,
+    Row,
+    collect_dated,
+    scan_rows,
+    statuses_exit_code,
 )
 from hwpscan.sources import shown_url, url_from_argument
 from hwpscan.usecases.scaled import (
@@ -59,6 +61,7 @@ __all__ = [
     "Executor",
     "MatrixSettings",
     "RepairSettings",
+    "Row",
     "ScaleSettings",
     "ScanObserver",
     "ScanOutcome",
@@ -142,6 +145,13 @@ class ScanObserver:
     def result(self, result: FileResult) -> None:
         """A file's row, the moment it exists (in completion order)."""
 
+    def row(self, row: Row) -> None:
+        """A file's row as the pool gave it: :meth:`result` of its result (built only
+        for an observer that has its own :meth:`result`), unless an observer can do
+        with less (a JSON Lines stream writes the line a worker made)."""
+        if type(self).result is not ScanObserver.result:
+            self.result(row.result)
+
     def matrix_row(self, row: MatrixRow) -> None:
         """A parser-matrix row, the moment it exists."""
 
@@ -203,12 +213,12 @@ def scan(
             record.summary.update(fetch_summary(fetched))
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
-        files = None if settings.scaled else collect_files(settings.paths)
+        files, dates = (None, {}) if settings.scaled else collect_dated(settings.paths)
         observer.started("scan", None if files is None else len(files))
         if files is None:
             results, stop = _run_scaled(settings, resumed, record, observer)
         else:
-            results = _run_local(settings, files, record)
+            results = _run_local(settings, files, dates, record)
         observer.finished("scan")
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
@@ -243,9 +253,9 @@ def _recording(
 ) -> AbstractContextManager[Recording]:
     """The run record the rows go to (one that keeps nothing when the run is not recorded)."""
     if not settings.record:
-        return nullcontext(Recording(None, also=observer.result))
+        return nullcontext(Recording(None, also_row=observer.row))
     return recorded_run(
-        settings.kind, dict(args or {}), also=observer.result, on_warning=observer.warn
+        settings.kind, dict(args or {}), on_warning=observer.warn, also_row=observer.row
     )
 
 
@@ -264,19 +274,19 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
 
 
 def _run_local(
-    settings: ScanSettings, files: list[Path], record: Recording
+    settings: ScanSettings, files: list[Path], dates: dict[Path, str], record: Recording
 ) -> Sequence[FileResult]:
     """This machine's pool: rows go to *record* as files complete (it keeps them, most on
     disk for a large run); returned in input order."""
-    for result in scan_paths(
-        files,
+    pool = PoolSettings(
         jobs=settings.jobs or None,
-        dates=resolve_dates(files),
+        dates=dates,
         repair=settings.repair,
         file_timeout=settings.file_timeout,
         ordered=False,
-    ):
-        record(result)
+    )
+    for row in scan_rows(files, pool):
+        record(row)
     return record.results.in_input_order()
 
 
@@ -341,7 +351,7 @@ def _outcome(
     if gate and not results:  # a gate over nothing would pass on nothing
         nothing = nothing_under(settings.paths, root)
         return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
-    code: int = exit_code(results, gate)
+    code: int = statuses_exit_code(status_counts(results), gate)  # no row read back
     if settings.matrix is not None:
         from hwpscan.matrix import matrix_exit_code  # the matrix: only when asked for
 
