@@ -374,6 +374,11 @@ entry_name(const unsigned char *raw, PyObject **name)
     }
     int order = -1; /* little-endian, a byte order mark kept as a character */
     *name = PyUnicode_DecodeUTF16((const char *)raw, 2 * units, "strict", &order);
+    if (*name == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        /* not reached (the units were checked above); the Python constructor decides */
+        PyErr_Clear();
+        return DECLINE;
+    }
     return *name == NULL ? FAILED : OK;
 }
 
