@@ -22,6 +22,11 @@ than olefile's recursive walk can follow. Each decline is counted by reason in
 :data:`DECLINES` (a debug aid: ``hwpscan.formats.cfb_fast.DECLINES``) and logged at
 debug level; nothing else changes.
 
+Where the optional C module ``_cfb`` is built (:data:`hwpscan.formats.native.cfb_layout`),
+it computes the same layout first and the constructor runs only where it gives up: its
+answer is what the constructor would compute, or ``None`` for every file the constructor
+declines (``tests/test_native_cfb.py``), so the declines are counted as ever.
+
 >>> from hwpscan.rehearsal.synth.cfb import write_cfb
 >>> data = write_cfb({"a": b"x" * 100, "d/b": b"y" * 5000})
 >>> cfb = open_cfb(data)
@@ -39,7 +44,9 @@ import struct
 import sys
 from array import array
 from collections import Counter
-from typing import Final
+from typing import Final, TypeAlias
+
+from hwpscan.formats import native
 
 __all__ = ["DECLINES", "MAX_ENTRIES", "MAX_TREE_DEPTH", "CfbStreams", "open_cfb"]
 
@@ -114,6 +121,10 @@ def open_cfb(data: bytes) -> CfbStreams | None:
     Never raises for any input: irregular input is a decline, counted in
     :data:`DECLINES`.
     """
+    if _NATIVE_LAYOUT is not None:
+        layout = _NATIVE_LAYOUT(data)
+        if layout is not None:
+            return CfbStreams.from_layout(data, *layout)
     try:
         return CfbStreams(data)
     except _Decline as exc:
@@ -123,11 +134,10 @@ def open_cfb(data: bytes) -> CfbStreams | None:
         return None
 
 
-class _Stream:
-    __slots__ = ("mini", "path", "runs", "size")
-
-    def __init__(self, path: str, size: int, runs: list[tuple[int, int]], mini: bool) -> None:
-        self.path, self.size, self.runs, self.mini = path, size, runs, mini
+#: A stream: its path as written, size, sector runs (of the file, or of the mini stream
+#: when mini), mini flag.
+_Stream: TypeAlias = tuple[str, int, list[tuple[int, int]], bool]
+_NATIVE_LAYOUT = native.cfb_layout  # the constructor's layout in C, when built
 
 
 def _runs(sectors: list[int]) -> list[tuple[int, int]]:
@@ -259,7 +269,23 @@ class CfbStreams:
         self._ministream: bytes | None = None
         self._streams: dict[str, _Stream] = {}
         self._walk(directory, fat, minifat, used, bytearray(len(minifat)))
-        self.paths = sorted((s.path for s in self._streams.values()), key=str.lower)
+        self.paths = sorted((s[0] for s in self._streams.values()), key=str.lower)
+
+    @classmethod
+    def from_layout(
+        cls,
+        data: bytes,
+        streams: dict[str, _Stream],
+        ministream_runs: list[tuple[int, int]],
+        paths: list[str],
+    ) -> CfbStreams:
+        """The reader of *data* from the layout its constructor would compute
+        (:data:`hwpscan.formats.native.cfb_layout` computes it in C)."""
+        self = cls.__new__(cls)
+        self._mv = memoryview(data)
+        self._streams, self._ministream_runs, self.paths = streams, ministream_runs, paths
+        self._ministream = None
+        return self
 
     def _minifat(
         self, root_size: int, root_start: int, start: int, count: int, used: bytearray
@@ -403,25 +429,25 @@ class CfbStreams:
         if low == 0:
             if start != _ENDOFCHAIN:
                 raise _Decline("empty stream with a start sector")
-            streams[key] = _Stream(path, 0, [], False)
+            streams[key] = (path, 0, [], False)
         elif low < _CUTOFF:
             runs = _chain(minifat, start, -(-low // _MINI), used_mini)
-            streams[key] = _Stream(path, low, runs, True)
+            streams[key] = (path, low, runs, True)
         else:
             runs = _chain(fat, start, -(-low // _SECTOR), used)
-            streams[key] = _Stream(path, low, runs, False)
+            streams[key] = (path, low, runs, False)
 
     def size(self, path: str) -> int:
         """Size of *path* (``KeyError`` when there is no such stream)."""
-        return self._streams[path.lower()].size
+        return self._streams[path.lower()][1]
 
     def read(self, path: str) -> bytes:
         """The stream's bytes (``KeyError`` when there is no such stream)."""
-        stream = self._streams[path.lower()]
-        if not stream.mini:
-            return self._bytes(stream.runs, _SECTOR)[: stream.size]
+        _, size, runs, mini = self._streams[path.lower()]
+        if not mini:
+            return self._bytes(runs, _SECTOR)[:size]
         if self._ministream is None:
             self._ministream = self._bytes(self._ministream_runs, _SECTOR)
-        mini = self._ministream
-        raw = b"".join([mini[_MINI * f : _MINI * (f + n)] for f, n in stream.runs])
-        return raw[: stream.size]
+        ministream = self._ministream
+        raw = b"".join([ministream[_MINI * f : _MINI * (f + n)] for f, n in runs])
+        return raw[:size]

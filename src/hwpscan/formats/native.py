@@ -1,4 +1,4 @@
-"""The native fast paths of the readers (``_records.c``), or ``None`` for each one
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``), or ``None`` for each one
 missing: see :mod:`hwpscan.native` for how they relate to the Python code and how to
 turn them off.
 
@@ -16,6 +16,7 @@ from hwpscan.native import PURE_PYTHON_ENV, wanted
 __all__ = [
     "ACTIVE",
     "PURE_PYTHON_ENV",
+    "cfb_layout",
     "codeunit_view",
     "docinfo_spans",
     "join_payloads",
@@ -43,6 +44,11 @@ ParagraphRuns = Callable[
 ]
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
+CfbLayout = Callable[
+    [bytes],
+    tuple[dict[str, tuple[str, int, list[tuple[int, int]], bool]], list[tuple[int, int]], list[str]]
+    | None,
+]
 
 
 def _load() -> tuple[
@@ -69,6 +75,16 @@ def _load() -> tuple[
     )
 
 
+def _load_cfb() -> CfbLayout | None:
+    if not wanted():
+        return None
+    try:
+        from hwpscan.formats import _cfb  # optional: built only where a compiler was
+    except ImportError:  # installed without a compiler: the Python constructor runs
+        return None
+    return _cfb.layout
+
+
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
 #: :func:`hwpscan.formats.hwp5._docinfo_spans`, (for a plain text)
 #: :func:`hwpscan.formats.hwp5_text.plain_counts`,
@@ -76,5 +92,8 @@ def _load() -> tuple[
 #: :func:`hwpscan.formats.hwp5_text.codeunit_view` (of an even number of bytes) and the
 #: join of a section's payloads (:func:`hwpscan.formats.hwp5_text.section_text`).
 scan_free, docinfo_spans, plain_counts, paragraph_runs, codeunit_view, join_payloads = _load()
+#: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
+#: (returning ``None`` wherever it would decline), in C, or ``None``.
+cfb_layout = _load_cfb()
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None
