@@ -1,6 +1,7 @@
 """Whether this process runs the optional native (C) fast paths of the core.
 
-The C modules (``hwpscan.formats._records``, ``hwpscan.forensics._counting``) are built
+The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``,
+``hwpscan.forensics._counting``) are built
 when the package is installed and a compiler is at hand. Each of their functions
 returns exactly what a Python function of the core returns, or hands its input back
 where that function would warn; the Python code stays the reference and the fallback,
