@@ -1,13 +1,12 @@
 """Whether this process runs the optional native (C) fast paths of the core.
 
 The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``,
-``hwpscan.forensics._counting``) are built
-when the package is installed and a compiler is at hand. Each of their functions
-returns exactly what a Python function of the core returns, or hands its input back
-where that function would warn; the Python code stays the reference and the fallback,
-and the differential tests drive both. Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty
-value) to run the Python code alone, e.g. to compare speeds or to rule the native code
-out when a result surprises.
+``hwpscan.forensics._counting``) are built when the package is installed and a compiler
+is at hand. Each of their functions returns exactly what a Python function of the core
+returns, or hands its input back where that function would warn or decline; the Python
+code stays the reference and the fallback, and the differential tests drive both. Set
+``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) to run the Python code alone, e.g. to
+compare speeds or to rule the native code out when a result surprises.
 
 >>> wanted() in (True, False)
 True
