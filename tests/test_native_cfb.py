@@ -22,12 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_cfb_fast import (
-    _WORDS,
     BIG,
     DAMAGE,
     EXAMPLES,
     FILES,
     MAGIC,
+    MUTATED,
     _linear_tree,
     _with_difat,
 )
@@ -209,32 +209,9 @@ def test_a_fragmented_file_has_runs_of_many_pieces() -> None:
 
 
 @settings(max_examples=4 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    name=st.sampled_from(sorted(FILES)),
-    edits=st.lists(
-        st.tuples(
-            st.one_of(st.integers(0, 2047), st.integers(0, 10**6)),
-            st.one_of(_WORDS, st.integers(0, 2**32 - 1)),
-            st.booleans(),
-        ),
-        min_size=1,
-        max_size=4,
-    ),
-    cut=st.one_of(st.none(), st.integers(0, 10**6)),
-)
-def test_mutated_files_have_the_same_layout_or_both_decline(
-    name: str, edits: list[tuple[int, int, bool]], cut: int | None
-) -> None:
-    data = bytearray(FILES[name])
-    for spot, value, word in edits:
-        at = spot % (len(data) - 4)
-        if word:
-            struct.pack_into("<I", data, at, value)
-        else:
-            data[at] = value & 0xFF
-    if cut is not None:
-        del data[cut % (len(data) + 1) :]
-    same(bytes(data))
+@given(data=MUTATED)
+def test_mutated_files_have_the_same_layout_or_both_decline(data: bytes) -> None:
+    same(data)
 
 
 def test_every_single_word_overwrite_has_the_same_layout_or_both_decline() -> None:

@@ -199,6 +199,29 @@ _UNITS = st.one_of(
 )
 
 
+def _section_units(
+    paragraphs: list[list[int]], controls: list[int], default: int = 9
+) -> tuple[bytes, list[int]]:
+    """UTF-16LE units of paragraphs with whole 8-unit controls (parameters that look like
+    anything, *default* where the unit there is no such control) put in at *controls*,
+    as writers do, and the paragraphs' sizes (the last one takes what the controls
+    added)."""
+    flat = [u for p in paragraphs for u in p]
+    for at in controls:
+        if flat:
+            i = at % len(flat)
+            code = flat[i] if flat[i] in hwp5_text._WIDE else default
+            flat[i : i + 1] = [code, 0xDC07, 0xE000, 0xFFFD, 0x0D, 0x0A, 0xD800, code]
+    sizes, rest = [], len(flat)
+    for p in paragraphs:
+        n = min(len(p), rest)
+        sizes.append(n)
+        rest -= n
+    if sizes:
+        sizes[-1] += rest
+    return struct.pack(f"<{len(flat)}H", *flat), sizes
+
+
 def _python_plain_counts(raw: bytes, sizes: list[int], warnings: list[str]) -> object:
     text = hwp5_text.SectionText(len(sizes), [(0, 0, p) for p in range(len(sizes))], sizes, raw)
     with pytest.MonkeyPatch.context() as m:
@@ -224,21 +247,7 @@ def _assert_same_counts(raw: bytes, sizes: list[int]) -> None:
 def test_the_native_counts_of_a_section_answer_as_the_python_counts(
     paragraphs: list[list[int]], controls: list[int]
 ) -> None:
-    # put whole 8-unit controls (code, six parameters, code) at some places, as writers do
-    flat = [u for p in paragraphs for u in p]
-    for at in controls:
-        if flat:
-            i = at % len(flat)
-            code = flat[i] if flat[i] in hwp5_text._WIDE else 2
-            flat[i : i + 1] = [code, 0xDC07, 0xE000, 0xFFFD, 0x0D, 0x09, 0xD800, code]
-    sizes, rest = [], len(flat)
-    for p in paragraphs:
-        n = min(len(p), rest)
-        sizes.append(n)
-        rest -= n
-    if sizes:
-        sizes[-1] += rest
-    raw = struct.pack(f"<{len(flat)}H", *flat)
+    raw, sizes = _section_units(paragraphs, controls, default=2)
     _assert_same_counts(raw, sizes)
 
 
@@ -263,25 +272,6 @@ def test_sizes_that_do_not_cover_the_text_are_left_to_python() -> None:
     assert records.plain_counts(raw + b"x", [3]) is None
     with pytest.raises(TypeError):
         records.plain_counts(raw, (3,))
-
-
-def _section_units(paragraphs: list[list[int]], controls: list[int]) -> tuple[bytes, list[int]]:
-    """UTF-16LE units of paragraphs with whole 8-unit controls put in at *controls*, and
-    the paragraphs' sizes (the last one takes what the controls added)."""
-    flat = [u for p in paragraphs for u in p]
-    for at in controls:
-        if flat:
-            i = at % len(flat)
-            code = flat[i] if flat[i] in hwp5_text._WIDE else 9
-            flat[i : i + 1] = [code, 0xDC07, 0xE000, 0xFFFD, 0x0D, 0x0A, 0xD800, code]
-    sizes, rest = [], len(flat)
-    for p in paragraphs:
-        n = min(len(p), rest)
-        sizes.append(n)
-        rest -= n
-    if sizes:
-        sizes[-1] += rest
-    return struct.pack(f"<{len(flat)}H", *flat), sizes
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])

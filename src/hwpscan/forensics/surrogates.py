@@ -362,20 +362,11 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         # by encoding, never by listing them (a findall makes one object per unit)
         surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
     pua = _count_pua(strict)
-    locations: tuple[Location, ...] = ()
-    if (surrogates or pua) and max_locations > 0:
-        # a BMP-only text holds private use only as BMP characters (astral ones in the
-        # strict view came from merged pairs), so without those there is none to locate
-        pua_units = bool(pua) and (not bmp or min(pua) <= "\uffff")
-        locations = _locations(
-            segments,
-            texts,
-            starts,
-            blob,
-            surrogates=bool(surrogates),
-            pua=pua_units,
-            limit=max_locations,
-        )
+    # a BMP-only text holds private use only as BMP characters (astral ones in the
+    # strict view came from merged pairs), so without those there is none to locate
+    pua_units = bool(pua) and (not bmp or min(pua) <= "\uffff")
+    where = (segments, texts, starts, blob)
+    locations = _located(where, bool(surrogates), pua_units, max_locations)
     return TextStats(
         chars=len(strict) - strict.count("\n") - strict.count("\r"),
         surrogates=surrogates,
@@ -400,17 +391,8 @@ def _native_stats(
     (:data:`_NATIVE_COUNTS`); the same figures as the Python counting below it."""
     assert _NATIVE_COUNTS is not None
     surrogates, pairs, pua, own_pua = _NATIVE_COUNTS(blob)
-    locations: tuple[Location, ...] = ()
-    if (surrogates or pua) and max_locations > 0:
-        locations = _locations(
-            segments,
-            texts,
-            starts,
-            blob,
-            surrogates=bool(surrogates),
-            pua=own_pua,  # private use made of pairs is located as the pair
-            limit=max_locations,
-        )
+    # private use made of pairs is located as the pair
+    locations = _located((segments, texts, starts, blob), bool(surrogates), own_pua, max_locations)
     return TextStats(
         chars=len(blob) - pairs - blob.count("\n") - blob.count("\r"),
         surrogates=surrogates,
@@ -422,6 +404,20 @@ def _native_stats(
         replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
+
+
+def _located(
+    where: tuple[Sequence[Segment], list[str], list[int], str],
+    surrogates: bool,
+    pua: bool,
+    limit: int,
+) -> tuple[Location, ...]:
+    """:func:`_locations` of the text *where* describes (segments, paragraph texts, their
+    starts, the joined text), or none when there is nothing to locate or no room."""
+    if not (surrogates or pua) or limit <= 0:
+        return ()
+    segments, texts, starts, blob = where
+    return _locations(segments, texts, starts, blob, surrogates=surrogates, pua=pua, limit=limit)
 
 
 def _count_surrogates(text: str) -> int:
