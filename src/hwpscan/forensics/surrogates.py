@@ -301,17 +301,21 @@ _NATIVE_COUNTS, _NATIVE_LOCATE = _native_counting()
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """(surrogates, pairs, private use of the strict view by character, whether *blob*
-    itself holds a private-use code point): the Python reference of the C counting.
+    itself holds a private-use code point): what :func:`analyze` counts, and the
+    reference of the C counting (``_counting.count_notable``).
 
     >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
     (2, 1, ['U+E000', 'U+F02B1'], True)
     """
-    strict = _strict_view(blob)[0] if SURROGATE_RE.search(blob) else blob
-    pairs = len(blob) - len(strict)
-    surrogates = 2 * pairs + _count_surrogates(strict)
-    pua = _count_pua(strict)
-    return surrogates, pairs, pua, PUA_RE.search(blob) is not None
+    strict, paired = blob, True
+    if SURROGATE_RE.search(blob) is not None:
+        strict, paired = _strict_view(blob)
+    pairs = len(blob) - len(strict)  # each pair became one character
+    # every half is either in a merged pair or still in the strict view; counted by
+    # encoding, never by listing them (a findall makes one object per unit)
+    surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
+    return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -350,74 +354,32 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
-    if _NATIVE_COUNTS is not None:
-        return _native_stats(segments, texts, starts, blob, max_locations)
-    error = utf8_error(blob)  # a str fails UTF-8 exactly when it holds a surrogate
-    surrogates = pairs = 0
-    strict, bmp = blob, False
-    if error is not None:
-        strict, bmp, paired = _strict_view(blob)
-        pairs = len(blob) - len(strict)  # each pair became one character
-        # every half is either in a merged pair or still in the strict view; counted
-        # by encoding, never by listing them (a findall makes one object per unit)
-        surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
-    pua = _count_pua(strict)
-    # a BMP-only text holds private use only as BMP characters (astral ones in the
-    # strict view came from merged pairs), so without those there is none to locate
-    pua_units = bool(pua) and (not bmp or min(pua) <= "\uffff")
-    where = (segments, texts, starts, blob)
-    locations = _located(where, bool(surrogates), pua_units, max_locations)
+    surrogates, pairs, pua, own_pua = (_NATIVE_COUNTS or _notable_counts)(blob)
+    # private use made of pairs is located as the pair; only what the text holds as
+    # private-use code points is located as such
+    locations: tuple[Location, ...] = ()
+    if (surrogates or own_pua) and max_locations > 0:
+        locations = _locations(
+            segments,
+            texts,
+            starts,
+            blob,
+            surrogates=bool(surrogates),
+            pua=own_pua,
+            limit=max_locations,
+        )
     return TextStats(
-        chars=len(strict) - strict.count("\n") - strict.count("\r"),
-        surrogates=surrogates,
-        pairs=pairs,
-        orphans=surrogates - 2 * pairs,
-        utf8_ok=error is None,
-        utf8_error=error,
-        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
-        replacement_chars=strict.count("\ufffd"),
-        locations=locations,
-    )
-
-
-def _native_stats(
-    segments: Sequence[Segment],
-    texts: list[str],
-    starts: list[int],
-    blob: str,
-    max_locations: int,
-) -> TextStats:
-    """The rest of :func:`analyze` with the counts made in one C pass over *blob*
-    (:data:`_NATIVE_COUNTS`); the same figures as the Python counting below it."""
-    assert _NATIVE_COUNTS is not None
-    surrogates, pairs, pua, own_pua = _NATIVE_COUNTS(blob)
-    # private use made of pairs is located as the pair
-    locations = _located((segments, texts, starts, blob), bool(surrogates), own_pua, max_locations)
-    return TextStats(
+        # each pair is one character of the strict view
         chars=len(blob) - pairs - blob.count("\n") - blob.count("\r"),
         surrogates=surrogates,
         pairs=pairs,
         orphans=surrogates - 2 * pairs,
-        utf8_ok=not surrogates,
+        utf8_ok=not surrogates,  # a str fails UTF-8 exactly when it holds a surrogate
         utf8_error=utf8_error(blob) if surrogates else None,
         pua={codepoint(ch): n for ch, n in sorted(pua.items())},
         replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
-
-
-def _located(
-    where: tuple[Sequence[Segment], list[str], list[int], str],
-    surrogates: bool,
-    pua: bool,
-    limit: int,
-) -> tuple[Location, ...]:
-    """:func:`_locations` of the text *where* describes (segments, paragraph texts, their
-    starts, the joined text), or none when there is nothing to locate or no room."""
-    if not (surrogates or pua) or limit <= 0:
-        return ()
-    segments, texts, starts, blob = where
-    return _locations(segments, texts, starts, blob, surrogates=surrogates, pua=pua, limit=limit)
 
 
 def _count_surrogates(text: str) -> int:
@@ -502,18 +464,17 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     return runs[r].offset + j - begins[r]
 
 
-def _strict_view(text: str) -> tuple[str, bool, bool]:
-    """:func:`merge_pairs` of a text holding surrogates; whether the text was found
-    BMP-only (no code point above U+FFFF: each character one 16-bit unit); and whether
-    every half was found in a pair (False: there may be orphans)."""
+def _strict_view(text: str) -> tuple[str, bool]:
+    """:func:`merge_pairs` of a text holding surrogates, and whether every half was
+    found in a pair (False: there may be orphans)."""
     if _WCHAR4 and len(text) > _BIG_TEXT:
-        return _merge_big(text), False, False
+        return _merge_big(text), False
     if _NARROW:
         merged = _merge_narrow(text)
         if merged is not None:
-            return merged[0], True, merged[1]
+            return merged
     merged_text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-    return merged_text, False, False
+    return merged_text, False
 
 
 def _merge_narrow(text: str) -> tuple[str, bool] | None:
