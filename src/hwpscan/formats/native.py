@@ -1,9 +1,6 @@
-"""The native fast paths of the readers (``_records.c``, ``_cfb.c``), or ``None`` for each one
-missing: see :mod:`hwpscan.native` for how they relate to the Python code and how to
-turn them off.
-
->>> ACTIVE in (True, False)
-True
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``), or ``None`` for
+each one missing: see :mod:`hwpscan.native` for how they relate to the Python code and
+how to turn them off (``tests/test_native_switch.py`` checks both ways).
 """
 
 from __future__ import annotations
