@@ -860,7 +860,7 @@ class _Outbox:
         """Hold one file's row: its plain values pickled, and its JSON line (made here,
         it spares the supervisor, which every worker waits on, its costliest step)."""
         try:
-            row = _wire(result, index, indexed_line(result, index))
+            row = _wire(result, index, record_line(result, index=index))  # no memo here
         except Exception as exc:  # a result too big to pack (MemoryError) is a row too
             row = _failed_wire(job, index, exc)
         if not self.rows:
@@ -886,14 +886,14 @@ class _Outbox:
     def _send_apart(self, rows: list[_WireRow], jobs: list[Job]) -> bool:
         for row, job in zip(rows, jobs, strict=True):
             try:
-                try:
-                    self.conn.send([row])
-                except (OSError, EOFError):
-                    raise
-                except Exception as exc:  # this row alone is too big: it says so
-                    self.conn.send([_failed_wire(job, row[0], exc)])
+                self.conn.send([row])
             except (OSError, EOFError):
                 return False
+            except Exception as exc:  # this row alone is too big: a row saying so instead
+                try:
+                    self.conn.send([_failed_wire(job, row[0], exc)])
+                except (OSError, EOFError):
+                    return False
         return True
 
 
@@ -906,17 +906,6 @@ def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
 def _failed_wire(job: Job, index: int, exc: BaseException) -> _WireRow:
     """The row of a file whose row could not be packed or sent, saying why."""
     return _wire(_failed_row(display_path(job[0]), job[1], None, exc, 0.0), index, None)
-
-
-def indexed_line(result: FileResult, index: int) -> str:
-    """:func:`~hwpscan.report.export.jsonl_line` of *result* given its *index* (the
-    result is not copied to carry it).
-
-    >>> row = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
-    >>> indexed_line(row, 7) == jsonl_line(replace(row, index=7))
-    True
-    """
-    return record_line(result, index=index)  # in a worker: no memo of the line
 
 
 #: A :class:`TextStats` as plain values, and a :class:`FileResult` likewise: what a

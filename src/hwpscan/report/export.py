@@ -68,6 +68,10 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
     True
 
     With *index*, the line of the result with that index (the result is not copied).
+
+    >>> from dataclasses import replace
+    >>> record_line(row, index=7) == jsonl_line(replace(row, index=7))
+    True
     """
     r = result
     b = r.body
