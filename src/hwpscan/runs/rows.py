@@ -42,7 +42,8 @@ from hwpscan.scan import Row, unpack_result
 __all__ = ["KEEP_IN_MEMORY", "ResultRows", "row_lines", "status_counts"]
 
 #: Rows kept as objects before the rest go to disk: a small scan never touches the
-#: disk, a large one holds this many rows and 24 bytes for each of the others (index and two offsets).
+#: disk, a large one holds this many rows and 24 bytes for each of the others (its
+#: index and two offsets).
 KEEP_IN_MEMORY = 512
 
 
