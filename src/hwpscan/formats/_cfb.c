@@ -19,6 +19,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+
+#include "_le.h"
 #include <string.h>
 
 #define SECTOR 512
@@ -44,18 +46,6 @@
 #define OK 1
 #define DECLINE 0
 #define FAILED (-1)
-
-static inline uint32_t
-u32_at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint32_t
-u16_at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
 
 typedef struct {
     const unsigned char *data;

@@ -15,6 +15,8 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "_le.h"
+
 #define TAG_MASK 0x3FFu
 #define SIZE_SHIFT 20
 #define EXTENDED_SIZE 0xFFFu
@@ -25,18 +27,6 @@
 #define FACE_HAS_TYPE_INFO 0x40u
 #define FACE_HAS_DEFAULT 0x20u
 #define FACE_TYPE_INFO_BYTES 10
-
-static inline uint32_t
-u32_at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint32_t
-u16_at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
 
 /* Append a tuple of 3 or 4 Python ints built from *values*; 0 on success. */
 static int
