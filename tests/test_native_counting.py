@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from hwpscan.forensics import surrogates
 from hwpscan.models import Segment
+from hwpscan.native import wanted as native_wanted
 
 counting = pytest.importorskip("hwpscan.forensics._counting")
 
@@ -69,8 +70,9 @@ def test_the_native_counting_takes_only_str() -> None:
 
 
 def test_analyze_uses_the_native_counts_when_built() -> None:
-    assert surrogates._NATIVE_COUNTS is counting.count_notable
-    assert surrogates._NATIVE_LOCATE is counting.locate
+    on = native_wanted()  # HWPSCAN_PURE_PYTHON turns them off
+    assert surrogates._NATIVE_COUNTS is (counting.count_notable if on else None)
+    assert surrogates._NATIVE_LOCATE is (counting.locate if on else None)
 
 
 _HELPERS = (
