@@ -64,8 +64,8 @@ def test_a_worker_that_dies_mid_batch_costs_only_the_file_it_was_on(
     dies = files[70]
     real = scan_mod.scan_file
 
-    def dying(path: Path, date: str | None = None, repair: object = None) -> FileResult:
-        if path == dies:
+    def dying(path: str | Path, date: str | None = None, repair: object = None) -> FileResult:
+        if os.fspath(path) == os.fspath(dies):  # a worker is given the path as text
             os._exit(9)  # what a segfault in native code looks like to the pool
         return real(path, date, repair)  # type: ignore[arg-type]
 

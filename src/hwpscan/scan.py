@@ -430,7 +430,9 @@ def _fallback_format(data: bytes) -> Format:
     return Format.HWP5 if fmt is Format.OLE and _FILEHEADER_NAME in data else fmt
 
 
-def scan_file(path: Path, date: str | None = None, repair: Repair | None = None) -> FileResult:
+def scan_file(
+    path: str | os.PathLike[str], date: str | None = None, repair: Repair | None = None
+) -> FileResult:
     """Scan one file on disk. Never raises: an unreadable file is a row with a status.
 
     Only regular files are read (a FIFO would block, a device never end), and never
@@ -445,9 +447,11 @@ def scan_file(path: Path, date: str | None = None, repair: Repair | None = None)
         return _failed_row(shown, date, None, exc, started)
 
 
-def _scan_file(path: Path, shown: str, date: str | None, repair: Repair | None) -> FileResult:
+def _scan_file(
+    path: str | os.PathLike[str], shown: str, date: str | None, repair: Repair | None
+) -> FileResult:
     try:
-        info = path.stat()
+        info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             reason = "not a regular file (a FIFO, device or socket)"
             return _error_row(shown, date, Status.UNSUPPORTED, reason)
@@ -459,7 +463,7 @@ def _scan_file(path: Path, shown: str, date: str | None, repair: Repair | None) 
                 f"file is {info.st_size:,} bytes, over the cap of {MAX_FILE_BYTES:,}",
                 size=info.st_size,
             )
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             # the size it has, plus one byte to see it grow (read(n) reserves n bytes)
             data = handle.read(min(info.st_size, MAX_FILE_BYTES) + 1)
     except OSError as exc:
@@ -554,9 +558,12 @@ def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
 
 
 Job = tuple[Path, str | None, Repair | None]
+#: A job as a worker is given it: the path as a string (a ``Path`` costs a worker a parse
+#: per file to unpickle, and the supervisor one to pickle; the worker needs only the text).
+_SentJob = tuple[str, str | None, Repair | None]
 
 
-def _scan_job(job: Job) -> FileResult:
+def _scan_job(job: Job | _SentJob) -> FileResult:
     try:
         return scan_file(*job)
     except Exception as exc:  # scan_file does not raise; this is the last guard
@@ -785,7 +792,7 @@ class _Worker:
         if not self.tasks:  # idle: its next file starts now
             self.started = time.monotonic()
         self.tasks.update(chunk)
-        self.conn.send(chunk)
+        self.conn.send([(i, (os.fspath(path), date, fix)) for i, (path, date, fix) in chunk])
 
     def current(self) -> tuple[int, float]:
         """The file it is on (one of its tasks) and when that began (monotonic clock).
@@ -853,10 +860,10 @@ class _Outbox:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.rows: list[_WireRow] = []
-        self.jobs: list[Job] = []
+        self.jobs: list[_SentJob] = []
         self.since = 0.0  # when the oldest row held was made
 
-    def add(self, index: int, job: Job, result: FileResult) -> None:
+    def add(self, index: int, job: _SentJob, result: FileResult) -> None:
         """Hold one file's row: its plain values pickled, and its JSON line (made here,
         it spares the supervisor, which every worker waits on, its costliest step)."""
         try:
@@ -883,7 +890,7 @@ class _Outbox:
             return self._send_apart(rows, jobs)
         return True
 
-    def _send_apart(self, rows: list[_WireRow], jobs: list[Job]) -> bool:
+    def _send_apart(self, rows: list[_WireRow], jobs: list[_SentJob]) -> bool:
         for row, job in zip(rows, jobs, strict=True):
             try:
                 self.conn.send([row])
@@ -903,7 +910,7 @@ def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
     return (index, r.path, r.date, r.format.value, r.status.value, packed, line)
 
 
-def _failed_wire(job: Job, index: int, exc: BaseException) -> _WireRow:
+def _failed_wire(job: _SentJob, index: int, exc: BaseException) -> _WireRow:
     """The row of a file whose row could not be packed or sent, saying why."""
     return _wire(_failed_row(display_path(job[0]), job[1], None, exc, 0.0), index, None)
 
@@ -1070,8 +1077,11 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
     try:
         while busy := pool.feed():
             ready = pool.wait(busy)
-            for worker in busy:
-                yield from pool.receive(worker) if worker.conn in ready else pool.overdue(worker)
+            # every waiting message is taken before any row is handed on: a worker whose
+            # message sits unread while the other's rows are stored is blocked in its send
+            got = [pool.receive(w) if w.conn in ready else pool.overdue(w) for w in busy]
+            for rows in got:
+                yield from rows
         clean = True
     finally:
         for worker in pool.workers:
