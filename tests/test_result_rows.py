@@ -123,3 +123,25 @@ def test_the_lines_kept_with_spilled_rows_are_their_json_lines(
     assert list(rows.in_input_order()) == ordered
     assert list(row_lines(ordered)) == [jsonl_line(r) for r in ordered]  # a plain list too
     rows.close()
+
+
+@pytest.mark.parametrize("block", [1, 6000, rows_module.SPILL_BLOCK])
+def test_rows_read_while_others_are_spilled_come_back_whole(
+    fixture_rows: list[FileResult], monkeypatch: pytest.MonkeyPatch, block: int
+) -> None:
+    """Rows are read back between appends: from the block not yet written, from the
+    file, and across the block's writes (each write goes at the file's end, wherever a
+    read left the file's position)."""
+    monkeypatch.setattr(rows_module, "SPILL_BLOCK", block)
+    rows = ResultRows(keep=2)
+    for n, result in enumerate(fixture_rows):
+        rows.append(result)
+        assert rows[n] == result and rows._line(n) == jsonl_line(result)
+        if n >= 3:  # an earlier one, likely already written
+            assert rows[n // 2] == fixture_rows[n // 2]
+    assert rows.spilled == len(fixture_rows) - 2
+    assert list(rows) == fixture_rows
+    assert list(row_lines(rows)) == [jsonl_line(r) for r in fixture_rows]
+    rows.close()
+    with pytest.raises(ValueError, match="closed"):
+        rows[len(fixture_rows) - 1]

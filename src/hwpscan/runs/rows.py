@@ -3,12 +3,12 @@
 A row holds about 5 KB in memory when its file is contaminated (twenty-odd located
 defects with their context) and 2 KB when it is clean, so a scan of a million files
 kept as a list would grow to gigabytes. :class:`ResultRows` keeps the first
-:data:`KEEP_IN_MEMORY` rows as they are and writes the others, one by one, to an
-anonymous temporary file (unlinked as it is made: nothing is left behind, whatever
-ends the process) as the plain tuples the scan's workers send, each followed by its
-JSON line; a row asked for is read back, and so is a line (:func:`row_lines`: rows
-written out sorted are not rebuilt to be serialised again). What stays in memory per
-spilled row is its input index and two offsets.
+:data:`KEEP_IN_MEMORY` rows as they are and writes the others, in blocks of about
+:data:`SPILL_BLOCK` bytes, to an anonymous temporary file (unlinked as it is made:
+nothing is left behind, whatever ends the process) as the plain tuples the scan's
+workers send, each followed by its JSON line; a row asked for is read back, and so
+is a line (:func:`row_lines`: rows written out sorted are not rebuilt to be serialised
+again). What stays in memory per spilled row is its input index and two offsets.
 
 >>> from hwpscan.models import Format, Status
 >>> rows = ResultRows(keep=2)
@@ -45,6 +45,9 @@ __all__ = ["KEEP_IN_MEMORY", "ResultRows", "row_lines", "status_counts"]
 #: disk, a large one holds this many rows and 24 bytes for each of the others (its
 #: index and two offsets).
 KEEP_IN_MEMORY = 512
+#: Bytes of spilled rows gathered before they are written (one write for a few dozen
+#: rows instead of one each); a row asked for before then is read from the block.
+SPILL_BLOCK = 64 * 1024
 
 
 class _Rows(Sequence[FileResult]):
@@ -89,14 +92,15 @@ class ResultRows(_Rows):
         self._lines = array("q")  # where its JSON line starts (it ends where the next row starts)
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._file: BinaryIO | None = None
-        self._end = 0  # the file's size
+        self._end = 0  # the size of what was spilled: the file's, then the block's
+        self._block = bytearray()  # the spilled rows not written yet (they end at _end)
         self._moved = False  # the file's position is not at its end (a row was read)
         self._spill = True  # False once the disk refused a row: all stay in memory
         self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
 
     @property
     def spilled(self) -> int:
-        """How many rows are kept on disk."""
+        """How many rows are kept on disk (or in the block on its way there)."""
         return len(self._offsets)
 
     def append(self, row: FileResult | Row) -> None:
@@ -110,29 +114,36 @@ class ResultRows(_Rows):
         self.statuses[row.status] += 1
 
     def _write(self, row: Row) -> bool:
-        """Spill a row (its bytes, then its line); False (and no more spilling) when the
-        disk refuses it."""
+        """Spill a row (its bytes, then its line) into the block, writing the block out
+        first when it is full; False (and no more spilling) when the disk refuses it."""
         blob = row.blob
         line = row.line.encode("utf-8", "surrogatepass")  # valid UTF-8: see report.export
+        if len(self._block) >= SPILL_BLOCK and not self._write_block():
+            return False
+        self._offsets.append(self._end)
+        self._lines.append(self._end + len(blob))
+        self._end += len(blob) + len(line)
+        self._block += blob
+        self._block += line
+        return True
+
+    def _write_block(self) -> bool:
+        """Write the block at the file's end; on a refusal bring every row back."""
         try:
             if self._file is None:
                 # held open for the rows' lifetime; unlinked at once, closed by close()
                 # unbuffered: a refused write leaves no bytes behind to fail again later
                 self._file = tempfile.TemporaryFile(prefix="hwpscan-rows-", buffering=0)  # noqa: SIM115
             if self._moved:  # a row was read back since the last write
-                self._file.seek(self._end)
+                self._file.seek(self._end - len(self._block))
                 self._moved = False
-            data = blob + line
-            done = self._file.write(data) or 0
-            left = memoryview(data)[done:]
+            left = memoryview(self._block)
             while left:  # a raw write may take only a part
                 left = left[self._file.write(left) or 0 :]
         except OSError:  # no room on disk: the rows come back into memory
             self._unspill()
             return False
-        self._offsets.append(self._end)
-        self._lines.append(self._end + len(blob))
-        self._end += len(blob) + len(line)
+        self._block = bytearray()
         return True
 
     def _unspill(self) -> None:
@@ -163,6 +174,9 @@ class ResultRows(_Rows):
         return self._read(self._lines[k], end).decode("utf-8", "surrogatepass")
 
     def _read(self, start: int, end: int) -> bytes:
+        written = self._end - len(self._block)
+        if start >= written and (self._file is not None or self._block):
+            return bytes(self._block[start - written : end - written])
         if self._file is None:
             raise ValueError("these rows were closed: their file is gone")
         self._file.seek(start)
@@ -176,6 +190,7 @@ class ResultRows(_Rows):
 
     def close(self) -> None:
         """Let the file go (its space is freed): call it when the rows are no longer read."""
+        self._block = bytearray()
         if self._file is not None:
             with contextlib.suppress(OSError):  # bytes the disk refused: nobody reads them
                 self._file.close()
