@@ -166,14 +166,26 @@ def _listed(inputs: Iterable[Path]) -> list[_Listed]:
             continue
         for root, files in _walk(os.fspath(item)):
             base = Path(root)
-            folder = real.folder(root)
+            # os.path.join(root, name) and (folder, name), for names that hold no separator
+            within, real_within = _joiner(root), _joiner(real.folder(root))
             for name, link in files:
                 if _is_attachment_name(name):
                     path = base / name
-                    text = os.path.join(root, name)
                     # a file that is no symlink is its folder's real path plus its name
-                    add(path, text, real(path) if link else os.path.join(folder, name))
+                    add(path, within + name, real(path) if link else real_within + name)
     return out
+
+
+def _joiner(folder: str) -> str:
+    """What :func:`os.path.join` puts before a plain name (no separator in it) below
+    *folder*: one join per folder instead of one per file.
+
+    >>> [_joiner(f) + "a.hwp" == os.path.join(f, "a.hwp") for f in ("x", "x/", "/", "")]
+    [True, True, True, True]
+    """
+    if not folder or folder.endswith(os.sep) or (os.altsep and folder.endswith(os.altsep)):
+        return folder
+    return os.path.join(folder, "")
 
 
 def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]]]]:
@@ -263,9 +275,11 @@ def _dates(files: list[_Listed]) -> dict[Path, str]:
 
     listed = [f.path for f in files if under_manifest(os.path.dirname(f.real))]
     dates = dict(dates_for(listed)) if listed else {}
+    named = dates.copy()  # what the manifests say wins; the path names the rest
     for f in files:
-        if f.path not in dates and (found := date_from_path(f.text)) is not None:
+        if (found := date_from_path(f.text)) is not None:
             dates[f.path] = found
+    dates.update(named)
     return dates
 
 
