@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,35 @@ def test_many_sections_cannot_inflate_past_the_document_cap() -> None:
     assert capped.status is Status.CORRUPT
     assert capped.reason and "total cap" in capped.reason
     assert 0 < len(capped.body) < len(whole.body)  # the text before the cap is kept
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_read_that_comes_in_pieces_is_read_to_the_end(tmp_path: Path) -> None:
+    """A descriptor may give fewer bytes than asked before its end (a pipe does, a file
+    on some file systems may): the reader reads on until it has them all or the end."""
+    import threading
+
+    from hwpscan.scan import _read_at_most
+
+    fifo = tmp_path / "pieces"
+    os.mkfifo(fifo)
+    pieces = [b"HWP ", b"Document", b" File", b"!" * 5000]
+
+    def write() -> None:
+        with open(fifo, "wb", buffering=0) as out:
+            for piece in pieces:
+                out.write(piece)
+                time.sleep(0.02)  # each piece reaches the reader on its own
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert _read_at_most(fifo, 100) == b"".join(pieces)[:100]
+    finally:
+        writer.join(5)
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert _read_at_most(fifo, 10**6) == b"".join(pieces)  # the end comes first
+    finally:
+        writer.join(5)
