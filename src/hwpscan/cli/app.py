@@ -23,6 +23,7 @@ from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info, get_command_name
 
 from hwpscan import __version__
+from hwpscan.cli.coerce import install as install_plain
 from hwpscan.cli.helptext import COMMANDS, clean_error, epilog, metavar, unwrap
 from hwpscan.models import ExitCode
 
@@ -38,6 +39,7 @@ def _polish(command: Any, name: str | None) -> None:
         command.epilog = epilog(name)
     for param in command.params:
         _placeholder(param)
+        install_plain(param)  # plain values converted without the validation library
 
 
 def _placeholder(param: Any) -> None:
