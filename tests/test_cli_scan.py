@@ -319,3 +319,19 @@ def test_plan_rejects_an_api_url_fetch_would_reject() -> None:
         app, ["plan", "--from", "2025-07-21", "--to", "2025-07-22", "--api-url", "ftp://x/y"]
     )
     assert result.exit_code == 2 and "http or https" in result.output
+
+
+def test_paths_in_messages_are_printed_as_they_are(tmp_path: Path) -> None:
+    """A name holding an emoji code (``:warning:``) is shown as written, not with a
+    sign put in its place: in an error, and in the files table."""
+    day = tmp_path / "2025-07-21"
+    day.mkdir()
+    (day / "a:warning:b.hwpx").write_bytes(build_hwpx(["보도자료"]))
+    missing = runner.invoke(app, ["scan", str(tmp_path / "gone:smile:"), "-j", "1"])
+    assert missing.exit_code == 2
+    assert (
+        "gone:smile:" in missing.output and "\N{SMILING FACE WITH OPEN MOUTH}" not in missing.output
+    )
+    shown = runner.invoke(app, ["scan", str(tmp_path), "-j", "1", "--show", "all"])
+    assert shown.exit_code == 0, shown.output
+    assert "a:warning:b.hwpx" in shown.output and "\N{WARNING SIGN}" not in shown.output
