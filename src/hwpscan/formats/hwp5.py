@@ -83,6 +83,7 @@ _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
 _NATIVE_SPANS = native.docinfo_spans  # _docinfo_spans in C, when built
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
+_PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
 _UNREAD_RE = re.compile(
@@ -103,6 +104,21 @@ class _Reader:
     names_cut: str | None = None  # why DocInfo names were not all read
     plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
     counted: dict[str, PlainCounts] = field(default_factory=dict)  # info entries of plain text
+    _by_lower: dict[str, str] | None = field(default=None, repr=False)
+
+    def named(self, lower: str) -> str | None:
+        """The first stream path whose lower case is *lower* (streams are named without
+        regard to case), None when there is none.
+
+        >>> _Reader(None, 0, ["A/b", "FileHeader", "a/B"]).named("a/b")  # type: ignore[arg-type]
+        'A/b'
+        """
+        found = self._by_lower
+        if found is None:
+            found = self._by_lower = {}
+            for path in self.paths:
+                found.setdefault(path.lower(), path)
+        return found.get(lower)
 
     def raw(self, path: str) -> bytes:
         try:
@@ -203,7 +219,7 @@ def _read_container(
             status=Status.CORRUPT,
             reason="compound file lists no streams (directory missing or cut short)",
         )
-    if not any(p.lower() == "fileheader" for p in paths):
+    if reader.named("fileheader") is None:
         return _foreign(paths, "without an HWP FileHeader")
     try:
         header = reader.raw(spec.FILE_HEADER_STREAM)
@@ -419,7 +435,7 @@ def _body_verdict(
 
 
 def _preview(reader: _Reader) -> list[Segment]:
-    path = next((p for p in reader.paths if p.lower() == spec.PRVTEXT_STREAM.lower()), None)
+    path = reader.named(_PRVTEXT)
     if path is None:
         return []
     try:
@@ -448,7 +464,7 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     view. With one, each name goes through :func:`codeunit_view`. At most
     :data:`MAX_DOCINFO_NAMES` names are kept (see :attr:`_Reader.names_cut`).
     """
-    if not any(p.lower() == "docinfo" for p in reader.paths):
+    if reader.named("docinfo") is None:
         reader.warnings.append("DocInfo stream missing")
         return []
     try:

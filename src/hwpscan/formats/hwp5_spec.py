@@ -15,6 +15,7 @@ table numbers. Both the reader (:mod:`hwpscan.formats.hwp5`) and the fixture wri
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -195,11 +196,13 @@ def ctrl_id_word(name: str) -> int:
     return int.from_bytes(raw, "big")
 
 
+@functools.lru_cache(maxsize=256)  # files of one writer share the few words there are
 def version_text(word: int) -> str:
     """``major.minor.build.revision`` of a FileHeader version DWORD."""
     return ".".join(str((word >> shift) & 0xFF) for shift in (24, 16, 8, 0))
 
 
+@functools.lru_cache(maxsize=256)
 def flag_names(flags: int) -> tuple[str, ...]:
     """Names of the property bits set in *flags*, lowest bit first."""
     return tuple(name for bit, name in FLAG_NAMES.items() if flags & bit)
