@@ -251,9 +251,7 @@ _OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 #: Off a terminal, lines are never hard-wrapped (soft_wrap): a CI log keeps
 #: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length. No emoji codes:
 #: a path such as ``a:warning:b.hwp`` is printed as it is, not with a sign in it.
-console = Console(
-    highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=not _OUT_TTY
-)
+console = Console(highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=not _OUT_TTY)
 err_console = Console(
     stderr=True,
     highlight=False,
