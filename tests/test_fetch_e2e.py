@@ -24,7 +24,7 @@ from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
-from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply
+from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply, atch_file_id
 from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
 from hwpscan.rehearsal.emulator.server import RunningEmulator
 from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incident_catalogue
@@ -189,29 +189,43 @@ def _run_cli(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 
 class DownloadGate:
-    """Wraps the emulator's real download handler: the first ``free`` downloads go
-    through, later ones are held until :meth:`release`, then answered 503 (by then the
-    client is dead; the held requests are never counted as downloads)."""
+    """Wraps the emulator's real download handler: the files of the posts dated
+    ``first`` to ``last`` go through; every other download is held until the gate
+    closes, then answered 503 (by then the client is dead; a held request is never
+    counted as a download).
 
-    def __init__(self, emulator: RunningEmulator, free: int) -> None:
-        self.app, self.free = emulator.app, free
+    It holds by file, not by arrival order or time: which files a killed run got does
+    not depend on how fast its requests reach the emulator. :meth:`wait_held` tells when
+    a run has no request left on its way: once as many are held as it has download
+    workers, it cannot send another, so none of its requests can reach the real handler
+    after the gate is gone and be counted against the restart.
+    """
+
+    def __init__(self, emulator: RunningEmulator, first: str, last: str) -> None:
+        self.app = emulator.app
+        self.free = frozenset(
+            atch_file_id(p.content_id) for p in self.app.posts if first <= str(p.day) <= last
+        )
         self.original = emulator.app.download
-        self.seen = 0
-        self.held = threading.Event()  # set once a request is being held
+        self.held = 0
+        self.changed = threading.Condition()
         self.opened = threading.Event()
-        self.lock = threading.Lock()
 
     def __call__(
         self, params: Any, target: str, *, with_credentials: bool, **extra: Any
     ) -> DownloadPlan:
-        with self.lock:
-            self.seen += 1
-            hold = self.seen > self.free
-        if not hold:
+        if params.get("atchFileId") in self.free:
             return self.original(params, target, with_credentials=with_credentials, **extra)
-        self.held.set()
+        with self.changed:
+            self.held += 1
+            self.changed.notify_all()
         self.opened.wait(60)
         return DownloadPlan(Reply(503, "text/plain", b"held by the test"))
+
+    def wait_held(self, count: int, timeout: float) -> bool:
+        """Whether ``count`` requests are being held within ``timeout`` seconds."""
+        with self.changed:
+            return self.changed.wait_for(lambda: self.held >= count, timeout)
 
     def __enter__(self) -> DownloadGate:
         self.app.download = self  # type: ignore[method-assign]
@@ -225,13 +239,17 @@ class DownloadGate:
 def test_killed_run_restarts_without_extra_calls_or_partial_files(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
-    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"], "--downloads", "2"]
+    workers = 2
+    args = ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", env["out"]]
+    args += ["--downloads", str(workers)]
     first_window = calls_in_range("2025-07-21", "2025-07-23")  # SHORT's first 3-day window
+    second_window = calls_in_range("2025-07-24", "2025-07-26")
     root, manifest = Path(env["out"]), Path(env["out"]) / MANIFEST_NAME
-    with DownloadGate(emulator, free=first_window) as gate:
+    with DownloadGate(emulator, "2025-07-21", "2025-07-23") as gate:
         proc = _run_cli(args, env)
-        # window 1 is fully downloaded, window 2 answered and cached, its downloads held
-        if not gate.held.wait(60):
+        # window 1 is fully downloaded, window 2 answered and cached, and every download
+        # worker held on one of its files: the run has nothing else on its way
+        if not gate.wait_held(min(workers, second_window), 60):
             proc.kill()
             pytest.fail("the first run never reached its second window's downloads")
         proc.send_signal(signal.SIGKILL)
@@ -240,8 +258,9 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     assert stats.calls_total == 2 and stats.downloads_total == first_window
     kept = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     assert not [k for k in kept if TEMP_PREFIX in k]
-    written = {e.path for e in read_entries(manifest)}
-    assert kept - {MANIFEST_NAME} == written and len(written) == first_window
+    written = read_entries(manifest)
+    assert kept - {MANIFEST_NAME} == {e.path for e in written} and len(written) == first_window
+    assert {e.date for e in written} <= {"2025-07-21", "2025-07-22", "2025-07-23"}
 
     restart = _run_cli(args, env)
     _out, err = restart.communicate(timeout=120)
@@ -249,7 +268,8 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     total = calls_in_range("2025-07-21", "2025-07-31")
     stats = emulator.stats()
     assert stats.calls_total == 4  # window 2 came from the cache: no window asked twice
-    assert stats.downloads_total == total  # window 1's files were not fetched again
+    # every file fetched once over both runs: window 1's were not fetched again
+    assert stats.downloads_total == total and set(stats.downloads.values()) == {1}
     assert not list(root.rglob(TEMP_PREFIX + "*"))
     latest = {e.path: e for e in read_entries(manifest)}
     on_disk = {
