@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,34 @@ def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(tmp_path: Path) -> No
     ordered = list(scan_paths(files, jobs=2, file_timeout=0.3))
     assert [r.index for r in ordered] == list(range(48))
     assert {r.index for r in ordered if r.status is Status.ERROR} == slow
+
+
+@pytest.mark.skipif(os.name != "posix", reason="relies on fork copying the patched module")
+def test_a_worker_that_dies_right_after_sending_its_rows_costs_only_that_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that sends its rows and dies on its next file, before the supervisor has
+    handed it more: the hand-over meets a closed pipe. That is one lost file (its row
+    says the worker died), not the end of the scan. The supervisor takes its time over
+    each row here, so every death comes before the next hand-over."""
+    if multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        pytest.skip("needs the fork start method")
+    files = _files(tmp_path, 40, set())
+    dies = {os.fspath(files[i]) for i in (3, 17, 29)}
+    real = scan_mod.scan_file
+
+    def dying(path: str | Path, date: str | None = None, repair: object = None) -> FileResult:
+        if os.fspath(path) in dies:
+            os._exit(9)  # a crash in native code, the moment the file is begun
+        return real(path, date, repair)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scan_mod, "scan_file", dying)
+    monkeypatch.setattr(scan_mod, "MAX_BATCH", 1)  # each row sent as it is made
+    rows = list(scan_paths(files, jobs=2, ordered=False, on_result=lambda _: time.sleep(0.02)))
+    assert sorted(r.index for r in rows if r.index is not None) == list(range(40))
+    lost = sorted(r.index for r in rows if r.status is not Status.CLEAN)  # type: ignore[type-var]
+    assert lost == [3, 17, 29]
+    assert all("worker process died" in (r.reason or "") for r in rows if r.index in lost)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="relies on fork copying the patched module")

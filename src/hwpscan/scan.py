@@ -829,7 +829,12 @@ class _Worker:
         if not self.tasks:  # idle: its next file starts now
             self.started = time.monotonic()
         self.tasks.update(chunk)
-        self.conn.send([(i, (os.fspath(path), date, fix)) for i, (path, date, fix) in chunk])
+        # a worker that died since its last message (a crash in native code right after
+        # it sent a batch) cannot be given more; its pipe's end is then at EOF, which the
+        # next wait sees: receive() blames the file it was on and hands out the others,
+        # these included, again. The death must cost that one row, not the scan.
+        with contextlib.suppress(OSError):
+            self.conn.send([(i, (os.fspath(path), date, fix)) for i, (path, date, fix) in chunk])
 
     def current(self) -> tuple[int, float]:
         """The file it is on (one of its tasks) and when that began (monotonic clock).
