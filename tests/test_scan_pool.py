@@ -55,6 +55,35 @@ def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(tmp_path: Path) -> No
     assert {r.index for r in ordered if r.status is Status.ERROR} == slow
 
 
+@pytest.mark.skipif(os.name != "posix", reason="needs SIGKILL")
+def test_a_worker_that_dies_between_files_blames_no_file(tmp_path: Path) -> None:
+    """A worker killed while it holds no file (the OOM killer between two files) and
+    then handed a chunk: none of those files was begun, so none gets a 'worker died'
+    row; they all go back to the queue for the next worker."""
+    import signal
+
+    files = _files(tmp_path, 6, set())
+    pool = scan_mod._Pool([(p, None, None) for p in files], 1, None)
+    worker = scan_mod._Worker()
+    pool.workers.append(worker)
+    worker.give(pool.chunk())
+    answered = []
+    while worker.tasks:  # its first chunk, all answered
+        if pool.wait([worker]):
+            answered += pool.receive(worker)
+    assert [i for i, _ in answered] == [0]
+    os.kill(worker.proc.pid, signal.SIGKILL)
+    worker.proc.join(10)
+    worker.give(pool.chunk())  # the hand-over meets a dead worker: no error
+    given = set(worker.tasks)
+    assert given and pool.wait([worker])
+    assert pool.receive(worker) == []  # EOF, and no file blamed
+    assert worker not in pool.workers
+    assert given <= {i for i, _ in pool.queue}  # back in the queue, first in line
+    rest = list(scan_mod._pooled([job for _, job in sorted(pool.queue)], 1, None))
+    assert all(row.status is Status.CLEAN for _, row in rest)
+
+
 @pytest.mark.skipif(os.name != "posix", reason="relies on fork copying the patched module")
 def test_a_worker_that_dies_right_after_sending_its_rows_costs_only_that_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -851,6 +851,17 @@ class _Worker:
                     return index, now - took
         return next(iter(self.tasks)), self.started
 
+    def died_on(self) -> int | None:
+        """The file a worker that died was on: the one of its tasks its progress word
+        names; None when the word names a file it had already answered (it died between
+        files, or idle: none of its tasks was begun); its first task when it died before
+        it began any file (so a worker that cannot start still costs a file each time)."""
+        read = _read_word(self.progress.value, time.monotonic())
+        if read is None:
+            return next(iter(self.tasks))
+        bits = read[0]
+        return next((i for i in self.tasks if i & _INDEX_MASK == bits), None)
+
     def kill(self) -> None:
         if self.proc.is_alive():
             self.proc.kill()
@@ -1060,15 +1071,15 @@ class _Pool:
             worker.give(self.chunk())
         return [w for w in self.workers if w.tasks]
 
-    def lose(self, worker: _Worker) -> tuple[int, Job]:
-        """Kill a worker; the file it was on is returned, its other files re-queued (the
-        ones it had done and not sent too: they are read again)."""
-        index, _ = worker.current()
+    def lose(self, worker: _Worker, index: int | None) -> tuple[int, Job] | None:
+        """Kill a worker; the file *index* it was on is returned (None: it was on none),
+        its other files re-queued (the ones it had done and not sent too: they are read
+        again)."""
         worker.kill()
         self.workers.remove(worker)
-        job = worker.tasks.pop(index)
+        lost = None if index is None else (index, worker.tasks.pop(index))
         self.queue.extendleft(reversed(worker.tasks.items()))
-        return index, job
+        return lost
 
     def wait(self, busy: list[_Worker]) -> set[object]:
         """The pipes with a message, waiting no longer than the nearest file deadline."""
@@ -1083,7 +1094,10 @@ class _Pool:
         try:
             batch = worker.conn.recv()
         except Exception:  # EOF: the process died, or its message was cut
-            index, job = self.lose(worker)
+            lost = self.lose(worker, worker.died_on())
+            if lost is None:  # between files: nothing was being read, all go out again
+                return []
+            index, job = lost
             return [(index, Row.of(_lost_row(job, "the worker process died"), index))]
         worker.started = time.monotonic()
         tasks = worker.tasks
@@ -1096,9 +1110,14 @@ class _Pool:
 
     def overdue(self, worker: _Worker) -> list[tuple[int, Row]]:
         """The row of the file a worker has been on past the limit (it is killed)."""
-        if self.timeout is None or time.monotonic() - worker.current()[1] < self.timeout:
+        if self.timeout is None:
             return []
-        index, job = self.lose(worker)
+        index, since = worker.current()
+        if time.monotonic() - since < self.timeout:
+            return []
+        lost = self.lose(worker, index)
+        assert lost is not None  # an index was given
+        index, job = lost
         why = (
             f"not done after the {self.timeout:g}-second per-file limit "
             "(--file-timeout): stopped, not judged"
