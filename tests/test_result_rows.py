@@ -79,26 +79,29 @@ def test_a_scan_past_the_memory_window_gives_the_same_outcome(
 
 
 def test_a_disk_that_fills_up_midway_brings_the_spilled_rows_back(
-    fixture_rows: list[FileResult],
+    fixture_rows: list[FileResult], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The file may grow to 24 KB (RLIMIT_FSIZE; the signal ignored, a write past it
-    fails with EFBIG): a few rows are spilled, the next write fails, and every row is
-    read back into memory."""
+    fails with EFBIG): blocks of 4 KB are written, then one fails part way, and every row
+    (those in the file, those in the block that failed) is read back into memory."""
     resource = pytest.importorskip("resource")
     signal = pytest.importorskip("signal")
+    monkeypatch.setattr(rows_module, "SPILL_BLOCK", 4096)  # well under the file's limit
     rows = ResultRows(keep=2)
     soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
     old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (24 * 1024, hard))
     try:
-        spilled = []
+        spilled, on_disk = [], []
         for row in fixture_rows:
             rows.append(row)
             spilled.append(rows.spilled)
+            on_disk.append(rows._end - len(rows._block))  # bytes written to the file
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
         signal.signal(signal.SIGXFSZ, old)
-    assert max(spilled) > 2 and rows.spilled == 0  # some went to disk, then came back
+    assert max(on_disk) > 0 and max(spilled) > 2  # some went to disk, more were waiting
+    assert rows.spilled == 0  # then all came back
     assert list(rows) == fixture_rows
     assert list(rows.in_input_order()) == sorted(fixture_rows, key=lambda r: r.index or 0)
     assert list(row_lines(rows)) == [jsonl_line(r) for r in fixture_rows]

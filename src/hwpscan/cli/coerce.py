@@ -58,15 +58,18 @@ def install(param: Any) -> bool:
     descriptor = getattr(param, "type_descriptor", None)
     if descriptor is None:
         return False
-    convert = plain_converter(descriptor)
-    if convert is None:
+    try:
+        convert = plain_converter(descriptor)
+        if convert is None:
+            return False
+        param._runtime_param = _Plain(
+            parameter_info=descriptor.parameter_info,
+            annotation=descriptor.annotation,
+            descriptor=descriptor,
+            convert=convert,
+        )
+    except Exception:  # a Typer whose layer changed shape: it converts as it would anyway
         return False
-    param._runtime_param = _Plain(
-        parameter_info=descriptor.parameter_info,
-        annotation=descriptor.annotation,
-        descriptor=descriptor,
-        convert=convert,
-    )
     return True
 
 
@@ -185,7 +188,7 @@ def _choice(choices: Sequence[Enum], case_sensitive: bool) -> Convert:
             return DECLINE
         try:
             return coerce_cli_choice(value, choices=choices, case_sensitive=case_sensitive, ctx=ctx)
-        except ValueError:  # not one of them: the framework says so
+        except Exception:  # not one of them (or a Typer that asks otherwise): it says so
             return DECLINE
 
     return convert
