@@ -1,6 +1,6 @@
 """``python -m hwpscan``."""
 
-from hwpscan.cli import main
+from hwpscan.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

@@ -1,0 +1,91 @@
+"""The console script's quick exit (hwpscan.cli.run): the exit handlers still run, every
+line written arrives, the status is main's, and a live thread is waited for."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from hwpscan.scan import collect_files, scan_paths
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _python(code: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HWPSCAN_HOME": str(tmp / "home")}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_exit_handlers_run_and_every_row_arrives(tmp_path: Path) -> None:
+    marker = tmp_path / "handler-ran"
+    code = f"""
+        import atexit, pathlib, sys
+        atexit.register(lambda: pathlib.Path({str(marker)!r}).write_text("yes"))
+        sys.argv = ["hwpscan", *sys.argv[1:]]
+        from hwpscan.cli import run
+        run()
+        print("not reached")
+    """
+    done = _python(
+        code, tmp_path, "scan", str(FIXTURES), "-f", "jsonl", "--fail-on", "contaminated"
+    )
+    assert done.returncode == 1, done.stderr  # findings: main's status
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(rows) == 63 and "not reached" not in done.stdout
+    here = {r.path: r.status.value for r in scan_paths(collect_files([FIXTURES]), jobs=1)}
+    assert {r["path"]: r["status"] for r in rows} == here  # every row, whole
+    assert marker.read_text() == "yes"
+    runs = subprocess.run(
+        [sys.executable, "-m", "hwpscan", "history", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")},
+        timeout=60,
+        check=False,
+    )
+    assert runs.returncode == 0, runs.stderr
+    assert '"files": 63' in runs.stdout  # the run store was written and closed whole
+
+
+def test_the_status_is_mains_whatever_it_is(tmp_path: Path) -> None:
+    for status, shown, expected in [(None, "", 0), (7, "", 7), ("no way", "no way", 1)]:
+        code = f"""
+            import hwpscan.cli as cli
+            def main():
+                raise SystemExit({status!r})
+            cli.main = main
+            cli.run()
+        """
+        done = _python(code, tmp_path)
+        assert done.returncode == expected, (status, done.stderr)
+        assert shown in done.stderr
+
+
+def test_a_live_thread_is_waited_for(tmp_path: Path) -> None:
+    """Another thread still running: the usual exit, which joins it before the end."""
+    late = tmp_path / "late"
+    code = f"""
+        import pathlib, sys, threading, time
+        def later():
+            time.sleep(0.3)
+            pathlib.Path({str(late)!r}).write_text("written")
+        threading.Thread(target=later).start()
+        sys.argv = ["hwpscan", "--version"]
+        from hwpscan.cli import run
+        run()
+    """
+    done = _python(code, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("hwpscan ")
+    assert late.read_text() == "written"
