@@ -89,3 +89,19 @@ def test_a_live_thread_is_waited_for(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("hwpscan ")
     assert late.read_text() == "written"
+
+
+def test_a_profiler_still_gets_its_exit(tmp_path: Path) -> None:
+    """Under cProfile (as under a tracer or coverage) the usual exit is kept, so the
+    profile is written."""
+    out = tmp_path / "scan.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "hwpscan", "--version"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.exists() and out.stat().st_size > 0

@@ -199,15 +199,17 @@ def run() -> NoReturn:
     (the pool's workers joined, temporary folders removed, logs flushed), the standard
     streams are flushed and the process ends with main's exit status. Every file and
     database of ours is closed before :func:`main` returns. While another thread is
-    still alive (none of ours outlives its command) it exits the usual way, which waits
-    for it. :func:`main` itself raises ``SystemExit`` as before, for callers in Python.
+    still alive (none of ours outlives its command), or a profiler, tracer, debugger or
+    coverage tool watches the process (it writes what it found at that exit), it exits
+    the usual way. :func:`main` itself raises ``SystemExit`` as before, for callers in
+    Python.
     """
     try:
         main()
         status: object = 0
     except SystemExit as exc:
         status = exc.code
-    if threading.active_count() > 1:
+    if threading.active_count() > 1 or _watched():
         raise SystemExit(status)
     code = _exit_status(status)
     atexit._run_exitfuncs()
@@ -215,6 +217,14 @@ def run() -> NoReturn:
         with contextlib.suppress(Exception):  # a reader that went away: nothing to add
             stream.flush()
     os._exit(code)
+
+
+def _watched() -> bool:
+    """Whether a profiler, tracer, debugger or coverage tool watches this process."""
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12 and later
+    return monitoring is not None and any(monitoring.get_tool(i) is not None for i in range(6))
 
 
 def _exit_status(code: object) -> int:
