@@ -229,10 +229,11 @@ def _watched() -> bool:
 
 def _exit_status(code: object) -> int:
     """The status Python gives ``SystemExit(code)``: 0 for None, a number as it is,
-    anything else printed to stderr and 1.
+    anything else printed to stderr and 1. A number out of a C int's range gives 1, on
+    purpose: Python would give its low byte, which may read as success (0).
 
-    >>> _exit_status(None), _exit_status(3)
-    (0, 3)
+    >>> _exit_status(None), _exit_status(3), _exit_status(2**31)
+    (0, 3, 1)
     """
     if code is None:
         return 0
