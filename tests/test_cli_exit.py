@@ -15,16 +15,20 @@ from hwpscan.scan import collect_files, scan_paths
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
-def _python(code: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HWPSCAN_HOME": str(tmp / "home")}
+def _interpreter(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with *args*, its state folder below *tmp*."""
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), *args],
+        [sys.executable, *args],
         capture_output=True,
         text=True,
-        env=env,
+        env={**os.environ, "HWPSCAN_HOME": str(tmp / "home")},
         timeout=120,
         check=False,
     )
+
+
+def _python(code: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return _interpreter(tmp, "-c", textwrap.dedent(code), *args)
 
 
 def test_exit_handlers_run_and_every_row_arrives(tmp_path: Path) -> None:
@@ -46,14 +50,7 @@ def test_exit_handlers_run_and_every_row_arrives(tmp_path: Path) -> None:
     here = {r.path: r.status.value for r in scan_paths(collect_files([FIXTURES]), jobs=1)}
     assert {r["path"]: r["status"] for r in rows} == here  # every row, whole
     assert marker.read_text() == "yes"
-    runs = subprocess.run(
-        [sys.executable, "-m", "hwpscan", "history", "--format", "json"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")},
-        timeout=60,
-        check=False,
-    )
+    runs = _interpreter(tmp_path, "-m", "hwpscan", "history", "--format", "json")
     assert runs.returncode == 0, runs.stderr
     assert '"files": 63' in runs.stdout  # the run store was written and closed whole
 
@@ -95,13 +92,6 @@ def test_a_profiler_still_gets_its_exit(tmp_path: Path) -> None:
     """Under cProfile (as under a tracer or coverage) the usual exit is kept, so the
     profile is written."""
     out = tmp_path / "scan.prof"
-    done = subprocess.run(
-        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "hwpscan", "--version"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")},
-        timeout=60,
-        check=False,
-    )
+    done = _interpreter(tmp_path, "-m", "cProfile", "-o", str(out), "-m", "hwpscan", "--version")
     assert done.returncode == 0, done.stderr
     assert out.exists() and out.stat().st_size > 0
