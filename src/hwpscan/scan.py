@@ -831,8 +831,8 @@ class _Worker:
         self.tasks.update(chunk)
         # a worker that died since its last message (a crash in native code right after
         # it sent a batch) cannot be given more; its pipe's end is then at EOF, which the
-        # next wait sees: receive() blames the file it was on and hands out the others,
-        # these included, again. The death must cost that one row, not the scan.
+        # next wait sees: receive() blames the file it died on, if any (died_on), and
+        # hands out the others, these included, again. A death costs a row, not the scan.
         with contextlib.suppress(OSError):
             self.conn.send([(i, (os.fspath(path), date, fix)) for i, (path, date, fix) in chunk])
 
@@ -844,11 +844,8 @@ class _Worker:
         """
         now = time.monotonic()
         read = _read_word(self.progress.value, now)
-        if read is not None:
-            bits, took = read
-            for index in self.tasks:  # a couple of chunks at most
-                if index & _INDEX_MASK == bits:
-                    return index, now - took
+        if read is not None and (index := self._task(read[0])) is not None:
+            return index, now - read[1]
         return next(iter(self.tasks)), self.started
 
     def died_on(self) -> int | None:
@@ -857,9 +854,10 @@ class _Worker:
         files, or idle: none of its tasks was begun); its first task when it died before
         it began any file (so a worker that cannot start still costs a file each time)."""
         read = _read_word(self.progress.value, time.monotonic())
-        if read is None:
-            return next(iter(self.tasks))
-        bits = read[0]
+        return next(iter(self.tasks)) if read is None else self._task(read[0])
+
+    def _task(self, bits: int) -> int | None:
+        """The task whose index has these low bits (a couple of chunks to look through)."""
         return next((i for i in self.tasks if i & _INDEX_MASK == bits), None)
 
     def kill(self) -> None:
