@@ -56,27 +56,10 @@ def _placeholder(param: Any) -> None:
         choices = tuple(descriptor.choices or ()) if descriptor.is_choice else ()
         long = next((o for o in param.opts if o.startswith("--")), "")
         param.metavar = metavar(long, descriptor.annotation, is_flag=param.is_flag, choices=choices)
-    if param.is_flag and descriptor.annotation is bool:
-        _plain_bool(param)
 
 
 def _no_type(ctx: Any) -> None:
     return None
-
-
-def _plain_bool(param: Any) -> None:
-    """Let a flag's value through as is, without building a validator for it.
-
-    Every parse of the command line would otherwise import the validation library
-    (about 0.3 s) for the group's own flags, even for ``hwpscan scan --help``.
-    """
-    try:
-        from typer._coercion import PassThroughRuntimeParam
-    except ImportError:  # a Typer without that layer: nothing to skip
-        return
-    if getattr(param, "_runtime_param", False) is None:
-        info = param.type_descriptor.parameter_info
-        param._runtime_param = PassThroughRuntimeParam(annotation=bool, parameter_info=info)
 
 
 def _summary(command: Any) -> str:
@@ -138,7 +121,7 @@ class HwpscanGroup(TyperGroup):
             help_option = command.get_help_option(ctx)
             if help_option is not None:
                 help_option.metavar = ""
-                _plain_bool(help_option)
+                install_plain(help_option)  # its flag, as every option
         return command
 
     def listing(self) -> list[tuple[str, str, str]]:
@@ -200,7 +183,7 @@ class HwpscanGroup(TyperGroup):
         option = super().get_help_option(ctx)
         if option is not None:
             option.metavar = ""
-            _plain_bool(option)
+            install_plain(option)
         return option
 
     def invoke(self, ctx: Any) -> Any:
