@@ -51,6 +51,32 @@ def test_indexed_columns_match_the_results(store: RunStore, results: list[FileRe
     ]
 
 
+def test_a_store_from_before_loses_its_unused_indexes_and_keeps_its_runs(
+    tmp_path: Path, results: list[FileResult]
+) -> None:
+    path = tmp_path / DB_NAME
+    with RunStore(path) as first:
+        old = stored_run(first, "scan", {}, results)
+    with sqlite3.connect(path) as conn:  # the indexes earlier versions made on every row
+        conn.execute("CREATE INDEX results_path ON results (path)")
+        conn.execute("CREATE INDEX results_run_date ON results (run_id, date)")
+    conn.close()
+
+    def indexes() -> set[str]:
+        with sqlite3.connect(path) as conn:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+            found = {name for (name,) in rows}
+        conn.close()
+        return found
+
+    assert {"results_path", "results_run_date"} <= indexes()
+    with RunStore(path) as store:
+        assert [r.to_json() for r in store.load_run(old).results] == [r.to_json() for r in results]
+        new = stored_run(store, "scan", {}, results[:2])
+        assert len(store.load_run(new).results) == 2
+    assert indexes() == {"runs_started", "sqlite_autoindex_runs_1", "sqlite_autoindex_results_1"}
+
+
 def test_results_persist_in_batches_as_they_come(
     store: RunStore, results: list[FileResult]
 ) -> None:
