@@ -257,6 +257,24 @@ def test_unwritable_outputs_are_usage_errors(tmp_path: Path, corpus: Path) -> No
         assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "junit"])
+def test_output_dash_is_standard_output(
+    fmt: str, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    to_file = runner.invoke(app, ["scan", str(corpus), "-f", fmt, "-o", "rows", "-j", "1"])
+    result = runner.invoke(app, ["scan", str(corpus), "-f", fmt, "-o", "-", "-j", "1"])
+    assert result.exit_code == to_file.exit_code == 0, result.output
+    assert not (tmp_path / "-").exists()
+    written = (tmp_path / "rows").read_text(encoding="utf-8")
+    if fmt == "jsonl":  # rows come as files complete: the same rows, in any order
+        key = lambda line: json.loads(line)["index"]  # noqa: E731
+        assert sorted(result.stdout.splitlines(), key=key) == sorted(written.splitlines(), key=key)
+    else:
+        assert len(result.stdout.splitlines()) == len(written.splitlines()) > 7
+    assert "written to" not in result.output
+
+
 def test_jobs_beyond_the_file_count_start_no_idle_workers(corpus: Path) -> None:
     result = runner.invoke(app, ["scan", str(corpus), "-f", "jsonl", "--jobs", "1000"])
     assert result.exit_code == 0

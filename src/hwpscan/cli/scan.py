@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
@@ -80,6 +80,10 @@ PathsArg = Annotated[
 ]
 
 
+#: ``--output -``: standard output.
+STDOUT_NAME = Path("-")
+
+
 @dataclass(frozen=True)
 class OutputOptions:
     """Where rows go and how they look."""
@@ -90,7 +94,9 @@ class OutputOptions:
     ] = OutputFormat.table
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write jsonl/csv/junit here instead of stdout."),
+        typer.Option(
+            "--output", "-o", help="Write jsonl/csv/junit here instead of stdout ('-': stdout)."
+        ),
     ] = None
     report_dir: Annotated[
         Path | None,
@@ -135,6 +141,11 @@ class OutputOptions:
     def live(self) -> bool:
         """Rows written as files complete (not sorted at the end)."""
         return self.streamed and self.sort is SortOrder.completion
+
+    def standard(self) -> OutputOptions:
+        """These options with ``--output -`` taken as standard output, as tools take it
+        (a file named ``-`` is ``./-``)."""
+        return replace(self, output=None) if self.output == STDOUT_NAME else self
 
     def check(self) -> None:
         """Refuse what cannot work before anything is scanned (exit 2)."""
@@ -314,6 +325,7 @@ def scan(
     Give files and folders, or --from/--to to fetch a date range first (cache first,
     within the API's daily quota).
     """
+    out = out.standard()
     out.check()
     settings = _settings(list(paths or []), out, how, matrix, scale)
     fetched = _fetch(when, fetch, settings, progress=out.progress)
@@ -374,8 +386,6 @@ def _settings(
 
 
 def _with_paths(settings: ScanSettings, paths: list[Path]) -> ScanSettings:
-    from dataclasses import replace
-
     return replace(settings, paths=tuple(paths))
 
 
