@@ -77,6 +77,33 @@ def test_a_store_from_before_loses_its_unused_indexes_and_keeps_its_runs(
     assert indexes() == {"runs_started", "sqlite_autoindex_runs_1", "sqlite_autoindex_results_1"}
 
 
+def page_size(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    return int(size)
+
+
+def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
+    tmp_path: Path, results: list[FileResult]
+) -> None:
+    new = tmp_path / "new" / DB_NAME
+    with RunStore(new) as store:
+        stored_run(store, "scan", {}, results)
+    assert page_size(new) == 32768
+    old = tmp_path / "old" / DB_NAME
+    old.parent.mkdir()
+    with sqlite3.connect(old) as conn:  # a store made before: SQLite's default pages
+        conn.execute("PRAGMA page_size = 4096")
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.close()
+    with RunStore(old) as store:
+        run = stored_run(store, "scan", {}, results)
+    with RunStore(old) as store:
+        assert [r.to_json() for r in store.load_run(run).results] == [r.to_json() for r in results]
+    assert page_size(old) == 4096
+
+
 def test_results_persist_in_batches_as_they_come(
     store: RunStore, results: list[FileResult]
 ) -> None:

@@ -95,6 +95,14 @@ _SCHEMA_NAMES = frozenset({"runs", "results", "runs_started"})
 #: holding 50,000 rows they cost the supervisor of a 5,000-file scan about 0.1 s of CPU
 #: (of 0.8). A store that has them loses them at its next write.
 _UNUSED_INDEXES = frozenset({"results_path", "results_run_date"})
+#: The page size of a new store. A result row holds its JSON line (0.7 KB for a clean
+#: file, 6 KB for a contaminated one), so with SQLite's default 4 KB pages most rows
+#: overflow into chains of pages, each page a write to the log and again to the file at
+#: a checkpoint. With 32 KB pages a scan of 5,000 files writes a third as many pages and
+#: the supervisor spent about 35 ms less CPU recording it (71 against 108 ms, in system
+#: calls: the instructions counted in user space are the same); reading runs back costs
+#: the same.
+PAGE_SIZE = 32768
 #: Unfinished runs started this recently are named when the store is busy.
 _OPEN_RUN_HOURS = 12
 
@@ -160,6 +168,9 @@ class RunStore:
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
             try:
+                # only a new, empty file takes it (before WAL writes its header); an
+                # existing store keeps the page size it was made with
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                 ensure_wal(conn, timeout=self.timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
                 conn.execute("PRAGMA foreign_keys = ON")
