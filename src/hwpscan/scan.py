@@ -680,17 +680,32 @@ class Row:
     """One file's row on its way from the pool to the run record and the output.
 
     Its index, path, date, format and status are at hand; the :class:`FileResult`, its
-    pickled :func:`pack_result` and its JSON line are each made once, when first asked
-    for. A worker sends the last two, so for a row that is only stored and written out
-    the supervisor never builds the result.
+    pickled :func:`pack_result` and its JSON line (as text, and as the UTF-8 bytes the
+    output file, the run store and the row spill take) are each made once, when first
+    asked for. A worker sends the pickle and the line's bytes, so for a row that is
+    only stored and written out the supervisor never builds the result, nor encodes or
+    decodes the line.
 
     >>> row = Row.of(FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN), 3)
     >>> again = Row(3, "a.hwp", None, Format.HWP5, Status.CLEAN, blob=row.blob)
     >>> again.result == row.result and again.line == row.line and again.index == 3
     True
+    >>> sent = Row(3, "a.hwp", None, Format.HWP5, Status.CLEAN, blob=row.blob, data=row.data)
+    >>> sent.line == row.line and sent.data == row.line.encode("utf-8")
+    True
     """
 
-    __slots__ = ("_blob", "_line", "_result", "date", "format", "index", "path", "status")
+    __slots__ = (
+        "_blob",
+        "_data",
+        "_line",
+        "_result",
+        "date",
+        "format",
+        "index",
+        "path",
+        "status",
+    )
 
     def __init__(
         self,
@@ -702,6 +717,7 @@ class Row:
         *,
         blob: bytes | None = None,
         line: str | None = None,
+        data: bytes | None = None,
     ) -> None:
         self.index = index
         self.path = path
@@ -710,6 +726,7 @@ class Row:
         self.status = status
         self._blob = blob
         self._line = line
+        self._data = data  # the line's UTF-8 bytes, when given (a worker sends them)
         self._result: FileResult | None = None
 
     @classmethod
@@ -737,14 +754,25 @@ class Row:
 
     @property
     def has_line(self) -> bool:
-        return self._line is not None
+        return self._line is not None or self._data is not None
 
     @property
     def line(self) -> str:
         """:func:`~hwpscan.report.export.jsonl_line` of the result."""
         if self._line is None:
-            self._line = jsonl_line(self.result)
+            if self._data is not None:
+                self._line = self._data.decode("utf-8")
+            else:
+                self._line = jsonl_line(self.result)
         return self._line
+
+    @property
+    def data(self) -> bytes:
+        """:attr:`line` in UTF-8 (a line is valid UTF-8: its strings' surrogates are
+        escaped, see :func:`~hwpscan.report.export.record_line`)."""
+        if self._data is None:
+            self._data = self.line.encode("utf-8")
+        return self._data
 
 
 def _in_input_order(results: Iterator[tuple[int, Row]]) -> Iterator[tuple[int, Row]]:
@@ -901,8 +929,11 @@ def _worker_main(conn: Connection, progress: Any) -> None:
 
 
 #: A row as a worker sends it: index, path, date, format and status values, its pickled
-#: :func:`pack_result`, its JSON line (None when it could not be made).
-_WireRow = tuple[int, str, str | None, str, str, bytes, str | None]
+#: :func:`pack_result`, its JSON line in UTF-8 (None when it could not be made). The
+#: worker encodes the line once (pickling it as text would too), and the supervisor
+#: hands those bytes on as they came to the output, the run store and the row spill,
+#: each of which took the text and encoded it again.
+_WireRow = tuple[int, str, str | None, str, str, bytes, bytes | None]
 
 
 class _Outbox:
@@ -958,7 +989,8 @@ class _Outbox:
 def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
     r = result
     packed = pickle.dumps(pack_result(r, index), protocol=pickle.HIGHEST_PROTOCOL)
-    return (index, r.path, r.date, r.format.value, r.status.value, packed, line)
+    data = None if line is None else line.encode("utf-8")
+    return (index, r.path, r.date, r.format.value, r.status.value, packed, data)
 
 
 def _failed_wire(job: _SentJob, index: int, exc: BaseException) -> _WireRow:
@@ -1102,7 +1134,7 @@ class _Pool:
         rows = []
         for index, path, date, fmt, status, packed, line in batch:
             del tasks[index]
-            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, line=line)
+            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, data=line)
             rows.append((index, row))
         return rows
 

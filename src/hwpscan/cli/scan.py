@@ -21,7 +21,7 @@ from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink, jsonl_line_sink, jsonl_sink
+from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, summary_line
 from hwpscan.runs.rows import row_lines
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
@@ -164,13 +164,14 @@ class OutputOptions:
 
     def live_writers(
         self, out: IO[str]
-    ) -> tuple[Callable[[FileResult], None] | None, Callable[[str], None] | None]:
+    ) -> tuple[Callable[[FileResult], None] | None, Callable[[bytes], None] | None]:
         """What writes rows as files complete: a result writer, or for JSON Lines a line
-        writer (the line a worker made is written as it came); (None, None) when sorted."""
+        writer (the line a worker made is written in the bytes it came in); (None, None)
+        when sorted."""
         if not self.live:
             return None, None
         if self.fmt is OutputFormat.jsonl:
-            return None, jsonl_line_sink(out)
+            return None, jsonl_bytes_sink(out)
         return self.writer(out), None
 
 

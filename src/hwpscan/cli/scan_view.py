@@ -35,7 +35,7 @@ class TerminalObserver(ScanObserver):
     """Progress bars on stderr (when it is a terminal), notes and warnings, streamed rows.
 
     *stream* gets each row the moment it exists (``--format jsonl/csv`` as files
-    complete), or *lines* its JSON line when that is all the output needs;
+    complete), or *lines* its JSON line in UTF-8 when that is all the output needs;
     *matrix_stream* each parser-matrix row; *strict_markup* is what the matrix bar
     counts as guilty.
     """
@@ -47,7 +47,7 @@ class TerminalObserver(ScanObserver):
         stream: Callable[[FileResult], None] | None = None,
         matrix_stream: Callable[[Any], None] | None = None,
         strict_markup: bool = False,
-        lines: Callable[[str], None] | None = None,
+        lines: Callable[[bytes], None] | None = None,
     ) -> None:
         self.enabled = progress and err_console.is_terminal
         self.stream = stream
@@ -81,7 +81,7 @@ class TerminalObserver(ScanObserver):
 
     def row(self, row: Row) -> None:
         if self.lines is not None:
-            self.lines(row.line)
+            self.lines(row.data)
         elif self.stream is not None:
             self.stream(row.result)
         self._tick()  # without a stream the result is not built here

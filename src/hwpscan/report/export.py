@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from json.encoder import encode_basestring as _quote  # the C string encoder json.dumps uses
@@ -163,6 +164,31 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
     def write(result: FileResult) -> None:
         out.write(jsonl_line(result) + "\n")
         out.flush()
+
+    return write
+
+
+def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
+    """A function that writes one line given in UTF-8 (:attr:`hwpscan.scan.Row.data`)
+    and flushes it at once: into *out*'s byte buffer when it has one and adds nothing
+    to a newline (POSIX), so the bytes go out as they came; else decoded, into *out*.
+
+    >>> import io
+    >>> out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
+    >>> write = jsonl_bytes_sink(out)
+    >>> write('{"path": "보도.hwp"}'.encode())
+    >>> out.buffer.getvalue().decode() == '{"path": "보도.hwp"}\\n'
+    True
+    """
+    raw = getattr(out, "buffer", None)
+    if raw is None or os.linesep != "\n":  # no bytes below, or a text layer to translate
+        write_line = jsonl_line_sink(out)
+        return lambda data: write_line(data.decode("utf-8"))
+    out.flush()  # what the text layer holds goes first
+
+    def write(data: bytes) -> None:
+        raw.write(data + b"\n")
+        raw.flush()
 
     return write
 

@@ -117,7 +117,7 @@ class ResultRows(_Rows):
         """Spill a row (its bytes, then its line) into the block, writing the block out
         first when it is full; False (and no more spilling) when the disk refuses it."""
         blob = row.blob
-        line = row.line.encode("utf-8", "surrogatepass")  # valid UTF-8: see report.export
+        line = row.data  # the line in UTF-8, as the worker sent it
         if len(self._block) >= SPILL_BLOCK and not self._write_block():
             return False
         self._offsets.append(self._end)

@@ -304,9 +304,11 @@ class RunStore:
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 FROM results WHERE run_id = ?", (run_id,)
             ).fetchone()
+            # data: the line's UTF-8 bytes, stored as the text they are (SQLite takes a
+            # blob cast to text as text in the database's encoding, UTF-8, unchanged)
             conn.executemany(
                 "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
-                " VALUES (?,?,?,?,?,?,?,?)",
+                " VALUES (?,?,?,?,?,?,?,CAST(? AS TEXT))",
                 [
                     (
                         run_id,
@@ -316,7 +318,7 @@ class RunStore:
                         r.date,
                         r.format.value,
                         r.status.value,
-                        r.line,  # the line the stream wrote (or the worker made): built once
+                        r.data,  # the line the stream wrote (or the worker made): built once
                     )
                     for i, r in enumerate(rows)
                 ],
