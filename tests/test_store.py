@@ -18,6 +18,7 @@ from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.runs.recording import recorded_run
+from hwpscan.scan import Row
 
 
 @pytest.fixture
@@ -102,6 +103,24 @@ def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
     with RunStore(old) as store:
         assert [r.to_json() for r in store.load_run(run).results] == [r.to_json() for r in results]
     assert page_size(old) == 4096
+
+
+def test_a_line_given_as_bytes_is_stored_as_its_text(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    rows = [Row.of(r, i) for i, r in enumerate(results)]
+    sent = [
+        Row(r.index, r.path, r.date, r.format, r.status, blob=r.blob, data=r.data) for r in rows
+    ]
+    run_id = store.start_run("scan", {})
+    store.add_results(run_id, sent)  # as the pool's rows come: the worker's UTF-8 bytes
+    with sqlite3.connect(store.path) as conn:
+        stored = conn.execute(
+            "SELECT typeof(data), data FROM results WHERE run_id = ? ORDER BY seq", (run_id,)
+        ).fetchall()
+    conn.close()
+    assert stored == [("text", r.line) for r in rows]
+    assert any(not r.line.isascii() for r in rows)  # Korean text: more bytes than characters
 
 
 def test_results_persist_in_batches_as_they_come(
