@@ -411,7 +411,7 @@ class _Chunks:
             raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
 
 
-@dataclass
+@dataclass(slots=True)  # its fields are read at every element of its paragraph
 class _Para:
     depth: int
     slot: int
@@ -448,25 +448,32 @@ def section_text(chunks: Any, walk: _Walk, name: str) -> None:
     """
     stack: list[str] = []
     open_paras: list[_Para] = []
+    # expat gives each element's name as namespace}local, one string object per name
+    # (it interns them): the local part is cut once per name, not once per element
+    locals_: dict[str, str] = {}
+    max_depth = walk.max_depth
+    inline = _INLINE
 
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        local = tag.rpartition("}")[2]
+    def start(tag: str, attrs: list[str]) -> None:  # [name, value, name, value, ...]
+        local = locals_.get(tag)
+        if local is None:
+            local = locals_[tag] = tag.rpartition("}")[2]
         stack.append(local)
         depth = len(stack)
-        if depth > walk.max_depth:
-            raise BudgetError(f"{_shown(name)}: XML nested deeper than {walk.max_depth} levels")
+        if depth > max_depth:
+            raise BudgetError(f"{_shown(name)}: XML nested deeper than {max_depth} levels")
         for para in open_paras:
             if para.capture:
-                if not para.mute and local in _INLINE:
-                    if _INLINE[local]:
-                        para.parts.append(_INLINE[local])
+                if not para.mute and local in inline:
+                    if inline[local]:
+                        para.parts.append(inline[local])
                     para.mute = depth
             elif depth == para.depth + 2 and stack[para.depth] == "run":
                 if local == "t":
                     para.capture = depth
                 elif local == "lineBreak":
                     para.parts.append("\n")
-                elif local == "tab" or (local == "ctrl" and attrs.get("id", "").lower() == "tab"):
+                elif local == "tab" or (local == "ctrl" and _listed_attr(attrs, "id") == "tab"):
                     para.parts.append("\t")
         if local == "p":
             walk.paragraphs += 1
@@ -494,7 +501,19 @@ def section_text(chunks: Any, walk: _Walk, name: str) -> None:
             if para.capture and not para.mute:
                 para.parts.append(data)
 
-    _parse_chunks(chunks, start, end, text, name)
+    _parse_chunks(chunks, start, end, text, name, listed=True)
+
+
+def _listed_attr(attrs: list[str], key: str) -> str:
+    """The value of attribute *key* in expat's ordered list, lower case (``""``: none).
+
+    >>> _listed_attr(["type", "x", "id", "TAB"], "id"), _listed_attr(["id2", "tab"], "id")
+    ('tab', '')
+    """
+    for i in range(0, len(attrs) - 1, 2):
+        if attrs[i] == key:
+            return attrs[i + 1].lower()
+    return ""
 
 
 def _parse(
@@ -516,15 +535,20 @@ def _refuse(what: str, name: str) -> Callable[..., None]:
 
 def _parse_chunks(
     chunks: Any,
-    start: Callable[[str, dict[str, str]], None],
+    start: Callable[[str, Any], None],
     end: Callable[[str], None] | None,
     text: Callable[[str], None] | None,
     name: str,
+    *,
+    listed: bool = False,
 ) -> None:
     """Stream XML through expat, defused: a DTD, entity declaration or external entity
-    reference ends the parse with an error."""
+    reference ends the parse with an error. *start* is given each element's attributes
+    as a dict, or with *listed* as expat's flat list of names and values (no dict is
+    built per element: a section's walk reads one attribute of one element kind)."""
     parser = expat.ParserCreate(namespace_separator="}")
     parser.buffer_text = True
+    parser.ordered_attributes = listed
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("a DTD", name)
     parser.EntityDeclHandler = _refuse("an entity declaration", name)
