@@ -179,6 +179,13 @@ def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
     >>> write('{"path": "보도.hwp"}'.encode())
     >>> out.buffer.getvalue().decode() == '{"path": "보도.hwp"}\\n'
     True
+
+    A stream without bytes below (here a StringIO) gets the text:
+
+    >>> text = io.StringIO()
+    >>> jsonl_bytes_sink(text)('{"path": "보도.hwp"}'.encode())
+    >>> text.getvalue() == '{"path": "보도.hwp"}\\n'
+    True
     """
     raw = getattr(out, "buffer", None)
     if raw is None or os.linesep != "\n":  # no bytes below, or a text layer to translate
