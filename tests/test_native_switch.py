@@ -19,6 +19,7 @@ from hwpscan.native import PURE_PYTHON_ENV
 pytest.importorskip("hwpscan.formats._records")
 pytest.importorskip("hwpscan.formats._cfb")
 pytest.importorskip("hwpscan.forensics._counting")
+pytest.importorskip("hwpscan.report._lines")
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 #: Every slot a reader consults for its native twin.
@@ -26,10 +27,11 @@ _SLOTS = """
 import json
 from hwpscan.formats import cfb_fast, hwp5, hwp5_text, native
 from hwpscan.forensics import surrogates
+from hwpscan.report import export
 slots = [getattr(hwp5_text, n) for n in
          ("_NATIVE_SCAN", "_NATIVE_PLAIN", "_NATIVE_RUNS", "_NATIVE_VIEW", "_NATIVE_JOIN")]
 slots += [hwp5._NATIVE_SPANS, cfb_fast._NATIVE_LAYOUT, surrogates._NATIVE_COUNTS,
-          surrogates._NATIVE_LOCATE]
+          surrogates._NATIVE_LOCATE, export._NATIVE_LOCATIONS]
 print(json.dumps({"active": native.ACTIVE, "set": [s is not None for s in slots]}))
 """
 
@@ -54,7 +56,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["active"] is not pure
-    assert got["set"] == [not pure] * 9
+    assert got["set"] == [not pure] * 10
 
 
 def test_a_scan_writes_the_same_lines_with_and_without_the_native_code(tmp_path: Path) -> None:

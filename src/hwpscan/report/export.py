@@ -21,6 +21,7 @@ from typing import IO
 
 from hwpscan.memo import ByIdentity
 from hwpscan.models import FileResult, Location, TextStats
+from hwpscan.native import wanted
 
 CSV_COLUMNS = [
     "path",
@@ -119,7 +120,31 @@ def _tally(counts: dict[str, int]) -> str:
     return "{" + ", ".join([f"{_quote(k)}: {n!r}" for k, n in counts.items()]) + "}"
 
 
+def _native_locations() -> Callable[[tuple[Location, ...]], str | None] | None:
+    if not wanted():
+        return None
+    try:
+        from hwpscan.report import _lines  # optional: built only where a compiler was
+    except ImportError:  # installed without a compiler: the Python code runs
+        return None
+    return _lines.locations
+
+
+#: :func:`_python_locations` in C (``_lines.c``; see :mod:`hwpscan.native`), or None.
+_NATIVE_LOCATIONS = _native_locations()
+
+
 def _locations(found: tuple[Location, ...]) -> str:
+    if not found:
+        return "[]"
+    if _NATIVE_LOCATIONS is not None and (text := _NATIVE_LOCATIONS(found)) is not None:
+        return text
+    return _python_locations(found)
+
+
+def _python_locations(found: tuple[Location, ...]) -> str:
+    """The JSON array of *found*: the reference of the C writer (``_lines.locations``),
+    which hands back None for what it does not write, and this then writes it."""
     if not found:
         return "[]"
     q = _quote
