@@ -125,3 +125,28 @@ def test_the_native_locations_refuse_what_python_would_not_take() -> None:
         (iter(seg), texts, starts, "a\udc00", True, False, 5, _HELPERS),
     ):
         assert counting.locate(*args) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 39), max_size=120),
+    paired=st.lists(st.booleans(), min_size=120, max_size=120),
+)
+def test_many_distinct_private_use_characters_are_all_counted(
+    picks: list[int], paired: list[bool]
+) -> None:
+    # more distinct characters than the C tally keeps in place (16): the rest go to the
+    # dict at once, and the counts are the same either way
+    chars = [chr(0xE000 + n) if n % 2 else chr(0xF0000 + n) for n in range(40)]
+
+    def halves(ch: str) -> str:  # an astral character as its two surrogate code points
+        high, low = divmod(ord(ch) - 0x10000, 0x400)
+        return chr(0xD800 + high) + chr(0xDC00 + low)
+
+    text = "".join(
+        halves(chars[n]) if pair and ord(chars[n]) > 0xFFFF else chars[n]
+        for n, pair in zip(picks, paired, strict=False)
+    )
+    got = counting.count_notable(text)
+    assert got == surrogates._notable_counts(text)
+    assert sum(got[2].values()) == len(picks)

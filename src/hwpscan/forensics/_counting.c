@@ -36,6 +36,50 @@ count_char(PyObject *counts, Py_UCS4 c)
     return failed ? -1 : 0;
 }
 
+/* The private-use tally of one text: the first TALLY_SLOTS distinct characters are counted
+ * in place, any others in the dict at once (a text holds a handful, so the dict is made
+ * once at the end, not looked up and rewritten per occurrence). */
+#define TALLY_SLOTS 16
+
+typedef struct {
+    Py_UCS4 c[TALLY_SLOTS];
+    Py_ssize_t n[TALLY_SLOTS];
+    int used;
+} Tally;
+
+static int
+tally_add(Tally *t, PyObject *counts, Py_UCS4 c)
+{
+    for (int k = 0; k < t->used; k++) {
+        if (t->c[k] == c) {
+            t->n[k]++;
+            return 0;
+        }
+    }
+    if (t->used < TALLY_SLOTS) {
+        t->c[t->used] = c;
+        t->n[t->used++] = 1;
+        return 0;
+    }
+    return count_char(counts, c); /* never in a slot: the slots are full and stay so */
+}
+
+static int
+tally_flush(const Tally *t, PyObject *counts)
+{
+    for (int k = 0; k < t->used; k++) {
+        PyObject *key = PyUnicode_FromOrdinal((int)t->c[k]);
+        PyObject *value = key == NULL ? NULL : PyLong_FromSsize_t(t->n[k]);
+        int failed = value == NULL || PyDict_SetItem(counts, key, value) < 0;
+        Py_XDECREF(value);
+        Py_XDECREF(key);
+        if (failed) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(count_notable_doc,
 "count_notable(text, /)\n--\n\n"
 "(surrogates, pairs, private use of the strict view by character, whether the text\n"
@@ -60,6 +104,7 @@ count_notable(PyObject *module, PyObject *text)
     const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Py_ssize_t surrogates = 0, pairs = 0;
     int own_pua = 0;
+    Tally tally = {.used = 0};
     PyObject *pua = PyDict_New();
     if (pua == NULL) {
         return NULL;
@@ -79,7 +124,7 @@ count_notable(PyObject *module, PyObject *text)
                 pairs++;
                 surrogates += 2;
                 i++;
-                if (is_pua(merged) && count_char(pua, merged) < 0) {
+                if (is_pua(merged) && tally_add(&tally, pua, merged) < 0) {
                     goto fail;
                 }
                 continue;
@@ -90,10 +135,13 @@ count_notable(PyObject *module, PyObject *text)
         }
         else if (is_pua(c)) {
             own_pua = 1;
-            if (count_char(pua, c) < 0) {
+            if (tally_add(&tally, pua, c) < 0) {
                 goto fail;
             }
         }
+    }
+    if (tally_flush(&tally, pua) < 0) {
+        goto fail;
     }
 done:;
     PyObject *result = Py_BuildValue("(nnNO)", surrogates, pairs, pua, own_pua ? Py_True : Py_False);
