@@ -275,8 +275,10 @@ static const unsigned char CONTROL_KIND[32] = {
 
 PyDoc_STRVAR(plain_counts_doc,
 "plain_counts(raw, sizes, /)\n--\n\n"
-"hwpscan.formats.hwp5_text.plain_counts: (chars, units), or None where it answers None\n"
-"(a surrogate, private-use unit or U+FFFD in the text proper) or would warn.");
+"hwpscan.formats.hwp5_text.plain_counts: (chars, units); False where it answers None\n"
+"for a surrogate, private-use unit or U+FFFD in the text proper (the sizes covering\n"
+"the text); None where the Python code is to decide (it may warn, or the sizes are\n"
+"not what section_text makes).");
 
 static PyObject *
 plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -299,6 +301,7 @@ plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     const int64_t len = view.len;
     PyObject *result = NULL;
     int64_t chars = 0, units = 0, at = 0; /* at: the paragraph's first unit */
+    int64_t units_seen = 0;                /* the sizes' total, checked at a notable unit */
     for (Py_ssize_t p = 0; p < PyList_GET_SIZE(sizes); p++) {
         int64_t n = PyLong_AsLongLong(PyList_GET_ITEM(sizes, p));
         if (n == -1 && PyErr_Occurred()) {
@@ -312,7 +315,7 @@ plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         while (i < end) {
             const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
             if ((hi >= 0xD8 && hi <= 0xF8) || (hi == 0xFF && lo == 0xFD)) {
-                goto not_here; /* a surrogate, private use or U+FFFD in the text */
+                goto notable; /* a surrogate, private use or U+FFFD in the text */
             }
             if (hi || lo >= 32) {
                 units++;
@@ -347,6 +350,25 @@ plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto not_here;
     }
     result = Py_BuildValue("(LL)", (long long)chars, (long long)units);
+    goto done;
+notable:
+    /* Every control before the unit was whole, so the unit is text proper and the Python
+     * code answers None too: False says so, sparing it the search. Only where the sizes
+     * are what section_text makes (they cover the text exactly); else it decides. */
+    for (Py_ssize_t p = 0, left = PyList_GET_SIZE(sizes); p < left; p++) {
+        int64_t n = PyLong_AsLongLong(PyList_GET_ITEM(sizes, p));
+        if (n == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        if (n < 0 || n > len / 2 - units_seen) {
+            goto not_here;
+        }
+        units_seen += n;
+    }
+    if (2 * units_seen != len) {
+        goto not_here;
+    }
+    result = Py_NewRef(Py_False);
     goto done;
 not_here:
     result = Py_NewRef(Py_None);

@@ -1,4 +1,6 @@
 # The native record walks (_records.c); their Python twins are the reference.
+from typing import Literal
+
 from hwpscan.models import Segment
 
 def scan_free(
@@ -7,7 +9,7 @@ def scan_free(
 def docinfo_spans(
     data: bytes, cap: int, /
 ) -> tuple[list[tuple[int, int, int, int]], int | None] | None: ...
-def plain_counts(raw: bytes, sizes: list[int], /) -> tuple[int, int] | None: ...
+def plain_counts(raw: bytes, sizes: list[int], /) -> tuple[int, int] | Literal[False] | None: ...
 def paragraph_runs(
     big: str,
     hits: list[tuple[int, int, int]],

@@ -680,10 +680,12 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     holds at least one code unit).
 
     A plain text without such a warning is counted in one pass in C when the native
-    module is built (:mod:`~hwpscan.formats.native`; this code is its reference).
+    module is built (:mod:`~hwpscan.formats.native`; this code is its reference); a
+    contaminated one is told there at its first defect, without the searches here.
     """
-    if _NATIVE_PLAIN is not None and (counted := _NATIVE_PLAIN(text.raw, text.sizes)):
-        return PlainCounts(*counted)
+    counted = None if _NATIVE_PLAIN is None else _NATIVE_PLAIN(text.raw, text.sizes)
+    if counted is not None:  # False: a notable unit in the text proper, answered None here
+        return PlainCounts(*counted) if counted else None
     plain = is_plain(text.raw)
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))

@@ -6,6 +6,7 @@ how to turn them off (``tests/test_native_switch.py`` checks both ways).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from hwpscan.models import Segment
 from hwpscan.native import PURE_PYTHON_ENV, wanted
@@ -24,7 +25,7 @@ __all__ = [
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
 DocinfoSpans = Callable[[bytes, int], tuple[list[tuple[int, int, int, int]], int | None] | None]
-PlainCounts = Callable[[bytes, list[int]], tuple[int, int] | None]
+PlainCounts = Callable[[bytes, list[int]], tuple[int, int] | Literal[False] | None]
 ParagraphRuns = Callable[
     [
         str,
