@@ -103,6 +103,21 @@ def _assert_same_spans(data: bytes, cap: int) -> None:
         assert got is None, warnings
     else:
         assert got == want
+    _assert_same_plain_names(data, cap)
+
+
+def _assert_same_plain_names(data: bytes, cap: int) -> None:
+    """``docinfo_plain`` counts exactly where the Python reader would count the names
+    of a plain DocInfo from their spans with nothing to warn, and nowhere else (its
+    None sends the reader the old way, which decides as before)."""
+    warnings: list[str] = []
+    spans, cut = hwp5._docinfo_spans(data, warnings, cap)
+    counts = hwp5._plain_names(data, spans) if spans else None
+    got = records.docinfo_plain(data, cap)
+    if warnings or cut is not None or counts is None:
+        assert got is None, (warnings, cut, counts)
+    else:
+        assert got == tuple(counts)
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -136,6 +151,27 @@ def test_a_cut_by_the_name_cap_is_where_the_python_walk_cuts() -> None:
     assert records.docinfo_spans(data, 5)[1] == 2  # record 2 holds names 5 and 6
 
 
+@pytest.mark.parametrize(
+    ("names", "counted"),
+    [
+        (["바탕", "본문\n"], (4, 5)),  # a line break is a unit and no character
+        (["바탕", "\ufffd"], False),  # U+FFFD: the names are analysed, not counted
+        (["바탕", "\ue000"], False),  # private use
+        (["바탕", "\udb80\udeb1"], False),  # a pair
+        (["\ufd41", "\u00ff"], False),  # bytes FD FF across two units, as is_plain sees them
+        ([], False),  # no name: nothing to count
+    ],
+)
+def test_a_plain_docinfo_is_counted_without_spans(names: list[str], counted: object) -> None:
+    data = b"".join(_record(spec.FACE_NAME, b"\x00" + _name(n)) for n in names)
+    data += _record(spec.PARA_TEXT, b"\xff\xfd\x00\xd8")  # another record: not read
+    got = records.docinfo_plain(data, 100)
+    assert got == (counted or None)
+    _assert_same_plain_names(data, 100)
+    if names and counted:
+        assert records.docinfo_plain(data, len(names) - 1) is None  # the cap cuts: no count
+
+
 def test_wrong_arguments_raise_instead_of_reading() -> None:
     with pytest.raises(TypeError):
         records.scan_free("text", 4, True)
@@ -144,6 +180,9 @@ def test_wrong_arguments_raise_instead_of_reading() -> None:
     with pytest.raises(TypeError):
         records.docinfo_spans(b"", "cap")
     assert records.docinfo_spans(b"", -1) is None  # a negative cap: the Python walk's
+    with pytest.raises(TypeError):
+        records.docinfo_plain(b"", "cap")
+    assert records.docinfo_plain(_record(spec.STYLE, _name("a") + _name("b")), -1) is None
 
 
 def _streams_of(data: bytes) -> list[bytes]:
@@ -181,6 +220,7 @@ def test_the_readers_use_the_native_walks_when_built() -> None:
     assert native.ACTIVE is on
     assert hwp5_text._NATIVE_SCAN is (records.scan_free if on else None)
     assert hwp5._NATIVE_SPANS is (records.docinfo_spans if on else None)
+    assert hwp5._NATIVE_PLAIN_NAMES is (records.docinfo_plain if on else None)
 
 
 def test_an_extended_size_cut_short_stops_the_walk_as_in_python() -> None:

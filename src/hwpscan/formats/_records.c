@@ -263,6 +263,140 @@ done:
 }
 
 
+/* What docinfo_plain adds up over the names, in the order the spans would list them. */
+typedef struct {
+    int64_t names, units, breaks; /* breaks: \n and \r units (no characters) */
+    int prev_high;                /* the high byte of the unit before (-1: none yet) */
+    int notable;                  /* a unit is_plain rejects (or its FD FF bytes) */
+} PlainNames;
+
+/* One name's UTF-16LE bytes, judged as is_plain judges the joined names: no high byte
+ * D8-F8, and no bytes FD FF anywhere in the join (aligned: U+FFFD; else across two
+ * units, which is_plain also rejects). */
+static void
+plain_name(const unsigned char *p, int64_t length, PlainNames *out)
+{
+    out->names++;
+    out->units += length;
+    for (int64_t i = 0; i < length; i++) {
+        const unsigned char lo = p[2 * i], hi = p[2 * i + 1];
+        if ((hi >= 0xD8 && hi <= 0xF8) || (lo == 0xFD && hi == 0xFF) ||
+            (out->prev_high == 0xFD && lo == 0xFF)) {
+            out->notable = 1;
+        }
+        if (!hi && (lo == '\n' || lo == '\r')) {
+            out->breaks++;
+        }
+        out->prev_high = hi;
+    }
+}
+
+/* name_spans' walk of one record, each non-empty name given to plain_name: 1 when read,
+ * 0 when the Python reader would warn. */
+static int
+plain_record(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
+             PlainNames *out)
+{
+    int skips[3];
+    int nskips;
+    if (tag == STYLE) {
+        skips[0] = skips[1] = 0;
+        nskips = 2;
+    }
+    else if (stop > start) {
+        unsigned char prop = data[start];
+        skips[0] = 1;
+        nskips = 1;
+        if (prop & FACE_HAS_ALTERNATIVE) {
+            skips[nskips++] = 1;
+        }
+        if (prop & FACE_HAS_DEFAULT) {
+            skips[nskips++] = (prop & FACE_HAS_TYPE_INFO) ? FACE_TYPE_INFO_BYTES : 0;
+        }
+    }
+    else {
+        return 1;
+    }
+    int64_t pos = start;
+    for (int n = 0; n < nskips; n++) {
+        pos += skips[n];
+        if (pos + 2 > stop) {
+            return 0;
+        }
+        int64_t length = u16_at(data + pos);
+        pos += 2;
+        if (pos + 2 * length > stop) {
+            return 0;
+        }
+        if (length) {
+            plain_name(data + pos, length, out);
+        }
+        pos += 2 * length;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(docinfo_plain_doc,
+"docinfo_plain(data, cap, /)\n--\n\n"
+"What hwpscan.formats.hwp5._docinfo counts for a plain DocInfo, (chars, units) of its\n"
+"FACE_NAME and STYLE names, with no span list made: None where that code would not\n"
+"count (no name, more than cap names, a name is_plain rejects) or would warn.");
+
+static PyObject *
+docinfo_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "docinfo_plain takes 2 arguments");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t cap = PyLong_AsSsize_t(args[1]);
+    if (cap == -1 && PyErr_Occurred()) {
+        goto done;
+    }
+    PlainNames names = {0, 0, 0, -1, 0};
+    const unsigned char *data = view.buf;
+    const int64_t end = view.len;
+    int64_t pos = 0;
+    while (pos + 4 <= end) {
+        uint32_t head = u32_at(data + pos);
+        pos += 4;
+        int64_t size = head >> SIZE_SHIFT;
+        if (size == EXTENDED_SIZE && pos + 4 <= end) {
+            size = u32_at(data + pos);
+            pos += 4;
+        }
+        int64_t stop = pos + size;
+        if (stop > end) {
+            goto not_here; /* the Python reader's warning */
+        }
+        uint32_t tag = head & TAG_MASK;
+        if (tag == STYLE || tag == FACE_NAME) {
+            if (!plain_record(data, pos, stop, tag, &names) || names.notable ||
+                names.names > cap) {
+                goto not_here; /* a warning, a name to look at, or the cap's cut */
+            }
+        }
+        pos = stop;
+    }
+    if (names.names == 0 || cap < 0) {
+        goto not_here;
+    }
+    result = Py_BuildValue("(LL)", (long long)(names.units - names.breaks),
+                           (long long)names.units);
+    goto done;
+not_here:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* Controls (code units below 32) as hwpscan.formats.hwp5_text.text_runs reads them:
  * 1 kept (one character of text), 2 an 8-unit control, 0 dropped. */
 static const unsigned char CONTROL_KIND[32] = {
@@ -744,6 +878,8 @@ static PyMethodDef methods[] = {
     {"scan_free", (PyCFunction)(void (*)(void))scan_free, METH_FASTCALL, scan_free_doc},
     {"docinfo_spans", (PyCFunction)(void (*)(void))docinfo_spans, METH_FASTCALL,
      docinfo_spans_doc},
+    {"docinfo_plain", (PyCFunction)(void (*)(void))docinfo_plain, METH_FASTCALL,
+     docinfo_plain_doc},
     {"plain_counts", (PyCFunction)(void (*)(void))plain_counts, METH_FASTCALL, plain_counts_doc},
     {"paragraph_runs", (PyCFunction)(void (*)(void))paragraph_runs, METH_FASTCALL,
      paragraph_runs_doc},

@@ -82,6 +82,8 @@ MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
 _NATIVE_SPANS = native.docinfo_spans  # _docinfo_spans in C, when built
+#: What _docinfo counts for a plain DocInfo (_docinfo_spans, then _plain_names), in C.
+_NATIVE_PLAIN_NAMES = native.docinfo_plain
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
@@ -472,6 +474,11 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
+    if reader.plain and _NATIVE_PLAIN_NAMES is not None:  # counted in C, no span made
+        plain = _NATIVE_PLAIN_NAMES(data, reader.max_names)
+        if plain is not None:
+            reader.counted["plain_meta"] = PlainCounts(*plain)
+            return []
     found = _NATIVE_SPANS(data, reader.max_names) if _NATIVE_SPANS is not None else None
     spans, cut = found or _docinfo_spans(data, reader.warnings, reader.max_names)
     if cut is not None:

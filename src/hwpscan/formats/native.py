@@ -16,6 +16,7 @@ __all__ = [
     "PURE_PYTHON_ENV",
     "cfb_layout",
     "codeunit_view",
+    "docinfo_plain",
     "docinfo_spans",
     "join_payloads",
     "paragraph_runs",
@@ -25,6 +26,7 @@ __all__ = [
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
 DocinfoSpans = Callable[[bytes, int], tuple[list[tuple[int, int, int, int]], int | None] | None]
+DocinfoPlain = Callable[[bytes, int], tuple[int, int] | None]
 PlainCounts = Callable[[bytes, list[int]], tuple[int, int] | Literal[False] | None]
 ParagraphRuns = Callable[
     [
@@ -52,20 +54,22 @@ CfbLayout = Callable[
 def _load() -> tuple[
     ScanFree | None,
     DocinfoSpans | None,
+    DocinfoPlain | None,
     PlainCounts | None,
     ParagraphRuns | None,
     CodeunitView | None,
     JoinPayloads | None,
 ]:
     if not wanted():
-        return None, None, None, None, None, None
+        return None, None, None, None, None, None, None
     try:
         from hwpscan.formats import _records as r  # optional: built only where a compiler was
     except ImportError:  # installed without a compiler: the Python walks run
-        return None, None, None, None, None, None
+        return None, None, None, None, None, None, None
     return (
         r.scan_free,
         r.docinfo_spans,
+        r.docinfo_plain,
         r.plain_counts,
         r.paragraph_runs,
         r.codeunit_view,
@@ -84,12 +88,21 @@ def _load_cfb() -> CfbLayout | None:
 
 
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
-#: :func:`hwpscan.formats.hwp5._docinfo_spans`, (for a plain text)
+#: :func:`hwpscan.formats.hwp5._docinfo_spans`, the counts of a plain DocInfo's names
+#: (:func:`hwpscan.formats.hwp5._docinfo` without a span list), (for a plain text)
 #: :func:`hwpscan.formats.hwp5_text.plain_counts`,
 #: :func:`hwpscan.formats.hwp5_text._paragraph_runs` (with ``text_runs``) and
 #: :func:`hwpscan.formats.hwp5_text.codeunit_view` (of an even number of bytes) and the
 #: join of a section's payloads (:func:`hwpscan.formats.hwp5_text.section_text`).
-scan_free, docinfo_spans, plain_counts, paragraph_runs, codeunit_view, join_payloads = _load()
+(
+    scan_free,
+    docinfo_spans,
+    docinfo_plain,
+    plain_counts,
+    paragraph_runs,
+    codeunit_view,
+    join_payloads,
+) = _load()
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = _load_cfb()
