@@ -164,6 +164,11 @@ def _same_document(data: bytes) -> None:
         assert reference_analyze(full.meta, max_locations=5) == TextStats(chars=names.chars)
         assert names.units > 0 and full.meta
         fields["meta"] = ()
+    preview = counted.info.pop("plain_preview", None)
+    if preview is not None:
+        assert reference_analyze(full.preview, max_locations=5) == TextStats(chars=preview.chars)
+        assert preview.units > 0 and full.preview
+        fields["preview"] = ()
     assert counted == Document(**fields)
 
 
@@ -190,13 +195,44 @@ def _check(data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_every_fixture_scans_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     files = [p for p in collect_files([FIXTURES]) if p.suffix in {".hwp", ".hwpx", ".pdf"}]
     assert len(files) > 40
-    counted = 0
+    counted = previews = 0
     for path in files:
         data = path.read_bytes()
         _check(data, monkeypatch)
         doc = _read(data, count_plain_body=True)
         counted += doc is not None and "plain_body" in doc.info
+        previews += doc is not None and "plain_preview" in doc.info
     assert counted > 5  # the plain path is taken, not only declined
+    assert previews > 5
+
+
+#: Preview text: every unit the counting tells apart, line breaks of every kind, NULs.
+_preview_chars = st.sampled_from(
+    [
+        "가",
+        "a",
+        " ",
+        "\r",
+        "\n",
+        "\r\n",
+        "\x00",
+        "\t",
+        "\ufffd",
+        "\ue000",
+        HIGH,
+        LOW,
+        "\ufd41",
+        "\xff",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.lists(_preview_chars, max_size=30))
+def test_a_preview_counted_plain_scans_as_its_segments(pieces: list[str]) -> None:
+    data = build_hwp5(["본문"], preview="".join(pieces))
+    with pytest.MonkeyPatch.context() as m:
+        _check(data, m)
 
 
 def _document(rng: random.Random, dirty: float) -> bytes:

@@ -399,13 +399,22 @@ def _scan_bytes(
         reason=cap_reason(reason),
         date=date,
         body=body,
-        preview=analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None,
+        preview=_preview_stats(doc),
         meta=_meta_stats(doc),
         warnings=warnings,
         seconds=time.perf_counter() - started,
         body_read=has_body or status.scanned,
         repair=repaired,
     )
+
+
+def _preview_stats(doc: Document) -> TextStats | None:
+    """The counts of the document's preview text (None without one); a reader that
+    counted a plain one (HWP 5 PrvText) gave them in ``info["plain_preview"]``."""
+    plain = doc.info.get("plain_preview")
+    if plain is not None:
+        return TextStats(chars=plain.chars)
+    return analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None
 
 
 def _meta_stats(doc: Document) -> TextStats | None:

@@ -448,11 +448,34 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
+    if reader.plain and is_plain(raw):  # counted, as the body is: nothing in it to locate
+        _count_preview(reader, codeunit_view(raw).rstrip("\x00"))
+        return []
     lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
     # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
     # tuple.__new__ over zipped fields, empty lines filtered out by their text.
     made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
     return cast("list[Segment]", list(filter(_TEXT_OF, made)))
+
+
+def _count_preview(reader: _Reader, text: str) -> None:
+    r"""The counts the scan would make of the preview's segments (its non-empty lines,
+    split at CR LF), as ``info["plain_preview"]``; none when every line is empty (then
+    there is no preview).
+
+    >>> reader = _Reader(None, 0, [])  # type: ignore[arg-type]
+    >>> _count_preview(reader, "가\r\n\r\nb\rc\n\r\r\n")
+    >>> reader.counted["plain_preview"]
+    PlainCounts(chars=3, units=6)
+    >>> _count_preview(empty := _Reader(None, 0, []), "\r\n\r\n")  # type: ignore[arg-type]
+    >>> empty.counted
+    {}
+    """
+    pairs = text.count("\r\n")  # split("\r\n") takes them left to right, as count does
+    units = len(text) - 2 * pairs
+    if units:
+        breaks = text.count("\n") + text.count("\r") - 2 * pairs
+        reader.counted["plain_preview"] = PlainCounts(units - breaks, units)
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
