@@ -145,8 +145,8 @@ def normal(tmp: Path, n: int) -> list[Path]:
 def test_a_file_past_the_time_limit_is_a_row_and_the_others_stream_past_it(
     tmp_path: Path,
 ) -> None:
-    slow = tmp_path / "slow.hwp"
-    slow.write_bytes(hostile.pua_sections())  # seconds of work, more than the limit
+    slow = tmp_path / "slow.hwpx"
+    slow.write_bytes(hostile.slow_hwpx())  # seconds of work, more than the limit
     files = [slow, *normal(tmp_path, 6)]
     rows = list(scan_paths(files, jobs=2, file_timeout=0.3, ordered=False))
     assert sorted(r.index for r in rows if r.index is not None) == list(range(7))
@@ -162,7 +162,7 @@ def test_a_file_past_the_time_limit_is_a_row_and_the_others_stream_past_it(
 def test_cli_sort_input_restores_the_input_order(tmp_path: Path) -> None:
     folder = tmp_path / "files"
     folder.mkdir()
-    (folder / "a.hwp").write_bytes(hostile.pua_sections())
+    (folder / "a.hwpx").write_bytes(hostile.slow_hwpx())  # seconds of work
     normal(folder, 5)
     env = {**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")}
     argv = [sys.executable, "-m", "hwpscan", "scan", str(folder), "-f", "jsonl"]

@@ -26,10 +26,16 @@ import hostile  # the reproducers' builders
 
 
 def _files(tmp: Path, n: int, slow_at: set[int]) -> list[Path]:
+    # the slow file takes seconds to read (2.5 s here), far past the limits used below
+    slow = hostile.slow_hwpx() if slow_at else b""
     paths = []
     for i in range(n):
-        p = tmp / f"f{i:03}.hwp"
-        p.write_bytes(hostile.pua_sections() if i in slow_at else build_hwp5([f"문단 {i}"]))
+        if i in slow_at:
+            p = tmp / f"f{i:03}.hwpx"
+            p.write_bytes(slow)
+        else:
+            p = tmp / f"f{i:03}.hwp"
+            p.write_bytes(build_hwp5([f"문단 {i}"]))
         paths.append(p)
     return paths
 
