@@ -17,8 +17,15 @@ from hypothesis import strategies as st
 from reference_surrogates import analyze as reference_analyze
 from reference_surrogates import escape_snippet as reference_escape
 from reference_surrogates import merge_pairs as reference_merge
+from reference_surrogates import utf8_error as reference_utf8_error
 
-from hwpscan.forensics.surrogates import _escape_context, analyze, escape_snippet, merge_pairs
+from hwpscan.forensics.surrogates import (
+    _escape_context,
+    analyze,
+    escape_snippet,
+    merge_pairs,
+    utf8_error,
+)
 from hwpscan.formats import read_document
 from hwpscan.models import Segment
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
@@ -199,3 +206,11 @@ def test_merging_and_escaping_match_the_reference(text: str) -> None:
     assert merge_pairs(text) == reference_merge(text)
     assert escape_snippet(text) == reference_escape(text)
     assert _escape_context(text) == reference_escape(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from([*ALPHABET, "\udc00", "\udbff"]), max_size=30))
+def test_the_utf8_error_is_the_codec_s_own(text: str) -> None:
+    # written without encoding: the first run of surrogates, one or many, as the codec
+    # names it (position, or first-last of the run)
+    assert utf8_error(text) == reference_utf8_error(text)

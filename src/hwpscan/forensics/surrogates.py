@@ -97,6 +97,29 @@ def codepoint(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
+#: ``U+XXXX`` of the private-use characters met so far (bounded: see :data:`_INFO_MAX`).
+_CODEPOINTS: dict[str, str] = {}
+
+
+def _by_codepoint(counts: dict[str, int]) -> dict[str, int]:
+    """*counts* keyed by ``U+XXXX``, in code point order (a document repeats the same few
+    characters, so each name is made once).
+
+    >>> _by_codepoint({chr(0xF02B1): 2, chr(0xE000): 1})
+    {'U+E000': 1, 'U+F02B1': 2}
+    """
+    names = _CODEPOINTS
+    out: dict[str, int] = {}
+    for ch, n in sorted(counts.items()):
+        name = names.get(ch)
+        if name is None:
+            name = codepoint(ch)
+            if len(names) < _INFO_MAX:
+                names[ch] = name
+        out[name] = n
+    return out
+
+
 def merge_pairs(text: str) -> str:
     """The strict view: merge adjacent surrogate halves, keep orphans.
 
@@ -219,13 +242,21 @@ def utf8_error(text: str) -> str | None:
     >>> utf8_error("ab" + chr(0xDC00))
     "'utf-8' codec can't encode character '\\\\udc00' in position 2: surrogates not allowed"
     """
-    if SURROGATE_RE.search(text) is None:  # a str fails UTF-8 only on surrogates
+    run = _SURROGATE_RUN_RE.search(text)
+    if run is None:  # a str fails UTF-8 only on surrogates
         return None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return str(exc)
-    return None  # pragma: no cover - unreachable: a surrogate always fails
+    # The codec stops at the first run of surrogates and names it whole, in the words of
+    # UnicodeEncodeError; written here, no text is encoded and no exception made (the
+    # reference, encoding it, is tests/reference_surrogates.py's utf8_error).
+    start, end = run.span()
+    if end - start == 1:
+        return (
+            f"'utf-8' codec can't encode character '\\u{ord(text[start]):04x}' in position "
+            f"{start}: surrogates not allowed"
+        )
+    return f"'utf-8' codec can't encode characters in position {start}-{end - 1}: " + (
+        "surrogates not allowed"
+    )
 
 
 def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
@@ -376,7 +407,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         orphans=surrogates - 2 * pairs,
         utf8_ok=not surrogates,  # a str fails UTF-8 exactly when it holds a surrogate
         utf8_error=utf8_error(blob) if surrogates else None,
-        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
+        pua=_by_codepoint(pua),
         replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
