@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, count, islice
 
 from hwpscan.models import Location, Segment, TextStats
-from hwpscan.native import wanted
+from hwpscan.native import optional
 
 #: Any surrogate code point (a lone half in a Python str).
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -315,19 +315,15 @@ Locate = Callable[
 ]
 
 
-def _native_counting() -> tuple[CountNotable | None, Locate | None]:
-    if not wanted():
-        return None, None
-    try:
-        from hwpscan.forensics import _counting  # optional: built only where a compiler was
-    except ImportError:  # installed without a compiler: the Python counting runs
-        return None, None
+def _native_counting() -> tuple[CountNotable, Locate]:
+    from hwpscan.forensics import _counting  # optional: built only where a compiler was
+
     return _counting.count_notable, _counting.locate
 
 
 #: :func:`_notable_counts` and :func:`_locations` in C (``_counting.c``; see
 #: :mod:`hwpscan.native`), or None.
-_NATIVE_COUNTS, _NATIVE_LOCATE = _native_counting()
+_NATIVE_COUNTS, _NATIVE_LOCATE = optional(_native_counting) or (None, None)
 
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:

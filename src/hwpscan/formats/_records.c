@@ -61,6 +61,20 @@ append_int(PyObject *list, int64_t value)
     return failed;
 }
 
+/* The argument count checked (a TypeError naming *name* otherwise) and the first
+ * argument's bytes taken into *view*: 0, or -1 with a Python error set. */
+static int
+take_buffer(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const char *name,
+            Py_buffer *view)
+{
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd argument%s", name, want,
+                     want == 1 ? "" : "s");
+        return -1;
+    }
+    return PyObject_GetBuffer(args[0], view, PyBUF_SIMPLE);
+}
+
 PyDoc_STRVAR(scan_free_doc,
 "scan_free(data, end, counted, /)\n--\n\n"
 "hwpscan.formats.hwp5_text._scan_free: (hits, paragraphs, lone, pos, walked).");
@@ -69,12 +83,8 @@ static PyObject *
 scan_free(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "scan_free takes 3 arguments");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+    if (take_buffer(args, nargs, 3, "scan_free", &view) < 0) {
         return NULL;
     }
     Py_ssize_t end_arg = PyLong_AsSsize_t(args[1]);
@@ -138,12 +148,20 @@ done:
     return result;
 }
 
+/* What is done with each non-empty name of the DocInfo walk: its record index, its unit
+ * offset among the names of its record, and its bytes data[pos:pos + 2 * length].
+ * Returns 0, or -1 on a Python error. */
+typedef int (*NameVisit)(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
+                         const unsigned char *data);
+/* After each FACE_NAME or STYLE record: 1 to stop the walk there (the name cap), else 0. */
+typedef int (*RecordDone)(void *ctx);
+
 /* The names of one FACE_NAME or STYLE record spanning data[start:stop], as
  * hwpscan.formats.hwp5._name_spans reads them: 1 when read, 0 when the Python reader
  * would write a warning (the caller gives up), -1 on a Python error. */
 static int
-name_spans(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
-           int64_t index, PyObject *spans)
+record_names(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
+             int64_t index, NameVisit visit, void *ctx)
 {
     int skips[3];
     int nskips;
@@ -176,16 +194,72 @@ name_spans(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
         if (pos + 2 * length > stop) {
             return 0;
         }
-        if (length) {
-            int64_t span[4] = {index, units, pos, pos + 2 * length};
-            if (append_ints(spans, 4, span) < 0) {
-                return -1;
-            }
+        if (length && visit(ctx, index, units, pos, length, data) < 0) {
+            return -1;
         }
         pos += 2 * length;
         units += length;
     }
     return 1;
+}
+
+/* The DocInfo records of data[0:end], each FACE_NAME and STYLE record's names given to
+ * *visit* and then *done* asked whether to stop: 1 when walked to the end, 2 when *done*
+ * stopped it (at the record *stopped_at*), 0 where the Python reader would warn, -1 on
+ * a Python error. */
+static int
+walk_names(const unsigned char *data, int64_t end, NameVisit visit, RecordDone done,
+           void *ctx, int64_t *stopped_at)
+{
+    int64_t pos = 0, index = 0;
+    while (pos + 4 <= end) {
+        uint32_t head = u32_at(data + pos);
+        pos += 4;
+        int64_t size = head >> SIZE_SHIFT;
+        if (size == EXTENDED_SIZE && pos + 4 <= end) {
+            size = u32_at(data + pos);
+            pos += 4;
+        }
+        int64_t stop = pos + size;
+        if (stop > end) { /* "runs past the end of the stream": the Python reader's */
+            return 0;
+        }
+        uint32_t tag = head & TAG_MASK;
+        if (tag == STYLE || tag == FACE_NAME) {
+            int read = record_names(data, pos, stop, tag, index, visit, ctx);
+            if (read <= 0) {
+                return read;
+            }
+            if (done(ctx)) {
+                *stopped_at = index;
+                return 2;
+            }
+        }
+        pos = stop;
+        index++;
+    }
+    return 1;
+}
+
+typedef struct {
+    PyObject *spans;
+    Py_ssize_t cap;
+} Spans;
+
+static int
+add_span(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
+         const unsigned char *data)
+{
+    (void)data;
+    int64_t span[4] = {index, units, pos, pos + 2 * length};
+    return append_ints(((Spans *)ctx)->spans, 4, span);
+}
+
+static int
+spans_full(void *ctx)
+{
+    Spans *s = ctx;
+    return PyList_GET_SIZE(s->spans) > s->cap;
 }
 
 PyDoc_STRVAR(docinfo_spans_doc,
@@ -196,12 +270,8 @@ static PyObject *
 docinfo_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "docinfo_spans takes 2 arguments");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+    if (take_buffer(args, nargs, 2, "docinfo_spans", &view) < 0) {
         return NULL;
     }
     Py_ssize_t cap = PyLong_AsSsize_t(args[1]);
@@ -218,42 +288,22 @@ docinfo_spans(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (spans == NULL) {
         goto done;
     }
-    const unsigned char *data = view.buf;
-    const int64_t end = view.len;
-    int64_t pos = 0, index = 0;
-    while (pos + 4 <= end) {
-        uint32_t head = u32_at(data + pos);
-        pos += 4;
-        int64_t size = head >> SIZE_SHIFT;
-        if (size == EXTENDED_SIZE && pos + 4 <= end) {
-            size = u32_at(data + pos);
-            pos += 4;
-        }
-        int64_t stop = pos + size;
-        if (stop > end) { /* "runs past the end of the stream": the Python reader's */
-            result = Py_NewRef(Py_None);
+    Spans ctx = {spans, cap};
+    int64_t cut = 0;
+    int walked = walk_names(view.buf, view.len, add_span, spans_full, &ctx, &cut);
+    if (walked < 0) {
+        goto done;
+    }
+    if (walked == 0) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    if (walked == 2) {
+        if (PyList_SetSlice(spans, cap, PyList_GET_SIZE(spans), NULL) < 0) {
             goto done;
         }
-        uint32_t tag = head & TAG_MASK;
-        if (tag == STYLE || tag == FACE_NAME) {
-            int read = name_spans(data, pos, stop, tag, index, spans);
-            if (read < 0) {
-                goto done;
-            }
-            if (read == 0) {
-                result = Py_NewRef(Py_None);
-                goto done;
-            }
-            if (PyList_GET_SIZE(spans) > cap) {
-                if (PyList_SetSlice(spans, cap, PyList_GET_SIZE(spans), NULL) < 0) {
-                    goto done;
-                }
-                result = Py_BuildValue("(OL)", spans, (long long)index);
-                goto done;
-            }
-        }
-        pos = stop;
-        index++;
+        result = Py_BuildValue("(OL)", spans, (long long)cut);
+        goto done;
     }
     result = Py_BuildValue("(OO)", spans, Py_None);
 done:
@@ -268,14 +318,20 @@ typedef struct {
     int64_t names, units, breaks; /* breaks: \n and \r units (no characters) */
     int prev_high;                /* the high byte of the unit before (-1: none yet) */
     int notable;                  /* a unit is_plain rejects (or its FD FF bytes) */
+    Py_ssize_t cap;
 } PlainNames;
 
 /* One name's UTF-16LE bytes, judged as is_plain judges the joined names: no high byte
  * D8-F8, and no bytes FD FF anywhere in the join (aligned: U+FFFD; else across two
  * units, which is_plain also rejects). */
-static void
-plain_name(const unsigned char *p, int64_t length, PlainNames *out)
+static int
+count_name(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
+           const unsigned char *data)
 {
+    (void)index;
+    (void)units;
+    PlainNames *out = ctx;
+    const unsigned char *p = data + pos;
     out->names++;
     out->units += length;
     for (int64_t i = 0; i < length; i++) {
@@ -289,51 +345,15 @@ plain_name(const unsigned char *p, int64_t length, PlainNames *out)
         }
         out->prev_high = hi;
     }
+    return 0;
 }
 
-/* name_spans' walk of one record, each non-empty name given to plain_name: 1 when read,
- * 0 when the Python reader would warn. */
+/* Stop at a name to look at, or past the cap: either way the counts are not given. */
 static int
-plain_record(const unsigned char *data, int64_t start, int64_t stop, uint32_t tag,
-             PlainNames *out)
+names_not_plain(void *ctx)
 {
-    int skips[3];
-    int nskips;
-    if (tag == STYLE) {
-        skips[0] = skips[1] = 0;
-        nskips = 2;
-    }
-    else if (stop > start) {
-        unsigned char prop = data[start];
-        skips[0] = 1;
-        nskips = 1;
-        if (prop & FACE_HAS_ALTERNATIVE) {
-            skips[nskips++] = 1;
-        }
-        if (prop & FACE_HAS_DEFAULT) {
-            skips[nskips++] = (prop & FACE_HAS_TYPE_INFO) ? FACE_TYPE_INFO_BYTES : 0;
-        }
-    }
-    else {
-        return 1;
-    }
-    int64_t pos = start;
-    for (int n = 0; n < nskips; n++) {
-        pos += skips[n];
-        if (pos + 2 > stop) {
-            return 0;
-        }
-        int64_t length = u16_at(data + pos);
-        pos += 2;
-        if (pos + 2 * length > stop) {
-            return 0;
-        }
-        if (length) {
-            plain_name(data + pos, length, out);
-        }
-        pos += 2 * length;
-    }
-    return 1;
+    PlainNames *n = ctx;
+    return n->notable || n->names > n->cap;
 }
 
 PyDoc_STRVAR(docinfo_plain_doc,
@@ -346,12 +366,8 @@ static PyObject *
 docinfo_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "docinfo_plain takes 2 arguments");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+    if (take_buffer(args, nargs, 2, "docinfo_plain", &view) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -359,33 +375,14 @@ docinfo_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (cap == -1 && PyErr_Occurred()) {
         goto done;
     }
-    PlainNames names = {0, 0, 0, -1, 0};
-    const unsigned char *data = view.buf;
-    const int64_t end = view.len;
-    int64_t pos = 0;
-    while (pos + 4 <= end) {
-        uint32_t head = u32_at(data + pos);
-        pos += 4;
-        int64_t size = head >> SIZE_SHIFT;
-        if (size == EXTENDED_SIZE && pos + 4 <= end) {
-            size = u32_at(data + pos);
-            pos += 4;
-        }
-        int64_t stop = pos + size;
-        if (stop > end) {
-            goto not_here; /* the Python reader's warning */
-        }
-        uint32_t tag = head & TAG_MASK;
-        if (tag == STYLE || tag == FACE_NAME) {
-            if (!plain_record(data, pos, stop, tag, &names) || names.notable ||
-                names.names > cap) {
-                goto not_here; /* a warning, a name to look at, or the cap's cut */
-            }
-        }
-        pos = stop;
+    PlainNames names = {0, 0, 0, -1, 0, cap};
+    int64_t stopped = 0;
+    int walked = walk_names(view.buf, view.len, count_name, names_not_plain, &names, &stopped);
+    if (walked < 0) {
+        goto done;
     }
-    if (names.names == 0 || cap < 0) {
-        goto not_here;
+    if (walked != 1 || names.names == 0 || cap < 0) {
+        goto not_here; /* a warning, a name to look at, the cap's cut, or no name */
     }
     result = Py_BuildValue("(LL)", (long long)(names.units - names.breaks),
                            (long long)names.units);
@@ -773,12 +770,8 @@ static PyObject *
 codeunit_view(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 1) {
-        PyErr_SetString(PyExc_TypeError, "codeunit_view takes 1 argument");
-        return NULL;
-    }
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+    if (take_buffer(args, nargs, 1, "codeunit_view", &view) < 0) {
         return NULL;
     }
     if (view.len & 1) { /* the decoder's error, which the Python code gives */

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from hwpscan.models import Segment
-from hwpscan.native import PURE_PYTHON_ENV, wanted
+from hwpscan.native import PURE_PYTHON_ENV, optional, wanted
 
 __all__ = [
     "ACTIVE",
@@ -77,13 +77,9 @@ def _load() -> tuple[
     )
 
 
-def _load_cfb() -> CfbLayout | None:
-    if not wanted():
-        return None
-    try:
-        from hwpscan.formats import _cfb  # optional: built only where a compiler was
-    except ImportError:  # installed without a compiler: the Python constructor runs
-        return None
+def _load_cfb() -> CfbLayout:
+    from hwpscan.formats import _cfb  # optional: built only where a compiler was
+
     return _cfb.layout
 
 
@@ -105,6 +101,6 @@ def _load_cfb() -> CfbLayout | None:
 ) = _load()
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
-cfb_layout = _load_cfb()
+cfb_layout = optional(_load_cfb)
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None

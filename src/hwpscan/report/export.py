@@ -21,7 +21,7 @@ from typing import IO
 
 from hwpscan.memo import ByIdentity
 from hwpscan.models import FileResult, Location, TextStats
-from hwpscan.native import wanted
+from hwpscan.native import optional
 
 CSV_COLUMNS = [
     "path",
@@ -120,18 +120,14 @@ def _tally(counts: dict[str, int]) -> str:
     return "{" + ", ".join([f"{_quote(k)}: {n!r}" for k, n in counts.items()]) + "}"
 
 
-def _native_locations() -> Callable[[tuple[Location, ...]], str | None] | None:
-    if not wanted():
-        return None
-    try:
-        from hwpscan.report import _lines  # optional: built only where a compiler was
-    except ImportError:  # installed without a compiler: the Python code runs
-        return None
+def _load_locations() -> Callable[[tuple[Location, ...]], str | None]:
+    from hwpscan.report import _lines  # optional: built only where a compiler was
+
     return _lines.locations
 
 
 #: :func:`_python_locations` in C (``_lines.c``; see :mod:`hwpscan.native`), or None.
-_NATIVE_LOCATIONS = _native_locations()
+_NATIVE_LOCATIONS = optional(_load_locations)
 
 
 def _locations(found: tuple[Location, ...]) -> str:
