@@ -44,6 +44,7 @@ from hwpscan.models import (
     Format,
     Location,
     RepairSummary,
+    Segment,
     Status,
     TextStats,
 )
@@ -399,8 +400,8 @@ def _scan_bytes(
         reason=cap_reason(reason),
         date=date,
         body=body,
-        preview=_preview_stats(doc),
-        meta=_meta_stats(doc),
+        preview=_side_stats(doc, "plain_preview", doc.preview),
+        meta=_side_stats(doc, "plain_meta", doc.meta),
         warnings=warnings,
         seconds=time.perf_counter() - started,
         body_read=has_body or status.scanned,
@@ -408,22 +409,14 @@ def _scan_bytes(
     )
 
 
-def _preview_stats(doc: Document) -> TextStats | None:
-    """The counts of the document's preview text (None without one); a reader that
-    counted a plain one (HWP 5 PrvText) gave them in ``info["plain_preview"]``."""
-    plain = doc.info.get("plain_preview")
+def _side_stats(doc: Document, plain_key: str, segments: tuple[Segment, ...]) -> TextStats | None:
+    """The counts of the document's preview text or metadata strings (*segments*; None
+    without any); a reader that counted plain ones (HWP 5 PrvText, DocInfo names) gave
+    them in ``info[plain_key]`` instead (``plain_preview``, ``plain_meta``)."""
+    plain = doc.info.get(plain_key)
     if plain is not None:
         return TextStats(chars=plain.chars)
-    return analyze(doc.preview, max_locations=SIDE_LOCATIONS) if doc.preview else None
-
-
-def _meta_stats(doc: Document) -> TextStats | None:
-    """The counts of the document's metadata strings (None without any); a reader that
-    counted plain ones (HWP 5 DocInfo names) gave them in ``info["plain_meta"]``."""
-    plain = doc.info.get("plain_meta")
-    if plain is not None:
-        return TextStats(chars=plain.chars)
-    return analyze(doc.meta, max_locations=SIDE_LOCATIONS) if doc.meta else None
+    return analyze(segments, max_locations=SIDE_LOCATIONS) if segments else None
 
 
 def _judge(doc: Document) -> tuple[Status | None, str | None]:
@@ -1141,9 +1134,9 @@ class _Pool:
         worker.started = time.monotonic()
         tasks = worker.tasks
         rows = []
-        for index, path, date, fmt, status, packed, line in batch:
+        for index, path, date, fmt, status, packed, data in batch:
             del tasks[index]
-            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, data=line)
+            row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, data=data)
             rows.append((index, row))
         return rows
 

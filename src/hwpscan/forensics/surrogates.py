@@ -250,13 +250,10 @@ def utf8_error(text: str) -> str | None:
     # reference, encoding it, is tests/reference_surrogates.py's utf8_error).
     start, end = run.span()
     if end - start == 1:
-        return (
-            f"'utf-8' codec can't encode character '\\u{ord(text[start]):04x}' in position "
-            f"{start}: surrogates not allowed"
-        )
-    return f"'utf-8' codec can't encode characters in position {start}-{end - 1}: " + (
-        "surrogates not allowed"
-    )
+        where = f"character '\\u{ord(text[start]):04x}' in position {start}"
+    else:
+        where = f"characters in position {start}-{end - 1}"
+    return f"'utf-8' codec can't encode {where}: surrogates not allowed"
 
 
 def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:

@@ -375,13 +375,16 @@ docinfo_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (cap == -1 && PyErr_Occurred()) {
         goto done;
     }
+    if (cap < 0) { /* not docinfo_spans' path either */
+        goto not_here;
+    }
     PlainNames names = {0, 0, 0, -1, 0, cap};
     int64_t stopped = 0;
     int walked = walk_names(view.buf, view.len, count_name, names_not_plain, &names, &stopped);
     if (walked < 0) {
         goto done;
     }
-    if (walked != 1 || names.names == 0 || cap < 0) {
+    if (walked != 1 || names.names == 0) {
         goto not_here; /* a warning, a name to look at, the cap's cut, or no name */
     }
     result = Py_BuildValue("(LL)", (long long)(names.units - names.breaks),

@@ -448,10 +448,11 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
+    text = codeunit_view(raw).rstrip("\x00")
     if reader.plain and is_plain(raw):  # counted, as the body is: nothing in it to locate
-        _count_preview(reader, codeunit_view(raw).rstrip("\x00"))
+        _count_preview(reader, text)
         return []
-    lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
+    lines = text.split("\r\n")
     # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
     # tuple.__new__ over zipped fields, empty lines filtered out by their text.
     made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from hwpscan.models import Segment
-from hwpscan.native import PURE_PYTHON_ENV, optional, wanted
+from hwpscan.native import PURE_PYTHON_ENV, optional
 
 __all__ = [
     "ACTIVE",
@@ -52,20 +52,10 @@ CfbLayout = Callable[
 
 
 def _load() -> tuple[
-    ScanFree | None,
-    DocinfoSpans | None,
-    DocinfoPlain | None,
-    PlainCounts | None,
-    ParagraphRuns | None,
-    CodeunitView | None,
-    JoinPayloads | None,
+    ScanFree, DocinfoSpans, DocinfoPlain, PlainCounts, ParagraphRuns, CodeunitView, JoinPayloads
 ]:
-    if not wanted():
-        return None, None, None, None, None, None, None
-    try:
-        from hwpscan.formats import _records as r  # optional: built only where a compiler was
-    except ImportError:  # installed without a compiler: the Python walks run
-        return None, None, None, None, None, None, None
+    from hwpscan.formats import _records as r  # optional: built only where a compiler was
+
     return (
         r.scan_free,
         r.docinfo_spans,
@@ -98,7 +88,7 @@ def _load_cfb() -> CfbLayout:
     paragraph_runs,
     codeunit_view,
     join_payloads,
-) = _load()
+) = optional(_load) or (None,) * 7
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
