@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +110,14 @@ def make_corpus(folder: Path, copies: int) -> Path:
 
 @contextmanager
 def dask_cluster(
-    tmp: Path, *, workers: int = 2, env: dict[str, str] | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes], subprocess.Popen[bytes]]]:
-    """A scheduler and *workers* worker processes on 127.0.0.1, started as a user would."""
+    tmp: Path,
+    *,
+    workers: int = 2,
+    env: dict[str, str] | None = None,
+    preload: Path | None = None,
+) -> Iterator[tuple[str, subprocess.Popen[bytes], subprocess.Popen[bytes] | None]]:
+    """A scheduler and *workers* worker processes (none: the scheduler alone) on
+    127.0.0.1, started as a user would; each worker runs *preload* as it starts."""
     tmp.mkdir(parents=True, exist_ok=True)
     run_env = {
         **(env or os.environ),
@@ -121,6 +126,7 @@ def dask_cluster(
     }
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
+    started: list[subprocess.Popen[bytes]] = []
     with (tmp / "scheduler.log").open("wb") as slog, (tmp / "workers.log").open("wb") as wlog:
         options = ["--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
         scheduler = subprocess.Popen(
@@ -129,25 +135,31 @@ def dask_cluster(
             stderr=subprocess.STDOUT,
             env=run_env,
         )
-        options = ["--host", "127.0.0.1", "--nworkers", str(workers), "--no-dashboard"]
-        pool = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "distributed.cli.dask_worker",
-                address,
-                *options,
-                "--nthreads=1",
-            ],
-            stdout=wlog,
-            stderr=subprocess.STDOUT,
-            env=run_env,
-        )
+        started.append(scheduler)
+        pool = None
         try:
+            if workers:
+                options = ["--host", "127.0.0.1", "--nworkers", str(workers), "--no-dashboard"]
+                if preload is not None:
+                    options += ["--preload", str(preload)]
+                pool = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "distributed.cli.dask_worker",
+                        address,
+                        *options,
+                        "--nthreads=1",
+                    ],
+                    stdout=wlog,
+                    stderr=subprocess.STDOUT,
+                    env=run_env,
+                )
+                started.insert(0, pool)
             wait_for_workers(address, workers)
             yield address, scheduler, pool
         finally:
-            for proc in (pool, scheduler):
+            for proc in started:
                 if proc.poll() is None:
                     proc.terminate()
                 try:
@@ -470,43 +482,56 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 @pytest.mark.slow
 @needs_dask
 def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
-    from distributed import Client
-
     from hwpscan.executors.dask_cluster import dask_client, scan_on_dask
 
-    items = list(iter_items([make_corpus(tmp_path / "in", 6)]))
-    expected = {i.index: scan_file(Path(i.location), i.date).to_json() for i in items}
-    with dask_cluster(tmp_path / "c", workers=1) as (address, _, _):
-        stop = threading.Event()
-
-        def killer() -> None:  # every worker process dies as soon as it is seen
-            with Client(address, set_as_default=False) as watcher:
-                while not stop.is_set():
-                    with suppress(Exception):  # a worker that died while asked
-                        for pid in watcher.run(os.getpid, on_error="ignore").values():
-                            with suppress(ProcessLookupError):
-                                os.kill(int(pid), signal.SIGKILL)
-                    time.sleep(0.1)
-
-        thread = threading.Thread(target=killer, daemon=True)
-        thread.start()
-        try:
-            with dask_client(address) as client:
-                got = dict(scan_on_dask(items, client, batch_size=3))
-        finally:
-            stop.set()
-            thread.join(30)
+    items = list(iter_items([make_corpus(tmp_path / "in", 3)]))
+    # Every worker process dies the moment it runs a scan task (its nanny starts another).
+    # Killing workers from outside instead can hit one while its nanny is still starting
+    # it, and a nanny whose worker dies then gives up: a cluster left without workers.
+    die = tmp_path / "die_on_scan.py"
+    die.write_text(
+        "import os\n"
+        "import hwpscan.executors.worker as scanning\n\n"
+        "def _die(*args, **kwargs):\n"
+        "    os._exit(1)\n\n"
+        "scanning.scan_batch = _die\n"
+    )
+    with (
+        dask_cluster(tmp_path / "c", workers=1, preload=die) as (address, _, _),
+        dask_client(address) as client,
+    ):
+        got = dict(scan_on_dask(items, client, batch_size=2, worker_wait=60))
     assert sorted(got) == [i.index for i in items]
-    errors = [r for r in got.values() if r.status.value == "error"]
-    assert errors, "no task was killed: the test did not test anything"
     for index, result in got.items():
-        if result.status.value == "error":
-            assert result.reason == (
-                "the Dask worker died while reading this file, and again on the retry"
-            )
-            assert not result.body_read and result.path == items[index].shown
-        else:
-            assert result.to_json() == expected[index]
+        assert result.status.value == "error"
+        assert result.reason == (
+            "the Dask worker died while reading this file, and again on the retry"
+        )
+        assert not result.body_read and result.path == items[index].shown
+
+
+@pytest.mark.dask
+@pytest.mark.slow
+@needs_dask
+def test_a_cluster_without_workers_stops_with_exit_3_after_the_wait(tmp_path: Path) -> None:
+    corpus = make_corpus(tmp_path / "in", 2)
+    home = tmp_path / "home"
+    with dask_cluster(tmp_path / "c", workers=0) as (address, _, _):
+        args = ["scan", str(corpus), "--executor", "dask", "--scheduler", address]
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "hwpscan", *args, "--worker-wait", "2", "-f", "jsonl"],
+            check=False,
+            capture_output=True,
+            env=base_env(home),
+            text=True,
+            timeout=120,
+        )
+        took = time.monotonic() - started
+    assert done.returncode == 3, done.stderr
+    assert "the Dask cluster has had no worker for 2 seconds" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert took < 60  # it gave up; without the wait it would never end
 
 
 @pytest.mark.dask

@@ -25,7 +25,13 @@ from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, j
 from hwpscan.report.tables import Show, repair_table, summary_line
 from hwpscan.runs.rows import row_lines
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scaled import DEFAULT_BATCH, Executor, ScaleSettings, url_from_argument
+from hwpscan.usecases.scaled import (
+    DEFAULT_BATCH,
+    DEFAULT_WORKER_WAIT,
+    Executor,
+    ScaleSettings,
+    url_from_argument,
+)
 from hwpscan.usecases.scan import (
     MatrixSettings,
     RepairSettings,
@@ -277,10 +283,21 @@ class ScaleOptions:
             show_default=False,
         ),
     ] = None
+    worker_wait: Annotated[
+        float,
+        typer.Option(
+            "--worker-wait",
+            min=0,
+            help="Stop (exit 3, rows kept) when the Dask cluster has had no worker for this "
+            "many seconds; 0: wait for ever.",
+        ),
+    ] = DEFAULT_WORKER_WAIT
 
     def settings(self) -> ScaleSettings:
         scheduler = self.scheduler if self.executor is Executor.dask else None
-        return ScaleSettings(self.executor, scheduler, self.batch_size, self.resume)
+        return ScaleSettings(
+            self.executor, scheduler, self.batch_size, self.resume, self.worker_wait or None
+        )
 
 
 @dataclass(frozen=True)

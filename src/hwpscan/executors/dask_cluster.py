@@ -11,7 +11,9 @@ Faults:
   submitted again on its own (so a second death is pinned on one file), and a file
   whose retry dies too is a row with status ``error`` and the reason;
 - a scheduler that goes away raises :class:`SchedulerLostError` after every row
-  already received has been yielded;
+  already received has been yielded; so does a cluster left without any worker for
+  *worker_wait* seconds (its workers died and were not replaced, or none ever came):
+  its tasks would wait for ever;
 - leaving the iterator early (Ctrl-C included) cancels every outstanding task.
 
 The scheduler's own ``allowed-failures`` decides when a batch counts as lost; the local
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BATCH",
+    "DEFAULT_WORKER_WAIT",
     "INSTALL_HINT",
     "SCHEDULER_ENV",
     "dask_client",
@@ -52,6 +55,10 @@ __all__ = [
 #: the scanning (measured by benchmarks/scale_out.py: about 9 ms per task against about
 #: 2 ms per file on a busy machine, so 128), small enough to spread a large folder.
 DEFAULT_BATCH = 128
+#: Seconds a scan waits on a cluster that has no worker before it stops (see
+#: :func:`scan_on_dask`): long enough for a worker to be replaced or an adaptive cluster
+#: to grow, short enough that a cluster whose workers are gone for good is named.
+DEFAULT_WORKER_WAIT = 120.0
 SCHEDULER_ENV = "HWPSCAN_DASK_SCHEDULER"
 INSTALL_HINT = "the dask executor needs dask.distributed: pip install 'hwpscan[dask]'"
 _RETRIED_REASON = "the Dask worker died while reading this file, and again on the retry"
@@ -143,12 +150,49 @@ def _quiet_close(client: Client) -> None:
         logging.getLogger(__name__).debug("client close failed", exc_info=True)
 
 
-def _threads(client: Client) -> int:
-    try:
-        workers = client.scheduler_info().get("workers", {})
-        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
-    except Exception:
-        return 1
+class _Workers:
+    """What the client last heard of the cluster's workers: their threads (the window
+    is sized on them) and when any worker was last connected. The scheduler is asked at
+    most every *every* seconds; an answer that does not come changes nothing (a lost
+    scheduler is seen by the futures)."""
+
+    def __init__(self, client: Client, wait: float | None) -> None:
+        self.client = client
+        self.wait = wait if wait and wait > 0 else None
+        self.threads = 1
+        self.asked = self.seen = time.monotonic()
+        self._ask()
+
+    def refresh(self, every: float) -> None:
+        if time.monotonic() - self.asked >= every:
+            self._ask()
+
+    def _ask(self) -> None:
+        self.asked = time.monotonic()
+        try:
+            threads = sum(int(n) for n in self.client.nthreads().values())
+        except Exception:
+            return
+        if threads > 0:
+            self.threads, self.seen = threads, self.asked
+
+    def gone(self) -> bool:
+        """True when no worker has been connected for the *wait* seconds allowed."""
+        return self.wait is not None and time.monotonic() - self.seen > self.wait
+
+
+def _next_done(queue: Any, workers: _Workers) -> tuple[Any, Any]:
+    """The next finished future and its answer; while none is, the cluster is watched
+    for having no worker at all (asked every second), which raises after the wait."""
+    while not queue.has_ready():
+        if queue.is_empty():
+            raise StopIteration
+        workers.refresh(every=1.0)
+        if workers.gone():
+            raise _stranded(workers.wait)
+        time.sleep(0.01)
+    answer: tuple[Any, Any] = next(queue)
+    return answer
 
 
 def scan_on_dask(
@@ -158,11 +202,14 @@ def scan_on_dask(
     batch_size: int = DEFAULT_BATCH,
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     window: int | None = None,
+    worker_wait: float | None = DEFAULT_WORKER_WAIT,
 ) -> Iterator[tuple[int, FileResult]]:
     """Rows with their input index, in the order they complete.
 
-    At most *window* batches (default: twice the cluster's threads) are in flight;
-    the next batches are taken from *items* as earlier ones finish.
+    At most *window* batches (default: three per thread of the cluster, at least four)
+    are in flight; the next batches are taken from *items* as earlier ones finish. When
+    the cluster has had no worker for *worker_wait* seconds while rows are awaited,
+    :class:`SchedulerLostError` says so (None or 0: wait for ever).
     """
     from distributed import KilledWorker, as_completed
 
@@ -172,7 +219,7 @@ def scan_on_dask(
     pending: dict[str, tuple[list[WorkItem], int, Any]] = {}
     # results are gathered on the client's event loop as tasks finish, not one by one here
     queue = as_completed(loop=client.loop, with_results=True, raise_errors=False)
-    threads = [_threads(client), time.monotonic()]  # asked again at most every 5 s
+    workers = _Workers(client, worker_wait)
 
     def submit(batch: list[WorkItem], attempt: int) -> None:
         key = f"hwpscan-scan-{run}-{next(counter)}"
@@ -181,9 +228,9 @@ def scan_on_dask(
         queue.add(future)
 
     def fill() -> None:
-        if window is None and time.monotonic() - threads[1] > 5:
-            threads[:] = [_threads(client), time.monotonic()]
-        limit = window or max(4, 3 * int(threads[0]))
+        if window is None:
+            workers.refresh(every=5.0)
+        limit = window or max(4, 3 * workers.threads)
         while len(pending) < limit:
             batch = list(itertools.islice(source, max(1, batch_size)))
             if not batch:
@@ -193,7 +240,7 @@ def scan_on_dask(
     try:
         fill()
         while pending:
-            future, answer = next(queue)
+            future, answer = _next_done(queue, workers)
             batch, attempt, _ = pending.pop(future.key)
             if future.status == "finished" and isinstance(answer, list):
                 rows: list[tuple[int, FileResult]] = answer
@@ -230,6 +277,13 @@ def _unusable(exc: BaseException | None) -> SchedulerLostError:
     return SchedulerLostError(
         "the Dask cluster could not run the scan (is hwpscan installed, at the same version, "
         f"on the scheduler and every worker?): {redact_credentials(detail)}"
+    )
+
+
+def _stranded(wait: float | None) -> SchedulerLostError:
+    return SchedulerLostError(
+        f"the Dask cluster has had no worker for {wait:g} seconds (its workers died and "
+        "were not replaced, or none joined); the run stopped (--worker-wait)"
     )
 
 

@@ -24,7 +24,7 @@ from hwpscan.errors import (
     StoreError,
     UsageError,
 )
-from hwpscan.executors.dask_cluster import DEFAULT_BATCH
+from hwpscan.executors.dask_cluster import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import default_store
@@ -32,6 +32,7 @@ from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
 
 __all__ = [
     "DEFAULT_BATCH",
+    "DEFAULT_WORKER_WAIT",
     "Executor",
     "Resumed",
     "ScaleSettings",
@@ -58,13 +59,15 @@ class ScaleSettings:
 
     ``scheduler`` is a Dask scheduler address (``tcp://HOST:8786``; None: a local
     cluster on 127.0.0.1); ``batch_size`` files go in one Dask task; ``resume`` names a
-    run whose rows are carried over for files of the same size.
+    run whose rows are carried over for files of the same size; a Dask scan stops
+    when its cluster has had no worker for ``worker_wait`` seconds (None or 0: never).
     """
 
     executor: Executor = Executor.local
     scheduler: str | None = None
     batch_size: int = DEFAULT_BATCH
     resume: str | None = None
+    worker_wait: float | None = DEFAULT_WORKER_WAIT
 
     def needed(self, paths: Sequence[Path]) -> bool:
         """True when the plain local scan cannot do what was asked of *paths*."""
@@ -182,7 +185,11 @@ def _scan_on_dask(
     try:
         with dask_client(settings.scheduler, workers=jobs or None) as client:
             for index, result in scan_on_dask(
-                todo, client, batch_size=settings.batch_size, file_timeout=file_timeout
+                todo,
+                client,
+                batch_size=settings.batch_size,
+                file_timeout=file_timeout,
+                worker_wait=settings.worker_wait,
             ):
                 keep(index, result)
     except SchedulerLostError as exc:
