@@ -243,6 +243,51 @@ def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
             assert QuotaLedger(folder / "quota.sqlite").status(KEY).used == processes
 
 
+def _write_big(barrier: Any, folder: str, n: int) -> str | None:
+    """In a pool worker: wait for all, then write 3 MB of results to the shared store
+    (its checkpoint thread copying the log while the others write), then close."""
+    from hwpscan.models import FileResult, Format, Status
+
+    barrier.wait(timeout=60)
+    try:
+        with RunStore(Path(folder) / "runs.sqlite") as store:
+            run = store.start_run("scan", {"n": n})
+            rows = [
+                FileResult(f"{n}/{i}.hwp", "", i, Format.HWP5, Status.CORRUPT, reason="x" * 20_000)
+                for i in range(150)
+            ]
+            for k in range(0, len(rows), 10):
+                store.add_results(run, rows[k : k + 10])
+            store.finish_run(run)
+    except Exception as exc:  # reported to the test, which names it
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+@pytest.mark.slow
+def test_four_processes_write_megabytes_to_one_store_while_their_checkpoints_run(
+    tmp_path: Path,
+) -> None:
+    processes, rounds = 4, 5
+    ctx = multiprocessing.get_context("forkserver")
+    with ctx.Manager() as manager, ctx.Pool(processes) as pool:
+        barrier = manager.Barrier(processes)
+        for n in range(rounds):
+            folder = tmp_path / f"round-{n}"
+            folder.mkdir()
+            work = [(barrier, str(folder), i) for i in range(processes)]
+            errors = [e for e in pool.starmap(_write_big, work, chunksize=1) if e]
+            assert errors == [], f"round {n}: {errors}"
+            with RunStore(folder / "runs.sqlite") as store:
+                runs = store.list_runs(10)
+                assert len(runs) == processes and all(r.finished for r in runs)
+                for info in runs:
+                    got = [r.path for r in store.load_run(info.id).results]
+                    assert got == [f"{info.args['n']}/{i}.hwp" for i in range(150)]
+            with sqlite3.connect(folder / "runs.sqlite") as conn:
+                assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
 # -- a lock is a lock, not damage ---------------------------------------------------------
 
 
