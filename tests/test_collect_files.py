@@ -116,3 +116,25 @@ def test_listing_and_dating_in_one_pass_answers_as_the_two_apart(
     assert by_path["c/2025-08-01.hwp"] == "2025-08-01"
     assert by_path["2025-07-22/c.hwp"] == "2025-07-22"
     assert by_path["2025-07-22/linked.hwp"] == "2025-07-23"  # its real file is in the manifest
+
+
+def test_dates_of_a_walked_tree_are_those_of_each_path_read_alone(tmp_path: Path) -> None:
+    """The walk dates each file from its folder and name as listed; the answer is
+    :func:`date_from_path` of its whole path, for names that look like dates and not."""
+    from hwpscan.scan import date_from_path
+
+    names = ["2025-07-21", "2025-13-40", "2024-02-29", "2025-02-29", "a", "x.hwp",
+             "2025-08-01.hwp", "2025-08-01.", "2025-08-01.tar.gz", "２０２５-０７-２１",
+             "2025-07-21 ", "2025-07-2"]  # fmt: skip
+    folders = ("", *names[:4], "2025-07-21/b", "a/2024-02-29", "２０２５-０７-２１/c")
+    for folder in folders:
+        (tmp_path / "top" / folder).mkdir(parents=True, exist_ok=True)
+    for folder in folders:
+        for name in names:
+            if not (path := tmp_path / "top" / folder / name).is_dir():
+                path.write_bytes(b"x")
+    for top in (tmp_path / "top", Path(f"{tmp_path / 'top'}/")):
+        files, dates = collect_dated([top])
+        assert len(files) > 80
+        assert dates == {p: d for p in files if (d := date_from_path(p)) is not None}
+        assert dates == resolve_dates(files)

@@ -102,9 +102,15 @@ def date_from_path(path: str | os.PathLike[str]) -> str | None:
     if not name or name in (".", ".."):  # pathlib reads these otherwise: ask it
         p = Path(text)
         return _named_date(p.stem) or _folder_date(os.fspath(p.parent))
+    return _listed_date(head, name)
+
+
+def _listed_date(folder: str, name: str) -> str | None:
+    """:func:`date_from_path` of *name* (a plain name, as listed) in *folder*."""
     dot = name.rfind(".")
     stem = name[:dot] if 0 < dot < len(name) - 1 else name  # as Path.stem
-    return _named_date(stem) or _folder_date(head)
+    # only a ten-character stem can be a date: most names are not asked the pattern
+    return (len(stem) == 10 and _named_date(stem)) or _folder_date(folder)
 
 
 def _named_date(part: str) -> str | None:
@@ -149,6 +155,11 @@ class _Listed:
     path: Path
     text: str  # the path as a string
     real: str  # its real path (os.path.realpath)
+    # for a file found below a folder: that folder as walked, and the file's name in it
+    # (so that its date and its manifest are asked per folder, not worked out per file)
+    folder: str | None = None
+    name: str = ""
+    real_folder: str | None = None  # the folder's real path, when the file is no symlink
 
 
 def _listed(inputs: Iterable[Path]) -> list[_Listed]:
@@ -156,24 +167,27 @@ def _listed(inputs: Iterable[Path]) -> list[_Listed]:
     seen: set[str] = set()
     real = _RealPaths()
 
-    def add(path: Path, text: str, key: str) -> None:
-        if key not in seen:
-            seen.add(key)
-            out.append(_Listed(path, text, key))
-
     for item in inputs:
         if not item.is_dir():
-            add(item, os.fspath(item), real(item))
+            if (key := real(item)) not in seen:
+                seen.add(key)
+                out.append(_Listed(item, os.fspath(item), key))
             continue
         for root, files in _walk(os.fspath(item)):
             base = Path(root)
             # os.path.join(root, name) and (folder, name), for names that hold no separator
-            within, real_within = _joiner(root), _joiner(real.folder(root))
+            real_root = real.folder(root)
+            within, real_within = _joiner(root), _joiner(real_root)
             for name, link in files:
-                if _is_attachment_name(name):
-                    path = base / name
-                    # a file that is no symlink is its folder's real path plus its name
-                    add(path, within + name, real(path) if link else real_within + name)
+                if not _is_attachment_name(name):
+                    continue
+                path = base / name
+                # a file that is no symlink is its folder's real path plus its name
+                key = real(path) if link else real_within + name
+                if key not in seen:
+                    seen.add(key)
+                    folder_real = None if link else real_root
+                    out.append(_Listed(path, within + name, key, root, name, folder_real))
     return out
 
 
@@ -274,11 +288,16 @@ def _dates(files: list[_Listed]) -> dict[Path, str]:
             found = known[folder] = here or (parent != folder and under_manifest(parent))
         return found
 
-    listed = [f.path for f in files if under_manifest(os.path.dirname(f.real))]
+    listed = [
+        f.path
+        for f in files
+        if under_manifest(f.real_folder if f.real_folder is not None else os.path.dirname(f.real))
+    ]
     dates = dict(dates_for(listed)) if listed else {}
     named = dates.copy()  # what the manifests say wins; the path names the rest
     for f in files:
-        if (found := date_from_path(f.text)) is not None:
+        found = date_from_path(f.text) if f.folder is None else _listed_date(f.folder, f.name)
+        if found is not None:
             dates[f.path] = found
     dates.update(named)
     return dates
