@@ -95,3 +95,39 @@ def test_a_profiler_still_gets_its_exit(tmp_path: Path) -> None:
     done = _interpreter(tmp_path, "-m", "cProfile", "-o", str(out), "-m", "hwpscan", "--version")
     assert done.returncode == 0, done.stderr
     assert out.exists() and out.stat().st_size > 0
+
+
+def test_the_collector_is_off_while_modules_load_and_on_while_the_command_runs(
+    tmp_path: Path,
+) -> None:
+    code = """
+        import gc, sys
+        import hwpscan.usecases.scan as usecase
+        scan = usecase.scan
+        def passes():
+            return sum(g["collections"] for g in gc.get_stats())
+        def watched(*args, **kwargs):  # what the scan command calls to do its work
+            print("running:", gc.isenabled(), gc.get_freeze_count() > 10_000, file=sys.stderr)
+            print("passes while loading:", passes() - before, file=sys.stderr)
+            return scan(*args, **kwargs)
+        usecase.scan = watched
+        off = sys.argv[1] == "off"
+        if off:
+            gc.disable()
+        sys.argv = ["hwpscan", *sys.argv[2:]]
+        from hwpscan.cli import main
+        before = passes()
+        try:
+            main()
+        except SystemExit:
+            pass
+        print("after:", gc.isenabled(), file=sys.stderr)
+    """
+    done = _python(code, tmp_path, "on", "scan", str(FIXTURES), "-f", "jsonl")
+    # no pass while loading (two dozen without the pause); on during the scan, the
+    # objects made while loading frozen; on after it
+    assert "passes while loading: 0" in done.stderr, done.stderr
+    assert "running: True True" in done.stderr and "after: True" in done.stderr, done.stderr
+    done = _python(code, tmp_path, "off", "scan", str(FIXTURES), "-f", "jsonl")
+    # a caller that turned the collector off keeps it off
+    assert "running: False" in done.stderr and "after: False" in done.stderr, done.stderr

@@ -161,6 +161,16 @@ def main() -> None:
 
         print(f"hwpscan {__version__}")
         return
+    from hwpscan.cli.collect import pause_collector, resume_collector  # not for --version
+
+    pause_collector()  # while the framework and the command's modules load
+    try:
+        _main()
+    finally:
+        resume_collector()
+
+
+def _main() -> None:
     import typer
 
     from hwpscan.cli import stop  # not for --version

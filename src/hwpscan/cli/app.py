@@ -24,6 +24,7 @@ from typer.main import get_command_from_info, get_command_name
 
 from hwpscan import __version__
 from hwpscan.cli.coerce import install as install_plain
+from hwpscan.cli.collect import resume_collector
 from hwpscan.cli.helptext import COMMANDS, clean_error, epilog, metavar, unwrap
 from hwpscan.models import ExitCode
 
@@ -165,6 +166,7 @@ class HwpscanGroup(TyperGroup):
             raise
         finally:
             self.suggest_commands = suggest
+            resume_collector()  # the command's modules are loaded: see hwpscan.cli.collect
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         if not args and self.no_args_is_help and not ctx.resilient_parsing:
