@@ -28,7 +28,9 @@ in a fresh process so peak RSS is its own:
   the HWP 5 corpus, and the ratio of each pair is printed. The two rows above are taken
   a minute apart, and a shared machine's speed drifts by a fifth in that time; a pair
   run back to back sees the same machine, so the ratio target is judged on the median
-  of the pairs.
+  of the pairs. The files/s target is judged on the median of every ``hwpscan -jN``
+  run over the corpus (the table's and the pairs'; all are printed), for the same
+  reason; without unhwp the CLI alone is run N more times.
 
 ``--dir`` (repeatable) adds the same rows over a folder of your own files (``*.hwp``,
 ``*.hwpx``, ``*.pdf`` below it), for instance real documents. Each CLI run gets a
@@ -377,23 +379,42 @@ def print_rows(title: str, rows: list[Row]) -> None:
         )
 
 
-def paired_ratios(folder: Path, cores: int, pairs: int) -> list[float]:
-    """CLI --jobs *cores* files/s over unhwp's, for *pairs* runs of the two back to back."""
+@dataclass
+class Pairs:
+    """:func:`paired_ratios`: CLI --jobs N over unhwp for each pair, and the CLI's rates."""
+
+    ratios: list[float]
+    rates: list[float]
+
+
+def paired_ratios(folder: Path, cores: int, pairs: int, *, unhwp: bool = True) -> Pairs:
+    """CLI --jobs *cores* files/s over unhwp's, for *pairs* runs of the two back to back
+    (without unhwp, the CLI alone is run *pairs* more times: its rates, no ratio)."""
     files = len(list(folder.rglob(PATTERNS["hwp5"])))
-    ratios = []
+    found = Pairs([], [])
     for _ in range(pairs):
-        seconds, _, _, out = run([sys.executable, "-c", _UNHWP, str(folder), PATTERNS["hwp5"]])
-        reference = int(out[0]) / seconds
+        reference = None
+        if unhwp:
+            seconds, _, _, out = run([sys.executable, "-c", _UNHWP, str(folder), PATTERNS["hwp5"]])
+            reference = int(out[0]) / seconds
         seconds, _, _, _ = run(scan_cmd([folder], cores))
-        ratios.append(files / seconds / reference)
-    return ratios
+        found.rates.append(files / seconds)
+        if reference is not None:
+            found.ratios.append(files / seconds / reference)
+    return found
 
 
-def summary(rows: list[Row], cores: int, paired: list[float] | None = None) -> None:
+def summary(rows: list[Row], cores: int, paired: Pairs | None = None) -> None:
     """The derived figures and the targets; *paired* are :func:`paired_ratios`, which
-    judge the target against unhwp when given (else the two rows of the table do)."""
+    judge the target against unhwp when given (else the two rows of the table do), and
+    whose runs of the CLI join the table's in the median the files/s target is judged on
+    (one run on a shared machine drifts by a fifth: the middle of several does not)."""
     by = {r.name: r for r in rows}
     many = by[f"hwpscan CLI --jobs {cores}"].rate
+    runs = [many, *(paired.rates if paired else [])]
+    if len(runs) > 1:
+        shown = ", ".join(f"{r:,.0f}" for r in runs)
+        print(f"CLI --jobs {cores}, the table's run and {len(runs) - 1} more: {shown} files/s")
     one = by["hwpscan CLI --jobs 1"].rate
     core = by["hwpscan core, per core"].rate
     floor = by["floor: read + inflate BodyText"].rate
@@ -419,14 +440,16 @@ def summary(rows: list[Row], cores: int, paired: list[float] | None = None) -> N
                 f"CLI --jobs {jobs} past start-up ({whole.files:,} less {part.files:,} files): "
                 f"{rate:,.0f} files/s" + (f", {rate / unhwp:.2f}x unhwp" if unhwp else "")
             )
+    median = statistics.median(runs)
+    what = f"CLI --jobs {cores} >= 5,000 files/s" + (" (median of the runs)" if runs[1:] else "")
     checks = [
-        (f"CLI --jobs {cores} >= 5,000 files/s", many >= 5000, f"{many:,.0f}"),
+        (what, median >= 5000, f"{median:,.0f}"),
         ("core >= 3,000 files/s per core", core >= 3000, f"{core:,.0f}"),
     ]
-    if paired:
-        middle = statistics.median(paired)
-        shown = ", ".join(f"{r:.2f}" for r in paired)
-        print(f"CLI --jobs {cores} / unhwp, {len(paired)} pairs run back to back: {shown}")
+    if paired and paired.ratios:
+        middle = statistics.median(paired.ratios)
+        shown = ", ".join(f"{r:.2f}" for r in paired.ratios)
+        print(f"CLI --jobs {cores} / unhwp, {len(paired.ratios)} pairs run back to back: {shown}")
         what = f"CLI --jobs {cores} >= 1.0x unhwp (median of the pairs)"
         checks.append((what, middle >= 1.0, f"{middle:.2f}x"))
     elif unhwp:
@@ -470,7 +493,11 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, action="append", default=[], help="your own folder")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
     parser.add_argument(
-        "--pairs", type=int, default=3, metavar="N", help="unhwp/CLI pairs run back to back"
+        "--pairs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="unhwp/CLI pairs run back to back (the CLI alone without unhwp)",
     )
     args = parser.parse_args()
     build_corpus(args.corpus, args.files)
@@ -492,7 +519,7 @@ def main() -> None:
     first_day = sorted(p for p in args.corpus.iterdir() if p.is_dir())[0]
     rows = rows_for(args.corpus, "hwp5", cores, unhwp=unhwp, small=first_day)
     print_rows("HWP 5 (generated corpus)", rows)
-    paired = paired_ratios(args.corpus, cores, args.pairs) if unhwp and args.pairs > 0 else None
+    paired = paired_ratios(args.corpus, cores, args.pairs, unhwp=unhwp) if args.pairs > 0 else None
     summary(rows, cores, paired)
     for kind in ("hwpx", "pdf"):
         print_rows(
