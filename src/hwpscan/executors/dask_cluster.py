@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import SchedulerLostError, UsageError
+from hwpscan.executors import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
@@ -51,14 +52,6 @@ __all__ = [
     "scan_on_dask",
 ]
 
-#: Files per task: large enough that the scheduler's per-task cost stays under 5% of
-#: the scanning (measured by benchmarks/scale_out.py: about 9 ms per task against about
-#: 2 ms per file on a busy machine, so 128), small enough to spread a large folder.
-DEFAULT_BATCH = 128
-#: Seconds a scan waits on a cluster that has no worker before it stops (see
-#: :func:`scan_on_dask`): long enough for a worker to be replaced or an adaptive cluster
-#: to grow, short enough that a cluster whose workers are gone for good is named.
-DEFAULT_WORKER_WAIT = 120.0
 SCHEDULER_ENV = "HWPSCAN_DASK_SCHEDULER"
 INSTALL_HINT = "the dask executor needs dask.distributed: pip install 'hwpscan[dask]'"
 _RETRIED_REASON = "the Dask worker died while reading this file, and again on the retry"

@@ -29,13 +29,11 @@ from typing import IO
 
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import redact_credentials
-from hwpscan.scan import MAX_FILE_BYTES, scan_bytes, scan_file
+from hwpscan.scan import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
 from hwpscan.sources import WorkItem, filesystem
 
 __all__ = ["DEFAULT_FILE_TIMEOUT", "Guard", "error_row", "scan_batch", "scan_item"]
 
-#: Seconds one file may take on a worker before its guard process is replaced.
-DEFAULT_FILE_TIMEOUT = 120.0
 _HEADER = struct.Struct("<Q")
 _DIED = object()
 

@@ -8,7 +8,6 @@ key is the CLI's job, not this module's.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -37,6 +36,8 @@ def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None
     value = (env.get(ENV_VAR) or "").strip()
     if value:
         return value
+    import tomllib  # only when no key is in the environment: most runs never read the file
+
     path = config_path(state)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

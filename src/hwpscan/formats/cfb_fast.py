@@ -39,7 +39,6 @@ declines (``tests/test_native_cfb.py``), so the declines are counted as ever.
 from __future__ import annotations
 
 import codecs
-import logging
 import struct
 import sys
 from array import array
@@ -50,7 +49,6 @@ from hwpscan.formats import native
 
 __all__ = ["DECLINES", "MAX_ENTRIES", "MAX_TREE_DEPTH", "CfbStreams", "open_cfb"]
 
-log = logging.getLogger(__name__)
 
 #: Declines so far in this process, by reason.
 DECLINES: Counter[str] = Counter()
@@ -130,7 +128,9 @@ def open_cfb(data: bytes) -> CfbStreams | None:
     except _Decline as exc:
         reason = str(exc)
         DECLINES[reason] += 1
-        log.debug("compound file left to olefile: %s", reason)
+        import logging  # only for a declined file: a scan of well-formed ones never loads it
+
+        logging.getLogger(__name__).debug("compound file left to olefile: %s", reason)
         return None
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,10 +23,10 @@ from hwpscan.errors import (
     StoreError,
     UsageError,
 )
-from hwpscan.executors.dask_cluster import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
-from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, scan_batch
+from hwpscan.executors import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import default_store
+from hwpscan.scan import DEFAULT_FILE_TIMEOUT
 from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
 
 __all__ = [
@@ -241,6 +240,11 @@ def _scan_locally(
     items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None
 ) -> Iterator[tuple[int, FileResult]]:
     """The local executor for work items: threads, each driving a guard process."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the guard processes' driver: only for work items (a URL, --resume), not for a folder
+    from hwpscan.executors.worker import scan_batch
+
     workers = max(1, jobs or os.cpu_count() or 1)
     source = iter(items)
     with ThreadPoolExecutor(max_workers=workers) as pool:
