@@ -15,7 +15,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -223,10 +223,11 @@ def _open_fresh(barrier: Any, folder: str, n: int) -> str | None:
     return None
 
 
-def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
-    tmp_path: Path,
-) -> None:
-    processes, rounds = 8, 20
+def _at_a_barrier(
+    tmp_path: Path, job: Callable[[Any, str, int], str | None], processes: int, rounds: int
+) -> Iterator[Path]:
+    """Each round, *processes* pool workers run ``job(barrier, folder, i)``, released
+    together; the round's folder once every one of them answered without an error."""
     # forkserver: workers forked from a clean server, not from this threaded process; a
     # manager's barrier releases every waiter at once (a semaphore one releases in turn)
     ctx = multiprocessing.get_context("forkserver")
@@ -236,11 +237,18 @@ def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
             folder = tmp_path / f"round-{n}"
             folder.mkdir()
             work = [(barrier, str(folder), i) for i in range(processes)]
-            errors = [e for e in pool.starmap(_open_fresh, work, chunksize=1) if e]
+            errors = [e for e in pool.starmap(job, work, chunksize=1) if e]
             assert errors == [], f"round {n}: {errors}"
-            with sqlite3.connect(folder / "runs.sqlite") as conn:
-                assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == processes
-            assert QuotaLedger(folder / "quota.sqlite").status(KEY).used == processes
+            yield folder
+
+
+def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
+    tmp_path: Path,
+) -> None:
+    for folder in _at_a_barrier(tmp_path, _open_fresh, processes=8, rounds=20):
+        with sqlite3.connect(folder / "runs.sqlite") as conn:
+            assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 8
+        assert QuotaLedger(folder / "quota.sqlite").status(KEY).used == 8
 
 
 def _write_big(barrier: Any, folder: str, n: int) -> str | None:
@@ -268,24 +276,15 @@ def _write_big(barrier: Any, folder: str, n: int) -> str | None:
 def test_four_processes_write_megabytes_to_one_store_while_their_checkpoints_run(
     tmp_path: Path,
 ) -> None:
-    processes, rounds = 4, 5
-    ctx = multiprocessing.get_context("forkserver")
-    with ctx.Manager() as manager, ctx.Pool(processes) as pool:
-        barrier = manager.Barrier(processes)
-        for n in range(rounds):
-            folder = tmp_path / f"round-{n}"
-            folder.mkdir()
-            work = [(barrier, str(folder), i) for i in range(processes)]
-            errors = [e for e in pool.starmap(_write_big, work, chunksize=1) if e]
-            assert errors == [], f"round {n}: {errors}"
-            with RunStore(folder / "runs.sqlite") as store:
-                runs = store.list_runs(10)
-                assert len(runs) == processes and all(r.finished for r in runs)
-                for info in runs:
-                    got = [r.path for r in store.load_run(info.id).results]
-                    assert got == [f"{info.args['n']}/{i}.hwp" for i in range(150)]
-            with sqlite3.connect(folder / "runs.sqlite") as conn:
-                assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    for folder in _at_a_barrier(tmp_path, _write_big, processes=4, rounds=5):
+        with RunStore(folder / "runs.sqlite") as store:
+            runs = store.list_runs(10)
+            assert len(runs) == 4 and all(r.finished for r in runs)
+            for info in runs:
+                got = [r.path for r in store.load_run(info.id).results]
+                assert got == [f"{info.args['n']}/{i}.hwp" for i in range(150)]
+        with sqlite3.connect(folder / "runs.sqlite") as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 # -- a lock is a lock, not damage ---------------------------------------------------------

@@ -519,14 +519,7 @@ def test_a_cluster_without_workers_stops_with_exit_3_after_the_wait(tmp_path: Pa
     with dask_cluster(tmp_path / "c", workers=0) as (address, _, _):
         args = ["scan", str(corpus), "--executor", "dask", "--scheduler", address]
         started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "hwpscan", *args, "--worker-wait", "2", "-f", "jsonl"],
-            check=False,
-            capture_output=True,
-            env=base_env(home),
-            text=True,
-            timeout=120,
-        )
+        done = hwpscan(*args, "--worker-wait", "2", "-f", "jsonl", env=base_env(home), timeout=120)
         took = time.monotonic() - started
     assert done.returncode == 3, done.stderr
     assert "the Dask cluster has had no worker for 2 seconds" in done.stderr
