@@ -118,7 +118,9 @@ def test_listing_and_dating_in_one_pass_answers_as_the_two_apart(
     assert by_path["2025-07-22/linked.hwp"] == "2025-07-23"  # its real file is in the manifest
 
 
-def test_dates_of_a_walked_tree_are_those_of_each_path_read_alone(tmp_path: Path) -> None:
+def test_dates_of_a_walked_tree_are_those_of_each_path_read_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The walk dates each file from its folder and name as listed; the answer is
     :func:`date_from_path` of its whole path, for names that look like dates and not."""
     from hwpscan.scan import date_from_path
@@ -133,8 +135,19 @@ def test_dates_of_a_walked_tree_are_those_of_each_path_read_alone(tmp_path: Path
         for name in names:
             if not (path := tmp_path / "top" / folder / name).is_dir():
                 path.write_bytes(b"x")
-    for top in (tmp_path / "top", Path(f"{tmp_path / 'top'}/")):
-        files, dates = collect_dated([top])
-        assert len(files) > 80
-        assert dates == {p: d for p in files if (d := date_from_path(p)) is not None}
-        assert dates == resolve_dates(files)
+    top = tmp_path / "top"
+    (tmp_path / "2025-09-09").symlink_to(top / "a", target_is_directory=True)  # not entered
+    (tmp_path / "outside.hwp").write_bytes(b"x")
+    (top / "a" / "2025-09-10.hwp").symlink_to(tmp_path / "outside.hwp")  # a linked file
+    (top / "2025-07-21" / "2025-09-11").symlink_to(top / "a")  # a linked folder: skipped
+    monkeypatch.chdir(top / "2025-07-21")
+    for inputs in (
+        [top],
+        [Path("."), Path("..")],  # relative, the current folder and its parent
+        [Path("../a"), Path("b"), tmp_path / "2025-09-09"],  # a folder reached by a link
+    ):
+        files, dates = collect_dated(inputs)
+        assert len(files) > 10, inputs
+        assert dates == {p: d for p in files if (d := date_from_path(p)) is not None}, inputs
+        assert dates == resolve_dates(files), inputs
+    assert "2025-09-10" in collect_dated([top])[1].values()

@@ -606,3 +606,42 @@ _WITH_SIGINT = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "sys.argv = ['hwpscan', *sys.argv[1:]]; from hwpscan.cli import main; main()"
 )
+
+
+def test_only_the_schedulers_answer_no_worker_counts_towards_the_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The watcher of a Dask scan, with a stand-in client and clock: failed questions
+    and answers with workers never add up to "no worker for the wait"."""
+    from hwpscan.executors import dask_cluster
+
+    clock = [1000.0]
+    monkeypatch.setattr(dask_cluster.time, "monotonic", lambda: clock[0])
+    answers: list[Any] = []
+
+    class Client:
+        def nthreads(self) -> dict[str, int]:
+            answer = answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+    def ask(answer: Any, later: float = 1.0) -> bool:
+        clock[0] += later
+        answers.append(answer)
+        workers.refresh(every=1.0)
+        return workers.gone()
+
+    answers.append({"w1": 2})
+    workers = dask_cluster._Workers(Client(), wait=5)  # type: ignore[arg-type]
+    assert workers.threads == 2
+    # the scheduler unreachable for a long while: nothing is concluded from that
+    assert not any(ask(OSError("connection refused"), later=10) for _ in range(3))
+    assert not ask({}) and not ask({}, later=3)  # none, for 3 s of the 5 allowed
+    assert not ask({"w2": 1})  # one came back: the count starts again
+    assert [ask({}, later=2) for _ in range(4)] == [False, False, False, True]
+    assert workers.threads == 1
+    answers.append({})
+    never = dask_cluster._Workers(Client(), wait=None)  # type: ignore[arg-type]
+    clock[0] += 10_000
+    assert not never.gone()  # without a wait it waits for ever

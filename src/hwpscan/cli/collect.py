@@ -38,6 +38,7 @@ def resume_collector() -> None:
     False
     >>> resume_collector(); resume_collector(); gc.isenabled()
     True
+    >>> gc.unfreeze()  # (a doctest runs inside a test session: its heap is not frozen)
     """
     if _PAUSED:
         _PAUSED.clear()

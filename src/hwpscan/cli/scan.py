@@ -288,8 +288,9 @@ class ScaleOptions:
         typer.Option(
             "--worker-wait",
             min=0,
-            help="Stop (exit 3, rows kept) when the Dask cluster has had no worker for this "
-            "many seconds; 0: wait for ever.",
+            help="Stop (exit 3, rows kept) when the Dask scheduler has said for this many "
+            "seconds that it has no worker; raise it for a cluster that starts workers "
+            "slowly, 0: wait for ever.",
         ),
     ] = DEFAULT_WORKER_WAIT
 

@@ -145,15 +145,17 @@ def _quiet_close(client: Client) -> None:
 
 class _Workers:
     """What the client last heard of the cluster's workers: their threads (the window
-    is sized on them) and when any worker was last connected. The scheduler is asked at
-    most every *every* seconds; an answer that does not come changes nothing (a lost
-    scheduler is seen by the futures)."""
+    is sized on them) and since when the scheduler has been saying it has none. The
+    scheduler is asked at most every *every* seconds. Only its answer "no worker"
+    counts towards the wait: an answer that does not come (a connection the client is
+    re-making) says nothing, and a lost scheduler is seen by the futures."""
 
     def __init__(self, client: Client, wait: float | None) -> None:
         self.client = client
         self.wait = wait if wait and wait > 0 else None
         self.threads = 1
-        self.asked = self.seen = time.monotonic()
+        self.asked = time.monotonic()
+        self.empty_since: float | None = None  # the first of the answers "none" in a row
         self._ask()
 
     def refresh(self, every: float) -> None:
@@ -165,25 +167,37 @@ class _Workers:
         try:
             threads = sum(int(n) for n in self.client.nthreads().values())
         except Exception:
+            self.empty_since = None
             return
         if threads > 0:
-            self.threads, self.seen = threads, self.asked
+            self.threads, self.empty_since = threads, None
+        elif self.empty_since is None:
+            self.empty_since = self.asked
 
     def gone(self) -> bool:
-        """True when no worker has been connected for the *wait* seconds allowed."""
-        return self.wait is not None and time.monotonic() - self.seen > self.wait
+        """True when the scheduler has said it has no worker for the *wait* seconds allowed."""
+        since = self.empty_since
+        return self.wait is not None and since is not None and time.monotonic() - since > self.wait
 
 
 def _next_done(queue: Any, workers: _Workers) -> tuple[Any, Any]:
-    """The next finished future and its answer; while none is, the cluster is watched
-    for having no worker at all (asked every second), which raises after the wait."""
-    while not queue.has_ready():
-        if queue.is_empty():
-            raise StopIteration
-        workers.refresh(every=1.0)
-        if workers.gone():
-            raise _stranded(workers.wait)
-        time.sleep(0.01)
+    """The next finished future and its answer. With a wait, while none is finished the
+    cluster is watched for having no worker at all (asked every second), which raises
+    after the wait; a finished task wakes the loop at once."""
+    if workers.wait is not None:
+        # as_completed's own wake-up (its __next__ waits on it); a short sleep without it
+        condition = getattr(queue, "thread_condition", None)
+        while not queue.has_ready():
+            if queue.is_empty():
+                raise StopIteration
+            workers.refresh(every=1.0)
+            if workers.gone():
+                raise _stranded(workers.wait)
+            if condition is None:
+                time.sleep(0.01)
+                continue
+            with condition:
+                condition.wait(timeout=0.1)
     answer: tuple[Any, Any] = next(queue)
     return answer
 

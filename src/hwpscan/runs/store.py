@@ -311,12 +311,14 @@ class RunStore:
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         with self._lock:
-            if self._checkpointer is not None:
-                self._checkpointer.stop()
-                self._checkpointer = None
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            checkpointer, self._checkpointer = self._checkpointer, None
+            try:
+                if checkpointer is not None:
+                    checkpointer.stop()  # a Ctrl-C in its join still closes the connection
+            finally:
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
 
     def _written(self, size: int) -> None:
         """*size* bytes of results were committed: past :data:`CHECKPOINT_BYTES` since the
