@@ -393,13 +393,12 @@ def paired_ratios(folder: Path, cores: int, pairs: int, *, unhwp: bool = True) -
     files = len(list(folder.rglob(PATTERNS["hwp5"])))
     found = Pairs([], [])
     for _ in range(pairs):
-        reference = None
         if unhwp:
             seconds, _, _, out = run([sys.executable, "-c", _UNHWP, str(folder), PATTERNS["hwp5"]])
             reference = int(out[0]) / seconds
         seconds, _, _, _ = run(scan_cmd([folder], cores))
         found.rates.append(files / seconds)
-        if reference is not None:
+        if unhwp:
             found.ratios.append(files / seconds / reference)
     return found
 

@@ -297,7 +297,7 @@ class ScaleOptions:
     def settings(self) -> ScaleSettings:
         scheduler = self.scheduler if self.executor is Executor.dask else None
         return ScaleSettings(
-            self.executor, scheduler, self.batch_size, self.resume, self.worker_wait or None
+            self.executor, scheduler, self.batch_size, self.resume, self.worker_wait
         )
 
 

@@ -368,32 +368,30 @@ class RunStore:
         rows = [r if isinstance(r, Row) else Row.of(r) for r in results]
         if not rows:
             return 0
-        size = 0
         with self._tx() as conn:
             (seq,) = conn.execute(
                 "SELECT COALESCE(MAX(seq), -1) + 1 FROM results WHERE run_id = ?", (run_id,)
             ).fetchone()
             # data: the line's UTF-8 bytes, stored as the text they are (SQLite takes a
             # blob cast to text as text in the database's encoding, UTF-8, unchanged)
-            values = [
-                (
-                    run_id,
-                    seq + i,
-                    r.path,
-                    file_name(r.path),
-                    r.date,
-                    r.format.value,
-                    r.status.value,
-                    r.data,  # the line the stream wrote (or the worker made): built once
-                )
-                for i, r in enumerate(rows)
-            ]
             conn.executemany(
                 "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
                 " VALUES (?,?,?,?,?,?,?,CAST(? AS TEXT))",
-                values,
+                [
+                    (
+                        run_id,
+                        seq + i,
+                        r.path,
+                        file_name(r.path),
+                        r.date,
+                        r.format.value,
+                        r.status.value,
+                        r.data,  # the line the stream wrote (or the worker made): built once
+                    )
+                    for i, r in enumerate(rows)
+                ],
             )
-            size = sum(len(v[7]) for v in values)
+        size = sum(len(r.data) for r in rows)  # each row's bytes, made once above
         with self._lock:
             self._written(size)
         return len(rows)
