@@ -323,7 +323,7 @@ def test_repair_text_maps_known_pua_and_counts_unknown() -> None:
 def test_repair_text_without_pua_map_keeps_pua() -> None:
     result = repair_text(codeunit_view(chr(0xF02B1)) + "항목")
     assert result.text == chr(0xF02B1) + "항목"
-    assert result.pua_replaced == {} and result.pua_kept == {}
+    assert result.pua_replaced == {} and result.pua_kept == {"U+F02B1": 1}  # kept, and listed
 
 
 # -- proving the chokepoints with check-json (the README's own code runs in test_readme) ----

@@ -165,6 +165,94 @@ class TextStats:
     locations: tuple[Location, ...] = ()
 
 
+#: The ways HWP text goes wrong, in the order every report lists them (see
+#: :class:`Defects`).
+DEFECT_CLASSES = (
+    "split_pairs",
+    "lone_halves",
+    "folded_symbols",
+    "pdf_folded",
+    "old_hangul_pua",
+    "unmapped_pua",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Defects:
+    """How often each way of going wrong occurs in a file's body text.
+
+    - ``split_pairs``: a character outside the BMP left as its two surrogate halves
+      (the incident's defect; restored without loss by merging the halves).
+    - ``lone_halves``: a surrogate half with no partner: it carries no character.
+    - ``folded_symbols``: HWP 5 only: a Hancom plane-15 symbol ``U+F0000|X`` stored as
+      the one BMP unit ``0xA000|X`` (a pipeline shows a Yi syllable for ``①``).
+    - ``pdf_folded``: PDF only: symbols Hancom's PDF export folded into U+F000 (body
+      text) or U+FFFF (table cells): which symbol it was is lost.
+    - ``old_hangul_pua``: old Hangul stored as Hanyang private-use code points, which
+      have standard jamo sequences (KS X 1026-1).
+    - ``unmapped_pua``: private-use characters with no known display equivalent.
+
+    One character can belong to two classes (a split pair of an unknown symbol is a
+    split pair and unmapped); the counts are of occurrences, per class.
+
+    >>> Defects(split_pairs=2, unmapped_pua=1).present()
+    ('split_pairs', 'unmapped_pua')
+    >>> Defects().as_dict()["folded_symbols"]
+    0
+    """
+
+    split_pairs: int = 0
+    lone_halves: int = 0
+    folded_symbols: int = 0
+    pdf_folded: int = 0
+    old_hangul_pua: int = 0
+    unmapped_pua: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts by class name, in :data:`DEFECT_CLASSES` order."""
+        return {name: getattr(self, name) for name in DEFECT_CLASSES}
+
+    def present(self) -> tuple[str, ...]:
+        """The classes that occur at least once, in :data:`DEFECT_CLASSES` order."""
+        return tuple(name for name in DEFECT_CLASSES if getattr(self, name))
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, name) for name in DEFECT_CLASSES)
+
+    @property
+    def lossy(self) -> bool:
+        """True when characters are shown as others though the text encodes (folded
+        symbols, PDF folds: :data:`LOSSY_CLASSES`)."""
+        return bool(self.folded_symbols or self.pdf_folded)
+
+    @property
+    def mask(self) -> int:
+        """The classes present as bits (bit *i*: ``DEFECT_CLASSES[i]``), what a row
+        carries so a tally needs no result built.
+
+        >>> Defects(lone_halves=3, pdf_folded=1).mask, classes_of(0b1010)
+        (10, ('lone_halves', 'pdf_folded'))
+        """
+        return sum(1 << i for i, name in enumerate(DEFECT_CLASSES) if getattr(self, name))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Defects | None:
+        """The counts of a record's ``defects`` object (unknown keys are ignored)."""
+        if not isinstance(data, dict):
+            return None
+        return cls(**{k: int(data.get(k) or 0) for k in DEFECT_CLASSES})
+
+
+#: The classes whose characters a pipeline shows as other characters, or loses.
+LOSSY_CLASSES = ("folded_symbols", "pdf_folded")
+
+
+def classes_of(mask: int) -> tuple[str, ...]:
+    """The class names of a :attr:`Defects.mask`."""
+    return tuple(name for i, name in enumerate(DEFECT_CLASSES) if mask >> i & 1)
+
+
 @dataclass(frozen=True, slots=True)
 class RepairSummary:
     """What repairing a file's body text did (``--emit-repaired``, ``repair``)."""
@@ -173,6 +261,11 @@ class RepairSummary:
     removed_orphans: int = 0  # dropped, replaced or escaped, per the orphan policy
     pua_replaced: dict[str, int] = field(default_factory=dict)  # by a known standard character
     pua_kept: dict[str, int] = field(default_factory=dict)  # private-use with no known stand-in
+    pua: str = "keep"  # the private-use mode: keep, map, placeholder or drop
+    folded_restored: int = 0  # HWP 5 folded symbols turned back into their plane-15 code point
+    old_hangul_mapped: int = 0  # Hanyang private-use characters written as standard jamo
+    pua_dropped: dict[str, int] = field(default_factory=dict)  # removed (--pua drop)
+    pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,10 +295,27 @@ class FileResult:
     repair: RepairSummary | None = None
     #: The file's place in the scan's input (rows stream in as they complete).
     index: int | None = None
+    #: The defect classes of the body (None: not counted; see :meth:`defect_counts`).
+    defects: Defects | None = None
 
     @property
     def contaminated(self) -> bool:
         return self.status is Status.CONTAMINATED
+
+    def defect_counts(self) -> Defects | None:
+        """The body's defects: None when the body was not read; for a result made
+        without them (an older record), the two classes its counts tell.
+
+        >>> r = FileResult("a.hwp", "", 0, Format.HWP5, Status.CONTAMINATED,
+        ...                body=TextStats(surrogates=3, pairs=1, orphans=1))
+        >>> r.defect_counts().present()
+        ('split_pairs', 'lone_halves')
+        """
+        if not self.body_read:
+            return None
+        if self.defects is not None:
+            return self.defects
+        return Defects(split_pairs=self.body.pairs, lone_halves=self.body.orphans)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON Lines record: flat body counts plus nested preview/meta counts."""
@@ -227,6 +337,7 @@ class FileResult:
             "utf8_error": body.utf8_error,
             "pua": dict(body.pua),
             "replacement_chars": body.replacement_chars if read else None,
+            "defects": _defects_json(self.defect_counts()),
             "locations": [loc._asdict() for loc in body.locations],
             "preview": _stats_json(self.preview),
             "meta": _stats_json(self.meta),
@@ -256,7 +367,12 @@ class FileResult:
             body_read=data.get("chars") is not None,
             repair=RepairSummary(**data["repair"]) if data.get("repair") else None,
             index=data["index"] if type(data.get("index")) is int else None,
+            defects=Defects.from_json(data.get("defects")),
         )
+
+
+def _defects_json(defects: Defects | None) -> dict[str, int] | None:
+    return None if defects is None else defects.as_dict()
 
 
 def _stats_json(stats: TextStats | None) -> dict[str, Any] | None:
@@ -306,5 +422,6 @@ CONTRACT_KEYS = (
     "utf8_ok",
     "utf8_error",
     "pua",
+    "defects",
     "locations",
 )

@@ -19,7 +19,7 @@ import pickle
 import re
 import stat
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date as _date
@@ -32,12 +32,15 @@ from hwpscan.errors import EncryptedFileError, FormatError
 from hwpscan.manifest import MANIFEST_NAME, dates_for
 
 if TYPE_CHECKING:
-    from hwpscan.forensics.guard import OrphanPolicy
+    from hwpscan.forensics.guard import OrphanPolicy, PuaMode
+from hwpscan.forensics.defects import count_defects
 from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.surrogates import analyze, join_segments
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
 from hwpscan.models import (
+    DEFECT_CLASSES,
+    Defects,
     Document,
     ExitCode,
     FileResult,
@@ -62,7 +65,8 @@ _MORE_RE = re.compile(r"and [0-9,]+ more warnings?")
 SIDE_LOCATIONS = 5
 _FILEHEADER_NAME = "FileHeader".encode("utf-16-le")
 
-FAIL_ON_CHOICES = ("contaminated", "unreadable", "error")
+#: ``--fail-on``: the two verdicts, each defect class, and ``defects`` for any class.
+FAIL_ON_CHOICES = ("contaminated", "unreadable", "error", *DEFECT_CLASSES, "defects")
 #: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
 FAIL_ON_ALIASES = {"error": "unreadable"}
 
@@ -396,9 +400,7 @@ def _scan_bytes(
         status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
     plain = doc.info.get("plain_body")
     has_body = bool(doc.body) or (plain is not None and plain.units > 0)
-    body = analyze(doc.body) if doc.body else TextStats()
-    if plain is not None:  # counted by the reader: nothing in it to locate
-        body = TextStats(chars=plain.chars)
+    body, defects = _body_counts(doc)
     if status is None:
         status = Status.CONTAMINATED if body.surrogates else Status.CLEAN
     elif status is Status.CORRUPT and has_body:
@@ -425,7 +427,23 @@ def _scan_bytes(
         seconds=time.perf_counter() - started,
         body_read=has_body or status.scanned,
         repair=repaired,
+        defects=defects if has_body or status.scanned else None,
     )
+
+
+def _body_counts(doc: Document) -> tuple[TextStats, Defects]:
+    """The body's counts and defect classes (its folded symbols' locations added); a
+    plain body, counted by the reader, has nothing in it to locate or to class."""
+    plain = doc.info.get("plain_body")
+    if plain is not None:
+        return TextStats(chars=plain.chars), Defects()
+    if not doc.body:
+        return TextStats(), Defects()
+    body = analyze(doc.body)
+    found = count_defects(doc.format, doc.body, body)
+    if found.locations:
+        body = replace(body, locations=body.locations + found.locations)
+    return body, found.defects
 
 
 def _side_stats(doc: Document, plain_key: str, segments: tuple[Segment, ...]) -> TextStats | None:
@@ -549,16 +567,19 @@ def _error_row(
 @dataclass(frozen=True, slots=True)
 class RepairSettings:
     """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``,
-    ``repair --out``): orphans dropped, replaced or escaped; known Hancom private-use
-    characters mapped to standard ones with *pua_map*."""
+    ``repair --out``): orphans dropped, replaced, escaped or boxed; private use kept,
+    mapped, replaced by a placeholder or dropped as *pua* says (``pua_map`` is the
+    older name of ``pua="map"``)."""
 
     out: Path
     orphans: OrphanPolicy = "drop"
     pua_map: bool = False
+    pua: PuaMode = "keep"
 
     def to(self, target: Path) -> Repair:
         """This policy for one file whose text goes to *target*."""
-        return Repair(target, self.orphans, self.pua_map)
+        pua: PuaMode = "map" if self.pua_map and self.pua == "keep" else self.pua
+        return Repair(target, self.orphans, pua=pua)
 
 
 @dataclass(frozen=True, slots=True)
@@ -567,12 +588,24 @@ class Repair:
 
     target: Path
     orphans: OrphanPolicy = "drop"
-    pua_map: bool = False  # replace known Hancom PUA characters by standard ones
+    pua_map: bool = False  # the older pua="map"
+    pua: PuaMode = "keep"
 
 
 def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
-    """Write the document's body as UTF-8 after repair, atomically; say what was done."""
-    done = repair_text(join_segments(doc.body), orphans=repair.orphans, pua_map=repair.pua_map)
+    """Write the document's body as UTF-8 after repair, atomically; say what was done.
+
+    HWP 5 folded symbols are turned back into their plane-15 code points first (every
+    mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
+    private use for the mode to treat."""
+    pua: PuaMode = "map" if repair.pua_map and repair.pua == "keep" else repair.pua
+    done = repair_text(
+        join_segments(doc.body),
+        orphans=repair.orphans,
+        pua=pua,
+        unfold=doc.format is Format.HWP5,
+        pdf_folds=doc.format is Format.PDF,
+    )
     target = repair.target
     atomic_write(target, done.text)
     return RepairSummary(
@@ -580,6 +613,11 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
         removed_orphans=done.removed_orphans,
         pua_replaced=dict(done.pua_replaced),
         pua_kept=dict(done.pua_kept),
+        pua=pua,
+        folded_restored=done.folded_restored,
+        old_hangul_mapped=done.old_hangul_mapped,
+        pua_dropped=dict(done.pua_dropped),
+        pua_placeheld=dict(done.pua_placeheld),
     )
 
 
@@ -722,6 +760,7 @@ class Row:
         "_line",
         "_result",
         "date",
+        "defects",
         "format",
         "index",
         "path",
@@ -749,14 +788,18 @@ class Row:
         self._line = line
         self._data = data  # the line's UTF-8 bytes, when given (a worker sends them)
         self._result: FileResult | None = None
+        self.defects = 0  # the defect classes present (Defects.mask), set by who knows them
 
     @classmethod
     def of(cls, result: FileResult, index: int | None = None) -> Row:
         """The row of a result already made (given *index*, when it has none)."""
         if index is not None and result.index != index:
             result = replace(result, index=index)
+        found = result.defect_counts()
+        mask = 0 if found is None else found.mask
         row = cls(result.index, result.path, result.date, result.format, result.status)
         row._result = result
+        row.defects = mask
         return row
 
     @property
@@ -954,7 +997,7 @@ def _worker_main(conn: Connection, progress: Any) -> None:
 #: worker encodes the line once (pickling it as text would too), and the supervisor
 #: hands those bytes on as they came to the output, the run store and the row spill,
 #: each of which took the text and encoded it again.
-_WireRow = tuple[int, str, str | None, str, str, bytes, bytes | None]
+_WireRow = tuple[int, str, str | None, str, str, bytes, bytes | None, int]
 
 
 class _Outbox:
@@ -1011,7 +1054,9 @@ def _wire(result: FileResult, index: int, line: str | None) -> _WireRow:
     r = result
     packed = pickle.dumps(pack_result(r, index), protocol=pickle.HIGHEST_PROTOCOL)
     data = None if line is None else line.encode("utf-8")
-    return (index, r.path, r.date, r.format.value, r.status.value, packed, data)
+    found = r.defect_counts()
+    mask = 0 if found is None else found.mask
+    return (index, r.path, r.date, r.format.value, r.status.value, packed, data, mask)
 
 
 def _failed_wire(job: _SentJob, index: int, exc: BaseException) -> _WireRow:
@@ -1055,6 +1100,7 @@ def pack_result(result: FileResult, index: int | None = None) -> tuple[object, .
         r.body_read,
         r.repair,
         r.index if index is None else index,
+        None if r.defects is None else tuple(r.defects.as_dict().values()),
     )
 
 
@@ -1067,7 +1113,7 @@ def _pack_stats(s: TextStats) -> _PackedStats:
 def unpack_result(packed: tuple[Any, ...]) -> FileResult:
     """The :class:`FileResult` of :func:`pack_result`."""
     (path, digest, size, fmt, status, reason, date, body, preview, meta, *rest) = packed
-    warnings, seconds, body_read, repair, index = rest
+    warnings, seconds, body_read, repair, index, defects = rest
     return FileResult(
         path,
         digest,
@@ -1084,6 +1130,7 @@ def unpack_result(packed: tuple[Any, ...]) -> FileResult:
         body_read,
         repair,
         index,
+        None if defects is None else Defects(*defects),
     )
 
 
@@ -1153,9 +1200,10 @@ class _Pool:
         worker.started = time.monotonic()
         tasks = worker.tasks
         rows = []
-        for index, path, date, fmt, status, packed, data in batch:
+        for index, path, date, fmt, status, packed, data, mask in batch:
             del tasks[index]
             row = Row(index, path, date, _FORMATS[fmt], _STATUSES[status], blob=packed, data=data)
+            row.defects = mask
             rows.append((index, row))
         return rows
 
@@ -1216,21 +1264,48 @@ def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> Exi
 
     ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
     ``error``) matches files that could not be judged (encrypted, distribution,
-    unsupported, corrupt, error; a Git LFS pointer is unsupported).
+    unsupported, corrupt, error; a Git LFS pointer is unsupported); a defect class
+    (``folded_symbols``...) matches a file whose body holds that class, and
+    ``defects`` a file with any.
     """
-    return statuses_exit_code((result.status for result in results), fail_on)
+    rows = list(results)
+    masks: Counter[int] = Counter()
+    for r in rows:
+        found = r.defect_counts()
+        if found is not None and found.mask:
+            masks[found.mask] += 1
+    return statuses_exit_code((r.status for r in rows), fail_on, masks)
 
 
-def statuses_exit_code(statuses: Iterable[Status], fail_on: Iterable[str] = ()) -> ExitCode:
-    """:func:`exit_code` from the rows' statuses alone (each one present once is enough:
-    a tally's keys), so rows kept on disk need not be read back to decide it.
+def statuses_exit_code(
+    statuses: Iterable[Status], fail_on: Iterable[str] = (), masks: Iterable[int] = ()
+) -> ExitCode:
+    """:func:`exit_code` from the rows' statuses and defect masks alone (each one
+    present once is enough: a tally's keys), so rows kept on disk need not be read
+    back to decide it.
 
     >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
     <ExitCode.FINDINGS: 1>
+    >>> statuses_exit_code([Status.CLEAN], ["folded_symbols"], [Defects(folded_symbols=2).mask])
+    <ExitCode.FINDINGS: 1>
+    >>> statuses_exit_code([Status.CLEAN], ["pdf_folded"], [Defects(folded_symbols=2).mask])
+    <ExitCode.OK: 0>
     """
     wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
     if not wanted:  # no gate: nothing to read
         return ExitCode.OK
+    for status in statuses:
+        if "contaminated" in wanted and status is Status.CONTAMINATED:
+            return ExitCode.FINDINGS
+        if "unreadable" in wanted and not status.scanned:
+            return ExitCode.FINDINGS
+    gated = 0
+    for i, name in enumerate(DEFECT_CLASSES):
+        if name in wanted or "defects" in wanted:
+            gated |= 1 << i
+    if gated and any(mask & gated for mask in masks):
+        return ExitCode.FINDINGS
+    return ExitCode.OK
     for status in statuses:
         if "contaminated" in wanted and status is Status.CONTAMINATED:
             return ExitCode.FINDINGS

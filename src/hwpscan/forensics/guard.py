@@ -32,12 +32,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
-from hwpscan.forensics.pua import apply_pua_map, pua_info
-from hwpscan.forensics.surrogates import PAIR_RE, SURROGATE_RE, escape_snippet, merge_pairs
+from hwpscan.forensics.defects import unfold as unfold_folded
+from hwpscan.forensics.pua import display_of, hanyang_jamo, pua_info
+from hwpscan.forensics.pua import pdf_folds as pdf_fold_chars
+from hwpscan.forensics.surrogates import (
+    PAIR_RE,
+    PUA_RE,
+    SURROGATE_RE,
+    escape_snippet,
+    merge_pairs,
+)
 
 __all__ = [
+    "BOX",
     "ORPHAN_POLICIES",
+    "PUA_MODES",
     "OrphanPolicy",
+    "PuaMode",
     "RepairResult",
     "SurrogateHit",
     "Utf8Check",
@@ -49,7 +60,15 @@ __all__ = [
     "sanitize_surrogates",
 ]
 
-OrphanPolicy = Literal["drop", "replace", "escape"]
+OrphanPolicy = Literal["drop", "replace", "escape", "box"]
+#: What ``repair --pua`` does with private use: ``keep`` (lossless: folded symbols go
+#: back to their plane-15 code point), ``map`` (display equivalents), ``placeholder``
+#: (U+25A1 for every one) or ``drop`` (removed, and counted).
+PuaMode = Literal["keep", "map", "placeholder", "drop"]
+PUA_MODES = ("keep", "map", "placeholder", "drop")
+#: WHITE SQUARE: what Hancom's own HWPX export writes for a lone half, and the
+#: placeholder of ``--pua placeholder``.
+BOX = "\u25a1"
 _T = TypeVar("_T")
 
 #: What happens to a surrogate half that has no partner.
@@ -57,6 +76,7 @@ ORPHAN_POLICIES: dict[str, Callable[[str], str]] = {
     "drop": lambda ch: "",
     "replace": lambda ch: "\ufffd",
     "escape": escape_snippet,  # chr(0xDB80) -> the six visible characters \udb80
+    "box": lambda ch: BOX,  # as Hancom's HWPX export writes a lone half
 }
 
 #: Merge one high+low pair; the same few pairs recur, so the round-trip is cached.
@@ -100,6 +120,10 @@ class RepairResult:
     removed_orphans: int = 0  # orphans dropped, replaced or escaped (per the policy)
     pua_replaced: dict[str, int] = field(default_factory=dict)  # {"U+F0854": 2}
     pua_kept: dict[str, int] = field(default_factory=dict)  # PUA with no known replacement
+    folded_restored: int = 0  # HWP 5 folded symbols turned back into plane-15 code points
+    old_hangul_mapped: int = 0  # Hanyang private use written as jamo (--pua map)
+    pua_dropped: dict[str, int] = field(default_factory=dict)  # removed (--pua drop)
+    pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
 
 
 def _policy(orphans: str) -> Callable[[str], str]:
@@ -396,29 +420,113 @@ def check_utf8(text: str) -> Utf8Check:
 
 
 def repair_text(
-    text: str, *, orphans: OrphanPolicy = "drop", pua_map: bool = False
+    text: str,
+    *,
+    orphans: OrphanPolicy = "drop",
+    pua_map: bool = False,
+    pua: PuaMode | None = None,
+    unfold: bool = False,
+    pdf_folds: bool = False,
 ) -> RepairResult:
     """Repair one text and count what was done: the core of ``hwpscan repair``.
 
-    Pairs are merged back, orphans handled per ``orphans``; with ``pua_map`` known
-    Hancom private-use characters are replaced by their standard equivalents (see
-    :mod:`hwpscan.forensics.pua`), unknown ones stay and are counted in ``pua_kept``.
+    Pairs are merged back and orphans handled per ``orphans``. *unfold* (HWP 5 body
+    text) turns folded symbols back into the plane-15 code points they stand for.
+    Private use then goes as *pua* says (``pua_map`` is the older ``pua="map"``):
+
+    - ``keep``: left as it is (lossless); counted in ``pua_kept``;
+    - ``map``: a known Hancom symbol becomes its display equivalent, Hanyang old
+      Hangul its KS X 1026-1 jamo, a PDF fold (*pdf_folds*: U+F000, U+FFFF) U+25A1;
+      what has no equivalent stays and is listed in ``pua_kept``;
+    - ``placeholder``: every private-use character (and PDF fold) becomes U+25A1;
+    - ``drop``: every one is removed, and listed in ``pua_dropped``.
 
     >>> r = repair_text("x" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00), pua_map=True)
     >>> r.text, r.restored_pairs, r.removed_orphans, r.pua_replaced
     ('x①', 1, 1, {'U+F02B1': 1})
+    >>> r = repair_text("a" + chr(0xA2B1) + chr(0xE0BC), pua="map", unfold=True)
+    >>> r.text == "a①" + "\u115f\u1161\u11ae", r.folded_restored, r.old_hangul_mapped
+    (True, 1, 1)
+    >>> r = repair_text(chr(0xF0FFF) + "b", pua="drop")
+    >>> r.text, r.pua_dropped
+    ('b', {'U+F0FFF': 1})
     """
+    mode: str = pua or ("map" if pua_map else "keep")
+    if mode not in PUA_MODES:
+        raise ValueError(f"pua must be one of {', '.join(PUA_MODES)}, not {mode!r}")
     policy = _policy(orphans)
+    folded = 0
+    if unfold:
+        text, folded = unfold_folded(text)
     pairs = removed = 0
     first = next_surrogate(text)
     if first >= 0:
         text, pairs, removed = _mend(text, first, policy)
-    replaced: dict[str, int] = {}
-    kept: dict[str, int] = {}
-    if pua_map:
-        text, counts = apply_pua_map(text)
-        for label, n in sorted(counts.items()):
-            info = pua_info(int(label[2:], 16))
-            target = replaced if info is not None and info.replacement is not None else kept
-            target[label] = n
-    return RepairResult(text, pairs, removed, replaced, kept)
+    done = _PuaPass(mode, pdf_folds)
+    text = done.run(text)
+    return RepairResult(
+        text,
+        pairs,
+        removed,
+        pua_replaced=done.sorted(done.replaced),
+        pua_kept=done.sorted(done.kept),
+        folded_restored=folded,
+        old_hangul_mapped=done.old_hangul,
+        pua_dropped=done.sorted(done.dropped),
+        pua_placeheld=done.sorted(done.placeheld),
+    )
+
+
+class _PuaPass:
+    """One pass of ``repair --pua`` over a text, counting by ``U+XXXX`` label."""
+
+    def __init__(self, mode: str, pdf_folds: bool) -> None:
+        self.mode = mode
+        self.folds: frozenset[str] = frozenset()
+        if pdf_folds:
+            self.folds = pdf_fold_chars()
+        self.replaced: Counter[str] = Counter()
+        self.kept: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter()
+        self.placeheld: Counter[str] = Counter()
+        self.old_hangul = 0
+
+    def run(self, text: str) -> str:
+        pattern = _pua_or_fold_re(bool(self.folds))
+        if pattern.search(text) is None:
+            return text
+        return pattern.sub(self._one, text)
+
+    def _one(self, match: re.Match[str]) -> str:
+        ch = match.group()
+        label = f"U+{ord(ch):04X}"
+        mode = self.mode
+        if ch in self.folds and mode == "map":
+            mode = "placeholder"  # which symbol it was is lost: Hancom's own square
+        if mode == "keep":
+            self.kept[label] += 1
+            return ch
+        if mode == "drop":
+            self.dropped[label] += 1
+            return ""
+        if mode == "placeholder":
+            self.placeheld[label] += 1
+            return BOX
+        shown = display_of(ch)
+        if shown is None:
+            self.kept[label] += 1
+            return ch
+        if hanyang_jamo(ch) is not None and pua_info(ord(ch)) is None:
+            self.old_hangul += 1
+        self.replaced[label] += 1
+        return shown
+
+    @staticmethod
+    def sorted(counts: Counter[str]) -> dict[str, int]:
+        return dict(sorted(counts.items()))
+
+
+@functools.cache
+def _pua_or_fold_re(folds: bool) -> re.Pattern[str]:
+    extra = "\uf000\uffff" if folds else ""
+    return re.compile(f"[{PUA_RE.pattern[1:-1]}{extra}]")

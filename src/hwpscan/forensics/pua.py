@@ -23,13 +23,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
 
 __all__ = [
+    "HANYANG_FIRST",
+    "HANYANG_LAST",
     "PuaInfo",
     "apply_pua_map",
+    "display_of",
+    "folded_units",
+    "hanyang_jamo",
     "known_pua",
+    "pdf_folds",
     "pua_info",
     "pua_name",
     "pua_sources",
@@ -61,12 +68,22 @@ class PuaInfo:
 
 
 @functools.cache
-def _load() -> tuple[dict[int, PuaInfo], dict[str, str]]:
+def _raw() -> dict[str, Any]:
     data = resources.files("hwpscan.forensics").joinpath(_DATA).read_text(encoding="utf-8")
-    raw = json.loads(data)
+    raw: dict[str, Any] = json.loads(data)
+    return raw
+
+
+def _cp(label: str) -> int:
+    return int(label.removeprefix("U+"), 16)
+
+
+@functools.cache
+def _load() -> tuple[dict[int, PuaInfo], dict[str, str]]:
+    raw = _raw()
     table: dict[int, PuaInfo] = {}
     for entry in raw["entries"]:
-        cp = int(entry["codepoint"].removeprefix("U+"), 16)
+        cp = _cp(entry["codepoint"])
         table[cp] = PuaInfo(
             codepoint=cp,
             name=entry["name"],
@@ -159,3 +176,67 @@ def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:
     items = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
     shown = " ".join(f"{cp}×{n}" for cp, n in items[:limit])
     return f"{shown} +{len(items) - limit}" if len(items) > limit else shown
+
+
+#: The Hanyang private-use range of old Hangul (KTUG's table; see :func:`hanyang_jamo`).
+HANYANG_FIRST = 0xE0BC
+HANYANG_LAST = 0xF8F7
+
+
+@functools.cache
+def folded_units() -> dict[int, int]:
+    """HWP 5 code units that stand for a plane-15 symbol: unit -> symbol.
+
+    The measured set of ``pua_data.json`` (``0xA000|X`` for ``U+F0000|X``), not a
+    range: a unit outside it is text as it stands.
+
+    >>> hex(folded_units()[0xA2B1]), hex(folded_units()[0xA12B]), len(folded_units())
+    ('0xf02b1', '0xf012b', 53)
+    >>> 0xA813 in folded_units(), 0xAC00 in folded_units()
+    (False, False)
+    """
+    return {_cp(e["unit"]): _cp(e["symbol"]) for e in _raw()["folded"]["measured"]}
+
+
+@functools.cache
+def pdf_folds() -> frozenset[str]:
+    """The characters Hancom's PDF export writes for a symbol it could not map.
+
+    >>> sorted(map(ord, pdf_folds()))
+    [61440, 65535]
+    """
+    return frozenset(chr(_cp(label)) for label in _raw()["pdf_folds"]["codepoints"])
+
+
+@functools.lru_cache(maxsize=4096)
+def hanyang_jamo(ch: str) -> str | None:
+    """The KS X 1026-1 jamo sequence of a Hanyang private-use character (old Hangul),
+    from KTUG's public-domain table as ``hypua2jamo`` packages it; None for any other
+    character, or where that package is not installed.
+
+    >>> hanyang_jamo(chr(0xE0BC)) == "\u115f\u1161\u11ae"
+    True
+    >>> hanyang_jamo(chr(0xF000)) is None, hanyang_jamo("가") is None
+    (True, True)
+    """
+    if len(ch) != 1 or not HANYANG_FIRST <= ord(ch) <= HANYANG_LAST:
+        return None
+    try:
+        from hypua2jamo import translate  # the table: loaded on the first old Hangul met
+    except ImportError:  # pragma: no cover - a dependency; kept optional for embedders
+        return None
+    jamo = translate(ch)
+    return None if jamo == ch else str(jamo)
+
+
+def display_of(ch: str) -> str | None:
+    """What ``repair --pua map`` writes for one private-use character: the table's
+    standard equivalent, else the jamo of old Hangul, else None (unmapped).
+
+    >>> display_of(chr(0xF02B1)), display_of(chr(0xF0850)) is None
+    ('①', True)
+    """
+    info = _load()[0].get(ord(ch)) if len(ch) == 1 else None
+    if info is not None and info.replacement is not None:
+        return info.replacement
+    return hanyang_jamo(ch)

@@ -448,8 +448,11 @@ plain_counts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         int64_t i = at;
         while (i < end) {
             const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
-            if ((hi >= 0xD8 && hi <= 0xF8) || (hi == 0xFF && lo == 0xFD)) {
-                goto notable; /* a surrogate, private use or U+FFFD in the text */
+            if ((hi >= 0xD8 && hi <= 0xF8) || (hi >= 0xA0 && hi <= 0xA8) ||
+                (hi == 0xFF && lo == 0xFD)) {
+                /* a surrogate, private use, U+FFFD or a unit of the folded symbols'
+                 * block U+A000-U+A8FF in the text */
+                goto notable;
             }
             if (hi || lo >= 32) {
                 units++;

@@ -71,8 +71,12 @@ _CONTROL_RE = re.compile("[\x00-\x1f]")
 _NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
 #: High bytes D8-DF (surrogates) become E0 (private use): see :func:`_unit_view`.
 _SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
-#: The same in the codeunit view, and U+FFFD: what the counting looks for.
-_NOTABLE_UNIT_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\ufffd]")
+#: The same in the codeunit view, U+FFFD, and the block of HWP 5's folded symbols
+#: (U+A000-U+A8FF; see :mod:`hwpscan.forensics.defects`): what the counting looks for.
+_NOTABLE_UNIT_RE = re.compile("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
+#: A high byte of a unit in the folded symbols' block (A0-A8): body text holding one
+#: is segmented, so its folds are counted and located.
+_FOLD_BYTE = re.compile(b"[\xa0-\xa8]")
 _U32 = struct.Struct("<I")
 #: The UTF-16LE decoder itself, as ``bytes.decode("utf-16-le", errors)`` calls it (with
 #: ``final``) after a codec lookup and a Python wrapper in :mod:`encodings`.
@@ -85,7 +89,7 @@ _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 _WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
 #: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`).
 _NOTABLE_OR_WIDE_RE = re.compile(
-    "[\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
+    "[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
 )
 _DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
 _PARA_END = chr(spec.PARA_BREAK)
@@ -668,7 +672,8 @@ def is_plain(raw: bytes) -> bool:
 def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCounts | None:
     """The counts :func:`text_segments` and the counting would give for a section, made
     without a segment, or ``None`` when its text holds a surrogate, a private-use
-    character or U+FFFD (then the text is to be segmented and counted as usual).
+    character, U+FFFD or a unit of the folded symbols' block U+A000-U+A8FF (then the
+    text is to be segmented and counted as usual).
 
     C-level counts over the whole decoded text, and :func:`text_runs` only for the
     paragraphs holding an 8-unit control, whose parameter units are no text (they may
@@ -686,7 +691,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     counted = None if _NATIVE_PLAIN is None else _NATIVE_PLAIN(text.raw, text.sizes)
     if counted is not None:  # False: a notable unit in the text proper, answered None here
         return PlainCounts(*counted) if counted else None
-    plain = is_plain(text.raw)
+    plain = is_plain(text.raw) and _FOLD_BYTE.search(text.raw[1::2]) is None
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
     wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _NOTABLE_OR_WIDE_RE)

@@ -20,7 +20,7 @@ from json.encoder import encode_basestring as _quote  # the C string encoder jso
 from typing import IO
 
 from hwpscan.memo import ByIdentity
-from hwpscan.models import FileResult, Location, TextStats
+from hwpscan.models import DEFECT_CLASSES, FileResult, Location, TextStats
 from hwpscan.native import optional
 
 CSV_COLUMNS = [
@@ -41,6 +41,7 @@ CSV_COLUMNS = [
     "replacement_chars",
     "preview_surrogates",
     "meta_surrogates",
+    *DEFECT_CLASSES,
 ]
 
 
@@ -91,7 +92,8 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
         f'"format": {_quote(r.format.value)}, "status": {_quote(r.status.value)}, '
         f'"reason": {_text(r.reason)}, "date": {_text(r.date)}, "chars": {counts}, '
         f'"utf8_error": {_text(b.utf8_error)}, "pua": {_tally(b.pua)}, '
-        f'"replacement_chars": {replacement}, "locations": {_locations(b.locations)}, '
+        f'"replacement_chars": {replacement}, "defects": {_defects(r)}, '
+        f'"locations": {_locations(b.locations)}, '
         f'"preview": {_stats(r.preview)}, "meta": {_stats(r.meta)}, '
         f'"warnings": {_strings(r.warnings)}'
     )
@@ -104,6 +106,14 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
 
 
 _BOOL = {True: "true", False: "false"}
+
+
+def _defects(result: FileResult) -> str:
+    """The ``defects`` object of *result* (``null`` when its body was not read)."""
+    defects = result.defect_counts()
+    if defects is None:
+        return "null"
+    return "{" + ", ".join(f'"{k}": {n!r}' for k, n in defects.as_dict().items()) + "}"
 
 
 def _text(value: str | None) -> str:
@@ -239,6 +249,10 @@ def csv_row(result: FileResult) -> dict[str, object]:
     """
     b = result.body
     read = result.body_read
+    defects = result.defect_counts()
+    counts: dict[str, object] = dict.fromkeys(DEFECT_CLASSES, "")
+    if defects is not None:
+        counts.update(defects.as_dict())
     return {
         "path": _cell(result.path),
         "date": result.date or "",
@@ -257,6 +271,7 @@ def csv_row(result: FileResult) -> dict[str, object]:
         "replacement_chars": b.replacement_chars if read else "",
         "preview_surrogates": result.preview.surrogates if result.preview else "",
         "meta_surrogates": result.meta.surrogates if result.meta else "",
+        **counts,
     }
 
 

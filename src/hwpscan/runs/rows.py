@@ -35,11 +35,18 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO, overload
 
-from hwpscan.models import FileResult, Status
+from hwpscan.models import DEFECT_CLASSES, FileResult, Status, classes_of
 from hwpscan.report.export import jsonl_line
 from hwpscan.scan import Row, unpack_result
 
-__all__ = ["KEEP_IN_MEMORY", "ResultRows", "row_lines", "status_counts"]
+__all__ = [
+    "KEEP_IN_MEMORY",
+    "ResultRows",
+    "defect_files",
+    "defect_masks",
+    "row_lines",
+    "status_counts",
+]
 
 #: Rows kept as objects before the rest go to disk: a small scan never touches the
 #: disk, a large one holds this many rows and 24 bytes for each of the others (its
@@ -55,6 +62,7 @@ class _Rows(Sequence[FileResult]):
     with its rows per status (:attr:`statuses`) kept as they came."""
 
     statuses: Counter[Status]
+    masks: Counter[int]
 
     def _row(self, i: int) -> FileResult:
         raise NotImplementedError
@@ -97,6 +105,7 @@ class ResultRows(_Rows):
         self._moved = False  # the file's position is not at its end (a row was read)
         self._spill = True  # False once the disk refused a row: all stay in memory
         self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
+        self.masks: Counter[int] = Counter()  # rows per set of defect classes (0: none)
 
     @property
     def spilled(self) -> int:
@@ -112,6 +121,7 @@ class ResultRows(_Rows):
             self._head.append(row)
         self._indexes.append(-1 if row.index is None else row.index)
         self.statuses[row.status] += 1
+        self.masks[row.defects] += 1
 
     def _write(self, row: Row) -> bool:
         """Spill a row (its bytes, then its line) into the block, writing the block out
@@ -210,6 +220,37 @@ def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
     return Counter(r.status for r in rows)
 
 
+def defect_masks(rows: Sequence[FileResult]) -> Counter[int]:
+    """Rows per set of defect classes (:attr:`~hwpscan.models.Defects.mask`; 0 for
+    none, and for a body not read): the tally of :class:`ResultRows`, else counted.
+
+    >>> from hwpscan.models import Defects, Format
+    >>> row = FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN, defects=Defects(pdf_folded=1))
+    >>> defect_masks([row])
+    Counter({8: 1})
+    """
+    if isinstance(rows, _Rows):
+        return Counter(rows.masks)
+    found = (r.defect_counts() for r in rows)
+    return Counter(0 if d is None else d.mask for d in found)
+
+
+def defect_files(rows: Sequence[FileResult]) -> dict[str, int]:
+    """Files per defect class, in class order (classes no file has left out).
+
+    >>> from hwpscan.models import Defects, Format
+    >>> found = Defects(folded_symbols=4)
+    >>> row = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN, defects=found)
+    >>> defect_files([row, row])
+    {'folded_symbols': 2}
+    """
+    counts: Counter[str] = Counter()
+    for mask, n in defect_masks(rows).items():
+        for name in classes_of(mask):
+            counts[name] += n
+    return {name: counts[name] for name in DEFECT_CLASSES if counts[name]}
+
+
 def row_lines(rows: Sequence[FileResult]) -> Iterator[str]:
     """:func:`~hwpscan.report.export.jsonl_line` of each row, in order: for the rows of
     :class:`ResultRows` the line kept with the row (none is rebuilt), else made.
@@ -232,6 +273,7 @@ class _Ordered(_Rows):
         self._rows = rows
         self._order = order
         self.statuses = rows.statuses
+        self.masks = rows.masks
 
     def __len__(self) -> int:
         return len(self._order)

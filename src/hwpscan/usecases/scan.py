@@ -13,7 +13,7 @@ decides the exit code. What the caller shows comes through a :class:`ScanObserve
 >>> ScanSettings(paths=(), fail_on=("sometimes",))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
     ...
-hwpscan.errors.UsageError: --fail-on takes contaminated or unreadable (...), not sometimes
+hwpscan.errors.UsageError: --fail-on takes contaminated, unreadable, ... (...), not sometimes
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
-from hwpscan.runs.rows import status_counts
+from hwpscan.runs.rows import defect_masks, status_counts
 from hwpscan.scan import (
     DEFAULT_FILE_TIMEOUT,
     FAIL_ON_ALIASES,
@@ -80,7 +80,7 @@ def check_fail_on(values: Sequence[str]) -> tuple[str, ...]:
     """
     bad = [v for v in values if v not in FAIL_ON_CHOICES]
     if bad:
-        names = " or ".join(c for c in FAIL_ON_CHOICES if c not in FAIL_ON_ALIASES)
+        names = ", ".join(c for c in FAIL_ON_CHOICES if c not in FAIL_ON_ALIASES)
         raise UsageError(
             f"--fail-on takes {names} ('error' is another name for 'unreadable'), "
             f"not {', '.join(bad)}"
@@ -351,7 +351,8 @@ def _outcome(
     if gate and not results:  # a gate over nothing would pass on nothing
         nothing = nothing_under(settings.paths, root)
         return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
-    code: int = statuses_exit_code(status_counts(results), gate)  # no row read back
+    # no row read back: the tallies of statuses and of defect classes decide
+    code: int = statuses_exit_code(status_counts(results), gate, defect_masks(results))
     if settings.matrix is not None:
         from hwpscan.matrix import matrix_exit_code  # the matrix: only when asked for
 

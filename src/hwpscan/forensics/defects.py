@@ -1,0 +1,159 @@
+"""Every way HWP text goes wrong, counted per class (:class:`~hwpscan.models.Defects`).
+
+The surrogate counts (:func:`~hwpscan.forensics.surrogates.analyze`) tell split pairs
+and lone halves. Three more classes hide in text that encodes as UTF-8 and so looked
+clean: HWP 5 *folded symbols* (a plane-15 symbol stored as one BMP unit, shown as a Yi
+syllable), *PDF folds* (Hancom's PDF export writes U+F000 or U+FFFF for a symbol), and
+private use, which is either old Hangul in the Hanyang range (it has standard jamo) or
+*unmapped* (no known display equivalent, never to be dropped silently).
+
+Test strings are built with ``chr()``, as everywhere in the forensics code.
+
+>>> from hwpscan.models import Format, Segment
+>>> from hwpscan.forensics.surrogates import analyze
+>>> segs = [Segment("BodyText/Section0", 0, 0, "과제" + chr(0xA2B1) + " 점검")]
+>>> found = count_defects(Format.HWP5, segs, analyze(segs))
+>>> found.defects.folded_symbols, [loc.kind for loc in found.locations]
+(1, ['folded'])
+>>> found.locations[0].codepoint, found.locations[0].units
+('U+F02B1', 'A2B1')
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from hwpscan.forensics.pua import HANYANG_FIRST, HANYANG_LAST, display_of, folded_units, pdf_folds
+from hwpscan.forensics.surrogates import MAX_LOCATIONS, codepoint, escape_snippet
+from hwpscan.models import Defects, Format, Location, Segment, TextStats
+
+__all__ = ["Found", "count_defects", "folded_in", "unfold"]
+
+#: Where a folded unit can be at all (the rule's bound; see ``pua_data.json``): one
+#: C-level search tells a text without any.
+_FOLD_BLOCK_RE = re.compile("[\ua000-\ua8ff]")
+_CONTEXT = 12
+
+
+class Found(NamedTuple):
+    """The defect counts of a body, and the locations of its folded symbols."""
+
+    defects: Defects
+    locations: tuple[Location, ...]
+
+
+@functools.cache
+def _folded_re() -> re.Pattern[str]:
+    return re.compile("[" + "".join(map(chr, sorted(folded_units()))) + "]")
+
+
+#: Folded unit -> its plane-15 symbol, for ``str.translate`` (made on first use).
+_UNFOLD: dict[int, str] = {}
+
+
+def folded_in(text: str) -> Counter[str]:
+    """Each folded unit in *text* (the codeunit view of HWP 5 body text), counted.
+
+    >>> dict(folded_in("a" + chr(0xA2B1) * 2 + chr(0xA2B0) + "가"))
+    {'ꊱ': 2}
+    """
+    if _FOLD_BLOCK_RE.search(text) is None:
+        return Counter()
+    return Counter(_folded_re().findall(text))
+
+
+def unfold(text: str) -> tuple[str, int]:
+    """*text* with every folded unit turned back into the plane-15 symbol it stands
+    for, and how many were: lossless, the keep of ``repair --pua keep``.
+
+    >>> text, n = unfold("a" + chr(0xA2B1))
+    >>> text == "a" + chr(0xF02B1), n
+    (True, 1)
+    """
+    found = folded_in(text)
+    if not found:
+        return text, 0
+    if not _UNFOLD:
+        _UNFOLD.update({unit: chr(symbol) for unit, symbol in folded_units().items()})
+    return text.translate(_UNFOLD), sum(found.values())
+
+
+def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> Found:
+    """The defect classes of a body read as *segments* (its codeunit view) and counted
+    as *body*; folded symbols only in HWP 5, PDF folds only in PDF.
+
+    >>> from hwpscan.forensics.surrogates import analyze
+    >>> segs = [Segment("p", 0, 0, chr(0xF000) + chr(0xFFFF) + chr(0xE0BC) + chr(0xF0FFF))]
+    >>> found = count_defects(Format.PDF, segs, analyze(segs)).defects
+    >>> found.pdf_folded, found.old_hangul_pua, found.unmapped_pua, found.present()
+    (2, 1, 1, ('pdf_folded', 'old_hangul_pua', 'unmapped_pua'))
+    """
+    folded: Counter[str] = Counter()
+    locations: tuple[Location, ...] = ()
+    if fmt is Format.HWP5 and segments:
+        for seg in segments:
+            if _FOLD_BLOCK_RE.search(seg.text) is not None:
+                folded.update(folded_in(seg.text))
+        if folded:
+            room = MAX_LOCATIONS - len(body.locations)
+            locations = _folded_locations(segments, room)
+    pdf = fmt is Format.PDF
+    pdf_folded = 0
+    if pdf and segments:
+        folds = pdf_folds()
+        pdf_folded = sum(seg.text.count(ch) for seg in segments for ch in folds)
+    old_hangul = unmapped = 0
+    for label, n in body.pua.items():
+        ch = chr(int(label[2:], 16))
+        if pdf and ch in pdf_folds():
+            continue  # counted as a PDF fold
+        if HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and display_of(ch) is not None:
+            old_hangul += n
+        elif display_of(ch) is None:
+            unmapped += n
+    symbols = folded_units()
+    unmapped += sum(n for unit, n in folded.items() if display_of(chr(symbols[ord(unit)])) is None)
+    defects = Defects(
+        split_pairs=body.pairs,
+        lone_halves=body.orphans,
+        folded_symbols=sum(folded.values()),
+        pdf_folded=pdf_folded,
+        old_hangul_pua=old_hangul,
+        unmapped_pua=unmapped,
+    )
+    return Found(defects, locations)
+
+
+def _folded_locations(segments: Sequence[Segment], limit: int) -> tuple[Location, ...]:
+    """The first folded units, located as the symbol they stand for (*limit* at most)."""
+    if limit <= 0:
+        return ()
+    symbols = folded_units()
+    pattern = _folded_re()
+    out: list[Location] = []
+    for seg in segments:
+        if _FOLD_BLOCK_RE.search(seg.text) is None:
+            continue
+        for match in pattern.finditer(seg.text):
+            i = match.start()
+            unit = ord(match.group())
+            context = escape_snippet(seg.text[max(0, i - _CONTEXT) : i + 1 + _CONTEXT])
+            symbol = codepoint(chr(symbols[unit]))
+            out.append(
+                Location(
+                    seg.stream,
+                    seg.paragraph,
+                    seg.offset + i,
+                    symbol,
+                    "folded",
+                    f"{unit:04X}",
+                    context,
+                )
+            )
+            if len(out) >= limit:
+                return tuple(out)
+    return tuple(out)
