@@ -211,7 +211,7 @@ def test_repair_keeps_same_named_files_apart(
 def test_repair_reports_what_it_did(tmp_path: Path) -> None:
     src = tmp_path / "in"
     src.mkdir()
-    unknown, known = chr(0xE0BC), chr(0xF02B2)
+    unknown, known = chr(0xF0FFF), chr(0xF02B2)
     (src / "a.hwpx").write_bytes(build_hwpx([f"{known} 항목 {unknown}"]))
     result = runner.invoke(
         app, ["repair", str(src), "--out", str(tmp_path / "out"), "--pua-map", "-j", "1"]
@@ -219,7 +219,8 @@ def test_repair_reports_what_it_did(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if "a.hwpx" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]
-    assert cells[-2:] == ["1", "1"]  # one PUA replaced, one unknown PUA kept
+    # one PUA replaced, one unknown PUA kept and named
+    assert cells[-1] == "1 mapped, 1 kept: U+F0FFF×1"
 
 
 def test_special_files_are_rows_not_hangs(tmp_path: Path) -> None:

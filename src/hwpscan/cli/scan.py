@@ -42,6 +42,7 @@ from hwpscan.usecases.scan import (
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
+    from hwpscan.forensics.guard import PuaMode
     from hwpscan.matrix import MatrixRow
 
 __all__ = ["repair", "scan"]
@@ -64,6 +65,14 @@ class OrphanPolicy(str, enum.Enum):
     DROP = "drop"
     REPLACE = "replace"
     ESCAPE = "escape"
+    BOX = "box"
+
+
+class PuaChoice(str, enum.Enum):
+    KEEP = "keep"
+    MAP = "map"
+    PLACEHOLDER = "placeholder"
+    DROP = "drop"
 
 
 JobsOpt = Annotated[
@@ -190,8 +199,10 @@ class ScanOptions:
         list[str],
         typer.Option(
             "--fail-on",
-            help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias); "
-            "with no document at all, exit 2 (repeatable, or comma-separated).",
+            help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias), "
+            "or holds a defect class (split_pairs, lone_halves, folded_symbols, pdf_folded, "
+            "old_hangul_pua, unmapped_pua; 'defects' for any); with no document at all, "
+            "exit 2 (repeatable, or comma-separated).",
         ),
     ] = field(default_factory=list)
     emit_repaired: Annotated[
@@ -526,7 +537,42 @@ def _exit(outcome: ScanOutcome, settings: ScanSettings, fetched: FetchReport | N
     raise typer.Exit(code=outcome.exit_code)
 
 
+@dataclass(frozen=True)
+class RepairTextOptions:
+    """What ``repair`` does with lone halves and private use."""
+
+    orphans: Annotated[
+        OrphanPolicy | None,
+        typer.Option(
+            help="What to do with halves that have no partner: drop, replace (U+FFFD), "
+            "escape (\\udc00), box (U+25A1, as Hancom's HWPX export). Default: drop, or "
+            "box with --pua map or placeholder.",
+            show_default=False,
+        ),
+    ] = None
+    pua: Annotated[
+        PuaChoice,
+        typer.Option(
+            "--pua",
+            help="Private use: keep (lossless; HWP 5 folded symbols restored to their "
+            "plane-15 code point), map (display equivalents, jamo for old Hangul; unmapped "
+            "kept and listed), placeholder (U+25A1 for each), drop (removed, and listed).",
+        ),
+    ] = PuaChoice.KEEP
+    pua_map: Annotated[bool, typer.Option("--pua-map", hidden=True)] = False
+
+    def settings(self, out: Path) -> RepairSettings:
+        """The repair policy: ``--pua-map`` read as ``--pua map``, the orphans' default
+        by the mode."""
+        mode = _pua_mode(self.pua, self.pua_map)
+        orphans = self.orphans
+        if orphans is None:
+            orphans = OrphanPolicy.BOX if mode in ("map", "placeholder") else OrphanPolicy.DROP
+        return RepairSettings(out, orphans.value, pua=mode)
+
+
 @app.command(rich_help_panel="Scan files")
+@options_from_dataclasses
 def repair(
     paths: Annotated[
         list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)
@@ -538,30 +584,33 @@ def repair(
     out_old: Annotated[
         Path | None, typer.Option("--output", "-o", hidden=True, show_default=False)
     ] = None,
-    orphans: Annotated[
-        OrphanPolicy,
-        typer.Option(
-            help="What to do with halves that have no partner: drop, replace (U+FFFD), escape."
-        ),
-    ] = OrphanPolicy.DROP,
-    pua_map: Annotated[
-        bool,
-        typer.Option(
-            "--pua-map", help="Replace known Hancom private-use characters by standard ones."
-        ),
-    ] = False,
+    *,
+    text: RepairTextOptions,
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
     out = _repair_folder(out, out_old)
-    policy = RepairSettings(out, orphans.value, pua_map)
+    policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
     outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
     root = str(outcome.display_root) if outcome.display_root else None
-    console.print(repair_table(outcome.results, out=out, root=root, pua_map=pua_map))
+    console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
     raise typer.Exit(code=ExitCode.OK)
+
+
+def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:
+    """``--pua``, with the older ``--pua-map`` read as ``--pua map``."""
+    if pua_map:
+        if pua not in (PuaChoice.KEEP, PuaChoice.MAP):
+            raise fail(
+                f"--pua-map is --pua map: it cannot go with --pua {pua.value}", ExitCode.USAGE
+            )
+        err_console.print("warning: --pua-map is deprecated: use --pua map", markup=False)
+        return "map"
+    mode: PuaMode = pua.value
+    return mode
 
 
 def _repair_folder(out: Path | None, out_old: Path | None) -> Path:

@@ -27,10 +27,11 @@ REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xm
 
 
 def pivot_csv(results: Sequence[FileResult]) -> str:
-    """The long-form pivot (date, format, files, contaminated, clean, unreadable) as CSV.
+    """The long-form pivot (date, format, files, contaminated, clean, unreadable, and
+    lossy: clean files whose characters are shown as others) as CSV.
 
     >>> pivot_csv([]).strip()
-    'date,format,files,contaminated,clean,unreadable'
+    'date,format,files,contaminated,clean,unreadable,lossy'
     """
     buf = io.StringIO()
     pivot_counts(results).to_csv(buf, index=False, lineterminator="\n")

@@ -110,7 +110,13 @@ def _verdict(f: Figures) -> tuple[str, str]:
             f"({f.contaminated} of {f.files} contaminated)"
         )
         return "bad", text + (f" · 오염된 날짜 dates: {days}" if days else "")
-    return "ok", e(f"오염된 파일 없음 · no contaminated file among {f.files:,}")
+    text = e(f"오염된 파일 없음 · no contaminated file among {f.files:,}")
+    if f.lossy:
+        text += e(
+            f" · 손실 {f.lossy:,}개: 기호가 다른 글자로 보임 "
+            f"({f.lossy} lossy: symbols shown as other characters)"
+        )
+    return "ok", text
 
 
 def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str:

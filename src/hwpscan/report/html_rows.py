@@ -10,7 +10,7 @@ from hwpscan.models import FileResult, Location, Status, TextStats
 from hwpscan.report.html_common import STATUS_KO, e
 from hwpscan.report.pivot import UNKNOWN_DATE
 
-__all__ = ["PUA_SHOWN", "common_root", "file_body", "pua_label"]
+__all__ = ["PUA_SHOWN", "common_root", "defects_line", "file_body", "pua_label"]
 
 #: PUA code points named in a file's row; the detail lists them all.
 PUA_SHOWN = 1
@@ -71,8 +71,28 @@ def _search_text(r: FileResult) -> str:
             r.reason or "",
             *b.pua,
             *(pua_label(cp) for cp in b.pua),
+            *_present(r),
         ]
     ).lower()
+
+
+def _present(r: FileResult) -> tuple[str, ...]:
+    found = r.defect_counts()
+    return () if found is None else found.present()
+
+
+def defects_line(r: FileResult) -> str:
+    """``folded_symbols 2, unmapped_pua 1``: the defect classes the body holds, or ''.
+
+    >>> from hwpscan.models import Defects, Format
+    >>> defects_line(FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN,
+    ...                         defects=Defects(folded_symbols=2, unmapped_pua=1)))
+    'folded_symbols 2, unmapped_pua 1'
+    """
+    found = r.defect_counts()
+    if found is None:
+        return ""
+    return ", ".join(f"{k} {n:,}" for k, n in found.as_dict().items() if n)
 
 
 def _sort_keys(r: FileResult) -> dict[str, object]:
@@ -108,13 +128,22 @@ def _main_row(index: int, r: FileResult, root: str) -> str:
         f'<td class="path c-path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
         f'<td class="mono nw c-date" data-label="날짜 date">{_date_cell(r.date or "")}</td>'
         f'<td class="c-fmt" data-label="형식 format">{e(r.format.value)}</td>'
-        f'<td class="c-status" data-label="상태 status">{badge(r.status)}</td>'
+        f'<td class="c-status" data-label="상태 status">{badge(r.status)}{_lossy_mark(r)}</td>'
         f"{num(b.chars, 'c-chars', '글자 chars', alarm=False)}"
         f"{num(b.surrogates, 'c-surr', '서로게이트 surr.')}"
         f"{num(b.pairs, 'c-pairs', '쌍 pairs')}{num(b.orphans, 'c-orph', '고아 orphans')}"
         f'<td class="c-utf8" data-label="UTF-8">{_utf8_mark(r)}</td>'
         f'<td class="pua c-pua" data-label="PUA">{_pua_cell(b.pua)}</td></tr>'
     )
+
+
+def _lossy_mark(r: FileResult) -> str:
+    """A mark under a status whose text shows characters as others (folded symbols,
+    PDF folds), with the classes in its title."""
+    found = r.defect_counts()
+    if found is None or not found.lossy:
+        return ""
+    return f' <small class="lossy" title="{e(defects_line(r))}">손실 lossy</small>'
 
 
 def _count_cell(n: int, col: str, label: str, *, scanned: bool, alarm: bool) -> str:
@@ -164,6 +193,8 @@ def detail(r: FileResult) -> str:
         facts.append(("본문 body", "읽지 못함: 개수 없음 not read: no counts"))
     if b.utf8_error:
         facts.append(("UTF-8 오류 error", b.utf8_error))
+    if defects := defects_line(r):
+        facts.append(("결함 defects", defects))
     if b.replacement_chars:
         facts.append(("U+FFFD", str(b.replacement_chars)))
     for name, stats in (("미리보기 PrvText", r.preview), ("문서 정보 DocInfo", r.meta)):

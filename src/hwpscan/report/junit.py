@@ -4,7 +4,10 @@ CI systems (GitLab, Jenkins, GitHub test reporters) read this format to show whi
 attachments broke. A contaminated file is a ``<failure>`` when the gate includes
 ``contaminated`` (else it passes, with its counts in ``<system-out>``); a file that
 could not be read is an ``<error>`` when the gate includes ``unreadable``, else
-``<skipped>``. Without a gate (the report bundle) both are included. Each carries the
+``<skipped>``; a file holding a defect class the gate names (``folded_symbols``...,
+``defects`` for any) is a ``<failure>`` too, else its defects are a note. Without a
+gate (the report bundle) contaminated, unreadable, folded symbols and PDF folds are
+included. Each carries the
 reason and the counts; the first defect locations go in the body. A run over no
 document at all is one ``<error>`` saying so: CI cannot pass on nothing.
 
@@ -23,10 +26,12 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import IO, Literal
 
-from hwpscan.models import FileResult, Status
+from hwpscan.models import LOSSY_CLASSES, FileResult, Status
 from hwpscan.report.pivot import UNKNOWN_DATE
 
 GroupBy = Literal["date", "format"]
+#: The classes a contaminated file's message already counts (pairs and orphans).
+SURROGATE_CLASSES = ("split_pairs", "lone_halves")
 SUITE_NAME = "hwpscan"
 #: Characters XML 1.0 cannot carry at all (C0 controls but tab/newline/return, FFFE/FFFF).
 _XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -56,8 +61,9 @@ def failure_message(result: FileResult) -> str | None:
     >>> failure_message(FileResult("a", "", 0, Format.EMPTY, Status.CORRUPT, reason="empty file"))
     'corrupt: empty file'
     """
+    quiet = _quiet_defects(result)
     if result.status is Status.CLEAN:
-        return None
+        return f"defects: {quiet}" if quiet else None
     if result.status is Status.CONTAMINATED:
         b = result.body
         text = (
@@ -67,8 +73,27 @@ def failure_message(result: FileResult) -> str | None:
         text += ", not UTF-8 encodable" if not b.utf8_ok else ""
         if b.pua:
             text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
-        return text
+        return text + (f"; defects: {quiet}" if quiet else "")
     return f"{result.status.value}: {result.reason or 'the body could not be read'}"
+
+
+def _quiet_defects(result: FileResult) -> str:
+    """The defect classes beyond the surrogate counts, ``folded_symbols 2, ...``, or ''."""
+    found = result.defect_counts()
+    if found is None:
+        return ""
+    return ", ".join(
+        f"{k} {n}" for k, n in found.as_dict().items() if n and k not in SURROGATE_CLASSES
+    )
+
+
+def _gated(result: FileResult, gate: Collection[str]) -> bool:
+    """Whether *result* holds a defect class the gate names (``defects``: any)."""
+    found = result.defect_counts()
+    if found is None:
+        return False
+    present = found.present()
+    return bool(present) and ("defects" in gate or any(k in gate for k in present))
 
 
 def _details(result: FileResult) -> str:
@@ -86,9 +111,11 @@ def _details(result: FileResult) -> str:
 def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
     """``failure``, ``error``, ``skipped``, ``note`` (an ungated finding) or None (clean)."""
     if result.status is Status.CLEAN:
-        return None
+        if _gated(result, gate):
+            return "failure"
+        return "note" if _quiet_defects(result) else None
     if result.status is Status.CONTAMINATED:
-        return "failure" if "contaminated" in gate else "note"
+        return "failure" if "contaminated" in gate or _gated(result, gate) else "note"
     return "error" if "unreadable" in gate or "error" in gate else "skipped"
 
 
@@ -112,7 +139,7 @@ def junit_xml(
     >>> b'errors="1"' in junit_xml([], empty_reason="no documents under x")
     True
     """
-    gate = ("contaminated", "unreadable") if gate is None else tuple(gate)
+    gate = ("contaminated", "unreadable", *LOSSY_CLASSES) if gate is None else tuple(gate)
     outcomes = [_outcome(r, gate) for r in results]
     empty = not results and empty_reason is not None
     counts = {k: outcomes.count(k) for k in ("failure", "error", "skipped")}
@@ -155,7 +182,8 @@ def junit_xml(
         if outcome == "note":  # a finding the gate does not include: shown, not failed
             ET.SubElement(case, "system-out").text = xml_safe(f"{message}\n{_details(r)}")
             continue
-        element = ET.SubElement(case, outcome, type=r.status.value, message=xml_safe(message))
+        kind = r.status.value if r.status is not Status.CLEAN else "defects"
+        element = ET.SubElement(case, outcome, type=kind, message=xml_safe(message))
         element.text = xml_safe(_details(r))
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)

@@ -28,7 +28,7 @@ DOCUMENT_FORMATS = (Format.HWP5.value, Format.HWPX.value, Format.PDF.value)
 OTHER = "other"
 PIVOT_COLUMNS = [*DOCUMENT_FORMATS, OTHER]
 EMPTY_CELL = "—"
-_COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable"]
+_COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable", "lossy"]
 
 
 def results_frame(results: Iterable[FileResult]) -> pd.DataFrame:
@@ -41,12 +41,18 @@ def results_frame(results: Iterable[FileResult]) -> pd.DataFrame:
             "contaminated": r.status is Status.CONTAMINATED,
             "clean": r.status is Status.CLEAN,
             "unreadable": not r.status.scanned,
+            "lossy": r.status is Status.CLEAN and _lossy(r),
         }
         for r in results
     ]
     return pd.DataFrame(
-        rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable"]
+        rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable", "lossy"]
     )
+
+
+def _lossy(result: FileResult) -> bool:
+    found = result.defect_counts()
+    return found is not None and found.lossy
 
 
 def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
@@ -61,10 +67,11 @@ def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
             contaminated=("contaminated", "sum"),
             clean=("clean", "sum"),
             unreadable=("unreadable", "sum"),
+            lossy=("lossy", "sum"),
         )
         .reset_index()
     )
-    for col in ("files", "contaminated", "clean", "unreadable"):
+    for col in ("files", "contaminated", "clean", "unreadable", "lossy"):
         grouped[col] = grouped[col].astype(int)
     return grouped.sort_values(["date", "format"], key=_date_key).reset_index(drop=True)
 
@@ -74,17 +81,21 @@ def _date_key(col: pd.Series) -> pd.Series:
     return col.map(lambda v: "9999" if v == UNKNOWN_DATE else v) if col.name == "date" else col
 
 
-def cell_text(files: int, contaminated: int, unreadable: int) -> str:
-    """How one cell reads.
+def cell_text(files: int, contaminated: int, unreadable: int, lossy: int = 0) -> str:
+    """How one cell reads (*lossy*: clean files whose characters are shown as others).
 
     >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(1, 0, 1), cell_text(0, 0, 0)
     ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '1 unreadable', '—')
+    >>> cell_text(2, 0, 0, 1)
+    '0/2 contaminated, 1 lossy'
     """
     if files == 0:
         return EMPTY_CELL
     if unreadable == files:
         return f"{unreadable} unreadable"
     text = f"{contaminated}/{files} contaminated"
+    if lossy:
+        text += f", {lossy} lossy"
     return f"{text}, {unreadable} unreadable" if unreadable else text
 
 
@@ -99,12 +110,16 @@ def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:
         return pd.DataFrame()
     counts["format"] = counts["format"].where(counts["format"].isin(DOCUMENT_FORMATS), OTHER)
     counts = counts.groupby(["date", "format"], as_index=False)[
-        ["files", "contaminated", "clean", "unreadable"]
+        ["files", "contaminated", "clean", "unreadable", "lossy"]
     ].sum()
     counts["cell"] = [
-        cell_text(f, c, u)
-        for f, c, u in zip(
-            counts["files"], counts["contaminated"], counts["unreadable"], strict=True
+        cell_text(f, c, u, n)
+        for f, c, u, n in zip(
+            counts["files"],
+            counts["contaminated"],
+            counts["unreadable"],
+            counts["lossy"],
+            strict=True,
         )
     ]
     table = counts.pivot(index="date", columns="format", values="cell").fillna(EMPTY_CELL)

@@ -12,10 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hwpscan.forensics.pua import pua_summary
+from hwpscan.forensics.twins import pdf_losses
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.matrix import ranking_markdown
 from hwpscan.report.pivot import contaminated_dates, contamination_pivot
+from hwpscan.runs.rows import defect_files
 
 #: Rows of the contaminated and unreadable lists shown before "and N more".
 LIST_LIMIT = 200
@@ -36,6 +38,10 @@ class Figures:
     bytes: int
     dates: int
     contaminated_dates: tuple[str, ...]
+    #: Files per defect class (classes no file has left out), and the clean files whose
+    #: characters are shown as others (folded symbols, PDF folds).
+    defects: tuple[tuple[str, int], ...] = ()
+    lossy: int = 0
 
 
 def figures(results: Sequence[FileResult]) -> Figures:
@@ -61,7 +67,14 @@ def figures(results: Sequence[FileResult]) -> Figures:
         bytes=sum(r.bytes for r in results),
         dates=len({r.date for r in results if r.date}),
         contaminated_dates=tuple(contaminated_dates(results)) if results else (),
+        defects=tuple(defect_files(results).items()),
+        lossy=sum(r.status is Status.CLEAN and _lossy(r) for r in results),
     )
+
+
+def _lossy(r: FileResult) -> bool:
+    found = r.defect_counts()
+    return found is not None and found.lossy
 
 
 def md_cell(text: str) -> str:
@@ -103,6 +116,7 @@ def summary_markdown(
     ]
     if f.contaminated_dates:
         lines += ["Dates with contaminated attachments: " + ", ".join(f.contaminated_dates), ""]
+    lines += _defect_lines(results, f)
     pivot = contamination_pivot(results)
     if not pivot.empty:
         lines += ["## Contamination by date and format", ""]
@@ -145,6 +159,21 @@ def summary_markdown(
         )
         lines += _more(len(broken))
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _defect_lines(results: Sequence[FileResult], f: Figures) -> list[str]:
+    """Files per defect class, and what each PDF lost against its HWP twin."""
+    lines: list[str] = []
+    if f.defects:
+        classes = ", ".join(f"`{k}` {n:,}" for k, n in f.defects)
+        lossy = f" ({f.lossy:,} of them clean as UTF-8 but lossy)" if f.lossy else ""
+        lines += [f"Files by defect class{lossy}: {classes}", ""]
+    losses = pdf_losses(results)
+    if losses:
+        lines += ["## What the PDFs lost", ""]
+        lines += [f"- {md_cell(loss.line())}" for loss in losses[:LIST_LIMIT]]
+        lines += _more(len(losses))
+    return lines
 
 
 def _first_defect(r: FileResult) -> str:

@@ -12,9 +12,21 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info, pua_summary
-from hwpscan.models import FileResult, Status
+from hwpscan.models import LOSSY_CLASSES, FileResult, RepairSummary, Status
 from hwpscan.runs.records import RunInfo
-from hwpscan.runs.rows import status_counts
+from hwpscan.runs.rows import defect_files, status_counts
+
+#: The defect classes a UTF-8 verdict does not show (the surrogate classes make a file
+#: contaminated), with the words the tables use for them.
+QUIET_DEFECTS = {
+    "folded_symbols": "folded",
+    "pdf_folded": "PDF-folded",
+    "old_hangul_pua": "old Hangul",
+    "unmapped_pua": "unmapped PUA",
+}
+#: The quiet classes whose characters are shown wrongly: a text holding them lost its
+#: meaning though it encodes (the verdict says LOSSY, not CLEAN).
+LOSSY_DEFECTS = LOSSY_CLASSES
 
 STATUS_STYLE = {
     Status.CLEAN: "green",
@@ -47,7 +59,7 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
         ("files", "right"),
         ("name", "left"),
         ("renders as", "left"),
-        ("--pua-map gives", "left"),
+        ("--pua map gives", "left"),
         ("note", "left"),
     )
     for col, justify in columns:
@@ -150,6 +162,9 @@ def file_table(
     cols = [*_identity_cols(results), *_count_cols(results, wide=wide, narrow=narrow)]
     if not narrow:
         cols += _encoding_cols(results, wide=wide)
+    defects = _defects_col(results)
+    if defects is not None:
+        cols.append(defects)
     name_width = _name_width(cols, width)
     table = _table_of(cols, title, name_width)
     for i, r in enumerate(results):
@@ -195,6 +210,23 @@ def _encoding_cols(results: Sequence[FileResult], *, wide: bool) -> list[_Col]:
         _Col("UTF-8", [_utf8_cell(r) for r in results]),
         _Col("PUA", [pua_summary(r.body.pua, limit=limit) for r in results]),
     ]
+
+
+def _defects_col(results: Sequence[FileResult]) -> _Col | None:
+    """The quiet defects of each file (``2 folded, 1 unmapped PUA``), when any has them."""
+    cells: list[str | Text] = []
+    for r in results:
+        found = r.defect_counts()
+        parts = [] if found is None else [
+            (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
+            for k, word in QUIET_DEFECTS.items()
+            if getattr(found, k)
+        ]  # fmt: skip
+        style = "bold yellow" if any(lossy for _, lossy in parts) else "dim"
+        cells.append(Text(", ".join(p for p, _ in parts), style=style))
+    if not any(c.plain for c in cells if isinstance(c, Text)):
+        return None
+    return _Col("defects", cells)
 
 
 def _utf8_cell(r: FileResult) -> Text:
@@ -274,7 +306,8 @@ def pivot_table(
                 "dim"
                 if value == EMPTY_CELL
                 else "yellow"
-                if value.endswith(" unreadable") and "/" not in value
+                if (value.endswith(" unreadable") and "/" not in value)
+                or (value.startswith("0/") and " lossy" in value)
                 else "green"
                 if value.startswith("0/")
                 else "bold red"
@@ -296,12 +329,32 @@ def compact_cell(value: str) -> str:
 
 
 def summary_line(results: Sequence[FileResult]) -> str:
-    """``12 files: 5 contaminated, 6 clean, 1 unreadable``."""
+    """``12 files: 5 contaminated, 6 clean, 1 unreadable``, and the files holding the
+    defects a UTF-8 verdict does not show, when any do.
+
+    >>> from hwpscan.models import Defects, Format
+    >>> found = Defects(folded_symbols=2)
+    >>> row = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, defects=found)
+    >>> summary_line([row])
+    '1 files: 0 contaminated, 1 clean, 0 unreadable; files with folded symbols: 1'
+    """
     n = len(results)
     statuses = status_counts(results)  # the rows may be on disk: their tally, if kept
     bad, clean = statuses[Status.CONTAMINATED], statuses[Status.CLEAN]
     unreadable = n - bad - clean
-    return f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"
+    line = f"{n} files: {bad} contaminated, {clean} clean, {unreadable} unreadable"
+    quiet = quiet_defect_files(results)
+    if quiet:
+        line += "; files with " + ", ".join(
+            f"{QUIET_DEFECTS[k]}{' symbols' * (k == 'folded_symbols')}: {v}"
+            for k, v in quiet.items()
+        )
+    return line
+
+
+def quiet_defect_files(results: Sequence[FileResult]) -> dict[str, int]:
+    """Files per quiet defect class (:data:`QUIET_DEFECTS`), from the rows' tally."""
+    return {k: v for k, v in defect_files(results).items() if k in QUIET_DEFECTS}
 
 
 #: Dates named in the verdict before "+N more".
@@ -327,7 +380,10 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     bad = sorted({r.date or "unknown" for r in results if r.status is Status.CONTAMINATED})
     if not bad:
         clean = any(r.status is Status.CLEAN for r in results)
+        lossy = any(k in LOSSY_DEFECTS for k in quiet_defect_files(results))
         head = Text("CLEAN", style="bold green") if clean else Text("NOTHING READ", "bold yellow")
+        if clean and lossy:  # it encodes, but characters are shown as others
+            head = Text("LOSSY", style="bold yellow")
         return head + Text(f": {summary_line(results)}")
     start = f"CONTAMINATED: {summary_line(results)}; on "
     shown = 0
@@ -368,8 +424,12 @@ def default_show(files: int) -> Show:
 
 
 def is_problem(result: FileResult) -> bool:
-    """Anything but a clean file: contaminated, or not read in full."""
-    return result.status is not Status.CLEAN or bool(result.reason)
+    """Anything but a clean file: contaminated, not read in full, or holding characters
+    shown as others (:data:`LOSSY_DEFECTS`)."""
+    if result.status is not Status.CLEAN or result.reason:
+        return True
+    found = result.defect_counts()
+    return found is not None and found.lossy
 
 
 def scan_view(
@@ -404,19 +464,53 @@ def scan_view(
     legend = pua_legend(rows, brief=width is not None and width < NARROW)
     if legend is not None:
         out.append(legend)
+    lost = pdf_loss_lines(results, root=root)
+    if lost is not None:
+        out.append(lost)
     out.append(verdict)
     return out
 
 
+#: PDFs named in the "what the PDFs lost" lines before "+N more".
+LOSSES_SHOWN = 10
+
+
+def pdf_loss_lines(results: Sequence[FileResult], *, root: str | None = None) -> Text | None:
+    """What each PDF lost against its HWP twin (same folder and name), or None."""
+    from hwpscan.forensics.twins import pdf_losses  # only where a PDF was scanned
+
+    if not any(r.format.value == "pdf" for r in results):
+        return None
+    losses = pdf_losses(results)
+    if not losses:
+        return None
+    text = Text("What the PDFs lost against their HWP twins:", style="bold yellow")
+    for loss in losses[:LOSSES_SHOWN]:
+        shown = loss._replace(pdf=short_path(loss.pdf, root), source=short_path(loss.source, root))
+        text.append(f"\n  {shown.line()}")
+    if len(losses) > LOSSES_SHOWN:
+        text.append(f"\n  +{len(losses) - LOSSES_SHOWN} more PDFs", style="dim")
+    return text
+
+
 def repair_table(
-    results: Sequence[FileResult], *, out: object, root: str | None = None, pua_map: bool = False
+    results: Sequence[FileResult],
+    *,
+    out: object,
+    root: str | None = None,
+    pua: str = "keep",
+    pua_map: bool = False,
 ) -> Table:
-    """What ``repair`` did per file: pairs restored, orphans removed, PUA replaced and kept."""
-    table = Table(title=f"Repaired text in {out}", title_justify="left")
+    """What ``repair`` wrote per file: pairs restored, orphans handled, folded symbols
+    restored, and what the private-use mode (*pua*; *pua_map* is the older ``map``) did
+    with private use, the characters it could not map named."""
+    mode = "map" if pua_map and pua == "keep" else pua
+    table = Table(title=f"Repaired text in {out} (--pua {mode})", title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
-    for col in ("pairs restored", "orphans removed", "PUA replaced", "PUA kept"):
+    for col in ("pairs restored", "orphans removed", "folded restored"):
         table.add_column(col, justify="right")
+    table.add_column("private use", overflow="fold")
     for r in results:
         done = r.repair
         status = Text(r.status.value, style=STATUS_STYLE[r.status])
@@ -427,10 +521,31 @@ def repair_table(
             status,
             f"{done.restored_pairs:,}" if done else "",
             f"{done.removed_orphans:,}" if done else "",
-            f"{sum(done.pua_replaced.values()):,}" if done and pua_map else "",
-            f"{sum(done.pua_kept.values()):,}" if done and pua_map else "",
+            f"{done.folded_restored:,}" if done else "",
+            _pua_done(done) if done else "",
         )
     return table
+
+
+def _pua_done(done: RepairSummary) -> Text:
+    """``3 mapped (1 old Hangul), 1 kept: U+F0850``: what the mode did with private use.
+
+    >>> _pua_done(RepairSummary(pua="map", pua_replaced={"U+F02B1": 3},
+    ...                         pua_kept={"U+F0850": 1})).plain
+    '3 mapped, 1 kept: U+F0850×1'
+    """
+    parts: list[str] = []
+    mapped = sum(done.pua_replaced.values())
+    if mapped:
+        old = f" ({done.old_hangul_mapped:,} old Hangul)" if done.old_hangul_mapped else ""
+        parts.append(f"{mapped:,} mapped{old}")
+    for counts, word in ((done.pua_placeheld, "as U+25A1"), (done.pua_dropped, "dropped")):
+        if counts:
+            parts.append(f"{sum(counts.values()):,} {word}: {pua_summary(counts)}")
+    if done.pua_kept:
+        parts.append(f"{sum(done.pua_kept.values()):,} kept: {pua_summary(done.pua_kept)}")
+    style = "yellow" if done.pua_dropped or (done.pua == "map" and done.pua_kept) else ""
+    return Text(", ".join(parts), style=style)
 
 
 # -- history ------------------------------------------------------------------------
