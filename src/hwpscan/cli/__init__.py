@@ -182,6 +182,10 @@ def _main() -> None:
     stop.install()
     try:
         code = app(standalone_mode=False, prog_name="hwpscan")
+    except SystemExit as exc:
+        if _pipe_closed(exc):  # the reader went away (| head): not findings, not an error
+            raise SystemExit(BROKEN_PIPE) from None
+        raise
     except KeyboardInterrupt:  # a stop that came outside a command (while loading)
         raise SystemExit(stop.exit_code(130)) from None
     except typer.Abort:
@@ -252,6 +256,20 @@ def _exit_status(code: object) -> int:
     with contextlib.suppress(Exception):
         print(code, file=sys.stderr)
     return 1
+
+
+#: The status of a command whose output pipe was closed by its reader (``| head``):
+#: 128 + SIGPIPE, as a tool the signal ended gives; never 1, which means findings.
+BROKEN_PIPE = 141
+
+
+def _pipe_closed(exc: SystemExit) -> bool:
+    """Whether *exc* is how click or rich ended a command whose output pipe was closed:
+    both exit 1, click after wrapping the standard streams so nothing more is written,
+    rich from within the write that failed."""
+    if isinstance(exc.__context__, BrokenPipeError):
+        return True
+    return any(type(s).__name__ == "PacifyFlushWrapper" for s in (sys.stdout, sys.stderr))
 
 
 def _replace_unencodable() -> None:
