@@ -22,25 +22,41 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["TEMP_PREFIX", "atomic_file", "atomic_write"]
+__all__ = ["SHARED_MODE", "TEMP_PREFIX", "atomic_file", "atomic_write"]
 
 #: How every temp file hwpscan writes beside its target begins.
 TEMP_PREFIX = ".hwpscan-tmp-"
 
 
+def _umask() -> int:
+    """The process's umask (read once, at import, while no other thread runs)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: The mode of a file written for people and other tools (reports, repaired text): what
+#: ``open()`` would give, 0644 under the usual umask.
+SHARED_MODE = 0o666 & ~_umask()
+
+
 @contextmanager
 def atomic_file(
-    path: Path, *, prefix: str = TEMP_PREFIX, suffix: str = ".part"
+    path: Path, *, prefix: str = TEMP_PREFIX, suffix: str = ".part", shared: bool = False
 ) -> Iterator[BinaryIO]:
     """A binary handle whose bytes replace *path* when the block ends without error.
 
     The folder is created when missing. *prefix* and *suffix* name the temp file (a
     downloader puts its pid in the prefix, so another run can tell a live one from a
     leftover). :func:`os.replace` errors (the temp file removed under us) propagate.
+    The file is the owner's alone (0600, as the temp file is made) unless *shared*: then
+    it gets :data:`SHARED_MODE`, as a file ``open()`` makes.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     tmp = Path(name)
+    if shared:
+        os.fchmod(fd, SHARED_MODE)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -52,7 +68,8 @@ def atomic_file(
         raise
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write *data* (text as UTF-8, newlines as given) to *path* atomically."""
-    with atomic_file(path) as handle:
+def atomic_write(path: Path, data: str | bytes, *, shared: bool = False) -> None:
+    """Write *data* (text as UTF-8, newlines as given) to *path* atomically (*shared*:
+    readable by others, see :func:`atomic_file`)."""
+    with atomic_file(path, shared=shared) as handle:
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)

@@ -607,7 +607,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
         pdf_folds=doc.format is Format.PDF,
     )
     target = repair.target
-    atomic_write(target, done.text)
+    atomic_write(target, done.text, shared=True)  # for other tools: 0644, as open() makes
     return RepairSummary(
         restored_pairs=done.restored_pairs,
         removed_orphans=done.removed_orphans,

@@ -45,7 +45,7 @@ def _files_csv(results: Sequence[FileResult]) -> str:
 
 
 def _write(path: Path, data: str | bytes) -> Path:
-    atomic_write(path, data)
+    atomic_write(path, data, shared=True)  # a report is for people: 0644, as open() makes
     return path
 
 
