@@ -335,6 +335,12 @@ class RangeOptions:
     def given(self) -> bool:
         if (self.start is None) != (self.end is None):
             raise fail("--from and --to go together", ExitCode.USAGE)
+        if self.start is None and self.folder is not None:  # it would be ignored
+            raise fail(
+                "--out is where --from/--to keeps the attachments it fetches: give a range "
+                "with it (the results file is -o/--output)",
+                ExitCode.USAGE,
+            )
         return self.start is not None
 
 

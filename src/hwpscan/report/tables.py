@@ -283,13 +283,13 @@ def pivot_table(
 ) -> Table:
     """The date x format table: which days carried contaminated attachments.
 
-    Below :data:`NARROW` columns the cells are compact (``2/3``, ``1 unread.``) and the
-    caption says how to read them.
+    Below :data:`NARROW` columns, or wherever the full cells would not fit in *width*,
+    the cells are compact (``2/3``, ``1 unread.``) and the caption says how to read them.
     """
     from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot  # pandas, when needed
 
-    compact = width is not None and width < NARROW
     frame = contamination_pivot(results)
+    compact = width is not None and (width < NARROW or _pivot_width(frame) > width)
     table = Table(
         title=title,
         title_justify="left",
@@ -315,6 +315,17 @@ def pivot_table(
             cells.append(Text(compact_cell(value) if compact else value, style=style))
         table.add_row(*cells)
     return table
+
+
+def _pivot_width(frame: object) -> int:
+    """Columns the full date x format table takes: each column as wide as its widest
+    cell or header, plus the borders and padding (three per column, one more)."""
+    columns = getattr(frame, "columns", ())
+    widths = [10]  # the date
+    for col in columns:
+        cells = [str(v) for v in frame[col]]  # type: ignore[index]
+        widths.append(max(cell_len(str(col)), *(cell_len(c) for c in cells)))
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def compact_cell(value: str) -> str:
@@ -379,12 +390,7 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     """
     bad = sorted({r.date or "unknown" for r in results if r.status is Status.CONTAMINATED})
     if not bad:
-        clean = any(r.status is Status.CLEAN for r in results)
-        lossy = any(k in LOSSY_DEFECTS for k in quiet_defect_files(results))
-        head = Text("CLEAN", style="bold green") if clean else Text("NOTHING READ", "bold yellow")
-        if clean and lossy:  # it encodes, but characters are shown as others
-            head = Text("LOSSY", style="bold yellow")
-        return head + Text(f": {summary_line(results)}")
+        return _quiet_head(results) + Text(f": {summary_line(results)}")
     start = f"CONTAMINATED: {summary_line(results)}; on "
     shown = 0
     while shown < len(bad):
@@ -400,6 +406,26 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     else:
         tail = ", ".join(bad[:shown]) + (f" +{len(bad) - shown} more" if shown < len(bad) else "")
     return Text("CONTAMINATED", style="bold red") + Text(start[len("CONTAMINATED") :] + tail)
+
+
+def _quiet_head(results: Sequence[FileResult]) -> Text:
+    """The verdict's word when no file is contaminated: CLEAN only when every file was
+    read whole and shows its characters as they are.
+
+    >>> from hwpscan.models import Format
+    >>> ok = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN)
+    >>> bad = FileResult("b.hwp", "", 1, Format.HWP5, Status.CORRUPT, body_read=False)
+    >>> [_quiet_head(rows).plain for rows in ([ok], [ok, bad], [bad])]
+    ['CLEAN', 'INCOMPLETE', 'NOTHING READ']
+    """
+    statuses = status_counts(results)
+    if not statuses[Status.CLEAN]:
+        return Text("NOTHING READ", style="bold yellow")
+    if sum(statuses.values()) > statuses[Status.CLEAN]:  # some file could not be judged
+        return Text("INCOMPLETE", style="bold yellow")
+    if any(k in LOSSY_DEFECTS for k in quiet_defect_files(results)):
+        return Text("LOSSY", style="bold yellow")  # it encodes, but shows other characters
+    return Text("CLEAN", style="bold green")
 
 
 class Show(str, enum.Enum):
