@@ -1,0 +1,138 @@
+"""What ops record of a deploy must get right, against an emulator that sends no ETag.
+
+A corrected attachment re-issued under a new URL with the same name, the history of
+verify runs, the verify report and its JUnit, a tool that drops restored characters,
+the window limit, a key of an unusual length and the report of an interrupted run.
+Everything runs against the emulator on 127.0.0.1 with ``etags`` off, so no check can
+lean on a conditional request.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+import hwpscan.cli.fetch  # noqa: F401  (registers fetch)
+import hwpscan.cli.report  # noqa: F401  (registers report and history)
+import hwpscan.cli.verify  # noqa: F401  (registers verify)
+from hwpscan.cli import app
+from hwpscan.manifest import MANIFEST_NAME, read_entries
+from hwpscan.models import ExitCode
+from hwpscan.rehearsal.emulator.quirks import Quirks
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+
+KEY = "Dp" + "7" * 30
+PY = sys.executable
+FIXED = f"fixed={PY} -m hwpscan.examples.fixed_extractor {{path}}"
+DAY = "2025-07-21"
+NO_ETAGS = Quirks(etags=False)
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("HWPSCAN_API_KEY", KEY)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def emu() -> Iterator[RunningEmulator]:
+    with serve_in_thread(quirks=NO_ETAGS) as running:
+        yield running
+
+
+def cli(emu: RunningEmulator, *args: str, api: bool = True):
+    extra = ["--api-url", emu.api_url, "--no-progress"] if api else []
+    result = CliRunner().invoke(app, [*args, *extra])
+    assert KEY not in result.output
+    assert "Traceback" not in result.output, result.output
+    return result
+
+
+def verify_json(emu: RunningEmulator, *args: str) -> tuple[int, dict]:
+    result = cli(emu, "verify", *args, "-j", "1", "--format", "json")
+    out = result.stdout
+    return result.exit_code, json.loads(out[out.index("{") : out.rindex("}") + 1])
+
+
+def reissue(emu: RunningEmulator, *, new_urls: bool) -> int:
+    params = {"date": DAY, **({"new_urls": "1"} if new_urls else {})}
+    answer = httpx.post(f"{emu.url}/_emulator/reissue", params=params, timeout=30)
+    return int(answer.json()["reissued"])
+
+
+def _flat(output: str) -> str:
+    return " ".join(output.replace("│", " ").split())
+
+
+# -- the emulator ------------------------------------------------------------------------
+
+
+def test_the_emulator_can_send_no_etag_and_reissue_under_new_urls(emu: RunningEmulator) -> None:
+    ask = {"authKey": KEY, "startDate": DAY, "endDate": DAY}
+    with httpx.Client(timeout=30, trust_env=False) as http:
+        before = http.get(emu.api_url, params=ask).content
+        url = before.split(b'"atchfileUrl":"')[1].split(b"|")[0].split(b'"')[0].decode()
+        first = http.get(url)
+        assert first.status_code == 200 and "etag" not in first.headers
+        assert http.get(url, headers={"If-None-Match": '"x"'}).status_code == 200
+        assert reissue(emu, new_urls=True) == 2
+        after = http.get(emu.api_url, params=ask).content
+        names = [b.split(b'"atchfileNm":"')[1].split(b'"')[0] for b in (before, after)]
+        assert names[0] == names[1]  # the same names
+        assert url.encode() not in after  # under other URLs
+        assert http.get(url).content == first.content  # the old URL keeps the old bytes
+
+
+# -- identity follows the URL ------------------------------------------------------------
+
+
+def test_a_file_reissued_under_a_new_url_with_the_same_name_is_judged(
+    home: Path, emu: RunningEmulator
+) -> None:
+    out = str(home / "press")
+    code, doc = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--out", out)
+    assert code == ExitCode.OK, doc
+    reissue(emu, new_urls=True)
+    code, doc = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--out", out)
+    assert code == ExitCode.FINDINGS, doc  # the corrected files are clean: no false PASS
+    assert doc["fetch"]["files_fetched"] == 2, doc["fetch"]
+    code, doc = verify_json(emu, "--date", DAY, "--expect", "clean", "--out", out)
+    assert code == ExitCode.OK, doc
+    assert doc["fetch"]["files_fetched"] == 0  # the same URLs, the same bytes: reused
+    entries = read_entries(Path(out) / MANIFEST_NAME)
+    retaken = [e for e in entries if "new download URL" in (e.reason or "")]
+    assert len(retaken) == 2 and all(e.status == "downloaded" for e in retaken)
+    assert len(list(Path(out).rglob(".superseded/*.hwp"))) == 2
+
+
+def test_fetch_in_the_same_folder_downloads_a_reissue_under_a_new_url(
+    home: Path, emu: RunningEmulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = str(home / "press")
+    first = cli(emu, "fetch", "--from", DAY, "--to", DAY, "--out", out)
+    assert first.exit_code == 0, first.output
+    before = {e.path: e.sha256 for e in read_entries(Path(out) / MANIFEST_NAME)}
+    reissue(emu, new_urls=True)
+    # another state folder (another machine, a CI job) sharing the downloads: its
+    # listing, not cached yet, names the new URLs
+    monkeypatch.setenv("HWPSCAN_HOME", str(home / "home2"))
+    again = cli(emu, "fetch", "--from", DAY, "--to", DAY, "--out", out)
+    assert again.exit_code == 0, again.output
+    entries = read_entries(Path(out) / MANIFEST_NAME)
+    changed = {e.path for e in entries if e.path and e.sha256 != before.get(e.path)}
+    assert len(changed) == 2  # the two corrected files, under their old names
+    for path in changed:
+        assert (Path(out) / path).read_bytes() != b""
+    scanned = cli(emu, "scan", out, "--format", "jsonl", api=False)
+    rows = [json.loads(line) for line in scanned.stdout.splitlines() if line.startswith("{")]
+    assert rows and not any(r["status"] == "contaminated" for r in rows if r.get("date") == DAY)
