@@ -10,7 +10,6 @@ lean on a conditional request.
 from __future__ import annotations
 
 import json
-import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +18,8 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import hwpscan.cli.fetch  # noqa: F401  (registers fetch)
-import hwpscan.cli.report  # noqa: F401  (registers report and history)
+import hwpscan.cli.fetch
+import hwpscan.cli.report
 import hwpscan.cli.verify  # noqa: F401  (registers verify)
 from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME, read_entries
@@ -51,7 +50,8 @@ def emu() -> Iterator[RunningEmulator]:
 
 
 def cli(emu: RunningEmulator, *args: str, api: bool = True):
-    extra = ["--api-url", emu.api_url, "--no-progress"] if api else []
+    extra = ["--api-url", emu.api_url] if api else []
+    extra += ["--no-progress"] if api and args[0] != "plan" else []
     result = CliRunner().invoke(app, [*args, *extra])
     assert KEY not in result.output
     assert "Traceback" not in result.output, result.output
@@ -136,3 +136,42 @@ def test_fetch_in_the_same_folder_downloads_a_reissue_under_a_new_url(
     scanned = cli(emu, "scan", out, "--format", "jsonl", api=False)
     rows = [json.loads(line) for line in scanned.stdout.splitlines() if line.startswith("{")]
     assert rows and not any(r["status"] == "contaminated" for r in rows if r.get("date") == DAY)
+
+
+# -- the window and the key are checked before any call ---------------------------------
+
+
+@pytest.mark.parametrize("command", ["fetch", "verify", "plan", "scan"])
+def test_a_window_over_21_days_is_refused_before_any_call(
+    home: Path, emu: RunningEmulator, command: str
+) -> None:
+    argv = {
+        "fetch": ["fetch", "--from", "2025-07-01", "--to", "2025-08-11"],
+        "verify": ["verify", "--date", DAY, "--expect", "contaminated"],
+        "plan": ["plan", "--from", "2025-07-01", "--to", "2025-08-11"],
+        "scan": ["scan", "--from", "2025-07-01", "--to", "2025-08-11"],
+    }[command]
+    result = cli(emu, *argv, "--window-days", "22")
+    assert result.exit_code == ExitCode.USAGE, result.output
+    assert "21 days per call" in _flat(result.output)
+    assert emu.stats().calls_total == 0 and emu.stats().requests == 0
+
+
+def test_a_key_of_another_length_needs_the_override_and_is_warned_about(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_key = "LongKey" + "9" * 33  # 40 characters
+    monkeypatch.setenv("HWPSCAN_API_KEY", long_key)
+    with serve_in_thread(quirks=Quirks(etags=False, check_key=False)) as emu:
+        refused = cli(emu, "fetch", "--from", DAY, "--to", DAY)
+        assert refused.exit_code == ExitCode.USAGE
+        assert "40 characters" in refused.output and "--any-key-length" in _flat(refused.output)
+        assert emu.stats().calls_total == 0
+        sent = cli(emu, "fetch", "--from", DAY, "--to", DAY, "--any-key-length")
+        assert sent.exit_code == 0, sent.output
+        assert "40 characters long" in _flat(sent.output) and "sent anyway" in sent.output
+        assert emu.stats().calls_total == 1
+        code, doc = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--any-key-length")
+        assert code == ExitCode.OK, doc
+    for output in (refused.output, sent.output):
+        assert long_key not in output

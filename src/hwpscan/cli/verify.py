@@ -285,7 +285,7 @@ def verify(
     """
     out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     settings, before = _prepare(opts)
-    key = get_key()
+    key = get_key(any_length=fetch.any_key_length)
     hooks = VerifyHooks(
         _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
         partial(_fetched_line, cached=settings.cached),

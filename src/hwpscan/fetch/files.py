@@ -9,6 +9,7 @@ run's files are found again by URL, so a rerun downloads nothing twice.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -126,6 +127,9 @@ class AttachmentStore:
         self._by_url = {url: out_dir / path for path, url in self._owners.items()}
         #: Jobs (by id) of new URLs whose file name an earlier file already had.
         self._taken_over: set[int] = set()
+        #: Every file this run's jobs write: a server's name never renames onto one.
+        self._dests: set[Path] = set()
+        self._rename_lock = threading.Lock()
         self._etags = {e.url: e.etag for e in previous if e.status == "downloaded" and e.etag}
 
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
@@ -140,6 +144,7 @@ class AttachmentStore:
             self.tally.warnings.extend(release.warnings)
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
         jobs = self._within_budget(jobs)
+        self._dests.update(job.dest for job in jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
         # Each result is settled (its manifest line written) as it completes; the
         # entries are then put back in listing order, so what a fetch reports (and what
@@ -259,7 +264,7 @@ class AttachmentStore:
                     self.tally.warnings.append(f"{self._label(release, name, dest)}: {reason}")
                 server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
                 if not name and server_name:
-                    dest, name = _rename_to_server_name(dest, server_name), server_name
+                    dest, name = self._rename(dest, server_name), server_name
             entry = replace(
                 _entry(release, name, url, "downloaded", reason),
                 path=self._relative(dest),
@@ -274,6 +279,13 @@ class AttachmentStore:
             else:  # confirmed on disk, its line already written by an earlier run
                 self.tally.entries.append(entry)
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
+
+    def _rename(self, dest: Path, server_name: str) -> Path:
+        """:func:`_rename_to_server_name`, never onto a file another job will write."""
+        with self._rename_lock:
+            target = _rename_to_server_name(dest, server_name, self._dests)
+            self._dests.add(target)
+        return target
 
     def _label(self, release: Release, name: str, dest: Path | None) -> str:
         """A file as a person knows it: date, subject and file name (not its URL)."""
@@ -360,11 +372,12 @@ def is_html(content_type: str | None) -> bool:
     )
 
 
-def _rename_to_server_name(dest: Path, server_name: str) -> Path:
-    """Give a file the API listed without a name the server's name (same folder, same prefix)."""
+def _rename_to_server_name(dest: Path, server_name: str, taken: set[Path]) -> Path:
+    """Give a file the API listed without a name the server's name (same folder, same
+    prefix), unless that name is on disk or *taken* by another download of this run."""
     prefix = dest.name.split("_", 1)[0]
     target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
-    if target.exists():
+    if target in taken or target.exists():
         return dest
     try:
         os.replace(dest, target)
