@@ -175,3 +175,19 @@ def test_a_key_of_another_length_needs_the_override_and_is_warned_about(
         assert code == ExitCode.OK, doc
     for output in (refused.output, sent.output):
         assert long_key not in output
+
+
+# -- history -------------------------------------------------------------------------------
+
+
+def test_history_shows_passing_verify_runs_as_passed(home: Path, emu: RunningEmulator) -> None:
+    code, _ = verify_json(emu, "--date", DAY, "--date", "2025-07-22", "--expect", "contaminated")
+    assert code == ExitCode.OK
+    shown = CliRunner().invoke(app, ["history"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    line = next(row for row in shown.output.splitlines() if " verify " in row)
+    assert "2/2 dates PASS" in line and "FAIL" not in line, line
+    code, _ = verify_json(emu, "--date", DAY, "--date", "2025-07-23", "--expect", "contaminated")
+    assert code == ExitCode.FINDINGS
+    shown = CliRunner().invoke(app, ["history", "-n", "1"], env={"COLUMNS": "200"})
+    assert "1/2 dates PASS, 1 FAIL" in shown.output, shown.output
