@@ -191,3 +191,49 @@ def test_history_shows_passing_verify_runs_as_passed(home: Path, emu: RunningEmu
     assert code == ExitCode.FINDINGS
     shown = CliRunner().invoke(app, ["history", "-n", "1"], env={"COLUMNS": "200"})
     assert "1/2 dates PASS, 1 FAIL" in shown.output, shown.output
+
+
+# -- a tool that deletes the restored characters does not pass ---------------------------
+
+TOOL = r"""
+import json, pathlib, re, subprocess, sys
+day, folder, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+docs = []
+for path in sorted(pathlib.Path(folder, day).glob("*.hwp")):
+    extractor = [sys.executable, "-m", "hwpscan.examples.fixed_extractor", str(path)]
+    text = subprocess.run(extractor, capture_output=True, check=True).stdout.decode("utf-8")
+    if mode == "drop":  # valid UTF-8 because the private-use characters are gone
+        text = re.sub("[\ue000-\uf8ff\U000f0000-\U0010ffff]", "", text)
+    elif mode == "map":  # display equivalents where the PUA table knows one
+        from hwpscan.forensics.pua import apply_pua_map
+        text = apply_pua_map(text)[0]
+    docs.append({"type": "text", "text": text})
+print(json.dumps({"result": {"content": docs}}))
+"""
+
+
+def _tool(home: Path, mode: str) -> str:
+    script = home / "tool.py"
+    script.write_text(TOOL, encoding="utf-8")
+    return f"{PY} {script} {{date}} {home / 'press'} {mode}"
+
+
+@pytest.mark.parametrize(("mode", "verdict"), [("keep", "PASS"), ("map", "PASS"), ("drop", "FAIL")])
+def test_a_tool_must_deliver_the_restored_characters(
+    home: Path, emu: RunningEmulator, mode: str, verdict: str
+) -> None:
+    out = str(home / "press")
+    code, doc = verify_json(
+        emu, "--date", DAY, "--expect", "fixed", "--out", out, "--tool-cmd", _tool(home, mode)
+    )
+    (day,) = doc["dates"]
+    assert day["verdict"] == verdict, day
+    assert day["tool"]["ok"] and day["tool"]["bad"] == 0  # the output itself is clean UTF-8
+    if verdict == "FAIL":
+        assert code == ExitCode.FINDINGS
+        assert "characters dropped" in day["reason"]
+        dropped = [e for e in day["evidence"] if "characters dropped" in e["problem"]]
+        assert len(dropped) == day["contaminated"] == 2  # each contaminated attachment named
+        assert all(e["file"].endswith(".hwp") and "U+F02B1 ×8" in e["problem"] for e in dropped)
+    else:
+        assert code == ExitCode.OK
