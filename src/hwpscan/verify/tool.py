@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import UsageError
 from hwpscan.forensics.checkjson import check_json_text, decode_input, iter_strings
 from hwpscan.forensics.pua import pua_info
-from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.forensics.surrogates import escape_snippet, merge_pairs
 from hwpscan.procs import run_captured
 from hwpscan.redaction import (
     API_KEY_ENV,
@@ -209,7 +209,7 @@ def run_tool(
         return ToolOutcome(
             day, shown, f"the tool command printed no JSON ({skipped} line(s) skipped)", check
         )
-    characters = frozenset(ch for string in iter_strings(text) for ch in string)
+    characters = frozenset(ch for string in iter_strings(text) for ch in merge_pairs(string))
     return ToolOutcome(day, shown, None, check, characters)
 
 
