@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.quirks import Quirks
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
+from hwpscan.runs.recording import recorded_run
+from hwpscan.scan import scan_paths
 
 KEY = "Dp" + "7" * 30
 PY = sys.executable
@@ -237,3 +240,73 @@ def test_a_tool_must_deliver_the_restored_characters(
         assert all(e["file"].endswith(".hwp") and "U+F02B1 ×8" in e["problem"] for e in dropped)
     else:
         assert code == ExitCode.OK
+
+
+# -- the verify report, and the report of a verify run -----------------------------------
+
+
+def _junit_cases(path: Path) -> dict[str, ET.Element]:
+    root = ET.parse(path).getroot()
+    return {case.get("name", ""): case for case in root.iter("testcase")}
+
+
+def _assert_verify_report(folder: Path) -> None:
+    summary = (folder / "summary.md").read_text(encoding="utf-8")
+    table = summary.index("## Verification (--expect clean)")
+    assert table < summary.index("contaminated**")  # before the file figures
+    assert "**1 of 2 dates PASS, 1 FAIL**" in summary
+    assert f"| {DAY} | **FAIL** |" in summary and "| 2025-07-23 | **PASS** |" in summary
+    assert f"### Evidence for {DAY} (FAIL)" in summary and "[raw]" in summary
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    assert page.index('id="verdicts"') < page.index('id="summary"')
+    assert "1 of 2 dates PASS, 1 FAIL" in page and "surrogate code points" in page
+    cases = _junit_cases(folder / "junit.xml")
+    assert sorted(cases) == [DAY, "2025-07-23"]  # one case per date, not per file
+    failure = cases[DAY].find("failure")
+    assert failure is not None and "FAIL" in (failure.get("message") or "")
+    assert ".hwp [raw]" in (failure.text or "")
+    assert not list(cases["2025-07-23"].iter("failure")) + list(cases["2025-07-23"].iter("error"))
+
+
+def test_verify_report_leads_with_the_verdicts_and_junit_has_a_case_per_date(
+    home: Path, emu: RunningEmulator
+) -> None:
+    result = cli(
+        emu, "verify", "--date", DAY, "--date", "2025-07-23", "--expect", "clean",
+        "--report", str(home / "reports" / "{run}"), "-j", "1",
+    )  # fmt: skip
+    assert result.exit_code == ExitCode.FINDINGS, result.output
+    (folder,) = (home / "reports").iterdir()
+    _assert_verify_report(folder)
+    # the same from the stored run
+    again = CliRunner().invoke(app, ["report", "latest", "--out", str(home / "again")])
+    assert again.exit_code == 0, again.output
+    assert "1/2 dates PASS, 1 FAIL" in again.output
+    _assert_verify_report(home / "again")
+
+
+def test_the_report_of_an_interrupted_run_says_it_is_partial(
+    home: Path, emu: RunningEmulator
+) -> None:
+    out = home / "press"
+    code, _ = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--out", str(out))
+    assert code == ExitCode.OK
+    files = sorted(out.rglob("*.hwp"))
+    with pytest.raises(KeyboardInterrupt), recorded_run("scan", {"paths": [str(out)]}) as rec:
+        for result in scan_paths(files[:1], jobs=1):
+            rec(result)
+        raise KeyboardInterrupt  # Ctrl-C before the other files
+    shown = CliRunner().invoke(app, ["report", "latest", "--out", str(home / "partial")])
+    assert shown.exit_code == 0, shown.output
+    assert "interrupted" in shown.output and "partial" in shown.output
+    folder = home / "partial"
+    summary = (folder / "summary.md").read_text(encoding="utf-8")
+    assert "**Partial: the run was interrupted" in summary
+    assert 'id="partial"' in (folder / "report.html").read_text(encoding="utf-8")
+    run_case = _junit_cases(folder / "junit.xml")["run"]
+    error = run_case.find("error")
+    assert error is not None and error.get("type") == "interrupted"
+    # a finished run's report says nothing of the kind
+    finished = CliRunner().invoke(app, ["report", "latest~1", "--out", str(home / "whole")])
+    assert finished.exit_code == 0 and "partial" not in finished.output
+    assert "Partial" not in (home / "whole" / "summary.md").read_text(encoding="utf-8")
