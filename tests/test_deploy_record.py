@@ -118,6 +118,20 @@ def test_a_file_reissued_under_a_new_url_with_the_same_name_is_judged(
     assert len(list(Path(out).rglob(".superseded/*.hwp"))) == 2
 
 
+def test_a_file_reissued_under_the_same_url_is_told_by_its_bytes(
+    home: Path, emu: RunningEmulator
+) -> None:
+    out = str(home / "press")
+    code, _ = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--out", out)
+    assert code == ExitCode.OK
+    assert reissue(emu, new_urls=False) == 2
+    base = emu.stats()
+    code, doc = verify_json(emu, "--date", DAY, "--expect", "clean", "--out", out)
+    assert code == ExitCode.OK, doc
+    assert doc["fetch"]["files_fetched"] == 2 and doc["fetch"]["files_reused"] == 3
+    assert emu.stats().not_modified == base.not_modified  # no ETag: every body sent again
+
+
 def test_fetch_in_the_same_folder_downloads_a_reissue_under_a_new_url(
     home: Path, emu: RunningEmulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
