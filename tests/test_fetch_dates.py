@@ -55,7 +55,7 @@ def test_backwards_range_rejected_with_weekdays() -> None:
         parse_range("2025-08-11", "2025-07-21")
 
 
-@pytest.mark.parametrize("days", [1, 7, 21, 30])
+@pytest.mark.parametrize("days", [1, 7, 20, 21])
 def test_windows_cover_the_range_exactly_once(days: int) -> None:
     start, end = date(2025, 1, 30), date(2025, 4, 2)
     windows = split_windows(start, end, days)

@@ -135,8 +135,9 @@ def test_a_short_key_is_refused_before_any_call(
 
 
 def test_period_too_long_exits_3(emulator: RunningEmulator, env: dict[str, str]) -> None:
+    emulator.app.quirks = Quirks(max_days=7)  # a stricter server than the real one
     result = fetch(
-        emulator, env, "--from", "2025-07-01", "--to", "2025-08-11", "--window-days", "42"
+        emulator, env, "--from", "2025-07-01", "--to", "2025-08-11", "--window-days", "14"
     )
     assert result.exit_code == ExitCode.API
     assert "too long" in result.output and "--window-days" in result.output

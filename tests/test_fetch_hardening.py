@@ -414,7 +414,11 @@ def test_windows_reach_the_last_date_without_overflow() -> None:
 
     windows = split_windows(date(9999, 12, 1), date.max, 21)
     assert windows[-1].end == date.max and sum(w.days for w in windows) == 31
-    assert split_windows(date.max, date.max, 99_999_999)[0].days == 1
+    assert split_windows(date.max, date.max, 21)[0].days == 1
+    from hwpscan.errors import UsageError
+
+    with pytest.raises(UsageError, match="more than the API's 21 days per call"):
+        split_windows(date.max, date.max, 99_999_999)  # refused, not an overflow
 
 
 # --- 10: two runs sharing a state folder pay for each window once ----------------------

@@ -45,7 +45,12 @@ def runs(results: list[FileResult]) -> dict[str, str]:
             {"dates": ["2025-07-21", "2025-07-22"], "expect": "clean"},
             [r for r in results if r.date in ("2025-07-21", "2025-07-22")],
             started=datetime(2025, 7, 23, 2, 0, tzinfo=UTC),
-            summary={"verdicts": {"2025-07-21": "still contaminated", "2025-07-22": "ok"}},
+            summary={  # as verify stores them: an object per date
+                "verdicts": {
+                    "2025-07-21": {"date": "2025-07-21", "verdict": "FAIL", "reason": "x"},
+                    "2025-07-22": {"date": "2025-07-22", "verdict": "PASS", "reason": "y"},
+                }
+            },
         )
         broken = store.start_run(
             "scan", {"paths": ["x"]}, started=datetime(2025, 7, 24, tzinfo=UTC)
@@ -78,7 +83,7 @@ def test_history_fits_80_columns_with_short_ids_and_korea_time(
     fetch_line = next(line for line in lines if " fetch " in line)
     assert "67" in fetch_line and "12 downloaded" in fetch_line  # 12 + 54 + 1 files, not 0
     verify_line = next(line for line in lines if " verify " in line)
-    assert "1/2 dates as expected" in verify_line
+    assert "1/2 dates PASS, 1 FAIL" in verify_line
     assert "interrupted" in out
     bad = sum(r.status is Status.CONTAMINATED for r in results)
     assert f"{bad} contaminated" in out

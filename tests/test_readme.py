@@ -81,6 +81,7 @@ def test_the_post_deploy_example_runs_against_the_emulator(
     key = next(w for w in lines[1].split() if w.startswith("HWPSCAN_API_KEY=")).split("=", 1)[1]
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("HWPSCAN_API_KEY", key)
+    monkeypatch.chdir(tmp_path)  # --report 'reports/{run}' writes here
     checked = 0
     with serve_in_thread() as emu:
         expected: int | None = None
@@ -90,7 +91,8 @@ def test_the_post_deploy_example_runs_against_the_emulator(
                 expected = int(found.group(1)) if found else None
                 continue
             if line.startswith("curl") and "reissue" in line:
-                emu.app.reissue(None if "date=" not in line else _day(line))
+                day = None if "date=" not in line else _day(line)
+                emu.app.reissue(day, new_urls="new_urls=1" in line)
                 expected = 0
                 continue
             argv = shlex.split(line.replace('"$API"', emu.api_url))
@@ -100,7 +102,7 @@ def test_the_post_deploy_example_runs_against_the_emulator(
             result = CliRunner().invoke(app, [*argv[1:], "--no-progress", "-j", "1"])
             assert result.exit_code == expected, (line, result.output)
             checked += 1
-    assert checked == 4
+    assert checked == 5
 
 
 def _day(line: str):

@@ -263,14 +263,20 @@ def test_a_tool_command_printing_sse_with_a_lone_surrogate_fails_with_the_path(
 def test_a_clean_tool_output_passes_and_a_failing_tool_is_a_failure(
     home: Path, emulator, tmp_path: Path
 ) -> None:
-    good = _script(
+    good = _script(  # the date's text as the fixed extractor gives it, restored characters too
         tmp_path,
         "good.py",
-        "import json, sys\nprint(json.dumps({'date': sys.argv[1], 'text': '가'}))\n",
+        "import json, pathlib, subprocess, sys\n"
+        "texts = [subprocess.run([sys.executable, '-m', 'hwpscan.examples.fixed_extractor', "
+        "str(p)], capture_output=True, check=True).stdout.decode('utf-8')\n"
+        "         for p in sorted(pathlib.Path(sys.argv[2], sys.argv[1]).glob('*.hwp'))]\n"
+        "print(json.dumps({'date': sys.argv[1], 'texts': texts}))\n",
     )
+    out = tmp_path / "press"
     code, doc = _json(
-        emulator, "--date", "2025-07-30", "--expect", "fixed", "--tool-cmd", f"{good} {{date}}"
-    )
+        emulator, "--date", "2025-07-30", "--expect", "fixed", "--out", str(out),
+        "--tool-cmd", f"{good} {{date}} {out}",
+    )  # fmt: skip
     assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
     for body, words in (
         ("import sys\nprint('boom', file=sys.stderr)\nsys.exit(5)\n", "exited with status 5: boom"),
@@ -452,7 +458,9 @@ def test_the_tool_command_gets_no_key_unless_a_variable_is_passed_by_name(
     code, doc = _json(emulator, *args)
     assert code == 1 and "no SERVICE_TOKEN" in doc["dates"][0]["reason"], doc
     code, doc = _json(emulator, *args, "--tool-env", "SERVICE_TOKEN")
-    assert code == 0 and doc["dates"][0]["verdict"] == PASS, doc
+    (day,) = doc["dates"]  # it ran with its token; it prints no text, so it proves no fix
+    assert day["tool"]["ok"] and day["tool"]["failure"] is None, doc
+    assert "no SERVICE_TOKEN" not in day["reason"] and "characters dropped" in day["reason"]
 
 
 def test_verify_takes_every_fetch_option_fetch_takes() -> None:

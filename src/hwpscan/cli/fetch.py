@@ -87,7 +87,7 @@ def fetch(
         jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
     )
     first, last = parse_dates(start, end)
-    key = get_key()
+    key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes

@@ -35,7 +35,14 @@ from hwpscan.fetch import (
     stop_message,
 )
 from hwpscan.fetch.dates import parse_range, with_weekday, year_warning
-from hwpscan.fetch.keys import ENV_VAR, check_key, check_key_length, config_path, resolve_key
+from hwpscan.fetch.keys import (
+    ENV_VAR,
+    check_key,
+    check_key_length,
+    config_path,
+    key_length_problem,
+    resolve_key,
+)
 from hwpscan.fetch.plan import Plan
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
@@ -193,8 +200,12 @@ def parse_dates(start: str, end: str) -> tuple[date, date]:
         raise fail_redacted(str(exc), ExitCode.USAGE) from None
 
 
-def get_key(*, prompt: bool = True) -> str:
-    """The API key: ``HWPSCAN_API_KEY``, the config file, or a hidden prompt on a TTY."""
+def get_key(*, prompt: bool = True, any_length: bool = False) -> str:
+    """The API key: ``HWPSCAN_API_KEY``, the config file, or a hidden prompt on a TTY.
+
+    A key that is not 32 characters long exits 2, unless *any_length*
+    (``--any-key-length``): then it is sent after a warning.
+    """
     state = state_dir()
     try:
         key = resolve_key(state)
@@ -208,9 +219,13 @@ def get_key(*, prompt: bool = True) -> str:
             ExitCode.USAGE,
         )
     try:
-        return check_key_length(check_key(key))
+        key = check_key_length(check_key(key), any_length=any_length)
     except UsageError as exc:
         raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
+    problem = key_length_problem(key)
+    if problem is not None:
+        warn(f"{problem} (sent anyway: --any-key-length)")
+    return key
 
 
 def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
@@ -269,6 +284,7 @@ def fetch_for_scan(
     *,
     show_progress: bool = True,
     assume_yes: bool = False,
+    any_key_length: bool = False,
     **fields: Any,
 ) -> tuple[Path, FetchReport]:
     """Fetch (cache first) for ``scan --from/--to`` and ``verify``: key, bars, messages.
@@ -276,10 +292,11 @@ def fetch_for_scan(
     Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
     ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
     (:func:`raise_for_report`). ``assume_yes`` goes on without asking when the range
-    lies in another year. ``fields`` replace fields of ``settings``.
+    lies in another year; ``any_key_length`` sends a key of another length than 32
+    after a warning. ``fields`` replace fields of ``settings``.
     """
     first, last = parse_dates(start, end)
-    key = get_key()
+    key = get_key(any_length=any_key_length)
     settings = replace(settings or FetchSettings(), **fields)
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes

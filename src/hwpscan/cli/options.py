@@ -27,6 +27,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from hwpscan.cli.app import ApiUrlOpt, err_console
+from hwpscan.errors import UsageError
+from hwpscan.fetch.dates import MAX_WINDOW_DAYS, check_window_days
 from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.settings import FetchSettings
 
@@ -123,8 +125,23 @@ FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", s
 ToOpt = Annotated[
     str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
 ]
+
+
+def _window_days(value: int) -> int:
+    """``--window-days`` within the API's limit, checked before anything is sent."""
+    try:
+        return check_window_days(value)
+    except UsageError as exc:
+        raise typer.BadParameter(str(exc).removeprefix(f"--window-days {value} ")) from None
+
+
 WindowOpt = Annotated[
-    int, typer.Option("--window-days", min=1, help="Days per call, both ends counted.")
+    int,
+    typer.Option(
+        "--window-days",
+        callback=_window_days,
+        help=f"Days per call, both ends counted (at most {MAX_WINDOW_DAYS}).",
+    ),
 ]
 LimitOpt = Annotated[
     int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
@@ -151,6 +168,13 @@ YesOpt = Annotated[
         "--yes",
         "-y",
         help="Do not ask before fetching a range in another year (the warning still shows).",
+    ),
+]
+AnyKeyLengthOpt = Annotated[
+    bool,
+    typer.Option(
+        "--any-key-length",
+        help="Send a key that is not 32 characters long (the warning still shows).",
     ),
 ]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
@@ -251,8 +275,9 @@ class FetchOptions:
     ``fresh``, ``only_dates``...). Not in the group: ``--out``, whose default differs
     by command (``fetch``: ``./hwpscan-downloads``; ``scan --from/--to`` and
     ``verify``: a folder per API host in the state folder), and ``--progress``, which
-    ``scan`` also uses for the scan. ``yes`` is not a setting: pass it as
-    ``assume_yes`` to :func:`hwpscan.cli.fetch_view.fetch_for_scan`.
+    ``scan`` also uses for the scan. ``yes`` and ``any_key_length`` are not
+    settings: pass them as ``assume_yes`` and ``any_key_length`` to
+    :func:`hwpscan.cli.fetch_view.fetch_for_scan` (or :func:`~hwpscan.cli.fetch_view.get_key`).
 
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
     >>> s = opts.settings(out_dir=Path("x"))
@@ -275,6 +300,7 @@ class FetchOptions:
     downloads: DownloadsOpt = DOWNLOADS
     limits: LimitOptions = field(default_factory=LimitOptions)
     yes: YesOpt = False
+    any_key_length: AnyKeyLengthOpt = False
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """The :class:`FetchSettings` these options ask for, ``overrides`` replacing fields."""

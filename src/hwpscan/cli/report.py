@@ -16,13 +16,13 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, fail
+from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
 from hwpscan.cli.options import OldOutOpt, deprecated, split_list
 from hwpscan.cli.runs_view import load_or_fail
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode
-from hwpscan.report.tables import history_table
+from hwpscan.report.tables import history_table, verdict_tally
 from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo, default_store, diff_results
 from hwpscan.runs.matrix import load_matrix_rows
 
@@ -62,9 +62,21 @@ def report(
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
     written = write_report(stored.results, target, run=stored.info, matrix=matrix)
-    console.print(
-        f"run {stored.id}: {stored.info.files} files, {stored.info.contaminated} contaminated"
-    )
+    line = Text(f"run {stored.id}: ")
+    verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
+    if isinstance(verdicts, dict) and verdicts:
+        line.append(verdict_tally(verdicts.values()))
+        line.append("; ")
+    line.append(f"{stored.info.files} files, {stored.info.contaminated} contaminated")
+    console.print(line)
+    if stored.info.finished is None:
+        err_console.print(
+            f"[yellow]warning:[/] run {stored.id} was interrupted: the report is partial, "
+            f"it holds only the {stored.info.files} file(s) recorded before the run stopped",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
+        )
     for path in written:
         console.print(f"  {path}", highlight=False)
 

@@ -39,8 +39,13 @@ def report_recorded(recording: Recording, report_dir: Path | None) -> None:
         from hwpscan.report.bundle import write_run_report  # pandas: only for a report
 
         try:
+            verify = recording.summary if "verdicts" in recording.summary else None
             written = write_run_report(
-                recording.results, report_dir, run=recording.info, matrix=recording.matrix
+                recording.results,
+                report_dir,
+                run=recording.info,
+                matrix=recording.matrix,
+                verify=verify,
             )
         except OSError as exc:
             message = f"--report {report_dir}: the report could not be written ({exc})"

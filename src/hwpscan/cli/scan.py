@@ -438,7 +438,12 @@ def _fetch(
 
     settings_ = fetch.settings(out_dir=when.folder) if when.folder else fetch.settings()
     _, report = fetch_for_scan(
-        when.start, when.end, settings_, show_progress=progress, assume_yes=fetch.yes
+        when.start,
+        when.end,
+        settings_,
+        show_progress=progress,
+        assume_yes=fetch.yes,
+        any_key_length=fetch.any_key_length,
     )
     # The download folder is shared by every range fetched: scan what this fetch
     # listed (a file an earlier fetch left behind is not part of this range).

@@ -175,6 +175,15 @@ class VerifyOptions:
 VerifyOutOpt = Annotated[
     Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
 ]
+VerifyReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Write the report here (report.html and summary.md lead with the verdicts, "
+        "junit.xml has one case per date); {run} becomes the run id.",
+        show_default=False,
+    ),
+]
 
 
 def _fetcher(key: str, *, show_progress: bool, assume_yes: bool) -> Fetcher:
@@ -270,6 +279,7 @@ def verify(
     fetch: FetchOptions,
     out: VerifyOutOpt = None,
     out_old: OldOutOpt = None,
+    report: VerifyReportOpt = None,
     show_progress: ProgressOpt = True,
     fmt: Annotated[
         VerifyFormat,
@@ -285,7 +295,7 @@ def verify(
     """
     out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     settings, before = _prepare(opts)
-    key = get_key()
+    key = get_key(any_length=fetch.any_key_length)
     hooks = VerifyHooks(
         _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
         partial(_fetched_line, cached=settings.cached),
@@ -294,7 +304,11 @@ def verify(
         settings, fetch.settings(out_dir=out), key=key, before=before, hooks=hooks
     )
     record_and_report(
-        list(outcome.results), kind="verify", args=outcome.record_args(), summary=outcome.summary()
+        list(outcome.results),
+        kind="verify",
+        args=outcome.record_args(),
+        summary=outcome.summary(),
+        report_dir=report,
     )
     _render(outcome, fmt)
     raise typer.Exit(code=outcome.exit_code)

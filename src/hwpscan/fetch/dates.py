@@ -26,6 +26,9 @@ KST = ZoneInfo("Asia/Seoul")
 #: The default call window: 21 days inclusive is accepted under every description of
 #: the API's limit (one month for personal keys; 42 days refused).
 DEFAULT_WINDOW_DAYS = 21
+#: The longest window one call may ask for: the API answers 21 days, but 42 with an
+#: error code (a paid call spent on nothing), so longer windows are refused up front.
+MAX_WINDOW_DAYS = 21
 
 #: The longest range a fetch or plan takes: a century (about 1,740 calls of 21 days).
 MAX_RANGE_DAYS = 36_525
@@ -145,6 +148,27 @@ def check_range(start: date, end: date) -> None:
         )
 
 
+def check_window_days(window_days: int) -> int:
+    """Refuse a window the API cannot answer, before any call is made.
+
+    >>> check_window_days(21)
+    21
+    >>> check_window_days(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --window-days 42 is more than the API's 21 days per call: ...
+    """
+    if window_days < 1:
+        raise UsageError(f"the window must be at least 1 day, not {window_days}")
+    if window_days > MAX_WINDOW_DAYS:
+        raise UsageError(
+            f"--window-days {window_days} is more than the API's {MAX_WINDOW_DAYS} days per "
+            "call: a longer window is answered with an error code and still costs a call "
+            "(nothing was sent)"
+        )
+    return window_days
+
+
 def split_windows(
     start: date, end: date, window_days: int = DEFAULT_WINDOW_DAYS
 ) -> tuple[Window, ...]:
@@ -157,8 +181,7 @@ def split_windows(
     ...
     hwpscan.errors.UsageError: the window must be at least 1 day, not 0
     """
-    if window_days < 1:
-        raise UsageError(f"the window must be at least 1 day, not {window_days}")
+    check_window_days(window_days)
     check_range(start, end)
     out: list[Window] = []
     cursor = start

@@ -9,6 +9,7 @@ run's files are found again by URL, so a rerun downloads nothing twice.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -119,10 +120,16 @@ class AttachmentStore:
         previous = read_entries(writer.path)
         self._logged = {(e.content_id, e.url, e.status) for e in previous if not e.path}
         self._recorded = {e.path for e in previous if e.status == "downloaded" and e.path}
+        #: Which URL's file each path holds: the last manifest line for the path wins, so a
+        #: name an attachment re-issued under a new URL took over belongs to the new URL.
+        self._owners = {e.path: e.url for e in previous if e.status == "downloaded" and e.path}
         #: Where an earlier run put each URL's file (its name may have come from the server).
-        self._by_url = {
-            e.url: out_dir / e.path for e in previous if e.status == "downloaded" and e.path
-        }
+        self._by_url = {url: out_dir / path for path, url in self._owners.items()}
+        #: Jobs (by id) of new URLs whose file name an earlier file already had.
+        self._taken_over: set[int] = set()
+        #: Every file this run's jobs write: a server's name never renames onto one.
+        self._dests: set[Path] = set()
+        self._rename_lock = threading.Lock()
         self._etags = {e.url: e.etag for e in previous if e.status == "downloaded" and e.etag}
 
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
@@ -137,6 +144,7 @@ class AttachmentStore:
             self.tally.warnings.extend(release.warnings)
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
         jobs = self._within_budget(jobs)
+        self._dests.update(job.dest for job in jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
         # Each result is settled (its manifest line written) as it completes; the
         # entries are then put back in listing order, so what a fetch reports (and what
@@ -174,40 +182,61 @@ class AttachmentStore:
         return jobs[:room]
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
+        """The downloads of one release's attachments (refused and skipped ones recorded).
+
+        A file is known by its URL, never by its name: a URL an earlier run fetched finds
+        its file again (asked again when revalidating), and a new URL gets a job of its
+        own even when a file of that name is already there. The names of the files this
+        release's known URLs hold are reserved first, so a new URL listed before them
+        cannot take their place; a new URL whose name is taken by a file no listed URL
+        holds (the publisher re-issued the attachment under a new URL) downloads into
+        that name, and the earlier copy is kept under ``.superseded/`` when it differs.
+        """
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")
         prefix = safe_filename(
             redact_text(release.content_id, self.downloader.secrets), max_bytes=40, fallback="post"
         )
+        checked: list[tuple[str, str]] = []  # (name, checked URL)
         for attachment in release.attachments:
             if skip:
                 reason = "release dated outside the requested window"
                 self._record(_entry(release, attachment.name, attachment.url, "skipped", reason))
                 continue
             try:
-                url = self.policy.check(attachment.url)
+                checked.append((attachment.name, self.policy.check(attachment.url)))
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
                 self._record(_entry(release, attachment.name, attachment.url, "refused", str(exc)))
-                continue
-            earlier = self._by_url.get(redact_url(url))
-            if earlier is not None and earlier.is_file():
-                dest = earlier
-                used.add(earlier.name)
+        known = {url: self._earlier(url) for _, url in checked}
+        used.update(path.name for path in known.values() if path is not None)
+        for name, url in checked:
+            tag = (release, name)
+            earlier = known[url]
+            if earlier is not None:
                 if self.revalidate:
                     etag = self._etags.get(redact_url(url))
-                    yield DownloadJob(url, dest, (release, attachment.name), True, etag)
-                    continue
-            else:
-                dest = folder / unique_name(
-                    prefix,
-                    safe_filename(
-                        redact_text(attachment.name or name_from_url(url), self.downloader.secrets)
-                    ),
-                    used,
-                )
-            yield DownloadJob(url, dest, tag=(release, attachment.name))
+                    yield DownloadJob(url, earlier, tag, True, etag)
+                else:
+                    yield DownloadJob(url, earlier, tag=tag)
+                continue
+            dest = folder / unique_name(
+                prefix,
+                safe_filename(redact_text(name or name_from_url(url), self.downloader.secrets)),
+                used,
+            )
+            if dest.exists():  # another URL's file, or one no manifest line names
+                job = DownloadJob(url, dest, tag, revalidate=True)
+                self._taken_over.add(id(job))
+                yield job
+                continue
+            yield DownloadJob(url, dest, tag=tag)
+
+    def _earlier(self, url: str) -> Path | None:
+        """The file an earlier run downloaded from *url*, when it is still there."""
+        earlier = self._by_url.get(redact_url(url))
+        return earlier if earlier is not None and earlier.is_file() else None
 
     def _settle(self, result: DownloadResult) -> None:
         release, name = cast(tuple[Release, str], result.job.tag)
@@ -225,13 +254,17 @@ class AttachmentStore:
                 reason = result.reason or "found complete on disk"
             else:
                 reason = result.reason  # a revalidated file whose content changed
+                if id(result.job) in self._taken_over:
+                    reason = "a new download URL for a file name already on disk (re-issued?)"
+                    if result.superseded is not None:
+                        reason += f"; the earlier file is kept at {result.superseded}"
                 self.tally.downloaded += 1
                 if is_html(result.content_type):
                     reason = "the server sent an HTML page, not a file (an error page?)"
                     self.tally.warnings.append(f"{self._label(release, name, dest)}: {reason}")
                 server_name = redact_text(result.disposition_name or "", self.downloader.secrets)
                 if not name and server_name:
-                    dest, name = _rename_to_server_name(dest, server_name), server_name
+                    dest, name = self._rename(dest, server_name), server_name
             entry = replace(
                 _entry(release, name, url, "downloaded", reason),
                 path=self._relative(dest),
@@ -240,11 +273,19 @@ class AttachmentStore:
                 content_type=result.content_type,
                 etag=result.etag or self._etags.get(redact_url(url)),
             )
-            if result.status == "downloaded" or entry.path not in self._recorded:
+            new_owner = self._owners.get(entry.path or "") != entry.url
+            if result.status == "downloaded" or entry.path not in self._recorded or new_owner:
                 self._record(entry)
             else:  # confirmed on disk, its line already written by an earlier run
                 self.tally.entries.append(entry)
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
+
+    def _rename(self, dest: Path, server_name: str) -> Path:
+        """:func:`_rename_to_server_name`, never onto a file another job will write."""
+        with self._rename_lock:
+            target = _rename_to_server_name(dest, server_name, self._dests)
+            self._dests.add(target)
+        return target
 
     def _label(self, release: Release, name: str, dest: Path | None) -> str:
         """A file as a person knows it: date, subject and file name (not its URL)."""
@@ -282,6 +323,8 @@ class AttachmentStore:
             self._logged.add(mark)
         else:
             self._recorded.add(entry.path)
+            if entry.status == "downloaded":
+                self._owners[entry.path] = entry.url
         self.writer.write(entry)
 
 
@@ -329,11 +372,12 @@ def is_html(content_type: str | None) -> bool:
     )
 
 
-def _rename_to_server_name(dest: Path, server_name: str) -> Path:
-    """Give a file the API listed without a name the server's name (same folder, same prefix)."""
+def _rename_to_server_name(dest: Path, server_name: str, taken: set[Path]) -> Path:
+    """Give a file the API listed without a name the server's name (same folder, same
+    prefix), unless that name is on disk or *taken* by another download of this run."""
     prefix = dest.name.split("_", 1)[0]
     target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
-    if target.exists():
+    if target in taken or target.exists():
         return dest
     try:
         os.replace(dest, target)

@@ -69,22 +69,44 @@ def check_key(key: str) -> str:
     return key
 
 
-def check_key_length(key: str) -> str:
-    """Refuse a key whose length is not :data:`KEY_LENGTH`, before it costs a call.
+#: The option that sends a key of another length anyway.
+ANY_LENGTH_OPTION = "--any-key-length"
 
-    The message gives the length, never the key.
+
+def key_length_problem(key: str) -> str | None:
+    """Why a key of this length is suspect (its length, never the key), or None.
+
+    >>> key_length_problem("k" * 32) is None
+    True
+    >>> key_length_problem("secret-but-short")  # doctest: +ELLIPSIS
+    'the API key is 16 characters long, but keys are 32: check ...'
+    """
+    if len(key) == KEY_LENGTH:
+        return None
+    return (
+        f"the API key is {len(key)} characters long, but keys are {KEY_LENGTH}: check "
+        f"{ENV_VAR} or api_key in the config file for a missing or extra character"
+    )
+
+
+def check_key_length(key: str, *, any_length: bool = False) -> str:
+    """Refuse a key whose length is not :data:`KEY_LENGTH`, before it costs a call;
+    with *any_length* (``--any-key-length``) the key is sent anyway (the caller warns
+    with :func:`key_length_problem`). The message gives the length, never the key.
 
     >>> check_key_length("k" * 32) == "k" * 32
     True
+    >>> check_key_length("short", any_length=True)
+    'short'
     >>> check_key_length("secret-but-short")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     hwpscan.errors.UsageError: the API key is 16 characters long, but keys are 32: ...
     """
-    if len(key) != KEY_LENGTH:
+    problem = key_length_problem(key)
+    if problem is not None and not any_length:
         raise UsageError(
-            f"the API key is {len(key)} characters long, but keys are {KEY_LENGTH}: check "
-            f"{ENV_VAR} or api_key in the config file for a missing or extra character "
-            "(nothing was sent)"
+            f"{problem} (nothing was sent; if the key really is this long, pass "
+            f"{ANY_LENGTH_OPTION})"
         )
     return key

@@ -43,6 +43,7 @@ __all__ = [
     "decode_input",
     "decode_utf8",
     "iter_check",
+    "iter_strings",
     "json_path",
 ]
 
@@ -269,6 +270,28 @@ def check_json_text(text: str) -> JsonCheck:
     for item in iter_check(text, counts):
         (skipped if isinstance(item, SkippedLine) else bad).append(item)  # type: ignore[arg-type]
     return JsonCheck(counts.documents, counts.strings, tuple(bad), tuple(skipped))
+
+
+def iter_strings(text: str) -> Iterator[str]:
+    """Every string (values and keys) of every JSON document :func:`check_json_text`
+    finds in *text*, decoded as it decodes them.
+
+    >>> sorted(iter_strings('data: {"a": ["x", {"b": "가"}]}'))
+    ['a', 'b', 'x', '가']
+    """
+    for item in _documents(text):
+        if isinstance(item, SkippedLine):
+            continue
+        stack = [item[1]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, str):
+                yield node
+            elif isinstance(node, dict):
+                stack.extend(node.keys())
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any] | SkippedLine]:

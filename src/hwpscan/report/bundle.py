@@ -8,8 +8,9 @@ is what a command calls after a run (``--report reports/{run}``).
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from hwpscan.atomic import atomic_write
 from hwpscan.matrix.rows import MatrixRow
@@ -19,6 +20,14 @@ from hwpscan.report.html import render_html
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
+from hwpscan.report.verdicts import (
+    date_verdicts,
+    partial_html,
+    partial_note,
+    verdicts_html,
+    verdicts_junit,
+    verdicts_markdown,
+)
 from hwpscan.runs.records import RunInfo
 
 __all__ = ["REPORT_FILES", "pivot_csv", "report_folder", "write_report", "write_run_report"]
@@ -56,18 +65,39 @@ def write_report(
     run: RunInfo | None = None,
     title: str = "hwpscan 보고서",
     matrix: Sequence[MatrixRow] = (),
+    verify: Mapping[str, Any] | None = None,
 ) -> list[Path]:
     """Write the five report files into *out_dir* (created) and return their paths.
 
     *matrix* rows (a parser matrix run with the scan) add the extractor table to
-    report.html and the ranking to summary.md.
+    report.html and the ranking to summary.md. A verify run's report (its summary's
+    ``verdicts``, or *verify*: such a summary given directly) leads with the per-date
+    verdict table and evidence, and its junit.xml has one case per date. The report
+    of an interrupted run says it is partial.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = list(results)
     run_id = run.id if run else None
     strict = bool(run.args.get("strict_markup")) if run else False
-    page = render_html(results, title=title, run=run, matrix=matrix, strict_markup=strict)
+    if verify is None and run is not None and run.kind == "verify":
+        verify = run.summary
+    stored = verify.get("verdicts") if verify is not None else None
+    rows = date_verdicts(stored) if isinstance(stored, Mapping) and stored else None
+    stopped = str(verify["stopped"]) if verify is not None and verify.get("stopped") else None
+    partial = partial_note(run)
+    lead = (partial_html(partial) if partial else "") + (verdicts_html(rows) if rows else "")
+    md_lead = ([f"**{partial}.**", ""] if partial else []) + (
+        verdicts_markdown(rows, stopped=stopped) if rows else []
+    )
+    page = render_html(
+        results, title=title, run=run, matrix=matrix, strict_markup=strict, lead=lead
+    )
+    junit = (
+        verdicts_junit(rows, partial=partial, stopped=stopped)
+        if rows
+        else junit_xml(results, interrupted=partial)
+    )
     return [
         _write(out_dir / "report.html", page),
         _write(out_dir / "files.csv", _files_csv(results)),
@@ -75,10 +105,15 @@ def write_report(
         _write(
             out_dir / "summary.md",
             summary_markdown(
-                results, title=title, run_id=run_id, matrix=matrix, strict_markup=strict
+                results,
+                title=title,
+                run_id=run_id,
+                matrix=matrix,
+                strict_markup=strict,
+                lead=md_lead,
             ),
         ),
-        _write(out_dir / "junit.xml", junit_xml(results)),
+        _write(out_dir / "junit.xml", junit),
     ]
 
 
@@ -97,11 +132,14 @@ def write_run_report(
     *,
     run: RunInfo | None = None,
     matrix: Sequence[MatrixRow] = (),
+    verify: Mapping[str, Any] | None = None,
 ) -> list[Path]:
-    """The report bundle of a run that just ended, in :func:`report_folder`.
+    """The report bundle of a run that just ended, in :func:`report_folder` (*verify*:
+    a verify run's summary, for its verdicts even when the history could not keep it).
 
     The files are listed in input order (each result's ``index``), whatever order they
     completed in. Returns the paths written; an :class:`OSError` says why it could not.
     """
     ordered = sorted(results, key=lambda r: -1 if r.index is None else r.index)
-    return write_report(ordered, report_folder(report_dir, run), run=run, matrix=matrix)
+    folder = report_folder(report_dir, run)
+    return write_report(ordered, folder, run=run, matrix=matrix, verify=verify)

@@ -135,11 +135,13 @@ def render_html(
     generated: datetime | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
+    lead: str = "",
 ) -> str:
     """The complete page as a string (with the parser matrix when *matrix* has rows).
 
     *run*: the stored run the results belong to (its id, kind, start and arguments are
-    shown in the header).
+    shown in the header). *lead*: HTML (already escaped) that opens the page, before
+    the summary: a verify run's verdicts, a partial run's note.
     """
     f = figures(results)
     verdict_class, verdict = _verdict(f)
@@ -155,6 +157,7 @@ def render_html(
         "@VERSION@": e(__version__),
         "@GENERATED@": e(stamp),
         "@META@": _meta(run, root),
+        "@LEAD@": lead,  # HTML: escaped by its maker
         "@VERDICT_CLASS@": verdict_class,
         "@VERDICT@": verdict,  # HTML: escaped piece by piece in _verdict
         "@CARDS@": _cards(f),

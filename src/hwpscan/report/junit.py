@@ -126,11 +126,14 @@ def junit_xml(
     suite: str = SUITE_NAME,
     gate: Collection[str] | None = None,
     empty_reason: str | None = None,
+    interrupted: str | None = None,
 ) -> bytes:
     """The JUnit document (UTF-8 bytes with an XML declaration).
 
     *gate* is what ``--fail-on`` includes (None: everything); *empty_reason* is said
-    as an ``<error>`` when there are no results.
+    as an ``<error>`` when there are no results; *interrupted* (the run stopped before
+    its end: the results are partial) is one more ``<error>`` case, so CI cannot pass
+    on part of a run.
 
     >>> from hwpscan.models import Format
     >>> enc = FileResult("e.hwp", "", 1, Format.HWP5, Status.ENCRYPTED, reason="locked")
@@ -143,8 +146,8 @@ def junit_xml(
     outcomes = [_outcome(r, gate) for r in results]
     empty = not results and empty_reason is not None
     counts = {k: outcomes.count(k) for k in ("failure", "error", "skipped")}
-    counts["error"] += empty
-    tests = len(results) + empty
+    counts["error"] += empty + (interrupted is not None)
+    tests = len(results) + empty + (interrupted is not None)
     seconds = sum(r.seconds for r in results)
     root = ET.Element(
         "testsuites",
@@ -167,6 +170,9 @@ def junit_xml(
     if empty:
         case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
         ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
+    if interrupted is not None:
+        case = ET.SubElement(node, "testcase", classname=suite, name="run", time="0.000")
+        ET.SubElement(case, "error", type="interrupted", message=xml_safe(interrupted))
     for r, outcome in zip(results, outcomes, strict=True):
         group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
         case = ET.SubElement(

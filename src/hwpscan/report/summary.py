@@ -97,12 +97,15 @@ def summary_markdown(
     run_id: str | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
+    lead: Sequence[str] = (),
 ) -> str:
-    """The whole ``summary.md`` (with the extractor ranking when *matrix* has rows)."""
+    """The whole ``summary.md`` (with the extractor ranking when *matrix* has rows);
+    *lead* lines (a verify run's verdicts, a partial run's note) come first."""
     f = figures(results)
     lines = [f"# {md_cell(title)}", ""]
     if run_id:
         lines += [f"Run `{run_id}`", ""]
+    lines += lead
     verdict = (
         f"**{f.contaminated} of {f.files} files contaminated**"
         if f.contaminated

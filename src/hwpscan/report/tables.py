@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -606,12 +606,40 @@ def run_files(info: RunInfo) -> int:
     return sum(int(s.get(k) or 0) for k in ("files_downloaded", "files_skipped", "files_failed"))
 
 
+def _verdict_word(value: object) -> str:
+    """One date's verdict as a verify run stored it: an object with ``verdict`` (PASS,
+    FAIL, INCONCLUSIVE), or, in runs of older versions, ``ok`` or the state found."""
+    if isinstance(value, dict):
+        return str(value.get("verdict") or "INCONCLUSIVE")
+    return "PASS" if value == "ok" else "FAIL"
+
+
+def verdict_tally(verdicts: Iterable[object]) -> Text:
+    """``2/3 dates PASS, 1 FAIL``: green only when every date passed, red on a FAIL.
+
+    >>> verdict_tally([{"verdict": "PASS"}, {"verdict": "INCONCLUSIVE"}]).plain
+    '1/2 dates PASS, 1 INCONCLUSIVE'
+    >>> verdict_tally(["ok", "still contaminated"]).plain
+    '1/2 dates PASS, 1 FAIL'
+    """
+    words = [_verdict_word(v) for v in verdicts]
+    passed = words.count("PASS")
+    out = Text(f"{passed}/{len(words)} dates PASS")
+    for word in ("FAIL", "INCONCLUSIVE"):
+        if n := words.count(word):
+            out.append(f", {n} {word}")
+    failed = "FAIL" in words
+    out.stylize("bold green" if passed == len(words) else "bold red" if failed else "bold yellow")
+    return out
+
+
 def run_outcome(info: RunInfo) -> Text:
     """What the run found or did, in a few words.
 
     >>> run_outcome(RunInfo("r", "verify", "t", "t", {}, "0", {"clean": 2},
-    ...     {"verdicts": {"2025-07-21": "ok", "2025-07-22": "still contaminated"}})).plain
-    '1/2 dates as expected; 2 clean'
+    ...     {"verdicts": {"2025-07-21": {"verdict": "PASS"}, "2025-07-22": {"verdict": "PASS"}}}
+    ...     )).plain
+    '2/2 dates PASS; 2 clean'
     >>> run_outcome(RunInfo("r", "fetch", "t", "t", {}, "0", {},
     ...     {"files_downloaded": 3, "files_skipped": 60, "files_failed": 1})).plain
     '3 downloaded, 60 already there, 1 failed'
@@ -633,9 +661,7 @@ def run_outcome(info: RunInfo) -> Text:
     out = Text()
     verdicts = s.get("verdicts")
     if isinstance(verdicts, dict) and verdicts:
-        ok = sum(v == "ok" for v in verdicts.values())
-        style = "bold green" if ok == len(verdicts) else "bold red"
-        out.append(f"{ok}/{len(verdicts)} dates as expected", style=style)
+        out.append(verdict_tally(verdicts.values()))
         out.append("; ")
     counts = []
     if info.contaminated:

@@ -15,12 +15,13 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
-from hwpscan.forensics.checkjson import check_json_bytes
-from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.forensics.checkjson import check_json_text, decode_input, iter_strings
+from hwpscan.forensics.pua import pua_info
+from hwpscan.forensics.surrogates import escape_snippet, merge_pairs
 from hwpscan.procs import run_captured
 from hwpscan.redaction import (
     API_KEY_ENV,
@@ -34,10 +35,13 @@ from hwpscan.verify.evidence import Evidence
 
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck
+    from hwpscan.models import FileResult
 
 __all__ = [
     "DATE_FIELD",
+    "DROPPED",
     "ToolOutcome",
+    "dropped_evidence",
     "parse_tool_cmd",
     "run_tool",
     "scrub_tool_text",
@@ -46,6 +50,9 @@ __all__ = [
 ]
 
 DATE_FIELD = "{date}"
+#: How a tool output that lost restored characters is named in its evidence.
+DROPPED = "characters dropped"
+_LISTED = 5  # missing code points named per attachment
 _STDERR_TAIL = 300
 #: Variable names that look like a credential (searched, case-insensitively).
 _SECRET_NAME_RE = re.compile(
@@ -66,6 +73,9 @@ class ToolOutcome:
     command: str  # shown (the template with the date filled in)
     failure: str | None = None  # it failed, hung or printed no JSON
     check: JsonCheck | None = None
+    #: Every distinct character of the output's strings (decoded), to tell whether the
+    #: attachments' restored characters reached it (:func:`dropped_evidence`).
+    characters: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -192,13 +202,15 @@ def run_tool(
         tail = scrub_tool_text(_tail(done.stderr))
         what = f"the tool command {_exit_words(done.returncode)}"
         return ToolOutcome(day, shown, what + (f": {tail}" if tail else ""))
-    check = check_json_bytes(done.stdout)
+    text = decode_input(done.stdout)
+    check = check_json_text(text)
     if check.empty:
         skipped = len(check.skipped)
         return ToolOutcome(
             day, shown, f"the tool command printed no JSON ({skipped} line(s) skipped)", check
         )
-    return ToolOutcome(day, shown, None, check)
+    characters = frozenset(ch for string in iter_strings(text) for ch in merge_pairs(string))
+    return ToolOutcome(day, shown, None, check, characters)
 
 
 def tool_evidence(tool: ToolOutcome) -> list[Evidence]:
@@ -218,3 +230,44 @@ def tool_evidence(tool: ToolOutcome) -> list[Evidence]:
         )
         for b in tool.check.bad
     ]
+
+
+def _reached(cp: str, characters: frozenset[str]) -> bool:
+    """Whether code point *cp* (``U+F02B1``) is in the output as itself, or as the
+    display equivalent the PUA table gives it (what ``repair --pua map`` writes)."""
+    char = chr(int(cp.removeprefix("U+"), 16))
+    if char in characters:
+        return True
+    info = pua_info(ord(char))
+    return bool(info is not None and info.replacement and info.replacement in characters)
+
+
+def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> list[Evidence]:
+    """The contaminated attachments whose restored characters the tool's output lacks.
+
+    A contaminated attachment's surrogate pairs stand for private-use characters
+    (``0xDB80 0xDEB1`` is U+F02B1); a fixed pipeline delivers each of them, as the
+    restored code point or as its established display equivalent (``『`` for U+F0854).
+    Output that is valid UTF-8 only because those characters were deleted proves no
+    fix: each such attachment is one piece of evidence, naming what is missing.
+    Nothing is checked when the tool failed or printed no JSON (that is its own fault).
+    """
+    if tool.failure is not None or tool.check is None or tool.check.empty:
+        return []
+    out = []
+    for r in contaminated:
+        missing = [
+            (cp, n) for cp, n in sorted(r.body.pua.items()) if not _reached(cp, tool.characters)
+        ]
+        if not missing:
+            continue
+        named = ", ".join(f"{cp} ×{n}" for cp, n in missing[:_LISTED])
+        more = len(missing) - _LISTED
+        named += f" and {more} more" if more > 0 else ""
+        problem = (
+            f"{DROPPED}: {len(missing)} of the {len(r.body.pua)} restored characters of this "
+            f"attachment are not in the tool output ({named}); expected each as itself or "
+            "as its display equivalent"
+        )
+        out.append(Evidence(r.path, "tool", problem))
+    return out

@@ -7,7 +7,9 @@ What a date is checked against is always explicit (``expect``):
   deployed extractor's text of every attachment of the date is whole (the parser
   matrix finds nothing against the strict view, and the text holds no lone surrogate,
   so it encodes as UTF-8), and/or the deployed tool's output for the date passes the
-  ``check-json`` check string by string;
+  ``check-json`` check string by string **and** holds the restored characters of each
+  contaminated attachment (each private-use character its surrogate pairs stand for,
+  as itself or as its display equivalent: else FAIL, "characters dropped");
 - ``clean`` / ``contaminated``: the raw attachments' own state (a publisher-side fix,
   or confirming the defect is still there).
 
@@ -34,7 +36,7 @@ from hwpscan.verify.evidence import (
     row_evidence,
     unread_evidence,
 )
-from hwpscan.verify.tool import ToolOutcome, tool_evidence
+from hwpscan.verify.tool import ToolOutcome, dropped_evidence, tool_evidence
 
 if TYPE_CHECKING:
     from hwpscan.matrix import MatrixRow
@@ -245,7 +247,7 @@ def _judge_fixed(
         return replace(base, reason=NO_DEFECT)
     evidence, not_run = _row_problems(rows)
     if tool is not None:
-        evidence.extend(tool_evidence(tool))
+        evidence.extend(tool_evidence(tool) or dropped_evidence(tool, files.bad))
     if evidence:
         return replace(base, verdict=FAIL, reason=fail_reason(evidence), evidence=tuple(evidence))
     if not_run:

@@ -166,18 +166,30 @@ class EmulatorApp:
         self.counters = Counters()
         self._years = {p.day.year for p in self.posts}
         self._files: dict[str, tuple[Attachment, ...]] = {}
+        self._uploads: dict[str, int] = {}  # content id -> times its files were re-uploaded
         self._lock = threading.Lock()
         for post in self.posts:
             self._register(post)
 
     def _register(self, post: Post) -> None:
         with self._lock:
-            self._files[atch_file_id(post.content_id)] = post.attachments
+            self._files[self._atch(post.content_id)] = post.attachments
 
-    def reissue(self, day: date | None = None) -> int:
+    def _atch(self, content_id: str) -> str:
+        """The post's current ``atchFileId``: a new one for each re-upload."""
+        upload = self._uploads.get(content_id, 0)
+        return atch_file_id(content_id if not upload else f"{content_id}#{upload}")
+
+    def reissue(self, day: date | None = None, *, new_urls: bool = False) -> int:
         """The publisher re-issues clean files: every contaminated HWP 5 attachment of the
-        posts on *day* (all days when None) is replaced, under the same URL, by a clean
-        rebuild of its text (see :func:`clean_rebuild`). Returns how many were replaced.
+        posts on *day* (all days when None) is replaced by a clean rebuild of its text
+        (see :func:`clean_rebuild`), with the same file name. Returns how many were
+        replaced.
+
+        By default the files keep their URLs. With *new_urls* the post's files are
+        uploaded again, as the portal does for a corrected attachment: the listing gives
+        them a new ``atchFileId`` (so new URLs, same names), and the old URLs keep
+        serving the old bytes.
         """
         replaced = 0
         posts = []
@@ -191,6 +203,9 @@ class EmulatorApp:
                 replaced += clean is not None
                 atts.append(att if clean is None else replace(att, data=clean))
             reissued = replace(post, attachments=tuple(atts))
+            if new_urls and tuple(atts) != post.attachments:
+                with self._lock:
+                    self._uploads[post.content_id] = self._uploads.get(post.content_id, 0) + 1
             self._register(reissued)
             posts.append(reissued)
         self.posts = tuple(posts)
@@ -260,7 +275,7 @@ class EmulatorApp:
 
     def _item(self, post: Post, base_url: str) -> dict[str, object]:
         q = self.quirks
-        atch = atch_file_id(post.content_id)
+        atch = self._atch(post.content_id)
         names = [a.name for a in post.attachments]
         urls = [
             f"{base_url}{DOWNLOAD_PATH}?menuNo=200218&atchFileId={atch}&fileSn={n}&bbsId=B0000188"
@@ -323,7 +338,8 @@ class EmulatorApp:
         """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters.
 
         Each file carries a strong ``ETag`` (from its bytes); a request whose
-        ``If-None-Match`` names the current one is answered ``304 Not Modified``.
+        ``If-None-Match`` names the current one is answered ``304 Not Modified``. With
+        the ``etags`` quirk off there is neither.
         """
         q = self.quirks
         attempts = self.counters.download(target)
@@ -352,12 +368,15 @@ class EmulatorApp:
             )
         att = files[int(serial) - 1]
         etag = etag_of(att.data)
+        tags = (("ETag", etag),) if q.etags else ()
+        if not q.etags:
+            if_none_match = None
         if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
             self.counters.not_modified()
             return DownloadPlan(Reply(304, "application/octet-stream", b"", (("ETag", etag),)))
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()
-        reply = Reply(200, "application/octet-stream", att.data, (*headers, ("ETag", etag)))
+        reply = Reply(200, "application/octet-stream", att.data, (*headers, *tags))
         if q.oversize is Oversize.HEADER:
             self.counters.error("oversize_header")
             return DownloadPlan(

@@ -101,7 +101,8 @@ class Quirks:
       ``disposition`` the file-name encoding; ``download_delay`` seconds before the
       answer; ``fail_first`` answers of HTTP 500 per URL before it succeeds;
       ``oversize`` and ``oversize_bytes``; ``html_attachments`` an HTML error page
-      (HTTP 200) instead of every file.
+      (HTTP 200) instead of every file; ``etags`` off: no ``ETag`` header and every
+      ``If-None-Match`` ignored (a server that cannot say a file is unchanged).
     """
 
     # Each field is also the option of ``hwpscan emulator`` (see hwpscan.cli.params):
@@ -234,6 +235,14 @@ class Quirks:
             rich_help_panel=_FILES,
         ),
     ] = False
+    etags: Annotated[
+        bool,
+        typer.Option(
+            "--etags/--no-etags",
+            help="Send an ETag with each file and answer If-None-Match with 304.",
+            rich_help_panel=_FILES,
+        ),
+    ] = True
 
     def __post_init__(self) -> None:
         if self.daily_limit is not None and self.daily_limit < 0:

@@ -6,7 +6,8 @@ Routes:
 - ``GET`` ``/fss/cmmn/file/fileDown.do`` attachment downloads;
 - ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them;
 - ``POST`` ``/_emulator/reissue`` (``?date=YYYY-MM-DD``, else every day) makes the
-  publisher re-issue clean files under the same URLs (:meth:`EmulatorApp.reissue`).
+  publisher re-issue clean files under the same URLs, or with ``new_urls=1`` under new
+  URLs with the same names (:meth:`EmulatorApp.reissue`).
 
 Request logging is off unless a ``log`` callable is given, and every line it receives
 has its ``authKey`` redacted.
@@ -148,13 +149,15 @@ class _Handler(BaseHTTPRequestHandler):
             app.counters.reset()
             self._send(Reply(200, "application/json; charset=utf-8", b'{"reset":true}'))
         elif parts.path == REISSUE_PATH and self.command == "POST":
-            raw = self._params(parts.query, form).get("date")
+            params = self._params(parts.query, form)
+            raw = params.get("date")
             day = parse_day(raw)
             if raw is not None and day is None:
                 body = b'{"error":"date must be YYYY-MM-DD"}'
                 self._send(Reply(400, "application/json; charset=utf-8", body))
                 return
-            count = app.reissue(day)
+            new_urls = params.get("new_urls", "").lower() in ("1", "true", "yes")
+            count = app.reissue(day, new_urls=new_urls)
             body = json.dumps({"reissued": count}).encode()
             self._send(Reply(200, "application/json; charset=utf-8", body))
         else:
