@@ -116,8 +116,9 @@ def test_fail_on_takes_each_class_and_defects_for_any(tmp_path: Path) -> None:
 
 
 def test_the_cli_gate_verdict_and_csv_name_the_classes(tmp_path: Path) -> None:
-    _hwp5(tmp_path, "2025-07-21.hwp", [f"과제 {FOLDED_ONE}"])
-    base = [sys.executable, "-m", "hwpscan", "scan", str(tmp_path), "--no-progress"]
+    (tmp_path / "in").mkdir()
+    _hwp5(tmp_path / "in", "2025-07-21.hwp", [f"과제 {FOLDED_ONE}"])
+    base = [sys.executable, "-m", "hwpscan", "scan", str(tmp_path / "in"), "--no-progress"]
     env = {**os.environ, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "120"}
 
     def run(*more: str) -> subprocess.CompletedProcess[bytes]:
@@ -133,7 +134,7 @@ def test_the_cli_gate_verdict_and_csv_name_the_classes(tmp_path: Path) -> None:
     bad = run("--fail-on", "folded")
     assert bad.returncode == ExitCode.USAGE and b"folded_symbols" in bad.stderr
     out = io.StringIO()
-    write_csv([scan_file(tmp_path / "2025-07-21.hwp")], out, bom=False)
+    write_csv([scan_file(tmp_path / "in" / "2025-07-21.hwp")], out, bom=False)
     (row,) = csv.DictReader(io.StringIO(out.getvalue()))
     assert set(DEFECT_CLASSES) <= set(CSV_COLUMNS)
     assert row["folded_symbols"] == "1" and row["pdf_folded"] == "0"

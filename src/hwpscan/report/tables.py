@@ -24,6 +24,13 @@ QUIET_DEFECTS = {
     "old_hangul_pua": "old Hangul",
     "unmapped_pua": "unmapped PUA",
 }
+#: The same, as the files table's defects column says them (short).
+_DEFECT_CELL = {
+    "folded_symbols": "folded",
+    "pdf_folded": "PDF fold",
+    "old_hangul_pua": "old Hangul",
+    "unmapped_pua": "unmapped",
+}
 #: The quiet classes whose characters are shown wrongly: a text holding them lost its
 #: meaning though it encodes (the verdict says LOSSY, not CLEAN).
 LOSSY_DEFECTS = LOSSY_CLASSES
@@ -150,12 +157,14 @@ def file_table(
     root: str | None = None,
     width: int | None = None,
 ) -> Table:
-    """One row per file (paths shown relative to *root*); a broken file shows its reason.
+    """One line per file (paths shown relative to *root*); a file with a reason shows
+    it short, numbered, and the numbered reasons are written out whole below the table,
+    each once with the number of files it was given for.
 
     Laid out for a terminal of *width* columns (None: as wide as needed): status, date
-    and format are never cut; the name is shortened in the middle to what is left,
-    with the reason wrapped below it; below :data:`WIDE` columns the secondary counts
-    (chars, pairs) are dropped and below :data:`NARROW` also orphans, UTF-8 and PUA.
+    and format are never cut; the name is shortened in the middle to what is left;
+    below :data:`WIDE` columns the secondary counts (chars, pairs) are dropped and below
+    :data:`NARROW` also orphans, UTF-8 and PUA.
     """
     wide = width is None or width >= WIDE
     narrow = width is not None and width < NARROW
@@ -165,11 +174,79 @@ def file_table(
     defects = _defects_col(results)
     if defects is not None:
         cols.append(defects)
+    reasons = _Reasons(results)
+    if reasons.groups:
+        names = max(cell_len(short_path(r.path, root)) for r in results)
+        cols.append(_Col("reason", reasons.cells(short=_reason_room(cols, width, names))))
     name_width = _name_width(cols, width)
     table = _table_of(cols, title, name_width)
+    if reasons.groups:
+        table.caption = reasons.footer()
+        table.caption_justify = "left"
     for i, r in enumerate(results):
         table.add_row(_name_cell(r, root, name_width), *(c.cells[i] for c in cols))
     return table
+
+
+#: Cells of a reason shown in its file's row (the whole reason is below the table).
+REASON_SHORT = 28
+
+
+def _reason_room(cols: Sequence[_Col], width: int | None, name: int) -> int:
+    """Cells for a row's short reason: what is left once the name has its *name* cells
+    (or at least its minimum), up to :data:`REASON_SHORT`; 0 (the number alone) when
+    fewer than 8 are left. The reason's number and border take 8 cells more."""
+    if width is None:
+        return REASON_SHORT
+    left = (_name_width(cols, width) or width) - 8
+    room = min(REASON_SHORT, left - max(name, 2 * MIN_NAME))
+    return room if room >= 8 else 0
+
+
+#: Characters of a reason written out below the table (a reason is capped at 2,000).
+REASON_FOOTER = 300
+
+
+class _Reasons:
+    """The files' reasons, numbered in order of first appearance, the same text once."""
+
+    def __init__(self, results: Sequence[FileResult]) -> None:
+        self.of: list[int | None] = []
+        self.groups: dict[str, int] = {}
+        self.files: dict[str, int] = {}
+        for r in results:
+            if not r.reason:
+                self.of.append(None)
+                continue
+            k = self.groups.setdefault(r.reason, len(self.groups) + 1)
+            self.files[r.reason] = self.files.get(r.reason, 0) + 1
+            self.of.append(k)
+        self._texts = {k: reason for reason, k in self.groups.items()}
+
+    def cells(self, *, short: int) -> list[str | Text]:
+        out: list[str | Text] = []
+        for k in self.of:
+            if k is None:
+                out.append("")
+                continue
+            if short <= 0:  # no room: the number points at the reason below the table
+                out.append(Text(f"[{k}]", style="dim"))
+                continue
+            text = " ".join(self._texts[k].split())
+            cut = text if cell_len(text) <= short else _fit(text, short - 1) + "…"
+            out.append(Text(f"[{k}] {cut}", style="dim"))
+        return out
+
+    def footer(self) -> Text:
+        lines = Text(style="dim")
+        for reason, k in self.groups.items():
+            n = self.files[reason]
+            text = " ".join(reason.split())
+            if len(text) > REASON_FOOTER:
+                text = text[:REASON_FOOTER] + "…"
+            files = f" ({n:,} files)" if n > 1 else ""
+            lines.append(f"{chr(10) if k > 1 else ''}[{k}]{files} {text}")
+        return lines
 
 
 def _identity_cols(results: Sequence[FileResult]) -> list[_Col]:
@@ -219,7 +296,7 @@ def _defects_col(results: Sequence[FileResult]) -> _Col | None:
         found = r.defect_counts()
         parts = [] if found is None else [
             (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
-            for k, word in QUIET_DEFECTS.items()
+            for k, word in _DEFECT_CELL.items()
             if getattr(found, k)
         ]  # fmt: skip
         style = "bold yellow" if any(lossy for _, lossy in parts) else "dim"
@@ -245,7 +322,7 @@ def _name_width(cols: Sequence[_Col], width: int | None) -> int | None:
 
 def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
-    table.add_column("file", overflow="fold", max_width=name_width or 60)
+    table.add_column("file", overflow="ellipsis", no_wrap=True, max_width=name_width or 60)
     for c in cols:
         table.add_column(
             c.header,
@@ -257,12 +334,9 @@ def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table
 
 
 def _name_cell(r: FileResult, root: str | None, name_width: int | None) -> Text:
-    """The path (shortened in the middle to fit), with the reason dimmed below it."""
+    """The path, shortened in the middle to fit."""
     shown = short_path(r.path, root)
-    name = Text(shorten_middle(shown, name_width) if name_width else shown)
-    if r.reason:  # why it could not be read, or the damage met while reading it
-        name.append(f"\n{r.reason}", style="dim")
-    return name
+    return Text(shorten_middle(shown, name_width) if name_width else shown)
 
 
 def _col_width(col: _Col) -> int:
