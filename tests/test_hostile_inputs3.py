@@ -7,6 +7,11 @@ every test fails on the code before its fix.
 from __future__ import annotations
 
 import json
+import os
+import struct
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -15,6 +20,7 @@ from typer.testing import CliRunner
 from hwpscan.cli import app
 from hwpscan.formats.pdf import read_pdf
 from hwpscan.models import Status
+from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
 from hwpscan.scan import scan_bytes
 
@@ -50,3 +56,61 @@ def test_a_shallow_nesting_is_read_and_clean() -> None:
     data = build_pdf([["본문"]], extras=PdfExtras(deep_resources=("dict", 20)))
     doc = read_pdf(data)
     assert doc.status is None and [s.text for s in doc.body] == ["본문"]
+
+
+# --- 2. a compound file whose root is its own child: corrupt at once -----------------
+
+
+def root_its_own_child() -> bytes:
+    """An HWP 5 file whose root directory entry is typed as a storage and lists itself
+    as its child: olefile opens it, and never marks the root as placed."""
+    out = bytearray(build_hwp5(["본문"]))
+    (dir_start,) = struct.unpack_from("<I", out, 48)
+    root = 512 * (1 + dir_start)
+    out[root + 66] = 1  # storage, not root
+    struct.pack_into("<I", out, root + 76, 0)  # child: itself
+    return bytes(out)
+
+
+# in a child process: on a walk that loops, the test fails by its timeout instead of
+# holding the whole suite
+READ_BOTH_WAYS = textwrap.dedent(
+    """
+    import sys
+    from hwpscan.formats.hwp5 import read_ole
+    data = open(sys.argv[1], "rb").read()
+    for fast in (True, False):
+        doc = read_ole(data, fast=fast)
+        print(doc.status.value, doc.reason)
+    """
+)
+
+
+def test_a_root_that_is_its_own_child_is_corrupt_through_the_library(tmp_path: Path) -> None:
+    path = tmp_path / "loop.hwp"
+    path.write_bytes(root_its_own_child())
+    done = subprocess.run(
+        [sys.executable, "-c", READ_BOTH_WAYS, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all(line.startswith("corrupt ") for line in lines), lines
+    assert all("directory loops" in line for line in lines)
+
+
+def test_a_root_that_is_its_own_child_is_a_corrupt_row_without_a_time_limit(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "loop.hwp").write_bytes(root_its_own_child())
+    argv = [sys.executable, "-m", "hwpscan", "scan", str(folder), "-f", "jsonl"]
+    argv += ["--no-progress", "-j", "1", "--file-timeout", "0"]
+    env = {**os.environ, "HWPSCAN_HOME": str(tmp_path / "home")}
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=False)
+    (row,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert row["status"] == "corrupt" and "directory loops" in row["reason"], row
