@@ -22,7 +22,7 @@ from hwpscan.formats.pdf import read_pdf
 from hwpscan.models import Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
-from hwpscan.scan import scan_bytes
+from hwpscan.scan import scan_bytes, scan_paths
 
 runner = CliRunner()
 
@@ -114,3 +114,60 @@ def test_a_root_that_is_its_own_child_is_a_corrupt_row_without_a_time_limit(
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=False)
     (row,) = [json.loads(line) for line in done.stdout.splitlines()]
     assert row["status"] == "corrupt" and "directory loops" in row["reason"], row
+
+
+# --- 3. a folder that cannot be listed is an error row, never a silent skip ----------
+
+
+def too_long_to_list(top: Path, file_name: str = "deep.pdf") -> Path:
+    """Folders nested (through descriptors) until their path is over ``PATH_MAX``: the
+    parent lists the last one, but no call taking its path can open it -- as for root,
+    who reads every mode, so the test holds for any user. Returns the first folder
+    whose path is too long."""
+    fd = os.open(top, os.O_RDONLY)
+    path, first = top, None
+    try:
+        while len(os.fsencode(path)) <= 4200:
+            name = "d" * 200
+            os.mkdir(name, dir_fd=fd)
+            child = os.open(name, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd, path = child, path / name
+            if first is None and len(os.fsencode(path)) >= 4096:
+                first = path
+        out = os.open(file_name, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        os.write(out, build_pdf([["본문"]]))
+        os.close(out)
+    finally:
+        os.close(fd)
+    assert first is not None
+    return first
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PATH_MAX of Linux")
+def test_a_folder_too_long_to_list_is_an_error_row_and_fails_the_gate(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.pdf").write_bytes(build_pdf([["본문"]]))
+    too_long_to_list(folder)
+    result = runner.invoke(
+        app, ["scan", str(folder), "-j", "1", "-f", "jsonl", "--fail-on", "unreadable"]
+    )
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["status"] for r in rows] == ["clean", "error"], rows
+    assert result.exit_code == 1, result.output
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root lists any folder")
+def test_a_folder_without_read_permission_is_an_error_row(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    (folder / "closed").mkdir(parents=True)
+    (folder / "closed" / "b.pdf").write_bytes(build_pdf([["본문"]]))
+    (folder / "closed").chmod(0)
+    try:
+        rows = list(scan_paths([folder], jobs=1))
+    finally:
+        (folder / "closed").chmod(0o755)
+    (row,) = rows
+    assert row.status is Status.ERROR and row.reason is not None
+    assert row.reason.startswith("cannot list folder: Permission denied"), row.reason
