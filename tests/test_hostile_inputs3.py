@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import struct
 import subprocess
 import sys
@@ -19,10 +20,13 @@ from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.formats.pdf import read_pdf
+from hwpscan.matrix.parsers import parse_parser_options
+from hwpscan.matrix.runner import run_extractor
 from hwpscan.models import Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
 from hwpscan.scan import scan_bytes, scan_paths
+from hwpscan.verify.tool import tool_environment
 
 runner = CliRunner()
 
@@ -171,3 +175,33 @@ def test_a_folder_without_read_permission_is_an_error_row(tmp_path: Path) -> Non
     (row,) = rows
     assert row.status is Status.ERROR and row.reason is not None
     assert row.reason.startswith("cannot list folder: Permission denied"), row.reason
+
+
+# --- 4. --parser-cmd children get no secret of ours ---------------------------------
+
+SHOW_ENV = "import json, os, sys; print(json.dumps(sorted(os.environ)))"
+
+
+def test_a_parser_command_gets_the_scrubbed_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secrets = {
+        "HWPSCAN_API_KEY": "k-4f1d9e",
+        "AWS_SECRET_ACCESS_KEY": "aws-9d8c7b",
+        "AWS_ACCESS_KEY_ID": "AKIAFAKE",
+        "GOOGLE_APPLICATION_CREDENTIALS": "/tmp/creds.json",
+        "DB_URL": "postgres://u:pw1234@db/x",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HWPSCAN_HARMLESS", "stays")
+    command = f"env={shlex.join([sys.executable, '-c', SHOW_ENV])} {{path}}"
+    spec = parse_parser_options(None, [command])[-1]
+    doc = tmp_path / "a.pdf"
+    doc.write_bytes(build_pdf([["본문"]]))
+    got = run_extractor(spec, doc, timeout=120, workdir=tmp_path)
+    assert got.status == "ok", got
+    names = json.loads(got.text)
+    assert "HWPSCAN_HARMLESS" in names and "PATH" in names
+    assert not set(secrets) & set(names), names
+    assert names == sorted(tool_environment())  # one mechanism for --tool-cmd and this
