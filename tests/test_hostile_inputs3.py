@@ -205,3 +205,22 @@ def test_a_parser_command_gets_the_scrubbed_environment(
     assert "HWPSCAN_HARMLESS" in names and "PATH" in names
     assert not set(secrets) & set(names), names
     assert names == sorted(tool_environment())  # one mechanism for --tool-cmd and this
+
+
+# --- 5. a password in an s3:// URL is never printed ---------------------------------
+
+
+def test_a_password_in_an_s3_url_is_not_in_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("s3fs")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "hwpscantestkeyid")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "hwpscantestsecret")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # never reached
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    url = "s3://scanner:Hunter2pw%21@bucket/prefix/"
+    result = runner.invoke(app, ["scan", url, "--no-progress"])
+    shown = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert result.exit_code == 2, shown  # a source that cannot be listed, not a bug (70)
+    assert "cannot list" in shown
+    for secret in ("Hunter2pw", "scanner:"):
+        assert secret not in shown, shown
