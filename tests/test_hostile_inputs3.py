@@ -15,10 +15,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
+from hwpscan.fetch import FetchSettings
+from hwpscan.fetch.download import Downloader, DownloadJob
 from hwpscan.formats.pdf import read_pdf
 from hwpscan.matrix.parsers import parse_parser_options
 from hwpscan.matrix.runner import run_extractor
@@ -224,3 +227,28 @@ def test_a_password_in_an_s3_url_is_not_in_the_error(monkeypatch: pytest.MonkeyP
     assert "cannot list" in shown
     for secret in ("Hunter2pw", "scanner:"):
         assert secret not in shown, shown
+
+
+# --- 6. a download redirected to data: fails that file, not the fetch ---------------
+
+
+@pytest.mark.parametrize("location", ["data:text/html,<b>x</b>", "about:blank"])
+def test_a_redirect_to_a_hostless_url_fails_that_download_only(
+    tmp_path: Path, location: str
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/moved"):
+            return httpx.Response(302, headers={"Location": location})
+        return httpx.Response(200, content=build_hwp5(["본문"]))
+
+    base = "https://www.fss.or.kr/fss/cmmn/file"
+    jobs = [
+        DownloadJob(f"{base}/moved", tmp_path / "a.hwp"),
+        DownloadJob(f"{base}/fine", tmp_path / "b.hwp"),
+    ]
+    http = httpx.Client(transport=httpx.MockTransport(answer))
+    results = {r.job.dest.name: r for r in Downloader(http, FetchSettings()).run(jobs)}
+    assert results["b.hwp"].status == "downloaded"
+    moved = results["a.hwp"]
+    assert moved.status == "failed" and "unusable URL" in (moved.reason or ""), moved
+    assert moved.attempts == 1 and not (tmp_path / "a.hwp").exists()
