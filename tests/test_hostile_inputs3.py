@@ -6,6 +6,8 @@ every test fails on the code before its fix.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shlex
@@ -252,3 +254,22 @@ def test_a_redirect_to_a_hostless_url_fails_that_download_only(
     moved = results["a.hwp"]
     assert moved.status == "failed" and "unusable URL" in (moved.reason or ""), moved
     assert moved.attempts == 1 and not (tmp_path / "a.hwp").exists()
+
+
+# --- 7. a bare CR in a file name cannot forge a CSV row -----------------------------
+
+
+def test_a_carriage_return_in_a_file_name_stays_inside_its_csv_cell(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    name = "a\r=SUM(1+1)*cmd|x!A0\r.pdf"
+    (folder / name).write_bytes(build_pdf([["본문"]]))
+    result = runner.invoke(app, ["scan", str(folder), "-j", "1", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    text = result.stdout.lstrip("\ufeff")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == 2, rows  # the header and the file: no forged row
+    assert rows[1][0].endswith(name) and rows[1][3] == "clean"
+    # a spreadsheet ends a row at an unquoted CR: the cell holding them must be quoted
+    row = text.split("\n")[1]
+    assert row.startswith('"') and row.index('.pdf",') > row.rindex("\r"), repr(row)
