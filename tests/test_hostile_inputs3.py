@@ -273,3 +273,76 @@ def test_a_carriage_return_in_a_file_name_stays_inside_its_csv_cell(tmp_path: Pa
     # a spreadsheet ends a row at an unquoted CR: the cell holding them must be quoted
     row = text.split("\n")[1]
     assert row.startswith('"') and row.index('.pdf",') > row.rindex("\r"), repr(row)
+
+
+# --- 8. control characters in names and manifest fields are shown, never sent -------
+
+ESC = chr(0x1B)
+CSI = chr(0x9B)  # the one-character C1 form of ESC [
+
+
+def _raw_controls(text: str) -> list[str]:
+    return [c for c in text if c in (ESC, CSI, chr(7))]
+
+
+def test_escapes_in_file_and_folder_names_reach_no_terminal_or_summary(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    odd = folder / f"2025-07-21{ESC}]0;owned{chr(7)}"
+    odd.mkdir(parents=True)
+    (folder / f"a{ESC}[31mred{CSI}2J.pdf").write_bytes(build_pdf([["본문"]]))
+    (odd / f"b{ESC}[2J.pdf").write_bytes(b"%PDF-1.7 cut short")
+    report = tmp_path / "report"
+    result = runner.invoke(
+        app, ["scan", str(folder), "-j", "1", "--report", str(report)], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    shown = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert not _raw_controls(shown), repr(shown)
+    assert "\\x1b[31mred\\x9b2J.pdf" in shown and "\\x1b]0;owned\\x07" in shown
+    summary = (report / "summary.md").read_text(encoding="utf-8")
+    assert not _raw_controls(summary), repr(summary)
+    assert "x1b[2J.pdf" in summary  # the broken file's row, its name escaped
+
+
+def _manifest_line(**fields: object) -> str:
+    entry = {
+        "date": "2025-07-21",
+        "content_id": "7",
+        "subject": "보도자료",
+        "name": "a.pdf",
+        "url": "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?fileSn=1",
+        "path": "a.pdf",
+        "sha256": None,
+        "bytes": 10,
+        "content_type": "application/pdf",
+        "status": "downloaded",
+    }
+    return json.dumps(entry | fields)
+
+
+def test_manifest_fields_are_escaped_and_a_bad_date_is_refused_aloud(tmp_path: Path) -> None:
+    folder = tmp_path / "dl"
+    folder.mkdir()
+    (folder / "a.pdf").write_bytes(build_pdf([["본문"]]))
+    (folder / "b.pdf").write_bytes(build_pdf([["본문"]]))
+    lines = [
+        _manifest_line(reason=f"server said {ESC}[2Jhello", path="a.pdf"),
+        _manifest_line(
+            date=f"2025-07-21{ESC}[8m",
+            path="b.pdf",
+            name="b.pdf",
+            url="https://www.fss.or.kr/fss/cmmn/file/fileDown.do?fileSn=2",
+        ),
+    ]
+    (folder / "manifest.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = runner.invoke(app, ["manifest", str(folder)], env={"COLUMNS": "200"})
+    text = shown.output + (shown.stderr if shown.stderr_bytes is not None else "")
+    assert not _raw_controls(text), repr(text)
+    assert "\\x1b[2Jhello" in text
+    assert "manifest.jsonl:2" in text and "is not YYYY-MM-DD" in text
+    scanned = runner.invoke(app, ["scan", str(folder), "-j", "1", "-f", "jsonl"])
+    rows = {Path(r["path"]).name: r for r in map(json.loads, scanned.stdout.splitlines())}
+    assert rows["a.pdf"]["date"] == "2025-07-21"
+    assert rows["b.pdf"]["date"] is None  # the bad date is not taken
+    warned = scanned.stderr if scanned.stderr_bytes is not None else scanned.output
+    assert "is not YYYY-MM-DD" in warned and not _raw_controls(warned)

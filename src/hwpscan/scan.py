@@ -144,11 +144,14 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     return [found.path for found in _listed(inputs)]
 
 
-def collect_dated(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
+def collect_dated(
+    inputs: Iterable[Path], problems: list[str] | None = None
+) -> tuple[list[Path], dict[Path, str]]:
     """:func:`collect_files` and :func:`resolve_dates` of the files, in one pass: what
-    the listing learnt of each file (its real folder) is not asked of the disk again."""
+    the listing learnt of each file (its real folder) is not asked of the disk again.
+    Manifest lines that date nothing (a bad date...) are described in *problems*."""
     found = _listed(inputs)
-    return [f.path for f in found], _dates(found)
+    return [f.path for f in found], _dates(found, problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,7 +288,7 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     return _dates([_Listed(p, os.fspath(p), real(p)) for p in paths])
 
 
-def _dates(files: list[_Listed]) -> dict[Path, str]:
+def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[Path, str]:
     known: dict[str, bool] = {}
 
     def under_manifest(folder: str) -> bool:
@@ -301,7 +304,7 @@ def _dates(files: list[_Listed]) -> dict[Path, str]:
         for f in files
         if under_manifest(f.real_folder if f.real_folder is not None else os.path.dirname(f.real))
     ]
-    dates = dict(dates_for(listed)) if listed else {}
+    dates = dict(dates_for(listed, problems)) if listed else {}
     named = dates.copy()  # what the manifests say wins; the path names the rest
     for f in files:
         found = date_from_path(f.text) if f.folder is None else _listed_date(f.folder, f.name)

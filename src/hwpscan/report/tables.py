@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info, pua_summary
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import FileResult, Status
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import status_counts
@@ -226,10 +227,10 @@ def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table
 
 def _name_cell(r: FileResult, root: str | None, name_width: int | None) -> Text:
     """The path (shortened in the middle to fit), with the reason dimmed below it."""
-    shown = short_path(r.path, root)
+    shown = escape_snippet(short_path(r.path, root))  # ESC in a name: shown, never sent
     name = Text(shorten_middle(shown, name_width) if name_width else shown)
     if r.reason:  # why it could not be read, or the damage met while reading it
-        name.append(f"\n{r.reason}", style="dim")
+        name.append(f"\n{escape_snippet(r.reason)}", style="dim")
     return name
 
 
@@ -421,9 +422,9 @@ def repair_table(
         done = r.repair
         status = Text(r.status.value, style=STATUS_STYLE[r.status])
         if done is None and r.reason:
-            status += Text(f": {r.reason}", style="dim")
+            status += Text(f": {escape_snippet(r.reason)}", style="dim")
         table.add_row(
-            short_path(r.path, root),
+            escape_snippet(short_path(r.path, root)),
             status,
             f"{done.restored_pairs:,}" if done else "",
             f"{done.removed_orphans:,}" if done else "",
