@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import random
 import shlex
 import struct
 import subprocess
@@ -24,6 +25,7 @@ from typer.testing import CliRunner
 from hwpscan.cli import app
 from hwpscan.fetch import FetchSettings
 from hwpscan.fetch.download import Downloader, DownloadJob
+from hwpscan.forensics.checkjson import check_json_bytes, check_json_text
 from hwpscan.formats.pdf import read_pdf
 from hwpscan.matrix.parsers import parse_parser_options
 from hwpscan.matrix.runner import run_extractor
@@ -346,3 +348,33 @@ def test_manifest_fields_are_escaped_and_a_bad_date_is_refused_aloud(tmp_path: P
     assert rows["b.pdf"]["date"] is None  # the bad date is not taken
     warned = scanned.stderr if scanned.stderr_bytes is not None else scanned.output
     assert "is not YYYY-MM-DD" in warned and not _raw_controls(warned)
+
+
+# --- 9. check-json on random bytes checks nothing, and says so ----------------------
+
+
+def random_capture(seed: int = 29) -> bytes:
+    """Short lines of seeded random bytes, as a fuzzer feeds them, some of which read
+    as JSON scalars (digits, a signed number, true, null, an empty string)."""
+    rng = random.Random(seed)
+    lines = [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12))) for _ in range(400)]
+    lines[::37] = [b"7", b"-0.5e3", b"true", b"null", b'""', b"12", b"0", b"false", b"3"] + [
+        b"42"
+    ] * (len(lines[::37]) - 9)
+    return b"\n".join(line.replace(b"\n", b" ").replace(b"\r", b" ") for line in lines)
+
+
+def test_check_json_on_random_bytes_finds_no_document_and_fails(tmp_path: Path) -> None:
+    data = random_capture()
+    report = check_json_bytes(data)
+    assert report.documents == 0 and report.empty, report.summary()
+    path = tmp_path / "noise.bin"
+    path.write_bytes(data)
+    result = runner.invoke(app, ["check-json", str(path)])
+    assert result.exit_code == 2, result.output
+
+
+def test_objects_and_arrays_still_count_beside_bare_scalars() -> None:
+    report = check_json_text('7\n{"a": "x"}\ntrue\n["\\udc00"]\n')
+    assert report.documents == 2 and len(report.bad) == 1 and len(report.skipped) == 2
+    assert check_json_text('data: "tok\\udc00"\n\n').documents == 1  # an SSE token stream
