@@ -293,7 +293,12 @@ def _without_secrets(text: str, argv: list[str] | None = None) -> str:
     """
     import os
 
-    from hwpscan.redaction import API_KEY_ENV, redact_credentials, redact_text, userinfo_secrets
+    from hwpscan.redaction import (  # only on an error
+        API_KEY_ENV,
+        redact_credentials,
+        redact_text,
+        userinfo_secrets,
+    )
 
     secrets = userinfo_secrets(sys.argv if argv is None else argv)
     key = os.environ.get(API_KEY_ENV)
