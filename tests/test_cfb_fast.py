@@ -218,6 +218,14 @@ DAMAGE: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "reached twice": (_reached_twice, "directory entry out of range or reached twice"),
     "bad root": (lambda: _put(BIG, _dir_entry_at(BIG, 0) + 66, "<B", 1), "bad root entry"),
+    # olefile never marks the root as placed: a root typed as a storage that is its own
+    # child once sent the reference walk round for ever
+    "root its own child": (
+        lambda: _put(
+            _put(BIG, _dir_entry_at(BIG, 0) + 66, "<B", 1), _dir_entry_at(BIG, 0) + 76, "<I", 0
+        ),
+        "bad root entry",
+    ),
     "mini stream odd size": (
         lambda: _put(BIG, _dir_entry_at(BIG, 0) + 120, "<I", 4096 + 64 * 3 + 1),
         "mini stream not whole mini sectors",

@@ -59,6 +59,10 @@ class ManifestEntry:
         Traceback (most recent call last):
         ...
         TypeError: a manifest line must be a JSON object, not list
+        >>> ManifestEntry.from_json(e.to_json() | {"date": "21/07/2025"})
+        Traceback (most recent call last):
+        ...
+        ValueError: a manifest line whose date '21/07/2025' is not YYYY-MM-DD
         """
         if not isinstance(data, dict):
             raise TypeError(f"a manifest line must be a JSON object, not {type(data).__name__}")
@@ -71,7 +75,26 @@ class ManifestEntry:
             bad.append("bytes")
         if bad:
             raise TypeError(f"a manifest line with a wrong or missing {', '.join(bad)}")
+        if values.get("date") is not None and not _is_iso_date(values["date"]):
+            raise ValueError(f"a manifest line whose date {values['date']!r} is not YYYY-MM-DD")
         return cls(**values)
+
+
+def _is_iso_date(text: str) -> bool:
+    """A real calendar date written ``YYYY-MM-DD`` (what every reader of ``date`` takes).
+
+    >>> _is_iso_date("2025-07-21"), _is_iso_date("2025-02-30"), _is_iso_date("2025-7-21")
+    (True, False, False)
+    >>> _is_iso_date("2025-07-21\x1b[2J"), _is_iso_date("２０２５-07-21")
+    (False, False)
+    """
+    if len(text) != 10 or not text.isascii() or text[4] != "-" or text[7] != "-":
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 class ManifestWriter:
@@ -143,11 +166,12 @@ def _resolve(path: Path) -> Path | None:
         return None
 
 
-def load_manifest(folder: Path) -> dict[Path, ManifestEntry]:
-    """The latest entry per file, keyed by the file's absolute path."""
+def load_manifest(folder: Path, problems: list[str] | None = None) -> dict[Path, ManifestEntry]:
+    """The latest entry per file, keyed by the file's absolute path (lines skipped are
+    described in *problems*, see :func:`read_entries`)."""
     folder = _resolve(Path(folder)) or Path(folder).absolute()
     out: dict[Path, ManifestEntry] = {}
-    for entry in read_entries(folder / MANIFEST_NAME):
+    for entry in read_entries(folder / MANIFEST_NAME, problems=problems):
         if entry.path and (resolved := _resolve(folder / entry.path)) is not None:
             out[resolved] = entry
     return out
@@ -168,10 +192,12 @@ def paths_in_range(folder: Path, start: date, end: date) -> list[Path]:
     )
 
 
-def dates_for(paths: Iterable[Path]) -> dict[Path, str]:
+def dates_for(paths: Iterable[Path], problems: list[str] | None = None) -> dict[Path, str]:
     """The release date of each path a manifest in its folder or an ancestor knows.
 
-    Keys are the paths exactly as given; paths no manifest dates are left out.
+    Keys are the paths exactly as given; paths no manifest dates are left out. A line
+    that is no entry (a date not YYYY-MM-DD, a torn line) dates nothing and is
+    described in *problems*.
     """
     loaded: dict[Path, dict[Path, ManifestEntry]] = {}
     out: dict[Path, str] = {}
@@ -182,7 +208,7 @@ def dates_for(paths: Iterable[Path]) -> dict[Path, str]:
         for folder in absolute.parents:
             if folder not in loaded:
                 manifest = folder / MANIFEST_NAME
-                loaded[folder] = load_manifest(folder) if manifest.is_file() else {}
+                loaded[folder] = load_manifest(folder, problems) if manifest.is_file() else {}
             entry = loaded[folder].get(absolute)
             if entry is not None and entry.date:
                 out[given] = entry.date

@@ -23,7 +23,15 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import PurePath
 from typing import Any
-from urllib.parse import SplitResult, parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import (
+    SplitResult,
+    parse_qsl,
+    quote,
+    unquote,
+    urlencode,
+    urlsplit,
+    urlunsplit,
+)
 
 __all__ = [
     "API_KEY_ENV",
@@ -39,7 +47,9 @@ __all__ = [
     "redact_params",
     "redact_text",
     "redact_url",
+    "scrubbed_environment",
     "secret_pattern",
+    "userinfo_secrets",
 ]
 
 #: What every hidden secret is replaced by.
@@ -254,6 +264,55 @@ def redact_credentials(text: str, environ: Mapping[str, str] | None = None) -> s
     return text
 
 
+#: Environment variable names that look like a credential (searched, case-insensitively).
+_SECRET_ENV_NAME_RE = re.compile(
+    r"(?i)(key|token|secret|passw|passphrase|credential|auth|cookie|session|private|"
+    r"\bsas\b|_sas_|connection_string|dsn)"
+)
+#: Cloud and CI prefixes whose variables are credentials or point at them.
+_SECRET_ENV_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "GITHUB_", "VAULT_")
+#: A value holding a URL with a password in it (``postgres://user:pw@host/db``).
+_USERINFO_RE = re.compile(r"://[^/\s@:]*:[^/\s@]*@")
+
+
+def _looks_secret(name: str, value: str) -> bool:
+    return (
+        name in CREDENTIAL_ENV
+        or bool(_SECRET_ENV_NAME_RE.search(name))
+        or name.upper().startswith(_SECRET_ENV_PREFIXES)
+        or bool(_USERINFO_RE.search(value))
+    )
+
+
+def scrubbed_environment(
+    passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Our environment without anything that looks secret: what every outside program
+    hwpscan runs gets (``--tool-cmd``, ``--parser-cmd`` and the extractor workers).
+
+    Left out: ``HWPSCAN_API_KEY`` and the cloud credentials hwpscan knows, every variable
+    whose name holds KEY, TOKEN, SECRET, PASSW(ORD), CREDENTIAL, AUTH, COOKIE, SESSION
+    or PRIVATE, every ``AWS_*``, ``AZURE_*``, ``GOOGLE_*``, ``GH_*``, ``GITHUB_*``,
+    ``VAULT_*`` ..., and any value holding a URL with a password. PATH, HOME, LANG,
+    LC_*, TZ, TMPDIR and the like stay. The names in *passthrough* are passed on
+    whatever they look like.
+
+    >>> env = {"PATH": "/bin", "LANG": "C.UTF-8", "HWPSCAN_API_KEY": "k", "GH_TOKEN": "t",
+    ...        "AWS_REGION": "x", "DB": "postgres://u:pw@h/d", "MY_PASSWORD": "p"}
+    >>> sorted(scrubbed_environment(environ=env))
+    ['LANG', 'PATH']
+    >>> sorted(scrubbed_environment(["AWS_REGION", "NOT_SET"], environ=env))
+    ['AWS_REGION', 'LANG', 'PATH']
+    """
+    environ = os.environ if environ is None else environ
+    chosen = set(passthrough)
+    return {
+        name: value
+        for name, value in environ.items()
+        if name in chosen or not _looks_secret(name, value)
+    }
+
+
 #: Argument names that may carry a secret: never stored.
 _SECRET_NAME_RE = re.compile(r"(?i)(key|token|secret|passw|auth|credential|cookie)")
 
@@ -319,6 +378,27 @@ def _strip_url_secrets(text: str) -> str:
     except ValueError:
         return REDACTED
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+_USERINFO_IN_TEXT_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/\s@]+)@")
+
+
+def userinfo_secrets(texts: Iterable[str]) -> list[str]:
+    """The user names and passwords in the URLs of *texts* (``s3://KEY:SECRET@bucket``),
+    as written and percent-decoded: what :func:`redact_text` must hide wherever a
+    library repeats such a URL (an error naming ``KEY:SECRET@bucket`` as a bucket).
+
+    >>> userinfo_secrets(["s3://AKIA1:pa%2Fss@bucket/x", "fixtures", "http://h/p"])
+    ['AKIA1', 'pa%2Fss', 'pa/ss']
+    """
+    out: list[str] = []
+    for text in texts:
+        for match in _USERINFO_IN_TEXT_RE.finditer(text):
+            for part in match.group(1).split(":", 1):
+                for form in (part, unquote(part)):
+                    if form and form not in out:
+                        out.append(form)
+    return out
 
 
 def host_without_userinfo(parts: SplitResult) -> str:

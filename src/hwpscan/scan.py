@@ -142,16 +142,20 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     """Files named, and files below folders named (recursively, sorted, sidecars skipped).
 
     A file named twice (or reached twice) is scanned once. A path that does not exist
-    is kept: scanning it gives a row with status ``error``.
+    is kept, and so is a folder that cannot be listed: scanning either gives a row with
+    status ``error``.
     """
     return [found.path for found in _listed(inputs)]
 
 
-def collect_dated(inputs: Iterable[Path]) -> tuple[list[Path], dict[Path, str]]:
+def collect_dated(
+    inputs: Iterable[Path], problems: list[str] | None = None
+) -> tuple[list[Path], dict[Path, str]]:
     """:func:`collect_files` and :func:`resolve_dates` of the files, in one pass: what
-    the listing learnt of each file (its real folder) is not asked of the disk again."""
+    the listing learnt of each file (its real folder) is not asked of the disk again.
+    Manifest lines that date nothing (a bad date...) are described in *problems*."""
     found = _listed(inputs)
-    return [f.path for f in found], _dates(found)
+    return [f.path for f in found], _dates(found, problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +183,11 @@ def _listed(inputs: Iterable[Path]) -> list[_Listed]:
             continue
         for root, files in _walk(os.fspath(item)):
             base = Path(root)
+            if files is None:  # a folder that cannot be listed: kept, its row says why
+                if (key := real(base)) not in seen:
+                    seen.add(key)
+                    out.append(_Listed(base, root, key))
+                continue
             # os.path.join(root, name) and (folder, name), for names that hold no separator
             real_root = real.folder(root)
             within, real_within = _joiner(root), _joiner(real_root)
@@ -207,15 +216,17 @@ def _joiner(folder: str) -> str:
     return os.path.join(folder, "")
 
 
-def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]]]]:
+def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]] | None]]:
     """The folders below *top* as :func:`os.walk` goes (top down, folders in name order,
-    hidden ones and symlinked ones not entered, one that cannot be listed skipped), each
-    with its files in name order and whether each is a symlink (from the listing: no
-    ``lstat`` per file)."""
+    hidden ones and symlinked ones not entered), each with its files in name order and
+    whether each is a symlink (from the listing: no ``lstat`` per file); a folder that
+    cannot be listed comes with ``None`` (what it holds is unknown: never a silent
+    skip)."""
     try:
         with os.scandir(top) as listing:
             entries = sorted(listing, key=lambda e: e.name)
     except OSError:
+        yield top, None
         return
     folders: list[os.DirEntry[str]] = []
     files: list[tuple[str, bool]] = []
@@ -281,7 +292,7 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     return _dates([_Listed(p, os.fspath(p), real(p)) for p in paths])
 
 
-def _dates(files: list[_Listed]) -> dict[Path, str]:
+def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[Path, str]:
     known: dict[str, bool] = {}
 
     def under_manifest(folder: str) -> bool:
@@ -297,7 +308,7 @@ def _dates(files: list[_Listed]) -> dict[Path, str]:
         for f in files
         if under_manifest(f.real_folder if f.real_folder is not None else os.path.dirname(f.real))
     ]
-    dates = dict(dates_for(listed)) if listed else {}
+    dates = dict(dates_for(listed, problems)) if listed else {}
     named = dates.copy()  # what the manifests say wins; the path names the rest
     for f in files:
         found = date_from_path(f.text) if f.folder is None else _listed_date(f.folder, f.name)
@@ -505,6 +516,8 @@ def _scan_file(
 ) -> FileResult:
     try:
         info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):  # one collect_files could not list
+            return _error_row(shown, date, Status.ERROR, _unlisted_reason(path))
         if not stat.S_ISREG(info.st_mode):
             reason = "not a regular file (a FIFO, device or socket)"
             return _error_row(shown, date, Status.UNSUPPORTED, reason)
@@ -523,6 +536,16 @@ def _scan_file(
     if len(data) > MAX_FILE_BYTES:  # it grew while we looked
         return _error_row(shown, date, Status.UNSUPPORTED, "file grew over the size cap while read")
     return scan_bytes(data, path=shown, date=date, repair=repair)
+
+
+def _unlisted_reason(path: str | os.PathLike[str]) -> str:
+    """Why a folder among the files to scan is there: it could not be listed."""
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as exc:
+        return f"cannot list folder: {exc.strerror or exc}; the files in it were not scanned"
+    return "a folder that could not be listed when the files were collected; not scanned"
 
 
 def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:

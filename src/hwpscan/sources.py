@@ -33,7 +33,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
 from hwpscan.manifest import ManifestEntry
-from hwpscan.redaction import host_without_userinfo, redact_credentials
+from hwpscan.redaction import (
+    host_without_userinfo,
+    redact_credentials,
+    redact_text,
+    userinfo_secrets,
+)
 from hwpscan.scan import (
     _is_attachment_name,
     collect_files,
@@ -185,17 +190,27 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
         info = fs.info(root)
     except FileNotFoundError:
         raise UsageError(f"no such file or folder: {shown_url(url)}") from None
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{shown_url(url)}: cannot list: {redact_credentials(str(exc))}") from None
+    except Exception as exc:  # each backend raises its SDK's own errors (botocore's...)
+        raise UsageError(f"{shown_url(url)}: cannot list: {_listing_error(exc, url)}") from None
     manifests: dict[str, dict[str, str]] = {}
     index = start
     if info.get("type") != "directory":
         folder = posixpath.dirname(root)
         yield _url_item(fs, info, index, _date_for(fs, root, folder, manifests))
         return
-    for entry, folder in _walk(fs, root, manifests):
-        yield _url_item(fs, entry, index, _date_for(fs, entry["name"], folder, manifests))
-        index += 1
+    try:
+        for entry, folder in _walk(fs, root, manifests):
+            yield _url_item(fs, entry, index, _date_for(fs, entry["name"], folder, manifests))
+            index += 1
+    except UsageError as exc:
+        raise UsageError(redact_text(str(exc), userinfo_secrets([url]))) from None
+
+
+def _listing_error(exc: BaseException, url: str) -> str:
+    """A listing's error as shown: the URL's userinfo and known credentials redacted (an
+    SDK repeats ``user:password@bucket`` when it takes it for a bucket name)."""
+    text = redact_credentials(f"{type(exc).__name__}: {exc}")
+    return redact_text(text, userinfo_secrets([url]))[:500]
 
 
 def _walk(
@@ -204,7 +219,7 @@ def _walk(
     """Files of *folder* (sorted), then each sub-folder's: the order of ``os.walk``."""
     try:
         listing = fs.ls(folder, detail=True)
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # each backend raises its SDK's own errors
         raise UsageError(
             f"cannot list {_shown(fs, folder)}: {redact_credentials(str(exc))}"
         ) from None

@@ -44,6 +44,7 @@ from hwpscan.fetch.keys import (
     resolve_key,
 )
 from hwpscan.fetch.plan import Plan
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
@@ -79,8 +80,9 @@ def range_line(start: date, end: date) -> str:
 
 
 def plain(message: str, secret: str | None) -> str:
-    """Message text made safe to print: no key, no accidental rich markup."""
-    return escape(redact_text(message, [secret]) if secret else message)
+    """Message text made safe to print: no key, no accidental rich markup, no control
+    character (a server's name or subject with ESC in it is shown as ``\\x1b``)."""
+    return escape(escape_snippet(redact_text(message, [secret]) if secret else message))
 
 
 def warn(message: str, secret: str | None = None) -> None:

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
 
@@ -63,11 +64,11 @@ def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
     table.add_column("file", overflow="fold")
     table.add_column("reason", overflow="fold")
     for entry in rows:
-        table.add_row(
-            Text(entry.date or "undated"),
-            Text(entry.status),
-            Text(entry.path or entry.name),
-            Text(entry.reason or ""),
+        table.add_row(  # every field is the file's text: its controls shown, not sent
+            Text(escape_snippet(entry.date or "undated")),
+            Text(escape_snippet(entry.status)),
+            Text(escape_snippet(entry.path or entry.name)),
+            Text(escape_snippet(entry.reason or "")),
         )
     return table
 
@@ -110,7 +111,7 @@ def manifest(
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:
-        err_console.print(f"warning: {problem}", markup=False, highlight=False)
+        err_console.print(f"warning: {escape_snippet(problem)}", markup=False, highlight=False)
     if fmt is ManifestFormat.jsonl:
         for entry in rows:
             typer.echo(json.dumps(entry.to_json(), ensure_ascii=False))

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from hwpscan.cli.app import console, err_console, fail
 from hwpscan.errors import UsageError
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
 from hwpscan.usecases.scan import Row, ScanObserver, ScanOutcome, ScanSettings, scan
@@ -91,7 +92,7 @@ class TerminalObserver(ScanObserver):
             self.matrix_stream(row)
         self._guilty += row.is_guilty(strict_markup=self.strict_markup)
         if self._bar is not None:
-            name = Path(row.path).name[:40]
+            name = escape_snippet(Path(row.path).name)[:40]
             self._bar.update(self._task, advance=1, guilty=self._guilty, description=name)
 
     def finished(self, phase: str) -> None:
@@ -102,10 +103,11 @@ class TerminalObserver(ScanObserver):
         self._bar = self._status = None
 
     def note(self, message: str) -> None:
-        err_console.print(message, markup=False, highlight=False)
+        err_console.print(escape_snippet(message), markup=False, highlight=False)
 
     def warn(self, message: str) -> None:
-        err_console.print(f"[yellow]warning:[/] {_escape(message)}", highlight=False)
+        shown = _escape(escape_snippet(message))  # a name's ESC shown, never sent
+        err_console.print(f"[yellow]warning:[/] {shown}", highlight=False)
 
     def _tick(self) -> None:
         self._count += 1

@@ -387,6 +387,8 @@ class Downloader:
             raise _Retry(self._describe(exc)) from exc  # worth another attempt
         except httpx.HTTPError as exc:  # a bad URL, too many redirects...: not
             raise _Fail(self._describe(exc)) from exc
+        except httpx.InvalidURL as exc:  # not an HTTPError: a redirect to data:, about:...
+            raise _Fail(f"the server sent an unusable URL: {self._describe(exc)}") from exc
 
     def _check_response(self, response: httpx.Response) -> None:
         """Go on only with a 200 whose announced size is within the cap."""

@@ -12,7 +12,10 @@ exactly what breaks an encoder later.
 
 Every string value and every object key is checked. Lines that are not JSON are
 reported as skipped, never fatal; an input where no JSON document was found at all is not
-proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it.
+proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it. A
+document is an object or an array (an SSE event's data may also be a bare string, as
+token streams send): a line of random bytes that happens to read as a number, ``true``
+or ``null`` holds nothing to check and is skipped, not counted.
 
 >>> report = check_json_text('{"result": [{"text": "ok"}, {"text": "bad \\udb80"}]}')
 >>> [(b.line, b.path, b.position) for b in report.bad]
@@ -328,18 +331,37 @@ def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | Skippe
         return
     if len(payloads) > 1:
         try:
-            yield payloads[0][0], _decode("\n".join(p for _, p in payloads))
+            joined = "\n".join(p for _, p in payloads)
+            yield _document(payloads[0][0], _decode(joined), joined, strings=True)
             return
         except ValueError:
             pass
     for number, payload in payloads:
-        yield _parse_line(number, payload)
+        yield _parse_line(number, payload, strings=True)
 
 
-def _parse_line(number: int, line: str) -> tuple[int, Any] | SkippedLine:
+def _document(number: int, doc: Any, text: str, *, strings: bool) -> tuple[int, Any] | SkippedLine:
+    """*doc* as a document found on line *number*, or a skipped line when it is a bare
+    number, ``true``, ``false`` or ``null`` (or a bare string, unless *strings*): random
+    bytes read that way, and nothing in them could fail to encode.
+
+    >>> _document(3, 7, "7", strings=False).reason
+    'not a JSON object or array: a bare int'
+    >>> _document(3, "x", '"x"', strings=True)
+    (3, 'x')
+    """
+    if isinstance(doc, (dict, list)) or (strings and isinstance(doc, str)):
+        return number, doc
+    kind = "null" if doc is None else type(doc).__name__
+    return SkippedLine(
+        number, f"not a JSON object or array: a bare {kind}", escape_snippet(text[:_EXCERPT])
+    )
+
+
+def _parse_line(number: int, line: str, *, strings: bool = False) -> tuple[int, Any] | SkippedLine:
     """A line as JSON; failing that, a JSON object or array that ends the line (a log line)."""
     try:
-        return number, _decode(line)
+        return _document(number, _decode(line), line, strings=strings)
     except ValueError as exc:
         error = exc
     start = min((i for i in (line.find("{"), line.find("[")) if i > 0), default=-1)

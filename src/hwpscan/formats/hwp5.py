@@ -194,7 +194,7 @@ def read_ole(
             streams = OleStreams(ole, data)
         except _OLE_ERRORS as exc:
             return Document(
-                format=Format.OLE,
+                format=Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE,
                 status=Status.CORRUPT,
                 reason=f"compound file directory unreadable: {exc}",
             )

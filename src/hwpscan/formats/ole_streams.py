@@ -96,9 +96,18 @@ class OleStreams:
             self.paths.sort(key=str.lower)
 
     def _collect(self, node: object, prefix: str) -> None:
+        """Every stream below *node*. Each storage is entered once: olefile marks the
+        entries it has placed, but not the root, so a root entry typed as a storage
+        that lists itself as its child would be entered for ever; a storage met again
+        is a ``ValueError`` (the file is corrupt)."""
         stack = [(node, prefix)]
+        entered: set[int] = set()
         while stack:
             entry, at = stack.pop()
+            if id(entry) in entered:
+                shown = at.rstrip("/").rsplit("/", 1)[-1]
+                raise ValueError(f"directory loops: storage {shown!r} lies inside itself")
+            entered.add(id(entry))
             kids = entry.kids  # type: ignore[attr-defined]
             for kid in sorted(kids, key=lambda k: k.name.lower()):
                 path = at + kid.name

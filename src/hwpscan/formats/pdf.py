@@ -17,12 +17,18 @@ map a glyph to a lone surrogate, so the extractor's output is counted as it is.
 - pypdf's log messages and Python warnings never reach the terminal: they are caught
   while it reads, escaped (control characters, escapes and surrogates shown as
   ``\\x1b``, ``\\udb80``...), capped, and kept as the file's warnings.
+- Unread is never clean: where pypdf could not parse part of an object (a page's
+  ``/Resources`` nested 100,000 deep, an entry it cannot read) it keeps what it parsed
+  and logs the exception instead of raising; such a message makes the file read in
+  part (``corrupt``, or ``contaminated`` by what was read), even with every page
+  extracted -- the dropped part may be the page's fonts or its content.
 """
 
 from __future__ import annotations
 
 import io
 import logging
+import re
 import warnings as _warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +50,10 @@ MAX_ANNOTATIONS = 20_000
 MAX_MESSAGES = 20
 _MESSAGE_CHARS = 300
 _SHOWN_PAGES = 5
+#: What pypdf logs when it drops the rest of an object it could not parse: the repr of
+#: the exception (``PdfReadError('Error reading PDF file.')``, ``RecursionError(...)``),
+#: from its object parser (``pypdf.generic...``); every version since 4 does so.
+_DROPPED_RE = re.compile(r"[A-Za-z_][\w.]*(?:Error|Exception)\(")
 
 
 class _Collect(logging.Handler):
@@ -53,12 +63,15 @@ class _Collect(logging.Handler):
         super().__init__(logging.DEBUG)
         self.messages: list[str] = []
         self.dropped = 0
+        self.lost: list[str] = []  # objects pypdf read in part (see _DROPPED_RE)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = record.getMessage()
         except Exception:  # a malformed record is still one message
             text = str(record.msg)
+        if record.name.startswith("pypdf.generic") and _DROPPED_RE.match(text):
+            self.lost.append(_clip(text))
         self.add(text)
 
     def add(self, text: str) -> None:
@@ -109,14 +122,19 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES) -> Document:
     with _quiet() as collect:
         doc = _extract(data, max_pages)
     notes = collect.notes()
-    if not notes:
+    status, reason = doc.status, doc.reason
+    if collect.lost and status is None:  # unread is never clean, see the module docstring
+        lost = list(dict.fromkeys(collect.lost))
+        reason = "pypdf could not parse part of an object and dropped it: " + _join(lost)
+        status = Status.CORRUPT
+    if not notes and status is doc.status:
         return doc
     return Document(
         format=doc.format,
         body=doc.body,
         meta=doc.meta,
-        status=doc.status,
-        reason=doc.reason,
+        status=status,
+        reason=reason,
         warnings=doc.warnings + tuple(notes),
         info=doc.info,
     )

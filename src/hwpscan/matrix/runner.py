@@ -15,7 +15,8 @@ time: once per file for ``{path}``, or for many files at once for ``{paths}`` (o
 framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a batch that fails is
 run again one file at a time, so the failure lands on the file that caused it). Their
 stdout is decoded the same way, undecodable bytes counted. Each subprocess gets its own
-process group, so a timeout kills whatever it started too.
+process group, so a timeout kills whatever it started too, and a scrubbed environment:
+no API key, no cloud credential (:func:`~hwpscan.redaction.scrubbed_environment`).
 
 The reference text of each file is our ``strict`` view, obtained the same way (and
 shared with the ``strict`` row when that extractor is asked for).
@@ -45,6 +46,7 @@ from hwpscan.matrix.failures import describe_exception, explain_exit, explain_me
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
 from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.procs import KILL_GRACE, Finished, kill_group, run_captured
+from hwpscan.redaction import scrubbed_environment
 from hwpscan.scan import display_path
 
 __all__ = ["WorkerPool", "kill_group", "run_batch", "run_extractor", "run_matrix"]
@@ -59,8 +61,10 @@ STARTUP_GRACE = 30.0
 
 def _run(argv: Sequence[str], *, timeout: float) -> Finished:
     """Run *argv* in a new process group, capturing its output; on timeout (or a
-    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too)."""
-    return run_captured(argv, timeout=timeout)
+    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too).
+    It gets our environment without the API key or anything else that looks secret
+    (:func:`~hwpscan.redaction.scrubbed_environment`, as ``--tool-cmd`` does)."""
+    return run_captured(argv, timeout=timeout, env=scrubbed_environment())
 
 
 def run_extractor(
@@ -176,6 +180,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=self.errors,
             start_new_session=os.name == "posix",
+            env=scrubbed_environment(),  # third-party code: no secret of ours, see _run
         )
         procs.watch(self.proc)  # a Ctrl-C of ours kills it (kill_running)
         self._buffer = b""

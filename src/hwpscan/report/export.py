@@ -304,7 +304,7 @@ def csv_sink(out: IO[str], *, bom: bool = True) -> Callable[[FileResult], None]:
     """
     if bom:
         out.write(BOM)
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(_LfRows(out), fieldnames=CSV_COLUMNS, lineterminator="\r\n")
     writer.writeheader()
 
     def write(result: FileResult) -> None:
@@ -312,6 +312,26 @@ def csv_sink(out: IO[str], *, bom: bool = True) -> Callable[[FileResult], None]:
         out.flush()
 
     return write
+
+
+class _LfRows:
+    """A CSV writer's output with rows ended by ``\\n``. The writer is given ``\\r\\n``
+    as its line end so that it quotes every cell holding a bare ``\\r`` (with ``\\n``
+    alone it does not, and a spreadsheet starts a new row there: a file name could
+    forge a row, formula and all, past :func:`_cell`); the row's own ``\\r`` goes here.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> _ = csv.writer(_LfRows(out), lineterminator="\\r\\n").writerow(["a\\r=1+1", "b"])
+    >>> out.getvalue()
+    '"a\\r=1+1",b\\n'
+    """
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+
+    def write(self, row: str) -> int:
+        return self._out.write(row[:-2] + "\n" if row.endswith("\r\n") else row)
 
 
 def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> int:

@@ -4,6 +4,8 @@
 'a\\\\|b c'
 >>> md_cell("<img src=x>&")
 '&lt;img src=x&gt;&amp;'
+>>> print(md_cell("a" + chr(27) + "[2Jb"))
+a\\\\x1b[2Jb
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hwpscan.forensics.pua import pua_summary
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
@@ -78,7 +81,9 @@ def _lossy(r: FileResult) -> bool:
 
 
 def md_cell(text: str) -> str:
-    """Text safe inside a markdown table cell: one line, pipes escaped, no live HTML."""
+    """Text safe inside a markdown table cell: one line, pipes escaped, no live HTML, and
+    control characters (ESC, C1...) shown as escapes such as ``\\x1b``, not sent."""
+    text = escape_snippet(" ".join(text.split()))
     text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return " ".join(text.split())

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info, pua_summary
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import LOSSY_CLASSES, FileResult, RepairSummary, Status
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import defect_files, status_counts
@@ -232,7 +233,7 @@ class _Reasons:
             if short <= 0:  # no room: the number points at the reason below the table
                 out.append(Text(f"[{k}]", style="dim"))
                 continue
-            text = " ".join(self._texts[k].split())
+            text = " ".join(escape_snippet(self._texts[k]).split())
             cut = text if cell_len(text) <= short else _fit(text, short - 1) + "…"
             out.append(Text(f"[{k}] {cut}", style="dim"))
         return out
@@ -241,7 +242,7 @@ class _Reasons:
         lines = Text(style="dim")
         for reason, k in self.groups.items():
             n = self.files[reason]
-            text = " ".join(reason.split())
+            text = " ".join(escape_snippet(reason).split())  # ESC in a reason: shown, never sent
             if len(text) > REASON_FOOTER:
                 text = text[:REASON_FOOTER] + "…"
             files = f" ({n:,} files)" if n > 1 else ""
@@ -334,8 +335,8 @@ def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table
 
 
 def _name_cell(r: FileResult, root: str | None, name_width: int | None) -> Text:
-    """The path, shortened in the middle to fit."""
-    shown = short_path(r.path, root)
+    """The path, shortened in the middle to fit (control characters shown as escapes)."""
+    shown = escape_snippet(short_path(r.path, root))  # ESC in a name: shown, never sent
     return Text(shorten_middle(shown, name_width) if name_width else shown)
 
 
@@ -615,9 +616,9 @@ def repair_table(
         done = r.repair
         status = Text(r.status.value, style=STATUS_STYLE[r.status])
         if done is None and r.reason:
-            status += Text(f": {r.reason}", style="dim")
+            status += Text(f": {escape_snippet(r.reason)}", style="dim")
         table.add_row(
-            short_path(r.path, root),
+            escape_snippet(short_path(r.path, root)),
             status,
             f"{done.restored_pairs:,}" if done else "",
             f"{done.removed_orphans:,}" if done else "",

@@ -213,7 +213,10 @@ def scan(
             record.summary.update(fetch_summary(fetched))
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
-        files, dates = (None, {}) if settings.scaled else collect_dated(settings.paths)
+        problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
+        files, dates = (None, {}) if settings.scaled else collect_dated(settings.paths, problems)
+        for problem in problems:
+            observer.warn(problem)
         observer.started("scan", None if files is None else len(files))
         if files is None:
             results, stop = _run_scaled(settings, resumed, record, observer)

@@ -12,7 +12,6 @@ first (:func:`scrub_tool_text`).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,11 +24,11 @@ from hwpscan.forensics.surrogates import escape_snippet, merge_pairs
 from hwpscan.procs import run_captured
 from hwpscan.redaction import (
     API_KEY_ENV,
-    CREDENTIAL_ENV,
     redact_auth,
     redact_credentials,
     redact_params,
     redact_text,
+    scrubbed_environment,
 )
 from hwpscan.verify.evidence import Evidence
 
@@ -54,15 +53,6 @@ DATE_FIELD = "{date}"
 DROPPED = "characters dropped"
 _LISTED = 5  # missing code points named per attachment
 _STDERR_TAIL = 300
-#: Variable names that look like a credential (searched, case-insensitively).
-_SECRET_NAME_RE = re.compile(
-    r"(?i)(key|token|secret|passw|passphrase|credential|auth|cookie|session|private|"
-    r"\bsas\b|_sas_|connection_string|dsn)"
-)
-#: Cloud and CI prefixes whose variables are credentials or point at them.
-_SECRET_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "GITHUB_", "VAULT_")
-#: A value holding a URL with a password in it (``postgres://user:pw@host/db``).
-_USERINFO_RE = re.compile(r"://[^/\s@:]*:[^/\s@]*@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,41 +107,19 @@ def parse_tool_cmd(template: str) -> tuple[str, ...]:
     return argv
 
 
-def _looks_secret(name: str, value: str) -> bool:
-    return (
-        name in CREDENTIAL_ENV
-        or bool(_SECRET_NAME_RE.search(name))
-        or name.upper().startswith(_SECRET_PREFIXES)
-        or bool(_USERINFO_RE.search(value))
-    )
-
-
 def tool_environment(
     passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The environment the tool command gets: ours without anything that looks secret.
+    """The environment the tool command gets: ours without anything that looks secret
+    (:func:`hwpscan.redaction.scrubbed_environment`, as every outside program hwpscan
+    runs gets it); the names in *passthrough* (``--tool-env``) are passed on whatever
+    they look like.
 
-    Left out: ``HWPSCAN_API_KEY`` and the cloud credentials hwpscan knows, every variable
-    whose name holds KEY, TOKEN, SECRET, PASSW(ORD), CREDENTIAL, AUTH, COOKIE, SESSION
-    or PRIVATE, every ``AWS_*``, ``AZURE_*``, ``GOOGLE_*``, ``GH_*``, ``GITHUB_*``,
-    ``VAULT_*`` ..., and any value holding a URL with a password. PATH, HOME, LANG,
-    LC_*, TZ, TMPDIR and the like stay. The names in *passthrough* (``--tool-env``)
-    are passed on whatever they look like.
-
-    >>> env = {"PATH": "/bin", "LANG": "C.UTF-8", "HWPSCAN_API_KEY": "k", "GH_TOKEN": "t",
-    ...        "AWS_REGION": "x", "DB": "postgres://u:pw@h/d", "MY_PASSWORD": "p"}
-    >>> sorted(tool_environment(environ=env))
-    ['LANG', 'PATH']
-    >>> sorted(tool_environment(["AWS_REGION", "NOT_SET"], environ=env))
-    ['AWS_REGION', 'LANG', 'PATH']
+    >>> env = {"PATH": "/bin", "HWPSCAN_API_KEY": "k", "AWS_REGION": "x"}
+    >>> sorted(tool_environment(environ=env)), sorted(tool_environment(["AWS_REGION"], env))
+    (['PATH'], ['AWS_REGION', 'PATH'])
     """
-    environ = os.environ if environ is None else environ
-    chosen = set(passthrough)
-    return {
-        name: value
-        for name, value in environ.items()
-        if name in chosen or not _looks_secret(name, value)
-    }
+    return scrubbed_environment(passthrough, environ)
 
 
 def scrub_tool_text(text: str) -> str:

@@ -134,6 +134,9 @@ class PdfExtras:
     ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
     ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
     codec pypdf needs an outside program for; text extraction never decodes it).
+    ``deep_resources``: ``("array", n)`` or ``("dict", n)`` puts an array or a
+    dictionary nested *n* deep into every page's ``/Resources`` (a reader that parses
+    recursively cannot read such a page).
     """
 
     bad_filter_pages: tuple[int, ...] = ()
@@ -143,6 +146,7 @@ class PdfExtras:
     fields: tuple[tuple[str, str], ...] = ()
     font_encoding: bytes = b"Identity-H"
     jbig2_image_pages: tuple[int, ...] = ()
+    deep_resources: tuple[str, int] | None = None
 
 
 #: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
@@ -287,6 +291,7 @@ def build_pdf(
         annot = f" /Annots [{' '.join(f'{a} 0 R' for a in annots)}]" if annots else ""
         image = i in extras.jbig2_image_pages
         xobject = f" /XObject << /Im1 {image_id} 0 R >>" if image else ""
+        xobject += _nested(extras.deep_resources)
         objects.append(
             (
                 f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {_PAGE_WIDTH} {_PAGE_HEIGHT}] "
@@ -316,6 +321,22 @@ def build_pdf(
         f"startxref\n{xref_at}\n%%EOF\n"
     ).encode("ascii")
     return bytes(out)
+
+
+def _nested(deep: tuple[str, int] | None) -> str:
+    """A ``/Deep`` resource entry nested *n* levels (see :class:`PdfExtras`).
+
+    >>> _nested(("array", 2)), _nested(("dict", 2)), _nested(None)
+    (' /Deep [[0]]', ' /Deep << /A << /A 0 >> >>', '')
+    """
+    if deep is None:
+        return ""
+    kind, depth = deep
+    if kind == "array":
+        return " /Deep " + "[" * depth + "0" + "]" * depth
+    if kind == "dict":
+        return " /Deep " + "<< /A " * depth + "0" + " >>" * depth
+    raise ValueError(f"deep_resources: 'array' or 'dict', not {kind!r}")
 
 
 def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
