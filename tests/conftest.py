@@ -7,6 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No Hypothesis example has a deadline: a loaded machine (two cores shared with other
+# jobs) must not turn a slow example into a failure. Tests may still set their own.
+settings.register_profile("hwpscan", deadline=None)
+settings.load_profile("hwpscan")
 
 # pytest-xdist workers get COLUMNS=80 in their environment, and hwpscan sizes piped
 # tables by COLUMNS when it is set: the same test would then see 80-column tables under

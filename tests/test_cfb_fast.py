@@ -335,6 +335,7 @@ def test_decline_never_raises_and_logs_at_debug(caplog: pytest.LogCaptureFixture
     assert any("left to olefile" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow
 def test_every_single_word_overwrite_of_the_structures_agrees_or_declines() -> None:
     """Deterministic sweep: each 32-bit word of the header, FAT and directory set to
     each of a few telling values; both outcomes must occur."""

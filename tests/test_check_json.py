@@ -227,6 +227,7 @@ def test_unreadable_input_is_a_usage_error_without_traceback(tmp_path: Path, mak
     assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
+@pytest.mark.slow
 def test_bad_format_option_is_a_usage_error(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
     path.write_text("{}\n", encoding="utf-8")

@@ -50,6 +50,7 @@ def test_a_gate_over_no_document_exits_2_and_junit_says_so(home: Path) -> None:
     assert runner.invoke(app, ["scan", "empty", "-j", "1"]).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_git_lfs_pointer_is_unreadable_with_its_own_reason(home: Path) -> None:
     day = home / "docs" / "2025-07-21"
     day.mkdir(parents=True)

@@ -114,6 +114,7 @@ def test_plain_values_convert_as_the_framework_converts_them(
         st.sampled_from(["inf", "nan", "+5", "٣", "１", "1.", ".5", "-0.0"]),
     ),
 )
+@pytest.mark.slow
 def test_any_text_converts_as_the_framework_converts_it(index: int, text: str) -> None:
     name, param = PARAMS[index]
     value: Any = (text,) if param.multiple or param.nargs == -1 else text
@@ -132,6 +133,7 @@ def test_a_plain_value_is_taken_without_the_framework() -> None:
     assert plain_converter(jobs.type_descriptor)("2.5", jobs, ctx) is DECLINE  # type: ignore[misc]
 
 
+@pytest.mark.slow
 def test_a_scan_imports_no_validation_library(tmp_path: Path) -> None:
     code = (
         "import sys; from hwpscan.cli import main\n"

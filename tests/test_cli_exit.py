@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from hwpscan.scan import collect_files, scan_paths
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -31,6 +33,7 @@ def _python(code: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str
     return _interpreter(tmp, "-c", textwrap.dedent(code), *args)
 
 
+@pytest.mark.slow
 def test_exit_handlers_run_and_every_row_arrives(tmp_path: Path) -> None:
     marker = tmp_path / "handler-ran"
     code = f"""
@@ -97,6 +100,7 @@ def test_a_profiler_still_gets_its_exit(tmp_path: Path) -> None:
     assert out.exists() and out.stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_collector_is_off_while_modules_load_and_on_while_the_command_runs(
     tmp_path: Path,
 ) -> None:

@@ -72,6 +72,7 @@ def test_a_command_help_loads_its_module_only(command: str, module: str) -> None
 
 
 @pytest.mark.parametrize("args", [["--help"], ["scan", "--help"], ["emulator", "--help"]])
+@pytest.mark.slow
 def test_console_script_help_is_the_loaded_apps_help(args: list[str]) -> None:
     lazy = _run(*args)
     assert lazy.returncode == 0, lazy.stderr

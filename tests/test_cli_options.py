@@ -115,6 +115,7 @@ def test_repair_takes_out_and_still_output_with_a_warning(
     assert missing.exit_code == ExitCode.USAGE and "--out" in missing.output
 
 
+@pytest.mark.slow
 def test_list_options_take_repeats_and_commas(tmp_path: Path, home: Path, corpus: Path) -> None:
     base = ["scan", str(corpus), "-j", "1", "--no-progress"]
     commas = runner.invoke(app, [*base, "--fail-on", "contaminated,unreadable"])

@@ -103,6 +103,7 @@ def test_repair_writes_utf8_text(corpus: Path, tmp_path: Path) -> None:
     assert not (out / "empty.hwp.txt").exists()
 
 
+@pytest.mark.slow
 def test_every_command_has_help() -> None:
     import typer.main
 
@@ -296,6 +297,7 @@ def test_a_damaged_run_store_is_a_message_not_a_traceback(
     assert "not recorded" in scan.output
 
 
+@pytest.mark.slow
 def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) -> None:
     """Korean Windows pipes in cp949: machine output stays UTF-8, tables never crash."""
     import os

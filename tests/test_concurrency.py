@@ -158,6 +158,7 @@ def check_downloads(out: Path) -> None:
     assert not list(out.rglob(TEMP_PREFIX + "*"))
 
 
+@pytest.mark.slow
 def test_eight_runs_started_together_on_a_fresh_home(
     emulator: RunningEmulator, tmp_path: Path
 ) -> None:
@@ -173,6 +174,7 @@ def test_eight_runs_started_together_twenty_rounds(
         one_round(emulator, tmp_path / f"round-{n}")
 
 
+@pytest.mark.slow
 def test_two_fetches_into_one_out_folder_both_finish(
     emulator: RunningEmulator, tmp_path: Path
 ) -> None:
@@ -242,6 +244,7 @@ def _at_a_barrier(
             yield folder
 
 
+@pytest.mark.slow
 def test_eight_processes_create_one_store_and_ledger_at_the_same_instant(
     tmp_path: Path,
 ) -> None:

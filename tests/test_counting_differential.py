@@ -71,6 +71,7 @@ def _press_release(rng: random.Random) -> bytes:
     return build_hwp5(paras)
 
 
+@pytest.mark.slow
 def test_generated_and_mutated_files_count_the_same() -> None:
     rng = random.Random(15)
     for _ in range(300):
@@ -92,6 +93,7 @@ _segment = st.tuples(st.sampled_from(["BodyText/Section0", "BodyText/Section1"])
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(_segment, st.booleans(), st.integers(0, 9)), max_size=40))
+@pytest.mark.slow
 def test_any_segment_list_counts_the_same(
     items: list[tuple[tuple[str, str], bool, int]],
 ) -> None:
@@ -166,6 +168,7 @@ def _runs(items: list[tuple[str, bool, int, str]], *, restart: bool) -> list[Seg
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_run, max_size=60), st.booleans(), st.sampled_from([0, 1, 2, 5, 20, 100]))
+@pytest.mark.slow
 def test_any_runs_locate_and_count_the_same(
     items: list[tuple[str, bool, int, str]], restart: bool, limit: int
 ) -> None:

@@ -6,6 +6,7 @@ import itertools
 from datetime import date
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def test_every_short_combination() -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(PARTS) | st.text("0123456789-./a", max_size=12), max_size=6))
+@pytest.mark.slow
 def test_generated_paths(parts: list[str]) -> None:
     path = "/".join(parts)
     if path:

@@ -115,6 +115,7 @@ def test_fail_on_takes_each_class_and_defects_for_any(tmp_path: Path) -> None:
     assert exit_code(rows, ["pdf_folded", "contaminated", "unreadable"]) is ExitCode.OK
 
 
+@pytest.mark.slow
 def test_the_cli_gate_verdict_and_csv_name_the_classes(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
     _hwp5(tmp_path / "in", "2025-07-21.hwp", [f"과제 {FOLDED_ONE}"])
@@ -175,6 +176,7 @@ def test_pdf_folds_become_the_square_under_map() -> None:
     assert done.text == "x\u25a1y\u25a1" and done.pua_placeheld == {"U+F000": 1, "U+FFFF": 1}
 
 
+@pytest.mark.slow
 def test_repair_cli_writes_each_mode_and_says_what_it_did(tmp_path: Path) -> None:
     src = _hwp5(tmp_path, "in.hwp", [f"가{FOLDED_ONE}{SQUARED_ONE}{LONE_HIGH}{UNMAPPED}"])
     env = {**os.environ, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}

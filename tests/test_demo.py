@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
 from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates
 
 
+@pytest.mark.slow
 def test_demo_shows_the_incident_and_writes_every_report_file(tmp_path: Path) -> None:
     out, report = tmp_path / "downloads", tmp_path / "report"
     result = CliRunner().invoke(

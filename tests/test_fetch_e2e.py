@@ -46,6 +46,7 @@ def calls_in_range(start: str, end: str) -> int:
     return sum(len(r.attachments) for r in incident_catalogue() if start <= str(r.date) <= end)
 
 
+@pytest.mark.slow
 def test_plan_matches_the_calls_fetch_then_makes(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
@@ -237,6 +238,7 @@ class DownloadGate:
         del self.app.download  # the class's own method again
 
 
+@pytest.mark.slow
 def test_killed_run_restarts_without_extra_calls_or_partial_files(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
@@ -283,6 +285,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
         assert hashlib.sha256((root / rel).read_bytes()).hexdigest() == entry.sha256
 
 
+@pytest.mark.slow
 def test_the_key_never_reaches_files_or_output(
     emulator: RunningEmulator, env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -336,6 +339,7 @@ def test_the_key_never_reaches_files_or_output(
     assert "ConnectError" in network_error and "127.0.0.1:9" in network_error
 
 
+@pytest.mark.slow
 def test_demo_shows_the_incident_pattern(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("HWPSCAN_API_KEY", raising=False)
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
@@ -354,6 +358,7 @@ def test_demo_shows_the_incident_pattern(monkeypatch: pytest.MonkeyPatch, tmp_pa
     json.dumps([e.to_json() for e in entries], ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_html_error_pages_instead_of_files_are_kept_and_flagged(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
@@ -366,6 +371,7 @@ def test_html_error_pages_instead_of_files_are_kept_and_flagged(
     assert entries and all(e.reason and "HTML page" in e.reason for e in entries)
 
 
+@pytest.mark.slow
 def test_a_year_the_api_ignores_returns_out_of_window_releases_not_downloaded(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:
@@ -379,6 +385,7 @@ def test_a_year_the_api_ignores_returns_out_of_window_releases_not_downloaded(
     assert emulator.stats().downloads_total == 0
 
 
+@pytest.mark.slow
 def test_scan_from_to_takes_the_fetch_options(
     emulator: RunningEmulator, env: dict[str, str]
 ) -> None:

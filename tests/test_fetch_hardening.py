@@ -124,6 +124,7 @@ def no_temp_files(folder: Path) -> bool:
 # --- 5: a slow drip must end --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_dripping_download_stops_at_its_deadline(tmp_path: Path) -> None:
     with hostile(file_route) as server, httpx.Client(timeout=5) as http:
         downloader = Downloader(http, FetchSettings(retry=RetryPolicy(0), download_deadline=1.0))
@@ -142,6 +143,7 @@ def test_a_download_slower_than_the_minimum_rate_stops(tmp_path: Path) -> None:
     assert not (tmp_path / "d.hwp").exists() and no_temp_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_the_default_deadline_grows_with_the_size_cap() -> None:
     small = Downloader(httpx.Client(), FetchSettings(max_bytes=1_000_000))
     large = Downloader(httpx.Client(), FetchSettings(max_bytes=500_000_000))
@@ -272,6 +274,7 @@ HOSTILE_ANSWERS = [
 
 
 @pytest.mark.parametrize(("answer", "code", "says"), HOSTILE_ANSWERS)
+@pytest.mark.slow
 def test_hostile_answers_end_cleanly_and_never_leak_the_key(
     tmp_path: Path, answer: Callable[[Handler], bytes], code: int, says: str
 ) -> None:
@@ -286,6 +289,7 @@ def test_hostile_answers_end_cleanly_and_never_leak_the_key(
     assert_no_key_anywhere(tmp_path, first.output, again.output)
 
 
+@pytest.mark.slow
 def test_a_bad_date_release_is_kept_undated_and_its_answer_reused(tmp_path: Path) -> None:
     with hostile(api_route(bad_date)) as server:
         run_cli(server, tmp_path)
@@ -323,6 +327,7 @@ def empty_listing(h: Handler) -> bytes:
     return listing([])
 
 
+@pytest.mark.slow
 def test_an_empty_weekday_is_a_warning_and_is_asked_again_next_run(tmp_path: Path) -> None:
     with hostile(api_route(empty_listing)) as server:
         first = run_cli(server, tmp_path, start="2025-10-06")  # Chuseok, a Monday
@@ -343,6 +348,7 @@ def test_an_empty_weekday_near_the_daily_limit_stops_as_a_likely_refusal(tmp_pat
     assert "possibly a silent quota refusal" in " ".join(result.output.split())
 
 
+@pytest.mark.slow
 def test_more_empty_weekdays_in_a_row_than_a_holiday_explains_stop_the_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -375,6 +381,7 @@ def cli(tmp_path: Path, *argv: str):
     return result
 
 
+@pytest.mark.slow
 def test_out_naming_a_file_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     with hostile(api_route(bad_date)) as server:
@@ -383,6 +390,7 @@ def test_out_naming_a_file_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "output folder" in result.output and calls == 0
 
 
+@pytest.mark.slow
 def test_a_garbage_ledger_is_a_usage_error_for_fetch_and_a_warning_for_plan(
     tmp_path: Path,
 ) -> None:
@@ -424,6 +432,7 @@ def test_windows_reach_the_last_date_without_overflow() -> None:
 # --- 10: two runs sharing a state folder pay for each window once ----------------------
 
 
+@pytest.mark.slow
 def test_concurrent_fetches_sharing_the_state_pay_for_each_window_once(tmp_path: Path) -> None:
     from hwpscan.fetch.run import fetch_range
 
@@ -520,6 +529,7 @@ def test_a_json_escaped_key_is_kept_out_of_the_manifest(tmp_path: Path) -> None:
 # --- 9: Ctrl-C on a real fetch process ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> None:
     import os
     import signal
@@ -569,6 +579,7 @@ def test_ctrl_c_stops_a_fetch_without_downloading_the_queue(tmp_path: Path) -> N
     assert not key_pieces(text)
 
 
+@pytest.mark.slow
 def test_fetch_range_passes_its_download_deadline_on(tmp_path: Path) -> None:
     from hwpscan.fetch.run import fetch_range
 

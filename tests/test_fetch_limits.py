@@ -107,6 +107,7 @@ def cached_bodies(tmp_path: Path) -> list[Path]:
     return list((tmp_path / "home").rglob("*.body"))
 
 
+@pytest.mark.slow
 def test_an_answer_of_too_many_items_is_refused_before_it_is_cached(tmp_path: Path) -> None:
     body = b'{"reponse": {"resultCode": "1", "result": [' + b"{}," * 200_000 + b"{}]}}"
     with serving(lambda h: h.send(body)) as server:

@@ -69,6 +69,7 @@ def test_refund_and_mark_exhausted(tmp_path: Path) -> None:
     assert ledger.remaining(KEY) == 0
 
 
+@pytest.mark.slow
 def test_two_processes_sharing_the_ledger_never_pass_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "q.sqlite"
     script = textwrap.dedent(f"""

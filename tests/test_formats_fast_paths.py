@@ -65,6 +65,7 @@ _limits = st.one_of(st.just(-1), st.integers(0, 40))
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams, records=_limits, paragraphs=_limits, near=st.integers(-2, 2))
+@pytest.mark.slow
 def test_the_walk_without_budget_checks_answers_as_the_budgeted_walk(
     data: bytes, records: int, paragraphs: int, near: int
 ) -> None:
@@ -125,6 +126,7 @@ def _section_text_reference(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams, near=st.integers(-6, 6), units=st.one_of(st.none(), st.integers(-2, 60)))
+@pytest.mark.slow
 def test_section_text_charges_the_code_units_as_the_walk_over_payloads(
     data: bytes, near: int, units: int | None
 ) -> None:
@@ -179,6 +181,7 @@ def _preview_reference(raw: bytes) -> list[Segment]:
     ),
     st.booleans(),
 )
+@pytest.mark.slow
 def test_preview_segments_are_the_lines_as_before(units: list[int], odd: bool) -> None:
     raw = struct.pack(f"<{len(units)}H", *units) + b"\x01" * odd
     streams = hwp5_streams(["본문"], compressed=False)
@@ -229,6 +232,7 @@ def test_segments_made_without_the_named_tuple_constructor_are_segments() -> Non
         max_size=80,
     )
 )
+@pytest.mark.slow
 def test_the_codeunit_view_is_one_code_point_per_unit(units: list[int]) -> None:
     raw = struct.pack(f"<{len(units)}H", *units)
     want = "".join(map(chr, units))
@@ -281,6 +285,7 @@ _paragraph_payloads = st.lists(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_paragraph_payloads, st.integers(0, 30))
+@pytest.mark.slow
 def test_the_paragraph_runs_are_each_paragraphs_text_runs(
     payloads: list[bytes], limit: int
 ) -> None:

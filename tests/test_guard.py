@@ -94,6 +94,7 @@ def test_orphans_follow_the_policy(left: str, half: str, right: str) -> None:
 
 
 @given(messy_text)
+@pytest.mark.slow
 def test_find_surrogates_accounts_for_every_surrogate(text: str) -> None:
     hits = find_surrogates(text)
     expected = [i for i, ch in enumerate(text) if 0xD800 <= ord(ch) <= 0xDFFF]
@@ -109,6 +110,7 @@ def test_find_surrogates_accounts_for_every_surrogate(text: str) -> None:
 
 
 @given(messy_text, st.integers(0, 70))
+@pytest.mark.slow
 def test_next_surrogate_agrees_with_the_regex(text: str, start: int) -> None:
     found = SURROGATE_RE.search(text, start)
     assert next_surrogate(text, start) == (found.start() if found else -1)
@@ -133,6 +135,7 @@ def test_many_sparse_defects_across_windows_are_all_mended() -> None:
 
 
 @given(messy_text)
+@pytest.mark.slow
 def test_check_utf8_matches_the_encoder_exactly(text: str) -> None:
     check = check_utf8(text)
     try:
@@ -180,6 +183,7 @@ dense_text = st.lists(
 
 @settings(max_examples=300)
 @given(st.one_of(messy_text, dense_text), policy)
+@pytest.mark.slow
 def test_sparse_and_dense_paths_match_a_plain_reference(text: str, orphans: str) -> None:
     expected, pairs, lone = reference_repair(text, orphans)
     assert sanitize_surrogates(text, orphans) == expected
@@ -233,6 +237,7 @@ def strings_in(obj: object) -> list[str]:
 
 @settings(max_examples=200)
 @given(nested, policy)
+@pytest.mark.slow
 def test_sanitize_leaves_no_bad_string_in_values_or_keys(obj: object, orphans: str) -> None:
     out = sanitize(obj, orphans=orphans)
     for text in strings_in(out):
@@ -286,6 +291,7 @@ def test_sanitize_refuses_a_cycle_instead_of_looping() -> None:
         sanitize(loop)
 
 
+@pytest.mark.slow
 def test_sanitize_handles_100k_deep_nesting_without_recursion() -> None:
     depth = 100_000
     bad = "deep" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00)

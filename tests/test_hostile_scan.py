@@ -12,7 +12,9 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +95,7 @@ def test_a_warning_list_keeps_its_cap_and_counts_the_rest() -> None:
 # --- whole files ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_file_over_the_paragraph_budget_is_read_in_part_with_its_text_counted() -> None:
     data = hostile._hwp5_with([record(spec.PARA_TEXT, 0, ONE) * (MAX_PARAGRAPHS + 10)])
     row = scan_bytes(data, path="many.hwp")
@@ -111,6 +114,7 @@ def test_one_warning_per_damaged_record_becomes_a_capped_list() -> None:
     assert len(json.dumps(row.to_json())) < 20_000
 
 
+@pytest.mark.slow
 def test_pua_pairs_past_the_text_budget_are_counted_and_the_file_contaminated() -> None:
     row = scan_bytes(hostile.pua_sections(), path="pua.hwp")
     # read in part, and what was read holds surrogates: contaminated, never hidden
@@ -132,6 +136,26 @@ def test_big_astral_text_is_split_and_merged_the_same_as_small() -> None:
 # --- time limit, streaming, memory ----------------------------------------------------
 
 
+#: The per-file limit of the time-limit tests: thousands of times what a small file takes.
+LIMIT = 4.0
+
+
+def hang_on(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """Make the workers (forked from this process) never finish reading *path*, so the
+    test does not depend on how long a slow file takes on this machine."""
+    from hwpscan import scan as scan_mod
+
+    real = scan_mod._scan_job
+
+    def job(item: Any) -> Any:
+        if Path(item[0]) == path:
+            while True:
+                time.sleep(3600)
+        return real(item)
+
+    monkeypatch.setattr(scan_mod, "_scan_job", job)
+
+
 def normal(tmp: Path, n: int) -> list[Path]:
     paths = []
     for i in range(n):
@@ -143,18 +167,20 @@ def normal(tmp: Path, n: int) -> list[Path]:
 
 @pytest.mark.slow
 def test_a_file_past_the_time_limit_is_a_row_and_the_others_stream_past_it(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     slow = tmp_path / "slow.hwpx"
-    slow.write_bytes(hostile.slow_hwpx())  # seconds of work, more than the limit
+    slow.write_bytes(hostile.slow_hwpx())
+    hang_on(monkeypatch, slow)  # its worker never ends it: only the limit can
     files = [slow, *normal(tmp_path, 6)]
-    rows = list(scan_paths(files, jobs=2, file_timeout=0.3, ordered=False))
+    # the others take milliseconds: a limit of seconds holds them on any machine
+    rows = list(scan_paths(files, jobs=2, file_timeout=LIMIT, ordered=False))
     assert sorted(r.index for r in rows if r.index is not None) == list(range(7))
     assert rows[0].index != 0  # the slow file held nothing back
     late = next(r for r in rows if r.index == 0)
-    assert late.status is Status.ERROR and "0.3-second per-file limit" in (late.reason or "")
+    assert late.status is Status.ERROR and f"{LIMIT:g}-second per-file limit" in (late.reason or "")
     assert all(r.status is Status.CLEAN for r in rows if r.index != 0)
-    ordered = list(scan_paths(files, jobs=2, file_timeout=0.3))
+    ordered = list(scan_paths(files, jobs=2, file_timeout=LIMIT))
     assert [r.index for r in ordered] == list(range(7))
 
 

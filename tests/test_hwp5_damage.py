@@ -217,6 +217,7 @@ _FUZZ_BASES = [build_hwp5(BLOCKS, compressed=c, sections=s) for c in (True, Fals
     ),
     structural=st.booleans(),
 )
+@pytest.mark.slow
 def test_damaged_bytes_never_raise(
     base: int, edits: list[tuple[int, int]], structural: bool
 ) -> None:

@@ -7,6 +7,7 @@ import os
 import struct
 import zlib
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +118,7 @@ def _records(draw: st.DrawFn) -> bytes:
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(records=st.lists(_records(), max_size=12), tail=st.binary(max_size=7))
+@pytest.mark.slow
 def test_names_match_the_plain_reading(records: list[bytes], tail: bytes) -> None:
     docinfo = b"".join(records) + tail
     doc = read_ole(_document(docinfo))

@@ -6,6 +6,8 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 import hwpscan
 
 ROOT = Path(hwpscan.__file__).parent
@@ -113,6 +115,7 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(groups)
 
 
+@pytest.mark.slow
 def test_the_walk_sees_the_package() -> None:
     graph = import_graph()
     assert len(graph) > 50
@@ -125,5 +128,6 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
 
+@pytest.mark.slow
 def test_no_import_cycle_among_our_modules() -> None:
     assert find_cycles(import_graph()) == []

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CLI = [sys.executable, "-m", "hwpscan"]
 
 
@@ -30,6 +32,7 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_an_error_about_a_long_path_keeps_the_path_on_one_line(tmp_path: Path) -> None:
     missing = _long_folder(tmp_path) / "보도자료-없는-파일.hwp"
     assert len(str(missing)) >= 200
@@ -58,6 +61,7 @@ def test_warnings_and_summaries_are_not_wrapped_either(tmp_path: Path) -> None:
     assert all(len(line) <= 80 or str(out) in line for line in result.stderr.splitlines())
 
 
+@pytest.mark.slow
 def test_an_unknown_option_is_one_plain_line_off_a_terminal() -> None:
     result = _run("scan", "--no-such-option-" + "x" * 120)
     assert result.returncode == 2

@@ -132,6 +132,7 @@ def extractor_path() -> Iterator[None]:
 # --- Built-ins on real files ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_codeunit_contaminated_and_strict_clean_on_generated_files(docs: dict[str, Path]) -> None:
     specs = parse_parser_options("codeunit,strict", [])
     rows = list(run_matrix(list(docs.values()), specs, timeout=60, jobs=2))
@@ -165,6 +166,7 @@ def _fixture_sample() -> list[dict[str, object]]:
 
 
 @pytest.mark.skipif(not _fixture_sample(), reason="fixtures/expected.jsonl not generated yet")
+@pytest.mark.slow
 def test_matrix_on_bundled_fixtures_matches_expected_counts() -> None:
     sample = _fixture_sample()
     paths = [FIXTURES / str(e["path"]) for e in sample]
@@ -220,6 +222,7 @@ def misbehaving(
     return got
 
 
+@pytest.mark.slow
 def test_dropped_private_use_characters_are_counted(misbehaving: dict[str, MatrixRow]) -> None:
     row = misbehaving["drop_pua"]
     assert row.status == "ok" and row.guilty
@@ -360,6 +363,7 @@ def test_the_verdict_names_every_guilty_extractor_and_not_the_reference(
     assert strict == guilty | {r.parser for r in rows if r.changed_chars}
 
 
+@pytest.mark.slow
 def test_a_failure_on_one_file_does_not_touch_the_next(
     docs: dict[str, Path], extractor_path: None
 ) -> None:
@@ -370,6 +374,7 @@ def test_a_failure_on_one_file_does_not_touch_the_next(
     assert [r.guilty for r in rows] == [True, False, True, False]
 
 
+@pytest.mark.slow
 def test_workers_are_reused_across_files_unless_isolated(
     docs: dict[str, Path], extractor_path: None
 ) -> None:
@@ -381,6 +386,7 @@ def test_workers_are_reused_across_files_unless_isolated(
     assert [r.guilty for r in isolated] == [False, False, False]
 
 
+@pytest.mark.slow
 def test_extractors_that_never_start_are_rows_too(
     docs: dict[str, Path], extractor_path: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -400,6 +406,7 @@ def test_extractors_that_never_start_are_rows_too(
     assert hang.status == "timeout" and "did not start within 2 s (killed)" in (hang.reason or "")
 
 
+@pytest.mark.slow
 def test_the_documents_own_orphans_are_not_blamed_on_extractors(
     tmp_path: Path, extractor_path: None
 ) -> None:
@@ -442,6 +449,7 @@ def test_unreadable_file_gives_rows_without_blame(tmp_path: Path) -> None:
     assert "encrypted" in (rows[0].reason or "")
 
 
+@pytest.mark.slow
 def test_pyhwp_row(docs: dict[str, Path]) -> None:
     (row,) = run_matrix([docs["clean.hwp"]], parse_parser_options("pyhwp", []), timeout=60)
     if BUILTINS["pyhwp"].missing() is not None:
@@ -780,6 +788,7 @@ def test_markup_is_not_guilt_but_pua_loss_under_markup_is_shown(
 # --- Same verdict whatever the route ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_command_and_a_module_failing_alike_get_the_same_status(
     docs: dict[str, Path], extractor_path: None
 ) -> None:
@@ -820,6 +829,7 @@ def test_a_command_and_a_module_failing_alike_get_the_same_status(
 # --- Batch commands -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_batch_command_gets_many_files_and_each_row_its_own_verdict(
     docs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -955,6 +965,7 @@ def test_rows_reach_the_store_and_the_report(
         )
 
 
+@pytest.mark.slow
 def test_a_killed_matrix_run_keeps_every_row_written(tmp_path: Path) -> None:
     import signal
     import subprocess

@@ -127,6 +127,7 @@ def test_open_cfb_takes_the_native_layout_when_built() -> None:
     )
 
 
+@pytest.mark.slow
 def test_too_many_entries_are_left_to_the_python_constructor() -> None:
     over = write_cfb(dict.fromkeys((f"n{i:05d}" for i in range(cfb_fast.MAX_ENTRIES + 1)), b""))
     under = write_cfb(dict.fromkeys((f"n{i:05d}" for i in range(cfb_fast.MAX_ENTRIES - 1)), b""))
@@ -212,6 +213,7 @@ def test_a_fragmented_file_has_runs_of_many_pieces() -> None:
 
 @settings(max_examples=4 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=MUTATED)
+@pytest.mark.slow
 def test_mutated_files_have_the_same_layout_or_both_decline(data: bytes) -> None:
     same(data)
 
@@ -250,6 +252,7 @@ def test_any_buffer_is_read_and_anything_else_refused() -> None:
     assert _cfb.layout(b"") is None
 
 
+@pytest.mark.slow
 def test_no_memory_is_kept_across_calls() -> None:
     """Readings and declines at every stage leave nothing behind: a leaked list, string
     or buffer, even one small object a call, would grow the traced memory by well over

@@ -32,6 +32,7 @@ _texts = st.lists(_CHARS, max_size=40).map("".join)
 
 @settings(max_examples=1000, deadline=None)
 @given(text=_texts)
+@pytest.mark.slow
 def test_the_native_counts_are_the_python_counts(text: str) -> None:
     assert counting.count_notable(text) == surrogates._notable_counts(text)
 
@@ -41,6 +42,7 @@ def test_the_native_counts_are_the_python_counts(text: str) -> None:
     runs=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 20), _texts), max_size=8),
     cap=st.integers(0, 25),
 )
+@pytest.mark.slow
 def test_analyze_gives_the_same_stats_with_the_native_counts(
     runs: list[tuple[int, int, str]], cap: int
 ) -> None:
@@ -94,6 +96,7 @@ _HELPERS = (
     limit=st.integers(0, 30),
     stream=st.sampled_from(["BodyText/Section0", "PrvText", "본문"]),
 )
+@pytest.mark.slow
 def test_the_native_locations_are_the_python_locations(
     runs: list[tuple[int, int, str]], halves: bool, pua: bool, limit: int, stream: str
 ) -> None:
@@ -132,6 +135,7 @@ def test_the_native_locations_refuse_what_python_would_not_take() -> None:
     picks=st.lists(st.integers(0, 39), max_size=120),
     paired=st.lists(st.booleans(), min_size=120, max_size=120),
 )
+@pytest.mark.slow
 def test_many_distinct_private_use_characters_are_all_counted(
     picks: list[int], paired: list[bool]
 ) -> None:

@@ -38,6 +38,7 @@ def _dumped(found: list[Location]) -> str:
 
 @settings(max_examples=500, deadline=None)
 @given(found=st.lists(_locations, max_size=6))
+@pytest.mark.slow
 def test_the_native_json_is_the_python_json(found: list[Location]) -> None:
     expected = export._python_locations(tuple(found))
     assert expected == _dumped(found)  # the reference is json's own text

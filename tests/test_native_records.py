@@ -122,12 +122,14 @@ def _assert_same_plain_names(data: bytes, cap: int) -> None:
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams)
+@pytest.mark.slow
 def test_the_native_section_walk_answers_as_the_python_walk(data: bytes) -> None:
     _assert_same_walk(data)
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_docinfo, cap=st.integers(0, 8))
+@pytest.mark.slow
 def test_the_native_docinfo_walk_answers_as_the_python_walk_or_hands_it_back(
     data: bytes, cap: int
 ) -> None:
@@ -288,6 +290,7 @@ def _assert_same_counts(raw: bytes, sizes: list[int]) -> None:
     paragraphs=st.lists(st.lists(_UNITS, max_size=30), max_size=6),
     controls=st.lists(st.integers(0, 200), max_size=4),
 )
+@pytest.mark.slow
 def test_the_native_counts_of_a_section_answer_as_the_python_counts(
     paragraphs: list[list[int]], controls: list[int]
 ) -> None:
@@ -332,6 +335,7 @@ def test_sizes_that_do_not_cover_the_text_are_left_to_python() -> None:
     limit=st.one_of(st.just(-1), st.integers(0, 12)),
     stream=st.sampled_from(["BodyText/Section0", "본문", "s\udc00"]),
 )
+@pytest.mark.slow
 def test_the_native_segments_of_a_section_are_the_python_segments(
     paragraphs: list[list[int]], controls: list[int], first: int, limit: int, stream: str
 ) -> None:
@@ -390,6 +394,7 @@ def test_the_native_segments_refuse_what_python_would_not_take() -> None:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams, units=st.one_of(st.none(), st.integers(0, 40)))
+@pytest.mark.slow
 def test_a_section_text_is_joined_alike_in_c_and_in_python(data: bytes, units: int | None) -> None:
     def read(native_join: object) -> tuple[object, list[str], object]:
         warnings: list[str] = []

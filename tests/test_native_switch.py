@@ -59,6 +59,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert got["set"] == [not pure] * 11
 
 
+@pytest.mark.slow
 def test_a_scan_writes_the_same_lines_with_and_without_the_native_code(tmp_path: Path) -> None:
     outputs = []
     for pure in (False, True):

@@ -120,12 +120,14 @@ def _agree(data: bytes) -> None:
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_paragraph(_clean_piece), max_size=12))
+@pytest.mark.slow
 def test_any_plain_section_counts_as_its_segments(paragraphs: list[_Paragraph]) -> None:
     _agree(_section(paragraphs))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_paragraph(_piece), max_size=12))
+@pytest.mark.slow
 def test_any_section_counts_as_its_segments_or_declines(paragraphs: list[_Paragraph]) -> None:
     _agree(_section(paragraphs))
 
@@ -234,6 +236,7 @@ _preview_chars = st.sampled_from(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=st.lists(_preview_chars, max_size=30))
+@pytest.mark.slow
 def test_a_preview_counted_plain_scans_as_its_segments(pieces: list[str]) -> None:
     data = build_hwp5(["본문"], preview="".join(pieces))
     with pytest.MonkeyPatch.context() as m:
@@ -256,6 +259,7 @@ def _document(rng: random.Random, dirty: float) -> bytes:
     return build_hwp5(blocks, sections=rng.randint(1, 3))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_generated_and_mutated_documents_scan_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(1515)
     for _ in range(80):

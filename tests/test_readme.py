@@ -61,6 +61,7 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert install_and_test in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_post_deploy_example_runs_against_the_emulator(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -194,6 +194,7 @@ def _exception(kind: type[Exception]) -> Exception:
 
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(_RAISED), st.sets(st.integers(0, 4), min_size=1, max_size=4))
+@pytest.mark.slow
 def test_any_exception_from_a_page_costs_that_page_only(
     kind: type[Exception], bad: set[int]
 ) -> None:
@@ -256,6 +257,7 @@ def test_forms_and_annotations_are_counted_apart_from_the_body() -> None:
     assert r.meta is not None and (r.meta.surrogates, r.meta.orphans) == (1, 1)
 
 
+@pytest.mark.slow
 def test_no_pypdf_message_reaches_stderr_and_escapes_are_escaped() -> None:
     """The CLI over the whole corpus: stderr empty, no raw ESC anywhere in the output."""
     done = subprocess.run(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ RESULTS = st.builds(
 
 @settings(max_examples=400, deadline=None)
 @given(RESULTS)
+@pytest.mark.slow
 def test_record_line_is_the_dump_of_to_json(result: FileResult) -> None:
     assert record_line(result) == json.dumps(result.to_json(), ensure_ascii=False)
 

@@ -277,6 +277,7 @@ def test_a_url_is_listed_and_dated_as_the_same_folder_is(tmp_path: Path) -> None
 
 
 @needs_fsspec
+@pytest.mark.slow
 def test_a_file_url_scans_like_the_folder(tmp_path: Path) -> None:
     """The local executor over a file:// URL: the same tables and rows as the folder."""
     env = base_env(tmp_path / "home")
@@ -291,6 +292,7 @@ def test_a_file_url_scans_like_the_folder(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_resume_skips_what_the_run_already_holds(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "in", 12)
     env = base_env(tmp_path / "home")
@@ -358,6 +360,7 @@ class _Stall(http.server.BaseHTTPRequestHandler):
 
 
 @needs_http
+@pytest.mark.slow
 def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> None:
     from hwpscan.executors.worker import Guard
     from hwpscan.sources import WorkItem
@@ -393,6 +396,7 @@ def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> No
 
 @pytest.mark.dask
 @needs_dask
+@pytest.mark.slow
 def test_a_local_cluster_gives_the_local_executors_results(tmp_path: Path) -> None:
     """hwpscan scan fixtures --executor dask: a LocalCluster of 2 workers on loopback."""
     env = base_env(tmp_path / "home")
@@ -413,6 +417,7 @@ def test_a_local_cluster_gives_the_local_executors_results(tmp_path: Path) -> No
 @pytest.mark.s3
 @needs_dask
 @needs_s3
+@pytest.mark.slow
 def test_s3_on_a_running_scheduler_matches_the_folder_and_keeps_the_secret(
     tmp_path: Path, cluster: tuple[str, dict[str, str]]
 ) -> None:

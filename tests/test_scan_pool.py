@@ -23,6 +23,7 @@ from hwpscan.scan import MAX_CHUNK, _chunk_size, scan_paths
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import hostile  # the reproducers' builders
+from test_hostile_scan import LIMIT, hang_on
 
 
 def _files(tmp: Path, n: int, slow_at: set[int]) -> list[Path]:
@@ -45,18 +46,24 @@ def test_chunks_shrink_towards_the_end_of_the_queue() -> None:
     assert [_chunk_size(n, 2) for n in (64, 32, 16, 15, 1, 0)] == [4, 2, 1, 1, 1, 1]
 
 
-def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_a_slow_file_inside_a_chunk_costs_only_its_own_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     slow = {6, 30}
     files = _files(tmp_path, 48, slow)
     assert _chunk_size(len(files), 1) > 1  # the slow files sit inside chunks
-    rows = list(scan_paths(files, jobs=1, file_timeout=0.3, ordered=False))
+    for index in slow:  # their worker never ends them: only the limit can
+        hang_on(monkeypatch, files[index])
+    # the others take milliseconds: a limit of seconds holds them on any machine
+    rows = list(scan_paths(files, jobs=1, file_timeout=LIMIT, ordered=False))
     assert sorted(r.index for r in rows if r.index is not None) == list(range(48))
     for row in rows:
         if row.index in slow:
             assert row.status is Status.ERROR and "per-file limit" in (row.reason or "")
         else:
             assert row.status is Status.CLEAN, row
-    ordered = list(scan_paths(files, jobs=2, file_timeout=0.3))
+    ordered = list(scan_paths(files, jobs=2, file_timeout=LIMIT))
     assert [r.index for r in ordered] == list(range(48))
     assert {r.index for r in ordered if r.status is Status.ERROR} == slow
 

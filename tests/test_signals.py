@@ -122,6 +122,7 @@ def _recorded(db: Path) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "ctrl-c"])
+@pytest.mark.slow
 def test_a_stopped_scan_keeps_and_records_what_it_did_and_drops_its_queue(
     tmp_path: Path, stop: signal.Signals
 ) -> None:
@@ -171,6 +172,7 @@ def slow_emulator() -> Iterator[RunningEmulator]:
     ],
     ids=["fetch-sigterm", "fetch-ctrl-c", "verify-sigterm"],
 )
+@pytest.mark.slow
 def test_a_stopped_fetch_keeps_its_files_and_cancels_the_queue(
     tmp_path: Path, slow_emulator: RunningEmulator, command: str, stop: signal.Signals
 ) -> None:

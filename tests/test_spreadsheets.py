@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from report_corpus import bundle, results  # noqa: F401  (module fixtures)
 from typer.testing import CliRunner
 
@@ -44,6 +45,7 @@ def _folder(tmp_path: Path) -> Path:
     return tmp_path / "in"
 
 
+@pytest.mark.slow
 def test_scan_csv_has_a_bom_unless_told_not_to(tmp_path: Path) -> None:
     folder = _folder(tmp_path)
     with_bom, without = tmp_path / "a.csv", tmp_path / "b.csv"

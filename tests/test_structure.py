@@ -34,6 +34,7 @@ def _where(path: Path, node: ast.AST) -> str:
     return f"{path.relative_to(SRC.parent)}:{getattr(node, 'lineno', '?')}"
 
 
+@pytest.mark.slow
 def test_no_function_is_above_grade_c() -> None:
     over = [
         f"{path.relative_to(SRC.parent)}:{block.lineno} {block.fullname} "
@@ -64,6 +65,7 @@ def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return len(names)
 
 
+@pytest.mark.slow
 def test_no_function_takes_more_than_eight_parameters() -> None:
     many = [
         f"{_where(path, node)} {node.name}: {_parameters(node)} parameters"

@@ -96,6 +96,7 @@ def _script(folder: Path, name: str, body: str) -> Path:
 # -- Done when: the fixed extractor passes, the broken one fails with the evidence -------
 
 
+@pytest.mark.slow
 def test_the_fixed_extractor_passes_both_incident_dates(home: Path, emulator) -> None:
     before = emulator.stats()
     code, doc = _json(
@@ -126,6 +127,7 @@ def test_the_fixed_extractor_passes_both_incident_dates(home: Path, emulator) ->
             assert KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.slow
 def test_the_broken_extractor_fails_naming_file_and_position(home: Path, emulator) -> None:
     result = _verify(
         emulator, "--date", "2025-07-21", "--date", "2025-07-30", "--expect", "fixed",
@@ -145,6 +147,7 @@ def test_the_broken_extractor_fails_naming_file_and_position(home: Path, emulato
     assert len(day["evidence"]) == day["contaminated"]
 
 
+@pytest.mark.slow
 def test_a_date_with_only_clean_attachments_is_inconclusive_under_fixed(
     home: Path, emulator
 ) -> None:
@@ -260,6 +263,7 @@ def test_a_tool_command_printing_sse_with_a_lone_surrogate_fails_with_the_path(
     assert "$.result.content[0].text" in day["reason"]
 
 
+@pytest.mark.slow
 def test_a_clean_tool_output_passes_and_a_failing_tool_is_a_failure(
     home: Path, emulator, tmp_path: Path
 ) -> None:
@@ -299,6 +303,7 @@ def test_a_clean_tool_output_passes_and_a_failing_tool_is_a_failure(
 # -- expectations on the raw files, options, dates -------------------------------------
 
 
+@pytest.mark.slow
 def test_raw_expectations_pass_and_fail(home: Path, emulator) -> None:
     ok = _verify(
         emulator, "--date", "2025-07-30", "--date", "2025-08-05", "--expect", "contaminated"
@@ -315,6 +320,7 @@ def test_raw_expectations_pass_and_fail(home: Path, emulator) -> None:
     assert code == 1 and doc["dates"][0]["reason"] == "expected contaminated, found clean"
 
 
+@pytest.mark.slow
 def test_expect_is_required_and_checked_before_any_call(home: Path, emulator) -> None:
     calls = emulator.stats().calls_total
     missing = _verify(emulator, "--date", "2025-07-21")

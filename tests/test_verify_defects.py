@@ -163,6 +163,7 @@ def test_credentials_on_the_tool_command_line_are_not_shown(
 # -- stopping the tool -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_timed_out_tool_whose_grandchild_holds_the_pipe_does_not_hang(tmp_path: Path) -> None:
     """After the kill, the output is awaited a few seconds only: a grandchild that left
     the process group (its own session) keeps the pipe open for a minute."""
@@ -187,6 +188,7 @@ def test_a_timed_out_tool_whose_grandchild_holds_the_pipe_does_not_hang(tmp_path
     assert took < 15, took  # the timeout, then at most the grace to collect the output
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_tool_runs_kills_its_whole_group(
     tmp_path: Path, ctrl_c_after: object
 ) -> None:
@@ -201,6 +203,7 @@ def test_ctrl_c_while_the_tool_runs_kills_its_whole_group(
     assert _wait_dead(child), "the tool's child outlived the Ctrl-C"
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_matrix_runs_a_command_kills_it(
     tmp_path: Path, ctrl_c_after: object
 ) -> None:
