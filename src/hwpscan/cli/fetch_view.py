@@ -231,18 +231,18 @@ def get_key(*, prompt: bool = True, any_length: bool = False) -> str:
 
 
 def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
-    """Say so before any call when the range lies in another year; on a terminal, ask.
+    """Say so before any call when the range lies in another year; never ask.
 
-    ``--yes`` (``assume_yes``) and a stdin that is not a terminal go on after the
-    warning. Returns the warning shown, so the summary does not repeat it.
+    The dates are typed whole (``YYYY-MM-DD``), so the year was typed on purpose: the
+    warning is shown (the API answers a wrong year with that year's data) and the run
+    goes on, on a terminal as in a script. *assume_yes* (``--yes``) is kept for the
+    scripts that pass it. Returns the warning shown, so the summary does not repeat it.
     """
+    del assume_yes  # nothing is asked any more
     warning = year_warning(first, last)
     if warning is None:
         return ()
     warn(warning)
-    ask = not assume_yes and sys.stdin.isatty() and err_console.is_terminal
-    if ask and not typer.confirm("fetch this range anyway?", default=False, err=True):
-        raise fail_redacted("stopped before any call: fix --from/--to", ExitCode.USAGE)
     return (warning,)
 
 

@@ -167,7 +167,7 @@ YesOpt = Annotated[
     typer.Option(
         "--yes",
         "-y",
-        help="Do not ask before fetching a range in another year (the warning still shows).",
+        help="Kept for scripts: nothing is asked (a range in another year is warned about).",
     ),
 ]
 AnyKeyLengthOpt = Annotated[
