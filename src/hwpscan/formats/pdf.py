@@ -106,6 +106,8 @@ def _quiet() -> Iterator[_Collect]:
     """Route pypdf's logging and Python warnings into a collector while it reads."""
     log = logging.getLogger("pypdf")  # its modules log on child loggers: the parent holds
     saved = (log.level, log.propagate, list(log.handlers))
+    disabled = logging.root.manager.disable  # an application's logging.disable() would
+    logging.disable(logging.NOTSET)  # hide the damage pypdf reports: it must be heard
     collect = _Collect()
     log.handlers = [collect]
     log.propagate = False
@@ -117,6 +119,7 @@ def _quiet() -> Iterator[_Collect]:
         for w in caught:
             collect.add(f"{w.category.__name__}: {w.message}")
     finally:
+        logging.disable(disabled)
         log.setLevel(saved[0])
         log.propagate = saved[1]
         log.handlers = saved[2]
