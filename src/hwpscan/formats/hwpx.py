@@ -32,7 +32,9 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import count, repeat
+from operator import itemgetter
+from typing import Any, cast
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
@@ -82,6 +84,8 @@ _INLINE = {
     "markpenEnd": "",
 }
 _SHOWN = 5
+_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
+_TEXT_OF = itemgetter(3)
 
 
 def read_zip(data: bytes) -> Document:
@@ -188,16 +192,13 @@ def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | N
 
 
 def _read_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
-    """One entry, inflated in chunks and never past *cap* bytes (whatever it declares)."""
-    chunks: list[bytes] = []
-    total = 0
+    """One entry, inflated never past *cap* bytes (whatever it declares): one read of
+    at most one byte more than the cap tells a part over it."""
     try:
         with archive.open(info) as handle:
-            while block := handle.read(_CHUNK):
-                total += len(block)
-                if total > cap:
-                    raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
-                chunks.append(block)
+            data = handle.read(cap + 1)
+        if len(data) > cap:
+            raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
     except NotImplementedError as exc:
         if "encrypt" in str(exc):
             raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
@@ -206,7 +207,7 @@ def _read_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> byt
         raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
         raise CorruptFileError(f"{_shown(info.filename)}: damaged entry ({exc})") from exc
-    return b"".join(chunks)
+    return data
 
 
 def _shown(name: str) -> str:
@@ -284,11 +285,11 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
         except FormatError as exc:
             walk.stopped = str(exc)
             unread.append(f"{_shown(name)} from the damage on")
-    segments = tuple(
-        Segment("Contents", i, 0, line)
-        for i, line in enumerate("\n".join(walk.texts()).split("\n"))
-        if line
-    )
+    # Segment("Contents", n, 0, line) for the n-th line when it is not empty, made in C:
+    # tuple.__new__ over zipped fields, empty lines filtered out by their text
+    lines = "\n".join(walk.texts()).split("\n")
+    made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
+    segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
     info: dict[str, Any] = {"sections": len(sections), "paragraphs": walk.paragraphs}
     if not unread:
         return Document(format=Format.HWPX, body=segments, info=info)
