@@ -48,6 +48,8 @@ typedef struct {
 } Buf;
 
 static int buf_add(Buf *b, const char *s, Py_ssize_t n) {
+    if (n <= 0)
+        return 0;
     if (b->len + n > b->cap) {
         Py_ssize_t cap = b->cap ? b->cap : 64;
         while (cap < b->len + n)
