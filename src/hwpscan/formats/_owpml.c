@@ -22,6 +22,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 enum kind {
@@ -92,6 +93,16 @@ typedef struct {
 static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
     Py_ssize_t i = 0;
     while (i < n) {
+        if (i + 8 <= n) { /* eight ASCII bytes of 0x20 or more: nothing to check */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t high = w & 0x8080808080808080ull;
+            uint64_t low = (w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull;
+            if ((high | low) == 0) {
+                i += 8;
+                continue;
+            }
+        }
         unsigned char c = s[i];
         if (c < 0x80) {
             if (c < 0x20 && c != 0x09 && c != 0x0A)
@@ -127,13 +138,31 @@ static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
     return 1;
 }
 
-static int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\n'; }
-static int name_start(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+/* Character classes of ASCII bytes (set up once, in the module's init). */
+#define C_START 1 /* may start a name */
+#define C_NAME 2  /* may continue a name (not ':') */
+#define C_WS 4    /* XML whitespace here (CR is declined before) */
+#define C_TEXT 8  /* ends a plain run of character data: '<', '&', ']' */
+static unsigned char cls[256];
+
+static void init_classes(void) {
+    for (int c = 0; c < 256; c++) {
+        unsigned char k = 0;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_')
+            k |= C_START | C_NAME;
+        if ((c >= '0' && c <= '9') || c == '.' || c == '-')
+            k |= C_NAME;
+        if (c == ' ' || c == '\t' || c == '\n')
+            k |= C_WS;
+        if (c == '<' || c == '&' || c == ']')
+            k |= C_TEXT;
+        cls[c] = k;
+    }
 }
-static int name_char(unsigned char c) {
-    return name_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+
+static int is_ws(unsigned char c) { return cls[c] & C_WS; }
+static int name_start(unsigned char c) { return cls[c] & C_START; }
+static int name_char(unsigned char c) { return cls[c] & C_NAME; }
 
 static int skip_ws(St *st) {
     Py_ssize_t start = st->pos;
@@ -243,6 +272,23 @@ static int reference(const unsigned char *s, Py_ssize_t p, Py_ssize_t n, char *o
 }
 
 static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
+    /* the names that matter start with p, r, t, l, c, n, f, h or m */
+    switch (name[0]) {
+    case 'p':
+    case 'r':
+    case 't':
+    case 'l':
+    case 'c':
+    case 'n':
+    case 'f':
+    case 'h':
+    case 'm':
+        break;
+    default:
+        return K_OTHER;
+    }
+    if (len == 1)
+        return name[0] == 'p' ? K_P : name[0] == 't' ? K_T : K_OTHER;
     static const struct {
         const char *name;
         enum kind kind;
@@ -428,7 +474,17 @@ static int start_tag(St *st) {
         /* the value: no '<', references valid; decoded only where it is read (ctrl id) */
         char value[8];
         int value_len = 0, overflow = 0;
-        for (Py_ssize_t p = v_at; p < v_at + v_len;) {
+        const unsigned char *a = st->s + a_at;
+        int is_id = a_len == 2 && a[0] == 'i' && a[1] == 'd';
+        Py_ssize_t walked = v_len; /* how much of the value is walked below */
+        if (!is_id) {
+            const unsigned char *v = st->s + v_at;
+            if (memchr(v, '<', (size_t)v_len) != NULL)
+                DECLINE;
+            if (memchr(v, '&', (size_t)v_len) == NULL)
+                walked = 0; /* nothing to check in it */
+        }
+        for (Py_ssize_t p = v_at; p < v_at + walked;) {
             unsigned char c = st->s[p];
             char piece[4];
             int piece_len = 1;
@@ -450,7 +506,6 @@ static int start_tag(St *st) {
                 overflow = 1;
             }
         }
-        const unsigned char *a = st->s + a_at;
         if (a_len >= 5 && memcmp(a, "xmlns", 5) == 0 && (a_len == 5 || a_colon == 5)) {
             if (!root)
                 DECLINE; /* declarations below the root: left to expat */
@@ -467,7 +522,7 @@ static int start_tag(St *st) {
         }
         if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
             DECLINE;
-        if (a_len == 2 && memcmp(a, "id", 2) == 0 && !overflow && value_len == 3) {
+        if (is_id && !overflow && value_len == 3) {
             ctrl_tab = (value[0] | 0x20) == 't' && (value[1] | 0x20) == 'a' &&
                        (value[2] | 0x20) == 'b';
         }
@@ -604,6 +659,10 @@ static int char_data(St *st) {
         capturing |= st->paras[i].capture && !st->paras[i].mute;
     while (p < st->n && st->s[p] != '<') {
         unsigned char c = st->s[p];
+        if (!(cls[c] & C_TEXT)) {
+            p++;
+            continue;
+        }
         if (c == ']' && p + 2 < st->n && st->s[p + 1] == ']' && st->s[p + 2] == '>')
             DECLINE;
         if (c == '&') {
@@ -744,4 +803,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_owpml",
                                     "The HWPX section walk in C.", -1, methods};
 
-PyMODINIT_FUNC PyInit__owpml(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__owpml(void) {
+    init_classes();
+    return PyModule_Create(&module);
+}
