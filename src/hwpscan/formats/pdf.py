@@ -153,17 +153,20 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
     _check_declared(data)
-    try:
-        doc, encrypted = pdfium_text.open_document(data)
-    except (ValueError, pdfium_text.PdfiumUnavailableError) as exc:
-        return _extract_pypdf(data, max_pages, [f"PDFium could not open the file: {exc}"])
-    try:
-        count = pdfium_text.page_count(doc)
-        if count == 0:
-            return _extract_pypdf(data, max_pages, ["PDFium found no page"])
-        return _extract_two(data, doc, encrypted, count, max_pages, collect)
-    finally:
-        pdfium_text.close(doc)
+    with pdfium_text.LOCK:  # PDFium is not thread-safe
+        try:
+            doc, encrypted = pdfium_text.open_document(data)
+        except (ValueError, pdfium_text.PdfiumUnavailableError) as exc:
+            failed = f"PDFium could not open the file: {exc}"
+        else:
+            try:
+                count = pdfium_text.page_count(doc)
+                if count:
+                    return _extract_two(data, doc, encrypted, count, max_pages, collect)
+                failed = "PDFium found no page"
+            finally:
+                pdfium_text.close(doc)
+    return _extract_pypdf(data, max_pages, [failed])
 
 
 class _Second:

@@ -14,9 +14,21 @@ its character (as pypdf returns it) and a lone half stays a lone half.
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
 
-__all__ = ["PdfiumUnavailableError", "close", "open_document", "page_count", "page_text"]
+__all__ = [
+    "LOCK",
+    "PdfiumUnavailableError",
+    "close",
+    "open_document",
+    "page_count",
+    "page_text",
+]
+
+#: PDFium is not thread-safe: one document is read at a time per process (a Dask worker
+#: runs several tasks in threads). Hold it from opening a document to closing it.
+LOCK = threading.Lock()
 
 #: ``FPDF_GetLastError`` codes (fpdfview.h) as the words a reason uses.
 _LOAD_ERRORS = {
