@@ -41,26 +41,48 @@ runner = CliRunner()
 # --- 1. a PDF pypdf can only read in part is never clean ------------------------------
 
 
+def _deep(kind: str, text: str = "보도자료 본문", **more: bool) -> bytes:
+    return build_pdf([[text]], extras=PdfExtras(deep_resources=(kind, 100_000)), **more)
+
+
 @pytest.mark.parametrize("kind", ["array", "dict"])
 def test_a_pdf_whose_resources_nest_100000_deep_is_not_clean(kind: str) -> None:
-    data = build_pdf([["보도자료 본문"]], extras=PdfExtras(deep_resources=(kind, 100_000)))
-    doc = read_pdf(data)
+    """A contaminated page made so passed the gate as clean with 0 characters. Now
+    PDFium reads it (the array: contaminated, as it is), or neither engine can (the
+    dictionary: read in part, corrupt): never clean."""
+    data = _deep(kind, "보도자료 " + chr(0xF02B1), broken_cmap=True)
+    row = scan_bytes(data, path="deep.pdf")
+    expected = {"array": Status.CONTAMINATED, "dict": Status.CORRUPT}[kind]
+    assert row.status is expected, row
+    if expected is Status.CORRUPT:
+        assert "PDFium read no text; pypdf: no text either" in (row.reason or "")
+
+
+@pytest.mark.parametrize("kind", ["array", "dict"])
+def test_read_by_pypdf_alone_a_deep_pdf_is_read_in_part(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where PDFium cannot open a file, pypdf reads it alone: an object it could parse
+    only in part (it logs the error and keeps the rest) makes the file read in part."""
+    from hwpscan.formats import pdfium_text
+
+    def refuse(data: bytes) -> object:
+        raise ValueError("not a PDF or damaged")
+
+    monkeypatch.setattr(pdfium_text, "open_document", refuse)
+    doc = read_pdf(_deep(kind))
     assert doc.status is Status.CORRUPT
     assert doc.reason is not None and "could not parse part of an object" in doc.reason
-    row = scan_bytes(data, path="deep.pdf")
-    assert row.status is Status.CORRUPT, row
 
 
-def test_a_deep_pdf_fails_the_unreadable_gate(tmp_path: Path) -> None:
-    (tmp_path / "deep.pdf").write_bytes(
-        build_pdf([["본문"]], extras=PdfExtras(deep_resources=("array", 100_000)))
-    )
+def test_a_deep_contaminated_pdf_fails_the_gate(tmp_path: Path) -> None:
+    (tmp_path / "deep.pdf").write_bytes(_deep("array", "본문" + chr(0xF02B1), broken_cmap=True))
     result = runner.invoke(
-        app, ["scan", str(tmp_path), "-j", "1", "--format", "jsonl", "--fail-on", "unreadable"]
+        app, ["scan", str(tmp_path), "-j", "1", "--format", "jsonl", "--fail-on", "contaminated"]
     )
     assert result.exit_code == 1, result.output
     (row,) = [json.loads(line) for line in result.stdout.splitlines()]
-    assert row["status"] == "corrupt"
+    assert row["status"] == "contaminated"
 
 
 def test_a_shallow_nesting_is_read_and_clean() -> None:

@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -192,12 +194,37 @@ def _exception(kind: type[Exception]) -> Exception:
     return kind("page failure \x1b]0;title\x07")
 
 
+@contextmanager
+def _pdfium_loses(pages: set[int]) -> Iterator[None]:
+    """PDFium cannot load the given 0-based pages (as it fails on a damaged page)."""
+    from hwpscan.formats import pdfium_text
+
+    original = pdfium_text.page_text
+
+    def failing(doc: object, index: int) -> str:
+        if index in pages:
+            raise ValueError("PDFium could not load the page (Failed to load page.)")
+        return original(doc, index)
+
+    pdfium_text.page_text = failing  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        pdfium_text.page_text = original
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(_RAISED), st.sets(st.integers(0, 4), min_size=1, max_size=4))
+@given(
+    st.sampled_from(_RAISED),
+    st.sets(st.integers(0, 4), min_size=1, max_size=4),
+    st.sets(st.integers(0, 4), max_size=5),
+)
 @pytest.mark.slow
-def test_any_exception_from_a_page_costs_that_page_only(
-    kind: type[Exception], bad: set[int]
+def test_a_page_neither_engine_reads_costs_that_page_only(
+    kind: type[Exception], bad: set[int], pdfium_bad: set[int]
 ) -> None:
+    """pypdf raises anything for the pages in *bad*; PDFium loses those in *bad* and
+    *pdfium_bad*: a page is lost only when both engines lose it."""
     import pypdf
 
     data = build_pdf(_PAGES)
@@ -213,13 +240,15 @@ def test_any_exception_from_a_page_costs_that_page_only(
 
     pypdf.PageObject.extract_text = flaky  # type: ignore[method-assign]
     try:
-        r = scan_bytes(data, path="f.pdf")
+        with _pdfium_loses(bad | pdfium_bad):
+            r = scan_bytes(data, path="f.pdf")
     finally:
         pypdf.PageObject.extract_text = original  # type: ignore[method-assign]
     assert r.status is Status.CORRUPT
     assert r.body.chars == sum(len(_PAGES[n][0]) for n in range(5) if n not in bad)
     for n in bad:
-        assert f"page {n + 1}: {kind.__name__}" in (r.reason or "")
+        assert f"page {n + 1}: PDFium could not load" in (r.reason or "")
+    assert r.reason is not None and r.reason.count(f"pypdf: {kind.__name__}") == len(bad)
     assert "\x1b" not in json.dumps(r.to_json(), ensure_ascii=False)
 
 
@@ -274,8 +303,19 @@ def test_no_pypdf_message_reaches_stderr_and_escapes_are_escaped() -> None:
     rows = {
         Path(json.loads(line)["path"]).name: json.loads(line) for line in done.stdout.splitlines()
     }
-    warned = " ".join(rows["font-name-escapes.pdf"]["warnings"])
-    assert "\\x1b]0;owned" in warned
+    assert rows["font-name-escapes.pdf"]["status"] == "clean"
+
+
+def test_pypdf_messages_are_escaped_where_pypdf_reads_the_page() -> None:
+    """PDFium reads the escaped font name silently; where it loses the page, pypdf reads
+    it and names the font in a message, kept escaped as a warning."""
+    data = (FIXTURES / "quirks" / "font-name-escapes.pdf").read_bytes()
+    with _pdfium_loses({0}):
+        r = scan_bytes(data, path="font-name-escapes.pdf")
+    assert r.status is Status.CLEAN
+    warned = " ".join(r.warnings)
+    assert "\\x1b]0;owned" in warned and "1 page(s) read by pypdf" in warned
+    assert "\x1b" not in json.dumps(r.to_json(), ensure_ascii=False)
 
 
 def test_drm_wrappers_are_named() -> None:

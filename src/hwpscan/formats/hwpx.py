@@ -32,11 +32,13 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Any
+from itertools import count, repeat
+from operator import itemgetter
+from typing import Any, cast
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
+from hwpscan.formats import native
 from hwpscan.formats.sniff import HWPX_MIMETYPE, SNIFF_BYTES, zip_head_is_hwpx
 from hwpscan.models import Document, Format, Segment, Status
 
@@ -65,6 +67,9 @@ MAX_DEPTH = 256
 #: Paragraphs over the whole package (real documents: thousands, rarely 100,000).
 MAX_PARAGRAPHS = 1_000_000
 
+#: Section parts up to this size (declared and inflated) go through the C walk whole.
+FAST_PART_BYTES = 16 * 2**20
+
 _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
@@ -79,6 +84,8 @@ _INLINE = {
     "markpenEnd": "",
 }
 _SHOWN = 5
+_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
+_TEXT_OF = itemgetter(3)
 
 
 def read_zip(data: bytes) -> Document:
@@ -156,6 +163,26 @@ def _normal(name: str) -> str:
     return "/".join(parts)
 
 
+def _name(path: str) -> str:
+    """The last part of a normalised entry name (``PurePosixPath(path).name``).
+
+    >>> _name("Contents/section0.xml"), _name("mimetype"), _name("")
+    ('section0.xml', 'mimetype', '')
+    """
+    return path.rpartition("/")[2]
+
+
+def _under(base: str, href: str) -> str:
+    """*href* read from the folder *base* (``""``: the top), before normalisation.
+
+    >>> _under("Contents", "section0.xml"), _under("", "a.xml"), _under("x", "/abs.xml")
+    ('Contents/section0.xml', 'a.xml', '/abs.xml')
+    """
+    if href.startswith("/") or not base:
+        return href
+    return f"{base}/{href}"
+
+
 def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | None:
     info = entries.get(name)
     if info is not None:
@@ -165,16 +192,13 @@ def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | N
 
 
 def _read_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
-    """One entry, inflated in chunks and never past *cap* bytes (whatever it declares)."""
-    chunks: list[bytes] = []
-    total = 0
+    """One entry, inflated never past *cap* bytes (whatever it declares): one read of
+    at most one byte more than the cap tells a part over it."""
     try:
         with archive.open(info) as handle:
-            while block := handle.read(_CHUNK):
-                total += len(block)
-                if total > cap:
-                    raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
-                chunks.append(block)
+            data = handle.read(cap + 1)
+        if len(data) > cap:
+            raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
     except NotImplementedError as exc:
         if "encrypt" in str(exc):
             raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
@@ -183,7 +207,7 @@ def _read_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> byt
         raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
     except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
         raise CorruptFileError(f"{_shown(info.filename)}: damaged entry ({exc})") from exc
-    return b"".join(chunks)
+    return data
 
 
 def _shown(name: str) -> str:
@@ -205,10 +229,7 @@ def hwpx_evidence(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
             return []
     if _find(entries, "Contents/content.hpf") is not None:
         found.append("Contents/content.hpf")
-    if any(
-        n.lower().startswith("contents/") and _SECTION_RE.match(PurePosixPath(n).name)
-        for n in entries
-    ):
+    if any(n.lower().startswith("contents/") and _SECTION_RE.match(_name(n)) for n in entries):
         found.append("Contents/section*.xml")
     container = _find(entries, "META-INF/container.xml")
     if container is not None:
@@ -258,17 +279,17 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
             unread.append(f"{_shown(name)} (named by the manifest, missing from the package)")
             continue
         try:
-            section_text(_stream(archive, entries[name]), walk, name)
+            _section_into(archive, entries[name], walk, name)
         except EncryptedFileError:
             raise
         except FormatError as exc:
             walk.stopped = str(exc)
             unread.append(f"{_shown(name)} from the damage on")
-    segments = tuple(
-        Segment("Contents", i, 0, line)
-        for i, line in enumerate("\n".join(walk.texts()).split("\n"))
-        if line
-    )
+    # Segment("Contents", n, 0, line) for the n-th line when it is not empty, made in C:
+    # tuple.__new__ over zipped fields, empty lines filtered out by their text
+    lines = "\n".join(walk.texts()).split("\n")
+    made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
+    segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
     info: dict[str, Any] = {"sections": len(sections), "paragraphs": walk.paragraphs}
     if not unread:
         return Document(format=Format.HWPX, body=segments, info=info)
@@ -325,13 +346,13 @@ def _section_names(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]
     spine = _spine_sections(archive, entries)
     if spine:
         return spine
-    found = [n for n in entries if PurePosixPath(n).name.lower().startswith("section")]
+    found = [n for n in entries if _name(n).lower().startswith("section")]
     found = [n for n in found if n.lower().endswith(".xml")]
     return sorted(found, key=_section_key)
 
 
 def _section_key(name: str) -> tuple[int, str]:
-    m = _SECTION_RE.match(PurePosixPath(name).name)
+    m = _SECTION_RE.match(_name(name))
     return (int(m.group(1)) if m else 0, name)
 
 
@@ -368,17 +389,43 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
         _parse(_read_part(archive, entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
     except FormatError:
         return []
-    base = PurePosixPath(chosen).parent
+    base = chosen.rpartition("/")[0]
     out: list[str] = []
     for ref in spine:
         href = items.get(ref)
         if not href:
             continue
-        is_section = PurePosixPath(_normal(href)).name.lower().startswith("section")
-        found = [c for c in (_normal(href), _normal(str(base / href))) if c in entries]
+        is_section = _name(_normal(href)).lower().startswith("section")
+        found = [c for c in (_normal(href), _normal(_under(base, href))) if c in entries]
         if is_section:  # a section the spine names but the package lacks is kept: unread
             out.append(found[0] if found else _normal(href))
     return out
+
+
+def _section_into(archive: zipfile.ZipFile, info: zipfile.ZipInfo, walk: _Walk, name: str) -> None:
+    """Add section part *info*'s paragraphs to *walk*: through the C walk when it is
+    built and the part is small enough to inflate whole, else (or where it declines,
+    or the part cannot be inflated whole) through :func:`section_text`, the reference,
+    which streams the part and says what is wrong with it."""
+    fast = native.owpml_section
+    if fast is not None and info.file_size <= FAST_PART_BYTES:
+        data = _whole(archive, info, FAST_PART_BYTES)
+        if data is not None:
+            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
+            if texts is not None:
+                walk.slots.extend(texts)
+                walk.paragraphs += len(texts)
+                return
+    section_text(_stream(archive, info), walk, name)
+
+
+def _whole(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes | None:
+    """*info* inflated whole, or ``None`` when it is damaged or passes *cap* (the
+    streaming walk then reads what it can and names the damage)."""
+    try:
+        return _read_part(archive, info, cap)
+    except FormatError:
+        return None
 
 
 def _stream(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> _Chunks:
@@ -597,5 +644,5 @@ def walk_text(data: bytes) -> str:
         walk = _Walk()
         for name in _section_names(archive, entries):
             if name in entries:
-                section_text(_stream(archive, entries[name]), walk, name)
+                _section_into(archive, entries[name], walk, name)
     return "\n".join(walk.texts())

@@ -1,4 +1,4 @@
-"""The native fast paths of the readers (``_records.c``, ``_cfb.c``), or ``None`` for
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``), or ``None`` for
 each one missing: see :mod:`hwpscan.native` for how they relate to the Python code and
 how to turn them off (``tests/test_native_switch.py`` checks both ways).
 """
@@ -19,6 +19,7 @@ __all__ = [
     "docinfo_plain",
     "docinfo_spans",
     "join_payloads",
+    "owpml_section",
     "paragraph_runs",
     "plain_counts",
     "scan_free",
@@ -44,6 +45,7 @@ ParagraphRuns = Callable[
 ]
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
+OwpmlSection = Callable[[bytes, int, int], list[str] | None]
 CfbLayout = Callable[
     [bytes],
     tuple[dict[str, tuple[str, int, list[tuple[int, int]], bool]], list[tuple[int, int]], list[str]]
@@ -73,6 +75,12 @@ def _load_cfb() -> CfbLayout:
     return _cfb.layout
 
 
+def _load_owpml() -> OwpmlSection:
+    from hwpscan.formats import _owpml  # optional: built only where a compiler was
+
+    return _owpml.section_texts
+
+
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
 #: :func:`hwpscan.formats.hwp5._docinfo_spans`, the counts of a plain DocInfo's names
 #: (:func:`hwpscan.formats.hwp5._docinfo` without a span list), (for a plain text)
@@ -92,5 +100,8 @@ def _load_cfb() -> CfbLayout:
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
+#: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
+#: section part, or ``None`` where it declines (expat then runs), in C, or ``None``.
+owpml_section = optional(_load_owpml)
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None

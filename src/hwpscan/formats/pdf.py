@@ -1,17 +1,32 @@
-"""PDF through pypdf, page by page: one bad page costs that page, not the file.
+"""PDF through two engines, page by page: a page one engine reads is read.
+
+PDFium (pypdfium2) is the primary text engine; pypdf is the fallback and second
+opinion. Each reads what the other loses on real files: pypdf refuses the abbreviated
+filter name ``/A85``, RC4 keys the ``cryptography`` package will not take (104-bit),
+streams under a filter name it does not know, and page trees deeper than 100; PDFium
+gives no error at all for a page it reads nothing from.
 
 Text comes through font encodings and ToUnicode CMaps (UTF-16BE); a malformed CMap can
-map a glyph to a lone surrogate, so the extractor's output is counted as it is.
+map a glyph to a lone surrogate, so each engine's output is counted as it is (PDFium's
+code units are decoded with ``surrogatepass``, see :mod:`hwpscan.formats.pdfium_text`;
+both engines return the same lone halves, pairs and U+FFFD for the same CMap).
 
-- Every page is read on its own: whatever pypdf raises for one page (its own errors,
-  ``NotImplementedError`` for an unknown filter, ``DependencyError`` for a missing
-  decoder, ``AssertionError``...) becomes that page's entry in the reason, and the
-  other pages are counted. A file with unread pages is read in part, never ``clean``.
+- Every page is read on its own. PDFium reads it first; a page PDFium cannot load, or
+  from which it reads no character at all, is asked of pypdf. A page neither engine
+  reads (whatever pypdf raises for it: its own errors, ``NotImplementedError`` for an
+  unknown filter, ``RecursionError``...) becomes that page's entry in the reason, and
+  the other pages are counted. A file with unread pages is read in part, never
+  ``clean``. A file PDFium cannot open at all is read by pypdf alone.
+- Trade-off, measured in ``benchmarks/pdf_engines.py``: pypdf is not run on pages
+  PDFium reads text from (it would cost most of PDFium's speed). The two engines agree
+  on every surrogate a CMap can produce; a defect only pypdf's reading would show on a
+  page PDFium reads text from is not looked for.
 - Encryption: the standard security handler is opened with the empty user password
-  when the file allows it (RC4 and AES; AES needs ``cryptography``); a user password
-  or certificate encryption (``/Adobe.PubSec``) is ``encrypted``.
+  when the file allows it (RC4 and AES); a user password or certificate encryption
+  (``/Adobe.PubSec``) is ``encrypted``.
 - Form-field values and annotation contents are read apart from the body, as the
-  ``meta`` channel: a surrogate there reaches every pipeline that reads forms.
+  ``meta`` channel (through pypdf, in files that have either): a surrogate there
+  reaches every pipeline that reads forms.
 - Budgets: at most :data:`MAX_PAGES` pages and :data:`MAX_OBJECTS` declared objects
   (real documents stay far below both); a file over them is read up to the budget.
 - pypdf's log messages and Python warnings never reach the terminal: they are caught
@@ -36,6 +51,7 @@ from typing import Any
 
 from hwpscan.errors import CorruptFileError, EncryptedFileError
 from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.formats import pdfium_text
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_MESSAGES", "MAX_OBJECTS", "MAX_PAGES", "read_pdf"]
@@ -64,6 +80,8 @@ class _Collect(logging.Handler):
         self.messages: list[str] = []
         self.dropped = 0
         self.lost: list[str] = []  # objects pypdf read in part (see _DROPPED_RE)
+        self.heard = 0  # messages received, kept or not
+        self.first = ""
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -75,6 +93,9 @@ class _Collect(logging.Handler):
         self.add(text)
 
     def add(self, text: str) -> None:
+        self.heard += 1
+        if not self.first or ("Error" in text and "Error" not in self.first):
+            self.first = _clip(text)  # the first error it names, else its first message
         if len(self.messages) >= MAX_MESSAGES:
             self.dropped += 1
             return
@@ -97,6 +118,8 @@ def _quiet() -> Iterator[_Collect]:
     """Route pypdf's logging and Python warnings into a collector while it reads."""
     log = logging.getLogger("pypdf")  # its modules log on child loggers: the parent holds
     saved = (log.level, log.propagate, list(log.handlers))
+    disabled = logging.root.manager.disable  # an application's logging.disable() would
+    logging.disable(logging.NOTSET)  # hide the damage pypdf reports: it must be heard
     collect = _Collect()
     log.handlers = [collect]
     log.propagate = False
@@ -108,6 +131,7 @@ def _quiet() -> Iterator[_Collect]:
         for w in caught:
             collect.add(f"{w.category.__name__}: {w.message}")
     finally:
+        logging.disable(disabled)
         log.setLevel(saved[0])
         log.propagate = saved[1]
         log.handlers = saved[2]
@@ -120,7 +144,7 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES) -> Document:
     logger is restored afterwards.
     """
     with _quiet() as collect:
-        doc = _extract(data, max_pages)
+        doc = _extract(data, max_pages, collect)
     notes = collect.notes()
     status, reason = doc.status, doc.reason
     if collect.lost and status is None:  # unread is never clean, see the module docstring
@@ -140,15 +164,178 @@ def read_pdf(data: bytes, *, max_pages: int = MAX_PAGES) -> Document:
     )
 
 
-def _extract(data: bytes, max_pages: int) -> Document:
-    reader = _open_reader(data)
+_SIZE = re.compile(rb"/Size\s+(\d{1,12})")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
+    _check_declared(data)
+    with pdfium_text.LOCK:  # PDFium is not thread-safe
+        try:
+            doc, encrypted = pdfium_text.open_document(data)
+        except (ValueError, pdfium_text.PdfiumUnavailableError) as exc:
+            failed = f"PDFium could not open the file: {exc}"
+        else:
+            try:
+                count = pdfium_text.page_count(doc)
+                if count:
+                    return _extract_two(data, doc, encrypted, count, max_pages, collect)
+                failed = "PDFium found no page"
+            finally:
+                pdfium_text.close(doc)
+    return _extract_pypdf(data, max_pages, [failed])
+
+
+class _Second:
+    """pypdf, opened the first time a page or the forms need it (most files never do)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._opened: tuple[Any, Any] | None = None
+        self.failure: str | None = None
+        self.notes: list[str] = []
+
+    def pages(self) -> tuple[Any, Any] | None:
+        if self._opened is None and self.failure is None:
+            try:
+                reader = _open_reader(self._data)
+                pages, _ = _pages(reader, [])
+            except (CorruptFileError, EncryptedFileError) as exc:
+                self.failure = str(exc)
+            else:
+                self._opened = (reader, pages)
+        return self._opened
+
+
+def _extract_two(
+    data: bytes, doc: Any, encrypted: bool, count: int, max_pages: int, collect: _Collect
+) -> Document:
+    """Read with PDFium, ask pypdf about the pages PDFium loses (see the docstring)."""
     notes: list[str] = []
+    if encrypted:
+        notes.append("PDF is encrypted with an empty user password: opened without one")
+    second = _Second(data)
+    read = min(count, max_pages)
+    segments: list[Segment] = []
+    failed: list[str] = []
+    by_pypdf = remapped = 0
+    for number in range(1, read + 1):
+        try:
+            text = pdfium_text.page_text(doc, number - 1)
+            lost = "" if text else "PDFium read no text"
+        except ValueError as exc:
+            text, lost = "", str(exc)
+        except MemoryError:
+            raise
+        if lost:
+            got = _second_opinion(second, number, collect)
+            if isinstance(got, str):
+                failed.append(f"page {number}: {lost}; pypdf: {got}")
+                continue
+            text, by_pypdf = got[0], by_pypdf + (1 if got[0] else 0)
+        elif _UNMAPPED_RE.search(text) is not None:
+            mapped = _better_mapped(text, _second_opinion(second, number, collect))
+            if mapped is not None:
+                text, remapped = mapped, remapped + 1
+        segments.extend(_lines(number, text))
+    meta: tuple[Segment, ...] = ()
+    if b"/AcroForm" in data or b"/Annots" in data:
+        opened = second.pages()
+        if opened is None:
+            notes.append(f"form fields and annotations not readable: {second.failure}")
+        else:
+            meta = _forms(opened[0], opened[1], min(read, len(opened[1])), notes)
+    if by_pypdf:
+        notes.append(f"{by_pypdf} page(s) read by pypdf where PDFium read no text")
+    if remapped:
+        notes.append(f"{remapped} page(s) read by pypdf where PDFium left glyphs unmapped")
+    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed), "engine": "pdfium"}
+    return _document(segments, failed, meta, notes, info, count, max_pages)
+
+
+#: What PDFium writes for a glyph it has no Unicode for: the glyph's code, a control
+#: character (Hancom's U+FFFF table-cell symbols come out so). Tab and line ends are text.
+_UNMAPPED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def _better_mapped(text: str, got: tuple[str] | str) -> str | None:
+    """pypdf's text of a page where PDFium left glyphs unmapped, when pypdf maps more
+    of them (it hands on what the ToUnicode CMap says, U+FFFF included), else None.
+
+    >>> _better_mapped("표 \x08", ("표 \uffff",)) == "표 \uffff"
+    True
+    >>> _better_mapped("표 \x08", "cannot open the file") is None
+    True
+    """
+    if isinstance(got, str) or not got[0]:
+        return None
+    other = got[0]
+    if len(_UNMAPPED_RE.findall(other)) < len(_UNMAPPED_RE.findall(text)):
+        return other
+    return None
+
+
+def _second_opinion(second: _Second, number: int, collect: _Collect) -> tuple[str] | str:
+    """pypdf's text of page *number* as a 1-tuple, or why it has none.
+
+    pypdf logs much of the damage it meets instead of raising (a page object it cannot
+    parse becomes a page without contents): a page from which it too reads nothing, in
+    a file it complained about while opening or reading, is not read. A blank page of
+    an undamaged file reads as nothing without a complaint.
+    """
+    opened = second.pages()
+    if opened is None:
+        return f"cannot open the file: {second.failure}"
+    pages = opened[1]
+    if number > len(pages):
+        return f"the file has {len(pages)} page(s)"
+    try:
+        text = pages[number - 1].extract_text() or ""
+    except MemoryError:
+        raise
+    except Exception as exc:  # any failure of one page is that page's, see the docstring
+        return _describe(exc)
+    if not text and collect.heard:
+        return "no text either, in a file it reported damage in: " + collect.first
+    return (text,)
+
+
+def _lines(number: int, text: str) -> list[Segment]:
+    stream = f"page {number}"
+    return [Segment(stream, i, 0, line) for i, line in enumerate(_LINE_END.split(text)) if line]
+
+
+def _check_declared(data: bytes) -> None:
+    """Refuse a file whose trailers or cross-reference streams declare more objects than
+    the budget (read from the bytes: PDFium does not show its trailer)."""
+    declared = max((int(m) for m in _SIZE.findall(data)), default=0)
+    if declared > MAX_OBJECTS:
+        raise CorruptFileError(
+            f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
+        )
+
+
+def _extract_pypdf(data: bytes, max_pages: int, notes: list[str]) -> Document:
+    """The whole file through pypdf (PDFium could not open it)."""
+    reader = _open_reader(data)
     _check_size(reader)
     pages, count = _pages(reader, notes)
     read = min(count, max_pages)
     segments, failed = _page_segments(pages, read)
     meta = _forms(reader, pages, read, notes)
-    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed)}
+    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed), "engine": "pypdf"}
+    return _document(segments, failed, meta, notes, info, count, max_pages)
+
+
+def _document(
+    segments: list[Segment],
+    failed: list[str],
+    meta: tuple[Segment, ...],
+    notes: list[str],
+    info: dict[str, Any],
+    count: int,
+    max_pages: int,
+) -> Document:
     unread = list(failed)
     if count > max_pages:
         unread.append(f"pages {max_pages + 1}-{count}: over the budget of {max_pages:,} pages")

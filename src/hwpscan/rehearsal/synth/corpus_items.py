@@ -633,9 +633,9 @@ def quirk_fixtures() -> list[Fixture]:
             "pdf",
             "clean",
             "PDF whose font encoding name holds terminal escapes (set title, clear screen): "
-            "pypdf names it in a message, which must reach no terminal unescaped",
+            "PDFium reads past it; pypdf, where it reads the page, names it in a message, "
+            "which must reach no terminal unescaped",
             str_counts(_lines(pages[:1])),
-            warnings=True,
         ),
     ]
 
@@ -657,8 +657,9 @@ def damaged_fixtures() -> list[Fixture]:
             build_pdf(pages, broken_cmap=True, extras=PdfExtras(bad_filter_pages=(bad,))),
             "pdf",
             "contaminated",
-            f"{len(pages)}-page PDF (broken CMap: lone high surrogates) whose page 3 names an "
-            "unknown filter: pypdf raises for that page; the other pages are counted",
+            f"{len(pages)}-page PDF (broken CMap: lone high surrogates) whose page 3 is "
+            "encoded with an unknown filter: PDFium finds no text in it and pypdf raises for "
+            "it; the other pages are counted",
             str_counts(_lines(kept, broken=True)),
             partial=True,
         ),

@@ -23,8 +23,10 @@ There is no creation date and no file ``/ID``: the same pages give the same byte
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import struct
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -36,6 +38,7 @@ _MARGIN_X = 56
 _TOP_Y = 786
 _FONT_SIZE = 10
 _LEADING = 16
+_FIRST_PAGE = 7  # objects 1-6: catalog, pages, fonts, descriptor, CMap
 _BFCHAR_MAX = 100  # the CMap syntax allows at most 100 entries per bfchar block
 
 
@@ -124,8 +127,9 @@ def _stream(dictionary: str, data: bytes) -> bytes:
 class PdfExtras:
     """The real-world variations :func:`build_pdf` can write (all off by default).
 
-    ``bad_filter_pages``: 0-based pages whose content stream names a filter no reader
-    knows (pypdf raises ``NotImplementedError`` for that page alone). ``junk``: bytes
+    ``bad_filter_pages``: 0-based pages whose content stream is encoded with a filter no
+    reader knows (pypdf raises ``NotImplementedError`` for that page alone; PDFium reads
+    the encoded bytes as they are and finds no text in them). ``junk``: bytes
     before the ``%PDF-`` header (offsets count them, as a file saved that way has).
     ``encryption``: ``"rc4"`` (standard security handler, RC4 128-bit, empty user
     password: any reader opens it), ``"rc4-password"`` (user password ``1234``) or
@@ -134,6 +138,19 @@ class PdfExtras:
     ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
     ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
     codec pypdf needs an outside program for; text extraction never decodes it).
+
+    Hostile variants real files carry (each read by one engine and not the other):
+    ``a85_pages``: 0-based pages whose content stream is ASCII85-encoded under the
+    abbreviated filter name ``/A85`` (valid only for inline images since PDF 1.5, still
+    written by old producers; pypdf no longer knows it on a stream). ``encryption``
+    ``"rc4-104"``: RC4 with a 104-bit (13-byte) file key, a size the ``cryptography``
+    package refuses. ``self_drawing_pages``: 0-based pages that also draw a form
+    XObject whose resources name the form itself and which draws itself again (an
+    object that refers to itself). ``page_tree_depth``: the page tree is a chain of
+    that many intermediate ``/Pages`` nodes. ``linearized``: a linearization parameter
+    dictionary is written first, as a linearized ("fast web view") file has it.
+    ``plain_unknown_filter_pages``: 0-based pages whose content stream names an unknown
+    filter over content that was never encoded (pypdf refuses it, PDFium reads it).
     ``deep_resources``: ``("array", n)`` or ``("dict", n)`` puts an array or a
     dictionary nested *n* deep into every page's ``/Resources`` (a reader that parses
     recursively cannot read such a page).
@@ -147,6 +164,11 @@ class PdfExtras:
     font_encoding: bytes = b"Identity-H"
     jbig2_image_pages: tuple[int, ...] = ()
     deep_resources: tuple[str, int] | None = None
+    a85_pages: tuple[int, ...] = ()
+    plain_unknown_filter_pages: tuple[int, ...] = ()
+    self_drawing_pages: tuple[int, ...] = ()
+    page_tree_depth: int = 0
+    linearized: bool = False
 
 
 #: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
@@ -181,24 +203,34 @@ def _rc4_rounds(key: bytes, data: bytes) -> bytes:
     return data
 
 
-def _md5_50(data: bytes) -> bytes:
-    digest = hashlib.md5(data).digest()
+def _md5_50(data: bytes, size: int = 16) -> bytes:
+    digest = hashlib.md5(data).digest()[:size]
     for _ in range(50):
-        digest = hashlib.md5(digest).digest()
+        digest = hashlib.md5(digest).digest()[:size]
     return digest
 
 
-def _standard_security(user: bytes) -> tuple[bytes, bytes, bytes]:
-    """(file key, /O, /U) for revision 3, 128-bit RC4 (algorithms 2, 3 and 5)."""
-    owner_key = _md5_50((_OWNER_PASSWORD + _PAD)[:32])
+def _standard_security(user: bytes, size: int = 16) -> tuple[bytes, bytes, bytes]:
+    """(file key, /O, /U) for revision 3 RC4 with a *size*-byte key (algorithms 2, 3, 5)."""
+    owner_key = _md5_50((_OWNER_PASSWORD + _PAD)[:32])[:size]
     o_value = _rc4_rounds(owner_key, (user + _PAD)[:32])
-    key = _md5_50((user + _PAD)[:32] + o_value + struct.pack("<i", _PERMISSIONS) + _FILE_ID)
+    key = _md5_50((user + _PAD)[:32] + o_value + struct.pack("<i", _PERMISSIONS) + _FILE_ID, size)
     u_value = _rc4_rounds(key, hashlib.md5(_PAD + _FILE_ID).digest()) + bytes(16)
     return key, o_value, u_value
 
 
 def _object_key(key: bytes, number: int) -> bytes:
-    return hashlib.md5(key + number.to_bytes(3, "little") + b"\0\0").digest()[:16]
+    digest = hashlib.md5(key + number.to_bytes(3, "little") + b"\0\0").digest()
+    return digest[: min(len(key) + 5, 16)]
+
+
+def _ascii85(data: bytes) -> bytes:
+    """*data* in ASCII85 with its ``~>`` end marker, as the ``ASCII85Decode`` filter reads.
+
+    >>> _ascii85(b"hello")
+    b'BOu!rDZ~>'
+    """
+    return base64.a85encode(data) + b"~>"
 
 
 def _text_string(text: str) -> str:
@@ -228,47 +260,19 @@ def build_pdf(
     extras = extras or PdfExtras()
     codes = glyph_codes(pages)
     n_pages = len(pages)
-    first_page = 7  # objects 1-6: catalog, pages, fonts, descriptor, CMap
-    page_ids = [first_page + 2 * i for i in range(n_pages)]
-    after = first_page + 2 * n_pages  # annotations, fields, the encryption dictionary
-    annot_ids: dict[int, list[int]] = {}
-    tail: list[bytes] = []
-    for page, notes in sorted(extras.annotations.items()):
-        for note in notes:
-            annot_ids.setdefault(page, []).append(after + len(tail))
-            tail.append(
-                (
-                    "<< /Type /Annot /Subtype /Text /Rect [56 56 76 76] "
-                    f"/Contents {_text_string(note)} >>"
-                ).encode("ascii")
-            )
-    field_ids = []
-    for name, value in extras.fields:
-        field_ids.append(after + len(tail))
-        tail.append(
-            (
-                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
-                "/Rect [56 20 300 40] /Subtype /Widget >>"
-            ).encode("ascii")
-        )
-    image_id = 0
-    if extras.jbig2_image_pages:
-        image_id = after + len(tail)
-        tail.append(
-            _stream(
-                "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
-                "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
-                hashlib.shake_256(b"hwpscan jbig2").digest(300),
-            )
-        )
-    form = (
-        f" /AcroForm << /Fields [{' '.join(f'{i} 0 R' for i in field_ids)}] >>" if field_ids else ""
-    )
+    page_ids = [_FIRST_PAGE + 2 * i for i in range(n_pages)]
+    # after the pages: annotations, fields, images, forms, tree nodes, encryption
+    tail = _Tail(_FIRST_PAGE + 2 * n_pages)
+    tail.annotations(extras)
+    tail.fields(extras)
+    tail.image(extras)
+    tail.self_drawing_form(extras, codes)
+    tail.page_tree(extras, page_ids)
+    form = f" /AcroForm << /Fields [{_refs(tail.field_ids)}] >>" if tail.field_ids else ""
+    top_kids = _refs(tail.tree_ids[:1] or page_ids)
     objects: list[bytes] = [
         f"<< /Type /Catalog /Pages 2 0 R{form} >>".encode("ascii"),
-        (
-            f"<< /Type /Pages /Kids [{' '.join(f'{p} 0 R' for p in page_ids)}] /Count {n_pages} >>"
-        ).encode("ascii"),
+        f"<< /Type /Pages /Kids [{top_kids}] /Count {n_pages} >>".encode("ascii"),
         (
             b"<< /Type /Font /Subtype /Type0 /BaseFont /HwpscanSynth /Encoding /"
             + extras.font_encoding
@@ -287,31 +291,133 @@ def build_pdf(
         _stream("", tounicode_cmap(codes, broken=broken_cmap)),
     ]
     for i, lines in enumerate(pages):
-        annots = annot_ids.get(i)
-        annot = f" /Annots [{' '.join(f'{a} 0 R' for a in annots)}]" if annots else ""
-        image = i in extras.jbig2_image_pages
-        xobject = f" /XObject << /Im1 {image_id} 0 R >>" if image else ""
-        xobject += _nested(extras.deep_resources)
-        objects.append(
-            (
-                f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {_PAGE_WIDTH} {_PAGE_HEIGHT}] "
-                f"/Resources << /Font << /F1 3 0 R >>{xobject} >> "
-                f"/Contents {page_ids[i] + 1} 0 R{annot} >>"
-            ).encode("ascii")
-        )
-        bad = "/Filter /HwpscanUnknownDecode" if i in extras.bad_filter_pages else ""
-        drawn = b"q 64 0 0 64 56 56 cm /Im1 Do Q\n" if image else b""
-        objects.append(_stream(bad, drawn + _content_stream(lines, codes)))
-    objects += tail
+        objects += _page(i, lines, codes, extras, tail)
+    objects += tail.objects
     trailer_extra = ""
     if extras.encryption is not None:
         objects = _encrypt(objects, extras.encryption)
         trailer_extra = f" /Encrypt {len(objects)} 0 R /ID [<{_FILE_ID.hex()}> <{_FILE_ID.hex()}>]"
+    if extras.linearized:  # its parameter dictionary is the last object, written first
+        objects.append(
+            f"<< /Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0 >>".encode()
+        )
+    return _serialize(objects, extras, trailer_extra)
+
+
+def _refs(ids: Sequence[int]) -> str:
+    return " ".join(f"{i} 0 R" for i in ids)
+
+
+class _Tail:
+    """The objects written after the pages, numbered from *first*, and their numbers."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.objects: list[bytes] = []
+        self.annot_ids: dict[int, list[int]] = {}
+        self.field_ids: list[int] = []
+        self.image_id = 0
+        self.form_id = 0
+        self.tree_ids: list[int] = []
+
+    def _add(self, body: bytes) -> int:
+        self.objects.append(body)
+        return self.first + len(self.objects) - 1
+
+    def annotations(self, extras: PdfExtras) -> None:
+        for page, notes in sorted(extras.annotations.items()):
+            for note in notes:
+                body = (
+                    "<< /Type /Annot /Subtype /Text /Rect [56 56 76 76] "
+                    f"/Contents {_text_string(note)} >>"
+                )
+                self.annot_ids.setdefault(page, []).append(self._add(body.encode("ascii")))
+
+    def fields(self, extras: PdfExtras) -> None:
+        for name, value in extras.fields:
+            body = (
+                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
+                "/Rect [56 20 300 40] /Subtype /Widget >>"
+            )
+            self.field_ids.append(self._add(body.encode("ascii")))
+
+    def image(self, extras: PdfExtras) -> None:
+        if extras.jbig2_image_pages:
+            self.image_id = self._add(
+                _stream(
+                    "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
+                    "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
+                    hashlib.shake_256(b"hwpscan jbig2").digest(300),
+                )
+            )
+
+    def self_drawing_form(self, extras: PdfExtras, codes: dict[str, int]) -> None:
+        if not extras.self_drawing_pages:
+            return
+        form_id = self.first + len(self.objects)
+        drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream([next(iter(codes))], codes)
+        self.form_id = self._add(
+            _stream(
+                "/Type /XObject /Subtype /Form /BBox [0 0 595 842] "
+                f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form_id} 0 R >> >>",
+                drawn,
+            )
+        )
+
+    def page_tree(self, extras: PdfExtras, page_ids: list[int]) -> None:
+        start = self.first + len(self.objects)
+        ids = [start + k for k in range(extras.page_tree_depth)]
+        for k in range(len(ids)):
+            kids = _refs(ids[k + 1 : k + 2] or page_ids)
+            parent = ids[k - 1] if k else 2
+            body = f"<< /Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {len(page_ids)} >>"
+            self._add(body.encode("ascii"))
+        self.tree_ids = ids
+
+
+def _page(
+    i: int, lines: Sequence[str], codes: dict[str, int], extras: PdfExtras, tail: _Tail
+) -> list[bytes]:
+    """Page *i*'s page object and content stream."""
+    annots = tail.annot_ids.get(i)
+    annot = f" /Annots [{_refs(annots)}]" if annots else ""
+    image = i in extras.jbig2_image_pages
+    selfish = i in extras.self_drawing_pages
+    xobjects = (f" /Im1 {tail.image_id} 0 R" if image else "") + (
+        f" /Fm1 {tail.form_id} 0 R" if selfish else ""
+    )
+    xobject = f" /XObject <<{xobjects} >>" if xobjects else ""
+    xobject += _nested(extras.deep_resources)
+    parent = tail.tree_ids[-1] if tail.tree_ids else 2
+    page = (
+        f"<< /Type /Page /Parent {parent} 0 R /MediaBox [0 0 {_PAGE_WIDTH} {_PAGE_HEIGHT}] "
+        f"/Resources << /Font << /F1 3 0 R >>{xobject} >> "
+        f"/Contents {_FIRST_PAGE + 2 * i + 1} 0 R{annot} >>"
+    )
+    drawn = b"q 64 0 0 64 56 56 cm /Im1 Do Q\n" if image else b""
+    drawn += b"q /Fm1 Do Q\n" if selfish else b""
+    content = drawn + _content_stream(lines, codes)
+    if i in extras.bad_filter_pages:  # encoded for real: no reader can decode it
+        stream = _stream("/Filter /HwpscanUnknownDecode", zlib.compress(content, 9))
+    elif i in extras.plain_unknown_filter_pages:
+        stream = _stream("/Filter /HwpscanUnknownDecode", content)
+    elif i in extras.a85_pages:
+        stream = _stream("/Filter /A85", _ascii85(content))
+    else:
+        stream = _stream("", content)
+    return [page.encode("ascii"), stream]
+
+
+def _serialize(objects: list[bytes], extras: PdfExtras, trailer_extra: str) -> bytes:
+    """The file: header, objects (a linearization dictionary, the last, first), xref."""
     out = bytearray(extras.junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets: list[int] = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode("ascii") + body + b"\nendobj\n"
+    offsets: list[int] = [0] * len(objects)
+    order = list(range(len(objects)))
+    if extras.linearized:
+        order.insert(0, order.pop())
+    for index in order:
+        offsets[index] = len(out)
+        out += f"{index + 1} 0 obj\n".encode("ascii") + objects[index] + b"\nendobj\n"
     xref_at = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode("ascii")
     for offset in offsets:
@@ -350,10 +456,11 @@ def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
                 f"/Recipients [<{recipient}>] >>"
             ).encode("ascii"),
         ]
-    if how not in ("rc4", "rc4-password"):
+    if how not in ("rc4", "rc4-password", "rc4-104"):
         raise ValueError(f"unknown encryption {how!r}")
     user = USER_PASSWORD if how == "rc4-password" else b""
-    key, o_value, u_value = _standard_security(user)
+    bits = 104 if how == "rc4-104" else 128
+    key, o_value, u_value = _standard_security(user, bits // 8)
     out: list[bytes] = []
     for number, body in enumerate(objects, start=1):
         head, sep, rest = body.partition(b"stream\n")
@@ -364,7 +471,7 @@ def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
             out.append(body)
     out.append(
         (
-            f"<< /Filter /Standard /V 2 /R 3 /Length 128 /O <{o_value.hex()}> "
+            f"<< /Filter /Standard /V 2 /R 3 /Length {bits} /O <{o_value.hex()}> "
             f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
         ).encode("ascii")
     )

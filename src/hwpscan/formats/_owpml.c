@@ -1,0 +1,809 @@
+/* The text of one HWPX section part in C: the optional fast path of
+ * hwpscan.formats.hwpx.section_text (an expat walk), which stays the reference.
+ *
+ * section_texts(data, max_depth, max_paragraphs) reads a whole section part (UTF-8
+ * XML) and returns the list of its paragraphs' texts in document order, exactly what
+ * section_text appends to its walk's slots. It accepts only a plain subset of XML and
+ * returns None for anything outside it, so the caller runs expat, which then gives the
+ * text, the error or the budget message: invalid UTF-8, a character XML forbids, a
+ * carriage return (expat normalises line ends), a DTD or any <!...> other than a
+ * comment or CDATA section, a processing instruction named xml past the start, an XML
+ * declaration other than version 1.0 in UTF-8, a name that is not ASCII, a namespace
+ * prefix not declared on the root element (or a declaration below it), an attribute
+ * with a prefix other than xml:, a duplicate attribute, an undefined entity or an
+ * invalid character reference, "]]>" in text, text outside the root, a mismatched or
+ * missing end tag, more than max_depth levels or max_paragraphs paragraphs. It never
+ * accepts what expat refuses; it may decline what expat accepts.
+ * tests/test_native_owpml.py drives both over fixtures, generated files and a stream of
+ * mutated ones.
+ *
+ * The input is hostile: every read is bounded by the buffer's length, the element stack
+ * by max_depth, and every buffer grows with the input only.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+enum kind {
+    K_OTHER,
+    K_P,
+    K_RUN,
+    K_T,
+    K_LINEBREAK,
+    K_TAB,
+    K_CTRL,
+    K_NBSPACE,
+    K_FWSPACE,
+    K_HYPHEN,
+    K_MARKPEN_BEGIN,
+    K_MARKPEN_END
+};
+
+#define MAX_ATTRS 64
+#define MAX_PREFIXES 64
+
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_add(Buf *b, const char *s, Py_ssize_t n) {
+    if (n <= 0)
+        return 0;
+    if (b->len + n > b->cap) {
+        Py_ssize_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *grown = PyMem_Realloc(b->data, (size_t)cap);
+        if (grown == NULL)
+            return -1;
+        b->data = grown;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+typedef struct {
+    int depth;
+    Py_ssize_t slot;
+    int capture, mute;
+    Buf parts;
+} Para;
+
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t n, pos;
+    int max_depth;
+    Py_ssize_t max_paragraphs, paragraphs;
+    int depth;
+    unsigned char *kinds;        /* kinds[d]: the kind of the open element at depth d */
+    Py_ssize_t *name_at, *name_len; /* its qualified name in s, for the end tag */
+    Para *paras;
+    int n_paras;
+    PyObject *slots;
+    Py_ssize_t prefix_at[MAX_PREFIXES], prefix_len[MAX_PREFIXES];
+    int n_prefixes;
+    int failed; /* 1: decline; -1: a Python error is set */
+} St;
+
+/* Whether s[0:n] is valid UTF-8 holding only characters XML 1.0 allows, without CR. */
+static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) { /* eight ASCII bytes of 0x20 or more: nothing to check */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t high = w & 0x8080808080808080ull;
+            uint64_t low = (w - 0x2020202020202020ull) & ~w & 0x8080808080808080ull;
+            if ((high | low) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            if (c < 0x20 && c != 0x09 && c != 0x0A)
+                return 0;
+            i++;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80)
+                return 0;
+            i += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (i + 2 >= n || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xE0 && s[i + 1] < 0xA0)
+                return 0; /* overlong */
+            if (c == 0xED && s[i + 1] >= 0xA0)
+                return 0; /* a surrogate */
+            if (c == 0xEF && s[i + 1] == 0xBF && (s[i + 2] == 0xBE || s[i + 2] == 0xBF))
+                return 0; /* U+FFFE, U+FFFF */
+            i += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (i + 3 >= n || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80 ||
+                (s[i + 3] & 0xC0) != 0x80)
+                return 0;
+            if (c == 0xF0 && s[i + 1] < 0x90)
+                return 0;
+            if (c == 0xF4 && s[i + 1] >= 0x90)
+                return 0;
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Character classes of ASCII bytes (set up once, in the module's init). */
+#define C_START 1 /* may start a name */
+#define C_NAME 2  /* may continue a name (not ':') */
+#define C_WS 4    /* XML whitespace here (CR is declined before) */
+#define C_TEXT 8  /* ends a plain run of character data: '<', '&', ']' */
+static unsigned char cls[256];
+
+static void init_classes(void) {
+    for (int c = 0; c < 256; c++) {
+        unsigned char k = 0;
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_')
+            k |= C_START | C_NAME;
+        if ((c >= '0' && c <= '9') || c == '.' || c == '-')
+            k |= C_NAME;
+        if (c == ' ' || c == '\t' || c == '\n')
+            k |= C_WS;
+        if (c == '<' || c == '&' || c == ']')
+            k |= C_TEXT;
+        cls[c] = k;
+    }
+}
+
+static int is_ws(unsigned char c) { return cls[c] & C_WS; }
+static int name_start(unsigned char c) { return cls[c] & C_START; }
+static int name_char(unsigned char c) { return cls[c] & C_NAME; }
+
+static int skip_ws(St *st) {
+    Py_ssize_t start = st->pos;
+    while (st->pos < st->n && is_ws(st->s[st->pos]))
+        st->pos++;
+    return st->pos > start;
+}
+
+static int starts(St *st, const char *lit) {
+    size_t k = strlen(lit);
+    return st->pos + (Py_ssize_t)k <= st->n && memcmp(st->s + st->pos, lit, k) == 0;
+}
+
+/* A qualified name (NCName or NCName:NCName) at pos; its length in *len and the
+ * offset of the colon (or -1) in *colon. 0: none there. */
+static int read_qname(St *st, Py_ssize_t *len, Py_ssize_t *colon) {
+    Py_ssize_t p = st->pos;
+    *colon = -1;
+    if (p >= st->n || !name_start(st->s[p]))
+        return 0;
+    p++;
+    while (p < st->n && (name_char(st->s[p]) || st->s[p] == ':')) {
+        if (st->s[p] == ':') {
+            if (*colon >= 0 || p + 1 >= st->n || !name_start(st->s[p + 1]))
+                return 0;
+            *colon = p - st->pos;
+        }
+        p++;
+    }
+    *len = p - st->pos;
+    st->pos = p;
+    return 1;
+}
+
+static int encode_utf8(unsigned long cp, char *out) {
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* The reference at s[p] (just past '&') ending with ';': its UTF-8 in out, its length
+ * in *used (past the ';'). 0: not one expat accepts without a DTD. */
+static int reference(const unsigned char *s, Py_ssize_t p, Py_ssize_t n, char *out, int *out_len,
+                     Py_ssize_t *used) {
+    static const struct {
+        const char *name;
+        char ch;
+    } named[] = {{"lt;", '<'}, {"gt;", '>'}, {"amp;", '&'}, {"quot;", '"'}, {"apos;", '\''}};
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        size_t len = strlen(named[k].name);
+        if (p + (Py_ssize_t)len <= n && memcmp(s + p, named[k].name, len) == 0) {
+            out[0] = named[k].ch;
+            *out_len = 1;
+            *used = (Py_ssize_t)len;
+            return 1;
+        }
+    }
+    if (p >= n || s[p] != '#')
+        return 0;
+    Py_ssize_t q = p + 1;
+    int hex = q < n && s[q] == 'x';
+    if (hex)
+        q++;
+    unsigned long cp = 0;
+    Py_ssize_t digits = 0;
+    for (; q < n && s[q] != ';'; q++, digits++) {
+        unsigned char c = s[q];
+        int v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (hex && c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            return 0;
+        cp = cp * (hex ? 16 : 10) + (unsigned long)v;
+        if (cp > 0x10FFFF || digits > 8)
+            return 0;
+    }
+    if (q >= n || digits == 0)
+        return 0;
+    int allowed = cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
+                  (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+    if (!allowed)
+        return 0;
+    *out_len = encode_utf8(cp, out);
+    *used = q + 1 - p;
+    return 1;
+}
+
+static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
+    /* the names that matter start with p, r, t, l, c, n, f, h or m */
+    switch (name[0]) {
+    case 'p':
+    case 'r':
+    case 't':
+    case 'l':
+    case 'c':
+    case 'n':
+    case 'f':
+    case 'h':
+    case 'm':
+        break;
+    default:
+        return K_OTHER;
+    }
+    if (len == 1)
+        return name[0] == 'p' ? K_P : name[0] == 't' ? K_T : K_OTHER;
+    static const struct {
+        const char *name;
+        enum kind kind;
+    } known[] = {{"p", K_P},
+                 {"run", K_RUN},
+                 {"t", K_T},
+                 {"lineBreak", K_LINEBREAK},
+                 {"tab", K_TAB},
+                 {"ctrl", K_CTRL},
+                 {"nbSpace", K_NBSPACE},
+                 {"fwSpace", K_FWSPACE},
+                 {"hyphen", K_HYPHEN},
+                 {"markpenBegin", K_MARKPEN_BEGIN},
+                 {"markpenEnd", K_MARKPEN_END}};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        if (strlen(known[k].name) == (size_t)len && memcmp(known[k].name, name, (size_t)len) == 0)
+            return known[k].kind;
+    }
+    return K_OTHER;
+}
+
+/* hwpx._INLINE: the character an inline element of hp:t stands for ("" for markpens),
+ * or NULL for an element that is not inline. */
+static const char *inline_text(enum kind k) {
+    switch (k) {
+    case K_LINEBREAK:
+        return "\n";
+    case K_NBSPACE:
+        return "\xc2\xa0";
+    case K_FWSPACE:
+        return "\xe3\x80\x80";
+    case K_TAB:
+        return "\t";
+    case K_HYPHEN:
+        return "\xc2\xad";
+    case K_MARKPEN_BEGIN:
+    case K_MARKPEN_END:
+        return "";
+    default:
+        return NULL;
+    }
+}
+
+static int add_text(St *st, const char *s, Py_ssize_t n) {
+    for (int i = 0; i < st->n_paras; i++) {
+        Para *para = &st->paras[i];
+        if (para->capture && !para->mute && buf_add(&para->parts, s, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* section_text's start handler. */
+static int on_start(St *st, enum kind local, int ctrl_tab) {
+    int depth = ++st->depth;
+    st->kinds[depth] = (unsigned char)local;
+    const char *inl = inline_text(local);
+    for (int i = 0; i < st->n_paras; i++) {
+        Para *para = &st->paras[i];
+        if (para->capture) {
+            if (!para->mute && inl != NULL) {
+                if (inl[0] && buf_add(&para->parts, inl, (Py_ssize_t)strlen(inl)) < 0)
+                    return -1;
+                para->mute = depth;
+            }
+        } else if (depth == para->depth + 2 && st->kinds[para->depth + 1] == K_RUN) {
+            if (local == K_T)
+                para->capture = depth;
+            else if (local == K_LINEBREAK) {
+                if (buf_add(&para->parts, "\n", 1) < 0)
+                    return -1;
+            } else if (local == K_TAB || (local == K_CTRL && ctrl_tab)) {
+                if (buf_add(&para->parts, "\t", 1) < 0)
+                    return -1;
+            }
+        }
+    }
+    if (local == K_P) {
+        if (++st->paragraphs > st->max_paragraphs) {
+            st->failed = 1;
+            return -1;
+        }
+        Py_ssize_t slot = PyList_GET_SIZE(st->slots);
+        if (PyList_Append(st->slots, Py_None) < 0)
+            return -1;
+        Para *para = &st->paras[st->n_paras++];
+        para->depth = depth;
+        para->slot = slot;
+        para->capture = para->mute = 0;
+        para->parts.data = NULL;
+        para->parts.len = para->parts.cap = 0;
+    }
+    return 0;
+}
+
+/* section_text's end handler. */
+static int on_end(St *st) {
+    int depth = st->depth;
+    for (int i = 0; i < st->n_paras; i++) {
+        Para *para = &st->paras[i];
+        if (para->mute == depth)
+            para->mute = 0;
+        if (para->capture == depth)
+            para->capture = 0;
+    }
+    if (st->n_paras && st->paras[st->n_paras - 1].depth == depth) {
+        Para *para = &st->paras[--st->n_paras];
+        PyObject *text = PyUnicode_DecodeUTF8(para->parts.data ? para->parts.data : "",
+                                              para->parts.len, "strict");
+        PyMem_Free(para->parts.data);
+        para->parts.data = NULL;
+        if (text == NULL)
+            return -1;
+        if (PyList_SetItem(st->slots, para->slot, text) < 0) /* steals text */
+            return -1;
+    }
+    st->depth--;
+    return 0;
+}
+
+#define DECLINE                                                                               \
+    do {                                                                                      \
+        st->failed = 1;                                                                       \
+        return -1;                                                                            \
+    } while (0)
+
+static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
+    for (int i = 0; i < st->n_prefixes; i++) {
+        if (st->prefix_len[i] == len && memcmp(st->s + st->prefix_at[i], st->s + at, (size_t)len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A start tag at pos (just past '<'). */
+static int start_tag(St *st) {
+    Py_ssize_t at = st->pos, len, colon;
+    if (!read_qname(st, &len, &colon))
+        DECLINE;
+    if (st->depth + 1 > st->max_depth)
+        DECLINE;
+    Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
+    int n_attrs = 0, ctrl_tab = 0, empty = 0;
+    int root = st->depth == 0;
+    for (;;) {
+        int had_ws = skip_ws(st);
+        if (st->pos >= st->n)
+            DECLINE;
+        if (st->s[st->pos] == '>') {
+            st->pos++;
+            break;
+        }
+        if (starts(st, "/>")) {
+            st->pos += 2;
+            empty = 1;
+            break;
+        }
+        if (!had_ws)
+            DECLINE;
+        Py_ssize_t a_at = st->pos, a_len, a_colon;
+        if (!read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS)
+            DECLINE;
+        for (int i = 0; i < n_attrs; i++) {
+            if (attr_len[i] == a_len && memcmp(st->s + attr_at[i], st->s + a_at, (size_t)a_len) == 0)
+                DECLINE;
+        }
+        attr_at[n_attrs] = a_at;
+        attr_len[n_attrs++] = a_len;
+        skip_ws(st);
+        if (st->pos >= st->n || st->s[st->pos] != '=')
+            DECLINE;
+        st->pos++;
+        skip_ws(st);
+        if (st->pos >= st->n || (st->s[st->pos] != '"' && st->s[st->pos] != '\''))
+            DECLINE;
+        unsigned char quote = st->s[st->pos++];
+        Py_ssize_t v_at = st->pos;
+        const unsigned char *end = memchr(st->s + v_at, quote, (size_t)(st->n - v_at));
+        if (end == NULL)
+            DECLINE;
+        Py_ssize_t v_len = end - (st->s + v_at);
+        st->pos = v_at + v_len + 1;
+        /* the value: no '<', references valid; decoded only where it is read (ctrl id) */
+        char value[8];
+        int value_len = 0, overflow = 0;
+        const unsigned char *a = st->s + a_at;
+        int is_id = a_len == 2 && a[0] == 'i' && a[1] == 'd';
+        Py_ssize_t walked = v_len; /* how much of the value is walked below */
+        if (!is_id) {
+            const unsigned char *v = st->s + v_at;
+            if (memchr(v, '<', (size_t)v_len) != NULL)
+                DECLINE;
+            if (memchr(v, '&', (size_t)v_len) == NULL)
+                walked = 0; /* nothing to check in it */
+        }
+        for (Py_ssize_t p = v_at; p < v_at + walked;) {
+            unsigned char c = st->s[p];
+            char piece[4];
+            int piece_len = 1;
+            if (c == '<')
+                DECLINE;
+            if (c == '&') {
+                Py_ssize_t used;
+                if (!reference(st->s, p + 1, v_at + v_len, piece, &piece_len, &used))
+                    DECLINE;
+                p += 1 + used;
+            } else {
+                piece[0] = is_ws(c) ? ' ' : (char)c; /* attribute-value normalisation */
+                p++;
+            }
+            if (value_len + piece_len <= (int)sizeof value) {
+                memcpy(value + value_len, piece, (size_t)piece_len);
+                value_len += piece_len;
+            } else {
+                overflow = 1;
+            }
+        }
+        if (a_len >= 5 && memcmp(a, "xmlns", 5) == 0 && (a_len == 5 || a_colon == 5)) {
+            if (!root)
+                DECLINE; /* declarations below the root: left to expat */
+            if (a_colon == 5) {
+                Py_ssize_t p_len = a_len - 6;
+                if ((p_len == 3 && memcmp(a + 6, "xml", 3) == 0) ||
+                    (p_len == 5 && memcmp(a + 6, "xmlns", 5) == 0) || v_len == 0 ||
+                    st->n_prefixes >= MAX_PREFIXES)
+                    DECLINE;
+                st->prefix_at[st->n_prefixes] = a_at + 6;
+                st->prefix_len[st->n_prefixes++] = p_len;
+            }
+            continue;
+        }
+        if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
+            DECLINE;
+        if (is_id && !overflow && value_len == 3) {
+            ctrl_tab = (value[0] | 0x20) == 't' && (value[1] | 0x20) == 'a' &&
+                       (value[2] | 0x20) == 'b';
+        }
+    }
+    if (colon >= 0 && !declared_prefix(st, at, colon))
+        DECLINE; /* unbound (or declared below the root): expat's to judge */
+    const unsigned char *local = st->s + at + (colon >= 0 ? colon + 1 : 0);
+    Py_ssize_t local_len = colon >= 0 ? len - colon - 1 : len;
+    enum kind k = kind_of(local, local_len);
+    if (on_start(st, k, k == K_CTRL && ctrl_tab) < 0)
+        return -1;
+    st->name_at[st->depth] = at;
+    st->name_len[st->depth] = len;
+    if (empty)
+        return on_end(st);
+    return 0;
+}
+
+static int end_tag(St *st) {
+    Py_ssize_t at = st->pos, len, colon;
+    if (st->depth == 0 || !read_qname(st, &len, &colon))
+        DECLINE;
+    if (len != st->name_len[st->depth] ||
+        memcmp(st->s + at, st->s + st->name_at[st->depth], (size_t)len) != 0)
+        DECLINE;
+    skip_ws(st);
+    if (st->pos >= st->n || st->s[st->pos] != '>')
+        DECLINE;
+    st->pos++;
+    return on_end(st);
+}
+
+/* A comment at pos (past "<!--"): no "--" inside. */
+static int comment(St *st) {
+    for (Py_ssize_t p = st->pos; p + 1 < st->n; p++) {
+        if (st->s[p] == '-' && st->s[p + 1] == '-') {
+            if (p + 2 < st->n && st->s[p + 2] == '>') {
+                st->pos = p + 3;
+                return 0;
+            }
+            DECLINE;
+        }
+    }
+    DECLINE;
+}
+
+/* A processing instruction at pos (past "<?"): a name other than xml, then "?>". */
+static int pi(St *st) {
+    Py_ssize_t at = st->pos, len, colon;
+    if (!read_qname(st, &len, &colon) || colon >= 0)
+        DECLINE;
+    if (len == 3 && (st->s[at] | 0x20) == 'x' && (st->s[at + 1] | 0x20) == 'm' &&
+        (st->s[at + 2] | 0x20) == 'l')
+        DECLINE;
+    if (starts(st, "?>")) {
+        st->pos += 2;
+        return 0;
+    }
+    if (!skip_ws(st))
+        DECLINE;
+    for (Py_ssize_t p = st->pos; p + 1 < st->n; p++) {
+        if (st->s[p] == '?' && st->s[p + 1] == '>') {
+            st->pos = p + 2;
+            return 0;
+        }
+    }
+    DECLINE;
+}
+
+/* pseudo-attribute name="value" of the XML declaration; the value's span. */
+static int pseudo(St *st, const char *name, Py_ssize_t *v_at, Py_ssize_t *v_len) {
+    if (!starts(st, name))
+        return 0;
+    st->pos += (Py_ssize_t)strlen(name);
+    skip_ws(st);
+    if (st->pos >= st->n || st->s[st->pos] != '=')
+        return -1;
+    st->pos++;
+    skip_ws(st);
+    if (st->pos >= st->n || (st->s[st->pos] != '"' && st->s[st->pos] != '\''))
+        return -1;
+    unsigned char quote = st->s[st->pos++];
+    *v_at = st->pos;
+    while (st->pos < st->n && st->s[st->pos] != quote)
+        st->pos++;
+    if (st->pos >= st->n)
+        return -1;
+    *v_len = st->pos - *v_at;
+    st->pos++;
+    return 1;
+}
+
+static int span_is(St *st, Py_ssize_t at, Py_ssize_t len, const char *lit, int fold) {
+    if ((size_t)len != strlen(lit))
+        return 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        unsigned char c = st->s[at + i];
+        if (fold && c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c | 0x20);
+        if (c != (unsigned char)lit[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* <?xml version="1.0" [encoding="UTF-8"] [standalone="yes|no"]?> at pos (past "<?xml"). */
+static int xml_decl(St *st) {
+    Py_ssize_t at, len;
+    if (!skip_ws(st) || pseudo(st, "version", &at, &len) != 1 || !span_is(st, at, len, "1.0", 0))
+        DECLINE;
+    int ws = skip_ws(st);
+    if (ws && starts(st, "encoding")) {
+        if (pseudo(st, "encoding", &at, &len) != 1 || !span_is(st, at, len, "utf-8", 1))
+            DECLINE;
+        ws = skip_ws(st);
+    }
+    if (ws && starts(st, "standalone")) {
+        if (pseudo(st, "standalone", &at, &len) != 1 ||
+            !(span_is(st, at, len, "yes", 0) || span_is(st, at, len, "no", 0)))
+            DECLINE;
+        skip_ws(st);
+    }
+    if (!starts(st, "?>"))
+        DECLINE;
+    st->pos += 2;
+    return 0;
+}
+
+/* Character data from pos to the next '<': "]]>" refused, references decoded. */
+static int char_data(St *st) {
+    Py_ssize_t p = st->pos, run = p;
+    int capturing = 0;
+    for (int i = 0; i < st->n_paras; i++)
+        capturing |= st->paras[i].capture && !st->paras[i].mute;
+    while (p < st->n && st->s[p] != '<') {
+        unsigned char c = st->s[p];
+        if (!(cls[c] & C_TEXT)) {
+            p++;
+            continue;
+        }
+        if (c == ']' && p + 2 < st->n && st->s[p + 1] == ']' && st->s[p + 2] == '>')
+            DECLINE;
+        if (c == '&') {
+            char piece[4];
+            int piece_len;
+            Py_ssize_t used;
+            if (!reference(st->s, p + 1, st->n, piece, &piece_len, &used))
+                DECLINE;
+            if (capturing && (add_text(st, (const char *)st->s + run, p - run) < 0 ||
+                              add_text(st, piece, piece_len) < 0))
+                return -1;
+            p += 1 + used;
+            run = p;
+            continue;
+        }
+        p++;
+    }
+    if (st->depth == 0) { /* outside the root: whitespace only */
+        for (Py_ssize_t q = st->pos; q < p; q++) {
+            if (!is_ws(st->s[q]))
+                DECLINE;
+        }
+    } else if (capturing && add_text(st, (const char *)st->s + run, p - run) < 0) {
+        return -1;
+    }
+    st->pos = p;
+    return 0;
+}
+
+static int cdata(St *st) {
+    for (Py_ssize_t p = st->pos; p + 2 < st->n; p++) {
+        if (st->s[p] == ']' && st->s[p + 1] == ']' && st->s[p + 2] == '>') {
+            if (add_text(st, (const char *)st->s + st->pos, p - st->pos) < 0)
+                return -1;
+            st->pos = p + 3;
+            return 0;
+        }
+    }
+    DECLINE;
+}
+
+static int walk(St *st) {
+    if (starts(st, "\xef\xbb\xbf"))
+        st->pos += 3;
+    if (starts(st, "<?xml") && st->pos + 5 < st->n && is_ws(st->s[st->pos + 5])) {
+        st->pos += 5;
+        if (xml_decl(st) < 0)
+            return -1;
+    }
+    int seen_root = 0;
+    while (st->pos < st->n) {
+        if (st->s[st->pos] != '<') {
+            if (char_data(st) < 0)
+                return -1;
+            continue;
+        }
+        st->pos++;
+        int r;
+        if (starts(st, "/"))
+            st->pos++, r = end_tag(st);
+        else if (starts(st, "!--"))
+            st->pos += 3, r = comment(st);
+        else if (starts(st, "![CDATA[")) {
+            if (st->depth == 0)
+                DECLINE;
+            st->pos += 8;
+            r = cdata(st);
+        } else if (starts(st, "!"))
+            DECLINE;
+        else if (starts(st, "?"))
+            st->pos++, r = pi(st);
+        else {
+            if (st->depth == 0 && seen_root)
+                DECLINE; /* a second root */
+            seen_root = 1;
+            r = start_tag(st);
+        }
+        if (r < 0)
+            return -1;
+    }
+    if (!seen_root || st->depth != 0)
+        DECLINE;
+    return 0;
+}
+
+static PyObject *section_texts(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    int max_depth;
+    Py_ssize_t max_paragraphs;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*in", &view, &max_depth, &max_paragraphs))
+        return NULL;
+    PyObject *result = NULL;
+    St st;
+    memset(&st, 0, sizeof st);
+    st.s = view.buf;
+    st.n = view.len;
+    st.max_depth = max_depth < 1 ? 1 : max_depth;
+    st.max_paragraphs = max_paragraphs;
+    if (!plain_utf8(st.s, st.n)) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    st.kinds = PyMem_Calloc((size_t)st.max_depth + 2, 1);
+    st.name_at = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Py_ssize_t));
+    st.name_len = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Py_ssize_t));
+    st.paras = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Para));
+    st.slots = PyList_New(0);
+    if (st.kinds == NULL || st.name_at == NULL || st.name_len == NULL || st.paras == NULL) {
+        PyErr_NoMemory();
+    } else if (st.slots != NULL) {
+        int r = walk(&st);
+        if (r == 0) {
+            result = st.slots;
+            st.slots = NULL;
+        } else if (st.failed == 1 && !PyErr_Occurred()) {
+            result = Py_None;
+            Py_INCREF(result);
+        }
+    }
+    for (int i = 0; i < st.n_paras; i++)
+        PyMem_Free(st.paras[i].parts.data);
+    Py_XDECREF(st.slots);
+    PyMem_Free(st.kinds);
+    PyMem_Free(st.name_at);
+    PyMem_Free(st.name_len);
+    PyMem_Free(st.paras);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"section_texts", section_texts, METH_VARARGS,
+     "section_texts(data, max_depth, max_paragraphs) -> list of paragraph texts, or None "
+     "where hwpx.section_text must run (see the module comment)."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_owpml",
+                                    "The HWPX section walk in C.", -1, methods};
+
+PyMODINIT_FUNC PyInit__owpml(void) {
+    init_classes();
+    return PyModule_Create(&module);
+}

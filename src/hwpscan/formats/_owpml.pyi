@@ -1,0 +1,3 @@
+# The native HWPX section walk (_owpml.c); hwpx.section_text is the reference.
+
+def section_texts(data: bytes, max_depth: int, max_paragraphs: int, /) -> list[str] | None: ...
