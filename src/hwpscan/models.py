@@ -231,9 +231,11 @@ class Defects:
         """The classes present as bits (bit *i*: ``DEFECT_CLASSES[i]``), what a row
         carries so a tally needs no result built.
 
-        >>> Defects(lone_halves=3, pdf_folded=1).mask, classes_of(0b1010)
-        (10, ('lone_halves', 'pdf_folded'))
+        >>> Defects(lone_halves=3, pdf_folded=1).mask, classes_of(0b1010), NO_DEFECTS.mask
+        (10, ('lone_halves', 'pdf_folded'), 0)
         """
+        if self is NO_DEFECTS:  # most files: nothing to look at
+            return 0
         return sum(1 << i for i, name in enumerate(DEFECT_CLASSES) if getattr(self, name))
 
     @classmethod
@@ -241,8 +243,12 @@ class Defects:
         """The counts of a record's ``defects`` object (unknown keys are ignored)."""
         if not isinstance(data, dict):
             return None
-        return cls(**{k: int(data.get(k) or 0) for k in DEFECT_CLASSES})
+        found = cls(**{k: int(data.get(k) or 0) for k in DEFECT_CLASSES})
+        return NO_DEFECTS if found == NO_DEFECTS else found
 
+
+#: The counts of a body without any defect, shared (most rows have it).
+NO_DEFECTS = Defects()
 
 #: The classes whose characters a pipeline shows as other characters, or loses.
 LOSSY_CLASSES = ("folded_symbols", "pdf_folded")

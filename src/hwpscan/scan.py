@@ -40,6 +40,7 @@ from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
 from hwpscan.models import (
     DEFECT_CLASSES,
+    NO_DEFECTS,
     Defects,
     Document,
     ExitCode,
@@ -447,9 +448,9 @@ def _body_counts(doc: Document) -> tuple[TextStats, Defects]:
     plain body, counted by the reader, has nothing in it to locate or to class."""
     plain = doc.info.get("plain_body")
     if plain is not None:
-        return TextStats(chars=plain.chars), Defects()
+        return TextStats(chars=plain.chars), NO_DEFECTS
     if not doc.body:
-        return TextStats(), Defects()
+        return TextStats(), NO_DEFECTS
     body = analyze(doc.body)
     found = count_defects(doc.format, doc.body, body)
     if found.locations:
@@ -1153,7 +1154,7 @@ def unpack_result(packed: tuple[Any, ...]) -> FileResult:
         body_read,
         repair,
         index,
-        None if defects is None else Defects(*defects),
+        None if defects is None else Defects(*defects) if any(defects) else NO_DEFECTS,
     )
 
 

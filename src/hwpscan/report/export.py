@@ -20,7 +20,7 @@ from json.encoder import encode_basestring as _quote  # the C string encoder jso
 from typing import IO
 
 from hwpscan.memo import ByIdentity
-from hwpscan.models import DEFECT_CLASSES, FileResult, Location, TextStats
+from hwpscan.models import DEFECT_CLASSES, NO_DEFECTS, FileResult, Location, TextStats
 from hwpscan.native import optional
 
 CSV_COLUMNS = [
@@ -113,7 +113,12 @@ def _defects(result: FileResult) -> str:
     defects = result.defect_counts()
     if defects is None:
         return "null"
+    if defects is NO_DEFECTS:
+        return _NO_DEFECTS_JSON
     return "{" + ", ".join(f'"{k}": {n!r}' for k, n in defects.as_dict().items()) + "}"
+
+
+_NO_DEFECTS_JSON = "{" + ", ".join(f'"{k}": 0' for k in DEFECT_CLASSES) + "}"
 
 
 def _text(value: str | None) -> str:
