@@ -187,13 +187,14 @@ def test_every_command_and_option_the_tour_uses_exists() -> None:
         assert result.exit_code == 0, (name, result.output)
 
 
-@pytest.mark.slow
 def test_the_tour_runs_top_to_bottom_and_prints_what_it_says(tmp_path: Path) -> None:
     """Each line of the tour, in order, in a folder holding a copy of the clone's fixtures/,
     with this interpreter's scripts first on the PATH (as `. .venv/bin/activate` puts them):
     every command exits as its comment says (0 unless it names an exit code) and prints
     every backticked text of the comment. The emulator the tour starts in the background
-    asks for port 8765; here it gets a free one and the tour's URLs are pointed at it."""
+    asks for port 8765; here it gets a free one and the tour's URLs are pointed at it.
+    Not marked slow: the whole tour takes about 10 s of one core, so the quick run keeps
+    the front page honest."""
     shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HWPSCAN_")}
     env |= {
