@@ -1,6 +1,6 @@
 """``--format json`` for ``plan``, ``history`` and ``diff``: one JSON document each.
 
-The keys are documented here and in the README; they only ever grow.
+The keys are documented here and in docs/verify.md; they only ever grow.
 
 - ``plan``: ``start``, ``end``, ``windows`` (``start``, ``end``, ``days``, ``cached``),
   ``calls_needed``, ``calls_cached``, ``quota`` (``day``, ``used``, ``limit``,

@@ -60,7 +60,7 @@ __all__ = [
 
 PATH_FIELD = "{path}"
 PATHS_FIELD = "{paths}"
-#: How a batch command frames its output (also in the README).
+#: How a batch command frames its output (also in docs/matrix.md).
 BATCH_FRAMING = """\
 For each file, in the order the paths were given, a header line then the file's text:
 the byte 0x1E (RS), the path exactly as given, a line feed (LF). A file the tool could not
