@@ -212,4 +212,5 @@ def test_summary_md_and_html_report_name_the_classes_and_what_the_pdf_lost(
     assert "## What the PDFs lost" in md and "lost 1 symbols of" in md
     page = render_html(rows)
     assert "2 lossy: symbols shown as other characters" in page
+    assert "what the PDFs lost against their HWP twins" in page and "lost 1 symbols of" in page
     assert "folded_symbols 1" in page  # the file's detail and its mark's title

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from hwpscan import __version__
+from hwpscan.forensics.twins import pdf_losses
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.html_charts import calendar, heatmap
@@ -119,6 +120,25 @@ def _verdict(f: Figures) -> tuple[str, str]:
     return "ok", text
 
 
+def _losses(results: Sequence[FileResult]) -> str:
+    """What each PDF lost against its HWP twin, as a list (HTML), or ''."""
+    losses = pdf_losses(results)
+    if not losses:
+        return ""
+    items = "".join(f"<li>{e(loss.line())}</li>" for loss in losses[:LOSSES_SHOWN])
+    more = len(losses) - LOSSES_SHOWN
+    if more > 0:
+        items += f"<li>외 {more:,}개 +{more:,} more</li>"
+    return (
+        '<div class="pdf-losses"><p>PDF가 HWP 원본에서 잃은 기호 '
+        f"<small>what the PDFs lost against their HWP twins</small></p><ul>{items}</ul></div>"
+    )
+
+
+#: PDFs named in the report's list of what they lost.
+LOSSES_SHOWN = 50
+
+
 def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str:
     labels = labels or {}
     return "".join(f'<option value="{e(v)}">{e(labels.get(v, v))}</option>' for v in values)
@@ -160,6 +180,7 @@ def render_html(
         "@LEAD@": lead,  # HTML: escaped by its maker
         "@VERDICT_CLASS@": verdict_class,
         "@VERDICT@": verdict,  # HTML: escaped piece by piece in _verdict
+        "@LOSSES@": _losses(results),
         "@CARDS@": _cards(f),
         "@HEATMAP@": heatmap(results),
         "@CALENDAR@": calendar(results),
