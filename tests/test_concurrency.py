@@ -229,7 +229,8 @@ def _at_a_barrier(
     tmp_path: Path, job: Callable[[Any, str, int], str | None], processes: int, rounds: int
 ) -> Iterator[Path]:
     """Each round, *processes* pool workers run ``job(barrier, folder, i)``, released
-    together; the round's folder once every one of them answered without an error."""
+    together; the round's folder (made, unless made beforehand) once every one of them
+    answered without an error."""
     # forkserver: workers forked from a clean server, not from this threaded process; a
     # manager's barrier releases every waiter at once (a semaphore one releases in turn)
     ctx = multiprocessing.get_context("forkserver")
@@ -237,7 +238,7 @@ def _at_a_barrier(
         barrier = manager.Barrier(processes)
         for n in range(rounds):
             folder = tmp_path / f"round-{n}"
-            folder.mkdir()
+            folder.mkdir(exist_ok=True)
             work = [(barrier, str(folder), i) for i in range(processes)]
             errors = [e for e in pool.starmap(job, work, chunksize=1) if e]
             assert errors == [], f"round {n}: {errors}"
@@ -288,6 +289,34 @@ def test_four_processes_write_megabytes_to_one_store_while_their_checkpoints_run
                 assert got == [f"{info.args['n']}/{i}.hwp" for i in range(150)]
         with sqlite3.connect(folder / "runs.sqlite") as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _keep_one_copy(barrier: Any, folder: str, n: int) -> str | None:
+    """In a pool worker: wait for all, then keep the same earlier copy of one file (as
+    two fetches that re-download one changed attachment into one folder do)."""
+    from hwpscan.fetch.download import keep_copy
+
+    src = Path(folder) / "a.hwp"
+    barrier.wait(timeout=60)
+    try:
+        keep_copy(src, Path(folder) / ".superseded" / "0123456789ab_a.hwp")
+    except Exception as exc:  # reported to the test, which names it
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_runs_sharing_a_folder_keep_one_superseded_copy_without_failing(
+    tmp_path: Path,
+) -> None:
+    """A run found another's hard link there and copied the file onto itself
+    ('are the same file'): the fetch ended with exit 2."""
+    for n in range(10):  # each round's file, there before its workers start
+        (tmp_path / f"round-{n}").mkdir()
+        (tmp_path / f"round-{n}" / "a.hwp").write_bytes(b"earlier bytes %d" % n)
+    for n, folder in enumerate(_at_a_barrier(tmp_path, _keep_one_copy, processes=4, rounds=10)):
+        kept = folder / ".superseded" / "0123456789ab_a.hwp"
+        assert kept.read_bytes() == b"earlier bytes %d" % n
+        assert [p.name for p in (folder / ".superseded").iterdir()] == [kept.name]
 
 
 # -- a lock is a lock, not damage ---------------------------------------------------------

@@ -473,12 +473,7 @@ class Downloader:
         """Download a revalidated file again; keep the earlier copy when it changed."""
         old_sha = file_sha256(job.dest)
         keep = job.dest.parent / ".superseded" / f"{old_sha[:12]}_{job.dest.name}"
-        keep.parent.mkdir(parents=True, exist_ok=True)
-        if not keep.exists():
-            try:
-                os.link(job.dest, keep)
-            except OSError:
-                shutil.copy2(job.dest, keep)
+        keep_copy(job.dest, keep)
         try:
             digest, size = self._write(job, response, stop)
         finally:
@@ -556,3 +551,25 @@ __all__ = [
     "size_cap",
     "temp_prefix",
 ]
+
+
+def keep_copy(src: Path, keep: Path) -> None:
+    """Keep *src*'s bytes at *keep* (a hard link, else a copy made aside and renamed
+    into place). Another run sharing the folder may keep the same copy at the same
+    moment: whichever comes second finds it there, and neither fails."""
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    if keep.exists():
+        return
+    try:
+        os.link(src, keep)
+        return
+    except FileExistsError:  # another run kept it first
+        return
+    except OSError:  # no hard links here: a copy
+        pass
+    aside = keep.with_name(f".{keep.name}.{os.getpid()}.{threading.get_ident()}.part")
+    try:
+        shutil.copy2(src, aside)
+        os.replace(aside, keep)
+    finally:
+        aside.unlink(missing_ok=True)
