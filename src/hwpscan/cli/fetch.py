@@ -21,12 +21,17 @@ from hwpscan.cli.fetch_view import (
     render_plan,
     run_fetch,
 )
-from hwpscan.cli.machine import MachineFormat, plan_json, print_json
+from hwpscan.cli.machine import (
+    MachineFormat,
+    ResultsOutOpt,
+    check_results_file,
+    plan_json,
+    print_json,
+)
 from hwpscan.cli.options import (
     ApiOptions,
     FetchOptions,
     FromOpt,
-    OldOutOpt,
     ProgressOpt,
     ToOpt,
     deprecated,
@@ -52,8 +57,15 @@ OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=Tr
 
 @app.command(rich_help_panel="Fetch from the API")
 @options_from_dataclasses
-def plan(start: FromOpt, end: ToOpt, api: ApiOptions, fmt: FormatOpt = MachineFormat.table) -> None:
+def plan(
+    start: FromOpt,
+    end: ToOpt,
+    api: ApiOptions,
+    fmt: FormatOpt = MachineFormat.table,
+    output: ResultsOutOpt = None,
+) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
+    output = check_results_file(output, fmt.value, "json")
     first, last = parse_dates(start, end)
     try:
         check_api_url(api.api_url)  # the same check fetch makes, so plan cannot promise more
@@ -65,7 +77,7 @@ def plan(start: FromOpt, end: ToOpt, api: ApiOptions, fmt: FormatOpt = MachineFo
         key = None
     result = plan_range(first, last, api.settings(), key=key)
     if fmt is MachineFormat.json:
-        print_json(plan_json(result))
+        print_json(plan_json(result), output)
     else:
         render_plan(result)
 
@@ -77,12 +89,10 @@ def fetch(
     end: ToOpt,
     options: FetchOptions,
     out: FetchOutOpt = Path("hwpscan-downloads"),
-    out_old: OldOutOpt = None,
     jobs_old: OldJobsOpt = None,
     show_progress: ProgressOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     downloads = deprecated(
         jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
     )

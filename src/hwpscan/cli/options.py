@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -61,7 +60,6 @@ __all__ = [
     "MaxItemsOpt",
     "MaxMbOpt",
     "MaxTotalMbOpt",
-    "OldOutOpt",
     "ProgressOpt",
     "ReadTimeoutOpt",
     "ResetOpt",
@@ -160,8 +158,6 @@ MaxMbOpt = Annotated[
 DownloadsOpt = Annotated[
     int, typer.Option("--downloads", min=1, help="Attachments downloaded at the same time.")
 ]
-#: ``-o`` for a folder, before ``-o`` meant a file everywhere (hidden; one release).
-OldOutOpt = Annotated[Path | None, typer.Option("-o", hidden=True, show_default=False)]
 YesOpt = Annotated[
     bool,
     typer.Option(

@@ -8,7 +8,6 @@ What an operator runs after a deploy; the verdicts and what they prove are in
 from __future__ import annotations
 
 import enum
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -23,13 +22,8 @@ from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch_view import get_key, run_fetch
-from hwpscan.cli.options import (
-    FetchOptions,
-    OldOutOpt,
-    ProgressOpt,
-    deprecated,
-    split_list,
-)
+from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
+from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
@@ -239,9 +233,9 @@ def _raw_cell(v: DateVerdict) -> Text:
     return Text(v.raw, style="green" if v.raw == "clean" else "yellow")
 
 
-def _render(outcome: VerifyOutcome, fmt: VerifyFormat) -> None:
+def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> None:
     if fmt is VerifyFormat.json:
-        console.out(json.dumps(outcome.to_json(), ensure_ascii=False, indent=2), highlight=False)
+        print_json(outcome.to_json(), output)
     else:
         render_verdicts(outcome.verdicts, show_before=outcome.settings.after is not None)
         tally = outcome.tally()
@@ -278,13 +272,13 @@ def verify(
     opts: VerifyOptions,
     fetch: FetchOptions,
     out: VerifyOutOpt = None,
-    out_old: OldOutOpt = None,
     report: VerifyReportOpt = None,
     show_progress: ProgressOpt = True,
     fmt: Annotated[
         VerifyFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),
     ] = VerifyFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
     date PASS, FAIL or INCONCLUSIVE.
@@ -293,7 +287,7 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
+    output = check_results_file(output, fmt.value, "json")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
     hooks = VerifyHooks(
@@ -310,5 +304,5 @@ def verify(
         summary=outcome.summary(),
         report_dir=report,
     )
-    _render(outcome, fmt)
+    _render(outcome, fmt, output)
     raise typer.Exit(code=outcome.exit_code)
