@@ -202,11 +202,15 @@ def _fetched_line(totals: FetchTotals, *, cached: bool) -> None:
 
 
 def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> None:
-    """The verdict table, then each date's evidence."""
+    """The verdict table, then each date's evidence. The verdict is a word of its own
+    column (PASS, FAIL, INCONCLUSIVE), kept whole, so it reads without colour; why
+    follows it."""
     table = Table(title="Verification", title_justify="left")
-    cols = ("date", "files", "raw", "expected", *(("before",) if show_before else ()), "verdict")
+    cols = ("date", "files", "raw", "expected", *(("before",) if show_before else ()))
     for col in cols:
         table.add_column(col, justify="right" if col == "files" else "left", overflow="fold")
+    table.add_column("verdict", no_wrap=True, min_width=len(INCONCLUSIVE))
+    table.add_column("why", overflow="fold")
     for v in verdicts:
         table.add_row(
             with_weekday(date.fromisoformat(v.date)),
@@ -214,7 +218,8 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
             _raw_cell(v),
             v.expected,
             *((v.before or "—",) if show_before else ()),
-            Text(f"{v.verdict}: {v.reason}", style=_STYLE.get(v.verdict, "bold yellow")),
+            Text(v.verdict, style=_STYLE.get(v.verdict, "bold yellow")),
+            Text(v.reason),
         )
     console.print(table)
     for v in verdicts:
