@@ -268,6 +268,10 @@ class RepairSummary:
     pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
 
 
+#: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.
+ROW_SCHEMA = "hwpscan.scan.row/1"
+
+
 @dataclass(frozen=True, slots=True)
 class FileResult:
     """The machine output contract: one object per file (see ``to_json``).
@@ -322,6 +326,7 @@ class FileResult:
         body = self.body
         read = self.body_read
         out: dict[str, Any] = {
+            "schema": ROW_SCHEMA,
             "path": self.path,
             "sha256": self.sha256,
             "bytes": self.bytes,
@@ -406,8 +411,10 @@ def _stats_from_json(data: dict[str, Any]) -> TextStats:
     )
 
 
-#: Keys every JSON Lines record carries (the contract CI depends on).
+#: Keys every JSON Lines record carries (the contract CI depends on). ``schema`` is
+#: :data:`ROW_SCHEMA`, always the first key (rows stored before it had none).
 CONTRACT_KEYS = (
+    "schema",
     "path",
     "sha256",
     "bytes",

@@ -8,6 +8,8 @@ The work is :func:`hwpscan.usecases.scan.scan`; what the terminal shows is in
 from __future__ import annotations
 
 import enum
+import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,6 +52,7 @@ __all__ = ["repair", "scan"]
 
 class OutputFormat(str, enum.Enum):
     table = "table"
+    json = "json"
     jsonl = "jsonl"
     csv = "csv"
     junit = "junit"
@@ -105,12 +108,18 @@ class OutputOptions:
 
     fmt: Annotated[
         OutputFormat,
-        typer.Option("--format", "-f", help="table for people; jsonl, csv or junit for tools."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json (one document), jsonl, csv or junit for tools.",
+        ),
     ] = OutputFormat.table
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="Write jsonl/csv/junit here instead of stdout ('-': stdout)."
+            "--output",
+            "-o",
+            help="Write the json/jsonl/csv/junit results here instead of stdout ('-': stdout).",
         ),
     ] = None
     report_dir: Annotated[
@@ -165,11 +174,14 @@ class OutputOptions:
     def check(self) -> None:
         """Refuse what cannot work before anything is scanned (exit 2)."""
         if self.output is not None and self.fmt is OutputFormat.table:
-            message = "--output needs --format jsonl, csv or junit (tables go to the terminal)"
+            message = (
+                "--output needs --format json, jsonl, csv or junit (tables go to the terminal)"
+            )
             raise fail(message, ExitCode.USAGE)
         if self.report_dir is not None:  # fail now, not after the whole scan
             check_writable_folder(Path(str(self.report_dir).split("{run}")[0] or "."), "--report")
-        if self.output is not None and self.fmt is OutputFormat.junit:  # written at the end
+        at_end = self.fmt in (OutputFormat.junit, OutputFormat.json)
+        if self.output is not None and at_end:  # written at the end
             if self.output.is_dir():
                 raise fail(f"--output {self.output} is a folder; give a file name", ExitCode.USAGE)
             check_writable_folder(self.output.parent, "--output")
@@ -500,12 +512,40 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
         render_tables(outcome.results, root=outcome.display_root, show=out.show)
     elif out.fmt is OutputFormat.junit:
         _write_junit(outcome, out, settings)
+    elif out.fmt is OutputFormat.json:
+        with open_output(out.output) as stream:
+            write_json_document(stream, outcome.results)
     if out.output is not None and out.fmt is not OutputFormat.table:
         err_console.print(f"{summary_line(outcome.results)}; written to {out.output}")
     if settings.repair is not None:
         err_console.print(f"repaired text written below {settings.repair.out}")
     if settings.matrix is not None and outcome.nothing is None:
         _render_matrix(outcome, out, settings.matrix)
+
+
+#: The shape and version of ``scan --format json``: its rows are the JSON Lines rows.
+SCAN_SCHEMA = "hwpscan.scan/1"
+
+
+def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
+    """``--format json``: one document, ``schema``, ``files``, ``counts`` (files per
+    status) and ``rows``, the JSON Lines rows in input order (each its own line, as
+    ``--format jsonl --sort input`` writes them).
+
+    >>> import io
+    >>> from hwpscan.models import Format, Status
+    >>> buffer = io.StringIO()
+    >>> write_json_document(buffer, [FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
+    >>> doc = json.loads(buffer.getvalue())
+    >>> doc["schema"], doc["files"], doc["counts"], doc["rows"][0]["path"]
+    ('hwpscan.scan/1', 1, {'clean': 1}, 'a.pdf')
+    """
+    counts = Counter(r.status.value for r in results)
+    head = {"schema": SCAN_SCHEMA, "files": len(results), "counts": dict(sorted(counts.items()))}
+    stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')
+    for i, line in enumerate(row_lines(results)):
+        stream.write(("," if i else "") + "\n" + line)
+    stream.write("\n]}\n" if results else "]}\n")
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:

@@ -20,7 +20,7 @@ from json.encoder import encode_basestring as _quote  # the C string encoder jso
 from typing import IO
 
 from hwpscan.memo import ByIdentity
-from hwpscan.models import DEFECT_CLASSES, FileResult, Location, TextStats
+from hwpscan.models import DEFECT_CLASSES, ROW_SCHEMA, FileResult, Location, TextStats
 from hwpscan.native import optional
 
 CSV_COLUMNS = [
@@ -49,8 +49,8 @@ def jsonl_line(result: FileResult) -> str:
     """One JSON object on one line, Korean kept readable.
 
     >>> from hwpscan.models import Format, Status
-    >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:46]
-    '{"path": "보도.hwp", "sha256": "ab", "bytes": 3,'
+    >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:66]
+    '{"schema": "hwpscan.scan.row/1", "path": "보도.hwp", "sha256": "ab",'
     """
     line = _LINES.get(result)
     if line is None:
@@ -88,7 +88,8 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
         counts = 'null, "surrogates": null, "pairs": null, "orphans": null, "utf8_ok": null'
         replacement = "null"
     line = (
-        f'{{"path": {_quote(r.path)}, "sha256": {_quote(r.sha256)}, "bytes": {r.bytes!r}, '
+        f'{{"schema": {_ROW_SCHEMA}, "path": {_quote(r.path)}, '
+        f'"sha256": {_quote(r.sha256)}, "bytes": {r.bytes!r}, '
         f'"format": {_quote(r.format.value)}, "status": {_quote(r.status.value)}, '
         f'"reason": {_text(r.reason)}, "date": {_text(r.date)}, "chars": {counts}, '
         f'"utf8_error": {_text(b.utf8_error)}, "pua": {_tally(b.pua)}, '
@@ -106,6 +107,7 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
 
 
 _BOOL = {True: "true", False: "false"}
+_ROW_SCHEMA = json.dumps(ROW_SCHEMA)
 
 
 def _defects(result: FileResult) -> str:
