@@ -266,6 +266,7 @@ class RepairSummary:
     old_hangul_mapped: int = 0  # Hanyang private-use characters written as standard jamo
     pua_dropped: dict[str, int] = field(default_factory=dict)  # removed (--pua drop)
     pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
+    target: str | None = None  # the file the repaired text was written to (older rows: none)
 
 
 #: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.

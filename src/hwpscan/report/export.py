@@ -299,21 +299,74 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def csv_sink(out: IO[str], *, bom: bool = True) -> Callable[[FileResult], None]:
-    """Write the BOM (unless told not to) and the header now; return a row writer.
+def csv_sink(
+    out: IO[str], *, bom: bool = True, repair: bool = False
+) -> Callable[[FileResult], None]:
+    """Write the BOM (unless told not to) and the header now; return a row writer
+    (*repair*: of :func:`repair_csv_row`, the columns of ``repair --format csv``).
 
     Each row is flushed as it is written.
     """
     if bom:
         out.write(BOM)
-    writer = csv.DictWriter(_LfRows(out), fieldnames=CSV_COLUMNS, lineterminator="\r\n")
+    columns = REPAIR_CSV_COLUMNS if repair else CSV_COLUMNS
+    writer = csv.DictWriter(_LfRows(out), fieldnames=columns, lineterminator="\r\n")
     writer.writeheader()
+    row = repair_csv_row if repair else csv_row
 
     def write(result: FileResult) -> None:
-        writer.writerow(csv_row(result))
+        writer.writerow(row(result))
         out.flush()
 
     return write
+
+
+REPAIR_CSV_COLUMNS = [
+    "path",
+    "status",
+    "reason",
+    "target",
+    "restored_pairs",
+    "removed_orphans",
+    "folded_restored",
+    "pua_mode",
+    "pua_replaced",
+    "old_hangul_mapped",
+    "pua_kept",
+    "pua_dropped",
+    "pua_placeheld",
+]
+
+
+def repair_csv_row(result: FileResult) -> dict[str, object]:
+    """What ``repair`` did to one file, flat: the file its text went to and the counts
+    (empty for a file whose text was not read, so nothing was written).
+
+    >>> from hwpscan.models import Format, RepairSummary, Status
+    >>> done = RepairSummary(restored_pairs=2, pua_kept={"U+F0850": 1}, target="o/a.hwp.txt")
+    >>> row = repair_csv_row(FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=done))
+    >>> row["target"], row["restored_pairs"], row["pua_kept"]
+    ('o/a.hwp.txt', 2, 'U+F0850:1')
+    """
+    done = result.repair
+    row: dict[str, object] = dict.fromkeys(REPAIR_CSV_COLUMNS, "")
+    row.update(
+        path=_cell(result.path), status=result.status.value, reason=_cell(result.reason or "")
+    )
+    if done is None:
+        return row
+    row.update(
+        target=_cell(done.target or ""),
+        restored_pairs=done.restored_pairs,
+        removed_orphans=done.removed_orphans,
+        folded_restored=done.folded_restored,
+        pua_mode=done.pua,
+        old_hangul_mapped=done.old_hangul_mapped,
+    )
+    for key in ("pua_replaced", "pua_kept", "pua_dropped", "pua_placeheld"):
+        counts: dict[str, int] = getattr(done, key)
+        row[key] = ";".join(f"{cp}:{n}" for cp, n in counts.items())
+    return row
 
 
 class _LfRows:
