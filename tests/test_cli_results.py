@@ -262,3 +262,26 @@ def test_repair_rows_go_to_o_in_each_format(tmp_path: Path, home: Path) -> None:
     assert by_name["a.hwp"]["restored_pairs"] == "1" and by_name["broken.hwp"]["target"] == ""
     refused = runner.invoke(app, [*base, "-o", str(tmp_path / "t.txt")])
     assert refused.exit_code == ExitCode.USAGE and "--output needs --format" in flat(refused.output)
+
+
+def test_fetch_json_and_jsonl_go_to_o(
+    emulator: RunningEmulator, home: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "dl"
+    argv = ["fetch", *DAY, "--api-url", emulator.api_url, "--no-progress", "--out", str(folder)]
+    doc_file, lines_file = tmp_path / "fetch.json", tmp_path / "fetch.jsonl"
+    done = runner.invoke(app, [*argv, "-f", "json", "-o", str(doc_file)])
+    assert done.exit_code == 0, done.output
+    doc = _doc(doc_file)
+    assert doc["schema"] == "hwpscan.fetch/1" and doc["start"] == doc["end"] == "2025-07-21"
+    assert doc["manifest"] == str(folder / MANIFEST_NAME) and doc["error"] is None
+    entries = doc["entries"]
+    assert isinstance(entries, list) and entries
+    assert doc["files_downloaded"] == len(entries)
+    done = runner.invoke(app, [*argv, "-f", "jsonl", "-o", str(lines_file)])
+    assert done.exit_code == 0, done.output
+    lines = [json.loads(x) for x in lines_file.read_text(encoding="utf-8").splitlines()]
+    assert {x["schema"] for x in lines} == {"hwpscan.manifest.entry/1"}
+    assert [x["url"] for x in lines] == [e["url"] for e in entries]
+    refused = runner.invoke(app, [*argv, "-o", str(tmp_path / "t.txt")])
+    assert refused.exit_code == ExitCode.USAGE

@@ -7,8 +7,10 @@ The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from
 
 from __future__ import annotations
 
+import enum
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,11 +24,13 @@ from hwpscan.cli.fetch_view import (
     run_fetch,
 )
 from hwpscan.cli.machine import (
+    MANIFEST_ROW_SCHEMA,
     MachineFormat,
     ResultsOutOpt,
     check_results_file,
     plan_json,
     print_json,
+    results_lines,
 )
 from hwpscan.cli.options import (
     ApiOptions,
@@ -44,10 +48,21 @@ from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
+if TYPE_CHECKING:
+    from hwpscan.fetch import FetchReport
+
 FormatOpt = Annotated[
     MachineFormat,
     typer.Option("--format", "-f", help="table for people; json: one document for tools."),
 ]
+
+
+class FetchFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
+
 FetchOutOpt = Annotated[
     Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
 ]
@@ -91,8 +106,18 @@ def fetch(
     out: FetchOutOpt = Path("hwpscan-downloads"),
     jobs_old: OldJobsOpt = None,
     show_progress: ProgressOpt = True,
+    fmt: Annotated[
+        FetchFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document for tools; jsonl: one attachment per line.",
+        ),
+    ] = FetchFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
+    output = check_results_file(output, fmt.value, "json or jsonl")
     downloads = deprecated(
         jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
     )
@@ -107,8 +132,31 @@ def fetch(
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host
-    record_and_report([], kind="fetch", args=args, summary=fetch_summary(report))
+    summary = fetch_summary(report)
+    record_and_report([], kind="fetch", args=args, summary=summary)
+    if fmt is FetchFormat.json:
+        print_json(_fetch_json(report, summary), output)
+    elif fmt is FetchFormat.jsonl:
+        with results_lines(output) as write:
+            for entry in report.entries:
+                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
+                write(json.dumps(line, ensure_ascii=False))
     raise_for_report(report, key)
+
+
+def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
+    """``fetch --format json``: the run's counts (as its history records them), where the
+    files are, and the current entry of each attachment of the range."""
+    return {
+        "schema": "hwpscan.fetch/1",
+        "start": report.start.isoformat(),
+        "end": report.end.isoformat(),
+        **{k: v for k, v in summary.items() if k != "range"},
+        "warnings": list(report.warnings),
+        "out": str(report.out_dir),
+        "manifest": str(report.manifest_path),
+        "entries": [entry.to_json() for entry in report.entries],
+    }
 
 
 __all__ = ["fetch", "plan"]

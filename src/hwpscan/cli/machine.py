@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from hwpscan.fetch.plan import Plan
 
 __all__ = [
+    "MANIFEST_ROW_SCHEMA",
     "STDOUT_NAME",
     "MachineFormat",
     "ResultsOutOpt",
@@ -51,6 +52,10 @@ __all__ = [
     "print_json",
     "results_lines",
 ]
+
+#: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
+#: manifest entry (the manifest file's own lines carry no schema).
+MANIFEST_ROW_SCHEMA = "hwpscan.manifest.entry/1"
 
 #: ``--output -``: standard output.
 STDOUT_NAME = Path("-")

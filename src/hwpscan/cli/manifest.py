@@ -20,16 +20,17 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.cli.machine import ResultsOutOpt, check_results_file, results_lines
+from hwpscan.cli.machine import (
+    MANIFEST_ROW_SCHEMA,
+    ResultsOutOpt,
+    check_results_file,
+    results_lines,
+)
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
 
 __all__ = ["current_entries", "manifest", "manifest_file", "manifest_table", "tally_line"]
-
-
-#: What each ``--format jsonl`` line is (the manifest file's own lines carry no schema).
-MANIFEST_ROW_SCHEMA = "hwpscan.manifest.entry/1"
 
 
 class ManifestFormat(enum.StrEnum):
