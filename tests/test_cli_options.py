@@ -105,9 +105,9 @@ def test_repair_takes_out_and_no_longer_output(tmp_path: Path, home: Path, corpu
     new = runner.invoke(app, ["repair", str(corpus), "--out", str(tmp_path / "a"), "-j", "1"])
     assert new.exit_code == 0, new.output
     assert "deprecated" not in new.output and list((tmp_path / "a").rglob("*.txt"))
-    for old in ("-o", "--output"):
+    for old in ("-o", "--output"):  # the results file now: never a folder of texts
         gone = runner.invoke(app, ["repair", str(corpus), old, str(tmp_path / "b"), "-j", "1"])
-        assert gone.exit_code == ExitCode.USAGE and "No such option" in flat(gone.output)
+        assert gone.exit_code == ExitCode.USAGE and "--output needs --format" in gone.output
         assert not (tmp_path / "b").exists()
     missing = runner.invoke(app, ["repair", str(corpus)])
     assert missing.exit_code == ExitCode.USAGE and "--out" in missing.output

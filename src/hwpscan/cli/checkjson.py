@@ -30,6 +30,17 @@ class CheckFormat(str, enum.Enum):
     text = "text"  # the table's older name (hidden from --help; a warning when used)
 
 
+CheckFormatOpt = Annotated[
+    CheckFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; jsonl: one object per finding, then the counts.",
+        metavar="[table|jsonl]",
+    ),
+]
+
+
 @app.command("check-json", rich_help_panel="Scan files")
 def check_json(
     ctx: typer.Context,
@@ -41,15 +52,7 @@ def check_json(
             show_default=False,
         ),
     ] = "-",
-    fmt: Annotated[
-        CheckFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table for people; jsonl: one object per finding, then the counts.",
-            metavar="[table|jsonl]",
-        ),
-    ] = CheckFormat.table,
+    fmt: CheckFormatOpt = CheckFormat.table,
     max_shown: Annotated[
         int,
         typer.Option("--max-shown", min=0, help="Table: findings shown of each kind."),
@@ -63,9 +66,7 @@ def check_json(
     none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
     capture file proves nothing).
     """
-    if fmt is CheckFormat.text:
-        fmt = deprecated(CheckFormat.table, fmt, "--format text is deprecated: use table")
-    output = check_results_file(output, fmt.value, "jsonl")
+    fmt, output = _format(fmt, output)
     if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
         _usage_hint(ctx)
     counts = Counts()
@@ -79,6 +80,14 @@ def check_json(
         raise _nothing_checked(source, counts)
     if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
+
+
+def _format(fmt: CheckFormat, output: Path | None) -> tuple[CheckFormat, Path | None]:
+    """The format, its older name ``text`` read as ``table`` (with a warning), and the
+    results file, checked before anything is read."""
+    if fmt is CheckFormat.text:
+        fmt = deprecated(CheckFormat.table, fmt, "--format text is deprecated: use table")
+    return fmt, check_results_file(output, fmt.value, "jsonl")
 
 
 def _nothing_checked(source: str, counts: Counts) -> typer.Exit:

@@ -63,6 +63,14 @@ class FetchFormat(str, enum.Enum):
     jsonl = "jsonl"
 
 
+FetchFormatOpt = Annotated[
+    FetchFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; jsonl: one attachment per line.",
+    ),
+]
 FetchOutOpt = Annotated[
     Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
 ]
@@ -106,14 +114,7 @@ def fetch(
     out: FetchOutOpt = Path("hwpscan-downloads"),
     jobs_old: OldJobsOpt = None,
     show_progress: ProgressOpt = True,
-    fmt: Annotated[
-        FetchFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table for people; json: one document for tools; jsonl: one attachment per line.",
-        ),
-    ] = FetchFormat.table,
+    fmt: FetchFormatOpt = FetchFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
@@ -134,6 +135,15 @@ def fetch(
     args["allow_host"] = options.allow_host
     summary = fetch_summary(report)
     record_and_report([], kind="fetch", args=args, summary=summary)
+    _write_results(report, summary, fmt, output)
+    raise_for_report(report, key)
+
+
+def _write_results(
+    report: FetchReport, summary: dict[str, Any], fmt: FetchFormat, output: Path | None
+) -> None:
+    """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
+    fetch's own lines, already shown)."""
     if fmt is FetchFormat.json:
         print_json(_fetch_json(report, summary), output)
     elif fmt is FetchFormat.jsonl:
@@ -141,7 +151,6 @@ def fetch(
             for entry in report.entries:
                 line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
                 write(json.dumps(line, ensure_ascii=False))
-    raise_for_report(report, key)
 
 
 def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:

@@ -275,6 +275,7 @@ class FetchOptions:
     settings: pass them as ``assume_yes`` and ``any_key_length`` to
     :func:`hwpscan.cli.fetch_view.fetch_for_scan` (or :func:`~hwpscan.cli.fetch_view.get_key`).
 
+    >>> from pathlib import Path
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
     >>> s = opts.settings(out_dir=Path("x"))
     >>> s.allow_hosts, s.max_bytes, s.retry.retries, s.out_dir.name, s == opts.settings(
