@@ -285,3 +285,16 @@ def test_fetch_json_and_jsonl_go_to_o(
     assert [x["url"] for x in lines] == [e["url"] for e in entries]
     refused = runner.invoke(app, [*argv, "-o", str(tmp_path / "t.txt")])
     assert refused.exit_code == ExitCode.USAGE
+
+
+@pytest.mark.slow
+def test_verify_junit_has_one_case_per_date(
+    emulator: RunningEmulator, home: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "verify.xml"
+    argv = ["verify", "--date", "2025-07-21,2025-07-30", "--expect", "contaminated"]
+    argv += ["-f", "junit", "--api-url", emulator.api_url, "--no-progress", "-j", "1"]
+    done = runner.invoke(app, [*argv, "-o", str(out)])
+    assert done.exit_code == ExitCode.OK, done.output
+    cases = re.findall(r'<testcase [^>]*name="([^"]+)"', out.read_text(encoding="utf-8"))
+    assert sorted(cases) == ["2025-07-21", "2025-07-30"], cases

@@ -8,6 +8,7 @@ What an operator runs after a deploy; the verdicts and what they prove are in
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -20,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
@@ -63,6 +65,7 @@ class Expect(str, enum.Enum):
 class VerifyFormat(str, enum.Enum):
     table = "table"
     json = "json"
+    junit = "junit"
 
 
 def _none_for_zero(value: int) -> int | None:
@@ -166,6 +169,14 @@ class VerifyOptions:
         )
 
 
+VerifyFormatOpt = Annotated[
+    VerifyFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; junit: one case per date.",
+    ),
+]
 VerifyOutOpt = Annotated[
     Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
 ]
@@ -241,6 +252,8 @@ def _raw_cell(v: DateVerdict) -> Text:
 def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> None:
     if fmt is VerifyFormat.json:
         print_json(outcome.to_json(), output)
+    elif fmt is VerifyFormat.junit:
+        _write_junit(outcome, output)
     else:
         render_verdicts(outcome.verdicts, show_before=outcome.settings.after is not None)
         tally = outcome.tally()
@@ -253,6 +266,20 @@ def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> N
         err_console.print(
             f"[bold red]error:[/] {escape(outcome.stopped)}", markup=True, highlight=False
         )
+
+
+def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
+    """``--format junit``: one test case per date (and one for the API when it stopped),
+    as the report's junit.xml."""
+    from hwpscan.report.verdicts import date_verdicts, verdicts_junit  # junit output only
+
+    xml = verdicts_junit(date_verdicts(outcome.summary()["verdicts"]), stopped=outcome.stopped)
+    if output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(xml)
+        sys.stdout.buffer.flush()
+    else:
+        atomic_write(output, xml, shared=True)
 
 
 def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None]:
@@ -279,10 +306,7 @@ def verify(
     out: VerifyOutOpt = None,
     report: VerifyReportOpt = None,
     show_progress: ProgressOpt = True,
-    fmt: Annotated[
-        VerifyFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = VerifyFormat.table,
+    fmt: VerifyFormatOpt = VerifyFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
@@ -292,7 +316,7 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
-    output = check_results_file(output, fmt.value, "json")
+    output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
     hooks = VerifyHooks(
