@@ -66,7 +66,14 @@ def test_raw_surrogatepass_bytes_are_caught_with_path_line_and_message(tmp_path:
         "surrogates not allowed"
     )
     assert (bad[0]["surrogates"], bad[0]["pairs"]) == (text.count(chr(0xDB80)) * 2, 1)
-    assert rows[-1] == {"type": "summary", "documents": 2, "strings": 14, "bad": 1, "skipped": 0}
+    assert rows[-1] == {
+        "schema": "hwpscan.check-json/1",
+        "type": "summary",
+        "documents": 2,
+        "strings": 14,
+        "bad": 1,
+        "skipped": 0,
+    }
 
 
 def test_lone_json_escapes_are_bad_but_escaped_pairs_are_characters(tmp_path: Path) -> None:

@@ -69,7 +69,7 @@ def test_placeholders_say_what_to_type() -> None:
         ("--from", "YYYY-MM-DD"),
         ("--jobs", "N"),
         ("--output", "PATH"),
-        ("--format", "table|jsonl|csv|junit"),
+        ("--format", "table|json|jsonl|csv|junit"),
         ("--show", "all|problems|none"),
     ):
         line = next(line for line in out.splitlines() if f" {option} " in line)

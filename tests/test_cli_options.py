@@ -2,7 +2,8 @@
 
 ``-o/--output`` is a file, ``--out`` a folder, ``--jobs`` worker processes and
 ``--downloads`` the download concurrency; list options take repeats and commas. The
-old spellings are hidden aliases that print a deprecation warning.
+old spellings still kept are hidden aliases that print a deprecation warning; ``-o``
+for a folder is gone (see tests/test_cli_results.py).
 """
 
 from __future__ import annotations
@@ -89,10 +90,9 @@ def test_fetch_old_spellings_work_with_a_deprecation_warning(
 ) -> None:
     out = tmp_path / "old"
     argv = ["fetch", *DAY, "--api-url", emulator.api_url, "--no-progress"]
-    result = runner.invoke(app, [*argv, "-o", str(out), "-j", "2"])
+    result = runner.invoke(app, [*argv, "--out", str(out), "-j", "2"])
     assert result.exit_code == 0, result.output
     text = flat(result.output)
-    assert "-o for a folder is deprecated: use --out" in text
     assert "--jobs for downloads is deprecated: use --downloads" in text
     assert (out / MANIFEST_NAME).is_file()
     new = runner.invoke(app, [*argv, "--out", str(tmp_path / "new"), "--downloads", "2"])
@@ -101,16 +101,14 @@ def test_fetch_old_spellings_work_with_a_deprecation_warning(
     assert (tmp_path / "new" / MANIFEST_NAME).is_file()
 
 
-def test_repair_takes_out_and_still_output_with_a_warning(
-    tmp_path: Path, home: Path, corpus: Path
-) -> None:
+def test_repair_takes_out_and_no_longer_output(tmp_path: Path, home: Path, corpus: Path) -> None:
     new = runner.invoke(app, ["repair", str(corpus), "--out", str(tmp_path / "a"), "-j", "1"])
     assert new.exit_code == 0, new.output
     assert "deprecated" not in new.output and list((tmp_path / "a").rglob("*.txt"))
-    old = runner.invoke(app, ["repair", str(corpus), "-o", str(tmp_path / "b"), "-j", "1"])
-    assert old.exit_code == 0, old.output
-    assert "--output/-o for a folder is deprecated: use --out" in flat(old.output)
-    assert list((tmp_path / "b").rglob("*.txt"))
+    for old in ("-o", "--output"):  # the results file now: never a folder of texts
+        gone = runner.invoke(app, ["repair", str(corpus), old, str(tmp_path / "b"), "-j", "1"])
+        assert gone.exit_code == ExitCode.USAGE and "--output needs --format" in gone.output
+        assert not (tmp_path / "b").exists()
     missing = runner.invoke(app, ["repair", str(corpus)])
     assert missing.exit_code == ExitCode.USAGE and "--out" in missing.output
 
@@ -129,11 +127,3 @@ def test_list_options_take_repeats_and_commas(tmp_path: Path, home: Path, corpus
     rows_one = [json.loads(x) for x in one.stdout.splitlines() if x.startswith("{")]
     rows_two = [json.loads(x) for x in two.stdout.splitlines() if x.startswith("{")]
     assert rows_one and len(rows_one) == len(rows_two)
-
-
-def test_report_old_o_is_a_deprecated_folder(tmp_path: Path, home: Path, corpus: Path) -> None:
-    assert runner.invoke(app, ["scan", str(corpus), "-j", "1", "--no-progress"]).exit_code in (0, 1)
-    result = runner.invoke(app, ["report", "latest", "-o", str(tmp_path / "r")])
-    assert result.exit_code == 0, result.output
-    assert "-o for a folder is deprecated: use --out" in flat(result.output)
-    assert (tmp_path / "r" / "report.html").is_file()

@@ -272,6 +272,11 @@ class RepairSummary:
     old_hangul_mapped: int = 0  # Hanyang private-use characters written as standard jamo
     pua_dropped: dict[str, int] = field(default_factory=dict)  # removed (--pua drop)
     pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
+    target: str | None = None  # the file the repaired text was written to (older rows: none)
+
+
+#: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.
+ROW_SCHEMA = "hwpscan.scan.row/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +333,7 @@ class FileResult:
         body = self.body
         read = self.body_read
         out: dict[str, Any] = {
+            "schema": ROW_SCHEMA,
             "path": self.path,
             "sha256": self.sha256,
             "bytes": self.bytes,
@@ -412,8 +418,10 @@ def _stats_from_json(data: dict[str, Any]) -> TextStats:
     )
 
 
-#: Keys every JSON Lines record carries (the contract CI depends on).
+#: Keys every JSON Lines record carries (the contract CI depends on). ``schema`` is
+#: :data:`ROW_SCHEMA`, always the first key (rows stored before it had none).
 CONTRACT_KEYS = (
+    "schema",
     "path",
     "sha256",
     "bytes",

@@ -642,6 +642,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
         old_hangul_mapped=done.old_hangul_mapped,
         pua_dropped=dict(done.pua_dropped),
         pua_placeheld=dict(done.pua_placeheld),
+        target=str(target),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -13,14 +13,32 @@ import typer
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.machine import ResultsOutOpt, check_results_file, results_lines
+from hwpscan.cli.options import deprecated
 from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine, decode_input, iter_check
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
 
+#: What each ``--format jsonl`` line is (its ``type`` says which: a bad string, a
+#: skipped line, or the summary that ends the output).
+CHECK_SCHEMA = "hwpscan.check-json/1"
+
 
 class CheckFormat(str, enum.Enum):
-    text = "text"
+    table = "table"
     jsonl = "jsonl"
+    text = "text"  # the table's older name (hidden from --help; a warning when used)
+
+
+CheckFormatOpt = Annotated[
+    CheckFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; jsonl: one object per finding, then the counts.",
+        metavar="[table|jsonl]",
+    ),
+]
 
 
 @app.command("check-json", rich_help_panel="Scan files")
@@ -34,14 +52,12 @@ def check_json(
             show_default=False,
         ),
     ] = "-",
-    fmt: Annotated[
-        CheckFormat,
-        typer.Option("--format", "-f", help="text: a table; jsonl: one object per finding."),
-    ] = CheckFormat.text,
+    fmt: CheckFormatOpt = CheckFormat.table,
     max_shown: Annotated[
         int,
-        typer.Option("--max-shown", min=0, help="Text format: findings shown of each kind."),
+        typer.Option("--max-shown", min=0, help="Table: findings shown of each kind."),
     ] = 1000,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Report every JSON string (value or key) that would fail UTF-8 encoding.
 
@@ -50,18 +66,28 @@ def check_json(
     none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
     capture file proves nothing).
     """
+    fmt, output = _format(fmt, output)
     if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
         _usage_hint(ctx)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
     if fmt is CheckFormat.jsonl:
-        first = _print_jsonl(findings, counts)
+        with results_lines(output) as write:
+            first = _print_jsonl(findings, counts, write)
     else:
         first = _TextReport(max_shown).print(findings, counts)
     if counts.empty:
         raise _nothing_checked(source, counts)
     if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
+
+
+def _format(fmt: CheckFormat, output: Path | None) -> tuple[CheckFormat, Path | None]:
+    """The format, its older name ``text`` read as ``table`` (with a warning), and the
+    results file, checked before anything is read."""
+    if fmt is CheckFormat.text:
+        fmt = deprecated(CheckFormat.table, fmt, "--format text is deprecated: use table")
+    return fmt, check_results_file(output, fmt.value, "jsonl")
 
 
 def _nothing_checked(source: str, counts: Counts) -> typer.Exit:
@@ -93,14 +119,16 @@ def _read(source: str) -> bytes:
         raise fail(f"cannot read {escape_snippet(source)}: {reason}", ExitCode.USAGE) from None
 
 
-def _print_jsonl(findings: Iterator[BadString | SkippedLine], counts: Counts) -> BadString | None:
+def _print_jsonl(
+    findings: Iterator[BadString | SkippedLine], counts: Counts, write: Callable[[str], None]
+) -> BadString | None:
     """Every finding as it is found, then the counts; returns the first bad string."""
     first: BadString | None = None
     for item in findings:  # every field is escaped: the output always encodes
         if first is None and isinstance(item, BadString):
             first = item
-        console.out(json.dumps(item.to_json(), ensure_ascii=False), highlight=False)
-    console.out(json.dumps(counts.summary(), ensure_ascii=False), highlight=False)
+        write(json.dumps({"schema": CHECK_SCHEMA, **item.to_json()}, ensure_ascii=False))
+    write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
     return first
 
 

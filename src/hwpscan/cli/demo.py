@@ -13,7 +13,7 @@ import typer
 
 from hwpscan.cli.app import app, check_writable_folder, err_console
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
-from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, OldOutOpt, deprecated
+from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
 from hwpscan.cli.scan_view import TerminalObserver, render_tables, scan_shown
 from hwpscan.usecases.scan import ScanSettings
 
@@ -29,7 +29,6 @@ def demo(
         Path | None,
         typer.Option("--out", help="Keep the downloaded files here (default: a temp folder)."),
     ] = None,
-    out_old: OldOutOpt = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
@@ -47,7 +46,6 @@ def demo(
     The fetch uses a throwaway key and state; the scan is recorded in your run history,
     marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
     """
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
     from hwpscan.rehearsal.demo import DemoSettings  # the emulator: not for --help

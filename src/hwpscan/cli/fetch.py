@@ -7,8 +7,10 @@ The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from
 
 from __future__ import annotations
 
+import enum
+import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,12 +23,19 @@ from hwpscan.cli.fetch_view import (
     render_plan,
     run_fetch,
 )
-from hwpscan.cli.machine import MachineFormat, plan_json, print_json
+from hwpscan.cli.machine import (
+    MANIFEST_ROW_SCHEMA,
+    MachineFormat,
+    ResultsOutOpt,
+    check_results_file,
+    plan_json,
+    print_json,
+    results_lines,
+)
 from hwpscan.cli.options import (
     ApiOptions,
     FetchOptions,
     FromOpt,
-    OldOutOpt,
     ProgressOpt,
     ToOpt,
     deprecated,
@@ -39,9 +48,28 @@ from hwpscan.fetch.urls import check_api_url
 from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
+if TYPE_CHECKING:
+    from hwpscan.fetch import FetchReport
+
 FormatOpt = Annotated[
     MachineFormat,
     typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+]
+
+
+class FetchFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
+
+FetchFormatOpt = Annotated[
+    FetchFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; jsonl: one attachment per line.",
+    ),
 ]
 FetchOutOpt = Annotated[
     Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
@@ -52,8 +80,15 @@ OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=Tr
 
 @app.command(rich_help_panel="Fetch from the API")
 @options_from_dataclasses
-def plan(start: FromOpt, end: ToOpt, api: ApiOptions, fmt: FormatOpt = MachineFormat.table) -> None:
+def plan(
+    start: FromOpt,
+    end: ToOpt,
+    api: ApiOptions,
+    fmt: FormatOpt = MachineFormat.table,
+    output: ResultsOutOpt = None,
+) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
+    output = check_results_file(output, fmt.value, "json")
     first, last = parse_dates(start, end)
     try:
         check_api_url(api.api_url)  # the same check fetch makes, so plan cannot promise more
@@ -65,7 +100,7 @@ def plan(start: FromOpt, end: ToOpt, api: ApiOptions, fmt: FormatOpt = MachineFo
         key = None
     result = plan_range(first, last, api.settings(), key=key)
     if fmt is MachineFormat.json:
-        print_json(plan_json(result))
+        print_json(plan_json(result), output)
     else:
         render_plan(result)
 
@@ -77,12 +112,13 @@ def fetch(
     end: ToOpt,
     options: FetchOptions,
     out: FetchOutOpt = Path("hwpscan-downloads"),
-    out_old: OldOutOpt = None,
     jobs_old: OldJobsOpt = None,
     show_progress: ProgressOpt = True,
+    fmt: FetchFormatOpt = FetchFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
+    output = check_results_file(output, fmt.value, "json or jsonl")
     downloads = deprecated(
         jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
     )
@@ -97,8 +133,39 @@ def fetch(
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host
-    record_and_report([], kind="fetch", args=args, summary=fetch_summary(report))
+    summary = fetch_summary(report)
+    record_and_report([], kind="fetch", args=args, summary=summary)
+    _write_results(report, summary, fmt, output)
     raise_for_report(report, key)
+
+
+def _write_results(
+    report: FetchReport, summary: dict[str, Any], fmt: FetchFormat, output: Path | None
+) -> None:
+    """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
+    fetch's own lines, already shown)."""
+    if fmt is FetchFormat.json:
+        print_json(_fetch_json(report, summary), output)
+    elif fmt is FetchFormat.jsonl:
+        with results_lines(output) as write:
+            for entry in report.entries:
+                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
+                write(json.dumps(line, ensure_ascii=False))
+
+
+def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
+    """``fetch --format json``: the run's counts (as its history records them), where the
+    files are, and the current entry of each attachment of the range."""
+    return {
+        "schema": "hwpscan.fetch/1",
+        "start": report.start.isoformat(),
+        "end": report.end.isoformat(),
+        **{k: v for k, v in summary.items() if k != "range"},
+        "warnings": list(report.warnings),
+        "out": str(report.out_dir),
+        "manifest": str(report.manifest_path),
+        "entries": [entry.to_json() for entry in report.entries],
+    }
 
 
 __all__ = ["fetch", "plan"]

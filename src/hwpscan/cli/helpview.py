@@ -208,7 +208,7 @@ def _param_help(param: Any, ctx: Any) -> Text:
 
 #: Widest a placeholder column gets before it wraps; narrowest the help column may be
 #: beside the names before the help moves under them.
-_PLACEHOLDER_MAX, _HELP_MIN = 24, 32
+_PLACEHOLDER_MAX, _HELP_MIN = 26, 32  # the widest: table|json|jsonl|csv|junit
 
 
 def _grid(page: _Page, rows: Sequence[Sequence[Text]], width: int) -> list[Text]:

@@ -1,6 +1,10 @@
-"""``--format json`` for ``plan``, ``history`` and ``diff``: one JSON document each.
+"""``--format json`` for ``plan``, ``history`` and ``diff``: one JSON document each;
+and ``-o/--output``, the results file of every command with a machine format.
 
-The keys are documented here and in docs/verify.md; they only ever grow.
+Every document (and every JSON Lines object) a command writes carries a ``"schema"``
+key naming its shape and version, ``hwpscan.<command>/<version>`` (a JSON Lines row:
+``hwpscan.<command>.<row>/<version>``), so a consumer can tell them apart. The keys
+are documented here and in docs/scanning.md; they only ever grow.
 
 - ``plan``: ``start``, ``end``, ``windows`` (``start``, ``end``, ``days``, ``cached``),
   ``calls_needed``, ``calls_cached``, ``quota`` (``day``, ``used``, ``limit``,
@@ -17,18 +21,55 @@ The keys are documented here and in docs/verify.md; they only ever grow.
 from __future__ import annotations
 
 import enum
+import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
-from hwpscan.cli.app import console
+import typer
+
+from hwpscan.atomic import atomic_file
+from hwpscan.cli.app import check_writable_folder, console, fail
+from hwpscan.models import ExitCode
 from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo
 
 if TYPE_CHECKING:
     from hwpscan.fetch.plan import Plan
 
-__all__ = ["MachineFormat", "diff_json", "history_json", "plan_json", "print_json"]
+__all__ = [
+    "MANIFEST_ROW_SCHEMA",
+    "STDOUT_NAME",
+    "MachineFormat",
+    "ResultsOutOpt",
+    "check_results_file",
+    "diff_json",
+    "history_json",
+    "json_text",
+    "plan_json",
+    "print_json",
+    "results_lines",
+]
+
+#: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
+#: manifest entry (the manifest file's own lines carry no schema).
+MANIFEST_ROW_SCHEMA = "hwpscan.manifest.entry/1"
+
+#: ``--output -``: standard output.
+STDOUT_NAME = Path("-")
+
+ResultsOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write the results (--format other than table) to this file instead of "
+        "stdout ('-': stdout).",
+        show_default=False,
+    ),
+]
 
 
 class MachineFormat(str, enum.Enum):
@@ -36,14 +77,53 @@ class MachineFormat(str, enum.Enum):
     json = "json"
 
 
-def print_json(doc: dict[str, Any]) -> None:
-    """One JSON document on stdout (UTF-8, non-ASCII kept)."""
-    console.out(json.dumps(doc, ensure_ascii=False, indent=2, default=str), highlight=False)
+def check_results_file(output: Path | None, fmt: str, formats: str) -> Path | None:
+    """The results file ``-o/--output`` names (``None``: stdout), refused (exit 2) before
+    any work when it goes with the table (which is for the terminal), is a folder or
+    cannot be written. *formats* is what to ask for instead, for the message."""
+    if output is None or output == STDOUT_NAME:
+        return None
+    if fmt == "table":
+        message = f"--output needs --format {formats} (tables go to the terminal)"
+        raise fail(message, ExitCode.USAGE)
+    if output.is_dir():
+        raise fail(f"--output {output} is a folder; give a file name", ExitCode.USAGE)
+    check_writable_folder(output.parent, "--output")
+    return output
+
+
+@contextmanager
+def results_lines(output: Path | None) -> Iterator[Callable[[str], None]]:
+    """A writer of result lines: to stdout as they come, or to *output*, which gets them
+    whole when the block ends (readable by others, as a file a shell redirect makes)."""
+    if output is None:
+        yield lambda line: console.out(line, highlight=False)
+        return
+    buffer = io.StringIO()
+
+    def write(line: str) -> None:
+        buffer.write(line + "\n")
+
+    yield write
+    with atomic_file(output, shared=True) as handle:
+        handle.write(buffer.getvalue().encode("utf-8"))
+
+
+def json_text(doc: dict[str, Any]) -> str:
+    """One JSON document as text (UTF-8, non-ASCII kept, indented)."""
+    return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+
+
+def print_json(doc: dict[str, Any], output: Path | None = None) -> None:
+    """One JSON document on stdout, or in the results file *output*."""
+    with results_lines(output) as write:
+        write(json_text(doc))
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
     quota = plan.quota
     return {
+        "schema": "hwpscan.plan/1",
         "start": plan.start.isoformat(),
         "end": plan.end.isoformat(),
         "windows": [
@@ -73,6 +153,7 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
     return {
+        "schema": "hwpscan.history/1",
         "runs": [
             {
                 "id": r.id,
@@ -89,7 +170,7 @@ def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
                 "summary": r.summary,
             }
             for r in runs
-        ]
+        ],
     }
 
 
@@ -97,6 +178,7 @@ def diff_json(d: RunDiff) -> dict[str, Any]:
     files = [asdict(c) for c in d.files]
     regressed = bool(d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated"))
     return {
+        "schema": "hwpscan.diff/1",
         "a": d.a,
         "b": d.b,
         "files": files,

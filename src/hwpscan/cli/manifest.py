@@ -20,6 +20,12 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.machine import (
+    MANIFEST_ROW_SCHEMA,
+    ResultsOutOpt,
+    check_results_file,
+    results_lines,
+)
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
@@ -101,20 +107,24 @@ def manifest(
         ManifestFormat,
         typer.Option("--format", "-f", help="table for people; jsonl: one entry per line."),
     ] = ManifestFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Show the current entry of each attachment in a download folder's manifest.
 
     manifest.jsonl only ever grows: when an attachment has several lines (failed, then
     downloaded), the last one counts. This shows that one, per attachment.
     """
+    output = check_results_file(output, fmt.value, "jsonl")
     path = manifest_file(folder)
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:
         err_console.print(f"warning: {escape_snippet(problem)}", markup=False, highlight=False)
     if fmt is ManifestFormat.jsonl:
-        for entry in rows:
-            typer.echo(json.dumps(entry.to_json(), ensure_ascii=False))
+        with results_lines(output) as write:
+            for entry in rows:
+                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
+                write(json.dumps(line, ensure_ascii=False))
     else:
         console.print(manifest_table(path, rows))
     err_console.print(tally_line(rows, superseded), highlight=False)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -61,7 +60,6 @@ __all__ = [
     "MaxItemsOpt",
     "MaxMbOpt",
     "MaxTotalMbOpt",
-    "OldOutOpt",
     "ProgressOpt",
     "ReadTimeoutOpt",
     "ResetOpt",
@@ -160,8 +158,6 @@ MaxMbOpt = Annotated[
 DownloadsOpt = Annotated[
     int, typer.Option("--downloads", min=1, help="Attachments downloaded at the same time.")
 ]
-#: ``-o`` for a folder, before ``-o`` meant a file everywhere (hidden; one release).
-OldOutOpt = Annotated[Path | None, typer.Option("-o", hidden=True, show_default=False)]
 YesOpt = Annotated[
     bool,
     typer.Option(
@@ -279,6 +275,7 @@ class FetchOptions:
     settings: pass them as ``assume_yes`` and ``any_key_length`` to
     :func:`hwpscan.cli.fetch_view.fetch_for_scan` (or :func:`~hwpscan.cli.fetch_view.get_key`).
 
+    >>> from pathlib import Path
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
     >>> s = opts.settings(out_dir=Path("x"))
     >>> s.allow_hosts, s.max_bytes, s.retry.retries, s.out_dir.name, s == opts.settings(

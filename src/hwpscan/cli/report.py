@@ -17,8 +17,15 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import app, console, err_console, fail
-from hwpscan.cli.machine import MachineFormat, diff_json, history_json, print_json
-from hwpscan.cli.options import OldOutOpt, deprecated, split_list
+from hwpscan.cli.machine import (
+    MachineFormat,
+    ResultsOutOpt,
+    check_results_file,
+    diff_json,
+    history_json,
+    print_json,
+)
+from hwpscan.cli.options import split_list
 from hwpscan.cli.runs_view import load_or_fail
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import ExitCode
@@ -51,10 +58,8 @@ def report(
         Path | None,
         typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
-    out_old: OldOutOpt = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
@@ -143,11 +148,13 @@ def history(
         MachineFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),
     ] = MachineFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """List recorded runs: scans, fetches and verifications."""
+    output = check_results_file(output, fmt.value, "json")
     runs, short_ids, where = _read_history(limit)
     if fmt is MachineFormat.json:
-        print_json(history_json(runs))
+        print_json(history_json(runs), output)
     else:
         render_history(runs, short_ids, where)
 
@@ -222,6 +229,7 @@ def diff(
         MachineFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),
     ] = MachineFormat.table,
+    output: ResultsOutOpt = None,
     fail_on: Annotated[
         list[str],
         typer.Option(
@@ -232,6 +240,7 @@ def diff(
     ] = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Files and dates that became clean, became contaminated, appeared or vanished."""
+    output = check_results_file(output, fmt.value, "json")
     fail_on = split_list(fail_on)
     bad = [v for v in fail_on if v not in DIFF_FAIL_ON]
     if bad:
@@ -241,7 +250,7 @@ def diff(
     a, b = load_or_fail(run_a), load_or_fail(run_b)
     d = diff_results(a.id, a.results, b.id, b.results)
     if fmt is MachineFormat.json:
-        print_json(diff_json(d))
+        print_json(diff_json(d), output)
     else:
         render_diff(d)
     regressed = d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated")

@@ -8,6 +8,8 @@ The work is :func:`hwpscan.usecases.scan.scan`; what the terminal shows is in
 from __future__ import annotations
 
 import enum
+import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,7 +18,8 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 
 from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
-from hwpscan.cli.options import FetchOptions, ProgressOpt, deprecated, split_list
+from hwpscan.cli.machine import ResultsOutOpt, check_results_file
+from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
@@ -50,6 +53,7 @@ __all__ = ["repair", "scan"]
 
 class OutputFormat(str, enum.Enum):
     table = "table"
+    json = "json"
     jsonl = "jsonl"
     csv = "csv"
     junit = "junit"
@@ -105,12 +109,18 @@ class OutputOptions:
 
     fmt: Annotated[
         OutputFormat,
-        typer.Option("--format", "-f", help="table for people; jsonl, csv or junit for tools."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json (one document), jsonl, csv or junit for tools.",
+        ),
     ] = OutputFormat.table
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="Write jsonl/csv/junit here instead of stdout ('-': stdout)."
+            "--output",
+            "-o",
+            help="Write the json/jsonl/csv/junit results here instead of stdout ('-': stdout).",
         ),
     ] = None
     report_dir: Annotated[
@@ -165,11 +175,14 @@ class OutputOptions:
     def check(self) -> None:
         """Refuse what cannot work before anything is scanned (exit 2)."""
         if self.output is not None and self.fmt is OutputFormat.table:
-            message = "--output needs --format jsonl, csv or junit (tables go to the terminal)"
+            message = (
+                "--output needs --format json, jsonl, csv or junit (tables go to the terminal)"
+            )
             raise fail(message, ExitCode.USAGE)
         if self.report_dir is not None:  # fail now, not after the whole scan
             check_writable_folder(Path(str(self.report_dir).split("{run}")[0] or "."), "--report")
-        if self.output is not None and self.fmt is OutputFormat.junit:  # written at the end
+        at_end = self.fmt in (OutputFormat.junit, OutputFormat.json)
+        if self.output is not None and at_end:  # written at the end
             if self.output.is_dir():
                 raise fail(f"--output {self.output} is a folder; give a file name", ExitCode.USAGE)
             check_writable_folder(self.output.parent, "--output")
@@ -500,12 +513,48 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
         render_tables(outcome.results, root=outcome.display_root, show=out.show)
     elif out.fmt is OutputFormat.junit:
         _write_junit(outcome, out, settings)
+    elif out.fmt is OutputFormat.json:
+        with open_output(out.output) as stream:
+            write_json_document(stream, outcome.results)
     if out.output is not None and out.fmt is not OutputFormat.table:
         err_console.print(f"{summary_line(outcome.results)}; written to {out.output}")
     if settings.repair is not None:
         err_console.print(f"repaired text written below {settings.repair.out}")
     if settings.matrix is not None and outcome.nothing is None:
         _render_matrix(outcome, out, settings.matrix)
+
+
+#: The shape and version of ``scan --format json``: its rows are the JSON Lines rows.
+SCAN_SCHEMA = "hwpscan.scan/1"
+
+
+def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
+    """``--format json``: one document, ``schema``, ``files``, ``counts`` (files per
+    status) and ``rows``, the JSON Lines rows in input order (each its own line, as
+    ``--format jsonl --sort input`` writes them).
+
+    >>> import io
+    >>> from hwpscan.models import Format, Status
+    >>> buffer = io.StringIO()
+    >>> write_json_document(buffer, [FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
+    >>> doc = json.loads(buffer.getvalue())
+    >>> doc["schema"], doc["files"], doc["counts"], doc["rows"][0]["path"]
+    ('hwpscan.scan/1', 1, {'clean': 1}, 'a.pdf')
+    """
+    counts = Counter(r.status.value for r in results)
+    head = {"schema": SCAN_SCHEMA, "files": len(results), "counts": dict(sorted(counts.items()))}
+    write_rows_document(stream, head, results)
+
+
+def write_rows_document(
+    stream: IO[str], head: dict[str, object], results: Sequence[FileResult]
+) -> None:
+    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
+    as they are (none rebuilt), one per line."""
+    stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')
+    for i, line in enumerate(row_lines(results)):
+        stream.write(("," if i else "") + "\n" + line)
+    stream.write("\n]}\n" if results else "]}\n")
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
@@ -582,6 +631,23 @@ class RepairTextOptions:
         return RepairSettings(out, orphans.value, pua=mode)
 
 
+class RepairFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+RepairFormatOpt = Annotated[
+    RepairFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json (one document), jsonl or csv: a row per file.",
+    ),
+]
+
+
 @app.command(rich_help_panel="Scan files")
 @options_from_dataclasses
 def repair(
@@ -592,23 +658,70 @@ def repair(
         Path | None,
         typer.Option("--out", help="Folder for the repaired .txt files.", show_default=False),
     ] = None,
-    out_old: Annotated[
-        Path | None, typer.Option("--output", "-o", hidden=True, show_default=False)
-    ] = None,
     *,
     text: RepairTextOptions,
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
+    fmt: RepairFormatOpt = RepairFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
-    """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed."""
-    out = _repair_folder(out, out_old)
+    """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed.
+
+    The table (or the rows of --format) says, per file, where its text went and what was
+    restored or removed; the last line how many files were written below --out.
+    """
+    results_file = check_results_file(output, fmt.value, "json, jsonl or csv")
+    out = _repair_folder(out)
     policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
     outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
-    root = str(outcome.display_root) if outcome.display_root else None
-    console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
+    if fmt is RepairFormat.table:
+        root = str(outcome.display_root) if outcome.display_root else None
+        console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
+        console.print(repaired_line(outcome.results, out), highlight=False)
+    else:
+        with open_output(results_file) as stream:
+            _write_repair_rows(stream, fmt, outcome.results, out)
+        err_console.print(repaired_line(outcome.results, out), highlight=False)
     raise typer.Exit(code=ExitCode.OK)
+
+
+#: The shape and version of ``repair --format json`` (its rows are scan rows, each with
+#: its ``repair`` object: the counts and the ``target`` file).
+REPAIR_SCHEMA = "hwpscan.repair/1"
+
+
+def _write_repair_rows(
+    stream: IO[str], fmt: RepairFormat, results: Sequence[FileResult], out: Path
+) -> None:
+    if fmt is RepairFormat.csv:
+        write = csv_sink(stream, repair=True)
+        for result in results:
+            write(result)
+    elif fmt is RepairFormat.jsonl:
+        for line in row_lines(results):
+            stream.write(line + "\n")
+    else:
+        written = sum(1 for r in results if r.repair is not None)
+        head = {"schema": REPAIR_SCHEMA, "out": str(out), "files": len(results)}
+        write_rows_document(stream, {**head, "repaired": written}, results)
+
+
+def repaired_line(results: Sequence[FileResult], out: Path) -> str:
+    """The last line of ``repair``: how many files got their text written, and where.
+
+    >>> from hwpscan.models import Format, RepairSummary, Status
+    >>> done = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=RepairSummary())
+    >>> unread = FileResult("b.hwp", "", 1, Format.HWP5, Status.ENCRYPTED)
+    >>> repaired_line([done, unread], Path("out"))
+    '1 file repaired, written below out (1 not: no text read)'
+    """
+    written = sum(1 for r in results if r.repair is not None)
+    line = f"{written:,} file{'s' * (written != 1)} repaired, written below {out}"
+    if written < len(results):
+        line += f" ({len(results) - written:,} not: no text read)"
+    return line
 
 
 def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:
@@ -624,8 +737,7 @@ def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:
     return mode
 
 
-def _repair_folder(out: Path | None, out_old: Path | None) -> Path:
-    out = deprecated(out_old, out, "--output/-o for a folder is deprecated: use --out")
+def _repair_folder(out: Path | None) -> Path:
     if out is None:
         raise fail("repair needs --out FOLDER for the repaired .txt files", ExitCode.USAGE)
     check_writable_folder(out, "--out")

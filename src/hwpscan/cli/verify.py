@@ -8,7 +8,7 @@ What an operator runs after a deploy; the verdicts and what they prove are in
 from __future__ import annotations
 
 import enum
-import json
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,15 +21,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import app, console, err_console, fail
 from hwpscan.cli.fetch_view import get_key, run_fetch
-from hwpscan.cli.options import (
-    FetchOptions,
-    OldOutOpt,
-    ProgressOpt,
-    deprecated,
-    split_list,
-)
+from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
+from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.runs_view import load_or_fail, record_and_report
 from hwpscan.errors import UsageError
@@ -69,6 +65,7 @@ class Expect(str, enum.Enum):
 class VerifyFormat(str, enum.Enum):
     table = "table"
     json = "json"
+    junit = "junit"
 
 
 def _none_for_zero(value: int) -> int | None:
@@ -172,6 +169,14 @@ class VerifyOptions:
         )
 
 
+VerifyFormatOpt = Annotated[
+    VerifyFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; junit: one case per date.",
+    ),
+]
 VerifyOutOpt = Annotated[
     Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
 ]
@@ -208,11 +213,15 @@ def _fetched_line(totals: FetchTotals, *, cached: bool) -> None:
 
 
 def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> None:
-    """The verdict table, then each date's evidence."""
+    """The verdict table, then each date's evidence. The verdict is a word of its own
+    column (PASS, FAIL, INCONCLUSIVE), kept whole, so it reads without colour; why
+    follows it."""
     table = Table(title="Verification", title_justify="left")
-    cols = ("date", "files", "raw", "expected", *(("before",) if show_before else ()), "verdict")
+    cols = ("date", "files", "raw", "expected", *(("before",) if show_before else ()))
     for col in cols:
         table.add_column(col, justify="right" if col == "files" else "left", overflow="fold")
+    table.add_column("verdict", no_wrap=True, min_width=len(INCONCLUSIVE))
+    table.add_column("why", overflow="fold")
     for v in verdicts:
         table.add_row(
             with_weekday(date.fromisoformat(v.date)),
@@ -220,7 +229,8 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
             _raw_cell(v),
             v.expected,
             *((v.before or "—",) if show_before else ()),
-            Text(f"{v.verdict}: {v.reason}", style=_STYLE.get(v.verdict, "bold yellow")),
+            Text(v.verdict, style=_STYLE.get(v.verdict, "bold yellow")),
+            Text(v.reason),
         )
     console.print(table)
     for v in verdicts:
@@ -239,9 +249,11 @@ def _raw_cell(v: DateVerdict) -> Text:
     return Text(v.raw, style="green" if v.raw == "clean" else "yellow")
 
 
-def _render(outcome: VerifyOutcome, fmt: VerifyFormat) -> None:
+def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> None:
     if fmt is VerifyFormat.json:
-        console.out(json.dumps(outcome.to_json(), ensure_ascii=False, indent=2), highlight=False)
+        print_json(outcome.to_json(), output)
+    elif fmt is VerifyFormat.junit:
+        _write_junit(outcome, output)
     else:
         render_verdicts(outcome.verdicts, show_before=outcome.settings.after is not None)
         tally = outcome.tally()
@@ -254,6 +266,20 @@ def _render(outcome: VerifyOutcome, fmt: VerifyFormat) -> None:
         err_console.print(
             f"[bold red]error:[/] {escape(outcome.stopped)}", markup=True, highlight=False
         )
+
+
+def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
+    """``--format junit``: one test case per date (and one for the API when it stopped),
+    as the report's junit.xml."""
+    from hwpscan.report.verdicts import date_verdicts, verdicts_junit  # junit output only
+
+    xml = verdicts_junit(date_verdicts(outcome.summary()["verdicts"]), stopped=outcome.stopped)
+    if output is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(xml)
+        sys.stdout.buffer.flush()
+    else:
+        atomic_write(output, xml, shared=True)
 
 
 def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None]:
@@ -278,13 +304,10 @@ def verify(
     opts: VerifyOptions,
     fetch: FetchOptions,
     out: VerifyOutOpt = None,
-    out_old: OldOutOpt = None,
     report: VerifyReportOpt = None,
     show_progress: ProgressOpt = True,
-    fmt: Annotated[
-        VerifyFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = VerifyFormat.table,
+    fmt: VerifyFormatOpt = VerifyFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
     date PASS, FAIL or INCONCLUSIVE.
@@ -293,7 +316,7 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
-    out = deprecated(out_old, out, "-o for a folder is deprecated: use --out")
+    output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
     hooks = VerifyHooks(
@@ -310,5 +333,5 @@ def verify(
         summary=outcome.summary(),
         report_dir=report,
     )
-    _render(outcome, fmt)
+    _render(outcome, fmt, output)
     raise typer.Exit(code=outcome.exit_code)

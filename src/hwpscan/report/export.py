@@ -20,7 +20,7 @@ from json.encoder import encode_basestring as _quote  # the C string encoder jso
 from typing import IO
 
 from hwpscan.memo import ByIdentity
-from hwpscan.models import DEFECT_CLASSES, NO_DEFECTS, FileResult, Location, TextStats
+from hwpscan.models import DEFECT_CLASSES, NO_DEFECTS, ROW_SCHEMA, FileResult, Location, TextStats
 from hwpscan.native import optional
 
 CSV_COLUMNS = [
@@ -49,8 +49,8 @@ def jsonl_line(result: FileResult) -> str:
     """One JSON object on one line, Korean kept readable.
 
     >>> from hwpscan.models import Format, Status
-    >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:46]
-    '{"path": "보도.hwp", "sha256": "ab", "bytes": 3,'
+    >>> jsonl_line(FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN))[:66]
+    '{"schema": "hwpscan.scan.row/1", "path": "보도.hwp", "sha256": "ab",'
     """
     line = _LINES.get(result)
     if line is None:
@@ -88,7 +88,8 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
         counts = 'null, "surrogates": null, "pairs": null, "orphans": null, "utf8_ok": null'
         replacement = "null"
     line = (
-        f'{{"path": {_quote(r.path)}, "sha256": {_quote(r.sha256)}, "bytes": {r.bytes!r}, '
+        f'{{"schema": {_ROW_SCHEMA}, "path": {_quote(r.path)}, '
+        f'"sha256": {_quote(r.sha256)}, "bytes": {r.bytes!r}, '
         f'"format": {_quote(r.format.value)}, "status": {_quote(r.status.value)}, '
         f'"reason": {_text(r.reason)}, "date": {_text(r.date)}, "chars": {counts}, '
         f'"utf8_error": {_text(b.utf8_error)}, "pua": {_tally(b.pua)}, '
@@ -106,6 +107,7 @@ def record_line(result: FileResult, *, index: int | None = None) -> str:
 
 
 _BOOL = {True: "true", False: "false"}
+_ROW_SCHEMA = json.dumps(ROW_SCHEMA)
 
 
 def _defects(result: FileResult) -> str:
@@ -302,21 +304,74 @@ def _cell(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def csv_sink(out: IO[str], *, bom: bool = True) -> Callable[[FileResult], None]:
-    """Write the BOM (unless told not to) and the header now; return a row writer.
+def csv_sink(
+    out: IO[str], *, bom: bool = True, repair: bool = False
+) -> Callable[[FileResult], None]:
+    """Write the BOM (unless told not to) and the header now; return a row writer
+    (*repair*: of :func:`repair_csv_row`, the columns of ``repair --format csv``).
 
     Each row is flushed as it is written.
     """
     if bom:
         out.write(BOM)
-    writer = csv.DictWriter(_LfRows(out), fieldnames=CSV_COLUMNS, lineterminator="\r\n")
+    columns = REPAIR_CSV_COLUMNS if repair else CSV_COLUMNS
+    writer = csv.DictWriter(_LfRows(out), fieldnames=columns, lineterminator="\r\n")
     writer.writeheader()
+    row = repair_csv_row if repair else csv_row
 
     def write(result: FileResult) -> None:
-        writer.writerow(csv_row(result))
+        writer.writerow(row(result))
         out.flush()
 
     return write
+
+
+REPAIR_CSV_COLUMNS = [
+    "path",
+    "status",
+    "reason",
+    "target",
+    "restored_pairs",
+    "removed_orphans",
+    "folded_restored",
+    "pua_mode",
+    "pua_replaced",
+    "old_hangul_mapped",
+    "pua_kept",
+    "pua_dropped",
+    "pua_placeheld",
+]
+
+
+def repair_csv_row(result: FileResult) -> dict[str, object]:
+    """What ``repair`` did to one file, flat: the file its text went to and the counts
+    (empty for a file whose text was not read, so nothing was written).
+
+    >>> from hwpscan.models import Format, RepairSummary, Status
+    >>> done = RepairSummary(restored_pairs=2, pua_kept={"U+F0850": 1}, target="o/a.hwp.txt")
+    >>> row = repair_csv_row(FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=done))
+    >>> row["target"], row["restored_pairs"], row["pua_kept"]
+    ('o/a.hwp.txt', 2, 'U+F0850:1')
+    """
+    done = result.repair
+    row: dict[str, object] = dict.fromkeys(REPAIR_CSV_COLUMNS, "")
+    row.update(
+        path=_cell(result.path), status=result.status.value, reason=_cell(result.reason or "")
+    )
+    if done is None:
+        return row
+    row.update(
+        target=_cell(done.target or ""),
+        restored_pairs=done.restored_pairs,
+        removed_orphans=done.removed_orphans,
+        folded_restored=done.folded_restored,
+        pua_mode=done.pua,
+        old_hangul_mapped=done.old_hangul_mapped,
+    )
+    for key in ("pua_replaced", "pua_kept", "pua_dropped", "pua_placeheld"):
+        counts: dict[str, int] = getattr(done, key)
+        row[key] = ";".join(f"{cp}:{n}" for cp, n in counts.items())
+    return row
 
 
 class _LfRows:

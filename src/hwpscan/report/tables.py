@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from rich.cells import cell_len
 from rich.console import RenderableType
@@ -602,13 +603,14 @@ def repair_table(
     pua: str = "keep",
     pua_map: bool = False,
 ) -> Table:
-    """What ``repair`` wrote per file: pairs restored, orphans handled, folded symbols
-    restored, and what the private-use mode (*pua*; *pua_map* is the older ``map``) did
-    with private use, the characters it could not map named."""
+    """What ``repair`` wrote per file: the file its text went to, pairs restored, orphans
+    handled, folded symbols restored, and what the private-use mode (*pua*; *pua_map* is
+    the older ``map``) did with private use, the characters it could not map named."""
     mode = "map" if pua_map and pua == "keep" else pua
     table = Table(title=f"Repaired text in {out} (--pua {mode})", title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
+    table.add_column("written to", overflow="fold")
     for col in ("pairs restored", "orphans removed", "folded restored"):
         table.add_column(col, justify="right")
     table.add_column("private use", overflow="fold")
@@ -620,12 +622,25 @@ def repair_table(
         table.add_row(
             escape_snippet(short_path(r.path, root)),
             status,
+            escape_snippet(_below(done.target, out)) if done and done.target else "",
             f"{done.restored_pairs:,}" if done else "",
             f"{done.removed_orphans:,}" if done else "",
             f"{done.folded_restored:,}" if done else "",
             _pua_done(done) if done else "",
         )
     return table
+
+
+def _below(target: str, out: object) -> str:
+    """*target* as a path below *out* (the table's title names it), else whole.
+
+    >>> _below("fixed/2025-07-21/a.hwp.txt", "fixed"), _below("/x/a.txt", "fixed")
+    ('2025-07-21/a.hwp.txt', '/x/a.txt')
+    """
+    try:
+        return PurePath(target).relative_to(str(out)).as_posix()
+    except ValueError:
+        return target
 
 
 def _pua_done(done: RepairSummary) -> Text:

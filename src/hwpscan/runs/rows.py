@@ -256,8 +256,8 @@ def row_lines(rows: Sequence[FileResult]) -> Iterator[str]:
     :class:`ResultRows` the line kept with the row (none is rebuilt), else made.
 
     >>> from hwpscan.models import Format
-    >>> next(row_lines([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)]))[:18]
-    '{"path": "a.pdf", '
+    >>> next(row_lines([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)]))[:50]
+    '{"schema": "hwpscan.scan.row/1", "path": "a.pdf", '
     """
     if isinstance(rows, _Rows):
         for i in range(len(rows)):

@@ -205,6 +205,7 @@ class VerifyOutcome:
     def to_json(self) -> dict[str, Any]:
         """The ``--format json`` document."""
         return {
+            "schema": "hwpscan.verify/1",
             "expect": self.settings.expect,
             "exit_code": int(self.exit_code),
             "stopped": self.stopped,
