@@ -27,7 +27,14 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from hwpscan.forensics.pua import HANYANG_FIRST, HANYANG_LAST, display_of, folded_units, pdf_folds
+from hwpscan.forensics.pua import (
+    HANYANG_FIRST,
+    HANYANG_LAST,
+    display_of,
+    folded_units,
+    hanyang_jamo,
+    pdf_folds,
+)
 from hwpscan.forensics.surrogates import MAX_LOCATIONS, codepoint, escape_snippet
 from hwpscan.models import NO_DEFECTS, Defects, Format, Location, Segment, TextStats
 
@@ -93,32 +100,19 @@ def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> 
     (2, 1, 1, ('pdf_folded', 'old_hangul_pua', 'unmapped_pua'))
     """
     folded: Counter[str] = Counter()
-    locations: tuple[Location, ...] = ()
-    if fmt is Format.HWP5 and segments:
-        # one join and one search in C tell the usual body, which holds no fold
-        whole = "".join([seg.text for seg in segments])
-        if _FOLD_BLOCK_RE.search(whole) is not None:
-            folded = folded_in(whole)
-        if folded:
-            room = MAX_LOCATIONS - len(body.locations)
-            locations = _folded_locations(segments, room)
-    pdf = fmt is Format.PDF
     pdf_folded = 0
-    if pdf and segments:
+    if segments and fmt in (Format.HWP5, Format.PDF):
+        # one join and one search in C tell the usual body, which holds neither
         whole = "".join([seg.text for seg in segments])
-        pdf_folded = sum(whole.count(ch) for ch in pdf_folds())
-    old_hangul = unmapped = 0
-    for label, n in body.pua.items():
-        ch = chr(int(label[2:], 16))
-        if pdf and ch in pdf_folds():
-            continue  # counted as a PDF fold
-        if HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and display_of(ch) is not None:
-            old_hangul += n
-        elif display_of(ch) is None:
-            unmapped += n
+        if fmt is Format.HWP5:
+            folded = folded_in(whole)
+        else:
+            pdf_folded = sum(whole.count(ch) for ch in pdf_folds())
+    old_hangul, unmapped = _private_use(body.pua, pdf=fmt is Format.PDF)
+    unmapped += _unmapped_folds(folded)
+    locations: tuple[Location, ...] = ()
     if folded:
-        symbols = folded_units()
-        unmapped += sum(n for u, n in folded.items() if display_of(chr(symbols[ord(u)])) is None)
+        locations = _folded_locations(segments, MAX_LOCATIONS - len(body.locations))
     if not (body.pairs or body.orphans or folded or pdf_folded or old_hangul or unmapped):
         return Found(NO_DEFECTS, locations)
     defects = Defects(
@@ -130,6 +124,29 @@ def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> 
         unmapped_pua=unmapped,
     )
     return Found(defects, locations)
+
+
+def _private_use(pua: dict[str, int], *, pdf: bool) -> tuple[int, int]:
+    """(old Hangul, unmapped) among a body's private-use counts by ``U+XXXX`` label; in
+    a PDF its folds are neither (they are counted as PDF folds)."""
+    old_hangul = unmapped = 0
+    for label, n in pua.items():
+        ch = chr(int(label[2:], 16))
+        if pdf and ch in pdf_folds():
+            continue
+        if display_of(ch) is None:
+            unmapped += n
+        elif HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and hanyang_jamo(ch) is not None:
+            old_hangul += n
+    return old_hangul, unmapped
+
+
+def _unmapped_folds(folded: Counter[str]) -> int:
+    """The folded units whose plane-15 symbol has no display equivalent."""
+    if not folded:
+        return 0
+    symbols = folded_units()
+    return sum(n for u, n in folded.items() if display_of(chr(symbols[ord(u)])) is None)
 
 
 def _folded_locations(segments: Sequence[Segment], limit: int) -> tuple[Location, ...]:
