@@ -214,3 +214,50 @@ def test_summary_md_and_html_report_name_the_classes_and_what_the_pdf_lost(
     assert "2 lossy: symbols shown as other characters" in page
     assert "what the PDFs lost against their HWP twins" in page and "lost 1 symbols of" in page
     assert "folded_symbols 1" in page  # the file's detail and its mark's title
+
+
+def test_a_twin_line_shows_control_characters_in_names_as_escapes(tmp_path: Path) -> None:
+    from hwpscan.report.tables import pdf_loss_lines
+
+    name = "\x1b]0;OWNED\x07\x1b[2Jtwin"
+    (tmp_path / f"{name}.hwp").write_bytes(build_hwp5([f"{SQUARED_ONE} 과제"]))
+    (tmp_path / f"{name}.pdf").write_bytes(build_pdf([["과제"]]))
+    rows = [scan_file(tmp_path / f"{name}.hwp"), scan_file(tmp_path / f"{name}.pdf")]
+    shown = pdf_loss_lines(rows, root=str(tmp_path))
+    assert shown is not None and "lost 1 symbols" in shown.plain
+    assert "\x1b" not in shown.plain and "\x07" not in shown.plain
+    assert "\\x1b]0;OWNED" in shown.plain
+
+
+def test_junit_fails_a_file_read_in_part_for_a_gated_class_as_the_exit_code_does() -> None:
+    row = replace(
+        scan_bytes(build_pdf([[f"{chr(0xF000)} 과제"]]), path="p.pdf"),
+        status=Status.CORRUPT,
+        reason="read in part (3 characters, 0 surrogates read): page 2: unreadable",
+    )
+    assert row.body_read and row.defects == Defects(pdf_folded=1)
+    assert exit_code([row], ["pdf_folded"]) is ExitCode.FINDINGS
+    xml = junit_xml([row], gate=["pdf_folded"]).decode()
+    assert 'failures="1"' in xml and "defects: pdf_folded 1" in xml
+    assert 'failures="0"' in junit_xml([row], gate=["folded_symbols"]).decode()
+
+
+def test_repair_takes_any_folder_name_and_says_which_texts_it_could_not_write(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "in"
+    src.mkdir()
+    _hwp5(src, "a.hwp", [f"가{SQUARED_ONE}"])
+    _hwp5(src, "b.hwp", ["나"])
+    out = tmp_path / "o[/]x"  # rich markup in a folder name is a name
+    (out / "b.hwp.txt").mkdir(parents=True)  # b's text cannot be written there
+    env = {**os.environ, "HWPSCAN_HOME": str(tmp_path / "home"), "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-m", "hwpscan", "repair", str(src), "--out", str(out), "--no-progress"],
+        capture_output=True, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = " ".join((done.stdout + done.stderr).decode().split())
+    assert f"1 file repaired, written below {out} (1 not: 1 not written)" in said
+    assert "warning: repaired text not written to" in said and "b.hwp.txt" in said
+    assert (out / "a.hwp.txt").read_text(encoding="utf-8") == f"가{SQUARED_ONE}"

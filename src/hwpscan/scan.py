@@ -1331,9 +1331,3 @@ def statuses_exit_code(
     if gated and any(mask & gated for mask in masks):
         return ExitCode.FINDINGS
     return ExitCode.OK
-    for status in statuses:
-        if "contaminated" in wanted and status is Status.CONTAMINATED:
-            return ExitCode.FINDINGS
-        if "unreadable" in wanted and not status.scanned:
-            return ExitCode.FINDINGS
-    return ExitCode.OK

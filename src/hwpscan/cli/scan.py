@@ -23,6 +23,7 @@ from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, repair_table, summary_line
@@ -679,11 +680,14 @@ def repair(
     if fmt is RepairFormat.table:
         root = str(outcome.display_root) if outcome.display_root else None
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
-        console.print(repaired_line(outcome.results, out), highlight=False)
+        shown = console
     else:
         with open_output(results_file) as stream:
             _write_repair_rows(stream, fmt, outcome.results, out)
-        err_console.print(repaired_line(outcome.results, out), highlight=False)
+        shown = err_console
+    for warning in not_written(outcome.results):
+        err_console.print(f"warning: {warning}", markup=False, highlight=False)
+    shown.print(repaired_line(outcome.results, out), markup=False, highlight=False)
     raise typer.Exit(code=ExitCode.OK)
 
 
@@ -709,19 +713,40 @@ def _write_repair_rows(
 
 
 def repaired_line(results: Sequence[FileResult], out: Path) -> str:
-    """The last line of ``repair``: how many files got their text written, and where.
+    """The last line of ``repair``: how many files got their text written, and where;
+    the others counted by why (no text read, or the write failed).
 
     >>> from hwpscan.models import Format, RepairSummary, Status
     >>> done = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=RepairSummary())
     >>> unread = FileResult("b.hwp", "", 1, Format.HWP5, Status.ENCRYPTED)
+    >>> failed = FileResult("c.hwp", "", 1, Format.HWP5, Status.CLEAN)
     >>> repaired_line([done, unread], Path("out"))
     '1 file repaired, written below out (1 not: no text read)'
+    >>> repaired_line([done, unread, failed], Path("out"))
+    '1 file repaired, written below out (2 not: 1 no text read, 1 not written)'
     """
     written = sum(1 for r in results if r.repair is not None)
-    line = f"{written:,} file{'s' * (written != 1)} repaired, written below {out}"
-    if written < len(results):
-        line += f" ({len(results) - written:,} not: no text read)"
+    unread = sum(1 for r in results if r.repair is None and not r.status.scanned)
+    failed = len(results) - written - unread
+    shown = escape_snippet(str(out))
+    line = f"{written:,} file{'s' * (written != 1)} repaired, written below {shown}"
+    if unread and not failed:
+        line += f" ({unread:,} not: no text read)"
+    elif failed:
+        why = f"{unread:,} no text read, " if unread else ""
+        line += f" ({unread + failed:,} not: {why}{failed:,} not written)"
     return line
+
+
+def not_written(results: Sequence[FileResult]) -> list[str]:
+    """The warnings of files read whole whose repaired text could not be written."""
+    return [
+        escape_snippet(w)
+        for r in results
+        if r.repair is None and r.status.scanned
+        for w in r.warnings
+        if w.startswith("repaired text not written")
+    ]
 
 
 def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:

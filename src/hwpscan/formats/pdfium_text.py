@@ -81,7 +81,10 @@ def page_text(doc: Any, index: int) -> str:
     except pypdfium2.PdfiumError as exc:
         raise ValueError(f"PDFium could not load the page ({exc})") from exc
     try:
-        textpage = page.get_textpage()
+        try:
+            textpage = page.get_textpage()
+        except pypdfium2.PdfiumError as exc:  # that page's text, not the file
+            raise ValueError(f"PDFium could not read the page's text ({exc})") from exc
         try:
             count = pdfium_c.FPDFText_CountChars(textpage)
             if count <= 0:

@@ -74,7 +74,8 @@ def failure_message(result: FileResult) -> str | None:
         if b.pua:
             text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
         return text + (f"; defects: {quiet}" if quiet else "")
-    return f"{result.status.value}: {result.reason or 'the body could not be read'}"
+    text = f"{result.status.value}: {result.reason or 'the body could not be read'}"
+    return text + (f"; defects: {quiet}" if quiet else "")
 
 
 def _quiet_defects(result: FileResult) -> str:
@@ -114,7 +115,7 @@ def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
         if _gated(result, gate):
             return "failure"
         return "note" if _quiet_defects(result) else None
-    if result.status is Status.CONTAMINATED:
+    if result.status is Status.CONTAMINATED or _gated(result, gate):  # a part read holds them
         return "failure" if "contaminated" in gate or _gated(result, gate) else "note"
     return "error" if "unreadable" in gate or "error" in gate else "skipped"
 

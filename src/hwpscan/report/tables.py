@@ -588,7 +588,10 @@ def pdf_loss_lines(results: Sequence[FileResult], *, root: str | None = None) ->
         return None
     text = Text("What the PDFs lost against their HWP twins:", style="bold yellow")
     for loss in losses[:LOSSES_SHOWN]:
-        shown = loss._replace(pdf=short_path(loss.pdf, root), source=short_path(loss.source, root))
+        shown = loss._replace(  # ESC in a name: shown, never sent
+            pdf=escape_snippet(short_path(loss.pdf, root)),
+            source=escape_snippet(short_path(loss.source, root)),
+        )
         text.append(f"\n  {shown.line()}")
     if len(losses) > LOSSES_SHOWN:
         text.append(f"\n  +{len(losses) - LOSSES_SHOWN} more PDFs", style="dim")
@@ -607,7 +610,8 @@ def repair_table(
     handled, folded symbols restored, and what the private-use mode (*pua*; *pua_map* is
     the older ``map``) did with private use, the characters it could not map named."""
     mode = "map" if pua_map and pua == "keep" else pua
-    table = Table(title=f"Repaired text in {out} (--pua {mode})", title_justify="left")
+    title = Text(f"Repaired text in {escape_snippet(str(out))} (--pua {mode})")  # no markup
+    table = Table(title=title, title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
     table.add_column("written to", overflow="fold")
