@@ -400,3 +400,22 @@ def test_objects_and_arrays_still_count_beside_bare_scalars() -> None:
     report = check_json_text('7\n{"a": "x"}\ntrue\n["\\udc00"]\n')
     assert report.documents == 2 and len(report.bad) == 1 and len(report.skipped) == 2
     assert check_json_text('data: "tok\\udc00"\n\n').documents == 1  # an SSE token stream
+
+
+def test_an_hwpx_section_in_an_unknown_encoding_is_corrupt_not_an_internal_error() -> None:
+    import io
+    import zipfile
+
+    from hwpscan.rehearsal.synth.hwpx import build_hwpx
+
+    source = zipfile.ZipFile(io.BytesIO(build_hwpx(["본문"])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as package:
+        for info in source.infolist():
+            part = source.read(info.filename)
+            if info.filename.startswith("Contents/section"):
+                part = b'<?xml version="1.0" encoding="x-unheard-of"?>' + part.split(b"?>", 1)[1]
+            package.writestr(info, part)
+    row = scan_bytes(out.getvalue(), path="odd.hwpx")
+    assert row.status is Status.CORRUPT, row
+    assert "unknown encoding" in (row.reason or "") and "internal error" not in (row.reason or "")

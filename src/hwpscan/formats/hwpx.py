@@ -617,6 +617,8 @@ def _parse_chunks(
         parser.Parse(b"", True)
     except expat.ExpatError as exc:
         raise CorruptFileError(f"{_shown(name)}: XML malformed ({exc})") from exc
+    except LookupError as exc:  # the XML declaration names an encoding Python lacks
+        raise CorruptFileError(f"{_shown(name)}: XML in an unknown encoding ({exc})") from exc
     except RecursionError as exc:
         raise BudgetError(f"{_shown(name)}: XML too deep ({exc})") from exc
 
