@@ -266,13 +266,17 @@ def _better_mapped(text: str, got: tuple[str] | str) -> str | None:
     True
     >>> _better_mapped("표 \x08", "cannot open the file") is None
     True
+    >>> _better_mapped("표와 본문 \x08", ("표",)) is None  # pypdf read less: PDFium's stays
+    True
     """
     if isinstance(got, str) or not got[0]:
         return None
     other = got[0]
-    if len(_UNMAPPED_RE.findall(other)) < len(_UNMAPPED_RE.findall(text)):
-        return other
-    return None
+    fewer = len(_UNMAPPED_RE.findall(other)) < len(_UNMAPPED_RE.findall(text))
+    # and no text lost for it: as many characters but for white space (the engines
+    # space words differently)
+    whole = len("".join(other.split())) >= len("".join(text.split()))
+    return other if fewer and whole else None
 
 
 def _second_opinion(second: _Second, number: int, collect: _Collect) -> tuple[str] | str:
