@@ -41,7 +41,9 @@ MAX_FOUND_BYTES = 8 * 2**20
 B = chr(0xF02B1)
 
 
-def _deep_resources(depth: int) -> bytes:
+def deep_resources(depth: int) -> bytes:
+    """Page 1's resources nest *depth* dictionaries (objects keep their offsets only up
+    to that page; both engines rebuild the cross-reference table)."""
     data = build_pdf([["가나다"], ["둘째"]])
     plain = b"/Resources << /Font << /F1 3 0 R >> >>"
     deep = b"/Resources << /Font << /F1 3 0 R >> /X " + b"<< /A " * depth + b"1"
@@ -63,7 +65,7 @@ def hostile() -> dict[str, bytes]:
         "tree-2000": PdfExtras(page_tree_depth=2000),
     }
     out = {name: build_pdf(pages, broken_cmap=True, extras=x) for name, x in variants.items()}
-    out["resources-100000-deep"] = _deep_resources(100_000)
+    out["resources-100000-deep"] = deep_resources(100_000)
     return out
 
 

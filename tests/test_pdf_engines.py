@@ -100,24 +100,13 @@ def test_a_self_drawing_form_costs_no_page() -> None:
     assert r.status is Status.CLEAN and r.body is not None and r.body.chars >= _CHARS
 
 
-def _deep_resources(depth: int) -> bytes:
-    """Page 1's resources nest *depth* dictionaries (objects keep their offsets only up
-    to that page; both engines rebuild the cross-reference table)."""
-    data = build_pdf([["가나다"], ["둘째"]])
-    plain = b"/Resources << /Font << /F1 3 0 R >> >>"
-    deep = b"/Resources << /Font << /F1 3 0 R >> /X " + b"<< /A " * depth + b"1"
-    deep += b" >>" * depth + b" >>"
-    at = data.index(plain)
-    return data[:at] + deep + data[at + len(plain) :]
-
-
 @pytest.mark.slow
 def test_a_page_lost_in_100000_deep_resources_is_never_clean() -> None:
     """Both engines lose page 1 without raising; pypdf's log says so, and is heard
     even when the application has disabled logging."""
     logging.disable(logging.CRITICAL)
     try:
-        r = scan_bytes(_deep_resources(100_000), path="deep.pdf")
+        r = scan_bytes(pdf_engines.deep_resources(100_000), path="deep.pdf")
     finally:
         logging.disable(logging.NOTSET)
     assert r.status is Status.CORRUPT
@@ -125,5 +114,5 @@ def test_a_page_lost_in_100000_deep_resources_is_never_clean() -> None:
 
 
 def test_shallow_resources_read_whole() -> None:
-    r = scan_bytes(_deep_resources(50), path="shallow.pdf")
+    r = scan_bytes(pdf_engines.deep_resources(50), path="shallow.pdf")
     assert r.status is Status.CLEAN and r.body is not None and r.body.chars == 5

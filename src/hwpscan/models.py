@@ -313,6 +313,13 @@ class FileResult:
     def contaminated(self) -> bool:
         return self.status is Status.CONTAMINATED
 
+    @property
+    def lossy(self) -> bool:
+        """True when the body read shows characters as others (folded symbols, PDF
+        folds), whatever its status says of UTF-8."""
+        found = self.defect_counts()
+        return found is not None and found.lossy
+
     def defect_counts(self) -> Defects | None:
         """The body's defects: None when the body was not read; for a result made
         without them (an older record), the two classes its counts tell.

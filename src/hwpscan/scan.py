@@ -612,7 +612,6 @@ class Repair:
 
     target: Path
     orphans: OrphanPolicy = "drop"
-    pua_map: bool = False  # the older pua="map"
     pua: PuaMode = "keep"
 
 
@@ -622,7 +621,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
     HWP 5 folded symbols are turned back into their plane-15 code points first (every
     mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
     private use for the mode to treat."""
-    pua: PuaMode = "map" if repair.pua_map and repair.pua == "keep" else repair.pua
+    pua = repair.pua
     done = repair_text(
         join_segments(doc.body),
         orphans=repair.orphans,

@@ -140,8 +140,7 @@ def _main_row(index: int, r: FileResult, root: str) -> str:
 def _lossy_mark(r: FileResult) -> str:
     """A mark under a status whose text shows characters as others (folded symbols,
     PDF folds), with the classes in its title."""
-    found = r.defect_counts()
-    if found is None or not found.lossy:
+    if not r.lossy:
         return ""
     return f' <small class="lossy" title="{e(defects_line(r))}">손실 lossy</small>'
 

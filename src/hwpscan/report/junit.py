@@ -115,8 +115,9 @@ def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
         if _gated(result, gate):
             return "failure"
         return "note" if _quiet_defects(result) else None
-    if result.status is Status.CONTAMINATED or _gated(result, gate):  # a part read holds them
-        return "failure" if "contaminated" in gate or _gated(result, gate) else "note"
+    gated = _gated(result, gate)  # a body read in part may hold a gated class too
+    if result.status is Status.CONTAMINATED or gated:
+        return "failure" if "contaminated" in gate or gated else "note"
     return "error" if "unreadable" in gate or "error" in gate else "skipped"
 
 

@@ -41,18 +41,13 @@ def results_frame(results: Iterable[FileResult]) -> pd.DataFrame:
             "contaminated": r.status is Status.CONTAMINATED,
             "clean": r.status is Status.CLEAN,
             "unreadable": not r.status.scanned,
-            "lossy": r.status is Status.CLEAN and _lossy(r),
+            "lossy": r.status is Status.CLEAN and r.lossy,
         }
         for r in results
     ]
     return pd.DataFrame(
         rows, columns=["date", "format", "status", "contaminated", "clean", "unreadable", "lossy"]
     )
-
-
-def _lossy(result: FileResult) -> bool:
-    found = result.defect_counts()
-    return found is not None and found.lossy
 
 
 def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:

@@ -71,13 +71,8 @@ def figures(results: Sequence[FileResult]) -> Figures:
         dates=len({r.date for r in results if r.date}),
         contaminated_dates=tuple(contaminated_dates(results)) if results else (),
         defects=tuple(defect_files(results).items()),
-        lossy=sum(r.status is Status.CLEAN and _lossy(r) for r in results),
+        lossy=sum(r.status is Status.CLEAN and r.lossy for r in results),
     )
-
-
-def _lossy(r: FileResult) -> bool:
-    found = r.defect_counts()
-    return found is not None and found.lossy
 
 
 def md_cell(text: str) -> str:

@@ -530,8 +530,7 @@ def is_problem(result: FileResult) -> bool:
     shown as others (:data:`LOSSY_DEFECTS`)."""
     if result.status is not Status.CLEAN or result.reason:
         return True
-    found = result.defect_counts()
-    return found is not None and found.lossy
+    return result.lossy
 
 
 def scan_view(
@@ -604,13 +603,11 @@ def repair_table(
     out: object,
     root: str | None = None,
     pua: str = "keep",
-    pua_map: bool = False,
 ) -> Table:
     """What ``repair`` wrote per file: the file its text went to, pairs restored, orphans
-    handled, folded symbols restored, and what the private-use mode (*pua*; *pua_map* is
-    the older ``map``) did with private use, the characters it could not map named."""
-    mode = "map" if pua_map and pua == "keep" else pua
-    title = Text(f"Repaired text in {escape_snippet(str(out))} (--pua {mode})")  # no markup
+    handled, folded symbols restored, and what the private-use mode *pua* did with
+    private use, the characters it could not map named."""
+    title = Text(f"Repaired text in {escape_snippet(str(out))} (--pua {pua})")  # no markup
     table = Table(title=title, title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
