@@ -11,7 +11,13 @@ import pytest
 
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.scan import SIDECAR_NAMES, collect_dated, collect_files, resolve_dates
+from hwpscan.scan import (
+    SIDECAR_NAMES,
+    collect_dated,
+    collect_files,
+    collect_listed,
+    resolve_dates,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -100,7 +106,7 @@ def test_listing_and_dating_in_one_pass_answers_as_the_two_apart(
             )
         )
     dated = ("2025-07-21/a.hwp", "2025-07-21/b_2025-08-01.hwp", "2025-07-22/c.hwp")
-    for rel in (*dated, "c/2025-08-01.hwp"):
+    for rel in (*dated, "c/2025-08-01.hwp", "2025-07-24.hwp"):  # the last one at the top
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_bytes(data)
     (tree / "2025-07-22" / "linked.hwp").symlink_to(fetched / "x.hwp")
@@ -109,6 +115,10 @@ def test_listing_and_dating_in_one_pass_answers_as_the_two_apart(
         files, dates = collect_dated(inputs)
         assert files == collect_files(inputs)
         assert dates == resolve_dates(files), inputs
+        # the texts the pool takes are the str() of those paths (no "./" in front)
+        texts, by_text = collect_listed(inputs)
+        assert texts == [str(p) for p in files], inputs
+        assert by_text == {str(p): d for p, d in dates.items()}, inputs
     files, dates = collect_dated([Path(".")])
     by_path = {p.as_posix(): dates.get(p) for p in files}
     assert by_path["2025-07-21/a.hwp"] == "2025-07-21"

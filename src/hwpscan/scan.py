@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from datetime import date as _date
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hwpscan.atomic import atomic_write
 from hwpscan.errors import EncryptedFileError, FormatError
@@ -146,7 +146,7 @@ def collect_files(inputs: Iterable[Path]) -> list[Path]:
     is kept, and so is a folder that cannot be listed: scanning either gives a row with
     status ``error``.
     """
-    return [found.path for found in _listed(inputs)]
+    return [Path(found.text) for found in _listed(inputs)]
 
 
 def collect_dated(
@@ -155,14 +155,26 @@ def collect_dated(
     """:func:`collect_files` and :func:`resolve_dates` of the files, in one pass: what
     the listing learnt of each file (its real folder) is not asked of the disk again.
     Manifest lines that date nothing (a bad date...) are described in *problems*."""
+    texts, dated = collect_listed(inputs, problems)
+    paths = [Path(text) for text in texts]
+    return paths, {p: dated[t] for p, t in zip(paths, texts, strict=True) if t in dated}
+
+
+def collect_listed(
+    inputs: Iterable[Path], problems: list[str] | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """:func:`collect_dated` with each file as the text of its path (``str`` of the
+    ``Path`` :func:`collect_files` gives), the dates keyed by that text: what the pool
+    of :func:`scan_rows` takes. A ``Path`` per file would cost the listing a parse, and
+    the supervisor a hash and a formatting of it per file; a scan needs none of them."""
     found = _listed(inputs)
-    return [f.path for f in found], _dates(found, problems)
+    return [f.text for f in found], _dates(found, problems)
 
 
-@dataclass(frozen=True, slots=True)
-class _Listed:
-    path: Path
-    text: str  # the path as a string
+class _Listed(NamedTuple):
+    """A file the listing found (a tuple: made in C, many thousands per scan)."""
+
+    text: str  # the path as a string: str() of its Path
     real: str  # its real path (os.path.realpath)
     # for a file found below a folder: that folder as walked, and the file's name in it
     # (so that its date and its manifest are asked per folder, not worked out per file)
@@ -180,28 +192,29 @@ def _listed(inputs: Iterable[Path]) -> list[_Listed]:
         if not item.is_dir():
             if (key := real(item)) not in seen:
                 seen.add(key)
-                out.append(_Listed(item, os.fspath(item), key))
+                out.append(_Listed(os.fspath(item), key))
             continue
         for root, files in _walk(os.fspath(item)):
-            base = Path(root)
             if files is None:  # a folder that cannot be listed: kept, its row says why
-                if (key := real(base)) not in seen:
+                if (key := real(root)) not in seen:
                     seen.add(key)
-                    out.append(_Listed(base, root, key))
+                    out.append(_Listed(root, key))
                 continue
             # os.path.join(root, name) and (folder, name), for names that hold no separator
             real_root = real.folder(root)
-            within, real_within = _joiner(root), _joiner(real_root)
+            # "." is left out in front, as pathlib writes the paths below it
+            within = "" if root == os.curdir else _joiner(root)
+            real_within = _joiner(real_root)
             for name, link in files:
                 if not _is_attachment_name(name):
                     continue
-                path = base / name
+                text = within + name
                 # a file that is no symlink is its folder's real path plus its name
-                key = real(path) if link else real_within + name
+                key = real(text) if link else real_within + name
                 if key not in seen:
                     seen.add(key)
                     folder_real = None if link else real_root
-                    out.append(_Listed(path, within + name, key, root, name, folder_real))
+                    out.append(_Listed(text, key, root, name, folder_real))
     return out
 
 
@@ -222,7 +235,7 @@ def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]] | None]]:
     hidden ones and symlinked ones not entered), each with its files in name order and
     whether each is a symlink (from the listing: no ``lstat`` per file); a folder that
     cannot be listed comes with ``None`` (what it holds is unknown: never a silent
-    skip)."""
+    skip). Below ``.`` the folders are named without it, as pathlib names them."""
     try:
         with os.scandir(top) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -239,7 +252,7 @@ def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]] | None]]:
     yield top, files
     for entry in folders:
         if not entry.name.startswith(".") and not _entry_is(entry.is_symlink):
-            yield from _walk(os.path.join(top, entry.name))
+            yield from _walk(entry.name if top == os.curdir else os.path.join(top, entry.name))
 
 
 def _entry_is(test: Callable[[], bool]) -> bool:
@@ -267,7 +280,7 @@ class _RealPaths:
     def __init__(self) -> None:
         self._folders: dict[str, str] = {}
 
-    def __call__(self, path: Path) -> str:
+    def __call__(self, path: str | os.PathLike[str]) -> str:
         text = os.fspath(path)
         head, name = os.path.split(text)
         if not name or name in (".", "..") or os.path.islink(text):
@@ -290,10 +303,13 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     file.
     """
     real = _RealPaths()
-    return _dates([_Listed(p, os.fspath(p), real(p)) for p in paths])
+    given = list(paths)
+    dated = _dates([_Listed(os.fspath(p), real(p)) for p in given])
+    return {p: dated[text] for p in given if (text := os.fspath(p)) in dated}
 
 
-def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[Path, str]:
+def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[str, str]:
+    """The date of each listed file that has one, keyed by its text."""
     known: dict[str, bool] = {}
 
     def under_manifest(folder: str) -> bool:
@@ -304,17 +320,17 @@ def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[Path
             found = known[folder] = here or (parent != folder and under_manifest(parent))
         return found
 
-    listed = [
-        f.path
+    listed = {
+        Path(f.text): f.text
         for f in files
         if under_manifest(f.real_folder if f.real_folder is not None else os.path.dirname(f.real))
-    ]
-    dates = dict(dates_for(listed, problems)) if listed else {}
-    named = dates.copy()  # what the manifests say wins; the path names the rest
+    }
+    named = {listed[p]: d for p, d in dates_for(listed, problems).items()} if listed else {}
+    dates: dict[str, str] = {}  # the path names what the manifests do not
     for f in files:
         found = date_from_path(f.text) if f.folder is None else _listed_date(f.folder, f.name)
         if found is not None:
-            dates[f.path] = found
+            dates[f.text] = found
     dates.update(named)
     return dates
 
@@ -677,7 +693,9 @@ def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
     return targets
 
 
-Job = tuple[Path, str | None, Repair | None]
+#: A file to scan: its path (a ``Path``, or the text of one as :func:`collect_listed`
+#: gives it), its date, its repair.
+Job = tuple[Path | str, str | None, Repair | None]
 #: A job as a worker is given it: the path as a string (a ``Path`` costs a worker a parse
 #: per file to unpickle, and the supervisor one to pickle; the worker needs only the text).
 _SentJob = tuple[str, str | None, Repair | None]
@@ -726,23 +744,26 @@ class PoolSettings:
     """How :func:`scan_rows` scans (as the keywords of :func:`scan_paths`)."""
 
     jobs: int | None = None
-    dates: Mapping[Path, str] | None = None
+    dates: Mapping[Path, str] | Mapping[str, str] | None = None
     repair: RepairSettings | None = None
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT
     ordered: bool = True
 
 
-def scan_rows(paths: Iterable[Path], settings: PoolSettings | None = None) -> Iterator[Row]:
+def scan_rows(paths: Iterable[Path | str], settings: PoolSettings | None = None) -> Iterator[Row]:
     """:func:`scan_paths` as :class:`Row` objects: a worker's row is handed on as it
-    came (its result built only if someone asks for it)."""
+    came (its result built only if someone asks for it). *paths* may be the texts of
+    paths (:func:`collect_listed`), with ``settings.dates`` keyed by those texts."""
     settings = settings or PoolSettings()
-    dates = settings.dates or {}
+    dates: Mapping[Any, str] = settings.dates or {}
     repair = settings.repair
     paths = list(paths)
-    targets = repair_targets(paths, repair.out) if repair is not None else {}
-    work: list[Job] = [
-        (p, dates.get(p), repair.to(targets[p]) if repair and p in targets else None) for p in paths
-    ]
+    work: list[Job]
+    if repair is None:
+        work = [(p, dates.get(p), None) for p in paths]
+    else:
+        targets = repair_targets([Path(p) for p in paths], repair.out)
+        work = [(p, dates.get(p), repair.to(targets[Path(p)])) for p in paths]
     # never more workers than files; never more than a few per core
     cores = os.cpu_count() or 1
     jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
@@ -1276,7 +1297,7 @@ def _lost_row(job: Job, why: str) -> FileResult:
     """The row of a file whose worker was lost: what the file system says, and why."""
     path, date, _ = job
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except OSError:
         size = 0
     row = _error_row(display_path(path), date, Status.ERROR, f"{why} while reading this file")

@@ -36,7 +36,7 @@ from hwpscan.scan import (
     PoolSettings,
     RepairSettings,
     Row,
-    collect_dated,
+    collect_listed,
     scan_rows,
     statuses_exit_code,
 )
@@ -214,7 +214,7 @@ def scan(
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
         problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
-        files, dates = (None, {}) if settings.scaled else collect_dated(settings.paths, problems)
+        files, dates = (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
         for problem in problems:
             observer.warn(problem)
         observer.started("scan", None if files is None else len(files))
@@ -277,7 +277,7 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
 
 
 def _run_local(
-    settings: ScanSettings, files: list[Path], dates: dict[Path, str], record: Recording
+    settings: ScanSettings, files: list[str], dates: dict[str, str], record: Recording
 ) -> Sequence[FileResult]:
     """This machine's pool: rows go to *record* as files complete (it keeps them, most on
     disk for a large run); returned in input order."""
@@ -318,7 +318,7 @@ def _run_scaled(
 
 
 def _run_matrix(
-    settings: ScanSettings, files: list[Path], record: Recording, observer: ScanObserver
+    settings: ScanSettings, files: list[str], record: Recording, observer: ScanObserver
 ) -> list[MatrixRow]:
     """Every extractor on every file; each row to the run store and the observer."""
     if settings.matrix is None:
@@ -335,7 +335,8 @@ def _run_matrix(
         observer.matrix_row(row)
 
     jobs = settings.jobs or os.cpu_count() or 1
-    for _ in run_matrix(files, matrix.parsers, timeout=matrix.timeout, jobs=jobs, on_row=on_row):
+    paths = [Path(f) for f in files]
+    for _ in run_matrix(paths, matrix.parsers, timeout=matrix.timeout, jobs=jobs, on_row=on_row):
         pass
     observer.finished("matrix")
     return rows
