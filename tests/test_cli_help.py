@@ -8,6 +8,7 @@ start-up figures themselves are in ``benchmarks/startup.py``).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import typer.main
@@ -110,3 +111,22 @@ def test_version_loads_no_framework_and_help_no_heavy_module() -> None:
     heavy = {"httpx", "pandas", "pydantic", "hwpscan.rehearsal.emulator.server", "olefile", "pypdf"}
     assert imported_modules("--help").isdisjoint(heavy)
     assert imported_modules("scan", "--help").isdisjoint(heavy)
+
+
+def test_a_machine_format_scan_loads_no_fallback_table_or_diff_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Start-up is paid on every run: a scan of a well-formed HWP 5 file to JSON Lines
+    needs neither olefile (the fallback for a container our reader declines), nor
+    rich's tables (nothing is drawn), nor the comparison of runs (nothing is compared)."""
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    doc = tmp_path / "a.hwp"
+    doc.write_bytes(build_hwp5(["문단"]))
+    out = tmp_path / "rows.jsonl"
+    loaded = imported_modules(
+        "scan", str(doc), "--format", "jsonl", "-o", str(out), "--no-progress"
+    )
+    assert "hwpscan.formats.hwp5" in loaded and out.read_text(encoding="utf-8").count("\n") == 1
+    assert loaded.isdisjoint({"olefile", "rich.table", "hwpscan.runs.diff"})

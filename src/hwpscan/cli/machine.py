@@ -34,10 +34,11 @@ import typer
 from hwpscan.atomic import atomic_file
 from hwpscan.cli.app import check_writable_folder, console, fail
 from hwpscan.models import ExitCode
-from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo
+from hwpscan.runs import RunInfo
 
 if TYPE_CHECKING:
     from hwpscan.fetch.plan import Plan
+    from hwpscan.runs.diff import RunDiff
 
 __all__ = [
     "MANIFEST_ROW_SCHEMA",
@@ -175,6 +176,8 @@ def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
 
 
 def diff_json(d: RunDiff) -> dict[str, Any]:
+    from hwpscan.runs.diff import CHANGE_KINDS  # loaded with the diff it describes
+
     files = [asdict(c) for c in d.files]
     regressed = bool(d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated"))
     return {

@@ -32,9 +32,7 @@ import struct
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from operator import itemgetter
-from typing import cast
-
-import olefile
+from typing import TYPE_CHECKING, cast
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
@@ -53,8 +51,10 @@ from hwpscan.formats.hwp5_text import (
     text_segments,
     utf16_decode,
 )
-from hwpscan.formats.ole_streams import OleStreams
 from hwpscan.models import Document, Format, Segment, Status
+
+if TYPE_CHECKING:  # olefile loads only for a file the strict reader declines
+    from hwpscan.formats.ole_streams import OleStreams
 
 __all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
 
@@ -182,6 +182,12 @@ def read_ole(
     cfb = open_cfb(data) if fast else None
     if cfb is not None:
         return _read_container(cfb, data, *caps)
+    # olefile (and our walk of its directory) only for a file the strict reader declines:
+    # a scan of well-formed files never loads it
+    import olefile
+
+    from hwpscan.formats.ole_streams import OleStreams
+
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:

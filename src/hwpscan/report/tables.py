@@ -6,10 +6,10 @@ import enum
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info, pua_summary
@@ -17,6 +17,17 @@ from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import LOSSY_CLASSES, FileResult, RepairSummary, Status
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import defect_files, status_counts
+
+if TYPE_CHECKING:  # rich.table loads when a table is drawn: not for a scan's machine output
+    from rich.table import Table
+
+
+def _table(*args: Any, **kwargs: Any) -> Table:
+    """A rich ``Table`` (rich.table imported at the first table drawn)."""
+    from rich.table import Table
+
+    return Table(*args, **kwargs)
+
 
 #: The defect classes a UTF-8 verdict does not show (the surrogate classes make a file
 #: contaminated), with the words the tables use for them.
@@ -61,7 +72,7 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
             files[cp] = files.get(cp, 0) + 1
     if not seen:
         return None
-    table = Table(title="Private-use characters seen", title_justify="left")
+    table = _table(title="Private-use characters seen", title_justify="left")
     columns = (
         ("code point", "left"),
         ("count", "right"),
@@ -323,7 +334,7 @@ def _name_width(cols: Sequence[_Col], width: int | None) -> int | None:
 
 
 def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table:
-    table = Table(title=title, title_justify="left", expand=False)
+    table = _table(title=title, title_justify="left", expand=False)
     table.add_column("file", overflow="ellipsis", no_wrap=True, max_width=name_width or 60)
     for c in cols:
         table.add_column(
@@ -366,7 +377,7 @@ def pivot_table(
 
     frame = contamination_pivot(results)
     compact = width is not None and (width < NARROW or _pivot_width(frame) > width)
-    table = Table(
+    table = _table(
         title=title,
         title_justify="left",
         caption="cells: contaminated/files" if compact else None,
@@ -608,7 +619,7 @@ def repair_table(
     handled, folded symbols restored, and what the private-use mode *pua* did with
     private use, the characters it could not map named."""
     title = Text(f"Repaired text in {escape_snippet(str(out))} (--pua {pua})")  # no markup
-    table = Table(title=title, title_justify="left")
+    table = _table(title=title, title_justify="left")
     table.add_column("file", overflow="fold")
     table.add_column("status")
     table.add_column("written to", overflow="fold")
@@ -779,7 +790,7 @@ def history_table(
     minute, the outcome in words and the arguments on a dim second line.
     """
     wide = width is None or width >= HISTORY_WIDE
-    table = Table(title=title, title_justify="left")
+    table = _table(title=title, title_justify="left")
     table.add_column("run", no_wrap=True)
     table.add_column("kind", no_wrap=True)
     table.add_column("started (KST)", no_wrap=True)

@@ -18,15 +18,9 @@ Secrets are kept out of stored arguments and summaries by
 
 from __future__ import annotations
 
-from hwpscan.runs.diff import (
-    CHANGE_KINDS,
-    DATE_STATES,
-    DateChange,
-    FileChange,
-    RunDiff,
-    date_states,
-    diff_results,
-)
+from typing import TYPE_CHECKING
+
+from hwpscan.lazy import lazy_names
 from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
 from hwpscan.runs.store import (
     DB_NAME,
@@ -37,6 +31,29 @@ from hwpscan.runs.store import (
     list_runs,
     load_run,
 )
+
+if TYPE_CHECKING:
+    from hwpscan.runs.diff import (
+        CHANGE_KINDS,
+        DATE_STATES,
+        DateChange,
+        FileChange,
+        RunDiff,
+        date_states,
+        diff_results,
+    )
+
+#: The diff's names load when first asked for: recording a scan compares nothing.
+_DIFF_NAMES = (
+    "CHANGE_KINDS",
+    "DATE_STATES",
+    "DateChange",
+    "FileChange",
+    "RunDiff",
+    "date_states",
+    "diff_results",
+)
+__getattr__ = lazy_names(__name__, dict.fromkeys(_DIFF_NAMES, "hwpscan.runs.diff"))
 
 __all__ = [
     "CHANGE_KINDS",

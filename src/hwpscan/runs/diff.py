@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hwpscan.models import FileResult, Status
+from hwpscan.runs.records import file_name
 
 __all__ = [
     "CHANGE_KINDS",
@@ -27,15 +28,6 @@ __all__ = [
     "file_name",
     "pair_files",
 ]
-
-
-def file_name(path: str) -> str:
-    """The file name of a stored path (either separator).
-
-    >>> file_name("a/2025-07-21/보도.hwp"), file_name("c:\\\\x\\\\y.pdf")
-    ('보도.hwp', 'y.pdf')
-    """
-    return path[max(path.rfind("/"), path.rfind("\\")) + 1 :]
 
 
 #: The states of a date, the first that holds: a file contaminated; every file read and

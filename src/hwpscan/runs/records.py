@@ -9,9 +9,18 @@ from typing import Any
 
 from hwpscan.models import FileResult, Status
 
-__all__ = ["RUN_KINDS", "Run", "RunInfo", "new_run_id"]
+__all__ = ["RUN_KINDS", "Run", "RunInfo", "file_name", "new_run_id"]
 
 RUN_KINDS = ("scan", "fetch", "verify")
+
+
+def file_name(path: str) -> str:
+    """The file name of a stored path (either separator).
+
+    >>> file_name("a/2025-07-21/보도.hwp"), file_name("c:\\\\x\\\\y.pdf")
+    ('보도.hwp', 'y.pdf')
+    """
+    return path[max(path.rfind("/"), path.rfind("\\")) + 1 :]
 
 
 @dataclass(frozen=True, slots=True)

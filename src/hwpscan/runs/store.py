@@ -24,15 +24,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
-from hwpscan.runs.diff import RunDiff, diff_results, file_name
-from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
+from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, file_name, new_run_id
 from hwpscan.runs.sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
@@ -43,6 +42,9 @@ from hwpscan.runs.sqlite import (
     retry_busy,
 )
 from hwpscan.scan import Row
+
+if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is recorded
+    from hwpscan.runs.diff import RunDiff
 
 __all__ = [
     "DB_NAME",
@@ -571,6 +573,8 @@ def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
     """Compare two stored runs (ids, unique prefixes or ``latest``)."""
     with _using(store) as s:
         run_a, run_b = s.load_run(a), s.load_run(b)
+    from hwpscan.runs.diff import diff_results
+
     return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)
 
 
