@@ -1,6 +1,6 @@
 """Scan throughput against the floor, a reference extractor and a naive walker.
 
-    python benchmarks/scan_throughput.py [--files 5000] [--side-files 300]
+    python benchmarks/scan_throughput.py [--files 5000] [--side-files 1000]
         [--corpus benchmarks/out/corpus] [--dir FOLDER ...] [--profile 25]
 
 Generates (once, reused afterwards) a corpus of press-release-like HWP 5 files of
@@ -28,7 +28,8 @@ in a fresh process so peak RSS is its own:
   the HWP 5 corpus, and the ratio of each pair is printed. The two rows above are taken
   a minute apart, and a shared machine's speed drifts by a fifth in that time; a pair
   run back to back sees the same machine, so the ratio target is judged on the median
-  of the pairs. The files/s target is judged on the median of every ``hwpscan -jN``
+  of the pairs (the HWPX corpus gets its own pairs, judged the same way). The files/s
+  target is judged on the median of every ``hwpscan -jN``
   run over the corpus (the table's and the pairs'; all are printed), for the same
   reason; without unhwp the CLI alone is run N more times.
 
@@ -38,9 +39,9 @@ throwaway ``HWPSCAN_HOME``, so no run lands in your run store. Peak RSS is the l
 single process of a run (a worker or the main process), in MB. ``--profile N`` ends
 with a cProfile of ``scan_file`` over the HWP 5 corpus, the N most expensive functions.
 
-Targets: whole CLI with all workers >= 5,000 HWP 5 files/s and >= 1.0x unhwp; core
->= 3,000 files/s per core; peak RSS flat in corpus size. Stretch: 10,000 files/s,
-within 4x of the floor.
+Targets: whole CLI with all workers >= 5,000 HWP 5 files/s, and >= 1.5x unhwp for HWP 5
+and for HWPX (each on the median of ``--pairs`` runs back to back); core >= 3,000 files/s
+per core; peak RSS flat in corpus size. Stretch: 10,000 files/s, within 4x of the floor.
 """
 
 from __future__ import annotations
@@ -239,6 +240,10 @@ print(len(files), best, sum(cfb_fast.DECLINES.values()), int(native.ACTIVE))
 """
 
 
+#: The ratio to unhwp's files/s that the whole CLI with all workers is held to, for HWP 5
+#: and for HWPX (judged on the median of the pairs run back to back).
+TARGET_RATIO = 1.5
+
 #: The environment that runs the readers' Python code alone (their native twins off).
 PURE = {"HWPSCAN_PURE_PYTHON": "1"}
 
@@ -387,14 +392,18 @@ class Pairs:
     rates: list[float]
 
 
-def paired_ratios(folder: Path, cores: int, pairs: int, *, unhwp: bool = True) -> Pairs:
+def paired_ratios(
+    folder: Path, cores: int, pairs: int, *, unhwp: bool = True, kind: str = "hwp5"
+) -> Pairs:
     """CLI --jobs *cores* files/s over unhwp's, for *pairs* runs of the two back to back
-    (without unhwp, the CLI alone is run *pairs* more times: its rates, no ratio)."""
-    files = len(list(folder.rglob(PATTERNS["hwp5"])))
+    over the *kind* files below *folder* (without unhwp, the CLI alone is run *pairs*
+    more times: its rates, no ratio)."""
+    pattern = PATTERNS[kind]
+    files = len(list(folder.rglob(pattern)))
     found = Pairs([], [])
     for _ in range(pairs):
         if unhwp:
-            seconds, _, _, out = run([sys.executable, "-c", _UNHWP, str(folder), PATTERNS["hwp5"]])
+            seconds, _, _, out = run([sys.executable, "-c", _UNHWP, str(folder), pattern])
             reference = int(out[0]) / seconds
         seconds, _, _, _ = run(scan_cmd([folder], cores))
         found.rates.append(files / seconds)
@@ -449,12 +458,24 @@ def summary(rows: list[Row], cores: int, paired: Pairs | None = None) -> None:
         middle = statistics.median(paired.ratios)
         shown = ", ".join(f"{r:.2f}" for r in paired.ratios)
         print(f"CLI --jobs {cores} / unhwp, {len(paired.ratios)} pairs run back to back: {shown}")
-        what = f"CLI --jobs {cores} >= 1.0x unhwp (median of the pairs)"
-        checks.append((what, middle >= 1.0, f"{middle:.2f}x"))
+        what = f"CLI --jobs {cores} >= {TARGET_RATIO}x unhwp (median of the pairs)"
+        checks.append((what, middle >= TARGET_RATIO, f"{middle:.2f}x"))
     elif unhwp:
-        checks.append((f"CLI --jobs {cores} >= 1.0x unhwp", many >= unhwp, f"{many / unhwp:.2f}x"))
+        ratio = many / unhwp
+        what = f"CLI --jobs {cores} >= {TARGET_RATIO}x unhwp"
+        checks.append((what, ratio >= TARGET_RATIO, f"{ratio:.2f}x"))
     for what, ok, figure in checks:
         print(f"target {what}: {'met' if ok else 'NOT met'} ({figure})")
+
+
+def hwpx_pairs(folder: Path, cores: int, pairs: int) -> None:
+    """The HWPX target, judged as the HWP 5 one is: unhwp and the CLI back to back."""
+    paired = paired_ratios(folder, cores, pairs, kind="hwpx")
+    shown = ", ".join(f"{r:.2f}" for r in paired.ratios)
+    middle = statistics.median(paired.ratios)
+    print(f"HWPX: CLI --jobs {cores} / unhwp, {len(paired.ratios)} pairs run back to back: {shown}")
+    what = f"HWPX CLI --jobs {cores} >= {TARGET_RATIO}x unhwp (median of the pairs)"
+    print(f"target {what}: {'met' if middle >= TARGET_RATIO else 'NOT met'} ({middle:.2f}x)")
 
 
 def profile(folder: Path, top: int) -> None:
@@ -487,7 +508,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--files", type=int, default=5000, help="HWP 5 files generated")
-    parser.add_argument("--side-files", type=int, default=300, help="HWPX and PDF files each")
+    parser.add_argument("--side-files", type=int, default=1000, help="HWPX and PDF files each")
     parser.add_argument("--corpus", type=Path, default=HERE / "out" / "corpus")
     parser.add_argument("--dir", type=Path, action="append", default=[], help="your own folder")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
@@ -525,6 +546,8 @@ def main() -> None:
             f"{kind.upper()} (generated)",
             rows_for(side / kind, kind, cores, unhwp=unhwp, small=None),
         )
+        if kind == "hwpx" and unhwp and args.pairs > 0:
+            hwpx_pairs(side / kind, cores, args.pairs)
     for folder in args.dir:
         for kind in PATTERNS:
             found = rows_for(folder, kind, cores, unhwp=unhwp, small=None)
