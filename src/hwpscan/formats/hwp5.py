@@ -186,7 +186,7 @@ def read_ole(
     # a scan of well-formed files never loads it
     import olefile
 
-    from hwpscan.formats.ole_streams import OleStreams
+    from hwpscan.formats.ole_streams import OleStreams  # it loads olefile too
 
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))

@@ -573,7 +573,7 @@ def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
     """Compare two stored runs (ids, unique prefixes or ``latest``)."""
     with _using(store) as s:
         run_a, run_b = s.load_run(a), s.load_run(b)
-    from hwpscan.runs.diff import diff_results
+    from hwpscan.runs.diff import diff_results  # only when runs are compared
 
     return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)
 
