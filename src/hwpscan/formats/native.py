@@ -1,6 +1,6 @@
-"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``), or ``None`` for
-each one missing: see :mod:`hwpscan.native` for how they relate to the Python code and
-how to turn them off (``tests/test_native_switch.py`` checks both ways).
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``, ``_zip.c``),
+or ``None`` for each one missing: see :mod:`hwpscan.native` for how they relate to the
+Python code and how to turn them off (``tests/test_native_switch.py`` checks both ways).
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ __all__ = [
     "paragraph_runs",
     "plain_counts",
     "scan_free",
+    "zip_central",
+    "zip_inflate",
 ]
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
@@ -46,6 +48,8 @@ ParagraphRuns = Callable[
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
+ZipCentral = Callable[[bytes, int, int], list[tuple[str, int, int, int, int, int, int]] | None]
+ZipInflate = Callable[[bytes, int, int, int, int, int], bytes | None]
 CfbLayout = Callable[
     [bytes],
     tuple[dict[str, tuple[str, int, list[tuple[int, int]], bool]], list[tuple[int, int]], list[str]]
@@ -81,6 +85,12 @@ def _load_owpml() -> OwpmlSection:
     return _owpml.section_texts
 
 
+def _load_zip() -> tuple[ZipCentral, ZipInflate]:
+    from hwpscan.formats import _zip  # optional: built only where a compiler was
+
+    return _zip.central, _zip.inflate
+
+
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
 #: :func:`hwpscan.formats.hwp5._docinfo_spans`, the counts of a plain DocInfo's names
 #: (:func:`hwpscan.formats.hwp5._docinfo` without a span list), (for a plain text)
@@ -103,5 +113,9 @@ cfb_layout = optional(_load_cfb)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
 #: section part, or ``None`` where it declines (expat then runs), in C, or ``None``.
 owpml_section = optional(_load_owpml)
+#: The entries of a plain ZIP package and the bytes of one of them, or ``None`` where
+#: they decline (zipfile then reads it), for :mod:`hwpscan.formats.zip_fast`, in C, or
+#: ``None``.
+zip_central, zip_inflate = optional(_load_zip) or (None, None)
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None
