@@ -74,6 +74,9 @@ FAST_PART_BYTES = 16 * 2**20
 _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
+#: The elements read of META-INF/container.xml and of the package manifest (.hpf).
+_ROOTFILE = (b"rootfile",)
+_ITEMS = (b"item", b"itemref")
 #: Elements inside ``hp:t`` that stand for one character (their own content is not text).
 _INLINE = {
     "lineBreak": "\n",
@@ -413,7 +416,9 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        _parse(_read_part(archive, container, MAX_SMALL_PART), root_start, None, None, "container")
+        _parse_starts(
+            _read_part(archive, container, MAX_SMALL_PART), _ROOTFILE, root_start, "container"
+        )
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -430,7 +435,9 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
             spine.append(_attr(attrs, "idref"))
 
     try:
-        _parse(_read_part(archive, entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
+        _parse_starts(
+            _read_part(archive, entries[chosen], MAX_SMALL_PART), _ITEMS, hpf_start, chosen
+        )
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -616,6 +623,22 @@ def _parse(
     name: str,
 ) -> None:
     _parse_chunks([data], start, end, text, name)
+
+
+def _parse_starts(
+    data: bytes, wanted: tuple[bytes, ...], start: Callable[[str, dict[str, str]], None], name: str
+) -> None:
+    """:func:`_parse` for a *start* handler that reads only the elements named *wanted*
+    (local names): the C walk gives their start tags where it reads the part, else
+    expat runs (and says what is wrong with the part)."""
+    fast = native.owpml_starts
+    if fast is not None:
+        events = fast(data, wanted, MAX_DEPTH)
+        if events is not None:
+            for local, attrs in events:
+                start(local, attrs)
+            return
+    _parse(data, start, None, None, name)
 
 
 def _refuse(what: str, name: str) -> Callable[..., None]:

@@ -20,6 +20,7 @@ __all__ = [
     "docinfo_spans",
     "join_payloads",
     "owpml_section",
+    "owpml_starts",
     "paragraph_runs",
     "plain_counts",
     "scan_free",
@@ -48,6 +49,7 @@ ParagraphRuns = Callable[
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
+OwpmlStarts = Callable[[bytes, tuple[bytes, ...], int], list[tuple[str, dict[str, str]]] | None]
 ZipCentral = Callable[[bytes, int, int], list[tuple[str, int, int, int, int, int, int]] | None]
 ZipInflate = Callable[[bytes, int, int, int, int, int], bytes | None]
 CfbLayout = Callable[
@@ -79,10 +81,10 @@ def _load_cfb() -> CfbLayout:
     return _cfb.layout
 
 
-def _load_owpml() -> OwpmlSection:
+def _load_owpml() -> tuple[OwpmlSection, OwpmlStarts]:
     from hwpscan.formats import _owpml  # optional: built only where a compiler was
 
-    return _owpml.section_texts
+    return _owpml.section_texts, _owpml.starts
 
 
 def _load_zip() -> tuple[ZipCentral, ZipInflate]:
@@ -111,8 +113,10 @@ def _load_zip() -> tuple[ZipCentral, ZipInflate]:
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
-#: section part, or ``None`` where it declines (expat then runs), in C, or ``None``.
-owpml_section = optional(_load_owpml)
+#: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
+#: and the start tags of chosen local names in a small part (the attributes expat's
+#: start handler is given, by local name), or ``None`` where it declines.
+owpml_section, owpml_starts = optional(_load_owpml) or (None, None)
 #: The entries of a plain ZIP package and the bytes of one of them, or ``None`` where
 #: they decline (zipfile then reads it), for :mod:`hwpscan.formats.zip_fast`, in C, or
 #: ``None``.
