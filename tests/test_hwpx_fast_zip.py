@@ -368,6 +368,9 @@ DAMAGE: dict[str, Callable[[bytes], bytes]] = {
     "local-magic": lambda d: _local(d, 5, 0, "<I", 0),
     "local-offset+1": lambda d: _cd(d, 5, 42, "<I", _layout(d)[2][5] + 1),
     "local-offset-past": lambda d: _cd(d, 5, 42, "<I", len(d) + 100),
+    "local-offsets-at-the-end": lambda d: _cd(
+        _cd(d, 5, 42, "<I", len(d) - 10), 6, 42, "<I", len(d) + 1000
+    ),
     "local-offset-cd": lambda d: _cd(d, 5, 42, "<I", _layout(d)[1][0]),
     "overlap-same-offset": lambda d: _cd(d, 6, 42, "<I", _layout(d)[2][5]),
     "overlap-into-next": lambda d: _cd(d, 3, 20, "<I", _field(d, 3, 20) + 40),

@@ -135,6 +135,8 @@ static int read_directory(const unsigned char *s, Py_ssize_t cd_at, Py_ssize_t c
             return 0;
         if (u16_at(h + 34) != 0) /* disk number start */
             return 0;
+        if (e->header_at + LOCAL_SIZE > cd_at) /* every local header before the directory */
+            return 0;
         if (method == 0 && e->csize != e->usize)
             return 0;
         Py_ssize_t next = p + CDIR_SIZE + name_len + extra_len + comment_len;
