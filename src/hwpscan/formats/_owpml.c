@@ -516,8 +516,11 @@ static int start_attrs(St *st, int root, int *ctrl_tab, int *empty, PyObject *at
         Py_ssize_t a_at = st->pos, a_len, a_colon;
         if (!read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS)
             return 1;
-        for (int i = 0; i < n_attrs; i++) {
-            if (attr_len[i] == a_len && memcmp(st->s + attr_at[i], st->s + a_at, (size_t)a_len) == 0)
+        const unsigned char *a = st->s + a_at;
+        for (int i = 0; i < n_attrs; i++) { /* length, first and last byte before memcmp */
+            const unsigned char *b = st->s + attr_at[i];
+            if (attr_len[i] == a_len && b[0] == a[0] && b[a_len - 1] == a[a_len - 1] &&
+                memcmp(b, a, (size_t)a_len) == 0)
                 return 1;
         }
         attr_at[n_attrs] = a_at;
@@ -530,23 +533,25 @@ static int start_attrs(St *st, int root, int *ctrl_tab, int *empty, PyObject *at
         if (st->pos >= st->n || (st->s[st->pos] != '"' && st->s[st->pos] != '\''))
             return 1;
         unsigned char quote = st->s[st->pos++];
-        Py_ssize_t v_at = st->pos;
-        const unsigned char *end = memchr(st->s + v_at, quote, (size_t)(st->n - v_at));
-        if (end == NULL)
+        Py_ssize_t v_at = st->pos, q = v_at;
+        int marks = 0; /* 1: a '<' in the value, 2: a '&' (values are short: one pass) */
+        while (q < st->n && st->s[q] != quote) {
+            unsigned char c = st->s[q++];
+            marks |= (c == '<') | (c == '&') << 1;
+        }
+        if (q >= st->n)
             return 1;
-        Py_ssize_t v_len = end - (st->s + v_at);
-        st->pos = v_at + v_len + 1;
+        Py_ssize_t v_len = q - v_at;
+        st->pos = q + 1;
         /* the value: no '<', references valid; decoded only where it is read (ctrl id) */
         char value[8];
         int value_len = 0, overflow = 0;
-        const unsigned char *a = st->s + a_at;
         int is_id = a_len == 2 && a[0] == 'i' && a[1] == 'd';
         Py_ssize_t walked = v_len; /* how much of the value is walked below */
         if (!is_id) {
-            const unsigned char *v = st->s + v_at;
-            if (memchr(v, '<', (size_t)v_len) != NULL)
+            if (marks & 1)
                 return 1;
-            if (memchr(v, '&', (size_t)v_len) == NULL)
+            if (!(marks & 2))
                 walked = 0; /* nothing to check in it */
         }
         for (Py_ssize_t p = v_at; p < v_at + walked;) {
