@@ -1,7 +1,7 @@
 """Instructions per file of the scan core, counted by valgrind: an A/B that noise cannot move.
 
     python benchmarks/instructions.py [--corpus benchmarks/out/corpus] [--files 200]
-        [--against OTHER_PYTHON]
+        [--against OTHER_PYTHON] [--hwpx]
 
 On a shared two-core machine the same loop's time varies by a third from one minute to
 the next, so a change worth a few percent cannot be seen in seconds. The number of
@@ -16,7 +16,10 @@ the ratio printed.
 
 Valgrind runs OpenSSL's SHA-256 without the CPU's SHA extensions, so hashing counts far
 more under it than it costs on the machine; the ``sha256`` row gives its share, to be
-kept apart when reading the totals. Counts are not times: a cache miss costs more than
+kept apart when reading the totals. ``--hwpx`` counts the HWPX packages of the side
+corpus instead (``corpus-side/hwpx`` next to *--corpus*, built when missing): *--files*
+of them, and unhwp's ``extract_text`` over the same files when it is installed. Counts
+are not times: a cache miss costs more than
 an instruction. They tell which of two versions does less work, and by how much.
 """
 
@@ -45,6 +48,11 @@ if what == "scan":
 
     for i, p in enumerate(paths[: n + 20]):
         record_line(scan_file(p), index=i)
+elif what == "unhwp":
+    import unhwp
+
+    for p in paths[: n + 20]:
+        unhwp.extract_text(p)
 else:
     import hashlib
 
@@ -98,6 +106,28 @@ def by_status(corpus: Path, n: int) -> dict[str, list[str]]:
     return found
 
 
+def hwpx_counts(corpus: Path, n: int, pythons: list[str]) -> None:
+    """Instructions per HWPX package of the side corpus: scan_file (each interpreter) and
+    unhwp's extract_text (this one's, when installed)."""
+    side = corpus.parent / "corpus-side"
+    if not any(side.glob("hwpx/*.hwpx")):
+        sys.path.insert(0, str(HERE))
+        from scan_throughput import build_side_corpus
+
+        build_side_corpus(side, 1000)
+    paths = [str(p) for p in sorted(side.glob("hwpx/*.hwpx"))[: n + WARM_UP]]
+    print(f"instructions per HWPX package ({n} packages, valgrind callgrind)")
+    with tempfile.TemporaryDirectory() as tmp:
+        listed = Path(tmp) / "hwpx.txt"
+        listed.write_text("\n".join(paths), encoding="utf-8")
+        counts = [per_file(p, listed, n) for p in pythons]
+        ratio = f"   this / other {counts[0] / counts[1]:.3f}" if len(counts) > 1 else ""
+        print(f"{'scan_file':14s}" + "".join(f"{c:22,.0f}" for c in counts) + ratio)
+        probe = subprocess.run([sys.executable, "-c", "import unhwp"], check=False)
+        if probe.returncode == 0:
+            print(f"{'unhwp':14s}{per_file(sys.executable, listed, n, 'unhwp'):22,.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -105,15 +135,19 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=HERE / "out" / "corpus")
     parser.add_argument("--files", type=int, default=200, help="files of each kind")
     parser.add_argument("--against", help="another interpreter to count the same files with")
+    parser.add_argument("--hwpx", action="store_true", help="count the side corpus's HWPX files")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
+    pythons = [sys.executable] + ([args.against] if args.against else [])
+    if args.hwpx:
+        hwpx_counts(args.corpus, args.files, pythons)
+        return
     if not any(args.corpus.rglob("*.hwp")):
         sys.path.insert(0, str(HERE))
         from scan_throughput import build_corpus
 
         build_corpus(args.corpus, 5000)
-    pythons = [sys.executable] + ([args.against] if args.against else [])
     kinds = by_status(args.corpus, args.files)
     print(f"instructions per HWP 5 file ({args.files} of each kind, valgrind callgrind)")
     print(f"{'':14s}{'this':>22s}" + (f"{'--against':>22s}" if args.against else ""))

@@ -212,3 +212,111 @@ def test_mutated_sections_never_disagree(edits: list[tuple[int, int, bytes]]) ->
         at = min(where, len(xml))
         xml = xml[:at] + piece + xml[at + cut :]
     _agree(xml)
+
+
+# -- the start tags of the package manifests (_owpml.starts, hwpx._parse_starts) ---------
+
+_CONTAINER = (
+    b'<?xml version="1.0" encoding="UTF-8" standalone="yes" ?><ocf:container '
+    b'xmlns:ocf="urn:oasis:names:tc:opendocument:xmlns:container"><ocf:rootfiles>'
+    b'<ocf:rootfile full-path="Contents/content.hpf" media-type="application/hwpml-package+xml"/>'
+    b"</ocf:rootfiles></ocf:container>"
+)
+_HPF = (
+    b'<?xml version="1.0" encoding="UTF-8"?><opf:package xmlns:opf="http://www.idpf.org/2007/opf/">'
+    + "<opf:metadata><opf:title>&lt;제목&gt;</opf:title></opf:metadata>".encode()
+    + b"<opf:manifest>"
+    b'<opf:item id="section0" href="Contents/section0.xml" media-type="application/xml"/>'
+    b"<opf:item id='s&#49;' href='Contents/section1.xml'\n\tmedia-type='x'/></opf:manifest>"
+    b'<opf:spine><opf:itemref idref="section0"/><opf:itemref idref="s1" linear="yes"/>'
+    b"</opf:spine></opf:package>"
+)
+_WANTED = (b"rootfile", b"item", b"itemref")
+
+
+def _expat_starts(xml: bytes, wanted: tuple[bytes, ...]) -> list[object] | None:
+    """What expat's start handler is given for the *wanted* elements, names cut to
+    their local part (None: expat refuses the part)."""
+    names = {w.decode() for w in wanted}
+    got: list[object] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        local = name.rpartition("}")[2]
+        if local in names:
+            got.append((local, {k.rpartition("}")[2]: v for k, v in attrs.items()}))
+
+    try:
+        hwpx._parse(xml, start, None, None, "part")
+    except (FormatError, LookupError):
+        return None
+    return got
+
+
+def _starts_agree(xml: bytes, wanted: tuple[bytes, ...] = _WANTED) -> object:
+    got = _owpml.starts(xml, wanted, MAX_DEPTH)
+    if got is not None:
+        assert got == _expat_starts(xml, wanted), xml[:300]
+    return got
+
+
+def test_every_fixture_manifest_is_read_in_c_and_agrees() -> None:
+    parts = []
+    for path in sorted(FIXTURES.rglob("*.hwpx")):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                names = [n for n in archive.namelist() if n.endswith((".hpf", "container.xml"))]
+                parts += [archive.read(n) for n in names]
+        except (zipfile.BadZipFile, NotImplementedError):  # not a ZIP, or zipfile refuses it
+            continue
+    assert len(parts) >= 10
+    assert all(_starts_agree(p) is not None for p in parts)
+
+
+@pytest.mark.parametrize("xml", [_CONTAINER, _HPF, b"<a/>", b"<x:a xmlns:x='u' x='1'/>"])
+def test_manifests_the_c_walk_reads(xml: bytes) -> None:
+    assert _starts_agree(xml) is not None
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        _HPF.replace(b'idref="s1"', b'idref="s1" xml:idref="s2"'),  # two alike but for prefix
+        _HPF.replace(b"&lt;", b"&nbsp;"),
+        _HPF.replace(b'encoding="UTF-8"', b'encoding="EUC-KR"'),
+        _CONTAINER.replace(b"<ocf:rootfiles>", b"<ocf:rootfiles xmlns:q='u'>"),
+        _CONTAINER.replace(b"ocf:rootfile ", b"zz:rootfile "),
+        _CONTAINER[:-5],
+        b"<!DOCTYPE a><a/>",
+    ],
+)
+def test_manifests_left_to_expat(xml: bytes) -> None:
+    assert _starts_agree(xml) is None
+
+
+def test_the_spine_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    packages = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.hwpx"))]
+    for mimetype in ("first", "none"):
+        packages += [build_hwpx(["가"], sections=n, mimetype=mimetype) for n in (1, 3)]
+    fast = [hwpx.read_zip(p) for p in packages]
+    monkeypatch.setattr(hwpx.native, "owpml_starts", None)
+    assert [hwpx.read_zip(p) for p in packages] == fast
+
+
+_MANIFEST_PIECES = st.sampled_from(
+    [b"<", b">", b"&", b"&amp;", b"&#49;", b"'", b'"', b"=", b" ", b"\t", b"\n", b"\r", b"/",
+     b"opf:", b"xml:", b"xmlns:q='u'", b"<opf:item id='z'/>", b"<!--", b"-->", b"\x80", b"\x00",
+     b"<?pi x?>", b"<![CDATA[", b"]]>"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from([_CONTAINER, _HPF]),
+    st.lists(st.tuples(st.integers(0, len(_HPF)), st.integers(0, 3), _MANIFEST_PIECES), max_size=4),
+)
+def test_mutated_manifests_never_disagree(base: bytes, edits: list[tuple[int, int, bytes]]) -> None:
+    xml = base
+    for where, cut, piece in edits:
+        at = min(where, len(xml))
+        xml = xml[:at] + piece + xml[at + cut :]
+    _starts_agree(xml)

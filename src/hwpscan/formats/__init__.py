@@ -38,7 +38,7 @@ def read_document(data: bytes, *, count_plain_body: bool = False) -> Document:
     product = drm_product(head)
     if product is not None:
         return Document(format=Format.UNKNOWN, status=Status.ENCRYPTED, reason=drm_reason(product))
-    fmt = sniff(head)
+    fmt = sniff(head, zip_entries=False)  # read_zip reads HWPX and other ZIPs alike
     if fmt is Format.OLE:
         from hwpscan.formats.hwp5 import read_ole  # olefile: only for an OLE file
 

@@ -17,6 +17,14 @@
  * tests/test_native_owpml.py drives both over fixtures, generated files and a stream of
  * mutated ones.
  *
+ * starts(data, local_names, max_depth) walks a small part the same way (the package
+ * manifests META-INF/container.xml and Contents/content.hpf) and returns, in document
+ * order, (local name, {attribute local name: value}) for each start tag whose local
+ * name is one of local_names (bytes): what expat's start handler is given for them,
+ * names cut to their local part, values decoded as expat decodes them. It declines
+ * where section_texts would, and where one tag names two attributes alike but for
+ * their prefix.
+ *
  * The input is hostile: every read is bounded by the buffer's length, the element stack
  * by max_depth, and every buffer grows with the input only.
  */
@@ -87,6 +95,8 @@ typedef struct {
     Py_ssize_t prefix_at[MAX_PREFIXES], prefix_len[MAX_PREFIXES];
     int n_prefixes;
     int failed; /* 1: decline; -1: a Python error is set */
+    PyObject *wanted; /* starts(): the local names whose start tags are listed */
+    PyObject *events; /* starts(): (local name, {attribute: value}) of each, or NULL */
 } St;
 
 /* Whether s[0:n] is valid UTF-8 holding only characters XML 1.0 allows, without CR. */
@@ -423,65 +433,125 @@ static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
     return 0;
 }
 
-/* A start tag at pos (just past '<'). */
-static int start_tag(St *st) {
-    Py_ssize_t at = st->pos, len, colon;
-    if (!read_qname(st, &len, &colon))
-        DECLINE;
-    if (st->depth + 1 > st->max_depth)
-        DECLINE;
+/* The value s[at:at+len] as expat gives it: references decoded, whitespace characters
+ * turned into spaces (attribute-value normalisation), into out. 0: declined. */
+static int attr_value(St *st, Py_ssize_t at, Py_ssize_t len, Buf *out) {
+    for (Py_ssize_t p = at; p < at + len;) {
+        unsigned char c = st->s[p];
+        char piece[4];
+        int piece_len = 1;
+        if (c == '<')
+            return 0;
+        if (c == '&') {
+            Py_ssize_t used;
+            if (!reference(st->s, p + 1, at + len, piece, &piece_len, &used))
+                return 0;
+            p += 1 + used;
+        } else {
+            piece[0] = is_ws(c) ? ' ' : (char)c;
+            p++;
+        }
+        if (buf_add(out, piece, piece_len) < 0)
+            return -1;
+    }
+    return 1;
+}
+
+/* Whether the local name s[at:at+len] is one starts() lists. */
+static int is_wanted(St *st, Py_ssize_t at, Py_ssize_t len) {
+    Py_ssize_t n = PyTuple_GET_SIZE(st->wanted);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PyTuple_GET_ITEM(st->wanted, i);
+        if (PyBytes_GET_SIZE(name) == len && memcmp(PyBytes_AS_STRING(name), st->s + at, (size_t)len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Attribute s[a_at:a_at+a_len] (local part from a_colon + 1) = value into attrs:
+ * 0 to decline (a local name given twice), -1 on a Python error. */
+static int add_attr(St *st, PyObject *attrs, Py_ssize_t a_at, Py_ssize_t a_len, Py_ssize_t a_colon,
+                    Py_ssize_t v_at, Py_ssize_t v_len) {
+    Buf value = {NULL, 0, 0};
+    int r = attr_value(st, v_at, v_len, &value);
+    PyObject *key = NULL, *text = NULL;
+    if (r == 1) {
+        Py_ssize_t skip = a_colon >= 0 ? a_colon + 1 : 0;
+        key = PyUnicode_DecodeASCII((const char *)st->s + a_at + skip, a_len - skip, "strict");
+        text = key ? PyUnicode_DecodeUTF8(value.data ? value.data : "", value.len, "strict") : NULL;
+        if (text == NULL)
+            r = -1;
+        else if (PyDict_Contains(attrs, key))
+            r = 0;
+        else if (PyDict_SetItem(attrs, key, text) < 0)
+            r = -1;
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(text);
+    PyMem_Free(value.data);
+    return r;
+}
+
+/* The attributes of a start tag, to its end ('>' or "/>"): 0 when read, 1 to decline,
+ * -1 on a Python error. Sets *ctrl_tab (an id of "tab", any case) and *empty ("/>");
+ * with attrs, each attribute other than a declaration goes into it by its local name. */
+static int start_attrs(St *st, int root, int *ctrl_tab, int *empty, PyObject *attrs) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
-    int n_attrs = 0, ctrl_tab = 0, empty = 0;
-    int root = st->depth == 0;
+    int n_attrs = 0;
     for (;;) {
         int had_ws = skip_ws(st);
         if (st->pos >= st->n)
-            DECLINE;
+            return 1;
         if (st->s[st->pos] == '>') {
             st->pos++;
-            break;
+            return 0;
         }
         if (starts(st, "/>")) {
             st->pos += 2;
-            empty = 1;
-            break;
+            *empty = 1;
+            return 0;
         }
         if (!had_ws)
-            DECLINE;
+            return 1;
         Py_ssize_t a_at = st->pos, a_len, a_colon;
         if (!read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS)
-            DECLINE;
-        for (int i = 0; i < n_attrs; i++) {
-            if (attr_len[i] == a_len && memcmp(st->s + attr_at[i], st->s + a_at, (size_t)a_len) == 0)
-                DECLINE;
+            return 1;
+        const unsigned char *a = st->s + a_at;
+        for (int i = 0; i < n_attrs; i++) { /* length, first and last byte before memcmp */
+            const unsigned char *b = st->s + attr_at[i];
+            if (attr_len[i] == a_len && b[0] == a[0] && b[a_len - 1] == a[a_len - 1] &&
+                memcmp(b, a, (size_t)a_len) == 0)
+                return 1;
         }
         attr_at[n_attrs] = a_at;
         attr_len[n_attrs++] = a_len;
         skip_ws(st);
         if (st->pos >= st->n || st->s[st->pos] != '=')
-            DECLINE;
+            return 1;
         st->pos++;
         skip_ws(st);
         if (st->pos >= st->n || (st->s[st->pos] != '"' && st->s[st->pos] != '\''))
-            DECLINE;
+            return 1;
         unsigned char quote = st->s[st->pos++];
-        Py_ssize_t v_at = st->pos;
-        const unsigned char *end = memchr(st->s + v_at, quote, (size_t)(st->n - v_at));
-        if (end == NULL)
-            DECLINE;
-        Py_ssize_t v_len = end - (st->s + v_at);
-        st->pos = v_at + v_len + 1;
+        Py_ssize_t v_at = st->pos, q = v_at;
+        int marks = 0; /* 1: a '<' in the value, 2: a '&' (values are short: one pass) */
+        while (q < st->n && st->s[q] != quote) {
+            unsigned char c = st->s[q++];
+            marks |= (c == '<') | (c == '&') << 1;
+        }
+        if (q >= st->n)
+            return 1;
+        Py_ssize_t v_len = q - v_at;
+        st->pos = q + 1;
         /* the value: no '<', references valid; decoded only where it is read (ctrl id) */
         char value[8];
         int value_len = 0, overflow = 0;
-        const unsigned char *a = st->s + a_at;
         int is_id = a_len == 2 && a[0] == 'i' && a[1] == 'd';
         Py_ssize_t walked = v_len; /* how much of the value is walked below */
         if (!is_id) {
-            const unsigned char *v = st->s + v_at;
-            if (memchr(v, '<', (size_t)v_len) != NULL)
-                DECLINE;
-            if (memchr(v, '&', (size_t)v_len) == NULL)
+            if (marks & 1)
+                return 1;
+            if (!(marks & 2))
                 walked = 0; /* nothing to check in it */
         }
         for (Py_ssize_t p = v_at; p < v_at + walked;) {
@@ -489,11 +559,11 @@ static int start_tag(St *st) {
             char piece[4];
             int piece_len = 1;
             if (c == '<')
-                DECLINE;
+                return 1;
             if (c == '&') {
                 Py_ssize_t used;
                 if (!reference(st->s, p + 1, v_at + v_len, piece, &piece_len, &used))
-                    DECLINE;
+                    return 1;
                 p += 1 + used;
             } else {
                 piece[0] = is_ws(c) ? ' ' : (char)c; /* attribute-value normalisation */
@@ -508,29 +578,68 @@ static int start_tag(St *st) {
         }
         if (a_len >= 5 && memcmp(a, "xmlns", 5) == 0 && (a_len == 5 || a_colon == 5)) {
             if (!root)
-                DECLINE; /* declarations below the root: left to expat */
+                return 1; /* declarations below the root: left to expat */
             if (a_colon == 5) {
                 Py_ssize_t p_len = a_len - 6;
                 if ((p_len == 3 && memcmp(a + 6, "xml", 3) == 0) ||
                     (p_len == 5 && memcmp(a + 6, "xmlns", 5) == 0) || v_len == 0 ||
                     st->n_prefixes >= MAX_PREFIXES)
-                    DECLINE;
+                    return 1;
                 st->prefix_at[st->n_prefixes] = a_at + 6;
                 st->prefix_len[st->n_prefixes++] = p_len;
             }
             continue;
         }
         if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
-            DECLINE;
+            return 1;
         if (is_id && !overflow && value_len == 3) {
-            ctrl_tab = (value[0] | 0x20) == 't' && (value[1] | 0x20) == 'a' &&
-                       (value[2] | 0x20) == 'b';
+            *ctrl_tab = (value[0] | 0x20) == 't' && (value[1] | 0x20) == 'a' &&
+                        (value[2] | 0x20) == 'b';
+        }
+        if (attrs != NULL) {
+            int r = add_attr(st, attrs, a_at, a_len, a_colon, v_at, v_len);
+            if (r <= 0)
+                return r < 0 ? -1 : 1;
         }
     }
-    if (colon >= 0 && !declared_prefix(st, at, colon))
-        DECLINE; /* unbound (or declared below the root): expat's to judge */
+}
+
+/* starts(): the event of a listed element (its local name s[at:at+len]). */
+static int add_event(St *st, Py_ssize_t at, Py_ssize_t len, PyObject *attrs) {
+    PyObject *local = PyUnicode_DecodeASCII((const char *)st->s + at, len, "strict");
+    PyObject *event = local ? PyTuple_Pack(2, local, attrs) : NULL;
+    int r = event == NULL || PyList_Append(st->events, event) < 0 ? -1 : 0;
+    Py_XDECREF(local);
+    Py_XDECREF(event);
+    return r;
+}
+
+/* A start tag at pos (just past '<'). */
+static int start_tag(St *st) {
+    Py_ssize_t at = st->pos, len, colon;
+    if (!read_qname(st, &len, &colon))
+        DECLINE;
+    if (st->depth + 1 > st->max_depth)
+        DECLINE;
     const unsigned char *local = st->s + at + (colon >= 0 ? colon + 1 : 0);
     Py_ssize_t local_len = colon >= 0 ? len - colon - 1 : len;
+    PyObject *attrs = NULL; /* starts(): this element's attributes, when it is listed */
+    if (st->events != NULL && is_wanted(st, local - st->s, local_len)) {
+        attrs = PyDict_New();
+        if (attrs == NULL)
+            return -1;
+    }
+    int ctrl_tab = 0, empty = 0;
+    int r = start_attrs(st, st->depth == 0, &ctrl_tab, &empty, attrs);
+    if (r == 0 && colon >= 0 && !declared_prefix(st, at, colon))
+        r = 1; /* unbound (or declared below the root): expat's to judge */
+    if (r == 0 && attrs != NULL)
+        r = add_event(st, local - st->s, local_len, attrs);
+    Py_XDECREF(attrs);
+    if (r == 1)
+        DECLINE;
+    if (r < 0)
+        return -1;
     enum kind k = kind_of(local, local_len);
     if (on_start(st, k, k == K_CTRL && ctrl_tab) < 0)
         return -1;
@@ -748,6 +857,32 @@ static int walk(St *st) {
     return 0;
 }
 
+/* Walk st->s (set up by the caller): 0 when read, 1 declined, -1 on a Python error. */
+static int run(St *st, int max_depth, Py_ssize_t max_paragraphs) {
+    st->max_depth = max_depth < 1 ? 1 : max_depth;
+    st->max_paragraphs = max_paragraphs;
+    if (!plain_utf8(st->s, st->n))
+        return 1;
+    int r = -1;
+    st->kinds = PyMem_Calloc((size_t)st->max_depth + 2, 1);
+    st->name_at = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Py_ssize_t));
+    st->name_len = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Py_ssize_t));
+    st->paras = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Para));
+    st->slots = PyList_New(0);
+    if (st->kinds == NULL || st->name_at == NULL || st->name_len == NULL || st->paras == NULL) {
+        PyErr_NoMemory();
+    } else if (st->slots != NULL) {
+        r = walk(st) == 0 ? 0 : st->failed == 1 && !PyErr_Occurred() ? 1 : -1;
+    }
+    for (int i = 0; i < st->n_paras; i++)
+        PyMem_Free(st->paras[i].parts.data);
+    PyMem_Free(st->kinds);
+    PyMem_Free(st->name_at);
+    PyMem_Free(st->name_len);
+    PyMem_Free(st->paras);
+    return r;
+}
+
 static PyObject *section_texts(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -755,41 +890,55 @@ static PyObject *section_texts(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "y*in", &view, &max_depth, &max_paragraphs))
         return NULL;
-    PyObject *result = NULL;
     St st;
     memset(&st, 0, sizeof st);
     st.s = view.buf;
     st.n = view.len;
-    st.max_depth = max_depth < 1 ? 1 : max_depth;
-    st.max_paragraphs = max_paragraphs;
-    if (!plain_utf8(st.s, st.n)) {
-        PyBuffer_Release(&view);
-        Py_RETURN_NONE;
+    int r = run(&st, max_depth, max_paragraphs);
+    PyObject *result = NULL;
+    if (r == 0) {
+        result = st.slots;
+        st.slots = NULL;
+    } else if (r == 1) {
+        result = Py_None;
+        Py_INCREF(result);
     }
-    st.kinds = PyMem_Calloc((size_t)st.max_depth + 2, 1);
-    st.name_at = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Py_ssize_t));
-    st.name_len = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Py_ssize_t));
-    st.paras = PyMem_Calloc((size_t)st.max_depth + 2, sizeof(Para));
-    st.slots = PyList_New(0);
-    if (st.kinds == NULL || st.name_at == NULL || st.name_len == NULL || st.paras == NULL) {
-        PyErr_NoMemory();
-    } else if (st.slots != NULL) {
-        int r = walk(&st);
-        if (r == 0) {
-            result = st.slots;
-            st.slots = NULL;
-        } else if (st.failed == 1 && !PyErr_Occurred()) {
-            result = Py_None;
-            Py_INCREF(result);
+    Py_XDECREF(st.slots);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *starts_of(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    PyObject *wanted;
+    int max_depth;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*O!i", &view, &PyTuple_Type, &wanted, &max_depth))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(wanted); i++) {
+        if (!PyBytes_Check(PyTuple_GET_ITEM(wanted, i))) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "starts: the names must be bytes");
+            return NULL;
         }
     }
-    for (int i = 0; i < st.n_paras; i++)
-        PyMem_Free(st.paras[i].parts.data);
+    St st;
+    memset(&st, 0, sizeof st);
+    st.s = view.buf;
+    st.n = view.len;
+    st.wanted = wanted;
+    st.events = PyList_New(0);
+    int r = st.events ? run(&st, max_depth, PY_SSIZE_T_MAX) : -1;
+    PyObject *result = NULL;
+    if (r == 0) {
+        result = st.events;
+        st.events = NULL;
+    } else if (r == 1) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    Py_XDECREF(st.events);
     Py_XDECREF(st.slots);
-    PyMem_Free(st.kinds);
-    PyMem_Free(st.name_at);
-    PyMem_Free(st.name_len);
-    PyMem_Free(st.paras);
     PyBuffer_Release(&view);
     return result;
 }
@@ -798,6 +947,9 @@ static PyMethodDef methods[] = {
     {"section_texts", section_texts, METH_VARARGS,
      "section_texts(data, max_depth, max_paragraphs) -> list of paragraph texts, or None "
      "where hwpx.section_text must run (see the module comment)."},
+    {"starts", starts_of, METH_VARARGS,
+     "starts(data, local_names, max_depth) -> list of (local name, {attribute: value}) of "
+     "the start tags named, in document order, or None where expat must parse it."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_owpml",

@@ -30,7 +30,7 @@ import io
 import re
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from operator import itemgetter
@@ -40,6 +40,7 @@ from xml.parsers import expat
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats import native
 from hwpscan.formats.sniff import HWPX_MIMETYPE, SNIFF_BYTES, zip_head_is_hwpx
+from hwpscan.formats.zip_fast import Declined, FastZip, ZipEntry, open_fast
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = [
@@ -73,6 +74,9 @@ FAST_PART_BYTES = 16 * 2**20
 _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
+#: The elements read of META-INF/container.xml and of the package manifest (.hpf).
+_ROOTFILE = (b"rootfile",)
+_ITEMS = (b"item", b"itemref")
 #: Elements inside ``hp:t`` that stand for one character (their own content is not text).
 _INLINE = {
     "lineBreak": "\n",
@@ -90,13 +94,27 @@ _TEXT_OF = itemgetter(3)
 
 def read_zip(data: bytes) -> Document:
     """Any ZIP: an HWPX package's text, or a verdict on another ZIP. Never raises for a
-    damaged file: the document carries a status and a reason."""
+    damaged file: the document carries a status and a reason.
+
+    A plain package is read by the strict reader of :mod:`hwpscan.formats.zip_fast`;
+    wherever it declines, the package is read again from the start through zipfile,
+    the reference, so the document is the same either way."""
+    fast = open_fast(data, max_entries=MAX_ENTRIES, max_declared=MAX_UNCOMPRESSED)
+    if fast is not None:
+        try:
+            return _read_archive(fast)
+        except Declined:
+            pass
     try:
         archive = _open(data)
     except EncryptedFileError as exc:
         return Document(format=_head_format(data), status=Status.ENCRYPTED, reason=str(exc))
     except FormatError as exc:
         return Document(format=_head_format(data), status=Status.CORRUPT, reason=str(exc))
+    return _read_archive(archive)
+
+
+def _read_archive(archive: _Archive) -> Document:
     with archive:
         entries = _entries(archive)
         evidence = hwpx_evidence(archive, entries)
@@ -124,7 +142,7 @@ def _head_format(data: bytes) -> Format:
     return Format.HWPX if zip_head_is_hwpx(data[:SNIFF_BYTES]) else Format.ZIP
 
 
-def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> zipfile.ZipFile:
+def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except NotImplementedError as exc:  # zipfile refuses what it cannot read
@@ -144,12 +162,56 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> zipfile.Z
         raise CorruptFileError(
             f"ZIP declares {declared:,} uncompressed bytes, over the cap of {max_uncompressed:,}"
         )
-    return archive
+    return _Zipped(archive)
 
 
-def _entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+class _Zipped:
+    """A package read through zipfile (the reference), as :class:`FastZip` reads one."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self.archive = archive
+
+    def __enter__(self) -> _Zipped:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.archive.close()
+
+    def infolist(self) -> list[zipfile.ZipInfo]:
+        return self.archive.infolist()
+
+    def part(self, info: Any, cap: int) -> bytes:
+        """One entry, inflated never past *cap* bytes (whatever it declares): one read
+        of at most one byte more than the cap tells a part over it."""
+        info = cast("zipfile.ZipInfo", info)
+        try:
+            with self.archive.open(info) as handle:
+                data = handle.read(cap + 1)
+            if len(data) > cap:
+                raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
+        except NotImplementedError as exc:
+            if "encrypt" in str(exc):
+                raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
+            raise CorruptFileError(f"{_shown(info.filename)}: {exc}") from exc
+        except RuntimeError as exc:  # zipfile: "File ... is encrypted, password required"
+            raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
+            raise CorruptFileError(f"{_shown(info.filename)}: damaged entry ({exc})") from exc
+        return data
+
+    def chunks(self, info: Any, cap: int, chunk: int) -> _Chunks:
+        return _Chunks(self.archive, cast("zipfile.ZipInfo", info), cap, chunk)
+
+
+#: A package being read: through zipfile, or through the strict reader.
+_Archive = _Zipped | FastZip
+#: One of its entries.
+_Info = zipfile.ZipInfo | ZipEntry
+
+
+def _entries(archive: _Archive) -> dict[str, _Info]:
     """Entries by normalised name: ``\\`` read as ``/``, no leading ``/`` or ``./``."""
-    out: dict[str, zipfile.ZipInfo] = {}
+    out: dict[str, _Info] = {}
     for info in archive.infolist():
         if info.is_dir():
             continue
@@ -183,7 +245,7 @@ def _under(base: str, href: str) -> str:
     return f"{base}/{href}"
 
 
-def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | None:
+def _find(entries: dict[str, _Info], name: str) -> _Info | None:
     info = entries.get(name)
     if info is not None:
         return info
@@ -191,30 +253,17 @@ def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | N
     return next((i for n, i in entries.items() if n.lower() == lowered), None)
 
 
-def _read_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
-    """One entry, inflated never past *cap* bytes (whatever it declares): one read of
-    at most one byte more than the cap tells a part over it."""
-    try:
-        with archive.open(info) as handle:
-            data = handle.read(cap + 1)
-        if len(data) > cap:
-            raise BudgetError(f"{_shown(info.filename)}: inflates past {cap:,} bytes")
-    except NotImplementedError as exc:
-        if "encrypt" in str(exc):
-            raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
-        raise CorruptFileError(f"{_shown(info.filename)}: {exc}") from exc
-    except RuntimeError as exc:  # zipfile: "File ... is encrypted, password required"
-        raise EncryptedFileError(f"{_shown(info.filename)}: {exc}") from exc
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
-        raise CorruptFileError(f"{_shown(info.filename)}: damaged entry ({exc})") from exc
-    return data
+def _read_part(archive: _Archive, info: _Info, cap: int) -> bytes:
+    """One entry, inflated never past *cap* bytes: raises :class:`FormatError` where
+    zipfile cannot read it, :class:`Declined` where the strict reader leaves it."""
+    return archive.part(info, cap)
 
 
 def _shown(name: str) -> str:
     return name if name.isprintable() else ascii(name)
 
 
-def hwpx_evidence(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def hwpx_evidence(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
     """What marks *archive* as an HWPX package (empty: nothing does)."""
     found: list[str] = []
     mime = _find(entries, "mimetype")
@@ -241,7 +290,7 @@ def hwpx_evidence(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
     return found
 
 
-def _plain_zip_reason(entries: dict[str, zipfile.ZipInfo]) -> str:
+def _plain_zip_reason(entries: dict[str, _Info]) -> str:
     names = sorted(entries)
     shown = ", ".join(_shown(n) for n in names[:_SHOWN]) or "none"
     more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
@@ -252,7 +301,7 @@ def _plain_zip_reason(entries: dict[str, zipfile.ZipInfo]) -> str:
     )
 
 
-def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> Document:
+def _read_package(archive: _Archive, entries: dict[str, _Info]) -> Document:
     encrypted = [i for i in entries.values() if i.flag_bits & 0x1]
     if encrypted:
         raise EncryptedFileError(
@@ -303,9 +352,7 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
     )
 
 
-def _manifest_encryption(
-    archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]
-) -> list[str]:
+def _manifest_encryption(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
     """Parts ``META-INF/manifest.xml`` declares encrypted (ODF ``encryption-data``)."""
     info = _find(entries, "META-INF/manifest.xml")
     if info is None:
@@ -340,7 +387,7 @@ def _attr(attrs: dict[str, str], local: str) -> str:
     return ""
 
 
-def _section_names(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def _section_names(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
     """Section parts in reading order: the manifest's spine when it names them (as
     python-hwpx reads them), else every ``section*.xml`` by number."""
     spine = _spine_sections(archive, entries)
@@ -356,7 +403,7 @@ def _section_key(name: str) -> tuple[int, str]:
     return (int(m.group(1)) if m else 0, name)
 
 
-def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
     container = _find(entries, "META-INF/container.xml")
     if container is None:
         return []
@@ -369,7 +416,9 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        _parse(_read_part(archive, container, MAX_SMALL_PART), root_start, None, None, "container")
+        _parse_starts(
+            _read_part(archive, container, MAX_SMALL_PART), _ROOTFILE, root_start, "container"
+        )
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -386,7 +435,9 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
             spine.append(_attr(attrs, "idref"))
 
     try:
-        _parse(_read_part(archive, entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
+        _parse_starts(
+            _read_part(archive, entries[chosen], MAX_SMALL_PART), _ITEMS, hpf_start, chosen
+        )
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -402,7 +453,7 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
     return out
 
 
-def _section_into(archive: zipfile.ZipFile, info: zipfile.ZipInfo, walk: _Walk, name: str) -> None:
+def _section_into(archive: _Archive, info: _Info, walk: _Walk, name: str) -> None:
     """Add section part *info*'s paragraphs to *walk*: through the C walk when it is
     built and the part is small enough to inflate whole, else (or where it declines,
     or the part cannot be inflated whole) through :func:`section_text`, the reference,
@@ -419,7 +470,7 @@ def _section_into(archive: zipfile.ZipFile, info: zipfile.ZipInfo, walk: _Walk, 
     section_text(_stream(archive, info), walk, name)
 
 
-def _whole(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes | None:
+def _whole(archive: _Archive, info: _Info, cap: int) -> bytes | None:
     """*info* inflated whole, or ``None`` when it is damaged or passes *cap* (the
     streaming walk then reads what it can and names the damage)."""
     try:
@@ -428,8 +479,8 @@ def _whole(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes |
         return None
 
 
-def _stream(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> _Chunks:
-    return _Chunks(archive, info)
+def _stream(archive: _Archive, info: _Info) -> Iterable[bytes]:
+    return archive.chunks(info, MAX_PART_BYTES, _CHUNK)
 
 
 @dataclass
@@ -439,13 +490,14 @@ class _Chunks:
     archive: zipfile.ZipFile
     info: zipfile.ZipInfo
     cap: int = MAX_PART_BYTES
+    chunk: int = _CHUNK
 
     def __iter__(self) -> Any:
         total = 0
         name = _shown(self.info.filename)
         try:
             with self.archive.open(self.info) as handle:
-                while block := handle.read(_CHUNK):
+                while block := handle.read(self.chunk):
                     total += len(block)
                     if total > self.cap:
                         raise BudgetError(f"{name}: inflates past {self.cap:,} bytes")
@@ -571,6 +623,22 @@ def _parse(
     name: str,
 ) -> None:
     _parse_chunks([data], start, end, text, name)
+
+
+def _parse_starts(
+    data: bytes, wanted: tuple[bytes, ...], start: Callable[[str, dict[str, str]], None], name: str
+) -> None:
+    """:func:`_parse` for a *start* handler that reads only the elements named *wanted*
+    (local names): the C walk gives their start tags where it reads the part, else
+    expat runs (and says what is wrong with the part)."""
+    fast = native.owpml_starts
+    if fast is not None:
+        events = fast(data, wanted, MAX_DEPTH)
+        if events is not None:
+            for local, attrs in events:
+                start(local, attrs)
+            return
+    _parse(data, start, None, None, name)
 
 
 def _refuse(what: str, name: str) -> Callable[..., None]:

@@ -1,6 +1,6 @@
-"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``), or ``None`` for
-each one missing: see :mod:`hwpscan.native` for how they relate to the Python code and
-how to turn them off (``tests/test_native_switch.py`` checks both ways).
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``, ``_zip.c``),
+or ``None`` for each one missing: see :mod:`hwpscan.native` for how they relate to the
+Python code and how to turn them off (``tests/test_native_switch.py`` checks both ways).
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ __all__ = [
     "docinfo_spans",
     "join_payloads",
     "owpml_section",
+    "owpml_starts",
     "paragraph_runs",
     "plain_counts",
     "scan_free",
+    "zip_central",
+    "zip_inflate",
 ]
 
 ScanFree = Callable[[bytes, int, bool], tuple[list[tuple[int, int, int]], int, list[int], int, int]]
@@ -46,6 +49,9 @@ ParagraphRuns = Callable[
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
+OwpmlStarts = Callable[[bytes, tuple[bytes, ...], int], list[tuple[str, dict[str, str]]] | None]
+ZipCentral = Callable[[bytes, int, int], list[tuple[str, int, int, int, int, int, int]] | None]
+ZipInflate = Callable[[bytes, int, int, int, int, int], bytes | None]
 CfbLayout = Callable[
     [bytes],
     tuple[dict[str, tuple[str, int, list[tuple[int, int]], bool]], list[tuple[int, int]], list[str]]
@@ -75,10 +81,16 @@ def _load_cfb() -> CfbLayout:
     return _cfb.layout
 
 
-def _load_owpml() -> OwpmlSection:
+def _load_owpml() -> tuple[OwpmlSection, OwpmlStarts]:
     from hwpscan.formats import _owpml  # optional: built only where a compiler was
 
-    return _owpml.section_texts
+    return _owpml.section_texts, _owpml.starts
+
+
+def _load_zip() -> tuple[ZipCentral, ZipInflate]:
+    from hwpscan.formats import _zip  # optional: built only where a compiler was
+
+    return _zip.central, _zip.inflate
 
 
 #: In C, or ``None``: :func:`hwpscan.formats.hwp5_text._scan_free`,
@@ -101,7 +113,13 @@ def _load_owpml() -> OwpmlSection:
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
-#: section part, or ``None`` where it declines (expat then runs), in C, or ``None``.
-owpml_section = optional(_load_owpml)
+#: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
+#: and the start tags of chosen local names in a small part (the attributes expat's
+#: start handler is given, by local name), or ``None`` where it declines.
+owpml_section, owpml_starts = optional(_load_owpml) or (None, None)
+#: The entries of a plain ZIP package and the bytes of one of them, or ``None`` where
+#: they decline (zipfile then reads it), for :mod:`hwpscan.formats.zip_fast`, in C, or
+#: ``None``.
+zip_central, zip_inflate = optional(_load_zip) or (None, None)
 #: Whether the native paths run in this process.
 ACTIVE = scan_free is not None

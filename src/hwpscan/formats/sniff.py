@@ -41,12 +41,16 @@ HWPX_PART_RE = re.compile(r"^(contents/(content\.hpf|section\d+\.xml|header\.xml
 SNIFF_BYTES = 4096
 
 
-def sniff(head: bytes) -> Format:
+def sniff(head: bytes, *, zip_entries: bool = True) -> Format:
     """The format of a file whose first bytes are *head* (at least :data:`SNIFF_BYTES`).
 
     An OLE file is only called HWP 5 once its ``FileHeader`` stream is checked, which
     needs the whole file: this function answers ``ole`` for every compound file and
-    :func:`hwpscan.formats.read_document` refines it.
+    :func:`hwpscan.formats.read_document` refines it. Without *zip_entries* every ZIP is
+    ``zip``, its local entries unread (for a caller that reads ``hwpx`` and ``zip`` alike).
+
+    >>> sniff(b"PK\x03\x04" + bytes(26) + b"mimetype", zip_entries=False)
+    <Format.ZIP: 'zip'>
     """
     if not head:
         return Format.EMPTY
@@ -57,7 +61,7 @@ def sniff(head: bytes) -> Format:
     if head.startswith(HWP3_MAGIC):
         return Format.HWP3
     if head.startswith(ZIP_MAGIC):
-        return Format.HWPX if zip_head_is_hwpx(head) else Format.ZIP
+        return Format.HWPX if zip_entries and zip_head_is_hwpx(head) else Format.ZIP
     if looks_like_html(head):
         return Format.HTML
     return Format.UNKNOWN
