@@ -7,7 +7,9 @@ Generates (once, reused afterwards) a corpus of press-release-like HWP 5 files o
 20-50 KB: compressed body text with Hancom private-use characters in about one file in
 three, tables and footnotes, the DocInfo of Hancom's default template (seven language
 lists of fonts, two dozen styles) and a BinData image stream of incompressible bytes,
-as real releases carry; plus HWPX and PDF files of the same stories. Then it runs, each
+as real releases carry; plus HWPX and PDF files of the same stories (the HWPX packages
+as Hancom Office writes them: each paragraph's laid-out lines, the template's fonts and
+styles in the header, an image). Then it runs, each
 in a fresh process so peak RSS is its own:
 
 - ``read+sha256``: reading every file and hashing it (I/O);
@@ -61,22 +63,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: Bumped whenever the generated corpus changes, so an old one is rebuilt.
 CORPUS_VERSION = 2
-#: Hancom's default template styles (바탕글 .. 캡션): every real document carries them.
-TEMPLATE_STYLES = (
-    "바탕글",
-    "본문",
-    *(f"개요 {n}" for n in range(1, 11)),
-    "쪽 번호",
-    "머리말",
-    "각주",
-    "미주",
-    "메모",
-    "차례 제목",
-    "차례 1",
-    "차례 2",
-    "차례 3",
-    "캡션",
-)
+#: The same for the HWPX and PDF corpus (3: HWPX packages written as Hancom Office
+#: writes them, each paragraph's lines and the template's reference lists, with an image).
+SIDE_VERSION = 3
 PATTERNS = {"hwp5": "*.hwp", "hwpx": "*.hwpx", "pdf": "*.pdf"}
 
 
@@ -92,6 +81,7 @@ def build_corpus(folder: Path, count: int) -> None:
         return
     from hwpscan.rehearsal.synth.cfb import write_cfb
     from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, hwp5_streams
+    from hwpscan.rehearsal.synth.hwpx import TEMPLATE_STYLES
     from hwpscan.rehearsal.synth.press import STORIES, render
 
     rng = random.Random(5000)
@@ -120,21 +110,30 @@ def build_corpus(folder: Path, count: int) -> None:
 
 
 def build_side_corpus(folder: Path, count: int) -> None:
-    """*count* HWPX and *count* PDF files of the same stories (in ``hwpx/``, ``pdf/``)."""
-    spec = {"count": count, "version": CORPUS_VERSION}
+    """*count* HWPX and *count* PDF files of the same stories (in ``hwpx/``, ``pdf/``).
+
+    The packages carry what Hancom Office writes into every one it saves (each
+    paragraph's laid-out lines, the default template's fonts, shapes and styles) and an
+    image of incompressible bytes, as the HWP 5 files do."""
+    spec = {"count": count, "version": SIDE_VERSION}
     if _ready(folder, spec):
         return
     from hwpscan.rehearsal.synth.hwpx import build_hwpx
     from hwpscan.rehearsal.synth.pdf import build_pdf
     from hwpscan.rehearsal.synth.press import STORIES, flat_blocks, pdf_pages
 
+    rng = random.Random(300)
     hwpx: list[bytes] = []
     pdf: list[bytes] = []
     for i in range(20):
         story = STORIES[i % len(STORIES)]
         pua = frozenset({"lead", "body", "table"}) if i % 3 == 0 else frozenset()
         blocks = flat_blocks(story, pua)
-        hwpx.append(build_hwpx(blocks * (4 + i % 5), sections=1 + i % 2))
+        image = rng.randbytes(rng.randint(12_000, 36_000))  # a logo or chart, incompressible
+        package = build_hwpx(
+            blocks * (4 + i % 5), sections=1 + i % 2, hancom_layout=True, images=[image]
+        )
+        hwpx.append(package)
         pdf.append(build_pdf(pdf_pages(story, pua) * (1 + i % 3)))
     for kind, variants in (("hwpx", hwpx), ("pdf", pdf)):
         sub = folder / kind

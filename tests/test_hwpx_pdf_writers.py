@@ -12,7 +12,7 @@ from hwpx.tools.text_extractor import TextExtractor
 
 from hwpscan.formats.sniff import sniff
 from hwpscan.models import Format
-from hwpscan.rehearsal.synth.hwpx import MIMETYPE, ZIP_DATE_TIME, build_hwpx
+from hwpscan.rehearsal.synth.hwpx import MIMETYPE, TEMPLATE_STYLES, ZIP_DATE_TIME, build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
 
 BULLET = chr(0xF02B1)
@@ -75,6 +75,28 @@ def test_hwpx_is_deterministic_and_input_sensitive() -> None:
 def test_hwpx_refuses_what_xml_cannot_carry(bad: str) -> None:
     with pytest.raises(ValueError, match="XML cannot carry"):
         build_hwpx([f"앞{bad}뒤"])
+
+
+def test_hwpx_with_hancom_layout_reads_the_same_text_as_without_it() -> None:
+    """The layout Hancom Office writes (each paragraph's lines, the template's reference
+    lists) and stored images change the package, never its text: python-hwpx and our
+    reader read the same paragraphs from both."""
+    from hwpscan.formats.hwpx import python_hwpx_text, read_zip
+
+    blocks = ["첫 문단 " * 30, [["구분", "내용"], ["일시", "7.21."]], "", "끝"]
+    plain = build_hwpx(blocks, sections=2)
+    laid = build_hwpx(blocks, sections=2, hancom_layout=True, images=[b"\x89PNG" + bytes(999)])
+    with zipfile.ZipFile(io.BytesIO(laid)) as zf:
+        section = zf.read("Contents/section0.xml").decode()
+        header = zf.read("Contents/header.xml").decode()
+        image = zf.getinfo("BinData/image1.png")
+        hpf = zf.read("Contents/content.hpf").decode()
+    assert section.count("<hp:lineseg ") > section.count("<hp:p ")  # the long one wraps
+    assert header.count("<hh:fontface ") == 7
+    assert all(f'name="{name}"' in header for name in TEMPLATE_STYLES)
+    assert image.compress_type == zipfile.ZIP_STORED and 'href="BinData/image1.png"' in hpf
+    assert python_hwpx_text(laid) == python_hwpx_text(plain)
+    assert read_zip(laid).body == read_zip(plain).body and read_zip(laid).status is None
 
 
 def test_hwpx_refuses_empty_table_and_zero_sections() -> None:

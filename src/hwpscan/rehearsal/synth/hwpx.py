@@ -34,7 +34,14 @@ import re
 import zipfile
 from collections.abc import Sequence
 
-__all__ = ["MIMETYPE", "MIMETYPE_PLACES", "ZIP_DATE_TIME", "Block", "build_hwpx"]
+__all__ = [
+    "MIMETYPE",
+    "MIMETYPE_PLACES",
+    "TEMPLATE_STYLES",
+    "ZIP_DATE_TIME",
+    "Block",
+    "build_hwpx",
+]
 
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
 Block = str | list[list[str]]
@@ -58,6 +65,26 @@ _XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes" ?>'
 _NOT_XML_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _CELL_WIDTH = 8000
 _CELL_HEIGHT = 1000
+#: Characters per laid-out line of an A4 page in Hancom's default body style (10 pt).
+_LINE_CHARS = 45
+#: The languages of a font list in ``header.xml`` (each lists its own fonts).
+_FONT_LANGS = ("HANGUL", "LATIN", "HANJA", "JAPANESE", "OTHER", "SYMBOL", "USER")
+#: Hancom's default template styles (바탕글 .. 캡션): every real document carries them.
+TEMPLATE_STYLES = (
+    "바탕글",
+    "본문",
+    *(f"개요 {n}" for n in range(1, 11)),
+    "쪽 번호",
+    "머리말",
+    "각주",
+    "미주",
+    "메모",
+    "차례 제목",
+    "차례 1",
+    "차례 2",
+    "차례 3",
+    "캡션",
+)
 
 
 def _xmlns(*prefixes: str) -> str:
@@ -83,21 +110,37 @@ def xml_text(text: str) -> str:
 class _SectionWriter:
     """Writes one ``hs:sec``; numbers paragraphs and tables in document order."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, layout: bool = False) -> None:
         self.parts: list[str] = []
         self.para_id = 0
         self.table_id = 0
+        self.layout = layout
 
-    def paragraph(self, inner: str) -> str:
+    def paragraph(self, inner: str, chars: int = 0) -> str:
         pid = self.para_id
         self.para_id += 1
         return (
             f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
-            f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run></hp:p>'
+            f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run>'
+            f"{self.lines(chars)}</hp:p>"
         )
 
+    def lines(self, chars: int) -> str:
+        """The laid-out lines of a paragraph of *chars* characters, as Hancom Office
+        writes them after its runs (one ``hp:lineseg`` per line); none without layout."""
+        if not self.layout:
+            return ""
+        count = max(1, -(-chars // _LINE_CHARS))
+        segs = "".join(
+            f'<hp:lineseg textpos="{i * _LINE_CHARS}" vertpos="{i * 1600}" vertsize="1000" '
+            'textheight="1000" baseline="850" spacing="600" horzpos="0" horzsize="42520" '
+            'flags="393216"/>'
+            for i in range(count)
+        )
+        return f"<hp:linesegarray>{segs}</hp:linesegarray>"
+
     def text_paragraph(self, text: str) -> str:
-        return self.paragraph(f"<hp:t>{xml_text(text)}</hp:t>")
+        return self.paragraph(f"<hp:t>{xml_text(text)}</hp:t>", len(text))
 
     def table(self, rows: Sequence[Sequence[str]]) -> str:
         n_rows = len(rows)
@@ -154,7 +197,7 @@ class _SectionWriter:
                 body.append(
                     f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
                     f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{table}'
-                    "<hp:t/></hp:run></hp:p>"
+                    f"<hp:t/></hp:run>{self.lines(0)}</hp:p>"
                 )
         xml = f"{_XML_DECL}<hs:sec {_xmlns('ha', 'hp', 'hs', 'hc', 'hh')}>{''.join(body)}</hs:sec>"
         return xml.encode("utf-8")
@@ -188,6 +231,62 @@ def _split_sections(blocks: Sequence[Block], sections: int) -> list[Sequence[Blo
     return out
 
 
+def _template_header_xml(sections: int) -> bytes:
+    """``header.xml`` with the reference lists of Hancom's default template: two fonts
+    for each of the seven languages, a character and a paragraph shape per style, and
+    the template's styles."""
+    fonts = "".join(
+        f'<hh:fontface lang="{lang}" fontCnt="2">'
+        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0">'
+        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
+        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
+        '<hh:font id="1" face="함초롬돋움" type="TTF" isEmbedded="0">'
+        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
+        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
+        "</hh:fontface>"
+        for lang in _FONT_LANGS
+    )
+    n = len(TEMPLATE_STYLES)
+    chars = "".join(
+        f'<hh:charPr id="{i}" height="{1000 + 100 * (i % 5)}" textColor="#000000" '
+        'shadeColor="none" useFontSpace="0" useKerning="0" symMark="NONE" borderFillIDRef="1">'
+        '<hh:fontRef hangul="0" latin="0" hanja="0" japanese="0" other="0" symbol="0" user="0"/>'
+        '<hh:ratio hangul="100" latin="100" hanja="100" japanese="100" other="100" '
+        'symbol="100" user="100"/><hh:spacing hangul="0" latin="0" hanja="0" japanese="0" '
+        'other="0" symbol="0" user="0"/></hh:charPr>'
+        for i in range(n)
+    )
+    paras = "".join(
+        f'<hh:paraPr id="{i}" tabPrIDRef="0" condense="0" fontLineHeight="0" snapToGrid="1" '
+        'suppressLineNumbers="0" checked="0"><hh:align horizontal="JUSTIFY" '
+        'vertical="BASELINE"/><hh:heading type="NONE" idRef="0" level="0"/>'
+        '<hh:breakSetting breakLatinWord="KEEP_WORD" breakNonLatinWord="KEEP_WORD" '
+        'widowOrphan="0" keepWithNext="0" keepLines="0" pageBreakBefore="0" lineWrap="BREAK"/>'
+        f'<hh:margin><hc:intent value="0" unit="HWPUNIT"/><hc:left value="{i * 1000}" '
+        'unit="HWPUNIT"/><hc:right value="0" unit="HWPUNIT"/><hc:prev value="0" '
+        'unit="HWPUNIT"/><hc:next value="0" unit="HWPUNIT"/></hh:margin>'
+        '<hh:lineSpacing type="PERCENT" value="160" unit="HWPUNIT"/></hh:paraPr>'
+        for i in range(n)
+    )
+    styles = "".join(
+        f'<hh:style id="{i}" type="PARA" name="{xml_text(name)}" engName="" '
+        f'paraPrIDRef="{i}" charPrIDRef="{i}" nextStyleIDRef="{i}" langID="1042" lockForm="0"/>'
+        for i, name in enumerate(TEMPLATE_STYLES)
+    )
+    xml = (
+        f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
+        f'secCnt="{sections}">'
+        '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
+        f'<hh:refList><hh:fontfaces itemCnt="{len(_FONT_LANGS)}">{fonts}</hh:fontfaces>'
+        '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
+        'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
+        f'<hh:charProperties itemCnt="{n}">{chars}</hh:charProperties>'
+        f'<hh:paraProperties itemCnt="{n}">{paras}</hh:paraProperties>'
+        f'<hh:styles itemCnt="{n}">{styles}</hh:styles></hh:refList></hh:head>'
+    )
+    return xml.encode("utf-8")
+
+
 def _header_xml(sections: int) -> bytes:
     xml = (
         f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
@@ -213,7 +312,7 @@ def _header_xml(sections: int) -> bytes:
     return xml.encode("utf-8")
 
 
-def _content_hpf(sections: int, title: str) -> bytes:
+def _content_hpf(sections: int, title: str, images: int = 0) -> bytes:
     items = ['<opf:item id="header" href="Contents/header.xml" media-type="application/xml"/>']
     refs = ['<opf:itemref idref="header" linear="yes"/>']
     for i in range(sections):
@@ -222,6 +321,11 @@ def _content_hpf(sections: int, title: str) -> bytes:
             'media-type="application/xml"/>'
         )
         refs.append(f'<opf:itemref idref="section{i}" linear="yes"/>')
+    items.extend(
+        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
+        'isEmbeded="1"/>'
+        for i in range(1, images + 1)
+    )
     xml = (
         f"{_XML_DECL}<opf:package {_xmlns('ha', 'hp', 'hs', 'hc', 'hh', 'hpf', 'opf')} "
         'version="" unique-identifier="" id="">'
@@ -292,6 +396,8 @@ def build_hwpx(
     backslash: bool = False,
     encrypted: bool = False,
     version_needed: int = 0,
+    hancom_layout: bool = False,
+    images: Sequence[bytes] = (),
 ) -> bytes:
     """An HWPX package holding *blocks*, spread over *sections* section parts.
 
@@ -302,7 +408,11 @@ def build_hwpx(
     :data:`MIMETYPE_PLACES`; *backslash* names entries ``Contents\\section0.xml``;
     *encrypted* declares the header and sections encrypted in
     ``META-INF/manifest.xml`` and stores them as ciphertext-like noise;
-    *version_needed* sets every entry's "version needed to extract" (x10).
+    *version_needed* sets every entry's "version needed to extract" (x10);
+    *hancom_layout* writes what Hancom Office adds to every package it saves: each
+    paragraph's laid-out lines (``hp:linesegarray``) and the default template's fonts,
+    shapes and styles in ``header.xml``; *images* are stored as ``BinData/imageN.png``
+    and listed in the manifest.
 
     >>> build_hwpx(["가"]) == build_hwpx(["가"])
     True
@@ -314,8 +424,12 @@ def build_hwpx(
     if mimetype not in MIMETYPE_PLACES:
         raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
     parts = _split_sections(blocks, sections)
-    rendered = [_SectionWriter().render(part, first=(i == 0)) for i, part in enumerate(parts)]
-    content = {"Contents/header.xml": _header_xml(sections)}
+    rendered = [
+        _SectionWriter(layout=hancom_layout).render(part, first=(i == 0))
+        for i, part in enumerate(parts)
+    ]
+    header = _template_header_xml if hancom_layout else _header_xml
+    content = {"Contents/header.xml": header(sections)}
     for i, xml in enumerate(rendered):
         content[f"Contents/section{i}.xml"] = xml
     if encrypted:
@@ -333,9 +447,12 @@ def build_hwpx(
         _entry(zf, f"META-INF{sep}container.xml", _CONTAINER_XML, version=v)
         if encrypted:
             _entry(zf, "META-INF/manifest.xml", _manifest_xml(list(content)), version=v)
-        _entry(zf, f"Contents{sep}content.hpf", _content_hpf(sections, title), version=v)
+        hpf = _content_hpf(sections, title, len(images))
+        _entry(zf, f"Contents{sep}content.hpf", hpf, version=v)
         for name, data in content.items():
             _entry(zf, name.replace("/", sep), data, version=v)
+        for i, image in enumerate(images, 1):  # images are kept as they are: stored
+            _entry(zf, f"BinData{sep}image{i}.png", image, stored=True, version=v)
         if mimetype == "late":
             _entry(zf, "mimetype", MIMETYPE, version=v)
     return buf.getvalue()
