@@ -29,6 +29,7 @@ import pytest
 from hwpscan.formats import hwpx, native, read_document
 from hwpscan.formats.hwpx import MAX_ENTRIES, MAX_UNCOMPRESSED
 from hwpscan.formats.zip_fast import Declined, open_fast
+from hwpscan.models import Format, Status
 from hwpscan.rehearsal.synth.hwpx import MIMETYPE_PLACES, build_hwpx
 
 pytest.importorskip("hwpscan.formats._zip")
@@ -65,7 +66,7 @@ def fast_reads(data: bytes) -> bool:
     if package is None:
         return False
     try:
-        hwpx._read_archive(package)
+        hwpx._read_archive(package, data)
     except Declined:
         return False
     except Exception:  # zipfile's path raises the same (the comparison says so)
@@ -527,3 +528,13 @@ def test_mutated_packages_read_the_same() -> None:
 def test_many_mutated_packages_read_the_same(seed: int) -> None:
     read, declined = _sweep(seed, 5000)
     assert read > 0 and declined > 0
+
+
+def test_an_entry_without_a_name_makes_the_package_corrupt_not_an_internal_error() -> None:
+    """zipfile cannot tell whether a nameless entry is a folder (it raises IndexError);
+    the row says what is wrong with the file instead."""
+    from hwpscan.scan import scan_bytes
+
+    row = scan_bytes(DAMAGE["empty-name"](BASE), path="x.hwpx")
+    assert row.status is Status.CORRUPT and row.format is Format.HWPX
+    assert row.reason is not None and "without a name" in row.reason

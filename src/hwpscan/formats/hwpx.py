@@ -102,7 +102,7 @@ def read_zip(data: bytes) -> Document:
     fast = open_fast(data, max_entries=MAX_ENTRIES, max_declared=MAX_UNCOMPRESSED)
     if fast is not None:
         try:
-            return _read_archive(fast)
+            return _read_archive(fast, data)
         except Declined:
             pass
     try:
@@ -111,12 +111,15 @@ def read_zip(data: bytes) -> Document:
         return Document(format=_head_format(data), status=Status.ENCRYPTED, reason=str(exc))
     except FormatError as exc:
         return Document(format=_head_format(data), status=Status.CORRUPT, reason=str(exc))
-    return _read_archive(archive)
+    return _read_archive(archive, data)
 
 
-def _read_archive(archive: _Archive) -> Document:
+def _read_archive(archive: _Archive, data: bytes) -> Document:
     with archive:
-        entries = _entries(archive)
+        try:
+            entries = _entries(archive)
+        except CorruptFileError as exc:
+            return Document(format=_head_format(data), status=Status.CORRUPT, reason=str(exc))
         evidence = hwpx_evidence(archive, entries)
         if not evidence:
             return Document(
@@ -210,9 +213,14 @@ _Info = zipfile.ZipInfo | ZipEntry
 
 
 def _entries(archive: _Archive) -> dict[str, _Info]:
-    """Entries by normalised name: ``\\`` read as ``/``, no leading ``/`` or ``./``."""
+    """Entries by normalised name: ``\\`` read as ``/``, no leading ``/`` or ``./``.
+
+    Raises :class:`CorruptFileError` for an entry without a name: no writer makes one,
+    and zipfile cannot say whether it is a folder."""
     out: dict[str, _Info] = {}
     for info in archive.infolist():
+        if not info.filename:
+            raise CorruptFileError("a ZIP entry without a name (a damaged central directory?)")
         if info.is_dir():
             continue
         name = _normal(info.filename)
