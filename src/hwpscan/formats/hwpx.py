@@ -229,6 +229,21 @@ def _entries(archive: _Archive) -> dict[str, _Info]:
 
 
 def _normal(name: str) -> str:
+    """*name* with ``\\`` read as ``/`` and no empty or ``.`` part; a name that has
+    none of those (what writers write) comes back as it is, without a split.
+
+    >>> [_normal(n) for n in ("Contents/a.xml", "./a", "a//b\\c", "/x/./y/", "a/.", ".")]
+    ['Contents/a.xml', 'a', 'a/b/c', 'x/y', 'a', '']
+    """
+    if not (
+        "\\" in name
+        or "//" in name
+        or "/./" in name
+        or name.startswith(("/", "./"))
+        or name.endswith(("/", "/."))
+        or name in ("", ".")
+    ):
+        return name
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     return "/".join(parts)
 
@@ -538,8 +553,14 @@ class _Walk:
     max_depth: int = MAX_DEPTH
 
     def texts(self) -> list[str]:
-        """Paragraph texts in document order, empty ones left out (python-hwpx's rule)."""
-        return [t for t in self.slots if t is not None and t.strip()]
+        """Paragraph texts in document order, empty ones left out (python-hwpx's rule:
+        nothing left after ``strip()``, which is what ``isspace()`` tells without making
+        the stripped copy).
+
+        >>> _Walk(["a", None, "", " \\u3000\\n", " b "]).texts()
+        ['a', ' b ']
+        """
+        return [t for t in self.slots if t and not t.isspace()]
 
 
 def section_text(chunks: Any, walk: _Walk, name: str) -> None:
