@@ -229,7 +229,7 @@ def _entries(archive: _Archive) -> dict[str, _Info]:
 
 
 def _normal(name: str) -> str:
-    """*name* with ``\\`` read as ``/`` and no empty or ``.`` part; a name that has
+    r"""*name* with ``\`` read as ``/`` and no empty or ``.`` part; a name that has
     none of those (what writers write) comes back as it is, without a split.
 
     >>> [_normal(n) for n in ("Contents/a.xml", "./a", "a//b\\c", "/x/./y/", "a/.", ".")]
