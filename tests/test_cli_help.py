@@ -130,3 +130,45 @@ def test_a_machine_format_scan_loads_no_fallback_table_or_diff_module(
     )
     assert "hwpscan.formats.hwp5" in loaded and out.read_text(encoding="utf-8").count("\n") == 1
     assert loaded.isdisjoint({"olefile", "rich.table", "hwpscan.runs.diff"})
+    assert loaded.isdisjoint(NOT_FOR_A_LOCAL_SCAN), loaded & NOT_FOR_A_LOCAL_SCAN
+
+
+#: What a scan of files on disk never uses, whatever it prints: the fetcher behind
+#: ``scan --from/--to`` (its option defaults are :mod:`hwpscan.fetch.defaults`), the
+#: scaled path behind URLs, ``--executor dask`` and ``--resume`` (its settings are
+#: :mod:`hwpscan.usecases.scale_settings`), and pandas, which only the report bundle's
+#: pivots need (the terminal's cells are :mod:`hwpscan.report.cells`).
+NOT_FOR_A_LOCAL_SCAN = frozenset(
+    {
+        "hwpscan.fetch.dates",
+        "hwpscan.fetch.keys",
+        "hwpscan.fetch.limits",
+        "hwpscan.fetch.progress",
+        "hwpscan.fetch.settings",
+        "hwpscan.fetch.urls",
+        "zoneinfo",
+        "hwpscan.usecases.scaled",
+        "hwpscan.sources",
+        "hwpscan.executors.worker",
+        "hwpscan.executors.dask_cluster",
+        "hwpscan.report.pivot",
+        "hwpscan.forensics.twins",
+        "pandas",
+        "numpy",
+    }
+)
+
+
+def test_a_table_scan_loads_no_fetcher_scaled_path_or_pandas(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table a plain scan draws needs rich's tables, and none of what a local scan
+    never uses (:data:`NOT_FOR_A_LOCAL_SCAN`)."""
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    doc = tmp_path / "a.hwp"
+    doc.write_bytes(build_hwp5(["문단"]))
+    loaded = imported_modules("scan", str(doc), "--no-progress")
+    assert {"hwpscan.formats.hwp5", "rich.table", "hwpscan.report.cells"} <= loaded
+    assert loaded.isdisjoint(NOT_FOR_A_LOCAL_SCAN), loaded & NOT_FOR_A_LOCAL_SCAN

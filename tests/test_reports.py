@@ -7,6 +7,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,8 +19,9 @@ from typer.testing import CliRunner
 import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verify)
 from hwpscan.cli import app
 from hwpscan.cli.runs_view import record_and_report
-from hwpscan.models import FileResult, Status
+from hwpscan.models import Defects, FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, write_report
+from hwpscan.report.cells import contamination_cells
 from hwpscan.report.export import csv_row
 from hwpscan.report.junit import junit_xml, write_junit
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
@@ -154,6 +156,21 @@ def test_summary_has_figures_pivot_and_bad_files(bundle: Path, results: list[Fil
     unreadable = [r for r in results if not r.status.scanned]
     assert all(r.reason[:30] in text for r in unreadable)
     assert "<img" not in text and "<script" not in text
+
+
+def test_the_terminal_cells_are_the_pandas_pivot(results: list[FileResult]) -> None:
+    """The table scan draws cells counted without pandas: the same as the pivot's, for
+    the report corpus (its statuses and formats), with undated and lossy rows, parts of
+    it and none."""
+    undated = [replace(r, date=None) for r in results[::2]]
+    folded = Defects(folded_symbols=1)
+    lossy = [replace(r, status=Status.CLEAN, defects=folded) for r in results[:3]]
+    everything = [*results, *undated, *lossy]
+    assert any(r.lossy for r in lossy) and len({r.format for r in everything}) > 3
+    for rows in (everything, everything[::3], undated, lossy, []):
+        frame = contamination_pivot(rows)
+        expected = ([str(c) for c in frame.columns], [(d, list(v)) for d, v in frame.iterrows()])
+        assert contamination_cells(rows) == expected
 
 
 def test_summary_of_nothing_says_so() -> None:

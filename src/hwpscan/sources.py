@@ -11,7 +11,9 @@ that knows the file, else the innermost ``YYYY-MM-DD`` component of the key (or 
 file's stem). Credentials come from each filesystem's own environment and configuration
 (``AWS_*`` variables and ``~/.aws`` for S3, ...); a URL's userinfo is never shown, and
 :func:`hwpscan.redaction.redact_credentials` blanks the values of the usual credential
-variables in any message.
+variables in any message. Telling a URL argument from a local path, and showing a URL
+(:func:`url_from_argument`, :func:`shown_url`), is :mod:`hwpscan.locations`, which a
+scan of local files loads without this module; the names are exported here too.
 
 >>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
 's3://bucket/fixtures/a.hwp'
@@ -24,17 +26,15 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.errors import UsageError
+from hwpscan.locations import is_url, shown_url, url_from_argument
 from hwpscan.manifest import ManifestEntry
 from hwpscan.redaction import (
-    host_without_userinfo,
     redact_credentials,
     redact_text,
     userinfo_secrets,
@@ -52,14 +52,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WorkItem",
+    "is_url",
     "iter_items",
     "shown_url",
     "url_from_argument",
 ]
 
-#: Environment variables whose values are credentials: blanked wherever they would show.
-_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
-_COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
 _MANIFEST = "manifest.jsonl"
 _MANIFEST_CAP = 64 * 2**20  # a manifest bigger than this is not one of ours
 
@@ -81,46 +79,6 @@ class WorkItem:
     size: int | None = None
     etag: str | None = None
     remote: bool = False
-
-
-def is_url(text: str) -> bool:
-    """True for ``scheme://...`` with a scheme of two letters or more (not ``C:\\``).
-
-    >>> is_url("s3://b/k"), is_url("file:///tmp/x"), is_url("fixtures/a.hwp")
-    (True, True, False)
-    """
-    return _SCHEME_RE.match(text) is not None
-
-
-def url_from_argument(arg: str | os.PathLike[str]) -> str | None:
-    """The URL a command-line argument names, or None for a local path.
-
-    Arguments arrive as :class:`~pathlib.Path`, which folds ``s3://b/k`` into
-    ``s3:/b/k``; the scheme's slashes are restored here. A path that exists locally is
-    always local.
-
-    >>> url_from_argument(Path("file:///tmp/x")), url_from_argument("gs://b/p/")
-    ('file:///tmp/x', 'gs://b/p/')
-    """
-    text = os.fspath(arg)
-    if is_url(text):
-        return text
-    match = _COLLAPSED_RE.match(text)
-    if match is None or os.path.lexists(text):
-        return None
-    scheme = match.group(1)
-    rest = text[match.end() :]
-    return f"{scheme}:///{rest}" if scheme == "file" else f"{scheme}://{rest}"
-
-
-def shown_url(url: str) -> str:
-    """A URL as results and logs show it: no userinfo, no query, no fragment."""
-    try:
-        parts = urlsplit(url)
-        host = host_without_userinfo(parts)
-    except ValueError:
-        return "(an unparsable URL)"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def filesystem(url: str) -> tuple[AbstractFileSystem, str]:

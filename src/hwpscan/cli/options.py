@@ -11,25 +11,32 @@ type with its default::
     def fetch(connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT, ...)
 
 The defaults are those of :class:`hwpscan.fetch.FetchSettings` and
-:class:`hwpscan.fetch.FetchLimits`, read from them, not restated:
+:class:`hwpscan.fetch.FetchLimits`, read from :mod:`hwpscan.fetch.defaults` as they
+are, not restated; that module imports nothing, so declaring these options (which every
+``scan`` does) loads none of the fetcher, whose classes load when a fetch runs:
 
+>>> from hwpscan.fetch import FetchLimits, FetchSettings
 >>> MAX_MB == FetchSettings().max_bytes / 1_000_000, RETRIES == FetchSettings().retry.retries
 (True, True)
+>>> MAX_TOTAL_MB == FetchLimits().max_download_bytes / 1_000_000
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from hwpscan.cli.app import ApiUrlOpt, err_console
 from hwpscan.errors import UsageError
-from hwpscan.fetch.dates import MAX_WINDOW_DAYS, check_window_days
-from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.settings import FetchSettings
+from hwpscan.fetch import defaults
+
+if TYPE_CHECKING:
+    from hwpscan.fetch.limits import FetchLimits
+    from hwpscan.fetch.settings import FetchSettings
 
 __all__ = [
     "API_RETRIES",
@@ -103,21 +110,19 @@ def deprecated(old: _T | None, new: _T, message: str) -> _T:
     return old
 
 
-_SETTINGS = FetchSettings()
-_LIMITS = FetchLimits()
-MAX_ITEMS = _LIMITS.max_items
-MAX_ATTACHMENTS = _LIMITS.max_attachments
-MAX_FILES = _LIMITS.max_files
-MAX_TOTAL_MB = _LIMITS.max_download_bytes / 1_000_000
-API_RETRIES = _LIMITS.api_retries
-CONNECT_TIMEOUT = _SETTINGS.connect_timeout
-READ_TIMEOUT = _SETTINGS.read_timeout
-RETRIES = _SETTINGS.retry.retries
-MAX_MB = _SETTINGS.max_bytes / 1_000_000
-WINDOW_DAYS = _SETTINGS.window_days
-DAILY_LIMIT = _SETTINGS.daily_limit
-RESET_HOUR = _SETTINGS.reset_hour
-DOWNLOADS = _SETTINGS.downloads
+MAX_ITEMS = defaults.MAX_ITEMS
+MAX_ATTACHMENTS = defaults.MAX_ATTACHMENTS_PER_RELEASE
+MAX_FILES = defaults.MAX_ATTACHMENTS_PER_RUN
+MAX_TOTAL_MB = defaults.MAX_DOWNLOAD_BYTES / 1_000_000
+API_RETRIES = defaults.API_RETRIES
+CONNECT_TIMEOUT = defaults.DEFAULT_CONNECT_TIMEOUT
+READ_TIMEOUT = defaults.DEFAULT_READ_TIMEOUT
+RETRIES = defaults.DEFAULT_RETRIES
+MAX_MB = defaults.DEFAULT_MAX_BYTES / 1_000_000
+WINDOW_DAYS = defaults.DEFAULT_WINDOW_DAYS
+DAILY_LIMIT = defaults.DEFAULT_DAILY_LIMIT
+RESET_HOUR = defaults.DEFAULT_RESET_HOUR
+DOWNLOADS = defaults.DEFAULT_DOWNLOADS
 
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
 ToOpt = Annotated[
@@ -126,7 +131,23 @@ ToOpt = Annotated[
 
 
 def _window_days(value: int) -> int:
-    """``--window-days`` within the API's limit, checked before anything is sent."""
+    """``--window-days`` within the API's limit, checked before anything is sent.
+
+    Click calls this for the default too, on every ``scan``: the default is within the
+    limit, so the fetcher's date rules load only for a window someone typed.
+
+    >>> _window_days(WINDOW_DAYS), _window_days(7)
+    (21, 7)
+    >>> _window_days(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    typer._click.exceptions.BadParameter: is more than the API's 21 days per call: ...
+    """
+    if value == WINDOW_DAYS:
+        return value
+    # the fetcher's date rules: loaded when a window is given, not on every scan
+    from hwpscan.fetch.dates import check_window_days
+
     try:
         return check_window_days(value)
     except UsageError as exc:
@@ -138,7 +159,7 @@ WindowOpt = Annotated[
     typer.Option(
         "--window-days",
         callback=_window_days,
-        help=f"Days per call, both ends counted (at most {MAX_WINDOW_DAYS}).",
+        help=f"Days per call, both ends counted (at most {defaults.MAX_WINDOW_DAYS}).",
     ),
 ]
 LimitOpt = Annotated[
@@ -215,13 +236,15 @@ ApiRetriesOpt = Annotated[
 class ApiOptions:
     """Which API and how it is asked: what ``plan`` and every fetch share."""
 
-    api_url: ApiUrlOpt = _SETTINGS.api_url
+    api_url: ApiUrlOpt = defaults.DEFAULT_API_URL
     window_days: WindowOpt = WINDOW_DAYS
     daily_limit: LimitOpt = DAILY_LIMIT
     reset_hour: ResetOpt = RESET_HOUR
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """:class:`FetchSettings` with these fields, the others default or ``overrides``."""
+        from hwpscan.fetch.settings import FetchSettings  # the fetcher: when a fetch runs
+
         return FetchSettings(**{**self.fields(), **overrides})
 
     def fields(self) -> dict[str, Any]:
@@ -245,6 +268,8 @@ class LimitOptions:
     api_retries: ApiRetriesOpt = API_RETRIES
 
     def limits(self) -> FetchLimits:
+        from hwpscan.fetch.limits import FetchLimits  # the fetcher: when a fetch runs
+
         return FetchLimits(
             max_items=self.max_items,
             max_attachments=self.max_attachments,
@@ -281,6 +306,7 @@ class FetchOptions:
     >>> s.allow_hosts, s.max_bytes, s.retry.retries, s.out_dir.name, s == opts.settings(
     ...     out_dir=Path("x"))
     (('a', 'b', 'c'), 1500000, 0, 'x', True)
+    >>> from hwpscan.fetch import FetchSettings
     >>> FetchOptions().settings() == FetchSettings()
     True
     >>> FetchOptions(download_path=["/f/"]).settings().path_prefixes
@@ -301,16 +327,20 @@ class FetchOptions:
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """The :class:`FetchSettings` these options ask for, ``overrides`` replacing fields."""
+        from hwpscan.fetch.settings import FetchSettings  # the fetcher: when a fetch runs
+
         return FetchSettings(**{**self.fields(), **overrides})
 
     def fields(self) -> dict[str, Any]:
         """These options as :class:`FetchSettings` fields."""
+        from hwpscan.fetch.settings import RetryPolicy  # the fetcher: when a fetch runs
+
         fields = {
             **self.api.fields(),
             "allow_hosts": tuple(split_list(self.allow_host)),
             "connect_timeout": self.connect_timeout,
             "read_timeout": self.read_timeout,
-            "retry": replace(_SETTINGS.retry, retries=self.retries),
+            "retry": RetryPolicy(retries=self.retries),
             "max_bytes": int(self.max_mb * 1_000_000),
             "downloads": self.downloads,
             "limits": self.limits.limits(),

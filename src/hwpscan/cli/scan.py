@@ -29,7 +29,7 @@ from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, j
 from hwpscan.report.tables import Show, repair_table, summary_line
 from hwpscan.runs.rows import row_lines
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scaled import (
+from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
     DEFAULT_WORKER_WAIT,
     Executor,

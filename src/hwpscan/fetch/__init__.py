@@ -18,27 +18,36 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hwpscan.errors import UsageError
-from hwpscan.fetch.dates import parse_range
-from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key
-from hwpscan.fetch.limits import FetchLimits
-from hwpscan.fetch.progress import Progress, ProgressEvent
-from hwpscan.fetch.settings import (
-    DEFAULT_API_URL,
-    FetchHooks,
-    FetchSettings,
-    RetryPolicy,
-    default_out_dir,
-)
 from hwpscan.lazy import lazy_names
-from hwpscan.manifest import dates_for, load_manifest
 
 if TYPE_CHECKING:
+    from hwpscan.fetch.defaults import DEFAULT_API_URL
+    from hwpscan.fetch.limits import FetchLimits
     from hwpscan.fetch.plan import Plan, plan_range
+    from hwpscan.fetch.progress import Progress, ProgressEvent
     from hwpscan.fetch.run import FetchReport, fetch_range, stop_message
+    from hwpscan.fetch.settings import (
+        FetchHooks,
+        FetchSettings,
+        RetryPolicy,
+        default_out_dir,
+    )
+    from hwpscan.manifest import dates_for, load_manifest
 
-#: The engine (the run loop, the planner and what they import) loads on first use, so
-#: the command line's option declarations, which read the settings, stay light.
+#: Every name loads on first use, so that importing a light module of the package
+#: (:mod:`~hwpscan.fetch.defaults`, which every ``scan`` reads for its fetch options'
+#: defaults) loads nothing else; the engine (the run loop, the planner and what they
+#: import) loads only when a fetch or a plan runs.
 _LAZY = {
+    "DEFAULT_API_URL": "hwpscan.fetch.defaults",
+    "FetchHooks": "hwpscan.fetch.settings",
+    "FetchLimits": "hwpscan.fetch.limits",
+    "FetchSettings": "hwpscan.fetch.settings",
+    "RetryPolicy": "hwpscan.fetch.settings",
+    "default_out_dir": "hwpscan.fetch.settings",
+    "ProgressEvent": "hwpscan.fetch.progress",
+    "dates_for": "hwpscan.manifest",
+    "load_manifest": "hwpscan.manifest",
     "FetchReport": "hwpscan.fetch.run",
     "fetch_range": "hwpscan.fetch.run",
     "stop_message": "hwpscan.fetch.run",
@@ -85,6 +94,11 @@ def fetch_for_scan(
     :class:`UsageError`. Check ``report.error`` / ``report.exit_code``: a stopped fetch
     still returns what it got.
     """
+    # the dates, the key and the settings: loaded by a fetch, not by importing the package
+    from hwpscan.fetch.dates import parse_range  # zoneinfo: for a fetch only
+    from hwpscan.fetch.keys import ENV_VAR, check_key, resolve_key  # for a fetch only
+    from hwpscan.fetch.settings import FetchSettings  # for a fetch only
+
     settings = settings or FetchSettings()
     if isinstance(start, str) or isinstance(end, str):
         start, end = parse_range(str(start), str(end))

@@ -19,16 +19,10 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from hwpscan.errors import UsageError
+from hwpscan.fetch.defaults import DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS
 
 #: The API's clock: days, quota days and "the current year" are counted here.
 KST = ZoneInfo("Asia/Seoul")
-
-#: The default call window: 21 days inclusive is accepted under every description of
-#: the API's limit (one month for personal keys; 42 days refused).
-DEFAULT_WINDOW_DAYS = 21
-#: The longest window one call may ask for: the API answers 21 days, but 42 with an
-#: error code (a paid call spent on nothing), so longer windows are refused up front.
-MAX_WINDOW_DAYS = 21
 
 #: The longest range a fetch or plan takes: a century (about 1,740 calls of 21 days).
 MAX_RANGE_DAYS = 36_525

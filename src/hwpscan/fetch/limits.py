@@ -25,20 +25,17 @@ import re
 from dataclasses import dataclass
 
 from hwpscan.errors import ApiResponseError
+from hwpscan.fetch.defaults import (
+    API_RETRIES,
+    MAX_ATTACHMENTS_PER_RELEASE,
+    MAX_ATTACHMENTS_PER_RUN,
+    MAX_DOWNLOAD_BYTES,
+    MAX_ITEMS,
+)
+from hwpscan.fetch.defaults import (
+    DEFAULT_DAILY_LIMIT as DEFAULT_DAILY_LIMIT,  # kept importable from here
+)
 
-#: API calls a key may make per day (the API's documented limit).
-DEFAULT_DAILY_LIMIT = 30
-
-#: Releases one answer may list (a 21-day window has on the order of a hundred).
-MAX_ITEMS = 2_000
-#: Attachments one release may list (real ones have one to a few).
-MAX_ATTACHMENTS_PER_RELEASE = 50
-#: Attachments one run may download, and bytes in all (a year of releases is a few
-#: thousand files of a few hundred kilobytes each).
-MAX_ATTACHMENTS_PER_RUN = 10_000
-MAX_DOWNLOAD_BYTES = 5_000_000_000
-#: Paid calls one window may retry after a timeout or a 5xx (each retry is a call).
-API_RETRIES = 2
 #: JSON values one release may take in the answer (it has about a dozen fields).
 VALUES_PER_ITEM = 128
 

@@ -21,7 +21,7 @@ from hwpscan.fetch.dates import (
     split_windows,
     year_warning,
 )
-from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT
+from hwpscan.fetch.defaults import DEFAULT_DAILY_LIMIT
 from hwpscan.fetch.quota import QuotaLedger, QuotaStatus, default_ledger_path
 from hwpscan.fetch.settings import FetchSettings
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
-from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT
+from hwpscan.fetch.defaults import DEFAULT_DAILY_LIMIT
 from hwpscan.redaction import key_hash
 from hwpscan.runs.sqlite import (
     DEFAULT_TIMEOUT,

@@ -1,9 +1,10 @@
 """What a fetch is asked to do, as typed values: :class:`FetchSettings`, :class:`RetryPolicy`.
 
-Every default of a fetch is stated here, once; the command line takes its defaults from
-these classes (:mod:`hwpscan.cli.options`). The settings hold no secret: the API key is
-a separate argument of :func:`hwpscan.fetch.run.fetch_range`, so a settings object can
-be printed, logged or stored as it is. What tests and the CLI inject (a DNS resolver, a
+Every default of a fetch is stated once, in :mod:`hwpscan.fetch.defaults`, which these
+classes and the command line's options (:mod:`hwpscan.cli.options`) both read. The
+settings hold no secret: the API key is a separate argument of
+:func:`hwpscan.fetch.run.fetch_range`, so a settings object can be printed, logged or
+stored as it is. What tests and the CLI inject (a DNS resolver, a
 clock, a sleep) is :class:`FetchHooks`, apart from the settings.
 
 >>> FetchSettings(window_days=7).retry
@@ -22,24 +23,30 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-from hwpscan.fetch.dates import DEFAULT_WINDOW_DAYS
-from hwpscan.fetch.limits import DEFAULT_DAILY_LIMIT, FetchLimits
+from hwpscan.fetch.defaults import (
+    DEFAULT_API_URL,
+    DEFAULT_BACKOFF,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_DAILY_LIMIT,
+    DEFAULT_DOWNLOADS,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_RESET_HOUR,
+    DEFAULT_RETRIES,
+    DEFAULT_WINDOW_DAYS,
+)
+from hwpscan.fetch.limits import FetchLimits
 from hwpscan.fetch.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
 from hwpscan.home import state_dir
 
 __all__ = [
+    "DEFAULT_API_URL",
     "DEFAULT_MAX_BYTES",
     "FetchHooks",
     "FetchSettings",
     "RetryPolicy",
     "default_out_dir",
 ]
-
-#: The real endpoint (금융감독원 보도자료 API).
-DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
-
-#: Bytes one attachment may take (``--max-mb`` changes it).
-DEFAULT_MAX_BYTES = 100_000_000
 
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Exception)
@@ -57,8 +64,8 @@ class RetryPolicy:
     downloads both go through it, so they wait the same way and say so the same way.
     """
 
-    retries: int = 3
-    backoff: float = 0.5
+    retries: int = DEFAULT_RETRIES
+    backoff: float = DEFAULT_BACKOFF
 
     @property
     def attempts(self) -> int:
@@ -136,14 +143,14 @@ class FetchSettings:
     state: Path | None = None
     window_days: int = DEFAULT_WINDOW_DAYS
     daily_limit: int = DEFAULT_DAILY_LIMIT
-    reset_hour: int = 0
+    reset_hour: int = DEFAULT_RESET_HOUR
     allow_hosts: tuple[str, ...] = ()
     path_prefixes: tuple[str, ...] = DEFAULT_DOWNLOAD_PATHS
-    connect_timeout: float = 10.0
-    read_timeout: float = 60.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
     max_bytes: int = DEFAULT_MAX_BYTES
     download_deadline: float | None = None
-    downloads: int = 4
+    downloads: int = DEFAULT_DOWNLOADS
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     limits: FetchLimits = field(default_factory=FetchLimits)
     fresh: bool = False

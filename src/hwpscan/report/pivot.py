@@ -1,5 +1,8 @@
 """The date x format contamination table, built with pandas.
 
+Its cells without pandas (what the terminal draws), the constants and
+:func:`cell_text` are :mod:`hwpscan.report.cells`; they are exported here too.
+
 >>> from hwpscan.models import FileResult, Format, Status
 >>> rows = [
 ...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
@@ -18,16 +21,31 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from hwpscan.models import FileResult, Format, Status
+from hwpscan.models import FileResult, Status
+from hwpscan.report.cells import (
+    DOCUMENT_FORMATS,
+    EMPTY_CELL,
+    FORMAT_ORDER,
+    OTHER,
+    PIVOT_COLUMNS,
+    UNKNOWN_DATE,
+    cell_text,
+)
 
-UNKNOWN_DATE = "unknown"
-#: Every format, documents first, then what could not be read.
-FORMAT_ORDER = [f.value for f in Format]
-#: The document formats get a column each; everything else shares ``other``.
-DOCUMENT_FORMATS = (Format.HWP5.value, Format.HWPX.value, Format.PDF.value)
-OTHER = "other"
-PIVOT_COLUMNS = [*DOCUMENT_FORMATS, OTHER]
-EMPTY_CELL = "—"
+__all__ = [
+    "DOCUMENT_FORMATS",
+    "EMPTY_CELL",
+    "FORMAT_ORDER",
+    "OTHER",
+    "PIVOT_COLUMNS",
+    "UNKNOWN_DATE",
+    "cell_text",
+    "contaminated_dates",
+    "contamination_pivot",
+    "pivot_counts",
+    "results_frame",
+]
+
 _COLUMNS = ["date", "format", "files", "contaminated", "clean", "unreadable", "lossy"]
 
 
@@ -74,24 +92,6 @@ def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
 def _date_key(col: pd.Series) -> pd.Series:
     # keep "unknown" after every real date
     return col.map(lambda v: "9999" if v == UNKNOWN_DATE else v) if col.name == "date" else col
-
-
-def cell_text(files: int, contaminated: int, unreadable: int, lossy: int = 0) -> str:
-    """How one cell reads (*lossy*: clean files whose characters are shown as others).
-
-    >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(1, 0, 1), cell_text(0, 0, 0)
-    ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '1 unreadable', '—')
-    >>> cell_text(2, 0, 0, 1)
-    '0/2 contaminated, 1 lossy'
-    """
-    if files == 0:
-        return EMPTY_CELL
-    if unreadable == files:
-        return f"{unreadable} unreadable"
-    text = f"{contaminated}/{files} contaminated"
-    if lossy:
-        text += f", {lossy} lossy"
-    return f"{text}, {unreadable} unreadable" if unreadable else text
 
 
 def contamination_pivot(results: Iterable[FileResult]) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from rich.text import Text
 from hwpscan.forensics.pua import pua_info, pua_summary
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import LOSSY_CLASSES, FileResult, RepairSummary, Status
+from hwpscan.report.cells import EMPTY_CELL, contamination_cells
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import defect_files, status_counts
 
@@ -373,10 +374,8 @@ def pivot_table(
     Below :data:`NARROW` columns, or wherever the full cells would not fit in *width*,
     the cells are compact (``2/3``, ``1 unread.``) and the caption says how to read them.
     """
-    from hwpscan.report.pivot import EMPTY_CELL, contamination_pivot  # pandas, when needed
-
-    frame = contamination_pivot(results)
-    compact = width is not None and (width < NARROW or _pivot_width(frame) > width)
+    columns, cells = contamination_cells(results)
+    compact = width is not None and (width < NARROW or _pivot_width(columns, cells) > width)
     table = _table(
         title=title,
         title_justify="left",
@@ -384,10 +383,10 @@ def pivot_table(
         caption_justify="left",
     )
     table.add_column("date", no_wrap=True, min_width=10)
-    for col in frame.columns:
-        table.add_column(str(col), no_wrap=True)
-    for date, row in frame.iterrows():
-        cells = [Text(str(date))]
+    for col in columns:
+        table.add_column(col, no_wrap=True)
+    for date, row in cells:
+        shown = [Text(date)]
         for value in row:
             style = (
                 "dim"
@@ -399,19 +398,17 @@ def pivot_table(
                 if value.startswith("0/")
                 else "bold red"
             )
-            cells.append(Text(compact_cell(value) if compact else value, style=style))
-        table.add_row(*cells)
+            shown.append(Text(compact_cell(value) if compact else value, style=style))
+        table.add_row(*shown)
     return table
 
 
-def _pivot_width(frame: object) -> int:
+def _pivot_width(columns: Sequence[str], cells: Sequence[tuple[str, Sequence[str]]]) -> int:
     """Columns the full date x format table takes: each column as wide as its widest
     cell or header, plus the borders and padding (three per column, one more)."""
-    columns = getattr(frame, "columns", ())
     widths = [10]  # the date
-    for col in columns:
-        cells = [str(v) for v in frame[col]]  # type: ignore[index]
-        widths.append(max(cell_len(str(col)), *(cell_len(c) for c in cells)))
+    for i, col in enumerate(columns):
+        widths.append(max(cell_len(col), *(cell_len(row[i]) for _, row in cells)))
     return sum(widths) + 3 * len(widths) + 1
 
 
@@ -589,10 +586,10 @@ LOSSES_SHOWN = 10
 
 def pdf_loss_lines(results: Sequence[FileResult], *, root: str | None = None) -> Text | None:
     """What each PDF lost against its HWP twin (same folder and name), or None."""
-    from hwpscan.forensics.twins import pdf_losses  # only where a PDF was scanned
-
     if not any(r.format.value == "pdf" for r in results):
         return None
+    from hwpscan.forensics.twins import pdf_losses  # only where a PDF was scanned
+
     losses = pdf_losses(results)
     if not losses:
         return None

@@ -7,5 +7,7 @@ so the CLI (:mod:`hwpscan.cli`) only maps options to settings, calls, and render
 
 - :mod:`hwpscan.usecases.scan`: :func:`~hwpscan.usecases.scan.scan` (``hwpscan scan``
   and ``hwpscan repair``), :class:`~hwpscan.usecases.scan.ScanSettings`.
-- :mod:`hwpscan.usecases.scaled`: URL sources, the Dask executor and ``--resume``.
+- :mod:`hwpscan.usecases.scaled`: URL sources, the Dask executor and ``--resume``;
+  what they are asked (:class:`~hwpscan.usecases.scale_settings.ScaleSettings`) is
+  :mod:`hwpscan.usecases.scale_settings`, which a scan of local files loads alone.
 """

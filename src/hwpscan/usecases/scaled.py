@@ -5,11 +5,14 @@ local pool when a source is a URL, the Dask executor is chosen or a run is resum
 lists the sources lazily (:mod:`hwpscan.sources`), skips what the resumed run already
 holds, hands the rest to the chosen executor and passes every row on as it arrives.
 The rows it returns are in input order, so tables read as the local executor's.
+
+What is asked (:class:`ScaleSettings`, :class:`Executor`) and whether the scaled path is
+needed at all are :mod:`hwpscan.usecases.scale_settings`, which a scan of local files
+loads without this module; those names are exported here too.
 """
 
 from __future__ import annotations
 
-import enum
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -23,11 +26,20 @@ from hwpscan.errors import (
     StoreError,
     UsageError,
 )
-from hwpscan.executors import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import default_store
 from hwpscan.scan import DEFAULT_FILE_TIMEOUT
-from hwpscan.sources import WorkItem, iter_items, shown_url, url_from_argument
+from hwpscan.sources import WorkItem, iter_items
+from hwpscan.usecases.scale_settings import (
+    DEFAULT_BATCH,
+    DEFAULT_WORKER_WAIT,
+    Executor,
+    ScaleSettings,
+    display_root,
+    local_paths,
+    needs_scaled,
+    url_from_argument,
+)
 
 __all__ = [
     "DEFAULT_BATCH",
@@ -45,53 +57,6 @@ __all__ = [
     "run_scaled",
     "url_from_argument",
 ]
-
-
-class Executor(str, enum.Enum):
-    local = "local"
-    dask = "dask"
-
-
-@dataclass(frozen=True, slots=True)
-class ScaleSettings:
-    """Where the files are scanned: this machine's processes or a Dask cluster.
-
-    ``scheduler`` is a Dask scheduler address (``tcp://HOST:8786``; None: a local
-    cluster on 127.0.0.1); ``batch_size`` files go in one Dask task; ``resume`` names a
-    run whose rows are carried over for files of the same size; a Dask scan stops
-    when its cluster has had no worker for ``worker_wait`` seconds (None or 0: never).
-    """
-
-    executor: Executor = Executor.local
-    scheduler: str | None = None
-    batch_size: int = DEFAULT_BATCH
-    resume: str | None = None
-    worker_wait: float | None = DEFAULT_WORKER_WAIT
-
-    def needed(self, paths: Sequence[Path]) -> bool:
-        """True when the plain local scan cannot do what was asked of *paths*."""
-        return needs_scaled(paths, self.executor, self.resume)
-
-
-def needs_scaled(paths: Sequence[Path], executor: Executor, resume: str | None) -> bool:
-    """True when the plain local scan cannot do what was asked."""
-    return (
-        executor is Executor.dask
-        or resume is not None
-        or any(url_from_argument(p) is not None for p in paths)
-    )
-
-
-def local_paths(paths: Sequence[Path]) -> list[Path]:
-    """The arguments that are local paths (URLs are checked when listed)."""
-    return [p for p in paths if url_from_argument(p) is None]
-
-
-def display_root(paths: Sequence[Path]) -> str | None:
-    """The one URL scanned, to show keys relative to it (None: not a single URL)."""
-    if len(paths) == 1 and (url := url_from_argument(paths[0])) is not None:
-        return shown_url(url).rstrip("/")
-    return None
 
 
 def check_scaled_options(

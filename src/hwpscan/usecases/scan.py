@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import ReportWriteError, UsageError
+from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.runs.rows import defect_masks, status_counts
@@ -40,22 +41,12 @@ from hwpscan.scan import (
     scan_rows,
     statuses_exit_code,
 )
-from hwpscan.sources import shown_url, url_from_argument
-from hwpscan.usecases.scaled import (
-    Executor,
-    Resumed,
-    ScaledStop,
-    ScaleSettings,
-    check_scaled_options,
-    display_root,
-    load_resume,
-    local_paths,
-    run_scaled,
-)
+from hwpscan.usecases.scale_settings import Executor, ScaleSettings, display_root, local_paths
 
-if TYPE_CHECKING:  # the matrix and the fetch engine load only when they are used
+if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only when used
     from hwpscan.fetch.run import FetchReport
     from hwpscan.matrix import MatrixRow, ParserSpec
+    from hwpscan.usecases.scaled import Resumed, ScaledStop
 
 __all__ = [
     "Executor",
@@ -207,7 +198,7 @@ def scan(
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
-    resumed = load_resume(settings.scale.resume) if settings.scale.resume else None
+    resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
     with _recording(settings, record_args, observer) as record:
         if fetched is not None:
             record.summary.update(fetch_summary(fetched))
@@ -240,6 +231,9 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
     if not settings.paths and fetched is None:
         raise UsageError("give files or folders to scan, or --from and --to")
     if settings.scaled:
+        # the scaled path (fsspec listings, executors): only for URLs, Dask or --resume
+        from hwpscan.usecases.scaled import check_scaled_options
+
         check_scaled_options(
             settings.paths,
             settings.scale.executor,
@@ -249,6 +243,12 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
     missing = [p for p in local_paths(settings.paths) if not p.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
+
+
+def _load_resume(ref: str) -> Resumed:
+    from hwpscan.usecases.scaled import load_resume  # the scaled path: only for --resume
+
+    return load_resume(ref)
 
 
 def _recording(
@@ -299,6 +299,9 @@ def _run_scaled(
     record: Recording,
     observer: ScanObserver,
 ) -> tuple[list[FileResult], ScaledStop | None]:
+    # the scaled path (fsspec listings, executors): only for URLs, Dask or --resume
+    from hwpscan.usecases.scaled import run_scaled
+
     ran = run_scaled(
         settings.paths,
         settings.scale,

@@ -1,0 +1,66 @@
+"""Whether a command-line argument names a local path or a URL, and how a URL is shown.
+
+The cheap checks every scan makes of its arguments, apart from :mod:`hwpscan.sources`
+(which lists URL sources through fsspec, and which only a scan of a URL, a Dask scan or
+``--resume`` runs), so that a scan of local files loads none of the listing code.
+:mod:`hwpscan.sources` exports these names too.
+
+>>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
+'s3://bucket/fixtures/a.hwp'
+>>> url_from_argument("s3:/bucket/prefix"), url_from_argument("fixtures")
+('s3://bucket/prefix', None)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+from hwpscan.redaction import host_without_userinfo
+
+__all__ = ["is_url", "shown_url", "url_from_argument"]
+
+_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
+_COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
+
+
+def is_url(text: str) -> bool:
+    """True for ``scheme://...`` with a scheme of two letters or more (not ``C:\\``).
+
+    >>> is_url("s3://b/k"), is_url("file:///tmp/x"), is_url("fixtures/a.hwp")
+    (True, True, False)
+    """
+    return _SCHEME_RE.match(text) is not None
+
+
+def url_from_argument(arg: str | os.PathLike[str]) -> str | None:
+    """The URL a command-line argument names, or None for a local path.
+
+    Arguments arrive as :class:`~pathlib.Path`, which folds ``s3://b/k`` into
+    ``s3:/b/k``; the scheme's slashes are restored here. A path that exists locally is
+    always local.
+
+    >>> from pathlib import Path
+    >>> url_from_argument(Path("file:///tmp/x")), url_from_argument("gs://b/p/")
+    ('file:///tmp/x', 'gs://b/p/')
+    """
+    text = os.fspath(arg)
+    if is_url(text):
+        return text
+    match = _COLLAPSED_RE.match(text)
+    if match is None or os.path.lexists(text):
+        return None
+    scheme = match.group(1)
+    rest = text[match.end() :]
+    return f"{scheme}:///{rest}" if scheme == "file" else f"{scheme}://{rest}"
+
+
+def shown_url(url: str) -> str:
+    """A URL as results and logs show it: no userinfo, no query, no fragment."""
+    try:
+        parts = urlsplit(url)
+        host = host_without_userinfo(parts)
+    except ValueError:
+        return "(an unparsable URL)"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

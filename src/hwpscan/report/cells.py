@@ -1,0 +1,97 @@
+"""The cells of the date x format contamination table, counted without pandas.
+
+What ``scan`` draws in the terminal (:func:`hwpscan.report.tables.pivot_table`) is a
+few dozen cells; counting them is a loop over the rows, so a table scan does not load
+pandas (a quarter of a second, more than the rest of its start-up). The same cells as a
+data frame, and the long form the report bundle writes, are :mod:`hwpscan.report.pivot`,
+which takes these names from here.
+
+>>> from hwpscan.models import FileResult, Format, Status
+>>> rows = [
+...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
+...     FileResult("b.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21"),
+...     FileResult("c.pdf", "", 1, Format.PDF, Status.CLEAN),
+... ]
+>>> columns, rows = contamination_cells(rows)
+>>> columns
+['hwp5', 'pdf']
+>>> rows
+[('2025-07-21', ['1/2 contaminated', '—']), ('unknown', ['—', '0/1 contaminated'])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hwpscan.models import FileResult, Format, Status
+
+__all__ = [
+    "DOCUMENT_FORMATS",
+    "EMPTY_CELL",
+    "FORMAT_ORDER",
+    "OTHER",
+    "PIVOT_COLUMNS",
+    "UNKNOWN_DATE",
+    "cell_text",
+    "contamination_cells",
+]
+
+UNKNOWN_DATE = "unknown"
+#: Every format, documents first, then what could not be read.
+FORMAT_ORDER = [f.value for f in Format]
+#: The document formats get a column each; everything else shares ``other``.
+DOCUMENT_FORMATS = (Format.HWP5.value, Format.HWPX.value, Format.PDF.value)
+OTHER = "other"
+PIVOT_COLUMNS = [*DOCUMENT_FORMATS, OTHER]
+EMPTY_CELL = "—"
+
+
+def cell_text(files: int, contaminated: int, unreadable: int, lossy: int = 0) -> str:
+    """How one cell reads (*lossy*: clean files whose characters are shown as others).
+
+    >>> cell_text(3, 2, 0), cell_text(2, 0, 1), cell_text(1, 0, 1), cell_text(0, 0, 0)
+    ('2/3 contaminated', '0/2 contaminated, 1 unreadable', '1 unreadable', '—')
+    >>> cell_text(2, 0, 0, 1)
+    '0/2 contaminated, 1 lossy'
+    """
+    if files == 0:
+        return EMPTY_CELL
+    if unreadable == files:
+        return f"{unreadable} unreadable"
+    text = f"{contaminated}/{files} contaminated"
+    if lossy:
+        text += f", {lossy} lossy"
+    return f"{text}, {unreadable} unreadable" if unreadable else text
+
+
+def contamination_cells(
+    results: Iterable[FileResult],
+) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The columns (formats) and the rows (a date and its cells) of the table.
+
+    The same cells as :func:`hwpscan.report.pivot.contamination_pivot`: HWP 5, HWPX and
+    PDF get a column each when a file of theirs was scanned, files of any other kind are
+    counted together under ``other``; dates in order, ``unknown`` last; a day without a
+    file of a format shows :data:`EMPTY_CELL`. No result: no column and no row.
+    """
+    counts: dict[tuple[str, str], list[int]] = {}  # files, contaminated, unreadable, lossy
+    for r in results:
+        fmt = r.format.value if r.format.value in DOCUMENT_FORMATS else OTHER
+        cell = counts.setdefault((r.date or UNKNOWN_DATE, fmt), [0, 0, 0, 0])
+        cell[0] += 1
+        cell[1] += r.status is Status.CONTAMINATED
+        cell[2] += not r.status.scanned
+        cell[3] += r.status is Status.CLEAN and r.lossy
+    columns = sorted({fmt for _, fmt in counts}, key=PIVOT_COLUMNS.index)
+    dates = sorted({day for day, _ in counts}, key=lambda d: (d == UNKNOWN_DATE, d))
+    cells = [
+        (
+            day,
+            [
+                cell_text(*counts[day, fmt]) if (day, fmt) in counts else EMPTY_CELL
+                for fmt in columns
+            ],
+        )
+        for day in dates
+    ]
+    return columns, cells
