@@ -118,7 +118,7 @@ def build_side_corpus(folder: Path, count: int) -> None:
     spec = {"count": count, "version": SIDE_VERSION}
     if _ready(folder, spec):
         return
-    from hwpscan.rehearsal.synth.hwpx import build_hwpx
+    from hwpscan.rehearsal.synth.hwpx import HancomLayout, build_hwpx
     from hwpscan.rehearsal.synth.pdf import build_pdf
     from hwpscan.rehearsal.synth.press import STORIES, flat_blocks, pdf_pages
 
@@ -130,9 +130,8 @@ def build_side_corpus(folder: Path, count: int) -> None:
         pua = frozenset({"lead", "body", "table"}) if i % 3 == 0 else frozenset()
         blocks = flat_blocks(story, pua)
         image = rng.randbytes(rng.randint(12_000, 36_000))  # a logo or chart, incompressible
-        package = build_hwpx(
-            blocks * (4 + i % 5), sections=1 + i % 2, hancom_layout=True, images=[image]
-        )
+        layout = HancomLayout(images=(image,))
+        package = build_hwpx(blocks * (4 + i % 5), sections=1 + i % 2, hancom=layout)
         hwpx.append(package)
         pdf.append(build_pdf(pdf_pages(story, pua) * (1 + i % 3)))
     for kind, variants in (("hwpx", hwpx), ("pdf", pdf)):

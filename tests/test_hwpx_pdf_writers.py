@@ -12,7 +12,13 @@ from hwpx.tools.text_extractor import TextExtractor
 
 from hwpscan.formats.sniff import sniff
 from hwpscan.models import Format
-from hwpscan.rehearsal.synth.hwpx import MIMETYPE, TEMPLATE_STYLES, ZIP_DATE_TIME, build_hwpx
+from hwpscan.rehearsal.synth.hwpx import (
+    MIMETYPE,
+    TEMPLATE_STYLES,
+    ZIP_DATE_TIME,
+    HancomLayout,
+    build_hwpx,
+)
 from hwpscan.rehearsal.synth.pdf import build_pdf
 
 BULLET = chr(0xF02B1)
@@ -85,7 +91,7 @@ def test_hwpx_with_hancom_layout_reads_the_same_text_as_without_it() -> None:
 
     blocks = ["첫 문단 " * 30, [["구분", "내용"], ["일시", "7.21."]], "", "끝"]
     plain = build_hwpx(blocks, sections=2)
-    laid = build_hwpx(blocks, sections=2, hancom_layout=True, images=[b"\x89PNG" + bytes(999)])
+    laid = build_hwpx(blocks, sections=2, hancom=HancomLayout(images=(b"\x89PNG" + bytes(999),)))
     with zipfile.ZipFile(io.BytesIO(laid)) as zf:
         section = zf.read("Contents/section0.xml").decode()
         header = zf.read("Contents/header.xml").decode()

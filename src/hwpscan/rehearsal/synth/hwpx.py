@@ -33,6 +33,7 @@ import io
 import re
 import zipfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 __all__ = [
     "MIMETYPE",
@@ -40,6 +41,7 @@ __all__ = [
     "TEMPLATE_STYLES",
     "ZIP_DATE_TIME",
     "Block",
+    "HancomLayout",
     "build_hwpx",
 ]
 
@@ -387,6 +389,16 @@ def _manifest_xml(parts: Sequence[str]) -> bytes:
     ).encode()
 
 
+@dataclass(frozen=True)
+class HancomLayout:
+    """What Hancom Office writes into every package it saves, beyond the text: each
+    paragraph's laid-out lines (``hp:linesegarray``), the default template's fonts,
+    shapes and styles in ``header.xml``, and the document's *images* (stored as
+    ``BinData/imageN.png`` and listed in the manifest)."""
+
+    images: tuple[bytes, ...] = ()
+
+
 def build_hwpx(
     blocks: Sequence[Block],
     *,
@@ -396,8 +408,7 @@ def build_hwpx(
     backslash: bool = False,
     encrypted: bool = False,
     version_needed: int = 0,
-    hancom_layout: bool = False,
-    images: Sequence[bytes] = (),
+    hancom: HancomLayout | None = None,
 ) -> bytes:
     """An HWPX package holding *blocks*, spread over *sections* section parts.
 
@@ -409,10 +420,8 @@ def build_hwpx(
     *encrypted* declares the header and sections encrypted in
     ``META-INF/manifest.xml`` and stores them as ciphertext-like noise;
     *version_needed* sets every entry's "version needed to extract" (x10);
-    *hancom_layout* writes what Hancom Office adds to every package it saves: each
-    paragraph's laid-out lines (``hp:linesegarray``) and the default template's fonts,
-    shapes and styles in ``header.xml``; *images* are stored as ``BinData/imageN.png``
-    and listed in the manifest.
+    *hancom* writes what Hancom Office adds to every package it saves (see
+    :class:`HancomLayout`).
 
     >>> build_hwpx(["가"]) == build_hwpx(["가"])
     True
@@ -425,10 +434,11 @@ def build_hwpx(
         raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
     parts = _split_sections(blocks, sections)
     rendered = [
-        _SectionWriter(layout=hancom_layout).render(part, first=(i == 0))
+        _SectionWriter(layout=hancom is not None).render(part, first=(i == 0))
         for i, part in enumerate(parts)
     ]
-    header = _template_header_xml if hancom_layout else _header_xml
+    header = _header_xml if hancom is None else _template_header_xml
+    images = () if hancom is None else hancom.images
     content = {"Contents/header.xml": header(sections)}
     for i, xml in enumerate(rendered):
         content[f"Contents/section{i}.xml"] = xml
