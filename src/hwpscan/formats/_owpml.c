@@ -153,6 +153,7 @@ static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
 #define C_NAME 2  /* may continue a name (not ':') */
 #define C_WS 4    /* XML whitespace here (CR is declined before) */
 #define C_TEXT 8  /* ends a plain run of character data: '<', '&', ']' */
+#define C_VALUE 16 /* stops the scan of an attribute value: quotes, '<', '&', '>' */
 static unsigned char cls[256];
 
 static void init_classes(void) {
@@ -166,6 +167,8 @@ static void init_classes(void) {
             k |= C_WS;
         if (c == '<' || c == '&' || c == ']')
             k |= C_TEXT;
+        if (c == '"' || c == '\'' || c == '<' || c == '&' || c == '>')
+            k |= C_VALUE;
         cls[c] = k;
     }
 }
@@ -174,11 +177,15 @@ static int is_ws(unsigned char c) { return cls[c] & C_WS; }
 static int name_start(unsigned char c) { return cls[c] & C_START; }
 static int name_char(unsigned char c) { return cls[c] & C_NAME; }
 
+/* Past any whitespace at pos (< n): whether there was some. No bound in the loop: the
+ * last byte is '>'. */
 static int skip_ws(St *st) {
-    Py_ssize_t start = st->pos;
-    while (st->pos < st->n && is_ws(st->s[st->pos]))
+    if (!is_ws(st->s[st->pos]))
+        return 0;
+    do
         st->pos++;
-    return st->pos > start;
+    while (is_ws(st->s[st->pos]));
+    return 1;
 }
 
 static int starts(St *st, const char *lit) {
@@ -187,19 +194,23 @@ static int starts(St *st, const char *lit) {
 }
 
 /* A qualified name (NCName or NCName:NCName) at pos; its length in *len and the
- * offset of the colon (or -1) in *colon. 0: none there. */
+ * offset of the colon (or -1) in *colon. 0: none there. The loop needs no bound: run()
+ * only walks a buffer whose last byte is '>', which ends any name. */
 static int read_qname(St *st, Py_ssize_t *len, Py_ssize_t *colon) {
+    const unsigned char *s = st->s;
     Py_ssize_t p = st->pos;
     *colon = -1;
-    if (p >= st->n || !name_start(st->s[p]))
+    if (p >= st->n || !name_start(s[p]))
         return 0;
     p++;
-    while (p < st->n && (name_char(st->s[p]) || st->s[p] == ':')) {
-        if (st->s[p] == ':') {
-            if (*colon >= 0 || p + 1 >= st->n || !name_start(st->s[p + 1]))
-                return 0;
-            *colon = p - st->pos;
-        }
+    for (;;) {
+        while (cls[s[p]] & C_NAME)
+            p++;
+        if (s[p] != ':')
+            break;
+        if (*colon >= 0 || !name_start(s[p + 1])) /* p + 1 < n: s[p] is not the last '>' */
+            return 0;
+        *colon = p - st->pos;
         p++;
     }
     *len = p - st->pos;
@@ -425,9 +436,18 @@ static int on_end(St *st) {
         return -1;                                                                            \
     } while (0)
 
+/* Whether the prefix s[at:at+len] is declared on the root. Prefixes are two or three
+ * letters: compared here byte by byte, the first and likeliest declaration first. */
 static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
+    const unsigned char *prefix = st->s + at;
     for (int i = 0; i < st->n_prefixes; i++) {
-        if (st->prefix_len[i] == len && memcmp(st->s + st->prefix_at[i], st->s + at, (size_t)len) == 0)
+        const unsigned char *declared = st->s + st->prefix_at[i];
+        Py_ssize_t k = 0;
+        if (st->prefix_len[i] != len)
+            continue;
+        while (k < len && declared[k] == prefix[k])
+            k++;
+        if (k == len)
             return 1;
     }
     return 0;
@@ -492,110 +512,169 @@ static int add_attr(St *st, PyObject *attrs, Py_ssize_t a_at, Py_ssize_t a_len, 
     return r;
 }
 
+/* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. A bit
+ * per hash of (length, first and last byte) in *seen spares the compares for almost
+ * every name: only one whose bit is already set is compared with the others. */
+static int duplicate(St *st, const Py_ssize_t *attr_at, const Py_ssize_t *attr_len, int n,
+                     uint64_t *seen, Py_ssize_t at, Py_ssize_t len) {
+    const unsigned char *a = st->s + at;
+    uint64_t bit = (uint64_t)1 << ((unsigned)(len * 7 + a[0] + a[len - 1] * 3) & 63);
+    if (!(*seen & bit)) {
+        *seen |= bit;
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (attr_len[i] == len && memcmp(st->s + attr_at[i], a, (size_t)len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The quoted value from pos (its opening quote): its span in *v_at, *v_len, and whether
+ * it holds a '&' in *amp; pos past its closing quote. 1: declined (no quote, no closing
+ * quote, or a '<' in it). The loop stops only at the bytes C_VALUE marks, the last '>'
+ * among them, so it needs no bound of its own. */
+static int value_span(St *st, Py_ssize_t *v_at, Py_ssize_t *v_len, int *amp) {
+    const unsigned char *s = st->s;
+    unsigned char quote = s[st->pos];
+    if (quote != '"' && quote != '\'')
+        return 1;
+    Py_ssize_t q = *v_at = st->pos + 1;
+    *amp = 0;
+    for (;; q++) {
+        while (!(cls[s[q]] & C_VALUE))
+            q++;
+        unsigned char c = s[q];
+        if (c == quote)
+            break;
+        if (c == '<' || q + 1 >= st->n) /* a '<', or the last '>' reached */
+            return 1;
+        *amp |= c == '&';
+    }
+    *v_len = q - *v_at;
+    st->pos = q + 1;
+    return 0;
+}
+
+/* Whether each '&' of the value s[at:at+len] starts a reference expat accepts. */
+static int references_ok(St *st, Py_ssize_t at, Py_ssize_t len) {
+    for (Py_ssize_t p = at; p < at + len; p++) {
+        if (st->s[p] == '&') {
+            char piece[4];
+            int piece_len;
+            Py_ssize_t used;
+            if (!reference(st->s, p + 1, at + len, piece, &piece_len, &used))
+                return 0;
+            p += used;
+        }
+    }
+    return 1;
+}
+
+/* Whether the (checked) value s[at:at+len], decoded as expat decodes it, is "tab" in
+ * any case: what an id makes of a ctrl. */
+static int value_is_tab(St *st, Py_ssize_t at, Py_ssize_t len) {
+    char value[8];
+    int value_len = 0, overflow = 0;
+    for (Py_ssize_t p = at; p < at + len;) {
+        unsigned char c = st->s[p];
+        char piece[4];
+        int piece_len = 1;
+        if (c == '&') {
+            Py_ssize_t used;
+            if (!reference(st->s, p + 1, at + len, piece, &piece_len, &used))
+                return 0;
+            p += 1 + used;
+        } else {
+            piece[0] = is_ws(c) ? ' ' : (char)c; /* attribute-value normalisation */
+            p++;
+        }
+        if (value_len + piece_len <= (int)sizeof value) {
+            memcpy(value + value_len, piece, (size_t)piece_len);
+            value_len += piece_len;
+        } else {
+            overflow = 1;
+        }
+    }
+    return !overflow && value_len == 3 && (value[0] | 0x20) == 't' &&
+           (value[1] | 0x20) == 'a' && (value[2] | 0x20) == 'b';
+}
+
+/* A namespace declaration xmlns:prefix="value" (a_colon 5) or xmlns="value" (a_colon
+ * -1) on the root: 0 when read, 1 to decline. */
+static int declaration(St *st, Py_ssize_t a_at, Py_ssize_t a_len, Py_ssize_t a_colon,
+                       Py_ssize_t v_len) {
+    const unsigned char *a = st->s + a_at;
+    if (a_colon != 5)
+        return 0;
+    Py_ssize_t p_len = a_len - 6;
+    if ((p_len == 3 && memcmp(a + 6, "xml", 3) == 0) ||
+        (p_len == 5 && memcmp(a + 6, "xmlns", 5) == 0) || v_len == 0 ||
+        st->n_prefixes >= MAX_PREFIXES)
+        return 1;
+    st->prefix_at[st->n_prefixes] = a_at + 6;
+    st->prefix_len[st->n_prefixes++] = p_len;
+    return 0;
+}
+
+/* Past the whitespace, the '>' or "/>" that ends a start tag: 1 when there, *empty set
+ * for "/>"; 0 when something else is; -1 for a '/' without '>' (declined). */
+static int tag_end(St *st, int *empty) {
+    unsigned char c = st->s[st->pos];
+    if (c == '>') {
+        st->pos++;
+        return 1;
+    }
+    if (c != '/')
+        return 0;
+    if (st->pos + 1 >= st->n || st->s[st->pos + 1] != '>')
+        return -1;
+    st->pos += 2;
+    *empty = 1;
+    return 1;
+}
+
 /* The attributes of a start tag, to its end ('>' or "/>"): 0 when read, 1 to decline,
- * -1 on a Python error. Sets *ctrl_tab (an id of "tab", any case) and *empty ("/>");
- * with attrs, each attribute other than a declaration goes into it by its local name. */
-static int start_attrs(St *st, int root, int *ctrl_tab, int *empty, PyObject *attrs) {
+ * -1 on a Python error. Sets *empty ("/>") and, for a ctrl (is_ctrl), *ctrl_tab (an id
+ * of "tab", any case); with attrs, each attribute other than a declaration goes into it
+ * by its local name. */
+static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
+                       PyObject *attrs) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
+    uint64_t seen = 0;
     int n_attrs = 0;
     for (;;) {
         int had_ws = skip_ws(st);
         if (st->pos >= st->n)
             return 1;
-        if (st->s[st->pos] == '>') {
-            st->pos++;
-            return 0;
-        }
-        if (starts(st, "/>")) {
-            st->pos += 2;
-            *empty = 1;
-            return 0;
-        }
-        if (!had_ws)
+        int end = tag_end(st, empty);
+        if (end)
+            return end < 0;
+        Py_ssize_t a_at = st->pos, a_len, a_colon, v_at, v_len;
+        int amp;
+        if (!had_ws || !read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS ||
+            duplicate(st, attr_at, attr_len, n_attrs, &seen, a_at, a_len))
             return 1;
-        Py_ssize_t a_at = st->pos, a_len, a_colon;
-        if (!read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS)
-            return 1;
-        const unsigned char *a = st->s + a_at;
-        for (int i = 0; i < n_attrs; i++) { /* length, first and last byte before memcmp */
-            const unsigned char *b = st->s + attr_at[i];
-            if (attr_len[i] == a_len && b[0] == a[0] && b[a_len - 1] == a[a_len - 1] &&
-                memcmp(b, a, (size_t)a_len) == 0)
-                return 1;
-        }
         attr_at[n_attrs] = a_at;
         attr_len[n_attrs++] = a_len;
-        skip_ws(st);
-        if (st->pos >= st->n || st->s[st->pos] != '=')
+        skip_ws(st); /* pos < n after it: the last '>' stops it */
+        if (st->s[st->pos] != '=')
             return 1;
         st->pos++;
         skip_ws(st);
-        if (st->pos >= st->n || (st->s[st->pos] != '"' && st->s[st->pos] != '\''))
+        if (value_span(st, &v_at, &v_len, &amp) || (amp && !references_ok(st, v_at, v_len)))
             return 1;
-        unsigned char quote = st->s[st->pos++];
-        Py_ssize_t v_at = st->pos, q = v_at;
-        int marks = 0; /* 1: a '<' in the value, 2: a '&' (values are short: one pass) */
-        while (q < st->n && st->s[q] != quote) {
-            unsigned char c = st->s[q++];
-            marks |= (c == '<') | (c == '&') << 1;
-        }
-        if (q >= st->n)
-            return 1;
-        Py_ssize_t v_len = q - v_at;
-        st->pos = q + 1;
-        /* the value: no '<', references valid; decoded only where it is read (ctrl id) */
-        char value[8];
-        int value_len = 0, overflow = 0;
-        int is_id = a_len == 2 && a[0] == 'i' && a[1] == 'd';
-        Py_ssize_t walked = v_len; /* how much of the value is walked below */
-        if (!is_id) {
-            if (marks & 1)
-                return 1;
-            if (!(marks & 2))
-                walked = 0; /* nothing to check in it */
-        }
-        for (Py_ssize_t p = v_at; p < v_at + walked;) {
-            unsigned char c = st->s[p];
-            char piece[4];
-            int piece_len = 1;
-            if (c == '<')
-                return 1;
-            if (c == '&') {
-                Py_ssize_t used;
-                if (!reference(st->s, p + 1, v_at + v_len, piece, &piece_len, &used))
-                    return 1;
-                p += 1 + used;
-            } else {
-                piece[0] = is_ws(c) ? ' ' : (char)c; /* attribute-value normalisation */
-                p++;
-            }
-            if (value_len + piece_len <= (int)sizeof value) {
-                memcpy(value + value_len, piece, (size_t)piece_len);
-                value_len += piece_len;
-            } else {
-                overflow = 1;
-            }
-        }
-        if (a_len >= 5 && memcmp(a, "xmlns", 5) == 0 && (a_len == 5 || a_colon == 5)) {
-            if (!root)
+        const unsigned char *a = st->s + a_at;
+        if (a[0] == 'x' && a_len >= 5 && memcmp(a, "xmlns", 5) == 0 &&
+            (a_len == 5 || a_colon == 5)) {
+            if (!root || declaration(st, a_at, a_len, a_colon, v_len))
                 return 1; /* declarations below the root: left to expat */
-            if (a_colon == 5) {
-                Py_ssize_t p_len = a_len - 6;
-                if ((p_len == 3 && memcmp(a + 6, "xml", 3) == 0) ||
-                    (p_len == 5 && memcmp(a + 6, "xmlns", 5) == 0) || v_len == 0 ||
-                    st->n_prefixes >= MAX_PREFIXES)
-                    return 1;
-                st->prefix_at[st->n_prefixes] = a_at + 6;
-                st->prefix_len[st->n_prefixes++] = p_len;
-            }
             continue;
         }
         if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
             return 1;
-        if (is_id && !overflow && value_len == 3) {
-            *ctrl_tab = (value[0] | 0x20) == 't' && (value[1] | 0x20) == 'a' &&
-                        (value[2] | 0x20) == 'b';
-        }
+        if (is_ctrl && a_len == 2 && a[0] == 'i' && a[1] == 'd')
+            *ctrl_tab = value_is_tab(st, v_at, v_len);
         if (attrs != NULL) {
             int r = add_attr(st, attrs, a_at, a_len, a_colon, v_at, v_len);
             if (r <= 0)
@@ -629,8 +708,9 @@ static int start_tag(St *st) {
         if (attrs == NULL)
             return -1;
     }
+    enum kind k = kind_of(local, local_len);
     int ctrl_tab = 0, empty = 0;
-    int r = start_attrs(st, st->depth == 0, &ctrl_tab, &empty, attrs);
+    int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty, attrs);
     if (r == 0 && colon >= 0 && !declared_prefix(st, at, colon))
         r = 1; /* unbound (or declared below the root): expat's to judge */
     if (r == 0 && attrs != NULL)
@@ -640,8 +720,7 @@ static int start_tag(St *st) {
         DECLINE;
     if (r < 0)
         return -1;
-    enum kind k = kind_of(local, local_len);
-    if (on_start(st, k, k == K_CTRL && ctrl_tab) < 0)
+    if (on_start(st, k, ctrl_tab) < 0)
         return -1;
     st->name_at[st->depth] = at;
     st->name_len[st->depth] = len;
@@ -813,6 +892,18 @@ static int cdata(St *st) {
     DECLINE;
 }
 
+/* A comment or a CDATA section at pos (its "!"); any other <!...> is declined. */
+static int markup(St *st) {
+    if (starts(st, "!--")) {
+        st->pos += 3;
+        return comment(st);
+    }
+    if (!starts(st, "![CDATA[") || st->depth == 0)
+        DECLINE;
+    st->pos += 8;
+    return cdata(st);
+}
+
 static int walk(St *st) {
     if (starts(st, "\xef\xbb\xbf"))
         st->pos += 3;
@@ -828,20 +919,14 @@ static int walk(St *st) {
                 return -1;
             continue;
         }
-        st->pos++;
+        st->pos++; /* < n: the last byte is '>' */
+        unsigned char c = st->s[st->pos];
         int r;
-        if (starts(st, "/"))
+        if (c == '/')
             st->pos++, r = end_tag(st);
-        else if (starts(st, "!--"))
-            st->pos += 3, r = comment(st);
-        else if (starts(st, "![CDATA[")) {
-            if (st->depth == 0)
-                DECLINE;
-            st->pos += 8;
-            r = cdata(st);
-        } else if (starts(st, "!"))
-            DECLINE;
-        else if (starts(st, "?"))
+        else if (c == '!')
+            r = markup(st);
+        else if (c == '?')
             st->pos++, r = pi(st);
         else {
             if (st->depth == 0 && seen_root)
@@ -863,11 +948,20 @@ static int run(St *st, int max_depth, Py_ssize_t max_paragraphs) {
     st->max_paragraphs = max_paragraphs;
     if (!plain_utf8(st->s, st->n))
         return 1;
+    /* What the walk accepts ends with '>' and whitespace at most (the root's end tag,
+     * a comment or a PI; text out of the root is whitespace): anything else is declined
+     * here, and the walk reads up to that '>' only, which bounds the scans of names and
+     * whitespace without a test of the length at each byte. */
+    while (st->n > 0 && is_ws(st->s[st->n - 1]))
+        st->n--;
+    if (st->n == 0 || st->s[st->n - 1] != '>')
+        return 1;
     int r = -1;
-    st->kinds = PyMem_Calloc((size_t)st->max_depth + 2, 1);
-    st->name_at = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Py_ssize_t));
-    st->name_len = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Py_ssize_t));
-    st->paras = PyMem_Calloc((size_t)st->max_depth + 2, sizeof(Para));
+    /* not zeroed: each entry is written before it is read (a level when it opens) */
+    st->kinds = PyMem_Malloc((size_t)st->max_depth + 2);
+    st->name_at = PyMem_Malloc(((size_t)st->max_depth + 2) * sizeof(Py_ssize_t));
+    st->name_len = PyMem_Malloc(((size_t)st->max_depth + 2) * sizeof(Py_ssize_t));
+    st->paras = PyMem_Malloc(((size_t)st->max_depth + 2) * sizeof(Para));
     st->slots = PyList_New(0);
     if (st->kinds == NULL || st->name_at == NULL || st->name_len == NULL || st->paras == NULL) {
         PyErr_NoMemory();
