@@ -81,6 +81,15 @@ typedef struct {
     Buf parts;
 } Para;
 
+/* A start tag read and accepted below the root: s[at:at+len] from past its '<' to past
+ * its '>', its name's length, its kind and what its attributes said. */
+typedef struct {
+    Py_ssize_t at, len, name_len;
+    unsigned char kind, ctrl_tab, empty;
+} Seen;
+
+#define SEEN_SLOTS 64
+
 typedef struct {
     const unsigned char *s;
     Py_ssize_t n, pos;
@@ -97,6 +106,7 @@ typedef struct {
     int failed; /* 1: decline; -1: a Python error is set */
     PyObject *wanted; /* starts(): the local names whose start tags are listed */
     PyObject *events; /* starts(): (local name, {attribute: value}) of each, or NULL */
+    Seen seen[SEEN_SLOTS]; /* section_texts(): start tags read, by a hash of their names */
 } St;
 
 /* Whether s[0:n] is valid UTF-8 holding only characters XML 1.0 allows, without CR. */
@@ -693,13 +703,44 @@ static int add_event(St *st, Py_ssize_t at, Py_ssize_t len, PyObject *attrs) {
     return r;
 }
 
-/* A start tag at pos (just past '<'). */
+/* The start tag read last under this qualified name s[at:at+len] (a slot per hash of
+ * its length and last two bytes). */
+static Seen *seen_slot(St *st, Py_ssize_t at, Py_ssize_t len) {
+    const unsigned char *name = st->s + at;
+    unsigned key = (unsigned)(len * 7 + name[len - 1] + (len > 1 ? name[len - 2] * 3 : 0));
+    return &st->seen[key % SEEN_SLOTS];
+}
+
+/* Whether the start tag at at (past its '<', its name of len bytes just read) repeats
+ * seen's byte for byte, to the end of seen's. */
+static int repeats(St *st, const Seen *seen, Py_ssize_t at, Py_ssize_t len) {
+    return seen->len > 0 && seen->name_len == len && at + seen->len <= st->n &&
+           memcmp(st->s + at, st->s + seen->at, (size_t)seen->len) == 0;
+}
+
+/* A start tag read: the element opened (and closed again when empty). */
+static int opened(St *st, enum kind k, int ctrl_tab, int empty, Py_ssize_t at, Py_ssize_t len) {
+    if (on_start(st, k, ctrl_tab) < 0)
+        return -1;
+    st->name_at[st->depth] = at;
+    st->name_len[st->depth] = len;
+    return empty ? on_end(st) : 0;
+}
+
+/* A start tag at pos (just past '<'). Below the root, a tag whose bytes repeat the last
+ * one read under its name is not parsed again: its attributes were read and accepted
+ * then, and the prefixes they were checked against cannot change below the root. */
 static int start_tag(St *st) {
     Py_ssize_t at = st->pos, len, colon;
     if (!read_qname(st, &len, &colon))
         DECLINE;
     if (st->depth + 1 > st->max_depth)
         DECLINE;
+    Seen *seen = st->events == NULL && st->depth > 0 ? seen_slot(st, at, len) : NULL;
+    if (seen != NULL && repeats(st, seen, at, len)) {
+        st->pos = at + seen->len;
+        return opened(st, (enum kind)seen->kind, seen->ctrl_tab, seen->empty, at, len);
+    }
     const unsigned char *local = st->s + at + (colon >= 0 ? colon + 1 : 0);
     Py_ssize_t local_len = colon >= 0 ? len - colon - 1 : len;
     PyObject *attrs = NULL; /* starts(): this element's attributes, when it is listed */
@@ -720,13 +761,15 @@ static int start_tag(St *st) {
         DECLINE;
     if (r < 0)
         return -1;
-    if (on_start(st, k, ctrl_tab) < 0)
-        return -1;
-    st->name_at[st->depth] = at;
-    st->name_len[st->depth] = len;
-    if (empty)
-        return on_end(st);
-    return 0;
+    if (seen != NULL) {
+        seen->at = at;
+        seen->len = st->pos - at;
+        seen->name_len = len;
+        seen->kind = (unsigned char)k;
+        seen->ctrl_tab = (unsigned char)ctrl_tab;
+        seen->empty = (unsigned char)empty;
+    }
+    return opened(st, k, ctrl_tab, empty, at, len);
 }
 
 static int end_tag(St *st) {
