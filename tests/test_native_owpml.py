@@ -165,6 +165,33 @@ def test_hancom_layouts_and_repeated_tags(body: str) -> None:
     assert _agree(_wrap(body)) is not None
 
 
+WIDTHS = [
+    "",
+    "ascii only",
+    "caf\u00e9 \u00ff",  # Latin-1: one byte a character in the str
+    "\u0100\u07ff",  # two-byte sequences past Latin-1
+    "\u00e9\uac00",  # Latin-1 and Korean: two bytes a character
+    "\uac00\ufffd\uf8ff",
+    "a\U00010000b\U000f02b1\U0010fffd",  # past the BMP: four bytes a character
+    "\u00e9\U0001f600",
+]
+
+
+@pytest.mark.parametrize("text", WIDTHS)
+def test_paragraph_text_of_every_width(text: str) -> None:
+    """The str of a paragraph is built here from its bytes; each width of character,
+    and each mix of them, must give the str Python's decoder gives (str equality also
+    holds the internal kind to be the narrowest)."""
+    refs = "".join(f"&#x{ord(c):X};" for c in text)
+    body = (
+        f"<hp:p><hp:run><hp:t>{text}</hp:t></hp:run></hp:p>"
+        f"<hp:p><hp:run><hp:t>{refs}</hp:t></hp:run></hp:p>"
+        f"<hp:p><hp:run><hp:t><![CDATA[{text}]]><hp:nbSpace/>{text}</hp:t></hp:run></hp:p>"
+    )
+    got = _agree(_wrap(body))
+    assert got == [text, text, text + "\u00a0" + text]
+
+
 def test_same_local_names_under_other_prefixes() -> None:
     xml = (
         b'<hs:sec xmlns:hs="urn:s" xmlns:hp="urn:p" xmlns:hh="urn:h"><hh:p><hh:run><hh:t>'

@@ -113,6 +113,17 @@ typedef struct {
 static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
     Py_ssize_t i = 0;
     while (i < n) {
+        while (i + 16 <= n) { /* sixteen ASCII bytes of 0x20 or more: the markup's runs */
+            uint64_t w0, w1;
+            memcpy(&w0, s + i, 8);
+            memcpy(&w1, s + i + 8, 8);
+            uint64_t low = ((w0 - 0x2020202020202020ull) & ~w0) | ((w1 - 0x2020202020202020ull) & ~w1);
+            if (((w0 | w1 | low) & 0x8080808080808080ull) != 0)
+                break;
+            i += 16;
+        }
+        if (i >= n)
+            break;
         if (i + 8 <= n) { /* eight ASCII bytes of 0x20 or more: nothing to check */
             uint64_t w;
             memcpy(&w, s + i, 8);
@@ -377,7 +388,9 @@ static int on_start(St *st, enum kind local, int ctrl_tab) {
     int depth = ++st->depth;
     st->kinds[depth] = (unsigned char)local;
     const char *inl = inline_text(local);
-    for (int i = 0; i < st->n_paras; i++) {
+    /* only hp:t, a ctrl or an inline element changes what an open paragraph holds */
+    int reads = inl != NULL || local == K_T || local == K_CTRL;
+    for (int i = 0; reads && i < st->n_paras; i++) {
         Para *para = &st->paras[i];
         if (para->capture) {
             if (!para->mute && inl != NULL) {
@@ -415,6 +428,78 @@ static int on_start(St *st, enum kind local, int ctrl_tab) {
     return 0;
 }
 
+/* The code point of the UTF-8 sequence at s (valid, of n bytes by its lead). */
+static Py_UCS4 utf8_at(const unsigned char *s, int n) {
+    switch (n) {
+    case 1:
+        return s[0];
+    case 2:
+        return (Py_UCS4)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+    case 3:
+        return (Py_UCS4)(s[0] & 0x0F) << 12 | (Py_UCS4)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+    default:
+        return (Py_UCS4)(s[0] & 0x07) << 18 | (Py_UCS4)(s[1] & 0x3F) << 12 |
+               (Py_UCS4)(s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+    }
+}
+
+/* The length of the UTF-8 sequence whose lead byte is c. */
+static int utf8_len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
+/* Write the n characters of s[0:len] (valid UTF-8) into data, of the given kind: the
+ * number of bytes read. UCS-2, Korean text's kind, is written without a switch per
+ * character. */
+static Py_ssize_t utf8_write(const unsigned char *s, Py_ssize_t len, int kind, void *data,
+                             Py_ssize_t n) {
+    Py_ssize_t i = 0, k = 0;
+    if (kind == PyUnicode_2BYTE_KIND) {
+        Py_UCS2 *out = data;
+        for (; k < n && i < len; k++) {
+            int step = utf8_len(s[i]);
+            if (step > 3 || i + step > len)
+                break;
+            out[k] = (Py_UCS2)utf8_at(s + i, step);
+            i += step;
+        }
+    } else {
+        for (; k < n && i < len; k++) {
+            int step = utf8_len(s[i]);
+            if (i + step > len)
+                break;
+            PyUnicode_WRITE(kind, data, k, utf8_at(s + i, step));
+            i += step;
+        }
+    }
+    return k == n ? i : -1;
+}
+
+/* A paragraph's text s[0:n] as a str. Its bytes are valid UTF-8 (the input was checked,
+ * and references were encoded here), so the str is built in two plain passes: count
+ * the characters (the bytes that are not 10xxxxxx) and find the greatest byte, whose
+ * range gives the kind (UTF-8 keeps the order of code points, and continuation bytes
+ * stay under 0xC0), then write them. Python's decoder, which checks and widens as it
+ * goes, costs several times as much on short Korean runs. */
+static PyObject *utf8_str(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t chars = 0;
+    unsigned char widest = 0;
+    for (Py_ssize_t i = 0; i < n; i++) { /* no branch: the compiler makes it wide */
+        chars += (s[i] & 0xC0) != 0x80;
+        widest = s[i] > widest ? s[i] : widest;
+    }
+    Py_UCS4 maxchar = widest < 0x80 ? 0x7F : widest < 0xC4 ? 0xFF : widest < 0xF0 ? 0xFFFF : 0x10FFFF;
+    PyObject *text = PyUnicode_New(chars, maxchar);
+    if (text == NULL || maxchar == 0x7F) {
+        if (text != NULL && n > 0)
+            memcpy(PyUnicode_DATA(text), s, (size_t)n);
+        return text;
+    }
+    if (utf8_write(s, n, PyUnicode_KIND(text), PyUnicode_DATA(text), chars) != n) {
+        Py_DECREF(text); /* not valid UTF-8 after all: the decoder's own verdict */
+        return PyUnicode_DecodeUTF8((const char *)s, n, "strict");
+    }
+    return text;
+}
+
 /* section_text's end handler. */
 static int on_end(St *st) {
     int depth = st->depth;
@@ -427,8 +512,7 @@ static int on_end(St *st) {
     }
     if (st->n_paras && st->paras[st->n_paras - 1].depth == depth) {
         Para *para = &st->paras[--st->n_paras];
-        PyObject *text = PyUnicode_DecodeUTF8(para->parts.data ? para->parts.data : "",
-                                              para->parts.len, "strict");
+        PyObject *text = utf8_str((const unsigned char *)para->parts.data, para->parts.len);
         PyMem_Free(para->parts.data);
         para->parts.data = NULL;
         if (text == NULL)
@@ -773,12 +857,19 @@ static int start_tag(St *st) {
 }
 
 static int end_tag(St *st) {
-    Py_ssize_t at = st->pos, len, colon;
-    if (st->depth == 0 || !read_qname(st, &len, &colon))
+    if (st->depth == 0)
         DECLINE;
-    if (len != st->name_len[st->depth] ||
-        memcmp(st->s + at, st->s + st->name_at[st->depth], (size_t)len) != 0)
+    /* the open element's name (a qualified name read before), and no name byte after
+     * it: what reading a name here and comparing the two would find */
+    Py_ssize_t at = st->pos, len = st->name_len[st->depth], k = 0;
+    const unsigned char *open = st->s + st->name_at[st->depth];
+    if (at + len >= st->n)
         DECLINE;
+    while (k < len && st->s[at + k] == open[k])
+        k++;
+    if (k < len || (cls[st->s[at + len]] & C_NAME) || st->s[at + len] == ':')
+        DECLINE;
+    st->pos = at + len;
     skip_ws(st);
     if (st->pos >= st->n || st->s[st->pos] != '>')
         DECLINE;
@@ -882,34 +973,55 @@ static int xml_decl(St *st) {
     return 0;
 }
 
+/* The bytes of w equal to the byte whose copies fill pattern: a high bit set for each
+ * (and none when there is none, which is all that is asked of it). */
+static uint64_t bytes_equal(uint64_t w, uint64_t pattern) {
+    uint64_t x = w ^ pattern;
+    return (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+}
+
+/* The first '<', '&' or ']' in s[p:n], or n. Eight bytes at a time: text runs are long
+ * and hold none of them mostly. */
+static Py_ssize_t text_stop(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
+    while (p + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, s + p, 8);
+        if (bytes_equal(w, 0x3c3c3c3c3c3c3c3cull) | bytes_equal(w, 0x2626262626262626ull) |
+            bytes_equal(w, 0x5d5d5d5d5d5d5d5dull))
+            break;
+        p += 8;
+    }
+    while (p < n && !(cls[s[p]] & C_TEXT))
+        p++;
+    return p;
+}
+
 /* Character data from pos to the next '<': "]]>" refused, references decoded. */
 static int char_data(St *st) {
     Py_ssize_t p = st->pos, run = p;
     int capturing = 0;
     for (int i = 0; i < st->n_paras; i++)
         capturing |= st->paras[i].capture && !st->paras[i].mute;
-    while (p < st->n && st->s[p] != '<') {
-        unsigned char c = st->s[p];
-        if (!(cls[c] & C_TEXT)) {
+    for (;;) {
+        p = text_stop(st->s, p, st->n);
+        if (p >= st->n || st->s[p] == '<')
+            break;
+        if (st->s[p] == ']') {
+            if (p + 2 < st->n && st->s[p + 1] == ']' && st->s[p + 2] == '>')
+                DECLINE;
             p++;
             continue;
         }
-        if (c == ']' && p + 2 < st->n && st->s[p + 1] == ']' && st->s[p + 2] == '>')
+        char piece[4]; /* a reference */
+        int piece_len;
+        Py_ssize_t used;
+        if (!reference(st->s, p + 1, st->n, piece, &piece_len, &used))
             DECLINE;
-        if (c == '&') {
-            char piece[4];
-            int piece_len;
-            Py_ssize_t used;
-            if (!reference(st->s, p + 1, st->n, piece, &piece_len, &used))
-                DECLINE;
-            if (capturing && (add_text(st, (const char *)st->s + run, p - run) < 0 ||
-                              add_text(st, piece, piece_len) < 0))
-                return -1;
-            p += 1 + used;
-            run = p;
-            continue;
-        }
-        p++;
+        if (capturing && (add_text(st, (const char *)st->s + run, p - run) < 0 ||
+                          add_text(st, piece, piece_len) < 0))
+            return -1;
+        p += 1 + used;
+        run = p;
     }
     if (st->depth == 0) { /* outside the root: whitespace only */
         for (Py_ssize_t q = st->pos; q < p; q++) {
