@@ -113,12 +113,15 @@ typedef struct {
 static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
     Py_ssize_t i = 0;
     while (i < n) {
-        while (i + 16 <= n) { /* sixteen ASCII bytes of 0x20 or more: the markup's runs */
+        /* Sixteen ASCII bytes of 0x20 or more (the markup's runs): neither a byte nor the
+         * byte less 0x20 has its high bit set. A borrow into a byte comes only from a
+         * byte under 0x20 below it, which is caught itself. */
+        while (i + 16 <= n) {
             uint64_t w0, w1;
             memcpy(&w0, s + i, 8);
             memcpy(&w1, s + i + 8, 8);
-            uint64_t low = ((w0 - 0x2020202020202020ull) & ~w0) | ((w1 - 0x2020202020202020ull) & ~w1);
-            if (((w0 | w1 | low) & 0x8080808080808080ull) != 0)
+            uint64_t any = (w0 - 0x2020202020202020ull) | w0 | (w1 - 0x2020202020202020ull) | w1;
+            if (any & 0x8080808080808080ull)
                 break;
             i += 16;
         }
@@ -225,6 +228,10 @@ static int read_qname(St *st, Py_ssize_t *len, Py_ssize_t *colon) {
         return 0;
     p++;
     for (;;) {
+        /* four bytes a turn; each read is past a name byte, so before the last '>' */
+        while ((cls[s[p]] & C_NAME) && (cls[s[p + 1]] & C_NAME) && (cls[s[p + 2]] & C_NAME) &&
+               (cls[s[p + 3]] & C_NAME))
+            p += 4;
         while (cls[s[p]] & C_NAME)
             p++;
         if (s[p] != ':')
