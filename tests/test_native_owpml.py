@@ -149,6 +149,25 @@ REPEATED = [
     "<hp:run\n charPrIDRef\t='0'  ><hp:t >y</hp:t><hp:t\n/></hp:run ></hp:p>",
     # a long attribute list (64 names, the most the walk reads), twice
     "<hp:p>" + ("<hp:run " + " ".join(f"a{i}='{i}'" for i in range(64)) + "/>") * 2 + "</hp:p>",
+    # the same names, values of other lengths and contents (with references, the other
+    # quote, '>'), and a ctrl whose id reads "tab" or not from one copy to the next
+    '<hp:p id="1" a="x"><hp:run/></hp:p><hp:p id="22" a="&amp;"/><hp:p id="" a="y&#x41;"/>'
+    "<hp:p><hp:run a='1\"' b=\"'\"/><hp:run a='2>\"' b=\"''\"/><hp:run a='' b=\"\"/>"
+    '<hp:run><hp:ctrl id="tab" x="1"/><hp:ctrl id="x" x="1"/><hp:ctrl id="TAB" x="2"/>'
+    '<hp:ctrl id="t&#97;b" x="3"/><hp:ctrl id=" tab" x="3"/><hp:ctrl id="tab" x="4"/>'
+    '<hp:ctrl id="tabs" x="5"/><hp:ctrl x="6" id="tab"/><hp:ctrl x="7" id="no"/></hp:run>'
+    "</hp:p>",
+    # line segments whose values change, and more values than the walk keeps the spans of
+    "<hp:p><hp:run><hp:t>a</hp:t></hp:run><hp:linesegarray>"
+    + "".join(
+        f'<hp:lineseg textpos="{i}" vertpos="{i * 1600}" vertsize="1000" textheight="1000" '
+        f'baseline="850" spacing="600" horzpos="0" horzsize="{42520 - i}" flags="393216"/>'
+        for i in range(4)
+    )
+    + "</hp:linesegarray></hp:p>"
+    + "<hp:p>"
+    + "".join("<hp:run " + " ".join(f"a{i}='{i * j}'" for i in range(20)) + "/>" for j in range(3))
+    + "</hp:p>",
     # names alike in length, first and last letter (their hash), none the same
     "<hp:p axb='1' ayb='2' azb='3' a.b='4' a-b='5'><hp:run/></hp:p>",
     # the local names the walk reads, in the default namespace
@@ -218,6 +237,13 @@ REPEATED_DECLINED = [
     "<hp:run a='1'/><hp:run a='1'b='1'/>",
     "<hp:run a='1'/><hp:run a='1' / >",
     "<hp:run a='&amp;'/><hp:run a='&amp'/>",
+    # the same names as an accepted tag, values that go wrong
+    "<hp:run a='1' b='2'/><hp:run a='3' b='<'/>",
+    "<hp:run a='1' b='2'/><hp:run a='&bogus;' b='2'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b='22'c='3'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b=\"2'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b='2\"/>",
+    "<hp:ctrl id='tab' b='2'/><hp:ctrl id='&#0;' b='2'/>",
     # duplicates among names that share a hash, and far apart
     "<hp:p axb='1' ayb='2' axb='3'/>",
     "<hp:p " + " ".join(f"a{i}='{i}'" for i in range(30)) + " a3='x'/>",
@@ -348,7 +374,7 @@ def test_mutated_sections_never_disagree(edits: list[tuple[int, int, bytes]]) ->
 
 # Hancom's layout, where most tags repeat an earlier one: a mutation in a later copy
 # must not be taken for the earlier, accepted one.
-_HANCOM = _wrap(REPEATED[0] + REPEATED[1] + REPEATED[5] + REPEATED[6])
+_HANCOM = _wrap(REPEATED[0] + REPEATED[1] + REPEATED[5] + REPEATED[6] + REPEATED[8])
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

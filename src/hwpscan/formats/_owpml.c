@@ -30,6 +30,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,14 +82,19 @@ typedef struct {
     Buf parts;
 } Para;
 
+#define SEEN_SLOTS 64
+#define SEEN_VALUES 16
+
 /* A start tag read and accepted below the root: s[at:at+len] from past its '<' to past
- * its '>', its name's length, its kind and what its attributes said. */
+ * its '>', its name's length, its kind and what its attributes said; the spans of its
+ * attribute values in s (n_values of them, -1 for more than SEEN_VALUES) and which of
+ * them is the id a ctrl is read by (or -1). */
 typedef struct {
     Py_ssize_t at, len, name_len;
     unsigned char kind, ctrl_tab, empty;
+    int n_values, id_value;
+    Py_ssize_t value_at[SEEN_VALUES], value_len[SEEN_VALUES];
 } Seen;
-
-#define SEEN_SLOTS 64
 
 typedef struct {
     const unsigned char *s;
@@ -106,7 +112,8 @@ typedef struct {
     int failed; /* 1: decline; -1: a Python error is set */
     PyObject *wanted; /* starts(): the local names whose start tags are listed */
     PyObject *events; /* starts(): (local name, {attribute: value}) of each, or NULL */
-    Seen seen[SEEN_SLOTS]; /* section_texts(): start tags read, by a hash of their names */
+    /* section_texts(): start tags read, by a hash of their names (last: see clear()) */
+    Seen seen[SEEN_SLOTS];
 } St;
 
 /* Whether s[0:n] is valid UTF-8 holding only characters XML 1.0 allows, without CR. */
@@ -740,7 +747,7 @@ static int tag_end(St *st, int *empty) {
  * of "tab", any case); with attrs, each attribute other than a declaration goes into it
  * by its local name. */
 static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
-                       PyObject *attrs) {
+                       PyObject *attrs, Seen *rec) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
     uint64_t seen = 0;
     int n_attrs = 0;
@@ -774,8 +781,19 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
         }
         if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
             return 1;
-        if (is_ctrl && a_len == 2 && a[0] == 'i' && a[1] == 'd')
+        if (is_ctrl && a_len == 2 && a[0] == 'i' && a[1] == 'd') {
             *ctrl_tab = value_is_tab(st, v_at, v_len);
+            if (rec != NULL)
+                rec->id_value = rec->n_values;
+        }
+        if (rec != NULL && rec->n_values >= 0) {
+            if (rec->n_values < SEEN_VALUES) {
+                rec->value_at[rec->n_values] = v_at;
+                rec->value_len[rec->n_values++] = v_len;
+            } else {
+                rec->n_values = -1;
+            }
+        }
         if (attrs != NULL) {
             int r = add_attr(st, attrs, a_at, a_len, a_colon, v_at, v_len);
             if (r <= 0)
@@ -809,6 +827,44 @@ static int repeats(St *st, const Seen *seen, Py_ssize_t at, Py_ssize_t len) {
            memcmp(st->s + at, st->s + seen->at, (size_t)seen->len) == 0;
 }
 
+/* Whether the start tag at at (past its '<', its name of len bytes just read) has
+ * seen's shape: the same bytes but for the values of its attributes, each of which
+ * reads as a value (no '<', references expat knows). The walk would read each stretch
+ * between two values as it read seen's, so the tag is accepted as seen was, its ctrl
+ * id read again; seen then becomes this tag. Sets pos past it and *ctrl_tab. */
+static int same_shape(St *st, Seen *seen, Py_ssize_t at, Py_ssize_t len, int *ctrl_tab) {
+    if (seen->len == 0 || seen->name_len != len || seen->n_values <= 0)
+        return 0;
+    Py_ssize_t v_at[SEEN_VALUES], v_len[SEEN_VALUES];
+    Py_ssize_t old = seen->at, p = at; /* the stretch of seen's to compare, and here */
+    for (int k = 0; k <= seen->n_values; k++) {
+        Py_ssize_t stretch = (k < seen->n_values ? seen->value_at[k] : seen->at + seen->len) - old;
+        if (p + stretch > st->n || memcmp(st->s + p, st->s + old, (size_t)stretch) != 0)
+            return 0;
+        if (k == seen->n_values) {
+            p += stretch;
+            break;
+        }
+        int amp;
+        st->pos = p + stretch - 1; /* the opening quote, the same as seen's */
+        if (value_span(st, &v_at[k], &v_len[k], &amp) ||
+            (amp && !references_ok(st, v_at[k], v_len[k])))
+            return 0;
+        p = st->pos;
+        old = seen->value_at[k] + seen->value_len[k] + 1;
+    }
+    *ctrl_tab = seen->ctrl_tab;
+    if (seen->kind == K_CTRL && seen->id_value >= 0)
+        *ctrl_tab = value_is_tab(st, v_at[seen->id_value], v_len[seen->id_value]);
+    seen->at = at;
+    seen->len = p - at;
+    seen->ctrl_tab = (unsigned char)*ctrl_tab;
+    memcpy(seen->value_at, v_at, (size_t)seen->n_values * sizeof v_at[0]);
+    memcpy(seen->value_len, v_len, (size_t)seen->n_values * sizeof v_len[0]);
+    st->pos = p;
+    return 1;
+}
+
 /* A start tag read: the element opened (and closed again when empty). */
 static int opened(St *st, enum kind k, int ctrl_tab, int empty, Py_ssize_t at, Py_ssize_t len) {
     if (on_start(st, k, ctrl_tab) < 0)
@@ -832,6 +888,10 @@ static int start_tag(St *st) {
         st->pos = at + seen->len;
         return opened(st, (enum kind)seen->kind, seen->ctrl_tab, seen->empty, at, len);
     }
+    int ctrl_tab = 0, empty = 0;
+    if (seen != NULL && same_shape(st, seen, at, len, &ctrl_tab))
+        return opened(st, (enum kind)seen->kind, ctrl_tab, seen->empty, at, len);
+    st->pos = at + len;
     const unsigned char *local = st->s + at + (colon >= 0 ? colon + 1 : 0);
     Py_ssize_t local_len = colon >= 0 ? len - colon - 1 : len;
     PyObject *attrs = NULL; /* starts(): this element's attributes, when it is listed */
@@ -841,8 +901,11 @@ static int start_tag(St *st) {
             return -1;
     }
     enum kind k = kind_of(local, local_len);
-    int ctrl_tab = 0, empty = 0;
-    int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty, attrs);
+    Seen rec; /* what seen becomes */
+    rec.n_values = 0;
+    rec.id_value = -1;
+    int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty, attrs,
+                        seen != NULL ? &rec : NULL);
     if (r == 0 && colon >= 0 && !declared_prefix(st, at, colon))
         r = 1; /* unbound (or declared below the root): expat's to judge */
     if (r == 0 && attrs != NULL)
@@ -853,12 +916,13 @@ static int start_tag(St *st) {
     if (r < 0)
         return -1;
     if (seen != NULL) {
-        seen->at = at;
-        seen->len = st->pos - at;
-        seen->name_len = len;
-        seen->kind = (unsigned char)k;
-        seen->ctrl_tab = (unsigned char)ctrl_tab;
-        seen->empty = (unsigned char)empty;
+        rec.at = at;
+        rec.len = st->pos - at;
+        rec.name_len = len;
+        rec.kind = (unsigned char)k;
+        rec.ctrl_tab = (unsigned char)ctrl_tab;
+        rec.empty = (unsigned char)empty;
+        *seen = rec;
     }
     return opened(st, k, ctrl_tab, empty, at, len);
 }
@@ -1139,6 +1203,14 @@ static int run(St *st, int max_depth, Py_ssize_t max_paragraphs) {
     return r;
 }
 
+/* A walk's state zeroed, but for the table of start tags seen, which only needs its
+ * slots marked empty (zeroing it whole cost more than a small section's walk). */
+static void clear(St *st) {
+    memset(st, 0, offsetof(St, seen));
+    for (int i = 0; i < SEEN_SLOTS; i++)
+        st->seen[i].len = 0;
+}
+
 static PyObject *section_texts(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -1147,7 +1219,7 @@ static PyObject *section_texts(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*in", &view, &max_depth, &max_paragraphs))
         return NULL;
     St st;
-    memset(&st, 0, sizeof st);
+    clear(&st);
     st.s = view.buf;
     st.n = view.len;
     int r = run(&st, max_depth, max_paragraphs);
@@ -1179,7 +1251,7 @@ static PyObject *starts_of(PyObject *self, PyObject *args) {
         }
     }
     St st;
-    memset(&st, 0, sizeof st);
+    clear(&st);
     st.s = view.buf;
     st.n = view.len;
     st.wanted = wanted;
