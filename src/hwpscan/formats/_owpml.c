@@ -26,7 +26,16 @@
  * their prefix.
  *
  * The input is hostile: every read is bounded by the buffer's length, the element stack
- * by max_depth, and every buffer grows with the input only.
+ * by max_depth, and every buffer grows with the input only. A part that does not end
+ * with '>' (and whitespace) is declined at once, since expat refuses every one, and the
+ * scans of names, whitespace and attribute values then stop at that '>' without a
+ * test of the length at each byte.
+ *
+ * Cost: most start tags of a Hancom section repeat the last one of their name byte for
+ * byte, or differ from it in attribute values only. Below the root the reading of a
+ * tag depends on its bytes alone, so such a tag is compared with that one (a memcmp, or
+ * one per stretch between values, each new value read as a value) instead of being
+ * parsed again; see start_tag().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -206,7 +215,6 @@ static void init_classes(void) {
 
 static int is_ws(unsigned char c) { return cls[c] & C_WS; }
 static int name_start(unsigned char c) { return cls[c] & C_START; }
-static int name_char(unsigned char c) { return cls[c] & C_NAME; }
 
 /* Past any whitespace at pos (< n): whether there was some. No bound in the loop: the
  * last byte is '>'. */
