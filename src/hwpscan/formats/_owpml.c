@@ -131,8 +131,9 @@ static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
     while (i < n) {
         /* Sixteen ASCII bytes of 0x20 or more (the markup's runs): neither a byte nor the
          * byte less 0x20 has its high bit set. A borrow into a byte comes only from a
-         * byte under 0x20 below it, which is caught itself. */
-        while (i + 16 <= n) {
+         * byte under 0x20 below it, which is caught itself. Not tried on a non-ASCII
+         * byte: Korean text runs on, a character after another. */
+        while (i + 16 <= n && s[i] < 0x80) {
             uint64_t w0, w1;
             memcpy(&w0, s + i, 8);
             memcpy(&w1, s + i + 8, 8);
@@ -143,7 +144,7 @@ static int plain_utf8(const unsigned char *s, Py_ssize_t n) {
         }
         if (i >= n)
             break;
-        if (i + 8 <= n) { /* eight ASCII bytes of 0x20 or more: nothing to check */
+        if (i + 8 <= n && s[i] < 0x80) { /* eight ASCII bytes of 0x20 or more */
             uint64_t w;
             memcpy(&w, s + i, 8);
             uint64_t high = w & 0x8080808080808080ull;
