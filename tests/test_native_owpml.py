@@ -104,6 +104,160 @@ def test_constructs_the_c_walk_reads(body: str) -> None:
     assert _agree(_wrap(body)) is not None
 
 
+# Hancom's own layout: a line-segment array after each run's text, many attributes per
+# tag, and most tags repeating the previous one of their name byte for byte (the walk
+# takes such a tag's reading from the first).
+_LINESEG = (
+    '<hp:linesegarray><hp:lineseg textpos="0" vertpos="0" vertsize="1000" '
+    'textheight="1000" baseline="850" spacing="600" horzpos="0" horzsize="42520" '
+    'flags="393216"/></hp:linesegarray>'
+)
+_HANCOM_P = (
+    '<hp:p id="0" paraPrIDRef="0" styleIDRef="0" pageBreak="0" columnBreak="0" merged="0">'
+    '<hp:run charPrIDRef="0"><hp:t>가&amp;나</hp:t><hp:ctrl id="tab"/><hp:t>다'
+    "<hp:tab/>라</hp:t></hp:run>" + _LINESEG + "</hp:p>"
+)
+_HANCOM_TABLE = (
+    '<hp:p id="1"><hp:run charPrIDRef="0"><hp:tbl id="7" rowCnt="1" colCnt="2"><hp:tr>'
+    + '<hp:tc name="" header="0"><hp:subList id="" vertAlign="CENTER">'
+    + _HANCOM_P
+    + '</hp:subList><hp:cellAddr colAddr="0" rowAddr="0"/></hp:tc>'
+    + '<hp:tc name="" header="0"><hp:subList id="" vertAlign="CENTER">'
+    + _HANCOM_P
+    + '</hp:subList><hp:cellAddr colAddr="1" rowAddr="0"/></hp:tc>'
+    + "</hp:tr></hp:tbl><hp:t/></hp:run></hp:p>"
+)
+
+REPEATED = [
+    _HANCOM_P * 3 + _HANCOM_TABLE * 2,
+    # a ctrl whose id reads "tab", then the same tag again: a tab each time
+    '<hp:p><hp:run><hp:ctrl id="tab"/><hp:ctrl id="tab"/><hp:ctrl id="TaB"/>'
+    '<hp:ctrl id="x"/><hp:ctrl id="tab"/></hp:run></hp:p>',
+    # the same tag empty, then open, then empty again
+    "<hp:p><hp:run><hp:t/><hp:t>a</hp:t><hp:t/><hp:t>b</hp:t></hp:run></hp:p>" * 2,
+    # a repeated inline element inside and outside hp:t
+    "<hp:p><hp:run><hp:lineBreak/><hp:t>a<hp:lineBreak/>b<hp:lineBreak/></hp:t>"
+    "<hp:lineBreak/></hp:run></hp:p>",
+    # text with references and CDATA right against tags that are skipped
+    '<hp:p><hp:run><hp:t>&lt;<hp:x a="1"/>&#xAC00;<![CDATA[&amp;]]><hp:x a="1"/>'
+    "<![CDATA[]]>&gt;</hp:t></hp:run></hp:p>",
+    # values holding '>', the other quote, references and whitespace
+    "<hp:p a='x>y' b='\"' c=\"'\" d='&lt;&#62;' e='a\tb\nc'><hp:run a='x>y'>"
+    "<hp:t>1</hp:t></hp:run><hp:run a='x>y'><hp:t>2</hp:t></hp:run></hp:p>",
+    # tags split over lines, with whitespace around '=' and before '>' or '/>'
+    "<hp:p\n\tid = \"0\"\n><hp:run\n charPrIDRef\t='0'  ><hp:t\n>x</hp:t\n></hp:run>"
+    "<hp:run\n charPrIDRef\t='0'  ><hp:t >y</hp:t><hp:t\n/></hp:run ></hp:p>",
+    # a long attribute list (64 names, the most the walk reads), twice
+    "<hp:p>" + ("<hp:run " + " ".join(f"a{i}='{i}'" for i in range(64)) + "/>") * 2 + "</hp:p>",
+    # the same names, values of other lengths and contents (with references, the other
+    # quote, '>'), and a ctrl whose id reads "tab" or not from one copy to the next
+    '<hp:p id="1" a="x"><hp:run/></hp:p><hp:p id="22" a="&amp;"/><hp:p id="" a="y&#x41;"/>'
+    "<hp:p><hp:run a='1\"' b=\"'\"/><hp:run a='2>\"' b=\"''\"/><hp:run a='' b=\"\"/>"
+    '<hp:run><hp:ctrl id="tab" x="1"/><hp:ctrl id="x" x="1"/><hp:ctrl id="TAB" x="2"/>'
+    '<hp:ctrl id="t&#97;b" x="3"/><hp:ctrl id=" tab" x="3"/><hp:ctrl id="tab" x="4"/>'
+    '<hp:ctrl id="tabs" x="5"/><hp:ctrl x="6" id="tab"/><hp:ctrl x="7" id="no"/></hp:run>'
+    "</hp:p>",
+    # line segments whose values change, and more values than the walk keeps the spans of
+    "<hp:p><hp:run><hp:t>a</hp:t></hp:run><hp:linesegarray>"
+    + "".join(
+        f'<hp:lineseg textpos="{i}" vertpos="{i * 1600}" vertsize="1000" textheight="1000" '
+        f'baseline="850" spacing="600" horzpos="0" horzsize="{42520 - i}" flags="393216"/>'
+        for i in range(4)
+    )
+    + "</hp:linesegarray></hp:p>"
+    + "<hp:p>"
+    + "".join("<hp:run " + " ".join(f"a{i}='{i * j}'" for i in range(20)) + "/>" for j in range(3))
+    + "</hp:p>",
+    # names alike in length, first and last letter (their hash), none the same
+    "<hp:p axb='1' ayb='2' azb='3' a.b='4' a-b='5'><hp:run/></hp:p>",
+    # the local names the walk reads, in the default namespace
+    "<p><run><t>plain</t></run></p>",
+    # deep nesting: tables in tables
+    "<hp:p><hp:run><hp:tbl><hp:tr><hp:tc>" * 40
+    + "<hp:p><hp:run><hp:t>deep</hp:t></hp:run></hp:p>"
+    + "</hp:tc></hp:tr></hp:tbl></hp:run></hp:p>" * 40,
+]
+
+
+@pytest.mark.parametrize("body", REPEATED)
+def test_hancom_layouts_and_repeated_tags(body: str) -> None:
+    assert _agree(_wrap(body)) is not None
+
+
+WIDTHS = [
+    "",
+    "ascii only",
+    "caf\u00e9 \u00ff",  # Latin-1: one byte a character in the str
+    "\u0100\u07ff",  # two-byte sequences past Latin-1
+    "\u00e9\uac00",  # Latin-1 and Korean: two bytes a character
+    "\uac00\ufffd\uf8ff",
+    "a\U00010000b\U000f02b1\U0010fffd",  # past the BMP: four bytes a character
+    "\u00e9\U0001f600",
+]
+
+
+@pytest.mark.parametrize("text", WIDTHS)
+def test_paragraph_text_of_every_width(text: str) -> None:
+    """The str of a paragraph is built here from its bytes; each width of character,
+    and each mix of them, must give the str Python's decoder gives (str equality also
+    holds the internal kind to be the narrowest)."""
+    refs = "".join(f"&#x{ord(c):X};" for c in text)
+    body = (
+        f"<hp:p><hp:run><hp:t>{text}</hp:t></hp:run></hp:p>"
+        f"<hp:p><hp:run><hp:t>{refs}</hp:t></hp:run></hp:p>"
+        f"<hp:p><hp:run><hp:t><![CDATA[{text}]]><hp:nbSpace/>{text}</hp:t></hp:run></hp:p>"
+    )
+    got = _agree(_wrap(body))
+    assert got == [text, text, text + "\u00a0" + text]
+
+
+def test_same_local_names_under_other_prefixes() -> None:
+    xml = (
+        b'<hs:sec xmlns:hs="urn:s" xmlns:hp="urn:p" xmlns:hh="urn:h"><hh:p><hh:run><hh:t>'
+        b"h</hh:t></hh:run></hh:p><hp:p><hh:run><hp:t>x</hp:t></hh:run><hp:run><hh:t>y</hh:t>"
+        b"<hh:tab/><hp:t>z<hh:lineBreak/></hp:t></hp:run></hp:p></hs:sec>"
+    )
+    assert _agree(xml) is not None
+
+
+def test_what_follows_the_root() -> None:
+    good = _wrap("<hp:p><hp:run><hp:t>x</hp:t></hp:run></hp:p>")
+    for tail in (b"\n", b" \t\n\n", b"<!-- c -->", b"<!-- c -->\n", b"<?pi x?>\n "):
+        assert _agree(good + tail) is not None
+    for tail in (b"x", b"\n>", b"<!-- c --", b"<?pi x?", b" <", b"\n\r"):
+        assert _agree(good + tail) is None
+
+
+REPEATED_DECLINED = [
+    # a tag repeating the start of an accepted one, then going wrong
+    "<hp:run a='1'/><hp:run a='1' a='1'/>",
+    "<hp:run a='1'/><hp:run a='1' b='<'/>",
+    "<hp:run a='1'/><hp:run a='1' zz:b='1'/>",
+    "<hp:run a='1'/><hp:run a='1' xmlns:q='u'/>",
+    "<hp:run a='1'/><hp:run a='1'b='1'/>",
+    "<hp:run a='1'/><hp:run a='1' / >",
+    "<hp:run a='&amp;'/><hp:run a='&amp'/>",
+    # the same names as an accepted tag, values that go wrong
+    "<hp:run a='1' b='2'/><hp:run a='3' b='<'/>",
+    "<hp:run a='1' b='2'/><hp:run a='&bogus;' b='2'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b='22'c='3'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b=\"2'/>",
+    "<hp:run a='1' b='2'/><hp:run a='1' b='2\"/>",
+    "<hp:ctrl id='tab' b='2'/><hp:ctrl id='&#0;' b='2'/>",
+    # duplicates among names that share a hash, and far apart
+    "<hp:p axb='1' ayb='2' axb='3'/>",
+    "<hp:p " + " ".join(f"a{i}='{i}'" for i in range(30)) + " a3='x'/>",
+    # more attributes than the walk reads (expat reads them)
+    "<hp:p " + " ".join(f"a{i}='{i}'" for i in range(65)) + "/>",
+    "<hp:p a='x>'",  # unclosed
+]
+
+
+@pytest.mark.parametrize("body", REPEATED_DECLINED)
+def test_repeated_tags_that_go_wrong_are_left_to_expat(body: str) -> None:
+    assert _agree(_wrap(f"<hp:p>{body}</hp:p>")) is None
+
+
 def test_byte_order_mark_and_declarations_are_read() -> None:
     body = "<hp:p><hp:run><hp:t>x</hp:t></hp:run></hp:p>"
     for head in ("", '<?xml version="1.0"?>', "<?xml version='1.0' standalone='yes' ?>"):
@@ -200,6 +354,10 @@ _PIECES = st.sampled_from(
         b"hp:",
         b"<hp:lineBreak/>",
         b"\x00",
+        b" a='1'",
+        b" id='tab'",
+        b" zz:a='1'",
+        b"/>",
     ]
 )
 
@@ -208,6 +366,21 @@ _PIECES = st.sampled_from(
 @given(st.lists(st.tuples(st.integers(0, len(_BASE)), st.integers(0, 3), _PIECES), max_size=4))
 def test_mutated_sections_never_disagree(edits: list[tuple[int, int, bytes]]) -> None:
     xml = _BASE
+    for where, cut, piece in edits:
+        at = min(where, len(xml))
+        xml = xml[:at] + piece + xml[at + cut :]
+    _agree(xml)
+
+
+# Hancom's layout, where most tags repeat an earlier one: a mutation in a later copy
+# must not be taken for the earlier, accepted one.
+_HANCOM = _wrap(REPEATED[0] + REPEATED[1] + REPEATED[5] + REPEATED[6] + REPEATED[8])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_HANCOM)), st.integers(0, 3), _PIECES), max_size=4))
+def test_mutated_hancom_sections_never_disagree(edits: list[tuple[int, int, bytes]]) -> None:
+    xml = _HANCOM
     for where, cut, piece in edits:
         at = min(where, len(xml))
         xml = xml[:at] + piece + xml[at + cut :]
