@@ -1220,6 +1220,21 @@ static void clear(St *st) {
         st->seen[i].len = 0;
 }
 
+/* What an entry point hands back for run()'s answer *r*: the list it made (0, taken
+ * out of *made*), None where the Python walk must run (1), NULL with the exception
+ * set (-1). */
+static PyObject *answer(int r, PyObject **made) {
+    PyObject *result = NULL;
+    if (r == 0) {
+        result = *made;
+        *made = NULL;
+    } else if (r == 1) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    return result;
+}
+
 static PyObject *section_texts(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -1232,14 +1247,7 @@ static PyObject *section_texts(PyObject *self, PyObject *args) {
     st.s = view.buf;
     st.n = view.len;
     int r = run(&st, max_depth, max_paragraphs);
-    PyObject *result = NULL;
-    if (r == 0) {
-        result = st.slots;
-        st.slots = NULL;
-    } else if (r == 1) {
-        result = Py_None;
-        Py_INCREF(result);
-    }
+    PyObject *result = answer(r, &st.slots);
     Py_XDECREF(st.slots);
     PyBuffer_Release(&view);
     return result;
@@ -1266,14 +1274,7 @@ static PyObject *starts_of(PyObject *self, PyObject *args) {
     st.wanted = wanted;
     st.events = PyList_New(0);
     int r = st.events ? run(&st, max_depth, PY_SSIZE_T_MAX) : -1;
-    PyObject *result = NULL;
-    if (r == 0) {
-        result = st.events;
-        st.events = NULL;
-    } else if (r == 1) {
-        result = Py_None;
-        Py_INCREF(result);
-    }
+    PyObject *result = answer(r, &st.events);
     Py_XDECREF(st.events);
     Py_XDECREF(st.slots);
     PyBuffer_Release(&view);
