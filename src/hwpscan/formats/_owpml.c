@@ -570,24 +570,31 @@ static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
     return 0;
 }
 
-/* The value s[at:at+len] as expat gives it: references decoded, whitespace characters
- * turned into spaces (attribute-value normalisation), into out. 0: declined. */
+/* The character of an attribute value at *p (before end) as expat gives it, into
+ * piece: a reference decoded, a whitespace character turned into a space (attribute-
+ * value normalisation); *p moves past it. 0: a reference that is not read. */
+static int value_piece(St *st, Py_ssize_t *p, Py_ssize_t end, char *piece, int *piece_len) {
+    unsigned char c = st->s[*p];
+    *piece_len = 1;
+    if (c == '&') {
+        Py_ssize_t used;
+        if (!reference(st->s, *p + 1, end, piece, piece_len, &used))
+            return 0;
+        *p += 1 + used;
+    } else {
+        piece[0] = is_ws(c) ? ' ' : (char)c;
+        *p += 1;
+    }
+    return 1;
+}
+
+/* The value s[at:at+len] as expat gives it (see value_piece), into out. 0: declined. */
 static int attr_value(St *st, Py_ssize_t at, Py_ssize_t len, Buf *out) {
     for (Py_ssize_t p = at; p < at + len;) {
-        unsigned char c = st->s[p];
         char piece[4];
-        int piece_len = 1;
-        if (c == '<')
+        int piece_len;
+        if (st->s[p] == '<' || !value_piece(st, &p, at + len, piece, &piece_len))
             return 0;
-        if (c == '&') {
-            Py_ssize_t used;
-            if (!reference(st->s, p + 1, at + len, piece, &piece_len, &used))
-                return 0;
-            p += 1 + used;
-        } else {
-            piece[0] = is_ws(c) ? ' ' : (char)c;
-            p++;
-        }
         if (buf_add(out, piece, piece_len) < 0)
             return -1;
     }
@@ -694,18 +701,10 @@ static int value_is_tab(St *st, Py_ssize_t at, Py_ssize_t len) {
     char value[8];
     int value_len = 0, overflow = 0;
     for (Py_ssize_t p = at; p < at + len;) {
-        unsigned char c = st->s[p];
         char piece[4];
-        int piece_len = 1;
-        if (c == '&') {
-            Py_ssize_t used;
-            if (!reference(st->s, p + 1, at + len, piece, &piece_len, &used))
-                return 0;
-            p += 1 + used;
-        } else {
-            piece[0] = is_ws(c) ? ' ' : (char)c; /* attribute-value normalisation */
-            p++;
-        }
+        int piece_len;
+        if (!value_piece(st, &p, at + len, piece, &piece_len))
+            return 0;
         if (value_len + piece_len <= (int)sizeof value) {
             memcpy(value + value_len, piece, (size_t)piece_len);
             value_len += piece_len;
