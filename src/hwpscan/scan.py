@@ -303,9 +303,9 @@ def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
     file.
     """
     real = _RealPaths()
-    given = list(paths)
-    dated = _dates([_Listed(os.fspath(p), real(p)) for p in given])
-    return {p: dated[text] for p in given if (text := os.fspath(p)) in dated}
+    given = [(p, os.fspath(p)) for p in paths]
+    dated = _dates([_Listed(text, real(text)) for _, text in given])
+    return {p: dated[text] for p, text in given if text in dated}
 
 
 def _dates(files: list[_Listed], problems: list[str] | None = None) -> dict[str, str]:
@@ -762,8 +762,11 @@ def scan_rows(paths: Iterable[Path | str], settings: PoolSettings | None = None)
     if repair is None:
         work = [(p, dates.get(p), None) for p in paths]
     else:
-        targets = repair_targets([Path(p) for p in paths], repair.out)
-        work = [(p, dates.get(p), repair.to(targets[Path(p)])) for p in paths]
+        as_paths = [Path(p) for p in paths]
+        targets = repair_targets(as_paths, repair.out)
+        work = [
+            (p, dates.get(p), repair.to(targets[q])) for p, q in zip(paths, as_paths, strict=True)
+        ]
     # never more workers than files; never more than a few per core
     cores = os.cpu_count() or 1
     jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
