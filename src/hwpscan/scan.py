@@ -754,6 +754,17 @@ def scan_rows(paths: Iterable[Path | str], settings: PoolSettings | None = None)
     """:func:`scan_paths` as :class:`Row` objects: a worker's row is handed on as it
     came (its result built only if someone asks for it). *paths* may be the texts of
     paths (:func:`collect_listed`), with ``settings.dates`` keyed by those texts."""
+    for batch in scan_row_batches(paths, settings):
+        yield from batch
+
+
+def scan_row_batches(
+    paths: Iterable[Path | str], settings: PoolSettings | None = None
+) -> Iterator[list[Row]]:
+    """:func:`scan_rows` a batch at a time: the rows a worker sent in one message (one
+    row at a time when the files are scanned in this process), so that whoever takes
+    them (the run record, the output) does its per-row steps once per batch. The rows
+    are the same and come in the same order as :func:`scan_rows` gives them."""
     settings = settings or PoolSettings()
     dates: Mapping[Any, str] = settings.dates or {}
     repair = settings.repair
@@ -772,15 +783,16 @@ def scan_rows(paths: Iterable[Path | str], settings: PoolSettings | None = None)
     jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
     file_timeout = settings.file_timeout
     timeout = file_timeout if file_timeout and file_timeout > 0 else None
-    rows: Iterator[tuple[int, Row]]
+    batches: Iterator[list[tuple[int, Row]]]
     if timeout is None and (jobs == 1 or len(work) < 4):
-        rows = ((i, Row.of(_scan_job(job), i)) for i, job in enumerate(work))
+        batches = ([(i, Row.of(_scan_job(job), i))] for i, job in enumerate(work))
     else:
-        rows = _pooled(work, jobs, timeout)
+        batches = _pooled_batches(work, jobs, timeout)
     if settings.ordered:
-        rows = _in_input_order(rows)
-    for _, row in rows:
-        yield row
+        batches = _in_input_order(batches)
+    for batch in batches:
+        if batch:
+            yield [row for _, row in batch]
 
 
 class Row:
@@ -887,15 +899,27 @@ class Row:
         return self._data
 
 
-def _in_input_order(results: Iterator[tuple[int, Row]]) -> Iterator[tuple[int, Row]]:
+def _in_input_order(
+    batches: Iterator[list[tuple[int, Row]]],
+) -> Iterator[list[tuple[int, Row]]]:
+    """The rows of *batches* in input order: after each batch, the rows now next in
+    line (none, when an earlier file is still out), as one batch.
+
+    >>> row = lambda i: (i, Row(i, f"{i}.hwp", None, Format.HWP5, Status.CLEAN, blob=b""))
+    >>> batches = iter([[row(1)], [row(0), row(3)], [row(2)]])
+    >>> [[i for i, _ in batch] for batch in _in_input_order(batches)]
+    [[], [0, 1], [2, 3], []]
+    """
     held: dict[int, Row] = {}
     wanted = 0
-    for index, result in results:
-        held[index] = result
+    for batch in batches:
+        held.update(batch)
+        ready = []
         while wanted in held:
-            yield wanted, held.pop(wanted)
+            ready.append((wanted, held.pop(wanted)))
             wanted += 1
-    yield from sorted(held.items())
+        yield ready
+    yield sorted(held.items())
 
 
 #: Files handed to a worker at a time: enough to amortise the messages and wake-ups, few
@@ -1273,7 +1297,16 @@ class _Pool:
 
 
 def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, Row]]:
-    """Results as they complete, from *jobs* worker processes fed in chunks.
+    """:func:`_pooled_batches` a row at a time."""
+    for batch in _pooled_batches(work, jobs, timeout):
+        yield from batch
+
+
+def _pooled_batches(
+    work: list[Job], jobs: int, timeout: float | None
+) -> Iterator[list[tuple[int, Row]]]:
+    """Results as they complete, a worker's message at a time (never an empty batch),
+    from *jobs* worker processes fed in chunks.
 
     A worker that dies (a crash in native code, the OOM killer) or overruns *timeout* on
     one file costs only the row of that file; a new worker takes its place and its other
@@ -1289,7 +1322,8 @@ def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple
             # message sits unread while the other's rows are stored is blocked in its send
             got = [pool.receive(w) if w.conn in ready else pool.overdue(w) for w in busy]
             for rows in got:
-                yield from rows
+                if rows:
+                    yield rows
         clean = True
     finally:
         for worker in pool.workers:

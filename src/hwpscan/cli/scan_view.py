@@ -81,11 +81,15 @@ class TerminalObserver(ScanObserver):
         self._tick()
 
     def row(self, row: Row) -> None:
-        if self.lines is not None:
-            self.lines(row.data)
+        self.rows((row,))
+
+    def rows(self, rows: Sequence[Row]) -> None:
+        if self.lines is not None:  # JSON lines hold no newline: one write for the batch
+            self.lines(b"\n".join([row.data for row in rows]))
         elif self.stream is not None:
-            self.stream(row.result)
-        self._tick()  # without a stream the result is not built here
+            for row in rows:
+                self.stream(row.result)
+        self._tick(len(rows))  # without a stream the result is not built here
 
     def matrix_row(self, row: Any) -> None:
         if self.matrix_stream is not None:
@@ -109,10 +113,10 @@ class TerminalObserver(ScanObserver):
         shown = _escape(escape_snippet(message))  # a name's ESC shown, never sent
         err_console.print(f"[yellow]warning:[/] {shown}", highlight=False)
 
-    def _tick(self) -> None:
-        self._count += 1
+    def _tick(self, done: int = 1) -> None:
+        self._count += done
         if self._bar is not None:
-            self._bar.advance(self._task)
+            self._bar.advance(self._task, done)
             return
         now = time.monotonic()
         if self._status is not None and now - self._last > 0.2:

@@ -21,7 +21,7 @@ results are still kept in memory, and *on_warning* is told why.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +62,7 @@ class Recording:
         also: Callable[[FileResult], None] | None = None,
         on_warning: Warn | None = None,
         also_row: Callable[[Row], None] | None = None,
+        also_rows: Callable[[Sequence[Row]], None] | None = None,
     ) -> None:
         self.results = ResultRows()
         self.matrix: list[MatrixRow] = []
@@ -73,6 +74,7 @@ class Recording:
         self._matrix_recorder: MatrixRecorder | None = None
         self._also = also
         self._also_row = also_row
+        self._also_rows = also_rows
         self._on_warning = on_warning
 
     @property
@@ -90,6 +92,21 @@ class Recording:
         elif self._also is not None:
             self._also(row.result)
         self._store(lambda rec: rec.add(row))
+
+    def take(self, rows: Sequence[Row]) -> None:
+        """Keep a batch of rows as the pool gave them (a worker's message): what
+        calling it with each one does, each step once for the batch; *also_rows*, when
+        given, sees the batch at once."""
+        self.results.extend(rows)
+        if self._also_rows is not None:
+            self._also_rows(rows)
+        else:
+            for row in rows:
+                if self._also_row is not None:
+                    self._also_row(row)
+                elif self._also is not None:
+                    self._also(row.result)
+        self._store(lambda rec: rec.add(*rows))
 
     def matrix_row(self, row: MatrixRow) -> None:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
@@ -148,13 +165,15 @@ def recorded_run(
     on_warning: Warn | None = None,
     store: RunStore | None = None,
     also_row: Callable[[Row], None] | None = None,
+    also_rows: Callable[[Sequence[Row]], None] | None = None,
 ) -> Iterator[Recording]:
     """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
     scrubbed of secrets) while it happens.
 
     Yields a :class:`Recording`: call it with each result (*also* sees each one too,
     e.g. a stream writer; *also_row*, when given, sees each one instead as the
-    :class:`~hwpscan.scan.Row` it came in). On a normal exit the run is finished with
+    :class:`~hwpscan.scan.Row` it came in; *also_rows* each batch given to
+    :meth:`Recording.take`). On a normal exit the run is finished with
     the recording's summary; on an exception what was computed is flushed, the run stays unfinished
     (``history``: interrupted) and the exception goes on. *store* defaults to
     :func:`default_store`, opened and closed here.
@@ -171,7 +190,9 @@ def recorded_run(
         if own and store is not None:
             store.close()
         raise
-    recording = Recording(recorder, also=also, on_warning=on_warning, also_row=also_row)
+    recording = Recording(
+        recorder, also=also, on_warning=on_warning, also_row=also_row, also_rows=also_rows
+    )
     if lost is not None:
         recording._lost(lost)
     try:

@@ -32,7 +32,7 @@ import pickle
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO, overload
 
 from hwpscan.models import DEFECT_CLASSES, FileResult, Status, classes_of
@@ -122,6 +122,17 @@ class ResultRows(_Rows):
         self._indexes.append(-1 if row.index is None else row.index)
         self.statuses[row.status] += 1
         self.masks[row.defects] += 1
+
+    def extend(self, rows: Iterable[FileResult | Row]) -> None:
+        """:meth:`append` each of *rows* (a batch from the pool), the tallies once."""
+        made = [row if isinstance(row, Row) else Row.of(row) for row in rows]
+        head, keep = self._head, self._keep
+        for row in made:
+            if len(head) < keep or not self._spill or not self._write(row):
+                head.append(row)
+        self._indexes.extend([-1 if row.index is None else row.index for row in made])
+        self.statuses.update([row.status for row in made])
+        self.masks.update([row.defects for row in made])
 
     def _write(self, row: Row) -> bool:
         """Spill a row (its bytes, then its line) into the block, writing the block out

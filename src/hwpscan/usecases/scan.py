@@ -38,7 +38,7 @@ from hwpscan.scan import (
     RepairSettings,
     Row,
     collect_listed,
-    scan_rows,
+    scan_row_batches,
     statuses_exit_code,
 )
 from hwpscan.usecases.scale_settings import Executor, ScaleSettings, display_root, local_paths
@@ -142,6 +142,12 @@ class ScanObserver:
         with less (a JSON Lines stream writes the line a worker made)."""
         if type(self).result is not ScanObserver.result:
             self.result(row.result)
+
+    def rows(self, rows: Sequence[Row]) -> None:
+        """A batch of rows as the pool gave them (a worker's message): :meth:`row` of
+        each, unless an observer takes them at once."""
+        for row in rows:
+            self.row(row)
 
     def matrix_row(self, row: MatrixRow) -> None:
         """A parser-matrix row, the moment it exists."""
@@ -256,9 +262,13 @@ def _recording(
 ) -> AbstractContextManager[Recording]:
     """The run record the rows go to (one that keeps nothing when the run is not recorded)."""
     if not settings.record:
-        return nullcontext(Recording(None, also_row=observer.row))
+        return nullcontext(Recording(None, also_row=observer.row, also_rows=observer.rows))
     return recorded_run(
-        settings.kind, dict(args or {}), on_warning=observer.warn, also_row=observer.row
+        settings.kind,
+        dict(args or {}),
+        on_warning=observer.warn,
+        also_row=observer.row,
+        also_rows=observer.rows,
     )
 
 
@@ -288,8 +298,8 @@ def _run_local(
         file_timeout=settings.file_timeout,
         ordered=False,
     )
-    for row in scan_rows(files, pool):
-        record(row)
+    for rows in scan_row_batches(files, pool):
+        record.take(rows)
     return record.results.in_input_order()
 
 
