@@ -63,8 +63,25 @@
 #define SIGNATURE "HWP Document File"
 #define SIGNATURE_LEN 17
 #define PROPERTIES_END 40
-#define FOLD_LOW 0xA0u
-#define FOLD_HIGH 0xA8u
+
+/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8,
+ * what is_plain rejects), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
+ * body's counting looks at too) and FF (U+FFFD when the low byte is FD), 0 otherwise. */
+#define NOT_PLAIN 1
+#define FOLD_OR_FFFD 2
+static unsigned char HIGH_KIND[256];
+
+static void
+fill_high_kind(void)
+{
+    for (int hi = 0xD8; hi <= 0xF8; hi++) {
+        HIGH_KIND[hi] = NOT_PLAIN;
+    }
+    for (int hi = 0xA0; hi <= 0xA8; hi++) {
+        HIGH_KIND[hi] = FOLD_OR_FFFD;
+    }
+    HIGH_KIND[0xFF] = FOLD_OR_FFFD;
+}
 
 /* A stream of the directory: its storage's entry (NULL at the root) and its own. */
 typedef struct {
@@ -478,9 +495,8 @@ count_payload(const unsigned char *raw, int64_t n, Body *b)
     int64_t i = 0;
     while (i < n) {
         const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
-        if ((hi >= 0xD8 && hi <= 0xF8) || (hi >= FOLD_LOW && hi <= FOLD_HIGH) ||
-            (hi == 0xFF && lo == 0xFD)) {
-            return 0;
+        if (HIGH_KIND[hi] && (HIGH_KIND[hi] != FOLD_OR_FFFD || hi != 0xFF || lo == 0xFD)) {
+            return 0; /* a surrogate, private use, a folded symbol or U+FFFD */
         }
         if (hi || lo >= 32) {
             b->units++;
@@ -564,25 +580,27 @@ count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
     if (len & 1) {
         return 0;
     }
-    for (int64_t i = 0; i < len; i++) {
-        if ((i & 1 && raw[i] >= 0xD8 && raw[i] <= 0xF8) ||
-            (raw[i] == 0xFD && i + 1 < len && raw[i + 1] == 0xFF)) {
-            return 0;
-        }
-    }
-    int64_t n = len / 2;
+    const int64_t all = len / 2;
+    int64_t n = all;
     while (n > 0 && raw[2 * n - 2] == 0 && raw[2 * n - 1] == 0) {
-        n--; /* rstrip("\x00") */
+        n--; /* rstrip("\x00"): the units past n are NUL, no CR or LF among them */
     }
     int64_t pairs = 0, breaks = 0; /* CR LF pairs, taken left to right; CR and LF units */
-    for (int64_t i = 0; i < n; i++) {
-        if (raw[2 * i + 1] == 0 && (raw[2 * i] == '\r' || raw[2 * i] == '\n')) {
-            breaks++;
-            if (raw[2 * i] == '\r' && i + 1 < n && raw[2 * i + 2] == '\n' && raw[2 * i + 3] == 0) {
-                pairs++;
+    for (int64_t i = 0; i < all; i++) {
+        const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
+        if (hi == 0) {
+            if (lo == '\r' || lo == '\n') {
                 breaks++;
-                i++;
+                if (lo == '\r' && i + 1 < all && raw[2 * i + 2] == '\n' && raw[2 * i + 3] == 0) {
+                    pairs++;
+                    breaks++;
+                    i++;
+                }
             }
+        }
+        else if (HIGH_KIND[hi] == NOT_PLAIN || (hi == 0xFF && lo == 0xFD) ||
+                 (hi == 0xFD && i + 1 < all && raw[2 * i + 2] == 0xFF)) {
+            return 0; /* (FD FF across two units: unit i's high byte, unit i + 1's low) */
         }
     }
     const int64_t units = n - 2 * pairs;
@@ -831,6 +849,7 @@ static PyMethodDef methods[] = {
 static int
 exec_module(PyObject *module)
 {
+    fill_high_kind();
     if (PyModule_AddIntConstant(module, "MAX_RECORDS", MAX_RECORDS) < 0 ||
         PyModule_AddIntConstant(module, "MAX_PARAGRAPHS", MAX_PARAGRAPHS) < 0 ||
         PyModule_AddIntConstant(module, "MAX_SEGMENTS", MAX_SEGMENTS) < 0 ||
