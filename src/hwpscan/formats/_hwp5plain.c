@@ -754,11 +754,14 @@ read_document(Doc *d, Caps *caps)
             return Py_NewRef(Py_None);
         }
     }
-    int64_t meta[3] = {0, 0, 0};
-    int done = count_docinfo(d, f.docinfo, caps, meta);
+    /* The body before the DocInfo (the Python reader's order is the other way round):
+     * a contaminated section declines sooner, and the caps accept the same either way,
+     * every stream under its own cap and all of them under the document's. */
     Body body = {0, 0, 0, 0, 0};
+    int done = count_body(d, caps, &body);
+    int64_t meta[3] = {0, 0, 0};
     if (done == 1) {
-        done = count_body(d, caps, &body);
+        done = count_docinfo(d, f.docinfo, caps, meta);
     }
     if (done != 1) {
         return done < 0 ? NULL : Py_NewRef(Py_None);
