@@ -382,6 +382,20 @@ def test_caps_and_budgets_decline_as_the_python_reader_refuses() -> None:
     assert same(uncompressed, (CAPS[0], 1, CAPS[2]))  # no budget without inflating
 
 
+def test_the_document_cap_accepts_exactly_what_the_python_reader_reads() -> None:
+    """All the inflated streams at the document cap are read, one byte over is not, as
+    the Python reader reads them (DocInfo first; the native reader takes the body first)."""
+    streams = hwp5_streams(BLOCKS * 3, sections=3)
+    data = write_cfb(streams)
+    total = sum(
+        len(_inflate(v)) for k, v in streams.items() if k == "DocInfo" or k.startswith("Body")
+    )
+    biggest = max(len(_inflate(v)) for k, v in streams.items() if k.startswith("Body"))
+    assert same(data, (biggest, total, CAPS[2]))
+    assert not same(data, (biggest, total - 1, CAPS[2]))
+    assert not same(data, (biggest - 1, total, CAPS[2]))
+
+
 def test_a_body_past_the_segment_budget_is_declined() -> None:
     units = hwp5_text.MAX_SEGMENTS
     fits = _with(S, BodyText__Section0=_deflate(_section(b"a\x00" * units)))
