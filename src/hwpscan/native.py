@@ -1,7 +1,8 @@
 """Whether this process runs the optional native (C) fast paths of the core and of
 the JSON Lines writer.
 
-The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``, ``hwpscan.formats._owpml``,
+The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``,
+``hwpscan.formats._hwp5plain``, ``hwpscan.formats._owpml``,
 ``hwpscan.forensics._counting``, ``hwpscan.report._lines``) are built when the package
 is installed and a compiler is at hand. Each of their functions returns exactly what a
 Python function returns, or hands its input back (or None) where that function would

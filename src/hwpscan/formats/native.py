@@ -1,6 +1,7 @@
-"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_owpml.c``, ``_zip.c``),
-or ``None`` for each one missing: see :mod:`hwpscan.native` for how they relate to the
-Python code and how to turn them off (``tests/test_native_switch.py`` checks both ways).
+"""The native fast paths of the readers (``_records.c``, ``_cfb.c``, ``_hwp5plain.c``,
+``_owpml.c``, ``_zip.c``), or ``None`` for each one missing: see :mod:`hwpscan.native` for
+how they relate to the Python code and how to turn them off (``tests/test_native_switch.py``
+checks both ways).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "owpml_starts",
     "paragraph_runs",
     "plain_counts",
+    "plain_hwp5",
     "scan_free",
     "zip_central",
     "zip_inflate",
@@ -48,6 +50,11 @@ ParagraphRuns = Callable[
 ]
 CodeunitView = Callable[[bytes], str]
 JoinPayloads = Callable[[bytes, list[tuple[int, int, int]]], tuple[bytes, list[int], int] | None]
+PlainHwp5 = Callable[
+    [bytes, int, int, int],
+    tuple[int, int, int, int, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None]
+    | None,
+]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
 OwpmlStarts = Callable[[bytes, tuple[bytes, ...], int], list[tuple[str, dict[str, str]]] | None]
 ZipCentral = Callable[[bytes, int, int], list[tuple[str, int, int, int, int, int, int]] | None]
@@ -81,6 +88,12 @@ def _load_cfb() -> CfbLayout:
     return _cfb.layout
 
 
+def _load_plain() -> PlainHwp5:
+    from hwpscan.formats import _hwp5plain  # optional: built only where a compiler was
+
+    return _hwp5plain.read
+
+
 def _load_owpml() -> tuple[OwpmlSection, OwpmlStarts]:
     from hwpscan.formats import _owpml  # optional: built only where a compiler was
 
@@ -112,6 +125,10 @@ def _load_zip() -> tuple[ZipCentral, ZipInflate]:
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
+#: What :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` finds in a plain
+#: HWP 5 document (its info's counts), read in one call in C, or ``None`` where that
+#: declines (the Python reader then reads the file); ``None`` when not built.
+plain_hwp5 = optional(_load_plain)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
 #: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
 #: and the start tags of chosen local names in a small part (the attributes expat's

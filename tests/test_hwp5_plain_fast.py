@@ -1,0 +1,484 @@
+"""A plain HWP 5 document counted in one C call (``_hwp5plain.c``) against the Python
+reader, its reference.
+
+:func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` asks the native reader
+first; it answers only for a plain document and declines anything else, which the
+Python reader then reads as ever. Each check reads a file both ways -- as the scan does,
+and with the native reader switched off -- and holds the two Documents equal, the keys
+of their info in the same order, and the scan rows equal (but for ``seconds``). Checked
+on every compound-file fixture, generated documents, hand-made unusual ones (each of
+which must be declined) and seeded streams of mutated documents. The native reader must
+also answer for the common clean documents: a reader that always declined would pass
+the rest. Skipped where the package was installed without a compiler.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hwpscan.formats import hwp5, hwp5_text, native
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.formats.cfb_fast import MAX_ENTRIES, MAX_TREE_DEPTH
+from hwpscan.models import Document
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import (
+    Block,
+    Footnote,
+    HeaderFooter,
+    Table,
+    TextBox,
+    build_hwp5,
+    hwp5_streams,
+)
+from hwpscan.scan import scan_bytes
+
+plain_module = pytest.importorskip("hwpscan.formats._hwp5plain")
+if native.plain_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare
+    pytest.skip("the native paths are off", allow_module_level=True)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+CAPS = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
+PAIR = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as its two halves
+BLOCKS: list[Block] = [
+    "보도자료 첫 문단\t탭",
+    "둘째 줄\n줄바꿈 \u00a0 끝",
+    Table([["구분", "내용"], ["가", "나"]]),
+    Footnote("각주 본문", anchor="본문"),
+    TextBox("글상자", anchor="앞"),
+    HeaderFooter("머리말"),
+    "",
+    "마지막",
+]
+
+
+@contextmanager
+def _python_only() -> Iterator[None]:
+    """Within: the native reader is off, every document goes through the Python reader."""
+    saved = hwp5._NATIVE_PLAIN_DOCUMENT
+    hwp5._NATIVE_PLAIN_DOCUMENT = None
+    try:
+        yield
+    finally:
+        hwp5._NATIVE_PLAIN_DOCUMENT = saved
+
+
+def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
+    """True when the native reader answers for *data* (no decline)."""
+    return native.plain_hwp5 is not None and native.plain_hwp5(data, *caps) is not None
+
+
+def _read(data: bytes, caps: tuple[int, int, int]) -> Document:
+    stream, document, names = caps
+    return hwp5.read_ole(
+        data,
+        count_plain_body=True,
+        max_stream_bytes=stream,
+        max_document_bytes=document,
+        max_docinfo_names=names,
+    )
+
+
+def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) -> bool:
+    """Both ways give the same Document (info keys in the same order) and, with *rows*,
+    the same scan row; True when the native reader answered."""
+    fast = _read(data, caps)
+    with _python_only():
+        ref = _read(data, caps)
+    assert fast == ref
+    assert list(fast.info) == list(ref.info)
+    if rows:
+        fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
+        with _python_only():
+            ref_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
+        assert fast_row == ref_row
+    answered = accepted(data, caps)
+    if answered:  # only ever for a plain document, as the Python reader reads it
+        assert _plain(ref) and "plain_body" in ref.info
+    return answered
+
+
+def test_the_switch_turns_the_native_reader_off() -> None:
+    data = build_hwp5(["가"])
+    assert accepted(data)
+    with _python_only():
+        assert hwp5._NATIVE_PLAIN_DOCUMENT is None
+
+
+def test_the_budgets_are_the_python_readers() -> None:
+    assert plain_module.MAX_RECORDS == hwp5_text.MAX_RECORDS
+    assert plain_module.MAX_PARAGRAPHS == hwp5_text.MAX_PARAGRAPHS
+    assert plain_module.MAX_SEGMENTS == hwp5_text.MAX_SEGMENTS
+    assert plain_module.MAX_ENTRIES == MAX_ENTRIES
+    assert plain_module.MAX_TREE_DEPTH == MAX_TREE_DEPTH
+
+
+def test_a_plain_document_is_what_the_python_reader_makes() -> None:
+    data = build_hwp5(BLOCKS, sections=2)
+    assert same(data, rows=True)
+    doc = _read(data, CAPS)
+    assert list(doc.info) == [
+        "version", "compressed", "flags", "paragraphs", "plain_body", "sections",
+        "plain_preview", "plain_meta",
+    ]  # fmt: skip
+    assert doc.body == doc.preview == doc.meta == doc.warnings == ()
+
+
+# -- fixtures ----------------------------------------------------------------------------
+
+_OLE_FIXTURES = [
+    p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and p.read_bytes()[:8] == OLE_MAGIC
+]
+
+
+@pytest.mark.parametrize("path", _OLE_FIXTURES, ids=lambda p: p.name)
+def test_every_compound_file_fixture_reads_the_same(path: Path) -> None:
+    same(path.read_bytes(), rows=True)
+
+
+def _plain(doc: Document) -> bool:
+    return doc.status is None and not (doc.body or doc.preview or doc.meta or doc.warnings)
+
+
+def test_every_plain_fixture_is_read_natively() -> None:
+    """What the Python reader reads as plain among the fixtures (they are all usual
+    documents), the native reader answers for; the rest it declines."""
+    plain, answered = [], []
+    for path in _OLE_FIXTURES:
+        data = path.read_bytes()
+        with _python_only():
+            if _plain(_read(data, CAPS)):
+                plain.append(path.name)
+        if accepted(data):
+            answered.append(path.name)
+    assert len(plain) >= 3
+    assert answered == plain
+
+
+# -- generated documents ---------------------------------------------------------------
+
+_GENERATED: dict[str, tuple[bytes, bool]] = {  # name: (file, answered natively)
+    "plain": (build_hwp5(BLOCKS), True),
+    "plain-3-sections": (build_hwp5(BLOCKS * 3, sections=3), True),
+    "uncompressed": (build_hwp5(BLOCKS, compressed=False), True),
+    "no-controls": (build_hwp5(BLOCKS, tabs_and_controls=False), True),
+    "empty-body": (build_hwp5([]), True),
+    "empty-paragraphs": (build_hwp5(["", "", ""], sections=2), True),
+    "empty-preview": (build_hwp5(BLOCKS, preview=""), True),
+    "preview-breaks": (build_hwp5(BLOCKS, preview="a\r\n\r\nb\rc\n\r\r\n\r\n"), True),
+    "preview-only-breaks": (build_hwp5(BLOCKS, preview="\r\n\r\n"), True),
+    "preview-nul-inside": (build_hwp5(BLOCKS, preview="a\x00b\x00\x00"), True),
+    "style-names": (build_hwp5(BLOCKS, style_names=["바탕", "본문\n", "a\rb"]), True),
+    "title": (build_hwp5(BLOCKS, title="제목 " + PAIR), True),
+    "long-body": (build_hwp5(["가나다라마바사" * 400] * 30, sections=2), True),
+    "body-pair": (build_hwp5(["앞 " + PAIR + " 뒤"]), False),
+    "body-pair-late": (build_hwp5(["가" * 2000, "끝 " + PAIR], preview="가"), False),
+    "body-pua": (build_hwp5(["\ue000"], preview=""), False),
+    "body-fffd": (build_hwp5(["a\ufffdb"], preview=""), False),
+    "body-fold": (build_hwp5(["a\ua000b"], preview=""), False),
+    "body-lone-low": (build_hwp5(["a\udc00"], preview=""), False),
+    "table-pair": (build_hwp5([Table([["a", PAIR]])], preview=""), False),
+    "preview-pair": (build_hwp5(BLOCKS, preview="미리 " + PAIR), False),
+    "preview-pua": (build_hwp5(BLOCKS, preview="\uf8ff"), False),
+    "preview-fffd": (build_hwp5(BLOCKS, preview="\ufffd"), False),
+    "preview-fd-ff-across": (build_hwp5(BLOCKS, preview="\ufd41\u00ff"), False),
+    "style-pair": (build_hwp5(BLOCKS, style_names=["바탕" + PAIR]), False),
+    "style-pua": (build_hwp5(BLOCKS, style_names=["\ue001"]), False),
+    "password": (build_hwp5(BLOCKS, password=True), False),
+    "distribution": (build_hwp5(BLOCKS, distribution=True), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GENERATED))
+def test_generated_documents_read_the_same(name: str) -> None:
+    data, answered = _GENERATED[name]
+    assert same(data, rows=True) is answered
+
+
+# -- hand-made unusual documents: each one declined ---------------------------------------
+
+
+def _streams(**overrides: object) -> dict[str, bytes]:
+    return hwp5_streams(BLOCKS, **overrides)  # type: ignore[arg-type]
+
+
+def _header(version: int = 0x05010001, flags: int = spec.FLAG_COMPRESSED, size: int = 256) -> bytes:
+    return (spec.SIGNATURE + struct.pack("<II", version, flags)).ljust(256, b"\0")[:size]
+
+
+def _deflate(data: bytes) -> bytes:
+    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return comp.compress(data) + comp.flush()
+
+
+def _inflate(data: bytes) -> bytes:
+    return zlib.decompressobj(-15).decompress(data)
+
+
+def _with(streams: dict[str, bytes], **changes: bytes | None) -> bytes:
+    """*streams* with some replaced or (None) removed, keyed by a name with ``__`` for
+    ``/``."""
+    out = dict(streams)
+    for key, value in changes.items():
+        path = key.replace("__", "/")
+        if value is None:
+            out.pop(path, None)
+        else:
+            out[path] = value
+    return write_cfb(out)
+
+
+def _record(tag: int, payload: bytes) -> bytes:
+    if len(payload) >= 0xFFF:
+        return struct.pack("<II", tag | 0xFFF << 20, len(payload)) + payload
+    return struct.pack("<I", tag | len(payload) << 20) + payload
+
+
+def _section(*payloads: bytes, header: bool = True) -> bytes:
+    out = b""
+    for payload in payloads:
+        out += (_record(spec.PARA_HEADER, b"") if header else b"") + _record(
+            spec.PARA_TEXT, payload
+        )
+    return out
+
+
+S = _streams()
+SECTION = _inflate(S["BodyText/Section0"])
+DOCINFO = _inflate(S["DocInfo"])
+
+_UNUSUAL: dict[str, Callable[[], bytes]] = {
+    "version-4": lambda: _with(S, FileHeader=_header(0x04000000)),
+    "version-6": lambda: _with(S, FileHeader=_header(0x06000000)),
+    "password-bit": lambda: _with(S, FileHeader=_header(flags=3)),
+    "drm-bit": lambda: _with(S, FileHeader=_header(flags=0x11)),
+    "cert-bits": lambda: _with(S, FileHeader=_header(flags=0x501)),
+    "distribution-bit": lambda: _with(S, FileHeader=_header(flags=5)),
+    "header-short": lambda: _with(S, FileHeader=_header(size=39)),
+    "header-no-signature": lambda: _with(S, FileHeader=b"HWP Document Fil" + bytes(240)),
+    "no-header": lambda: _with(S, FileHeader=None),
+    "no-docinfo": lambda: _with(S, DocInfo=None),
+    "no-body": lambda: _with(S, BodyText__Section0=None),
+    "viewtext-too": lambda: _with(S, ViewText__Section0=S["BodyText/Section0"]),
+    "viewtext-only": lambda: _with(S, BodyText__Section0=None, ViewText__Section0=b"x"),
+    "preview-odd": lambda: _with(S, PrvText=b"a\x00b"),
+    "docinfo-not-deflate": lambda: _with(S, DocInfo=b"\xff\xff"),
+    "docinfo-cut": lambda: _with(S, DocInfo=S["DocInfo"][:-3]),
+    "docinfo-empty-deflate": lambda: _with(S, DocInfo=b""),
+    "docinfo-record-past-end": lambda: _with(S, DocInfo=_deflate(DOCINFO[:-1])),
+    "docinfo-style-cut": lambda: _with(
+        S, DocInfo=_deflate(DOCINFO + _record(spec.STYLE, b"\x05\x00ab"))
+    ),
+    "section-not-deflate": lambda: _with(S, BodyText__Section0=b"\x00\x01"),
+    "section-cut": lambda: _with(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
+    "section-record-past-end": lambda: _with(S, BodyText__Section0=_deflate(SECTION[:-1])),
+    "section-header-cut": lambda: _with(S, BodyText__Section0=_deflate(SECTION + b"\x42\x00")),
+    "section-extended-cut": lambda: _with(
+        S, BodyText__Section0=_deflate(SECTION + struct.pack("<I", 67 | 0xFFF << 20))
+    ),
+    "section-lone-text": lambda: _with(
+        S, BodyText__Section0=_deflate(_section("a".encode("utf-16-le"), header=False))
+    ),
+    "section-two-texts": lambda: _with(
+        S, BodyText__Section0=_deflate(SECTION + _record(spec.PARA_TEXT, b"a\x00"))
+    ),
+    "section-odd-payload": lambda: _with(S, BodyText__Section0=_deflate(_section(b"a\x00b"))),
+    "section-control-cut": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(struct.pack("<4H", 2, 0, 0, 0)))
+    ),
+    "non-ascii-name": lambda: _with(S, 데이터=b"x"),
+    "nested-storage": lambda: _with(S, BinData__a__b=b"x"),
+    "line-feed-name": lambda: _with(
+        S, BodyText__Section9=None, **{"BodyText__Section1\n": SECTION}
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNUSUAL))
+def test_unusual_documents_are_declined_and_read_the_same(name: str) -> None:
+    data = _UNUSUAL[name]()
+    assert not same(data, rows=True), name
+
+
+def test_declines_that_the_python_reader_reads_as_plain() -> None:
+    """Declines that cost nothing but the Python reader's time: it reads these as plain."""
+    for data in (
+        _with(S, 데이터=b"x"),  # a name that is not ASCII
+        _with(S, BinData__a__b=b"x"),  # a storage inside a storage
+        _with(S, ViewText__Section0=S["BodyText/Section0"]),  # ViewText beside BodyText
+    ):
+        assert not same(data)
+        assert "plain_body" in _read(data, CAPS).info
+
+
+_ACCEPTED: dict[str, Callable[[], bytes]] = {
+    "no-preview": lambda: _with(S, PrvText=None),
+    "preview-empty-stream": lambda: _with(S, PrvText=b""),
+    "preview-big": lambda: _with(S, PrvText=("가나다\r\n" * 2000).encode("utf-16-le")),
+    "names-any-case": lambda: write_cfb({k.lower(): v for k, v in S.items()}),
+    "section-numbers": lambda: _with(S, BodyText__Section007=S["BodyText/Section0"]),
+    "body-other-stream": lambda: _with(S, BodyText__Other=b"x", BodyText__Section=b"y"),
+    "docinfo-no-names": lambda: _with(S, DocInfo=_deflate(b"")),
+    "docinfo-trailing-bytes": lambda: _with(S, DocInfo=S["DocInfo"] + b"junk"),
+    "section-empty": lambda: _with(S, BodyText__Section0=_deflate(b"")),
+    "section-no-text": lambda: _with(S, BodyText__Section0=_deflate(_record(66, b"") * 3)),
+    "section-empty-payload": lambda: _with(S, BodyText__Section0=_deflate(_section(b""))),
+    "section-extended-size": lambda: _with(
+        S, BodyText__Section0=_deflate(_section("가".encode("utf-16-le") * 3000))
+    ),
+    "section-other-tags": lambda: _with(
+        S, BodyText__Section0=_deflate(_record(71, b"\xd8" * 9) + SECTION + _record(1023, b""))
+    ),
+    "surrogate-in-control-parameters": lambda: _with(
+        S,
+        BodyText__Section0=_deflate(
+            _section(struct.pack("<9H", 11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 13))
+        ),
+    ),
+    "every-control": lambda: _with(
+        S,
+        BodyText__Section0=_deflate(
+            _section(
+                b"".join(
+                    struct.pack("<8H", c, 1, 2, 3, 4, 5, 6, c)
+                    if c in spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
+                    else struct.pack("<H", c)
+                    for c in range(32)
+                )
+            )
+        ),
+    ),
+    "other-flags": lambda: _with(S, FileHeader=_header(flags=0x8E9)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ACCEPTED))
+def test_usual_variants_are_read_natively_and_the_same(name: str) -> None:
+    assert same(_ACCEPTED[name](), rows=True), name
+
+
+def test_caps_and_budgets_decline_as_the_python_reader_refuses() -> None:
+    data = build_hwp5(BLOCKS * 3, sections=2)
+    assert same(data)
+    section = len(_inflate(hwp5_streams(BLOCKS * 3, sections=2)["BodyText/Section0"]))
+    for caps in (
+        (section - 1, CAPS[1], CAPS[2]),  # a section inflates past the stream cap
+        (255, CAPS[1], CAPS[2]),  # the FileHeader itself is over the cap
+        (CAPS[0], section, CAPS[2]),  # the document inflates past its cap
+        (CAPS[0], CAPS[1], 3),  # more DocInfo names than the cap
+        (CAPS[0], CAPS[1], -1),
+    ):
+        assert not same(data, caps), caps
+    assert same(data, (section, 10 * section, 1000))
+    uncompressed = build_hwp5(BLOCKS * 3, compressed=False)
+    assert same(uncompressed, (CAPS[0], 1, CAPS[2]))  # no budget without inflating
+
+
+def test_the_document_cap_accepts_exactly_what_the_python_reader_reads() -> None:
+    """All the inflated streams at the document cap are read, one byte over is not, as
+    the Python reader reads them (DocInfo first; the native reader takes the body first)."""
+    streams = hwp5_streams(BLOCKS * 3, sections=3)
+    data = write_cfb(streams)
+    total = sum(
+        len(_inflate(v)) for k, v in streams.items() if k == "DocInfo" or k.startswith("Body")
+    )
+    biggest = max(len(_inflate(v)) for k, v in streams.items() if k.startswith("Body"))
+    assert same(data, (biggest, total, CAPS[2]))
+    assert not same(data, (biggest, total - 1, CAPS[2]))
+    assert not same(data, (biggest - 1, total, CAPS[2]))
+
+
+def test_a_body_past_the_segment_budget_is_declined() -> None:
+    units = hwp5_text.MAX_SEGMENTS
+    fits = _with(S, BodyText__Section0=_deflate(_section(b"a\x00" * units)))
+    assert same(fits)
+    over = _with(S, BodyText__Section0=_deflate(_section(b"a\x00" * units, b"b\x00")))
+    assert not same(over)
+
+
+# -- mutations -------------------------------------------------------------------------
+
+_BASES = {
+    "compressed": _streams(sections=2, style_names=["바탕", "굴림"]),
+    "uncompressed": _streams(compressed=False, preview="미리\r\n보기"),
+}
+
+
+def _mutated_stream(rng: random.Random, data: bytes) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        if not out:
+            break
+        at = rng.randrange(len(out))
+        choice = rng.random()
+        if choice < 0.6:
+            out[at] = rng.randrange(256)
+        elif choice < 0.8:
+            out[at] ^= 1 << rng.randrange(8)
+        else:
+            out[at] = rng.choice((0x00, 0xD8, 0xDC, 0xE0, 0xF8, 0xFF, 0xFD, 0xA0, 0x0D, 0x0B))
+    if rng.random() < 0.1:
+        del out[rng.randrange(len(out) + 1) :]
+    return bytes(out)
+
+
+def _mutant(rng: random.Random) -> bytes:
+    """A generated document with a stream's bytes (inflated first when compressed) or
+    the compound file's own bytes changed."""
+    name = rng.choice(sorted(_BASES))
+    streams = dict(_BASES[name])
+    if rng.random() < 0.25:  # the container: anywhere, or in its header or directory
+        whole = bytearray(write_cfb(streams))
+        (directory,) = struct.unpack_from("<I", whole, 48)
+        for _ in range(rng.choice((1, 2))):
+            where = rng.choice((0, len(whole), 512 * (directory + 1)))
+            at = rng.randrange(where, where + 512) if where < len(whole) else rng.randrange(where)
+            whole[at] = rng.choice((rng.randrange(256), 0, 0xFF, 0xFE))
+        return bytes(whole)
+    path = rng.choice(sorted(streams))
+    data = streams[path]
+    packed = name == "compressed" and (path == "DocInfo" or path.startswith("BodyText"))
+    if packed and rng.random() < 0.8:
+        streams[path] = _deflate(_mutated_stream(rng, _inflate(data)))
+    else:
+        streams[path] = _mutated_stream(rng, data)
+    return write_cfb(streams)
+
+
+def _sweep(seed: int, count: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    answered = 0
+    for i in range(count):
+        data = _mutant(rng)
+        answered += same(data, rows=i % 16 == 0)
+    return answered, count
+
+
+def test_mutated_documents_read_the_same() -> None:
+    answered, count = _sweep(20261203, 4000)
+    assert 0 < answered < count  # both ways taken
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_many_mutated_documents_read_the_same(seed: int) -> None:
+    answered, count = _sweep(seed, 25_000)
+    assert 0 < answered < count
+
+
+@pytest.mark.slow
+def test_the_benchmark_corpus_reads_the_same() -> None:
+    corpus = Path(__file__).resolve().parent.parent / "benchmarks" / "out" / "corpus"
+    files = sorted(corpus.rglob("*.hwp"))[:2000]
+    if not files:
+        pytest.skip("no benchmark corpus (benchmarks/scan_throughput.py builds it)")
+    answered = sum(same(p.read_bytes(), rows=True) for p in files)
+    assert answered > len(files) // 4
