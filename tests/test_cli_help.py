@@ -154,10 +154,12 @@ NOT_FOR_ANY_RUN = frozenset(
 #: What a scan of files on disk never uses, whatever it prints: the fetcher behind
 #: ``scan --from/--to`` (its option defaults are :mod:`hwpscan.fetch.defaults`), the
 #: scaled path behind URLs, ``--executor dask`` and ``--resume`` (its settings are
-#: :mod:`hwpscan.usecases.scale_settings`), and pandas, which only the report bundle's
-#: pivots need (the terminal's cells are :mod:`hwpscan.report.cells`).
+#: :mod:`hwpscan.usecases.scale_settings`), pandas, which only the report bundle's
+#: pivots need (the terminal's cells are :mod:`hwpscan.report.cells`), and the ``repair``
+#: command's module.
 NOT_FOR_A_LOCAL_SCAN = frozenset(
     {
+        "hwpscan.cli.repair",
         "hwpscan.fetch.dates",
         "hwpscan.fetch.keys",
         "hwpscan.fetch.limits",
