@@ -7,7 +7,10 @@ start-up figures themselves are in ``benchmarks/startup.py``).
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,7 +126,7 @@ def test_a_machine_format_scan_loads_no_fallback_table_or_diff_module(
 
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
     doc = tmp_path / "a.hwp"
-    doc.write_bytes(build_hwp5(["문단"]))
+    doc.write_bytes(build_hwp5([WITH_PUA]))
     out = tmp_path / "rows.jsonl"
     loaded = imported_modules(
         "scan", str(doc), "--format", "jsonl", "-o", str(out), "--no-progress"
@@ -131,15 +134,32 @@ def test_a_machine_format_scan_loads_no_fallback_table_or_diff_module(
     assert "hwpscan.formats.hwp5" in loaded and out.read_text(encoding="utf-8").count("\n") == 1
     assert loaded.isdisjoint({"olefile", "rich.table", "hwpscan.runs.diff"})
     assert loaded.isdisjoint(NOT_FOR_A_LOCAL_SCAN), loaded & NOT_FOR_A_LOCAL_SCAN
+    assert loaded.isdisjoint(NOT_FOR_ANY_RUN), loaded & NOT_FOR_ANY_RUN
+
+
+#: A paragraph with a Hancom private-use character (a surrogate pair in the file), so
+#: the scan looks its name up in the PUA table.
+WITH_PUA = "문단 " + chr(0xF02B1) + " 끝"
+
+#: What no run needs here, whatever its command: a run id's four random digits come
+#: from ``os.urandom`` (not ``secrets``, which loads ``hmac``), the state folder is
+#: HWPSCAN_HOME's when it is set (``platformdirs`` only without it), and the PUA table
+#: is read by the package's loader (not ``importlib.resources``, whose readers load
+#: ``zipfile``).
+NOT_FOR_ANY_RUN = frozenset(
+    {"secrets", "hmac", "platformdirs", "importlib.resources", "importlib.readers", "zipfile"}
+)
 
 
 #: What a scan of files on disk never uses, whatever it prints: the fetcher behind
 #: ``scan --from/--to`` (its option defaults are :mod:`hwpscan.fetch.defaults`), the
 #: scaled path behind URLs, ``--executor dask`` and ``--resume`` (its settings are
-#: :mod:`hwpscan.usecases.scale_settings`), and pandas, which only the report bundle's
-#: pivots need (the terminal's cells are :mod:`hwpscan.report.cells`).
+#: :mod:`hwpscan.usecases.scale_settings`), pandas, which only the report bundle's
+#: pivots need (the terminal's cells are :mod:`hwpscan.report.cells`), and the ``repair``
+#: command's module.
 NOT_FOR_A_LOCAL_SCAN = frozenset(
     {
+        "hwpscan.cli.repair",
         "hwpscan.fetch.dates",
         "hwpscan.fetch.keys",
         "hwpscan.fetch.limits",
@@ -168,7 +188,66 @@ def test_a_table_scan_loads_no_fetcher_scaled_path_or_pandas(
 
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
     doc = tmp_path / "a.hwp"
-    doc.write_bytes(build_hwp5(["문단"]))
+    doc.write_bytes(build_hwp5([WITH_PUA]))
     loaded = imported_modules("scan", str(doc), "--no-progress")
     assert {"hwpscan.formats.hwp5", "rich.table", "hwpscan.report.cells"} <= loaded
     assert loaded.isdisjoint(NOT_FOR_A_LOCAL_SCAN), loaded & NOT_FOR_A_LOCAL_SCAN
+    assert loaded.isdisjoint(NOT_FOR_ANY_RUN), loaded & NOT_FOR_ANY_RUN
+
+
+#: A scan run in-process (``main``, the console script's work), then the regexes of rare
+#: paths that were compiled: :func:`hwpscan.lazy.lazy_pattern` compiles each on first use.
+_RARE_PATTERNS_COMPILED = """
+import sys
+from hwpscan import redaction
+from hwpscan.cli import main
+from hwpscan.forensics import surrogates
+
+sys.argv = ["hwpscan", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+rare = {
+    "surrogates._escape_re": surrogates._escape_re,
+    "surrogates._not_pua_re": surrogates._not_pua_re,
+    "surrogates._half_re": surrogates._half_re,
+    "redaction._secret_env_name_re": redaction._secret_env_name_re,
+    "redaction._userinfo_re": redaction._userinfo_re,
+    "redaction._userinfo_in_text_re": redaction._userinfo_in_text_re,
+    **{f"redaction._AUTH_RES[{i}]": p for i, p in enumerate(redaction._AUTH_RES)},
+}
+print(sorted(name for name, compiled in rare.items() if compiled.cache_info().currsize))
+"""
+
+
+def test_a_scan_compiles_no_regex_of_a_rare_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pure-Python counting and locating (the C module's work where it is built),
+    the escape of characters above the BMP, credential rules and environment scrubbing
+    have regexes whose large classes take milliseconds to compile: a scan of files on
+    disk compiles none of them."""
+    from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+
+    monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
+    doc = tmp_path / "a.hwp"
+    doc.write_bytes(build_hwp5([WITH_PUA]))
+    for args in (["--format", "jsonl", "-o", str(tmp_path / "rows.jsonl")], []):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                _RARE_PATTERNS_COMPILED,
+                "scan",
+                str(doc),
+                "--no-progress",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "100"},
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == "[]", (args, done.stdout)

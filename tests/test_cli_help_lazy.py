@@ -63,7 +63,9 @@ def test_top_level_help_loads_no_command_module_and_no_markdown() -> None:
     )
 
 
-@pytest.mark.parametrize(("command", "module"), [("scan", "scan"), ("history", "report")])
+@pytest.mark.parametrize(
+    ("command", "module"), [("scan", "scan"), ("repair", "repair"), ("history", "report")]
+)
 def test_a_command_help_loads_its_module_only(command: str, module: str) -> None:
     loaded = imported_modules(command, "--help")
     assert f"hwpscan.cli.{module}" in loaded

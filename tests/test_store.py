@@ -9,11 +9,13 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import platformdirs
 import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
 from stored_runs import stored_run
 
 from hwpscan.errors import RunNotFoundError
+from hwpscan.home import state_dir
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
@@ -254,6 +256,21 @@ def test_default_store_lives_under_hwpscan_home(
     with default_store() as s:
         assert s.path == tmp_path / "home" / DB_NAME
     assert diff_runs(run_id, "latest").empty
+
+
+def test_without_hwpscan_home_the_state_folder_is_the_platforms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HWPSCAN_HOME", raising=False)
+    asked: list[tuple[str, object]] = []
+
+    def user_data_dir(name: str, author: object) -> str:
+        asked.append((name, author))
+        return str(tmp_path / "data" / name)
+
+    monkeypatch.setattr(platformdirs, "user_data_dir", user_data_dir)
+    assert state_dir() == tmp_path / "data" / "hwpscan"
+    assert (tmp_path / "data" / "hwpscan").is_dir() and asked == [("hwpscan", False)]
 
 
 _WRITER = """

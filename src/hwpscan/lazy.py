@@ -1,4 +1,5 @@
-"""One way for a package to export names it imports on first use (PEP 562).
+"""Work put off until it is needed: names a package imports on first use (PEP 562), and
+regexes compiled on first use.
 
 Packages whose names pull in heavy modules (a reader's third-party library, the fetch
 engine, the emulator's server) keep their ``import`` cheap with a table of name ->
@@ -19,12 +20,14 @@ AttributeError: module 'demo_pkg' has no attribute 'cube'
 
 from __future__ import annotations
 
+import functools
 import importlib
+import re
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_names"]
+__all__ = ["lazy_names", "lazy_pattern"]
 
 
 def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
@@ -40,3 +43,16 @@ def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
         return value
 
     return __getattr__
+
+
+def lazy_pattern(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """The regex *pattern*, compiled when the returned function is first called and then
+    kept: for a pattern only a rare path uses. Compiling a character class with large
+    ranges takes the ``re`` compiler a millisecond or more, which every run would
+    otherwise pay at import.
+
+    >>> digits = lazy_pattern(r"[0-9]+")
+    >>> digits().findall("a1b22"), digits() is digits()
+    (['1', '22'], True)
+    """
+    return functools.cache(lambda: re.compile(pattern, flags))

@@ -33,6 +33,8 @@ from urllib.parse import (
     urlunsplit,
 )
 
+from hwpscan.lazy import lazy_pattern
+
 __all__ = [
     "API_KEY_ENV",
     "CREDENTIAL_ENV",
@@ -121,16 +123,18 @@ def redact_params(text: str) -> str:
 #: Credentials as a command line or a header spells them (what the parameter rule above
 #: misses): an ``Authorization`` header with or without its scheme, a bearer token, a
 #: ``NAME=value`` or ``Name: value`` whose name looks secret, and a secret-named flag
-#: followed by its value.
+#: followed by its value. Compiled on first use, as are the other patterns here that
+#: only an error, an outside program or a fetch needs (a scan stores its arguments with
+#: the ones compiled at import).
 _SECRET_WORD = r"(?:token|secret|passw(?:or)?d|api[_-]?key|auth[_-]?key|credentials?)"
 _AUTH_RES = (
-    re.compile(
+    lazy_pattern(
         r"(?i)(\b(?:proxy-)?authorization\s*[:=]\s*"
         r"(?:(?:bearer|basic|digest|token|negotiate)\s+)?)[^\s'\"]+"
     ),
-    re.compile(r"(?i)(\bbearer\s+)[^\s'\"]+"),
-    re.compile(rf"(?i)(\b[\w.-]*{_SECRET_WORD}\s*[=:]\s*)[^\s&;'\"]+"),
-    re.compile(rf"(?i)((?<!\S)--?[\w-]*{_SECRET_WORD}\s+)(?!-)[^\s'\"]+"),
+    lazy_pattern(r"(?i)(\bbearer\s+)[^\s'\"]+"),
+    lazy_pattern(rf"(?i)(\b[\w.-]*{_SECRET_WORD}\s*[=:]\s*)[^\s&;'\"]+"),
+    lazy_pattern(rf"(?i)((?<!\S)--?[\w-]*{_SECRET_WORD}\s+)(?!-)[^\s'\"]+"),
 )
 
 
@@ -147,7 +151,7 @@ def redact_auth(text: str) -> str:
     'tool 2025-07-21 --out result.json'
     """
     for pattern in _AUTH_RES:
-        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+        text = pattern().sub(lambda m: m.group(1) + REDACTED, text)
     return text
 
 
@@ -265,22 +269,22 @@ def redact_credentials(text: str, environ: Mapping[str, str] | None = None) -> s
 
 
 #: Environment variable names that look like a credential (searched, case-insensitively).
-_SECRET_ENV_NAME_RE = re.compile(
+_secret_env_name_re = lazy_pattern(
     r"(?i)(key|token|secret|passw|passphrase|credential|auth|cookie|session|private|"
     r"\bsas\b|_sas_|connection_string|dsn)"
 )
 #: Cloud and CI prefixes whose variables are credentials or point at them.
 _SECRET_ENV_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "GITHUB_", "VAULT_")
 #: A value holding a URL with a password in it (``postgres://user:pw@host/db``).
-_USERINFO_RE = re.compile(r"://[^/\s@:]*:[^/\s@]*@")
+_userinfo_re = lazy_pattern(r"://[^/\s@:]*:[^/\s@]*@")
 
 
 def _looks_secret(name: str, value: str) -> bool:
     return (
         name in CREDENTIAL_ENV
-        or bool(_SECRET_ENV_NAME_RE.search(name))
+        or bool(_secret_env_name_re().search(name))
         or name.upper().startswith(_SECRET_ENV_PREFIXES)
-        or bool(_USERINFO_RE.search(value))
+        or bool(_userinfo_re().search(value))
     )
 
 
@@ -380,7 +384,7 @@ def _strip_url_secrets(text: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
 
 
-_USERINFO_IN_TEXT_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/\s@]+)@")
+_userinfo_in_text_re = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]*://([^/\s@]+)@")
 
 
 def userinfo_secrets(texts: Iterable[str]) -> list[str]:
@@ -393,7 +397,7 @@ def userinfo_secrets(texts: Iterable[str]) -> list[str]:
     """
     out: list[str] = []
     for text in texts:
-        for match in _USERINFO_IN_TEXT_RE.finditer(text):
+        for match in _userinfo_in_text_re().finditer(text):
             for part in match.group(1).split(":", 1):
                 for form in (part, unquote(part)):
                     if form and form not in out:

@@ -47,7 +47,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str, str], ...] = (
     ),
     (
         "repair",
-        "scan",
+        "repair",
         "Scan files",
         "Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed.",
     ),

@@ -290,15 +290,17 @@ def epilog(command: str) -> str:
     return "\n".join(lines)
 
 
+#: The validation library's phrases and ours (regexes compiled on the first error, by
+#: ``re``'s own cache: a run without one compiles none).
 _FRAMEWORK_PHRASES = (
-    (re.compile(r"\bValue error, "), ""),
-    (re.compile(r"Input should be a valid integer, unable to parse string as an integer"), ""),
-    (re.compile(r"Input should be a valid number, unable to parse string as a number"), ""),
-    (re.compile(r"Input should be greater than or equal to "), "must be at least "),
-    (re.compile(r"Input should be less than or equal to "), "must be at most "),
-    (re.compile(r"Input should be greater than "), "must be more than "),
-    (re.compile(r"Input should be less than "), "must be less than "),
-    (re.compile(r"Input should be "), "must be "),
+    (r"\bValue error, ", ""),
+    (r"Input should be a valid integer, unable to parse string as an integer", ""),
+    (r"Input should be a valid number, unable to parse string as a number", ""),
+    (r"Input should be greater than or equal to ", "must be at least "),
+    (r"Input should be less than or equal to ", "must be at most "),
+    (r"Input should be greater than ", "must be more than "),
+    (r"Input should be less than ", "must be less than "),
+    (r"Input should be ", "must be "),
 )
 
 
@@ -315,5 +317,5 @@ def clean_error(message: str) -> str:
     if "valid number" in message:
         return "not a number"
     for pattern, replacement in _FRAMEWORK_PHRASES:
-        message = pattern.sub(replacement, message)
+        message = re.sub(pattern, replacement, message)
     return message

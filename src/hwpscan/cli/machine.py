@@ -16,6 +16,9 @@ are documented here and in docs/scanning.md; they only ever grow.
   ``after``, ``surrogates_before``, ``surrogates_after``), ``dates`` (``kind``,
   ``date``, ``before``, ``after``), ``unchanged``, ``counts`` (changes per kind),
   ``regressed`` (true when a file or date became contaminated).
+
+``scan`` and ``repair`` write theirs, a head and the JSON Lines rows, with
+:func:`write_rows_document`.
 """
 
 from __future__ import annotations
@@ -27,14 +30,15 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hwpscan.atomic import atomic_file
 from hwpscan.cli.app import check_writable_folder, console, fail
-from hwpscan.models import ExitCode
+from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import RunInfo
+from hwpscan.runs.rows import row_lines
 
 if TYPE_CHECKING:
     from hwpscan.fetch.plan import Plan
@@ -52,6 +56,7 @@ __all__ = [
     "plan_json",
     "print_json",
     "results_lines",
+    "write_rows_document",
 ]
 
 #: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
@@ -190,3 +195,14 @@ def diff_json(d: RunDiff) -> dict[str, Any]:
         "counts": {k: len(d.of_kind(k)) for k in CHANGE_KINDS},
         "regressed": regressed,
     }
+
+
+def write_rows_document(
+    stream: IO[str], head: dict[str, object], results: Sequence[FileResult]
+) -> None:
+    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
+    as they are (none rebuilt), one per line."""
+    stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')
+    for i, line in enumerate(row_lines(results)):
+        stream.write(("," if i else "") + "\n" + line)
+    stream.write("\n]}\n" if results else "]}\n")

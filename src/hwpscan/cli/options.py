@@ -1,4 +1,5 @@
-"""Options shared by the commands that fetch (``plan``, ``fetch``, ``scan``, ``verify``).
+"""Options shared by the commands that fetch (``plan``, ``fetch``, ``scan``, ``verify``),
+and by the two that scan files (``scan``, ``repair``).
 
 Each option is defined once here, with its default next to it, so every command that
 takes it spells, checks and defaults it the same way. The fetch options come as one
@@ -59,7 +60,9 @@ __all__ = [
     "DownloadPathOpt",
     "DownloadsOpt",
     "FetchOptions",
+    "FileTimeoutOpt",
     "FromOpt",
+    "JobsOpt",
     "LimitOpt",
     "LimitOptions",
     "MaxAttachmentsOpt",
@@ -195,6 +198,21 @@ AnyKeyLengthOpt = Annotated[
     ),
 ]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
+#: ``scan`` and ``repair``: their worker processes and each file's time limit.
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs", "-j", min=0, help="Worker processes (0: one per core).", show_default=False
+    ),
+]
+FileTimeoutOpt = Annotated[
+    float,
+    typer.Option(
+        "--file-timeout",
+        min=0,
+        help="Seconds one file may take before its worker is stopped (0: no limit).",
+    ),
+]
 AllowHostOpt = Annotated[
     list[str],
     typer.Option(

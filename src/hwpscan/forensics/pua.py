@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import functools
 import json
+import pkgutil
 import re
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
@@ -69,8 +69,11 @@ class PuaInfo:
 
 @functools.cache
 def _raw() -> dict[str, Any]:
-    data = resources.files("hwpscan.forensics").joinpath(_DATA).read_text(encoding="utf-8")
-    raw: dict[str, Any] = json.loads(data)
+    # read by the package's loader, as importlib.resources would, without the zipfile
+    # and resource readers that module loads: a worker's first file pays for those
+    data = pkgutil.get_data("hwpscan.forensics", _DATA)
+    assert data is not None  # a regular package: its loader reads files
+    raw: dict[str, Any] = json.loads(data.decode("utf-8"))
     return raw
 
 

@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate, count, islice
 
+from hwpscan.lazy import lazy_pattern
 from hwpscan.models import Location, Segment, TextStats
 from hwpscan.native import optional
 
@@ -40,21 +41,25 @@ PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: A surrogate or a private-use character: what makes a text worth a closer look.
 _NOTABLE_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
-#: Characters a context snippet shows escaped.
-_ESCAPE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
+#: Characters a context snippet shows escaped (the class; its regexes are below).
+_ESCAPED_CLASS = "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]"
+#: :data:`_ESCAPED_CLASS` for a snippet with characters above the BMP (the rest go through
+#: a translation table); compiled on first use, as are the other patterns of the paths
+#: the C counting leaves rare (their large ranges take the compiler milliseconds).
+_escape_re = lazy_pattern(_ESCAPED_CLASS)
 
-#: Runs of surrogates, and of everything not private-use (removed to count the rest).
+#: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
-_NOT_PUA_RE = re.compile("[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+")
-#: :data:`_NOT_PUA_RE` with the usual case (anything below the surrogates) tried first as
-#: one range: the same text removed, about twice as fast over Hangul.
-_NOT_PUA_FAST_RE = re.compile(
+#: Runs of everything not private-use (removed to count the rest), with the usual case
+#: (anything below the surrogates) tried first as one range: about twice as fast over
+#: Hangul as the negated class alone. Only without the C counting.
+_not_pua_re = lazy_pattern(
     "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
 )
 #: A high+low pair, else one half: the defects in the order a location list names them.
 #: (One class first, the low half after a high one behind a lookbehind, so a search
-#: skips ahead in C as for :data:`SURROGATE_RE`.)
-_HALF_RE = re.compile("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
+#: skips ahead in C as for :data:`SURROGATE_RE`.) Only where the C locating is not.
+_half_re = lazy_pattern("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
 
 MAX_LOCATIONS = 20
 _PARAGRAPH = operator.itemgetter(1)
@@ -162,7 +167,7 @@ def escape_snippet(text: str) -> str:
         return shown
     if max(text) <= "\uffff":  # BMP only: one C-level pass through the table
         return text.translate(_ESCAPES or _escape_table())
-    return _ESCAPE_RE.sub(_escape_one, text)
+    return _escape_re().sub(_escape_one, text)
 
 
 def _escape_one(match: re.Match[str]) -> str:
@@ -173,7 +178,7 @@ def _escaped(ch: str) -> str:
     return ch.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
-#: The escape of every BMP character :data:`_ESCAPE_RE` matches, for ``str.translate``
+#: The escape of every BMP character :data:`_ESCAPED_CLASS` holds, for ``str.translate``
 #: (filled on first use: a clean run never needs it).
 _ESCAPES: dict[int, str] = {}
 _ESCAPED_RANGES = ((0x00, 0x20), (0x7F, 0xA0), (0xD800, 0xE000), (0xE000, 0xF900), (0xFFFD, 0xFFFE))
@@ -221,8 +226,8 @@ class _EscapedRuns(dict[str, str]):
 
 
 _ESCAPED_RUNS = _EscapedRuns()
-#: Runs of what :data:`_ESCAPE_RE` escapes, captured so ``split`` keeps them.
-_ESCAPE_RUN_RE = re.compile(f"({_ESCAPE_RE.pattern}+)")
+#: Runs of what :data:`_ESCAPED_CLASS` holds, captured so ``split`` keeps them.
+_ESCAPE_RUN_RE = re.compile(f"({_ESCAPED_CLASS}+)")
 
 
 def join_segments(segments: Iterable[Segment]) -> str:
@@ -423,7 +428,7 @@ def _count_surrogates(text: str) -> int:
 
 def _count_pua(strict: str) -> dict[str, int]:
     """Each private-use character of the strict view and how often it occurs."""
-    kept = _NOT_PUA_FAST_RE.sub("", strict)
+    kept = _not_pua_re().sub("", strict)
     return _count_chars(kept) if kept else {}
 
 
@@ -453,7 +458,7 @@ def _locations(
             return made
     matches: list[re.Match[str]] = []
     if surrogates:
-        matches += islice(_HALF_RE.finditer(blob), limit)
+        matches += islice(_half_re().finditer(blob), limit)
     last = matches[-1].start() if matches else 0  # each kind is found in text order
     if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))

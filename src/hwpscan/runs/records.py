@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -82,4 +82,5 @@ def new_run_id(now: datetime | None = None) -> str:
     ('20251130-031500-', 20)
     """
     now = now or datetime.now(UTC)
-    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    # secrets.token_hex(2) is this, without importing secrets (and hmac) on every scan
+    return f"{now.astimezone(UTC):%Y%m%d-%H%M%S}-{os.urandom(2).hex()}"
