@@ -13,8 +13,11 @@ of it and documents whose first sections are plain and a later one is not.
 
 from __future__ import annotations
 
+import os
 import random
 import struct
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -287,3 +290,34 @@ def test_plain_sections_before_a_contaminated_one_keep_their_segments_and_order(
     clean = build_hwp5(blocks[:3] + blocks[4:], sections=4)
     assert "plain_body" in read_document(clean, count_plain_body=True).info
     _check(clean, monkeypatch)
+
+
+_FALLBACK_PATTERNS_COMPILED = """
+import sys
+from pathlib import Path
+from hwpscan.formats import hwp5_text, native
+from hwpscan.scan import collect_files, scan_file
+
+for path in collect_files([Path(sys.argv[1])]):
+    scan_file(path)
+print(native.ACTIVE, hwp5_text._notable_unit_re.cache_info().currsize,
+      hwp5_text._notable_or_wide_re.cache_info().currsize)
+"""
+
+
+def test_a_native_scan_compiles_no_pattern_of_the_python_counting() -> None:
+    """The Python counting's patterns (large classes, milliseconds to compile) are
+    compiled on first use: a worker whose counting runs in C never compiles them. In a
+    process of its own, so that no other test has compiled them first."""
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    done = subprocess.run(
+        [sys.executable, "-c", _FALLBACK_PATTERNS_COMPILED, str(fixtures)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HWPSCAN_PURE_PYTHON": ""},
+    )
+    active, unit, wide = done.stdout.split()
+    if active != "True":
+        pytest.skip("the native modules are not built here")
+    assert (unit, wide) == ("0", "0")

@@ -40,6 +40,7 @@ from typing import NamedTuple
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats import native
+from hwpscan.lazy import lazy_pattern
 from hwpscan.models import Segment
 
 __all__ = [
@@ -73,7 +74,9 @@ _NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
 _SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
 #: The same in the codeunit view, U+FFFD, and the block of HWP 5's folded symbols
 #: (U+A000-U+A8FF; see :mod:`hwpscan.forensics.defects`): what the counting looks for.
-_NOTABLE_UNIT_RE = re.compile("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
+#: Only the Python counting (the C module's reference) uses it: compiled on first use,
+#: not in every worker at its first file.
+_notable_unit_re = lazy_pattern("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
 #: A high byte of a unit in the folded symbols' block (A0-A8): body text holding one
 #: is segmented, so its folds are counted and located.
 _FOLD_BYTE = re.compile(b"[\xa0-\xa8]")
@@ -87,8 +90,9 @@ _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
 #: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
 #: other control but the kept ones: line break, hyphen, the two spaces).
 _WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
-#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`).
-_NOTABLE_OR_WIDE_RE = re.compile(
+#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`); the Python
+#: counting's too.
+_notable_or_wide_re = lazy_pattern(
     "[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
 )
 _DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
@@ -694,7 +698,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
     plain = is_plain(text.raw) and _FOLD_BYTE.search(text.raw[1::2]) is None
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))
-    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _NOTABLE_OR_WIDE_RE)
+    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _notable_or_wide_re())
     if wide is None:
         return None
     chars, units = _plain_totals(big)
@@ -705,7 +709,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
         runs: list[Segment] = []
         text_runs(piece, stream, text.hits[p][2], runs, notes)
         got = "".join([seg.text for seg in runs])
-        if not plain and _NOTABLE_UNIT_RE.search(got) is not None:
+        if not plain and _notable_unit_re().search(got) is not None:
             return None
         old_chars, old_units = _plain_totals(piece)
         chars += len(got) - got.count("\n") - old_chars
@@ -717,14 +721,14 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
 def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> list[int] | None:
     """The paragraphs of *big* (ending at *ends*) that hold an 8-unit control, or
     ``None`` when a unit *pattern* finds lies in a paragraph holding none: one pass
-    over the text for :data:`_WIDE_RE`, or for :data:`_NOTABLE_OR_WIDE_RE` when every
+    over the text for :data:`_WIDE_RE`, or for :data:`_notable_or_wide_re` when every
     surrogate, private-use unit or U+FFFD must lie in such a paragraph (it may be a
     parameter: those are counted run by run). The usual answer for a contaminated text
     comes at its first defect.
 
     >>> _wide_paragraphs("ab\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _WIDE_RE)
     [1]
-    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _NOTABLE_OR_WIDE_RE)
+    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _notable_or_wide_re())
     """
     out: list[int] = []
     found = pattern.search(big)
@@ -742,7 +746,7 @@ def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> lis
 def _unit_view(raw: bytes) -> str:
     """One code point per code unit of UTF-16LE *raw*, as :func:`codeunit_view` but
     with each surrogate unit turned into a private-use one (high byte E0): the same
-    length and controls, and the same units for :data:`_NOTABLE_UNIT_RE`, from one
+    length and controls, and the same units for :data:`_notable_unit_re`, from one
     translate and one decode (no pair to split back).
 
     >>> _unit_view(b"A\\x00\\x3d\\xd8\\x00\\xde") == "A" + chr(0xE03D) + chr(0xE000)
