@@ -78,6 +78,17 @@ def test_csv_to_file(corpus: Path, tmp_path: Path) -> None:
     assert {r["status"] for r in rows} >= {"clean", "unsupported", "corrupt"}
 
 
+def test_paths_with_brackets_are_named_whole(corpus: Path, tmp_path: Path) -> None:
+    """A path is shown as it is: ``[draft]`` in it is not taken for terminal markup."""
+    out = tmp_path / "[draft]" / "[bold]rows.jsonl"
+    report = tmp_path / "[red]report"
+    args = ["scan", str(corpus), "-f", "jsonl", "-o", str(out), "-j", "1", "--report", str(report)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert f"written to {out}" in result.output
+    assert f"report written: {report}" in result.output
+
+
 def test_fail_on_error_exits_1(corpus: Path) -> None:
     assert runner.invoke(app, ["scan", str(corpus), "--fail-on", "error", "-j", "1"]).exit_code == 1
     assert (

@@ -493,9 +493,10 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
         with open_output(out.output) as stream:
             write_json_document(stream, outcome.results)
     if out.output is not None and out.fmt is not OutputFormat.table:
-        err_console.print(f"{summary_line(outcome.results)}; written to {out.output}")
+        # markup off: a path's [brackets] are shown, not taken for styles
+        err_console.print(f"{summary_line(outcome.results)}; written to {out.output}", markup=False)
     if settings.repair is not None:
-        err_console.print(f"repaired text written below {settings.repair.out}")
+        err_console.print(f"repaired text written below {settings.repair.out}", markup=False)
     if settings.matrix is not None and outcome.nothing is None:
         _render_matrix(outcome, out, settings.matrix)
 

@@ -171,7 +171,8 @@ def show_recorded(outcome: ScanOutcome) -> None:
     """Where the run went: the report bundle written, the run id in the history."""
     if outcome.report:
         more = len(outcome.report) - 1
-        err_console.print(f"report written: {outcome.report[0]} (+{more} files)", highlight=False)
+        shown = f"report written: {outcome.report[0]} (+{more} files)"
+        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
     if outcome.run_id is not None:
         err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
 
