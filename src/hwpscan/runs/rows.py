@@ -101,7 +101,10 @@ class ResultRows(_Rows):
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._file: BinaryIO | None = None
         self._end = 0  # the size of what was spilled: the file's, then the block's
-        self._block = bytearray()  # the spilled rows not written yet (they end at _end)
+        # the spilled rows not written yet, as the bytes they came in (they end at _end):
+        # joined once when written, not copied into a growing buffer row by row
+        self._block: list[bytes] = []
+        self._pending = 0  # the block's size
         self._moved = False  # the file's position is not at its end (a row was read)
         self._spill = True  # False once the disk refused a row: all stay in memory
         self.statuses: Counter[Status] = Counter()  # rows per status, kept as they come
@@ -139,13 +142,14 @@ class ResultRows(_Rows):
         first when it is full; False (and no more spilling) when the disk refuses it."""
         blob = row.blob
         line = row.data  # the line in UTF-8, as the worker sent it
-        if len(self._block) >= SPILL_BLOCK and not self._write_block():
+        if self._pending >= SPILL_BLOCK and not self._write_block():
             return False
+        size = len(blob) + len(line)
         self._offsets.append(self._end)
         self._lines.append(self._end + len(blob))
-        self._end += len(blob) + len(line)
-        self._block += blob
-        self._block += line
+        self._end += size
+        self._pending += size
+        self._block += (blob, line)
         return True
 
     def _write_block(self) -> bool:
@@ -156,15 +160,15 @@ class ResultRows(_Rows):
                 # unbuffered: a refused write leaves no bytes behind to fail again later
                 self._file = tempfile.TemporaryFile(prefix="hwpscan-rows-", buffering=0)  # noqa: SIM115
             if self._moved:  # a row was read back since the last write
-                self._file.seek(self._end - len(self._block))
+                self._file.seek(self._end - self._pending)
                 self._moved = False
-            left = memoryview(self._block)
+            left = memoryview(b"".join(self._block))
             while left:  # a raw write may take only a part
                 left = left[self._file.write(left) or 0 :]
         except OSError:  # no room on disk: the rows come back into memory
             self._unspill()
             return False
-        self._block = bytearray()
+        self._block, self._pending = [], 0
         return True
 
     def _unspill(self) -> None:
@@ -195,9 +199,11 @@ class ResultRows(_Rows):
         return self._read(self._lines[k], end).decode("utf-8", "surrogatepass")
 
     def _read(self, start: int, end: int) -> bytes:
-        written = self._end - len(self._block)
+        written = self._end - self._pending
         if start >= written and (self._file is not None or self._block):
-            return bytes(self._block[start - written : end - written])
+            if len(self._block) > 1:  # joined once, for this read and the next
+                self._block = [b"".join(self._block)]
+            return self._block[0][start - written : end - written]
         if self._file is None:
             raise ValueError("these rows were closed: their file is gone")
         self._file.seek(start)
@@ -211,7 +217,7 @@ class ResultRows(_Rows):
 
     def close(self) -> None:
         """Let the file go (its space is freed): call it when the rows are no longer read."""
-        self._block = bytearray()
+        self._block, self._pending = [], 0
         if self._file is not None:
             with contextlib.suppress(OSError):  # bytes the disk refused: nobody reads them
                 self._file.close()
