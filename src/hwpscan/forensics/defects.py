@@ -25,6 +25,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 from hwpscan.forensics.pua import (
@@ -44,6 +45,7 @@ __all__ = ["Found", "count_defects", "folded_in", "unfold"]
 #: C-level search tells a text without any.
 _FOLD_BLOCK_RE = re.compile("[\ua000-\ua8ff]")
 _CONTEXT = 12
+_TEXT = itemgetter(3)  # a Segment's text
 
 
 class Found(NamedTuple):
@@ -103,7 +105,7 @@ def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> 
     pdf_folded = 0
     if segments and fmt in (Format.HWP5, Format.PDF):
         # one join and one search in C tell the usual body, which holds neither
-        whole = "".join([seg.text for seg in segments])
+        whole = "".join(map(_TEXT, segments))
         if fmt is Format.HWP5:
             folded = folded_in(whole)
         else:
@@ -131,14 +133,34 @@ def _private_use(pua: dict[str, int], *, pdf: bool) -> tuple[int, int]:
     a PDF its folds are neither (they are counted as PDF folds)."""
     old_hangul = unmapped = 0
     for label, n in pua.items():
-        ch = chr(int(label[2:], 16))
-        if pdf and ch in pdf_folds():
-            continue
-        if display_of(ch) is None:
+        kind = _pua_kind(label, pdf)
+        if kind == _UNMAPPED:
             unmapped += n
-        elif HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and hanyang_jamo(ch) is not None:
+        elif kind == _OLD_HANGUL:
             old_hangul += n
     return old_hangul, unmapped
+
+
+_OTHER, _UNMAPPED, _OLD_HANGUL = range(3)
+
+
+@functools.lru_cache(maxsize=4096)  # the labels a corpus holds repeat from file to file
+def _pua_kind(label: str, pdf: bool) -> int:
+    """What :func:`_private_use` counts a private-use ``U+XXXX`` label as: unmapped (no
+    display equivalent), old Hangul (Hanyang with standard jamo), or neither (a PDF's
+    folds, which are counted as PDF folds, and mapped characters).
+
+    >>> [_pua_kind(f"U+{c:04X}", False) for c in (0xF0FFF, 0xE0BC)] == [_UNMAPPED, _OLD_HANGUL]
+    True
+    """
+    ch = chr(int(label[2:], 16))
+    if pdf and ch in pdf_folds():
+        return _OTHER
+    if display_of(ch) is None:
+        return _UNMAPPED
+    if HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and hanyang_jamo(ch) is not None:
+        return _OLD_HANGUL
+    return _OTHER
 
 
 def _unmapped_folds(folded: Counter[str]) -> int:
