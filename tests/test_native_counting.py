@@ -9,6 +9,8 @@ Skipped where the package was installed without a compiler.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -154,3 +156,49 @@ def test_many_distinct_private_use_characters_are_all_counted(
     got = counting.count_notable(text)
     assert got == surrogates._notable_counts(text)
     assert sum(got[2].values()) == len(picks)
+
+
+#: Every class holds_any is asked about, with the regex that is its reference.
+_CLASSES = [
+    (surrogates._NOTABLE_RANGES, surrogates._NOTABLE_RE),
+    (((0xA000, 0xA8FF),), re.compile("[\ua000-\ua8ff]")),
+]
+
+
+def _first(pattern: re.Pattern[str], text: str) -> int:
+    found = pattern.search(text)
+    return -1 if found is None else found.start()
+
+
+@pytest.mark.parametrize(("ranges", "pattern"), _CLASSES)
+def test_find_in_ranges_finds_what_the_class_finds_for_every_code_point(
+    ranges: tuple[tuple[int, int], ...], pattern: re.Pattern[str]
+) -> None:
+    for start in range(0, 0x110000, 0x1000):  # each code point, in texts of 4,096
+        text = "".join(map(chr, range(start, start + 0x1000)))
+        assert counting.find_in_ranges(text, ranges) == _first(pattern, text), hex(start)
+        for c in range(start, start + 0x1000, 97):  # and alone, behind text of each kind
+            for lead in ("", "a", "\xe9", "가", "\U0001f600"):
+                one = lead + chr(c)
+                assert counting.find_in_ranges(one, ranges) == _first(pattern, one), hex(c)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_texts.map(lambda t: t + "\ua000" * (len(t) % 3 == 0) + "\ua8ff\ua900"))
+def test_find_in_ranges_on_mixed_texts(text: str) -> None:
+    for ranges, pattern in _CLASSES:
+        assert counting.find_in_ranges(text, ranges) == _first(pattern, text)
+        assert surrogates.holds_any(text, ranges, pattern) == (_first(pattern, text) >= 0)
+
+
+def test_find_in_ranges_refuses_what_is_not_a_range() -> None:
+    with pytest.raises(TypeError):
+        counting.find_in_ranges(b"x", ((1, 2),))
+    with pytest.raises(TypeError):
+        counting.find_in_ranges("x", ((1, 2, 3),))
+    for bad in (((5, 4),), ((0, 0x110000),), ((-1, 3),)):
+        with pytest.raises((ValueError, OverflowError)):
+            counting.find_in_ranges("x", bad)
+    with pytest.raises(ValueError):
+        counting.find_in_ranges("x", ((1, 2),) * 9)
+    assert counting.find_in_ranges("abc", ()) == -1

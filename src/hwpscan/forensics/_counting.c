@@ -466,8 +466,83 @@ done:
     return found;
 }
 
+PyDoc_STRVAR(find_in_ranges_doc,
+"find_in_ranges(text, ranges, /)\n--\n\n"
+"The index of the first character of *text* whose code point lies in one of *ranges*\n"
+"(a tuple of at most 8 (first, last) pairs, both ends included), or -1: a regex\n"
+"class's search, a few instructions a character.");
+
+#define MAX_RANGES 8
+
+static PyObject *
+find_in_ranges(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "find_in_ranges: a str and a tuple are needed");
+        return NULL;
+    }
+    PyObject *text = args[0], *ranges = args[1];
+    const Py_ssize_t count = PyTuple_GET_SIZE(ranges);
+    if (count > MAX_RANGES) {
+        PyErr_SetString(PyExc_ValueError, "find_in_ranges: at most 8 ranges");
+        return NULL;
+    }
+    Py_UCS4 lo[MAX_RANGES], hi[MAX_RANGES];
+    Py_UCS4 least = 0x110000;
+    for (Py_ssize_t r = 0; r < count; r++) {
+        PyObject *pair = PyTuple_GET_ITEM(ranges, r);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "find_in_ranges: each range is a (first, last) pair");
+            return NULL;
+        }
+        unsigned long a = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(pair, 0));
+        if (a == (unsigned long)-1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        unsigned long b = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(pair, 1));
+        if (b == (unsigned long)-1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (a > 0x10FFFF || b > 0x10FFFF || a > b) {
+            PyErr_SetString(PyExc_ValueError, "find_in_ranges: a range of code points is needed");
+            return NULL;
+        }
+        lo[r] = (Py_UCS4)a;
+        hi[r] = (Py_UCS4)b;
+        if (lo[r] < least) {
+            least = lo[r];
+        }
+    }
+#if PY_VERSION_HEX < 0x030C0000
+    if (PyUnicode_READY(text) < 0) {
+        return NULL;
+    }
+#endif
+    const int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    const Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (count == 0 || PyUnicode_MAX_CHAR_VALUE(text) < least) { /* nothing can match */
+        return PyLong_FromLong(-1);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < least) {
+            continue;
+        }
+        for (Py_ssize_t r = 0; r < count; r++) {
+            if (c >= lo[r] && c <= hi[r]) {
+                return PyLong_FromSsize_t(i);
+            }
+        }
+    }
+    return PyLong_FromLong(-1);
+}
+
 static PyMethodDef methods[] = {
     {"count_notable", count_notable, METH_O, count_notable_doc},
+    {"find_in_ranges", (PyCFunction)(void (*)(void))find_in_ranges, METH_FASTCALL,
+     find_in_ranges_doc},
     {"locate", (PyCFunction)(void (*)(void))locate, METH_FASTCALL, locate_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -41,6 +41,8 @@ PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: A surrogate or a private-use character: what makes a text worth a closer look.
 _NOTABLE_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+#: The same class as (first, last) code points, for :func:`holds_any`.
+_NOTABLE_RANGES = ((0xD800, 0xDFFF), (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 #: Characters a context snippet shows escaped (the class; its regexes are below).
 _ESCAPED_CLASS = "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]"
 #: :data:`_ESCAPED_CLASS` for a snippet with characters above the BMP (the rest go through
@@ -317,15 +319,33 @@ Locate = Callable[
 ]
 
 
-def _native_counting() -> tuple[CountNotable, Locate]:
+FindInRanges = Callable[[str, tuple[tuple[int, int], ...]], int]
+
+
+def _native_counting() -> tuple[CountNotable, Locate, FindInRanges]:
     from hwpscan.forensics import _counting  # optional: built only where a compiler was
 
-    return _counting.count_notable, _counting.locate
+    return _counting.count_notable, _counting.locate, _counting.find_in_ranges
 
 
 #: :func:`_notable_counts` and :func:`_locations` in C (``_counting.c``; see
-#: :mod:`hwpscan.native`), or None.
-_NATIVE_COUNTS, _NATIVE_LOCATE = optional(_native_counting) or (None, None)
+#: :mod:`hwpscan.native`), and the search of :func:`holds_any`, or None.
+_NATIVE_COUNTS, _NATIVE_LOCATE, _NATIVE_FIND = optional(_native_counting) or (None, None, None)
+
+
+def holds_any(text: str, ranges: tuple[tuple[int, int], ...], pattern: re.Pattern[str]) -> bool:
+    """Whether *text* holds a character of *ranges* ((first, last) code points, both
+    included): one loop in C where built, else *pattern*'s search, a class of the same
+    ranges and the reference. The regex engine spends some sixty instructions on each
+    character it tests against a class, the loop a few: this is the search a whole
+    body's text gets.
+
+    >>> holds_any("a" + chr(0xA2B1), ((0xA000, 0xA8FF),), re.compile("[\ua000-\ua8ff]"))
+    True
+    """
+    if _NATIVE_FIND is not None:
+        return _NATIVE_FIND(text, ranges) >= 0
+    return pattern.search(text) is not None
 
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
@@ -375,7 +395,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     whole = "".join(map(_TEXT, segments))
     # the common case: nothing to count or locate; surrogates and private use are
     # unprintable, so a printable text is told clean without a regex
-    if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
+    if whole.isprintable() or not holds_any(whole, _NOTABLE_RANGES, _NOTABLE_RE):
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
             replacement_chars=whole.count("\ufffd"),
