@@ -12,3 +12,15 @@ def read(
     tuple[int, int, int, int, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None]
     | None
 ): ...
+
+_Part = list[tuple[str, int, int, str]] | tuple[int, int]
+
+def read_segments(
+    data: bytes,
+    max_stream_bytes: int,
+    max_document_bytes: int,
+    max_docinfo_names: int,
+    segment: type[tuple[str, int, int, str]],
+    table: dict[int, str],
+    /,
+) -> tuple[int, int, int, int, _Part, _Part, _Part] | None: ...
