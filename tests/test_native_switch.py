@@ -34,6 +34,7 @@ from hwpscan.report import export
 slots = [getattr(hwp5_text, n) for n in
          ("_NATIVE_SCAN", "_NATIVE_PLAIN", "_NATIVE_RUNS", "_NATIVE_VIEW", "_NATIVE_JOIN")]
 slots += [hwp5._NATIVE_SPANS, hwp5._NATIVE_PLAIN_NAMES, hwp5._NATIVE_PLAIN_DOCUMENT,
+          hwp5._NATIVE_DOCUMENT,
           cfb_fast._NATIVE_LAYOUT,
           surrogates._NATIVE_COUNTS, surrogates._NATIVE_LOCATE, export._NATIVE_LOCATIONS,
           native.owpml_section, native.owpml_starts, native.zip_central, native.zip_inflate]
@@ -61,7 +62,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["active"] is not pure
-    assert got["set"] == [not pure] * 16
+    assert got["set"] == [not pure] * 17
 
 
 @pytest.mark.slow
