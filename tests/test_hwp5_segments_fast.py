@@ -392,6 +392,12 @@ def test_a_body_near_the_segment_budget_is_declined() -> None:
     assert same(fits)
     over = _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * (half + 1))))
     assert not same(over)
+    plain = _deflate(_section(b"a\x00" * (half + 1)))
+    small = _deflate(_section(b"b\x00" * 10))
+    big_plain = _with(S, BodyText__Section0=plain, BodyText__Section1=small)
+    assert same(big_plain)  # counted, not kept: answered
+    big_then_dirty = _with(S, BodyText__Section0=plain, BodyText__Section1=S["BodyText/Section0"])
+    assert not same(big_then_dirty)
 
 
 # -- mutations -------------------------------------------------------------------------

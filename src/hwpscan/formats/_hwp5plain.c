@@ -551,6 +551,7 @@ typedef struct {
     PyObject *table;       /* hwp5_text._TRANSLATE */
     PyObject *body;        /* the body's segments (a list) */
     int segmenting;        /* a section was not plain: each one is segmented as read */
+    int overflow;          /* past MAX_SEGMENT_UNITS: nothing more kept, only counted */
     unsigned char *joined;
     size_t joined_len, joined_room;
     Hit *hits;
@@ -595,7 +596,7 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
  * where the Python reader would warn (a record cut short or past the end, a PARA_TEXT
  * without its PARA_HEADER or of an odd size, an 8-unit control cut short) or, without
  * *keep*, segment the text; with *keep*, 2 for a section to segment (its payloads kept
- * either way); -1 on a Python error. */
+ * either way, up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
 static int
 count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64_t *c)
 {
@@ -630,11 +631,9 @@ count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64
                     }
                 }
                 b->payload_units += size / 2;
-                if (keep != NULL && size > 0) {
-                    if (b->payload_units > MAX_SEGMENT_UNITS) {
-                        return 0;
-                    }
-                    if (keep_hit(keep, data + pos + 4, size, para) < 0) {
+                if (keep != NULL && size > 0 && !keep->overflow) {
+                    keep->overflow = b->payload_units > MAX_SEGMENT_UNITS;
+                    if (!keep->overflow && keep_hit(keep, data + pos + 4, size, para) < 0) {
                         return -1;
                     }
                 }
@@ -1004,8 +1003,11 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
         if (segs == NULL) {
             continue;
         }
-        segs->kept[segs->nkept++] = (Kept){s, first, segs->nhits - first, (int64_t)at};
         segs->segmenting |= read == 2;
+        if (segs->overflow && segs->segmenting) {
+            return 0; /* a big body to segment: the Python reader's turn (its budgets) */
+        }
+        segs->kept[segs->nkept++] = (Kept){s, first, segs->nhits - first, (int64_t)at};
         if (segs->segmenting && (read = flush_sections(segs)) != 1) {
             return read;
         }
