@@ -121,7 +121,7 @@ def test_the_switch_turns_the_native_reader_off() -> None:
     assert accepted(data)
     with _python_only():
         assert hwp5._NATIVE_DOCUMENT is None
-    assert hwp5._TRANSLATE == dict(spec.CHAR_REPLACEMENTS)
+    assert dict(spec.CHAR_REPLACEMENTS) == hwp5._TRANSLATE
 
 
 def test_a_contaminated_document_is_what_the_python_reader_makes() -> None:
@@ -182,7 +182,10 @@ _GENERATED: dict[str, tuple[Callable[[], bytes], bool]] = {  # name: (file, answ
     "only-the-notable": (lambda: build_hwp5([PAIR]), True),
     "long-dirty": (lambda: build_hwp5(["가나다" * 300 + PAIR] * 40, sections=2), True),
     "dirty-preview-only": (lambda: build_hwp5(CLEAN, preview="a" + PAIR + "\r\n\r\nb\r\n"), True),
-    "preview-lines": (lambda: build_hwp5(DIRTY, preview="\r\n" + PAIR + "\r\r\n\n\r\nz\x00\x00"), True),
+    "preview-lines": (
+        lambda: build_hwp5(DIRTY, preview="\r\n" + PAIR + "\r\r\n\n\r\nz\x00\x00"),
+        True,
+    ),
     "preview-fd-ff-across": (lambda: build_hwp5(CLEAN, preview="\ufd41\u00ff"), True),
     "preview-fffd": (lambda: build_hwp5(DIRTY, preview="\ufffd\r\n"), True),
     "preview-all-nul": (lambda: build_hwp5(DIRTY, preview="\x00\x00"), True),
@@ -295,10 +298,10 @@ _UNUSUAL: dict[str, Callable[[], bytes]] = {
         BodyText__Section0=_deflate(_section(_units(65, 3, 0))),
         BodyText__Section1=S["BodyText/Section0"],
     ),
-    "dirty-later-section-cut": lambda: _with(
-        S, BodyText__Section1=_deflate(SECTION[:-1])
+    "dirty-later-section-cut": lambda: _with(S, BodyText__Section1=_deflate(SECTION[:-1])),
+    "section-number-too-long": lambda: _with(
+        S, BodyText__Section1234567890123456789=S["BodyText/Section0"]
     ),
-    "section-number-too-long": lambda: _with(S, BodyText__Section1234567890123456789=S["BodyText/Section0"]),
     "non-ascii-name": lambda: _with(S, 데이터=b"x"),
     "nested-storage": lambda: _with(S, BinData__a__b=b"x"),
 }
@@ -322,7 +325,9 @@ _ACCEPTED: dict[str, Callable[[], bytes]] = {
     "storages-case-apart": lambda: _with(
         S, bodytext__Section1=S["BodyText/Section0"], BODYTEXT__Section01=CLEAN_SECTION
     ),
-    "section-numbers-long": lambda: _with(S, BodyText__Section000000000000000000000001=S["BodyText/Section0"]),
+    "section-numbers-long": lambda: _with(
+        S, BodyText__Section000000000000000000000001=S["BodyText/Section0"]
+    ),
     "notable-in-control-parameters": lambda: _with(
         S,
         BodyText__Section0=_deflate(
@@ -354,9 +359,7 @@ _ACCEPTED: dict[str, Callable[[], bytes]] = {
     "section-other-tags": lambda: _with(
         S, BodyText__Section0=_deflate(_record(71, b"\xd8" * 9) + SECTION + _record(1023, b""))
     ),
-    "extended-size": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000) * 3000))
-    ),
+    "extended-size": lambda: _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * 3000))),
     "docinfo-no-names": lambda: _with(S, DocInfo=_deflate(b"")),
     "no-preview": lambda: _with(S, PrvText=None),
     "other-flags": lambda: _with(S, FileHeader=_header(flags=0x8E9)),

@@ -1,4 +1,7 @@
-# A plain HWP 5 document counted in one call (_hwp5plain.c); hwp5.read_ole is the reference.
+# A plain HWP 5 document counted in one call (_hwp5plain.c), an ordinary one read in one
+# call (read_segments); hwp5.read_ole is the reference.
+
+from hwpscan.models import Segment
 
 MAX_RECORDS: int
 MAX_PARAGRAPHS: int
@@ -13,14 +16,14 @@ def read(
     | None
 ): ...
 
-_Part = list[tuple[str, int, int, str]] | tuple[int, int]
+_Part = list[Segment] | tuple[int, int]
 
 def read_segments(
     data: bytes,
     max_stream_bytes: int,
     max_document_bytes: int,
     max_docinfo_names: int,
-    segment: type[tuple[str, int, int, str]],
+    segment: type[Segment],
     table: dict[int, str],
     /,
 ) -> tuple[int, int, int, int, _Part, _Part, _Part] | None: ...

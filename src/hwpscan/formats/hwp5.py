@@ -275,14 +275,14 @@ def _native_document(
         "flags": list(spec.flag_names(flags)),
         "paragraphs": paragraphs,
     }
-    if type(body) is tuple:
+    if isinstance(body, tuple):
         info["plain_body"] = PlainCounts(*body)
         body = []
     info["sections"] = sections
-    if type(preview) is tuple:
+    if isinstance(preview, tuple):
         info["plain_preview"] = PlainCounts(*preview)
         preview = []
-    if type(meta) is tuple:
+    if isinstance(meta, tuple):
         info["plain_meta"] = PlainCounts(*meta)
         meta = []
     return Document(

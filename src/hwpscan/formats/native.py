@@ -134,9 +134,10 @@ cfb_layout = optional(_load_cfb)
 #: What :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` finds in a plain
 #: HWP 5 document (its info's counts), read in one call in C, or ``None`` where that
 #: declines (the Python reader then reads the file); ``None`` when not built. And
-#: ``segments_hwp5``, the same reader for a document whose text is not plain too: what ``read_ole`` with
-#: ``count_plain_body`` makes of an ordinary HWP 5 document, its segments or its counts
-#: for the body, the preview and the DocInfo names, or ``None`` where it declines.
+#: ``segments_hwp5``, the same reader for a document whose text is not plain too: what
+#: ``read_ole`` with ``count_plain_body`` makes of an ordinary HWP 5 document, its
+#: segments or its counts for the body, the preview and the DocInfo names, or ``None``
+#: where it declines.
 plain_hwp5, segments_hwp5 = optional(_load_plain) or (None, None)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
 #: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
