@@ -534,9 +534,8 @@ count_payload(const unsigned char *raw, int64_t n, int64_t *c)
     return 1;
 }
 
-/* What read_segments keeps of the sections read so far and not yet segmented (all of
- * them while every one is plain, as hwp5._PlainBody keeps them): their non-empty
- * payloads joined, each one's (units, paragraph), and each section's stream and hits. */
+/* What read_segments keeps of a section to segment: its non-empty payloads joined, each
+ * one's (units, paragraph), and the section's stream and hits. */
 typedef struct {
     int64_t units, para;
 } Hit;
@@ -551,12 +550,13 @@ typedef struct {
     PyObject *table;       /* hwp5_text._TRANSLATE */
     PyObject *body;        /* the body's segments (a list) */
     int segmenting;        /* a section was not plain: each one is segmented as read */
-    int overflow;          /* past MAX_SEGMENT_UNITS: nothing more kept, only counted */
+    int overflow;          /* past MAX_SEGMENT_UNITS: nothing more kept */
+    int64_t units;         /* the code units kept so far */
     unsigned char *joined;
     size_t joined_len, joined_room;
     Hit *hits;
     int64_t nhits, hits_room;
-    Kept kept[MAX_PLAIN_STREAMS];
+    Kept kept[1];
     int64_t nkept;
 } Segs;
 
@@ -595,8 +595,8 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
  * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 0
  * where the Python reader would warn (a record cut short or past the end, a PARA_TEXT
  * without its PARA_HEADER or of an odd size, an 8-unit control cut short) or, without
- * *keep*, segment the text; with *keep*, 2 for a section to segment (its payloads kept
- * either way, up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
+ * *keep*, segment the text; with *keep*, 2 for a section to segment; its payloads kept
+ * once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
 static int
 count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64_t *c)
 {
@@ -631,8 +631,9 @@ count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64
                     }
                 }
                 b->payload_units += size / 2;
-                if (keep != NULL && size > 0 && !keep->overflow) {
-                    keep->overflow = b->payload_units > MAX_SEGMENT_UNITS;
+                if (keep != NULL && keep->segmenting && size > 0 && !keep->overflow) {
+                    keep->units += size / 2;
+                    keep->overflow = keep->units > MAX_SEGMENT_UNITS;
                     if (!keep->overflow && keep_hit(keep, data + pos + 4, size, para) < 0) {
                         return -1;
                     }
@@ -967,6 +968,55 @@ body_sections(const Doc *d, const Stream **order, int64_t *numbers)
     return n;
 }
 
+/* One section walked again, its payloads kept, and segmented (read_segments); *b* takes
+ * the walk's counts (a scratch one: the section was counted already). 1, 0 for a
+ * decline (*want* not what the walk says, an 8-unit control cut short, too much text),
+ * -1 on a Python error. */
+static int
+segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t len,
+                int want)
+{
+    Body scratch = {0, 0, 0, 0, 0};
+    int64_t counts[2] = {0, 0};
+    const int64_t first = segs->nhits;
+    const size_t at = segs->joined_len;
+    int read = count_section(bytes, len, &scratch, segs, counts);
+    if (read != want || segs->overflow) {
+        return read < 0 ? -1 : 0;
+    }
+    segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
+    segs->nkept = 1;
+    return flush_sections(segs);
+}
+
+/* The first section not plain met (read_segments): the plain ones before it read again
+ * and segmented, in order, then it (its bytes in *bytes*, held apart from the reader's
+ * buffers meanwhile), as hwp5._PlainBody segments what it kept. 1, 0, -1 as above. */
+static int
+segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs *segs,
+                   const unsigned char *bytes, int64_t len)
+{
+    unsigned char **buffer = bytes == d->out ? &d->out : &d->raw;
+    size_t *room = bytes == d->out ? &d->out_room : &d->raw_room;
+    unsigned char *held = *buffer;
+    *buffer = NULL;
+    *room = 0;
+    segs->segmenting = 1;
+    int result = 1;
+    for (int64_t k = 0; k < upto && result == 1; k++) {
+        /* read as before: it fitted every cap then, it fits the stream's cap now */
+        int64_t budget = caps->max_stream;
+        const unsigned char *again = NULL;
+        int64_t n = records(d, order[k], caps->compressed, caps->max_stream, &budget, &again);
+        result = n < 0 ? (n == -1 ? -1 : 0) : segment_section(segs, order[k], again, n, 1);
+    }
+    if (result == 1) {
+        result = segment_section(segs, order[upto], held, len, 2);
+    }
+    PyMem_Free(held);
+    return result;
+}
+
 /* Every BodyText section read and counted; 1, 0 for a decline, -1 on a Python error.
  * With *segs*, a document whose text is not plain is segmented instead, as
  * hwp5._PlainBody does: the sections before the first one not plain too. */
@@ -1000,15 +1050,21 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
         }
         b->chars += counts[0];
         b->units += counts[1];
-        if (segs == NULL) {
-            continue;
+        if (segs == NULL || (read == 1 && !segs->segmenting)) {
+            continue; /* counted; segmented later if a section not plain follows */
         }
-        segs->segmenting |= read == 2;
-        if (segs->overflow && segs->segmenting) {
+        if (!segs->segmenting) {
+            read = segment_from_start(d, caps, order, i, segs, bytes, len);
+        }
+        else if (segs->overflow) {
             return 0; /* a big body to segment: the Python reader's turn (its budgets) */
         }
-        segs->kept[segs->nkept++] = (Kept){s, first, segs->nhits - first, (int64_t)at};
-        if (segs->segmenting && (read = flush_sections(segs)) != 1) {
+        else {
+            segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
+            segs->nkept = 1;
+            read = flush_sections(segs);
+        }
+        if (read != 1) {
             return read;
         }
     }
