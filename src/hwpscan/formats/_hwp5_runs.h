@@ -153,11 +153,31 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     return 1;
 }
 
+/* Whether big[a:b] holds a control (a unit below 32): one typed loop per string kind. */
 static int
 has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
 {
+    if (r->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = r->data;
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (p[i] < 32) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (r->kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = r->data;
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (p[i] < 32) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+    const Py_UCS4 *p = r->data;
     for (Py_ssize_t i = a; i < b; i++) {
-        if (PyUnicode_READ(r->kind, r->data, i) < 32) {
+        if (p[i] < 32) {
             return 1;
         }
     }

@@ -1146,19 +1146,13 @@ read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *s
     return *shown == NULL ? -1 : 2;
 }
 
-/* The part of the result for the body, the preview or the DocInfo names: with *segs*,
- * a list of segments or (chars, units), an empty list for nothing; else (chars, units)
- * or None. Steals *made*. */
+/* The part of the result for the body, the preview or the DocInfo names: the list of
+ * segments *made* (stolen) where there is one, else (chars, units), or None for
+ * nothing. */
 static PyObject *
-part(const Segs *segs, PyObject *made, const int64_t *counts, int present)
+part(PyObject *made, const int64_t *counts, int present)
 {
-    if (made != NULL) {
-        return made;
-    }
-    if (segs != NULL && !present) {
-        return PyList_New(0);
-    }
-    return counts_or_none(counts[0], counts[1], present);
+    return made != NULL ? made : counts_or_none(counts[0], counts[1], present);
 }
 
 /* The document read from the open container: its result tuple, Py_None for a decline,
@@ -1200,9 +1194,9 @@ read_document(Doc *d, Caps *caps, Segs *segs)
         return done < 0 ? NULL : Py_NewRef(Py_None);
     }
     PyObject *text = segs != NULL && segs->segmenting ? Py_NewRef(segs->body) : NULL;
-    text = part(segs, text, (int64_t[]){body.chars, body.units}, 1);
-    shown = part(segs, shown, preview, preview[1] > 0);
-    names = part(segs, names, meta, meta[2] > 0);
+    text = part(text, (int64_t[]){body.chars, body.units}, 1);
+    shown = part(shown, preview, preview[1] > 0);
+    names = part(names, meta, meta[2] > 0);
     if (text != NULL && shown != NULL && names != NULL) {
         result = Py_BuildValue("(kkLLOOO)", (unsigned long)word, (unsigned long)flags,
                                (long long)body.paragraphs, (long long)f.sections, text, shown,
@@ -1301,7 +1295,8 @@ PyDoc_STRVAR(read_segments_doc,
 "What read_ole(data, count_plain_body=True) makes of an ordinary HWP 5 document, plain\n"
 "or not: (version word, flags, paragraphs, sections, body, preview, meta), each of the\n"
 "last three a list of segments (made with the *segment* type, kept controls translated\n"
-"by *table*) or (chars, units) where that text is counted; None where read declines\n"
+"by *table*), (chars, units) where that text is counted, or None (no preview, no\n"
+"name); None where read declines\n"
 "for any reason but a notable unit of text (the Python reader's turn).");
 
 static PyObject *

@@ -261,33 +261,37 @@ def _native_document(
     paragraphs: int,
     sections: int,
     body: list[Segment] | tuple[int, int],
-    preview: list[Segment] | tuple[int, int],
-    meta: list[Segment] | tuple[int, int],
+    preview: list[Segment] | tuple[int, int] | None,
+    meta: list[Segment] | tuple[int, int] | None,
 ) -> Document:
     """The Document :func:`_read_hwp5` makes of an ordinary document read with
     ``count_plain_body`` (no warning or status; its info's keys in the order that code
     sets them), from what the native reader (:data:`hwpscan.formats.native.segments_hwp5`)
     found: for the body, the preview and the DocInfo names, their segments (a list) or,
-    where that text is plain, its counts."""
+    where that text is plain, its counts (``None``: no preview, no name)."""
     info: dict[str, object] = {
         "version": spec.version_text(word),
         "compressed": bool(flags & spec.FLAG_COMPRESSED),
         "flags": list(spec.flag_names(flags)),
         "paragraphs": paragraphs,
     }
+    text: tuple[Segment, ...] = ()
+    shown: tuple[Segment, ...] = ()
+    names: tuple[Segment, ...] = ()
     if isinstance(body, tuple):
         info["plain_body"] = PlainCounts(*body)
-        body = []
+    else:
+        text = tuple(body)
     info["sections"] = sections
     if isinstance(preview, tuple):
         info["plain_preview"] = PlainCounts(*preview)
-        preview = []
+    elif preview is not None:
+        shown = tuple(preview)
     if isinstance(meta, tuple):
         info["plain_meta"] = PlainCounts(*meta)
-        meta = []
-    return Document(
-        format=Format.HWP5, body=tuple(body), preview=tuple(preview), meta=tuple(meta), info=info
-    )
+    elif meta is not None:
+        names = tuple(meta)
+    return Document(Format.HWP5, text, shown, names, None, None, (), info)
 
 
 def _read_container(

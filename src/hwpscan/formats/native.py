@@ -59,7 +59,7 @@ PlainHwp5 = Callable[
 _Part = list[Segment] | tuple[int, int]
 SegmentsHwp5 = Callable[
     [bytes, int, int, int, type[Segment], dict[int, str]],
-    tuple[int, int, int, int, _Part, _Part, _Part] | None,
+    tuple[int, int, int, int, _Part, _Part | None, _Part | None] | None,
 ]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
 OwpmlStarts = Callable[[bytes, tuple[bytes, ...], int], list[tuple[str, dict[str, str]]] | None]
