@@ -33,6 +33,20 @@
  *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, the
  *    code units a plain body may count).
  *
+ * read_segments(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
+ * table) reads the same documents and, beyond them, the ones whose only difference is a
+ * notable unit in their text (a contaminated document): what read_ole(data,
+ * count_plain_body=True) puts in its Document, as (version word, flags, paragraphs,
+ * sections, body, preview, meta), each of the last three the list of Segments the Python
+ * reader makes (_PlainBody with text_segments, _preview, _decode_names; the runs made by
+ * _hwp5_runs.h, _records.c's paragraph_runs too) or, where that text is plain, its
+ * (chars, units), or None for no preview or no name. It declines all that read declines
+ * but a notable unit, and more: an 8-unit control cut short after a notable unit, DocInfo
+ * names cut at the cap after one, a section number of more than 18 digits, more than
+ * MAX_SEGMENT_UNITS code units of text to segment (no budget is ever reached). The plain
+ * sections before the first one not plain are counted first and read again to be
+ * segmented when it comes, so a clean document costs what read costs.
+ *
  * The input is hostile: every read is checked before it is made (sector numbers against
  * the sector count, record sizes against the stream, 64-bit positions), every
  * allocation is bounded by len(data) or by the inflate cap the caller gave, and the
