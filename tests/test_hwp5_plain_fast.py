@@ -63,12 +63,12 @@ BLOCKS: list[Block] = [
 @contextmanager
 def _python_only() -> Iterator[None]:
     """Within: the native reader is off, every document goes through the Python reader."""
-    saved = hwp5._NATIVE_PLAIN_DOCUMENT
-    hwp5._NATIVE_PLAIN_DOCUMENT = None
+    saved = hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT
+    hwp5._NATIVE_PLAIN_DOCUMENT = hwp5._NATIVE_DOCUMENT = None
     try:
         yield
     finally:
-        hwp5._NATIVE_PLAIN_DOCUMENT = saved
+        hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT = saved
 
 
 def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
@@ -111,6 +111,7 @@ def test_the_switch_turns_the_native_reader_off() -> None:
     assert accepted(data)
     with _python_only():
         assert hwp5._NATIVE_PLAIN_DOCUMENT is None
+        assert hwp5._NATIVE_DOCUMENT is None
 
 
 def test_the_budgets_are_the_python_readers() -> None:

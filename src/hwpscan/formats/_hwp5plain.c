@@ -33,6 +33,20 @@
  *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, the
  *    code units a plain body may count).
  *
+ * read_segments(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
+ * table) reads the same documents and, beyond them, the ones whose only difference is a
+ * notable unit in their text (a contaminated document): what read_ole(data,
+ * count_plain_body=True) puts in its Document, as (version word, flags, paragraphs,
+ * sections, body, preview, meta), each of the last three the list of Segments the Python
+ * reader makes (_PlainBody with text_segments, _preview, _decode_names; the runs made by
+ * _hwp5_runs.h, _records.c's paragraph_runs too) or, where that text is plain, its
+ * (chars, units), or None for no preview or no name. It declines all that read declines
+ * but a notable unit, and more: an 8-unit control cut short after a notable unit, DocInfo
+ * names cut at the cap after one, a section number of more than 18 digits, more than
+ * MAX_SEGMENT_UNITS code units of text to segment (no budget is ever reached). The plain
+ * sections before the first one not plain are counted first and read again to be
+ * segmented when it comes, so a clean document costs what read costs.
+ *
  * The input is hostile: every read is checked before it is made (sector numbers against
  * the sector count, record sizes against the stream, 64-bit positions), every
  * allocation is bounded by len(data) or by the inflate cap the caller gave, and the
@@ -48,6 +62,7 @@
 
 #include "_cfb_core.h"
 #include "_hwp5_records.h"
+#include "_hwp5_runs.h"
 
 /* hwp5_text.MAX_RECORDS, MAX_PARAGRAPHS, MAX_SEGMENTS (a test holds them equal). */
 #define MAX_RECORDS 4000000
@@ -56,6 +71,11 @@
 /* More streams than this: the Python reader's turn (the case-blind name check here is
  * quadratic). */
 #define MAX_PLAIN_STREAMS 512
+/* read_segments: the code units of PARA_TEXT payloads a document may hold, far below the
+ * segment budget (a segment holds at least one unit), so no budget is ever reached. */
+#define MAX_SEGMENT_UNITS (MAX_SEGMENTS / 2)
+/* A section number of more digits than this: the Python reader's turn. */
+#define MAX_NUMBER_DIGITS 18
 #define FLAG_COMPRESSED 0x1u
 #define FLAG_DISTRIBUTION 0x4u
 /* password, drm, cert_encryption, cert_drm (hwp5_spec.ENCRYPTION_FLAGS) */
@@ -487,10 +507,11 @@ typedef struct {
     int64_t records, paragraphs, payload_units;
 } Body;
 
-/* One PARA_TEXT payload counted as _records.c's plain_counts counts a paragraph: 1, or
- * 0 where the counting has something to look at or the Python code would warn. */
+/* One PARA_TEXT payload counted as _records.c's plain_counts counts a paragraph into
+ * *c* (chars, units): 1, 0 where the counting has something to look at (the text is to
+ * be segmented), -1 where the Python code would warn. */
 static int
-count_payload(const unsigned char *raw, int64_t n, Body *b)
+count_payload(const unsigned char *raw, int64_t n, int64_t *c)
 {
     int64_t i = 0;
     while (i < n) {
@@ -499,24 +520,24 @@ count_payload(const unsigned char *raw, int64_t n, Body *b)
             return 0; /* a surrogate, private use, a folded symbol or U+FFFD */
         }
         if (hi || lo >= 32) {
-            b->units++;
-            b->chars++;
+            c[1]++;
+            c[0]++;
             i++;
             continue;
         }
         switch (CONTROL_KIND[lo]) {
         case 1:
-            b->units++;
-            b->chars += lo != LINE_BREAK;
+            c[1]++;
+            c[0] += lo != LINE_BREAK;
             i++;
             break;
         case 2:
             if (i + CONTROL_UNITS > n) {
-                return 0; /* "ends inside an 8-unit control": the Python reader's warning */
+                return -1; /* "ends inside an 8-unit control": the Python reader's warning */
             }
             if (lo == TAB) {
-                b->units++;
-                b->chars++;
+                c[1]++;
+                c[0]++;
             }
             i += CONTROL_UNITS;
             break;
@@ -527,14 +548,74 @@ count_payload(const unsigned char *raw, int64_t n, Body *b)
     return 1;
 }
 
-/* A section's records walked as hwp5_text._scan_free walks them, each PARA_TEXT payload
- * counted: 1, or 0 where the Python reader would warn (a record cut short or past the
- * end, a PARA_TEXT without its PARA_HEADER or of an odd size) or segment the text. */
+/* What read_segments keeps of a section to segment: its non-empty payloads joined, each
+ * one's (units, paragraph), and the section's stream and hits. */
+typedef struct {
+    int64_t units, para;
+} Hit;
+
+typedef struct {
+    const Stream *stream;
+    int64_t first, count, at; /* its hits, and its first byte in the joined payloads */
+} Kept;
+
+typedef struct {
+    PyTypeObject *segment; /* hwpscan.models.Segment */
+    PyObject *table;       /* hwp5_text._TRANSLATE */
+    PyObject *body;        /* the body's segments (a list) */
+    int segmenting;        /* a section was not plain: each one is segmented as read */
+    int overflow;          /* past MAX_SEGMENT_UNITS: nothing more kept */
+    int64_t units;         /* the code units kept so far */
+    unsigned char *joined;
+    size_t joined_len, joined_room;
+    Hit *hits;
+    int64_t nhits, hits_room;
+    Kept kept[1];
+    int64_t nkept;
+} Segs;
+
+/* One non-empty payload kept: 0, or -1 on a Python error. The caller bounds the units
+ * kept (MAX_SEGMENT_UNITS), so both buffers stay small. */
 static int
-count_section(const unsigned char *data, int64_t len, Body *b)
+keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
+{
+    if (s->nhits >= s->hits_room) {
+        int64_t room = s->hits_room ? 2 * s->hits_room : 64;
+        Hit *grown = PyMem_Realloc(s->hits, sizeof(Hit) * (size_t)room);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->hits = grown;
+        s->hits_room = room;
+    }
+    if (s->joined_len + (size_t)size > s->joined_room) {
+        size_t room = 2 * (s->joined_len + (size_t)size);
+        unsigned char *grown = PyMem_Realloc(s->joined, room);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->joined = grown;
+        s->joined_room = room;
+    }
+    memcpy(s->joined + s->joined_len, payload, (size_t)size);
+    s->joined_len += (size_t)size;
+    s->hits[s->nhits++] = (Hit){size / 2, para};
+    return 0;
+}
+
+/* A section's records walked as hwp5_text._scan_free walks them, each PARA_TEXT payload
+ * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 0
+ * where the Python reader would warn (a record cut short or past the end, a PARA_TEXT
+ * without its PARA_HEADER or of an odd size, an 8-unit control cut short) or, without
+ * *keep*, segment the text; with *keep*, 2 for a section to segment; its payloads kept
+ * once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
+static int
+count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64_t *c)
 {
     int64_t pos = 0, para = -1;
-    int has_text = 1;
+    int has_text = 1, plain = 1;
     while (pos < len) {
         b->records++;
         if (pos + 4 > len) {
@@ -554,10 +635,23 @@ count_section(const unsigned char *data, int64_t len, Body *b)
         }
         if ((head & (TAG_MASK & ~1u)) == PARA_HEADER) {
             if (head & 1u) { /* PARA_TEXT */
-                if (has_text || size & 1 || !count_payload(data + pos + 4, size / 2, b)) {
+                if (has_text || size & 1) {
                     return 0;
                 }
+                if (plain) {
+                    plain = count_payload(data + pos + 4, size / 2, c);
+                    if (plain < 0 || (plain == 0 && keep == NULL)) {
+                        return 0;
+                    }
+                }
                 b->payload_units += size / 2;
+                if (keep != NULL && keep->segmenting && size > 0 && !keep->overflow) {
+                    keep->units += size / 2;
+                    keep->overflow = keep->units > MAX_SEGMENT_UNITS;
+                    if (!keep->overflow && keep_hit(keep, data + pos + 4, size, para) < 0) {
+                        return -1;
+                    }
+                }
                 has_text = 1;
             }
             else {
@@ -568,7 +662,91 @@ count_section(const unsigned char *data, int64_t len, Body *b)
         pos += 4 + size;
     }
     b->paragraphs += para + 1;
-    return 1;
+    return plain ? 1 : 2;
+}
+
+/* The code units *units[0:n]* (UTF-16LE) as one code point each: codeunit_view. */
+static PyObject *
+unit_text(const unsigned char *units, int64_t n)
+{
+    Py_UCS4 top = 0;
+    for (int64_t i = 0; i < n; i++) {
+        Py_UCS4 u = u16_at(units + 2 * i);
+        top = u > top ? u : top;
+    }
+    PyObject *text = PyUnicode_New((Py_ssize_t)n, top);
+    if (text == NULL) {
+        return NULL;
+    }
+    const int kind = PyUnicode_KIND(text);
+    void *out = PyUnicode_DATA(text);
+    for (int64_t i = 0; i < n; i++) {
+        PyUnicode_WRITE(kind, out, (Py_ssize_t)i, u16_at(units + 2 * i));
+    }
+    return text;
+}
+
+/* A stream's path as the container lists it ("Storage/Name"; names are ASCII). */
+static PyObject *
+stream_path(const Stream *s)
+{
+    char path[72];
+    size_t n = 0;
+    if (s->storage != NULL) {
+        for (uint32_t i = 0; i + 2 < u16_at(s->storage + 64); i += 2) {
+            path[n++] = (char)s->storage[i];
+        }
+        path[n++] = '/';
+    }
+    for (uint32_t i = 0; i + 2 < u16_at(s->entry + 64); i += 2) {
+        path[n++] = (char)s->entry[i];
+    }
+    return PyUnicode_FromStringAndSize(path, (Py_ssize_t)n);
+}
+
+/* The kept sections segmented, in order, as hwp5_text.text_segments makes them (no
+ * budget can be reached): 1, 0 where it would warn (an 8-unit control cut short), -1 on a
+ * Python error. The kept text is then dropped. */
+static int
+flush_sections(Segs *s)
+{
+    int result = 1;
+    for (int64_t k = 0; k < s->nkept && result == 1; k++) {
+        const Kept *kept = &s->kept[k];
+        int64_t units = 0;
+        for (int64_t h = kept->first; h < kept->first + kept->count; h++) {
+            units += s->hits[h].units;
+        }
+        PyObject *stream = stream_path(kept->stream);
+        PyObject *big = stream != NULL ? unit_text(s->joined + kept->at, units) : NULL;
+        if (big == NULL) {
+            Py_XDECREF(stream);
+            return -1;
+        }
+        Runs r = {
+            .big = big, .stream = stream, .out = s->body, .warnings = NULL, .table = s->table,
+            .segment = s->segment, .limit = -1,
+            .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
+        };
+        Py_ssize_t a = 0;
+        for (int64_t h = kept->first; h < kept->first + kept->count && result == 1; h++) {
+            PyObject *para = PyLong_FromLongLong(s->hits[h].para);
+            if (para == NULL) {
+                result = -1;
+                break;
+            }
+            const Py_ssize_t b = a + (Py_ssize_t)s->hits[h].units;
+            const int done = paragraph_run(&r, a, b, para);
+            Py_DECREF(para);
+            result = done == 2 ? 0 : done < 0 ? -1 : 1;
+            a = b;
+        }
+        Py_DECREF(big);
+        Py_DECREF(stream);
+    }
+    s->nkept = s->nhits = 0;
+    s->joined_len = 0;
+    return result;
 }
 
 /* hwp5._preview and _count_preview for a plain PrvText: 1 with the counts in *counts*
@@ -671,48 +849,237 @@ typedef struct {
     int compressed;
 } Caps;
 
-/* The DocInfo names counted (hwp5._docinfo with docinfo_plain): 1 with the counts in
- * *counts* (counts[2] 0: no name, no entry), 0 for a decline, -1 on a Python error. */
+/* A DocInfo name made a Segment("DocInfo", record, units before it, text) for
+ * read_segments, as hwp5._decode_names makes it (the stream's name is the Python
+ * reader's spec.DOCINFO_STREAM, whatever the case in the container). */
+typedef struct {
+    PyObject *list, *stream;
+    PyTypeObject *segment;
+    Py_ssize_t cap;
+} NameSegments;
+
 static int
-count_docinfo(Doc *d, const Stream *s, Caps *caps, int64_t *counts)
+add_name(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
+         const unsigned char *data)
+{
+    NameSegments *n = ctx;
+    PyObject *record = PyLong_FromLongLong(index);
+    if (record == NULL) {
+        return -1;
+    }
+    PyObject *seg = new_segment(n->segment, n->stream, record, (Py_ssize_t)units,
+                                unit_text(data + pos, length));
+    Py_DECREF(record);
+    int failed = seg == NULL ? -1 : PyList_Append(n->list, seg);
+    Py_XDECREF(seg);
+    return failed;
+}
+
+static int
+names_full(void *ctx)
+{
+    NameSegments *n = ctx;
+    return PyList_GET_SIZE(n->list) > n->cap;
+}
+
+/* The DocInfo names counted (hwp5._docinfo with docinfo_plain): 1 with the counts in
+ * *counts* (counts[2] 0: no name, no entry), 0 for a decline, -1 on a Python error.
+ * With *segs*, names to look at are made segments instead, into *names* (2). */
+static int
+count_docinfo(Doc *d, const Stream *s, Caps *caps, int64_t *counts, Segs *segs,
+              PyObject **names)
 {
     const unsigned char *bytes = NULL;
     int64_t len = records(d, s, caps->compressed, caps->max_stream, &caps->budget, &bytes);
     if (len < 0) {
         return len == -1 ? -1 : 0;
     }
-    PlainNames names = {0, 0, 0, -1, 0, (Py_ssize_t)caps->max_names};
+    PlainNames plain = {0, 0, 0, -1, 0, (Py_ssize_t)caps->max_names};
     int64_t stopped = 0;
-    if (walk_names(bytes, len, count_name, names_not_plain, &names, &stopped) != 1) {
-        return 0; /* a warning, a name to look at or the cap's cut */
+    int walked = walk_names(bytes, len, count_name, names_not_plain, &plain, &stopped);
+    if (walked == 1) {
+        counts[0] = plain.units - plain.breaks;
+        counts[1] = plain.units;
+        counts[2] = plain.names;
+        return 1;
     }
-    counts[0] = names.units - names.breaks;
-    counts[1] = names.units;
-    counts[2] = names.names;
-    return 1;
+    if (walked != 2 || segs == NULL || plain.names > plain.cap) {
+        return walked < 0 ? -1 : 0; /* a warning, the cap's cut, or a name to look at */
+    }
+    NameSegments made = {PyList_New(0), NULL, segs->segment, plain.cap};
+    made.stream = PyUnicode_FromString("DocInfo");
+    if (made.list == NULL || made.stream == NULL) {
+        Py_XDECREF(made.list);
+        Py_XDECREF(made.stream);
+        return -1;
+    }
+    walked = walk_names(bytes, len, add_name, names_full, &made, &stopped);
+    Py_DECREF(made.stream);
+    if (walked != 1) { /* a warning or the cap's cut (the Python reader's verdict) */
+        Py_DECREF(made.list);
+        return walked < 0 ? -1 : 0;
+    }
+    *names = made.list;
+    return 2;
 }
 
-/* Every BodyText section read and counted; 1, 0 for a decline, -1 on a Python error. */
+/* Whether stream *a*'s path sorts after stream *b*'s (ASCII: as Python compares them). */
 static int
-count_body(Doc *d, Caps *caps, Body *b)
+path_after(const Stream *a, const Stream *b)
 {
+    char pa[72], pb[72];
+    size_t na = 0, nb = 0;
+    for (uint32_t i = 0; i + 2 < u16_at(a->storage + 64); i += 2) {
+        pa[na++] = (char)a->storage[i];
+    }
+    pa[na++] = '/';
+    for (uint32_t i = 0; i + 2 < u16_at(a->entry + 64); i += 2) {
+        pa[na++] = (char)a->entry[i];
+    }
+    for (uint32_t i = 0; i + 2 < u16_at(b->storage + 64); i += 2) {
+        pb[nb++] = (char)b->storage[i];
+    }
+    pb[nb++] = '/';
+    for (uint32_t i = 0; i + 2 < u16_at(b->entry + 64); i += 2) {
+        pb[nb++] = (char)b->entry[i];
+    }
+    pa[na] = pb[nb] = 0;
+    return strcmp(pa, pb) > 0;
+}
+
+/* The BodyText sections in the Python reader's order (hwp5._read_hwp5's sort: by number,
+ * then by path), into *order*: how many, or -1 for a decline (a number too long). */
+static int64_t
+body_sections(const Doc *d, const Stream **order, int64_t *numbers)
+{
+    int64_t n = 0;
     for (int64_t i = 0; i < d->nstreams; i++) {
         const Stream *s = &d->streams[i];
         if (s->storage == NULL || !section_name(s->entry) || !named(s->storage, "bodytext")) {
             continue;
         }
+        const int units = (int)(u16_at(s->entry + 64) - 2) / 2;
+        int64_t number = 0;
+        int digits = 0;
+        for (int k = 7; k < units; k++) {
+            digits += number > 0 || s->entry[2 * k] != '0';
+            number = 10 * number + (s->entry[2 * k] - '0');
+            if (digits > MAX_NUMBER_DIGITS) {
+                return -1;
+            }
+        }
+        /* insertion sort: a few sections, MAX_PLAIN_STREAMS at most */
+        int64_t at = n++;
+        while (at > 0 && (numbers[at - 1] > number ||
+                          (numbers[at - 1] == number && path_after(order[at - 1], s)))) {
+            order[at] = order[at - 1];
+            numbers[at] = numbers[at - 1];
+            at--;
+        }
+        order[at] = s;
+        numbers[at] = number;
+    }
+    return n;
+}
+
+/* One section walked again, its payloads kept, and segmented (read_segments); *b* takes
+ * the walk's counts (a scratch one: the section was counted already). 1, 0 for a
+ * decline (*want* not what the walk says, an 8-unit control cut short, too much text),
+ * -1 on a Python error. */
+static int
+segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t len,
+                int want)
+{
+    Body scratch = {0, 0, 0, 0, 0};
+    int64_t counts[2] = {0, 0};
+    const int64_t first = segs->nhits;
+    const size_t at = segs->joined_len;
+    int read = count_section(bytes, len, &scratch, segs, counts);
+    if (read != want || segs->overflow) {
+        return read < 0 ? -1 : 0;
+    }
+    segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
+    segs->nkept = 1;
+    return flush_sections(segs);
+}
+
+/* The first section not plain met (read_segments): the plain ones before it read again
+ * and segmented, in order, then it (its bytes in *bytes*, held apart from the reader's
+ * buffers meanwhile), as hwp5._PlainBody segments what it kept. 1, 0, -1 as above. */
+static int
+segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs *segs,
+                   const unsigned char *bytes, int64_t len)
+{
+    unsigned char **buffer = bytes == d->out ? &d->out : &d->raw;
+    size_t *room = bytes == d->out ? &d->out_room : &d->raw_room;
+    unsigned char *held = *buffer;
+    *buffer = NULL;
+    *room = 0;
+    segs->segmenting = 1;
+    int result = 1;
+    for (int64_t k = 0; k < upto && result == 1; k++) {
+        /* read as before: it fitted every cap then, it fits the stream's cap now */
+        int64_t budget = caps->max_stream;
+        const unsigned char *again = NULL;
+        int64_t n = records(d, order[k], caps->compressed, caps->max_stream, &budget, &again);
+        result = n < 0 ? (n == -1 ? -1 : 0) : segment_section(segs, order[k], again, n, 1);
+    }
+    if (result == 1) {
+        result = segment_section(segs, order[upto], held, len, 2);
+    }
+    PyMem_Free(held);
+    return result;
+}
+
+/* Every BodyText section read and counted; 1, 0 for a decline, -1 on a Python error.
+ * With *segs*, a document whose text is not plain is segmented instead, as
+ * hwp5._PlainBody does: the sections before the first one not plain too. */
+static int
+count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
+{
+    const Stream *order[MAX_PLAIN_STREAMS];
+    int64_t numbers[MAX_PLAIN_STREAMS];
+    const int64_t n = body_sections(d, order, numbers);
+    if (n < 0) {
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const Stream *s = order[i];
         const unsigned char *bytes = NULL;
         int64_t len = records(d, s, caps->compressed, caps->max_stream, &caps->budget, &bytes);
         if (len < 0) {
             return len == -1 ? -1 : 0;
         }
-        if (!count_section(bytes, len, b)) {
-            return 0;
+        int64_t counts[2] = {0, 0};
+        const int64_t first = segs != NULL ? segs->nhits : 0;
+        const size_t at = segs != NULL ? segs->joined_len : 0;
+        int read = count_section(bytes, len, b, segs, counts);
+        if (read <= 0) {
+            return read;
         }
         /* the budget (the walk stops past it; units: the plain body's segment cap) */
         if (b->records >= MAX_RECORDS || b->paragraphs >= MAX_PARAGRAPHS ||
             b->payload_units > MAX_SEGMENTS) {
             return 0;
+        }
+        b->chars += counts[0];
+        b->units += counts[1];
+        if (segs == NULL || (read == 1 && !segs->segmenting)) {
+            continue; /* counted; segmented later if a section not plain follows */
+        }
+        if (!segs->segmenting) {
+            read = segment_from_start(d, caps, order, i, segs, bytes, len);
+        }
+        else if (segs->overflow) {
+            return 0; /* a big body to segment: the Python reader's turn (its budgets) */
+        }
+        else {
+            segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
+            segs->nkept = 1;
+            read = flush_sections(segs);
+        }
+        if (read != 1) {
+            return read;
         }
     }
     return 1;
@@ -727,10 +1094,86 @@ counts_or_none(int64_t chars, int64_t units, int present)
     return Py_BuildValue("(LL)", (long long)chars, (long long)units);
 }
 
-/* The document read from the open container: its result tuple, Py_None for a decline,
- * NULL on a Python error. */
+/* hwp5._preview's segments of a PrvText is_plain rejects (its size even): its code
+ * units less the NUL ones at the end, split at CR LF, each non-empty line a
+ * Segment(path, line number, 0, line). */
 static PyObject *
-read_document(Doc *d, Caps *caps)
+preview_segments(const Stream *s, const unsigned char *raw, int64_t len, PyTypeObject *type)
+{
+    int64_t n = len / 2;
+    while (n > 0 && raw[2 * n - 2] == 0 && raw[2 * n - 1] == 0) {
+        n--;
+    }
+    PyObject *list = PyList_New(0), *path = stream_path(s);
+    if (list == NULL || path == NULL) {
+        goto failed;
+    }
+    int64_t start = 0, line = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        const int end = i == n;
+        if (!end && !(u16_at(raw + 2 * i) == '\r' && i + 1 < n && u16_at(raw + 2 * i + 2) == '\n')) {
+            continue;
+        }
+        if (i > start) {
+            PyObject *number = PyLong_FromLongLong(line);
+            PyObject *seg = number != NULL
+                                ? new_segment(type, path, number, 0, unit_text(raw + 2 * start, i - start))
+                                : NULL;
+            Py_XDECREF(number);
+            int failed = seg == NULL ? -1 : PyList_Append(list, seg);
+            Py_XDECREF(seg);
+            if (failed < 0) {
+                goto failed;
+            }
+        }
+        line++;
+        start = i + 2;
+        i++; /* past the LF */
+    }
+    Py_DECREF(path);
+    return list;
+failed:
+    Py_XDECREF(list);
+    Py_XDECREF(path);
+    return NULL;
+}
+
+/* The PrvText stream read: 1 with plain counts in *counts*, 2 with its segments in
+ * *shown* (with *segs*), 0 for a decline, -1 on a Python error. */
+static int
+read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *segs,
+             PyObject **shown)
+{
+    if ((int64_t)s->size > caps->max_stream || read_stream(d, s) < 0) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (s->size & 1) {
+        return 0; /* "odd byte count": the Python reader's warning */
+    }
+    if (count_preview(d->raw, s->size, counts)) {
+        return 1;
+    }
+    if (segs == NULL) {
+        return 0;
+    }
+    *shown = preview_segments(s, d->raw, s->size, segs->segment);
+    return *shown == NULL ? -1 : 2;
+}
+
+/* The part of the result for the body, the preview or the DocInfo names: the list of
+ * segments *made* (stolen) where there is one, else (chars, units), or None for
+ * nothing. */
+static PyObject *
+part(PyObject *made, const int64_t *counts, int present)
+{
+    return made != NULL ? made : counts_or_none(counts[0], counts[1], present);
+}
+
+/* The document read from the open container: its result tuple, Py_None for a decline,
+ * NULL on a Python error. With *segs*, a document whose text is not plain is answered
+ * too, with its segments (read_segments). */
+static PyObject *
+read_document(Doc *d, Caps *caps, Segs *segs)
 {
     Found f;
     if (!find_streams(d, &f) || (int64_t)f.header->size > caps->max_stream ||
@@ -746,34 +1189,34 @@ read_document(Doc *d, Caps *caps)
     }
     caps->compressed = (flags & FLAG_COMPRESSED) != 0;
     int64_t preview[2] = {0, 0};
-    if (f.preview != NULL) {
-        if ((int64_t)f.preview->size > caps->max_stream || read_stream(d, f.preview) < 0) {
-            return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-        }
-        if (!count_preview(d->raw, f.preview->size, preview)) {
-            return Py_NewRef(Py_None);
-        }
-    }
+    PyObject *shown = NULL, *names = NULL, *result = NULL;
+    int done = f.preview != NULL ? read_preview(d, f.preview, caps, preview, segs, &shown) : 1;
     /* The body before the DocInfo (the Python reader's order is the other way round):
      * a contaminated section declines sooner, and the caps accept the same either way,
      * every stream under its own cap and all of them under the document's. */
     Body body = {0, 0, 0, 0, 0};
-    int done = count_body(d, caps, &body);
-    int64_t meta[3] = {0, 0, 0};
-    if (done == 1) {
-        done = count_docinfo(d, f.docinfo, caps, meta);
+    if (done > 0) {
+        done = count_body(d, caps, &body, segs);
     }
-    if (done != 1) {
+    int64_t meta[3] = {0, 0, 0};
+    if (done > 0) {
+        done = count_docinfo(d, f.docinfo, caps, meta, segs, &names);
+    }
+    if (done <= 0) {
+        Py_XDECREF(shown);
+        Py_XDECREF(names);
         return done < 0 ? NULL : Py_NewRef(Py_None);
     }
-    PyObject *shown = counts_or_none(preview[0], preview[1], preview[1] > 0);
-    PyObject *names = counts_or_none(meta[0], meta[1], meta[2] > 0);
-    PyObject *result = NULL;
-    if (shown != NULL && names != NULL) {
-        result = Py_BuildValue("(kkLL(LL)OO)", (unsigned long)word, (unsigned long)flags,
-                               (long long)body.paragraphs, (long long)f.sections,
-                               (long long)body.chars, (long long)body.units, shown, names);
+    PyObject *text = segs != NULL && segs->segmenting ? Py_NewRef(segs->body) : NULL;
+    text = part(text, (int64_t[]){body.chars, body.units}, 1);
+    shown = part(shown, preview, preview[1] > 0);
+    names = part(names, meta, meta[2] > 0);
+    if (text != NULL && shown != NULL && names != NULL) {
+        result = Py_BuildValue("(kkLLOOO)", (unsigned long)word, (unsigned long)flags,
+                               (long long)body.paragraphs, (long long)f.sections, text, shown,
+                               names);
     }
+    Py_XDECREF(text);
     Py_XDECREF(shown);
     Py_XDECREF(names);
     return result;
@@ -799,6 +1242,44 @@ release(Doc *d)
     }
 }
 
+/* The caps taken from args[1:4]: 1, 0 where they are not what the reader is called
+ * with (its own turn), -1 on a Python error. */
+static int
+take_caps(PyObject *const *args, Caps *caps)
+{
+    caps->max_stream = PyLong_AsLongLong(args[1]);
+    caps->budget = PyLong_AsLongLong(args[2]);
+    caps->max_names = PyLong_AsLongLong(args[3]);
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+    return !(caps->max_stream < 0 || caps->budget < 0 || caps->max_names < 0 ||
+             caps->max_stream > PY_SSIZE_T_MAX / 2 || caps->max_names > PY_SSIZE_T_MAX);
+}
+
+/* read and read_segments: the file opened and read, with *segs* or not. */
+static PyObject *
+read_file(PyObject *data, Caps *caps, Segs *segs)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    Doc d;
+    memset(&d, 0, sizeof(d));
+    PyObject *result = NULL;
+    int opened = open_container(&d, view.buf, view.len);
+    if (opened == OK) {
+        result = read_document(&d, caps, segs);
+    }
+    else if (opened == DECLINE) {
+        result = Py_NewRef(Py_None);
+    }
+    release(&d);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 PyDoc_STRVAR(read_doc,
 "read(data, max_stream_bytes, max_document_bytes, max_docinfo_names, /)\n--\n\n"
 "What read_ole(data, count_plain_body=True) puts in the info of a plain HWP 5\n"
@@ -815,37 +1296,60 @@ read_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Caps caps = {0, 0, 0, 0};
-    caps.max_stream = PyLong_AsLongLong(args[1]);
-    caps.budget = PyLong_AsLongLong(args[2]);
-    caps.max_names = PyLong_AsLongLong(args[3]);
-    if (PyErr_Occurred()) {
+    int fit = take_caps(args, &caps);
+    if (fit <= 0) {
+        return fit < 0 ? NULL : Py_NewRef(Py_None);
+    }
+    return read_file(args[0], &caps, NULL);
+}
+
+PyDoc_STRVAR(read_segments_doc,
+"read_segments(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,\n"
+"              table, /)\n--\n\n"
+"What read_ole(data, count_plain_body=True) makes of an ordinary HWP 5 document, plain\n"
+"or not: (version word, flags, paragraphs, sections, body, preview, meta), each of the\n"
+"last three a list of segments (made with the *segment* type, kept controls translated\n"
+"by *table*), (chars, units) where that text is counted, or None (no preview, no\n"
+"name); None where read declines\n"
+"for any reason but a notable unit of text (the Python reader's turn).");
+
+static PyObject *
+read_segmented(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "read_segments takes 6 arguments");
         return NULL;
     }
-    if (caps.max_stream < 0 || caps.budget < 0 || caps.max_names < 0 ||
-        caps.max_stream > PY_SSIZE_T_MAX / 2 || caps.max_names > PY_SSIZE_T_MAX) {
-        Py_RETURN_NONE; /* not what the reader is called with: its own turn */
-    }
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+    if (!PyType_Check(args[4]) || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type) ||
+        !PyDict_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "read_segments: a tuple type and a dict expected");
         return NULL;
     }
-    Doc d;
-    memset(&d, 0, sizeof(d));
-    PyObject *result = NULL;
-    int opened = open_container(&d, view.buf, view.len);
-    if (opened == OK) {
-        result = read_document(&d, &caps);
+    Caps caps = {0, 0, 0, 0};
+    int fit = take_caps(args, &caps);
+    if (fit <= 0) {
+        return fit < 0 ? NULL : Py_NewRef(Py_None);
     }
-    else if (opened == DECLINE) {
-        result = Py_NewRef(Py_None);
+    Segs *segs = PyMem_Calloc(1, sizeof(Segs));
+    if (segs == NULL) {
+        return PyErr_NoMemory();
     }
-    release(&d);
-    PyBuffer_Release(&view);
+    segs->segment = (PyTypeObject *)args[4];
+    segs->table = args[5];
+    segs->body = PyList_New(0);
+    PyObject *result = segs->body != NULL ? read_file(args[0], &caps, segs) : NULL;
+    Py_XDECREF(segs->body);
+    PyMem_Free(segs->joined);
+    PyMem_Free(segs->hits);
+    PyMem_Free(segs);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"read", (PyCFunction)(void (*)(void))read_plain, METH_FASTCALL, read_doc},
+    {"read_segments", (PyCFunction)(void (*)(void))read_segmented, METH_FASTCALL,
+     read_segments_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -87,6 +87,10 @@ _NATIVE_PLAIN_NAMES = native.docinfo_plain
 #: A whole plain document's counts (see _plain_document), in C; read_ole reads it here
 #: when built.
 _NATIVE_PLAIN_DOCUMENT = native.plain_hwp5
+#: The same for an ordinary document, plain or not (see _native_document), in C; read_ole
+#: reads it here instead when built.
+_NATIVE_DOCUMENT = native.segments_hwp5
+_TRANSLATE = dict(spec.CHAR_REPLACEMENTS)  # the kept controls' text, as text_runs has it
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
@@ -183,7 +187,13 @@ def read_ole(
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
-    if count_plain_body and fast and _NATIVE_PLAIN_DOCUMENT is not None:
+    if count_plain_body and fast and _NATIVE_DOCUMENT is not None:
+        made = _NATIVE_DOCUMENT(
+            data, max_stream_bytes, max_document_bytes, max_docinfo_names, Segment, _TRANSLATE
+        )
+        if made is not None:  # an ordinary document, as the reading below would read it
+            return _native_document(*made)
+    elif count_plain_body and fast and _NATIVE_PLAIN_DOCUMENT is not None:
         found = _NATIVE_PLAIN_DOCUMENT(
             data, max_stream_bytes, max_document_bytes, max_docinfo_names
         )
@@ -243,6 +253,45 @@ def _plain_document(
     if meta is not None:
         info["plain_meta"] = PlainCounts(*meta)
     return Document(format=Format.HWP5, info=info)
+
+
+def _native_document(
+    word: int,
+    flags: int,
+    paragraphs: int,
+    sections: int,
+    body: list[Segment] | tuple[int, int],
+    preview: list[Segment] | tuple[int, int] | None,
+    meta: list[Segment] | tuple[int, int] | None,
+) -> Document:
+    """The Document :func:`_read_hwp5` makes of an ordinary document read with
+    ``count_plain_body`` (no warning or status; its info's keys in the order that code
+    sets them), from what the native reader (:data:`hwpscan.formats.native.segments_hwp5`)
+    found: for the body, the preview and the DocInfo names, their segments (a list) or,
+    where that text is plain, its counts (``None``: no preview, no name)."""
+    info: dict[str, object] = {
+        "version": spec.version_text(word),
+        "compressed": bool(flags & spec.FLAG_COMPRESSED),
+        "flags": list(spec.flag_names(flags)),
+        "paragraphs": paragraphs,
+    }
+    text: tuple[Segment, ...] = ()
+    shown: tuple[Segment, ...] = ()
+    names: tuple[Segment, ...] = ()
+    if isinstance(body, tuple):
+        info["plain_body"] = PlainCounts(*body)
+    else:
+        text = tuple(body)
+    info["sections"] = sections
+    if isinstance(preview, tuple):
+        info["plain_preview"] = PlainCounts(*preview)
+    elif preview is not None:
+        shown = tuple(preview)
+    if isinstance(meta, tuple):
+        info["plain_meta"] = PlainCounts(*meta)
+    elif meta is not None:
+        names = tuple(meta)
+    return Document(Format.HWP5, text, shown, names, None, None, (), info)
 
 
 def _read_container(

@@ -26,6 +26,7 @@ __all__ = [
     "plain_counts",
     "plain_hwp5",
     "scan_free",
+    "segments_hwp5",
     "zip_central",
     "zip_inflate",
 ]
@@ -54,6 +55,11 @@ PlainHwp5 = Callable[
     [bytes, int, int, int],
     tuple[int, int, int, int, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None]
     | None,
+]
+_Part = list[Segment] | tuple[int, int]
+SegmentsHwp5 = Callable[
+    [bytes, int, int, int, type[Segment], dict[int, str]],
+    tuple[int, int, int, int, _Part, _Part | None, _Part | None] | None,
 ]
 OwpmlSection = Callable[[bytes, int, int], list[str] | None]
 OwpmlStarts = Callable[[bytes, tuple[bytes, ...], int], list[tuple[str, dict[str, str]]] | None]
@@ -88,10 +94,10 @@ def _load_cfb() -> CfbLayout:
     return _cfb.layout
 
 
-def _load_plain() -> PlainHwp5:
+def _load_plain() -> tuple[PlainHwp5, SegmentsHwp5]:
     from hwpscan.formats import _hwp5plain  # optional: built only where a compiler was
 
-    return _hwp5plain.read
+    return _hwp5plain.read, _hwp5plain.read_segments
 
 
 def _load_owpml() -> tuple[OwpmlSection, OwpmlStarts]:
@@ -127,8 +133,12 @@ def _load_zip() -> tuple[ZipCentral, ZipInflate]:
 cfb_layout = optional(_load_cfb)
 #: What :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` finds in a plain
 #: HWP 5 document (its info's counts), read in one call in C, or ``None`` where that
-#: declines (the Python reader then reads the file); ``None`` when not built.
-plain_hwp5 = optional(_load_plain)
+#: declines (the Python reader then reads the file); ``None`` when not built. And
+#: ``segments_hwp5``, the same reader for a document whose text is not plain too: what
+#: ``read_ole`` with ``count_plain_body`` makes of an ordinary HWP 5 document, its
+#: segments or its counts for the body, the preview and the DocInfo names, or ``None``
+#: where it declines.
+plain_hwp5, segments_hwp5 = optional(_load_plain) or (None, None)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
 #: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
 #: and the start tags of chosen local names in a small part (the attributes expat's

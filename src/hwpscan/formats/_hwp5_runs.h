@@ -1,0 +1,211 @@
+/* The segments of a section's decoded payloads, as hwpscan.formats.hwp5_text's
+ * _paragraph_runs and text_runs make them (their Python code is the reference), shared by
+ * the native readers (_records.c's paragraph_runs, _hwp5plain.c's read_segments). The
+ * caller includes Python.h and _hwp5_records.h first.
+ */
+#ifndef HWPSCAN_HWP5_RUNS_H
+#define HWPSCAN_HWP5_RUNS_H
+
+#define PARA_BREAK 13u
+
+static inline int
+is_kept(Py_UCS4 c)
+{
+    return c < 32 && CONTROL_KIND[c] == 1;
+}
+
+/* A Segment (a tuple subclass) of (stream, para, offset, text); steals *text*. */
+static PyObject *
+new_segment(PyTypeObject *type, PyObject *stream, PyObject *para, Py_ssize_t offset,
+            PyObject *text)
+{
+    if (text == NULL) {
+        return NULL;
+    }
+    PyObject *at = PyLong_FromSsize_t(offset);
+    PyObject *seg = at != NULL ? type->tp_alloc(type, 4) : NULL;
+    if (seg == NULL) {
+        Py_XDECREF(at);
+        Py_DECREF(text);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(seg, 0, Py_NewRef(stream));
+    PyTuple_SET_ITEM(seg, 1, Py_NewRef(para));
+    PyTuple_SET_ITEM(seg, 2, at);
+    PyTuple_SET_ITEM(seg, 3, text);
+    return seg;
+}
+
+static int
+append_segment(PyObject *out, PyTypeObject *type, PyObject *stream, PyObject *para,
+               Py_ssize_t offset, PyObject *text)
+{
+    PyObject *seg = new_segment(type, stream, para, offset, text);
+    if (seg == NULL) {
+        return -1;
+    }
+    int failed = PyList_Append(out, seg);
+    Py_DECREF(seg);
+    return failed;
+}
+
+typedef struct {
+    PyObject *big, *stream, *out, *warnings, *table;
+    PyTypeObject *segment;
+    Py_ssize_t limit;
+    int kind;
+    const void *data;
+} Runs;
+
+static inline int
+at_limit(const Runs *r)
+{
+    return r->limit >= 0 && r->limit <= PyList_GET_SIZE(r->out);
+}
+
+/* big[a:b], translated by the table when *kept* (as text_runs does). */
+static PyObject *
+run_text(const Runs *r, Py_ssize_t a, Py_ssize_t b, int kept)
+{
+    PyObject *run = PyUnicode_Substring(r->big, a, b);
+    if (run == NULL || !kept) {
+        return run;
+    }
+    PyObject *done = PyObject_CallMethod(run, "translate", "O", r->table);
+    Py_DECREF(run);
+    return done;
+}
+
+/* hwpscan.formats.hwp5_text.text_runs over big[a:b]: 1 (True), 0 (False), -1 error; 2
+ * where it would warn and r->warnings is NULL (nothing appended for the paragraph's
+ * control cut short, the caller declines). */
+static int
+text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
+{
+    const Py_ssize_t end = b - a;
+    Py_ssize_t start = 0, skip = 0;
+    int kept = 0;
+    for (Py_ssize_t i = 0; i < end; i++) {
+        Py_UCS4 c = PyUnicode_READ(r->kind, r->data, a + i);
+        if (c >= 32 || i < skip) {
+            continue;
+        }
+        if (is_kept(c)) {
+            kept = 1;
+            continue;
+        }
+        if (at_limit(r)) {
+            return 0;
+        }
+        if (i > start && append_segment(r->out, r->segment, r->stream, para, start,
+                                        run_text(r, a + start, a + i, kept)) < 0) {
+            return -1;
+        }
+        kept = 0;
+        if (CONTROL_KIND[c] == 2) {
+            if (i + CONTROL_UNITS > end) {
+                if (r->warnings == NULL) {
+                    return 2; /* a reader that takes no warning declines here */
+                }
+                PyObject *note = PyUnicode_FromFormat(
+                    "%U: paragraph %S ends inside an 8-unit control at unit %zd", r->stream,
+                    para, i);
+                if (note == NULL) {
+                    return -1;
+                }
+                /* the reader's warning list counts what it drops: its own append */
+                int failed;
+                if (PyList_CheckExact(r->warnings)) {
+                    failed = PyList_Append(r->warnings, note);
+                }
+                else {
+                    PyObject *res = PyObject_CallMethod(r->warnings, "append", "O", note);
+                    failed = res == NULL ? -1 : 0;
+                    Py_XDECREF(res);
+                }
+                Py_DECREF(note);
+                return failed < 0 ? -1 : 1;
+            }
+            if (c == TAB) {
+                if (at_limit(r)) {
+                    return 0;
+                }
+                if (append_segment(r->out, r->segment, r->stream, para, i,
+                                   PyUnicode_FromOrdinal(TAB)) < 0) {
+                    return -1;
+                }
+            }
+            start = skip = i + CONTROL_UNITS;
+        }
+        else {
+            start = skip = i + 1;
+        }
+    }
+    if (start < end) {
+        if (at_limit(r)) {
+            return 0;
+        }
+        if (append_segment(r->out, r->segment, r->stream, para, start,
+                           run_text(r, a + start, b, kept)) < 0) {
+            return -1;
+        }
+    }
+    return 1;
+}
+
+/* Whether big[a:b] holds a control (a unit below 32): one typed loop per string kind. */
+static int
+has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
+{
+    if (r->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = r->data;
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (p[i] < 32) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+    if (r->kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *p = r->data;
+        for (Py_ssize_t i = a; i < b; i++) {
+            if (p[i] < 32) {
+                return 1;
+            }
+        }
+        return 0;
+    }
+    const Py_UCS4 *p = r->data;
+    for (Py_ssize_t i = a; i < b; i++) {
+        if (p[i] < 32) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One paragraph big[a:b] of hwpscan.formats.hwp5_text._paragraph_runs: the common
+ * paragraph (text, then its paragraph end and no other control, or no control at all)
+ * one segment, any other through text_runs_c. 1 done, 0 at the limit, 2 as text_runs_c,
+ * -1 on a Python error. */
+static int
+paragraph_run(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
+{
+    if (b <= a) {
+        return 1;
+    }
+    if (PyUnicode_READ(r->kind, r->data, b - 1) == PARA_BREAK && !has_control(r, a, b - 1)) {
+        if (b - 1 > a) {
+            return append_segment(r->out, r->segment, r->stream, para, 0,
+                                  PyUnicode_Substring(r->big, a, b - 1)) < 0 ? -1 : 1;
+        }
+        return 1;
+    }
+    if (!has_control(r, a, b)) {
+        return append_segment(r->out, r->segment, r->stream, para, 0,
+                              PyUnicode_Substring(r->big, a, b)) < 0 ? -1 : 1;
+    }
+    return text_runs_c(r, a, b, para);
+}
+
+#endif

@@ -1,0 +1,488 @@
+"""An ordinary HWP 5 document read in one C call (``_hwp5plain.c``'s ``read_segments``),
+plain or not, against the Python reader, its reference.
+
+:func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` asks the native reader
+first; it answers for an ordinary document -- its body, preview and DocInfo names as
+segments where their text holds a notable unit (a surrogate, private use, U+FFFD, a
+folded symbol), as counts where it is plain -- and declines anything unusual, which the
+Python reader then reads as ever. Each check reads a file both ways (as the scan does,
+and with the native readers switched off) and holds the two Documents equal, the keys of
+their info in the same order, every segment a :class:`~hwpscan.models.Segment`, and the
+scan rows equal (but for ``seconds``). Checked on every compound-file fixture,
+generated documents (contaminated and plain sections mixed), hand-made unusual ones
+(each of which must be declined) and seeded streams of mutated contaminated documents.
+The native reader must also answer for the contaminated fixtures and generated
+documents: a reader that always declined would pass the rest. Skipped where the package
+was installed without a compiler.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hwpscan.formats import hwp5, hwp5_text, native
+from hwpscan.formats import hwp5_spec as spec
+from hwpscan.models import Document, Format, Segment
+from hwpscan.rehearsal.synth.cfb import write_cfb
+from hwpscan.rehearsal.synth.hwp5 import (
+    Block,
+    Footnote,
+    HeaderFooter,
+    Table,
+    TextBox,
+    build_hwp5,
+    hwp5_streams,
+)
+from hwpscan.scan import scan_bytes
+
+pytest.importorskip("hwpscan.formats._hwp5plain")
+if native.segments_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare
+    pytest.skip("the native paths are off", allow_module_level=True)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+CAPS = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
+PAIR = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as its two halves
+DIRTY: list[Block] = [
+    "보도자료 " + PAIR + " 첫 문단\t탭",
+    "둘째 줄\n줄바꿈 \u00a0 끝 \ue000",
+    Table([["구분", "내용 " + PAIR], ["가", "나\ufffd"]]),
+    Footnote("각주 \ua001 본문", anchor="본문"),
+    TextBox("글상자 \udc00", anchor="앞"),
+    HeaderFooter("머리말 \ud800"),
+    "",
+    "마지막 -\u00ad 끝",
+]
+CLEAN: list[Block] = ["깨끗한 문단\t탭", Table([["a", "b"]]), "", "끝\n줄"]
+
+
+@contextmanager
+def _python_only() -> Iterator[None]:
+    """Within: the native readers are off, every document goes through the Python reader."""
+    saved = hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT
+    hwp5._NATIVE_PLAIN_DOCUMENT = hwp5._NATIVE_DOCUMENT = None
+    try:
+        yield
+    finally:
+        hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT = saved
+
+
+def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
+    """True when the native reader answers for *data* (no decline)."""
+    assert native.segments_hwp5 is not None
+    return native.segments_hwp5(data, *caps, Segment, hwp5._TRANSLATE) is not None
+
+
+def _read(data: bytes, caps: tuple[int, int, int]) -> Document:
+    stream, document, names = caps
+    return hwp5.read_ole(
+        data,
+        count_plain_body=True,
+        max_stream_bytes=stream,
+        max_document_bytes=document,
+        max_docinfo_names=names,
+    )
+
+
+def _segments_typed(doc: Document) -> bool:
+    return all(type(s) is Segment for s in (*doc.body, *doc.preview, *doc.meta))
+
+
+def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) -> bool:
+    """Both ways give the same Document (info keys in the same order, every segment a
+    Segment) and, with *rows*, the same scan row; True when the native reader answered."""
+    fast = _read(data, caps)
+    with _python_only():
+        ref = _read(data, caps)
+    assert fast == ref
+    assert list(fast.info) == list(ref.info)
+    assert _segments_typed(fast) and _segments_typed(ref)
+    if rows:
+        fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
+        with _python_only():
+            ref_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
+        assert fast_row == ref_row
+    answered = accepted(data, caps)
+    if answered:  # only ever for a document the Python reader reads without a remark
+        assert ref.status is None and ref.reason is None and not ref.warnings
+    return answered
+
+
+def test_the_switch_turns_the_native_reader_off() -> None:
+    data = build_hwp5(DIRTY)
+    assert accepted(data)
+    with _python_only():
+        assert hwp5._NATIVE_DOCUMENT is None
+    assert dict(spec.CHAR_REPLACEMENTS) == hwp5._TRANSLATE
+
+
+def test_a_contaminated_document_is_what_the_python_reader_makes() -> None:
+    data = build_hwp5(DIRTY, sections=2, preview="미리 " + PAIR, style_names=["바탕" + PAIR])
+    assert same(data, rows=True)
+    doc = _read(data, CAPS)
+    assert list(doc.info) == ["version", "compressed", "flags", "paragraphs", "sections"]
+    assert doc.body and doc.preview and doc.meta and doc.warnings == ()
+
+
+# -- fixtures ----------------------------------------------------------------------------
+
+_OLE_FIXTURES = [
+    p for p in sorted(FIXTURES.rglob("*")) if p.is_file() and p.read_bytes()[:8] == OLE_MAGIC
+]
+
+
+@pytest.mark.parametrize("path", _OLE_FIXTURES, ids=lambda p: p.name)
+def test_every_compound_file_fixture_reads_the_same(path: Path) -> None:
+    same(path.read_bytes(), rows=True)
+
+
+def test_every_ordinary_fixture_is_read_natively() -> None:
+    """What the Python reader reads without a remark among the fixtures -- the
+    contaminated ones among them -- the native reader answers for."""
+    ordinary, answered, contaminated = [], [], []
+    for path in _OLE_FIXTURES:
+        data = path.read_bytes()
+        with _python_only():
+            ref = _read(data, CAPS)
+        if ref.format is Format.HWP5 and ref.status is None and not ref.warnings:
+            ordinary.append(path.name)
+            if ref.body:
+                contaminated.append(path.name)
+        if accepted(data):
+            answered.append(path.name)
+    assert len(contaminated) >= 2
+    assert answered == ordinary
+
+
+# -- generated documents ---------------------------------------------------------------
+
+_GENERATED: dict[str, tuple[Callable[[], bytes], bool]] = {  # name: (file, answered)
+    "dirty": (lambda: build_hwp5(DIRTY), True),
+    "dirty-3-sections": (lambda: build_hwp5(DIRTY * 3, sections=3), True),
+    "dirty-uncompressed": (lambda: build_hwp5(DIRTY, compressed=False), True),
+    "dirty-no-controls": (lambda: build_hwp5(DIRTY, tabs_and_controls=False), True),
+    "plain-then-dirty": (lambda: build_hwp5(CLEAN * 2 + DIRTY, sections=3), True),
+    "dirty-then-plain": (lambda: build_hwp5(DIRTY + CLEAN * 4, sections=3), True),
+    "plain-dirty-plain": (lambda: build_hwp5(CLEAN + DIRTY + CLEAN, sections=3), True),
+    "many-sections": (lambda: build_hwp5(CLEAN * 6 + ["x" + PAIR] + CLEAN * 5, sections=12), True),
+    "plain": (lambda: build_hwp5(CLEAN, sections=2), True),
+    "fold-only": (lambda: build_hwp5(["a\ua000b", "c\ua8ffd"]), True),
+    "fffd-only": (lambda: build_hwp5(["a\ufffdb"], preview=""), True),
+    "lone-high": (lambda: build_hwp5(["a\ud800", "\udbff"]), True),
+    "lone-low": (lambda: build_hwp5(["\udc00b"]), True),
+    "pua-edges": (lambda: build_hwp5(["\ue000\uf8ff\uf900"]), True),
+    "only-the-notable": (lambda: build_hwp5([PAIR]), True),
+    "long-dirty": (lambda: build_hwp5(["가나다" * 300 + PAIR] * 40, sections=2), True),
+    "dirty-preview-only": (lambda: build_hwp5(CLEAN, preview="a" + PAIR + "\r\n\r\nb\r\n"), True),
+    "preview-lines": (
+        lambda: build_hwp5(DIRTY, preview="\r\n" + PAIR + "\r\r\n\n\r\nz\x00\x00"),
+        True,
+    ),
+    "preview-fd-ff-across": (lambda: build_hwp5(CLEAN, preview="\ufd41\u00ff"), True),
+    "preview-fffd": (lambda: build_hwp5(DIRTY, preview="\ufffd\r\n"), True),
+    "preview-all-nul": (lambda: build_hwp5(DIRTY, preview="\x00\x00"), True),
+    "preview-empty": (lambda: build_hwp5(DIRTY, preview=""), True),
+    "dirty-names": (lambda: build_hwp5(CLEAN, style_names=["바탕" + PAIR, "", "x\ue001"]), True),
+    "dirty-names-and-body": (lambda: build_hwp5(DIRTY, style_names=["a", "\ufffd"]), True),
+    "names-fd-ff-across": (lambda: build_hwp5(DIRTY, style_names=["\ufd41", "\u00ffb"]), True),
+    "title": (lambda: build_hwp5(DIRTY, title="제목 " + PAIR), True),
+    "password": (lambda: build_hwp5(DIRTY, password=True), False),
+    "distribution": (lambda: build_hwp5(DIRTY, distribution=True), False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GENERATED))
+def test_generated_documents_read_the_same(name: str) -> None:
+    make, answered = _GENERATED[name]
+    assert same(make(), rows=True) is answered
+
+
+# -- hand-made documents ---------------------------------------------------------------
+
+
+def _header(version: int = 0x05010001, flags: int = spec.FLAG_COMPRESSED) -> bytes:
+    return (spec.SIGNATURE + struct.pack("<II", version, flags)).ljust(256, b"\0")
+
+
+def _deflate(data: bytes) -> bytes:
+    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return comp.compress(data) + comp.flush()
+
+
+def _inflate(data: bytes) -> bytes:
+    return zlib.decompressobj(-15).decompress(data)
+
+
+def _with(streams: dict[str, bytes], **changes: bytes | None) -> bytes:
+    """*streams* with some replaced or (None) removed, keyed by a name with ``__`` for
+    ``/``."""
+    out = dict(streams)
+    for key, value in changes.items():
+        path = key.replace("__", "/")
+        if value is None:
+            out.pop(path, None)
+        else:
+            out[path] = value
+    return write_cfb(out)
+
+
+def _record(tag: int, payload: bytes) -> bytes:
+    if len(payload) >= 0xFFF:
+        return struct.pack("<II", tag | 0xFFF << 20, len(payload)) + payload
+    return struct.pack("<I", tag | len(payload) << 20) + payload
+
+
+def _section(*payloads: bytes, header: bool = True) -> bytes:
+    out = b""
+    for payload in payloads:
+        out += (_record(spec.PARA_HEADER, b"") if header else b"") + _record(
+            spec.PARA_TEXT, payload
+        )
+    return out
+
+
+def _units(*codes: int) -> bytes:
+    return struct.pack(f"<{len(codes)}H", *codes)
+
+
+S = hwp5_streams(DIRTY)
+SECTION = _inflate(S["BodyText/Section0"])
+DOCINFO = _inflate(S["DocInfo"])
+CLEAN_SECTION = hwp5_streams(CLEAN)["BodyText/Section0"]
+
+_UNUSUAL: dict[str, Callable[[], bytes]] = {
+    "version-4": lambda: _with(S, FileHeader=_header(0x04000000)),
+    "password-bit": lambda: _with(S, FileHeader=_header(flags=3)),
+    "distribution-bit": lambda: _with(S, FileHeader=_header(flags=5)),
+    "no-docinfo": lambda: _with(S, DocInfo=None),
+    "no-body": lambda: _with(S, BodyText__Section0=None),
+    "viewtext-too": lambda: _with(S, ViewText__Section0=S["BodyText/Section0"]),
+    "preview-odd": lambda: _with(S, PrvText=PAIR.encode("utf-16-le", "surrogatepass") + b"a"),
+    "docinfo-not-deflate": lambda: _with(S, DocInfo=b"\xff\xff"),
+    "docinfo-cut": lambda: _with(S, DocInfo=S["DocInfo"][:-3]),
+    "docinfo-record-past-end": lambda: _with(S, DocInfo=_deflate(DOCINFO[:-1])),
+    "docinfo-dirty-then-cut": lambda: _with(
+        S,
+        DocInfo=_deflate(
+            DOCINFO
+            + _record(spec.STYLE, b"\x01\x00\x00\xe0\x00\x00")
+            + _record(spec.STYLE, b"\x05\x00ab")
+        ),
+    ),
+    "section-not-deflate": lambda: _with(S, BodyText__Section0=b"\x00\x01"),
+    "section-cut": lambda: _with(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
+    "section-record-past-end": lambda: _with(S, BodyText__Section0=_deflate(SECTION[:-1])),
+    "section-header-cut": lambda: _with(S, BodyText__Section0=_deflate(SECTION + b"\x42\x00")),
+    "section-lone-text": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(_units(0xE000), header=False))
+    ),
+    "section-odd-payload": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(_units(0xE000) + b"b"))
+    ),
+    "section-control-cut-after-notable": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(_units(0xE000, 2, 0, 0)))
+    ),
+    "section-control-cut-later-paragraph": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(_units(0xE000, 13), _units(65, 11, 0)))
+    ),
+    "plain-section-control-cut": lambda: _with(
+        S,
+        BodyText__Section0=_deflate(_section(_units(65, 3, 0))),
+        BodyText__Section1=S["BodyText/Section0"],
+    ),
+    "dirty-later-section-cut": lambda: _with(S, BodyText__Section1=_deflate(SECTION[:-1])),
+    "section-number-too-long": lambda: _with(
+        S, BodyText__Section1234567890123456789=S["BodyText/Section0"]
+    ),
+    "non-ascii-name": lambda: _with(S, 데이터=b"x"),
+    "nested-storage": lambda: _with(S, BinData__a__b=b"x"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_UNUSUAL))
+def test_unusual_documents_are_declined_and_read_the_same(name: str) -> None:
+    data = _UNUSUAL[name]()
+    assert not same(data, rows=True), name
+
+
+_ACCEPTED: dict[str, Callable[[], bytes]] = {
+    "names-any-case": lambda: write_cfb({k.lower(): v for k, v in S.items()}),
+    "section-order-by-number": lambda: _with(
+        S,
+        BodyText__Section10=CLEAN_SECTION,
+        BodyText__Section2=S["BodyText/Section0"],
+        BodyText__Section02=CLEAN_SECTION,
+        BodyText__Section0=_deflate(_section(_units(0xDBFF, 0xDFFF, 13))),
+    ),
+    "storages-case-apart": lambda: _with(
+        S, bodytext__Section1=S["BodyText/Section0"], BODYTEXT__Section01=CLEAN_SECTION
+    ),
+    "section-numbers-long": lambda: _with(
+        S, BodyText__Section000000000000000000000001=S["BodyText/Section0"]
+    ),
+    "notable-in-control-parameters": lambda: _with(
+        S,
+        BodyText__Section0=_deflate(
+            _section(_units(11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 0xE000, 13))
+        ),
+    ),
+    "every-control-dirty": lambda: _with(
+        S,
+        BodyText__Section0=_deflate(
+            _section(
+                b"".join(
+                    _units(c, 1, 2, 3, 4, 5, 6, c)
+                    if c in spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
+                    else _units(c, 0xE000 + c)
+                    for c in range(32)
+                )
+            )
+        ),
+    ),
+    "kept-controls-translated": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(_units(0xE000, 10, 24, 30, 31, 65, 0, 13)))
+    ),
+    "empty-payloads": lambda: _with(
+        S, BodyText__Section0=_deflate(_section(b"", _units(0xE000), b"", _units(13)))
+    ),
+    "headers-without-text": lambda: _with(
+        S, BodyText__Section0=_deflate(_record(66, b"") * 3 + SECTION + _record(66, b""))
+    ),
+    "section-other-tags": lambda: _with(
+        S, BodyText__Section0=_deflate(_record(71, b"\xd8" * 9) + SECTION + _record(1023, b""))
+    ),
+    "extended-size": lambda: _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * 3000))),
+    "docinfo-no-names": lambda: _with(S, DocInfo=_deflate(b"")),
+    "no-preview": lambda: _with(S, PrvText=None),
+    "other-flags": lambda: _with(S, FileHeader=_header(flags=0x8E9)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ACCEPTED))
+def test_usual_variants_are_read_natively_and_the_same(name: str) -> None:
+    assert same(_ACCEPTED[name](), rows=True), name
+
+
+def test_caps_and_budgets_decline_as_the_python_reader_refuses() -> None:
+    data = build_hwp5(DIRTY * 3, sections=2)
+    assert same(data)
+    section = len(_inflate(hwp5_streams(DIRTY * 3, sections=2)["BodyText/Section0"]))
+    for caps in (
+        (section - 1, CAPS[1], CAPS[2]),  # a section inflates past the stream cap
+        (CAPS[0], section, CAPS[2]),  # the document inflates past its cap
+        (CAPS[0], CAPS[1], 3),  # more DocInfo names than the cap
+        (CAPS[0], CAPS[1], -1),
+    ):
+        assert not same(data, caps), caps
+    dirty_names = build_hwp5(DIRTY, style_names=["a" + PAIR, "b", "c"])
+    assert same(dirty_names)
+    assert not same(dirty_names, (CAPS[0], CAPS[1], 3))  # cut after the notable name
+
+
+def test_a_body_near_the_segment_budget_is_declined() -> None:
+    """Far below the budget of segments the native reader declines a contaminated body
+    (MAX_SEGMENTS / 2 code units of text), so no budget is ever reached there."""
+    half = hwp5_text.MAX_SEGMENTS // 2
+    fits = _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * half)))
+    assert same(fits)
+    over = _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * (half + 1))))
+    assert not same(over)
+    plain = _deflate(_section(b"a\x00" * (half + 1)))
+    small = _deflate(_section(b"b\x00" * 10))
+    big_plain = _with(S, BodyText__Section0=plain, BodyText__Section1=small)
+    assert same(big_plain)  # counted, not kept: answered
+    big_then_dirty = _with(S, BodyText__Section0=plain, BodyText__Section1=S["BodyText/Section0"])
+    assert not same(big_then_dirty)
+
+
+# -- mutations -------------------------------------------------------------------------
+
+_BASES = {
+    "compressed": hwp5_streams(
+        DIRTY + CLEAN, sections=3, style_names=["바탕" + PAIR, "굴림"], preview="미리\r\n" + PAIR
+    ),
+    "uncompressed": hwp5_streams(CLEAN + DIRTY, compressed=False, sections=2),
+    "plain-first": hwp5_streams(CLEAN * 3 + DIRTY[:2], sections=3),
+}
+
+
+def _mutated_stream(rng: random.Random, data: bytes) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        if not out:
+            break
+        at = rng.randrange(len(out))
+        choice = rng.random()
+        if choice < 0.5:
+            out[at] = rng.randrange(256)
+        elif choice < 0.7:
+            out[at] ^= 1 << rng.randrange(8)
+        else:
+            out[at] = rng.choice(
+                (0x00, 0xD8, 0xDC, 0xE0, 0xF8, 0xFF, 0xFD, 0xA0, 0x0D, 0x0A, 0x0B, 0x09, 0x18)
+            )
+    if rng.random() < 0.1:
+        del out[rng.randrange(len(out) + 1) :]
+    return bytes(out)
+
+
+def _mutant(rng: random.Random) -> bytes:
+    """A generated document with a stream's bytes (inflated first when compressed) or
+    the compound file's own bytes changed."""
+    name = rng.choice(sorted(_BASES))
+    streams = dict(_BASES[name])
+    if rng.random() < 0.2:  # the container: anywhere, or in its header or directory
+        whole = bytearray(write_cfb(streams))
+        (directory,) = struct.unpack_from("<I", whole, 48)
+        for _ in range(rng.choice((1, 2))):
+            where = rng.choice((0, len(whole), 512 * (directory + 1)))
+            at = rng.randrange(where, where + 512) if where < len(whole) else rng.randrange(where)
+            whole[at] = rng.choice((rng.randrange(256), 0, 0xFF, 0xFE))
+        return bytes(whole)
+    path = rng.choice(sorted(streams))
+    data = streams[path]
+    packed = name != "uncompressed" and (path == "DocInfo" or path.startswith("BodyText"))
+    if packed and rng.random() < 0.85:
+        streams[path] = _deflate(_mutated_stream(rng, _inflate(data)))
+    else:
+        streams[path] = _mutated_stream(rng, data)
+    return write_cfb(streams)
+
+
+def _sweep(seed: int, count: int) -> tuple[int, int]:
+    rng = random.Random(seed)
+    answered = 0
+    for i in range(count):
+        data = _mutant(rng)
+        answered += same(data, rows=i % 16 == 0)
+    return answered, count
+
+
+def test_mutated_documents_read_the_same() -> None:
+    answered, count = _sweep(20261204, 3000)
+    assert count // 4 < answered < count  # both ways taken, mostly answered
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(8))
+def test_many_mutated_documents_read_the_same(seed: int) -> None:
+    answered, count = _sweep(1000 + seed, 20_000)
+    assert 0 < answered < count
+
+
+@pytest.mark.slow
+def test_the_benchmark_corpus_reads_the_same() -> None:
+    corpus = Path(__file__).resolve().parent.parent / "benchmarks" / "out" / "corpus"
+    files = sorted(corpus.rglob("*.hwp"))[:2000]
+    if not files:
+        pytest.skip("no benchmark corpus (benchmarks/scan_throughput.py builds it)")
+    answered = sum(same(p.read_bytes(), rows=True) for p in files)
+    assert answered > len(files) // 2
