@@ -63,7 +63,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["active"] is not pure
-    assert got["set"] == [not pure] * 17
+    assert got["set"] == [not pure] * 18
 
 
 @pytest.mark.slow
