@@ -16,13 +16,25 @@ from __future__ import annotations
 
 import random
 import struct
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hwp5_native_parts import (
+    CAPS,
+    FIXTURES,
+    OLE_MAGIC,
+    PAIR,
+    deflate,
+    header,
+    inflate,
+    python_only,
+    read,
+    record,
+    section,
+    with_streams,
+)
 
 from hwpscan.formats import hwp5, hwp5_text, native
 from hwpscan.formats import hwp5_spec as spec
@@ -44,10 +56,6 @@ plain_module = pytest.importorskip("hwpscan.formats._hwp5plain")
 if native.plain_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare
     pytest.skip("the native paths are off", allow_module_level=True)
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-CAPS = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
-PAIR = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as its two halves
 BLOCKS: list[Block] = [
     "보도자료 첫 문단\t탭",
     "둘째 줄\n줄바꿈 \u00a0 끝",
@@ -60,44 +68,22 @@ BLOCKS: list[Block] = [
 ]
 
 
-@contextmanager
-def _python_only() -> Iterator[None]:
-    """Within: the native reader is off, every document goes through the Python reader."""
-    saved = hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT
-    hwp5._NATIVE_PLAIN_DOCUMENT = hwp5._NATIVE_DOCUMENT = None
-    try:
-        yield
-    finally:
-        hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT = saved
-
-
 def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
     """True when the native reader answers for *data* (no decline)."""
     return native.plain_hwp5 is not None and native.plain_hwp5(data, *caps) is not None
 
 
-def _read(data: bytes, caps: tuple[int, int, int]) -> Document:
-    stream, document, names = caps
-    return hwp5.read_ole(
-        data,
-        count_plain_body=True,
-        max_stream_bytes=stream,
-        max_document_bytes=document,
-        max_docinfo_names=names,
-    )
-
-
 def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) -> bool:
     """Both ways give the same Document (info keys in the same order) and, with *rows*,
     the same scan row; True when the native reader answered."""
-    fast = _read(data, caps)
-    with _python_only():
-        ref = _read(data, caps)
+    fast = read(data, caps)
+    with python_only():
+        ref = read(data, caps)
     assert fast == ref
     assert list(fast.info) == list(ref.info)
     if rows:
         fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
-        with _python_only():
+        with python_only():
             ref_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
         assert fast_row == ref_row
     answered = accepted(data, caps)
@@ -109,7 +95,7 @@ def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) 
 def test_the_switch_turns_the_native_reader_off() -> None:
     data = build_hwp5(["가"])
     assert accepted(data)
-    with _python_only():
+    with python_only():
         assert hwp5._NATIVE_PLAIN_DOCUMENT is None
         assert hwp5._NATIVE_DOCUMENT is None
 
@@ -125,7 +111,7 @@ def test_the_budgets_are_the_python_readers() -> None:
 def test_a_plain_document_is_what_the_python_reader_makes() -> None:
     data = build_hwp5(BLOCKS, sections=2)
     assert same(data, rows=True)
-    doc = _read(data, CAPS)
+    doc = read(data, CAPS)
     assert list(doc.info) == [
         "version", "compressed", "flags", "paragraphs", "plain_body", "sections",
         "plain_preview", "plain_meta",
@@ -155,8 +141,8 @@ def test_every_plain_fixture_is_read_natively() -> None:
     plain, answered = [], []
     for path in _OLE_FIXTURES:
         data = path.read_bytes()
-        with _python_only():
-            if _plain(_read(data, CAPS)):
+        with python_only():
+            if _plain(read(data, CAPS)):
                 plain.append(path.name)
         if accepted(data):
             answered.append(path.name)
@@ -211,93 +197,54 @@ def _streams(**overrides: object) -> dict[str, bytes]:
     return hwp5_streams(BLOCKS, **overrides)  # type: ignore[arg-type]
 
 
-def _header(version: int = 0x05010001, flags: int = spec.FLAG_COMPRESSED, size: int = 256) -> bytes:
-    return (spec.SIGNATURE + struct.pack("<II", version, flags)).ljust(256, b"\0")[:size]
-
-
-def _deflate(data: bytes) -> bytes:
-    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
-    return comp.compress(data) + comp.flush()
-
-
-def _inflate(data: bytes) -> bytes:
-    return zlib.decompressobj(-15).decompress(data)
-
-
-def _with(streams: dict[str, bytes], **changes: bytes | None) -> bytes:
-    """*streams* with some replaced or (None) removed, keyed by a name with ``__`` for
-    ``/``."""
-    out = dict(streams)
-    for key, value in changes.items():
-        path = key.replace("__", "/")
-        if value is None:
-            out.pop(path, None)
-        else:
-            out[path] = value
-    return write_cfb(out)
-
-
-def _record(tag: int, payload: bytes) -> bytes:
-    if len(payload) >= 0xFFF:
-        return struct.pack("<II", tag | 0xFFF << 20, len(payload)) + payload
-    return struct.pack("<I", tag | len(payload) << 20) + payload
-
-
-def _section(*payloads: bytes, header: bool = True) -> bytes:
-    out = b""
-    for payload in payloads:
-        out += (_record(spec.PARA_HEADER, b"") if header else b"") + _record(
-            spec.PARA_TEXT, payload
-        )
-    return out
-
-
 S = _streams()
-SECTION = _inflate(S["BodyText/Section0"])
-DOCINFO = _inflate(S["DocInfo"])
+SECTION = inflate(S["BodyText/Section0"])
+DOCINFO = inflate(S["DocInfo"])
 
 _UNUSUAL: dict[str, Callable[[], bytes]] = {
-    "version-4": lambda: _with(S, FileHeader=_header(0x04000000)),
-    "version-6": lambda: _with(S, FileHeader=_header(0x06000000)),
-    "password-bit": lambda: _with(S, FileHeader=_header(flags=3)),
-    "drm-bit": lambda: _with(S, FileHeader=_header(flags=0x11)),
-    "cert-bits": lambda: _with(S, FileHeader=_header(flags=0x501)),
-    "distribution-bit": lambda: _with(S, FileHeader=_header(flags=5)),
-    "header-short": lambda: _with(S, FileHeader=_header(size=39)),
-    "header-no-signature": lambda: _with(S, FileHeader=b"HWP Document Fil" + bytes(240)),
-    "no-header": lambda: _with(S, FileHeader=None),
-    "no-docinfo": lambda: _with(S, DocInfo=None),
-    "no-body": lambda: _with(S, BodyText__Section0=None),
-    "viewtext-too": lambda: _with(S, ViewText__Section0=S["BodyText/Section0"]),
-    "viewtext-only": lambda: _with(S, BodyText__Section0=None, ViewText__Section0=b"x"),
-    "preview-odd": lambda: _with(S, PrvText=b"a\x00b"),
-    "docinfo-not-deflate": lambda: _with(S, DocInfo=b"\xff\xff"),
-    "docinfo-cut": lambda: _with(S, DocInfo=S["DocInfo"][:-3]),
-    "docinfo-empty-deflate": lambda: _with(S, DocInfo=b""),
-    "docinfo-record-past-end": lambda: _with(S, DocInfo=_deflate(DOCINFO[:-1])),
-    "docinfo-style-cut": lambda: _with(
-        S, DocInfo=_deflate(DOCINFO + _record(spec.STYLE, b"\x05\x00ab"))
+    "version-4": lambda: with_streams(S, FileHeader=header(0x04000000)),
+    "version-6": lambda: with_streams(S, FileHeader=header(0x06000000)),
+    "password-bit": lambda: with_streams(S, FileHeader=header(flags=3)),
+    "drm-bit": lambda: with_streams(S, FileHeader=header(flags=0x11)),
+    "cert-bits": lambda: with_streams(S, FileHeader=header(flags=0x501)),
+    "distribution-bit": lambda: with_streams(S, FileHeader=header(flags=5)),
+    "header-short": lambda: with_streams(S, FileHeader=header(size=39)),
+    "header-no-signature": lambda: with_streams(S, FileHeader=b"HWP Document Fil" + bytes(240)),
+    "no-header": lambda: with_streams(S, FileHeader=None),
+    "no-docinfo": lambda: with_streams(S, DocInfo=None),
+    "no-body": lambda: with_streams(S, BodyText__Section0=None),
+    "viewtext-too": lambda: with_streams(S, ViewText__Section0=S["BodyText/Section0"]),
+    "viewtext-only": lambda: with_streams(S, BodyText__Section0=None, ViewText__Section0=b"x"),
+    "preview-odd": lambda: with_streams(S, PrvText=b"a\x00b"),
+    "docinfo-not-deflate": lambda: with_streams(S, DocInfo=b"\xff\xff"),
+    "docinfo-cut": lambda: with_streams(S, DocInfo=S["DocInfo"][:-3]),
+    "docinfo-empty-deflate": lambda: with_streams(S, DocInfo=b""),
+    "docinfo-record-past-end": lambda: with_streams(S, DocInfo=deflate(DOCINFO[:-1])),
+    "docinfo-style-cut": lambda: with_streams(
+        S, DocInfo=deflate(DOCINFO + record(spec.STYLE, b"\x05\x00ab"))
     ),
-    "section-not-deflate": lambda: _with(S, BodyText__Section0=b"\x00\x01"),
-    "section-cut": lambda: _with(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
-    "section-record-past-end": lambda: _with(S, BodyText__Section0=_deflate(SECTION[:-1])),
-    "section-header-cut": lambda: _with(S, BodyText__Section0=_deflate(SECTION + b"\x42\x00")),
-    "section-extended-cut": lambda: _with(
-        S, BodyText__Section0=_deflate(SECTION + struct.pack("<I", 67 | 0xFFF << 20))
+    "section-not-deflate": lambda: with_streams(S, BodyText__Section0=b"\x00\x01"),
+    "section-cut": lambda: with_streams(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
+    "section-record-past-end": lambda: with_streams(S, BodyText__Section0=deflate(SECTION[:-1])),
+    "section-header-cut": lambda: with_streams(
+        S, BodyText__Section0=deflate(SECTION + b"\x42\x00")
     ),
-    "section-lone-text": lambda: _with(
-        S, BodyText__Section0=_deflate(_section("a".encode("utf-16-le"), header=False))
+    "section-extended-cut": lambda: with_streams(
+        S, BodyText__Section0=deflate(SECTION + struct.pack("<I", 67 | 0xFFF << 20))
     ),
-    "section-two-texts": lambda: _with(
-        S, BodyText__Section0=_deflate(SECTION + _record(spec.PARA_TEXT, b"a\x00"))
+    "section-lone-text": lambda: with_streams(
+        S, BodyText__Section0=deflate(section("a".encode("utf-16-le"), header=False))
     ),
-    "section-odd-payload": lambda: _with(S, BodyText__Section0=_deflate(_section(b"a\x00b"))),
-    "section-control-cut": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(struct.pack("<4H", 2, 0, 0, 0)))
+    "section-two-texts": lambda: with_streams(
+        S, BodyText__Section0=deflate(SECTION + record(spec.PARA_TEXT, b"a\x00"))
     ),
-    "non-ascii-name": lambda: _with(S, 데이터=b"x"),
-    "nested-storage": lambda: _with(S, BinData__a__b=b"x"),
-    "line-feed-name": lambda: _with(
+    "section-odd-payload": lambda: with_streams(S, BodyText__Section0=deflate(section(b"a\x00b"))),
+    "section-control-cut": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(struct.pack("<4H", 2, 0, 0, 0)))
+    ),
+    "non-ascii-name": lambda: with_streams(S, 데이터=b"x"),
+    "nested-storage": lambda: with_streams(S, BinData__a__b=b"x"),
+    "line-feed-name": lambda: with_streams(
         S, BodyText__Section9=None, **{"BodyText__Section1\n": SECTION}
     ),
 }
@@ -312,42 +259,42 @@ def test_unusual_documents_are_declined_and_read_the_same(name: str) -> None:
 def test_declines_that_the_python_reader_reads_as_plain() -> None:
     """Declines that cost nothing but the Python reader's time: it reads these as plain."""
     for data in (
-        _with(S, 데이터=b"x"),  # a name that is not ASCII
-        _with(S, BinData__a__b=b"x"),  # a storage inside a storage
-        _with(S, ViewText__Section0=S["BodyText/Section0"]),  # ViewText beside BodyText
+        with_streams(S, 데이터=b"x"),  # a name that is not ASCII
+        with_streams(S, BinData__a__b=b"x"),  # a storage inside a storage
+        with_streams(S, ViewText__Section0=S["BodyText/Section0"]),  # ViewText beside BodyText
     ):
         assert not same(data)
-        assert "plain_body" in _read(data, CAPS).info
+        assert "plain_body" in read(data, CAPS).info
 
 
 _ACCEPTED: dict[str, Callable[[], bytes]] = {
-    "no-preview": lambda: _with(S, PrvText=None),
-    "preview-empty-stream": lambda: _with(S, PrvText=b""),
-    "preview-big": lambda: _with(S, PrvText=("가나다\r\n" * 2000).encode("utf-16-le")),
+    "no-preview": lambda: with_streams(S, PrvText=None),
+    "preview-empty-stream": lambda: with_streams(S, PrvText=b""),
+    "preview-big": lambda: with_streams(S, PrvText=("가나다\r\n" * 2000).encode("utf-16-le")),
     "names-any-case": lambda: write_cfb({k.lower(): v for k, v in S.items()}),
-    "section-numbers": lambda: _with(S, BodyText__Section007=S["BodyText/Section0"]),
-    "body-other-stream": lambda: _with(S, BodyText__Other=b"x", BodyText__Section=b"y"),
-    "docinfo-no-names": lambda: _with(S, DocInfo=_deflate(b"")),
-    "docinfo-trailing-bytes": lambda: _with(S, DocInfo=S["DocInfo"] + b"junk"),
-    "section-empty": lambda: _with(S, BodyText__Section0=_deflate(b"")),
-    "section-no-text": lambda: _with(S, BodyText__Section0=_deflate(_record(66, b"") * 3)),
-    "section-empty-payload": lambda: _with(S, BodyText__Section0=_deflate(_section(b""))),
-    "section-extended-size": lambda: _with(
-        S, BodyText__Section0=_deflate(_section("가".encode("utf-16-le") * 3000))
+    "section-numbers": lambda: with_streams(S, BodyText__Section007=S["BodyText/Section0"]),
+    "body-other-stream": lambda: with_streams(S, BodyText__Other=b"x", BodyText__Section=b"y"),
+    "docinfo-no-names": lambda: with_streams(S, DocInfo=deflate(b"")),
+    "docinfo-trailing-bytes": lambda: with_streams(S, DocInfo=S["DocInfo"] + b"junk"),
+    "section-empty": lambda: with_streams(S, BodyText__Section0=deflate(b"")),
+    "section-no-text": lambda: with_streams(S, BodyText__Section0=deflate(record(66, b"") * 3)),
+    "section-empty-payload": lambda: with_streams(S, BodyText__Section0=deflate(section(b""))),
+    "section-extended-size": lambda: with_streams(
+        S, BodyText__Section0=deflate(section("가".encode("utf-16-le") * 3000))
     ),
-    "section-other-tags": lambda: _with(
-        S, BodyText__Section0=_deflate(_record(71, b"\xd8" * 9) + SECTION + _record(1023, b""))
+    "section-other-tags": lambda: with_streams(
+        S, BodyText__Section0=deflate(record(71, b"\xd8" * 9) + SECTION + record(1023, b""))
     ),
-    "surrogate-in-control-parameters": lambda: _with(
+    "surrogate-in-control-parameters": lambda: with_streams(
         S,
-        BodyText__Section0=_deflate(
-            _section(struct.pack("<9H", 11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 13))
+        BodyText__Section0=deflate(
+            section(struct.pack("<9H", 11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 13))
         ),
     ),
-    "every-control": lambda: _with(
+    "every-control": lambda: with_streams(
         S,
-        BodyText__Section0=_deflate(
-            _section(
+        BodyText__Section0=deflate(
+            section(
                 b"".join(
                     struct.pack("<8H", c, 1, 2, 3, 4, 5, 6, c)
                     if c in spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
@@ -357,7 +304,7 @@ _ACCEPTED: dict[str, Callable[[], bytes]] = {
             )
         ),
     ),
-    "other-flags": lambda: _with(S, FileHeader=_header(flags=0x8E9)),
+    "other-flags": lambda: with_streams(S, FileHeader=header(flags=0x8E9)),
 }
 
 
@@ -369,7 +316,7 @@ def test_usual_variants_are_read_natively_and_the_same(name: str) -> None:
 def test_caps_and_budgets_decline_as_the_python_reader_refuses() -> None:
     data = build_hwp5(BLOCKS * 3, sections=2)
     assert same(data)
-    section = len(_inflate(hwp5_streams(BLOCKS * 3, sections=2)["BodyText/Section0"]))
+    section = len(inflate(hwp5_streams(BLOCKS * 3, sections=2)["BodyText/Section0"]))
     for caps in (
         (section - 1, CAPS[1], CAPS[2]),  # a section inflates past the stream cap
         (255, CAPS[1], CAPS[2]),  # the FileHeader itself is over the cap
@@ -389,9 +336,9 @@ def test_the_document_cap_accepts_exactly_what_the_python_reader_reads() -> None
     streams = hwp5_streams(BLOCKS * 3, sections=3)
     data = write_cfb(streams)
     total = sum(
-        len(_inflate(v)) for k, v in streams.items() if k == "DocInfo" or k.startswith("Body")
+        len(inflate(v)) for k, v in streams.items() if k == "DocInfo" or k.startswith("Body")
     )
-    biggest = max(len(_inflate(v)) for k, v in streams.items() if k.startswith("Body"))
+    biggest = max(len(inflate(v)) for k, v in streams.items() if k.startswith("Body"))
     assert same(data, (biggest, total, CAPS[2]))
     assert not same(data, (biggest, total - 1, CAPS[2]))
     assert not same(data, (biggest - 1, total, CAPS[2]))
@@ -399,9 +346,9 @@ def test_the_document_cap_accepts_exactly_what_the_python_reader_reads() -> None
 
 def test_a_body_past_the_segment_budget_is_declined() -> None:
     units = hwp5_text.MAX_SEGMENTS
-    fits = _with(S, BodyText__Section0=_deflate(_section(b"a\x00" * units)))
+    fits = with_streams(S, BodyText__Section0=deflate(section(b"a\x00" * units)))
     assert same(fits)
-    over = _with(S, BodyText__Section0=_deflate(_section(b"a\x00" * units, b"b\x00")))
+    over = with_streams(S, BodyText__Section0=deflate(section(b"a\x00" * units, b"b\x00")))
     assert not same(over)
 
 
@@ -448,7 +395,7 @@ def _mutant(rng: random.Random) -> bytes:
     data = streams[path]
     packed = name == "compressed" and (path == "DocInfo" or path.startswith("BodyText"))
     if packed and rng.random() < 0.8:
-        streams[path] = _deflate(_mutated_stream(rng, _inflate(data)))
+        streams[path] = deflate(_mutated_stream(rng, inflate(data)))
     else:
         streams[path] = _mutated_stream(rng, data)
     return write_cfb(streams)

@@ -20,13 +20,25 @@ from __future__ import annotations
 
 import random
 import struct
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hwp5_native_parts import (
+    CAPS,
+    FIXTURES,
+    OLE_MAGIC,
+    PAIR,
+    deflate,
+    header,
+    inflate,
+    python_only,
+    read,
+    record,
+    section,
+    with_streams,
+)
 
 from hwpscan.formats import hwp5, hwp5_text, native
 from hwpscan.formats import hwp5_spec as spec
@@ -47,10 +59,6 @@ pytest.importorskip("hwpscan.formats._hwp5plain")
 if native.segments_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare
     pytest.skip("the native paths are off", allow_module_level=True)
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-CAPS = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
-PAIR = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as its two halves
 DIRTY: list[Block] = [
     "보도자료 " + PAIR + " 첫 문단\t탭",
     "둘째 줄\n줄바꿈 \u00a0 끝 \ue000",
@@ -64,32 +72,10 @@ DIRTY: list[Block] = [
 CLEAN: list[Block] = ["깨끗한 문단\t탭", Table([["a", "b"]]), "", "끝\n줄"]
 
 
-@contextmanager
-def _python_only() -> Iterator[None]:
-    """Within: the native readers are off, every document goes through the Python reader."""
-    saved = hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT
-    hwp5._NATIVE_PLAIN_DOCUMENT = hwp5._NATIVE_DOCUMENT = None
-    try:
-        yield
-    finally:
-        hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT = saved
-
-
 def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
     """True when the native reader answers for *data* (no decline)."""
     assert native.segments_hwp5 is not None
     return native.segments_hwp5(data, *caps, Segment, hwp5._TRANSLATE) is not None
-
-
-def _read(data: bytes, caps: tuple[int, int, int]) -> Document:
-    stream, document, names = caps
-    return hwp5.read_ole(
-        data,
-        count_plain_body=True,
-        max_stream_bytes=stream,
-        max_document_bytes=document,
-        max_docinfo_names=names,
-    )
 
 
 def _segments_typed(doc: Document) -> bool:
@@ -99,15 +85,15 @@ def _segments_typed(doc: Document) -> bool:
 def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) -> bool:
     """Both ways give the same Document (info keys in the same order, every segment a
     Segment) and, with *rows*, the same scan row; True when the native reader answered."""
-    fast = _read(data, caps)
-    with _python_only():
-        ref = _read(data, caps)
+    fast = read(data, caps)
+    with python_only():
+        ref = read(data, caps)
     assert fast == ref
     assert list(fast.info) == list(ref.info)
     assert _segments_typed(fast) and _segments_typed(ref)
     if rows:
         fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
-        with _python_only():
+        with python_only():
             ref_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
         assert fast_row == ref_row
     answered = accepted(data, caps)
@@ -119,7 +105,7 @@ def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) 
 def test_the_switch_turns_the_native_reader_off() -> None:
     data = build_hwp5(DIRTY)
     assert accepted(data)
-    with _python_only():
+    with python_only():
         assert hwp5._NATIVE_DOCUMENT is None
     assert dict(spec.CHAR_REPLACEMENTS) == hwp5._TRANSLATE
 
@@ -127,7 +113,7 @@ def test_the_switch_turns_the_native_reader_off() -> None:
 def test_a_contaminated_document_is_what_the_python_reader_makes() -> None:
     data = build_hwp5(DIRTY, sections=2, preview="미리 " + PAIR, style_names=["바탕" + PAIR])
     assert same(data, rows=True)
-    doc = _read(data, CAPS)
+    doc = read(data, CAPS)
     assert list(doc.info) == ["version", "compressed", "flags", "paragraphs", "sections"]
     assert doc.body and doc.preview and doc.meta and doc.warnings == ()
 
@@ -150,8 +136,8 @@ def test_every_ordinary_fixture_is_read_natively() -> None:
     ordinary, answered, contaminated = [], [], []
     for path in _OLE_FIXTURES:
         data = path.read_bytes()
-        with _python_only():
-            ref = _read(data, CAPS)
+        with python_only():
+            ref = read(data, CAPS)
         if ref.format is Format.HWP5 and ref.status is None and not ref.warnings:
             ordinary.append(path.name)
             if ref.body:
@@ -208,102 +194,65 @@ def test_generated_documents_read_the_same(name: str) -> None:
 # -- hand-made documents ---------------------------------------------------------------
 
 
-def _header(version: int = 0x05010001, flags: int = spec.FLAG_COMPRESSED) -> bytes:
-    return (spec.SIGNATURE + struct.pack("<II", version, flags)).ljust(256, b"\0")
-
-
-def _deflate(data: bytes) -> bytes:
-    comp = zlib.compressobj(6, zlib.DEFLATED, -15)
-    return comp.compress(data) + comp.flush()
-
-
-def _inflate(data: bytes) -> bytes:
-    return zlib.decompressobj(-15).decompress(data)
-
-
-def _with(streams: dict[str, bytes], **changes: bytes | None) -> bytes:
-    """*streams* with some replaced or (None) removed, keyed by a name with ``__`` for
-    ``/``."""
-    out = dict(streams)
-    for key, value in changes.items():
-        path = key.replace("__", "/")
-        if value is None:
-            out.pop(path, None)
-        else:
-            out[path] = value
-    return write_cfb(out)
-
-
-def _record(tag: int, payload: bytes) -> bytes:
-    if len(payload) >= 0xFFF:
-        return struct.pack("<II", tag | 0xFFF << 20, len(payload)) + payload
-    return struct.pack("<I", tag | len(payload) << 20) + payload
-
-
-def _section(*payloads: bytes, header: bool = True) -> bytes:
-    out = b""
-    for payload in payloads:
-        out += (_record(spec.PARA_HEADER, b"") if header else b"") + _record(
-            spec.PARA_TEXT, payload
-        )
-    return out
-
-
 def _units(*codes: int) -> bytes:
     return struct.pack(f"<{len(codes)}H", *codes)
 
 
 S = hwp5_streams(DIRTY)
-SECTION = _inflate(S["BodyText/Section0"])
-DOCINFO = _inflate(S["DocInfo"])
+SECTION = inflate(S["BodyText/Section0"])
+DOCINFO = inflate(S["DocInfo"])
 CLEAN_SECTION = hwp5_streams(CLEAN)["BodyText/Section0"]
 
 _UNUSUAL: dict[str, Callable[[], bytes]] = {
-    "version-4": lambda: _with(S, FileHeader=_header(0x04000000)),
-    "password-bit": lambda: _with(S, FileHeader=_header(flags=3)),
-    "distribution-bit": lambda: _with(S, FileHeader=_header(flags=5)),
-    "no-docinfo": lambda: _with(S, DocInfo=None),
-    "no-body": lambda: _with(S, BodyText__Section0=None),
-    "viewtext-too": lambda: _with(S, ViewText__Section0=S["BodyText/Section0"]),
-    "preview-odd": lambda: _with(S, PrvText=PAIR.encode("utf-16-le", "surrogatepass") + b"a"),
-    "docinfo-not-deflate": lambda: _with(S, DocInfo=b"\xff\xff"),
-    "docinfo-cut": lambda: _with(S, DocInfo=S["DocInfo"][:-3]),
-    "docinfo-record-past-end": lambda: _with(S, DocInfo=_deflate(DOCINFO[:-1])),
-    "docinfo-dirty-then-cut": lambda: _with(
+    "version-4": lambda: with_streams(S, FileHeader=header(0x04000000)),
+    "password-bit": lambda: with_streams(S, FileHeader=header(flags=3)),
+    "distribution-bit": lambda: with_streams(S, FileHeader=header(flags=5)),
+    "no-docinfo": lambda: with_streams(S, DocInfo=None),
+    "no-body": lambda: with_streams(S, BodyText__Section0=None),
+    "viewtext-too": lambda: with_streams(S, ViewText__Section0=S["BodyText/Section0"]),
+    "preview-odd": lambda: with_streams(
+        S, PrvText=PAIR.encode("utf-16-le", "surrogatepass") + b"a"
+    ),
+    "docinfo-not-deflate": lambda: with_streams(S, DocInfo=b"\xff\xff"),
+    "docinfo-cut": lambda: with_streams(S, DocInfo=S["DocInfo"][:-3]),
+    "docinfo-record-past-end": lambda: with_streams(S, DocInfo=deflate(DOCINFO[:-1])),
+    "docinfo-dirty-then-cut": lambda: with_streams(
         S,
-        DocInfo=_deflate(
+        DocInfo=deflate(
             DOCINFO
-            + _record(spec.STYLE, b"\x01\x00\x00\xe0\x00\x00")
-            + _record(spec.STYLE, b"\x05\x00ab")
+            + record(spec.STYLE, b"\x01\x00\x00\xe0\x00\x00")
+            + record(spec.STYLE, b"\x05\x00ab")
         ),
     ),
-    "section-not-deflate": lambda: _with(S, BodyText__Section0=b"\x00\x01"),
-    "section-cut": lambda: _with(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
-    "section-record-past-end": lambda: _with(S, BodyText__Section0=_deflate(SECTION[:-1])),
-    "section-header-cut": lambda: _with(S, BodyText__Section0=_deflate(SECTION + b"\x42\x00")),
-    "section-lone-text": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000), header=False))
+    "section-not-deflate": lambda: with_streams(S, BodyText__Section0=b"\x00\x01"),
+    "section-cut": lambda: with_streams(S, BodyText__Section0=S["BodyText/Section0"][:-2]),
+    "section-record-past-end": lambda: with_streams(S, BodyText__Section0=deflate(SECTION[:-1])),
+    "section-header-cut": lambda: with_streams(
+        S, BodyText__Section0=deflate(SECTION + b"\x42\x00")
     ),
-    "section-odd-payload": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000) + b"b"))
+    "section-lone-text": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000), header=False))
     ),
-    "section-control-cut-after-notable": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000, 2, 0, 0)))
+    "section-odd-payload": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000) + b"b"))
     ),
-    "section-control-cut-later-paragraph": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000, 13), _units(65, 11, 0)))
+    "section-control-cut-after-notable": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000, 2, 0, 0)))
     ),
-    "plain-section-control-cut": lambda: _with(
+    "section-control-cut-later-paragraph": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000, 13), _units(65, 11, 0)))
+    ),
+    "plain-section-control-cut": lambda: with_streams(
         S,
-        BodyText__Section0=_deflate(_section(_units(65, 3, 0))),
+        BodyText__Section0=deflate(section(_units(65, 3, 0))),
         BodyText__Section1=S["BodyText/Section0"],
     ),
-    "dirty-later-section-cut": lambda: _with(S, BodyText__Section1=_deflate(SECTION[:-1])),
-    "section-number-too-long": lambda: _with(
+    "dirty-later-section-cut": lambda: with_streams(S, BodyText__Section1=deflate(SECTION[:-1])),
+    "section-number-too-long": lambda: with_streams(
         S, BodyText__Section1234567890123456789=S["BodyText/Section0"]
     ),
-    "non-ascii-name": lambda: _with(S, 데이터=b"x"),
-    "nested-storage": lambda: _with(S, BinData__a__b=b"x"),
+    "non-ascii-name": lambda: with_streams(S, 데이터=b"x"),
+    "nested-storage": lambda: with_streams(S, BinData__a__b=b"x"),
 }
 
 
@@ -315,29 +264,29 @@ def test_unusual_documents_are_declined_and_read_the_same(name: str) -> None:
 
 _ACCEPTED: dict[str, Callable[[], bytes]] = {
     "names-any-case": lambda: write_cfb({k.lower(): v for k, v in S.items()}),
-    "section-order-by-number": lambda: _with(
+    "section-order-by-number": lambda: with_streams(
         S,
         BodyText__Section10=CLEAN_SECTION,
         BodyText__Section2=S["BodyText/Section0"],
         BodyText__Section02=CLEAN_SECTION,
-        BodyText__Section0=_deflate(_section(_units(0xDBFF, 0xDFFF, 13))),
+        BodyText__Section0=deflate(section(_units(0xDBFF, 0xDFFF, 13))),
     ),
-    "storages-case-apart": lambda: _with(
+    "storages-case-apart": lambda: with_streams(
         S, bodytext__Section1=S["BodyText/Section0"], BODYTEXT__Section01=CLEAN_SECTION
     ),
-    "section-numbers-long": lambda: _with(
+    "section-numbers-long": lambda: with_streams(
         S, BodyText__Section000000000000000000000001=S["BodyText/Section0"]
     ),
-    "notable-in-control-parameters": lambda: _with(
+    "notable-in-control-parameters": lambda: with_streams(
         S,
-        BodyText__Section0=_deflate(
-            _section(_units(11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 0xE000, 13))
+        BodyText__Section0=deflate(
+            section(_units(11, 0xD800, 0xE000, 0xFFFD, 0, 0, 0, 11, 0xE000, 13))
         ),
     ),
-    "every-control-dirty": lambda: _with(
+    "every-control-dirty": lambda: with_streams(
         S,
-        BodyText__Section0=_deflate(
-            _section(
+        BodyText__Section0=deflate(
+            section(
                 b"".join(
                     _units(c, 1, 2, 3, 4, 5, 6, c)
                     if c in spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
@@ -347,22 +296,24 @@ _ACCEPTED: dict[str, Callable[[], bytes]] = {
             )
         ),
     ),
-    "kept-controls-translated": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(_units(0xE000, 10, 24, 30, 31, 65, 0, 13)))
+    "kept-controls-translated": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000, 10, 24, 30, 31, 65, 0, 13)))
     ),
-    "empty-payloads": lambda: _with(
-        S, BodyText__Section0=_deflate(_section(b"", _units(0xE000), b"", _units(13)))
+    "empty-payloads": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(b"", _units(0xE000), b"", _units(13)))
     ),
-    "headers-without-text": lambda: _with(
-        S, BodyText__Section0=_deflate(_record(66, b"") * 3 + SECTION + _record(66, b""))
+    "headers-without-text": lambda: with_streams(
+        S, BodyText__Section0=deflate(record(66, b"") * 3 + SECTION + record(66, b""))
     ),
-    "section-other-tags": lambda: _with(
-        S, BodyText__Section0=_deflate(_record(71, b"\xd8" * 9) + SECTION + _record(1023, b""))
+    "section-other-tags": lambda: with_streams(
+        S, BodyText__Section0=deflate(record(71, b"\xd8" * 9) + SECTION + record(1023, b""))
     ),
-    "extended-size": lambda: _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * 3000))),
-    "docinfo-no-names": lambda: _with(S, DocInfo=_deflate(b"")),
-    "no-preview": lambda: _with(S, PrvText=None),
-    "other-flags": lambda: _with(S, FileHeader=_header(flags=0x8E9)),
+    "extended-size": lambda: with_streams(
+        S, BodyText__Section0=deflate(section(_units(0xE000) * 3000))
+    ),
+    "docinfo-no-names": lambda: with_streams(S, DocInfo=deflate(b"")),
+    "no-preview": lambda: with_streams(S, PrvText=None),
+    "other-flags": lambda: with_streams(S, FileHeader=header(flags=0x8E9)),
 }
 
 
@@ -374,7 +325,7 @@ def test_usual_variants_are_read_natively_and_the_same(name: str) -> None:
 def test_caps_and_budgets_decline_as_the_python_reader_refuses() -> None:
     data = build_hwp5(DIRTY * 3, sections=2)
     assert same(data)
-    section = len(_inflate(hwp5_streams(DIRTY * 3, sections=2)["BodyText/Section0"]))
+    section = len(inflate(hwp5_streams(DIRTY * 3, sections=2)["BodyText/Section0"]))
     for caps in (
         (section - 1, CAPS[1], CAPS[2]),  # a section inflates past the stream cap
         (CAPS[0], section, CAPS[2]),  # the document inflates past its cap
@@ -391,15 +342,17 @@ def test_a_body_near_the_segment_budget_is_declined() -> None:
     """Far below the budget of segments the native reader declines a contaminated body
     (MAX_SEGMENTS / 2 code units of text), so no budget is ever reached there."""
     half = hwp5_text.MAX_SEGMENTS // 2
-    fits = _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * half)))
+    fits = with_streams(S, BodyText__Section0=deflate(section(_units(0xE000) * half)))
     assert same(fits)
-    over = _with(S, BodyText__Section0=_deflate(_section(_units(0xE000) * (half + 1))))
+    over = with_streams(S, BodyText__Section0=deflate(section(_units(0xE000) * (half + 1))))
     assert not same(over)
-    plain = _deflate(_section(b"a\x00" * (half + 1)))
-    small = _deflate(_section(b"b\x00" * 10))
-    big_plain = _with(S, BodyText__Section0=plain, BodyText__Section1=small)
+    plain = deflate(section(b"a\x00" * (half + 1)))
+    small = deflate(section(b"b\x00" * 10))
+    big_plain = with_streams(S, BodyText__Section0=plain, BodyText__Section1=small)
     assert same(big_plain)  # counted, not kept: answered
-    big_then_dirty = _with(S, BodyText__Section0=plain, BodyText__Section1=S["BodyText/Section0"])
+    big_then_dirty = with_streams(
+        S, BodyText__Section0=plain, BodyText__Section1=S["BodyText/Section0"]
+    )
     assert not same(big_then_dirty)
 
 
@@ -451,7 +404,7 @@ def _mutant(rng: random.Random) -> bytes:
     data = streams[path]
     packed = name != "uncompressed" and (path == "DocInfo" or path.startswith("BodyText"))
     if packed and rng.random() < 0.85:
-        streams[path] = _deflate(_mutated_stream(rng, _inflate(data)))
+        streams[path] = deflate(_mutated_stream(rng, inflate(data)))
     else:
         streams[path] = _mutated_stream(rng, data)
     return write_cfb(streams)

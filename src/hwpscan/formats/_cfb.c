@@ -77,30 +77,9 @@ static int
 minifat(Cfb *c, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_t count,
         PyObject **ministream)
 {
-    if (root_size % MINI) {
-        return DECLINE;
-    }
-    const int64_t nmini = root_size / MINI;
-    if (count) {
-        int64_t k = chain(c->fat, c->nsect, c->used, start, count, c->scratch);
-        if (k < 0 || nmini > k * PER_SECTOR) {
-            return DECLINE;
-        }
-        /* nmini <= 128 * k entries of k <= nsect sectors: bounded by len(data) */
-        c->minifat = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
-        c->used_mini = PyMem_Calloc((size_t)nmini + 1, 1);
-        c->mini_scratch = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
-        if (c->minifat == NULL || c->used_mini == NULL || c->mini_scratch == NULL) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-        for (int64_t i = 0; i < nmini; i++) {
-            c->minifat[i] = u32_at(sector_at(c, c->scratch[i / PER_SECTOR]) + 4 * (i % PER_SECTOR));
-        }
-        c->nmini = nmini;
-    }
-    else if (start != ENDOFCHAIN || root_size) {
-        return DECLINE;
+    int status = cfb_minifat(c, root_size, start, count);
+    if (status != OK) {
+        return status;
     }
     if (root_size) {
         int64_t need = ((int64_t)root_size + SECTOR - 1) / SECTOR;

@@ -215,4 +215,40 @@ entry_at(const Cfb *c, uint32_t sid)
     return sector_at(c, c->dir[sid / 4]) + ENTRY * (sid % 4);
 }
 
+/* The MiniFAT of a file whose mini stream (the root entry's) is *root_size* bytes: its
+ * chain from *start* (*count* sectors) checked, cut to the mini stream's sectors, into
+ * c->minifat (and c->used_mini, c->mini_scratch for the chains read through it). A
+ * layout the strict readers do not take is DECLINE; what is left to each reader is
+ * where the mini stream's own sectors lie. */
+static int
+cfb_minifat(Cfb *c, uint32_t root_size, uint32_t start, uint32_t count)
+{
+    if (root_size % MINI) {
+        return DECLINE;
+    }
+    const int64_t nmini = root_size / MINI;
+    if (count) {
+        int64_t k = chain(c->fat, c->nsect, c->used, start, count, c->scratch);
+        if (k < 0 || nmini > k * PER_SECTOR) {
+            return DECLINE;
+        }
+        /* nmini <= 128 * k entries of k <= nsect sectors: bounded by len(data) */
+        c->minifat = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        c->used_mini = PyMem_Calloc((size_t)nmini + 1, 1);
+        c->mini_scratch = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        if (c->minifat == NULL || c->used_mini == NULL || c->mini_scratch == NULL) {
+            PyErr_NoMemory();
+            return FAILED;
+        }
+        for (int64_t i = 0; i < nmini; i++) {
+            c->minifat[i] = u32_at(sector_at(c, c->scratch[i / PER_SECTOR]) + 4 * (i % PER_SECTOR));
+        }
+        c->nmini = nmini;
+    }
+    else if (start != ENDOFCHAIN || root_size) {
+        return DECLINE;
+    }
+    return OK;
+}
+
 #endif
