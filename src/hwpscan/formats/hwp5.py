@@ -181,9 +181,10 @@ def read_ole(
     without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
     segmented: ``body`` is empty and ``info["plain_body"]`` holds its
     :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
-    for the DocInfo names (``meta`` empty, ``info["plain_meta"]``). A document plain
-    throughout is then counted in one native call where built (``fast`` too;
-    :func:`_plain_document`), which declines anything else to the reading below.
+    for the DocInfo names (``meta`` empty, ``info["plain_meta"]``). An ordinary
+    document, plain or not, is then read in one native call where built (``fast`` too;
+    :func:`_native_document`; :func:`_plain_document` where only the plain reader is),
+    which declines anything unusual to the reading below, its reference.
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
