@@ -29,6 +29,7 @@ from hwp5_native_parts import (
     deflate,
     header,
     inflate,
+    mutant,
     python_only,
     read,
     record,
@@ -360,52 +361,11 @@ _BASES = {
 }
 
 
-def _mutated_stream(rng: random.Random, data: bytes) -> bytes:
-    out = bytearray(data)
-    for _ in range(rng.choice((1, 1, 2, 3))):
-        if not out:
-            break
-        at = rng.randrange(len(out))
-        choice = rng.random()
-        if choice < 0.6:
-            out[at] = rng.randrange(256)
-        elif choice < 0.8:
-            out[at] ^= 1 << rng.randrange(8)
-        else:
-            out[at] = rng.choice((0x00, 0xD8, 0xDC, 0xE0, 0xF8, 0xFF, 0xFD, 0xA0, 0x0D, 0x0B))
-    if rng.random() < 0.1:
-        del out[rng.randrange(len(out) + 1) :]
-    return bytes(out)
-
-
-def _mutant(rng: random.Random) -> bytes:
-    """A generated document with a stream's bytes (inflated first when compressed) or
-    the compound file's own bytes changed."""
-    name = rng.choice(sorted(_BASES))
-    streams = dict(_BASES[name])
-    if rng.random() < 0.25:  # the container: anywhere, or in its header or directory
-        whole = bytearray(write_cfb(streams))
-        (directory,) = struct.unpack_from("<I", whole, 48)
-        for _ in range(rng.choice((1, 2))):
-            where = rng.choice((0, len(whole), 512 * (directory + 1)))
-            at = rng.randrange(where, where + 512) if where < len(whole) else rng.randrange(where)
-            whole[at] = rng.choice((rng.randrange(256), 0, 0xFF, 0xFE))
-        return bytes(whole)
-    path = rng.choice(sorted(streams))
-    data = streams[path]
-    packed = name == "compressed" and (path == "DocInfo" or path.startswith("BodyText"))
-    if packed and rng.random() < 0.8:
-        streams[path] = deflate(_mutated_stream(rng, inflate(data)))
-    else:
-        streams[path] = _mutated_stream(rng, data)
-    return write_cfb(streams)
-
-
 def _sweep(seed: int, count: int) -> tuple[int, int]:
     rng = random.Random(seed)
     answered = 0
     for i in range(count):
-        data = _mutant(rng)
+        data = mutant(rng, _BASES, 0.25)
         answered += same(data, rows=i % 16 == 0)
     return answered, count
 
