@@ -93,7 +93,8 @@ def test_a_worker_that_dies_between_files_blames_no_file(tmp_path: Path) -> None
     assert pool.receive(worker) == []  # EOF, and no file blamed
     assert worker not in pool.workers
     assert given <= {i for i, _ in pool.queue}  # back in the queue, first in line
-    rest = list(scan_mod._pooled([job for _, job in sorted(pool.queue)], 1, None))
+    work = [job for _, job in sorted(pool.queue)]
+    rest = [row for batch in scan_mod._pooled_batches(work, 1, None) for row in batch]
     assert all(row.status is Status.CLEAN for _, row in rest)
 
 

@@ -1214,7 +1214,7 @@ def _unpack_stats(packed: _PackedStats) -> TextStats:
 
 
 class _Pool:
-    """The supervisor's side of :func:`_pooled`: the queue of files not yet handed out,
+    """The supervisor's side of :func:`_pooled_batches`: the queue of files not yet handed out,
     the workers and what each one holds."""
 
     def __init__(self, work: list[Job], jobs: int, timeout: float | None) -> None:
@@ -1294,12 +1294,6 @@ class _Pool:
             "(--file-timeout): stopped, not judged"
         )
         return [(index, Row.of(_lost_row(job, why), index))]
-
-
-def _pooled(work: list[Job], jobs: int, timeout: float | None) -> Iterator[tuple[int, Row]]:
-    """:func:`_pooled_batches` a row at a time."""
-    for batch in _pooled_batches(work, jobs, timeout):
-        yield from batch
 
 
 def _pooled_batches(

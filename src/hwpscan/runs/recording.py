@@ -85,18 +85,12 @@ class Recording:
     def __call__(self, result: FileResult | Row) -> None:
         """Keep a row (a result, or a :class:`~hwpscan.scan.Row` as the pool gave it),
         show it to *also_row* (else *also*), and queue it for the store."""
-        row = result if isinstance(result, Row) else Row.of(result)
-        self.results.append(row)
-        if self._also_row is not None:
-            self._also_row(row)
-        elif self._also is not None:
-            self._also(row.result)
-        self._store(lambda rec: rec.add(row))
+        self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
-        """Keep a batch of rows as the pool gave them (a worker's message): what
-        calling it with each one does, each step once for the batch; *also_rows*, when
-        given, sees the batch at once."""
+        """Keep a batch of rows as the pool gave them (a worker's message), each step
+        once for the batch: *also_rows*, when given, sees the batch at once, else
+        *also_row* (or *also*) each row; then the batch is queued for the store."""
         self.results.extend(rows)
         if self._also_rows is not None:
             self._also_rows(rows)

@@ -118,16 +118,10 @@ class ResultRows(_Rows):
     def append(self, row: FileResult | Row) -> None:
         """Add a row: a result, or a :class:`~hwpscan.scan.Row` as the pool gave it (a
         spilled one is written in the bytes a worker sent it in: nothing to build)."""
-        if not isinstance(row, Row):
-            row = Row.of(row)
-        if len(self._head) < self._keep or not self._spill or not self._write(row):
-            self._head.append(row)
-        self._indexes.append(-1 if row.index is None else row.index)
-        self.statuses[row.status] += 1
-        self.masks[row.defects] += 1
+        self.extend((row,))
 
     def extend(self, rows: Iterable[FileResult | Row]) -> None:
-        """:meth:`append` each of *rows* (a batch from the pool), the tallies once."""
+        """Add rows (a batch from the pool): the tallies once for the batch."""
         made = [row if isinstance(row, Row) else Row.of(row) for row in rows]
         head, keep = self._head, self._keep
         for row in made:
