@@ -25,12 +25,12 @@ PAIR = chr(0xDB80) + chr(0xDEB1)  # U+F02B1 as its two halves
 @contextmanager
 def python_only() -> Iterator[None]:
     """Within: the native readers are off, every document goes through the Python reader."""
-    saved = hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT
-    hwp5._NATIVE_PLAIN_DOCUMENT = hwp5._NATIVE_DOCUMENT = None
+    saved = hwp5._NATIVE_DOCUMENT
+    hwp5._NATIVE_DOCUMENT = None
     try:
         yield
     finally:
-        hwp5._NATIVE_PLAIN_DOCUMENT, hwp5._NATIVE_DOCUMENT = saved
+        hwp5._NATIVE_DOCUMENT = saved
 
 
 def read(data: bytes, caps: tuple[int, int, int]) -> Document:

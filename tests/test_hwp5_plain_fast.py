@@ -97,7 +97,6 @@ def test_the_switch_turns_the_native_reader_off() -> None:
     data = build_hwp5(["가"])
     assert accepted(data)
     with python_only():
-        assert hwp5._NATIVE_PLAIN_DOCUMENT is None
         assert hwp5._NATIVE_DOCUMENT is None
 
 

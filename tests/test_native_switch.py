@@ -33,7 +33,7 @@ from hwpscan.forensics import surrogates
 from hwpscan.report import export
 slots = [getattr(hwp5_text, n) for n in
          ("_NATIVE_SCAN", "_NATIVE_PLAIN", "_NATIVE_RUNS", "_NATIVE_VIEW", "_NATIVE_JOIN")]
-slots += [hwp5._NATIVE_SPANS, hwp5._NATIVE_PLAIN_NAMES, hwp5._NATIVE_PLAIN_DOCUMENT,
+slots += [hwp5._NATIVE_SPANS, hwp5._NATIVE_PLAIN_NAMES, native.plain_hwp5,
           hwp5._NATIVE_DOCUMENT,
           cfb_fast._NATIVE_LAYOUT,
           surrogates._NATIVE_COUNTS, surrogates._NATIVE_LOCATE, surrogates._NATIVE_FIND,

@@ -84,11 +84,8 @@ _TEXT_OF = itemgetter(3)  # a Segment's text
 _NATIVE_SPANS = native.docinfo_spans  # _docinfo_spans in C, when built
 #: What _docinfo counts for a plain DocInfo (_docinfo_spans, then _plain_names), in C.
 _NATIVE_PLAIN_NAMES = native.docinfo_plain
-#: A whole plain document's counts (see _plain_document), in C; read_ole reads it here
-#: when built.
-_NATIVE_PLAIN_DOCUMENT = native.plain_hwp5
-#: The same for an ordinary document, plain or not (see _native_document), in C; read_ole
-#: reads it here instead when built.
+#: An ordinary document, plain or not, read in one call (see _native_document), in C;
+#: read_ole reads it here when built.
 _NATIVE_DOCUMENT = native.segments_hwp5
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)  # the kept controls' text, as text_runs has it
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
@@ -183,8 +180,8 @@ def read_ole(
     :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
     for the DocInfo names (``meta`` empty, ``info["plain_meta"]``). An ordinary
     document, plain or not, is then read in one native call where built (``fast`` too;
-    :func:`_native_document`; :func:`_plain_document` where only the plain reader is),
-    which declines anything unusual to the reading below, its reference.
+    :func:`_native_document`), which declines anything unusual to the reading below,
+    its reference.
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
@@ -194,12 +191,6 @@ def read_ole(
         )
         if made is not None:  # an ordinary document, as the reading below would read it
             return _native_document(*made)
-    elif count_plain_body and fast and _NATIVE_PLAIN_DOCUMENT is not None:
-        found = _NATIVE_PLAIN_DOCUMENT(
-            data, max_stream_bytes, max_document_bytes, max_docinfo_names
-        )
-        if found is not None:  # a plain document, as the reading below would count it
-            return _plain_document(*found)
     caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body)
     cfb = open_cfb(data) if fast else None
     if cfb is not None:
@@ -227,33 +218,6 @@ def read_ole(
                 reason=f"compound file directory unreadable: {exc}",
             )
         return _read_container(streams, data, *caps)
-
-
-def _plain_document(
-    word: int,
-    flags: int,
-    paragraphs: int,
-    sections: int,
-    body: tuple[int, int],
-    preview: tuple[int, int] | None,
-    meta: tuple[int, int] | None,
-) -> Document:
-    """The Document :func:`_read_hwp5` makes of a plain document read for its counts (no
-    segment, warning or status; its info's keys in the order that code sets them), from
-    what the native reader (:data:`hwpscan.formats.native.plain_hwp5`) counted."""
-    info: dict[str, object] = {
-        "version": spec.version_text(word),
-        "compressed": bool(flags & spec.FLAG_COMPRESSED),
-        "flags": list(spec.flag_names(flags)),
-        "paragraphs": paragraphs,
-        "plain_body": PlainCounts(*body),
-        "sections": sections,
-    }
-    if preview is not None:
-        info["plain_preview"] = PlainCounts(*preview)
-    if meta is not None:
-        info["plain_meta"] = PlainCounts(*meta)
-    return Document(format=Format.HWP5, info=info)
 
 
 def _native_document(

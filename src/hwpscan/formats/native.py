@@ -131,13 +131,13 @@ def _load_zip() -> tuple[ZipCentral, ZipInflate]:
 #: What :class:`hwpscan.formats.cfb_fast.CfbStreams` computes from a file's bytes
 #: (returning ``None`` wherever it would decline), in C, or ``None``.
 cfb_layout = optional(_load_cfb)
-#: What :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` finds in a plain
-#: HWP 5 document (its info's counts), read in one call in C, or ``None`` where that
-#: declines (the Python reader then reads the file); ``None`` when not built. And
-#: ``segments_hwp5``, the same reader for a document whose text is not plain too: what
-#: ``read_ole`` with ``count_plain_body`` makes of an ordinary HWP 5 document, its
-#: segments or its counts for the body, the preview and the DocInfo names, or ``None``
-#: where it declines.
+#: ``segments_hwp5``: what :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body``
+#: makes of an ordinary HWP 5 document, read in one call in C (its segments, or its
+#: counts where that text is plain, for the body, the preview and the DocInfo names), or
+#: ``None`` where it declines (the Python reader then reads the file); ``None`` when not
+#: built. ``plain_hwp5`` is the same reader answering for plain documents only (their
+#: info's counts): ``read_ole`` does not call it; the tests hold it to answering exactly
+#: for the documents the Python reader counts as plain.
 plain_hwp5, segments_hwp5 = optional(_load_plain) or (None, None)
 #: The paragraph texts :func:`hwpscan.formats.hwpx.section_text` adds for one whole
 #: section part, or ``None`` where it declines (expat then runs), in C, or ``None``;
