@@ -44,7 +44,7 @@ paths = open(sys.argv[1], encoding="utf-8").read().split("\\n")
 n, what = int(sys.argv[2]), sys.argv[3]
 if what == "scan":
     from hwpscan.report.export import record_line
-    from hwpscan.scan import scan_file
+    from hwpscan.scanning.one_file import scan_file
 
     for i, p in enumerate(paths[: n + 20]):
         record_line(scan_file(p), index=i)
@@ -94,7 +94,7 @@ def per_file(python: str, paths: Path, n: int, what: str = "scan") -> float:
 
 def by_status(corpus: Path, n: int) -> dict[str, list[str]]:
     """The first *n* (plus the warm-up) clean and contaminated HWP 5 files, in name order."""
-    from hwpscan.scan import scan_file
+    from hwpscan.scanning.one_file import scan_file
 
     found: dict[str, list[str]] = {"clean": [], "contaminated": []}
     for path in sorted(corpus.rglob("*.hwp")):

@@ -6,8 +6,9 @@
 Uses the press-release-like HWP 5 corpus of ``benchmarks/scan_throughput.py`` (built once,
 reused). Measures, on the same files:
 
-- ``local -jN``: :func:`hwpscan.scan.scan_paths` across N processes (the local executor);
-- ``dask W worker(s)``: :func:`hwpscan.executors.dask_cluster.scan_on_dask` on a
+- ``local -jN``: :func:`hwpscan.scanning.many_files.scan_paths` across N processes (the
+  local executor);
+- ``dask W worker(s)``: :func:`hwpscan.execution.dask_cluster.scan_on_dask` on a
   LocalCluster of W single-threaded worker processes on 127.0.0.1, at the default batch
   size (cluster start-up timed apart: a long audit pays it once);
 - ``batch size``: the 2-worker cluster at several batch sizes;
@@ -45,7 +46,7 @@ REPEAT = 3
 
 
 def local_rate(files: list[Path], jobs: int) -> float:
-    from hwpscan.scan import scan_paths
+    from hwpscan.scanning.many_files import scan_paths
 
     best = float("inf")
     for _ in range(REPEAT):
@@ -57,7 +58,7 @@ def local_rate(files: list[Path], jobs: int) -> float:
 
 def dask_rates(items: list[object], workers: int, batches: list[int]) -> dict[int, float]:
     """files/s per batch size on a fresh LocalCluster of *workers* processes."""
-    from hwpscan.executors.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
 
     out: dict[int, float] = {}
     start = time.perf_counter()
@@ -80,8 +81,8 @@ def dask_rates(items: list[object], workers: int, batches: list[int]) -> dict[in
 def task_overhead(tasks: int = 600, in_flight: int = 4) -> float:
     """Seconds per task with no file in it: empty batches on 1 worker, as many in flight as
     the executor keeps for one worker thread, results gathered as the executor does."""
-    from hwpscan.executors.dask_cluster import dask_client
-    from hwpscan.executors.worker import scan_batch
+    from hwpscan.execution.dask_cluster import dask_client
+    from hwpscan.execution.dask_tasks import scan_batch
 
     with dask_client(workers=1) as client:
         client.wait_for_workers(1)
@@ -115,7 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     build_corpus(args.dir, args.files)
 
-    from hwpscan.executors.dask_cluster import DEFAULT_BATCH
+    from hwpscan.execution.dask_cluster import DEFAULT_BATCH
     from hwpscan.sources import iter_items
 
     files = sorted(args.dir.rglob("*.hwp"))

@@ -221,7 +221,7 @@ print(n)
 _CORE = r"""
 import random, sys, time
 from pathlib import Path
-from hwpscan.scan import scan_file
+from hwpscan.scanning.one_file import scan_file
 from hwpscan.formats import cfb_fast, native
 files = sorted(Path(sys.argv[1]).rglob(sys.argv[2]))
 # a seeded random sample keeps the corpus's mix; every k-th file of the sorted listing
@@ -480,7 +480,7 @@ def profile(folder: Path, top: int) -> None:
     import cProfile
     import pstats
 
-    from hwpscan.scan import scan_file
+    from hwpscan.scanning.one_file import scan_file
 
     listed = sorted(folder.rglob("*.hwp"))
     files = random.Random(3000).sample(listed, min(3000, len(listed)))  # the corpus's mix

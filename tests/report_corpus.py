@@ -18,7 +18,8 @@ from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.report.bundle import write_report
-from hwpscan.scan import collect_files, resolve_dates, scan_paths
+from hwpscan.scanning.inputs import collect_files, resolve_dates
+from hwpscan.scanning.many_files import scan_paths
 
 PAIR = chr(0xF02B1)  # stored as the pair DB80 DEB1
 ORPHAN = chr(0xDC00)

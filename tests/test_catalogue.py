@@ -16,7 +16,7 @@ from hwpscan.rehearsal.synth.catalogue import (
     incident_catalogue,
     korean_date,
 )
-from hwpscan.scan import scan_bytes
+from hwpscan.scanning.one_file import scan_bytes
 
 RELEASES = incident_catalogue()
 

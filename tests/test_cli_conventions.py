@@ -16,7 +16,8 @@ from hwpscan.models import ExitCode, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.report.bundle import write_report
 from hwpscan.report.tables import pivot_table, verdict_line
-from hwpscan.scan import collect_dated, collect_files, scan_paths
+from hwpscan.scanning.inputs import collect_dated, collect_files
+from hwpscan.scanning.many_files import scan_paths
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

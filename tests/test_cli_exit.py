@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan.scan import collect_files, scan_paths
+from hwpscan.scanning.inputs import collect_files
+from hwpscan.scanning.many_files import scan_paths
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -11,7 +11,7 @@ import pytest
 
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.scan import (
+from hwpscan.scanning.inputs import (
     SIDECAR_NAMES,
     collect_dated,
     collect_files,
@@ -133,7 +133,7 @@ def test_dates_of_a_walked_tree_are_those_of_each_path_read_alone(
 ) -> None:
     """The walk dates each file from its folder and name as listed; the answer is
     :func:`date_from_path` of its whole path, for names that look like dates and not."""
-    from hwpscan.scan import date_from_path
+    from hwpscan.scanning.inputs import date_from_path
 
     names = ["2025-07-21", "2025-13-40", "2024-02-29", "2025-02-29", "a", "x.hwp",
              "2025-08-01.hwp", "2025-08-01.", "2025-08-01.tar.gz", "２０２５-０７-２１",

@@ -43,7 +43,7 @@ BOOT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from hwpscan.cli import main
-import hwpscan.fetch, hwpscan.scan, hwpscan.runs
+import hwpscan.fetch, hwpscan.scanning.many_files, hwpscan.runs
 ready, go = int(sys.argv[1]), int(sys.argv[2])
 os.write(ready, b"r")
 os.close(ready)

@@ -29,7 +29,7 @@ from hwpscan.forensics.surrogates import (
 from hwpscan.formats import read_document
 from hwpscan.models import Segment
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.scan import collect_files
+from hwpscan.scanning.inputs import collect_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HIGH, LOW = chr(0xDB80), chr(0xDEB1)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwpscan.scan import _DATE_RE, date_from_path
+from hwpscan.scanning.inputs import _DATE_RE, date_from_path
 
 
 def pathlib_date(path: str) -> str | None:

@@ -27,7 +27,8 @@ from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.report.export import CSV_COLUMNS, jsonl_line, write_csv
 from hwpscan.report.junit import junit_xml
-from hwpscan.scan import exit_code, scan_bytes, scan_file
+from hwpscan.scanning.exit_gate import exit_code
+from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 FOLDED_ONE = chr(0xA2B1)  # U+F02B1 (squared digit one) as Hancom folds it in HWP 5
 FOLDED_RULE = chr(0xA832)  # U+F0832 (double horizontal rule)

@@ -28,7 +28,7 @@ from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.quirks import Quirks
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.runs.recording import recorded_run
-from hwpscan.scan import scan_paths
+from hwpscan.scanning.many_files import scan_paths
 
 KEY = "Dp" + "7" * 30
 PY = sys.executable

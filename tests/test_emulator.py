@@ -44,7 +44,7 @@ from hwpscan.rehearsal.synth.catalogue import expected_contaminated_dates, incid
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
-from hwpscan.scan import scan_bytes
+from hwpscan.scanning.one_file import scan_bytes
 
 KEY = hashlib.sha256(b"emulator-test-key").hexdigest()[:32]
 OTHER_KEY = hashlib.sha256(b"emulator-other-key").hexdigest()[:32]

@@ -22,7 +22,7 @@ from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
 from hwpscan.models import CONTRACT_KEYS, Status
 from hwpscan.rehearsal.synth.press import PUA_MARKS
-from hwpscan.scan import scan_file
+from hwpscan.scanning.one_file import scan_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 EXPECTED = [

@@ -22,7 +22,7 @@ from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwp5_records import record
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
-from hwpscan.scan import MAX_REASON_CHARS, MAX_WARNINGS, scan_bytes
+from hwpscan.scanning.one_file import MAX_REASON_CHARS, MAX_WARNINGS, scan_bytes
 
 DEEP = "HWPSCAN_FUZZ_EXAMPLES" in os.environ
 EXAMPLES = int(os.environ.get("HWPSCAN_FUZZ_EXAMPLES", "25"))

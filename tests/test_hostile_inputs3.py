@@ -32,7 +32,8 @@ from hwpscan.matrix.runner import run_extractor
 from hwpscan.models import Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
-from hwpscan.scan import scan_bytes, scan_paths
+from hwpscan.scanning.many_files import scan_paths
+from hwpscan.scanning.one_file import scan_bytes
 from hwpscan.verify.tool import tool_environment
 
 runner = CliRunner()

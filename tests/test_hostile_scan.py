@@ -29,7 +29,8 @@ from hwpscan.formats.hwp5_text import (
 from hwpscan.models import Segment, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.hwp5_records import record
-from hwpscan.scan import MAX_REASON_CHARS, scan_bytes, scan_paths
+from hwpscan.scanning.many_files import scan_paths
+from hwpscan.scanning.one_file import MAX_REASON_CHARS, scan_bytes
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import hostile  # the reproducers' builders
@@ -143,7 +144,7 @@ LIMIT = 4.0
 def hang_on(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
     """Make the workers (forked from this process) never finish reading *path*, so the
     test does not depend on how long a slow file takes on this machine."""
-    from hwpscan import scan as scan_mod
+    from hwpscan.scanning import many_files as scan_mod
 
     real = scan_mod._scan_job
 

@@ -51,7 +51,7 @@ from hwpscan.rehearsal.synth.hwp5 import (
     build_hwp5,
     hwp5_streams,
 )
-from hwpscan.scan import scan_bytes
+from hwpscan.scanning.one_file import scan_bytes
 
 plain_module = pytest.importorskip("hwpscan.formats._hwp5plain")
 if native.plain_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare

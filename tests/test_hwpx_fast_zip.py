@@ -531,7 +531,7 @@ def test_many_mutated_packages_read_the_same(seed: int) -> None:
 def test_an_entry_without_a_name_makes_the_package_corrupt_not_an_internal_error() -> None:
     """zipfile cannot tell whether a nameless entry is a folder (it raises IndexError);
     the row says what is wrong with the file instead."""
-    from hwpscan.scan import scan_bytes
+    from hwpscan.scanning.one_file import scan_bytes
 
     row = scan_bytes(DAMAGE["empty-name"](BASE), path="x.hwpx")
     assert row.status is Status.CORRUPT and row.format is Format.HWPX

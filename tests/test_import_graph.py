@@ -119,7 +119,7 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_walk_sees_the_package() -> None:
     graph = import_graph()
     assert len(graph) > 50
-    assert "hwpscan.manifest" in graph["hwpscan.scan"]
+    assert "hwpscan.manifest" in graph["hwpscan.scanning.inputs"]
     assert "hwpscan.errors" in graph["hwpscan.formats.hwpx"]
 
 

@@ -17,7 +17,7 @@ from hwpscan.formats import pdfium_text
 from hwpscan.formats.pdf import read_pdf
 from hwpscan.models import Status
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
-from hwpscan.scan import scan_bytes
+from hwpscan.scanning.one_file import scan_bytes
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import pdf_engines  # the benchmark's per-engine page counts

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_surrogates import analyze as reference_analyze
 
-from hwpscan import scan as scan_module
+from hwpscan.scanning import one_file as scan_module
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats import read_document
 from hwpscan.formats.hwp5_text import (
@@ -39,7 +39,8 @@ from hwpscan.formats.hwp5_text import (
 )
 from hwpscan.models import Document, FileResult, Segment, TextStats
 from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, build_hwp5
-from hwpscan.scan import collect_files, scan_bytes
+from hwpscan.scanning.inputs import collect_files
+from hwpscan.scanning.one_file import scan_bytes
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HIGH, LOW = chr(0xDB80), chr(0xDEB1)
@@ -296,7 +297,8 @@ _FALLBACK_PATTERNS_COMPILED = """
 import sys
 from pathlib import Path
 from hwpscan.formats import hwp5_text, native
-from hwpscan.scan import collect_files, scan_file
+from hwpscan.scanning.inputs import collect_files
+from hwpscan.scanning.one_file import scan_file
 
 for path in collect_files([Path(sys.argv[1])]):
     scan_file(path)

@@ -14,7 +14,7 @@ from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 def test_importing_the_package_does_not_load_the_scanner() -> None:
     code = (
         "import sys, hwpscan; "
-        "print('hwpscan.scan' in sys.modules, 'hwpscan.formats' in sys.modules)"
+        "print('hwpscan.scanning.one_file' in sys.modules, 'hwpscan.formats' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "False"]

@@ -31,7 +31,7 @@ from hwpscan.formats.hwpx import (
 from hwpscan.models import Format, Status
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
-from hwpscan.scan import scan_bytes, scan_file
+from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HWPX_FIXTURES = sorted(

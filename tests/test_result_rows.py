@@ -13,7 +13,9 @@ from hwpscan.models import FileResult
 from hwpscan.report.export import jsonl_line
 from hwpscan.runs import rows as rows_module
 from hwpscan.runs.rows import ResultRows, row_lines
-from hwpscan.scan import Row, collect_files, scan_file
+from hwpscan.scanning.inputs import collect_files
+from hwpscan.scanning.one_file import scan_file
+from hwpscan.scanning.row_handoff import Row
 from hwpscan.usecases.scan import ScanSettings, scan
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -19,7 +19,10 @@ from hwpscan.report.export import jsonl_bytes_sink
 from hwpscan.runs.recording import Recording, recorded_run
 from hwpscan.runs.rows import ResultRows, row_lines
 from hwpscan.runs.store import RunStore
-from hwpscan.scan import PoolSettings, Row, collect_files, scan_file, scan_row_batches, scan_rows
+from hwpscan.scanning.inputs import collect_files
+from hwpscan.scanning.many_files import PoolSettings, scan_row_batches, scan_rows
+from hwpscan.scanning.one_file import scan_file
+from hwpscan.scanning.row_handoff import Row
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

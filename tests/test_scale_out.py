@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from hwpscan.scan import collect_files, resolve_dates, scan_file
+from hwpscan.scanning.inputs import collect_files, resolve_dates
+from hwpscan.scanning.one_file import scan_file
 from hwpscan.sources import iter_items
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -362,7 +363,7 @@ class _Stall(http.server.BaseHTTPRequestHandler):
 @needs_http
 @pytest.mark.slow
 def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> None:
-    from hwpscan.executors.worker import Guard
+    from hwpscan.execution.dask_tasks import Guard
     from hwpscan.sources import WorkItem
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
@@ -463,7 +464,7 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 ) -> None:
     from distributed import Client
 
-    from hwpscan.executors.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
 
     address, _ = cluster
     items = list(iter_items([make_corpus(tmp_path / "in", 240)]))
@@ -487,7 +488,7 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 @pytest.mark.slow
 @needs_dask
 def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
-    from hwpscan.executors.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
 
     items = list(iter_items([make_corpus(tmp_path / "in", 3)]))
     # Every worker process dies the moment it runs a scan task (its nanny starts another).
@@ -496,7 +497,7 @@ def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
     die = tmp_path / "die_on_scan.py"
     die.write_text(
         "import os\n"
-        "import hwpscan.executors.worker as scanning\n\n"
+        "import hwpscan.execution.dask_tasks as scanning\n\n"
         "def _die(*args, **kwargs):\n"
         "    os._exit(1)\n\n"
         "scanning.scan_batch = _die\n"
@@ -620,7 +621,7 @@ def test_only_the_schedulers_answer_no_worker_counts_towards_the_wait(
     and answers with workers never add up to "no worker for the wait"."""
     from types import SimpleNamespace
 
-    from hwpscan.executors import dask_cluster
+    from hwpscan.execution import dask_cluster
 
     clock = [1000.0]
     # the module's own clock only (patching time.monotonic would stop every clock here)

@@ -8,19 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan import scan as scan_mod
+from hwpscan.scanning import many_files as scan_mod
 from hwpscan.models import ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
-from hwpscan.scan import (
-    collect_files,
-    date_from_path,
-    exit_code,
-    resolve_dates,
-    scan_bytes,
-    scan_file,
-    scan_paths,
-)
+from hwpscan.scanning.exit_gate import exit_code
+from hwpscan.scanning.inputs import collect_files, date_from_path, resolve_dates
+from hwpscan.scanning.many_files import scan_paths
+from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 
 def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:
@@ -172,7 +167,7 @@ def test_a_read_that_comes_in_pieces_is_read_to_the_end(tmp_path: Path) -> None:
     on some file systems may): the reader reads on until it has them all or the end."""
     import threading
 
-    from hwpscan.scan import _read_at_most
+    from hwpscan.scanning.one_file import _read_at_most
 
     fifo = tmp_path / "pieces"
     os.mkfifo(fifo)

@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 
 import pytest
+from hwpscan.execution.process_pool import MAX_CHUNK, _chunk_size
 
-from hwpscan import scan as scan_mod
+from hwpscan.execution import process_pool
+from hwpscan.scanning import many_files as scan_mod
 from hwpscan.models import FileResult, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.scan import MAX_CHUNK, _chunk_size, scan_paths
+from hwpscan.scanning.many_files import scan_paths
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import hostile  # the reproducers' builders
@@ -76,8 +78,10 @@ def test_a_worker_that_dies_between_files_blames_no_file(tmp_path: Path) -> None
     import signal
 
     files = _files(tmp_path, 6, set())
-    pool = scan_mod._Pool([(p, None, None) for p in files], 1, None)
-    worker = scan_mod._Worker()
+    work = [(os.fspath(p), None, None) for p in files]
+    setup = process_pool._Setup(scan_mod._scan_task, scan_mod._failed_task, None, os.getpid(), True)
+    pool = process_pool._Pool(work, 1, None, setup)
+    worker = process_pool._Worker(setup)
     pool.workers.append(worker)
     worker.give(pool.chunk())
     answered = []
@@ -94,7 +98,7 @@ def test_a_worker_that_dies_between_files_blames_no_file(tmp_path: Path) -> None
     assert worker not in pool.workers
     assert given <= {i for i, _ in pool.queue}  # back in the queue, first in line
     work = [job for _, job in sorted(pool.queue)]
-    rest = [row for batch in scan_mod._pooled_batches(work, 1, None) for row in batch]
+    rest = [row for batch in scan_mod._pooled_rows(work, 1, None, None) for row in batch]
     assert all(row.status is Status.CLEAN for _, row in rest)
 
 
@@ -118,7 +122,7 @@ def test_a_worker_that_dies_right_after_sending_its_rows_costs_only_that_file(
         return real(path, date, repair)  # type: ignore[arg-type]
 
     monkeypatch.setattr(scan_mod, "scan_file", dying)
-    monkeypatch.setattr(scan_mod, "MAX_BATCH", 1)  # each row sent as it is made
+    monkeypatch.setattr(process_pool, "MAX_BATCH", 1)  # each row sent as it is made
     rows = list(scan_paths(files, jobs=2, ordered=False, on_result=lambda _: time.sleep(0.02)))
     assert sorted(r.index for r in rows if r.index is not None) == list(range(40))
     lost = sorted(r.index for r in rows if r.status is not Status.CLEAN)  # type: ignore[type-var]

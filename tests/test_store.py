@@ -20,7 +20,7 @@ from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.runs.recording import recorded_run
-from hwpscan.scan import Row
+from hwpscan.scanning.row_handoff import Row
 
 
 @pytest.fixture

@@ -39,15 +39,16 @@ if TYPE_CHECKING:
         Status,
         TextStats,
     )
-    from hwpscan.scan import scan_bytes, scan_file, scan_paths
+    from hwpscan.scanning.many_files import scan_paths
+    from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 #: Public names and the module defining each. They load on first use, so ``hwpscan
 #: --version`` and ``--help`` do not pay for the scanning core.
 _LAZY = {
     "read_document": "hwpscan.formats",
-    "scan_bytes": "hwpscan.scan",
-    "scan_file": "hwpscan.scan",
-    "scan_paths": "hwpscan.scan",
+    "scan_bytes": "hwpscan.scanning.one_file",
+    "scan_file": "hwpscan.scanning.one_file",
+    "scan_paths": "hwpscan.scanning.many_files",
     "JsonCheck": "hwpscan.forensics.checkjson",
     "check_json_bytes": "hwpscan.forensics.checkjson",
     "check_json_text": "hwpscan.forensics.checkjson",

@@ -48,8 +48,9 @@ class Status(str, enum.Enum):
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes, decided in one place per command (:func:`hwpscan.scan.exit_code`,
-    :func:`hwpscan.verify.exit_code` for ``verify``); when a command has several outcomes
+    """Process exit codes, decided in one place per command
+    (:func:`hwpscan.scanning.exit_gate.exit_code`, :func:`hwpscan.verify.exit_code` for
+    ``verify``); when a command has several outcomes
     (the files, the matrix, a stopped fetch), :func:`combine_exit_codes` picks the one."""
 
     OK = 0

@@ -1,9 +1,10 @@
 """Where the files to scan are: local folders or fsspec URLs, listed lazily.
 
-A source is a local path (a file or a folder, searched as :func:`hwpscan.scan.collect_files`
-does) or an fsspec URL such as ``s3://bucket/prefix``, ``gs://bucket/prefix`` or
-``file:///data/attachments``. Each file becomes a :class:`WorkItem`: where to read it, the
-path shown in results, its release date and what the listing said of it (size, ETag).
+A source is a local path (a file or a folder, searched as
+:func:`hwpscan.scanning.inputs.collect_files` does) or an fsspec URL such as
+``s3://bucket/prefix``, ``gs://bucket/prefix`` or ``file:///data/attachments``. Each file
+becomes a :class:`WorkItem`: where to read it, the path shown in results, its release
+date and what the listing said of it (size, ETag).
 Nothing here reads a file's bytes: a worker does that, wherever it runs.
 
 Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an ancestor
@@ -39,7 +40,7 @@ from hwpscan.redaction import (
     redact_text,
     userinfo_secrets,
 )
-from hwpscan.scan import (
+from hwpscan.scanning.inputs import (
     _is_attachment_name,
     collect_files,
     date_from_path,
@@ -108,8 +109,8 @@ def filesystem(url: str) -> tuple[AbstractFileSystem, str]:
 def iter_items(sources: Sequence[str | Path], *, start: int = 0) -> Iterator[WorkItem]:
     """Every file below *sources*, in the order the local executor scans them.
 
-    Local paths are collected and dated exactly as :func:`hwpscan.scan.collect_files`
-    and :func:`hwpscan.scan.resolve_dates` do; URLs are listed one folder at a time
+    Local paths are collected and dated exactly as :func:`hwpscan.scanning.inputs.collect_files`
+    and :func:`hwpscan.scanning.inputs.resolve_dates` do; URLs are listed one folder at a time
     as the items are consumed, so a listing of millions of keys never sits in memory.
     """
     index = start

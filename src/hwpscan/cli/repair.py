@@ -25,7 +25,7 @@ from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
 from hwpscan.runs.rows import row_lines
-from hwpscan.scan import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scan import RepairSettings, ScanSettings
 
 if TYPE_CHECKING:

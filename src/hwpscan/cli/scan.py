@@ -33,7 +33,7 @@ from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, summary_line
 from hwpscan.runs.rows import row_lines
-from hwpscan.scan import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
     DEFAULT_WORKER_WAIT,

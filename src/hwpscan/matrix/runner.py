@@ -40,14 +40,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from hwpscan import procs
+from hwpscan.execution import process_groups
+from hwpscan.execution.process_groups import KILL_GRACE, Finished, kill_group, run_captured
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
 from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
-from hwpscan.procs import KILL_GRACE, Finished, kill_group, run_captured
 from hwpscan.redaction import scrubbed_environment
-from hwpscan.scan import display_path
+from hwpscan.scanning.inputs import display_path
 
 __all__ = ["WorkerPool", "kill_group", "run_batch", "run_extractor", "run_matrix"]
 
@@ -182,7 +182,7 @@ class _Worker:
             start_new_session=os.name == "posix",
             env=scrubbed_environment(),  # third-party code: no secret of ours, see _run
         )
-        procs.watch(self.proc)  # a Ctrl-C of ours kills it (kill_running)
+        process_groups.watch(self.proc)  # a Ctrl-C of ours kills it (kill_running)
         self._buffer = b""
 
     def ask(self, path: Path, timeout: float) -> tuple[int, dict[str, Any]] | None:
@@ -245,7 +245,7 @@ class _Worker:
         except subprocess.TimeoutExpired:
             kill_group(self.proc)
             self.proc.wait()
-        procs.forget(self.proc)
+        process_groups.forget(self.proc)
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):
@@ -440,7 +440,7 @@ def run_matrix(
     yielded (and passed to *on_row*) as soon as that file's extractions are all in.
 
     *jobs* extractions run at once. *paths* are files (use
-    :func:`hwpscan.scan.collect_files` to expand folders). Python extractors keep a
+    :func:`hwpscan.scanning.inputs.collect_files` to expand folders). Python extractors keep a
     worker process across files (restarted after a timeout or a crash); with *isolate*
     each file gets a fresh process, so no state can carry over from one file to the
     next. ``{paths}`` commands get files in batches (:func:`batch_size`).
@@ -505,7 +505,7 @@ def run_matrix(
                         on_row(row)
                     yield row
         except BaseException:  # Ctrl-C or SIGTERM: the threads' commands never see it
-            procs.kill_running()
+            process_groups.kill_running()
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -31,6 +31,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
+from hwpscan.execution.child_limits import watch_parent
+
 __all__ = ["BAD_RESULT", "BASE_RAISED", "NOT_INSTALLED", "OK", "RAISED", "main", "serve"]
 
 OK = 0
@@ -128,6 +130,9 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return BAD_USAGE
+    # never outlive the matrix run (the kernel's signal follows a thread that may end
+    # first: the parent is watched by pid only)
+    watch_parent(os.getppid(), kernel_signal=False)
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # the extractor's prints (Python or C) must not reach the protocol

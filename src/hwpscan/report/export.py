@@ -207,9 +207,10 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
 
 
 def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
-    """A function that writes one line given in UTF-8 (:attr:`hwpscan.scan.Row.data`)
-    and flushes it at once: into *out*'s byte buffer when it has one and adds nothing
-    to a newline (POSIX), so the bytes go out as they came; else decoded, into *out*.
+    """A function that writes one line given in UTF-8
+    (:attr:`hwpscan.scanning.row_handoff.Row.data`) and flushes it at once: into *out*'s
+    byte buffer when it has one and adds nothing to a newline (POSIX), so the bytes go out as
+    they came; else decoded, into *out*.
     A JSON line holds no newline, so several lines joined by newlines may be given at
     once: the same bytes go out, in one write and one flush.
 

@@ -31,7 +31,7 @@ from hwpscan.runs.matrix import MatrixRecorder
 from hwpscan.runs.records import RunInfo
 from hwpscan.runs.rows import ResultRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store
-from hwpscan.scan import Row
+from hwpscan.scanning.row_handoff import Row
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
     from hwpscan.fetch.run import FetchReport
@@ -83,8 +83,8 @@ class Recording:
         return self._recorder.run_id if self._recorder else None
 
     def __call__(self, result: FileResult | Row) -> None:
-        """Keep a row (a result, or a :class:`~hwpscan.scan.Row` as the pool gave it),
-        show it to *also_row* (else *also*), and queue it for the store."""
+        """Keep a row (a result, or a :class:`~hwpscan.scanning.row_handoff.Row` as the
+        pool gave it), show it to *also_row* (else *also*), and queue it for the store."""
         self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
@@ -166,7 +166,7 @@ def recorded_run(
 
     Yields a :class:`Recording`: call it with each result (*also* sees each one too,
     e.g. a stream writer; *also_row*, when given, sees each one instead as the
-    :class:`~hwpscan.scan.Row` it came in; *also_rows* each batch given to
+    :class:`~hwpscan.scanning.row_handoff.Row` it came in; *also_rows* each batch given to
     :meth:`Recording.take`). On a normal exit the run is finished with
     the recording's summary; on an exception what was computed is flushed, the run stays unfinished
     (``history``: interrupted) and the exception goes on. *store* defaults to

@@ -37,7 +37,7 @@ from typing import BinaryIO, overload
 
 from hwpscan.models import DEFECT_CLASSES, FileResult, Status, classes_of
 from hwpscan.report.export import jsonl_line
-from hwpscan.scan import Row, unpack_result
+from hwpscan.scanning.row_handoff import Row, unpack_result
 
 __all__ = [
     "KEEP_IN_MEMORY",
@@ -116,8 +116,9 @@ class ResultRows(_Rows):
         return len(self._offsets)
 
     def append(self, row: FileResult | Row) -> None:
-        """Add a row: a result, or a :class:`~hwpscan.scan.Row` as the pool gave it (a
-        spilled one is written in the bytes a worker sent it in: nothing to build)."""
+        """Add a row: a result, or a :class:`~hwpscan.scanning.row_handoff.Row` as the
+        pool gave it (a spilled one is written in the bytes a worker sent it in: nothing to
+        build)."""
         self.extend((row,))
 
     def extend(self, rows: Iterable[FileResult | Row]) -> None:

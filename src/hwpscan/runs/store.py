@@ -41,7 +41,7 @@ from hwpscan.runs.sqlite import (
     error_kind,
     retry_busy,
 )
-from hwpscan.scan import Row
+from hwpscan.scanning.row_handoff import Row
 
 if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is recorded
     from hwpscan.runs.diff import RunDiff

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hwpscan.executors import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
+from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.locations import shown_url, url_from_argument
 
 __all__ = [

@@ -28,7 +28,7 @@ from hwpscan.errors import (
 )
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import default_store
-from hwpscan.scan import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.sources import WorkItem, iter_items
 from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
@@ -70,7 +70,7 @@ def check_scaled_options(
     if parser and (urls or executor is Executor.dask):
         raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
     if executor is Executor.dask:
-        from hwpscan.executors.dask_cluster import require_dask  # dask: only when chosen
+        from hwpscan.execution.dask_cluster import require_dask  # dask: only when chosen
 
         require_dask()
 
@@ -144,7 +144,7 @@ def _scan_on_dask(
     jobs: int,
     file_timeout: float | None,
 ) -> ScaledStop | None:
-    from hwpscan.executors.dask_cluster import dask_client, scan_on_dask  # dask: when chosen
+    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask  # dask: when chosen
 
     try:
         with dask_client(settings.scheduler, workers=jobs or None) as client:
@@ -208,7 +208,7 @@ def _scan_locally(
     from concurrent.futures import ThreadPoolExecutor
 
     # the guard processes' driver: only for work items (a URL, --resume), not for a folder
-    from hwpscan.executors.worker import scan_batch
+    from hwpscan.execution.dask_tasks import scan_batch
 
     workers = max(1, jobs or os.cpu_count() or 1)
     source = iter(items)

@@ -30,17 +30,12 @@ from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.runs.rows import defect_masks, status_counts
-from hwpscan.scan import (
-    DEFAULT_FILE_TIMEOUT,
-    FAIL_ON_ALIASES,
-    FAIL_ON_CHOICES,
-    PoolSettings,
-    RepairSettings,
-    Row,
-    collect_listed,
-    scan_row_batches,
-    statuses_exit_code,
-)
+from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
+from hwpscan.scanning.inputs import collect_listed
+from hwpscan.scanning.many_files import PoolSettings, scan_row_batches
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.repaired_text import RepairSettings
+from hwpscan.scanning.row_handoff import Row
 from hwpscan.usecases.scale_settings import Executor, ScaleSettings, display_root, local_paths
 
 if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only when used

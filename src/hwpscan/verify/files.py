@@ -14,7 +14,8 @@ from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.matrix import ParserSpec
 from hwpscan.matrix.runner import run_extractor
 from hwpscan.models import FileResult
-from hwpscan.scan import resolve_dates, scan_paths
+from hwpscan.scanning.inputs import resolve_dates
+from hwpscan.scanning.many_files import scan_paths
 from hwpscan.verify.evidence import Evidence, fail_reason
 from hwpscan.verify.verdicts import FAIL, DateVerdict
 

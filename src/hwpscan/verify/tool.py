@@ -1,7 +1,8 @@
 """The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
 
 The command runs without a shell, in its own process group (killed whole after the
-timeout, or when hwpscan is stopped: :func:`hwpscan.procs.run_captured`), and with a
+timeout, or when hwpscan is stopped:
+:func:`hwpscan.execution.process_groups.run_captured`), and with a
 scrubbed environment (:func:`tool_environment`): our API key and every variable whose
 name looks like a credential are left out, unless named with ``--tool-env NAME``.
 What it prints is checked string by string as ``check-json`` does; whatever of it is
@@ -18,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
+from hwpscan.execution.process_groups import run_captured
 from hwpscan.forensics.checkjson import check_json_text, decode_input, iter_strings
 from hwpscan.forensics.pua import pua_info
 from hwpscan.forensics.surrogates import escape_snippet, merge_pairs
-from hwpscan.procs import run_captured
 from hwpscan.redaction import (
     API_KEY_ENV,
     redact_auth,

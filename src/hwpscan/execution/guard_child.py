@@ -1,8 +1,9 @@
-"""The guard process behind :class:`hwpscan.executors.worker.Guard`.
+"""The guard process behind :class:`hwpscan.execution.dask_tasks.Guard`.
 
 Reads framed pickles of work-item lists on stdin and answers each item with its row, in
 order, on the real stdout; anything a library prints goes to stderr instead, so it
-cannot corrupt the answers. Ends when stdin closes. Run as ``python -m hwpscan.executors.child``.
+cannot corrupt the answers. Ends when stdin closes, or when its parent is gone. Run as
+``python -m hwpscan.execution.guard_child PARENT_PID MEMORY_MB``.
 """
 
 from __future__ import annotations
@@ -11,11 +12,15 @@ import os
 import pickle
 import sys
 
-from hwpscan.executors.worker import _HEADER, scan_guarded
+from hwpscan.execution.child_limits import enter_child
+from hwpscan.execution.dask_tasks import _HEADER, scan_guarded
 from hwpscan.sources import WorkItem
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    """``python -m hwpscan.execution.guard_child PARENT_PID MEMORY_MB``."""
+    parent, memory_mb = (int(arg) for arg in argv[:2]) if len(argv) >= 2 else (os.getppid(), 0)
+    enter_child(parent, memory_mb or None)
     answers = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints land on stderr, not in the answers
     sys.stdout = sys.stderr
@@ -40,4 +45,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -2,7 +2,7 @@
 
 Files travel as :class:`~hwpscan.sources.WorkItem` (a path or URL and a date), grouped
 into batches, one task per batch; workers read the bytes themselves and run
-:func:`hwpscan.executors.worker.scan_batch`, so the client never holds the corpus and
+:func:`hwpscan.execution.dask_tasks.scan_batch`, so the client never holds the corpus and
 only a bounded window of batches is in flight while the listing is consumed.
 
 Faults:
@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import SchedulerLostError, UsageError
-from hwpscan.executors import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
-from hwpscan.executors.worker import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
+from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
+from hwpscan.execution.dask_tasks import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
 from hwpscan.sources import WorkItem, shown_url

@@ -1,12 +1,12 @@
 """What runs on a worker: read one file where it lives, scan it, return its row.
 
 :func:`scan_item` is the per-file function for a :class:`~hwpscan.sources.WorkItem`: a
-local file goes through :func:`hwpscan.scan.scan_file` (the local executor's own
+local file goes through :func:`hwpscan.scanning.one_file.scan_file` (the local executor's own
 function, so rows are identical), a URL is read through fsspec with the same size cap
-and handed to :func:`hwpscan.scan.scan_bytes`.
+and handed to :func:`hwpscan.scanning.one_file.scan_bytes`.
 
 :func:`scan_batch` is the task a cluster runs. Each file is scanned in a guard process
-(``python -m hwpscan.executors.child``), so the per-file wall-time limit is enforced from
+(``python -m hwpscan.execution.guard_child``), so the per-file wall-time limit is enforced from
 outside the reading code: a file that overruns has its process killed and replaced, and
 a crash in native code or a ``MemoryError`` costs that one file, never the worker.
 Nothing here imports Dask.
@@ -27,9 +27,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import redact_credentials
-from hwpscan.scan import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
 from hwpscan.sources import WorkItem, filesystem
 
 __all__ = ["DEFAULT_FILE_TIMEOUT", "Guard", "error_row", "scan_batch", "scan_item"]
@@ -102,8 +103,9 @@ class Guard:
     without waiting on the parent while every file still has its own limit.
     """
 
-    def __init__(self, timeout: float | None) -> None:
+    def __init__(self, timeout: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB) -> None:
         self.timeout = timeout
+        self.memory_mb = memory_mb
         self._proc: subprocess.Popen[bytes] | None = None
 
     def scan(self, item: WorkItem) -> FileResult:
@@ -148,7 +150,13 @@ class Guard:
 
     def _start(self) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [sys.executable, "-m", "hwpscan.executors.child"],
+            [
+                sys.executable,
+                "-m",
+                "hwpscan.execution.guard_child",
+                str(os.getpid()),
+                str(self.memory_mb or 0),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -210,14 +218,17 @@ _guards: list[Guard] = []
 _guards_lock = threading.Lock()
 
 
-def _guard(timeout: float | None) -> Guard:
+def _guard(timeout: float | None, memory_mb: int | None) -> Guard:
     """This thread's guard (worker threads each scan one file at a time)."""
     guard: Guard | None = getattr(_local, "guard", None)
     if guard is None:
-        guard = Guard(timeout)
+        guard = Guard(timeout, memory_mb)
         _local.guard = guard
         with _guards_lock:
             _guards.append(guard)
+    if guard.memory_mb != memory_mb:  # a new budget takes a new child
+        guard.close()
+        guard.memory_mb = memory_mb
     guard.timeout = timeout
     return guard
 
@@ -230,10 +241,14 @@ def _close_guards() -> None:
 
 
 def scan_batch(
-    items: Sequence[WorkItem], file_timeout: float | None = DEFAULT_FILE_TIMEOUT
+    items: Sequence[WorkItem],
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> list[tuple[int, FileResult]]:
-    """The cluster task: each item's row with its input index, each in a guard process."""
+    """The cluster task: each item's row with its input index, each in a guard process
+    whose data segment is capped at *memory_mb* megabytes (see
+    :mod:`hwpscan.execution.child_limits`)."""
     if os.name != "posix":  # no select() on pipes: scan in this process, without a limit
         return [(item.index, scan_guarded(item)) for item in items]
-    rows = _guard(file_timeout).scan_many(items)
+    rows = _guard(file_timeout, memory_mb).scan_many(items)
     return [(item.index, row) for item, row in zip(items, rows, strict=True)]

@@ -1,0 +1,119 @@
+"""What every child process of the engine does first: bound its memory, and never
+outlive the process that started it.
+
+A child (a scan pool worker, the guard process of a Dask task, a matrix extractor's
+worker) calls :func:`enter_child` before it takes any work:
+
+- its data segment (heap and anonymous maps: what reading a file allocates) is capped
+  at the memory budget with ``RLIMIT_DATA``, so a memory bomb ends as a ``MemoryError``
+  (a row saying which budget it passed, see :func:`memory_budget_reason`) or, in native
+  code that cannot allocate, as the death of that child, which costs one row: never as
+  the machine's memory;
+- on Linux the kernel kills it when its parent dies (``PR_SET_PDEATHSIG``), and on every
+  system a daemon thread ends it within :data:`WATCH_INTERVAL` seconds of its parent's
+  end (the parent id changes when it is reparented). A ``kill -9`` of a scan, which is
+  what the OOM killer does, then leaves no worker holding the scan's output open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = [
+    "DEFAULT_MEMORY_MB",
+    "WATCH_INTERVAL",
+    "enter_child",
+    "memory_budget_mb",
+    "memory_budget_reason",
+    "set_memory_budget",
+    "watch_parent",
+]
+
+#: Megabytes of data segment a child may hold while reading one file (``0``: no limit).
+#: The largest real attachments seen need under 500 MB; a file's bytes (up to the
+#: 512 MB size cap) are held once while read.
+DEFAULT_MEMORY_MB = 2048
+#: Seconds between a child's looks at its parent (where no kernel signal does it).
+WATCH_INTERVAL = 0.25
+
+_PR_SET_PDEATHSIG = 1
+_budget_mb: int | None = None
+
+
+def set_memory_budget(megabytes: int | None) -> bool:
+    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap).
+
+    False when the system has no such limit (then the budget is not enforced)."""
+    global _budget_mb  # noqa: PLW0603 - one budget per process, set once as it starts
+    if not megabytes or megabytes <= 0:
+        _budget_mb = None
+        return True
+    try:
+        import resource
+    except ImportError:  # not a POSIX system
+        return False
+    limit = int(megabytes) * 2**20
+    which = getattr(resource, "RLIMIT_DATA", None)
+    if which is None:
+        return False
+    try:
+        _soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(which, (limit, hard))
+    except (OSError, ValueError):
+        return False
+    _budget_mb = int(megabytes)
+    return True
+
+
+def memory_budget_mb() -> int | None:
+    """The budget this process runs under (None: none was set)."""
+    return _budget_mb
+
+
+def memory_budget_reason() -> str | None:
+    """A row's reason for a ``MemoryError`` under the budget (None: no budget is set).
+
+    >>> memory_budget_reason() is None
+    True
+    """
+    if _budget_mb is None:
+        return None
+    return f"over the {_budget_mb:,} MB per-file memory budget while reading this file"
+
+
+def watch_parent(parent: int, *, kernel_signal: bool = True) -> None:
+    """End this process when *parent* (the process that started it) is gone.
+
+    *kernel_signal* asks Linux to send SIGKILL at the parent's death too: only right when
+    the thread that started this process lives as long as its parent needs it (the
+    kernel signals when that thread ends)."""
+    if kernel_signal and sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):  # no libc at hand: the thread still watches
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # gone before the signal was asked for
+        os._exit(1)
+    thread = threading.Thread(target=_watch, args=(parent,), name="hwpscan-parent", daemon=True)
+    thread.start()
+
+
+def _watch(parent: int) -> None:
+    while True:
+        time.sleep(WATCH_INTERVAL)
+        if os.getppid() != parent:
+            os._exit(1)  # nobody is left to take the rows: end now, nothing to flush
+
+
+def enter_child(parent: int, memory_mb: int | None = None, *, kernel_signal: bool = True) -> None:
+    """:func:`watch_parent` and :func:`set_memory_budget`: a child's first step."""
+    watch_parent(parent, kernel_signal=kernel_signal)
+    set_memory_budget(memory_mb)

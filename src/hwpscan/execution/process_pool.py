@@ -1,0 +1,375 @@
+"""The isolation engine's pool: work items run in worker processes, each with a time
+and a memory limit, and a crash, an overrun or a memory overrun costs that item only.
+
+:func:`pooled_batches` hands chunks of items to worker processes and yields their
+answers as they come, a worker's message (a batch) at a time. What an item is and what
+its answer is belong to the caller: a worker runs ``task(index, item)`` on each item,
+whose value (anything picklable) goes back as it is. An item whose worker died or
+overran its time limit is answered by a :class:`Stopped` instead, which says why; the
+worker is killed and replaced, and its other items go back to the front of the queue.
+
+Every worker is started with :func:`~hwpscan.execution.child_limits.enter_child`: its
+memory is capped, and it ends by itself when the process that started it is gone.
+
+Time is measured from outside. Before each item a worker writes the item's index and
+the monotonic clock's millisecond into a shared 64-bit progress word (one store, so it
+is never read half written), and the supervisor reads that word *before* it reads the
+clock: a stamp is then never later than the clock it is compared with, and an item's
+elapsed time cannot come out negative (which, modulo 2**32 ms, was 49.7 days).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Generic, Literal, TypeVar
+
+from hwpscan.execution.child_limits import enter_child
+
+__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches"]
+
+Item = TypeVar("Item")
+Answer = TypeVar("Answer")
+
+#: Items handed to a worker at a time: enough to amortise the messages and wake-ups, few
+#: enough that the last chunks spread over every worker (see :func:`_chunk_size`).
+MAX_CHUNK = 32
+#: What a worker holds before it sends it: at most this many answers, the oldest for at
+#: most :data:`MAX_HOLD` seconds, and nothing once it has no more items at hand. One
+#: message (one wake-up of the supervisor, which every worker waits on) carries a batch.
+MAX_BATCH = 32
+MAX_HOLD = 0.05
+
+#: The low bits of an item's index a worker writes in its progress word (see
+#: :func:`_progress_word`); a worker never holds two items these bits cannot tell apart.
+_INDEX_MASK = 0x7FFFFFFF
+_MS_WRAP = 2**32
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """Why an item has no answer: its worker ``died`` on it, or it ran past the ``timeout``
+    of *limit* seconds (its worker was killed)."""
+
+    why: Literal["died", "timeout"]
+    limit: float | None = None
+
+
+def _chunk_size(left: int, jobs: int) -> int:
+    """Items for the next chunk: about an eighth of each worker's share of what is left.
+
+    >>> _chunk_size(5000, 2), _chunk_size(40, 2), _chunk_size(3, 2)
+    (32, 2, 1)
+    """
+    return max(1, min(MAX_CHUNK, left // (8 * jobs)))
+
+
+def _progress_word(index: int, clock: float) -> int:
+    """Which item a worker is on and since when, as one 64-bit word (one store, so the
+    supervisor never reads half of it): the index's low 31 bits plus one in the high
+    half (0: on no item yet), the millisecond it began (modulo 2**32) in the low half.
+
+    >>> _read_word(_progress_word(7, 12.5), 13.0)
+    (7, 0.5)
+    >>> _read_word(0, 13.0) is None
+    True
+    """
+    return ((index & _INDEX_MASK) + 1) << 32 | int(clock * 1000) % _MS_WRAP
+
+
+def _read_word(word: int, clock: float) -> tuple[int, float] | None:
+    """The index bits and the seconds since the item began, of a progress word read
+    before *clock* was (so the difference is never negative).
+
+    >>> _read_word(_progress_word(3, 5.0), 5.0)
+    (3, 0.0)
+    """
+    if word >> 32 == 0:
+        return None
+    return (word >> 32) - 1, (int(clock * 1000) - word) % _MS_WRAP / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class _Setup(Generic[Item, Answer]):
+    """What a worker runs, and how it is bounded."""
+
+    task: Callable[[int, Item], Answer]
+    failed: Callable[[int, Item, BaseException], Answer]
+    memory_mb: int | None
+    parent: int
+    kernel_signal: bool
+
+
+class _Worker(Generic[Item]):
+    """One worker process, the pipe to it and its progress word.
+
+    It is given chunks of items and answers with batches, in the order given. Before
+    each item it writes the item's index and the time into its progress word, so the
+    supervisor always knows which item it is on and since when, though answers come in
+    batches: start-up and imports never count against an item's time limit, and a
+    worker that dies or overruns is blamed for that item only.
+    """
+
+    def __init__(self, setup: _Setup[Item, Any]) -> None:
+        self.conn, child = multiprocessing.Pipe()
+        self.progress: Any = multiprocessing.RawValue("Q", 0)  # unsigned: 63 bits are used
+        self.proc = multiprocessing.Process(
+            target=_worker_main, args=(child, self.progress, setup), daemon=True
+        )
+        self.proc.start()
+        child.close()
+        self.tasks: dict[int, Item] = {}  # given and not answered, in the order given
+        self.started = 0.0  # the last sign of life: hand-over when idle, start-up, a batch
+
+    def give(self, chunk: list[tuple[int, Item]]) -> None:
+        if not self.tasks:  # idle: its next item starts now
+            self.started = time.monotonic()
+        self.tasks.update(chunk)
+        # a worker that died since its last message (a crash in native code right after
+        # it sent a batch) cannot be given more; its pipe's end is then at EOF, which the
+        # next wait sees: receive() blames the item it died on, if any (died_on), and
+        # hands out the others, these included, again. A death costs one item, no more.
+        with contextlib.suppress(OSError):
+            self.conn.send(chunk)
+
+    def current(self) -> tuple[int, float]:
+        """The item it is on (one of its tasks) and when that began (monotonic clock).
+
+        Before it has begun any of them (it is starting, or its next chunk is on the
+        way), the first one, since its last sign of life.
+        """
+        word = self.progress.value  # the stamp first, then the clock: never a later stamp
+        now = time.monotonic()
+        read = _read_word(word, now)
+        if read is not None and (index := self._task(read[0])) is not None:
+            return index, now - read[1]
+        return next(iter(self.tasks)), self.started
+
+    def died_on(self) -> int | None:
+        """The item a worker that died was on: the one of its tasks its progress word
+        names (None: it had finished them all, and died between items)."""
+        read = _read_word(self.progress.value, time.monotonic())
+        return next(iter(self.tasks)) if read is None else self._task(read[0])
+
+    def _task(self, bits: int) -> int | None:
+        """The task whose index has these low bits (a couple of chunks to look through)."""
+        return next((i for i in self.tasks if i & _INDEX_MASK == bits), None)
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
+
+    def stop(self) -> None:
+        """End an idle worker politely (it finishes nothing more), else kill it."""
+        with contextlib.suppress(OSError, ValueError):
+            self.conn.send(None)
+        self.proc.join(2)
+        self.kill()
+
+
+def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> None:
+    """A worker's loop: chunks of (index, item) in, batches of (index, answer) out, in
+    order, until ``None`` or EOF. Its first message is an empty batch: started and
+    imported, the clock of its first item runs."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    enter_child(setup.parent, setup.memory_mb, kernel_signal=setup.kernel_signal)
+    out = _Outbox(conn, setup.failed)
+    if not out.send():
+        return
+    task = setup.task
+    while True:
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):
+            return
+        if chunk is None:
+            return
+        for index, item in chunk:
+            progress.value = _progress_word(index, time.monotonic())
+            try:
+                answer = task(index, item)
+            except Exception as exc:  # a task answers for itself; this is the last guard
+                answer = setup.failed(index, item, exc)
+            out.add(index, item, answer)
+            if out.full() and not out.send():
+                return
+        if out.held and not conn.poll() and not out.send():  # no more work at hand
+            return
+
+
+class _Outbox:
+    """The answers a worker has made and not sent yet (see :data:`MAX_BATCH`)."""
+
+    def __init__(self, conn: Connection, failed: Callable[[int, Any, BaseException], Any]):
+        self.conn = conn
+        self.failed = failed
+        self.held: list[tuple[int, Any]] = []
+        self.items: list[Any] = []
+        self.since = 0.0  # when the oldest answer held was made
+
+    def add(self, index: int, item: Any, answer: Any) -> None:
+        if not self.held:
+            self.since = time.monotonic()
+        self.held.append((index, answer))
+        self.items.append(item)
+
+    def full(self) -> bool:
+        return len(self.held) >= MAX_BATCH or time.monotonic() - self.since >= MAX_HOLD
+
+    def send(self) -> bool:
+        """Send what is held as one message; False when the supervisor is gone."""
+        held, items = self.held, self.items
+        self.held, self.items = [], []
+        try:
+            self.conn.send(held)
+        except (OSError, EOFError):
+            return False
+        except Exception:  # too big to send at once (MemoryError): one by one
+            return self._send_apart(held, items)
+        return True
+
+    def _send_apart(self, held: list[tuple[int, Any]], items: list[Any]) -> bool:
+        for (index, answer), item in zip(held, items, strict=True):
+            try:
+                self.conn.send([(index, answer)])
+            except (OSError, EOFError):
+                return False
+            except Exception as exc:  # this answer alone is too big: one saying so instead
+                try:
+                    self.conn.send([(index, self.failed(index, item, exc))])
+                except (OSError, EOFError):
+                    return False
+        return True
+
+
+class _Pool(Generic[Item, Answer]):
+    """The supervisor's side of :func:`pooled_batches`: the queue of items not yet handed
+    out, the workers and what each one holds."""
+
+    def __init__(
+        self, work: list[Item], jobs: int, timeout: float | None, setup: _Setup[Item, Answer]
+    ) -> None:
+        self.queue = deque(enumerate(work))
+        self.jobs = jobs
+        self.timeout = timeout
+        self.setup = setup
+        self.workers: list[_Worker[Item]] = []
+
+    def chunk(self) -> list[tuple[int, Item]]:
+        n = _chunk_size(len(self.queue), self.jobs)
+        return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
+
+    def feed(self) -> list[_Worker[Item]]:
+        """Give work to every worker down to its last chunk, start workers up to *jobs*;
+        the workers that hold items. (A worker is a chunk ahead: it answers in batches,
+        and its next chunk is there before it has sent the last one.)"""
+        queue = self.queue
+        for worker in self.workers:
+            if queue and len(worker.tasks) <= _chunk_size(len(queue), self.jobs):
+                worker.give(self.chunk())
+        while queue and len(self.workers) < self.jobs:
+            worker = _Worker(self.setup)
+            self.workers.append(worker)
+            worker.give(self.chunk())
+        return [w for w in self.workers if w.tasks]
+
+    def lose(self, worker: _Worker[Item], index: int | None) -> int | None:
+        """Kill a worker; the item *index* it was on is dropped from it and returned (None:
+        it was on none), its other items re-queued (the ones it had done and not sent
+        too: they run again)."""
+        worker.kill()
+        self.workers.remove(worker)
+        if index is not None:
+            del worker.tasks[index]
+        self.queue.extendleft(reversed(worker.tasks.items()))
+        return index
+
+    def wait(self, busy: list[_Worker[Item]]) -> set[object]:
+        """The pipes with a message, waiting no longer than the nearest item deadline."""
+        wait_for = None
+        if self.timeout is not None:
+            since = min(w.current()[1] for w in busy)
+            wait_for = max(0.0, since + self.timeout - time.monotonic())
+        return set(wait([w.conn for w in busy], wait_for))
+
+    def receive(self, worker: _Worker[Item]) -> list[tuple[int, Answer | Stopped]]:
+        """The answers a worker sent (none in its start-up message), as they came."""
+        try:
+            batch: list[tuple[int, Answer]] = worker.conn.recv()
+        except Exception:  # EOF: the process died, or its message was cut
+            index = self.lose(worker, worker.died_on())
+            if index is None:  # between items: nothing was running, all go out again
+                return []
+            return [(index, Stopped("died"))]
+        worker.started = time.monotonic()
+        tasks = worker.tasks
+        for index, _ in batch:
+            del tasks[index]
+        return list(batch)
+
+    def overdue(self, worker: _Worker[Item]) -> list[tuple[int, Answer | Stopped]]:
+        """The item a worker has been on past the limit (the worker is killed)."""
+        if self.timeout is None:
+            return []
+        index, since = worker.current()
+        if time.monotonic() - since < self.timeout:
+            return []
+        self.lose(worker, index)
+        return [(index, Stopped("timeout", self.timeout))]
+
+
+def pooled_batches(
+    work: list[Item],
+    *,
+    task: Callable[[int, Item], Answer],
+    failed: Callable[[int, Item, BaseException], Answer],
+    jobs: int,
+    timeout: float | None,
+    memory_mb: int | None = None,
+) -> Iterator[list[tuple[int, Answer | Stopped]]]:
+    """Answers as they complete, a worker's message at a time (never an empty batch),
+    from *jobs* worker processes fed in chunks; each answer with its item's index.
+
+    ``task(index, item)`` makes an item's answer in a worker; ``failed(index, item,
+    exc)`` the answer of an item whose task raised or whose answer could not be sent.
+    Both are module-level functions (a worker is handed them). A worker that dies (a
+    crash in native code, the OOM killer, native code past the *memory_mb* budget) or
+    overruns *timeout* seconds on one item costs only that item, answered by a
+    :class:`Stopped`; a new worker takes its place and its other items go back to the
+    front of the queue. A worker is given its next chunk ahead, so it never waits for
+    the supervisor between chunks.
+    """
+    setup = _Setup(
+        task,
+        failed,
+        memory_mb,
+        os.getpid(),
+        # the kernel's signal follows the starting thread: only the main thread lives on
+        threading.current_thread() is threading.main_thread(),
+    )
+    pool = _Pool(work, jobs, timeout, setup)
+    clean = False
+    try:
+        while busy := pool.feed():
+            ready = pool.wait(busy)
+            # every waiting message is taken before any answer is handed on: a worker whose
+            # message sits unread while another's answers are stored is blocked in its send
+            got = [pool.receive(w) if w.conn in ready else pool.overdue(w) for w in busy]
+            for answers in got:
+                if answers:
+                    yield answers
+        clean = True
+    finally:
+        for worker in pool.workers:
+            worker.stop() if clean else worker.kill()

@@ -1,0 +1,74 @@
+"""The scan's exit code: which rows a ``--fail-on`` condition matches.
+
+>>> exit_code([], fail_on={"contaminated"})
+<ExitCode.OK: 0>
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+from hwpscan.models import (
+    DEFECT_CLASSES,
+    ExitCode,
+    FileResult,
+    Status,
+)
+
+#: ``--fail-on``: the two verdicts, each defect class, and ``defects`` for any class.
+FAIL_ON_CHOICES = ("contaminated", "unreadable", "error", *DEFECT_CLASSES, "defects")
+#: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
+FAIL_ON_ALIASES = {"error": "unreadable"}
+
+
+def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
+    """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
+
+    ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
+    ``error``) matches files that could not be judged (encrypted, distribution,
+    unsupported, corrupt, error; a Git LFS pointer is unsupported); a defect class
+    (``folded_symbols``...) matches a file whose body holds that class, and
+    ``defects`` a file with any.
+    """
+    rows = list(results)
+    masks: Counter[int] = Counter()
+    for r in rows:
+        found = r.defect_counts()
+        if found is not None and found.mask:
+            masks[found.mask] += 1
+    return statuses_exit_code((r.status for r in rows), fail_on, masks)
+
+
+def statuses_exit_code(
+    statuses: Iterable[Status], fail_on: Iterable[str] = (), masks: Iterable[int] = ()
+) -> ExitCode:
+    """:func:`exit_code` from the rows' statuses and defect masks alone (each one
+    present once is enough: a tally's keys), so rows kept on disk need not be read
+    back to decide it.
+
+    >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
+    <ExitCode.FINDINGS: 1>
+    >>> statuses_exit_code([Status.CLEAN], ["folded_symbols"], [Defects(folded_symbols=2).mask])
+    <ExitCode.FINDINGS: 1>
+    >>> statuses_exit_code([Status.CLEAN], ["pdf_folded"], [Defects(folded_symbols=2).mask])
+    <ExitCode.OK: 0>
+    """
+    wanted = {FAIL_ON_ALIASES.get(v, v) for v in fail_on}
+    if not wanted:  # no gate: nothing to read
+        return ExitCode.OK
+    for status in statuses:
+        if "contaminated" in wanted and status is Status.CONTAMINATED:
+            return ExitCode.FINDINGS
+        if "unreadable" in wanted and not status.scanned:
+            return ExitCode.FINDINGS
+    gated = 0
+    for i, name in enumerate(DEFECT_CLASSES):
+        if name in wanted or "defects" in wanted:
+            gated |= 1 << i
+    if gated and any(mask & gated for mask in masks):
+        return ExitCode.FINDINGS
+    return ExitCode.OK

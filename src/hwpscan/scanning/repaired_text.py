@@ -1,0 +1,110 @@
+"""Writing a document's repaired body text, and where each file's text goes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hwpscan.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.guard import OrphanPolicy, PuaMode
+from hwpscan.forensics.guard import repair_text
+from hwpscan.forensics.surrogates import join_segments
+from hwpscan.models import (
+    Document,
+    Format,
+    RepairSummary,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RepairSettings:
+    """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``,
+    ``repair --out``): orphans dropped, replaced, escaped or boxed; private use kept,
+    mapped, replaced by a placeholder or dropped as *pua* says (``pua_map`` is the
+    older name of ``pua="map"``)."""
+
+    out: Path
+    orphans: OrphanPolicy = "drop"
+    pua_map: bool = False
+    pua: PuaMode = "keep"
+
+    def to(self, target: Path) -> Repair:
+        """This policy for one file whose text goes to *target*."""
+        pua: PuaMode = "map" if self.pua_map and self.pua == "keep" else self.pua
+        return Repair(target, self.orphans, pua=pua)
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """Where a file's repaired text goes and how orphans and PUA are treated."""
+
+    target: Path
+    orphans: OrphanPolicy = "drop"
+    pua: PuaMode = "keep"
+
+
+def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
+    """Write the document's body as UTF-8 after repair, atomically; say what was done.
+
+    HWP 5 folded symbols are turned back into their plane-15 code points first (every
+    mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
+    private use for the mode to treat."""
+    pua = repair.pua
+    done = repair_text(
+        join_segments(doc.body),
+        orphans=repair.orphans,
+        pua=pua,
+        unfold=doc.format is Format.HWP5,
+        pdf_folds=doc.format is Format.PDF,
+    )
+    target = repair.target
+    atomic_write(target, done.text, shared=True)  # for other tools: 0644, as open() makes
+    return RepairSummary(
+        restored_pairs=done.restored_pairs,
+        removed_orphans=done.removed_orphans,
+        pua_replaced=dict(done.pua_replaced),
+        pua_kept=dict(done.pua_kept),
+        pua=pua,
+        folded_restored=done.folded_restored,
+        old_hangul_mapped=done.old_hangul_mapped,
+        pua_dropped=dict(done.pua_dropped),
+        pua_placeheld=dict(done.pua_placeheld),
+        target=str(target),
+    )
+
+
+def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:
+    """Where each file's repaired text goes: its path below the files' common folder.
+
+    Two inputs never share a target: a name already taken gets ``-2``, ``-3``... so a
+    file repaired in one folder cannot overwrite another's text.
+
+    >>> inputs = [Path("/in/a/x.hwp"), Path("/in/b/x.hwp"), Path("/in/b/y.pdf")]
+    >>> t = repair_targets(inputs, Path("out"))
+    >>> [p.as_posix() for p in t.values()]
+    ['out/a/x.hwp.txt', 'out/b/x.hwp.txt', 'out/b/y.pdf.txt']
+    >>> same = [Path("/in/x.hwp"), Path("/in/x.hwp")]
+    >>> [p.as_posix() for p in repair_targets(same, Path("o")).values()]
+    ['o/x.hwp.txt']
+    """
+    resolved = {p: Path(os.path.abspath(p)) for p in paths}
+    if not resolved:
+        return {}
+    root = Path(os.path.commonpath([r.parent for r in resolved.values()]))
+    targets: dict[Path, Path] = {}
+    taken: set[Path] = set()
+    for path, full in resolved.items():
+        rel = full.relative_to(root)
+        target = repair_dir / rel.with_name(rel.name + ".txt")
+        n = 1
+        while target in taken:
+            n += 1
+            target = repair_dir / rel.with_name(f"{rel.name}-{n}.txt")
+        taken.add(target)
+        targets[path] = target
+    return targets
