@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from hwpscan.execution.process_pool import MAX_CHUNK, _chunk_size
 
 from hwpscan.execution import process_pool
-from hwpscan.scanning import many_files as scan_mod
+from hwpscan.execution.process_pool import MAX_CHUNK, _chunk_size
 from hwpscan.models import FileResult, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.scanning import many_files as scan_mod
 from hwpscan.scanning.many_files import scan_paths
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
@@ -152,3 +153,82 @@ def test_a_worker_that_dies_mid_batch_costs_only_the_file_it_was_on(
     lost = [r for r in rows if r.status is not Status.CLEAN]
     assert [r.index for r in lost] == [70]
     assert "worker process died" in (lost[0].reason or "")
+
+
+# -- the time limit is measured right (a stamp is never read as later than the clock) ----
+
+
+def _stamp_forever(progress: object, ready: object) -> None:
+    """A stand-in worker: stamps item 0 as begun, as fast as it can, until killed."""
+    ready.set()  # type: ignore[attr-defined]
+    while True:
+        progress.value = process_pool._progress_word(0, time.monotonic())  # type: ignore[attr-defined]
+
+
+def test_an_item_stamped_while_the_supervisor_reads_is_never_overdue() -> None:
+    """The supervisor reads a worker's progress word while the worker stamps it, on
+    another core. Whatever the interleaving, the item has been running for no more
+    than the time since the last stamp: never 49.7 days (a stamp read as later than the
+    clock, modulo 2**32 ms), which would make a file of a few milliseconds overrun."""
+    ctx = multiprocessing.get_context()
+    progress = ctx.RawValue("Q", 0)
+    ready = ctx.Event()
+    stamper = ctx.Process(target=_stamp_forever, args=(progress, ready), daemon=True)
+    stamper.start()
+    try:
+        assert ready.wait(30)
+        worker = object.__new__(process_pool._Worker)
+        worker.progress = progress
+        worker.tasks = {0: None}
+        worker.started = time.monotonic()
+        worst = 0.0
+        for _ in range(200_000):
+            _, since = worker.current()
+            worst = max(worst, time.monotonic() - since)
+        # a stamp is at most a scheduling pause old; a wrap would be 4.29e6 s
+        assert worst < 60, worst
+    finally:
+        stamper.kill()
+        stamper.join(10)
+
+
+@pytest.mark.slow
+def test_tiny_files_on_busy_workers_never_overrun(tmp_path: Path) -> None:
+    """Many files of a few milliseconds, several workers, several scans started together
+    at a barrier and each run for several rounds: not one row over the time limit."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    for i in range(400):
+        (folder / f"t{i:03}.hwp").write_bytes(build_hwp5([f"짧은 문단 {i}"]))
+    go = tmp_path / "go"
+    script = (
+        "import os, sys, time\n"
+        "from pathlib import Path\n"
+        "from hwpscan.scanning.inputs import collect_files\n"
+        "from hwpscan.scanning.many_files import scan_paths\n"
+        "files = collect_files([Path(sys.argv[1])])\n"
+        "while not os.path.exists(sys.argv[2]): time.sleep(0.001)\n"
+        "over = 0\n"
+        "for _ in range(int(sys.argv[3])):\n"
+        "    rows = list(scan_paths(files, jobs=3, file_timeout=30, ordered=False))\n"
+        "    assert len(rows) == len(files)\n"
+        "    over += sum('per-file limit' in (r.reason or '') for r in rows)\n"
+        "print(over)\n"
+    )
+    rounds, scans = 20, 3
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(folder), str(go), str(rounds)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(scans)
+    ]
+    time.sleep(1.0)  # every scan imported and waiting at the barrier
+    go.touch()
+    overruns = []
+    for proc in procs:
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0
+        overruns.append(int(out))
+    assert overruns == [0] * scans  # 3 scans x 20 rounds x 400 files: 24,000 rows

@@ -197,3 +197,90 @@ def test_a_stopped_fetch_keeps_its_files_and_cancels_the_queue(
     for entry in entries:  # what was done is kept, complete, and in the manifest
         assert entry.status == "downloaded" and (out / str(entry.path)).is_file()
     assert not list(out.rglob(TEMP_PREFIX + "*"))
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is *pid* (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie holds no file open
+
+
+def _holders(path: Path) -> list[int]:
+    """The processes other than this one that have *path* open (this one's look at the
+    run store may leave a connection for the garbage collector)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fds = os.listdir(f"/proc/{entry}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    if int(entry) != os.getpid() and os.readlink(f"/proc/{entry}/fd/{fd}") == str(
+                        path
+                    ):
+                        found.append(int(entry))
+                except OSError:
+                    continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("trial", range(3))
+@pytest.mark.slow
+def test_no_worker_outlives_a_killed_scan(tmp_path: Path, trial: int) -> None:
+    """``kill -9`` of a scan (what the OOM killer does) mid-run: its workers end within
+    seconds, so a reader of its output sees the end, and nothing holds its -o file or
+    run store open."""
+    data = build_hwp5(["금융감독원 보도자료 본문 " * 200])
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n in range(3000):
+        (folder / f"f{n:04}.hwp").write_bytes(data)
+    env = env_for(tmp_path)
+    out = tmp_path / "rows.jsonl"
+    db = tmp_path / "home" / "runs.sqlite"
+    args = ["scan", str(folder), "--jobs", "2", "--format", "jsonl", "--no-progress"]
+    proc = start([*args, "-o", str(out), "--format", "jsonl"], env)
+    wait_until(lambda: _recorded(db)[1] > 0, proc, "the first results were recorded")
+    workers = _children(proc.pid)
+    assert len(workers) >= 2  # the pool is up
+    ended = threading.Event()
+
+    def read_to_the_end() -> None:
+        assert proc.stdout is not None
+        while proc.stdout.read(65536):
+            pass
+        ended.set()
+
+    threading.Thread(target=read_to_the_end, daemon=True).start()
+    proc.kill()
+    proc.wait(10)
+    try:
+        assert ended.wait(15), "the scan's stdout is still held open"
+        deadline = time.monotonic() + 15
+        while any(map(_running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if _running(w)]
+        assert _holders(out) == [] and _holders(db) == []
+    finally:
+        for worker in workers:
+            if _running(worker):
+                os.kill(worker, signal.SIGKILL)
