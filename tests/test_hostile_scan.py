@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -238,3 +239,35 @@ def test_out_of_memory_in_a_worker_is_that_files_row_and_the_batch_goes_on(
         assert rows[0]["path"].endswith("big.hwp") and rows[0]["status"] == "error"
         assert "out of memory" in rows[0]["reason"]
         assert all(r["status"] == "clean" for r in rows[1:])
+
+
+def _data_segment_mb() -> int:
+    status = Path("/proc/self/status").read_text()
+    match = re.search(r"VmData:\s+(\d+) kB", status)
+    assert match is not None
+    return int(match.group(1)) // 1024
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc (Linux)")
+def test_a_file_over_the_memory_budget_is_an_error_row_that_names_the_budget(
+    tmp_path: Path,
+) -> None:
+    """The worker's data segment is capped at the budget: a file that needs more (a
+    60 MB text run, inflated and decoded) is an ``error`` row naming the budget, and the
+    other files, in the same workers, are read as usual."""
+    pair = bytes.fromhex("80dbb1de")
+    big = record(spec.PARA_HEADER, 0, b"") + record(spec.PARA_TEXT, 0, pair * (15 * 2**20))
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "big.hwp").write_bytes(hostile._hwp5_with([big]))
+    normal(folder, 5)
+    budget = _data_segment_mb() + 48  # a worker starts as a copy of this process
+    files = sorted(folder.iterdir())
+    rows = list(scan_paths(files, jobs=2, memory_mb=budget))
+    assert len(rows) == 6
+    by_name = {Path(r.path).name: r for r in rows}
+    bomb = by_name.pop("big.hwp")
+    assert bomb.status is Status.ERROR and not bomb.body_read
+    assert f"over the {budget:,} MB per-file memory budget" in (bomb.reason or "")
+    assert all(r.status is Status.CLEAN for r in by_name.values())

@@ -27,7 +27,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference_surrogates import analyze as reference_analyze
 
-from hwpscan.scanning import one_file as scan_module
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats import read_document
 from hwpscan.formats.hwp5_text import (
@@ -39,6 +38,7 @@ from hwpscan.formats.hwp5_text import (
 )
 from hwpscan.models import Document, FileResult, Segment, TextStats
 from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, build_hwp5
+from hwpscan.scanning import one_file as scan_module
 from hwpscan.scanning.inputs import collect_files
 from hwpscan.scanning.one_file import scan_bytes
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan.scanning import many_files as scan_mod
 from hwpscan.models import ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.scanning import many_files as scan_mod
 from hwpscan.scanning.exit_gate import exit_code
 from hwpscan.scanning.inputs import collect_files, date_from_path, resolve_dates
 from hwpscan.scanning.many_files import scan_paths

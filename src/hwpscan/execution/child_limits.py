@@ -66,14 +66,19 @@ def set_memory_budget(megabytes: int | None) -> bool:
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(which, (limit, hard))
+        space, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (OSError, ValueError):
         return False
-    _budget_mb = int(megabytes)
+    # a tighter address-space limit set by whoever started us binds first: a MemoryError
+    # is then not ours to explain
+    tighter = space != resource.RLIM_INFINITY and space <= limit
+    _budget_mb = None if tighter else int(megabytes)
     return True
 
 
 def memory_budget_mb() -> int | None:
-    """The budget this process runs under (None: none was set)."""
+    """The budget this process runs under (None: none was set, or a tighter address-space
+    limit binds first)."""
     return _budget_mb
 
 
@@ -85,7 +90,9 @@ def memory_budget_reason() -> str | None:
     """
     if _budget_mb is None:
         return None
-    return f"over the {_budget_mb:,} MB per-file memory budget while reading this file"
+    return (
+        f"out of memory: over the {_budget_mb:,} MB per-file memory budget while reading this file"
+    )
 
 
 def watch_parent(parent: int, *, kernel_signal: bool = True) -> None:

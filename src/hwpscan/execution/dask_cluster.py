@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
+from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.execution.dask_tasks import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
@@ -208,6 +209,7 @@ def scan_on_dask(
     *,
     batch_size: int = DEFAULT_BATCH,
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
     window: int | None = None,
     worker_wait: float | None = DEFAULT_WORKER_WAIT,
 ) -> Iterator[tuple[int, FileResult]]:
@@ -230,7 +232,7 @@ def scan_on_dask(
 
     def submit(batch: list[WorkItem], attempt: int) -> None:
         key = f"hwpscan-scan-{run}-{next(counter)}"
-        future = client.submit(scan_batch, batch, file_timeout, key=key, pure=False)
+        future = client.submit(scan_batch, batch, file_timeout, memory_mb, key=key, pure=False)
         pending[key] = (batch, attempt, future)
         queue.add(future)
 

@@ -26,6 +26,7 @@ from hwpscan.errors import (
     StoreError,
     UsageError,
 )
+from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import default_store
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
@@ -83,13 +84,15 @@ def run_scaled(
     take: Callable[[FileResult], None],
     jobs: int,
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> ScaledRun:
     """Scan *paths* (folders, files, URLs); rows in input order, and why it stopped early.
 
     Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` is None when
     everything was scanned; else it names the exit code (:attr:`ExitCode.API` when the
     scheduler went away, :attr:`ExitCode.USAGE` when a listing failed part-way) and the
-    reason; what arrived before is kept and returned.
+    reason; what arrived before is kept and returned. Each file is read in a child
+    process whose data segment is capped at *memory_mb* megabytes.
     """
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
@@ -106,9 +109,13 @@ def run_scaled(
     stop: ScaledStop | None = None
     try:
         if settings.executor is Executor.dask:
-            stop = _scan_on_dask(todo, settings, keep, jobs=jobs, file_timeout=file_timeout)
+            stop = _scan_on_dask(
+                todo, settings, keep, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
+            )
         else:
-            for index, result in _scan_locally(todo, jobs=jobs, file_timeout=file_timeout):
+            for index, result in _scan_locally(
+                todo, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
+            ):
                 keep(index, result)
     except HwpscanError as exc:  # a listing that failed part-way: keep what was scanned
         if not rows:
@@ -143,6 +150,7 @@ def _scan_on_dask(
     *,
     jobs: int,
     file_timeout: float | None,
+    memory_mb: int | None,
 ) -> ScaledStop | None:
     from hwpscan.execution.dask_cluster import dask_client, scan_on_dask  # dask: when chosen
 
@@ -153,6 +161,7 @@ def _scan_on_dask(
                 client,
                 batch_size=settings.batch_size,
                 file_timeout=file_timeout,
+                memory_mb=memory_mb,
                 worker_wait=settings.worker_wait,
             ):
                 keep(index, result)
@@ -202,7 +211,7 @@ def _skip_recorded(
 
 
 def _scan_locally(
-    items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None
+    items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None, memory_mb: int | None
 ) -> Iterator[tuple[int, FileResult]]:
     """The local executor for work items: threads, each driving a guard process."""
     from concurrent.futures import ThreadPoolExecutor
@@ -214,12 +223,14 @@ def _scan_locally(
     source = iter(items)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         window = [
-            pool.submit(scan_batch, [item], file_timeout) for item in _take(source, 2 * workers)
+            pool.submit(scan_batch, [item], file_timeout, memory_mb)
+            for item in _take(source, 2 * workers)
         ]
         while window:
             done = window.pop(0).result()
             window.extend(
-                pool.submit(scan_batch, [item], file_timeout) for item in _take(source, 1)
+                pool.submit(scan_batch, [item], file_timeout, memory_mb)
+                for item in _take(source, 1)
             )
             yield from done
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import ReportWriteError, UsageError
+from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.models import ExitCode, FileResult, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
@@ -92,7 +93,9 @@ class ScanSettings:
     """What to scan and how; everything :func:`scan` needs besides the observer.
 
     ``paths`` are files, folders (searched recursively) or fsspec URLs. ``jobs`` 0 is
-    one worker per core; ``file_timeout`` 0 turns the per-file limit off. ``fail_on``
+    one worker per core; ``file_timeout`` 0 turns the per-file limit off; ``memory_mb``
+    is each worker's memory budget in megabytes (its data segment, 0: none), a file
+    that needs more is an ``error`` row saying so. ``fail_on``
     is the gate (checked and normalised here). ``record`` keeps the run in the user's
     run store (``kind`` and the ``record_args`` of :func:`scan` name it there);
     ``report_dir`` also writes the report bundle (``{run}`` becomes the run id).
@@ -101,6 +104,7 @@ class ScanSettings:
     paths: tuple[Path, ...]
     jobs: int = 0
     file_timeout: float = DEFAULT_FILE_TIMEOUT
+    memory_mb: int = DEFAULT_MEMORY_MB
     fail_on: tuple[str, ...] = ()
     repair: RepairSettings | None = None
     matrix: MatrixSettings | None = None
@@ -292,6 +296,7 @@ def _run_local(
         repair=settings.repair,
         file_timeout=settings.file_timeout,
         ordered=False,
+        memory_mb=settings.memory_mb or None,
     )
     for rows in scan_row_batches(files, pool):
         record.take(rows)
@@ -314,6 +319,7 @@ def _run_scaled(
         take=record,
         jobs=settings.jobs,
         file_timeout=settings.file_timeout or None,  # 0: no limit, as for the local pool
+        memory_mb=settings.memory_mb or None,
     )
     if resumed is not None:
         observer.note(
