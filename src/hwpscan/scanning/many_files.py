@@ -24,8 +24,9 @@ from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, error_row, failed_ro
 from hwpscan.scanning.repaired_text import Repair, RepairSettings, repair_targets
 from hwpscan.scanning.row_handoff import Row, WireRow, failed_wire, wire_row, wire_to_row
 
-#: A file to scan: its path (a ``Path``, or the text of one as :func:`collect_listed`
-#: gives it), its date, its repair.
+#: A file to scan: its path as text (a ``Path`` costs a worker a parse per file to
+#: unpickle, and the supervisor one to pickle; the worker needs only the text), its
+#: date, its repair.
 Job = tuple[str, str | None, Repair | None]
 
 
@@ -101,8 +102,6 @@ def scan_row_batches(
     dates: Mapping[Any, str] = settings.dates or {}
     repair = settings.repair
     paths = list(paths)
-    # a worker is given the path as text (a ``Path`` costs a worker a parse per file to
-    # unpickle, and the supervisor one to pickle; the worker needs only the text)
     work: list[Job]
     if repair is None:
         work = [(os.fspath(p), dates.get(p), None) for p in paths]
