@@ -50,6 +50,7 @@ def statuses_exit_code(
     present once is enough: a tally's keys), so rows kept on disk need not be read
     back to decide it.
 
+    >>> from hwpscan.models import Defects
     >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
     <ExitCode.FINDINGS: 1>
     >>> statuses_exit_code([Status.CLEAN], ["folded_symbols"], [Defects(folded_symbols=2).mask])

@@ -135,6 +135,7 @@ def _in_input_order(
     """The rows of *batches* in input order: after each batch, the rows now next in
     line (none, when an earlier file is still out), as one batch.
 
+    >>> from hwpscan.models import Format
     >>> row = lambda i: (i, Row(i, f"{i}.hwp", None, Format.HWP5, Status.CLEAN, blob=b""))
     >>> batches = iter([[row(1)], [row(0), row(3)], [row(2)]])
     >>> [[i for i, _ in batch] for batch in _in_input_order(batches)]
