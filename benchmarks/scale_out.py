@@ -8,7 +8,7 @@ reused). Measures, on the same files:
 
 - ``local -jN``: :func:`hwpscan.scanning.many_files.scan_paths` across N processes (the
   local executor);
-- ``dask W worker(s)``: :func:`hwpscan.execution.dask_cluster.scan_on_dask` on a
+- ``dask W worker(s)``: :func:`hwpscan.scanning.on_dask.scan_on_dask` on a
   LocalCluster of W single-threaded worker processes on 127.0.0.1, at the default batch
   size (cluster start-up timed apart: a long audit pays it once);
 - ``batch size``: the 2-worker cluster at several batch sizes;
@@ -58,7 +58,7 @@ def local_rate(files: list[Path], jobs: int) -> float:
 
 def dask_rates(items: list[object], workers: int, batches: list[int]) -> dict[int, float]:
     """files/s per batch size on a fresh LocalCluster of *workers* processes."""
-    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.scanning.on_dask import dask_client, scan_on_dask
 
     out: dict[int, float] = {}
     start = time.perf_counter()
@@ -81,8 +81,8 @@ def dask_rates(items: list[object], workers: int, batches: list[int]) -> dict[in
 def task_overhead(tasks: int = 600, in_flight: int = 4) -> float:
     """Seconds per task with no file in it: empty batches on 1 worker, as many in flight as
     the executor keeps for one worker thread, results gathered as the executor does."""
-    from hwpscan.execution.dask_cluster import dask_client
-    from hwpscan.execution.dask_tasks import scan_batch
+    from hwpscan.scanning.on_dask import dask_client
+    from hwpscan.scanning.work_items import scan_batch
 
     with dask_client(workers=1) as client:
         client.wait_for_workers(1)
@@ -116,7 +116,7 @@ def main() -> None:
     args = parser.parse_args()
     build_corpus(args.dir, args.files)
 
-    from hwpscan.execution.dask_cluster import DEFAULT_BATCH
+    from hwpscan.scanning.on_dask import DEFAULT_BATCH
     from hwpscan.sources import iter_items
 
     files = sorted(args.dir.rglob("*.hwp"))

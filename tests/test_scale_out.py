@@ -363,23 +363,26 @@ class _Stall(http.server.BaseHTTPRequestHandler):
 @needs_http
 @pytest.mark.slow
 def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> None:
-    from hwpscan.execution.dask_tasks import Guard
+    from hwpscan.execution.guard_process import Guard
+    from hwpscan.scanning.work_items import SCAN_TASK, item_row
     from hwpscan.sources import WorkItem
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stall)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    guard = Guard(timeout=3.0)
+    guard = Guard(SCAN_TASK, timeout=3.0)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/2025-07-21/slow.hwp"
         fixture = FIXTURES / "2025-07-22" / "보도자료_금융민원_동향.hwp"
-        warm = guard.scan(WorkItem(0, str(fixture), str(fixture), "2025-07-22"))
+        warm = guard.run(WorkItem(0, str(fixture), str(fixture), "2025-07-22"))
         assert warm.to_json() == scan_file(fixture, "2025-07-22").to_json()
         # one batch: a file before the stalled one, the stalled one, a file after it
         batch = [WorkItem(i, str(fixture), str(fixture), "2025-07-22") for i in (1, 3)]
         batch.insert(1, WorkItem(2, url, url, "2025-07-21", remote=True))
         started = time.monotonic()
-        before, slow, after = guard.scan_many(batch)
+        before, slow, after = (
+            item_row(i, a) for i, a in zip(batch, guard.run_many(batch), strict=True)
+        )
         took = time.monotonic() - started
         assert slow.status.value == "error" and not slow.body_read
         assert slow.reason == "not finished within the per-file limit of 3 s"
@@ -464,7 +467,7 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 ) -> None:
     from distributed import Client
 
-    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.scanning.on_dask import dask_client, scan_on_dask
 
     address, _ = cluster
     items = list(iter_items([make_corpus(tmp_path / "in", 240)]))
@@ -488,7 +491,7 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 @pytest.mark.slow
 @needs_dask
 def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
-    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask
+    from hwpscan.scanning.on_dask import dask_client, scan_on_dask
 
     items = list(iter_items([make_corpus(tmp_path / "in", 3)]))
     # Every worker process dies the moment it runs a scan task (its nanny starts another).
@@ -497,7 +500,7 @@ def test_a_file_whose_retry_dies_too_is_an_error_row(tmp_path: Path) -> None:
     die = tmp_path / "die_on_scan.py"
     die.write_text(
         "import os\n"
-        "import hwpscan.execution.dask_tasks as scanning\n\n"
+        "import hwpscan.scanning.work_items as scanning\n\n"
         "def _die(*args, **kwargs):\n"
         "    os._exit(1)\n\n"
         "scanning.scan_batch = _die\n"
@@ -621,7 +624,7 @@ def test_only_the_schedulers_answer_no_worker_counts_towards_the_wait(
     and answers with workers never add up to "no worker for the wait"."""
     from types import SimpleNamespace
 
-    from hwpscan.execution import dask_cluster
+    from hwpscan.scanning import on_dask as dask_cluster
 
     clock = [1000.0]
     # the module's own clock only (patching time.monotonic would stop every clock here)

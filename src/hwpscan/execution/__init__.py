@@ -1,9 +1,9 @@
 """Where files are scanned: this machine's process pool, or a Dask cluster.
 
 ``local`` is :func:`hwpscan.scanning.many_files.scan_paths`. ``dask``
-(:mod:`hwpscan.execution.dask_cluster`, an optional extra: ``pip install 'hwpscan[dask]'``)
+(:mod:`hwpscan.scanning.on_dask`, an optional extra: ``pip install 'hwpscan[dask]'``)
 sends :class:`~hwpscan.sources.WorkItem` batches to a ``dask.distributed`` cluster whose
-workers run :func:`hwpscan.execution.dask_tasks.scan_batch`, the same per-file functions the
+workers run :func:`hwpscan.scanning.work_items.scan_batch`, the same per-file functions the
 local executor runs, so rows are the same field by field (timings aside).
 """
 
@@ -16,7 +16,7 @@ EXECUTORS = ("local", "dask")
 #: 2 ms per file on a busy machine, so 128), small enough to spread a large folder.
 DEFAULT_BATCH = 128
 #: Seconds a Dask scan waits on a cluster that has no worker before it stops (see
-#: :func:`~hwpscan.execution.dask_cluster.scan_on_dask`): long enough for a worker to be
+#: :func:`~hwpscan.scanning.on_dask.scan_on_dask`): long enough for a worker to be
 #: replaced or an adaptive cluster to grow, short enough that a cluster whose workers
 #: are gone for good is named.
 DEFAULT_WORKER_WAIT = 120.0

@@ -71,7 +71,7 @@ def check_scaled_options(
     if parser and (urls or executor is Executor.dask):
         raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
     if executor is Executor.dask:
-        from hwpscan.execution.dask_cluster import require_dask  # dask: only when chosen
+        from hwpscan.scanning.on_dask import require_dask  # dask: only when chosen
 
         require_dask()
 
@@ -152,7 +152,7 @@ def _scan_on_dask(
     file_timeout: float | None,
     memory_mb: int | None,
 ) -> ScaledStop | None:
-    from hwpscan.execution.dask_cluster import dask_client, scan_on_dask  # dask: when chosen
+    from hwpscan.scanning.on_dask import dask_client, scan_on_dask  # dask: when chosen
 
     try:
         with dask_client(settings.scheduler, workers=jobs or None) as client:
@@ -217,7 +217,7 @@ def _scan_locally(
     from concurrent.futures import ThreadPoolExecutor
 
     # the guard processes' driver: only for work items (a URL, --resume), not for a folder
-    from hwpscan.execution.dask_tasks import scan_batch
+    from hwpscan.scanning.work_items import scan_batch
 
     workers = max(1, jobs or os.cpu_count() or 1)
     source = iter(items)

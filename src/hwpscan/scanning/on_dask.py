@@ -2,7 +2,7 @@
 
 Files travel as :class:`~hwpscan.sources.WorkItem` (a path or URL and a date), grouped
 into batches, one task per batch; workers read the bytes themselves and run
-:func:`hwpscan.execution.dask_tasks.scan_batch`, so the client never holds the corpus and
+:func:`hwpscan.scanning.work_items.scan_batch`, so the client never holds the corpus and
 only a bounded window of batches is in flight while the listing is consumed.
 
 Faults:
@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
-from hwpscan.execution.dask_tasks import DEFAULT_FILE_TIMEOUT, error_row, scan_batch
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
+from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.work_items import item_error_row, scan_batch
 from hwpscan.sources import WorkItem, shown_url
 
 if TYPE_CHECKING:
@@ -264,7 +265,7 @@ def scan_on_dask(
                             submit([item], 1)
                     else:
                         for item in batch:
-                            yield item.index, error_row(item, _RETRIED_REASON)
+                            yield item.index, item_error_row(item, _RETRIED_REASON)
                 else:  # scan_batch turns every per-file failure into a row: this is the cluster
                     raise _unusable(failure)
             else:  # cancelled, and not by us: the scheduler is gone
