@@ -52,7 +52,7 @@ from hwpscan.models import (
     Status,
     TextStats,
 )
-from hwpscan.report.export import jsonl_line, record_line, remember_line
+from hwpscan.rowcodec import encode_row
 
 #: Files larger than this are reported, not read.
 MAX_FILE_BYTES = 512 * 2**20
@@ -732,8 +732,6 @@ def scan_paths(
     settings = PoolSettings(jobs, dates, repair, file_timeout, ordered)
     for row in scan_rows(paths, settings):
         result = row.result
-        if row.has_line:  # the worker's line, for whoever writes this result next
-            remember_line(result, row.line)
         if on_result is not None:
             on_result(result)
         yield result
@@ -882,18 +880,18 @@ class Row:
 
     @property
     def line(self) -> str:
-        """:func:`~hwpscan.report.export.jsonl_line` of the result."""
+        """:func:`~hwpscan.rowcodec.encode_row` of the result."""
         if self._line is None:
             if self._data is not None:
                 self._line = self._data.decode("utf-8")
             else:
-                self._line = jsonl_line(self.result)
+                self._line = encode_row(self.result)
         return self._line
 
     @property
     def data(self) -> bytes:
         """:attr:`line` in UTF-8 (a line is valid UTF-8: its strings' surrogates are
-        escaped, see :func:`~hwpscan.report.export.record_line`)."""
+        escaped before a row is made)."""
         if self._data is None:
             self._data = self.line.encode("utf-8")
         return self._data
@@ -1085,7 +1083,7 @@ class _Outbox:
         """Hold one file's row: its plain values pickled, and its JSON line (made here,
         it spares the supervisor, which every worker waits on, its costliest step)."""
         try:
-            row = _wire(result, index, record_line(result, index=index))  # no memo here
+            row = _wire(result, index, encode_row(replace(result, index=index)))
         except Exception as exc:  # a result too big to pack (MemoryError) is a row too
             row = _failed_wire(job, index, exc)
         if not self.rows:

@@ -9,8 +9,8 @@
 - :mod:`~hwpscan.runs.diff`: what changed between two result sets, and each date's
   state (pure);
 - :mod:`~hwpscan.runs.matrix`: parser-matrix rows stored with their run;
-- :mod:`~hwpscan.runs.sqlite`: SQLite shared by concurrent processes (also used by the
-  fetch's call ledger).
+SQLite shared by concurrent processes (the store, and the fetch's call ledger) is
+:mod:`hwpscan.shared_sqlite`, below both.
 
 Secrets are kept out of stored arguments and summaries by
 :func:`hwpscan.redaction.clean_args`.
