@@ -133,7 +133,7 @@ def encode_row(result: FileResult) -> str:
         "pua": body.pua,
         "replacement_chars": body.replacement_chars if read else None,
         "defects": _defects(r.defect_counts()),
-        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=True)) for loc in body.locations],
+        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=False)) for loc in body.locations],
         "preview": _stats(r.preview),
         "meta": _stats(r.meta),
         "warnings": r.warnings,
@@ -163,7 +163,7 @@ def _stats(stats: TextStats | None) -> dict[str, Any] | None:
         "utf8_error": stats.utf8_error,
         "pua": stats.pua,
         "replacement_chars": stats.replacement_chars,
-        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=True)) for loc in stats.locations],
+        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=False)) for loc in stats.locations],
     }
 
 

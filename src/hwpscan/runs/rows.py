@@ -56,8 +56,8 @@ __all__ = [
 #: Rows read from the store at a time, and blocks of them kept read: iterating reads a
 #: block per query, and rows taken a little out of order (input order against the
 #: order the workers finished in) are mostly in a block already read.
-READ_BLOCK = 256
-_BLOCKS_KEPT = 8
+READ_BLOCK = 64
+_BLOCKS_KEPT = 4
 
 
 class _Rows(Sequence[FileResult]):
