@@ -27,6 +27,7 @@ from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.rowcodec import csv_fields, encode_row
 from hwpscan.runs import load_run
+from hwpscan.runs.records import RunSummary
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
@@ -408,7 +409,7 @@ def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
         error=QuotaExceededError("daily limit reached"),
     )
     with recorded_run("fetch", {"start": "2025-07-21"}) as sink:
-        sink.summary.update(fetch_summary(fetched))
+        sink.summary = RunSummary(fetch=fetch_summary(fetched))
     info = load_run("latest").info
     assert info.kind == "fetch" and info.summary["files_downloaded"] == 5
     assert info.summary["range"] == "2025-07-21..2025-07-22"

@@ -20,6 +20,7 @@ from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import encode_row
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.runs.recording import recorded_run
+from hwpscan.runs.records import FetchFigures, RunSummary
 from hwpscan.scan import Row
 
 
@@ -162,10 +163,10 @@ def test_a_finished_recording_has_its_summary(store: RunStore, results: list[Fil
     with recorded_run("fetch", {}, store=store) as rec:
         for r in results:
             rec(r)
-        rec.summary["calls_made"] = 1
+        rec.summary = RunSummary(fetch=FetchFigures(calls_made=1))
     assert rec.run_id is not None and rec.info is not None and not rec.interrupted
     info = store.load_run(rec.run_id).info
-    assert info.finished is not None and info.summary == {"calls_made": 1}
+    assert info.finished is not None and info.summary["calls_made"] == 1
     assert info.files == len(results) == rec.info.files
     assert store.list_runs(1)[0].id == rec.run_id
 

@@ -6,10 +6,10 @@
 >>> with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlite") as db:
 ...     with recorded_run("scan", {"paths": ["a"]}, store=db) as rec:
 ...         rec(FileResult("a/x.pdf", "", 1, Format.PDF, Status.CLEAN))
-...         rec.summary["note"] = "one file"
+...         rec.summary = RunSummary(matrix_rows=0)
 ...     stored = db.load_run(rec.run_id)
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
-(1, {'note': 'one file'}, True)
+(1, {'matrix_rows': 0}, True)
 
 Results reach the store in small batches as they come (:class:`RunRecorder`), so a run
 that dies keeps what it computed; such a run is left unfinished, which ``history``
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import FileResult
 from hwpscan.runs.matrix import MatrixRecorder
-from hwpscan.runs.records import RunInfo
+from hwpscan.runs.records import FetchFigures, RunInfo, RunSummary
 from hwpscan.runs.rows import StoredRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store
 from hwpscan.scan import Row
@@ -69,7 +69,7 @@ class Recording:
     ) -> None:
         self.results = StoredRows(self.flush)
         self.matrix: list[MatrixRow] = []
-        self.summary: dict[str, Any] = {}
+        self.summary = RunSummary()  # stored when the run finishes
         self.info: RunInfo | None = None
         self.interrupted = False
         self.warnings: list[str] = []
@@ -188,7 +188,8 @@ class Recording:
         if recorder is None:
             return
         try:
-            recorder.store.finish_run(recorder.run_id, summary=self.summary or None)
+            summary = self.summary if self.summary != RunSummary() else None
+            recorder.store.finish_run(recorder.run_id, summary=summary)
             self.info = recorder.store.run_info(recorder.run_id)
         except HISTORY_ERRORS as exc:
             self._lost(exc)
@@ -247,18 +248,16 @@ def recorded_run(
             store.close()
 
 
-def fetch_summary(report: FetchReport) -> dict[str, Any]:
+def fetch_summary(report: FetchReport) -> FetchFigures:
     """What a fetch did (a :class:`hwpscan.fetch.FetchReport`), for the run's summary."""
-    counts = (
-        "calls_made",
-        "calls_cached",
-        "releases",
-        "files_downloaded",
-        "files_skipped",
-        "files_failed",
-        "files_refused",
+    return FetchFigures(
+        calls_made=report.calls_made,
+        calls_cached=report.calls_cached,
+        releases=report.releases,
+        files_downloaded=report.files_downloaded,
+        files_skipped=report.files_skipped,
+        files_failed=report.files_failed,
+        files_refused=report.files_refused,
+        range=f"{report.start}..{report.end}",
+        error=str(report.error) if report.error is not None else None,
     )
-    out: dict[str, Any] = {name: getattr(report, name) for name in counts}
-    out["range"] = f"{report.start}..{report.end}"
-    out["error"] = str(report.error) if report.error is not None else None
-    return out

@@ -32,7 +32,7 @@ from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import decode_row
-from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, file_name, new_run_id
+from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, RunSummary, file_name, new_run_id
 from hwpscan.scan import Row
 from hwpscan.shared_sqlite import (
     DEFAULT_TIMEOUT,
@@ -391,7 +391,7 @@ class RunStore:
         run_id: str,
         *,
         finished: datetime | None = None,
-        summary: Mapping[str, Any] | None = None,
+        summary: RunSummary | None = None,
     ) -> None:
         """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
         stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
@@ -400,7 +400,12 @@ class RunStore:
             if summary is not None:
                 conn.execute(
                     "UPDATE runs SET summary = ? WHERE id = ?",
-                    (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id),
+                    (
+                        json.dumps(
+                            clean_args(summary.to_json()), ensure_ascii=False, sort_keys=True
+                        ),
+                        run_id,
+                    ),
                 )
 
     # -- reading ------------------------------------------------------------------
@@ -527,7 +532,6 @@ class RunRecorder:
         self.store = store
         self.run_id = run_id
         self.added = 0
-        self.summary: dict[str, Any] = {}  # stored when the run finishes
         self._batch = max(1, batch)
         self._max_delay = max_delay
         self._pending: list[FileResult | Row] = []

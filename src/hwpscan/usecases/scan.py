@@ -208,7 +208,7 @@ def scan(
     resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
     with _recording(settings, record_args, observer) as record:
         if fetched is not None:
-            record.summary.update(fetch_summary(fetched))
+            record.summary = replace(record.summary, fetch=fetch_summary(fetched))
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
         problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
@@ -224,7 +224,7 @@ def scan(
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
         if settings.matrix:
-            record.summary["matrix_rows"] = len(rows)
+            record.summary = replace(record.summary, matrix_rows=len(rows))
     written = _write_report(settings, record, rows)
     root = fetched.out_dir if fetched is not None else _display_root(settings.paths)
     run_id = record.info.id if record.info is not None else None
@@ -327,7 +327,8 @@ def _run_scaled(
             f"{len(ran.rows) - ran.carried:,} scanned"
         )
     if ran.stop is not None:  # its reason is the outcome's to show
-        record.summary["stopped"] = "the run stopped early (see the error above)"
+        why = "the run stopped early (see the error above)"
+        record.summary = replace(record.summary, stopped=why)
     return ran.rows, ran.stop
 
 
