@@ -130,7 +130,7 @@ def fetch(
     )
     from hwpscan.cli.runs_view import record_and_report  # the history: not for --help
     from hwpscan.runs.recording import fetch_summary  # (it stores matrix rows too)
-    from hwpscan.runs.records import RunSummary
+    from hwpscan.runs.records import RunSummary  # the history: not for --help
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host
