@@ -162,7 +162,7 @@ class Recording:
             if flush:
                 temporary.flush()
         except HISTORY_ERRORS:
-            if temporary.store.path.name == ":memory:":
+            if temporary.store.in_memory:
                 raise
             self._elsewhere(temporary.pending, in_memory=True)
 

@@ -193,6 +193,11 @@ class RunStore:
         store._private = ":memory:" if in_memory else ""
         return store
 
+    @property
+    def in_memory(self) -> bool:
+        """True for a temporary store held all in memory."""
+        return self._private == ":memory:"
+
     # -- connection ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
