@@ -174,7 +174,7 @@ from hwpscan.scanning.one_file import scan_file
 r = scan_file(Path(sys.argv[1]))
 print(json.dumps({"status": r.status.value, "reason": (r.reason or "")[:160],
                   "reason_chars": len(r.reason or ""), "warnings": len(r.warnings),
-                  "line_bytes": len(json.dumps(r.to_json()))}))
+                  "line_bytes": len(encode_row(r).encode("utf-8"))}))
 """
 
 

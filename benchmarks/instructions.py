@@ -43,11 +43,13 @@ import sys
 paths = open(sys.argv[1], encoding="utf-8").read().split("\\n")
 n, what = int(sys.argv[2]), sys.argv[3]
 if what == "scan":
-    from hwpscan.report.export import record_line
+    from dataclasses import replace
+
+    from hwpscan.rowcodec import encode_row
     from hwpscan.scanning.one_file import scan_file
 
     for i, p in enumerate(paths[: n + 20]):
-        record_line(scan_file(p), index=i)
+        encode_row(replace(scan_file(p), index=i))
 elif what == "unhwp":
     import unhwp
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from hwpscan.models import FileResult
-from hwpscan.runs import RunStore
+from hwpscan.runs import RunStore, RunSummary
 
 
 def stored_run(
@@ -22,7 +22,7 @@ def stored_run(
     results: Iterable[FileResult] = (),
     *,
     started: datetime | None = None,
-    summary: Mapping[str, Any] | None = None,
+    summary: RunSummary | None = None,
 ) -> str:
     """A finished run of *kind* with *results*; returns its id."""
     run_id = store.start_run(kind, args, started=started)

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from hwpscan.cli import app
-from hwpscan.models import CONTRACT_KEYS
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.rowcodec import CONTRACT_KEYS
 
 runner = CliRunner()
 

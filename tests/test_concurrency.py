@@ -30,7 +30,7 @@ from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.runs import RunStore
-from hwpscan.runs.sqlite import retry_busy
+from hwpscan.shared_sqlite import retry_busy
 
 KEY = "TESTKEY" + "8" * 25
 FETCH = ["--from", "2025-07-21", "--to", "2025-07-25"]  # one window

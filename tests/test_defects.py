@@ -25,8 +25,9 @@ from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, Format, Status
 from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
-from hwpscan.report.export import CSV_COLUMNS, jsonl_line, write_csv
+from hwpscan.report.export import write_csv
 from hwpscan.report.junit import junit_xml
+from hwpscan.rowcodec import CSV_COLUMNS, encode_row
 from hwpscan.scanning.exit_gate import exit_code
 from hwpscan.scanning.one_file import scan_bytes, scan_file
 
@@ -60,7 +61,7 @@ def test_folded_symbols_are_counted_located_and_leave_the_status_clean(tmp_path:
         ("U+F02B1", "A2B1", 0, first.offset + 3),
         ("U+F0832", "A832", 1, 1),
     ]
-    record = json.loads(jsonl_line(row))
+    record = json.loads(encode_row(row))
     assert record["defects"] == {**dict.fromkeys(DEFECT_CLASSES, 0), "folded_symbols": 2}
 
 
@@ -82,10 +83,10 @@ def test_every_row_of_a_readable_file_carries_all_classes_and_unread_ones_null(
 ) -> None:
     hwpx = tmp_path / "a.hwpx"
     hwpx.write_bytes(build_hwpx(["본문 " + SQUARED_ONE]))
-    clean = json.loads(jsonl_line(scan_file(hwpx)))
+    clean = json.loads(encode_row(scan_file(hwpx)))
     assert list(clean["defects"]) == list(DEFECT_CLASSES)
     assert set(clean["defects"].values()) == {0}
-    broken = json.loads(jsonl_line(scan_bytes(b"\xd0\xcf\x11\xe0junk", path="x.hwp")))
+    broken = json.loads(encode_row(scan_bytes(b"\xd0\xcf\x11\xe0junk", path="x.hwp")))
     assert broken["status"] != "clean" and broken["defects"] is None
 
 

@@ -20,8 +20,9 @@ from typer.testing import CliRunner
 from hwpscan.cli import app
 from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
-from hwpscan.models import CONTRACT_KEYS, Status
+from hwpscan.models import Status
 from hwpscan.rehearsal.synth.press import PUA_MARKS
+from hwpscan.rowcodec import CONTRACT_KEYS, encode_row
 from hwpscan.scanning.one_file import scan_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -75,7 +76,7 @@ def _mismatches(expected: dict[str, Any], got: dict[str, Any]) -> dict[str, Any]
 @pytest.mark.parametrize("expected", EXPECTED, ids=[e["path"] for e in EXPECTED])
 def test_scan_file_matches_expected(expected: dict[str, Any]) -> None:
     result = scan_file(FIXTURES / expected["path"])
-    got = result.to_json()
+    got = json.loads(encode_row(result))
     assert _mismatches(expected, got) == {}
     if not result.status.scanned:
         assert result.reason, "a file that could not be judged needs a reason"

@@ -8,7 +8,6 @@ The budget is small and fixed in CI (``derandomize``: the same examples each run
 from __future__ import annotations
 
 import codecs
-import json
 import os
 
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +21,7 @@ from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwp5_records import record
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.one_file import MAX_REASON_CHARS, MAX_WARNINGS, scan_bytes
 
 DEEP = "HWPSCAN_FUZZ_EXAMPLES" in os.environ
@@ -70,7 +70,7 @@ def assert_row(row: FileResult) -> None:
     assert isinstance(row, FileResult) and isinstance(row.status, Status)
     assert len(row.reason or "") <= MAX_REASON_CHARS + 40
     assert len(row.warnings) <= MAX_WARNINGS + 1
-    json.dumps(row.to_json())  # always serialisable
+    encode_row(row)  # always serialisable
     if row.status is Status.CLEAN:
         assert row.body.surrogates == 0 and row.body_read
 

@@ -15,7 +15,7 @@ from hwpscan.cli import app
 from hwpscan.errors import RunNotFoundError
 from hwpscan.models import FileResult, Status
 from hwpscan.report.tables import korea_time
-from hwpscan.runs import RunStore, default_store
+from hwpscan.runs import FetchFigures, RunStore, RunSummary, default_store
 
 runner = CliRunner()
 
@@ -37,7 +37,9 @@ def runs(results: list[FileResult]) -> dict[str, str]:
             {"start": "2025-07-21", "end": "2025-07-25"},
             [],
             started=datetime(2025, 7, 22, 1, 0, tzinfo=UTC),
-            summary={"files_downloaded": 12, "files_skipped": 54, "files_failed": 1},
+            summary=RunSummary(
+                fetch=FetchFigures(files_downloaded=12, files_skipped=54, files_failed=1)
+            ),
         )
         verify = stored_run(
             store,
@@ -45,12 +47,14 @@ def runs(results: list[FileResult]) -> dict[str, str]:
             {"dates": ["2025-07-21", "2025-07-22"], "expect": "clean"},
             [r for r in results if r.date in ("2025-07-21", "2025-07-22")],
             started=datetime(2025, 7, 23, 2, 0, tzinfo=UTC),
-            summary={  # as verify stores them: an object per date
-                "verdicts": {
-                    "2025-07-21": {"date": "2025-07-21", "verdict": "FAIL", "reason": "x"},
-                    "2025-07-22": {"date": "2025-07-22", "verdict": "PASS", "reason": "y"},
+            summary=RunSummary(
+                verify={  # as verify stores them: an object per date
+                    "verdicts": {
+                        "2025-07-21": {"date": "2025-07-21", "verdict": "FAIL", "reason": "x"},
+                        "2025-07-22": {"date": "2025-07-22", "verdict": "PASS", "reason": "y"},
+                    }
                 }
-            },
+            ),
         )
         broken = store.start_run(
             "scan", {"paths": ["x"]}, started=datetime(2025, 7, 24, tzinfo=UTC)

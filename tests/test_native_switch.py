@@ -19,7 +19,6 @@ from hwpscan.native import PURE_PYTHON_ENV
 pytest.importorskip("hwpscan.formats._records")
 pytest.importorskip("hwpscan.formats._cfb")
 pytest.importorskip("hwpscan.forensics._counting")
-pytest.importorskip("hwpscan.report._lines")
 pytest.importorskip("hwpscan.formats._owpml")
 pytest.importorskip("hwpscan.formats._zip")
 pytest.importorskip("hwpscan.formats._hwp5plain")
@@ -30,14 +29,12 @@ _SLOTS = """
 import json
 from hwpscan.formats import cfb_fast, hwp5, hwp5_text, native
 from hwpscan.forensics import surrogates
-from hwpscan.report import export
 slots = [getattr(hwp5_text, n) for n in
          ("_NATIVE_SCAN", "_NATIVE_PLAIN", "_NATIVE_RUNS", "_NATIVE_VIEW", "_NATIVE_JOIN")]
 slots += [hwp5._NATIVE_SPANS, hwp5._NATIVE_PLAIN_NAMES, native.plain_hwp5,
           hwp5._NATIVE_DOCUMENT,
           cfb_fast._NATIVE_LAYOUT,
           surrogates._NATIVE_COUNTS, surrogates._NATIVE_LOCATE, surrogates._NATIVE_FIND,
-          export._NATIVE_LOCATIONS,
           native.owpml_section, native.owpml_starts, native.zip_central, native.zip_inflate]
 print(json.dumps({"active": native.ACTIVE, "set": [s is not None for s in slots]}))
 """
@@ -63,7 +60,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["active"] is not pure
-    assert got["set"] == [not pure] * 18
+    assert got["set"] == [not pure] * 17
 
 
 @pytest.mark.slow

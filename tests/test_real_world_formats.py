@@ -31,6 +31,7 @@ from hwpscan.formats.hwpx import (
 from hwpscan.models import Format, Status
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
+from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -249,7 +250,7 @@ def test_a_page_neither_engine_reads_costs_that_page_only(
     for n in bad:
         assert f"page {n + 1}: PDFium could not load" in (r.reason or "")
     assert r.reason is not None and r.reason.count(f"pypdf: {kind.__name__}") == len(bad)
-    assert "\x1b" not in json.dumps(r.to_json(), ensure_ascii=False)
+    assert "\x1b" not in encode_row(r)
 
 
 def test_page_budget_reads_up_to_it_and_names_the_rest() -> None:
@@ -315,7 +316,7 @@ def test_pypdf_messages_are_escaped_where_pypdf_reads_the_page() -> None:
     assert r.status is Status.CLEAN
     warned = " ".join(r.warnings)
     assert "\\x1b]0;owned" in warned and "1 page(s) read by pypdf" in warned
-    assert "\x1b" not in json.dumps(r.to_json(), ensure_ascii=False)
+    assert "\x1b" not in encode_row(r)
 
 
 def test_drm_wrappers_are_named() -> None:

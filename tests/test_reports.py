@@ -22,11 +22,12 @@ from hwpscan.cli.runs_view import record_and_report
 from hwpscan.models import Defects, FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, write_report
 from hwpscan.report.cells import contamination_cells
-from hwpscan.report.export import csv_row
 from hwpscan.report.junit import junit_xml, write_junit
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
+from hwpscan.rowcodec import csv_fields, encode_row
 from hwpscan.runs import load_run
+from hwpscan.runs.records import RunSummary
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
@@ -132,7 +133,7 @@ def test_write_junit_for_scan_format_junit(
 def test_files_csv_matches_the_results(bundle: Path, results: list[FileResult]) -> None:
     with (bundle / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert rows == [{k: str(v) for k, v in csv_row(r).items()} for r in results]
+    assert rows == [{k: str(v) for k, v in csv_fields(r).items()} for r in results]
 
 
 def test_pivot_csv_matches_pivot_counts(bundle: Path, results: list[FileResult]) -> None:
@@ -286,7 +287,7 @@ def test_record_and_report_then_report_and_history(home: Path, results: list[Fil
     )
     assert run_id is not None
     assert sorted(p.name for p in (home / "out" / run_id).iterdir()) == sorted(REPORT_FILES)
-    assert [r.to_json() for r in load_run(run_id).results] == [r.to_json() for r in results]
+    assert [encode_row(r) for r in load_run(run_id).results] == [encode_row(r) for r in results]
     page = (home / "out" / run_id / "report.html").read_text(encoding="utf-8")
     assert run_id in page
 
@@ -408,7 +409,7 @@ def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
         error=QuotaExceededError("daily limit reached"),
     )
     with recorded_run("fetch", {"start": "2025-07-21"}) as sink:
-        sink.summary.update(fetch_summary(fetched))
+        sink.summary = RunSummary(fetch=fetch_summary(fetched))
     info = load_run("latest").info
     assert info.kind == "fetch" and info.summary["files_downloaded"] == 5
     assert info.summary["range"] == "2025-07-21..2025-07-22"

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.inputs import collect_files, resolve_dates
 from hwpscan.scanning.one_file import scan_file
 from hwpscan.sources import iter_items
@@ -375,7 +376,7 @@ def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> No
         url = f"http://127.0.0.1:{server.server_address[1]}/2025-07-21/slow.hwp"
         fixture = FIXTURES / "2025-07-22" / "보도자료_금융민원_동향.hwp"
         warm = guard.run(WorkItem(0, str(fixture), str(fixture), "2025-07-22"))
-        assert warm.to_json() == scan_file(fixture, "2025-07-22").to_json()
+        assert encode_row(warm) == encode_row(scan_file(fixture, "2025-07-22"))
         # one batch: a file before the stalled one, the stalled one, a file after it
         batch = [WorkItem(i, str(fixture), str(fixture), "2025-07-22") for i in (1, 3)]
         batch.insert(1, WorkItem(2, url, url, "2025-07-21", remote=True))
@@ -388,7 +389,8 @@ def test_a_stalled_read_is_stopped_at_the_limit_and_its_process_replaced() -> No
         assert slow.reason == "not finished within the per-file limit of 3 s"
         assert slow.path == url and slow.date == "2025-07-21"
         assert 2.5 < took < 20
-        assert before.to_json() == after.to_json() == warm.to_json()  # a new process took over
+        # a new process took over
+        assert encode_row(before) == encode_row(after) == encode_row(warm)
     finally:
         _Stall.release.set()
         guard.close()
@@ -471,13 +473,13 @@ def test_a_worker_killed_mid_scan_costs_nothing(
 
     address, _ = cluster
     items = list(iter_items([make_corpus(tmp_path / "in", 240)]))
-    expected = {i.index: scan_file(Path(i.location), i.date).to_json() for i in items}
+    expected = {i.index: encode_row(scan_file(Path(i.location), i.date)) for i in items}
     got: dict[int, dict[str, Any]] = {}
     killed_at = 0
     with Client(address, set_as_default=False) as watcher, dask_client(address) as client:
         for index, result in scan_on_dask(items, client, batch_size=8):
             assert index not in got, f"row {index} came twice"
-            got[index] = result.to_json()
+            got[index] = encode_row(result)
             if len(got) >= 24 and not killed_at:
                 pids = watcher.run(os.getpid)  # {worker address: its process id}
                 os.kill(int(next(iter(pids.values()))), signal.SIGKILL)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import subprocess
 import sys
@@ -18,8 +17,10 @@ from hwpscan.errors import RunNotFoundError
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
+from hwpscan.rowcodec import encode_row
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.runs.recording import recorded_run
+from hwpscan.runs.records import FetchFigures, RunSummary
 from hwpscan.scanning.row_handoff import Row
 
 
@@ -32,7 +33,7 @@ def store(tmp_path: Path) -> RunStore:
 def test_results_round_trip_exactly(store: RunStore, results: list[FileResult]) -> None:
     run_id = stored_run(store, "scan", {"paths": ["fixtures"]}, results)
     run = store.load_run(run_id)
-    assert [r.to_json() for r in run.results] == [r.to_json() for r in results]
+    assert [encode_row(r) for r in run.results] == [encode_row(r) for r in results]
     assert run.info.kind == "scan" and run.info.finished is not None
     assert run.info.files == len(results)
     assert run.info.contaminated == sum(r.status is Status.CONTAMINATED for r in results)
@@ -74,7 +75,9 @@ def test_a_store_from_before_loses_its_unused_indexes_and_keeps_its_runs(
 
     assert {"results_path", "results_run_date"} <= indexes()
     with RunStore(path) as store:
-        assert [r.to_json() for r in store.load_run(old).results] == [r.to_json() for r in results]
+        assert [encode_row(r) for r in store.load_run(old).results] == [
+            encode_row(r) for r in results
+        ]
         new = stored_run(store, "scan", {}, results[:2])
         assert len(store.load_run(new).results) == 2
     assert indexes() == {"runs_started", "sqlite_autoindex_runs_1", "sqlite_autoindex_results_1"}
@@ -103,7 +106,9 @@ def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(
     with RunStore(old) as store:
         run = stored_run(store, "scan", {}, results)
     with RunStore(old) as store:
-        assert [r.to_json() for r in store.load_run(run).results] == [r.to_json() for r in results]
+        assert [encode_row(r) for r in store.load_run(run).results] == [
+            encode_row(r) for r in results
+        ]
     assert page_size(old) == 4096
 
 
@@ -151,17 +156,17 @@ def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(
     assert rec.interrupted and rec.info is None
     run = store.load_run("latest")
     assert len(run.results) == 3 and run.info.finished is None  # the rest flushed on the way out
-    assert [r.to_json() for r in run.results] == [r.to_json() for r in results[:3]]
+    assert [encode_row(r) for r in run.results] == [encode_row(r) for r in results[:3]]
 
 
 def test_a_finished_recording_has_its_summary(store: RunStore, results: list[FileResult]) -> None:
     with recorded_run("fetch", {}, store=store) as rec:
         for r in results:
             rec(r)
-        rec.summary["calls_made"] = 1
+        rec.summary = RunSummary(fetch=FetchFigures(calls_made=1))
     assert rec.run_id is not None and rec.info is not None and not rec.interrupted
     info = store.load_run(rec.run_id).info
-    assert info.finished is not None and info.summary == {"calls_made": 1}
+    assert info.finished is not None and info.summary["calls_made"] == 1
     assert info.files == len(results) == rec.info.files
     assert store.list_runs(1)[0].id == rec.run_id
 
@@ -359,7 +364,7 @@ def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileRe
     run_id = stored_run(store, "scan", {}, results[:1])
     with sqlite3.connect(store.path) as conn:
         (data,) = conn.execute("SELECT data FROM results WHERE run_id = ?", (run_id,)).fetchone()
-    assert json.loads(data) == results[0].to_json()
+    assert data == encode_row(results[0])
 
 
 def test_latest_is_the_last_recorded_even_within_one_second(store: RunStore) -> None:

@@ -8,7 +8,7 @@ reports render results. Nothing here knows about terminals or the network.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -239,14 +239,6 @@ class Defects:
             return 0
         return sum(1 << i for i, name in enumerate(DEFECT_CLASSES) if getattr(self, name))
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> Defects | None:
-        """The counts of a record's ``defects`` object (unknown keys are ignored)."""
-        if not isinstance(data, dict):
-            return None
-        found = cls(**{k: int(data.get(k) or 0) for k in DEFECT_CLASSES})
-        return NO_DEFECTS if found == NO_DEFECTS else found
-
 
 #: The counts of a body without any defect, shared (most rows have it).
 NO_DEFECTS = Defects()
@@ -276,13 +268,10 @@ class RepairSummary:
     target: str | None = None  # the file the repaired text was written to (older rows: none)
 
 
-#: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.
-ROW_SCHEMA = "hwpscan.scan.row/1"
-
-
 @dataclass(frozen=True, slots=True)
 class FileResult:
-    """The machine output contract: one object per file (see ``to_json``).
+    """The machine output contract: one object per file (its JSON Lines record:
+    :func:`hwpscan.rowcodec.encode_row`).
 
     ``body_read`` says whether any body text was read. When it was not (encrypted,
     unsupported, unreadable files), the body counts are meaningless and the JSON record
@@ -335,115 +324,3 @@ class FileResult:
         if self.defects is not None:
             return self.defects
         return Defects(split_pairs=self.body.pairs, lone_halves=self.body.orphans)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON Lines record: flat body counts plus nested preview/meta counts."""
-        body = self.body
-        read = self.body_read
-        out: dict[str, Any] = {
-            "schema": ROW_SCHEMA,
-            "path": self.path,
-            "sha256": self.sha256,
-            "bytes": self.bytes,
-            "format": self.format.value,
-            "status": self.status.value,
-            "reason": self.reason,
-            "date": self.date,
-            "chars": body.chars if read else None,
-            "surrogates": body.surrogates if read else None,
-            "pairs": body.pairs if read else None,
-            "orphans": body.orphans if read else None,
-            "utf8_ok": body.utf8_ok if read else None,
-            "utf8_error": body.utf8_error,
-            "pua": dict(body.pua),
-            "replacement_chars": body.replacement_chars if read else None,
-            "defects": _defects_json(self.defect_counts()),
-            "locations": [loc._asdict() for loc in body.locations],
-            "preview": _stats_json(self.preview),
-            "meta": _stats_json(self.meta),
-            "warnings": list(self.warnings),
-        }
-        if self.repair is not None:
-            out["repair"] = asdict(self.repair)
-        if self.index is not None:
-            out["index"] = self.index
-        return out
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FileResult:
-        """Rebuild a result from :meth:`to_json` output (run store, reports)."""
-        return cls(
-            path=data["path"],
-            sha256=data["sha256"],
-            bytes=data["bytes"],
-            format=Format(data["format"]),
-            status=Status(data["status"]),
-            reason=data.get("reason"),
-            date=data.get("date"),
-            body=_stats_from_json(data),
-            preview=_stats_from_json(data["preview"]) if data.get("preview") else None,
-            meta=_stats_from_json(data["meta"]) if data.get("meta") else None,
-            warnings=tuple(data.get("warnings") or ()),
-            body_read=data.get("chars") is not None,
-            repair=RepairSummary(**data["repair"]) if data.get("repair") else None,
-            index=data["index"] if type(data.get("index")) is int else None,
-            defects=Defects.from_json(data.get("defects")),
-        )
-
-
-def _defects_json(defects: Defects | None) -> dict[str, int] | None:
-    return None if defects is None else defects.as_dict()
-
-
-def _stats_json(stats: TextStats | None) -> dict[str, Any] | None:
-    if stats is None:
-        return None
-    return {
-        "chars": stats.chars,
-        "surrogates": stats.surrogates,
-        "pairs": stats.pairs,
-        "orphans": stats.orphans,
-        "utf8_ok": stats.utf8_ok,
-        "utf8_error": stats.utf8_error,
-        "pua": dict(stats.pua),
-        "replacement_chars": stats.replacement_chars,
-        "locations": [loc._asdict() for loc in stats.locations],
-    }
-
-
-def _stats_from_json(data: dict[str, Any]) -> TextStats:
-    """Counts from a record; ``null`` (a body that was not read) becomes the empty default."""
-    return TextStats(
-        chars=data.get("chars") or 0,
-        surrogates=data.get("surrogates") or 0,
-        pairs=data.get("pairs") or 0,
-        orphans=data.get("orphans") or 0,
-        utf8_ok=data.get("utf8_ok") is not False,
-        utf8_error=data.get("utf8_error"),
-        pua=dict(data.get("pua") or {}),
-        replacement_chars=data.get("replacement_chars") or 0,
-        locations=tuple(Location(**loc) for loc in data.get("locations") or ()),
-    )
-
-
-#: Keys every JSON Lines record carries (the contract CI depends on). ``schema`` is
-#: :data:`ROW_SCHEMA`, always the first key (rows stored before it had none).
-CONTRACT_KEYS = (
-    "schema",
-    "path",
-    "sha256",
-    "bytes",
-    "format",
-    "status",
-    "reason",
-    "date",
-    "chars",
-    "surrogates",
-    "pairs",
-    "orphans",
-    "utf8_ok",
-    "utf8_error",
-    "pua",
-    "defects",
-    "locations",
-)

@@ -1,9 +1,8 @@
-"""Whether this process runs the optional native (C) fast paths of the core and of
-the JSON Lines writer.
+"""Whether this process runs the optional native (C) fast paths of the core.
 
 The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``,
 ``hwpscan.formats._hwp5plain``, ``hwpscan.formats._owpml``,
-``hwpscan.forensics._counting``, ``hwpscan.report._lines``) are built when the package
+``hwpscan.forensics._counting``) are built when the package
 is installed and a compiler is at hand. Each of their functions returns exactly what a
 Python function returns, or hands its input back (or None) where that function would
 warn or decline; the Python code stays the reference and the fallback, and the

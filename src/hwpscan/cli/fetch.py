@@ -130,12 +130,13 @@ def fetch(
     )
     from hwpscan.cli.runs_view import record_and_report  # the history: not for --help
     from hwpscan.runs.recording import fetch_summary  # (it stores matrix rows too)
+    from hwpscan.runs.records import RunSummary  # the history: not for --help
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host
-    summary = fetch_summary(report)
+    summary = RunSummary(fetch=fetch_summary(report))
     record_and_report([], kind="fetch", args=args, summary=summary)
-    _write_results(report, summary, fmt, output)
+    _write_results(report, summary.to_json(), fmt, output)
     raise_for_report(report, key)
 
 

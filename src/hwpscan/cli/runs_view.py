@@ -18,6 +18,7 @@ from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import Run, default_store
 from hwpscan.runs.recording import Recording, recorded_run
+from hwpscan.runs.records import RunSummary
 
 __all__ = [
     "history_warning",
@@ -39,7 +40,8 @@ def report_recorded(recording: Recording, report_dir: Path | None) -> None:
         from hwpscan.report.bundle import write_run_report  # pandas: only for a report
 
         try:
-            verify = recording.summary if "verdicts" in recording.summary else None
+            found = recording.summary.verify
+            verify = dict(found) if found is not None and "verdicts" in found else None
             written = write_run_report(
                 recording.results,
                 report_dir,
@@ -80,7 +82,7 @@ def record_and_report(
     kind: str,
     args: Mapping[str, Any],
     report_dir: Path | None = None,
-    summary: Mapping[str, Any] | None = None,
+    summary: RunSummary | None = None,
 ) -> str | None:
     """Record a finished run and (with *report_dir*) write its report bundle.
 
@@ -88,7 +90,8 @@ def record_and_report(
     why; the command's own outcome does not change).
     """
     with reported_run(kind, args, report_dir=report_dir) as recording:
-        recording.summary.update(summary or {})
+        if summary is not None:
+            recording.summary = summary
         for result in results:
             recording(result)
     return recording.info.id if recording.info else None

@@ -33,6 +33,7 @@ from hwpscan.fetch import FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
 from hwpscan.models import ExitCode
 from hwpscan.runs import date_states
+from hwpscan.runs.records import RunSummary
 from hwpscan.verify import (
     FAIL,
     INCONCLUSIVE,
@@ -330,7 +331,7 @@ def verify(
         list(outcome.results),
         kind="verify",
         args=outcome.record_args(),
-        summary=outcome.summary(),
+        summary=RunSummary(verify=outcome.summary()),
         report_dir=report,
     )
     _render(outcome, fmt, output)

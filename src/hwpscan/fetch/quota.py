@@ -29,13 +29,14 @@ from hwpscan.errors import LedgerBusyError, LedgerError, QuotaExceededError
 from hwpscan.fetch.dates import KST, next_reset, quota_day
 from hwpscan.fetch.defaults import DEFAULT_DAILY_LIMIT
 from hwpscan.redaction import key_hash
-from hwpscan.runs.sqlite import (
+from hwpscan.shared_sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
     commit,
     connect,
     ensure_wal,
     error_kind,
+    open_runs_note,
     retry_busy,
 )
 
@@ -81,7 +82,7 @@ class QuotaLedger:
     """Counts API calls per key hash per quota day in a SQLite file.
 
     Several runs may share the file: it runs in WAL mode and each operation waits up to
-    *timeout* seconds for another run's lock (see :mod:`hwpscan.runs.sqlite`)
+    *timeout* seconds for another run's lock (see :mod:`hwpscan.shared_sqlite`)
     before :class:`LedgerBusyError` says the ledger is busy.
     """
 
@@ -117,8 +118,6 @@ class QuotaLedger:
         except sqlite3.Error as exc:
             kind = error_kind(exc)
             if kind == "busy":
-                from hwpscan.runs.store import open_runs_note  # only to name who holds it
-
                 raise LedgerBusyError(
                     f"the call ledger {self.path} is busy: another hwpscan run held it for "
                     f"more than {self.timeout:g} s"

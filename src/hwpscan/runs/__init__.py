@@ -5,12 +5,13 @@
   :func:`diff_runs`);
 - :mod:`~hwpscan.runs.recording`: :func:`~hwpscan.runs.recording.recorded_run`, the
   one way a run is recorded while it happens (and :func:`~hwpscan.runs.recording.fetch_summary`);
-- :mod:`~hwpscan.runs.records`: what a stored run is (:class:`Run`, :class:`RunInfo`);
+- :mod:`~hwpscan.runs.records`: what a stored run is (:class:`Run`, :class:`RunInfo`) and
+  what a run did (:class:`RunSummary`, :class:`FetchFigures`);
 - :mod:`~hwpscan.runs.diff`: what changed between two result sets, and each date's
   state (pure);
 - :mod:`~hwpscan.runs.matrix`: parser-matrix rows stored with their run;
-- :mod:`~hwpscan.runs.sqlite`: SQLite shared by concurrent processes (also used by the
-  fetch's call ledger).
+SQLite shared by concurrent processes (the store, and the fetch's call ledger) is
+:mod:`hwpscan.shared_sqlite`, below both.
 
 Secrets are kept out of stored arguments and summaries by
 :func:`hwpscan.redaction.clean_args`.
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hwpscan.lazy import lazy_names
-from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, new_run_id
+from hwpscan.runs.records import RUN_KINDS, FetchFigures, Run, RunInfo, RunSummary, new_run_id
 from hwpscan.runs.store import (
     DB_NAME,
     RunRecorder,
@@ -48,6 +49,7 @@ _DIFF_NAMES = (
     "CHANGE_KINDS",
     "DATE_STATES",
     "DateChange",
+    "FetchFigures",
     "FileChange",
     "RunDiff",
     "date_states",
@@ -61,12 +63,14 @@ __all__ = [
     "DB_NAME",
     "RUN_KINDS",
     "DateChange",
+    "FetchFigures",
     "FileChange",
     "Run",
     "RunDiff",
     "RunInfo",
     "RunRecorder",
     "RunStore",
+    "RunSummary",
     "date_states",
     "default_store",
     "diff_results",

@@ -6,16 +6,17 @@
 >>> with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlite") as db:
 ...     with recorded_run("scan", {"paths": ["a"]}, store=db) as rec:
 ...         rec(FileResult("a/x.pdf", "", 1, Format.PDF, Status.CLEAN))
-...         rec.summary["note"] = "one file"
+...         rec.summary = RunSummary(matrix_rows=0)
 ...     stored = db.load_run(rec.run_id)
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
-(1, {'note': 'one file'}, True)
+(1, {'matrix_rows': 0}, True)
 
 Results reach the store in small batches as they come (:class:`RunRecorder`), so a run
 that dies keeps what it computed; such a run is left unfinished, which ``history``
 shows as interrupted. The history is a record, not the work: when the store cannot be
 opened or written (disk full, locked too long, no state folder) the run goes on, the
-results are still kept in memory, and *on_warning* is told why.
+rows that follow go to a temporary database instead (so :attr:`Recording.results` keeps
+every row), and *on_warning* is told why.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import FileResult
 from hwpscan.runs.matrix import MatrixRecorder
-from hwpscan.runs.records import RunInfo
-from hwpscan.runs.rows import ResultRows
+from hwpscan.runs.records import FetchFigures, RunInfo, RunSummary
+from hwpscan.runs.rows import StoredRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store
 from hwpscan.scanning.row_handoff import Row
 
@@ -48,8 +49,10 @@ Warn = Callable[[str], None]
 class Recording:
     """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
 
-    Every result is kept in :attr:`results` (for the report and the caller; past the
-    first 512, on disk: see :class:`~hwpscan.runs.rows.ResultRows`) and queued for the store;
+    Every result is queued for the store and can be read back from :attr:`results` (for
+    the report and the caller: :class:`~hwpscan.runs.rows.StoredRows`, which holds none
+    of them). Without a *recorder* (a run not recorded, or a history that cannot be
+    written) the rows go to a temporary database of the same schema instead;
     :meth:`matrix_row` does the same for parser-matrix rows. :attr:`summary` is stored
     with the run when it finishes; :attr:`info` is the stored run after that (None when
     the history could not be written, or the run was interrupted).
@@ -64,9 +67,9 @@ class Recording:
         also_row: Callable[[Row], None] | None = None,
         also_rows: Callable[[Sequence[Row]], None] | None = None,
     ) -> None:
-        self.results = ResultRows()
+        self.results = StoredRows(self.flush)
         self.matrix: list[MatrixRow] = []
-        self.summary: dict[str, Any] = {}
+        self.summary = RunSummary()  # stored when the run finishes
         self.info: RunInfo | None = None
         self.interrupted = False
         self.warnings: list[str] = []
@@ -76,6 +79,11 @@ class Recording:
         self._also_row = also_row
         self._also_rows = also_rows
         self._on_warning = on_warning
+        self._rows: RunRecorder | None = None  # where the rows go when not to the history
+        if recorder is not None:
+            self.results.stored_in(recorder.store, recorder.run_id)
+        else:
+            self._elsewhere([])
 
     @property
     def run_id(self) -> str | None:
@@ -92,6 +100,7 @@ class Recording:
         once for the batch: *also_rows*, when given, sees the batch at once, else
         *also_row* (or *also*) each row; then the batch is queued for the store."""
         self.results.extend(rows)
+        self._keep(rows)
         if self._also_rows is not None:
             self._also_rows(rows)
         else:
@@ -110,6 +119,7 @@ class Recording:
     def flush(self) -> None:
         """Write what is pending (results, then matrix rows)."""
         self._store(lambda rec: rec.flush())
+        self._keep((), flush=True)
         if self._matrix_recorder is not None:
             matrix = self._matrix_recorder
             self._store(lambda _rec: matrix.flush())
@@ -135,8 +145,42 @@ class Recording:
             self._lost(exc)
 
     def _lost(self, exc: BaseException) -> None:
-        self._recorder = None
+        recorder, self._recorder = self._recorder, None
         self.warn(f"run not recorded in the history: {exc}")
+        if self._rows is None:  # the rows the history did not take go elsewhere
+            self._elsewhere(recorder.pending if recorder is not None else [])
+
+    def _keep(self, rows: Sequence[FileResult | Row], *, flush: bool = False) -> None:
+        """Queue rows for the temporary store, when the history does not take them (and
+        write them, with *flush*); when a temporary database on disk fails, one in
+        memory takes its rows."""
+        temporary = self._rows
+        if temporary is None:
+            return
+        try:
+            temporary.add(*rows)
+            if flush:
+                temporary.flush()
+        except HISTORY_ERRORS:
+            if temporary.store.in_memory:
+                raise
+            self._elsewhere(temporary.pending, in_memory=True)
+
+    def _elsewhere(self, pending: Sequence[FileResult | Row], *, in_memory: bool = False) -> None:
+        """Store rows in a temporary database from now on, *pending* (the last rows
+        added, not stored yet) first."""
+        try:
+            store = RunStore.temporary(in_memory=in_memory)
+            temporary = RunRecorder(store, store.start_run("scan", {}))
+        except HISTORY_ERRORS:
+            if in_memory:
+                raise
+            self._elsewhere(pending, in_memory=True)
+            return
+        self.results.stored_in(store, temporary.run_id, first=len(self.results) - len(pending))
+        self._rows = temporary
+        if pending:
+            self._keep(pending)
 
     def _finish(self) -> None:
         """Stamp the end with the summary and read back the stored run."""
@@ -144,7 +188,8 @@ class Recording:
         if recorder is None:
             return
         try:
-            recorder.store.finish_run(recorder.run_id, summary=self.summary or None)
+            summary = self.summary if self.summary != RunSummary() else None
+            recorder.store.finish_run(recorder.run_id, summary=summary)
             self.info = recorder.store.run_info(recorder.run_id)
         except HISTORY_ERRORS as exc:
             self._lost(exc)
@@ -203,18 +248,16 @@ def recorded_run(
             store.close()
 
 
-def fetch_summary(report: FetchReport) -> dict[str, Any]:
+def fetch_summary(report: FetchReport) -> FetchFigures:
     """What a fetch did (a :class:`hwpscan.fetch.FetchReport`), for the run's summary."""
-    counts = (
-        "calls_made",
-        "calls_cached",
-        "releases",
-        "files_downloaded",
-        "files_skipped",
-        "files_failed",
-        "files_refused",
+    return FetchFigures(
+        calls_made=report.calls_made,
+        calls_cached=report.calls_cached,
+        releases=report.releases,
+        files_downloaded=report.files_downloaded,
+        files_skipped=report.files_skipped,
+        files_failed=report.files_failed,
+        files_refused=report.files_refused,
+        range=f"{report.start}..{report.end}",
+        error=str(report.error) if report.error is not None else None,
     )
-    out: dict[str, Any] = {name: getattr(report, name) for name in counts}
-    out["range"] = f"{report.start}..{report.end}"
-    out["error"] = str(report.error) if report.error is not None else None
-    return out

@@ -1,15 +1,17 @@
-"""What the run store hands back: run descriptions, runs with results, run ids."""
+"""What the run store keeps and hands back: run summaries, run descriptions, runs with
+results, run ids."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from hwpscan.models import FileResult, Status
 
-__all__ = ["RUN_KINDS", "Run", "RunInfo", "file_name", "new_run_id"]
+__all__ = ["RUN_KINDS", "FetchFigures", "Run", "RunInfo", "RunSummary", "file_name", "new_run_id"]
 
 RUN_KINDS = ("scan", "fetch", "verify")
 
@@ -24,6 +26,60 @@ def file_name(path: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class FetchFigures:
+    """What a fetch did: its API calls, releases and files, its date range, why it
+    stopped (None: it did not)."""
+
+    calls_made: int = 0
+    calls_cached: int = 0
+    releases: int = 0
+    files_downloaded: int = 0
+    files_skipped: int = 0
+    files_failed: int = 0
+    files_refused: int = 0
+    range: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a run did, stored with it when it finishes (``history`` shows it).
+
+    - ``fetch``: the figures of the fetch that got the files (``fetch``, and a scan of
+      a date range);
+    - ``matrix_rows``: the parser-matrix rows a scan recorded (``--parser``);
+    - ``stopped``: why a scan stopped early;
+    - ``verify``: what ``verify`` found, as its JSON says it (verdicts by date, its
+      fetch, why it stopped).
+
+    Stored as one flat JSON object (:meth:`to_json`); a part that is None is left out.
+
+    >>> fetched = FetchFigures(calls_made=2, range="2025-07-21..2025-07-22")
+    >>> RunSummary(fetch=fetched, matrix_rows=4).to_json()["matrix_rows"]
+    4
+    >>> RunSummary().to_json()
+    {}
+    """
+
+    fetch: FetchFigures | None = None
+    matrix_rows: int | None = None
+    stopped: str | None = None
+    verify: Mapping[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.fetch is not None:
+            out.update(asdict(self.fetch))
+        if self.verify is not None:
+            out.update(self.verify)
+        if self.matrix_rows is not None:
+            out["matrix_rows"] = self.matrix_rows
+        if self.stopped is not None:
+            out["stopped"] = self.stopped
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class RunInfo:
     """One run as ``history`` lists it: what ran, when, and what it found."""
 
@@ -34,7 +90,8 @@ class RunInfo:
     args: dict[str, Any]
     version: str
     counts: dict[str, int] = field(default_factory=dict)  # status -> files
-    summary: dict[str, Any] = field(default_factory=dict)  # e.g. a fetch's call and file counts
+    #: the stored :meth:`RunSummary.to_json` (runs of older versions: what they stored)
+    summary: dict[str, Any] = field(default_factory=dict)
 
     @property
     def files(self) -> int:

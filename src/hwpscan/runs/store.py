@@ -7,7 +7,7 @@ transaction, so a run that dies later loses nothing already written) and
 :meth:`RunStore.finish_run` stamps the end; :func:`hwpscan.runs.recording.recorded_run`
 does all three for a run while it happens. Several processes may share the file: it
 runs in WAL mode, and every operation waits a bounded time for another process's lock
-(see :mod:`hwpscan.runs.sqlite`) before :class:`StoreBusyError` names the open runs. A
+(see :mod:`hwpscan.shared_sqlite`) before :class:`StoreBusyError` names the open runs. A
 :class:`RunStore` is safe to share between threads of one process.
 
 Arguments are stored without secrets (see :func:`hwpscan.redaction.clean_args`).
@@ -31,17 +31,19 @@ from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
-from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, file_name, new_run_id
-from hwpscan.runs.sqlite import (
+from hwpscan.rowcodec import decode_row
+from hwpscan.runs.records import RUN_KINDS, Run, RunInfo, RunSummary, file_name, new_run_id
+from hwpscan.scanning.row_handoff import Row
+from hwpscan.shared_sqlite import (
     DEFAULT_TIMEOUT,
     begin_immediate,
     commit,
     connect,
     ensure_wal,
     error_kind,
+    open_runs_note,
     retry_busy,
 )
-from hwpscan.scanning.row_handoff import Row
 
 if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is recorded
     from hwpscan.runs.diff import RunDiff
@@ -105,8 +107,6 @@ _UNUSED_INDEXES = frozenset({"results_path", "results_run_date"})
 #: and took the supervisor about 35 ms less CPU (71 against 108 ms, in system calls: the
 #: instructions counted in user space are the same); reading runs back costs the same.
 PAGE_SIZE = 32768
-#: Unfinished runs started this recently are named when the store is busy.
-_OPEN_RUN_HOURS = 12
 #: Result bytes written between two background checkpoints (see :class:`_Checkpointer`).
 CHECKPOINT_BYTES = 1 << 20
 
@@ -116,36 +116,6 @@ def _rollback(conn: sqlite3.Connection) -> None:
     if conn.in_transaction:
         with suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-
-
-def open_runs_note(path: Path, *, exclude: Iterable[str] = ()) -> str:
-    """``" (runs still open: ...)"`` naming recent unfinished runs, or ``""``.
-
-    *exclude* are the caller's own runs, which are not "the other run".
-
-    Read without waiting (WAL readers do not block on a writer); any trouble reading
-    gives ``""``: this only decorates a message.
-    """
-    since = datetime.now(UTC).timestamp() - _OPEN_RUN_HOURS * 3600
-    stamp = datetime.fromtimestamp(since, UTC).isoformat(timespec="seconds")
-    try:
-        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=0.5)
-        try:
-            rows = conn.execute(
-                "SELECT id, kind, started FROM runs WHERE finished IS NULL AND started >= ?"
-                " ORDER BY started DESC, rowid DESC LIMIT 8",
-                (stamp,),
-            ).fetchall()
-        finally:
-            conn.close()
-    except (sqlite3.Error, ValueError, OSError):
-        return ""
-    mine = set(exclude)
-    rows = [row for row in rows if row[0] not in mine][:3]
-    if not rows:
-        return ""
-    shown = ", ".join(f"{rid} ({kind}, started {started})" for rid, kind, started in rows)
-    return f" (runs still open: {shown})"
 
 
 class _Checkpointer:
@@ -206,26 +176,49 @@ class RunStore:
     def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
         self.timeout = timeout
+        self._private: str | None = None  # a temporary database's name (see temporary())
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._mine: set[str] = set()  # runs this handle started: never "the other run"
         self._checkpointer: _Checkpointer | None = None  # started by the first megabyte
         self._unchecked = 0  # result bytes committed since the last checkpoint was asked
 
+    @classmethod
+    def temporary(cls, *, in_memory: bool = False) -> RunStore:
+        """A store of the same schema that nobody else sees, for rows that are not
+        recorded (or no longer can be): a temporary database SQLite deletes when the
+        store is closed (or let go). It lives on disk, SQLite keeping a few megabytes
+        of it in memory; *in_memory*: all of it in memory (when the disk refuses)."""
+        store = cls(Path(":memory:" if in_memory else "(a temporary database)"))
+        store._private = ":memory:" if in_memory else ""
+        return store
+
+    @property
+    def in_memory(self) -> bool:
+        """True for a temporary store held all in memory."""
+        return self._private == ":memory:"
+
     # -- connection ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private = self._private is not None
             try:
-                conn = connect(self.path, timeout=self.timeout)
+                if self._private is not None:  # not a file of the user's: nothing shared
+                    conn = sqlite3.connect(
+                        self._private, check_same_thread=False, isolation_level=None
+                    )
+                else:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    conn = connect(self.path, timeout=self.timeout)
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
             try:
                 # only a new, empty file takes it (before WAL writes its header); an
                 # existing store keeps the page size it was made with
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-                ensure_wal(conn, timeout=self.timeout)
+                if not private:
+                    ensure_wal(conn, timeout=self.timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
                 conn.execute("PRAGMA foreign_keys = ON")
                 self._ensure_schema(conn)
@@ -326,7 +319,7 @@ class RunStore:
         """*size* bytes of results were committed: past :data:`CHECKPOINT_BYTES` since the
         last checkpoint, ask the checkpointer for one (started the first time)."""
         self._unchecked += size
-        if self._unchecked < CHECKPOINT_BYTES:
+        if self._unchecked < CHECKPOINT_BYTES or self._private is not None:
             return
         self._unchecked = 0
         if self._checkpointer is None:
@@ -403,7 +396,7 @@ class RunStore:
         run_id: str,
         *,
         finished: datetime | None = None,
-        summary: Mapping[str, Any] | None = None,
+        summary: RunSummary | None = None,
     ) -> None:
         """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
         stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
@@ -412,7 +405,12 @@ class RunStore:
             if summary is not None:
                 conn.execute(
                     "UPDATE runs SET summary = ? WHERE id = ?",
-                    (json.dumps(clean_args(summary), ensure_ascii=False, sort_keys=True), run_id),
+                    (
+                        json.dumps(
+                            clean_args(summary.to_json()), ensure_ascii=False, sort_keys=True
+                        ),
+                        run_id,
+                    ),
                 )
 
     # -- reading ------------------------------------------------------------------
@@ -499,7 +497,18 @@ class RunStore:
                 "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (info.id,)
             ).fetchall()
         )
-        return Run(info, tuple(FileResult.from_json(json.loads(d)) for (d,) in data))
+        return Run(info, tuple(decode_row(d) for (d,) in data))
+
+    def result_lines(self, run_id: str, start: int, count: int) -> list[str]:
+        """The stored lines of the results ``start`` to ``start + count`` of a run (by
+        the order they were added; fewer at its end), as they were written."""
+        rows = self._read(
+            lambda conn: conn.execute(
+                "SELECT data FROM results WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                (run_id, start, start + count),
+            ).fetchall()
+        )
+        return [data for (data,) in rows]
 
     @staticmethod
     def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
@@ -528,7 +537,6 @@ class RunRecorder:
         self.store = store
         self.run_id = run_id
         self.added = 0
-        self.summary: dict[str, Any] = {}  # stored when the run finishes
         self._batch = max(1, batch)
         self._max_delay = max_delay
         self._pending: list[FileResult | Row] = []
@@ -543,10 +551,17 @@ class RunRecorder:
     __call__ = add
 
     def flush(self) -> None:
-        """Write what is pending (one transaction)."""
-        pending, self._pending = self._pending, []
-        self.added += self.store.add_results(self.run_id, pending)
+        """Write what is pending (one transaction). When that fails, what was pending
+        stays so (:attr:`pending`), for whoever takes the rows elsewhere."""
+        if self._pending:
+            self.added += self.store.add_results(self.run_id, self._pending)
+            self._pending = []
         self._last = time.monotonic()
+
+    @property
+    def pending(self) -> list[FileResult | Row]:
+        """The rows added and not written yet."""
+        return self._pending
 
 
 def default_store() -> RunStore:

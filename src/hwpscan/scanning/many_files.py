@@ -18,7 +18,6 @@ from typing import Any
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.execution.process_pool import Stopped, pooled_batches
 from hwpscan.models import FileResult, Status
-from hwpscan.report.export import remember_line
 from hwpscan.scanning.inputs import display_path
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, error_row, failed_row, scan_file
 from hwpscan.scanning.repaired_text import Repair, RepairSettings, repair_targets
@@ -64,8 +63,6 @@ def scan_paths(
     settings = PoolSettings(jobs, dates, repair, file_timeout, ordered, memory_mb)
     for row in scan_rows(paths, settings):
         result = row.result
-        if row.has_line:  # the worker's line, for whoever writes this result next
-            remember_line(result, row.line)
         if on_result is not None:
             on_result(result)
         yield result

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from hwpscan.models import NO_DEFECTS, Defects, FileResult, Format, Location, Status, TextStats
-from hwpscan.report.export import jsonl_line, record_line
+from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.one_file import failed_row
 
 
@@ -103,18 +103,18 @@ class Row:
 
     @property
     def line(self) -> str:
-        """:func:`~hwpscan.report.export.jsonl_line` of the result."""
+        """:func:`~hwpscan.rowcodec.encode_row` of the result."""
         if self._line is None:
             if self._data is not None:
                 self._line = self._data.decode("utf-8")
             else:
-                self._line = jsonl_line(self.result)
+                self._line = encode_row(self.result)
         return self._line
 
     @property
     def data(self) -> bytes:
         """:attr:`line` in UTF-8 (a line is valid UTF-8: its strings' surrogates are
-        escaped, see :func:`~hwpscan.report.export.record_line`)."""
+        escaped before a row is made)."""
         if self._data is None:
             self._data = self.line.encode("utf-8")
         return self._data
@@ -142,7 +142,7 @@ def wire_row(result: FileResult, index: int) -> WireRow:
     (made in the worker, it spares the supervisor, which every worker waits on, its
     costliest step)."""
     try:
-        return _wire(result, index, record_line(result, index=index))  # no memo here
+        return _wire(result, index, encode_row(replace(result, index=index)))
     except Exception as exc:  # a result too big to pack (MemoryError) is a row too
         return failed_wire(result.path, result.date, index, exc)
 

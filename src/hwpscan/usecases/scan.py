@@ -165,9 +165,10 @@ class ScanObserver:
 class ScanOutcome:
     """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
 
-    ``results`` is a sequence, not a list: past the first 512 rows of a local scan
-    it reads them back from a temporary file as they are asked for (see
-    :class:`~hwpscan.runs.rows.ResultRows`), so memory does not grow with the corpus.
+    ``results`` is a sequence, not a list: a local scan's rows are read back from the
+    run store as they are asked for (a temporary database when the run is not
+    recorded; see :class:`~hwpscan.runs.rows.StoredRows`), so memory does not grow
+    with the corpus.
 
     ``nothing`` says "no documents under ..." when a gate was asked for and no
     document was found (the exit code is then :attr:`ExitCode.USAGE`). ``stop`` is
@@ -206,7 +207,7 @@ def scan(
     resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
     with _recording(settings, record_args, observer) as record:
         if fetched is not None:
-            record.summary.update(fetch_summary(fetched))
+            record.summary = replace(record.summary, fetch=fetch_summary(fetched))
         stop: ScaledStop | None = None
         results: Sequence[FileResult]
         problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
@@ -222,7 +223,7 @@ def scan(
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
         if settings.matrix:
-            record.summary["matrix_rows"] = len(rows)
+            record.summary = replace(record.summary, matrix_rows=len(rows))
     written = _write_report(settings, record, rows)
     root = fetched.out_dir if fetched is not None else _display_root(settings.paths)
     run_id = record.info.id if record.info is not None else None
@@ -259,7 +260,7 @@ def _load_resume(ref: str) -> Resumed:
 def _recording(
     settings: ScanSettings, args: Mapping[str, Any] | None, observer: ScanObserver
 ) -> AbstractContextManager[Recording]:
-    """The run record the rows go to (one that keeps nothing when the run is not recorded)."""
+    """The run record the rows go to (a temporary database when the run is not recorded)."""
     if not settings.record:
         return nullcontext(Recording(None, also_row=observer.row, also_rows=observer.rows))
     return recorded_run(
@@ -288,8 +289,8 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
 def _run_local(
     settings: ScanSettings, files: list[str], dates: dict[str, str], record: Recording
 ) -> Sequence[FileResult]:
-    """This machine's pool: rows go to *record* as files complete (it keeps them, most on
-    disk for a large run); returned in input order."""
+    """This machine's pool: rows go to *record* as files complete (to its store, which
+    holds them); returned in input order."""
     pool = PoolSettings(
         jobs=settings.jobs or None,
         dates=dates,
@@ -327,7 +328,8 @@ def _run_scaled(
             f"{len(ran.rows) - ran.carried:,} scanned"
         )
     if ran.stop is not None:  # its reason is the outcome's to show
-        record.summary["stopped"] = "the run stopped early (see the error above)"
+        why = "the run stopped early (see the error above)"
+        record.summary = replace(record.summary, stopped=why)
     return ran.rows, ran.stop
 
 

@@ -11,7 +11,10 @@ a transaction that read first and then needs the write lock, can fail with
 - writes start with ``BEGIN IMMEDIATE`` (the write lock is taken before anything is read);
 - :func:`retry_busy` retries an operation only on ``SQLITE_BUSY``/``SQLITE_LOCKED``, with
   a bounded backoff, until a deadline; then :class:`BusyError` says who holds the file;
-- only a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is called corrupt.
+- only a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is called corrupt;
+- a message about a busy file names the runs still open (:func:`open_runs_note`).
+
+It sits below the run store and the fetch's ledger, which both use it.
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -27,7 +30,8 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -150,3 +154,37 @@ def begin_immediate(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOU
 def commit(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) -> None:
     """Commit, retrying while readers keep the commit from finishing."""
     retry_busy(lambda: conn.execute("COMMIT"), timeout=timeout)
+
+
+#: Unfinished runs started this recently are named when a file is busy.
+_OPEN_RUN_HOURS = 12
+
+
+def open_runs_note(path: Path, *, exclude: Iterable[str] = ()) -> str:
+    """``" (runs still open: ...)"`` naming recent unfinished runs, or ``""``.
+
+    *exclude* are the caller's own runs, which are not "the other run".
+
+    Read without waiting (WAL readers do not block on a writer); any trouble reading
+    gives ``""``: this only decorates a message.
+    """
+    since = datetime.now(UTC).timestamp() - _OPEN_RUN_HOURS * 3600
+    stamp = datetime.fromtimestamp(since, UTC).isoformat(timespec="seconds")
+    try:
+        conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=0.5)
+        try:
+            rows = conn.execute(
+                "SELECT id, kind, started FROM runs WHERE finished IS NULL AND started >= ?"
+                " ORDER BY started DESC, rowid DESC LIMIT 8",
+                (stamp,),
+            ).fetchall()
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError, OSError):
+        return ""
+    mine = set(exclude)
+    rows = [row for row in rows if row[0] not in mine][:3]
+    if not rows:
+        return ""
+    shown = ", ".join(f"{rid} ({kind}, started {started})" for rid, kind, started in rows)
+    return f" (runs still open: {shown})"

@@ -1,6 +1,0 @@
-# The JSON of locations in C (_lines.c); export._locations is its reference.
-from collections.abc import Sequence
-
-from hwpscan.models import Location
-
-def locations(found: Sequence[Location], /) -> str | None: ...
