@@ -1,11 +1,15 @@
-"""The native HWPX section walk (``hwpscan.formats._owpml``) against its expat twin.
+"""The native HWPX section walk (``hwpx_section`` of ``hwpscan.formats._readers``)
+against its reference, :func:`hwpscan.formats.hwpx.section_text` (an expat walk).
 
-:func:`hwpscan.formats.hwpx.section_text` is the reference. For every input the C walk
-either declines (``None``) or returns exactly the paragraph texts the expat walk adds,
-and it never accepts a part expat refuses. Checked on every fixture's sections, on
-generated packages, on hand-made XML covering each construct the C walk reads or
-declines, and on a hypothesis-driven stream of mutated sections. Skipped where the
-package was installed without a compiler.
+For every input the C walk either declines (``None``) or returns exactly the paragraph
+texts the expat walk adds, and it never accepts a part expat refuses. Checked on every
+fixture's sections, on generated packages, on hand-made XML covering each construct the
+C walk reads or declines, on a hypothesis-driven stream of mutated sections, and on the
+seeded mutants of :mod:`mutants` (XML mutants of namespaces, declarations, entities,
+CDATA, comments and processing instructions; structural mutants of the ZIP package),
+each package read whole both ways. The sweeps count how often the C walk answers, and
+fail where it answers too rarely: a walk that always declined would pass the rest.
+Skipped where the package was installed without a compiler.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from hwpscan.formats import hwpx
 from hwpscan.formats.hwpx import MAX_DEPTH, _Walk, section_text
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 
-_owpml = pytest.importorskip("hwpscan.formats._owpml")
+_readers = pytest.importorskip("hwpscan.formats._readers")
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 NS = (
@@ -58,7 +62,7 @@ def _expat(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str | None] | No
 
 def _agree(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str] | None:
     """The C walk's answer, held to expat's: declined, or the very same texts."""
-    got = _owpml.section_texts(xml, MAX_DEPTH, max_paragraphs)
+    got = _readers.hwpx_section(xml, MAX_DEPTH, max_paragraphs)
     if got is not None:
         assert got == _expat(xml, max_paragraphs), xml[:300]
     return got
@@ -286,6 +290,25 @@ DECLINED = [
     "<가/>",  # a name that is not ASCII
 ]
 
+#: Namespace declarations on the root that expat refuses (the reserved prefixes and
+#: namespace names) or that the walk cannot judge without expanding a reference.
+RESERVED = [
+    'xmlns:xml="urn:other"',
+    'xmlns:q="http://www.w3.org/XML/1998/namespace"',
+    'xmlns="http://www.w3.org/XML/1998/namespace"',
+    'xmlns:q="http://www.w3.org/2000/xmlns/"',
+    'xmlns="http://www.w3.org/2000/xmlns/"',
+    'xmlns:xmlns="urn:x"',
+    'xmlns:q="http://www.w3.org/XML/1998/&#110;amespace"',
+    'xmlns:q=""',
+]
+
+
+@pytest.mark.parametrize("declaration", RESERVED)
+def test_reserved_namespace_bindings_are_left_to_expat(declaration: str) -> None:
+    xml = f"<hs:sec {NS} {declaration}><hp:p><hp:run><hp:t>x</hp:t></hp:run></hp:p></hs:sec>"
+    assert _agree(xml.encode()) is None
+
 
 @pytest.mark.parametrize("body", DECLINED)
 def test_constructs_left_to_expat(body: str) -> None:
@@ -319,7 +342,7 @@ def test_budgets_are_left_to_expat() -> None:
 def test_the_package_reads_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
     packages = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.hwpx"))]
     fast = [hwpx.read_zip(p) for p in packages]
-    monkeypatch.setattr(hwpx.native, "owpml_section", None)
+    monkeypatch.setattr(hwpx.fast_readers, "hwpx_section", None)
     slow = [hwpx.read_zip(p) for p in packages]
     assert fast == slow
 
@@ -385,111 +408,3 @@ def test_mutated_hancom_sections_never_disagree(edits: list[tuple[int, int, byte
         at = min(where, len(xml))
         xml = xml[:at] + piece + xml[at + cut :]
     _agree(xml)
-
-
-# -- the start tags of the package manifests (_owpml.starts, hwpx._parse_starts) ---------
-
-_CONTAINER = (
-    b'<?xml version="1.0" encoding="UTF-8" standalone="yes" ?><ocf:container '
-    b'xmlns:ocf="urn:oasis:names:tc:opendocument:xmlns:container"><ocf:rootfiles>'
-    b'<ocf:rootfile full-path="Contents/content.hpf" media-type="application/hwpml-package+xml"/>'
-    b"</ocf:rootfiles></ocf:container>"
-)
-_HPF = (
-    b'<?xml version="1.0" encoding="UTF-8"?><opf:package xmlns:opf="http://www.idpf.org/2007/opf/">'
-    + "<opf:metadata><opf:title>&lt;제목&gt;</opf:title></opf:metadata>".encode()
-    + b"<opf:manifest>"
-    b'<opf:item id="section0" href="Contents/section0.xml" media-type="application/xml"/>'
-    b"<opf:item id='s&#49;' href='Contents/section1.xml'\n\tmedia-type='x'/></opf:manifest>"
-    b'<opf:spine><opf:itemref idref="section0"/><opf:itemref idref="s1" linear="yes"/>'
-    b"</opf:spine></opf:package>"
-)
-_WANTED = (b"rootfile", b"item", b"itemref")
-
-
-def _expat_starts(xml: bytes, wanted: tuple[bytes, ...]) -> list[object] | None:
-    """What expat's start handler is given for the *wanted* elements, names cut to
-    their local part (None: expat refuses the part)."""
-    names = {w.decode() for w in wanted}
-    got: list[object] = []
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        local = name.rpartition("}")[2]
-        if local in names:
-            got.append((local, {k.rpartition("}")[2]: v for k, v in attrs.items()}))
-
-    try:
-        hwpx._parse(xml, start, None, None, "part")
-    except (FormatError, LookupError):
-        return None
-    return got
-
-
-def _starts_agree(xml: bytes, wanted: tuple[bytes, ...] = _WANTED) -> object:
-    got = _owpml.starts(xml, wanted, MAX_DEPTH)
-    if got is not None:
-        assert got == _expat_starts(xml, wanted), xml[:300]
-    return got
-
-
-def test_every_fixture_manifest_is_read_in_c_and_agrees() -> None:
-    parts = []
-    for path in sorted(FIXTURES.rglob("*.hwpx")):
-        try:
-            with zipfile.ZipFile(path) as archive:
-                names = [n for n in archive.namelist() if n.endswith((".hpf", "container.xml"))]
-                parts += [archive.read(n) for n in names]
-        except (zipfile.BadZipFile, NotImplementedError):  # not a ZIP, or zipfile refuses it
-            continue
-    assert len(parts) >= 10
-    assert all(_starts_agree(p) is not None for p in parts)
-
-
-@pytest.mark.parametrize("xml", [_CONTAINER, _HPF, b"<a/>", b"<x:a xmlns:x='u' x='1'/>"])
-def test_manifests_the_c_walk_reads(xml: bytes) -> None:
-    assert _starts_agree(xml) is not None
-
-
-@pytest.mark.parametrize(
-    "xml",
-    [
-        _HPF.replace(b'idref="s1"', b'idref="s1" xml:idref="s2"'),  # two alike but for prefix
-        _HPF.replace(b"&lt;", b"&nbsp;"),
-        _HPF.replace(b'encoding="UTF-8"', b'encoding="EUC-KR"'),
-        _CONTAINER.replace(b"<ocf:rootfiles>", b"<ocf:rootfiles xmlns:q='u'>"),
-        _CONTAINER.replace(b"ocf:rootfile ", b"zz:rootfile "),
-        _CONTAINER[:-5],
-        b"<!DOCTYPE a><a/>",
-    ],
-)
-def test_manifests_left_to_expat(xml: bytes) -> None:
-    assert _starts_agree(xml) is None
-
-
-def test_the_spine_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    packages = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.hwpx"))]
-    for mimetype in ("first", "none"):
-        packages += [build_hwpx(["가"], sections=n, mimetype=mimetype) for n in (1, 3)]
-    fast = [hwpx.read_zip(p) for p in packages]
-    monkeypatch.setattr(hwpx.native, "owpml_starts", None)
-    assert [hwpx.read_zip(p) for p in packages] == fast
-
-
-_MANIFEST_PIECES = st.sampled_from(
-    [b"<", b">", b"&", b"&amp;", b"&#49;", b"'", b'"', b"=", b" ", b"\t", b"\n", b"\r", b"/",
-     b"opf:", b"xml:", b"xmlns:q='u'", b"<opf:item id='z'/>", b"<!--", b"-->", b"\x80", b"\x00",
-     b"<?pi x?>", b"<![CDATA[", b"]]>"]
-)  # fmt: skip
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.sampled_from([_CONTAINER, _HPF]),
-    st.lists(st.tuples(st.integers(0, len(_HPF)), st.integers(0, 3), _MANIFEST_PIECES), max_size=4),
-)
-def test_mutated_manifests_never_disagree(base: bytes, edits: list[tuple[int, int, bytes]]) -> None:
-    xml = base
-    for where, cut, piece in edits:
-        at = min(where, len(xml))
-        xml = xml[:at] + piece + xml[at + cut :]
-    _starts_agree(xml)
