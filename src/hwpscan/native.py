@@ -1,16 +1,8 @@
-"""Whether this process runs the optional native (C) fast paths of the core and of
-the JSON Lines writer.
+"""Whether this process runs the optional native (C) code of the JSON Lines writer
+(``hwpscan.report._lines``; the readers' native module has its own switch,
+:mod:`hwpscan.formats.fast_readers`, on the same variable).
 
-The C modules (``hwpscan.formats._records``, ``hwpscan.formats._cfb``,
-``hwpscan.formats._hwp5plain``, ``hwpscan.formats._owpml``,
-``hwpscan.forensics._counting``, ``hwpscan.report._lines``) are built when the package
-is installed and a compiler is at hand. Each of their functions returns exactly what a
-Python function returns, or hands its input back (or None) where that function would
-warn or decline; the Python code stays the reference and the fallback, and the
-differential tests drive both. Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) to
-run the Python code alone, e.g. to compare speeds or to rule the native code out when a
-result surprises. ``tests/test_native_switch.py`` checks that the switch turns every
-native path off and that a scan's output is the same either way.
+Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) to run the Python code alone.
 """
 
 from __future__ import annotations

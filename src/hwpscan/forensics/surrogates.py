@@ -26,7 +26,7 @@ import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, count, islice
 
 from hwpscan.lazy import lazy_pattern

@@ -115,7 +115,7 @@ typedef struct {
 } Doc;
 
 /* A name's units (its length field checked), or -1 where the walk declines: what
- * cfb_fast._entry_name rejects, and here also a name that is not ASCII or holds a line
+ * the strict walk rejects (length, terminator, UTF-16, '/'), and also a name that is not ASCII or holds a line
  * feed (hwp5_spec.SECTION_RE's $ would match before one). */
 static int
 ascii_name(const unsigned char *e)
@@ -172,7 +172,7 @@ named(const unsigned char *e, const char *lower)
     return 1;
 }
 
-/* cfb_fast.CfbStreams._entry without a Python object: one stream entry checked (its
+/* One stream entry checked without a Python object (its
  * chain too, marking its sectors) and noted. */
 static int
 note_stream(Doc *d, const unsigned char *e, const unsigned char *storage)
@@ -212,7 +212,7 @@ note_stream(Doc *d, const unsigned char *e, const unsigned char *storage)
 }
 
 /* One reached entry: its siblings pushed, its name checked, then a storage's children
- * pushed or a stream noted (_cfb.c's visit). */
+ * pushed or a stream noted. */
 static int
 visit(Doc *d, const unsigned char *e, Item item, Item **top)
 {
@@ -231,7 +231,7 @@ visit(Doc *d, const unsigned char *e, Item item, Item **top)
     return OK;
 }
 
-/* cfb_fast.CfbStreams._walk: every stream reachable from the root, each chain checked. */
+/* Every stream reachable from the root, each chain checked. */
 static int
 walk(Doc *d)
 {
@@ -271,7 +271,7 @@ done:
     return result;
 }
 
-/* cfb_fast.CfbStreams._minifat without a Python object: the MiniFAT cut to the mini
+/* The MiniFAT without a Python object: cut to the mini
  * stream, and the mini stream's sectors kept. */
 static int
 minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_t count)
@@ -294,7 +294,7 @@ minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_
     return root_start == ENDOFCHAIN ? OK : DECLINE;
 }
 
-/* The compound file read and checked as cfb_fast reads it (_cfb.c's layout). */
+/* The compound file read and checked (declined at anything irregular). */
 static int
 open_container(Doc *d, const unsigned char *data, Py_ssize_t len)
 {
@@ -469,7 +469,7 @@ typedef struct {
     int64_t records, paragraphs, payload_units;
 } Body;
 
-/* One PARA_TEXT payload counted as _records.c's plain_counts counts a paragraph into
+/* One PARA_TEXT payload counted as hwp5_text.plain_counts counts a paragraph into
  * *c* (chars, units): 1, 0 where the counting has something to look at (the text is to
  * be segmented), -1 where the Python code would warn. */
 static int

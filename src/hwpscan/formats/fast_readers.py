@@ -19,6 +19,7 @@ that knows the C exists.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 
@@ -39,10 +40,8 @@ HwpxSection = Callable[[bytes, int, int], list[str] | None]
 read_hwp5: ReadHwp5 | None = None
 hwpx_section: HwpxSection | None = None
 if not os.environ.get(PURE_PYTHON_ENV):
-    try:
+    with contextlib.suppress(ImportError):  # not built (no compiler at install): Python alone
         from hwpscan.formats._readers import hwpx_section, read_hwp5
-    except ImportError:  # not built (no compiler at install time): Python alone
-        pass
 
 #: Whether the native readers run in this process.
 ACTIVE = read_hwp5 is not None

@@ -35,8 +35,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
 from hwpscan.errors import CorruptFileError
-from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats import fast_readers
+from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import (
     Budget,
     PlainCounts,
