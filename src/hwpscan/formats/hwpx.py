@@ -158,10 +158,13 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
 
 
 class _Zipped:
-    """A package read through zipfile."""
+    """A package read through zipfile. A small part read whole is kept for a second
+    read (``META-INF/container.xml`` is read to tell the package and again for its
+    spine): zipfile gives the same bytes each time."""
 
     def __init__(self, archive: zipfile.ZipFile) -> None:
         self.archive = archive
+        self._small: dict[int, bytes] = {}  # id(info): bytes, for a cap of MAX_SMALL_PART
 
     def __enter__(self) -> _Zipped:
         return self
@@ -176,6 +179,14 @@ class _Zipped:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
         of at most one byte more than the cap tells a part over it."""
         info = cast("zipfile.ZipInfo", info)
+        if cap == MAX_SMALL_PART:
+            kept = self._small.get(id(info))
+            if kept is None:
+                kept = self._small[id(info)] = self._part(info, cap)
+            return kept
+        return self._part(info, cap)
+
+    def _part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         try:
             with self.archive.open(info) as handle:
                 data = handle.read(cap + 1)
