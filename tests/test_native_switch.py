@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -79,10 +80,15 @@ def test_a_package_built_without_a_compiler_reads_the_same(tmp_path: Path) -> No
     """The wheel built where the compiler fails (``CC=false``) holds no extension
     module, and a scan from it (the dependencies from this environment) writes the very
     lines a scan with the native readers writes."""
+    tree = tmp_path / "tree"  # a clean copy: no build/ folder or built module to reuse
+    skip = shutil.ignore_patterns("*.so", "*.pyd", "__pycache__")
+    shutil.copytree(ROOT / "src", tree / "src", ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tree / name)
     env = {**os.environ, "CC": "false", "LDSHARED": "false"}
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-         "-w", str(tmp_path / "wheel"), str(ROOT)],
+         "-w", str(tmp_path / "wheel"), str(tree)],
         env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-2000:]
