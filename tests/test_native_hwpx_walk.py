@@ -538,9 +538,9 @@ def _central_entries(data: bytes) -> list[int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 def test_many_mutants_agree(seed: int) -> None:
     answered, accepted, _ = _xml_sweep(1000 + seed, 20_000)
     assert answered >= 0.5 * accepted
-    answered, asked, _ = _package_sweep(2000 + seed, 5_000)
+    answered, asked, _ = _package_sweep(2000 + seed, 4_000)
     assert 0.5 * asked <= answered < asked
