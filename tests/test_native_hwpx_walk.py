@@ -518,15 +518,12 @@ def test_a_central_directory_overstating_a_size_reads_as_zipfile_reads_it() -> N
     """The fuzz's false clean of the native ZIP reader: the section's compressed size
     overstated in the central directory. zipfile alone reads packages now."""
     data = bytearray(_PACKAGES[0])
-    at = data.find(b"PK\x01\x02" + bytes(data[data.find(b"PK\x01\x02") + 4 : 0]))
     for at in _central_entries(bytes(data)):
         if b"section0.xml" in data[at + 46 : at + 46 + 40]:
             size = int.from_bytes(data[at + 20 : at + 24], "little")
             data[at + 20 : at + 24] = (size + 600).to_bytes(4, "little")
-    answered, asked = _package_both(bytes(data))
-    assert asked == answered  # the part zipfile gives is whole: still read natively
-    doc = hwpx.read_zip(bytes(data))
-    assert doc.status is None or doc.reason
+    answered, asked = _package_both(bytes(data))  # the same Document both ways
+    assert asked == answered == 1  # zipfile gives the part whole: read natively
 
 
 def _central_entries(data: bytes) -> list[int]:
