@@ -14,7 +14,7 @@ in a fresh process so peak RSS is its own:
 
 - ``read+sha256``: reading every file and hashing it (I/O);
 - ``floor``: reading every file and inflating its BodyText streams, nothing more (our
-  strict compound file reader, olefile when it declines): what no scanner can beat;
+  compound file reader, olefile): what no scanner can beat in Python;
 - ``unhwp``: unhwp's ``extract_text`` (Rust, one process), when installed
   (``pip install hwpscan[bench]``); the reference rate the ratios are given against;
 - ``naive``: olefile + inflate + ``chr()`` per code unit over every PARA_TEXT payload,
@@ -158,17 +158,12 @@ print(n)
 _FLOOR = r"""
 import io, sys, zlib, olefile
 from pathlib import Path
-from hwpscan.formats.cfb_fast import open_cfb
 n = 0
 for path in sorted(Path(sys.argv[1]).rglob(sys.argv[2])):
     data = path.read_bytes()
-    cfb = open_cfb(data)
-    if cfb is None:
-        ole = olefile.OleFileIO(io.BytesIO(data))
-        names = ["/".join(p) for p in ole.listdir()]
-        read = lambda name: ole.openstream(name).read()
-    else:
-        names, read = cfb.paths, cfb.read
+    ole = olefile.OleFileIO(io.BytesIO(data))
+    names = ["/".join(p) for p in ole.listdir()]
+    read = lambda name: ole.openstream(name).read()
     for name in names:
         if name.startswith("BodyText/"):
             zlib.decompressobj(-15).decompress(read(name))
@@ -217,12 +212,13 @@ print(n)
 """
 
 # The scanning core alone: scan_file over the files, CPU seconds of the loop (best of
-# three over at most 1,000 files), and how often the strict CFB reader declined.
+# three over at most 1,000 files), and how many HWP 5 files the native reader declined.
 _CORE = r"""
 import random, sys, time
 from pathlib import Path
 from hwpscan.scanning.one_file import scan_file
-from hwpscan.formats import cfb_fast, native
+from hwpscan.formats import fast_readers, hwp5
+from hwpscan.models import Segment
 files = sorted(Path(sys.argv[1]).rglob(sys.argv[2]))
 # a seeded random sample keeps the corpus's mix; every k-th file of the sorted listing
 # does not (in the generated corpus it saw 2 of the 100 documents: one file in 100 per
@@ -234,7 +230,13 @@ for _ in range(3):
     for path in files:
         scan_file(path)
     best = min(best, time.process_time() - start)
-print(len(files), best, sum(cfb_fast.DECLINES.values()), int(native.ACTIVE))
+caps = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
+native = fast_readers.read_hwp5
+declined = 0 if native is None else sum(
+    native(p.read_bytes(), *caps, Segment, hwp5._TRANSLATE) is None
+    for p in files if p.suffix == ".hwp"
+)
+print(len(files), best, declined, int(fast_readers.ACTIVE))
 """
 
 
@@ -242,7 +244,7 @@ print(len(files), best, sum(cfb_fast.DECLINES.values()), int(native.ACTIVE))
 #: and for HWPX (judged on the median of the pairs run back to back).
 TARGET_RATIO = 1.5
 
-#: The environment that runs the readers' Python code alone (their native twins off).
+#: The environment that runs the readers' Python code alone (the native readers off).
 PURE = {"HWPSCAN_PURE_PYTHON": "1"}
 
 
@@ -343,7 +345,7 @@ def rows_for(folder: Path, kind: str, cores: int, *, unhwp: bool, small: Path | 
     for name, extra in (("hwpscan core, per core", {}), ("hwpscan core, pure Python", PURE)):
         _, _, peak, out = run([sys.executable, "-c", _CORE, str(folder), pattern], extra)
         n, cpu, declines = int(out[0]), float(out[1]), int(out[2])
-        note = "loop CPU time" + (f"; CFB declines {declines}" if kind == "hwp5" else "")
+        note = "loop CPU time" + (f"; native declines {declines}" if kind == "hwp5" else "")
         if out[3] == "0":
             note += "; no native code built" if not extra else ""
         rows.append(Row(name, n, cpu, total * n / len(files), peak, cpu, note))

@@ -1,10 +1,10 @@
-"""What the tests of the one-call native HWP 5 readers share: the switch that sends a
-document through the Python reader alone, the read both ways are compared on, and the
-builders of hand-made compound files (records, sections, headers, streams replaced)."""
+"""What the tests of the native HWP 5 reader share: the switch that sends a document
+through the Python reader alone, the read both ways are compared on, and the builders of
+hand-made compound files (records, sections, headers, streams replaced). Its mutants
+are :func:`mutants.hwp5_mutant`."""
 
 from __future__ import annotations
 
-import random
 import struct
 import zlib
 from collections.abc import Iterator
@@ -84,51 +84,3 @@ def section(*payloads: bytes, header: bool = True) -> bytes:
     for payload in payloads:
         out += (record(spec.PARA_HEADER, b"") if header else b"") + record(spec.PARA_TEXT, payload)
     return out
-
-
-#: What a mutated byte may become besides a random value: the high bytes of surrogates,
-#: private use, U+FFFD and folded units, and control codes.
-SPECIAL_BYTES = (0x00, 0xD8, 0xDC, 0xE0, 0xF8, 0xFF, 0xFD, 0xA0, 0x0D, 0x0A, 0x0B, 0x09, 0x18)
-
-
-def mutated_stream(rng: random.Random, data: bytes) -> bytes:
-    """*data* with one to three bytes changed, and now and then cut short."""
-    out = bytearray(data)
-    for _ in range(rng.choice((1, 1, 2, 3))):
-        if not out:
-            break
-        at = rng.randrange(len(out))
-        choice = rng.random()
-        if choice < 0.5:
-            out[at] = rng.randrange(256)
-        elif choice < 0.7:
-            out[at] ^= 1 << rng.randrange(8)
-        else:
-            out[at] = rng.choice(SPECIAL_BYTES)
-    if rng.random() < 0.1:
-        del out[rng.randrange(len(out) + 1) :]
-    return bytes(out)
-
-
-def mutant(rng: random.Random, bases: dict[str, dict[str, bytes]], container: float = 0.2) -> bytes:
-    """A document of *bases* (its streams, by name; ``uncompressed`` is the one whose
-    streams are stored as they are) with a stream's bytes changed (inflated first when
-    compressed), or, one time in ``1 / container``, the compound file's own bytes."""
-    name = rng.choice(sorted(bases))
-    streams = dict(bases[name])
-    if rng.random() < container:  # the container: anywhere, or in its header or directory
-        whole = bytearray(write_cfb(streams))
-        (directory,) = struct.unpack_from("<I", whole, 48)
-        for _ in range(rng.choice((1, 2))):
-            where = rng.choice((0, len(whole), 512 * (directory + 1)))
-            at = rng.randrange(where, where + 512) if where < len(whole) else rng.randrange(where)
-            whole[at] = rng.choice((rng.randrange(256), 0, 0xFF, 0xFE))
-        return bytes(whole)
-    path = rng.choice(sorted(streams))
-    data = streams[path]
-    packed = name != "uncompressed" and (path == "DocInfo" or path.startswith("BodyText"))
-    if packed and rng.random() < 0.85:
-        streams[path] = deflate(mutated_stream(rng, inflate(data)))
-    else:
-        streams[path] = mutated_stream(rng, data)
-    return write_cfb(streams)

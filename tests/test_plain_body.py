@@ -3,8 +3,8 @@
 A scan reads an HWP 5 body with ``count_plain_body``: a section whose text holds no
 surrogate, private-use unit or U+FFFD is counted without making its segments
 (:func:`~hwpscan.formats.hwp5_text.plain_counts`). Whatever it answers must be what
-segmenting the text and counting it with the reference (``reference_surrogates``, the
-counting as it was before any fast path) gives, warnings and all; and a scan row must
+segmenting the text and counting it (:func:`~hwpscan.forensics.surrogates.analyze`)
+gives, warnings and all; and a scan row must
 be the same byte for byte either way. Checked on hand-made sections from hypothesis
 (every control code, 8-unit controls whose parameters look like surrogates, odd byte
 counts, PARA_TEXT without a header), every fixture, a generated corpus, mutated copies
@@ -13,11 +13,8 @@ of it and documents whose first sections are plain and a later one is not.
 
 from __future__ import annotations
 
-import os
 import random
 import struct
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,8 +22,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reference_surrogates import analyze as reference_analyze
 
+from hwpscan.forensics.surrogates import analyze as reference_analyze
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats import read_document
 from hwpscan.formats.hwp5_text import (
@@ -192,7 +189,6 @@ def _rows(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[FileResult, Fil
     fast = scan_bytes(data, path="f.hwp", date="2025-07-21")
     with monkeypatch.context() as m:
         m.setattr(scan_module, "read_document", lambda raw, **_: read_document(raw))
-        m.setattr(scan_module, "analyze", reference_analyze)
         slow = scan_bytes(data, path="f.hwp", date="2025-07-21")
     return replace(fast, seconds=0.0), replace(slow, seconds=0.0)
 
@@ -292,35 +288,3 @@ def test_plain_sections_before_a_contaminated_one_keep_their_segments_and_order(
     clean = build_hwp5(blocks[:3] + blocks[4:], sections=4)
     assert "plain_body" in read_document(clean, count_plain_body=True).info
     _check(clean, monkeypatch)
-
-
-_FALLBACK_PATTERNS_COMPILED = """
-import sys
-from pathlib import Path
-from hwpscan.formats import hwp5_text, native
-from hwpscan.scanning.inputs import collect_files
-from hwpscan.scanning.one_file import scan_file
-
-for path in collect_files([Path(sys.argv[1])]):
-    scan_file(path)
-print(native.ACTIVE, hwp5_text._notable_unit_re.cache_info().currsize,
-      hwp5_text._notable_or_wide_re.cache_info().currsize)
-"""
-
-
-def test_a_native_scan_compiles_no_pattern_of_the_python_counting() -> None:
-    """The Python counting's patterns (large classes, milliseconds to compile) are
-    compiled on first use: a worker whose counting runs in C never compiles them. In a
-    process of its own, so that no other test has compiled them first."""
-    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
-    done = subprocess.run(
-        [sys.executable, "-c", _FALLBACK_PATTERNS_COMPILED, str(fixtures)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HWPSCAN_PURE_PYTHON": ""},
-    )
-    active, unit, wide = done.stdout.split()
-    if active != "True":
-        pytest.skip("the native modules are not built here")
-    assert (unit, wide) == ("0", "0")

@@ -26,12 +26,11 @@ import warnings
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, count, islice
 
 from hwpscan.lazy import lazy_pattern
 from hwpscan.models import Location, Segment, TextStats
-from hwpscan.native import optional
 
 #: Any surrogate code point (a lone half in a Python str).
 SURROGATE_RE = re.compile("[\ud800-\udfff]")
@@ -47,20 +46,20 @@ _NOTABLE_RANGES = ((0xD800, 0xDFFF), (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x10
 _ESCAPED_CLASS = "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]"
 #: :data:`_ESCAPED_CLASS` for a snippet with characters above the BMP (the rest go through
 #: a translation table); compiled on first use, as are the other patterns of the paths
-#: the C counting leaves rare (their large ranges take the compiler milliseconds).
+#: that are rare (their large ranges take the compiler milliseconds).
 _escape_re = lazy_pattern(_ESCAPED_CLASS)
 
 #: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 #: Runs of everything not private-use (removed to count the rest), with the usual case
 #: (anything below the surrogates) tried first as one range: about twice as fast over
-#: Hangul as the negated class alone. Only without the C counting.
+#: Hangul as the negated class alone.
 _not_pua_re = lazy_pattern(
     "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
 )
 #: A high+low pair, else one half: the defects in the order a location list names them.
 #: (One class first, the low half after a high one behind a lookbehind, so a search
-#: skips ahead in C as for :data:`SURROGATE_RE`.) Only where the C locating is not.
+#: skips ahead in C as for :data:`SURROGATE_RE`.)
 _half_re = lazy_pattern("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
 
 MAX_LOCATIONS = 20
@@ -253,8 +252,7 @@ def utf8_error(text: str) -> str | None:
     if run is None:  # a str fails UTF-8 only on surrogates
         return None
     # The codec stops at the first run of surrogates and names it whole, in the words of
-    # UnicodeEncodeError; written here, no text is encoded and no exception made (the
-    # reference, encoding it, is tests/reference_surrogates.py's utf8_error).
+    # UnicodeEncodeError; written here, no text is encoded and no exception made.
     start, end = run.span()
     if end - start == 1:
         where = f"character '\\u{ord(text[start]):04x}' in position {start}"
@@ -295,63 +293,19 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     return texts, starts
 
 
-CountNotable = Callable[[str], tuple[int, int, dict[str, int], bool]]
-
-
-Locate = Callable[
-    [
-        Sequence[Segment],
-        list[str],
-        list[int],
-        str,
-        bool,
-        bool,
-        int,
-        tuple[
-            dict[str, tuple[str, str, str]],
-            Callable[[str], tuple[str, str, str]],
-            Callable[[str], str],
-            Callable[[Sequence[Segment], int], int],
-            type[Location],
-        ],
-    ],
-    tuple[Location, ...] | None,
-]
-
-
-FindInRanges = Callable[[str, tuple[tuple[int, int], ...]], int]
-
-
-def _native_counting() -> tuple[CountNotable, Locate, FindInRanges]:
-    from hwpscan.forensics import _counting  # optional: built only where a compiler was
-
-    return _counting.count_notable, _counting.locate, _counting.find_in_ranges
-
-
-#: :func:`_notable_counts` and :func:`_locations` in C (``_counting.c``; see
-#: :mod:`hwpscan.native`), and the search of :func:`holds_any`, or None.
-_NATIVE_COUNTS, _NATIVE_LOCATE, _NATIVE_FIND = optional(_native_counting) or (None, None, None)
-
-
 def holds_any(text: str, ranges: tuple[tuple[int, int], ...], pattern: re.Pattern[str]) -> bool:
     """Whether *text* holds a character of *ranges* ((first, last) code points, both
-    included): one loop in C where built, else *pattern*'s search, a class of the same
-    ranges and the reference. The regex engine spends some sixty instructions on each
-    character it tests against a class, the loop a few: this is the search a whole
-    body's text gets.
+    included): *pattern*'s search, a class of the same ranges.
 
     >>> holds_any("a" + chr(0xA2B1), ((0xA000, 0xA8FF),), re.compile("[\ua000-\ua8ff]"))
     True
     """
-    if _NATIVE_FIND is not None:
-        return _NATIVE_FIND(text, ranges) >= 0
     return pattern.search(text) is not None
 
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """(surrogates, pairs, private use of the strict view by character, whether *blob*
-    itself holds a private-use code point): what :func:`analyze` counts, and the
-    reference of the C counting (``_counting.count_notable``).
+    itself holds a private-use code point): what :func:`analyze` counts.
 
     >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
@@ -403,7 +357,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
-    surrogates, pairs, pua, own_pua = (_NATIVE_COUNTS or _notable_counts)(blob)
+    surrogates, pairs, pua, own_pua = _notable_counts(blob)
     # private use made of pairs is located as the pair; only what the text holds as
     # private-use code points is located as such
     locations: tuple[Location, ...] = ()
@@ -468,14 +422,8 @@ def _locations(
     They are found by searching *blob* (the paragraphs' *texts* joined by newlines;
     *starts* is where each one's segments begin, see :func:`_paragraph_groups`) and
     mapped back to their paragraph by one bisect over where each paragraph begins in
-    it: no per-paragraph search and no per-paragraph object. The C module does the same
-    (``_counting.locate``, this code its reference) when built.
+    it: no per-paragraph search and no per-paragraph object.
     """
-    if _NATIVE_LOCATE is not None:
-        helpers = (_INFO, _info, _escape_context, _run_offset, Location)
-        made = _NATIVE_LOCATE(segments, texts, starts, blob, surrogates, pua, limit, helpers)
-        if made is not None:
-            return made
     matches: list[re.Match[str]] = []
     if surrogates:
         matches += islice(_half_re().finditer(blob), limit)

@@ -1,10 +1,9 @@
-/* The checks of a compound file (CFB / OLE2) that every native reader of one shares:
- * the header, the DIFAT and the FAT, and a sector chain, as hwpscan.formats.cfb_fast
- * reads them (its Python code is the reference). No Python object is made here; an
- * allocation that fails sets MemoryError and answers FAILED.
+/* The checks of a compound file (CFB / OLE2, [MS-CFB] section 2) for the native HWP 5
+ * reader: the header, the DIFAT and the FAT, and a sector chain. Strict: anything
+ * irregular is declined, and the Python reader (olefile) reads that file. No Python
+ * object is made here; an allocation that fails sets MemoryError and answers FAILED.
  *
- * Included by _cfb.c (the layout) and _hwp5plain.c (a plain HWP 5 document in one call).
- * The caller includes Python.h first. Every read is checked against the file's sector
+ * Included by _hwp5_reader.c. The caller includes Python.h first. Every read is checked against the file's sector
  * count before it is made.
  */
 #ifndef HWPSCAN_CFB_CORE_H
@@ -29,7 +28,7 @@
 #define STREAM 2
 #define ROOT 5
 #define ENTRY 128
-/* cfb_fast.MAX_ENTRIES and cfb_fast.MAX_TREE_DEPTH (a test holds them equal). */
+/* More reachable directory entries, or a deeper tree: declined. */
 #define MAX_ENTRIES 10000
 #define MAX_TREE_DEPTH 300
 
@@ -86,7 +85,7 @@ chain(const uint32_t *table, int64_t n, unsigned char *used, uint32_t start, int
 }
 
 
-/* cfb_fast._header's checks; the fields the rest needs in *fields*: FAT count, directory
+/* The header's checks; the fields the rest needs in *fields*: FAT count, directory
  * start, MiniFAT start and count, DIFAT start and count. */
 static int
 header(const unsigned char *data, int64_t len, uint32_t *fields)
@@ -126,7 +125,7 @@ all_free(const unsigned char *words, int64_t from, int64_t to)
     return 1;
 }
 
-/* cfb_fast.CfbStreams._fat_sectors, then the FAT itself cut to the file and its FAT and
+/* The FAT's sectors, then the FAT itself cut to the file and its FAT and
  * DIFAT sectors checked for their marks. */
 static int
 fat(Cfb *c, uint32_t count, uint32_t difat_start, uint32_t difat_count)

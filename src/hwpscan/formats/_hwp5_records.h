@@ -1,4 +1,4 @@
-/* What the native readers of HWP 5 records share (_records.c, _hwp5plain.c): the
+/* What the native HWP 5 reader (_hwp5_reader.c) reads records with: the
  * record and control constants and the DocInfo name walk, as hwpscan.formats.hwp5 and
  * hwpscan.formats.hwp5_text read them (their Python code is the reference). No Python
  * object is made here. The caller includes Python.h first.

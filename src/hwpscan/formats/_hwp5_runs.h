@@ -1,6 +1,6 @@
 /* The segments of a section's decoded payloads, as hwpscan.formats.hwp5_text's
- * _paragraph_runs and text_runs make them (their Python code is the reference), shared by
- * the native readers (_records.c's paragraph_runs, _hwp5plain.c's read_segments). The
+ * _paragraph_runs and text_runs make them (their Python code is the reference), for the
+ * native HWP 5 reader (_hwp5_reader.c). The
  * caller includes Python.h and _hwp5_records.h first.
  */
 #ifndef HWPSCAN_HWP5_RUNS_H

@@ -1,4 +1,4 @@
-/* Little-endian reads of the native readers (_records.c, _cfb.c). The caller has
+/* Little-endian reads of the native HWP 5 reader. The caller has
  * checked that the bytes are there. */
 #ifndef HWPSCAN_LE_H
 #define HWPSCAN_LE_H

@@ -35,9 +35,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
 from hwpscan.errors import CorruptFileError
+from hwpscan.formats import fast_readers
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.formats import native
-from hwpscan.formats.cfb_fast import CfbStreams, open_cfb
 from hwpscan.formats.hwp5_text import (
     Budget,
     PlainCounts,
@@ -53,7 +52,7 @@ from hwpscan.formats.hwp5_text import (
 )
 from hwpscan.models import Document, Format, Segment, Status
 
-if TYPE_CHECKING:  # olefile loads only for a file the strict reader declines
+if TYPE_CHECKING:  # olefile loads only for a file the native reader declines
     from hwpscan.formats.ole_streams import OleStreams
 
 __all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
@@ -81,12 +80,9 @@ _SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
-_NATIVE_SPANS = native.docinfo_spans  # _docinfo_spans in C, when built
-#: What _docinfo counts for a plain DocInfo (_docinfo_spans, then _plain_names), in C.
-_NATIVE_PLAIN_NAMES = native.docinfo_plain
 #: An ordinary document, plain or not, read in one call (see _native_document), in C;
 #: read_ole reads it here when built.
-_NATIVE_DOCUMENT = native.segments_hwp5
+_NATIVE_DOCUMENT = fast_readers.read_hwp5
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)  # the kept controls' text, as text_runs has it
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
@@ -99,7 +95,7 @@ _UNREAD_RE = re.compile(
 
 @dataclass
 class _Reader:
-    ole: OleStreams | CfbStreams
+    ole: OleStreams
     cap: int
     paths: list[str]
     budget: int = MAX_DOCUMENT_BYTES  # bytes still allowed across all streams
@@ -170,17 +166,16 @@ def read_ole(
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
-    The container is read by our strict reader (:mod:`hwpscan.formats.cfb_fast`) when
-    it is well formed, else (or with ``fast=False``) by olefile; both give the same
-    streams, so the result does not depend on which one did.
+    The container is read by olefile (through
+    :class:`~hwpscan.formats.ole_streams.OleStreams`).
 
     With *count_plain_body* (for a scan that needs the counts, not the text), a body
     without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
     segmented: ``body`` is empty and ``info["plain_body"]`` holds its
     :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
     for the DocInfo names (``meta`` empty, ``info["plain_meta"]``). An ordinary
-    document, plain or not, is then read in one native call where built (``fast`` too;
-    :func:`_native_document`), which declines anything unusual to the reading below,
+    document, plain or not, is then read in one native call where built and ``fast``
+    (:func:`_native_document`), which declines anything unusual to the reading below,
     its reference.
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
@@ -192,11 +187,8 @@ def read_ole(
         if made is not None:  # an ordinary document, as the reading below would read it
             return _native_document(*made)
     caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body)
-    cfb = open_cfb(data) if fast else None
-    if cfb is not None:
-        return _read_container(cfb, data, *caps)
-    # olefile (and our walk of its directory) only for a file the strict reader declines:
-    # a scan of well-formed files never loads it
+    # olefile (and our walk of its directory) only for a file the native reader declines:
+    # a scan of ordinary files with the native reader built never loads it
     import olefile
 
     from hwpscan.formats.ole_streams import OleStreams  # it loads olefile too
@@ -231,7 +223,7 @@ def _native_document(
 ) -> Document:
     """The Document :func:`_read_hwp5` makes of an ordinary document read with
     ``count_plain_body`` (no warning or status; its info's keys in the order that code
-    sets them), from what the native reader (:data:`hwpscan.formats.native.segments_hwp5`)
+    sets them), from what the native reader (:data:`hwpscan.formats.fast_readers.read_hwp5`)
     found: for the body, the preview and the DocInfo names, their segments (a list) or,
     where that text is plain, its counts (``None``: no preview, no name)."""
     info: dict[str, object] = {
@@ -260,7 +252,7 @@ def _native_document(
 
 
 def _read_container(
-    streams: OleStreams | CfbStreams,
+    streams: OleStreams,
     data: bytes,
     max_stream_bytes: int,
     max_document_bytes: int,
@@ -556,13 +548,7 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     except CorruptFileError as exc:
         reader.warnings.append(str(exc))
         return []
-    if reader.plain and _NATIVE_PLAIN_NAMES is not None:  # counted in C, no span made
-        plain = _NATIVE_PLAIN_NAMES(data, reader.max_names)
-        if plain is not None:
-            reader.counted["plain_meta"] = PlainCounts(*plain)
-            return []
-    found = _NATIVE_SPANS(data, reader.max_names) if _NATIVE_SPANS is not None else None
-    spans, cut = found or _docinfo_spans(data, reader.warnings, reader.max_names)
+    spans, cut = _docinfo_spans(data, reader.warnings, reader.max_names)
     if cut is not None:
         reader.names_cut = (
             f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "

@@ -39,7 +39,6 @@ from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.formats import native
 from hwpscan.lazy import lazy_pattern
 from hwpscan.models import Segment
 
@@ -74,8 +73,7 @@ _NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
 _SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
 #: The same in the codeunit view, U+FFFD, and the block of HWP 5's folded symbols
 #: (U+A000-U+A8FF; see :mod:`hwpscan.forensics.defects`): what the counting looks for.
-#: Only the Python counting (the C module's reference) uses it: compiled on first use,
-#: not in every worker at its first file.
+#: Compiled on first use, not in every worker at its first file.
 _notable_unit_re = lazy_pattern("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
 #: A high byte of a unit in the folded symbols' block (A0-A8): body text holding one
 #: is segmented, so its folds are counted and located.
@@ -102,11 +100,6 @@ _PARA_END = chr(spec.PARA_BREAK)
 _new = tuple.__new__
 _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
-_NATIVE_SCAN = native.scan_free
-_NATIVE_PLAIN = native.plain_counts
-_NATIVE_RUNS = native.paragraph_runs
-_NATIVE_VIEW = native.codeunit_view
-_NATIVE_JOIN = native.join_payloads
 
 
 _HALVES: dict[str, str] = {}
@@ -237,8 +230,6 @@ def codeunit_view(raw: bytes) -> str:
     >>> codeunit_view(b"\\x00\\xdc") == chr(0xDC00)
     True
     """
-    if _NATIVE_VIEW is not None and not len(raw) & 1:
-        return _NATIVE_VIEW(raw)
     text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
@@ -349,13 +340,12 @@ def _scan(
     paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
     bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
     short) and starts no more paragraphs: when neither limit is below that, none can be
-    reached and the walk is :func:`_scan_free` (its C twin in
-    :mod:`~hwpscan.formats.native` when built), which does not check them; else
+    reached and the walk is :func:`_scan_free`, which does not check them; else
     :func:`_scan_budgeted`.
     """
     most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
     if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
-        return (_NATIVE_SCAN or _scan_free)(data, end, max_records >= 0)
+        return _scan_free(data, end, max_records >= 0)
     return _scan_budgeted(data, end, max_records, max_paragraphs)
 
 
@@ -581,13 +571,6 @@ def section_text(
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
-    if _NATIVE_JOIN is not None and (joined := _NATIVE_JOIN(data, hits)) is not None:
-        raw, sizes, total = joined
-        if fits and budget is not None:
-            budget.units -= total // 2
-        if total != 2 * sum(sizes):
-            _odd_payloads(hits, stream, warnings)
-        return SectionText(count, hits, sizes, raw)
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
@@ -622,12 +605,7 @@ def text_segments(
         limit = len(out) + max(0, budget.segments)
     big = codeunit_view(text.raw)
     before = len(out)
-    done = None
-    if _NATIVE_RUNS is not None:
-        hits, sizes = text.hits, text.sizes
-        done = _NATIVE_RUNS(big, hits, sizes, stream, out, warnings, limit, Segment, _TRANSLATE)
-    if done is None:
-        done = _paragraph_runs(big, text, stream, out, warnings, limit)
+    done = _paragraph_runs(big, text, stream, out, warnings, limit)
     if budget is not None:
         budget.segments -= len(out) - before
         if 0 <= limit <= len(out) and done < len(big):
@@ -687,14 +665,7 @@ def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCo
 
     The caller makes sure the segment budget cannot run out in this text (a segment
     holds at least one code unit).
-
-    A plain text without such a warning is counted in one pass in C when the native
-    module is built (:mod:`~hwpscan.formats.native`; this code is its reference); a
-    contaminated one is told there at its first defect, without the searches here.
     """
-    counted = None if _NATIVE_PLAIN is None else _NATIVE_PLAIN(text.raw, text.sizes)
-    if counted is not None:  # False: a notable unit in the text proper, answered None here
-        return PlainCounts(*counted) if counted else None
     plain = is_plain(text.raw) and _FOLD_BYTE.search(text.raw[1::2]) is None
     big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
     ends = list(accumulate(text.sizes))

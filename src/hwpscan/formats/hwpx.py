@@ -38,9 +38,8 @@ from typing import Any, cast
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
-from hwpscan.formats import native
+from hwpscan.formats import fast_readers
 from hwpscan.formats.sniff import HWPX_MIMETYPE, SNIFF_BYTES, zip_head_is_hwpx
-from hwpscan.formats.zip_fast import Declined, FastZip, ZipEntry, open_fast
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = [
@@ -75,8 +74,6 @@ _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
 #: The elements read of META-INF/container.xml and of the package manifest (.hpf).
-_ROOTFILE = (b"rootfile",)
-_ITEMS = (b"item", b"itemref")
 #: Elements inside ``hp:t`` that stand for one character (their own content is not text).
 _INLINE = {
     "lineBreak": "\n",
@@ -96,15 +93,7 @@ def read_zip(data: bytes) -> Document:
     """Any ZIP: an HWPX package's text, or a verdict on another ZIP. Never raises for a
     damaged file: the document carries a status and a reason.
 
-    A plain package is read by the strict reader of :mod:`hwpscan.formats.zip_fast`;
-    wherever it declines, the package is read again from the start through zipfile,
-    the reference, so the document is the same either way."""
-    fast = open_fast(data, max_entries=MAX_ENTRIES, max_declared=MAX_UNCOMPRESSED)
-    if fast is not None:
-        try:
-            return _read_archive(fast, data)
-        except Declined:
-            pass
+    The package is read through zipfile."""
     try:
         archive = _open(data)
     except EncryptedFileError as exc:
@@ -169,10 +158,13 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
 
 
 class _Zipped:
-    """A package read through zipfile (the reference), as :class:`FastZip` reads one."""
+    """A package read through zipfile. A small part read whole is kept for a second
+    read (``META-INF/container.xml`` is read to tell the package and again for its
+    spine): zipfile gives the same bytes each time."""
 
     def __init__(self, archive: zipfile.ZipFile) -> None:
         self.archive = archive
+        self._small: dict[int, bytes] = {}  # id(info): bytes, for a cap of MAX_SMALL_PART
 
     def __enter__(self) -> _Zipped:
         return self
@@ -187,6 +179,14 @@ class _Zipped:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
         of at most one byte more than the cap tells a part over it."""
         info = cast("zipfile.ZipInfo", info)
+        if cap == MAX_SMALL_PART:
+            kept = self._small.get(id(info))
+            if kept is None:
+                kept = self._small[id(info)] = self._part(info, cap)
+            return kept
+        return self._part(info, cap)
+
+    def _part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         try:
             with self.archive.open(info) as handle:
                 data = handle.read(cap + 1)
@@ -206,10 +206,10 @@ class _Zipped:
         return _Chunks(self.archive, cast("zipfile.ZipInfo", info), cap, chunk)
 
 
-#: A package being read: through zipfile, or through the strict reader.
-_Archive = _Zipped | FastZip
+#: A package being read.
+_Archive = _Zipped
 #: One of its entries.
-_Info = zipfile.ZipInfo | ZipEntry
+_Info = zipfile.ZipInfo
 
 
 def _entries(archive: _Archive) -> dict[str, _Info]:
@@ -278,7 +278,7 @@ def _find(entries: dict[str, _Info], name: str) -> _Info | None:
 
 def _read_part(archive: _Archive, info: _Info, cap: int) -> bytes:
     """One entry, inflated never past *cap* bytes: raises :class:`FormatError` where
-    zipfile cannot read it, :class:`Declined` where the strict reader leaves it."""
+    zipfile cannot read it."""
     return archive.part(info, cap)
 
 
@@ -439,9 +439,7 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        _parse_starts(
-            _read_part(archive, container, MAX_SMALL_PART), _ROOTFILE, root_start, "container"
-        )
+        _parse(_read_part(archive, container, MAX_SMALL_PART), root_start, None, None, "container")
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -458,9 +456,7 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
             spine.append(_attr(attrs, "idref"))
 
     try:
-        _parse_starts(
-            _read_part(archive, entries[chosen], MAX_SMALL_PART), _ITEMS, hpf_start, chosen
-        )
+        _parse(_read_part(archive, entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -481,7 +477,7 @@ def _section_into(archive: _Archive, info: _Info, walk: _Walk, name: str) -> Non
     built and the part is small enough to inflate whole, else (or where it declines,
     or the part cannot be inflated whole) through :func:`section_text`, the reference,
     which streams the part and says what is wrong with it."""
-    fast = native.owpml_section
+    fast = fast_readers.hwpx_section
     if fast is not None and info.file_size <= FAST_PART_BYTES:
         data = _whole(archive, info, FAST_PART_BYTES)
         if data is not None:
@@ -652,22 +648,6 @@ def _parse(
     name: str,
 ) -> None:
     _parse_chunks([data], start, end, text, name)
-
-
-def _parse_starts(
-    data: bytes, wanted: tuple[bytes, ...], start: Callable[[str, dict[str, str]], None], name: str
-) -> None:
-    """:func:`_parse` for a *start* handler that reads only the elements named *wanted*
-    (local names): the C walk gives their start tags where it reads the part, else
-    expat runs (and says what is wrong with the part)."""
-    fast = native.owpml_starts
-    if fast is not None:
-        events = fast(data, wanted, MAX_DEPTH)
-        if events is not None:
-            for local, attrs in events:
-                start(local, attrs)
-            return
-    _parse(data, start, None, None, name)
 
 
 def _refuse(what: str, name: str) -> Callable[..., None]:

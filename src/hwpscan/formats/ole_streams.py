@@ -1,7 +1,8 @@
 """Stream bytes of a compound file, from olefile's parsed structures.
 
-This is the reference path: :mod:`hwpscan.formats.cfb_fast` reads well-formed files on
-its own and hands every other file here (and its tests compare the two).
+The one Python compound-file walk: :func:`hwpscan.formats.hwp5.read_ole` reads every
+container through it (the native HWP 5 reader, where built, reads an ordinary document
+on its own and hands every other file to that reader).
 
 ``olefile`` parses the header, the FAT, the MiniFAT and the directory; its
 ``openstream`` then reads a stream one sector at a time and formats a log message for

@@ -1,7 +1,7 @@
-/* The text of one HWPX section part in C: the optional fast path of
- * hwpscan.formats.hwpx.section_text (an expat walk), which stays the reference.
+/* The text of one HWPX section part (part of the module hwpscan.formats._readers): the
+ * optional fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
  *
- * section_texts(data, max_depth, max_paragraphs) reads a whole section part (UTF-8
+ * hwpx_section(data, max_depth, max_paragraphs) reads a whole section part (UTF-8
  * XML) and returns the list of its paragraphs' texts in document order, exactly what
  * section_text appends to its walk's slots. It accepts only a plain subset of XML and
  * returns None for anything outside it, so the caller runs expat, which then gives the
@@ -14,16 +14,8 @@
  * invalid character reference, "]]>" in text, text outside the root, a mismatched or
  * missing end tag, more than max_depth levels or max_paragraphs paragraphs. It never
  * accepts what expat refuses; it may decline what expat accepts.
- * tests/test_native_owpml.py drives both over fixtures, generated files and a stream of
- * mutated ones.
- *
- * starts(data, local_names, max_depth) walks a small part the same way (the package
- * manifests META-INF/container.xml and Contents/content.hpf) and returns, in document
- * order, (local name, {attribute local name: value}) for each start tag whose local
- * name is one of local_names (bytes): what expat's start handler is given for them,
- * names cut to their local part, values decoded as expat decodes them. It declines
- * where section_texts would, and where one tag names two attributes alike but for
- * their prefix.
+ * tests/test_native_hwpx_walk.py drives both over fixtures, generated files and
+ * mutants (tests/mutants.py), and counts how often this walk answers.
  *
  * The input is hostile: every read is bounded by the buffer's length, the element stack
  * by max_depth, and every buffer grows with the input only. A part that does not end
@@ -119,9 +111,7 @@ typedef struct {
     Py_ssize_t prefix_at[MAX_PREFIXES], prefix_len[MAX_PREFIXES];
     int n_prefixes;
     int failed; /* 1: decline; -1: a Python error is set */
-    PyObject *wanted; /* starts(): the local names whose start tags are listed */
-    PyObject *events; /* starts(): (local name, {attribute: value}) of each, or NULL */
-    /* section_texts(): start tags read, by a hash of their names (last: see clear()) */
+    /* hwpx_section(): start tags read, by a hash of their names (last: see clear()) */
     Seen seen[SEEN_SLOTS];
 } St;
 
@@ -588,54 +578,6 @@ static int value_piece(St *st, Py_ssize_t *p, Py_ssize_t end, char *piece, int *
     return 1;
 }
 
-/* The value s[at:at+len] as expat gives it (see value_piece), into out. 0: declined. */
-static int attr_value(St *st, Py_ssize_t at, Py_ssize_t len, Buf *out) {
-    for (Py_ssize_t p = at; p < at + len;) {
-        char piece[4];
-        int piece_len;
-        if (st->s[p] == '<' || !value_piece(st, &p, at + len, piece, &piece_len))
-            return 0;
-        if (buf_add(out, piece, piece_len) < 0)
-            return -1;
-    }
-    return 1;
-}
-
-/* Whether the local name s[at:at+len] is one starts() lists. */
-static int is_wanted(St *st, Py_ssize_t at, Py_ssize_t len) {
-    Py_ssize_t n = PyTuple_GET_SIZE(st->wanted);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *name = PyTuple_GET_ITEM(st->wanted, i);
-        if (PyBytes_GET_SIZE(name) == len && memcmp(PyBytes_AS_STRING(name), st->s + at, (size_t)len) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-/* Attribute s[a_at:a_at+a_len] (local part from a_colon + 1) = value into attrs:
- * 0 to decline (a local name given twice), -1 on a Python error. */
-static int add_attr(St *st, PyObject *attrs, Py_ssize_t a_at, Py_ssize_t a_len, Py_ssize_t a_colon,
-                    Py_ssize_t v_at, Py_ssize_t v_len) {
-    Buf value = {NULL, 0, 0};
-    int r = attr_value(st, v_at, v_len, &value);
-    PyObject *key = NULL, *text = NULL;
-    if (r == 1) {
-        Py_ssize_t skip = a_colon >= 0 ? a_colon + 1 : 0;
-        key = PyUnicode_DecodeASCII((const char *)st->s + a_at + skip, a_len - skip, "strict");
-        text = key ? PyUnicode_DecodeUTF8(value.data ? value.data : "", value.len, "strict") : NULL;
-        if (text == NULL)
-            r = -1;
-        else if (PyDict_Contains(attrs, key))
-            r = 0;
-        else if (PyDict_SetItem(attrs, key, text) < 0)
-            r = -1;
-    }
-    Py_XDECREF(key);
-    Py_XDECREF(text);
-    PyMem_Free(value.data);
-    return r;
-}
-
 /* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. A bit
  * per hash of (length, first and last byte) in *seen spares the compares for almost
  * every name: only one whose bit is already set is compared with the others. */
@@ -717,10 +659,16 @@ static int value_is_tab(St *st, Py_ssize_t at, Py_ssize_t len) {
 }
 
 /* A namespace declaration xmlns:prefix="value" (a_colon 5) or xmlns="value" (a_colon
- * -1) on the root: 0 when read, 1 to decline. */
+ * -1) on the root: 0 when read, 1 to decline. Expat refuses a reserved prefix declared
+ * and a reserved namespace name bound (Namespaces in XML 1.0, section 3): a value naming
+ * the W3C's site or holding a reference is left to it, whatever the prefix. */
 static int declaration(St *st, Py_ssize_t a_at, Py_ssize_t a_len, Py_ssize_t a_colon,
-                       Py_ssize_t v_len) {
-    const unsigned char *a = st->s + a_at;
+                       Py_ssize_t v_at, Py_ssize_t v_len) {
+    const unsigned char *a = st->s + a_at, *v = st->s + v_at;
+    for (Py_ssize_t i = 0; i < v_len; i++) {
+        if (v[i] == '&' || (i + 7 <= v_len && memcmp(v + i, "w3.org/", 7) == 0))
+            return 1;
+    }
     if (a_colon != 5)
         return 0;
     Py_ssize_t p_len = a_len - 6;
@@ -752,10 +700,9 @@ static int tag_end(St *st, int *empty) {
 
 /* The attributes of a start tag, to its end ('>' or "/>"): 0 when read, 1 to decline,
  * -1 on a Python error. Sets *empty ("/>") and, for a ctrl (is_ctrl), *ctrl_tab (an id
- * of "tab", any case); with attrs, each attribute other than a declaration goes into it
- * by its local name. */
+ * of "tab", any case). */
 static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
-                       PyObject *attrs, Seen *rec) {
+                       Seen *rec) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
     uint64_t seen = 0;
     int n_attrs = 0;
@@ -783,7 +730,7 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
         const unsigned char *a = st->s + a_at;
         if (a[0] == 'x' && a_len >= 5 && memcmp(a, "xmlns", 5) == 0 &&
             (a_len == 5 || a_colon == 5)) {
-            if (!root || declaration(st, a_at, a_len, a_colon, v_len))
+            if (!root || declaration(st, a_at, a_len, a_colon, v_at, v_len))
                 return 1; /* declarations below the root: left to expat */
             continue;
         }
@@ -802,22 +749,7 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
                 rec->n_values = -1;
             }
         }
-        if (attrs != NULL) {
-            int r = add_attr(st, attrs, a_at, a_len, a_colon, v_at, v_len);
-            if (r <= 0)
-                return r < 0 ? -1 : 1;
-        }
     }
-}
-
-/* starts(): the event of a listed element (its local name s[at:at+len]). */
-static int add_event(St *st, Py_ssize_t at, Py_ssize_t len, PyObject *attrs) {
-    PyObject *local = PyUnicode_DecodeASCII((const char *)st->s + at, len, "strict");
-    PyObject *event = local ? PyTuple_Pack(2, local, attrs) : NULL;
-    int r = event == NULL || PyList_Append(st->events, event) < 0 ? -1 : 0;
-    Py_XDECREF(local);
-    Py_XDECREF(event);
-    return r;
 }
 
 /* The start tag read last under this qualified name s[at:at+len] (a slot per hash of
@@ -891,7 +823,7 @@ static int start_tag(St *st) {
         DECLINE;
     if (st->depth + 1 > st->max_depth)
         DECLINE;
-    Seen *seen = st->events == NULL && st->depth > 0 ? seen_slot(st, at, len) : NULL;
+    Seen *seen = st->depth > 0 ? seen_slot(st, at, len) : NULL;
     if (seen != NULL && repeats(st, seen, at, len)) {
         st->pos = at + seen->len;
         return opened(st, (enum kind)seen->kind, seen->ctrl_tab, seen->empty, at, len);
@@ -902,23 +834,14 @@ static int start_tag(St *st) {
     st->pos = at + len;
     const unsigned char *local = st->s + at + (colon >= 0 ? colon + 1 : 0);
     Py_ssize_t local_len = colon >= 0 ? len - colon - 1 : len;
-    PyObject *attrs = NULL; /* starts(): this element's attributes, when it is listed */
-    if (st->events != NULL && is_wanted(st, local - st->s, local_len)) {
-        attrs = PyDict_New();
-        if (attrs == NULL)
-            return -1;
-    }
     enum kind k = kind_of(local, local_len);
     Seen rec; /* what seen becomes */
     rec.n_values = 0;
     rec.id_value = -1;
-    int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty, attrs,
+    int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty,
                         seen != NULL ? &rec : NULL);
     if (r == 0 && colon >= 0 && !declared_prefix(st, at, colon))
         r = 1; /* unbound (or declared below the root): expat's to judge */
-    if (r == 0 && attrs != NULL)
-        r = add_event(st, local - st->s, local_len, attrs);
-    Py_XDECREF(attrs);
     if (r == 1)
         DECLINE;
     if (r < 0)
@@ -1234,7 +1157,7 @@ static PyObject *answer(int r, PyObject **made) {
     return result;
 }
 
-static PyObject *section_texts(PyObject *self, PyObject *args) {
+PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
     Py_ssize_t max_paragraphs;
@@ -1252,47 +1175,4 @@ static PyObject *section_texts(PyObject *self, PyObject *args) {
     return result;
 }
 
-static PyObject *starts_of(PyObject *self, PyObject *args) {
-    Py_buffer view;
-    PyObject *wanted;
-    int max_depth;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*O!i", &view, &PyTuple_Type, &wanted, &max_depth))
-        return NULL;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(wanted); i++) {
-        if (!PyBytes_Check(PyTuple_GET_ITEM(wanted, i))) {
-            PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_TypeError, "starts: the names must be bytes");
-            return NULL;
-        }
-    }
-    St st;
-    clear(&st);
-    st.s = view.buf;
-    st.n = view.len;
-    st.wanted = wanted;
-    st.events = PyList_New(0);
-    int r = st.events ? run(&st, max_depth, PY_SSIZE_T_MAX) : -1;
-    PyObject *result = answer(r, &st.events);
-    Py_XDECREF(st.events);
-    Py_XDECREF(st.slots);
-    PyBuffer_Release(&view);
-    return result;
-}
-
-static PyMethodDef methods[] = {
-    {"section_texts", section_texts, METH_VARARGS,
-     "section_texts(data, max_depth, max_paragraphs) -> list of paragraph texts, or None "
-     "where hwpx.section_text must run (see the module comment)."},
-    {"starts", starts_of, METH_VARARGS,
-     "starts(data, local_names, max_depth) -> list of (local name, {attribute: value}) of "
-     "the start tags named, in document order, or None where expat must parse it."},
-    {NULL, NULL, 0, NULL}};
-
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_owpml",
-                                    "The HWPX section walk in C.", -1, methods};
-
-PyMODINIT_FUNC PyInit__owpml(void) {
-    init_classes();
-    return PyModule_Create(&module);
-}
+void hwpscan_hwpx_init(void) { init_classes(); }

@@ -1,58 +1,41 @@
-/* A plain HWP 5 document counted in one call: the optional fast path of
- * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True) for the common case, a
- * well-formed compound file holding a clean document. The Python reader stays the
- * reference and the fallback.
+/* An ordinary HWP 5 document read in one call (part of the module
+ * hwpscan.formats._readers): the optional fast path of
+ * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True), which stays the reference
+ * and the fallback for every file this declines.
  *
- * read(data, max_stream_bytes, max_document_bytes, max_docinfo_names) returns what the
- * Python reader would put in the Document's info for such a file,
+ * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
+ * table) returns what read_ole puts in its Document, as (version word, flags,
+ * paragraphs, sections, body, preview, meta), each of the last three the list of
+ * Segments the Python reader makes (made with the *segment* type, kept controls
+ * translated by *table*) or, where that text is plain, its (chars, units), or None for
+ * no preview or no name; the Document then has no warning and no status. For anything
+ * else it returns None and the caller reads the file the usual way. It declines (fails
+ * fast, before inflating anything where it can):
  *
- *     (version word, flags, paragraphs, sections, (chars, units) of the body,
- *      (chars, units) of the preview or None, (chars, units) of the DocInfo names or None)
- *
- * where that reader makes a Document with no segment, no warning and no status: the
- * body, the PrvText preview and the DocInfo names all counted as plain
- * (hwp5._PlainBody, hwp5._count_preview, the docinfo_plain count of _records.c). For
- * anything else it returns None and the caller reads the file the usual way. It
- * declines (fails fast, before inflating anything where it can):
- *
- *  - a compound file cfb_fast would decline (the checks of _cfb_core.h and _cfb.c's
- *    walk, repeated here without a Python object), and more: a directory entry name
- *    that is not ASCII or holds a line feed, a storage inside a storage, more than
+ *  - a compound file the checks of _cfb_core.h refuse, a directory entry name that is
+ *    not ASCII or holds a line feed, a storage inside a storage, more than
  *    MAX_PLAIN_STREAMS streams;
  *  - no FileHeader stream, one without the signature or shorter than 40 bytes, a
  *    version that is not 5.x, an encryption or distribution bit, a ViewText section, no
- *    BodyText section, no DocInfo stream;
+ *    BodyText section, no DocInfo stream, a section number of more than 18 digits;
  *  - any stream over max_stream_bytes, an inflated stream over its cap, all of them over
  *    max_document_bytes, deflate data that is not valid or ends early (hwp5_text.inflate);
  *  - a PrvText stream of an odd size or one hwp5_text.is_plain rejects;
- *  - DocInfo names the Python reader would warn about, cut at max_docinfo_names or one
- *    of them not plain;
+ *  - DocInfo names the Python reader would warn about or cut at max_docinfo_names;
  *  - a section record cut short or running past its stream, a PARA_TEXT record without
- *    its PARA_HEADER or of an odd size, an 8-unit control cut short, a unit the counting
- *    looks at (a surrogate, private use, U+FFFD, the folded symbols' block);
- *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, the
- *    code units a plain body may count).
+ *    its PARA_HEADER or of an odd size, an 8-unit control cut short;
+ *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, code
+ *    units), more than MAX_SEGMENT_UNITS code units of text to segment.
  *
- * read_segments(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
- * table) reads the same documents and, beyond them, the ones whose only difference is a
- * notable unit in their text (a contaminated document): what read_ole(data,
- * count_plain_body=True) puts in its Document, as (version word, flags, paragraphs,
- * sections, body, preview, meta), each of the last three the list of Segments the Python
- * reader makes (_PlainBody with text_segments, _preview, _decode_names; the runs made by
- * _hwp5_runs.h, _records.c's paragraph_runs too) or, where that text is plain, its
- * (chars, units), or None for no preview or no name. It declines all that read declines
- * but a notable unit, and more: an 8-unit control cut short after a notable unit, DocInfo
- * names cut at the cap after one, a section number of more than 18 digits, more than
- * MAX_SEGMENT_UNITS code units of text to segment (no budget is ever reached). The plain
- * sections before the first one not plain are counted first and read again to be
- * segmented when it comes, so a clean document costs what read costs.
+ * The plain sections before the first one not plain are counted first and read again to
+ * be segmented when it comes, so a clean document costs a count.
  *
  * The input is hostile: every read is checked before it is made (sector numbers against
  * the sector count, record sizes against the stream, 64-bit positions), every
  * allocation is bounded by len(data) or by the inflate cap the caller gave, and the
- * inflated output never passes that cap. tests/test_hwp5_plain_fast.py holds the
- * Documents equal to the Python reader's over fixtures, generated documents and mutated
- * ones.
+ * inflated output never passes that cap. tests/test_native_hwp5_reader.py holds the
+ * Documents equal to the Python reader's over fixtures, generated documents and mutants,
+ * and counts how often this reader answers.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -132,7 +115,7 @@ typedef struct {
 } Doc;
 
 /* A name's units (its length field checked), or -1 where the walk declines: what
- * cfb_fast._entry_name rejects, and here also a name that is not ASCII or holds a line
+ * the strict walk rejects (length, terminator, UTF-16, '/'), and also a name that is not ASCII or holds a line
  * feed (hwp5_spec.SECTION_RE's $ would match before one). */
 static int
 ascii_name(const unsigned char *e)
@@ -189,7 +172,7 @@ named(const unsigned char *e, const char *lower)
     return 1;
 }
 
-/* cfb_fast.CfbStreams._entry without a Python object: one stream entry checked (its
+/* One stream entry checked without a Python object (its
  * chain too, marking its sectors) and noted. */
 static int
 note_stream(Doc *d, const unsigned char *e, const unsigned char *storage)
@@ -229,7 +212,7 @@ note_stream(Doc *d, const unsigned char *e, const unsigned char *storage)
 }
 
 /* One reached entry: its siblings pushed, its name checked, then a storage's children
- * pushed or a stream noted (_cfb.c's visit). */
+ * pushed or a stream noted. */
 static int
 visit(Doc *d, const unsigned char *e, Item item, Item **top)
 {
@@ -248,7 +231,7 @@ visit(Doc *d, const unsigned char *e, Item item, Item **top)
     return OK;
 }
 
-/* cfb_fast.CfbStreams._walk: every stream reachable from the root, each chain checked. */
+/* Every stream reachable from the root, each chain checked. */
 static int
 walk(Doc *d)
 {
@@ -288,7 +271,7 @@ done:
     return result;
 }
 
-/* cfb_fast.CfbStreams._minifat without a Python object: the MiniFAT cut to the mini
+/* The MiniFAT without a Python object: cut to the mini
  * stream, and the mini stream's sectors kept. */
 static int
 minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_t count)
@@ -311,7 +294,7 @@ minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_
     return root_start == ENDOFCHAIN ? OK : DECLINE;
 }
 
-/* The compound file read and checked as cfb_fast reads it (_cfb.c's layout). */
+/* The compound file read and checked (declined at anything irregular). */
 static int
 open_container(Doc *d, const unsigned char *data, Py_ssize_t len)
 {
@@ -486,7 +469,7 @@ typedef struct {
     int64_t records, paragraphs, payload_units;
 } Body;
 
-/* One PARA_TEXT payload counted as _records.c's plain_counts counts a paragraph into
+/* One PARA_TEXT payload counted as hwp5_text.plain_counts counts a paragraph into
  * *c* (chars, units): 1, 0 where the counting has something to look at (the text is to
  * be segmented), -1 where the Python code would warn. */
 static int
@@ -942,10 +925,10 @@ body_sections(const Doc *d, const Stream **order, int64_t *numbers)
         int digits = 0;
         for (int k = 7; k < units; k++) {
             digits += number > 0 || s->entry[2 * k] != '0';
-            number = 10 * number + (s->entry[2 * k] - '0');
-            if (digits > MAX_NUMBER_DIGITS) {
+            if (digits > MAX_NUMBER_DIGITS) { /* before the product: 19 digits overflow */
                 return -1;
             }
+            number = 10 * number + (s->entry[2 * k] - '0');
         }
         /* insertion sort: a few sections, MAX_PLAIN_STREAMS at most */
         int64_t at = n++;
@@ -1259,50 +1242,18 @@ read_file(PyObject *data, Caps *caps, Segs *segs)
     return result;
 }
 
-PyDoc_STRVAR(read_doc,
-"read(data, max_stream_bytes, max_document_bytes, max_docinfo_names, /)\n--\n\n"
-"What read_ole(data, count_plain_body=True) puts in the info of a plain HWP 5\n"
-"document: (version word, flags, paragraphs, sections, (chars, units) of the body,\n"
-"(chars, units) of the preview or None, of the DocInfo names or None); None for any\n"
-"other file (the Python reader's turn).");
-
-static PyObject *
-read_plain(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "read takes 4 arguments");
-        return NULL;
-    }
-    Caps caps = {0, 0, 0, 0};
-    int fit = take_caps(args, &caps);
-    if (fit <= 0) {
-        return fit < 0 ? NULL : Py_NewRef(Py_None);
-    }
-    return read_file(args[0], &caps, NULL);
-}
-
-PyDoc_STRVAR(read_segments_doc,
-"read_segments(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,\n"
-"              table, /)\n--\n\n"
-"What read_ole(data, count_plain_body=True) makes of an ordinary HWP 5 document, plain\n"
-"or not: (version word, flags, paragraphs, sections, body, preview, meta), each of the\n"
-"last three a list of segments (made with the *segment* type, kept controls translated\n"
-"by *table*), (chars, units) where that text is counted, or None (no preview, no\n"
-"name); None where read declines\n"
-"for any reason but a notable unit of text (the Python reader's turn).");
-
-static PyObject *
-read_segmented(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* read_hwp5: see the comment at the top. */
+PyObject *
+hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "read_segments takes 6 arguments");
+        PyErr_SetString(PyExc_TypeError, "read_hwp5 takes 6 arguments");
         return NULL;
     }
     if (!PyType_Check(args[4]) || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type) ||
         !PyDict_Check(args[5])) {
-        PyErr_SetString(PyExc_TypeError, "read_segments: a tuple type and a dict expected");
+        PyErr_SetString(PyExc_TypeError, "read_hwp5: a tuple type and a dict expected");
         return NULL;
     }
     Caps caps = {0, 0, 0, 0};
@@ -1325,42 +1276,8 @@ read_segmented(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
-static PyMethodDef methods[] = {
-    {"read", (PyCFunction)(void (*)(void))read_plain, METH_FASTCALL, read_doc},
-    {"read_segments", (PyCFunction)(void (*)(void))read_segmented, METH_FASTCALL,
-     read_segments_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-static int
-exec_module(PyObject *module)
+void
+hwpscan_hwp5_init(void)
 {
     fill_high_kind();
-    if (PyModule_AddIntConstant(module, "MAX_RECORDS", MAX_RECORDS) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_PARAGRAPHS", MAX_PARAGRAPHS) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_SEGMENTS", MAX_SEGMENTS) < 0 ||
-        PyModule_AddIntConstant(module, "MAX_ENTRIES", MAX_ENTRIES) < 0) {
-        return -1;
-    }
-    return PyModule_AddIntConstant(module, "MAX_TREE_DEPTH", MAX_TREE_DEPTH);
-}
-
-static PyModuleDef_Slot slots[] = {
-    {Py_mod_exec, exec_module},
-    {0, NULL},
-};
-
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "hwpscan.formats._hwp5plain",
-    .m_doc = "A plain HWP 5 document counted in one call (the Python reader is the reference).",
-    .m_size = 0,
-    .m_methods = methods,
-    .m_slots = slots,
-};
-
-PyMODINIT_FUNC
-PyInit__hwp5plain(void)
-{
-    return PyModuleDef_Init(&module_def);
 }

@@ -1,6 +1,0 @@
-# The native HWPX section walk (_owpml.c); hwpx.section_text is the reference.
-
-def section_texts(data: bytes, max_depth: int, max_paragraphs: int, /) -> list[str] | None: ...
-def starts(
-    data: bytes, local_names: tuple[bytes, ...], max_depth: int, /
-) -> list[tuple[str, dict[str, str]]] | None: ...

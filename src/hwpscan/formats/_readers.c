@@ -1,0 +1,37 @@
+/* hwpscan.formats._readers: the one optional native module, whole-document readers
+ * whose Python code is the reference (hwpscan.formats.fast_readers loads it):
+ * read_hwp5 (_hwp5_reader.c) and hwpx_section (_hwpx_walk.c). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+PyObject *hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *hwpscan_hwpx_section(PyObject *module, PyObject *args);
+void hwpscan_hwp5_init(void);
+void hwpscan_hwpx_init(void);
+
+static PyMethodDef methods[] = {
+    {"read_hwp5", (PyCFunction)(void (*)(void))hwpscan_read_hwp5, METH_FASTCALL,
+     "read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment, "
+     "table, /)\n--\n\nWhat hwp5.read_ole(data, count_plain_body=True) makes of an ordinary "
+     "HWP 5 document, or None where the Python reader must read it."},
+    {"hwpx_section", hwpscan_hwpx_section, METH_VARARGS,
+     "hwpx_section(data, max_depth, max_paragraphs) -> the paragraph texts of an HWPX "
+     "section part, or None where hwpx.section_text (expat) must run."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "hwpscan.formats._readers",
+    .m_doc = "Whole-document readers in C; the Python readers are the reference.",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC
+PyInit__readers(void)
+{
+    hwpscan_hwp5_init();
+    hwpscan_hwpx_init();
+    return PyModule_Create(&module_def);
+}
