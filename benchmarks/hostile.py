@@ -16,6 +16,10 @@ Reproducers:
 - ``tiny-para-text``: 10 million one-character PARA_TEXT records in one section;
 - ``damaged-records``: 8 million PARA_TEXT records of odd length (one warning each);
 - ``docinfo-names``: 7 million FACE_NAME records in DocInfo;
+- ``pdf-text-flood``: a 270 KB PDF whose page shows 200 MB of text;
+- ``pdf-operator-flood``: a 50 KB PDF whose page has 5 million ``Tj`` operators;
+- ``pdf-flate-bomb``: a 1 MB PDF whose content stream inflates to 1 GB;
+- ``pdf-repeated-contents``: a page listing one 2,000-character stream 20,000 times;
 - ``oom-batch``: a folder of 16 normal files, ``pua-sections`` and ``docinfo-names``
   scanned by the CLI under an 800 MB address-space limit (every row written, exit 0);
 - ``slow-stream``: a folder of 17 normal files and one that cannot finish in time
@@ -47,6 +51,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.rehearsal.synth import pdf_bombs
 from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5, hwp5_streams
 from hwpscan.rehearsal.synth.hwp5_records import record
@@ -391,6 +396,10 @@ FILES: dict[str, Callable[[], bytes]] = {
     "tiny-para-text": tiny_para_text,
     "damaged-records": damaged_records,
     "docinfo-names": docinfo_names,
+    "pdf-text-flood": pdf_bombs.text_flood,
+    "pdf-operator-flood": pdf_bombs.operator_flood,
+    "pdf-flate-bomb": pdf_bombs.flate_bomb,
+    "pdf-repeated-contents": pdf_bombs.repeated_contents,
 }
 RUNS: dict[str, Callable[[Path, argparse.Namespace], str]] = {
     "oom-batch": oom_batch,
@@ -417,20 +426,21 @@ def main() -> None:
     if args.list:
         print("\n".join([*FILES, *RUNS]))
         return
-    print(f"{'reproducer':18} {'time':>9} {'peak RSS':>10}  outcome")
+    print(f"{'reproducer':22} {'time':>9} {'peak RSS':>10}  outcome")
     with tempfile.TemporaryDirectory(prefix="hwpscan-hostile-") as tmp:
         for name in names:
             work = Path(tmp) / name
             work.mkdir()
             if name in FILES:
-                path = work / f"{name}.hwp"
-                path.write_bytes(FILES[name]())
+                data = FILES[name]()
+                path = work / f"{name}.{'pdf' if data.startswith(b'%PDF') else 'hwp'}"
+                path.write_bytes(data)
                 size = f" ({path.stat().st_size / 1024:,.0f} KB)"
                 line = scan_one(path, args)
             else:
                 size = ""
                 line = RUNS[name](work, args)
-            print(f"{name:18} {line}{size}", flush=True)
+            print(f"{name:22} {line}{size}", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ both engines return the same lone halves, pairs and U+FFFD for the same CMap).
   reaches every pipeline that reads forms.
 - Budgets: at most :data:`MAX_PAGES` pages and :data:`MAX_OBJECTS` declared objects
   (real documents stay far below both); a file over them is read up to the budget.
+  Before either engine reads a file, :mod:`hwpscan.formats.pdf_budget` measures what
+  its streams inflate to and how many text operators and characters they hold: a file
+  over those budgets is not read (``corrupt``, the budget named), as PDFium has no
+  memory limit of its own.
 - pypdf's log messages and Python warnings never reach the terminal: they are caught
   while it reads, escaped (control characters, escapes and surrogates shown as
   ``\\x1b``, ``\\udb80``...), capped, and kept as the file's warnings.
@@ -49,9 +53,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hwpscan.errors import CorruptFileError, EncryptedFileError
+from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError
 from hwpscan.forensics.surrogates import escape_snippet
-from hwpscan.formats import pdfium_text
+from hwpscan.formats import pdf_budget, pdfium_text
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_MESSAGES", "MAX_OBJECTS", "MAX_PAGES", "read_pdf"]
@@ -170,6 +174,9 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
     _check_declared(data)
+    over = pdf_budget.over_budget(data)  # before any engine: see pdf_budget
+    if over is not None:
+        raise BudgetError(over)
     with pdfium_text.LOCK:  # PDFium is not thread-safe
         try:
             doc, encrypted = pdfium_text.open_document(data)

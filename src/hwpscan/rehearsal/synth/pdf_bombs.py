@@ -1,0 +1,101 @@
+"""Small PDFs that ask a reader for gigabytes: the hostile cases the PDF budgets stop.
+
+Each is a valid one-page PDF whose content stream is deflated, so a file of kilobytes
+inflates to tens or hundreds of megabytes that a text engine turns into objects:
+
+- :func:`text_flood`: long strings shown by ``Tj`` (megabytes of characters);
+- :func:`operator_flood`: millions of one-character ``Tj`` operators;
+- :func:`flate_bomb`: a content stream that inflates to about a gigabyte of spaces;
+- :func:`repeated_contents`: one small content stream listed thousands of times in the
+  page's ``/Contents`` array (the bytes are small even once inflated; the page is not).
+
+The font is the standard ``Helvetica`` (nothing embedded). The same arguments give the
+same bytes.
+
+>>> data = operator_flood(10)
+>>> data[:8], data.rstrip().endswith(b"%%EOF")
+(b'%PDF-1.7', True)
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+
+__all__ = ["flate_bomb", "operator_flood", "repeated_contents", "text_flood", "write_pdf"]
+
+_MB = 2**20
+
+
+def write_pdf(objects: list[bytes]) -> bytes:
+    """A PDF of the given objects (object *n* is ``objects[n - 1]``, object 1 the
+    catalog), with its cross-reference table and trailer."""
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def _deflated(parts: Iterable[bytes]) -> bytes:
+    comp = zlib.compressobj(9)
+    return b"".join(comp.compress(p) for p in parts) + comp.flush()
+
+
+def _stream(data: bytes, flate: bool = True) -> bytes:
+    head = b"<< /Length %d%s >>\nstream\n" % (len(data), b" /Filter /FlateDecode" if flate else b"")
+    return head + data + b"\nendstream"
+
+
+def _one_page(contents: list[bytes], refs: bytes | None = None) -> bytes:
+    """Catalog, pages, page, font, then the content streams (objects 5...)."""
+    listed = refs or b" ".join(b"%d 0 R" % (5 + n) for n in range(len(contents)))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
+        b"/Resources << /Font << /F1 4 0 R >> >> /Contents [" + listed + b"] >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        *contents,
+    ]
+    return write_pdf(objects)
+
+
+def text_flood(megabytes: int = 200, line: int = 4000) -> bytes:
+    """A page showing *megabytes* of text, in strings of *line* characters."""
+    shown = b"(" + b"A" * line + b") Tj T*\n"
+    count = megabytes * _MB // len(shown)
+    chunk = shown * 256
+    parts = [b"BT /F1 1 Tf 1 TL 0 800 Td\n", *([chunk] * (count // 256)), b"ET\n"]
+    return _one_page([_stream(_deflated(parts))])
+
+
+def operator_flood(operators: int = 5_000_000) -> bytes:
+    """A page drawing *operators* one-character strings, one ``Tj`` each."""
+    step = 100_000
+    chunk = b"(a) Tj\n" * step
+    parts = [b"BT /F1 1 Tf 0 800 Td\n"]
+    parts += [chunk] * (operators // step) + [b"(a) Tj\n" * (operators % step), b"ET\n"]
+    return _one_page([_stream(_deflated(parts))])
+
+
+def flate_bomb(megabytes: int = 1024) -> bytes:
+    """A page whose content stream inflates to *megabytes* of spaces around one line."""
+    blank = b" " * _MB
+    parts = [b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n", *([blank] * megabytes)]
+    return _one_page([_stream(_deflated(parts))])
+
+
+def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
+    """A page whose ``/Contents`` lists one stream of *chars* characters *times* times."""
+    content = b"BT /F1 1 Tf 0 800 Td (" + b"A" * chars + b") Tj ET\n"
+    return _one_page([_stream(_deflated([content]))], refs=b"5 0 R " * times)
