@@ -56,6 +56,7 @@ from typing import Any
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.formats import pdf_budget, pdfium_text
+from hwpscan.formats.stable_text import stable
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_MESSAGES", "MAX_OBJECTS", "MAX_PAGES", "read_pdf"]
@@ -113,7 +114,7 @@ class _Collect(logging.Handler):
 
 
 def _clip(text: str) -> str:
-    shown = escape_snippet(text)
+    shown = escape_snippet(stable(text))  # no memory address: see formats.stable_text
     return shown if len(shown) <= _MESSAGE_CHARS else shown[:_MESSAGE_CHARS] + "..."
 
 
