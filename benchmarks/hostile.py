@@ -20,6 +20,7 @@ Reproducers:
 - ``pdf-operator-flood``: a 50 KB PDF whose page has 5 million ``Tj`` operators;
 - ``pdf-flate-bomb``: a 1 MB PDF whose content stream inflates to 1 GB;
 - ``pdf-repeated-contents``: a page listing one 2,000-character stream 20,000 times;
+- ``hwpx-wide-attribute``: a 62 KB HWPX whose first paragraph has a 60 MB attribute;
 - ``oom-batch``: a folder of 16 normal files, ``pua-sections`` and ``docinfo-names``
   scanned by the CLI under an 800 MB address-space limit (every row written, exit 0);
 - ``slow-stream``: a folder of 17 normal files and one that cannot finish in time
@@ -34,6 +35,7 @@ Reproducers:
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import signal
@@ -43,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -102,6 +105,20 @@ def docinfo_names() -> bytes:
 def normal_files(folder: Path, count: int) -> None:
     for n in range(count):
         (folder / f"normal-{n:02d}.hwp").write_bytes(build_hwp5([f"보도자료 {n}", "본문"]))
+
+
+def wide_attribute() -> bytes:
+    """Our HWPX with a 60 MB attribute in the first paragraph's start tag."""
+    source = zipfile.ZipFile(io.BytesIO(build_hwpx(["첫 문단", "둘째 문단"])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "Contents/section0.xml":
+                wide = b' wide="' + b"A" * (60 * MB) + b'"'
+                data = data.replace(b"<hp:p ", b"<hp:p" + wide + b" ", 1)
+            target.writestr(info, data, compress_type=info.compress_type)
+    return out.getvalue()
 
 
 def slow_hwpx() -> bytes:
@@ -400,6 +417,7 @@ FILES: dict[str, Callable[[], bytes]] = {
     "pdf-operator-flood": pdf_bombs.operator_flood,
     "pdf-flate-bomb": pdf_bombs.flate_bomb,
     "pdf-repeated-contents": pdf_bombs.repeated_contents,
+    "hwpx-wide-attribute": wide_attribute,
 }
 RUNS: dict[str, Callable[[Path, argparse.Namespace], str]] = {
     "oom-batch": oom_batch,
@@ -433,7 +451,8 @@ def main() -> None:
             work.mkdir()
             if name in FILES:
                 data = FILES[name]()
-                path = work / f"{name}.{'pdf' if data.startswith(b'%PDF') else 'hwp'}"
+                suffix = {b"%PDF": "pdf", b"PK\x03\x04": "hwpx"}.get(data[:4], "hwp")
+                path = work / f"{name}.{suffix}"
                 path.write_bytes(data)
                 size = f" ({path.stat().st_size / 1024:,.0f} KB)"
                 line = scan_one(path, args)
