@@ -20,6 +20,10 @@ Reproducers:
 - ``pdf-operator-flood``: a 50 KB PDF whose page has 5 million ``Tj`` operators;
 - ``pdf-flate-bomb``: a 1 MB PDF whose content stream inflates to 1 GB;
 - ``pdf-repeated-contents``: a page listing one 2,000-character stream 20,000 times;
+- ``pdf-largest-page``: one page just under the per-page budgets (1.9 MB of strings);
+- ``pdf-largest-operators``: one page of 290,000 ``Tj`` operators;
+- ``pdf-largest-file``: 8 such pages of 1.9 MB, just under the per-file budget;
+- ``pdf-most-operators``: 5 pages of 290,000 ``Tj`` each, under the per-file budget;
 - ``hwpx-wide-attribute``: a 62 KB HWPX whose first paragraph has a 60 MB attribute;
 - ``oom-batch``: a folder of 16 normal files, ``pua-sections`` and ``docinfo-names``
   scanned by the CLI under an 800 MB address-space limit (every row written, exit 0);
@@ -417,6 +421,10 @@ FILES: dict[str, Callable[[], bytes]] = {
     "pdf-operator-flood": pdf_bombs.operator_flood,
     "pdf-flate-bomb": pdf_bombs.flate_bomb,
     "pdf-repeated-contents": pdf_bombs.repeated_contents,
+    "pdf-largest-page": lambda: pdf_bombs.text_flood(1.9, line=400),
+    "pdf-largest-operators": lambda: pdf_bombs.operator_flood(290_000),
+    "pdf-largest-file": lambda: pdf_bombs.text_pages(8, 1.9),
+    "pdf-most-operators": lambda: pdf_bombs.text_pages(5, 2.76, line=1),
     "hwpx-wide-attribute": wide_attribute,
 }
 RUNS: dict[str, Callable[[Path, argparse.Namespace], str]] = {

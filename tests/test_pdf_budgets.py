@@ -32,7 +32,7 @@ CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "contents listed 3,000 times": (
         lambda: pdf_bombs.repeated_contents(3_000, 2_000),
-        "a page's contents hold over 4 MB of strings",
+        f"a page's contents hold over {pdf_budget.MAX_STREAM_TEXT // 2**20} MB of strings",
     ),
 }
 
@@ -83,3 +83,31 @@ def test_a_damaged_stream_counts_what_inflates() -> None:
     stream = b"<< /Filter /FlateDecode >>\nstream\n" + broken + b"\nendstream"
     reason = pdf_budget.over_budget(pdf_bombs.write_pdf([stream]))
     assert reason is not None and "text operators" in reason
+
+
+def test_a_page_in_an_object_stream_is_measured_too() -> None:
+    """A page dictionary packed in a compressed object stream lists its contents there."""
+    page = b"9 0 << /Type /Page /Contents [" + b"5 0 R " * 20_000 + b"] >>"
+    packed = zlib.compress(page)
+    objstm = (
+        b"<< /Type /ObjStm /N 1 /First 4 /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
+        + packed
+        + b"\nendstream"
+    )
+    reason = pdf_budget.over_budget(pdf_bombs.write_pdf([b"<< /Type /Catalog >>", objstm]))
+    assert reason is not None and "20,000 content streams" in reason
+
+
+def test_strings_in_a_font_program_are_not_text() -> None:
+    """A font's binary program holds parentheses by chance: its bytes count, not as text."""
+    import random
+
+    noise = random.Random(1).randbytes(pdf_budget.MAX_STREAM_TEXT * 3)
+    assert noise.count(b"(") > 10_000
+    packed = zlib.compress(noise)
+    font = (
+        b"<< /Length %d /Length1 %d /Filter /FlateDecode >>\nstream\n" % (len(packed), len(noise))
+        + packed
+        + b"\nendstream"
+    )
+    assert pdf_budget.over_budget(pdf_bombs.write_pdf([b"<< /Type /Catalog >>", font])) is None

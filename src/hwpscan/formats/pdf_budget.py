@@ -54,13 +54,13 @@ MAX_FILE_BYTES = 256 * 2**20
 #: Text-showing operators in one stream (one page), or in what one page's contents
 #: list (a dense real page: a few thousand).
 MAX_STREAM_SHOWS = 300_000
-#: Text-showing operators in the whole file (a 2,000-page report: a few million).
-MAX_FILE_SHOWS = 8_000_000
+#: Text-showing operators in the whole file (a 500-page report: a few hundred thousand).
+MAX_FILE_SHOWS = 1_500_000
 #: String bytes (characters a text operator can show) in one stream, or in what one
 #: page's contents list (a dense real page: ten thousand).
-MAX_STREAM_TEXT = 4 * 2**20
-#: String bytes in the whole file.
-MAX_FILE_TEXT = 64 * 2**20
+MAX_STREAM_TEXT = 2 * 2**20
+#: String bytes in the whole file (a 2,000-page report: a few megabytes).
+MAX_FILE_TEXT = 16 * 2**20
 #: Decoded bytes of the streams one page's ``/Contents`` lists, repeats counted.
 MAX_CONTENT_BYTES = 4 * MAX_STREAM_BYTES
 #: Entries of one page's ``/Contents`` array.
@@ -77,6 +77,14 @@ _OBJ_RE = re.compile(rb"(\d{1,10})\s+\d{1,5}\s+obj\b")
 _FLATE_RE = re.compile(rb"/(?:FlateDecode|Fl)\b")
 _FILTER_RE = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[A-Za-z0-9#]+)")
 _IMAGE_RE = re.compile(rb"/Subtype\s*/Image\b")
+#: A stream that is no content: a font program (``/Length1``, ``/Subtype /Type1C``...),
+#: an object or cross-reference stream, metadata, an ICC profile (``/N``), an attached
+#: file. Its bytes count; strings and operators found in it by chance do not.
+_NOT_CONTENT_RE = re.compile(
+    rb"/Length[123]\b|/Subtype\s*/(?:Type1C|CIDFontType0C|OpenType|XML)\b"
+    rb"|/Type\s*/(?:XRef|ObjStm|Metadata|EmbeddedFile)\b|/N\s+\d"
+)
+_OBJSTM_RE = re.compile(rb"/Type\s*/ObjStm\b")
 _SHOW_RE = re.compile(rb"T[jJ]")
 _STRING_RE = re.compile(rb"\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]+>", re.S)
 _CONTENTS_RE = re.compile(rb"/Contents\s*\[([^\]]*)\]")
@@ -91,6 +99,8 @@ class _Tally:
     text: int = 0
     #: object number: (bytes, text operators, string bytes)
     streams: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    #: ``/Contents`` arrays read from object streams (the page dictionaries there)
+    listed: list[bytes] = field(default_factory=list)
 
     def late(self) -> bool:
         return time.monotonic() - self.started > MAX_SECONDS
@@ -120,6 +130,8 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
     dictionary = head[found[-1].end() :] if found else head
     if _IMAGE_RE.search(dictionary):
         return
+    content = _NOT_CONTENT_RE.search(dictionary) is None
+    packed = _OBJSTM_RE.search(dictionary) is not None
     filters = _FILTER_RE.search(dictionary)
     layers = len(_FLATE_RE.findall(filters.group(1))) if filters else 0
     size = shows = text = 0
@@ -127,10 +139,14 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
     inside = False  # a string runs on from the block before
     for block in _decoded(data, start, layers):
         size += len(block)
-        block_shows = len(_SHOW_RE.findall(tail + block[:1]))  # a "Tj" split across blocks
-        block_shows += len(_SHOW_RE.findall(block))
-        tail = block[-1:]
-        block_text, inside = _string_bytes(block, inside)
+        block_shows = block_text = 0
+        if content:
+            block_shows = len(_SHOW_RE.findall(tail + block[:1]))  # a "Tj" split in two
+            block_shows += len(_SHOW_RE.findall(block))
+            tail = block[-1:]
+            block_text, inside = _string_bytes(block, inside)
+        elif packed:  # an array cut by a block's end is not seen: an approximation
+            tally.listed += [m.group(1) for m in _CONTENTS_RE.finditer(block)]
         shows, text = shows + block_shows, text + block_text
         tally.total += len(block)
         tally.shows += block_shows
@@ -213,9 +229,11 @@ def _inflate(blocks: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def _count_contents(data: bytes, tally: _Tally) -> None:
-    """A page's ``/Contents`` array: its streams' sizes and operators, repeats counted."""
-    for match in _CONTENTS_RE.finditer(data):
-        refs = [int(n) for n in _REF_RE.findall(match.group(1))]
+    """A page's ``/Contents`` array (in the file, or in an object stream): its streams'
+    sizes and operators, repeats counted."""
+    arrays = (m.group(1) for m in _CONTENTS_RE.finditer(data))
+    for array in [*arrays, *tally.listed]:
+        refs = [int(n) for n in _REF_RE.findall(array)]
         if len(refs) > MAX_CONTENT_STREAMS:
             raise _Over(
                 f"a page lists {len(refs):,} content streams, over {MAX_CONTENT_STREAMS:,}"

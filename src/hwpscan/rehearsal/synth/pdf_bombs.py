@@ -7,7 +7,9 @@ inflates to tens or hundreds of megabytes that a text engine turns into objects:
 - :func:`operator_flood`: millions of one-character ``Tj`` operators;
 - :func:`flate_bomb`: a content stream that inflates to about a gigabyte of spaces;
 - :func:`repeated_contents`: one small content stream listed thousands of times in the
-  page's ``/Contents`` array (the bytes are small even once inflated; the page is not).
+  page's ``/Contents`` array (the bytes are small even once inflated; the page is not);
+- :func:`text_pages`: many pages of text, each page's stream of a given size (the
+  largest files the budgets let through).
 
 The font is the standard ``Helvetica`` (nothing embedded). The same arguments give the
 same bytes.
@@ -22,7 +24,14 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 
-__all__ = ["flate_bomb", "operator_flood", "repeated_contents", "text_flood", "write_pdf"]
+__all__ = [
+    "flate_bomb",
+    "operator_flood",
+    "repeated_contents",
+    "text_flood",
+    "text_pages",
+    "write_pdf",
+]
 
 _MB = 2**20
 
@@ -70,13 +79,35 @@ def _one_page(contents: list[bytes], refs: bytes | None = None) -> bytes:
     return write_pdf(objects)
 
 
-def text_flood(megabytes: int = 200, line: int = 4000) -> bytes:
-    """A page showing *megabytes* of text, in strings of *line* characters."""
+def _text_content(size: int, line: int) -> bytes:
     shown = b"(" + b"A" * line + b") Tj T*\n"
-    count = megabytes * _MB // len(shown)
-    chunk = shown * 256
-    parts = [b"BT /F1 1 Tf 1 TL 0 800 Td\n", *([chunk] * (count // 256)), b"ET\n"]
-    return _one_page([_stream(_deflated(parts))])
+    count = max(1, size // len(shown))
+    parts = [b"BT /F1 1 Tf 1 TL 0 800 Td\n"]
+    parts += [shown * 256] * (count // 256) + [shown * (count % 256), b"ET\n"]
+    return _stream(_deflated(parts))
+
+
+def text_flood(megabytes: float = 200, line: int = 4000) -> bytes:
+    """A page showing *megabytes* of text, in strings of *line* characters."""
+    return _one_page([_text_content(int(megabytes * _MB), line)])
+
+
+def text_pages(pages: int = 16, megabytes: float = 3.9, line: int = 400) -> bytes:
+    """*pages* pages, each showing *megabytes* of text in strings of *line* characters."""
+    content = _text_content(int(megabytes * _MB), line)
+    kids = b" ".join(b"%d 0 R" % (4 + n) for n in range(pages))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    objects += [
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (4 + pages + n)
+        for n in range(pages)
+    ]
+    objects += [content] * pages
+    return write_pdf(objects)
 
 
 def operator_flood(operators: int = 5_000_000) -> bytes:
