@@ -20,7 +20,9 @@ and where. The walk reads the raw bytes, as PDFium's own recovery does for a dam
 cross-reference table: a stream the table does not list still counts.
 
 Not covered here: a form XObject drawn many times by ``Do`` (the multiplication is
-not counted); the process's own memory limit is the backstop for such a file.
+not counted), and the streams of an encrypted file (they cannot be inflated before
+decryption: what fails to inflate counts as nothing); the per-file time limit and a
+worker's memory limit are the backstop for such a file.
 
 >>> over_budget(b"%PDF-1.7\\n1 0 obj\\n<< /Length 5 >>\\nstream\\nBT ET\\nendstream") is None
 True
