@@ -74,7 +74,7 @@ _STEP = 2**20  # inflated at most this much at a time
 _READ = 2**16  # raw bytes fed to the inflater at a time
 _LOOK_BACK = 4096  # how far before ``stream`` its dictionary is looked for
 
-_STREAM_RE = re.compile(rb"(?<!end)stream(?:\r\n|\n|\r)")
+_STREAM_RE = re.compile(rb"(?<![A-Za-z0-9])stream(?:\r\n|\n|\r)")  # not endstream, mainstream
 _OBJ_RE = re.compile(rb"(\d{1,10})\s+\d{1,5}\s+obj\b")
 _FLATE_RE = re.compile(rb"/(?:FlateDecode|Fl)\b")
 _FILTER_RE = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[A-Za-z0-9#]+)")
