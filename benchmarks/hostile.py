@@ -20,6 +20,7 @@ Reproducers:
 - ``pdf-operator-flood``: a 50 KB PDF whose page has 5 million ``Tj`` operators;
 - ``pdf-flate-bomb``: a 1 MB PDF whose content stream inflates to 1 GB;
 - ``pdf-repeated-contents``: a page listing one 2,000-character stream 20,000 times;
+- ``pdf-bomb-among-pages``: 5 million ``Tj`` on page 2 of 3 (pages 1 and 3 are read);
 - ``pdf-largest-page``: one page just under the per-page budgets (1.9 MB of strings);
 - ``pdf-largest-operators``: one page of 290,000 ``Tj`` operators;
 - ``pdf-largest-file``: 8 such pages of 1.9 MB, just under the per-file budget;
@@ -421,6 +422,9 @@ FILES: dict[str, Callable[[], bytes]] = {
     "pdf-operator-flood": pdf_bombs.operator_flood,
     "pdf-flate-bomb": pdf_bombs.flate_bomb,
     "pdf-repeated-contents": pdf_bombs.repeated_contents,
+    "pdf-bomb-among-pages": lambda: pdf_bombs.one_bomb_among(
+        ["first page", "bomb", "third page"], 1, 5_000_000
+    ),
     "pdf-largest-page": lambda: pdf_bombs.text_flood(1.9, line=400),
     "pdf-largest-operators": lambda: pdf_bombs.operator_flood(290_000),
     "pdf-largest-file": lambda: pdf_bombs.text_pages(8, 1.9),

@@ -42,9 +42,22 @@ def test_a_pdf_over_a_budget_is_not_read_and_says_why(name: str) -> None:
     build, said = CASES[name]
     row = scan_bytes(build(), path="bomb.pdf")
     assert row.status is Status.CORRUPT, (row.status, row.reason)
-    assert row.reason is not None and row.reason.startswith("PDF not read: "), row.reason
+    assert row.reason is not None, row
+    assert row.reason.startswith(("PDF not read: ", "no page readable: page 1: ")), row.reason
     assert said in row.reason
     assert "\n" not in row.reason
+
+
+def test_the_pages_a_bomb_does_not_draw_are_read() -> None:
+    """A stream over its budget costs the pages that use it: the file is read in part."""
+    data = pdf_bombs.one_bomb_among(["first page", "bomb", "third page"], bomb_at=1)
+    row = scan_bytes(data, path="mixed.pdf")
+    assert row.status is Status.CORRUPT, (row.status, row.reason)
+    assert row.body.chars == len("first page") + len("third page")
+    reason = row.reason or ""
+    assert reason.startswith("read in part ("), reason
+    assert "1 of 3 page(s) not read: page 2: object " in reason
+    assert "text operators (the budget)" in reason
 
 
 def test_the_same_pages_under_the_budgets_are_read() -> None:
@@ -111,3 +124,20 @@ def test_strings_in_a_font_program_are_not_text() -> None:
         + b"\nendstream"
     )
     assert pdf_budget.over_budget(pdf_bombs.write_pdf([b"<< /Type /Catalog >>", font])) is None
+
+
+def test_read_by_pypdf_alone_the_pages_a_bomb_does_not_draw_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where PDFium cannot open the file, pypdf reads it alone, and skips the same page."""
+    from hwpscan.formats import pdfium_text
+
+    def refuse(_data: bytes) -> tuple[object, bool]:
+        raise ValueError("not a PDF or damaged")
+
+    monkeypatch.setattr(pdfium_text, "open_document", refuse)
+    data = pdf_bombs.one_bomb_among(["first page", "bomb", "third page"], bomb_at=1)
+    row = scan_bytes(data, path="mixed.pdf")
+    assert row.status is Status.CORRUPT, (row.status, row.reason)
+    assert row.body.chars == len("first page") + len("third page")
+    assert "1 of 3 page(s) not read: page 2: object " in (row.reason or "")

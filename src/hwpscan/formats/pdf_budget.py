@@ -3,7 +3,7 @@
 PDFium has no memory budget of its own: it inflates a content stream whole and turns
 every text operator into an object (about 600 bytes per ``Tj`` and 60 per character
 shown, measured), so a 50 KB file of 5 million ``Tj`` takes 3 GB and a 270 KB file of
-200 MB of text 12 GB. :func:`over_budget` walks the file's streams first, inflating
+200 MB of text 12 GB. :func:`measure` walks the file's streams first, inflating
 each ``/FlateDecode`` layer a megabyte at a time (nothing is kept), and counts:
 
 - bytes: each stream's decoded size (:data:`MAX_STREAM_BYTES`) and the sum over the
@@ -15,9 +15,12 @@ each ``/FlateDecode`` layer a megabyte at a time (nothing is kept), and counts:
   times is a large page);
 - time: the walk stops at :data:`MAX_SECONDS`.
 
-A file over any of them is not given to PDFium (or pypdf): its row says which budget
-and where. The walk reads the raw bytes, as PDFium's own recovery does for a damaged
-cross-reference table: a stream the table does not list still counts.
+A stream over a budget of its own is read by neither engine: the pages that use it
+(found through pypdf's page dictionaries, no stream decoded) are left unread and the
+file is read in part. A file over a budget of the whole file is not read at all. Either
+way the row says which budget and where. The walk reads the raw bytes, as PDFium's own
+recovery does for a damaged cross-reference table: a stream the table does not list
+still counts.
 
 Not covered here: a form XObject drawn many times by ``Do`` (the multiplication is
 not counted), and the streams of an encrypted file (they cannot be inflated before
@@ -45,6 +48,8 @@ __all__ = [
     "MAX_STREAM_BYTES",
     "MAX_STREAM_SHOWS",
     "MAX_STREAM_TEXT",
+    "Measure",
+    "measure",
     "over_budget",
 ]
 
@@ -87,6 +92,7 @@ _NOT_CONTENT_RE = re.compile(
     rb"|/Type\s*/(?:XRef|ObjStm|Metadata|EmbeddedFile)\b|/N\s+\d"
 )
 _OBJSTM_RE = re.compile(rb"/Type\s*/ObjStm\b")
+_XREF_RE = re.compile(rb"/Type\s*/XRef\b")
 _SHOW_RE = re.compile(rb"T[jJ]")
 _STRING_RE = re.compile(rb"\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]+>", re.S)
 _CONTENTS_RE = re.compile(rb"/Contents\s*\[([^\]]*)\]")
@@ -103,25 +109,49 @@ class _Tally:
     streams: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     #: ``/Contents`` arrays read from object streams (the page dictionaries there)
     listed: list[bytes] = field(default_factory=list)
+    #: streams over a budget of their own: object number: why
+    over: dict[int, str] = field(default_factory=dict)
 
     def late(self) -> bool:
         return time.monotonic() - self.started > MAX_SECONDS
 
 
 class _Over(Exception):
-    """A budget passed: the message is the row's reason."""
+    """A budget of the whole file passed: the message is the row's reason."""
 
 
-def over_budget(data: bytes) -> str | None:
-    """Why *data* is over a budget (one line), or ``None`` when it is within all."""
+class _StreamOver(Exception):
+    """A budget of one stream passed: the pages that use it are not read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """What :func:`measure` found: why the whole file is over a budget (``None``: it is
+    not), and the streams over a budget of their own (object number: why), which make
+    the pages that use them unread."""
+
+    reason: str | None
+    objects: dict[int, str]
+
+
+def measure(data: bytes) -> Measure:
+    """Measure every stream of *data* against the budgets (see the module docstring)."""
     tally = _Tally(time.monotonic())
     try:
         for match in _STREAM_RE.finditer(data):
             _count_stream(data, match.start(), match.end(), tally)
         _count_contents(data, tally)
     except _Over as exc:
-        return f"PDF not read: {exc}"
-    return None
+        return Measure(f"PDF not read: {exc}", tally.over)
+    return Measure(None, tally.over)
+
+
+def over_budget(data: bytes) -> str | None:
+    """Why *data*, or one of its streams, is over a budget (one line), else ``None``."""
+    found = measure(data)
+    if found.reason is None and found.objects:
+        return "PDF not read in full: " + next(iter(found.objects.values()))
+    return found.reason
 
 
 def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
@@ -134,6 +164,7 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
         return
     content = _NOT_CONTENT_RE.search(dictionary) is None
     packed = _OBJSTM_RE.search(dictionary) is not None
+    shared = packed or _XREF_RE.search(dictionary) is not None  # read on opening the file
     filters = _FILTER_RE.search(dictionary)
     layers = len(_FLATE_RE.findall(filters.group(1))) if filters else 0
     size = shows = text = 0
@@ -153,7 +184,13 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
         tally.total += len(block)
         tally.shows += block_shows
         tally.text += block_text
-        _check(where, size, shows, text, tally)
+        try:
+            _check(where, size, shows, text, tally)
+        except _StreamOver as exc:
+            if not found or shared:  # no page can be told from the others
+                raise _Over(str(exc)) from None
+            tally.over[number] = str(exc)
+            return
     if found:
         tally.streams[number] = (size, shows, text)
 
@@ -181,11 +218,13 @@ def _string_bytes(block: bytes, inside: bool) -> tuple[int, bool]:
 
 def _check(where: str, size: int, shows: int, text: int, tally: _Tally) -> None:
     if size > MAX_STREAM_BYTES:
-        raise _Over(f"{where} inflates past {MAX_STREAM_BYTES // 2**20} MB (the budget)")
+        raise _StreamOver(f"{where} inflates past {MAX_STREAM_BYTES // 2**20} MB (the budget)")
     if shows > MAX_STREAM_SHOWS:
-        raise _Over(f"{where} has over {MAX_STREAM_SHOWS:,} text operators (the budget)")
+        raise _StreamOver(f"{where} has over {MAX_STREAM_SHOWS:,} text operators (the budget)")
     if text > MAX_STREAM_TEXT:
-        raise _Over(f"{where} holds over {MAX_STREAM_TEXT // 2**20} MB of strings (the budget)")
+        raise _StreamOver(
+            f"{where} holds over {MAX_STREAM_TEXT // 2**20} MB of strings (the budget)"
+        )
     if tally.total > MAX_FILE_BYTES:
         raise _Over(f"its streams inflate past {MAX_FILE_BYTES // 2**20} MB (the budget)")
     if tally.shows > MAX_FILE_SHOWS:

@@ -9,7 +9,8 @@ inflates to tens or hundreds of megabytes that a text engine turns into objects:
 - :func:`repeated_contents`: one small content stream listed thousands of times in the
   page's ``/Contents`` array (the bytes are small even once inflated; the page is not);
 - :func:`text_pages`: many pages of text, each page's stream of a given size (the
-  largest files the budgets let through).
+  largest files the budgets let through);
+- :func:`one_bomb_among`: ordinary pages around one page drawn by a bomb's stream.
 
 The font is the standard ``Helvetica`` (nothing embedded). The same arguments give the
 same bytes.
@@ -26,6 +27,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "flate_bomb",
+    "one_bomb_among",
     "operator_flood",
     "repeated_contents",
     "text_flood",
@@ -130,3 +132,27 @@ def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
     """A page whose ``/Contents`` lists one stream of *chars* characters *times* times."""
     content = b"BT /F1 1 Tf 0 800 Td (" + b"A" * chars + b") Tj ET\n"
     return _one_page([_stream(_deflated([content]))], refs=b"5 0 R " * times)
+
+
+def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> bytes:
+    """Pages showing *texts* (ASCII), with page *bomb_at* (0-based) instead drawing
+    *operators* one-character ``Tj``."""
+    pages = len(texts)
+    kids = b" ".join(b"%d 0 R" % (4 + n) for n in range(pages))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    objects += [
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (4 + pages + n)
+        for n in range(pages)
+    ]
+    for n, text in enumerate(texts):
+        if n == bomb_at:
+            body = b"BT /F1 1 Tf 0 800 Td\n" + b"(a) Tj\n" * operators + b"ET\n"
+        else:
+            body = b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"
+        objects.append(_stream(_deflated([body])))
+    return write_pdf(objects)
