@@ -16,6 +16,16 @@ Reproducers:
 - ``tiny-para-text``: 10 million one-character PARA_TEXT records in one section;
 - ``damaged-records``: 8 million PARA_TEXT records of odd length (one warning each);
 - ``docinfo-names``: 7 million FACE_NAME records in DocInfo;
+- ``pdf-text-flood``: a 270 KB PDF whose page shows 200 MB of text;
+- ``pdf-operator-flood``: a 50 KB PDF whose page has 5 million ``Tj`` operators;
+- ``pdf-flate-bomb``: a 1 MB PDF whose content stream inflates to 1 GB;
+- ``pdf-repeated-contents``: a page listing one 2,000-character stream 20,000 times;
+- ``pdf-bomb-among-pages``: 5 million ``Tj`` on page 2 of 3 (pages 1 and 3 are read);
+- ``pdf-largest-page``: one page just under the per-page budgets (1.9 MB of strings);
+- ``pdf-largest-operators``: one page of 290,000 ``Tj`` operators;
+- ``pdf-largest-file``: 8 such pages of 1.9 MB, just under the per-file budget;
+- ``pdf-most-operators``: 5 pages of 290,000 ``Tj`` each, under the per-file budget;
+- ``hwpx-wide-attribute``: a 62 KB HWPX whose first paragraph has a 60 MB attribute;
 - ``oom-batch``: a folder of 16 normal files, ``pua-sections`` and ``docinfo-names``
   scanned by the CLI under an 800 MB address-space limit (every row written, exit 0);
 - ``slow-stream``: a folder of 17 normal files and one that cannot finish in time
@@ -30,6 +40,7 @@ Reproducers:
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import signal
@@ -39,6 +50,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -47,6 +59,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from hwpscan.formats import hwp5_spec as spec
+from hwpscan.rehearsal.synth import pdf_bombs
 from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5, hwp5_streams
 from hwpscan.rehearsal.synth.hwp5_records import record
@@ -97,6 +110,20 @@ def docinfo_names() -> bytes:
 def normal_files(folder: Path, count: int) -> None:
     for n in range(count):
         (folder / f"normal-{n:02d}.hwp").write_bytes(build_hwp5([f"보도자료 {n}", "본문"]))
+
+
+def wide_attribute() -> bytes:
+    """Our HWPX with a 60 MB attribute in the first paragraph's start tag."""
+    source = zipfile.ZipFile(io.BytesIO(build_hwpx(["첫 문단", "둘째 문단"])))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename == "Contents/section0.xml":
+                wide = b' wide="' + b"A" * (60 * MB) + b'"'
+                data = data.replace(b"<hp:p ", b"<hp:p" + wide + b" ", 1)
+            target.writestr(info, data, compress_type=info.compress_type)
+    return out.getvalue()
 
 
 def slow_hwpx() -> bytes:
@@ -391,6 +418,18 @@ FILES: dict[str, Callable[[], bytes]] = {
     "tiny-para-text": tiny_para_text,
     "damaged-records": damaged_records,
     "docinfo-names": docinfo_names,
+    "pdf-text-flood": pdf_bombs.text_flood,
+    "pdf-operator-flood": pdf_bombs.operator_flood,
+    "pdf-flate-bomb": pdf_bombs.flate_bomb,
+    "pdf-repeated-contents": pdf_bombs.repeated_contents,
+    "pdf-bomb-among-pages": lambda: pdf_bombs.one_bomb_among(
+        ["first page", "bomb", "third page"], 1, 5_000_000
+    ),
+    "pdf-largest-page": lambda: pdf_bombs.text_flood(1.9, line=400),
+    "pdf-largest-operators": lambda: pdf_bombs.operator_flood(290_000),
+    "pdf-largest-file": lambda: pdf_bombs.text_pages(8, 1.9),
+    "pdf-most-operators": lambda: pdf_bombs.text_pages(5, 2.76, line=1),
+    "hwpx-wide-attribute": wide_attribute,
 }
 RUNS: dict[str, Callable[[Path, argparse.Namespace], str]] = {
     "oom-batch": oom_batch,
@@ -417,20 +456,22 @@ def main() -> None:
     if args.list:
         print("\n".join([*FILES, *RUNS]))
         return
-    print(f"{'reproducer':18} {'time':>9} {'peak RSS':>10}  outcome")
+    print(f"{'reproducer':22} {'time':>9} {'peak RSS':>10}  outcome")
     with tempfile.TemporaryDirectory(prefix="hwpscan-hostile-") as tmp:
         for name in names:
             work = Path(tmp) / name
             work.mkdir()
             if name in FILES:
-                path = work / f"{name}.hwp"
-                path.write_bytes(FILES[name]())
+                data = FILES[name]()
+                suffix = {b"%PDF": "pdf", b"PK\x03\x04": "hwpx"}.get(data[:4], "hwp")
+                path = work / f"{name}.{suffix}"
+                path.write_bytes(data)
                 size = f" ({path.stat().st_size / 1024:,.0f} KB)"
                 line = scan_one(path, args)
             else:
                 size = ""
                 line = RUNS[name](work, args)
-            print(f"{name:18} {line}{size}", flush=True)
+            print(f"{name:22} {line}{size}", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ An API key is named by :func:`key_hash` wherever it must be told apart from anot
 
 from __future__ import annotations
 
+import base64
 import enum
 import functools
 import hashlib
@@ -38,9 +39,11 @@ from hwpscan.lazy import lazy_pattern
 __all__ = [
     "API_KEY_ENV",
     "CREDENTIAL_ENV",
+    "MIN_BASE64_SECRET",
     "REDACTED",
     "SECRET_PAIR_RE",
     "SECRET_PARAMS",
+    "base64_forms",
     "clean_args",
     "key_hash",
     "redact_auth",
@@ -206,17 +209,65 @@ def _char_forms(char: str) -> str:
     return "(?:" + "|".join(forms) + ")"
 
 
+#: Secrets shorter than this (in UTF-8 bytes) are not looked for in base64: the part
+#: of their encoding that does not depend on the bytes around them would be a few
+#: characters, found by chance in any text.
+MIN_BASE64_SECRET = 8
+#: A base64 character as text may spell it: ``+`` and ``/`` also percent-encoded or as a
+#: JSON escape (``\/``, ``\u002F``), as a URL or a JSON string carries the encoding.
+_BASE64_CHARS = {
+    "+": r"(?:\+|%2[bB]|\\u002[bB])",
+    "/": r"(?:/|\\/|%2[fF]|\\u002[fF])",
+}
+
+
+def base64_forms(secret: str) -> list[str]:
+    """What every base64 (and base64url) encoding of a text holding *secret* contains,
+    at each of the three byte alignments the secret can start at: the characters
+    that depend on the secret's bytes alone.
+
+    >>> import base64
+    >>> forms = base64_forms("Qm7Tz2Kx9Wv4")
+    >>> [any(f in base64.b64encode(p + b"Qm7Tz2Kx9Wv4 ").decode() for f in forms)
+    ...  for p in (b"", b"k", b"ke")]
+    [True, True, True]
+    >>> base64_forms("short")
+    []
+    """
+    raw = secret.encode("utf-8")
+    if len(raw) < MIN_BASE64_SECRET:
+        return []
+    forms: list[str] = []
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw + bytes(2)).decode("ascii")
+        core = encoded[-(-8 * offset // 6) : 8 * (offset + len(raw)) // 6]
+        for form in (core, core.replace("+", "-").replace("/", "_")):
+            if form not in forms:
+                forms.append(form)
+    return forms
+
+
+def _base64_pattern(form: str) -> str:
+    """A case-sensitive regex for one base64 form (see :data:`_BASE64_CHARS`)."""
+    return "(?-i:" + "".join(_BASE64_CHARS.get(c, c) for c in form) + ")"
+
+
 @functools.lru_cache(maxsize=16)
 def secret_pattern(secret: str) -> re.Pattern[str]:
     r"""A regex that finds ``secret`` however it was encoded, character by character (a
-    server may percent-encode some characters and not others).
+    server may percent-encode some characters and not others), or base64-encoded
+    (standard or URL alphabet, at any alignment: :func:`base64_forms`).
 
     >>> bool(secret_pattern("Ab1").fullmatch("%41%62\\u0031"))
     True
     >>> bool(secret_pattern("Ab1").fullmatch("\\U0041b%2531"))
     True
+    >>> secret_pattern("Qm7Tz2Kx9Wv4").sub("R", "bad key UW03VHoyS3g5V3Y0 a2V5PVFtN1R6Mkt4OVd2NA==")
+    'bad key R a2V5PVRA=='
     """
-    return re.compile("".join(_char_forms(c) for c in secret), re.IGNORECASE)
+    forms = ["".join(_char_forms(c) for c in secret)]
+    forms += [_base64_pattern(f) for f in base64_forms(secret)]
+    return re.compile("|".join(forms), re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=16)
@@ -227,7 +278,7 @@ def _secret_pattern_bytes(secret: str) -> re.Pattern[bytes]:
 def redact_text(text: str, secrets: Iterable[str]) -> str:
     r"""Replace every occurrence of each secret with ``REDACTED``: raw, percent-encoded
     (upper or lower case, fully or in part, or twice), as JSON ``\u`` escapes in either
-    case, or as HTML character references, in any mix.
+    case, or as HTML character references, in any mix; or base64-encoded.
 
     >>> redact_text("GET /x?authKey=s3cr%2Bt failed", ["s3cr+t"])
     'GET /x?authKey=REDACTED failed'

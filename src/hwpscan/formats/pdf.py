@@ -29,6 +29,10 @@ both engines return the same lone halves, pairs and U+FFFD for the same CMap).
   reaches every pipeline that reads forms.
 - Budgets: at most :data:`MAX_PAGES` pages and :data:`MAX_OBJECTS` declared objects
   (real documents stay far below both); a file over them is read up to the budget.
+  Before either engine reads a file, :mod:`hwpscan.formats.pdf_budget` measures what
+  its streams inflate to and how many text operators and characters they hold: a file
+  over those budgets is not read (``corrupt``, the budget named), as PDFium has no
+  memory limit of its own.
 - pypdf's log messages and Python warnings never reach the terminal: they are caught
   while it reads, escaped (control characters, escapes and surrogates shown as
   ``\\x1b``, ``\\udb80``...), capped, and kept as the file's warnings.
@@ -49,9 +53,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hwpscan.errors import CorruptFileError, EncryptedFileError
+from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError
 from hwpscan.forensics.surrogates import escape_snippet
-from hwpscan.formats import pdfium_text
+from hwpscan.formats import pdf_budget, pdfium_text
+from hwpscan.formats.stable_text import stable
 from hwpscan.models import Document, Format, Segment, Status
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_MESSAGES", "MAX_OBJECTS", "MAX_PAGES", "read_pdf"]
@@ -109,7 +114,7 @@ class _Collect(logging.Handler):
 
 
 def _clip(text: str) -> str:
-    shown = escape_snippet(text)
+    shown = escape_snippet(stable(text))  # no memory address: see formats.stable_text
     return shown if len(shown) <= _MESSAGE_CHARS else shown[:_MESSAGE_CHARS] + "..."
 
 
@@ -170,6 +175,10 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
     _check_declared(data)
+    measured = pdf_budget.measure(data)  # before any engine: see pdf_budget
+    if measured.reason is not None:
+        raise BudgetError(measured.reason)
+    skipped = _pages_over_budget(data, measured.objects) if measured.objects else {}
     with pdfium_text.LOCK:  # PDFium is not thread-safe
         try:
             doc, encrypted = pdfium_text.open_document(data)
@@ -179,11 +188,67 @@ def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
             try:
                 count = pdfium_text.page_count(doc)
                 if count:
-                    return _extract_two(data, doc, encrypted, count, max_pages, collect)
+                    return _extract_two(data, doc, encrypted, count, max_pages, collect, skipped)
                 failed = "PDFium found no page"
             finally:
                 pdfium_text.close(doc)
-    return _extract_pypdf(data, max_pages, [failed])
+    return _extract_pypdf(data, max_pages, [failed], skipped)
+
+
+#: Objects walked from one page's contents and resources, looking for an over-budget
+#: stream (a real page: a few dozen).
+_MAX_WALKED = 10_000
+
+
+def _pages_over_budget(data: bytes, objects: dict[int, str]) -> dict[int, str]:
+    """The pages (0-based) whose contents or resources reach a stream over its budget,
+    each with why: through pypdf's page dictionaries, no stream decoded. Raises
+    :class:`BudgetError` when the pages cannot be told apart (pypdf cannot open the
+    file, or a page's objects are too many to walk)."""
+    first = next(iter(objects.values()))
+    try:
+        reader = _open_reader(data)
+        pages, count = _pages(reader, [])
+        out: dict[int, str] = {}
+        for index in range(min(count, MAX_PAGES)):
+            page = pages[index]
+            found = _reaches([page.get("/Contents"), page.get("/Resources")], objects, _MAX_WALKED)
+            if found is not None:
+                out[index] = objects[found]
+        return out
+    except (CorruptFileError, EncryptedFileError, _TooMany) as exc:
+        raise BudgetError(f"PDF not read: {first} (its pages: {exc})") from exc
+    except Exception as exc:  # pypdf on a damaged page tree: whatever its code hits
+        raise BudgetError(f"PDF not read: {first} (its pages: {_describe(exc)})") from exc
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _reaches(start: list[Any], objects: dict[int, str], most: int) -> int | None:
+    """The first object number of *objects* reachable from *start* (pypdf objects:
+    references followed, dictionaries and arrays walked; streams not decoded)."""
+    from pypdf.generic import IndirectObject
+
+    stack = list(start)
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, IndirectObject):
+            if item.idnum in objects:
+                return int(item.idnum)
+            if item.idnum in seen:
+                continue
+            seen.add(item.idnum)
+            if len(seen) > most:
+                raise _TooMany(f"more than {most:,} objects reached from one page")
+            item = item.get_object()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 class _Second:
@@ -208,7 +273,13 @@ class _Second:
 
 
 def _extract_two(
-    data: bytes, doc: Any, encrypted: bool, count: int, max_pages: int, collect: _Collect
+    data: bytes,
+    doc: Any,
+    encrypted: bool,
+    count: int,
+    max_pages: int,
+    collect: _Collect,
+    skipped: dict[int, str],
 ) -> Document:
     """Read with PDFium, ask pypdf about the pages PDFium loses (see the docstring)."""
     notes: list[str] = []
@@ -220,6 +291,9 @@ def _extract_two(
     failed: list[str] = []
     by_pypdf = remapped = 0
     for number in range(1, read + 1):
+        if number - 1 in skipped:  # over a budget: neither engine reads it
+            failed.append(f"page {number}: {skipped[number - 1]}")
+            continue
         try:
             text = pdfium_text.page_text(doc, number - 1)
             lost = "" if text else "PDFium read no text"
@@ -319,13 +393,15 @@ def _check_declared(data: bytes) -> None:
         )
 
 
-def _extract_pypdf(data: bytes, max_pages: int, notes: list[str]) -> Document:
+def _extract_pypdf(
+    data: bytes, max_pages: int, notes: list[str], skipped: dict[int, str]
+) -> Document:
     """The whole file through pypdf (PDFium could not open it)."""
     reader = _open_reader(data)
     _check_size(reader)
     pages, count = _pages(reader, notes)
     read = min(count, max_pages)
-    segments, failed = _page_segments(pages, read)
+    segments, failed = _page_segments(pages, read, skipped)
     meta = _forms(reader, pages, read, notes)
     info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed), "engine": "pypdf"}
     return _document(segments, failed, meta, notes, info, count, max_pages)
@@ -417,12 +493,17 @@ def _pages(reader: Any, notes: list[str]) -> tuple[Any, int]:
         raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
 
 
-def _page_segments(pages: Any, count: int) -> tuple[list[Segment], list[str]]:
+def _page_segments(
+    pages: Any, count: int, skipped: dict[int, str]
+) -> tuple[list[Segment], list[str]]:
     """The text lines of the first *count* pages, and the pages that failed (each
-    failure is that page's, see the module docstring)."""
+    failure is that page's, see the module docstring) or were *skipped*."""
     segments: list[Segment] = []
     failed: list[str] = []
     for number in range(1, count + 1):
+        if number - 1 in skipped:
+            failed.append(f"page {number}: {skipped[number - 1]}")
+            continue
         try:
             text = pages[number - 1].extract_text() or ""
         except MemoryError:

@@ -11,6 +11,15 @@
 >>> sniff(b"<!-- saved from the portal -->\\n\\n")   # an HTML fragment: a comment alone
 <Format.HTML: 'html'>
 
+A PDF is found the way PDF readers accept one: its ``%PDF-`` header anywhere in the
+first kilobyte (after junk a server or a mail gateway put first), or, when the header
+is missing, an indirect object (``1 0 obj``) starting a line there:
+
+>>> sniff(b"\\x00junk\\r\\n%PDF-1.4\\n"), sniff(b"%\\xe2\\xe3\\xcf\\xd3\\n1 0 obj\\n<< >>")
+(<Format.PDF: 'pdf'>, <Format.PDF: 'pdf'>)
+>>> sniff(b"see 1 0 obj in the spec")   # not at a line start: text
+<Format.UNKNOWN: 'unknown'>
+
 A ZIP is called ``hwpx`` here when its first local entries already say so (see
 :func:`zip_head_is_hwpx`); the whole package is judged by
 :func:`hwpscan.formats.hwpx.read_zip`, which also finds a ``mimetype`` entry that comes
@@ -37,6 +46,11 @@ _HTML_RE = re.compile(
 #: Entry names whose presence among the first local headers marks an HWPX package.
 HWPX_PART_RE = re.compile(r"^(contents/(content\.hpf|section\d+\.xml|header\.xml)|mimetype)$", re.I)
 
+#: An indirect object's start at a line start: a PDF without its header (see above).
+_PDF_OBJECT_RE = re.compile(rb"(?:^|[\r\n])[ \t]*\d{1,10}[ \t\r\n]+\d{1,5}[ \t\r\n]+obj\b")
+#: How far into a file a PDF's header or first object is looked for.
+PDF_PROBE_BYTES = 1024
+
 #: How many leading bytes :func:`sniff` needs to decide.
 SNIFF_BYTES = 4096
 
@@ -56,7 +70,7 @@ def sniff(head: bytes, *, zip_entries: bool = True) -> Format:
         return Format.EMPTY
     if head.startswith(CFB_MAGIC):
         return Format.OLE
-    if head.startswith(b"%PDF-") or (b"%PDF-" in head[:1024]):
+    if b"%PDF-" in head[:PDF_PROBE_BYTES]:
         return Format.PDF
     if head.startswith(HWP3_MAGIC):
         return Format.HWP3
@@ -64,6 +78,8 @@ def sniff(head: bytes, *, zip_entries: bool = True) -> Format:
         return Format.HWPX if zip_entries and zip_head_is_hwpx(head) else Format.ZIP
     if looks_like_html(head):
         return Format.HTML
+    if _PDF_OBJECT_RE.search(head[:PDF_PROBE_BYTES]):
+        return Format.PDF
     return Format.UNKNOWN
 
 

@@ -22,6 +22,7 @@ from hwpscan.forensics.defects import count_defects
 from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
+from hwpscan.formats.stable_text import stable
 from hwpscan.models import (
     NO_DEFECTS,
     Defects,
@@ -111,7 +112,10 @@ def cap_reason(reason: str | None, limit: int = MAX_REASON_CHARS) -> str | None:
     >>> cap_reason("x" * 30, 10)
     'xxxxxxxxxx… (20 more characters)'
     """
-    if reason is None or len(reason) <= limit:
+    if reason is None:
+        return None
+    reason = stable(reason)  # no memory address in a row: see formats.stable_text
+    if len(reason) <= limit:
         return reason
     return f"{reason[:limit]}… ({len(reason) - limit:,} more characters)"
 
