@@ -26,6 +26,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import IO, Literal
 
+from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
 from hwpscan.report.pivot import UNKNOWN_DATE
 
@@ -207,8 +208,8 @@ def write_junit_file(
     empty_reason: str | None = None,
 ) -> Path:
     """Write :func:`junit_xml` to *out* (folders created)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason))
+    data = junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason)
+    atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes
     return out
 
 
