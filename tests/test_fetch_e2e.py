@@ -448,4 +448,4 @@ def test_downloads_manifest_and_reports_follow_the_umask(
     written += [results, *report.iterdir()]
     assert len(written) > 10 and out / MANIFEST_NAME in written
     modes = {p.relative_to(tmp_path).as_posix(): oct(p.stat().st_mode & 0o777) for p in written}
-    assert {m for m in modes.values()} == {oct(expected)}, modes
+    assert set(modes.values()) == {oct(expected)}, modes
