@@ -33,7 +33,7 @@ from hwpscan.errors import (
     DailyLimitError,
 )
 from hwpscan.fetch.dates import Window
-from hwpscan.fetch.urls import check_api_url
+from hwpscan.fetch.urls import check_api_url, short_url
 from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 CODE_OK = "1"
@@ -525,7 +525,7 @@ class ApiClient:
             )
             unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
             raise ApiNetworkError(
-                f"calling {redact_url(self.api_url)} for {window} failed: "
+                f"calling {short_url(self.api_url)} for {window} failed: "
                 f"{type(exc).__name__}: {detail}",
                 retryable=retryable,
                 sent=not isinstance(exc, unsent),

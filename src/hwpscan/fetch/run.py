@@ -185,8 +185,9 @@ class WindowCaller:
             return cached
 
         def retrying(exc: ApiNetworkError, when: str) -> None:
-            self.warnings.append(f"window {window}: {exc}; retrying")
-            message = f"API call for {window}: {exc}; {when}"
+            what = str(exc).replace(f" for {window}", "")  # the window is named once
+            self.warnings.append(f"window {window}: {what}; retried")
+            message = f"API call for {window}: {what}; {when}"
             notify(self.progress, ProgressEvent("retry", message=message))
 
         def gave_up(exc: ApiNetworkError, attempts: int) -> NoReturn:
