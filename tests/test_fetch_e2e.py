@@ -449,3 +449,32 @@ def test_downloads_manifest_and_reports_follow_the_umask(
     assert len(written) > 10 and out / MANIFEST_NAME in written
     modes = {p.relative_to(tmp_path).as_posix(): oct(p.stat().st_mode & 0o777) for p in written}
     assert set(modes.values()) == {oct(expected)}, modes
+
+
+def test_answers_from_a_cache_another_key_paid_for_say_the_key_was_not_checked(
+    emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = fetch(emulator, env, *SHORT)
+    assert first.exit_code == 0, first.output
+    assert "another API key" not in first.output
+    same = fetch(emulator, env, *SHORT)  # the same key from the cache: nothing to say
+    assert same.exit_code == 0 and "another API key" not in same.output
+    other = new_key()
+    monkeypatch.setenv("HWPSCAN_API_KEY", other)
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert (
+        "answers for 11 date(s) (4 window(s)) came from the cache made with another API key; "
+        "the current key was not checked" in text
+    ), text
+    assert emulator.stats().calls_total == 4  # no call paid with the other key
+    cached = list(Path(env["home"]).rglob("*.json"))
+    assert cached
+    for path in cached:  # the cache names the paying key by its hash only
+        text = path.read_text(encoding="utf-8")
+        assert env["key"] not in text and other not in text
+    # a window the other key pays for checks it: nothing to warn about
+    wider = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-08-04", "--window-days", "3")
+    assert wider.exit_code == 0, wider.output
+    assert "another API key" not in wider.output

@@ -449,6 +449,8 @@ class CheckedAnswer:
 
     answer: ApiAnswer
     assessment: Assessment
+    #: Taken from the cache, where another API key had paid for it.
+    other_key: bool = False
 
     @property
     def warnings(self) -> tuple[str, ...]:
