@@ -8,7 +8,8 @@ could not be read is an ``<error>`` when the gate includes ``unreadable``, else
 ``defects`` for any) is a ``<failure>`` too, else its defects are a note. Without a
 gate (the report bundle) contaminated, unreadable, folded symbols and PDF folds are
 included. Each carries the
-reason and the counts; the first defect locations go in the body. A run over no
+reason and the counts; the first three defect locations go in the body (report.html
+lists them all), so the file stays in proportion to the run. A run over no
 document at all is one ``<error>`` saying so: CI cannot pass on nothing.
 
 >>> from hwpscan.models import FileResult, Format, Status
@@ -98,15 +99,22 @@ def _gated(result: FileResult, gate: Collection[str]) -> bool:
     return bool(present) and ("defects" in gate or any(k in gate for k in present))
 
 
+#: Defect locations a test case's body lists; report.html lists every one recorded.
+LOCATIONS_SHOWN = 3
+
+
 def _details(result: FileResult) -> str:
     lines = [f"path: {result.path}", f"format: {result.format.value}", f"sha256: {result.sha256}"]
     if result.body.utf8_error:
         lines.append(f"utf-8: {result.body.utf8_error}")
+    locations = result.body.locations
     lines.extend(
         f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
         f"{loc.codepoint} [{loc.units}] {loc.context}"
-        for loc in result.body.locations
+        for loc in locations[:LOCATIONS_SHOWN]
     )
+    if len(locations) > LOCATIONS_SHOWN:
+        lines.append(f"... {len(locations) - LOCATIONS_SHOWN} more location(s) in report.html")
     return "\n".join(lines)
 
 
