@@ -4,8 +4,8 @@
 
 Builds a run of ``--files`` results in a fresh ``HWPSCAN_HOME`` through the public
 recording API (:class:`hwpscan.runs.RunStore`): the rows of a JSON Lines scan
-(``hwpscan scan DIR --format jsonl``; by default a scan of the generated corpus if one is
-given, else rows made here from our synthetic documents' shapes), repeated under new
+(``hwpscan scan DIR --format jsonl``, given with ``--rows``; else a scan of our generated
+fixtures, made here), repeated under new
 folders until the count is reached and recorded in a shuffled order, as a pool
 completes them. Then runs ``hwpscan report latest`` in a child process and prints its
 wall time, its peak resident memory, and the size in MB of every file it wrote.
@@ -51,10 +51,10 @@ def _rows(source: Path | None, count: int) -> list[dict[str, Any]]:
 
 def _synthetic_rows() -> list[dict[str, Any]]:
     """Rows of a small scan of our generator's documents (when no rows are given)."""
-    from hwpscan.rehearsal.synth.corpus import build_corpus
+    from hwpscan.rehearsal.synth.corpus import write_corpus
 
     folder = Path(tempfile.mkdtemp(prefix="hwpscan-bench-corpus-"))
-    build_corpus(folder)
+    write_corpus(folder)
     done = subprocess.run(
         [sys.executable, "-m", "hwpscan", "scan", str(folder), "--format", "jsonl"],
         capture_output=True,
