@@ -205,7 +205,9 @@ def test_two_fetches_into_one_out_folder_both_finish(
             text = " ".join(result.stderr.split())
             assert result.returncode == 0, text
             assert "Traceback" not in text and "partial file" not in text, text
-        assert emulator.stats().calls_total == 2  # one each: the homes are separate
+        stats = emulator.stats()
+        assert stats.calls_total == 2  # one each: the homes are separate
+        assert set(stats.downloads.values()) == {1}  # but each file fetched once, by one
         check_downloads(out)
 
 

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.cli import app
-from hwpscan.manifest import MANIFEST_NAME, read_entries
+from hwpscan.manifest import LOCK_FOLDER, MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.app import DownloadPlan, Reply, atch_file_id
 from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks, QuotaMode, WrongYearMode
@@ -260,6 +260,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     stats = emulator.stats()
     assert stats.calls_total == 2 and stats.downloads_total == first_window
     kept = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    kept = {k for k in kept if not k.startswith(f"{LOCK_FOLDER}/")}  # runs' locks
     assert not [k for k in kept if TEMP_PREFIX in k]
     written = read_entries(manifest)
     assert kept - {MANIFEST_NAME} == {e.path for e in written} and len(written) == first_window
@@ -278,7 +279,7 @@ def test_killed_run_restarts_without_extra_calls_or_partial_files(
     on_disk = {
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
-        if p.is_file() and p.name != MANIFEST_NAME
+        if p.is_file() and p.name != MANIFEST_NAME and LOCK_FOLDER not in p.parts
     }
     assert on_disk == set(latest) and len(on_disk) == total
     for rel, entry in latest.items():
@@ -420,3 +421,60 @@ def test_scan_from_to_takes_the_fetch_options(
     assert capped.exit_code == ExitCode.API, capped.output
     kept = [json.loads(line) for line in capped.stdout.splitlines() if line.startswith("{")]
     assert len(kept) == 2  # what was kept is scanned before the exit
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_downloads_manifest_and_reports_follow_the_umask(
+    emulator: RunningEmulator, env: dict[str, str], tmp_path: Path, umask: int
+) -> None:
+    child_env = {**os.environ, "HWPSCAN_HOME": env["home"], "HWPSCAN_API_KEY": env["key"]}
+    out, report, results = Path(env["out"]), tmp_path / "report", tmp_path / "rows.jsonl"
+    commands = [
+        ["fetch", *SHORT, "--api-url", emulator.api_url, "--out", str(out), "--no-progress"],
+        ["scan", str(out), "--no-progress", "--format", "jsonl", "-o", str(results)],
+        ["scan", str(out), "--no-progress", "--report", str(report)],
+    ]
+    for args in commands:
+        done = subprocess.run(
+            [sys.executable, "-c", CLI, *args],
+            env=child_env,
+            capture_output=True,
+            umask=umask,
+            check=False,
+        )
+        assert done.returncode in (0, 1), done.stderr.decode()
+    expected = 0o666 & ~umask
+    written = [p for p in out.rglob("*") if p.is_file() and LOCK_FOLDER not in p.parts]
+    written += [results, *report.iterdir()]
+    assert len(written) > 10 and out / MANIFEST_NAME in written
+    modes = {p.relative_to(tmp_path).as_posix(): oct(p.stat().st_mode & 0o777) for p in written}
+    assert set(modes.values()) == {oct(expected)}, modes
+
+
+def test_answers_from_a_cache_another_key_paid_for_say_the_key_was_not_checked(
+    emulator: RunningEmulator, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = fetch(emulator, env, *SHORT)
+    assert first.exit_code == 0, first.output
+    assert "another API key" not in first.output
+    same = fetch(emulator, env, *SHORT)  # the same key from the cache: nothing to say
+    assert same.exit_code == 0 and "another API key" not in same.output
+    other = new_key()
+    monkeypatch.setenv("HWPSCAN_API_KEY", other)
+    result = fetch(emulator, env, *SHORT)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert (
+        "answers for 11 date(s) (4 window(s)) came from the cache made with another API key; "
+        "the current key was not checked" in text
+    ), text
+    assert emulator.stats().calls_total == 4  # no call paid with the other key
+    cached = list(Path(env["home"]).rglob("*.json"))
+    assert cached
+    for path in cached:  # the cache names the paying key by its hash only
+        text = path.read_text(encoding="utf-8")
+        assert env["key"] not in text and other not in text
+    # a window the other key pays for checks it: nothing to warn about
+    wider = fetch(emulator, env, "--from", "2025-07-21", "--to", "2025-08-04", "--window-days", "3")
+    assert wider.exit_code == 0, wider.output
+    assert "another API key" not in wider.output

@@ -154,6 +154,22 @@ def test_api_call_retries_are_shown_with_the_window_and_the_wait(
     assert "retry: API call for 2025-07-21" in text
     assert "HTTP 503" in text and "retrying in 0.5 s (attempt 2 of" in text
     assert text.index("retry: API call") < text.index("calls:")
+    retry = next(line for line in result.output.splitlines() if line.startswith("retry:"))
+    assert retry.count("2025-07-21..2025-07-21") == 1  # the window named once
+
+
+def test_a_retry_line_names_the_api_by_host_and_path_only(env: dict[str, str]) -> None:
+    """A refused connection: the line says which API, without scheme or query."""
+    dead = "http://127.0.0.1:9/fss/kr/openApi/api/bodoInfo.jsp"
+    result = runner.invoke(
+        app,
+        ["fetch", *DAY, "--api-url", dead, "--out", env["out"], "--no-progress"],
+    )
+    retries = [line for line in result.output.splitlines() if line.startswith("retry:")]
+    assert retries, result.output
+    for line in retries:
+        assert "127.0.0.1:9/fss/kr/openApi/api/bodoInfo.jsp failed" in line
+        assert "http://" not in line and "?" not in line and env["key"] not in line
 
 
 def test_failed_downloads_name_date_subject_and_file_and_the_cap_names_max_mb(

@@ -18,6 +18,7 @@ from report_corpus import bundle, results  # noqa: F401  (module fixtures)
 
 from hwpscan.models import FileResult, Status
 from hwpscan.report.bundle import write_report
+from hwpscan.report.html_rows import summarised
 
 CHROMIUM = chromium_binary()
 pytestmark = [
@@ -35,7 +36,8 @@ def page(bundle: Path) -> Page:
 
 
 def _shown(page: Page) -> int:
-    return page.evaluate("document.querySelectorAll('#files tbody.file:not([hidden])').length")
+    """Files the filters let through: rows of the file table and clean files listed."""
+    return int(page.evaluate("document.getElementById('shown').dataset.count"))
 
 
 def _type(page: Page, selector: str, text: str) -> None:
@@ -152,10 +154,11 @@ def test_sorting_by_surrogates(page: Page, results: list[FileResult]) -> None:
         "Array.from(document.querySelectorAll('#files tbody.file'))"
         ".map(b => +b.dataset.kSurrogates)"
     )
+    rows = [r.body.surrogates for r in results if not summarised(r)]  # the file table's
     page.evaluate(click)
-    assert page.evaluate(order) == sorted(r.body.surrogates for r in results)
+    assert page.evaluate(order) == sorted(rows)
     page.evaluate(click)
-    assert page.evaluate(order) == sorted((r.body.surrogates for r in results), reverse=True)
+    assert page.evaluate(order) == sorted(rows, reverse=True)
 
 
 def test_detail_shows_locations_with_escaped_context(page: Page, results: list[FileResult]) -> None:
@@ -206,3 +209,54 @@ def test_an_empty_report_loads_cleanly(tmp_path: Path) -> None:
         navigate(p, tmp_path / "report.html")
         assert p.console_errors() == []
         assert _shown(p) == 0
+
+
+def _clean_rows(page: Page) -> list[list[str]]:
+    return page.evaluate(
+        "Array.from(document.querySelectorAll('#clean tr.clean-file'))"
+        ".map(tr => Array.from(tr.cells).map(td => td.textContent))"
+    )
+
+
+def test_clean_files_are_listed_compactly_and_searchable(
+    page: Page, results: list[FileResult]
+) -> None:
+    clean = [r for r in results if summarised(r)]
+    assert clean and len(clean) < len(results)
+    _reset(page)
+    assert len(_clean_rows(page)) == len(clean)  # all of them, under the file table
+    target = clean[-1]
+    name = target.path.rsplit("/", 1)[-1]
+    _type(page, "#q", name)
+    expected = [r for r in results if name.lower() in r.path.lower()]
+    assert _shown(page) == len(expected)
+    rows = _clean_rows(page)
+    assert [row[0].rsplit("/", 1)[-1] for row in rows] == [
+        r.path.rsplit("/", 1)[-1] for r in expected if summarised(r)
+    ]
+    assert rows[0][1:3] == [target.date or "—", target.format.value]
+    _select(page, "#f-status", "contaminated")  # a status other than clean hides them all
+    assert _clean_rows(page) == []
+    _reset(page)
+    assert page.console_errors() == []
+
+
+def test_a_long_clean_list_shows_the_first_matches_and_finds_any(
+    tmp_path: Path, results: list[FileResult]
+) -> None:
+    assert CHROMIUM is not None
+    from dataclasses import replace
+
+    base = next(r for r in results if summarised(r))
+    many = [replace(base, path=f"/data/2025-07-21/clean-{n:04d}.hwp") for n in range(450)]
+    write_report([*many, *(r for r in results if not summarised(r))], tmp_path)
+    with chromium_page(CHROMIUM) as p:
+        navigate(p, tmp_path / "report.html")
+        assert p.console_errors() == []
+        assert len(_clean_rows(p)) == 200  # the first matches, and a note of the rest
+        assert p.evaluate("document.getElementById('clean-more').hidden") is False
+        assert "250 more" in p.evaluate("document.getElementById('clean-more').textContent")
+        _type(p, "#q", "clean-0321")
+        assert [row[0].rsplit("/", 1)[-1] for row in _clean_rows(p)] == ["clean-0321.hwp"]
+        assert _shown(p) == 1
+        assert p.evaluate("document.getElementById('clean-more').hidden") is True

@@ -22,6 +22,7 @@ from report_corpus import bundle, contaminated_hwp, results, scan_folder  # noqa
 
 from hwpscan.models import FileResult
 from hwpscan.report.bundle import write_report
+from hwpscan.report.html_rows import summarised
 
 CHROMIUM = chromium_binary()
 pytestmark = [
@@ -61,7 +62,8 @@ def _box(page: Page, selector: str) -> dict[str, float] | None:
 
 
 def _shown(page: Page) -> int:
-    return page.evaluate("document.querySelectorAll('#files tbody.file:not([hidden])').length")
+    """Files the filters let through: rows of the file table and clean files listed."""
+    return int(page.evaluate("document.getElementById('shown').dataset.count"))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -113,7 +115,7 @@ def test_file_table_is_cards_on_a_phone(
         " return [r.left, r.right, r.width, el.scrollWidth - el.clientWidth]; };"
         " return {path: box('td.c-path'), status: box('td.c-status'), date: box('td.c-date')}; })"
     )
-    assert len(cards) == len(results)
+    assert len(cards) == sum(not summarised(r) for r in results)
     for card in cards:
         left, right, width, _ = card["path"]
         assert width >= 300 and right <= 390, card  # the name gets the card's width
@@ -130,8 +132,11 @@ def test_file_table_is_cards_on_a_phone(
     )
     assert browser.evaluate(f"{visible}('#files tr.detail')") == 0  # closed details stay closed
     _click(browser, '.cal .day.has[data-date="2025-07-23"]')
-    shown = sum(r.date == "2025-07-23" for r in results)
-    assert browser.evaluate(f"{visible}('#files tbody.file')") == shown == 2
+    shown = sum(r.date == "2025-07-23" and not summarised(r) for r in results)
+    assert browser.evaluate(f"{visible}('#files tbody.file')") == shown
+    clean = sum(r.date == "2025-07-23" and summarised(r) for r in results)
+    assert browser.evaluate(f"{visible}('#clean tr.clean-file')") == clean
+    assert shown + clean == 2
 
 
 def test_a_phone_card_has_its_toggle_beside_the_name(browser: Page, bundle: Path) -> None:
@@ -166,7 +171,7 @@ def test_every_date_filters_the_file_list(
     assert _shown(browser) == len(results)
     _click(browser, selector)
     assert _shown(browser) == sum(r.date == "2025-07-22" for r in results) == 3
-    visible = "Array.from(document.querySelectorAll('#files tbody.file'))"
+    visible = "Array.from(document.querySelectorAll('#files tbody.file, #clean tr.clean-file'))"
     assert browser.evaluate(f"{visible}.filter(b => b.getClientRects().length).length") == 3
     assert browser.evaluate("document.getElementById('f-date').value") == "2025-07-22"
     browser.evaluate("document.getElementById('reset').click()")

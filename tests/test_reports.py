@@ -20,9 +20,10 @@ import hwpscan.cli.report  # noqa: F401  (registers report, history, diff, verif
 from hwpscan.cli import app
 from hwpscan.cli.runs_view import record_and_report
 from hwpscan.models import Defects, FileResult, Status
-from hwpscan.report.bundle import REPORT_FILES, write_report
+from hwpscan.report.bundle import REPORT_FILES, report_order, write_report
 from hwpscan.report.cells import contamination_cells
-from hwpscan.report.junit import junit_xml, write_junit
+from hwpscan.report.html_rows import common_root, summarised
+from hwpscan.report.junit import junit_xml, write_junit, xml_safe
 from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.rowcodec import csv_fields, encode_row
@@ -202,7 +203,8 @@ def test_html_is_self_contained(bundle: Path) -> None:
         for name in ("src", "href"):
             value = attrs.get(name)
             assert value is None or value.startswith(("data:", "#")), (tag, attrs)
-    assert [t for t, _ in tags].count("script") == 1
+    scripts = [a for t, a in tags if t == "script"]
+    assert [a for a in scripts if a.get("type") != "application/json"] == [{}]  # one program
     assert [t for t, _ in tags].count("style") == 1
 
 
@@ -210,7 +212,11 @@ def test_html_escapes_names_and_snippets(bundle: Path) -> None:
     page = (bundle / "report.html").read_text(encoding="utf-8")
     assert HOSTILE_NAME not in page and "onerror=alert(1)>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;&amp;보도.hwp" in page
-    assert "1)&lt;/script&gt; \\udb80\\udeb1" in page  # a context snippet, surrogates escaped
+    # a context snippet, surrogates escaped, in the data a row's detail is drawn from
+    assert "1)\\u003c/script> \\\\udb80\\\\udeb1" in page
+    assert page.count("</script>") == len(
+        [t for t, _ in _tags(bundle / "report.html") if t == "script"]
+    )
     assert not [a for t, a in _tags(bundle / "report.html") if t == "img"]
 
 
@@ -233,12 +239,22 @@ def test_html_heatmap_attributes_match_the_pivot(bundle: Path, results: list[Fil
 
 
 def test_html_rows_carry_every_result(bundle: Path, results: list[FileResult]) -> None:
+    """Files with findings are rows, clean ones the compact list; both by date, then path."""
+    page = (bundle / "report.html").read_text(encoding="utf-8")
     bodies = [
         a for t, a in _tags(bundle / "report.html") if t == "tbody" and a.get("class") == "file"
     ]
+    ordered = sorted(results, key=report_order)
     assert [(b["data-status"], b["data-k-path"]) for b in bodies] == [
-        (r.status.value, r.path) for r in results
+        (r.status.value, r.path) for r in ordered if not summarised(r)
     ]
+    start = page.index('<script type="application/json" id="clean-data">')
+    data = page[page.index(">", start) + 1 : page.index("</script>", start)]
+    root = common_root([r.path for r in results])
+    assert [c[:3] for c in json.loads(data)] == [
+        [r.path[len(root) :], r.date or "", r.format.value] for r in ordered if summarised(r)
+    ]
+    assert len(bodies) + len(json.loads(data)) == len(results)
 
 
 def test_unread_bodies_show_blank_counts_not_zeros(bundle: Path, results: list[FileResult]) -> None:
@@ -250,6 +266,8 @@ def test_unread_bodies_show_blank_counts_not_zeros(bundle: Path, results: list[F
         if t == "tbody" and a.get("class") == "file"
     }
     for r in results:
+        if summarised(r):  # clean: in the compact list, counted
+            continue
         counts = [bodies[r.path][f"data-k-{k}"] for k in ("chars", "surrogates", "orphans")]
         if r.body_read:
             assert counts == [str(r.body.chars), str(r.body.surrogates), str(r.body.orphans)]
@@ -434,3 +452,25 @@ def test_calendar_and_weekdays_say_it_in_korean_and_english(results: list[FileRe
 
 
 WEEKS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def test_every_report_file_lists_files_by_date_then_path(
+    tmp_path: Path, results: list[FileResult]
+) -> None:
+    shuffled = list(reversed(results))  # completion order: anything but date, path
+    write_report(shuffled, tmp_path)
+    expected = [r.path for r in sorted(results, key=report_order)]
+    dated = [r.date for r in sorted(results, key=report_order)]
+    assert dated == sorted(dated, key=lambda d: (d is None, d or ""))
+    with (tmp_path / "files.csv").open(encoding="utf-8-sig", newline="") as handle:
+        assert [row["path"] for row in csv.DictReader(handle)] == expected
+    cases = ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
+    assert [c.get("name") for c in cases] == [xml_safe(p) for p in expected]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    listed = [
+        a["data-k-path"]
+        for t, a in _tags(tmp_path / "report.html")
+        if t == "tbody" and a.get("class") == "file"
+    ]
+    assert listed == [r.path for r in sorted(results, key=report_order) if not summarised(r)]
+    assert "clean-data" in page

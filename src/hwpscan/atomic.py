@@ -22,22 +22,50 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["SHARED_MODE", "TEMP_PREFIX", "atomic_file", "atomic_write"]
+__all__ = [
+    "SHARED_MODE",
+    "TEMP_PREFIX",
+    "atomic_file",
+    "atomic_write",
+    "current_umask",
+    "shared_mode",
+]
 
 #: How every temp file hwpscan writes beside its target begins.
 TEMP_PREFIX = ".hwpscan-tmp-"
 
 
-def _umask() -> int:
-    """The process's umask (read once, at import, while no other thread runs)."""
+def current_umask() -> int:
+    """The process's umask, read now: from ``/proc/self/status`` where Linux has it
+    (setting the umask to read it would race with threads creating files), else by
+    setting it and putting it back.
+
+    >>> old = os.umask(0o027)
+    >>> current_umask() == 0o027
+    True
+    >>> _ = os.umask(old)
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
 
 
-#: The mode of a file written for people and other tools (reports, repaired text): what
-#: ``open()`` would give, 0644 under the usual umask.
-SHARED_MODE = 0o666 & ~_umask()
+def shared_mode() -> int:
+    """The mode of a file written for people and other tools (downloads, manifests,
+    reports, repaired text): what ``open()`` would give under the umask of the moment,
+    0644 under the usual 022, 0600 under 077."""
+    return 0o666 & ~current_umask()
+
+
+#: :func:`shared_mode` when this module was imported (kept for callers that read it).
+SHARED_MODE = shared_mode()
 
 
 @contextmanager
@@ -50,13 +78,13 @@ def atomic_file(
     downloader puts its pid in the prefix, so another run can tell a live one from a
     leftover). :func:`os.replace` errors (the temp file removed under us) propagate.
     The file is the owner's alone (0600, as the temp file is made) unless *shared*: then
-    it gets :data:`SHARED_MODE`, as a file ``open()`` makes.
+    it gets :func:`shared_mode`, as a file ``open()`` makes under the current umask.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     tmp = Path(name)
     if shared:
-        os.fchmod(fd, SHARED_MODE)
+        os.fchmod(fd, shared_mode())
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle

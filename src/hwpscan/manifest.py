@@ -17,7 +17,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows: runs sharing a folder are not kept apart
+    fcntl = None  # type: ignore[assignment]
+
 MANIFEST_NAME = "manifest.jsonl"
+#: Where runs sharing an output folder keep their locks (a dot-folder: never scanned).
+LOCK_FOLDER = ".hwpscan-fetch"
 _OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason", "etag")
 
 
@@ -98,32 +105,142 @@ def _is_iso_date(text: str) -> bool:
 
 
 class ManifestWriter:
-    """Appends entries to ``folder/manifest.jsonl``; safe to call from several threads."""
+    """Appends entries to ``folder/manifest.jsonl``; safe from several threads, and from
+    several processes sharing the folder.
+
+    Each line is appended whole under an exclusive lock on ``folder/.hwpscan-fetch/lock``
+    (:class:`FolderLock`), after reading what other runs appended since; a line that
+    says what the manifest already says (the same line last written for its path; for a
+    line without a file, :func:`pathless_key`) is not written again.
+    :meth:`refresh` hands those other runs' entries to the caller.
+    """
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / MANIFEST_NAME
         self._lock = threading.Lock()
-        self._handle = self.path.open("a", encoding="utf-8")
-        if self._handle.tell() > 0 and not _ends_with_newline(self.path):
-            self._handle.write("\n")  # a killed run left a torn line: start clean
+        self._folder_lock = FolderLock(self.folder)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        self._offset = 0  # how far this writer has read the file
+        self._unseen: list[ManifestEntry] = []  # read, not yet handed out by refresh()
+        self._latest: dict[str, ManifestEntry] = {}  # path -> its last line
+        self._pathless: set[tuple[str, str, str]] = set()
+        with self._lock, self._folder_lock:
+            size = os.fstat(self._fd).st_size
+            if size > 0 and not _ends_with_newline(self.path):
+                _write_all(self._fd, b"\n")  # a killed run left a torn line: start clean
 
-    def write(self, entry: ManifestEntry) -> None:
+    def refresh(self) -> list[ManifestEntry]:
+        """The entries appended since the last call (the whole file the first time),
+        by any run, in file order; torn or foreign lines skipped."""
+        with self._lock, self._folder_lock:
+            self._read_new()
+            out, self._unseen = self._unseen, []
+        return out
+
+    def write(self, entry: ManifestEntry) -> bool:
+        """Append *entry* unless the manifest already says it; whether it was written."""
         line = json.dumps(entry.to_json(), ensure_ascii=False, separators=(",", ":"))
-        with self._lock:
-            self._handle.write(line + "\n")
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+        with self._lock, self._folder_lock:
+            self._read_new()
+            if self._known(entry):
+                return False
+            data = (line + "\n").encode("utf-8")
+            _write_all(self._fd, data)
+            os.fsync(self._fd)
+            self._offset += len(data)
+            self._learn(entry)
+        return True
+
+    def _read_new(self) -> None:
+        """Read the whole lines appended since :attr:`_offset` (the lock held)."""
+        with self.path.open("rb") as handle:
+            handle.seek(self._offset)
+            data = handle.read()
+        end = data.rfind(b"\n") + 1
+        if not end:
+            return
+        self._offset += end
+        for line in data[:end].decode("utf-8", errors="replace").splitlines():
+            entry = _parse_line(line)
+            if entry is not None:
+                self._learn(entry)
+                self._unseen.append(entry)
+
+    def _known(self, entry: ManifestEntry) -> bool:
+        if entry.path:
+            return self._latest.get(entry.path) == entry
+        return pathless_key(entry) in self._pathless
+
+    def _learn(self, entry: ManifestEntry) -> None:
+        if entry.path:
+            self._latest[entry.path] = entry
+        else:
+            self._pathless.add(pathless_key(entry))
 
     def close(self) -> None:
-        self._handle.close()
+        os.close(self._fd)
+        self._folder_lock.close()
 
     def __enter__(self) -> ManifestWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def pathless_key(entry: ManifestEntry) -> tuple[str, str, str]:
+    """What makes two lines without a file (failed, refused, skipped) say the same: one
+    release, URL and status. (A file's line repeats only the very line last written for
+    its path.)
+
+    >>> e = ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", None, None, 0, None,
+    ...                   "failed", "HTTP 404")
+    >>> pathless_key(e)
+    ('7', 'u', 'failed')
+    """
+    return (entry.content_id, entry.url, entry.status)
+
+
+class FolderLock:
+    """An exclusive lock on an output folder among processes (``fcntl.flock`` on
+    ``folder/.hwpscan-fetch/lock``; where there is no ``fcntl``, only among threads).
+
+    Re-entered for each short critical section; closed with :meth:`close`.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        lock_dir = Path(folder) / LOCK_FOLDER
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(lock_dir / "lock", os.O_RDONLY | os.O_CREAT, 0o666)
+
+    def __enter__(self) -> FolderLock:
+        if fcntl is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if fcntl is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _parse_line(line: str) -> ManifestEntry | None:
+    if not line.strip():
+        return None
+    try:
+        return ManifestEntry.from_json(json.loads(line))
+    except (ValueError, TypeError, RecursionError):
+        return None
 
 
 def _ends_with_newline(path: Path) -> bool:

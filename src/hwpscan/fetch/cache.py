@@ -56,6 +56,13 @@ class CacheEntry:
     def trusted(self) -> bool:
         return bool(self.meta.get("trusted"))
 
+    @property
+    def key_sha256(self) -> str | None:
+        """:func:`hwpscan.redaction.key_hash` of the key the answer was paid with
+        (``None``: an answer cached before the cache kept it)."""
+        value = self.meta.get("key_sha256")
+        return value if isinstance(value, str) else None
+
 
 class ResponseCache:
     """Raw API answers on disk, one file per (endpoint, window)."""
@@ -108,9 +115,20 @@ class ResponseCache:
         return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
 
     def put(
-        self, api_url: str, window: Window, body: bytes, *, status_code: int, content_type: str
+        self,
+        api_url: str,
+        window: Window,
+        body: bytes,
+        *,
+        status_code: int,
+        content_type: str,
+        key_sha256: str | None = None,
     ) -> Path:
-        """Store the raw answer (body first), untrusted until :meth:`mark` says so."""
+        """Store the raw answer (body first), untrusted until :meth:`mark` says so.
+
+        *key_sha256* is the paying key's :func:`hwpscan.redaction.key_hash` (never the
+        key), so a later run from the cache can tell it used another key.
+        """
         path = self.body_path(api_url, window)
         atomic_write(path, body)
         meta = {
@@ -123,6 +141,8 @@ class ResponseCache:
             "sha256": hashlib.sha256(body).hexdigest(),
             "trusted": False,
         }
+        if key_sha256 is not None:
+            meta["key_sha256"] = key_sha256
         self._write_meta(path, meta)
         return path
 

@@ -33,7 +33,7 @@ from hwpscan.errors import (
     DailyLimitError,
 )
 from hwpscan.fetch.dates import Window
-from hwpscan.fetch.urls import check_api_url
+from hwpscan.fetch.urls import check_api_url, short_url
 from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 CODE_OK = "1"
@@ -449,6 +449,8 @@ class CheckedAnswer:
 
     answer: ApiAnswer
     assessment: Assessment
+    #: Taken from the cache, where another API key had paid for it.
+    other_key: bool = False
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -525,7 +527,7 @@ class ApiClient:
             )
             unsent = (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol)
             raise ApiNetworkError(
-                f"calling {redact_url(self.api_url)} for {window} failed: "
+                f"calling {short_url(self.api_url)} for {window} failed: "
                 f"{type(exc).__name__}: {detail}",
                 retryable=retryable,
                 sent=not isinstance(exc, unsent),

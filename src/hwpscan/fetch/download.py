@@ -437,7 +437,7 @@ class Downloader:
         size = 0
         started = time.monotonic()
         try:
-            with atomic_file(job.dest, prefix=temp_prefix(), suffix="") as handle:
+            with atomic_file(job.dest, prefix=temp_prefix(), suffix="", shared=True) as handle:
                 for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
                     if size > self.max_bytes:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import cast
 
 from hwpscan.errors import RunBudgetError, UnsafeUrlError
+from hwpscan.fetch.claims import Claim, ReleaseClaims
 from hwpscan.fetch.clean import one_line
 from hwpscan.fetch.client import Release
 from hwpscan.fetch.download import (
@@ -32,7 +33,7 @@ from hwpscan.fetch.urls import (
     system_resolver,
     validate_attachment_url,
 )
-from hwpscan.manifest import ManifestEntry, ManifestWriter, read_entries
+from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.redaction import redact_text, redact_url
 
 
@@ -117,24 +118,47 @@ class AttachmentStore:
         if progress is not None:
             downloader.on_retry = self._on_retry
         self._seen: set[str] = set()
-        previous = read_entries(writer.path)
-        self._logged = {(e.content_id, e.url, e.status) for e in previous if not e.path}
-        self._recorded = {e.path for e in previous if e.status == "downloaded" and e.path}
+        self._claims = ReleaseClaims(out_dir)
+        self._logged: set[tuple[str, str, str]] = set()
+        self._recorded: set[str] = set()
         #: Which URL's file each path holds: the last manifest line for the path wins, so a
         #: name an attachment re-issued under a new URL took over belongs to the new URL.
-        self._owners = {e.path: e.url for e in previous if e.status == "downloaded" and e.path}
+        self._owners: dict[str, str] = {}
         #: Where an earlier run put each URL's file (its name may have come from the server).
-        self._by_url = {url: out_dir / path for path, url in self._owners.items()}
+        self._by_url: dict[str, Path] = {}
+        self._etags: dict[str, str] = {}
+        self._learn(writer.refresh())
         #: Jobs (by id) of new URLs whose file name an earlier file already had.
         self._taken_over: set[int] = set()
         #: Every file this run's jobs write: a server's name never renames onto one.
         self._dests: set[Path] = set()
         self._rename_lock = threading.Lock()
-        self._etags = {e.url: e.etag for e in previous if e.status == "downloaded" and e.etag}
+
+    def _learn(self, entries: Iterable[ManifestEntry]) -> None:
+        """Take in manifest lines: an earlier run's, or another run's sharing the folder."""
+        for e in entries:
+            if not e.path:
+                self._logged.add((e.content_id, e.url, e.status))
+                continue
+            if e.status != "downloaded":
+                continue
+            self._recorded.add(e.path)
+            old = self._owners.get(e.path)
+            if old is not None and old != e.url and self._by_url.get(old) == self.out_dir / e.path:
+                del self._by_url[old]
+            self._owners[e.path] = e.url
+            self._by_url[e.url] = self.out_dir / e.path
+            if e.etag:
+                self._etags[e.url] = e.etag
 
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
-        """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched."""
-        jobs: list[DownloadJob] = []
+        """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched.
+
+        Each release is claimed first (:class:`ReleaseClaims`): a run sharing the folder
+        that holds one is left to finish it, and its lines are read before this run
+        looks at that release, so no file is downloaded twice.
+        """
+        fresh: list[tuple[str, Release]] = []
         for release in releases:
             ident = release.content_id or f"{release.reg_date}|{release.subject}"
             if ident in self._seen:  # windows can overlap at their edges
@@ -142,6 +166,37 @@ class AttachmentStore:
             self._seen.add(ident)
             self.tally.releases += 1
             self.tally.warnings.extend(release.warnings)
+            fresh.append((ident, release))
+        start = len(self.tally.entries)
+        pending, batches = fresh, 0
+        while pending:
+            held: list[tuple[Release, Claim]] = []
+            others: list[tuple[str, Release]] = []
+            for ident, release in pending:
+                claim = self._claims.take(ident, wait=False)
+                if claim is None:
+                    others.append((ident, release))
+                else:
+                    held.append((release, claim))
+            if not held:  # all another run's: wait for the first, holding none of ours
+                ident, release = others.pop(0)
+                held.append((release, cast(Claim, self._claims.take(ident, wait=True))))
+            try:
+                self._learn(self.writer.refresh())
+                self._fetch([release for release, _ in held], outside)
+            finally:
+                for _, claim in held:
+                    claim.release()
+            pending, batches = others, batches + 1
+        if batches > 1:  # claims took the releases out of order: listing order again
+            rank = {release.content_id: n for n, (_, release) in enumerate(fresh)}
+            entries = self.tally.entries
+            entries[start:] = sorted(entries[start:], key=lambda e: rank.get(e.content_id, 0))
+
+    def _fetch(self, releases: list[Release], outside: frozenset[str]) -> None:
+        """Download the attachments of claimed releases and settle each one."""
+        jobs: list[DownloadJob] = []
+        for release in releases:
             jobs.extend(self._jobs(release, skip=release.content_id in outside))
         jobs = self._within_budget(jobs)
         self._dests.update(job.dest for job in jobs)

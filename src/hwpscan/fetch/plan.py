@@ -58,9 +58,13 @@ class Plan:
         return None if self.quota is None else self.calls_needed <= self.quota.remaining
 
 
-def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> CheckedAnswer | None:
+def usable_cached(
+    cache: ResponseCache, api_url: str, window: Window, *, key_sha256: str | None = None
+) -> CheckedAnswer | None:
     """The cached answer for a window, with its assessment, when it is a good one, else
-    ``None``.
+    ``None``. With *key_sha256* (the current key's :func:`hwpscan.redaction.key_hash`),
+    the assessment says whether the answer was paid with another key
+    (:attr:`CheckedAnswer.other_key`).
 
     Good means: it parses as success or "no data", was not judged suspicious, and is not
     an empty answer that looks like a silent refusal or might be one (a weekday holiday).
@@ -75,7 +79,9 @@ def usable_cached(cache: ResponseCache, api_url: str, window: Window) -> Checked
     verdict = check_answer(answer, window, near_limit=False)
     if verdict.suspicious_empty or verdict.unconfirmed_empty:
         return None
-    return CheckedAnswer(answer, verdict)
+    paid_with = entry.key_sha256
+    other = key_sha256 is not None and paid_with is not None and paid_with != key_sha256
+    return CheckedAnswer(answer, verdict, other_key=other)
 
 
 def open_cache(state: Path) -> ResponseCache:

@@ -56,7 +56,7 @@ from hwpscan.fetch.settings import FetchHooks, FetchSettings, RetryPolicy
 from hwpscan.fetch.urls import check_api_url
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
-from hwpscan.redaction import redact_text
+from hwpscan.redaction import key_hash, redact_text
 
 if TYPE_CHECKING:  # loaded by _default_client with the first fetch
     import httpx
@@ -165,6 +165,10 @@ class WindowCaller:
         self.fresh = settings.fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
+        self._key_sha256 = key_hash(key)
+        #: Windows answered from the cache that another key paid for: the current key
+        #: was not checked for them (see :meth:`key_warning`).
+        self.other_key_windows: list[Window] = []
         self.warnings: list[str] = []
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
@@ -179,14 +183,21 @@ class WindowCaller:
             return self._answer(window)
 
     def _answer(self, window: Window) -> CheckedAnswer:
-        cached = None if self.fresh else usable_cached(self.cache, self.api.api_url, window)
+        cached = (
+            None
+            if self.fresh
+            else usable_cached(self.cache, self.api.api_url, window, key_sha256=self._key_sha256)
+        )
         if cached is not None:
             self.calls_cached += 1
+            if cached.other_key:
+                self.other_key_windows.append(window)
             return cached
 
         def retrying(exc: ApiNetworkError, when: str) -> None:
-            self.warnings.append(f"window {window}: {exc}; retrying")
-            message = f"API call for {window}: {exc}; {when}"
+            what = str(exc).replace(f" for {window}", "")  # the window is named once
+            self.warnings.append(f"window {window}: {what}; retried")
+            message = f"API call for {window}: {what}; {when}"
             notify(self.progress, ProgressEvent("retry", message=message))
 
         def gave_up(exc: ApiNetworkError, attempts: int) -> NoReturn:
@@ -213,7 +224,12 @@ class WindowCaller:
         parsed = self._parse(raw.body, window)
         url = self.api.api_url
         self.cache.put(
-            url, window, raw.body, status_code=raw.status_code, content_type=raw.content_type
+            url,
+            window,
+            raw.body,
+            status_code=raw.status_code,
+            content_type=raw.content_type,
+            key_sha256=self._key_sha256,
         )
         if raw.status_code >= 500:
             self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
@@ -229,6 +245,18 @@ class WindowCaller:
         else:
             self.cache.mark(url, window, trusted=True, verdict="ok")
         return checked
+
+    def key_warning(self) -> str | None:
+        """What to say when answers came from a cache another key paid for: nothing
+        asked the API with the current key, so a wrong key would go unnoticed."""
+        windows = self.other_key_windows
+        if not windows or self.calls_made:  # a live call checked the current key
+            return None
+        days = sum((w.end - w.start).days + 1 for w in windows)
+        return (
+            f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
+            "with another API key; the current key was not checked"
+        )
 
     def _send(self, window: Window) -> RawAnswer:
         """The call, counted in the ledger before it is made (refunded if never sent)."""
@@ -352,7 +380,10 @@ def fetch_range(
             if client is None:
                 http.close()
     files = store.tally
+    key_warning = caller.key_warning()
     every_warning = warnings + caller.warnings + files.warnings
+    if key_warning:
+        every_warning.append(key_warning)
     return FetchReport(
         start=start,
         end=end,

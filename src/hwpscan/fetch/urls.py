@@ -45,6 +45,28 @@ def host_of(url: str) -> str:
         return ""
 
 
+def short_url(url: str) -> str:
+    """A URL as a line of output names it: host, port and path, without the scheme, the
+    user part or the query (where a key travels).
+
+    >>> short_url("https://u:p@www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp?authKey=K&x=1")
+    'www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp'
+    >>> short_url("http://127.0.0.1:8123/api")
+    '127.0.0.1:8123/api'
+    >>> short_url("not a url")
+    'not a url'
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return redact_url(url)
+    if not parts.hostname:
+        return redact_url(url)
+    host = f"{parts.hostname}:{port}" if port else parts.hostname
+    return host + parts.path
+
+
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 

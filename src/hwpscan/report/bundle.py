@@ -8,15 +8,15 @@ is what a command calls after a run (``--report reports/{run}``).
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hwpscan.atomic import atomic_write
+from hwpscan.atomic import atomic_file, atomic_write
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult
 from hwpscan.report.export import BOM, write_csv
-from hwpscan.report.html import render_html
+from hwpscan.report.html import html_chunks
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
@@ -30,7 +30,14 @@ from hwpscan.report.verdicts import (
 )
 from hwpscan.runs.records import RunInfo
 
-__all__ = ["REPORT_FILES", "pivot_csv", "report_folder", "write_report", "write_run_report"]
+__all__ = [
+    "REPORT_FILES",
+    "pivot_csv",
+    "report_folder",
+    "report_order",
+    "write_report",
+    "write_run_report",
+]
 
 REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml")
 
@@ -58,6 +65,27 @@ def _write(path: Path, data: str | bytes) -> Path:
     return path
 
 
+def _write_chunks(path: Path, chunks: Iterable[str]) -> Path:
+    """Write text as it is made: a large page is never one string in memory."""
+    with atomic_file(path, shared=True) as handle:
+        for chunk in chunks:
+            handle.write(chunk.encode("utf-8"))
+    return path
+
+
+def report_order(result: FileResult) -> tuple[bool, str, str]:
+    """Files by date (undated last), then path: how every report lists them.
+
+    >>> from hwpscan.models import Format, Status
+    >>> rows = [FileResult(p, "", 1, Format.HWP5, Status.CLEAN, date=d)
+    ...         for p, d in [("b", "2025-08-11"), ("c", None), ("a", "2025-08-11"),
+    ...                      ("z", "2025-07-21")]]
+    >>> [r.path for r in sorted(rows, key=report_order)]
+    ['z', 'a', 'b', 'c']
+    """
+    return (result.date is None, result.date or "", result.path)
+
+
 def write_report(
     results: Sequence[FileResult],
     out_dir: Path,
@@ -73,11 +101,12 @@ def write_report(
     report.html and the ranking to summary.md. A verify run's report (its summary's
     ``verdicts``, or *verify*: such a summary given directly) leads with the per-date
     verdict table and evidence, and its junit.xml has one case per date. The report
-    of an interrupted run says it is partial.
+    of an interrupted run says it is partial. Every file lists the results by date, then
+    path (:func:`report_order`), whatever order they came in.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results = list(results)
+    results = sorted(results, key=report_order)  # a list of references: no copy of a row
     run_id = run.id if run else None
     strict = bool(run.args.get("strict_markup")) if run else False
     if verify is None and run is not None and run.kind == "verify":
@@ -90,7 +119,7 @@ def write_report(
     md_lead = ([f"**{partial}.**", ""] if partial else []) + (
         verdicts_markdown(rows, stopped=stopped) if rows else []
     )
-    page = render_html(
+    page = html_chunks(
         results, title=title, run=run, matrix=matrix, strict_markup=strict, lead=lead
     )
     junit = (
@@ -99,7 +128,7 @@ def write_report(
         else junit_xml(results, interrupted=partial)
     )
     return [
-        _write(out_dir / "report.html", page),
+        _write_chunks(out_dir / "report.html", page),
         _write(out_dir / "files.csv", _files_csv(results)),
         _write(out_dir / "pivot.csv", BOM + pivot_csv(results)),  # BOM: for spreadsheets
         _write(
@@ -137,9 +166,8 @@ def write_run_report(
     """The report bundle of a run that just ended, in :func:`report_folder` (*verify*:
     a verify run's summary, for its verdicts even when the history could not keep it).
 
-    The files are listed in input order (each result's ``index``), whatever order they
-    completed in. Returns the paths written; an :class:`OSError` says why it could not.
+    The files are listed by date, then path, whatever order they completed in. Returns
+    the paths written; an :class:`OSError` says why it could not.
     """
-    ordered = sorted(results, key=lambda r: -1 if r.index is None else r.index)
     folder = report_folder(report_dir, run)
-    return write_report(ordered, folder, run=run, matrix=matrix, verify=verify)
+    return write_report(results, folder, run=run, matrix=matrix, verify=verify)

@@ -13,7 +13,7 @@ Parts: :mod:`~hwpscan.report.html_common` (escaping, labels, colours),
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -24,7 +24,13 @@ from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.html_charts import calendar, heatmap
 from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
-from hwpscan.report.html_rows import common_root, file_body
+from hwpscan.report.html_rows import (
+    clean_entry,
+    common_root,
+    file_body,
+    json_script,
+    summarised,
+)
 from hwpscan.report.matrix import matrix_section
 from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
@@ -32,7 +38,7 @@ from hwpscan.report.summary import Figures, figures
 if TYPE_CHECKING:
     from hwpscan.runs.records import RunInfo
 
-__all__ = ["render_html", "share_colour", "weekday_ko"]
+__all__ = ["html_chunks", "render_html", "share_colour", "weekday_ko"]
 
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 
@@ -157,11 +163,38 @@ def render_html(
     strict_markup: bool = False,
     lead: str = "",
 ) -> str:
-    """The complete page as a string (with the parser matrix when *matrix* has rows).
+    """The complete page as a string (see :func:`html_chunks`)."""
+    return "".join(
+        html_chunks(
+            results,
+            title=title,
+            run=run,
+            generated=generated,
+            matrix=matrix,
+            strict_markup=strict_markup,
+            lead=lead,
+        )
+    )
+
+
+def html_chunks(
+    results: Sequence[FileResult],
+    *,
+    title: str = "hwpscan 보고서",
+    run: RunInfo | None = None,
+    generated: datetime | None = None,
+    matrix: Sequence[MatrixRow] = (),
+    strict_markup: bool = False,
+    lead: str = "",
+) -> Iterator[str]:
+    """The page in pieces, for writing as they come (with the parser matrix when
+    *matrix* has rows); files in the order given.
 
     *run*: the stored run the results belong to (its id, kind, start and arguments are
     shown in the header). *lead*: HTML (already escaped) that opens the page, before
-    the summary: a verify run's verdicts, a partial run's note.
+    the summary: a verify run's verdicts, a partial run's note. Files with findings are
+    rows of the file table; clean ones go to the compact, searchable list
+    (:func:`~hwpscan.report.html_rows.summarised`).
     """
     f = figures(results)
     verdict_class, verdict = _verdict(f)
@@ -170,7 +203,8 @@ def render_html(
     dates = sorted({r.date or UNKNOWN_DATE for r in results}, key=lambda d: (d == UNKNOWN_DATE, d))
     stamp = (generated or datetime.now(UTC)).isoformat(timespec="seconds")
     root = common_root([r.path for r in results])
-    parts = {
+    clean = sum(1 for r in results if summarised(r))
+    parts: dict[str, str | Callable[[], Iterator[str]]] = {
         "@CSS@": _asset("report.css"),
         "@JS@": _asset("report.js"),
         "@TITLE@": e(title),
@@ -190,7 +224,41 @@ def render_html(
         ),
         "@FORMAT_OPTIONS@": _options(formats),
         "@DATE_OPTIONS@": _options(dates),
-        "@ROWS@": "\n".join(file_body(i, r, root) for i, r in enumerate(results)),
+        "@CLEAN_COUNT@": f"{clean:,}",
+        "@ROWS@": lambda: (
+            file_body(i, r, root) + "\n" for i, r in enumerate(results) if not summarised(r)
+        ),
+        "@CLEAN@": lambda: _clean_list(results, root),
     }
-    # one pass: text put in by one marker is never scanned for another
-    return _MARKER_RE.sub(lambda m: parts.get(m.group(), m.group()), _asset("report.html"))
+    # one pass over the template: text put in by one marker is never scanned for another
+    template = _asset("report.html")
+    at = 0
+    for match in _MARKER_RE.finditer(template):
+        yield template[at : match.start()]
+        at = match.end()
+        part = parts.get(match.group(), match.group())
+        if isinstance(part, str):
+            yield part
+        else:
+            yield from part()
+    yield template[at:]
+
+
+def _clean_list(results: Sequence[FileResult], root: str) -> Iterator[str]:
+    """The clean files as one JSON array (``[path, date, format, chars, pua, names]``
+    each), written a thousand at a time."""
+    yield '<script type="application/json" id="clean-data">['
+    first = True
+    batch: list[str] = []
+    for r in results:
+        if not summarised(r):
+            continue
+        item = json_script(clean_entry(r, root))
+        inner = item[item.index(">") + 1 : -len("</script>")]
+        batch.append(inner if first else "," + inner)
+        first = False
+        if len(batch) >= 1000:
+            yield "".join(batch)
+            batch.clear()
+    yield "".join(batch)
+    yield "]</script>"

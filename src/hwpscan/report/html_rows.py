@@ -1,16 +1,38 @@
-"""The file table of ``report.html``: one row per file, with its expandable detail."""
+"""The file lists of ``report.html``.
+
+Files with something to say (contaminated, unreadable, lossy, warned about) are rows of
+the file table, each with its detail, kept as data beside the row and drawn when the row
+is opened (a tenth of the size of the same detail as markup). Clean files are listed
+compactly (path, date, format, characters, PUA) as one JSON array the page searches, so
+a report of tens of thousands of files stays a few megabytes.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from collections.abc import Sequence
+from typing import Any
 
 from hwpscan.forensics.pua import pua_name
 from hwpscan.models import FileResult, Location, Status, TextStats
 from hwpscan.report.html_common import STATUS_KO, e
 from hwpscan.report.pivot import UNKNOWN_DATE
 
-__all__ = ["PUA_SHOWN", "common_root", "defects_line", "file_body", "pua_label"]
+__all__ = [
+    "PUA_SHOWN",
+    "clean_entry",
+    "common_root",
+    "defects_line",
+    "detail_data",
+    "file_body",
+    "json_script",
+    "pua_label",
+    "summarised",
+]
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: PUA code points named in a file's row; the detail lists them all.
 PUA_SHOWN = 1
@@ -47,23 +69,53 @@ def badge(status: Status) -> str:
     )
 
 
+def summarised(r: FileResult) -> bool:
+    """Whether a file goes to the compact list of clean files: clean, nothing lossy,
+    no warning (anything else is a row of the file table, with its detail)."""
+    return r.status is Status.CLEAN and not r.lossy and not r.warnings
+
+
+def json_script(data: object, attrs: str = "") -> str:
+    """*data* as a ``<script type="application/json">`` the page reads: ``<`` escaped, so
+    no text in it can end the element; lone surrogates escaped, so it stays UTF-8.
+
+    >>> print(json_script(["</script><b>", chr(0xD800)]))
+    <script type="application/json">["\\u003c/script>\\u003cb>","\\ud800"]</script>
+    """
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    text = _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    space = f" {attrs}" if attrs else ""
+    return f'<script type="application/json"{space}>{text}</script>'
+
+
 def file_body(index: int, r: FileResult, root: str = "") -> str:
-    """A file's ``<tbody>``: the row (sort keys as data attributes) and its detail."""
+    """A file's ``<tbody>``: the row (sort keys as data attributes), its detail row (drawn
+    when opened) and the detail's data."""
     data = " ".join(f'data-k-{k}="{e(v)}"' for k, v in _sort_keys(r).items())
     return (
         f'<tbody class="file" data-status="{e(r.status.value)}" data-format="{e(r.format.value)}" '
         f'data-date="{e(r.date or UNKNOWN_DATE)}" data-search="{e(_search_text(r))}" {data}>\n'
         f"{_main_row(index, r, root)}\n"
-        f'<tr class="detail" id="d{index}" hidden><td colspan="11">{detail(r)}</td></tr>\n</tbody>'
+        f'<tr class="detail" id="d{index}" hidden><td colspan="11"></td></tr>'
+        f"{json_script(detail_data(r))}</tbody>"
     )
 
 
+def clean_entry(r: FileResult, root: str = "") -> list[Any]:
+    """A clean file in the compact list: ``[path under root, date, format, characters,
+    "U+XXXXX×n ..." , PUA names]``."""
+    ranked = sorted(r.body.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    pua = " ".join(f"{cp}×{n}" for cp, n in ranked)
+    names = " ".join(filter(None, (pua_label(cp) for cp, _ in ranked)))
+    return [r.path[len(root) :], r.date or "", r.format.value, r.body.chars, pua, names]
+
+
 def _search_text(r: FileResult) -> str:
-    """What the search box matches: path, date, format, status (both languages), PUA."""
+    """What the search box matches beside the path (``data-k-path``): date, format,
+    status (both languages), PUA."""
     b = r.body
     return " ".join(
         [
-            r.path,
             r.date or "",
             r.format.value,
             r.status.value,
@@ -96,13 +148,11 @@ def defects_line(r: FileResult) -> str:
 
 
 def _sort_keys(r: FileResult) -> dict[str, object]:
-    """The column sort keys; counts only for a body that was read ('' otherwise)."""
+    """The column sort keys; counts only for a body that was read ('' otherwise). Date,
+    format and status sort by the row's own ``data-date`` and the like."""
     b, scanned = r.body, r.body_read
     return {
         "path": r.path,
-        "date": r.date or "",
-        "format": r.format.value,
-        "status": r.status.value,
         "chars": b.chars if scanned else "",
         "surrogates": b.surrogates if scanned else "",
         "pairs": b.pairs if scanned else "",
@@ -119,21 +169,20 @@ def _main_row(index: int, r: FileResult, root: str) -> str:
         f'<span class="reason">{e(r.reason)}</span>' if r.reason and not r.status.scanned else ""
     )
 
-    def num(n: int, col: str, label: str, *, alarm: bool = True) -> str:
-        return _count_cell(n, col, label, scanned=r.body_read, alarm=alarm)
+    def num(n: int, col: str, *, alarm: bool = True) -> str:
+        return _count_cell(n, col, scanned=r.body_read, alarm=alarm)
 
     return (
         f'<tr class="main"><td class="c-tog"><button class="toggle" type="button" '
         f'aria-expanded="false" aria-controls="d{index}" title="상세 details">▶</button></td>'
         f'<td class="path c-path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
-        f'<td class="mono nw c-date" data-label="날짜 date">{_date_cell(r.date or "")}</td>'
-        f'<td class="c-fmt" data-label="형식 format">{e(r.format.value)}</td>'
-        f'<td class="c-status" data-label="상태 status">{badge(r.status)}{_lossy_mark(r)}</td>'
-        f"{num(b.chars, 'c-chars', '글자 chars', alarm=False)}"
-        f"{num(b.surrogates, 'c-surr', '서로게이트 surr.')}"
-        f"{num(b.pairs, 'c-pairs', '쌍 pairs')}{num(b.orphans, 'c-orph', '고아 orphans')}"
-        f'<td class="c-utf8" data-label="UTF-8">{_utf8_mark(r)}</td>'
-        f'<td class="pua c-pua" data-label="PUA">{_pua_cell(b.pua)}</td></tr>'
+        f'<td class="mono nw c-date">{_date_cell(r.date or "")}</td>'
+        f'<td class="c-fmt">{e(r.format.value)}</td>'
+        f'<td class="c-status">{badge(r.status)}{_lossy_mark(r)}</td>'
+        f"{num(b.chars, 'c-chars', alarm=False)}{num(b.surrogates, 'c-surr')}"
+        f"{num(b.pairs, 'c-pairs')}{num(b.orphans, 'c-orph')}"
+        f'<td class="c-utf8">{_utf8_mark(r)}</td>'
+        f'<td class="pua c-pua">{_pua_cell(b.pua)}</td></tr>'
     )
 
 
@@ -145,11 +194,12 @@ def _lossy_mark(r: FileResult) -> str:
     return f' <small class="lossy" title="{e(defects_line(r))}">손실 lossy</small>'
 
 
-def _count_cell(n: int, col: str, label: str, *, scanned: bool, alarm: bool) -> str:
-    """A count cell; a defect count above zero is marked hot."""
+def _count_cell(n: int, col: str, *, scanned: bool, alarm: bool) -> str:
+    """A count cell; a defect count above zero is marked hot (its label, on a phone,
+    comes from the style sheet, by column)."""
     hot = " hot" if scanned and n and alarm else ""
     shown = f"{n:,}" if scanned else ""
-    return f'<td class="n{hot} {col}" data-label="{label}">{shown}</td>'
+    return f'<td class="n{hot} {col}">{shown}</td>'
 
 
 def _utf8_mark(r: FileResult) -> str:
@@ -177,29 +227,79 @@ def _date_cell(day: str) -> str:
     """A date that filters the table to itself when clicked; '—' when unknown."""
     if not day:
         return "—"
-    return (
-        f'<button type="button" class="date-pick" data-date="{e(day)}" '
-        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
-    )
+    return f'<button type="button" class="date-pick" data-date="{e(day)}">{e(day)}</button>'
+
+
+#: The labels of a detail's facts, by the short key the page's data uses (report.js
+#: holds the same table).
+FACT_LABELS = {
+    "path": "경로 path",
+    "sha": "sha256",
+    "size": "크기 bytes",
+    "why": "사유 reason",
+    "body": "본문 body",
+    "utf8": "UTF-8 오류 error",
+    "defects": "결함 defects",
+    "fffd": "U+FFFD",
+    "prv": "미리보기 PrvText",
+    "docinfo": "문서 정보 DocInfo",
+    "warn": "경고 warning",
+}
+
+
+def detail_facts(r: FileResult) -> list[tuple[str, str]]:
+    """The facts of a file's detail, as ``(key of FACT_LABELS, value)``."""
+    b = r.body
+    facts = [("path", r.path), ("sha", r.sha256 or "—"), ("size", f"{r.bytes:,}")]
+    if r.reason:
+        facts.append(("why", r.reason))
+    if not r.body_read:
+        facts.append(("body", "읽지 못함: 개수 없음 not read: no counts"))
+    if b.utf8_error:
+        facts.append(("utf8", b.utf8_error))
+    if defects := defects_line(r):
+        facts.append(("defects", defects))
+    if b.replacement_chars:
+        facts.append(("fffd", str(b.replacement_chars)))
+    for name, stats in (("prv", r.preview), ("docinfo", r.meta)):
+        if stats is not None:
+            facts.append((name, stats_line(stats)))
+    facts += [("warn", w) for w in r.warnings]
+    return facts
+
+
+def detail_data(r: FileResult) -> dict[str, Any]:
+    """A file's detail as the page draws it (report.js ``drawDetail``): ``f`` facts
+    (``[key of FACT_LABELS, value]``; the path is the row's own ``data-k-path``),
+    ``p`` private-use characters ``[code point, count]``, ``l`` defect locations
+    ``[stream number, paragraph, offset, kind, code point, units, context]``, ``s`` the
+    streams they number, ``n`` the names of the code points."""
+    b = r.body
+    pua = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    streams = list(dict.fromkeys(loc.stream for loc in b.locations))
+    number = {stream: n for n, stream in enumerate(streams)}
+    locations = [
+        [
+            number[loc.stream],
+            loc.paragraph,
+            loc.offset,
+            loc.kind,
+            loc.codepoint,
+            loc.units,
+            loc.context,
+        ]
+        for loc in b.locations
+    ]
+    points = {cp for cp, _ in pua} | {loc.codepoint for loc in b.locations}
+    names = {cp: name for cp in sorted(points) if (name := pua_label(cp))}
+    facts = [[key, value] for key, value in detail_facts(r) if key != "path"]
+    return {"f": facts, "p": pua, "l": locations, "s": streams, "n": names}
 
 
 def detail(r: FileResult) -> str:
+    """A file's detail as markup (what the page draws from :func:`detail_data`)."""
     b = r.body
-    facts = [("경로 path", r.path), ("sha256", r.sha256 or "—"), ("크기 bytes", f"{r.bytes:,}")]
-    if r.reason:
-        facts.append(("사유 reason", r.reason))
-    if not r.body_read:
-        facts.append(("본문 body", "읽지 못함: 개수 없음 not read: no counts"))
-    if b.utf8_error:
-        facts.append(("UTF-8 오류 error", b.utf8_error))
-    if defects := defects_line(r):
-        facts.append(("결함 defects", defects))
-    if b.replacement_chars:
-        facts.append(("U+FFFD", str(b.replacement_chars)))
-    for name, stats in (("미리보기 PrvText", r.preview), ("문서 정보 DocInfo", r.meta)):
-        if stats is not None:
-            facts.append((name, stats_line(stats)))
-    facts += [("경고 warning", w) for w in r.warnings]
+    facts = [(FACT_LABELS[key], value) for key, value in detail_facts(r)]
     out = ["<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts) + "</dl>"]
     if b.pua:
         out.append("<h4>사용자 정의 영역 문자 private-use characters</h4>" + pua_table(b.pua))

@@ -8,7 +8,8 @@ could not be read is an ``<error>`` when the gate includes ``unreadable``, else
 ``defects`` for any) is a ``<failure>`` too, else its defects are a note. Without a
 gate (the report bundle) contaminated, unreadable, folded symbols and PDF folds are
 included. Each carries the
-reason and the counts; the first defect locations go in the body. A run over no
+reason and the counts; the first three defect locations go in the body (report.html
+lists them all), so the file stays in proportion to the run. A run over no
 document at all is one ``<error>`` saying so: CI cannot pass on nothing.
 
 >>> from hwpscan.models import FileResult, Format, Status
@@ -26,6 +27,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import IO, Literal
 
+from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
 from hwpscan.report.pivot import UNKNOWN_DATE
 
@@ -97,15 +99,22 @@ def _gated(result: FileResult, gate: Collection[str]) -> bool:
     return bool(present) and ("defects" in gate or any(k in gate for k in present))
 
 
+#: Defect locations a test case's body lists; report.html lists every one recorded.
+LOCATIONS_SHOWN = 3
+
+
 def _details(result: FileResult) -> str:
     lines = [f"path: {result.path}", f"format: {result.format.value}", f"sha256: {result.sha256}"]
     if result.body.utf8_error:
         lines.append(f"utf-8: {result.body.utf8_error}")
+    locations = result.body.locations
     lines.extend(
         f"{loc.stream} paragraph {loc.paragraph} offset {loc.offset}: {loc.kind} "
         f"{loc.codepoint} [{loc.units}] {loc.context}"
-        for loc in result.body.locations
+        for loc in locations[:LOCATIONS_SHOWN]
     )
+    if len(locations) > LOCATIONS_SHOWN:
+        lines.append(f"... {len(locations) - LOCATIONS_SHOWN} more location(s) in report.html")
     return "\n".join(lines)
 
 
@@ -207,8 +216,8 @@ def write_junit_file(
     empty_reason: str | None = None,
 ) -> Path:
     """Write :func:`junit_xml` to *out* (folders created)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason))
+    data = junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason)
+    atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes
     return out
 
 

@@ -1,0 +1,80 @@
+"""Claims on releases, so that fetches sharing an output folder share its work.
+
+Before a run downloads a release's attachments it claims the release: an exclusive
+``fcntl.flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until every manifest
+line of the release is written. Another run that finds the claim taken does other
+releases first, then waits for it and finds the files in the manifest. A claim ends
+with its file removed (the holder removes it while still holding it; a run that locked
+a removed file sees that and tries again), and with its process: a killed run's claims
+are free at once. Where there is no ``fcntl`` (Windows) every claim is granted.
+
+>>> import tempfile
+>>> claims = ReleaseClaims(Path(tempfile.mkdtemp()))
+>>> first = claims.take("7", wait=False)
+>>> first is not None, claims.take("7", wait=False) is None
+(True, True)
+>>> first.release()
+>>> again = claims.take("7", wait=False)
+>>> again is not None
+True
+>>> again.release()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from hwpscan.manifest import LOCK_FOLDER
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["Claim", "ReleaseClaims"]
+
+
+class Claim:
+    """A release this process is fetching; :meth:`release` when its lines are written."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd, self.path = fd, path
+
+    def release(self) -> None:
+        if self._fd < 0:
+            return
+        self.path.unlink(missing_ok=True)  # while still held: no one locks a stale file
+        os.close(self._fd)
+        self._fd = -1
+
+
+class ReleaseClaims:
+    """The claims of the runs sharing the output folder *out_dir*."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.folder = Path(out_dir) / LOCK_FOLDER / "claims"
+
+    def take(self, key: str, *, wait: bool) -> Claim | None:
+        """Claim the release *key*: ``None`` when another run holds it and not *wait*;
+        with *wait*, blocks until that run lets it go."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        path = self.folder / name
+        while True:
+            fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o666)
+            if fcntl is None:
+                return Claim(fd, path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                os.close(fd)
+                return None
+            try:
+                current = os.stat(path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                current = False
+            if current:
+                return Claim(fd, path)
+            os.close(fd)  # its holder removed it between our open and our lock: again
