@@ -131,7 +131,7 @@ _PLACEHOLDERS = {
     "<list[Path]>": "PATH",
 }
 #: Widest list of choices shown as the placeholder; a longer one is named after its option.
-_CHOICES_WIDTH = 16
+_CHOICES_WIDTH = 18
 
 
 def placeholder(shown: str | None, name: str) -> str | None:
