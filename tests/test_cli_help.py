@@ -90,6 +90,7 @@ def test_examples_stay_whole_at_80_columns(name: str | None) -> None:
     assert narrow == wide
     lines = [line.strip() for line in narrow[1:] if line.strip()]
     for i, line in enumerate(lines):
+        assert not line.endswith("\\\\"), line  # one backslash, as a shell wants it
         if line.endswith("\\"):
             assert lines[i + 1].startswith("--"), line  # the command goes on, options first
 
@@ -161,8 +162,10 @@ def test_no_command_shows_the_help_and_exits_2() -> None:
         (["scan", "--jobs", "many", "x"], "'--jobs' / '-j': not a whole number"),
         (["scan", "--bogus"], "error: No such option: --bogus"),
         (["scna"], "error: No such command 'scna'. Did you mean 'scan'?"),
-        (["plan", "--from", "2025-07-01", "--to", "2025-09-01", "--window-days", "42"],
-         "error: Invalid value for '--window-days': 42 is more than the API's 21 days"),
+        (
+            ["plan", "--from", "2025-07-01", "--to", "2025-09-01", "--window-days", "42"],
+            "error: Invalid value for '--window-days': 42 is more than the API's 21 days",
+        ),
         (["diff"], "error: Missing argument"),
     ],
 )

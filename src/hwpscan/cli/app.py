@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 from typer.core import TyperGroup
 
 from hwpscan import __version__
@@ -257,7 +258,8 @@ def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Seque
     takes it. No line is wider than :data:`EPILOG_WIDTH`, so Rich never wraps one.
 
     >>> text = epilog([("hwpscan demo", "the whole job")], ["COLUMNS"], ["0  done"])
-    >>> print(text.replace("[bold]", "").replace("[/]", ""))
+    >>> from rich.text import Text
+    >>> print(Text.from_markup(text).plain)
     Examples
       # the whole job
       hwpscan demo
@@ -271,13 +273,19 @@ def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Seque
     lines = ["[bold]Examples[/]"]
     for command, what in examples:
         lines.append(f"  [dim]# {escape(what)}[/]")
-        lines += [f"  {escape(part)}" for part in command.split("\n")]
+        for part in command.split("\n"):  # a continuation's backslash is kept as it is
+            go_on = part.endswith("\\")
+            lines.append(f"  {escape(part.removesuffix('\\'))}" + ("\\" if go_on else ""))
     lines += ["", "[bold]Environment[/]"]
     key_width = max(len(k) for k in env)
     lines += [f"  {k:<{key_width}}  {escape(ENV[k])}" for k in env]
     lines += ["", "[bold]Exit codes[/]"]
     lines += [f"  {escape(code)}" for code in codes]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    wide = [line for line in Text.from_markup(text).plain.split("\n") if len(line) > EPILOG_WIDTH]
+    if wide:  # Rich would wrap it back to the margin on an 80-column terminal
+        raise ValueError(f"epilog line wider than {EPILOG_WIDTH} columns: {wide[0]!r}")
+    return text
 
 
 #: ``--api-url``, shared by every command that talks to the press-release API.

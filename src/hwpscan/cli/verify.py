@@ -305,7 +305,7 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
             (
                 "hwpscan verify -d 2025-07-21 -d 2025-07-30 --expect fixed \\\n"
                 "    --parser-cmd ours='python -m our_pipeline.extract {path}'",
-                "after a deploy: the deployed extractor gives whole text on the broken days",
+                "after a deploy: the deployed extractor reads the broken days whole",
             ),
             (
                 "hwpscan verify -d 2025-07-21 --expect clean",
