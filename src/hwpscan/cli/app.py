@@ -274,8 +274,8 @@ def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Seque
     for command, what in examples:
         lines.append(f"  [dim]# {escape(what)}[/]")
         for part in command.split("\n"):  # a continuation's backslash is kept as it is
-            go_on = part.endswith("\\")
-            lines.append(f"  {escape(part.removesuffix('\\'))}" + ("\\" if go_on else ""))
+            body = part.removesuffix("\\")
+            lines.append(f"  {escape(body)}{part[len(body) :]}")
     lines += ["", "[bold]Environment[/]"]
     key_width = max(len(k) for k in env)
     lines += [f"  {k:<{key_width}}  {escape(ENV[k])}" for k in env]
