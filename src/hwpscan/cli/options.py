@@ -107,9 +107,7 @@ def deprecated(old: _T | None, new: _T, message: str) -> _T:
     """
     if old is None:
         return new
-    err_console.print(
-        f"[yellow]warning:[/] {message}", markup=True, highlight=False, soft_wrap=True
-    )
+    err_console.print(f"[yellow]warning:[/] {message}", markup=True, highlight=False)
     return old
 
 
