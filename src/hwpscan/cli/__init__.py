@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import sys
 
+from hwpscan.cli import stop
 from hwpscan.cli.app import app, err_console
+from hwpscan.errors import ApiError, HwpscanError
+from hwpscan.models import ExitCode
 
 # isort: off
 # Importing a command module registers its commands; this order is the listing's.
@@ -30,10 +33,6 @@ def main() -> None:
     never sees a traceback for a file system or input problem, and SIGTERM stops a
     command the way Ctrl-C does (exit 143 instead of 130; see :mod:`hwpscan.cli.stop`).
     """
-    from hwpscan.cli import stop
-    from hwpscan.errors import ApiError, HwpscanError
-    from hwpscan.models import ExitCode
-
     _replace_unencodable()
     stop.install()
     try:
@@ -85,8 +84,6 @@ def _unexpected(exc: Exception) -> int:
     """A bug: one line naming it (no secret in it), exit 70."""
     import os
     import traceback
-
-    from hwpscan.models import ExitCode
 
     if os.environ.get("HWPSCAN_DEBUG"):
         traceback.print_exc()

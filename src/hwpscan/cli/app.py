@@ -56,10 +56,10 @@ def _pipe_width(tty: bool) -> int | None:
 
 _OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 #: Tables go to stdout; messages and progress to stderr, so `--format jsonl` stays clean.
-#: Off a terminal and without ``COLUMNS``, lines are never hard-wrapped (soft_wrap): a CI
-#: log keeps ``error: ... /a/long/path/file.hwp`` on one line, whatever its length; with
-#: ``COLUMNS`` they are wrapped to it. No emoji codes: a path such as ``a:warning:b.hwp``
-#: is printed as it is, not with a sign in it.
+#: Off a terminal, messages are never hard-wrapped (soft_wrap): a CI log keeps
+#: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length; the tables on
+#: stdout are wrapped to ``COLUMNS`` when it is set. No emoji codes: a path such as
+#: ``a:warning:b.hwp`` is printed as it is, not with a sign in it.
 _SOFT = "COLUMNS" not in os.environ
 console = Console(
     highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=_SOFT and not _OUT_TTY
@@ -69,7 +69,7 @@ err_console = Console(
     highlight=False,
     emoji=False,
     width=_pipe_width(_ERR_TTY),
-    soft_wrap=_SOFT and not _ERR_TTY,
+    soft_wrap=not _ERR_TTY,  # a message off a terminal is one line: a path stays whole
 )
 
 

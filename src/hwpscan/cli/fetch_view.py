@@ -130,6 +130,24 @@ def retry_line(message: str) -> None:
     err_console.print(f"retry: {escape(message)}", style="dim", highlight=False)
 
 
+def _bars() -> Progress:
+    """The bars: what, how far, and the file last fetched, whole (folded onto more lines
+    where it is long)."""
+    return Progress(
+        TextColumn("{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "{task.fields[last]}",
+            style="dim",
+            markup=False,
+            table_column=Column(overflow="fold", ratio=1),
+        ),
+        console=err_console,
+        transient=True,
+    )
+
+
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
     """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks."""
@@ -141,20 +159,7 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
 
         yield retries_only
         return
-    bars = Progress(
-        TextColumn("{task.description:<9}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        # the file last fetched, whole: folded onto more lines where it is long
-        TextColumn(
-            "{task.fields[last]}",
-            style="dim",
-            markup=False,
-            table_column=Column(overflow="fold", ratio=1),
-        ),
-        console=err_console,
-        transient=True,
-    )
+    bars = _bars()
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:

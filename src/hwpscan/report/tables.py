@@ -134,7 +134,7 @@ def shown_name(result: FileResult, root: str | None) -> str:
     the date column already gives (control characters shown as escapes).
 
     >>> from hwpscan.models import Format, Status
-    >>> r = FileResult("/s/2025-07-21/a.hwp", "2025-07-21", 1, Format.HWP5, Status.CLEAN)
+    >>> r = FileResult("/s/2025-07-21/a.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21")
     >>> shown_name(r, "/s"), shown_name(r, None)
     ('a.hwp', '/s/2025-07-21/a.hwp')
     """
