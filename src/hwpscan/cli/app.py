@@ -216,9 +216,7 @@ class HwpscanGroup(TyperGroup):
         except typer.TyperException as exc:
             err_console.print(_one_line(exc), markup=False, highlight=False, soft_wrap=True)
             code = exc.exit_code
-        except typer.Abort:
-            if not standalone_mode:
-                raise
+        except typer.Abort:  # a prompt answered with end-of-file or Ctrl-D
             err_console.print("aborted", markup=False, highlight=False)
             code = 1
         code = code if isinstance(code, int) else 0

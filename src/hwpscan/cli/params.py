@@ -18,7 +18,9 @@ dataclass built from the parsed values. Adding an option is adding a field; the
 defaults live in the dataclass only. Several groups and plain Typer parameters can
 sit side by side, and a field typed with another such dataclass nests its options (a
 ``retry: RetryOptions`` inside ``FetchOptions``); two of them wanting the same name or
-option is an error when the command is defined, not when it runs. With string
+option is an error when the command is defined, not when it runs. A dataclass with a
+``PANEL`` class variable shows its options in that ``--help`` panel (an option that names
+its own ``rich_help_panel`` keeps it). With string
 annotations (``from __future__ import annotations``) the dataclasses must be module
 level names, where ``typing.get_type_hints`` finds them.
 
