@@ -16,13 +16,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from hwpscan.cli import load_app
+from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 
-app = load_app()
 runner = CliRunner()
 DAY = ["--from", "2025-07-21", "--to", "2025-07-21"]
 

@@ -17,7 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import hwpscan.cli.verify as verify_cli
-from hwpscan.cli import load_app
+from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME
 from hwpscan.models import ExitCode, FileResult, Format, RepairSummary, Status
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
@@ -25,7 +25,6 @@ from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rowcodec import decode_row, encode_row
 from hwpscan.verify import FAIL, INCONCLUSIVE, PASS, DateVerdict
 
-app = load_app()
 runner = CliRunner()
 DAY = ["--from", "2025-07-21", "--to", "2025-07-21"]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

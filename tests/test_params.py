@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, ClassVar
 
 import pytest
 import typer
@@ -262,3 +262,29 @@ def test_option_group_lists_init_fields_only() -> None:
     group = OptionGroup.of("derived", Derived)
     assert [p.name for p in group.parameters] == ["base"]
     assert group.build({"base": 5, "other": 1}).double == 10
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+    """A group with a --help panel of its own."""
+
+    PANEL: ClassVar[str] = "Budgets"
+
+    max_files: Annotated[int, typer.Option(min=1, help="Files at most.")] = 10
+    max_mb: float = 5.0  # no metadata: still shown in the group's panel
+    note: Annotated[str, typer.Option(help="Elsewhere.", rich_help_panel="Notes")] = ""
+
+
+def test_a_group_shows_its_options_in_its_panel_unless_one_names_its_own() -> None:
+    @options_from_dataclasses
+    def run(*, budget: Budget) -> None:
+        print(budget.max_files, budget.max_mb, budget.note)
+
+    app = _app(run)
+    out = runner.invoke(app, ["--help"], env={"COLUMNS": "100"}).output
+    budgets = out.split("╭─ Budgets")[1].split("╰")[0]
+    notes = out.split("╭─ Notes")[1].split("╰")[0]
+    assert "--max-files" in budgets and "--max-mb" in budgets and "--note" not in budgets
+    assert "--note" in notes
+    done = runner.invoke(app, ["--max-files", "3", "--max-mb", "1.5", "--note", "x"])
+    assert done.exit_code == 0 and done.output.split() == ["3", "1.5", "x"]

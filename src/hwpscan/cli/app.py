@@ -1,221 +1,43 @@
-"""The Typer application object every command module registers on.
+"""The Typer application every command module registers on, and what they share.
 
-:class:`HwpscanGroup` finishes each command's help when the command is looked up:
-readable placeholders instead of Python types, docstrings unwrapped so the terminal
-wraps them, and the Examples / Environment / Exit codes sections of
-:mod:`hwpscan.cli.helptext`. It also strips the validation library's phrasing from
-option errors.
+The application is stock Typer with Rich help (``rich_markup_mode="rich"``): each
+command declares its options with ``typer.Option(..., rich_help_panel=...)`` and gives
+its epilog (two examples, the environment it reads, its exit codes) with
+:func:`epilog`. :class:`HwpscanGroup` changes one thing: a usage error (an unknown
+option, a bad value) is one ``error: ...`` line on stderr with exit 2, the style of
+every other error hwpscan prints, instead of the framework's usage block.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
-from collections.abc import Callable
-from difflib import get_close_matches
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperCommand, TyperGroup
-from typer.main import get_command_from_info, get_command_name
+from rich.text import Text
+from typer.core import TyperGroup
 
 from hwpscan import __version__
-from hwpscan.cli.coerce import install as install_plain
-from hwpscan.cli.collect import resume_collector
-from hwpscan.cli.helptext import COMMANDS, clean_error, epilog, metavar, unwrap
 from hwpscan.models import ExitCode
 
-
-def _polish(command: Any, name: str | None) -> None:
-    """Readable placeholders, unwrapped help and, for a subcommand, its epilog (once)."""
-    if getattr(command, "_hwpscan_polished", False):
-        return
-    command._hwpscan_polished = True
-    if command.help:
-        command.help = unwrap(command.help)
-    if name in COMMANDS and not command.epilog:
-        command.epilog = epilog(name)
-    for param in command.params:
-        _placeholder(param)
-        install_plain(param)  # plain values converted without the validation library
-
-
-def _placeholder(param: Any) -> None:
-    descriptor = getattr(param, "type_descriptor", None)
-    if descriptor is None:
-        return
-    if param.param_type_name == "argument":
-        # the name column says it (PATH, RUN, [FILE|-]); no Python type beside it
-        param.display_type_rich = _no_type
-        if param.metavar is None:
-            param.metavar = param.name.upper().removesuffix("S") if param.nargs != 1 else None
-        return
-    if param.metavar is None:
-        choices = tuple(descriptor.choices or ()) if descriptor.is_choice else ()
-        long = next((o for o in param.opts if o.startswith("--")), "")
-        param.metavar = metavar(long, descriptor.annotation, is_flag=param.is_flag, choices=choices)
-
-
-def _no_type(ctx: Any) -> None:
-    return None
-
-
-def _summary(command: Any) -> str:
-    """The first paragraph of a command's help: its line in the group's listing."""
-    text = command.short_help or command.help or ""
-    return unwrap(text.partition("\f")[0].split("\n\n")[0]) if text else ""
-
-
-def _load_command(name: str) -> Any:
-    """Import the module of command *name* and build its click command (None: unknown)."""
-    from hwpscan.cli import COMMAND_MODULE  # the package imports this module: a cycle
-
-    module = COMMAND_MODULE.get(name)
-    if module is None:
-        return None
-    __import__(f"hwpscan.cli.{module}")  # the import statement's path: -X importtime sees it
-    for info in app.registered_commands:
-        callback = info.callback
-        if callback is not None and (info.name or get_command_name(callback.__name__)) == name:
-            return get_command_from_info(
-                info,
-                pretty_exceptions_short=app.pretty_exceptions_short,
-                rich_markup_mode=app.rich_markup_mode,
-            )
-    return None
-
-
-class HwpscanCommand(TyperCommand):
-    """A command whose ``--help`` is drawn by :mod:`hwpscan.cli.helpview`."""
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        from hwpscan.cli.helpview import help_text  # the help renderer: only for --help
-
-        formatter.write(help_text(self, ctx))
-
-
-class HwpscanGroup(TyperGroup):
-    """The ``hwpscan`` group: commands loaded when named, finished help, clean errors.
-
-    The group starts with the commands whose modules are already imported (all of them in
-    the tests, none in the console script); any other command in
-    :data:`hwpscan.cli.COMMAND_TABLE` is imported and built on first look-up.
-    """
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        from hwpscan.cli import COMMAND_TABLE  # the package imports this module: a cycle
-
-        names = [name for name, _, _, _ in COMMAND_TABLE]
-        return names + [name for name in self.commands if name not in names]
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        command = super().get_command(ctx, cmd_name)
-        if command is None:
-            command = _load_command(cmd_name)
-            if command is not None:
-                self.commands[cmd_name] = command
-        if command is not None:
-            _polish(command, cmd_name)
-            help_option = command.get_help_option(ctx)
-            if help_option is not None:
-                help_option.metavar = ""
-                install_plain(help_option)  # its flag, as every option
-        return command
-
-    def listing(self) -> list[tuple[str, str, str]]:
-        """(name, panel, one-line help) of every command, without importing any."""
-        from hwpscan.cli import COMMAND_TABLE  # the package imports this module: a cycle
-
-        rows = []
-        for name, _, panel, summary in COMMAND_TABLE:
-            loaded = self.commands.get(name)
-            if loaded is None:
-                rows.append((name, panel, summary))
-            elif not loaded.hidden:
-                shown = getattr(loaded, "rich_help_panel", None) or ""
-                rows.append((name, shown, _summary(loaded)))
-        return rows
-
-    def shell_complete(self, ctx: Any, incomplete: str) -> list[Any]:
-        """Command names from the table (completing one imports no command module), then
-        the group's own options."""
-        from rich.text import Text
-        from typer._click.shell_completion import CompletionItem
-
-        names = [
-            CompletionItem(name, help=Text.from_markup(summary, emoji=False).plain)
-            for name, _, summary in self.listing()
-            if name.startswith(incomplete)
-        ]
-        # the framework's group would look every command up; its base lists the options
-        return names + super(TyperGroup, self).shell_complete(ctx, incomplete)
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        """As the framework's, with "did you mean" over every command, loaded or not."""
-        suggest, self.suggest_commands = self.suggest_commands, False
-        try:
-            return super().resolve_command(ctx, args)
-        except Exception as exc:
-            matches = get_close_matches(args[0], self.list_commands(ctx)) if args else []
-            if suggest and matches and isinstance(getattr(exc, "message", None), str):
-                listed = ", ".join(repr(m) for m in matches)
-                exc.message = f"{exc.message.rstrip('.')}. Did you mean {listed}?"  # type: ignore[attr-defined]
-            raise
-        finally:
-            self.suggest_commands = suggest
-            resume_collector()  # the command's modules are loaded: see hwpscan.cli.collect
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if not args and self.no_args_is_help and not ctx.resilient_parsing:
-            typer.echo(ctx.get_help(), color=ctx.color)
-            ctx.exit(ExitCode.USAGE)
-        return list(super().parse_args(ctx, args))
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        from hwpscan.cli.helpview import help_text  # the help renderer: only for --help
-
-        _polish(self, "hwpscan")
-        formatter.write(help_text(self, ctx, self.listing()))
-
-    def get_help_option(self, ctx: Any) -> Any:
-        _polish(self, "hwpscan")
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.metavar = ""
-            install_plain(option)
-        return option
-
-    def invoke(self, ctx: Any) -> Any:
-        try:
-            return super().invoke(ctx)
-        except typer.BadParameter as exc:
-            exc.message = clean_error(exc.message)
-            raise
-
-
-_Function = TypeVar("_Function", bound=Callable[..., Any])
-
-
-class _Typer(typer.Typer):
-    """Commands registered here are :class:`HwpscanCommand` unless they name a class."""
-
-    def command(self, *args: Any, **kwargs: Any) -> Callable[[_Function], _Function]:
-        kwargs["cls"] = kwargs.get("cls") or HwpscanCommand
-        return super().command(*args, **kwargs)
-
-
-app = _Typer(
-    cls=HwpscanGroup,
-    name="hwpscan",
-    help="Find the lone UTF-16 surrogates that HWP parsers leak into text pipelines.",
-    rich_markup_mode="rich",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
+__all__ = [
+    "ApiUrlOpt",
+    "HwpscanGroup",
+    "app",
+    "check_writable_folder",
+    "clean_error",
+    "console",
+    "epilog",
+    "err_console",
+    "fail",
+]
 
 
 def _isatty(stream: object) -> bool:
@@ -227,30 +49,257 @@ def _isatty(stream: object) -> bool:
 
 
 def _pipe_width(tty: bool) -> int | None:
-    """Piped output is not squeezed to 80 columns: tables stay readable in logs and CI."""
+    """Piped output is not squeezed to 80 columns: tables stay readable in logs and CI.
+    ``COLUMNS`` wins when it is set."""
     return None if tty or "COLUMNS" in os.environ else 160
 
 
 _OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 #: Tables go to stdout; messages and progress to stderr, so `--format jsonl` stays clean.
-#: Off a terminal, lines are never hard-wrapped (soft_wrap): a CI log keeps
-#: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length. No emoji codes:
-#: a path such as ``a:warning:b.hwp`` is printed as it is, not with a sign in it.
-console = Console(highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=not _OUT_TTY)
+#: Off a terminal, messages are never hard-wrapped (soft_wrap): a CI log keeps
+#: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length; the tables on
+#: stdout are wrapped to ``COLUMNS`` when it is set. No emoji codes: a path such as
+#: ``a:warning:b.hwp`` is printed as it is, not with a sign in it.
+_SOFT = "COLUMNS" not in os.environ
+console = Console(
+    highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=_SOFT and not _OUT_TTY
+)
 err_console = Console(
     stderr=True,
     highlight=False,
     emoji=False,
     width=_pipe_width(_ERR_TTY),
-    soft_wrap=not _ERR_TTY,
+    soft_wrap=not _ERR_TTY,  # a message off a terminal is one line: a path stays whole
 )
+
+
+#: The validation library's phrases, and ours.
+_FRAMEWORK_PHRASES = (
+    (r"\bValue error, ", ""),
+    (r"Input should be greater than or equal to ", "must be at least "),
+    (r"Input should be less than or equal to ", "must be at most "),
+    (r"Input should be greater than ", "must be more than "),
+    (r"Input should be less than ", "must be less than "),
+    (r"Input should be ", "must be "),
+)
+
+
+def clean_error(message: str) -> str:
+    """An option error's message without the validation library's phrasing.
+
+    >>> clean_error("Input should be greater than or equal to 1")
+    'must be at least 1'
+    >>> clean_error("'x': Input should be a valid integer, unable to parse string as an integer")
+    "'x': not a whole number"
+    """
+    message = re.sub(r"Input should be a valid integer[^.]*", "not a whole number", message)
+    message = re.sub(r"Input should be a valid number[^.]*", "not a number", message)
+    for pattern, replacement in _FRAMEWORK_PHRASES:
+        message = re.sub(pattern, replacement, message)
+    return message
+
+
+def _one_line(exc: typer.TyperException) -> str:
+    """A usage error as one line: ``error: <subject>: <what is wrong>``."""
+    text = clean_error(exc.format_message()).strip()
+    return "error: " + " ".join(text.split())
+
+
+def unwrap(text: str | None) -> str | None:
+    """A docstring's paragraphs with the source's line breaks joined, so the terminal
+    wraps the text, not the source file (Rich help keeps single line breaks).
+
+    >>> print(unwrap('''First line
+    ...     goes on.
+    ...
+    ...     Second paragraph.'''))
+    First line goes on.
+    <BLANKLINE>
+    Second paragraph.
+    """
+    if not text:
+        return text
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
+
+
+#: Typer's type names, as the placeholders a user types in their place.
+_PLACEHOLDERS = {
+    "<bool>": "",  # a flag takes no value
+    "<int>": "N",
+    "<int range>": "N",
+    "<float>": "NUMBER",
+    "<float range>": "NUMBER",
+    "<str>": "TEXT",
+    "<list[str]>": "TEXT",
+    "<path>": "PATH",
+    "<list[Path]>": "PATH",
+}
+#: Widest list of choices shown as the placeholder; a longer one is named after its option.
+_CHOICES_WIDTH = 18
+
+
+def placeholder(shown: str | None, name: str) -> str | None:
+    """A readable placeholder for what Typer would show as the value's type.
+
+    >>> placeholder("<int range>", "--jobs"), placeholder("<bool>", "--bom")
+    ('N', '')
+    >>> placeholder("<float range>", "--read-timeout"), placeholder("<all|problems|none>", "--show")
+    ('SECONDS', 'all|problems|none')
+    >>> placeholder("<table|json|jsonl|csv|junit>", "--format")
+    'FORMAT'
+    """
+    if shown is None or not shown.startswith("<"):
+        return shown
+    if shown in _PLACEHOLDERS:
+        if _PLACEHOLDERS[shown] == "NUMBER" and ("timeout" in name or "wait" in name):
+            return "SECONDS"
+        return _PLACEHOLDERS[shown]
+    choices = shown[1:-1]
+    if "|" in choices and len(choices) <= _CHOICES_WIDTH:
+        return choices
+    return name.lstrip("-").upper().replace("-", "_")
+
+
+def _finish(command: Any, ctx: typer.Context) -> None:
+    """A command's help as hwpscan shows it: prose unwrapped, placeholders readable."""
+    command.help = unwrap(command.help)
+    for param in command.params:
+        if param.metavar is None and param.param_type_name == "option":
+            long = next((o for o in param.opts if o.startswith("--")), param.name or "")
+            param.metavar = placeholder(param.display_type_rich(ctx), long)
+        elif param.param_type_name == "argument" and param.metavar is None:
+            param.metavar = (param.name or "").upper().removesuffix("S")
+    help_option = command.get_help_option(ctx)
+    if help_option is not None:
+        help_option.metavar = ""  # a flag: no value to type
+
+
+class HwpscanGroup(TyperGroup):
+    """The ``hwpscan`` group: Typer's, with usage errors as one ``error:`` line and
+    readable placeholders.
+
+    The command runs with ``standalone_mode=False``, so the framework raises its errors
+    instead of printing its usage block; they are printed here in hwpscan's style, with
+    the framework's exit code (2 for a usage error).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        ctx = typer.Context(self, **self.context_settings)
+        for command in self.commands.values():
+            _finish(command, typer.Context(command, parent=ctx))
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        """The group's own options (Typer adds the completion ones after building it)."""
+        _finish(self, ctx)
+        return list(super().get_params(ctx))
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        try:
+            code = super().main(
+                args,
+                prog_name,
+                complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+        except typer.TyperException as exc:
+            err_console.print(_one_line(exc), markup=False, highlight=False, soft_wrap=True)
+            code = exc.exit_code
+        except typer.Abort:  # a prompt answered with end-of-file or Ctrl-D
+            err_console.print("aborted", markup=False, highlight=False)
+            code = 1
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+app = typer.Typer(
+    cls=HwpscanGroup,
+    name="hwpscan",
+    help="Find the lone UTF-16 surrogates that HWP parsers leak into text pipelines.",
+    rich_markup_mode="rich",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+#: Each environment variable a command may read, as its epilog lists it.
+ENV = {
+    "HWPSCAN_API_KEY": "the API key (else the config file, else a prompt)",
+    "HWPSCAN_HOME": "state: answer cache, quota ledger, run history",
+    "HWPSCAN_API_URL": "the listing endpoint, as --api-url",
+    "COLUMNS": "table width; NO_COLOR=1 turns colour off",
+}
+#: Which variables matter to each kind of command.
+ENV_FETCH = ("HWPSCAN_API_KEY", "HWPSCAN_HOME", "HWPSCAN_API_URL", "COLUMNS")
+ENV_LOCAL = ("HWPSCAN_HOME", "COLUMNS")
+EXIT_USAGE = "2  bad arguments, dates or paths"
+EXIT_API = "3  the API or its limits stopped the fetch (what came is kept)"
+
+#: The widest an epilog line may be: it stays whole in an 80-column terminal (the help
+#: is indented by one column on each side).
+EPILOG_WIDTH = 76
+
+
+def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Sequence[str]) -> str:
+    """A command's Examples, Environment and Exit codes sections, as Rich markup.
+
+    Each example is a comment line saying what it does, then the command; a command too
+    long for one line is given with its line breaks (`` \\`` then newline), as a shell
+    takes it. No line is wider than :data:`EPILOG_WIDTH`, so Rich never wraps one.
+
+    >>> text = epilog([("hwpscan demo", "the whole job")], ["COLUMNS"], ["0  done"])
+    >>> from rich.text import Text
+    >>> print(Text.from_markup(text).plain)
+    Examples
+      # the whole job
+      hwpscan demo
+    <BLANKLINE>
+    Environment
+      COLUMNS  table width; NO_COLOR=1 turns colour off
+    <BLANKLINE>
+    Exit codes
+      0  done
+    """
+    lines = ["[bold]Examples[/]"]
+    for command, what in examples:
+        lines.append(f"  [dim]# {escape(what)}[/]")
+        for part in command.split("\n"):  # a continuation's backslash is kept as it is
+            body = part.removesuffix("\\")
+            lines.append(f"  {escape(body)}{part[len(body) :]}")
+    lines += ["", "[bold]Environment[/]"]
+    key_width = max(len(k) for k in env)
+    lines += [f"  {k:<{key_width}}  {escape(ENV[k])}" for k in env]
+    lines += ["", "[bold]Exit codes[/]"]
+    lines += [f"  {escape(code)}" for code in codes]
+    text = "\n".join(lines)
+    wide = [line for line in Text.from_markup(text).plain.split("\n") if len(line) > EPILOG_WIDTH]
+    if wide:  # Rich would wrap it back to the margin on an 80-column terminal
+        raise ValueError(f"epilog line wider than {EPILOG_WIDTH} columns: {wide[0]!r}")
+    return text
 
 
 #: ``--api-url``, shared by every command that talks to the press-release API.
 ApiUrlOpt = Annotated[
     str,
     typer.Option(
-        "--api-url", envvar="HWPSCAN_API_URL", help="The listing endpoint (default: the real API)."
+        "--api-url",
+        envvar="HWPSCAN_API_URL",
+        metavar="URL",
+        show_default=False,
+        help="The listing endpoint (default: the real API).",
+        rich_help_panel="API",
     ),
 ]
 
@@ -261,14 +310,33 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@app.callback(
+    invoke_without_command=True,
+    epilog=epilog(
+        [
+            ("hwpscan demo", "the whole job on a local emulator, nothing to set up"),
+            ("hwpscan scan press/", "scan the attachments in a folder"),
+        ],
+        ENV_FETCH,
+        [
+            "0  done, nothing failed",
+            "1  findings a command was told to fail on",
+            EXIT_USAGE,
+            EXIT_API,
+        ],
+    ),
+)
 def _main(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
-    """hwpscan: attachment encoding forensics for Korean public documents."""
+    """Find the lone UTF-16 surrogates that HWP parsers leak into text pipelines."""
+    if ctx.invoked_subcommand is None:  # no command: the help, and exit 2 as for a usage error
+        typer.echo(ctx.get_help())
+        raise typer.Exit(ExitCode.USAGE)
 
 
 def fail(message: str, code: int) -> typer.Exit:

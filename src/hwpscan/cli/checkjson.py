@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import app, console, epilog, err_console, fail
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, results_lines
 from hwpscan.cli.options import deprecated
 from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine, decode_input, iter_check
@@ -41,7 +41,22 @@ CheckFormatOpt = Annotated[
 ]
 
 
-@app.command("check-json", rich_help_panel="Scan files")
+@app.command(
+    "check-json",
+    rich_help_panel="Scan files",
+    epilog=epilog(
+        [
+            ("hwpscan check-json capture.jsonl", "check captured tool results"),
+            ("curl -sN URL | hwpscan check-json -", "check an SSE stream from stdin"),
+        ],
+        ["COLUMNS"],
+        [
+            "0  no bad string",
+            "1  at least one string would fail UTF-8 encoding",
+            "2  the input cannot be read or holds no JSON document",
+        ],
+    ),
+)
 def check_json(
     ctx: typer.Context,
     source: Annotated[

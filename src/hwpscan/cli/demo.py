@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hwpscan.cli.app import app, check_writable_folder, err_console
+from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
 from hwpscan.cli.scan_view import TerminalObserver, render_tables, scan_shown
@@ -23,7 +23,17 @@ if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
 __all__ = ["demo"]
 
 
-@app.command(rich_help_panel="Fetch from the API")
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            ("hwpscan demo", "the whole job on a local emulator; recorded as a demo run"),
+            ("hwpscan demo --out demo/ --report demo-report/", "keep the files and a report"),
+        ],
+        ENV_LOCAL,
+        ["0  the demo ran", EXIT_USAGE, "3  the emulated fetch failed"],
+    ),
+)
 def demo(
     out: Annotated[
         Path | None,

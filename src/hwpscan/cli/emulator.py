@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import app, console, epilog, err_console, fail
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.errors import CatalogueError
 from hwpscan.models import ExitCode
@@ -114,7 +114,21 @@ class ServeOptions:
     ] = False
 
 
-@app.command("emulator", rich_help_panel="Testing")
+@app.command(
+    "emulator",
+    rich_help_panel="Testing",
+    epilog=epilog(
+        [
+            ("hwpscan emulator", "serve the bundled 2025 catalogue on 127.0.0.1:8765"),
+            (
+                "hwpscan emulator --port 0 --fail-first 2 --daily-limit 5",
+                "any free port, flaky downloads, a small quota",
+            ),
+        ],
+        ["HWPSCAN_HOME"],
+        ["0  stopped with Ctrl-C", "2  bad options, or a non-loopback --host"],
+    ),
+)
 @options_from_dataclasses
 def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
     """Run the local press-release API emulator (for [bold]--api-url[/]) until Ctrl-C."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from hwpscan.cli.app import app
+from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
 from hwpscan.cli.fetch_view import (
     fail_redacted,
     get_key,
@@ -78,7 +78,20 @@ FetchOutOpt = Annotated[
 OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)]
 
 
-@app.command(rich_help_panel="Fetch from the API")
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            ("hwpscan plan --from 2025-07-21 --to 2025-08-11", "calls needed, cached, quota"),
+            (
+                "hwpscan plan --from 2025-07-01 --to 2025-07-31 --window-days 7",
+                "the same with week-long windows",
+            ),
+        ],
+        ENV_FETCH,
+        ["0  plan shown (no network)", EXIT_USAGE],
+    ),
+)
 @options_from_dataclasses
 def plan(
     start: FromOpt,
@@ -105,7 +118,23 @@ def plan(
         render_plan(result)
 
 
-@app.command(rich_help_panel="Fetch from the API")
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            (
+                "hwpscan fetch --from 2025-07-21 --to 2025-07-25 --out press/",
+                "releases and attachments, cache first",
+            ),
+            (
+                "HWPSCAN_API_KEY=... hwpscan fetch --from 2025-07-21 --to 2025-07-21",
+                "one day, the key from the environment",
+            ),
+        ],
+        ENV_FETCH,
+        ["0  every attachment fetched or cached", EXIT_USAGE, EXIT_API],
+    ),
+)
 @options_from_dataclasses
 def fetch(
     start: FromOpt,

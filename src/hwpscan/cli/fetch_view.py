@@ -23,7 +23,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
-from rich.table import Table
+from rich.table import Column, Table
 
 from hwpscan.cli.app import console, err_console, fail
 from hwpscan.errors import UsageError
@@ -88,7 +88,7 @@ def plain(message: str, secret: str | None) -> str:
 def warn(message: str, secret: str | None = None) -> None:
     """A yellow warning on stderr, *secret* redacted."""
     text = plain(message, secret)
-    err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False, soft_wrap=True)
+    err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False)
 
 
 def render_plan(plan: Plan) -> None:
@@ -127,7 +127,25 @@ def render_plan(plan: Plan) -> None:
 
 def retry_line(message: str) -> None:
     """One dim line on stderr when a call or a download is tried again."""
-    err_console.print(f"retry: {escape(message)}", style="dim", highlight=False, soft_wrap=True)
+    err_console.print(f"retry: {escape(message)}", style="dim", highlight=False)
+
+
+def _bars() -> Progress:
+    """The bars: what, how far, and the file last fetched, whole (folded onto more lines
+    where it is long)."""
+    return Progress(
+        TextColumn("{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "{task.fields[last]}",
+            style="dim",
+            markup=False,
+            table_column=Column(overflow="fold", ratio=1),
+        ),
+        console=err_console,
+        transient=True,
+    )
 
 
 @contextmanager
@@ -141,14 +159,7 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
 
         yield retries_only
         return
-    bars = Progress(
-        TextColumn("{task.description:<9}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[last]}", style="dim", markup=False),
-        console=err_console,
-        transient=True,
-    )
+    bars = _bars()
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:

@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import (
     MANIFEST_ROW_SCHEMA,
     ResultsOutOpt,
@@ -95,7 +95,20 @@ def tally_line(rows: Sequence[ManifestEntry], superseded: int) -> str:
     )
 
 
-@app.command(rich_help_panel="Runs and reports")
+@app.command(
+    rich_help_panel="Runs and reports",
+    epilog=epilog(
+        [
+            ("hwpscan manifest press/", "one line per attachment: its current status"),
+            (
+                "hwpscan manifest press/ --format jsonl",
+                "the same as JSON Lines, superseded lines left out",
+            ),
+        ],
+        ENV_LOCAL,
+        ["0  shown", "2  no manifest.jsonl in the folder"],
+    ),
+)
 def manifest(
     folder: Annotated[
         Path,

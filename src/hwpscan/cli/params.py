@@ -18,7 +18,9 @@ dataclass built from the parsed values. Adding an option is adding a field; the
 defaults live in the dataclass only. Several groups and plain Typer parameters can
 sit side by side, and a field typed with another such dataclass nests its options (a
 ``retry: RetryOptions`` inside ``FetchOptions``); two of them wanting the same name or
-option is an error when the command is defined, not when it runs. With string
+option is an error when the command is defined, not when it runs. A dataclass with a
+``PANEL`` class variable shows its options in that ``--help`` panel (an option that names
+its own ``rich_help_panel`` keeps it). With string
 annotations (``from __future__ import annotations``) the dataclasses must be module
 level names, where ``typing.get_type_hints`` finds them.
 
@@ -42,12 +44,13 @@ hello Ada
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import inspect
 import typing
 from collections.abc import Callable, Iterator
-from typing import Annotated, Any  # noqa: F401 - for the doctests' dataclasses (below)
+from typing import Annotated, Any
 
 import typer
 
@@ -104,8 +107,9 @@ class OptionGroup:
             else:
                 own.append(f.name)
                 default = _field_default(f)
+                annotation = _in_panel(hints[f.name], getattr(settings, "PANEL", None))
                 parameters.append(
-                    inspect.Parameter(f.name, _KEYWORD, default=default, annotation=hints[f.name])
+                    inspect.Parameter(f.name, _KEYWORD, default=default, annotation=annotation)
                 )
         return cls(name, settings, tuple(parameters), tuple(own), tuple(nested))
 
@@ -132,6 +136,33 @@ class OptionGroup:
             return self.cls(**kwargs)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
+
+
+def _in_panel(annotation: Any, panel: str | None) -> Any:
+    """*annotation* with its option shown in the ``--help`` panel *panel* (the dataclass's
+    ``PANEL``), unless the option names its own panel or is an argument.
+
+    >>> import typer
+    >>> shown = _in_panel(Annotated[int, typer.Option("--n")], "Budgets")
+    >>> shown.__metadata__[0].rich_help_panel, shown.__origin__
+    ('Budgets', <class 'int'>)
+    >>> _in_panel(int, "Budgets").__metadata__[0].rich_help_panel
+    'Budgets'
+    """
+    if panel is None:
+        return annotation
+    metadata = getattr(annotation, "__metadata__", None)
+    if metadata is None:
+        return Annotated[annotation, typer.Option(rich_help_panel=panel)]
+    base = typing.get_args(annotation)[0]
+    shown = []
+    for item in metadata:
+        own = item
+        if isinstance(item, _OptionInfo) and item.rich_help_panel is None:
+            own = copy.copy(item)
+            own.rich_help_panel = panel
+        shown.append(own)
+    return Annotated[(base, *shown)]
 
 
 def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -11,11 +11,20 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
-from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
+from hwpscan.cli.app import (
+    ENV_LOCAL,
+    EXIT_USAGE,
+    app,
+    check_writable_folder,
+    console,
+    epilog,
+    err_console,
+    fail,
+)
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, write_rows_document
 from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt
 from hwpscan.cli.params import options_from_dataclasses
@@ -52,6 +61,8 @@ class PuaChoice(str, enum.Enum):
 @dataclass(frozen=True)
 class RepairTextOptions:
     """What ``repair`` does with lone halves and private use."""
+
+    PANEL: ClassVar[str] = "Repair"
 
     orphans: Annotated[
         OrphanPolicy | None,
@@ -100,7 +111,20 @@ RepairFormatOpt = Annotated[
 ]
 
 
-@app.command(rich_help_panel="Scan files")
+@app.command(
+    rich_help_panel="Scan files",
+    epilog=epilog(
+        [
+            ("hwpscan repair press/ --out repaired/", "UTF-8 text with pairs restored"),
+            (
+                "hwpscan repair a.hwp --out out/ --orphans replace --pua map",
+                "orphans as U+FFFD, Hancom PUA as standard characters",
+            ),
+        ],
+        ENV_LOCAL,
+        ["0  every file written or reported", EXIT_USAGE],
+    ),
+)
 @options_from_dataclasses
 def repair(
     paths: Annotated[

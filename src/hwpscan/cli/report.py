@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import (
     MachineFormat,
     ResultsOutOpt,
@@ -49,7 +49,17 @@ CHANGE_LABELS = {
 # -- report -------------------------------------------------------------------------
 
 
-@app.command(rich_help_panel="Runs and reports")
+@app.command(
+    rich_help_panel="Runs and reports",
+    epilog=epilog(
+        [
+            ("hwpscan report", "report.html and friends for the latest run"),
+            ("hwpscan report latest~1 --out old-report/", "the run before it, elsewhere"),
+        ],
+        ENV_LOCAL,
+        ["0  report written", "2  no such run, or a fetch run (it holds no scan results)"],
+    ),
+)
 def report(
     run: Annotated[
         str, typer.Argument(help="Run id (or its start or end), 'latest' or 'latest~N'.")
@@ -139,7 +149,17 @@ def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where:
     )
 
 
-@app.command(rich_help_panel="Runs and reports")
+@app.command(
+    rich_help_panel="Runs and reports",
+    epilog=epilog(
+        [
+            ("hwpscan history", "the last 20 runs, newest first"),
+            ("hwpscan history -n 5", "the last five"),
+        ],
+        ENV_LOCAL,
+        ["0  listed", "2  the run store cannot be read"],
+    ),
+)
 def history(
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
@@ -219,7 +239,17 @@ def render_diff(d: RunDiff) -> None:
     console.print(f"files: {counts}; {d.unchanged} unchanged")
 
 
-@app.command(rich_help_panel="Runs and reports")
+@app.command(
+    rich_help_panel="Runs and reports",
+    epilog=epilog(
+        [
+            ("hwpscan diff latest~1", "what changed between the last two runs"),
+            ("hwpscan diff 8f3a latest", "a run by the end of its id against the latest"),
+        ],
+        ENV_LOCAL,
+        ["0  compared", "2  no such run"],
+    ),
+)
 def diff(
     run_a: Annotated[
         str, typer.Argument(help="The earlier run (id, its start or end, 'latest~1').")

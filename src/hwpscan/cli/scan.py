@@ -13,11 +13,20 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
-from hwpscan.cli.app import app, check_writable_folder, console, err_console, fail
+from hwpscan.cli.app import (
+    ENV_FETCH,
+    EXIT_USAGE,
+    app,
+    check_writable_folder,
+    console,
+    epilog,
+    err_console,
+    fail,
+)
 from hwpscan.cli.machine import write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
@@ -82,6 +91,8 @@ STDOUT_NAME = Path("-")
 @dataclass(frozen=True)
 class OutputOptions:
     """Where rows go and how they look."""
+
+    PANEL: ClassVar[str] = "Output"
 
     fmt: Annotated[
         OutputFormat,
@@ -183,6 +194,8 @@ class OutputOptions:
 class ScanOptions:
     """How the files are scanned and what fails the run."""
 
+    PANEL: ClassVar[str] = "Scanning"
+
     jobs: JobsOpt = 0
     fail_on: Annotated[
         list[str],
@@ -206,6 +219,8 @@ class ScanOptions:
 @dataclass(frozen=True)
 class MatrixOptions:
     """The parser matrix: which extractors to compare with the strict view."""
+
+    PANEL: ClassVar[str] = "Parser comparison"
 
     parser: Annotated[
         list[str],
@@ -254,12 +269,14 @@ class MatrixOptions:
 class ScaleOptions:
     """Where the files are scanned: this machine, or a Dask cluster."""
 
+    PANEL: ClassVar[str] = "Dask cluster"
+
     executor: Annotated[
         Executor,
         typer.Option(
             "--executor",
             help="local: this machine's processes; dask: a Dask cluster "
-            "(pip install 'hwpscan[dask]').",
+            "(pip install 'hwpscan\\[dask]').",
         ),
     ] = Executor.local
     scheduler: Annotated[
@@ -278,6 +295,7 @@ class ScaleOptions:
         str | None,
         typer.Option(
             "--resume",
+            rich_help_panel="Scanning",
             help="Skip files this run (id, prefix, 'latest') already holds with the same "
             "size; its rows are carried into the new run.",
             show_default=False,
@@ -304,6 +322,8 @@ class ScaleOptions:
 @dataclass(frozen=True)
 class RangeOptions:
     """``--from``/``--to``: fetch a date range first (cache first), then scan it."""
+
+    PANEL: ClassVar[str] = "Fetch a date range first"
 
     start: Annotated[
         str | None,
@@ -333,7 +353,25 @@ class RangeOptions:
         return self.start is not None
 
 
-@app.command(rich_help_panel="Scan files")
+@app.command(
+    rich_help_panel="Scan files",
+    epilog=epilog(
+        [
+            ("hwpscan scan press/", "scan a folder; verdict, date x format table, problems"),
+            (
+                "hwpscan scan press/ -f jsonl -o results.jsonl --fail-on contaminated",
+                "one JSON line per file for tools; exit 1 on contamination",
+            ),
+        ],
+        ENV_FETCH,
+        [
+            "0  scanned (findings do not fail the run without --fail-on)",
+            "1  a file matched --fail-on (or an extractor disagreed)",
+            EXIT_USAGE,
+            "3  with --from/--to: the API or its limits stopped the fetch",
+        ],
+    ),
+)
 @options_from_dataclasses
 def scan(
     paths: PathsArg = None,

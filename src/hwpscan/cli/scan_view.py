@@ -183,7 +183,7 @@ def render_tables(
     """Verdict, date x format table, the file rows *show* asks for, verdict again."""
     shown_root = str(root) if root is not None else None
     for part in scan_view(results, root=shown_root, width=console.width, show=show):
-        console.print(part)
+        console.print(part, soft_wrap=False)  # wrapped to the width, piped or not
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hwpscan.atomic import atomic_write
-from hwpscan.cli.app import app, console, err_console, fail
+from hwpscan.cli.app import ENV_FETCH, EXIT_USAGE, app, console, epilog, err_console, fail
 from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
@@ -299,7 +299,30 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
     return settings, before
 
 
-@app.command(rich_help_panel="Fetch from the API")
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            (
+                "hwpscan verify -d 2025-07-21 -d 2025-07-30 --expect fixed \\\n"
+                "    --parser-cmd ours='python -m our_pipeline.extract {path}'",
+                "after a deploy: the deployed extractor reads the broken days whole",
+            ),
+            (
+                "hwpscan verify -d 2025-07-21 --expect clean",
+                "after the publisher re-issued the files: the raw files are clean",
+            ),
+        ],
+        ENV_FETCH,
+        [
+            "0  every date PASS",
+            "1  a date FAILED (evidence shown)",
+            EXIT_USAGE,
+            "3  the API or its quota stopped before every date was listed",
+            "4  no date failed, but some proved nothing (INCONCLUSIVE)",
+        ],
+    ),
+)
 @options_from_dataclasses
 def verify(
     opts: VerifyOptions,

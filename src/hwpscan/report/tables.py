@@ -120,41 +120,6 @@ def short_path(path: str, root: str | None) -> str:
 WIDE = 160
 #: Below this many columns only the surrogate count is kept, and pivot cells are compact.
 NARROW = 100
-#: The file column never gets narrower than this.
-MIN_NAME = 12
-
-
-def shorten_middle(text: str, width: int) -> str:
-    """*text* cut in the middle to at most *width* terminal cells (wide characters count 2).
-
-    Three quarters go to the end, which holds the name and extension.
-
-    >>> shorten_middle("2025-07-21/보도자료-최종본.hwp", 20)
-    '2025…자료-최종본.hwp'
-    >>> shorten_middle("short.pdf", 20)
-    'short.pdf'
-    """
-    if cell_len(text) <= width:
-        return text
-    if width <= 1:
-        return "…"[:width]
-    room = width - 1
-    head_room, tail_room = room // 4, room - room // 4
-    head = _fit(text, head_room)
-    tail = _fit(text[::-1], tail_room)[::-1]
-    return f"{head}…{tail}"
-
-
-def _fit(text: str, width: int) -> str:
-    """The longest start of *text* within *width* cells."""
-    out, used = [], 0
-    for ch in text:
-        w = cell_len(ch)
-        if used + w > width:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,61 +129,110 @@ class _Col:
     justify: str = "left"
 
 
+def shown_name(result: FileResult, root: str | None) -> str:
+    """A file's name as the tables show it: relative to *root*, without the date folder
+    the date column already gives (control characters shown as escapes).
+
+    >>> from hwpscan.models import Format, Status
+    >>> r = FileResult("/s/2025-07-21/a.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21")
+    >>> shown_name(r, "/s"), shown_name(r, None)
+    ('a.hwp', '/s/2025-07-21/a.hwp')
+    """
+    shown = short_path(result.path, root)
+    if result.date and shown.startswith(f"{result.date}/"):
+        shown = shown[len(result.date) + 1 :]
+    return escape_snippet(shown)  # ESC in a name: shown, never sent
+
+
 def file_table(
     results: Sequence[FileResult],
     *,
     title: str = "Files",
     root: str | None = None,
     width: int | None = None,
-) -> Table:
-    """One line per file (paths shown relative to *root*); a file with a reason shows
-    it short, numbered, and the numbered reasons are written out whole below the table,
-    each once with the number of files it was given for.
+) -> list[RenderableType]:
+    """The files, one line each in a table when it fits in *width* columns (None: as wide
+    as needed), else one stacked record each; then their reasons, numbered.
 
-    Laid out for a terminal of *width* columns (None: as wide as needed): status, date
-    and format are never cut; the name is shortened in the middle to what is left;
-    below :data:`WIDE` columns the secondary counts (chars, pairs) are dropped and below
-    :data:`NARROW` also orphans, UTF-8 and PUA.
+    Nothing is cut: a name is shown whole, a row's reason is its number, and the numbered
+    reasons are written out below (each once, with the number of files it was given
+    for), wrapped to the terminal. Below :data:`WIDE` columns the table drops the
+    secondary counts (chars, pairs) and below :data:`NARROW` also orphans, UTF-8 and
+    PUA; the stacked records, which a table that does not fit becomes, keep every field.
     """
+    reasons = _Reasons(results)
     wide = width is None or width >= WIDE
     narrow = width is not None and width < NARROW
+    cols = _file_cols(results, reasons, wide=wide, narrow=narrow)
+    names = [shown_name(r, root) for r in results]
+    out: list[RenderableType] = []
+    if width is None or _table_width(names, cols) <= width:
+        table = _table(title=title, title_justify="left", expand=False)
+        table.add_column("file", no_wrap=True)
+        for c in cols:
+            table.add_column(c.header, justify=c.justify, no_wrap=True)  # type: ignore[arg-type]
+        for i, name in enumerate(names):
+            table.add_row(Text(name), *(c.cells[i] for c in cols))
+        out.append(table)
+    else:
+        out.append(Text(title, style="italic"))
+        full = _file_cols(results, reasons, wide=True, narrow=False)
+        out += [_record(name, full, i, width) for i, name in enumerate(names)]
+    if reasons.groups:
+        out.append(reasons.footer())
+    return out
+
+
+def _file_cols(
+    results: Sequence[FileResult], reasons: _Reasons, *, wide: bool, narrow: bool
+) -> list[_Col]:
     cols = [*_identity_cols(results), *_count_cols(results, wide=wide, narrow=narrow)]
     if not narrow:
         cols += _encoding_cols(results, wide=wide)
     defects = _defects_col(results)
     if defects is not None:
         cols.append(defects)
-    reasons = _Reasons(results)
     if reasons.groups:
-        names = max(cell_len(short_path(r.path, root)) for r in results)
-        cols.append(_Col("reason", reasons.cells(short=_reason_room(cols, width, names))))
-    name_width = _name_width(cols, width)
-    table = _table_of(cols, title, name_width)
-    if reasons.groups:
-        table.caption = reasons.footer()
-        table.caption_justify = "left"
-    for i, r in enumerate(results):
-        table.add_row(_name_cell(r, root, name_width), *(c.cells[i] for c in cols))
-    return table
+        cols.append(_Col("reason", reasons.cells()))
+    return cols
 
 
-#: Cells of a reason shown in its file's row (the whole reason is below the table).
-REASON_SHORT = 28
+def _table_width(names: Sequence[str], cols: Sequence[_Col]) -> int:
+    """The cells a table of these columns takes: each column, its padding and borders."""
+    name = max([cell_len("file"), *(cell_len(n) for n in names)])
+    return name + sum(_col_width(c) for c in cols) + 3 * (len(cols) + 1) + 1
 
 
-def _reason_room(cols: Sequence[_Col], width: int | None, name: int) -> int:
-    """Cells for a row's short reason: what is left once the name has its *name* cells
-    (or at least its minimum), up to :data:`REASON_SHORT`; 0 (the number alone) when
-    fewer than 8 are left. The reason's number and border take 8 cells more."""
-    if width is None:
-        return REASON_SHORT
-    left = (_name_width(cols, width) or width) - 8
-    room = min(REASON_SHORT, left - max(name, 2 * MIN_NAME))
-    return room if room >= 8 else 0
+def _record(name: str, cols: Sequence[_Col], i: int, width: int) -> Text:
+    """One file as a stacked record: its name, then ``header value`` of each field it has,
+    packed into indented lines of *width* cells, a field never split between two lines.
 
-
-#: Characters of a reason written out below the table (a reason is capped at 2,000).
-REASON_FOOTER = 300
+    >>> cols = [_Col("status", ["clean"]), _Col("surr.", ["0"]), _Col("PUA", ["U+F02B1×1"])]
+    >>> print(_record("a.hwp", cols, 0, 20).plain)
+    a.hwp
+      clean  surr. 0
+      PUA U+F02B1×1
+    """
+    fields = []
+    for c in cols:
+        cell = c.cells[i]
+        value = cell if isinstance(cell, Text) else Text(str(cell))
+        if not value.plain or value.plain == "—":
+            continue
+        label = "" if c.header in ("date", "format", "status") else f"{c.header} "
+        fields.append(Text(label, style="dim") + value)
+    record = Text(name, style="bold")
+    line: list[Text] = []
+    for field in fields:
+        if line and cell_len("  ".join(t.plain for t in [*line, field])) > width - 2:
+            record.append("\n  ")
+            record.append(Text("  ").join(line))
+            line = []
+        line.append(field)
+    if line:
+        record.append("\n  ")
+        record.append(Text("  ").join(line))
+    return record
 
 
 class _Reasons:
@@ -237,27 +251,15 @@ class _Reasons:
             self.of.append(k)
         self._texts = {k: reason for reason, k in self.groups.items()}
 
-    def cells(self, *, short: int) -> list[str | Text]:
-        out: list[str | Text] = []
-        for k in self.of:
-            if k is None:
-                out.append("")
-                continue
-            if short <= 0:  # no room: the number points at the reason below the table
-                out.append(Text(f"[{k}]", style="dim"))
-                continue
-            text = " ".join(escape_snippet(self._texts[k]).split())
-            cut = text if cell_len(text) <= short else _fit(text, short - 1) + "…"
-            out.append(Text(f"[{k}] {cut}", style="dim"))
-        return out
+    def cells(self) -> list[str | Text]:
+        """Each row's reason: its number (the reason is written out below the table)."""
+        return ["" if k is None else Text(f"[{k}]", style="dim") for k in self.of]
 
     def footer(self) -> Text:
         lines = Text(style="dim")
         for reason, k in self.groups.items():
             n = self.files[reason]
             text = " ".join(escape_snippet(reason).split())  # ESC in a reason: shown, never sent
-            if len(text) > REASON_FOOTER:
-                text = text[:REASON_FOOTER] + "…"
             files = f" ({n:,} files)" if n > 1 else ""
             lines.append(f"{chr(10) if k > 1 else ''}[{k}]{files} {text}")
         return lines
@@ -324,33 +326,6 @@ def _utf8_cell(r: FileResult) -> Text:
     if not r.status.scanned:
         return Text("")
     return Text("ok", style="green") if r.body.utf8_ok else Text("FAIL", style="bold red")
-
-
-def _name_width(cols: Sequence[_Col], width: int | None) -> int | None:
-    """Cells left for the file name once the other columns and the borders are laid out."""
-    if width is None:
-        return None
-    used = sum(_col_width(c) for c in cols) + 3 * (len(cols) + 1) + 1
-    return max(MIN_NAME, width - used)
-
-
-def _table_of(cols: Sequence[_Col], title: str, name_width: int | None) -> Table:
-    table = _table(title=title, title_justify="left", expand=False)
-    table.add_column("file", overflow="ellipsis", no_wrap=True, max_width=name_width or 60)
-    for c in cols:
-        table.add_column(
-            c.header,
-            justify=c.justify,  # type: ignore[arg-type]
-            no_wrap=True,
-            min_width=_col_width(c),
-        )
-    return table
-
-
-def _name_cell(r: FileResult, root: str | None, name_width: int | None) -> Text:
-    """The path, shortened in the middle to fit (control characters shown as escapes)."""
-    shown = escape_snippet(short_path(r.path, root))  # ESC in a name: shown, never sent
-    return Text(shorten_middle(shown, name_width) if name_width else shown)
 
 
 def _col_width(col: _Col) -> int:
@@ -560,7 +535,7 @@ def scan_view(
     rows = [] if show is Show.NONE else [r for r in results if show is Show.ALL or is_problem(r)]
     if rows:
         title = "Files" if show is Show.ALL else "Files with problems"
-        out.append(file_table(rows, root=root, width=width, title=title))
+        out += file_table(rows, root=root, width=width, title=title)
     hidden = len(results) - len(rows)
     if hidden:
         what = "clean file" if show is Show.PROBLEMS else "file row"
