@@ -34,8 +34,8 @@ from hwpscan.manifest import MANIFEST_NAME, dates_for
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import OrphanPolicy, PuaMode
 from hwpscan.forensics.defects import count_defects
-from hwpscan.forensics.guard import repair_text
-from hwpscan.forensics.surrogates import analyze, join_segments
+from hwpscan.forensics.guard import repair_body
+from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import read_document
 from hwpscan.formats.sniff import SNIFF_BYTES, sniff
 from hwpscan.models import (
@@ -638,13 +638,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
     mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
     private use for the mode to treat."""
     pua = repair.pua
-    done = repair_text(
-        join_segments(doc.body),
-        orphans=repair.orphans,
-        pua=pua,
-        unfold=doc.format is Format.HWP5,
-        pdf_folds=doc.format is Format.PDF,
-    )
+    done = repair_body(doc.format, doc.body, orphans=repair.orphans, pua=pua)
     target = repair.target
     atomic_write(target, done.text, shared=True)  # for other tools: 0644, as open() makes
     return RepairSummary(

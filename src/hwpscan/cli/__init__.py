@@ -52,6 +52,12 @@ COMMAND_TABLE: tuple[tuple[str, str, str, str], ...] = (
         "Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed.",
     ),
     (
+        "text",
+        "text",
+        "Scan files",
+        "Print each file's text as UTF-8: pairs joined, folded symbols restored, halves boxed.",
+    ),
+    (
         "emulator",
         "emulator",
         "Testing",

@@ -85,6 +85,14 @@ COMMANDS: dict[str, tuple[tuple[tuple[str, str], ...], tuple[str, ...], tuple[st
         _ENV_LOCAL,
         ("0  every file written or reported", _USAGE),
     ),
+    "text": (
+        (
+            ("hwpscan text a.hwp > a.txt", "the text as UTF-8, lossless, lone halves as U+25A1"),
+            ("hwpscan text a.hwp --pua map --receipt -", "display equivalents; receipt on stderr"),
+        ),
+        ("COLUMNS",),
+        ("0  every file printed or reported", "1  a file matched --fail-on", _USAGE),
+    ),
     "check-json": (
         (
             ("hwpscan check-json capture.jsonl", "check captured tool results"),
