@@ -504,7 +504,7 @@ def repair_body(
     private use for *pua* to treat.
 
     >>> body = [Segment("BodyText/Section0", 0, 0, "a" + chr(0xA2B1)), Segment("s", 1, 0, "b")]
-    >>> repair_body(Format.HWP5, body).text == "a" + chr(0xF02B1) + "\nb"
+    >>> repair_body(Format.HWP5, body).text == "a" + chr(0xF02B1) + chr(10) + "b"
     True
     """
     return repair_text(

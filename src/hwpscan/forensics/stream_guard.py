@@ -8,8 +8,9 @@ generator, an LLM token stream, LangChain's ``astream_events``. Each item is men
   joined: a high half at the end of a string is held back and put in front of the next
   string; at the end of the stream, or before an item that is not a string, a held half
   is a lone half and goes as the *orphans* policy says;
-- objects frameworks put in events, pydantic models (LangChain messages) and
-  dataclasses, are mended field by field, as copies; the original is never changed.
+- objects frameworks put in events, pydantic models (LangChain messages),
+  dataclasses and exceptions (their ``args``), are mended field by field, as copies;
+  the original is never changed.
 
 Clean items pass through as the very same objects.
 
@@ -54,8 +55,9 @@ def sanitize_item(item: Any, *, orphans: OrphanPolicy = "box") -> Any:
 
 
 class _Fields:
-    """The *objects* hook of :func:`~hwpscan.forensics.guard.sanitize`: a pydantic model
-    or a dataclass mended field by field into a copy; anything else untouched."""
+    """The *objects* hook of :func:`~hwpscan.forensics.guard.sanitize`: a pydantic model,
+    a dataclass or an exception mended field by field into a copy; anything else
+    untouched."""
 
     __slots__ = ("orphans",)
 
@@ -68,6 +70,13 @@ class _Fields:
         if isinstance(names, dict) and hasattr(obj, "model_copy"):  # pydantic 2
             changed = self._changed(obj, names)
             return obj.model_copy(update=changed) if changed else obj
+        if isinstance(obj, BaseException):  # an on_tool_error event carries the exception
+            args = sanitize(obj.args, orphans=self.orphans, objects=self)
+            if args is obj.args:
+                return obj
+            mended = copy.copy(obj)
+            mended.args = args
+            return mended
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             changed = self._changed(obj, [f.name for f in dataclasses.fields(obj)])
             if not changed:
