@@ -21,7 +21,6 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from hwpscan.errors import CorruptFileError, EncryptedFileError, FormatError
@@ -175,14 +174,14 @@ def extract(
         raise ValueError(f"orphans must be one of {', '.join(ORPHAN_CHOICES)}, not {orphans!r}")
     data = source if isinstance(source, bytes) else _read(source)
     try:
-        doc = read_document(data)
+        doc = read_document(data, body_only=True)  # no preview, no DocInfo names: not handed on
     except RecursionError as exc:  # nesting deeper than the reader follows: damage
         raise CorruptFileError(f"structure nested too deep: {exc}") from exc
     partial = _check_readable(doc)
     body = doc.body
-    defects = _defects(doc)
     policy: OrphanPolicy = "box" if orphans == "raise" else orphans
     done = repair_body(doc.format, body, orphans=policy, pua=pua)
+    defects = _defects(doc) if _touched(done) else NO_DEFECTS
     if orphans == "raise" and done.removed_orphans:
         merge_pairs(join_segments(body)).encode("utf-8")  # raises, naming the first half
     _refuse_placeholder(done.text)
@@ -191,12 +190,27 @@ def extract(
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:
-    size = os.stat(path).st_size
-    if size > MAX_SOURCE_BYTES:
-        raise FormatError(
-            f"{os.fspath(path)}: {size:,} bytes, over the cap of {MAX_SOURCE_BYTES:,}"
-        )
-    return Path(path).read_bytes()
+    """The file's bytes, straight from its descriptor (no buffered file object for one
+    read), refused over :data:`MAX_SOURCE_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        size = os.fstat(fd).st_size
+        if size > MAX_SOURCE_BYTES:
+            shown = os.fspath(path)
+            raise FormatError(f"{shown}: {size:,} bytes, over the cap of {MAX_SOURCE_BYTES:,}")
+        data = os.read(fd, size + 1)  # one byte more tells a file that grew
+        if len(data) <= size:
+            return data
+        parts = [data]
+        got = len(data)
+        while got <= MAX_SOURCE_BYTES and (more := os.read(fd, 1 << 20)):
+            parts.append(more)
+            got += len(more)
+        if got > MAX_SOURCE_BYTES:
+            raise FormatError(f"{os.fspath(path)}: grew over the cap of {MAX_SOURCE_BYTES:,}")
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def _check_readable(doc: Document) -> bool:
@@ -214,11 +228,27 @@ def _check_readable(doc: Document) -> bool:
     return False
 
 
+def _touched(done: RepairResult) -> bool:
+    """Whether the repair met anything a defect class counts: a surrogate, a folded
+    symbol, private use or a PDF fold (each is counted by the repair as it goes). A body
+    it met none of has no defect, and is not counted again."""
+    return bool(
+        done.restored_pairs
+        or done.removed_orphans
+        or done.folded_restored
+        or done.pua_kept
+        or done.pua_replaced
+        or done.pua_dropped
+        or done.pua_placeheld
+    )
+
+
 def _defects(doc: Document) -> Defects:
     """The body's defect classes, counted as a scan counts them."""
     if not doc.body:
         return NO_DEFECTS
-    return count_defects(doc.format, doc.body, analyze(doc.body)).defects
+    # locations are a scan row's evidence: the counts alone are wanted here
+    return count_defects(doc.format, doc.body, analyze(doc.body, max_locations=0)).defects
 
 
 def _refuse_placeholder(text: str) -> None:
