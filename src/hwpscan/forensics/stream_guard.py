@@ -37,6 +37,35 @@ __all__ = ["StreamMender", "guard_stream", "sanitize_item"]
 
 _T = TypeVar("_T")
 _HIGH_FIRST, _HIGH_LAST = 0xD800, 0xDBFF
+_ATOMS = (int, float, bytes, type(None))
+
+
+def _passes(item: Any) -> bool:
+    """Whether *item* goes out as it is, told cheaply: a string without a surrogate, or a
+    flat dict, list or tuple of such strings and numbers (what most events are). False
+    means only "look closer": :func:`~hwpscan.forensics.guard.sanitize` decides.
+
+    >>> _passes("가"), _passes({"data": "가", "id": 1}), _passes(["a" + chr(0xDC00)])
+    (True, True, False)
+    """
+    kind = type(item)
+    if kind is str:  # a surrogate is never printable: most text is told in C at once
+        return item.isprintable() or next_surrogate(item) < 0
+    if kind is dict:
+        parts: Any = (*item, *item.values())
+    elif kind is list or kind is tuple:
+        parts = item
+    else:
+        return False
+    texts = []
+    for part in parts:
+        if type(part) is str:
+            texts.append(part)
+        elif not isinstance(part, _ATOMS):
+            return False
+    # joined, a surrogate is still a surrogate: one look for all
+    joined = "".join(texts)
+    return joined.isprintable() or next_surrogate(joined) < 0
 
 
 def sanitize_item(item: Any, *, orphans: OrphanPolicy = "box") -> Any:
@@ -116,6 +145,8 @@ class StreamMender:
 
     def feed(self, item: Any) -> list[Any]:
         """What to send on for *item*, in order."""
+        if not self.held and _passes(item):
+            return [item]  # the common case: clean, the same object
         if isinstance(item, str):
             if self.held:
                 item = self.held + item
@@ -171,8 +202,11 @@ def guard_stream(
 def _guard_sync(chunks: Iterable[Any], mender: StreamMender) -> Iterator[Any]:
     feed = mender.feed
     for item in chunks:
-        if type(item) is str and not mender.held and next_surrogate(item) < 0:
-            yield item  # clean text, nothing held: no call, no list
+        if not mender.held and type(item) is str and item.isprintable():
+            yield item  # printable text holds no surrogate: no call at all
+            continue
+        if not mender.held and _passes(item):
+            yield item  # clean, nothing held: no list made
             continue
         yield from feed(item)
     yield from mender.flush()
@@ -181,7 +215,10 @@ def _guard_sync(chunks: Iterable[Any], mender: StreamMender) -> Iterator[Any]:
 async def _guard_async(chunks: AsyncIterable[Any], mender: StreamMender) -> AsyncIterator[Any]:
     feed = mender.feed
     async for item in chunks:
-        if type(item) is str and not mender.held and next_surrogate(item) < 0:
+        if not mender.held and type(item) is str and item.isprintable():
+            yield item
+            continue
+        if not mender.held and _passes(item):
             yield item
             continue
         for out in feed(item):
