@@ -18,6 +18,7 @@ raises :class:`~hwpscan.errors.FormatError`; one read only in part is returned w
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -191,7 +192,10 @@ def extract(
 
 def _read(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes, straight from its descriptor (no buffered file object for one
-    read), refused over :data:`MAX_SOURCE_BYTES`."""
+    read), refused over :data:`MAX_SOURCE_BYTES`; only a regular file is opened (a FIFO
+    would block, a device never end)."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise FormatError(f"{os.fspath(path)}: not a regular file")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         size = os.fstat(fd).st_size
