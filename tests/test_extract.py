@@ -175,8 +175,9 @@ def test_text_command_prints_utf8_and_the_receipt(tmp_path: Path) -> None:
     assert json.loads(mapped.stderr)["policy"] == {"pua": "map", "orphans": "box"}
     bad = runner.invoke(load_app(), ["text", str(clean), "--fail-on", "sometimes"])
     assert bad.exit_code == ExitCode.USAGE
-    odd = runner.invoke(load_app(), ["text", str(tmp_path), str(tmp_path / "none.hwp"), str(clean)])
-    assert odd.exit_code == ExitCode.OK and odd.stdout_bytes == (
-        hwpscan.extract(clean).text + "\n"
-    ).encode("utf-8")
-    assert "not a regular file" in odd.stderr and "none.hwp" in odd.stderr
+    odd = runner.invoke(load_app(), ["text", str(tmp_path), str(clean)])
+    assert odd.exit_code == ExitCode.OK and "not a regular file" in odd.stderr
+    assert odd.stdout_bytes == (hwpscan.extract(clean).text + "\n").encode("utf-8")
+    missing = runner.invoke(load_app(), ["text", str(clean), str(tmp_path / "none.hwp")])
+    assert missing.exit_code == ExitCode.USAGE and "none.hwp" in missing.stderr
+    assert missing.stdout_bytes == b""  # checked before any text is printed

@@ -98,6 +98,9 @@ def text(
         gate = check_fail_on(split_list(fail_on))
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
+    for path in files:  # as scan: a path that is not there is a mistake in the command
+        if not os.path.lexists(path):
+            raise fail(f"no such file or folder: {escape_snippet(os.fspath(path))}", ExitCode.USAGE)
     statuses: list[Status] = []
     masks: list[int] = []
     with _ReceiptStream(receipt) as receipts:
