@@ -256,7 +256,8 @@ def _defects(doc: Document) -> Defects:
 
 
 def _refuse_placeholder(text: str) -> None:
-    if text.lstrip().startswith(DISTRIBUTION_PLACEHOLDER):
+    head = text[: len(DISTRIBUTION_PLACEHOLDER) + 64].lstrip()  # no copy of the whole text
+    if head.startswith(DISTRIBUTION_PLACEHOLDER):
         raise EncryptedFileError(
             "distribution document: its body is only the placeholder shown to readers "
             "that cannot open it"
