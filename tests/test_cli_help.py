@@ -26,6 +26,7 @@ COMMANDS = [
     "check-json",
     "scan",
     "repair",
+    "text",
     "emulator",
     "plan",
     "fetch",

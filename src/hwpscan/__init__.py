@@ -4,6 +4,8 @@ The public API is small; everything else lives in private-by-convention modules.
 Scanning: :func:`scan_file` (a path), :func:`scan_bytes` (bytes in memory),
 :func:`scan_paths` (files and folders, one row per file, a broken file a row with a
 status) and :func:`read_document` (the text and its evidence, without a verdict).
+For pipelines: :func:`extract` (a file's repaired text and its receipt) and
+:func:`guard_stream` (every item of a stream made safe for UTF-8).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
         sanitize_surrogates,
     )
     from hwpscan.forensics.pua import PuaInfo, apply_pua_map, pua_info, pua_name
+    from hwpscan.forensics.stream_guard import guard_stream
     from hwpscan.forensics.surrogates import analyze, merge_pairs
     from hwpscan.formats import read_document
     from hwpscan.models import (
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     )
     from hwpscan.scanning.many_files import scan_paths
     from hwpscan.scanning.one_file import scan_bytes, scan_file
+    from hwpscan.usecases.extract import Extraction, extract
 
 #: Public names and the module defining each. They load on first use, so ``hwpscan
 #: --version`` and ``--help`` do not pay for the scanning core.
@@ -49,6 +53,9 @@ _LAZY = {
     "scan_bytes": "hwpscan.scanning.one_file",
     "scan_file": "hwpscan.scanning.one_file",
     "scan_paths": "hwpscan.scanning.many_files",
+    "extract": "hwpscan.usecases.extract",
+    "Extraction": "hwpscan.usecases.extract",
+    "guard_stream": "hwpscan.forensics.stream_guard",
     "JsonCheck": "hwpscan.forensics.checkjson",
     "check_json_bytes": "hwpscan.forensics.checkjson",
     "check_json_text": "hwpscan.forensics.checkjson",
@@ -82,6 +89,7 @@ __getattr__ = lazy_names(__name__, _LAZY)
 __all__ = [
     "Document",
     "ExitCode",
+    "Extraction",
     "FileResult",
     "Format",
     "JsonCheck",
@@ -99,7 +107,9 @@ __all__ = [
     "check_json_bytes",
     "check_json_text",
     "check_utf8",
+    "extract",
     "find_surrogates",
+    "guard_stream",
     "merge_pairs",
     "pua_info",
     "pua_name",

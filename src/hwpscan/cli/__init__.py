@@ -17,7 +17,7 @@ from hwpscan.models import ExitCode
 
 # isort: off
 # Importing a command module registers its commands; this order is the listing's.
-from hwpscan.cli import checkjson, scan, repair, emulator  # noqa: F401
+from hwpscan.cli import checkjson, scan, repair, text, emulator  # noqa: F401
 from hwpscan.cli import fetch, demo, verify, manifest, report  # noqa: F401
 
 # isort: on
@@ -96,7 +96,7 @@ def _unexpected(exc: Exception) -> int:
     return ExitCode.INTERNAL  # exit 70, never 1 (findings)
 
 
-def _without_secrets(text: str, argv: list[str] | None = None) -> str:
+def _without_secrets(message: str, argv: list[str] | None = None) -> str:
     """An error message with the API key, the cloud credentials and the user names and
     passwords of the command line's URLs (``s3://KEY:SECRET@bucket``; *argv* ``None``
     is ``sys.argv``) redacted: a library may repeat any of them in its message.
@@ -116,4 +116,4 @@ def _without_secrets(text: str, argv: list[str] | None = None) -> str:
 
     secrets = userinfo_secrets(sys.argv if argv is None else argv)
     key = os.environ.get(API_KEY_ENV)
-    return redact_text(redact_credentials(text), [*secrets, key] if key else secrets)
+    return redact_text(redact_credentials(message), [*secrets, key] if key else secrets)

@@ -28,7 +28,7 @@ import copy
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, overload
 
@@ -40,8 +40,11 @@ from hwpscan.forensics.surrogates import (
     PUA_RE,
     SURROGATE_RE,
     escape_snippet,
+    holds_any,
+    join_segments,
     merge_pairs,
 )
+from hwpscan.models import Format, Segment
 
 __all__ = [
     "BOX",
@@ -55,6 +58,7 @@ __all__ = [
     "check_utf8",
     "find_surrogates",
     "next_surrogate",
+    "repair_body",
     "repair_text",
     "sanitize",
     "sanitize_surrogates",
@@ -304,7 +308,13 @@ def _children(container: Any) -> Any:
     return iter(container)
 
 
-def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
+#: Values a walk hands to its *objects* hook never: they hold no text to mend.
+_ATOMS = (int, float, bytes, type(None))
+
+
+def sanitize(
+    obj: Any, *, orphans: OrphanPolicy = "drop", objects: Callable[[Any], Any] | None = None
+) -> Any:
     """:func:`sanitize_surrogates` over a nested value: dicts (keys too), lists, tuples.
 
     Other types pass through untouched. Containers that hold nothing to mend are
@@ -312,7 +322,9 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
     iterative: nesting depth is not limited by Python's recursion limit. A container
     that contains itself raises ``ValueError``. When two keys would become one (they
     differ only by orphans), the later keeps its orphans visibly escaped, so no value is
-    lost.
+    lost. *objects*, when given, is called with every other value met (the walk's
+    own input included) and its answer taken in place of it: how
+    :mod:`hwpscan.forensics.stream_guard` mends models and dataclasses inside events.
 
     >>> sanitize({"a" + chr(0xDC00): 1, "a": 2})
     {'a\\\\udc00': 1, 'a': 2}
@@ -328,7 +340,7 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
     if isinstance(obj, str):
         return _fix(obj, policy)
     if not isinstance(obj, (dict, list, tuple)):
-        return obj
+        return obj if objects is None or isinstance(obj, _ATOMS) else objects(obj)
     done: dict[int, Any] = {}  # id(container) -> its result, so shared parts stay shared
     active: set[int] = {id(obj)}
     # a frame: [container, iterator over its children, new children, changed?]
@@ -349,6 +361,8 @@ def sanitize(obj: Any, *, orphans: OrphanPolicy = "drop") -> Any:
                     active.add(key)
                     stack.append([child, _children(child), [], False])
                     break
+            elif objects is not None and not isinstance(child, _ATOMS):
+                new = objects(child)
             else:
                 out.append(child)
                 continue
@@ -477,6 +491,32 @@ def repair_text(
     )
 
 
+def repair_body(
+    fmt: Format,
+    body: Sequence[Segment],
+    *,
+    orphans: OrphanPolicy = "drop",
+    pua: PuaMode = "keep",
+) -> RepairResult:
+    """The repaired text of a document's body, as ``hwpscan repair`` writes it.
+
+    Paragraphs are joined by newlines (:func:`join_segments`); HWP 5 folded symbols go
+    back to their plane-15 code points first, and a PDF's folds (U+F000, U+FFFF) are
+    private use for *pua* to treat.
+
+    >>> body = [Segment("BodyText/Section0", 0, 0, "a" + chr(0xA2B1)), Segment("s", 1, 0, "b")]
+    >>> repair_body(Format.HWP5, body).text == "a" + chr(0xF02B1) + chr(10) + "b"
+    True
+    """
+    return repair_text(
+        join_segments(body),
+        orphans=orphans,
+        pua=pua,
+        unfold=fmt is Format.HWP5,
+        pdf_folds=fmt is Format.PDF,
+    )
+
+
 class _PuaPass:
     """One pass of ``repair --pua`` over a text, counting by ``U+XXXX`` label."""
 
@@ -493,7 +533,11 @@ class _PuaPass:
 
     def run(self, text: str) -> str:
         pattern = _pua_or_fold_re(bool(self.folds))
-        if pattern.search(text) is None:
+        if not holds_any(text, _PUA_FOLD_RANGES if self.folds else _PUA_RANGES, pattern):
+            return text  # the usual text: told in one loop in C, not a regex search
+        if self.mode == "keep":  # nothing changes: count them in one C-level pass
+            for ch, n in Counter(pattern.findall(text)).items():
+                self.kept[f"U+{ord(ch):04X}"] += n
             return text
         return pattern.sub(self._one, text)
 
@@ -524,6 +568,12 @@ class _PuaPass:
     @staticmethod
     def sorted(counts: Counter[str]) -> dict[str, int]:
         return dict(sorted(counts.items()))
+
+
+#: The private-use ranges of ``PUA_RE`` as (first, last) code points, for ``holds_any``;
+#: with the PDF folds U+F000 (inside the first) and U+FFFF.
+_PUA_RANGES = ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
+_PUA_FOLD_RANGES = (*_PUA_RANGES, (0xFFFF, 0xFFFF))
 
 
 @functools.cache

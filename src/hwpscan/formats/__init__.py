@@ -21,13 +21,16 @@ _UNSUPPORTED_REASONS = {
 }
 
 
-def read_document(data: bytes, *, count_plain_body: bool = False) -> Document:
+def read_document(
+    data: bytes, *, count_plain_body: bool = False, body_only: bool = False
+) -> Document:
     """Read *data* as whatever its content says it is.
 
     May raise :class:`~hwpscan.errors.FormatError`; the scanner turns that into a status.
     *count_plain_body* is for a scan that wants counts, not text: an HWP 5 body without
     a surrogate or private-use unit is then counted instead of segmented (see
-    :func:`hwpscan.formats.hwp5.read_ole`).
+    :func:`hwpscan.formats.hwp5.read_ole`). *body_only* skips what only a scan reports
+    (an HWP 5 document's preview and DocInfo names).
 
     >>> read_document(b"").status
     <Status.CORRUPT: 'corrupt'>
@@ -42,7 +45,7 @@ def read_document(data: bytes, *, count_plain_body: bool = False) -> Document:
     if fmt is Format.OLE:
         from hwpscan.formats.hwp5 import read_ole  # olefile: only for an OLE file
 
-        return read_ole(data, count_plain_body=count_plain_body)
+        return read_ole(data, count_plain_body=count_plain_body, body_only=body_only)
     if fmt in (Format.HWPX, Format.ZIP):  # the package's entries decide, wherever they sit
         from hwpscan.formats.hwpx import read_zip  # python-hwpx: only for a ZIP
 

@@ -105,6 +105,7 @@ class _Reader:
     max_names: int = MAX_DOCINFO_NAMES
     names_cut: str | None = None  # why DocInfo names were not all read
     plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
+    body_only: bool = False  # the body alone: no PrvText, no DocInfo names
     counted: dict[str, PlainCounts] = field(default_factory=dict)  # info entries of plain text
     _by_lower: dict[str, str] | None = field(default=None, repr=False)
 
@@ -163,6 +164,7 @@ def read_ole(
     max_docinfo_names: int = MAX_DOCINFO_NAMES,
     fast: bool = True,
     count_plain_body: bool = False,
+    body_only: bool = False,
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
 
@@ -178,6 +180,10 @@ def read_ole(
     (:func:`_native_document`), which declines anything unusual to the reading below,
     its reference.
 
+    With *body_only* (for :func:`hwpscan.extract`, which hands on the body alone) the
+    preview (PrvText) and the DocInfo names are not read: ``preview`` and ``meta`` are
+    empty.
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
     if count_plain_body and fast and _NATIVE_DOCUMENT is not None:
@@ -186,7 +192,7 @@ def read_ole(
         )
         if made is not None:  # an ordinary document, as the reading below would read it
             return _native_document(*made)
-    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body)
+    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
     import olefile
@@ -258,12 +264,14 @@ def _read_container(
     max_document_bytes: int,
     max_docinfo_names: int,
     plain: bool,
+    body_only: bool = False,
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
         streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
     )
     reader.plain = plain
+    reader.body_only = body_only
     if not paths:
         fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
         return Document(
@@ -323,7 +331,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     }
     if word >> 24 != 5:
         reader.warnings.append(f"FileHeader version {info['version']} is not 5.x; read as HWP 5")
-    preview = _preview(reader)
+    preview = [] if reader.body_only else _preview(reader)
     numbered = sorted(
         (int(m.group(2)), m.group(1).lower(), p)
         for p in reader.paths
@@ -342,7 +350,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     elif flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
         status, reason = Status.DISTRIBUTION, _distribution_reason(flags, view_paths, body_paths)
     meta: list[Segment] = []
-    if status is not Status.ENCRYPTED:
+    if status is not Status.ENCRYPTED and not reader.body_only:
         meta = _docinfo(reader, compressed)
     body: list[Segment] = []
     if status is None:

@@ -12,11 +12,9 @@ from hwpscan.atomic import atomic_write
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import OrphanPolicy, PuaMode
-from hwpscan.forensics.guard import repair_text
-from hwpscan.forensics.surrogates import join_segments
+from hwpscan.forensics.guard import repair_body
 from hwpscan.models import (
     Document,
-    Format,
     RepairSummary,
 )
 
@@ -55,13 +53,7 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
     mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
     private use for the mode to treat."""
     pua = repair.pua
-    done = repair_text(
-        join_segments(doc.body),
-        orphans=repair.orphans,
-        pua=pua,
-        unfold=doc.format is Format.HWP5,
-        pdf_folds=doc.format is Format.PDF,
-    )
+    done = repair_body(doc.format, doc.body, orphans=repair.orphans, pua=pua)
     target = repair.target
     atomic_write(target, done.text, shared=True)  # for other tools: 0644, as open() makes
     return RepairSummary(
