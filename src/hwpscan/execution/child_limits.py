@@ -108,7 +108,7 @@ def watch_parent(parent: int, *, kernel_signal: bool = True) -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # gone before the signal was asked for
-        os._exit(1)
+        _end_orphan()
     thread = threading.Thread(target=_watch, args=(parent,), name="hwpscan-parent", daemon=True)
     thread.start()
 
@@ -117,7 +117,19 @@ def _watch(parent: int) -> None:
     while True:
         time.sleep(WATCH_INTERVAL)
         if os.getppid() != parent:
-            os._exit(1)  # nobody is left to take the rows: end now, nothing to flush
+            _end_orphan()
+
+
+def _end_orphan() -> None:
+    """End this orphaned process at once, as its parent's ``kill -9`` would have.
+
+    A normal exit cannot do it: the watch runs in a daemon thread, where ``sys.exit``
+    only ends that thread, while the main thread sits blocked in a read of the job pipe
+    (or inside native code reading a file) and never returns to the interpreter to see
+    a flag or a ``KeyboardInterrupt``. Nobody is left to take its rows, so there is
+    nothing to flush: the process sends itself the same SIGKILL the kernel sends on
+    Linux (``PR_SET_PDEATHSIG``), which no handler or blocked call can delay."""
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def enter_child(parent: int, memory_mb: int | None = None, *, kernel_signal: bool = True) -> None:
