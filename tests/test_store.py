@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import sqlite3
 import subprocess
 import sys
@@ -116,9 +117,7 @@ def test_a_line_given_as_bytes_is_stored_as_its_text(
     store: RunStore, results: list[FileResult]
 ) -> None:
     rows = [Row.of(r, i) for i, r in enumerate(results)]
-    sent = [
-        Row(r.index, r.path, r.date, r.format, r.status, blob=r.blob, data=r.data) for r in rows
-    ]
+    sent = [pickle.loads(pickle.dumps(Row.sent(r.result, i))) for i, r in enumerate(rows)]
     run_id = store.start_run("scan", {})
     store.add_results(run_id, sent)  # as the pool's rows come: the worker's UTF-8 bytes
     with sqlite3.connect(store.path) as conn:

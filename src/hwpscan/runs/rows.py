@@ -131,7 +131,7 @@ class StoredRows(_Rows):
         """Note rows as they are added (a batch from the pool): the tallies once for it."""
         made = [row if isinstance(row, Row) else Row.of(row) for row in rows]
         self._indexes.extend([-1 if row.index is None else row.index for row in made])
-        self._seconds.extend([row.result.seconds for row in made])
+        self._seconds.extend([row.seconds for row in made])
         self.statuses.update([row.status for row in made])
         self.masks.update([row.defects for row in made])
 

@@ -21,7 +21,7 @@ from hwpscan.models import FileResult, Status
 from hwpscan.scanning.inputs import display_path
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, error_row, failed_row, scan_file
 from hwpscan.scanning.repaired_text import Repair, RepairSettings, repair_targets
-from hwpscan.scanning.row_handoff import Row, WireRow, failed_wire, wire_row, wire_to_row
+from hwpscan.scanning.row_handoff import Row, failed_row_of, sent_row
 
 #: A file to scan: its path as text (a ``Path`` costs a worker a parse per file to
 #: unpickle, and the supervisor one to pickle; the worker needs only the text), its
@@ -133,7 +133,7 @@ def _in_input_order(
     line (none, when an earlier file is still out), as one batch.
 
     >>> from hwpscan.models import Format
-    >>> row = lambda i: (i, Row(i, f"{i}.hwp", None, Format.HWP5, Status.CLEAN, blob=b""))
+    >>> row = lambda i: (i, Row.of(FileResult(f"{i}.hwp", "", 0, Format.HWP5, Status.CLEAN), i))
     >>> batches = iter([[row(1)], [row(0), row(3)], [row(2)]])
     >>> [[i for i, _ in batch] for batch in _in_input_order(batches)]
     [[], [0, 1], [2, 3], []]
@@ -161,13 +161,13 @@ def _lost_row(job: Job, why: str) -> FileResult:
     return replace(row, bytes=size)
 
 
-def _scan_task(index: int, job: Job) -> WireRow:
+def _scan_task(index: int, job: Job) -> Row:
     """A worker's task: one file's row as it is sent."""
-    return wire_row(_scan_job(job), index)
+    return sent_row(_scan_job(job), index)
 
 
-def _failed_task(index: int, job: Job, exc: BaseException) -> WireRow:
-    return failed_wire(display_path(job[0]), job[1], index, exc)
+def _failed_task(index: int, job: Job, exc: BaseException) -> Row:
+    return failed_row_of(display_path(job[0]), job[1], index, exc)
 
 
 def _pooled_rows(
@@ -189,7 +189,7 @@ def _pooled_rows(
             if isinstance(answer, Stopped):
                 rows.append((index, Row.of(_stopped_row(work[index], answer), index)))
             else:
-                rows.append((index, wire_to_row(answer)))
+                rows.append((index, answer))
         yield rows
 
 
