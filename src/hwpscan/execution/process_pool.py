@@ -56,10 +56,17 @@ _MS_WRAP = 2**32
 @dataclass(frozen=True, slots=True)
 class Stopped:
     """Why an item has no answer: its worker ``died`` on it, or it ran past the ``timeout``
-    of *limit* seconds (its worker was killed)."""
+    of *limit* seconds (its worker was killed).
+
+    A :class:`~hwpscan.execution.guard_process.Guard` also tells how its child ended
+    (*returncode*, and *stderr* when it keeps it) and whether it ended while *starting*
+    (loading its task), before the item was begun."""
 
     why: Literal["died", "timeout"]
     limit: float | None = None
+    returncode: int | None = None
+    stderr: bytes = b""
+    starting: bool = False
 
 
 def _chunk_size(left: int, jobs: int) -> int:

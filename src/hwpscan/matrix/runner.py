@@ -6,11 +6,13 @@ that are not ``Exception`` subclasses (a Rust panic surfaced through PyO3 is a
 Failures read the same whichever route an extractor ran by
 (:mod:`~hwpscan.matrix.failures`).
 
-Python extractors run in ``python -m hwpscan.matrix.worker``, which hands the text
-back through a temporary file as UTF-8 with ``surrogatepass`` (lossless, lone
-surrogates included). A worker serves one extractor file after file (its imports are
-paid once) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
-every file a fresh process instead. Commands run directly, without a shell, *jobs* at a
+Python extractors run in child processes of the isolation engine (a
+:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`),
+which hand the text back pickled (lossless, lone surrogates included). A child serves
+one extractor file after file (its imports are paid once, not counted in any file's
+time) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
+every file a fresh process instead. Such a child gets a scrubbed environment and its
+own process group, as commands do. Commands run directly, without a shell, *jobs* at a
 time: once per file for ``{path}``, or for many files at once for ``{paths}`` (output
 framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a batch that fails is
 run again one file at a time, so the failure lands on the file that caused it). Their
@@ -24,13 +26,8 @@ shared with the ``strict`` row when that extractor is asked for).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 import os
-import select
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -41,7 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from hwpscan.execution import process_groups
-from hwpscan.execution.process_groups import KILL_GRACE, Finished, kill_group, run_captured
+from hwpscan.execution.guard_process import STARTUP_GRACE as GUARD_STARTUP_GRACE
+from hwpscan.execution.guard_process import Guard
+from hwpscan.execution.process_groups import Finished, kill_group, run_captured
+from hwpscan.execution.process_pool import Stopped
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
@@ -55,8 +55,11 @@ DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
 BATCH_FILES = 64
 BATCH_ARG_BYTES = 100_000
-#: Seconds a worker may take to start and import its extractor, on top of the timeout.
-STARTUP_GRACE = 30.0
+#: Seconds an extractor process may take to start and import its extractor, on top of
+#: the timeout.
+STARTUP_GRACE = GUARD_STARTUP_GRACE
+#: The task of an extractor's process (set up with the extractor's ``module:function``).
+EXTRACTOR_TASK = "hwpscan.matrix.worker:extractor"
 
 
 def _run(argv: Sequence[str], *, timeout: float) -> Finished:
@@ -163,100 +166,11 @@ def _batch_section(part: bytes | str | None, seconds: float) -> Extraction:
     return _decoded(part, seconds)
 
 
-class _Worker:
-    """One ``python -m hwpscan.matrix.worker`` process serving one extractor."""
-
-    def __init__(self, spec: ParserSpec, workdir: Path) -> None:
-        self.spec = spec
-        self.files = 0
-        fd, name = tempfile.mkstemp(prefix="text-", suffix=".out", dir=workdir)
-        os.close(fd)
-        self.out = Path(name)
-        # a file, not a pipe: a chatty stderr cannot block; closed in close()
-        self.errors = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "hwpscan.matrix.worker", spec.target],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-            start_new_session=os.name == "posix",
-            env=scrubbed_environment(),  # third-party code: no secret of ours, see _run
-        )
-        process_groups.watch(self.proc)  # a Ctrl-C of ours kills it (kill_running)
-        self._buffer = b""
-
-    def ask(self, path: Path, timeout: float) -> tuple[int, dict[str, Any]] | None:
-        """Send one request; the answer, or None when none came within *timeout*.
-
-        Raises EOFError when the process died before answering.
-        """
-        request = {"path": os.fspath(path), "out": os.fspath(self.out)}
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode("ascii"))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise EOFError from exc
-        self.files += 1
-        line = self._read_line(timeout)
-        if line is None:
-            return None
-        answer = json.loads(line)
-        return int(answer["code"]), dict(answer.get("info") or {})
-
-    def wait_ready(self, timeout: float) -> bool:
-        """Wait for the worker to have imported its extractor (not counted per file).
-
-        Raises EOFError when the process died first.
-        """
-        return self._read_line(timeout) is not None
-
-    def _read_line(self, timeout: float) -> bytes | None:
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        fd = self.proc.stdout.fileno()
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                return None
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    def text(self) -> str:
-        return decode_output(self.out.read_bytes())[0]  # we wrote it: nothing invalid
-
-    def death(self) -> str:
-        code = self.proc.wait()
-        self.errors.seek(0)
-        return explain_exit(code, self.errors.read(), "extractor process")[1]
-
-    def close(self, *, kill: bool = False) -> None:
-        if kill:
-            kill_group(self.proc)
-        elif self.proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close()  # the worker ends at end of input
-        try:
-            self.proc.wait(timeout=KILL_GRACE)
-        except subprocess.TimeoutExpired:
-            kill_group(self.proc)
-            self.proc.wait()
-        process_groups.forget(self.proc)
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None and not stream.closed:
-                with contextlib.suppress(OSError):
-                    stream.close()
-        self.errors.close()
-        self.out.unlink(missing_ok=True)
-
-
 class WorkerPool:
-    """Long-lived workers, one per extractor and thread, restarted after a timeout or a
-    crash: the import cost of an extractor is paid once, not once per file.
+    """Long-lived extractor processes, one per extractor and thread (each a
+    :class:`~hwpscan.execution.guard_process.Guard` of the isolation engine), replaced
+    after a timeout or a crash: the import cost of an extractor is paid once, not once
+    per file.
 
     ``max_files=1`` gives a fresh process for every file (full isolation).
     """
@@ -265,7 +179,7 @@ class WorkerPool:
         self.workdir = workdir
         self.max_files = max_files
         self._local = threading.local()
-        self._all: list[_Worker] = []
+        self._all: list[Guard] = []
         self._lock = threading.Lock()
         self._load_failures: dict[str, Extraction] = {}
 
@@ -275,87 +189,76 @@ class WorkerPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _mine(self) -> dict[str, _Worker]:
-        """This thread's workers, by extractor name."""
-        if not hasattr(self._local, "workers"):
-            self._local.workers = {}
-        return self._local.workers  # type: ignore[no-any-return]
-
-    def _worker(self, spec: ParserSpec, timeout: float) -> _Worker | Extraction:
-        """This thread's worker for *spec*, started if needed (or why it did not start)."""
-        worker = self._mine().get(spec.name)
-        if worker is not None and worker.proc.poll() is None:
-            return worker
-        if worker is not None:
-            self._retire(worker)
-        worker = _Worker(spec, self.workdir)
-        with self._lock:
-            self._all.append(worker)
-        self._mine()[spec.name] = worker
-        startup = timeout + STARTUP_GRACE
-        try:
-            if worker.wait_ready(startup):
-                return worker
-        except EOFError:
-            reason = worker.death()
-            self._retire(worker)
-            return Extraction("crashed", reason=f"extractor process did not start: {reason}")
-        self._retire(worker, kill=True)
-        return Extraction(
-            "timeout", reason=f"extractor process did not start within {startup:g} s (killed)"
-        )
-
-    def _retire(self, worker: _Worker, *, kill: bool = False) -> None:
-        self._mine().pop(worker.spec.name, None)
-        with self._lock:
-            if worker in self._all:
-                self._all.remove(worker)
-        worker.close(kill=kill)
+    def _guard(self, spec: ParserSpec) -> Guard:
+        """This thread's guard for *spec*."""
+        if not hasattr(self._local, "guards"):
+            self._local.guards = {}
+        mine: dict[str, Guard] = self._local.guards
+        guard = mine.get(spec.name)
+        if guard is None:
+            guard = mine[spec.name] = Guard(
+                EXTRACTOR_TASK,
+                None,  # each file's limit is set as it is asked for
+                setup=spec.target,
+                env=scrubbed_environment(),  # third-party code: no secret of ours, see _run
+                own_group=True,  # a timeout kills what it started too
+                keep_stderr=True,  # a crash's reason is in it
+            )
+            with self._lock:
+                self._all.append(guard)
+        return guard
 
     def extract(self, spec: ParserSpec, path: Path, timeout: float) -> Extraction:
-        """Run *spec* on *path* in a worker process; never raises for the extractor."""
+        """Run *spec* on *path* in an extractor process; never raises for the extractor."""
         if spec.name in self._load_failures:  # cannot import: no need to try every file
             return self._load_failures[spec.name]
-        try:
-            worker = self._worker(spec, timeout)
-        except OSError as exc:
-            return Extraction("error", reason=f"cannot start the worker process: {exc}")
-        if isinstance(worker, Extraction):
-            return worker
+        guard = self._guard(spec)
+        guard.timeout = timeout
+        guard.startup = startup = timeout + STARTUP_GRACE
         started = time.perf_counter()
         try:
-            answer = worker.ask(path, timeout)
-        except EOFError:
-            reason = worker.death()
-            self._retire(worker)
-            return Extraction("crashed", reason=reason, seconds=time.perf_counter() - started)
+            answer = guard.run(os.fspath(path))
+        except OSError as exc:
+            return Extraction("error", reason=f"cannot start the worker process: {exc}")
         seconds = time.perf_counter() - started
-        if answer is None:
-            self._retire(worker, kill=True)
-            return Extraction(
-                "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=seconds
-            )
-        code, info = answer
-        got = _outcome(code, info, worker, seconds)
+        if isinstance(answer, Stopped):
+            return _stopped(answer, timeout, startup, seconds)
+        code, info, text = answer
+        got = _outcome(code, info, text, seconds)
         if code == worker_protocol.BASE_RAISED or (
-            self.max_files and worker.files >= self.max_files
+            self.max_files and guard.served >= self.max_files
         ):
-            self._retire(worker)
+            guard.close()  # its state may be poisoned, or each file gets a fresh process
         if info.get("phase") == "load":
             self._load_failures[spec.name] = got
         return got
 
     def close(self) -> None:
         with self._lock:
-            workers, self._all = self._all, []
-        for worker in workers:
-            worker.close()
+            guards, self._all = self._all, []
+        for guard in guards:
+            guard.close()
 
 
-def _outcome(code: int, info: dict[str, Any], worker: _Worker, seconds: float) -> Extraction:
-    """Turn the worker's answer into an extraction (the words a command's would get)."""
+def _stopped(stopped: Stopped, timeout: float, startup: float, seconds: float) -> Extraction:
+    """The extraction of a file whose extractor process overran, or died."""
+    if stopped.starting:
+        if stopped.why == "timeout":
+            why = f"extractor process did not start within {startup:g} s (killed)"
+            return Extraction("timeout", reason=why)
+        reason = explain_exit(stopped.returncode or 0, stopped.stderr, "extractor process")[1]
+        return Extraction("crashed", reason=f"extractor process did not start: {reason}")
+    if stopped.why == "timeout":
+        why = f"no answer within {timeout:g} s (killed)"
+        return Extraction("timeout", reason=why, seconds=seconds)
+    reason = explain_exit(stopped.returncode or 0, stopped.stderr, "extractor process")[1]
+    return Extraction("crashed", reason=reason, seconds=seconds)
+
+
+def _outcome(code: int, info: dict[str, Any], text: str | None, seconds: float) -> Extraction:
+    """Turn the extractor's answer into an extraction (the words a command's would get)."""
     if code == worker_protocol.OK:
-        return Extraction("ok", text=worker.text(), seconds=seconds)
+        return Extraction("ok", text=text, seconds=seconds)
     kind = str(info.get("type") or "")
     message = str(info.get("message") or "")
     where = info.get("where")
