@@ -436,6 +436,21 @@ def test_run_extractor_alone_uses_a_fresh_worker(docs: dict[str, Path], tmp_path
     assert list(tmp_path.iterdir()) == []  # its temporary files are gone
 
 
+def test_python_extractors_get_no_secret_of_ours(
+    docs: dict[str, Path], tmp_path: Path, extractor_path: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hwpscan.matrix.runner import run_extractor
+
+    monkeypatch.setenv("HWPSCAN_API_KEY", "not-for-extractors")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-extractors-either")
+    (spec,) = parse_parser_options("matrix_extractors.extractors:environment", [])
+    got = run_extractor(spec, docs["clean.hwp"], timeout=60, workdir=tmp_path)
+    assert got.status == "ok" and got.text is not None
+    names = got.text.split("\n")
+    assert "PATH" in names and "PYTHONPATH" in names  # the extractor's own needs stay
+    assert "HWPSCAN_API_KEY" not in names and "AWS_SECRET_ACCESS_KEY" not in names
+
+
 # --- Files we cannot read ourselves ---------------------------------------------------
 
 

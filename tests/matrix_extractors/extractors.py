@@ -188,3 +188,8 @@ def pipes(path: str) -> str:
     return "\n".join(
         "| " + line.replace(" ", " | ") + " |" for line in strict_text(path).split("\n")
     )
+
+
+def environment(path: str) -> str:
+    """The names of the variables in the extractor's environment, one a line."""
+    return "\n".join(sorted(os.environ))
