@@ -198,6 +198,7 @@ _SCAN_ONE = """
 import json, sys
 from pathlib import Path
 from hwpscan.scanning.one_file import scan_file
+from hwpscan.rowcodec import encode_row
 r = scan_file(Path(sys.argv[1]))
 print(json.dumps({"status": r.status.value, "reason": (r.reason or "")[:160],
                   "reason_chars": len(r.reason or ""), "warnings": len(r.warnings),

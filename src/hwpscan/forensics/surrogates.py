@@ -193,7 +193,7 @@ def _escape_table() -> dict[int, str]:
     return _ESCAPES
 
 
-def _escape_context(text: str) -> str:
+def _escape_context(text: str, pua: bool = False) -> str:
     """:func:`escape_snippet` for a location's context of a few dozen characters: the
     runs to escape are split out and looked up whole (a document repeats the same few
     defects), all in C; a translation table would look up (and miss) every character.
@@ -202,11 +202,15 @@ def _escape_context(text: str) -> str:
     noncharacters of planes 15 and 16) but U+FFFD, so a printable text without U+FFFD
     is its own escape, which ``str.isprintable`` tells without a regex; and where
     surrogates are all there is to escape (the usual context of a defect), the UTF-8
-    codec writes each one as its escape, ``\\udb80``, within C.
+    codec writes each one as its escape, ``\\udb80``, within C (not tried for the
+    context of a private-use character, *pua*, which the codec leaves), and
+    ``str.replace`` the newline, carriage return and tab.
     """
     if text.isprintable() and "\ufffd" not in text:
         return text
-    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    shown = text if pua else text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not shown.isprintable():  # a paragraph's end (they are joined by newlines), a tab
+        shown = shown.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     if shown.isprintable() and "\ufffd" not in shown:
         return shown
     parts = _ESCAPE_RUN_RE.split(text)
@@ -303,13 +307,13 @@ def holds_any(text: str, ranges: tuple[tuple[int, int], ...], pattern: re.Patter
     return pattern.search(text) is not None
 
 
-def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
-    """(surrogates, pairs, private use of the strict view by character, whether *blob*
-    itself holds a private-use code point): what :func:`analyze` counts.
+def _notable_counts(blob: str) -> tuple[int, int, dict[str, int]]:
+    """(surrogates, pairs, private use of the strict view by character): what
+    :func:`analyze` counts.
 
-    >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
-    >>> surrogates, pairs, sorted(map(codepoint, pua)), own
-    (2, 1, ['U+E000', 'U+F02B1'], True)
+    >>> surrogates, pairs, pua = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
+    >>> surrogates, pairs, sorted(map(codepoint, pua))
+    (2, 1, ['U+E000', 'U+F02B1'])
     """
     strict, paired = blob, True
     if SURROGATE_RE.search(blob) is not None:
@@ -318,7 +322,7 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     # every half is either in a merged pair or still in the strict view; counted by
     # encoding, never by listing them (a findall makes one object per unit)
     surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
-    return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
+    return surrogates, pairs, _count_pua(strict)
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -357,18 +361,19 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
-    surrogates, pairs, pua, own_pua = _notable_counts(blob)
+    surrogates, pairs, pua = _notable_counts(blob)
     # private use made of pairs is located as the pair; only what the text holds as
-    # private-use code points is located as such
+    # private-use code points is located as such (without surrogates, the strict view
+    # is the text itself, so whether it holds any is known from the counts; with them,
+    # the search for locations finds out, and stops when it has enough)
     locations: tuple[Location, ...] = ()
-    if (surrogates or own_pua) and max_locations > 0:
+    if (surrogates or pua) and max_locations > 0:
         locations = _locations(
             segments,
             texts,
             starts,
             blob,
             surrogates=bool(surrogates),
-            pua=own_pua,
             limit=max_locations,
         )
     return TextStats(
@@ -413,7 +418,6 @@ def _locations(
     blob: str,
     *,
     surrogates: bool,
-    pua: bool,
     limit: int,
 ) -> tuple[Location, ...]:
     """The first defects (surrogates first, then private-use characters), with
@@ -428,7 +432,7 @@ def _locations(
     if surrogates:
         matches += islice(_half_re().finditer(blob), limit)
     last = matches[-1].start() if matches else 0  # each kind is found in text order
-    if pua and len(matches) < limit:
+    if len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
         last = max(last, matches[-1].start()) if matches else 0
     # paragraph k begins after the k texts before it and their k newlines; only the
@@ -445,10 +449,15 @@ def _locations(
         seg = segments[lo]
         # a paragraph of one run has consecutive stored offsets
         offset = seg.offset + i - at if hi - lo == 1 else _run_offset(segments[lo:hi], i - at)
-        cp, kind, units = info(chars) or _info(chars)
-        # the context: up to _CONTEXT characters each side, within the paragraph
-        left, end, right = i - _CONTEXT, at + len(texts[k]), i + len(chars) + _CONTEXT
-        shown = escape(blob[left if left > at else at : right if right < end else end])
+        cp, kind, units, escaped = info(chars) or _info(chars)
+        # the context: up to _CONTEXT characters each side, within the paragraph; as
+        # escaping goes character by character, the two sides are escaped apart and
+        # the defect's own escape is the one kept with its description
+        j = i + len(chars)
+        left, end, right = i - _CONTEXT, at + len(texts[k]), j + _CONTEXT
+        pua = kind == "pua"
+        before = escape(blob[left if left > at else at : i], pua)
+        shown = before + escaped + escape(blob[j : right if right < end else end], pua)
         found.append(new(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown)))
     return tuple(found)
 
@@ -494,21 +503,22 @@ def _merge_narrow(text: str) -> tuple[str, bool] | None:
 
 #: ``(codepoint, kind, units)`` of the defects seen, by their characters (a document
 #: repeats the same few); bounded, so a hostile file cannot grow it without end.
-_INFO: dict[str, tuple[str, str, str]] = {}
+_INFO: dict[str, tuple[str, str, str, str]] = {}
 _INFO_MAX = 4096
 
 
-def _info(chars: str) -> tuple[str, str, str]:
+def _info(chars: str) -> tuple[str, str, str, str]:
     """What a location says of *chars*: a high+low pair (named by the character it
-    encodes), one orphan half, or one private-use character."""
+    encodes), one orphan half, or one private-use character; and how a context shows
+    *chars* (escaped)."""
     units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
     if len(chars) == 2:
         unit, nxt = ord(chars[0]), ord(chars[1])
         char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-        info = (codepoint(char), "pair", units)
+        info = (codepoint(char), "pair", units, _escape_context(chars))
     else:
         kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
-        info = (codepoint(chars), kind, units)
+        info = (codepoint(chars), kind, units, _escape_context(chars))
     if len(_INFO) < _INFO_MAX:
         _INFO[chars] = info
     return info

@@ -33,11 +33,13 @@ True
 
 from __future__ import annotations
 
+import operator
 import re
 import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 
 __all__ = [
     "MAX_CONTENT_STREAMS",
@@ -79,8 +81,14 @@ _STEP = 2**20  # inflated at most this much at a time
 _READ = 2**16  # raw bytes fed to the inflater at a time
 _LOOK_BACK = 4096  # how far before ``stream`` its dictionary is looked for
 
-_STREAM_RE = re.compile(rb"(?<![A-Za-z0-9])stream(?:\r\n|\n|\r)")  # not endstream, mainstream
-_OBJ_RE = re.compile(rb"(\d{1,10})\s+\d{1,5}\s+obj\b")
+#: The keyword that starts a stream's data (not endstream, mainstream). The check of the
+#: byte before it comes after the word, so a search skips ahead to each ``stream`` in C.
+_STREAM_RE = re.compile(rb"stream(?<![A-Za-z0-9]stream)(?:\r\n|\n|\r)")
+#: ``N G obj`` read backwards, in the reversed bytes before a stream: its first match is
+#: the object header nearest the stream (the last a forward search would find, and the
+#: same number: up to ten digits before the space), found without a regex trying every
+#: byte of the look-back.
+_OBJ_BACK_RE = re.compile(rb"jbo(?<!\wjbo)\s+\d{1,5}\s+(\d{1,10})")
 _FLATE_RE = re.compile(rb"/(?:FlateDecode|Fl)\b")
 _FILTER_RE = re.compile(rb"/Filter\s*(\[[^\]]*\]|/[A-Za-z0-9#]+)")
 _IMAGE_RE = re.compile(rb"/Subtype\s*/Image\b")
@@ -93,8 +101,9 @@ _NOT_CONTENT_RE = re.compile(
 )
 _OBJSTM_RE = re.compile(rb"/Type\s*/ObjStm\b")
 _XREF_RE = re.compile(rb"/Type\s*/XRef\b")
-_SHOW_RE = re.compile(rb"T[jJ]")
-_STRING_RE = re.compile(rb"\((?:[^()\\]|\\.)*\)|<[0-9A-Fa-f\s]+>", re.S)
+#: A literal string (group 1: its bytes) or a hex string (group 2: its digits, two per
+#: byte), as ``split`` hands them over: the strings are measured with no Python step each.
+_STRING_RE = re.compile(rb"\(((?:[^()\\]|\\.)*)\)|<([0-9A-Fa-f\s]+)>", re.S)
 _CONTENTS_RE = re.compile(rb"/Contents\s*\[([^\]]*)\]")
 _REF_RE = re.compile(rb"(\d{1,10})\s+\d{1,5}\s+R\b")
 
@@ -156,10 +165,10 @@ def over_budget(data: bytes) -> str | None:
 
 def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
     head = data[max(0, keyword - _LOOK_BACK) : keyword]
-    found = list(_OBJ_RE.finditer(head))
-    number = int(found[-1].group(1)) if found else -1
+    found = _OBJ_BACK_RE.search(head[::-1])
+    number = int(found.group(1)[::-1]) if found else -1
     where = f"object {number}" if found else f"the stream at byte {keyword:,}"
-    dictionary = head[found[-1].end() :] if found else head
+    dictionary = head[len(head) - found.start() :] if found else head
     if _IMAGE_RE.search(dictionary):
         return
     content = _NOT_CONTENT_RE.search(dictionary) is None
@@ -174,8 +183,7 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
         size += len(block)
         block_shows = block_text = 0
         if content:
-            block_shows = len(_SHOW_RE.findall(tail + block[:1]))  # a "Tj" split in two
-            block_shows += len(_SHOW_RE.findall(block))
+            block_shows = _shows(tail + block[:1]) + _shows(block)  # a "Tj" split in two
             tail = block[-1:]
             block_text, inside = _string_bytes(block, inside)
         elif packed:  # an array cut by a block's end is not seen: an approximation
@@ -195,22 +203,27 @@ def _count_stream(data: bytes, keyword: int, start: int, tally: _Tally) -> None:
         tally.streams[number] = (size, shows, text)
 
 
+def _shows(block: bytes) -> int:
+    """The text-showing operators (``Tj``, ``TJ``) in *block*."""
+    return block.count(b"Tj") + block.count(b"TJ")
+
+
 def _string_bytes(block: bytes, inside: bool) -> tuple[int, bool]:
     """The bytes of *block* inside strings (literal, or hex counted as the bytes it
     spells), and whether a literal string runs on past its end. An approximation:
     escaped and nested parentheses are not followed."""
     count = 0
-    pos = 0
     if inside:
         close = block.find(b")")
         if close < 0:
             return len(block), True
-        count, pos = close, close + 1
-    for found in _STRING_RE.finditer(block, pos):
-        piece = found.end() - found.start() - 2
-        count += piece // 2 if block[found.start()] == 0x3C else piece  # <hex>: 2 per byte
-        pos = found.end()
-    opened = block.find(b"(", pos)
+        count, block = close, block[close + 1 :]
+    # split: [before, literal, hex, between, literal, hex, ..., after the last string];
+    # the group a string did not use is None
+    parts = _STRING_RE.split(block)
+    count += sum(map(len, filter(None, parts[1::3])))
+    count += sum(map(operator.floordiv, map(len, filter(None, parts[2::3])), repeat(2)))
+    opened = block.find(b"(", len(block) - len(parts[-1]))
     if opened >= 0 and block.find(b")", opened) < 0:
         return count + len(block) - opened - 1, True
     return count, False
