@@ -157,7 +157,7 @@ def repair(
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
         shown = console
     else:
-        with open_output(results_file) as stream:
+        with open_output(results_file, keep_partial=False) as stream:
             _write_repair_rows(stream, fmt, outcome.results, out)
         shown = err_console
     for warning in not_written(outcome.results):

@@ -396,7 +396,7 @@ def scan(
         settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
-    with open_output(out.output if out.streamed else None) as stream:
+    with open_output(out.output if out.streamed else None, keep_partial=out.live) as stream:
         rows, lines = out.live_writers(stream)
         observer = TerminalObserver(
             progress=out.progress,
@@ -528,7 +528,7 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
     elif out.fmt is OutputFormat.junit:
         _write_junit(outcome, out, settings)
     elif out.fmt is OutputFormat.json:
-        with open_output(out.output) as stream:
+        with open_output(out.output, keep_partial=False) as stream:
             write_json_document(stream, outcome.results)
     if out.output is not None and out.fmt is not OutputFormat.table:
         # markup off: a path's [brackets] are shown, not taken for styles

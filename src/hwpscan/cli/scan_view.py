@@ -10,13 +10,16 @@ row passed on to the streamed output.
 from __future__ import annotations
 
 import io
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from hwpscan.atomic import TEMP_PREFIX, shared_mode
 from hwpscan.cli.app import console, err_console, fail
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
@@ -187,15 +190,52 @@ def render_tables(
 
 
 @contextmanager
-def open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[str]]:
-    """The stream for machine output: always UTF-8, whatever the terminal's encoding."""
+def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[IO[str]]:
+    """The stream for machine output: always UTF-8, whatever the terminal's encoding.
+
+    A results file is written atomically: the rows go to a temp file in its folder
+    (streamed there as files complete), renamed over *output* when the block ends, so
+    two runs writing the same file each leave it whole and the last to finish wins;
+    a reader never sees a mix. A stop (Ctrl-C, SIGTERM) still renames it when
+    *keep_partial* (each line written is whole: the rows up to the stop are kept), else
+    the temp file goes and *output* is left as it was. A device or pipe (``/dev/stdout``,
+    a FIFO) is written directly.
+    """
     if output is None:
         with _stdout_utf8() as out:
             yield out
         return
+    if output.exists() and not output.is_file():  # a device or a pipe: nothing to rename
+        with _opened(output, lambda: output.open("w", encoding="utf-8", newline="")) as handle:
+            yield handle
+        return
+    target = output.resolve() if output.is_symlink() else output  # the file it names
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        handle = output.open("a" if append else "w", encoding="utf-8", newline="")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=target.parent)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
+    tmp = Path(name)
+    os.fchmod(fd, shared_mode())  # as open() would make it under the umask
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            try:
+                yield handle
+            except KeyboardInterrupt:
+                if not keep_partial:
+                    raise
+                handle.flush()
+                os.replace(tmp, target)
+                raise
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _opened(output: Path, opener: Callable[[], IO[str]]) -> Iterator[IO[str]]:
+    try:
+        handle = opener()
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
     with handle:
