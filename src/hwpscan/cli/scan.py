@@ -36,7 +36,13 @@ from hwpscan.cli.options import (
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
+from hwpscan.cli.scan_view import (
+    TerminalObserver,
+    open_output,
+    render_tables,
+    said_stopped,
+    scan_shown,
+)
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
@@ -53,6 +59,7 @@ from hwpscan.usecases.scale_settings import (
 from hwpscan.usecases.scan import (
     MatrixSettings,
     RepairSettings,
+    ScanInterrupted,
     ScanOutcome,
     ScanSettings,
     nothing_under,
@@ -396,6 +403,19 @@ def scan(
         settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
+    try:
+        outcome = _scan_to(out, settings, args, fetched)
+    except ScanInterrupted as stopped:
+        results_file = out.output if out.streamed else None
+        raise said_stopped(stopped, settings, results_file, out.live) from None
+    _render(outcome, out, settings)
+    _exit(outcome, settings, fetched)
+
+
+def _scan_to(
+    out: OutputOptions, settings: ScanSettings, args: dict[str, Any], fetched: FetchReport | None
+) -> ScanOutcome:
+    """The scan, its rows streamed to the results file (or stdout) as they come."""
     with open_output(out.output if out.streamed else None, keep_partial=out.live) as stream:
         rows, lines = out.live_writers(stream)
         observer = TerminalObserver(
@@ -408,8 +428,7 @@ def scan(
         outcome = scan_shown(settings, observer, args, fetched)
         if out.streamed and not out.live:
             _write_sorted(out, stream, outcome.results)
-    _render(outcome, out, settings)
-    _exit(outcome, settings, fetched)
+    return outcome
 
 
 def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:

@@ -19,18 +19,35 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+import typer
+
 from hwpscan.atomic import TEMP_PREFIX, shared_mode
 from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
-from hwpscan.usecases.scan import Row, ScanObserver, ScanOutcome, ScanSettings, scan
+from hwpscan.usecases.scan import (
+    Row,
+    ScanInterrupted,
+    ScanObserver,
+    ScanOutcome,
+    ScanSettings,
+    scan,
+)
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
 
-__all__ = ["TerminalObserver", "open_output", "render_tables", "scan_shown", "show_recorded"]
+__all__ = [
+    "TerminalObserver",
+    "open_output",
+    "render_tables",
+    "said_stopped",
+    "scan_shown",
+    "show_recorded",
+]
 
 MIN_BAR = 20  # files below which a bar would only flicker
 
@@ -168,6 +185,42 @@ def scan_shown(
         raise fail(str(exc), ExitCode.USAGE) from None
     show_recorded(outcome)
     return outcome
+
+
+def said_stopped(
+    stopped: ScanInterrupted,
+    settings: ScanSettings,
+    output: Path | None = None,
+    streamed: bool = True,
+    *,
+    command: str = "scan",
+) -> typer.Exit:
+    """What a stopped scan (``scan``, ``repair``, ``demo``) kept and how to go on, on
+    stderr; the exit to raise (130). *output* is the results file (-o), *streamed*
+    whether it got its rows as they came (else it is written at the end, so not now)."""
+    of = f" of {stopped.total:,}" if stopped.total is not None else ""
+    done = f"{stopped.done:,}{of} files scanned"
+    run = stopped.run_id
+    kept = [f"{done}, recorded as run {run}" if run else f"{done} (not recorded in the history)"]
+    if output is not None:
+        if streamed:
+            rows = "row" if stopped.done == 1 else "rows"
+            kept.append(f"{output} holds their {stopped.done:,} {rows}")
+        else:
+            kept.append(f"{output} was not written (its rows are written at the end)")
+    if stopped.report:
+        more = len(stopped.report) - 1
+        kept.append(f"partial report written: {stopped.report[0]} (+{more} files)")
+    elif stopped.report_error is not None:
+        kept.append(f"the partial report could not be written ({stopped.report_error})")
+    resumable = command == "scan" and settings.repair is None and settings.matrix is None
+    go_on: str | None = None
+    if run is not None and resumable and stopped.done:
+        go_on = command_line(drop=["--resume"], add=["--resume", run])
+    elif command != "demo":
+        go_on = command_line()  # the same command again: nothing is carried over
+    report = f"hwpscan report {run}" if run is not None and stopped.done else None
+    return interrupted(kept, go_on, report)
 
 
 def show_recorded(outcome: ScanOutcome) -> None:
