@@ -36,6 +36,7 @@ from hwpscan.cli.options import (
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
+from hwpscan.cli.runs_view import RecordOpt
 from hwpscan.cli.scan_view import (
     TerminalObserver,
     open_output,
@@ -221,6 +222,7 @@ class ScanOptions:
         ),
     ] = None
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT
+    record: RecordOpt = True
 
 
 @dataclass(frozen=True)
@@ -462,6 +464,7 @@ def _settings(
             matrix=matrix.settings(),
             scale=scale.settings(),
             report_dir=out.report_dir,
+            record=how.record,
         )
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None

@@ -100,9 +100,7 @@ def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
     return redact_text(redact_credentials(line), [*secrets, key] if key else secrets)
 
 
-def interrupted(
-    kept: Sequence[str], go_on: str | None, report: str | None = None
-) -> typer.Exit:
+def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = None) -> typer.Exit:
     """Say on stderr what a stopped command kept, the command that goes on from there
     and the one that reports what was kept; return the exit to raise (130; 143 after
     SIGTERM, see :func:`exit_code`)."""

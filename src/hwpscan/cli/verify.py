@@ -27,7 +27,7 @@ from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import load_or_fail, record_and_report
+from hwpscan.cli.runs_view import RecordOpt, load_or_fail, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
@@ -332,6 +332,7 @@ def verify(
     show_progress: ProgressOpt = True,
     fmt: VerifyFormatOpt = VerifyFormat.table,
     output: ResultsOutOpt = None,
+    record: RecordOpt = True,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
     date PASS, FAIL or INCONCLUSIVE.
@@ -356,6 +357,7 @@ def verify(
         args=outcome.record_args(),
         summary=RunSummary(verify=outcome.summary()),
         report_dir=report,
+        record=record,
     )
     _render(outcome, fmt, output)
     raise typer.Exit(code=outcome.exit_code)

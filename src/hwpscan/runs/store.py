@@ -516,12 +516,11 @@ class RunStore:
             # a short wait: a store busy with another run is shrunk by a later prune
             conn.execute(f"PRAGMA busy_timeout = {int(min(self.timeout, 1.0) * 1000)}")
             try:
-                (mode,) = conn.execute("PRAGMA auto_vacuum").fetchone()
-                if mode != 2:  # 2: incremental
+                conn.execute("PRAGMA incremental_vacuum").fetchall()
+                (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+                if free:  # a store made without incremental vacuum: rebuilt once with it
                     conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                     conn.execute("VACUUM")
-                else:
-                    conn.execute("PRAGMA incremental_vacuum").fetchall()
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.Error:
                 return False
