@@ -15,8 +15,8 @@ from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, e
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
 from hwpscan.cli.runs_view import RecordOpt
-from hwpscan.cli.scan_view import TerminalObserver, render_tables, scan_shown
-from hwpscan.usecases.scan import ScanSettings
+from hwpscan.cli.scan_view import TerminalObserver, render_tables, said_stopped, scan_shown
+from hwpscan.usecases.scan import ScanInterrupted, ScanSettings
 
 if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
     from hwpscan.rehearsal.demo import DemoSettings
@@ -93,7 +93,10 @@ def _run(settings: DemoSettings, record: bool = True) -> None:
             (api.folder,), settings.jobs, report_dir=settings.report_dir, record=record
         )
         args = demo_record_args(settings)
-        outcome = scan_shown(scanned, TerminalObserver(), args, report)
+        try:
+            outcome = scan_shown(scanned, TerminalObserver(), args, report)
+        except ScanInterrupted as stopped:
+            raise said_stopped(stopped, scanned, command="demo") from None
         render_tables(outcome.results, root=api.folder)
 
 

@@ -28,14 +28,14 @@ from hwpscan.cli.app import (
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, write_rows_document
 from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, scan_shown
+from hwpscan.cli.scan_view import TerminalObserver, open_output, said_stopped, scan_shown
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scan import RepairSettings, ScanSettings
+from hwpscan.usecases.scan import RepairSettings, ScanInterrupted, ScanSettings
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import PuaMode
@@ -151,7 +151,10 @@ def repair(
     out = _repair_folder(out)
     policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
-    outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    try:
+        outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    except ScanInterrupted as stopped:
+        raise said_stopped(stopped, settings, results_file, False, command="repair") from None
     if fmt is RepairFormat.table:
         root = str(outcome.display_root) if outcome.display_root else None
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))

@@ -7,6 +7,7 @@ terminal: :mod:`hwpscan.cli.runs_view`).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from hwpscan.cli.machine import (
 )
 from hwpscan.cli.options import split_list
 from hwpscan.cli.runs_view import load_or_fail
+from hwpscan.cli.stop import interrupted
 from hwpscan.errors import StateDirError, StoreError, UsageError
 from hwpscan.models import ExitCode
 from hwpscan.report.tables import history_table, verdict_tally
@@ -77,7 +79,15 @@ def report(
 
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
-    written = write_report(stored.results, target, run=stored.info, matrix=matrix)
+    try:
+        written = write_report(stored.results, target, run=stored.info, matrix=matrix)
+    except KeyboardInterrupt:
+        again = shlex.join(["hwpscan", "report", stored.id, "--out", str(target)])
+        kept = [
+            f"the report in {target} was not finished (each file in it is whole, old or new); "
+            f"run {stored.id} is unchanged in the history"
+        ]
+        raise interrupted(kept, again) from None
     line = Text(f"run {stored.id}: ")
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if isinstance(verdicts, dict) and verdicts:

@@ -208,6 +208,8 @@ def said_stopped(
             kept.append(f"{output} holds their {stopped.done:,} {rows}")
         else:
             kept.append(f"{output} was not written (its rows are written at the end)")
+    if settings.repair is not None and stopped.done:
+        kept.append(f"the repaired text of the files read is below {settings.repair.out}")
     if stopped.report:
         more = len(stopped.report) - 1
         kept.append(f"partial report written: {stopped.report[0]} (+{more} files)")
@@ -217,7 +219,7 @@ def said_stopped(
     go_on: str | None = None
     if run is not None and resumable and stopped.done:
         go_on = command_line(drop=["--resume"], add=["--resume", run])
-    elif command != "demo":
+    else:
         go_on = command_line()  # the same command again: nothing is carried over
     report = f"hwpscan report {run}" if run is not None and stopped.done else None
     return interrupted(kept, go_on, report)

@@ -28,6 +28,7 @@ from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.runs_view import RecordOpt, load_or_fail, record_and_report
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.fetch import FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
@@ -348,9 +349,18 @@ def verify(
         _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
         partial(_fetched_line, cached=settings.cached),
     )
-    outcome = verify_dates(
-        settings, fetch.settings(out_dir=out), key=key, before=before, hooks=hooks
-    )
+    fetch_settings = fetch.settings(out_dir=out)
+    try:
+        outcome = verify_dates(settings, fetch_settings, key=key, before=before, hooks=hooks)
+    except KeyboardInterrupt:  # while scanning or running the extractors (a fetch says so)
+        raise interrupted(
+            [
+                "no verdict yet, nothing recorded; the files fetched so far are kept in "
+                f"{fetch_settings.out_folder()}, so running the same command again "
+                "fetches only what is missing"
+            ],
+            command_line(),
+        ) from None
     record_and_report(
         list(outcome.results),
         kind="verify",

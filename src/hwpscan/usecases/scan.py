@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.locations import shown_url, url_from_argument
-from hwpscan.models import ExitCode, FileResult, combine_exit_codes
+from hwpscan.models import ExitCode, FileResult, Format, Status, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.runs.rows import defect_masks, status_counts
 from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
@@ -275,7 +275,7 @@ def _scan(
         else:
             results = _run_local(settings, files, dates, record)
         observer.finished("scan")
-        if not len(results) and stop is None:  # no document: nothing worth a run
+        if stop is None and not _any_document(results):  # nothing worth a run
             record.forget()
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
@@ -327,6 +327,25 @@ def _recording(
         also_row=observer.row,
         also_rows=observer.rows,
     )
+
+
+def _any_document(results: Sequence[FileResult]) -> bool:
+    """Whether a scan found a document: a row whose content is one (or looked like one:
+    an HTML error page or an empty file saved as .hwp is a failed download, worth its
+    run), not only files that are no document at all (a README, a folder of none).
+
+    >>> from hwpscan.models import Format, Status
+    >>> readme = FileResult("README.md", "", 9, Format.UNKNOWN, Status.UNSUPPORTED)
+    >>> _any_document([]), _any_document([readme])
+    (False, False)
+    >>> _any_document([readme, FileResult("a.pdf", "", 9, Format.PDF, Status.CLEAN)])
+    True
+    """
+    if not len(results):
+        return False
+    if set(status_counts(results)) != {Status.UNSUPPORTED}:  # the tally: no row read back
+        return True
+    return any(r.format is not Format.UNKNOWN for r in results)
 
 
 def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
