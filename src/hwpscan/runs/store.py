@@ -460,7 +460,7 @@ class RunStore:
 
     def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
         """Delete every run but the newest *keep* (0: delete none) and return their ids,
-        oldest first. A run this handle started, or one unfinished and younger than
+        oldest first. An unfinished run this handle started, or one younger than
         :data:`RUNNING_GRACE` (perhaps running in another process), is left. *shrink*:
         give the space back to the file system (:meth:`shrink`)."""
         if keep <= 0:
@@ -476,7 +476,7 @@ class RunStore:
             return [
                 run_id
                 for run_id, finished, started in reversed(rows)
-                if run_id not in self._mine and (finished is not None or started < young)
+                if finished is not None or (run_id not in self._mine and started < young)
             ]
 
         return self.delete_runs(self._read(older), shrink=shrink)
