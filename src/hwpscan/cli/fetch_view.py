@@ -26,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Column, Table
 
 from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.fetch import (
     FetchReport,
@@ -46,6 +47,7 @@ from hwpscan.fetch.keys import (
 from hwpscan.fetch.plan import Plan
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.home import state_dir
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
@@ -288,9 +290,6 @@ def run_fetch(
 def fetch_stopped(folder: Path) -> typer.Exit:
     """What a stopped fetch kept (the files its manifest lists, and the API's answers in
     the cache) and the command that goes on; the exit to raise (130)."""
-    from hwpscan.cli.stop import command_line, interrupted
-    from hwpscan.manifest import MANIFEST_NAME, read_entries
-
     try:
         files = sum(1 for e in read_entries(folder / MANIFEST_NAME) if e.status == "downloaded")
     except (OSError, ValueError):

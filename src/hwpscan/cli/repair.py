@@ -35,7 +35,7 @@ from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scan import RepairSettings, ScanInterrupted, ScanSettings
+from hwpscan.usecases.scan import RepairSettings, ScanInterrupted, ScanOutcome, ScanSettings
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import PuaMode
@@ -151,10 +151,7 @@ def repair(
     out = _repair_folder(out)
     policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
-    try:
-        outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
-    except ScanInterrupted as stopped:
-        raise said_stopped(stopped, settings, results_file, False, command="repair") from None
+    outcome = _scan_or_stop(settings, results_file, progress=progress)
     if fmt is RepairFormat.table:
         root = str(outcome.display_root) if outcome.display_root else None
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
@@ -167,6 +164,16 @@ def repair(
         err_console.print(f"warning: {warning}", markup=False, highlight=False)
     shown.print(repaired_line(outcome.results, out), markup=False, highlight=False)
     raise typer.Exit(code=ExitCode.OK)
+
+
+def _scan_or_stop(
+    settings: ScanSettings, results_file: Path | None, *, progress: bool
+) -> ScanOutcome:
+    """The scan that writes the text; a stop says what was kept (exit 130)."""
+    try:
+        return scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    except ScanInterrupted as stopped:
+        raise said_stopped(stopped, settings, results_file, False, command="repair") from None
 
 
 #: The shape and version of ``repair --format json`` (its rows are scan rows, each with

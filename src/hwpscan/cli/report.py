@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -32,9 +32,12 @@ from hwpscan.cli.stop import interrupted
 from hwpscan.errors import StateDirError, StoreError, UsageError
 from hwpscan.models import ExitCode
 from hwpscan.report.tables import history_table, verdict_tally
-from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo, default_store, diff_results
+from hwpscan.runs import CHANGE_KINDS, Run, RunDiff, RunInfo, default_store, diff_results
 from hwpscan.runs.matrix import load_matrix_rows
 from hwpscan.runs.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, keep_runs
+
+if TYPE_CHECKING:  # the matrix loads when a run's rows are read
+    from hwpscan.matrix.rows import MatrixRow
 
 __all__ = ["diff", "history", "render_diff", "render_history", "report"]
 
@@ -75,19 +78,9 @@ def report(
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
-    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
-
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
-    try:
-        written = write_report(stored.results, target, run=stored.info, matrix=matrix)
-    except KeyboardInterrupt:
-        again = shlex.join(["hwpscan", "report", stored.id, "--out", str(target)])
-        kept = [
-            f"the report in {target} was not finished (each file in it is whole, old or new); "
-            f"run {stored.id} is unchanged in the history"
-        ]
-        raise interrupted(kept, again) from None
+    written = _write_or_stop(stored, target, matrix)
     line = Text(f"run {stored.id}: ")
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if isinstance(verdicts, dict) and verdicts:
@@ -107,7 +100,44 @@ def report(
         console.print(f"  {path}", highlight=False)
 
 
+def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> list[Path]:
+    """The report files; a stop says the folder was not finished and how to write it."""
+    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
+
+    try:
+        return write_report(stored.results, target, run=stored.info, matrix=matrix)
+    except KeyboardInterrupt:
+        again = shlex.join(["hwpscan", "report", stored.id, "--out", str(target)])
+        kept = [
+            f"the report in {target} was not finished (each file in it is whole, old or new); "
+            f"run {stored.id} is unchanged in the history"
+        ]
+        raise interrupted(kept, again) from None
+
+
 # -- history ------------------------------------------------------------------------
+
+HistoryActionArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="prune: delete all but the newest --keep runs; delete RUN...: delete these "
+        "runs (id, its start or end, latest, latest~N). None: list the runs.",
+        show_default=False,
+    ),
+]
+HistoryRunsArg = Annotated[
+    list[str] | None, typer.Argument(help="The runs to delete.", show_default=False)
+]
+KeepOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--keep",
+        min=1,
+        help=f"prune: how many runs to keep (default: {KEEP_RUNS_ENV}, else "
+        f"{DEFAULT_KEEP_RUNS}; each recorded run prunes to it too).",
+        show_default=False,
+    ),
+]
 
 
 def _duration(info: RunInfo) -> str:
@@ -172,31 +202,12 @@ def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where:
     ),
 )
 def history(
-    action: Annotated[
-        str | None,
-        typer.Argument(
-            help="prune: delete all but the newest --keep runs; delete RUN...: delete these "
-            "runs (id, its start or end, latest, latest~N). None: list the runs.",
-            show_default=False,
-        ),
-    ] = None,
-    runs: Annotated[
-        list[str] | None,
-        typer.Argument(help="The runs to delete.", show_default=False),
-    ] = None,
+    action: HistoryActionArg = None,
+    runs: HistoryRunsArg = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
-    keep: Annotated[
-        int | None,
-        typer.Option(
-            "--keep",
-            min=1,
-            help=f"prune: how many runs to keep (default: {KEEP_RUNS_ENV}, else "
-            f"{DEFAULT_KEEP_RUNS}; each recorded run prunes to it too).",
-            show_default=False,
-        ),
-    ] = None,
+    keep: KeepOpt = None,
     fmt: Annotated[
         MachineFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -349,18 +349,7 @@ def verify(
         _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
         partial(_fetched_line, cached=settings.cached),
     )
-    fetch_settings = fetch.settings(out_dir=out)
-    try:
-        outcome = verify_dates(settings, fetch_settings, key=key, before=before, hooks=hooks)
-    except KeyboardInterrupt:  # while scanning or running the extractors (a fetch says so)
-        raise interrupted(
-            [
-                "no verdict yet, nothing recorded; the files fetched so far are kept in "
-                f"{fetch_settings.out_folder()}, so running the same command again "
-                "fetches only what is missing"
-            ],
-            command_line(),
-        ) from None
+    outcome = _verify_or_stop(settings, fetch.settings(out_dir=out), key, before, hooks)
     record_and_report(
         list(outcome.results),
         kind="verify",
@@ -371,3 +360,25 @@ def verify(
     )
     _render(outcome, fmt, output)
     raise typer.Exit(code=outcome.exit_code)
+
+
+def _verify_or_stop(
+    settings: VerifySettings,
+    fetch: FetchSettings,
+    key: str,
+    before: Mapping[str, str] | None,
+    hooks: VerifyHooks,
+) -> VerifyOutcome:
+    """The verification; a stop while scanning or running the extractors says what was
+    kept (a stop in the fetch says so itself) and exits 130."""
+    try:
+        return verify_dates(settings, fetch, key=key, before=before, hooks=hooks)
+    except KeyboardInterrupt:
+        raise interrupted(
+            [
+                "no verdict yet, nothing recorded; the files fetched so far are kept in "
+                f"{fetch.out_folder()}, so running the same command again fetches only "
+                "what is missing"
+            ],
+            command_line(),
+        ) from None
