@@ -15,7 +15,13 @@ from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, e
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
 from hwpscan.cli.runs_view import RecordOpt
-from hwpscan.cli.scan_view import TerminalObserver, render_tables, said_stopped, scan_shown
+from hwpscan.cli.scan_view import (
+    TerminalObserver,
+    render_tables,
+    said_stopped,
+    scan_shown,
+    stopped_after,
+)
 from hwpscan.usecases.scan import ScanInterrupted, ScanSettings
 
 if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
@@ -97,7 +103,10 @@ def _run(settings: DemoSettings, record: bool = True) -> None:
             outcome = scan_shown(scanned, TerminalObserver(), args, report)
         except ScanInterrupted as stopped:
             raise said_stopped(stopped, scanned, command="demo") from None
-        render_tables(outcome.results, root=api.folder)
+        try:
+            render_tables(outcome.results, root=api.folder)
+        except KeyboardInterrupt:
+            raise stopped_after(outcome) from None
 
 
 def _say(message: str) -> None:

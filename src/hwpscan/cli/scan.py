@@ -43,6 +43,7 @@ from hwpscan.cli.scan_view import (
     render_tables,
     said_stopped,
     scan_shown,
+    stopped_after,
 )
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
@@ -410,7 +411,10 @@ def scan(
     except ScanInterrupted as stopped:
         results_file = out.output if out.streamed else None
         raise said_stopped(stopped, settings, results_file, out.live) from None
-    _render(outcome, out, settings)
+    try:
+        _render(outcome, out, settings)
+    except KeyboardInterrupt:
+        raise stopped_after(outcome) from None
     _exit(outcome, settings, fetched)
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "said_stopped",
     "scan_shown",
     "show_recorded",
+    "stopped_after",
 ]
 
 MIN_BAR = 20  # files below which a bar would only flicker
@@ -223,6 +224,19 @@ def said_stopped(
         go_on = command_line()  # the same command again: nothing is carried over
     report = f"hwpscan report {run}" if run is not None and stopped.done else None
     return interrupted(kept, go_on, report)
+
+
+def stopped_after(outcome: ScanOutcome) -> typer.Exit:
+    """A stop after the scan ended (while its tables were shown): every row is kept;
+    say so, and how to see them (exit 130)."""
+    done = len(outcome.results)
+    run = outcome.run_id
+    where = f", recorded as run {run}" if run else " (not recorded in the history)"
+    return interrupted(
+        [f"stopped while showing the results: all {done:,} files were scanned{where}"],
+        None,
+        f"hwpscan report {run}" if run else None,
+    )
 
 
 def show_recorded(outcome: ScanOutcome) -> None:
