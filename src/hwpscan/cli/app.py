@@ -240,6 +240,7 @@ ENV = {
     "HWPSCAN_HOME": "state: answer cache, quota ledger, run history",
     "HWPSCAN_API_URL": "the listing endpoint, as --api-url",
     "COLUMNS": "table width; NO_COLOR=1 turns colour off",
+    "HWPSCAN_KEEP_RUNS": "runs the history keeps (default 50; 0: all)",
 }
 #: Which variables matter to each kind of command.
 ENV_FETCH = ("HWPSCAN_API_KEY", "HWPSCAN_HOME", "HWPSCAN_API_URL", "COLUMNS")

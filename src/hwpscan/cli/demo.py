@@ -14,8 +14,15 @@ import typer
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
-from hwpscan.cli.scan_view import TerminalObserver, render_tables, scan_shown
-from hwpscan.usecases.scan import ScanSettings
+from hwpscan.cli.runs_view import RecordOpt
+from hwpscan.cli.scan_view import (
+    TerminalObserver,
+    render_tables,
+    said_stopped,
+    scan_shown,
+    stopped_after,
+)
+from hwpscan.usecases.scan import ScanInterrupted, ScanSettings
 
 if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
     from hwpscan.rehearsal.demo import DemoSettings
@@ -50,6 +57,7 @@ def demo(
             help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml here.",
         ),
     ] = None,
+    record: RecordOpt = True,
 ) -> None:
     """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate.
 
@@ -60,12 +68,12 @@ def demo(
         check_writable_folder(report_dir, "--report")
     from hwpscan.rehearsal.demo import DemoSettings  # the emulator: not for --help
 
-    _run(DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir))
+    _run(DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir), record)
     if out is None:
         _say("the downloads above were temporary: pass --out DIR to keep them")
 
 
-def _run(settings: DemoSettings) -> None:
+def _run(settings: DemoSettings, record: bool = True) -> None:
     """Fetch the incident's range from the emulator, then scan and tabulate it."""
     from hwpscan.rehearsal.demo import (  # the emulator: not for --help
         DEMO_RANGE,
@@ -87,10 +95,18 @@ def _run(settings: DemoSettings) -> None:
             f"and {stats.downloads_total} download(s)"
         )
         raise_for_report(report, api.key)
-        scanned = ScanSettings((api.folder,), settings.jobs, report_dir=settings.report_dir)
+        scanned = ScanSettings(
+            (api.folder,), settings.jobs, report_dir=settings.report_dir, record=record
+        )
         args = demo_record_args(settings)
-        outcome = scan_shown(scanned, TerminalObserver(), args, report)
-        render_tables(outcome.results, root=api.folder)
+        try:
+            outcome = scan_shown(scanned, TerminalObserver(), args, report)
+        except ScanInterrupted as stopped:
+            raise said_stopped(stopped, scanned, command="demo") from None
+        try:
+            render_tables(outcome.results, root=api.folder)
+        except KeyboardInterrupt:
+            raise stopped_after(outcome) from None
 
 
 def _say(message: str) -> None:

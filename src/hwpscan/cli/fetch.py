@@ -41,6 +41,7 @@ from hwpscan.cli.options import (
     deprecated,
 )
 from hwpscan.cli.params import options_from_dataclasses
+from hwpscan.cli.runs_view import RecordOpt, record_and_report
 from hwpscan.errors import UsageError
 from hwpscan.fetch import plan_range
 from hwpscan.fetch.keys import resolve_key
@@ -145,6 +146,7 @@ def fetch(
     show_progress: ProgressOpt = True,
     fmt: FetchFormatOpt = FetchFormat.table,
     output: ResultsOutOpt = None,
+    record: RecordOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
     output = check_results_file(output, fmt.value, "json or jsonl")
@@ -157,14 +159,13 @@ def fetch(
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
     )
-    from hwpscan.cli.runs_view import record_and_report  # the history: not for --help
     from hwpscan.runs.recording import fetch_summary  # (it stores matrix rows too)
     from hwpscan.runs.records import RunSummary  # the history: not for --help
 
     args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
     args["allow_host"] = options.allow_host
     summary = RunSummary(fetch=fetch_summary(report))
-    record_and_report([], kind="fetch", args=args, summary=summary)
+    record_and_report([], kind="fetch", args=args, summary=summary, record=record)
     _write_results(report, summary.to_json(), fmt, output)
     raise_for_report(report, key)
 

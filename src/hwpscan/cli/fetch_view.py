@@ -26,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Column, Table
 
 from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.fetch import (
     FetchReport,
@@ -46,6 +47,7 @@ from hwpscan.fetch.keys import (
 from hwpscan.fetch.plan import Plan
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.home import state_dir
+from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
 
@@ -280,14 +282,24 @@ def run_fetch(
     except UsageError as exc:
         raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
     except KeyboardInterrupt:
-        err_console.print(
-            f"interrupted: files and answers fetched so far are kept in "
-            f"{settings.out_folder()}; run the same command again to resume",
-            markup=False,
-        )
-        raise typer.Exit(130) from None
+        raise fetch_stopped(settings.out_folder()) from None
     render_report(report, key, shown=shown)
     return report
+
+
+def fetch_stopped(folder: Path) -> typer.Exit:
+    """What a stopped fetch kept (the files its manifest lists, and the API's answers in
+    the cache) and the command that goes on; the exit to raise (130)."""
+    try:
+        files = sum(1 for e in read_entries(folder / MANIFEST_NAME) if e.status == "downloaded")
+    except (OSError, ValueError):
+        files = 0
+    kept = [
+        f"files and answers fetched so far are kept in {folder} ({files:,} file"
+        f"{'s' * (files != 1)} downloaded there, by its manifest); run the same command "
+        "again to resume: it fetches only what is missing"
+    ]
+    return interrupted(kept, command_line())
 
 
 def fetch_for_scan(

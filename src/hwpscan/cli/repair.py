@@ -28,14 +28,14 @@ from hwpscan.cli.app import (
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, write_rows_document
 from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, scan_shown
+from hwpscan.cli.scan_view import TerminalObserver, open_output, said_stopped, scan_shown
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.scan import RepairSettings, ScanSettings
+from hwpscan.usecases.scan import RepairSettings, ScanInterrupted, ScanOutcome, ScanSettings
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import PuaMode
@@ -151,19 +151,29 @@ def repair(
     out = _repair_folder(out)
     policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
-    outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    outcome = _scan_or_stop(settings, results_file, progress=progress)
     if fmt is RepairFormat.table:
         root = str(outcome.display_root) if outcome.display_root else None
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))
         shown = console
     else:
-        with open_output(results_file) as stream:
+        with open_output(results_file, keep_partial=False) as stream:
             _write_repair_rows(stream, fmt, outcome.results, out)
         shown = err_console
     for warning in not_written(outcome.results):
         err_console.print(f"warning: {warning}", markup=False, highlight=False)
     shown.print(repaired_line(outcome.results, out), markup=False, highlight=False)
     raise typer.Exit(code=ExitCode.OK)
+
+
+def _scan_or_stop(
+    settings: ScanSettings, results_file: Path | None, *, progress: bool
+) -> ScanOutcome:
+    """The scan that writes the text; a stop says what was kept (exit 130)."""
+    try:
+        return scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    except ScanInterrupted as stopped:
+        raise said_stopped(stopped, settings, results_file, False, command="repair") from None
 
 
 #: The shape and version of ``repair --format json`` (its rows are scan rows, each with

@@ -7,10 +7,11 @@ terminal: :mod:`hwpscan.cli.runs_view`).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -27,11 +28,16 @@ from hwpscan.cli.machine import (
 )
 from hwpscan.cli.options import split_list
 from hwpscan.cli.runs_view import load_or_fail
-from hwpscan.errors import StateDirError, StoreError
+from hwpscan.cli.stop import interrupted
+from hwpscan.errors import StateDirError, StoreError, UsageError
 from hwpscan.models import ExitCode
 from hwpscan.report.tables import history_table, verdict_tally
-from hwpscan.runs import CHANGE_KINDS, RunDiff, RunInfo, default_store, diff_results
+from hwpscan.runs import CHANGE_KINDS, Run, RunDiff, RunInfo, default_store, diff_results
 from hwpscan.runs.matrix import load_matrix_rows
+from hwpscan.runs.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, keep_runs
+
+if TYPE_CHECKING:  # the matrix loads when a run's rows are read
+    from hwpscan.matrix.rows import MatrixRow
 
 __all__ = ["diff", "history", "render_diff", "render_history", "report"]
 
@@ -72,11 +78,9 @@ def report(
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
-    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
-
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
-    written = write_report(stored.results, target, run=stored.info, matrix=matrix)
+    written = _write_or_stop(stored, target, matrix)
     line = Text(f"run {stored.id}: ")
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if isinstance(verdicts, dict) and verdicts:
@@ -96,7 +100,44 @@ def report(
         console.print(f"  {path}", highlight=False)
 
 
+def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> list[Path]:
+    """The report files; a stop says the folder was not finished and how to write it."""
+    from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
+
+    try:
+        return write_report(stored.results, target, run=stored.info, matrix=matrix)
+    except KeyboardInterrupt:
+        again = shlex.join(["hwpscan", "report", stored.id, "--out", str(target)])
+        kept = [
+            f"the report in {target} was not finished (each file in it is whole, old or new); "
+            f"run {stored.id} is unchanged in the history"
+        ]
+        raise interrupted(kept, again) from None
+
+
 # -- history ------------------------------------------------------------------------
+
+HistoryActionArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="prune: delete all but the newest --keep runs; delete RUN...: delete these "
+        "runs (id, its start or end, latest, latest~N). None: list the runs.",
+        show_default=False,
+    ),
+]
+HistoryRunsArg = Annotated[
+    list[str] | None, typer.Argument(help="The runs to delete.", show_default=False)
+]
+KeepOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--keep",
+        min=1,
+        help=f"prune: how many runs to keep (default: {KEEP_RUNS_ENV}, else "
+        f"{DEFAULT_KEEP_RUNS}; each recorded run prunes to it too).",
+        show_default=False,
+    ),
+]
 
 
 def _duration(info: RunInfo) -> str:
@@ -154,29 +195,74 @@ def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where:
     epilog=epilog(
         [
             ("hwpscan history", "the last 20 runs, newest first"),
-            ("hwpscan history -n 5", "the last five"),
+            ("hwpscan history prune --keep 10", "delete all but the newest ten runs"),
         ],
-        ENV_LOCAL,
-        ["0  listed", "2  the run store cannot be read"],
+        (*ENV_LOCAL, KEEP_RUNS_ENV),
+        ["0  listed, pruned or deleted", "2  no such run, or the run store cannot be used"],
     ),
 )
 def history(
+    action: HistoryActionArg = None,
+    runs: HistoryRunsArg = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
+    keep: KeepOpt = None,
     fmt: Annotated[
         MachineFormat,
         typer.Option("--format", "-f", help="table for people; json: one document for tools."),
     ] = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
-    """List recorded runs: scans, fetches and verifications."""
+    """List recorded runs (scans, fetches and verifications), or prune or delete them.
+
+    The history keeps the newest 50 runs (HWPSCAN_KEEP_RUNS sets how many, 0 all):
+    each run recorded prunes the oldest, and the file shrinks with them.
+    """
+    if action is not None:
+        _forget(action, list(runs or []), keep)
+        return
     output = check_results_file(output, fmt.value, "json")
-    runs, short_ids, where = _read_history(limit)
+    listed, short_ids, where = _read_history(limit)
     if fmt is MachineFormat.json:
-        print_json(history_json(runs), output)
+        print_json(history_json(listed), output)
     else:
-        render_history(runs, short_ids, where)
+        render_history(listed, short_ids, where)
+
+
+def _forget(action: str, refs: list[str], keep: int | None) -> None:
+    """``history prune`` and ``history delete RUN...``: what was deleted, and the size."""
+    if action not in ("prune", "delete"):
+        raise fail(f"history takes prune or delete, not {action!r}", ExitCode.USAGE)
+    if action == "prune" and refs:
+        raise fail("history prune takes no run: use history delete RUN...", ExitCode.USAGE)
+    if action == "delete" and not refs:
+        raise fail("history delete needs the runs to delete (e.g. latest~3)", ExitCode.USAGE)
+    if action == "delete" and keep is not None:
+        raise fail("--keep goes with history prune", ExitCode.USAGE)
+    try:
+        with default_store() as store:
+            before = _size(store.path)
+            if action == "prune":
+                gone = store.prune(keep if keep is not None else keep_runs())
+            else:
+                gone = store.delete_runs([store.resolve(ref) for ref in refs])
+            left = len(store.list_runs(1_000_000))
+            after = _size(store.path)
+    except (StoreError, StateDirError, UsageError) as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+    for run_id in gone:
+        console.print(f"deleted run {run_id}", highlight=False)
+    console.print(
+        f"{len(gone)} run{'s' * (len(gone) != 1)} deleted, {left} kept; the history "
+        f"({store.path}) went from {before / 1e6:.1f} MB to {after / 1e6:.1f} MB",
+        highlight=False,
+    )
+
+
+def _size(path: Path) -> int:
+    """The bytes of a store: its file and its write-ahead log."""
+    return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
 # -- diff ---------------------------------------------------------------------------

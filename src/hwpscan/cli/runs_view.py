@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from hwpscan.cli.app import err_console, fail
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
@@ -21,11 +23,22 @@ from hwpscan.runs.recording import Recording, recorded_run
 from hwpscan.runs.records import RunSummary
 
 __all__ = [
+    "RecordOpt",
     "history_warning",
     "load_or_fail",
     "record_and_report",
     "report_recorded",
     "reported_run",
+]
+
+
+#: ``--record/--no-record``: every command that records a run takes it.
+RecordOpt = Annotated[
+    bool,
+    typer.Option(
+        "--record/--no-record",
+        help="Keep this run in the history (hwpscan history); --no-record: not.",
+    ),
 ]
 
 
@@ -66,13 +79,19 @@ def reported_run(
     *,
     report_dir: Path | None = None,
     also: Callable[[FileResult], None] | None = None,
+    record: bool = True,
 ) -> Iterator[Recording]:
     """:func:`~hwpscan.runs.recording.recorded_run` with the terminal: warnings
     printed, and on a normal exit the report bundle (*report_dir*, ``{run}`` becomes
     the run id) written and the run id told. Raise ``typer.Exit`` after the ``with``
-    block, not inside it (inside, the run is recorded as interrupted)."""
-    with recorded_run(kind, args, also=also, on_warning=history_warning) as recording:
+    block, not inside it (inside, the run is recorded as interrupted). Without *record*
+    (``--no-record``) the rows go to a temporary database, the report is still written."""
+    if not record:
+        recording = Recording(None, also=also, on_warning=history_warning)
         yield recording
+    else:
+        with recorded_run(kind, args, also=also, on_warning=history_warning) as recording:
+            yield recording
     report_recorded(recording, report_dir)
 
 
@@ -83,13 +102,14 @@ def record_and_report(
     args: Mapping[str, Any],
     report_dir: Path | None = None,
     summary: RunSummary | None = None,
+    record: bool = True,
 ) -> str | None:
     """Record a finished run and (with *report_dir*) write its report bundle.
 
     Returns the run id, or None when the history could not be written (a warning says
-    why; the command's own outcome does not change).
+    why; the command's own outcome does not change), or when *record* is off.
     """
-    with reported_run(kind, args, report_dir=report_dir) as recording:
+    with reported_run(kind, args, report_dir=report_dir, record=record) as recording:
         if summary is not None:
             recording.summary = summary
         for result in results:

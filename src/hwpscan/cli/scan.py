@@ -36,7 +36,15 @@ from hwpscan.cli.options import (
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
+from hwpscan.cli.runs_view import RecordOpt
+from hwpscan.cli.scan_view import (
+    TerminalObserver,
+    open_output,
+    render_tables,
+    said_stopped,
+    scan_shown,
+    stopped_after,
+)
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
@@ -53,6 +61,7 @@ from hwpscan.usecases.scale_settings import (
 from hwpscan.usecases.scan import (
     MatrixSettings,
     RepairSettings,
+    ScanInterrupted,
     ScanOutcome,
     ScanSettings,
     nothing_under,
@@ -214,6 +223,7 @@ class ScanOptions:
         ),
     ] = None
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT
+    record: RecordOpt = True
 
 
 @dataclass(frozen=True)
@@ -396,7 +406,23 @@ def scan(
         settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
-    with open_output(out.output if out.streamed else None) as stream:
+    try:
+        outcome = _scan_to(out, settings, args, fetched)
+    except ScanInterrupted as stopped:
+        results_file = out.output if out.streamed else None
+        raise said_stopped(stopped, settings, results_file, out.live) from None
+    try:
+        _render(outcome, out, settings)
+    except KeyboardInterrupt:
+        raise stopped_after(outcome) from None
+    _exit(outcome, settings, fetched)
+
+
+def _scan_to(
+    out: OutputOptions, settings: ScanSettings, args: dict[str, Any], fetched: FetchReport | None
+) -> ScanOutcome:
+    """The scan, its rows streamed to the results file (or stdout) as they come."""
+    with open_output(out.output if out.streamed else None, keep_partial=out.live) as stream:
         rows, lines = out.live_writers(stream)
         observer = TerminalObserver(
             progress=out.progress,
@@ -408,8 +434,7 @@ def scan(
         outcome = scan_shown(settings, observer, args, fetched)
         if out.streamed and not out.live:
             _write_sorted(out, stream, outcome.results)
-    _render(outcome, out, settings)
-    _exit(outcome, settings, fetched)
+    return outcome
 
 
 def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:
@@ -443,6 +468,7 @@ def _settings(
             matrix=matrix.settings(),
             scale=scale.settings(),
             report_dir=out.report_dir,
+            record=how.record,
         )
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
@@ -528,7 +554,7 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
     elif out.fmt is OutputFormat.junit:
         _write_junit(outcome, out, settings)
     elif out.fmt is OutputFormat.json:
-        with open_output(out.output) as stream:
+        with open_output(out.output, keep_partial=False) as stream:
             write_json_document(stream, outcome.results)
     if out.output is not None and out.fmt is not OutputFormat.table:
         # markup off: a path's [brackets] are shown, not taken for styles

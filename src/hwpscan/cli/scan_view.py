@@ -10,24 +10,45 @@ row passed on to the streamed output.
 from __future__ import annotations
 
 import io
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+import typer
+
+from hwpscan.atomic import TEMP_PREFIX, shared_mode
 from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
-from hwpscan.usecases.scan import Row, ScanObserver, ScanOutcome, ScanSettings, scan
+from hwpscan.usecases.scan import (
+    Row,
+    ScanInterrupted,
+    ScanObserver,
+    ScanOutcome,
+    ScanSettings,
+    scan,
+)
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
 
-__all__ = ["TerminalObserver", "open_output", "render_tables", "scan_shown", "show_recorded"]
+__all__ = [
+    "TerminalObserver",
+    "open_output",
+    "render_tables",
+    "said_stopped",
+    "scan_shown",
+    "show_recorded",
+    "stopped_after",
+]
 
 MIN_BAR = 20  # files below which a bar would only flicker
 
@@ -167,6 +188,57 @@ def scan_shown(
     return outcome
 
 
+def said_stopped(
+    stopped: ScanInterrupted,
+    settings: ScanSettings,
+    output: Path | None = None,
+    streamed: bool = True,
+    *,
+    command: str = "scan",
+) -> typer.Exit:
+    """What a stopped scan (``scan``, ``repair``, ``demo``) kept and how to go on, on
+    stderr; the exit to raise (130). *output* is the results file (-o), *streamed*
+    whether it got its rows as they came (else it is written at the end, so not now)."""
+    of = f" of {stopped.total:,}" if stopped.total is not None else ""
+    done = f"{stopped.done:,}{of} files scanned"
+    run = stopped.run_id
+    kept = [f"{done}, recorded as run {run}" if run else f"{done} (not recorded in the history)"]
+    if output is not None:
+        if streamed:
+            rows = "row" if stopped.done == 1 else "rows"
+            kept.append(f"{output} holds their {stopped.done:,} {rows}")
+        else:
+            kept.append(f"{output} was not written (its rows are written at the end)")
+    if settings.repair is not None and stopped.done:
+        kept.append(f"the repaired text of the files read is below {settings.repair.out}")
+    if stopped.report:
+        more = len(stopped.report) - 1
+        kept.append(f"partial report written: {stopped.report[0]} (+{more} files)")
+    elif stopped.report_error is not None:
+        kept.append(f"the partial report could not be written ({stopped.report_error})")
+    resumable = command == "scan" and settings.repair is None and settings.matrix is None
+    go_on: str | None = None
+    if run is not None and resumable and stopped.done:
+        go_on = command_line(drop=["--resume"], add=["--resume", run])
+    else:
+        go_on = command_line()  # the same command again: nothing is carried over
+    report = f"hwpscan report {run}" if run is not None and stopped.done else None
+    return interrupted(kept, go_on, report)
+
+
+def stopped_after(outcome: ScanOutcome) -> typer.Exit:
+    """A stop after the scan ended (while its tables were shown): every row is kept;
+    say so, and how to see them (exit 130)."""
+    done = len(outcome.results)
+    run = outcome.run_id
+    where = f", recorded as run {run}" if run else " (not recorded in the history)"
+    return interrupted(
+        [f"stopped while showing the results: all {done:,} files were scanned{where}"],
+        None,
+        f"hwpscan report {run}" if run else None,
+    )
+
+
 def show_recorded(outcome: ScanOutcome) -> None:
     """Where the run went: the report bundle written, the run id in the history."""
     if outcome.report:
@@ -187,15 +259,52 @@ def render_tables(
 
 
 @contextmanager
-def open_output(output: Path | None, *, append: bool = False) -> Iterator[IO[str]]:
-    """The stream for machine output: always UTF-8, whatever the terminal's encoding."""
+def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[IO[str]]:
+    """The stream for machine output: always UTF-8, whatever the terminal's encoding.
+
+    A results file is written atomically: the rows go to a temp file in its folder
+    (streamed there as files complete), renamed over *output* when the block ends, so
+    two runs writing the same file each leave it whole and the last to finish wins;
+    a reader never sees a mix. A stop (Ctrl-C, SIGTERM) still renames it when
+    *keep_partial* (each line written is whole: the rows up to the stop are kept), else
+    the temp file goes and *output* is left as it was. A device or pipe (``/dev/stdout``,
+    a FIFO) is written directly.
+    """
     if output is None:
         with _stdout_utf8() as out:
             yield out
         return
+    if output.exists() and not output.is_file():  # a device or a pipe: nothing to rename
+        with _opened(output, lambda: output.open("w", encoding="utf-8", newline="")) as handle:
+            yield handle
+        return
+    target = output.resolve() if output.is_symlink() else output  # the file it names
     try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        handle = output.open("a" if append else "w", encoding="utf-8", newline="")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".part", dir=target.parent)
+    except OSError as exc:
+        raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
+    tmp = Path(name)
+    os.fchmod(fd, shared_mode())  # as open() would make it under the umask
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            try:
+                yield handle
+            except KeyboardInterrupt:
+                if not keep_partial:
+                    raise
+                handle.flush()
+                os.replace(tmp, target)
+                raise
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def _opened(output: Path, opener: Callable[[], IO[str]]) -> Iterator[IO[str]]:
+    try:
+        handle = opener()
     except OSError as exc:
         raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
     with handle:

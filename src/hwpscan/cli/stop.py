@@ -6,15 +6,25 @@ code path runs: queued work is cancelled, what was done is flushed to the run st
 and the output folder, and the command exits ``128 + signal`` (130 for SIGINT, 143 for
 SIGTERM) without a traceback. A signal the parent set to be ignored (``nohup``, a
 background job of a script) stays ignored.
+
+Every long command then says what it kept and how to go on (:func:`interrupted`): the
+rows recorded and the run's id, the results file, the files downloaded, and the exact
+command line (:func:`command_line`) that resumes or reports.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 import signal
+import sys
 import threading
+from collections.abc import Sequence
 from types import FrameType
 
-__all__ = ["exit_code", "install", "received"]
+import typer
+
+__all__ = ["INTERRUPTED", "command_line", "exit_code", "install", "interrupted", "received"]
 
 _received: list[int] = []
 
@@ -50,3 +60,58 @@ def exit_code(code: int) -> int:
     """
     first = received()
     return 128 + first if first is not None else code
+
+
+#: The exit code of a command stopped by Ctrl-C (``main`` makes it 143 for SIGTERM).
+INTERRUPTED = 130
+
+
+def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
+    """This command as a person would type it again: ``hwpscan`` and its arguments,
+    without the options *drop* (each with its value), then *add*; quoted for a POSIX
+    shell, with the user names and passwords of URLs and the API key redacted.
+
+    >>> import sys
+    >>> sys.argv = ["/x/bin/hwpscan", "scan", "a b", "--resume", "old", "-o", "r.jsonl"]
+    >>> command_line(drop=["--resume"], add=["--resume", "20250101-000000-ab12"])
+    "hwpscan scan 'a b' -o r.jsonl --resume 20250101-000000-ab12"
+    """
+    args: list[str] = []
+    skip = False
+    for arg in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in drop:
+            skip = "=" not in arg
+            continue
+        args.append(arg)
+    line = shlex.join(["hwpscan", *args, *add])
+    from hwpscan.redaction import (  # only when a stopped command says how to go on
+        API_KEY_ENV,
+        redact_credentials,
+        redact_text,
+        userinfo_secrets,
+    )
+
+    secrets = userinfo_secrets(sys.argv)
+    key = os.environ.get(API_KEY_ENV)
+    return redact_text(redact_credentials(line), [*secrets, key] if key else secrets)
+
+
+def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = None) -> typer.Exit:
+    """Say on stderr what a stopped command kept, the command that goes on from there
+    and the one that reports what was kept; return the exit to raise (130; 143 after
+    SIGTERM, see :func:`exit_code`)."""
+    from hwpscan.cli.app import err_console  # the console: the CLI's, set up by then
+
+    lines = ["interrupted: " + (kept[0] if kept else "nothing was kept")]
+    lines += [f"  {line}" for line in kept[1:]]
+    if go_on is not None:
+        lines.append(f"to go on: {go_on}")
+    if report is not None:
+        lines.append(f"to report what was kept: {report}")
+    for line in lines:
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(INTERRUPTED)

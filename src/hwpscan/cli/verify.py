@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
@@ -27,7 +27,8 @@ from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
 from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import load_or_fail, record_and_report
+from hwpscan.cli.runs_view import RecordOpt, load_or_fail, record_and_report
+from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.fetch import FetchReport, FetchSettings
 from hwpscan.fetch.dates import parse_date, with_weekday
@@ -332,6 +333,7 @@ def verify(
     show_progress: ProgressOpt = True,
     fmt: VerifyFormatOpt = VerifyFormat.table,
     output: ResultsOutOpt = None,
+    record: RecordOpt = True,
 ) -> None:
     """Ask the API again for chosen dates, run the deployed code on them, and give each
     date PASS, FAIL or INCONCLUSIVE.
@@ -347,15 +349,36 @@ def verify(
         _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
         partial(_fetched_line, cached=settings.cached),
     )
-    outcome = verify_dates(
-        settings, fetch.settings(out_dir=out), key=key, before=before, hooks=hooks
-    )
+    outcome = _verify_or_stop(settings, fetch.settings(out_dir=out), key, before, hooks)
     record_and_report(
         list(outcome.results),
         kind="verify",
         args=outcome.record_args(),
         summary=RunSummary(verify=outcome.summary()),
         report_dir=report,
+        record=record,
     )
     _render(outcome, fmt, output)
     raise typer.Exit(code=outcome.exit_code)
+
+
+def _verify_or_stop(
+    settings: VerifySettings,
+    fetch: FetchSettings,
+    key: str,
+    before: Mapping[str, str] | None,
+    hooks: VerifyHooks,
+) -> VerifyOutcome:
+    """The verification; a stop while scanning or running the extractors says what was
+    kept (a stop in the fetch says so itself) and exits 130."""
+    try:
+        return verify_dates(settings, fetch, key=key, before=before, hooks=hooks)
+    except KeyboardInterrupt:
+        raise interrupted(
+            [
+                "no verdict yet, nothing recorded; the files fetched so far are kept in "
+                f"{fetch.out_folder()}, so running the same command again fetches only "
+                "what is missing"
+            ],
+            command_line(),
+        ) from None

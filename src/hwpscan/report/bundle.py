@@ -32,6 +32,7 @@ from hwpscan.runs.records import RunInfo
 
 __all__ = [
     "REPORT_FILES",
+    "partial_banner",
     "pivot_csv",
     "report_folder",
     "report_order",
@@ -73,6 +74,22 @@ def _write_chunks(path: Path, chunks: Iterable[str]) -> Path:
     return path
 
 
+def partial_banner(done: int, total: int | None) -> str:
+    """The banner of the report a stopped run writes: how far it got.
+
+    >>> partial_banner(12, 40).split(";")[0]
+    'Partial: stopped after 12 of 40 files'
+    >>> partial_banner(1, None).split(";")[0]
+    'Partial: stopped after 1 file'
+    """
+    of = f" of {total:,}" if total is not None else ""
+    files = "file" if total is None and done == 1 else "files"
+    return (
+        f"Partial: stopped after {done:,}{of} {files}; the run was interrupted, so this "
+        "report holds only those"
+    )
+
+
 def report_order(result: FileResult) -> tuple[bool, str, str]:
     """Files by date (undated last), then path: how every report lists them.
 
@@ -94,6 +111,7 @@ def write_report(
     title: str = "hwpscan 보고서",
     matrix: Sequence[MatrixRow] = (),
     verify: Mapping[str, Any] | None = None,
+    partial: str | None = None,
 ) -> list[Path]:
     """Write the five report files into *out_dir* (created) and return their paths.
 
@@ -101,8 +119,10 @@ def write_report(
     report.html and the ranking to summary.md. A verify run's report (its summary's
     ``verdicts``, or *verify*: such a summary given directly) leads with the per-date
     verdict table and evidence, and its junit.xml has one case per date. The report
-    of an interrupted run says it is partial. Every file lists the results by date, then
-    path (:func:`report_order`), whatever order they came in.
+    of an interrupted run says it is partial (*partial*: in these words, as
+    :func:`partial_banner` gives them, at the top of report.html and summary.md). Every
+    file lists the results by date, then path (:func:`report_order`), whatever order
+    they came in.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -114,7 +134,7 @@ def write_report(
     stored = verify.get("verdicts") if verify is not None else None
     rows = date_verdicts(stored) if isinstance(stored, Mapping) and stored else None
     stopped = str(verify["stopped"]) if verify is not None and verify.get("stopped") else None
-    partial = partial_note(run)
+    partial = partial or partial_note(run)
     lead = (partial_html(partial) if partial else "") + (verdicts_html(rows) if rows else "")
     md_lead = ([f"**{partial}.**", ""] if partial else []) + (
         verdicts_markdown(rows, stopped=stopped) if rows else []
@@ -162,6 +182,7 @@ def write_run_report(
     run: RunInfo | None = None,
     matrix: Sequence[MatrixRow] = (),
     verify: Mapping[str, Any] | None = None,
+    partial: str | None = None,
 ) -> list[Path]:
     """The report bundle of a run that just ended, in :func:`report_folder` (*verify*:
     a verify run's summary, for its verdicts even when the history could not keep it).
@@ -170,4 +191,4 @@ def write_run_report(
     the paths written; an :class:`OSError` says why it could not.
     """
     folder = report_folder(report_dir, run)
-    return write_report(results, folder, run=run, matrix=matrix, verify=verify)
+    return write_report(results, folder, run=run, matrix=matrix, verify=verify, partial=partial)

@@ -17,6 +17,10 @@ shows as interrupted. The history is a record, not the work: when the store cann
 opened or written (disk full, locked too long, no state folder) the run goes on, the
 rows that follow go to a temporary database instead (so :attr:`Recording.results` keeps
 every row), and *on_warning* is told why.
+
+After each recorded run the history is pruned to the newest *keep* runs (by default
+:func:`~hwpscan.runs.store.keep_runs`: 50, or ``HWPSCAN_KEEP_RUNS``), and a run the
+caller :meth:`~Recording.forget`-s (a scan that found no document) is not kept at all.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from hwpscan.models import FileResult
 from hwpscan.runs.matrix import MatrixRecorder
 from hwpscan.runs.records import FetchFigures, RunInfo, RunSummary
 from hwpscan.runs.rows import StoredRows
-from hwpscan.runs.store import RunRecorder, RunStore, default_store
+from hwpscan.runs.store import RunRecorder, RunStore, default_store, keep_runs
 from hwpscan.scanning.row_handoff import Row
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
@@ -72,6 +76,8 @@ class Recording:
         self.summary = RunSummary()  # stored when the run finishes
         self.info: RunInfo | None = None
         self.interrupted = False
+        self.forgotten = False  # forget(): the run is not kept in the history
+        self.pruned: list[str] = []  # the old runs pruned after this one was recorded
         self.warnings: list[str] = []
         self._recorder = recorder
         self._matrix_recorder: MatrixRecorder | None = None
@@ -123,6 +129,21 @@ class Recording:
         if self._matrix_recorder is not None:
             matrix = self._matrix_recorder
             self._store(lambda _rec: matrix.flush())
+
+    def stored_info(self) -> RunInfo | None:
+        """The run as the history holds it now (unfinished after a stop), or None when
+        it is not being recorded or cannot be read."""
+        if self.info is not None or self._recorder is None:
+            return self.info
+        try:
+            return self._recorder.store.run_info(self._recorder.run_id)
+        except HISTORY_ERRORS:
+            return None
+
+    def forget(self) -> None:
+        """Keep this run out of the history (a scan that found no document): it is
+        deleted from the store when it ends, instead of being finished."""
+        self.forgotten = True
 
     def warn(self, message: str) -> None:
         """Note why the history is incomplete, and tell *on_warning*."""
@@ -182,10 +203,17 @@ class Recording:
         if pending:
             self._keep(pending)
 
-    def _finish(self) -> None:
-        """Stamp the end with the summary and read back the stored run."""
+    def _finish(self, keep: int) -> None:
+        """Stamp the end with the summary and read back the stored run (or delete it,
+        when forgotten), then prune the history to the newest *keep* runs."""
         recorder = self._recorder
         if recorder is None:
+            return
+        if self.forgotten:
+            try:
+                recorder.store.delete_runs([recorder.run_id], shrink=False)
+            except HISTORY_ERRORS as exc:
+                self.warn(f"the run could not be left out of the history: {exc}")
             return
         try:
             summary = self.summary if self.summary != RunSummary() else None
@@ -193,6 +221,11 @@ class Recording:
             self.info = recorder.store.run_info(recorder.run_id)
         except HISTORY_ERRORS as exc:
             self._lost(exc)
+            return
+        try:
+            self.pruned = recorder.store.prune(keep)
+        except HISTORY_ERRORS as exc:  # the run is recorded: only the pruning failed
+            self.warn(f"the history could not be pruned: {exc}")
 
 
 @contextmanager
@@ -205,6 +238,7 @@ def recorded_run(
     store: RunStore | None = None,
     also_row: Callable[[Row], None] | None = None,
     also_rows: Callable[[Sequence[Row]], None] | None = None,
+    keep: int | None = None,
 ) -> Iterator[Recording]:
     """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
     scrubbed of secrets) while it happens.
@@ -215,8 +249,10 @@ def recorded_run(
     :meth:`Recording.take`). On a normal exit the run is finished with
     the recording's summary; on an exception what was computed is flushed, the run stays unfinished
     (``history``: interrupted) and the exception goes on. *store* defaults to
-    :func:`default_store`, opened and closed here.
+    :func:`default_store`, opened and closed here. After the run the history keeps its
+    newest *keep* runs (None: :func:`~hwpscan.runs.store.keep_runs`; 0: all).
     """
+    keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
     own = store is None
     recorder: RunRecorder | None = None
     lost: BaseException | None = None
@@ -242,7 +278,7 @@ def recorded_run(
             raise
         finally:
             recording.flush()
-        recording._finish()
+        recording._finish(keep)
     finally:
         if own and store is not None:
             store.close()

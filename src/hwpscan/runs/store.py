@@ -11,23 +11,29 @@ runs in WAL mode, and every operation waits a bounded time for another process's
 :class:`RunStore` is safe to share between threads of one process.
 
 Arguments are stored without secrets (see :func:`hwpscan.redaction.clean_args`).
+
+The history is bounded: after each recorded run the store keeps the newest
+:func:`keep_runs` runs (:data:`DEFAULT_KEEP_RUNS`, or ``HWPSCAN_KEEP_RUNS``; 0 keeps them
+all) and gives the space of the others back to the file system (:meth:`RunStore.prune`,
+:meth:`RunStore.delete_runs`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hwpscan import __version__
-from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError
+from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
@@ -50,10 +56,13 @@ if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is reco
 
 __all__ = [
     "DB_NAME",
+    "DEFAULT_KEEP_RUNS",
+    "KEEP_RUNS_ENV",
     "RunRecorder",
     "RunStore",
     "default_store",
     "diff_runs",
+    "keep_runs",
     "list_runs",
     "load_run",
     "open_runs_note",
@@ -62,6 +71,37 @@ __all__ = [
 T = TypeVar("T")
 
 DB_NAME = "runs.sqlite"
+
+#: How many runs the history keeps, newest first, when nothing else is said: the one
+#: place this default lives (a configuration file passes its own to :func:`keep_runs`).
+DEFAULT_KEEP_RUNS = 50
+#: The environment variable that sets it (0: keep every run).
+KEEP_RUNS_ENV = "HWPSCAN_KEEP_RUNS"
+#: An unfinished run younger than this is taken for one still running (in another
+#: process, perhaps): pruning leaves it, so no run loses its record while it happens.
+RUNNING_GRACE = timedelta(days=1)
+
+
+def keep_runs(default: int = DEFAULT_KEEP_RUNS, environ: Mapping[str, str] | None = None) -> int:
+    """How many runs to keep: ``HWPSCAN_KEEP_RUNS`` when set, else *default* (0: all).
+
+    >>> keep_runs(environ={}), keep_runs(environ={"HWPSCAN_KEEP_RUNS": "7"})
+    (50, 7)
+    >>> keep_runs(environ={"HWPSCAN_KEEP_RUNS": "many"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    hwpscan.errors.UsageError: HWPSCAN_KEEP_RUNS='many': give a whole number of runs ...
+    """
+    raw = (os.environ if environ is None else environ).get(KEEP_RUNS_ENV, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise UsageError(f"{KEEP_RUNS_ENV}={raw!r}: give a whole number of runs to keep (0: all)")
+    return value
 
 
 #: ``latest``, or ``latest~N``: the run N before the latest (``latest~0`` is the latest).
@@ -217,6 +257,9 @@ class RunStore:
                 # only a new, empty file takes it (before WAL writes its header); an
                 # existing store keeps the page size it was made with
                 conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+                # likewise: a new store gives freed pages back at each prune (an older
+                # one is switched over by its first prune, see shrink())
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                 if not private:
                     ensure_wal(conn, timeout=self.timeout)
                 conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
@@ -412,6 +455,78 @@ class RunStore:
                         run_id,
                     ),
                 )
+
+    # -- forgetting -----------------------------------------------------------------
+
+    def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
+        """Delete every run but the newest *keep* (0: delete none) and return their ids,
+        oldest first. An unfinished run this handle started, or one younger than
+        :data:`RUNNING_GRACE` (perhaps running in another process), is left. *shrink*:
+        give the space back to the file system (:meth:`shrink`)."""
+        if keep <= 0:
+            return []
+        young = (datetime.now(UTC) - RUNNING_GRACE).isoformat(timespec="seconds")
+
+        def older(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute(
+                "SELECT id, finished, started FROM runs ORDER BY started DESC, rowid DESC"
+                " LIMIT -1 OFFSET ?",
+                (keep,),
+            ).fetchall()
+            return [
+                run_id
+                for run_id, finished, started in reversed(rows)
+                if finished is not None or (run_id not in self._mine and started < young)
+            ]
+
+        return self.delete_runs(self._read(older), shrink=shrink)
+
+    def delete_runs(self, run_ids: Iterable[str], *, shrink: bool = True) -> list[str]:
+        """Delete these runs (full ids) with their results and matrix rows, in one
+        transaction; returns the ids that were there. *shrink*: then give the space
+        back to the file system (:meth:`shrink`)."""
+        ids = list(dict.fromkeys(run_ids))
+        if not ids:
+            return []
+        with self._tx() as conn:
+            there = [
+                i for i in ids if conn.execute("SELECT 1 FROM runs WHERE id = ?", (i,)).fetchone()
+            ]
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            for table in ("results", "matrix_rows"):
+                if table in tables:
+                    conn.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(i,) for i in there])
+            conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in there])
+        if there and shrink:
+            self.shrink()
+        return there
+
+    def shrink(self) -> bool:
+        """Give the pages freed by deleted runs back to the file system; False when
+        another process held the store (the next prune tries again).
+
+        A store made before pruning existed has no incremental vacuum: its first shrink
+        rebuilds it once with one (``VACUUM``, a copy of what is kept); after that each
+        shrink only cuts the free pages off the end. The write-ahead log is emptied too.
+        """
+        if self._private is not None:
+            return True
+        with self._lock:
+            conn = self._connect()
+            # a short wait: a store busy with another run is shrunk by a later prune
+            conn.execute(f"PRAGMA busy_timeout = {int(min(self.timeout, 1.0) * 1000)}")
+            try:
+                conn.execute("PRAGMA incremental_vacuum").fetchall()
+                (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+                if free:  # a store made without incremental vacuum: rebuilt once with it
+                    conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                    conn.execute("VACUUM")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                return False
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+        return True
 
     # -- reading ------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.locations import shown_url, url_from_argument
-from hwpscan.models import ExitCode, FileResult, combine_exit_codes
+from hwpscan.models import ExitCode, FileResult, Format, Status, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.runs.rows import defect_masks, status_counts
 from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
@@ -50,6 +50,7 @@ __all__ = [
     "RepairSettings",
     "Row",
     "ScaleSettings",
+    "ScanInterrupted",
     "ScanObserver",
     "ScanOutcome",
     "ScanSettings",
@@ -187,6 +188,28 @@ class ScanOutcome:
     report: list[Path] = field(default_factory=list)
 
 
+class ScanInterrupted(KeyboardInterrupt):
+    """A scan stopped by Ctrl-C or SIGTERM, with what it kept: *done* rows (of *total*
+    files, None when not known), recorded as run *run_id* (None: not recorded), and the
+    partial *report* written (its files; empty without ``--report`` or when it could
+    not be written, *report_error* saying why)."""
+
+    def __init__(
+        self,
+        run_id: str | None,
+        done: int,
+        total: int | None,
+        report: Sequence[Path] = (),
+        report_error: str | None = None,
+    ) -> None:
+        super().__init__(f"interrupted after {done} files")
+        self.run_id = run_id
+        self.done = done
+        self.total = total
+        self.report = list(report)
+        self.report_error = report_error
+
+
 def scan(
     settings: ScanSettings,
     *,
@@ -201,11 +224,42 @@ def scan(
     read. *record_args* are the arguments stored with the run (the caller's view of
     what was asked); *fetched* is the fetch that produced the files, when there was
     one: its figures join the run's summary.
+
+    A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`, a :class:`KeyboardInterrupt`
+    saying what was kept, after the rows are flushed to the history and, with
+    ``report_dir``, a report marked partial is written. A scan that found no document
+    is not kept in the history.
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
     resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
+    so_far = _SoFar()
+    try:
+        return _scan(settings, record_args, observer, resumed, fetched, so_far)
+    except ScanInterrupted:
+        raise
+    except KeyboardInterrupt:
+        raise _interrupted(settings, so_far) from None
+
+
+@dataclass
+class _SoFar:
+    """What a scan has got to, for the message when it is stopped."""
+
+    record: Recording | None = None
+    total: int | None = None
+
+
+def _scan(
+    settings: ScanSettings,
+    record_args: Mapping[str, Any] | None,
+    observer: ScanObserver,
+    resumed: Resumed | None,
+    fetched: FetchReport | None,
+    so_far: _SoFar,
+) -> ScanOutcome:
     with _recording(settings, record_args, observer) as record:
+        so_far.record = record
         if fetched is not None:
             record.summary = replace(record.summary, fetch=fetch_summary(fetched))
         stop: ScaledStop | None = None
@@ -214,12 +268,15 @@ def scan(
         files, dates = (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
         for problem in problems:
             observer.warn(problem)
-        observer.started("scan", None if files is None else len(files))
+        so_far.total = None if files is None else len(files)
+        observer.started("scan", so_far.total)
         if files is None:
             results, stop = _run_scaled(settings, resumed, record, observer)
         else:
             results = _run_local(settings, files, dates, record)
         observer.finished("scan")
+        if stop is None and not _any_document(results):  # nothing worth a run
+            record.forget()
         # the matrix is local only (the scaled path refuses it), over the files just scanned
         rows = _run_matrix(settings, files, record, observer) if files is not None else []
         if settings.matrix:
@@ -270,6 +327,50 @@ def _recording(
         also_row=observer.row,
         also_rows=observer.rows,
     )
+
+
+def _any_document(results: Sequence[FileResult]) -> bool:
+    """Whether a scan found a document: a row whose content is one (or looked like one:
+    an HTML error page or an empty file saved as .hwp is a failed download, worth its
+    run), not only files that are no document at all (a README, a folder of none).
+
+    >>> from hwpscan.models import Format, Status
+    >>> readme = FileResult("README.md", "", 9, Format.UNKNOWN, Status.UNSUPPORTED)
+    >>> _any_document([]), _any_document([readme])
+    (False, False)
+    >>> _any_document([readme, FileResult("a.pdf", "", 9, Format.PDF, Status.CLEAN)])
+    True
+    """
+    if not len(results):
+        return False
+    if set(status_counts(results)) != {Status.UNSUPPORTED}:  # the tally: no row read back
+        return True
+    return any(r.format is not Format.UNKNOWN for r in results)
+
+
+def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
+    """What a stopped scan kept: its rows (flushed to the history by now), its run, and
+    with ``report_dir`` a report marked partial ("stopped after N of M files")."""
+    record = so_far.record
+    if record is None:  # stopped before the run was opened
+        return ScanInterrupted(None, 0, so_far.total)
+    done = len(record.results)
+    run_id = record.run_id
+    if settings.report_dir is None or not done:  # no report folder for nothing
+        return ScanInterrupted(run_id, done, so_far.total)
+    from hwpscan.report.bundle import partial_banner, write_run_report  # pandas: a report
+
+    info = record.stored_info()
+    try:
+        written = write_run_report(
+            record.results,
+            settings.report_dir,
+            run=info,
+            partial=partial_banner(done, so_far.total),
+        )
+    except OSError as exc:
+        return ScanInterrupted(run_id, done, so_far.total, report_error=str(exc))
+    return ScanInterrupted(run_id, done, so_far.total, written)
 
 
 def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRow]) -> list[Path]:
