@@ -20,7 +20,7 @@ private-use characters appear as themselves. The counts are computed on that tex
 
 >>> from hwpscan.rehearsal.synth.hwpx import build_hwpx
 >>> doc = read_zip(build_hwpx(["보도자료", [["구분", "내용"]]]))
->>> [s.text for s in doc.body], doc.info["sections"]
+>>> [s.text for s in doc.body], doc.info.sections
 (['보도자료', '구분', '내용'], 1)
 """
 
@@ -41,7 +41,7 @@ from xml.parsers import expat
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats import fast_readers
 from hwpscan.formats.sniff import HWPX_MIMETYPE, SNIFF_BYTES, zip_head_is_hwpx
-from hwpscan.models import Document, Format, Segment, Status
+from hwpscan.models import Document, Format, ReadInfo, Segment, Status
 
 __all__ = [
     "MAX_DEPTH",
@@ -363,7 +363,7 @@ def _read_package(archive: _Archive, entries: dict[str, _Info]) -> Document:
     lines = "\n".join(walk.texts()).split("\n")
     made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
     segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
-    info: dict[str, Any] = {"sections": len(sections), "paragraphs": walk.paragraphs}
+    info = ReadInfo(sections=len(sections), paragraphs=walk.paragraphs)
     notes = tuple(walk.notes)
     if not unread:
         return Document(format=Format.HWPX, body=segments, info=info, warnings=notes)
