@@ -26,7 +26,7 @@ from mutants import with_part, xml_mutant, zip_mutant
 
 from hwpscan.errors import FormatError
 from hwpscan.formats import fast_readers, hwpx
-from hwpscan.formats.hwpx import MAX_DEPTH, _Walk, section_text
+from hwpscan.formats.hwpx_xml import MAX_DEPTH, Walk, section_text
 from hwpscan.rehearsal.synth.hwpx import HancomLayout, build_hwpx
 
 _readers = pytest.importorskip("hwpscan.formats._readers")
@@ -54,7 +54,7 @@ def _sections(data: bytes) -> list[bytes]:
 
 
 def _expat(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str | None] | None:
-    walk = _Walk(max_paragraphs=max_paragraphs)
+    walk = Walk(max_paragraphs=max_paragraphs)
     try:
         section_text([xml], walk, "section0.xml")
     except (FormatError, LookupError, ValueError):  # an encoding expat does not read
