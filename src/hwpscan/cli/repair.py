@@ -33,6 +33,7 @@ from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scan import RepairSettings, ScanSettings
@@ -151,7 +152,7 @@ def repair(
     out = _repair_folder(out)
     policy = text.settings(out)
     settings = ScanSettings(tuple(paths), jobs, file_timeout, repair=policy, record=False)
-    outcome = scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+    outcome = scan_shown(settings, TerminalObserver(progress=progress), RunArgs(), None)
     if fmt is RepairFormat.table:
         root = str(outcome.display_root) if outcome.display_root else None
         console.print(repair_table(outcome.results, out=out, root=root, pua=policy.pua))

@@ -8,17 +8,16 @@ run that cannot be loaded becomes a message and exit 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from hwpscan.cli.app import err_console, fail
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import Run, default_store
 from hwpscan.runs.recording import Recording, recorded_run
-from hwpscan.runs.records import RunSummary
+from hwpscan.runs.records import RunArgs, RunSummary
 
 __all__ = [
     "history_warning",
@@ -62,7 +61,7 @@ def report_recorded(recording: Recording, report_dir: Path | None) -> None:
 @contextmanager
 def reported_run(
     kind: str,
-    args: Mapping[str, Any],
+    args: RunArgs,
     *,
     report_dir: Path | None = None,
     also: Callable[[FileResult], None] | None = None,
@@ -80,7 +79,7 @@ def record_and_report(
     results: Sequence[FileResult],
     *,
     kind: str,
-    args: Mapping[str, Any],
+    args: RunArgs,
     report_dir: Path | None = None,
     summary: RunSummary | None = None,
 ) -> str | None:

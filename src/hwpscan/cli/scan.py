@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
@@ -61,6 +61,7 @@ from hwpscan.usecases.scan import (
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
     from hwpscan.matrix import MatrixRow
+    from hwpscan.runs.records import OptionValue, RunArgs
 
 __all__ = ["scan"]
 
@@ -485,20 +486,19 @@ def _record_args(
     matrix: MatrixOptions,
     when: RangeOptions,
     api_url: str | None,
-) -> dict[str, Any]:
+) -> RunArgs:
     """What the run store keeps of what was asked (names of command extractors only)."""
+    from hwpscan.runs.records import RunArgs, arg_text
+
     given = [] if when.given else [url_from_argument(p) or str(p) for p in settings.paths]
-    return {
+    options: dict[str, OptionValue] = {
         "paths": given,
-        "start": when.start,
-        "end": when.end,
-        "api_url": api_url,
-        "format": out.fmt,
-        "output": out.output,
+        "format": out.fmt.value,
+        "output": arg_text(out.output),
         "jobs": settings.jobs,
         "fail_on": list(settings.fail_on),
-        "emit_repaired": settings.repair.out if settings.repair else None,
-        "report": out.report_dir,
+        "emit_repaired": arg_text(settings.repair.out) if settings.repair else None,
+        "report": arg_text(out.report_dir),
         "parser": ",".join(split_list(matrix.parser)) or None,
         "parser_cmd": [v.partition("=")[0] for v in matrix.parser_cmd] or None,  # names only
         "strict_markup": matrix.strict_markup,
@@ -507,6 +507,7 @@ def _record_args(
         "resume": settings.scale.resume,
         "file_timeout": settings.file_timeout,
     }
+    return RunArgs(start=when.start, end=when.end, api_url=api_url, options=options)
 
 
 def _matrix_stream(

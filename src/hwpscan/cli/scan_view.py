@@ -26,6 +26,7 @@ from hwpscan.usecases.scan import Row, ScanObserver, ScanOutcome, ScanSettings, 
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
+    from hwpscan.runs.records import RunArgs
 
 __all__ = ["TerminalObserver", "open_output", "render_tables", "scan_shown", "show_recorded"]
 
@@ -154,7 +155,7 @@ def _escape(text: str) -> str:
 def scan_shown(
     settings: ScanSettings,
     observer: TerminalObserver,
-    args: dict[str, Any],
+    args: RunArgs,
     fetched: FetchReport | None,
 ) -> ScanOutcome:
     """The scan use case with the terminal: exit 2 on settings that cannot work (saying
