@@ -41,6 +41,7 @@ from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, summary_line
+from hwpscan.runs.records import OptionValue, RunArgs, arg_text
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scale_settings import (
@@ -61,7 +62,6 @@ from hwpscan.usecases.scan import (
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
     from hwpscan.matrix import MatrixRow
-    from hwpscan.runs.records import OptionValue, RunArgs
 
 __all__ = ["scan"]
 
@@ -488,8 +488,6 @@ def _record_args(
     api_url: str | None,
 ) -> RunArgs:
     """What the run store keeps of what was asked (names of command extractors only)."""
-    from hwpscan.runs.records import RunArgs, arg_text
-
     given = [] if when.given else [url_from_argument(p) or str(p) for p in settings.paths]
     options: dict[str, OptionValue] = {
         "paths": given,
