@@ -430,12 +430,11 @@ def _package_both(data: bytes) -> tuple[int, int]:
     """*data* read whole with the native walk and without it, the Documents held equal:
     (sections the walk answered for, sections it was asked)."""
     asked = answered = 0
-    walk = fast_readers.hwpx_section
-    assert walk is not None
+    walk = _readers.hwpx_section  # the C itself: HWPSCAN_PURE_PYTHON only turns its use off
 
     def counted(xml: bytes, depth: int, paragraphs: int) -> list[str] | None:
         nonlocal asked, answered
-        got = walk(xml, depth, paragraphs)
+        got: list[str] | None = walk(xml, depth, paragraphs)
         asked += 1
         answered += got is not None
         return got
