@@ -101,7 +101,7 @@ def main() -> None:
     for name, build in (("release", release_corpus), ("text-heavy", text_heavy_corpus)):
         files = build(args.files)
         size = sum(map(len, files)) / len(files)
-        paragraphs = sum(read_ole(f).info["paragraphs"] for f in files) / len(files)
+        paragraphs = sum((read_ole(f).info.paragraphs or 0) for f in files) / len(files)
         ref = reference_loop_ms()
         rate = files_per_second(files, read_ole, args.rounds)
         floor = files_per_second(files, olefile_floor, args.rounds)

@@ -154,7 +154,7 @@ def pages_hwpscan(data: bytes) -> tuple[int, int, str]:
     except Exception as exc:
         return 0, 0, type(exc).__name__
     status = doc.status.value if doc.status is not None else "read"
-    return int(doc.info.get("pages_read", 0)), int(doc.info.get("pages", 0)), status
+    return doc.info.pages_read or 0, doc.info.pages or 0, status
 
 
 def read_pypdf_only(data: bytes) -> None:

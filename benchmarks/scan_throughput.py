@@ -218,7 +218,6 @@ import random, sys, time
 from pathlib import Path
 from hwpscan.scanning.one_file import scan_file
 from hwpscan.formats import fast_readers, hwp5
-from hwpscan.models import Segment
 files = sorted(Path(sys.argv[1]).rglob(sys.argv[2]))
 # a seeded random sample keeps the corpus's mix; every k-th file of the sorted listing
 # does not (in the generated corpus it saw 2 of the 100 documents: one file in 100 per
@@ -233,7 +232,7 @@ for _ in range(3):
 caps = (hwp5.MAX_STREAM_BYTES, hwp5.MAX_DOCUMENT_BYTES, hwp5.MAX_DOCINFO_NAMES)
 native = fast_readers.read_hwp5
 declined = 0 if native is None else sum(
-    native(p.read_bytes(), *caps, Segment, hwp5._TRANSLATE) is None
+    native(p.read_bytes(), *caps) is None
     for p in files if p.suffix == ".hwp"
 )
 print(len(files), best, declined, int(fast_readers.ACTIVE))

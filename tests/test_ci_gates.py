@@ -19,6 +19,7 @@ import hwpscan.cli.report  # noqa: F401  (registers history and diff)
 from hwpscan.cli import app
 from hwpscan.cli.runs_view import record_and_report
 from hwpscan.formats import LFS_POINTER_REASON
+from hwpscan.runs.records import RunArgs
 
 runner = CliRunner()
 POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a21\nsize 52311\n"
@@ -88,9 +89,13 @@ def test_plan_history_and_diff_speak_json(home: Path, monkeypatch: pytest.Monkey
     assert doc["calls_needed"] == 2 and doc["calls_cached"] == 0 and doc["quota"] is None
 
     root = build_corpus(home / "corpus")
-    first = record_and_report(scan_folder(root), kind="scan", args={"paths": [str(root)]})
+    first = record_and_report(
+        scan_folder(root), kind="scan", args=RunArgs(options={"paths": [str(root)]})
+    )
     (root / "2025-07-23" / "c.hwp").write_bytes(contaminated_hwp("broke"))  # a regression
-    second = record_and_report(scan_folder(root), kind="scan", args={"paths": [str(root)]})
+    second = record_and_report(
+        scan_folder(root), kind="scan", args=RunArgs(options={"paths": [str(root)]})
+    )
     assert first and second
     history = json.loads(runner.invoke(app, ["history", "--format", "json"]).stdout)
     assert [r["id"] for r in history["runs"]] == [second, first]

@@ -14,6 +14,7 @@ from hwpscan.cli import app
 from hwpscan.rehearsal.synth.hwpx import build_hwpx
 from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.rowcodec import CONTRACT_KEYS
+from hwpscan.runs.records import RunArgs
 
 runner = CliRunner()
 
@@ -335,7 +336,7 @@ def test_a_cp949_console_gets_utf8_records_and_a_readable_table(tmp_path: Path) 
 def test_report_and_diff_refuse_a_fetch_run(tmp_path: Path) -> None:
     from hwpscan.runs.recording import recorded_run
 
-    with recorded_run("fetch", {"start": "2025-07-21"}) as fetched:
+    with recorded_run("fetch", RunArgs(start="2025-07-21")) as fetched:
         pass
     fetch_id = fetched.run_id
     assert fetch_id is not None

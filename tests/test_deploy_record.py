@@ -28,6 +28,7 @@ from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.quirks import Quirks
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.runs.recording import recorded_run
+from hwpscan.runs.records import RunArgs
 from hwpscan.scanning.many_files import scan_paths
 
 KEY = "Dp" + "7" * 30
@@ -306,7 +307,10 @@ def test_the_report_of_an_interrupted_run_says_it_is_partial(
     code, _ = verify_json(emu, "--date", DAY, "--expect", "contaminated", "--out", str(out))
     assert code == ExitCode.OK
     files = sorted(out.rglob("*.hwp"))
-    with pytest.raises(KeyboardInterrupt), recorded_run("scan", {"paths": [str(out)]}) as rec:
+    with (
+        pytest.raises(KeyboardInterrupt),
+        recorded_run("scan", RunArgs(options={"paths": [str(out)]})) as rec,
+    ):
         for result in scan_paths(files[:1], jobs=1):
             rec(result)
         raise KeyboardInterrupt  # Ctrl-C before the other files

@@ -18,6 +18,7 @@ from hwpscan.rehearsal.emulator.catalogue_loader import Attachment, Post, bundle
 from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.rehearsal.synth.pdf import build_pdf
 from hwpscan.runs import date_states, diff_runs
+from hwpscan.runs.records import RunArgs
 
 KEY = "Df" + "7" * 30
 DAYS = ("2025-07-21", "2025-07-24")
@@ -72,7 +73,7 @@ def _scan_emulator(home: Path, catalogue, name: str) -> str:
         )
     assert report.complete, report
     results = scan(ScanSettings((folder,), jobs=1, record=False)).results
-    run_id = record_and_report(results, kind="scan", args={"start": DAYS[0], "end": DAYS[1]})
+    run_id = record_and_report(results, kind="scan", args=RunArgs(start=DAYS[0], end=DAYS[1]))
     assert run_id
     return run_id
 
@@ -111,14 +112,18 @@ def test_diff_between_two_runs_over_the_emulator(home: Path) -> None:
 
 def test_diff_between_two_scans_of_a_changing_folder(home: Path) -> None:
     root = build_corpus(home / "corpus")
-    first = record_and_report(scan_folder(root), kind="scan", args={"paths": [str(root)]})
+    first = record_and_report(
+        scan_folder(root), kind="scan", args=RunArgs(options={"paths": [str(root)]})
+    )
     (root / "2025-07-21" / "a-press.hwp").write_bytes(clean_hwp("fixed"))  # contaminated -> clean
     (root / "2025-07-23" / "c.hwp").write_bytes(contaminated_hwp("broke"))  # clean -> contaminated
     (root / "2025-07-22" / "b.pdf").write_bytes(b"")  # clean -> unreadable
     (root / "2025-07-24" / "d.pdf").unlink()  # vanished
     (root / "2025-07-25").mkdir()
     (root / "2025-07-25" / "e.hwp").write_bytes(clean_hwp("new"))  # appeared
-    second = record_and_report(scan_folder(root), kind="scan", args={"paths": [str(root)]})
+    second = record_and_report(
+        scan_folder(root), kind="scan", args=RunArgs(options={"paths": [str(root)]})
+    )
     assert first and second
     d = diff_runs(first, second)
     kinds = {Path(c.path).name: (c.kind, c.before, c.after) for c in d.files}
@@ -154,12 +159,12 @@ def test_a_date_with_unread_files_is_never_clean(home: Path) -> None:
     day.mkdir(parents=True)
     (day / "a.hwp").write_bytes(clean_hwp("a"))
     (day / "b.pdf").write_bytes(b"")  # unreadable: proves nothing either way
-    partial = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    partial = record_and_report(scan_folder(home / "day"), kind="scan", args=RunArgs())
     (day / "b.pdf").write_bytes(build_pdf([["본문"]]))
-    clean = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    clean = record_and_report(scan_folder(home / "day"), kind="scan", args=RunArgs())
     (day / "a.hwp").write_bytes(b"")
     (day / "b.pdf").write_bytes(b"")
-    unreadable = record_and_report(scan_folder(home / "day"), kind="scan", args={})
+    unreadable = record_and_report(scan_folder(home / "day"), kind="scan", args=RunArgs())
     assert partial and clean and unreadable
     dates = [(c.kind, c.before, c.after) for c in diff_runs(partial, clean).dates]
     assert dates == [("status_changed", "partial", "clean")]  # reading the rest proved it

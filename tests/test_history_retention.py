@@ -14,6 +14,7 @@ from hwpscan.cli import app
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.runs.recording import recorded_run
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.store import DB_NAME, DEFAULT_KEEP_RUNS, RunStore, keep_runs
 
 runner = CliRunner()
@@ -26,7 +27,7 @@ def _row(n: int, size: int = 2000) -> FileResult:
 
 
 def _record(db: RunStore, rows: int, *, keep: int) -> str:
-    with recorded_run("scan", {"paths": ["press"]}, store=db, keep=keep) as rec:
+    with recorded_run("scan", RunArgs(options={"paths": ["press"]}), store=db, keep=keep) as rec:
         for n in range(rows):
             rec(_row(n))
     assert rec.info is not None
@@ -98,7 +99,7 @@ def test_a_run_still_going_is_never_pruned(tmp_path: Path) -> None:
 
 def test_a_forgotten_run_is_not_kept(tmp_path: Path) -> None:
     with RunStore(tmp_path / DB_NAME) as db:
-        with recorded_run("scan", {}, store=db, keep=0) as rec:
+        with recorded_run("scan", RunArgs(), store=db, keep=0) as rec:
             rec(_row(0))
             rec.forget()
         assert rec.info is None and _ids(db) == []

@@ -92,7 +92,7 @@ def test_every_paragraph_kind_is_body_text_in_the_codeunit_view(compressed: bool
     doc = read_ole(build_hwp5(BLOCKS, compressed=compressed))
     assert doc.format is Format.HWP5 and doc.status is None and doc.warnings == ()
     assert paragraphs(doc.body) == [units_view(t) for t in TEXTS]
-    assert doc.info["compressed"] is compressed and doc.info["version"] == "5.1.0.1"
+    assert doc.info.compressed is compressed and doc.info.version == "5.1.0.1"
 
 
 def test_counts_of_pairs_and_orphans_in_body_table_footnote_textbox_header() -> None:
@@ -111,7 +111,7 @@ def test_segment_offsets_point_at_the_code_units_in_the_record() -> None:
     paras = [p for sec in read_hwp5(data).sections for p in iter_paragraphs(sec.roots)]
     doc = read_ole(data)
     replaced = {"\t": spec.TAB, "\n": spec.LINE_BREAK, "\u00a0": spec.NBSP}
-    assert len(paras) == doc.info["paragraphs"]
+    assert len(paras) == doc.info.paragraphs
     for seg in doc.body:
         record = paras[seg.paragraph].text_record
         assert record is not None, seg
@@ -128,7 +128,7 @@ def test_empty_paragraphs_keep_their_numbers(controls: bool) -> None:
     """Two empty paragraphs (with controls: the first holds the section definitions and
     so has a PARA_TEXT record; without: neither has one), then the bullet: paragraph 2."""
     doc = read_ole(build_hwp5(["", "", BULLET + "셋째 문단"], tabs_and_controls=controls))
-    assert doc.info["paragraphs"] == 3 and doc.warnings == ()
+    assert doc.info.paragraphs == 3 and doc.warnings == ()
     (loc,) = analyze(doc.body).locations
     assert (loc.paragraph, loc.offset, loc.codepoint) == (2, 0, "U+F02B1")
 
@@ -146,7 +146,7 @@ def test_nested_paragraphs_are_numbered_in_document_order() -> None:
     # text; 12 the footer, 13 its text; 14 the last paragraph.
     assert list(numbers) == [0, 2, 3, 4, 5, 6, 7, 9, 11, 13, 14]
     assert list(numbers.values()) == [units_view(t) for t in TEXTS]
-    assert doc.info["paragraphs"] == 15
+    assert doc.info.paragraphs == 15
 
 
 def test_paragraph_count_spans_sections() -> None:
@@ -158,7 +158,7 @@ def test_paragraph_count_spans_sections() -> None:
         ("BodyText/Section1", 0, "셋"),
         ("BodyText/Section1", 2, "가"),
     }
-    assert doc.info["paragraphs"] == 6
+    assert doc.info.paragraphs == 6
 
 
 def test_independent_reader_sees_our_paragraphs() -> None:
@@ -210,7 +210,7 @@ def test_sections_are_read_in_numeric_order() -> None:
     doc = read_ole(data)
     assert [s.stream for s in doc.body] == [f"BodyText/Section{n}" for n in range(12)]
     assert [s.text for s in doc.body] == blocks
-    assert doc.info["sections"] == 12
+    assert doc.info.sections == 12
     assert read_hwp5(data).sections[10].records  # python-hwpx accepts the numbering
 
 

@@ -47,7 +47,7 @@ def test_distribution_document_reports_viewtext_and_keeps_preview_and_meta() -> 
     assert (doc.format, doc.status) == (Format.HWP5, Status.DISTRIBUTION)
     assert "ViewText" in (doc.reason or "") and "2" in (doc.reason or "")
     assert doc.body == () and doc.preview and doc.meta
-    assert doc.info["flags"] == ["compressed", "distribution"]
+    assert doc.info.flags == ("compressed", "distribution")
 
 
 def _with_flags(streams: dict[str, bytes], bits: int) -> dict[str, bytes]:

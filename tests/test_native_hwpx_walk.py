@@ -26,7 +26,7 @@ from mutants import with_part, xml_mutant, zip_mutant
 
 from hwpscan.errors import FormatError
 from hwpscan.formats import fast_readers, hwpx
-from hwpscan.formats.hwpx import MAX_DEPTH, _Walk, section_text
+from hwpscan.formats.hwpx_xml import MAX_DEPTH, Walk, section_text
 from hwpscan.rehearsal.synth.hwpx import HancomLayout, build_hwpx
 
 _readers = pytest.importorskip("hwpscan.formats._readers")
@@ -54,7 +54,7 @@ def _sections(data: bytes) -> list[bytes]:
 
 
 def _expat(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str | None] | None:
-    walk = _Walk(max_paragraphs=max_paragraphs)
+    walk = Walk(max_paragraphs=max_paragraphs)
     try:
         section_text([xml], walk, "section0.xml")
     except (FormatError, LookupError, ValueError):  # an encoding expat does not read
@@ -430,12 +430,11 @@ def _package_both(data: bytes) -> tuple[int, int]:
     """*data* read whole with the native walk and without it, the Documents held equal:
     (sections the walk answered for, sections it was asked)."""
     asked = answered = 0
-    walk = fast_readers.hwpx_section
-    assert walk is not None
+    walk = _readers.hwpx_section  # the C itself: HWPSCAN_PURE_PYTHON only turns its use off
 
     def counted(xml: bytes, depth: int, paragraphs: int) -> list[str] | None:
         nonlocal asked, answered
-        got = walk(xml, depth, paragraphs)
+        got: list[str] | None = walk(xml, depth, paragraphs)
         asked += 1
         answered += got is not None
         return got

@@ -70,7 +70,7 @@ def test_lone_surrogates_survive_pdfiums_utf16_text() -> None:
 def test_pairs_come_back_as_their_character_as_pypdf_gives_them() -> None:
     doc = read_pdf(build_pdf([["가 " + B]]))
     assert [s.text for s in doc.body] == ["가 " + B]
-    assert doc.info["engine"] == "pdfium"
+    assert doc.info.engine == "pdfium"
 
 
 def test_a_blank_page_of_an_undamaged_file_is_read() -> None:

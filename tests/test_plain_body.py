@@ -163,21 +163,22 @@ def _same_document(data: bytes) -> None:
         assert full is counted
         return
     fields = _fields(full)
-    plain = counted.info.pop("plain_body", None)
+    plain = counted.info.plain_body
     if plain is not None:
         assert reference_analyze(full.body) == TextStats(chars=plain.chars)
         assert (plain.units > 0) == bool(full.body)
         fields["body"] = ()
-    names = counted.info.pop("plain_meta", None)
+    names = counted.info.plain_meta
     if names is not None:
         assert reference_analyze(full.meta, max_locations=5) == TextStats(chars=names.chars)
         assert names.units > 0 and full.meta
         fields["meta"] = ()
-    preview = counted.info.pop("plain_preview", None)
+    preview = counted.info.plain_preview
     if preview is not None:
         assert reference_analyze(full.preview, max_locations=5) == TextStats(chars=preview.chars)
         assert preview.units > 0 and full.preview
         fields["preview"] = ()
+    fields["info"] = replace(full.info, plain_body=plain, plain_meta=names, plain_preview=preview)
     assert counted == Document(**fields)
 
 
@@ -208,8 +209,8 @@ def test_every_fixture_scans_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
         data = path.read_bytes()
         _check(data, monkeypatch)
         doc = _read(data, count_plain_body=True)
-        counted += doc is not None and "plain_body" in doc.info
-        previews += doc is not None and "plain_preview" in doc.info
+        counted += doc is not None and doc.info.plain_body is not None
+        previews += doc is not None and doc.info.plain_preview is not None
     assert counted > 5  # the plain path is taken, not only declined
     assert previews > 5
 
@@ -280,11 +281,11 @@ def test_plain_sections_before_a_contaminated_one_keep_their_segments_and_order(
     blocks = ["첫 구역", cut, "둘째 구역", "셋째 " + HIGH + LOW, "넷째"]
     data = build_hwp5(blocks, sections=4)
     doc = read_document(data, count_plain_body=True)
-    assert "plain_body" not in doc.info
+    assert doc.info.plain_body is None
     full = read_document(data)
     assert doc.body == full.body and doc.warnings == full.warnings
     assert doc.body[0].stream == "BodyText/Section0"
     _check(data, monkeypatch)
     clean = build_hwp5(blocks[:3] + blocks[4:], sections=4)
-    assert "plain_body" in read_document(clean, count_plain_body=True).info
+    assert read_document(clean, count_plain_body=True).info.plain_body is not None
     _check(clean, monkeypatch)

@@ -28,7 +28,7 @@ from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.rowcodec import csv_fields, encode_row
 from hwpscan.runs import load_run
-from hwpscan.runs.records import RunSummary
+from hwpscan.runs.records import RunArgs, RunSummary
 
 
 def test_the_corpus_has_every_kind_of_row(results: list[FileResult]) -> None:
@@ -301,7 +301,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_record_and_report_then_report_and_history(home: Path, results: list[FileResult]) -> None:
     run_id = record_and_report(
-        results, kind="scan", args={"paths": ["corpus"]}, report_dir=home / "out" / "{run}"
+        results,
+        kind="scan",
+        args=RunArgs(options={"paths": ["corpus"]}),
+        report_dir=home / "out" / "{run}",
     )
     assert run_id is not None
     assert sorted(p.name for p in (home / "out" / run_id).iterdir()) == sorted(REPORT_FILES)
@@ -340,7 +343,10 @@ def test_a_broken_store_warns_and_still_writes_the_report(
     blocker = home / "blocked"
     blocker.write_text("not a folder")
     monkeypatch.setenv("HWPSCAN_HOME", str(blocker / "home"))
-    assert record_and_report(results, kind="scan", args={}, report_dir=home / "r" / "{run}") is None
+    assert (
+        record_and_report(results, kind="scan", args=RunArgs(), report_dir=home / "r" / "{run}")
+        is None
+    )
     assert "run not recorded" in capsys.readouterr().err
     assert (home / "r" / "unrecorded" / "junit.xml").exists()
 
@@ -353,7 +359,7 @@ def test_stored_args_in_report_are_secret_free(
     run_id = record_and_report(
         results[:2],
         kind="fetch",
-        args={"api_key": key, "api_url": f"http://h/?authKey={key}"},
+        args=RunArgs(api_url=f"http://h/?authKey={key}", options={"api_key": key}),
         report_dir=home / "r",
     )
     assert run_id
@@ -370,7 +376,7 @@ def test_recorded_run_streams_results_and_writes_the_report(
     seen: list[str] = []
     with reported_run(
         "scan",
-        {"paths": ["c"]},
+        RunArgs(options={"paths": ["c"]}),
         report_dir=home / "r" / "{run}",
         also=lambda r: seen.append(r.path),
     ) as sink:
@@ -389,7 +395,7 @@ def test_recorded_run_keeps_results_of_a_run_that_dies(
 
     with (
         pytest.raises(RuntimeError),
-        reported_run("scan", {}, report_dir=home / "never") as sink,
+        reported_run("scan", RunArgs(), report_dir=home / "never") as sink,
     ):
         for r in results[:5]:
             sink(r)
@@ -426,7 +432,7 @@ def test_fetch_summary_is_recorded_with_the_run(home: Path) -> None:
         manifest_path=home / "m.jsonl",
         error=QuotaExceededError("daily limit reached"),
     )
-    with recorded_run("fetch", {"start": "2025-07-21"}) as sink:
+    with recorded_run("fetch", RunArgs(start="2025-07-21")) as sink:
         sink.summary = RunSummary(fetch=fetch_summary(fetched))
     info = load_run("latest").info
     assert info.kind == "fetch" and info.summary["files_downloaded"] == 5

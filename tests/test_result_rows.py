@@ -13,6 +13,7 @@ import pytest
 from hwpscan.models import FileResult
 from hwpscan.rowcodec import encode_row
 from hwpscan.runs.recording import Recording, recorded_run
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.rows import StoredRows, row_lines
 from hwpscan.runs.store import RunStore
 from hwpscan.scanning.inputs import collect_files
@@ -65,7 +66,7 @@ def test_recorded_rows_come_back_from_the_run_store(
     tmp_path: Path, fixture_rows: list[FileResult]
 ) -> None:
     with RunStore(tmp_path / "runs.sqlite") as store:
-        with recorded_run("scan", {"paths": ["x"]}, store=store) as record:
+        with recorded_run("scan", RunArgs(options={"paths": ["x"]}), store=store) as record:
             record.take([Row.of(r) for r in fixture_rows])
         assert record.results.run_ids == [record.run_id]  # no other store was needed
         stored = store.load_run(record.run_id or "")
@@ -82,7 +83,7 @@ def test_rows_go_to_a_temporary_database_when_the_history_fails_midway(
     path = tmp_path / "runs.sqlite"
     warned: list[str] = []
     with RunStore(path, timeout=0.2) as store:
-        with recorded_run("scan", {}, store=store, on_warning=warned.append) as record:
+        with recorded_run("scan", RunArgs(), store=store, on_warning=warned.append) as record:
             record.take([Row.of(r) for r in fixture_rows[:10]])
             record.flush()  # these reach the history
             holder = sqlite3.connect(path, isolation_level=None)

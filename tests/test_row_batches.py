@@ -17,6 +17,7 @@ from hwpscan.cli.scan_view import TerminalObserver
 from hwpscan.models import FileResult
 from hwpscan.report.export import jsonl_bytes_sink
 from hwpscan.runs.recording import Recording, recorded_run
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.rows import row_lines
 from hwpscan.runs.store import RunStore
 from hwpscan.scanning.inputs import collect_files
@@ -60,7 +61,10 @@ def test_take_records_what_calls_record(tmp_path: Path, fixture_rows: list[FileR
     seen_many: list[str] = []
     with RunStore(tmp_path / "runs.sqlite") as store:
         with recorded_run(
-            "scan", {"paths": ["x"]}, store=store, also_row=lambda r: seen_one.append(r.path)
+            "scan",
+            RunArgs(options={"paths": ["x"]}),
+            store=store,
+            also_row=lambda r: seen_one.append(r.path),
         ) as one:
             for row in fixture_rows:
                 one(row)
@@ -69,7 +73,9 @@ def test_take_records_what_calls_record(tmp_path: Path, fixture_rows: list[FileR
             seen_batches.append(len(rows))
             seen_many.extend(r.path for r in rows)
 
-        with recorded_run("scan", {"paths": ["x"]}, store=store, also_rows=batch) as many:
+        with recorded_run(
+            "scan", RunArgs(options={"paths": ["x"]}), store=store, also_rows=batch
+        ) as many:
             for rows in _batches(fixture_rows, 5):
                 many.take(rows)
         assert one.run_id and many.run_id

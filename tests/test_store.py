@@ -21,7 +21,7 @@ from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import encode_row
 from hwpscan.runs import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.runs.recording import recorded_run
-from hwpscan.runs.records import FetchFigures, RunSummary
+from hwpscan.runs.records import FetchFigures, RunArgs, RunSummary
 from hwpscan.scanning.row_handoff import Row
 
 
@@ -147,7 +147,7 @@ def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(
 ) -> None:
     with (
         pytest.raises(KeyboardInterrupt),
-        recorded_run("scan", {"paths": ["x"]}, store=store) as rec,
+        recorded_run("scan", RunArgs(options={"paths": ["x"]}), store=store) as rec,
     ):
         for r in results[:3]:
             rec(r)
@@ -159,7 +159,7 @@ def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(
 
 
 def test_a_finished_recording_has_its_summary(store: RunStore, results: list[FileResult]) -> None:
-    with recorded_run("fetch", {}, store=store) as rec:
+    with recorded_run("fetch", RunArgs(), store=store) as rec:
         for r in results:
             rec(r)
         rec.summary = RunSummary(fetch=FetchFigures(calls_made=1))
@@ -179,7 +179,7 @@ def test_a_run_goes_on_when_the_history_cannot_be_written(
     told: list[str] = []
     seen: list[str] = []
     with recorded_run(
-        "scan", {}, also=lambda r: seen.append(r.path), on_warning=told.append
+        "scan", RunArgs(), also=lambda r: seen.append(r.path), on_warning=told.append
     ) as rec:
         for r in results[:4]:
             rec(r)
@@ -250,7 +250,7 @@ def test_default_store_lives_under_hwpscan_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, results: list[FileResult]
 ) -> None:
     monkeypatch.setenv("HWPSCAN_HOME", str(tmp_path / "home"))
-    with recorded_run("scan", {"paths": ["f"]}) as rec:
+    with recorded_run("scan", RunArgs(options={"paths": ["f"]})) as rec:
         for r in results[:2]:
             rec(r)
     run_id = rec.run_id

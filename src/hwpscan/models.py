@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 
 class Format(str, enum.Enum):
@@ -115,6 +115,49 @@ class Segment(NamedTuple):
     text: str
 
 
+class PlainCounts(NamedTuple):
+    """What the segments of a text without surrogate or private-use units would hold,
+    counted by a reader instead of segmented: ``chars`` as
+    :func:`hwpscan.forensics.surrogates.analyze` counts them (line ends not counted),
+    ``units`` every character of their text."""
+
+    chars: int
+    units: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadInfo:
+    """What a reader tells the scanner about a document besides its text; a field a
+    format does not have stays ``None``.
+
+    HWP 5: ``version`` (FileHeader, ``"5.1.0.1"``), ``compressed``, ``flags`` (the
+    FileHeader property bits set, by name), ``paragraphs`` (PARA_HEADER records over all
+    sections), ``sections``; read with ``count_plain_body``, a plain body, preview or
+    set of DocInfo names is counted, not segmented: ``plain_body``, ``plain_preview``,
+    ``plain_meta`` hold its :class:`PlainCounts` (and ``body``, ``preview`` or ``meta``
+    of the :class:`Document` is empty). Another OLE file: ``streams``. HWPX:
+    ``sections`` and ``paragraphs``. PDF: ``pages``, ``pages_read`` and the ``engine``
+    that read them (``"pdfium"`` or ``"pypdf"``).
+    """
+
+    version: str | None = None
+    compressed: bool | None = None
+    flags: tuple[str, ...] = ()
+    paragraphs: int | None = None
+    sections: int | None = None
+    streams: int | None = None
+    pages: int | None = None
+    pages_read: int | None = None
+    engine: str | None = None
+    plain_body: PlainCounts | None = None
+    plain_preview: PlainCounts | None = None
+    plain_meta: PlainCounts | None = None
+
+
+#: What a reader that says nothing more tells.
+NO_INFO = ReadInfo()
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """What a reader extracted from one file.
@@ -123,7 +166,8 @@ class Document:
     (DocInfo strings such as style and font names) are checked and reported apart
     from the body. ``status`` is set by readers that could not read the body
     (encrypted, distribution, corrupt); ``reason`` says why. ``warnings`` collect
-    damage that did not stop the read (a truncated record, a bad stream).
+    damage that did not stop the read (a truncated record, a bad stream); ``info`` the
+    rest a reader tells (:class:`ReadInfo`).
     """
 
     format: Format
@@ -133,7 +177,7 @@ class Document:
     status: Status | None = None
     reason: str | None = None
     warnings: tuple[str, ...] = ()
-    info: dict[str, Any] = field(default_factory=dict)
+    info: ReadInfo = NO_INFO
 
 
 class Location(NamedTuple):

@@ -160,10 +160,15 @@ def fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
     )
     from hwpscan.runs.recording import fetch_summary  # (it stores matrix rows too)
-    from hwpscan.runs.records import RunSummary  # the history: not for --help
+    from hwpscan.runs.records import RunArgs, RunSummary, arg_text  # not for --help
 
-    args = {"start": start, "end": end, "api_url": settings.api_url, "out": out}
-    args["allow_host"] = options.allow_host
+    args = RunArgs(
+        start=start,
+        end=end,
+        api_url=settings.api_url,
+        out=arg_text(out),
+        options={"allow_host": list(options.allow_host)},
+    )
     summary = RunSummary(fetch=fetch_summary(report))
     record_and_report([], kind="fetch", args=args, summary=summary, record=record)
     _write_results(report, summary.to_json(), fmt, output)

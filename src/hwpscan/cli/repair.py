@@ -33,6 +33,7 @@ from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink
 from hwpscan.report.tables import repair_table
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scan import RepairSettings, ScanInterrupted, ScanOutcome, ScanSettings
@@ -171,7 +172,7 @@ def _scan_or_stop(
 ) -> ScanOutcome:
     """The scan that writes the text; a stop says what was kept (exit 130)."""
     try:
-        return scan_shown(settings, TerminalObserver(progress=progress), {}, None)
+        return scan_shown(settings, TerminalObserver(progress=progress), RunArgs(), None)
     except ScanInterrupted as stopped:
         raise said_stopped(stopped, settings, results_file, False, command="repair") from None
 

@@ -8,10 +8,10 @@ run that cannot be loaded becomes a message and exit 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -20,7 +20,7 @@ from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.runs import Run, default_store
 from hwpscan.runs.recording import Recording, recorded_run
-from hwpscan.runs.records import RunSummary
+from hwpscan.runs.records import RunArgs, RunSummary
 
 __all__ = [
     "RecordOpt",
@@ -75,7 +75,7 @@ def report_recorded(recording: Recording, report_dir: Path | None) -> None:
 @contextmanager
 def reported_run(
     kind: str,
-    args: Mapping[str, Any],
+    args: RunArgs,
     *,
     report_dir: Path | None = None,
     also: Callable[[FileResult], None] | None = None,
@@ -99,7 +99,7 @@ def record_and_report(
     results: Sequence[FileResult],
     *,
     kind: str,
-    args: Mapping[str, Any],
+    args: RunArgs,
     report_dir: Path | None = None,
     summary: RunSummary | None = None,
     record: bool = True,

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import IO, TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
@@ -49,6 +49,7 @@ from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
 from hwpscan.report.tables import Show, summary_line
+from hwpscan.runs.records import OptionValue, RunArgs, arg_text
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scale_settings import (
@@ -419,7 +420,7 @@ def scan(
 
 
 def _scan_to(
-    out: OutputOptions, settings: ScanSettings, args: dict[str, Any], fetched: FetchReport | None
+    out: OutputOptions, settings: ScanSettings, args: RunArgs, fetched: FetchReport | None
 ) -> ScanOutcome:
     """The scan, its rows streamed to the results file (or stdout) as they come."""
     with open_output(out.output if out.streamed else None, keep_partial=out.live) as stream:
@@ -511,20 +512,17 @@ def _record_args(
     matrix: MatrixOptions,
     when: RangeOptions,
     api_url: str | None,
-) -> dict[str, Any]:
+) -> RunArgs:
     """What the run store keeps of what was asked (names of command extractors only)."""
     given = [] if when.given else [url_from_argument(p) or str(p) for p in settings.paths]
-    return {
+    options: dict[str, OptionValue] = {
         "paths": given,
-        "start": when.start,
-        "end": when.end,
-        "api_url": api_url,
-        "format": out.fmt,
-        "output": out.output,
+        "format": out.fmt.value,
+        "output": arg_text(out.output),
         "jobs": settings.jobs,
         "fail_on": list(settings.fail_on),
-        "emit_repaired": settings.repair.out if settings.repair else None,
-        "report": out.report_dir,
+        "emit_repaired": arg_text(settings.repair.out) if settings.repair else None,
+        "report": arg_text(out.report_dir),
         "parser": ",".join(split_list(matrix.parser)) or None,
         "parser_cmd": [v.partition("=")[0] for v in matrix.parser_cmd] or None,  # names only
         "strict_markup": matrix.strict_markup,
@@ -533,6 +531,7 @@ def _record_args(
         "resume": settings.scale.resume,
         "file_timeout": settings.file_timeout,
     }
+    return RunArgs(start=when.start, end=when.end, api_url=api_url, options=options)
 
 
 def _matrix_stream(

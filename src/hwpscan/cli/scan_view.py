@@ -39,6 +39,7 @@ from hwpscan.usecases.scan import (
 
 if TYPE_CHECKING:
     from hwpscan.fetch.run import FetchReport
+    from hwpscan.runs.records import RunArgs
 
 __all__ = [
     "TerminalObserver",
@@ -175,7 +176,7 @@ def _escape(text: str) -> str:
 def scan_shown(
     settings: ScanSettings,
     observer: TerminalObserver,
-    args: dict[str, Any],
+    args: RunArgs,
     fetched: FetchReport | None,
 ) -> ScanOutcome:
     """The scan use case with the terminal: exit 2 on settings that cannot work (saying

@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from hwpscan.errors import TooDeepError
 from hwpscan.forensics.guard import check_utf8
@@ -39,6 +39,7 @@ from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pai
 __all__ = [
     "BadString",
     "Counts",
+    "Decoded",
     "JsonCheck",
     "SkippedLine",
     "check_json_bytes",
@@ -150,8 +151,15 @@ def _restore_or_skip(match: re.Match[str]) -> str:
     return _restore(match) if match.group(1) is not None else ""
 
 
-def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int]:
-    r"""Bytes as a pipeline wrote them, back to its text; returns (text, invalid bytes).
+class Decoded(NamedTuple):
+    """Text decoded by :func:`decode_utf8` and the count of bytes that were not UTF-8."""
+
+    text: str
+    invalid: int
+
+
+def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
+    r"""Bytes as a pipeline wrote them, back to its text and the invalid bytes' count.
 
     A lone surrogate written as UTF-8 with ``surrogatepass`` (the three bytes
     ``ED A0 80`` for U+D800...) decodes as that one surrogate. Bytes that are not
@@ -160,15 +168,15 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int
     skipped.
 
     >>> data = b"a" + chr(0xDB80).encode("utf-8", "surrogatepass") + b"\xff"
-    >>> [f"{ord(c):04x}" for c in decode_utf8(data)[0]], decode_utf8(data)[1]
+    >>> [f"{ord(c):04x}" for c in decode_utf8(data).text], decode_utf8(data).invalid
     (['0061', 'db80', 'dcff'], 1)
-    >>> decode_utf8(data, "skip") == ("a" + chr(0xDB80), 1)
+    >>> decode_utf8(data, "skip") == Decoded("a" + chr(0xDB80), 1)
     True
     """
     if invalid not in ("escape", "skip"):
         raise ValueError(f"invalid must be escape or skip, not {invalid!r}")
     try:
-        return data.decode("utf-8", "surrogatepass"), 0
+        return Decoded(data.decode("utf-8", "surrogatepass"), 0)
     except UnicodeDecodeError:
         pass
     # Linear whatever the damage: the C decoder escapes every bad byte, and the
@@ -178,7 +186,7 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> tuple[str, int
     restored_text, restored = _ESCAPED_SURROGATE_RE.subn(_restore, text)
     if invalid == "skip":
         restored_text = _ESCAPED_OR_SURROGATE_RE.sub(_restore_or_skip, text)
-    return restored_text, escaped - 3 * restored
+    return Decoded(restored_text, escaped - 3 * restored)
 
 
 def decode_input(data: bytes) -> str:
@@ -192,7 +200,7 @@ def decode_input(data: bytes) -> str:
     >>> [hex(ord(c)) for c in decode_input(b"a\xff\xed\xa0\x80")]
     ['0x61', '0xdcff', '0xd800']
     """
-    return decode_utf8(data, "escape")[0].removeprefix("\ufeff")
+    return decode_utf8(data, "escape").text.removeprefix("\ufeff")
 
 
 def json_path(parent: str, step: str | int) -> str:

@@ -23,7 +23,7 @@ import pkgutil
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
 
@@ -31,6 +31,7 @@ __all__ = [
     "HANYANG_FIRST",
     "HANYANG_LAST",
     "PuaInfo",
+    "PuaMapped",
     "apply_pua_map",
     "display_of",
     "folded_units",
@@ -140,7 +141,14 @@ def pua_sources() -> dict[str, str]:
     return dict(_load()[1])
 
 
-def apply_pua_map(text: str) -> tuple[str, Counter[str]]:
+class PuaMapped(NamedTuple):
+    """What :func:`apply_pua_map` made of a text."""
+
+    text: str
+    counts: Counter[str]  # by ``U+XXXX`` label, every private-use character met
+
+
+def apply_pua_map(text: str) -> PuaMapped:
     """Replace known PUA characters by their standard equivalents.
 
     Returns the new text and a count, by ``U+XXXX`` label, of every private-use
@@ -149,14 +157,14 @@ def apply_pua_map(text: str) -> tuple[str, Counter[str]]:
     is returned as the same object.
 
     >>> apply_pua_map("plain")
-    ('plain', Counter())
+    PuaMapped(text='plain', counts=Counter())
     >>> text, counts = apply_pua_map(chr(0xF02B2) + " 과제")
     >>> text, counts["U+F02B2"]
     ('② 과제', 1)
     """
     counts: Counter[str] = Counter()
     if PUA_RE.search(text) is None:
-        return text, counts
+        return PuaMapped(text, counts)
     table = _load()[0]
 
     def swap(match: re.Match[str]) -> str:
@@ -165,7 +173,7 @@ def apply_pua_map(text: str) -> tuple[str, Counter[str]]:
         info = table.get(ord(ch))
         return ch if info is None or info.replacement is None else info.replacement
 
-    return PUA_RE.sub(swap, text), counts
+    return PuaMapped(PUA_RE.sub(swap, text), counts)
 
 
 def pua_summary(pua: dict[str, int], *, limit: int = 3) -> str:

@@ -9,7 +9,7 @@ pipeline parser produced it. A segment's ``paragraph`` is the paragraph's index 
 section stream, counting every PARA_HEADER record at any level in document order (so
 empty paragraphs and paragraphs without a PARA_TEXT record count, and the paragraphs of
 a table or footnote follow the paragraph holding it); its ``offset`` is the unit offset
-in the paragraph's PARA_TEXT record. ``info["paragraphs"]`` is the number of
+in the paragraph's PARA_TEXT record. ``info.paragraphs`` is the number of
 paragraphs (PARA_HEADER records) over all sections. Controls (spec 표 6) are decoded
 by width: 8-unit inline and extended controls are skipped whole (their binary
 parameters never reach the text), TAB becomes ``\\t``, line break ``\\n``, hyphen
@@ -20,7 +20,7 @@ dropped.
 >>> doc = read_ole(build_hwp5(["첫\\t둘"]))
 >>> [(s.paragraph, s.offset, s.text) for s in doc.body]
 [(0, 16, '첫'), (0, 17, '\\t'), (0, 25, '둘')]
->>> doc.info["version"], doc.info["compressed"], doc.status is None
+>>> doc.info.version, doc.info.compressed, doc.status is None
 ('5.1.0.1', True, True)
 """
 
@@ -39,7 +39,6 @@ from hwpscan.formats import fast_readers
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import (
     Budget,
-    PlainCounts,
     SectionText,
     WarningList,
     codeunit_view,
@@ -50,9 +49,10 @@ from hwpscan.formats.hwp5_text import (
     text_segments,
     utf16_decode,
 )
-from hwpscan.models import Document, Format, Segment, Status
+from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment, Status
 
 if TYPE_CHECKING:  # olefile loads only for a file the native reader declines
+    from hwpscan.formats.fast_readers import NativeHwp5
     from hwpscan.formats.ole_streams import OleStreams
 
 __all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
@@ -83,7 +83,6 @@ _TEXT_OF = itemgetter(3)  # a Segment's text
 #: An ordinary document, plain or not, read in one call (see _native_document), in C;
 #: read_ole reads it here when built.
 _NATIVE_DOCUMENT = fast_readers.read_hwp5
-_TRANSLATE = dict(spec.CHAR_REPLACEMENTS)  # the kept controls' text, as text_runs has it
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
@@ -106,7 +105,10 @@ class _Reader:
     names_cut: str | None = None  # why DocInfo names were not all read
     plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
     body_only: bool = False  # the body alone: no PrvText, no DocInfo names
-    counted: dict[str, PlainCounts] = field(default_factory=dict)  # info entries of plain text
+    paragraphs: int | None = None  # PARA_HEADER records over the body, once it is read
+    plain_body: PlainCounts | None = None  # a plain text counted, not segmented
+    plain_preview: PlainCounts | None = None
+    plain_meta: PlainCounts | None = None
     _by_lower: dict[str, str] | None = field(default=None, repr=False)
 
     def named(self, lower: str) -> str | None:
@@ -173,9 +175,9 @@ def read_ole(
 
     With *count_plain_body* (for a scan that needs the counts, not the text), a body
     without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
-    segmented: ``body`` is empty and ``info["plain_body"]`` holds its
+    segmented: ``body`` is empty and ``info.plain_body`` holds its
     :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
-    for the DocInfo names (``meta`` empty, ``info["plain_meta"]``). An ordinary
+    for the DocInfo names (``meta`` empty, ``info.plain_meta``). An ordinary
     document, plain or not, is then read in one native call where built and ``fast``
     (:func:`_native_document`), which declines anything unusual to the reading below,
     its reference.
@@ -187,11 +189,9 @@ def read_ole(
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
     if count_plain_body and fast and _NATIVE_DOCUMENT is not None:
-        made = _NATIVE_DOCUMENT(
-            data, max_stream_bytes, max_document_bytes, max_docinfo_names, Segment, _TRANSLATE
-        )
+        made = _NATIVE_DOCUMENT(data, max_stream_bytes, max_document_bytes, max_docinfo_names)
         if made is not None:  # an ordinary document, as the reading below would read it
-            return _native_document(*made)
+            return _native_document(made)
     caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
@@ -218,43 +218,32 @@ def read_ole(
         return _read_container(streams, data, *caps)
 
 
-def _native_document(
-    word: int,
-    flags: int,
-    paragraphs: int,
-    sections: int,
-    body: list[Segment] | tuple[int, int],
-    preview: list[Segment] | tuple[int, int] | None,
-    meta: list[Segment] | tuple[int, int] | None,
-) -> Document:
+def _native_document(made: NativeHwp5) -> Document:
     """The Document :func:`_read_hwp5` makes of an ordinary document read with
-    ``count_plain_body`` (no warning or status; its info's keys in the order that code
-    sets them), from what the native reader (:data:`hwpscan.formats.fast_readers.read_hwp5`)
-    found: for the body, the preview and the DocInfo names, their segments (a list) or,
-    where that text is plain, its counts (``None``: no preview, no name)."""
-    info: dict[str, object] = {
-        "version": spec.version_text(word),
-        "compressed": bool(flags & spec.FLAG_COMPRESSED),
-        "flags": list(spec.flag_names(flags)),
-        "paragraphs": paragraphs,
-    }
-    text: tuple[Segment, ...] = ()
-    shown: tuple[Segment, ...] = ()
-    names: tuple[Segment, ...] = ()
-    if isinstance(body, tuple):
-        info["plain_body"] = PlainCounts(*body)
-    else:
-        text = tuple(body)
-    info["sections"] = sections
-    if isinstance(preview, tuple):
-        info["plain_preview"] = PlainCounts(*preview)
-    elif preview is not None:
-        shown = tuple(preview)
-    if isinstance(meta, tuple):
-        info["plain_meta"] = PlainCounts(*meta)
-    elif meta is not None:
-        names = tuple(meta)
-    return Document(Format.HWP5, text, shown, names, None, None, (), info)
+    ``count_plain_body`` (no warning or status), from what the native reader
+    (:data:`hwpscan.formats.fast_readers.read_hwp5`) found: for the body, the preview
+    and the DocInfo names, their segments or, where that text is plain, its counts."""
+    body, preview, meta = made.body, made.preview, made.meta
+    info = ReadInfo(
+        version=spec.version_text(made.version),
+        compressed=bool(made.flags & spec.FLAG_COMPRESSED),
+        flags=spec.flag_names(made.flags),
+        paragraphs=made.paragraphs,
+        sections=made.sections,
+        plain_body=body if isinstance(body, PlainCounts) else None,
+        plain_preview=preview if isinstance(preview, PlainCounts) else None,
+        plain_meta=meta if isinstance(meta, PlainCounts) else None,
+    )
+    return Document(
+        Format.HWP5,
+        () if isinstance(body, PlainCounts) else tuple(body),
+        () if preview is None or isinstance(preview, PlainCounts) else tuple(preview),
+        () if meta is None or isinstance(meta, PlainCounts) else tuple(meta),
+        None,
+        None,
+        (),
+        info,
+    )
 
 
 def _read_container(
@@ -311,7 +300,7 @@ def _foreign(paths: list[str], what: str) -> Document:
         format=Format.OLE,
         status=Status.UNSUPPORTED,
         reason=f"OLE compound file {what}: streams {shown}{more}",
-        info={"streams": len(paths)},
+        info=ReadInfo(streams=len(paths)),
     )
 
 
@@ -324,13 +313,9 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         )
     word, flags = struct.unpack_from("<II", header, spec.VERSION_OFFSET)
     compressed = bool(flags & spec.FLAG_COMPRESSED)
-    info: dict[str, object] = {
-        "version": spec.version_text(word),
-        "compressed": compressed,
-        "flags": list(spec.flag_names(flags)),
-    }
+    version = spec.version_text(word)
     if word >> 24 != 5:
-        reader.warnings.append(f"FileHeader version {info['version']} is not 5.x; read as HWP 5")
+        reader.warnings.append(f"FileHeader version {version} is not 5.x; read as HWP 5")
     preview = [] if reader.body_only else _preview(reader)
     numbered = sorted(
         (int(m.group(2)), m.group(1).lower(), p)
@@ -354,11 +339,19 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         meta = _docinfo(reader, compressed)
     body: list[Segment] = []
     if status is None:
-        body, status, reason = _body(reader, body_paths, compressed, info, reader.plain)
+        body, status, reason = _body(reader, body_paths, compressed, reader.plain)
     if status is None and reader.names_cut is not None:  # read in part: never clean
         status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
-    info["sections"] = len(body_paths) or len(view_paths)
-    info.update(reader.counted)
+    info = ReadInfo(
+        version=version,
+        compressed=compressed,
+        flags=spec.flag_names(flags),
+        paragraphs=reader.paragraphs,
+        sections=len(body_paths) or len(view_paths),
+        plain_body=reader.plain_body,
+        plain_preview=reader.plain_preview,
+        plain_meta=reader.plain_meta,
+    )
     return Document(
         format=Format.HWP5,
         body=tuple(body),
@@ -434,13 +427,12 @@ def _body(
     reader: _Reader,
     paths: list[str],
     compressed: bool,
-    info: dict[str, object],
     plain: bool = False,
 ) -> tuple[list[Segment], Status | None, str | None]:
     """The body's segments and, when the reading left it in doubt, its verdict. With
     *plain*, a body whose every section is plain text is counted instead (see
-    :class:`_PlainBody`): its segments stay unmade and ``info["plain_body"]`` holds its
-    :class:`~hwpscan.formats.hwp5_text.PlainCounts`."""
+    :class:`_PlainBody`): its segments stay unmade and ``reader.plain_body`` holds its
+    :class:`~hwpscan.models.PlainCounts`. ``reader.paragraphs`` counts the paragraphs."""
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
@@ -467,9 +459,9 @@ def _body(
         paragraphs += text.paragraphs
         if budget.exceeded is not None:
             break
-    info["paragraphs"] = paragraphs
-    if counted is not None and (counts := counted.counts()) is not None:
-        info["plain_body"] = counts
+    reader.paragraphs = paragraphs
+    if counted is not None:
+        reader.plain_body = counted.counts()
     return body, *_body_verdict(reader, paths, budget, readable, first)
 
 
@@ -519,22 +511,22 @@ def _preview(reader: _Reader) -> list[Segment]:
 
 def _count_preview(reader: _Reader, text: str) -> None:
     r"""The counts the scan would make of the preview's segments (its non-empty lines,
-    split at CR LF), as ``info["plain_preview"]``; none when every line is empty (then
+    split at CR LF), as ``reader.plain_preview``; none when every line is empty (then
     there is no preview).
 
     >>> reader = _Reader(None, 0, [])  # type: ignore[arg-type]
     >>> _count_preview(reader, "가\r\n\r\nb\rc\n\r\r\n")
-    >>> reader.counted["plain_preview"]
+    >>> reader.plain_preview
     PlainCounts(chars=3, units=6)
     >>> _count_preview(empty := _Reader(None, 0, []), "\r\n\r\n")  # type: ignore[arg-type]
-    >>> empty.counted
-    {}
+    >>> empty.plain_preview is None
+    True
     """
     pairs = text.count("\r\n")  # split("\r\n") takes them left to right, as count does
     units = len(text) - 2 * pairs
     if units:
         breaks = text.count("\n") + text.count("\r") - 2 * pairs
-        reader.counted["plain_preview"] = PlainCounts(units - breaks, units)
+        reader.plain_preview = PlainCounts(units - breaks, units)
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
@@ -563,7 +555,7 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             f"names after record {cut} not read"
         )
     if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
-        reader.counted["plain_meta"] = counts
+        reader.plain_meta = counts
         return []
     return _decode_names(data, spans)
 

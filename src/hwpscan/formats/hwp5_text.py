@@ -40,7 +40,7 @@ from typing import NamedTuple
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.lazy import lazy_pattern
-from hwpscan.models import Segment
+from hwpscan.models import PlainCounts, Segment
 
 __all__ = [
     "MAX_PARAGRAPHS",
@@ -547,15 +547,6 @@ class SectionText(NamedTuple):
     hits: list[tuple[int, int, int]]
     sizes: list[int]
     raw: bytes
-
-
-class PlainCounts(NamedTuple):
-    """What the segments of a section without surrogate or private-use units would
-    hold: ``chars`` as :func:`hwpscan.forensics.surrogates.analyze` counts them (line
-    ends not counted), ``units`` every character of their text."""
-
-    chars: int
-    units: int
 
 
 def section_text(

@@ -57,7 +57,7 @@ from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.formats import pdf_budget, pdfium_text
 from hwpscan.formats.stable_text import stable
-from hwpscan.models import Document, Format, Segment, Status
+from hwpscan.models import Document, Format, ReadInfo, Segment, Status
 
 __all__ = ["MAX_ANNOTATIONS", "MAX_MESSAGES", "MAX_OBJECTS", "MAX_PAGES", "read_pdf"]
 
@@ -323,7 +323,7 @@ def _extract_two(
         notes.append(f"{by_pypdf} page(s) read by pypdf where PDFium read no text")
     if remapped:
         notes.append(f"{remapped} page(s) read by pypdf where PDFium left glyphs unmapped")
-    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed), "engine": "pdfium"}
+    info = ReadInfo(pages=count, pages_read=read - len(failed), engine="pdfium")
     return _document(segments, failed, meta, notes, info, count, max_pages)
 
 
@@ -403,7 +403,7 @@ def _extract_pypdf(
     read = min(count, max_pages)
     segments, failed = _page_segments(pages, read, skipped)
     meta = _forms(reader, pages, read, notes)
-    info: dict[str, Any] = {"pages": count, "pages_read": read - len(failed), "engine": "pypdf"}
+    info = ReadInfo(pages=count, pages_read=read - len(failed), engine="pypdf")
     return _document(segments, failed, meta, notes, info, count, max_pages)
 
 
@@ -412,7 +412,7 @@ def _document(
     failed: list[str],
     meta: tuple[Segment, ...],
     notes: list[str],
-    info: dict[str, Any],
+    info: ReadInfo,
     count: int,
     max_pages: int,
 ) -> Document:

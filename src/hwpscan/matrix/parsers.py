@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Literal
 
 from hwpscan.errors import FormatError, UsageError
-from hwpscan.forensics.checkjson import decode_utf8
+from hwpscan.forensics.checkjson import Decoded, decode_utf8
 from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
 
@@ -215,14 +215,14 @@ def _command_spec(value: str) -> ParserSpec:
 # --- Decoding a command's output ------------------------------------------------------
 
 
-def decode_output(data: bytes) -> tuple[str, int]:
+def decode_output(data: bytes) -> Decoded:
     """UTF-8 with ``surrogatepass``: lone surrogates survive; other undecodable bytes are
-    skipped and counted. Returns (text, invalid byte count).
+    skipped and counted.
 
     >>> decode_output("가".encode() + chr(0xDB80).encode("utf-8", "surrogatepass"))
-    ('가\\udb80', 0)
+    Decoded(text='가\\udb80', invalid=0)
     >>> decode_output(b"a\\xff\\xfeb\\xc3")
-    ('ab', 3)
+    Decoded(text='ab', invalid=3)
     """
     return decode_utf8(data, "skip")
 

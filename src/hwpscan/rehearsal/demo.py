@@ -27,6 +27,7 @@ from typing import Any
 from hwpscan.fetch.settings import FetchSettings
 from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.rehearsal.emulator.state import Stats
+from hwpscan.runs.records import RunArgs, arg_text
 
 __all__ = ["DEMO_RANGE", "DemoApi", "DemoSettings", "demo_api", "demo_record_args"]
 
@@ -90,7 +91,12 @@ def demo_api(settings: DemoSettings) -> Iterator[DemoApi]:
             )
 
 
-def demo_record_args(settings: DemoSettings) -> dict[str, Any]:
+def demo_record_args(settings: DemoSettings) -> RunArgs:
     """What the run store keeps of a demo run (it is marked as one)."""
     first, last = DEMO_RANGE
-    return {"demo": True, "start": first.isoformat(), "end": last.isoformat(), "out": settings.out}
+    return RunArgs(
+        start=first.isoformat(),
+        end=last.isoformat(),
+        out=arg_text(settings.out),
+        options={"demo": True},
+    )

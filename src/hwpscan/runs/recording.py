@@ -4,7 +4,7 @@
 >>> from hwpscan.models import Format, Status
 >>> from hwpscan.runs.store import RunStore
 >>> with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlite") as db:
-...     with recorded_run("scan", {"paths": ["a"]}, store=db) as rec:
+...     with recorded_run("scan", RunArgs(options={"paths": ["a"]}), store=db) as rec:
 ...         rec(FileResult("a/x.pdf", "", 1, Format.PDF, Status.CLEAN))
 ...         rec.summary = RunSummary(matrix_rows=0)
 ...     stored = db.load_run(rec.run_id)
@@ -26,14 +26,14 @@ caller :meth:`~Recording.forget`-s (a scan that found no document) is not kept a
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import StateDirError, StoreError
 from hwpscan.models import FileResult
 from hwpscan.runs.matrix import MatrixRecorder
-from hwpscan.runs.records import FetchFigures, RunInfo, RunSummary
+from hwpscan.runs.records import FetchFigures, RunArgs, RunInfo, RunSummary
 from hwpscan.runs.rows import StoredRows
 from hwpscan.runs.store import RunRecorder, RunStore, default_store, keep_runs
 from hwpscan.scanning.row_handoff import Row
@@ -231,7 +231,7 @@ class Recording:
 @contextmanager
 def recorded_run(
     kind: str,
-    args: Mapping[str, Any],
+    args: RunArgs,
     *,
     also: Callable[[FileResult], None] | None = None,
     on_warning: Warn | None = None,
@@ -258,7 +258,7 @@ def recorded_run(
     lost: BaseException | None = None
     try:
         store = store or default_store()
-        recorder = RunRecorder(store, store.start_run(kind, args))
+        recorder = RunRecorder(store, store.start_run(kind, args.to_json()))
     except HISTORY_ERRORS as exc:
         lost = exc
     except BaseException:  # a kind that is not a run kind: a bug in the caller

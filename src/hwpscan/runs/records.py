@@ -1,17 +1,31 @@
-"""What the run store keeps and hands back: run summaries, run descriptions, runs with
-results, run ids."""
+"""What the run store keeps and hands back: run arguments, run summaries, run
+descriptions, runs with results, run ids."""
 
 from __future__ import annotations
 
+import enum
 import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import PurePath
+from typing import Any, Literal
 
 from hwpscan.models import FileResult, Status
 
-__all__ = ["RUN_KINDS", "FetchFigures", "Run", "RunInfo", "RunSummary", "file_name", "new_run_id"]
+__all__ = [
+    "NOT_ASKED",
+    "RUN_KINDS",
+    "FetchFigures",
+    "OptionValue",
+    "Run",
+    "RunArgs",
+    "RunInfo",
+    "RunSummary",
+    "arg_text",
+    "file_name",
+    "new_run_id",
+]
 
 RUN_KINDS = ("scan", "fetch", "verify")
 
@@ -23,6 +37,57 @@ def file_name(path: str) -> str:
     ('보도.hwp', 'y.pdf')
     """
     return path[max(path.rfind("/"), path.rfind("\\")) + 1 :]
+
+
+class _NotAsked(enum.Enum):
+    NOT_ASKED = "not asked"
+
+
+#: A common argument a command does not have: left out of the stored arguments (where
+#: ``None`` is stored as ``null``: the command has it, and it was not given).
+NOT_ASKED = _NotAsked.NOT_ASKED
+
+#: One argument as the run store keeps it.
+OptionValue = str | int | float | bool | list[str] | None
+_Common = str | None | Literal[_NotAsked.NOT_ASKED]
+
+
+def arg_text(value: PurePath | str | None) -> str | None:
+    """A path argument as the run store keeps it (its text; ``None`` stays ``None``).
+
+    >>> arg_text(PurePath("a/b")), arg_text(None)
+    ('a/b', None)
+    """
+    return None if value is None else os.fsdecode(value)
+
+
+@dataclass(frozen=True, slots=True)
+class RunArgs:
+    """What was asked of a run, as the run store keeps it (``history`` shows it).
+
+    The arguments several commands share are fields: the date range (``start``,
+    ``end``), the API's address (``api_url``) and the download folder (``out``); a
+    command without one leaves it :data:`NOT_ASKED`. The rest are the command's own,
+    by name (``options``). Stored as one flat JSON object (:meth:`to_json`), scrubbed of
+    secrets by the store.
+
+    >>> RunArgs(start="2025-07-21", end=None, options={"jobs": 2}).to_json()
+    {'start': '2025-07-21', 'end': None, 'jobs': 2}
+    """
+
+    start: _Common = NOT_ASKED
+    end: _Common = NOT_ASKED
+    api_url: _Common = NOT_ASKED
+    out: _Common = NOT_ASKED
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, OptionValue]:
+        common = {"start": self.start, "end": self.end, "api_url": self.api_url, "out": self.out}
+        out: dict[str, OptionValue] = {
+            name: value for name, value in common.items() if value is not NOT_ASKED
+        }
+        out.update(self.options)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

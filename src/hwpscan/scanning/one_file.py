@@ -29,6 +29,7 @@ from hwpscan.models import (
     Document,
     FileResult,
     Format,
+    PlainCounts,
     RepairSummary,
     Segment,
     Status,
@@ -153,7 +154,7 @@ def _scan_bytes(
     except Exception as exc:  # a bug or an unforeseen library error: one row, not a crash
         doc = Document(format=_fallback_format(data))
         status, reason = Status.ERROR, f"internal error: {type(exc).__name__}: {exc}"
-    plain = doc.info.get("plain_body")
+    plain = doc.info.plain_body
     has_body = bool(doc.body) or (plain is not None and plain.units > 0)
     body, defects = _body_counts(doc)
     if status is None:
@@ -176,8 +177,8 @@ def _scan_bytes(
         reason=cap_reason(reason),
         date=date,
         body=body,
-        preview=_side_stats(doc, "plain_preview", doc.preview),
-        meta=_side_stats(doc, "plain_meta", doc.meta),
+        preview=_side_stats(doc.info.plain_preview, doc.preview),
+        meta=_side_stats(doc.info.plain_meta, doc.meta),
         warnings=warnings,
         seconds=time.perf_counter() - started,
         body_read=has_body or status.scanned,
@@ -189,7 +190,7 @@ def _scan_bytes(
 def _body_counts(doc: Document) -> tuple[TextStats, Defects]:
     """The body's counts and defect classes (its folded symbols' locations added); a
     plain body, counted by the reader, has nothing in it to locate or to class."""
-    plain = doc.info.get("plain_body")
+    plain = doc.info.plain_body
     if plain is not None:
         return TextStats(chars=plain.chars), NO_DEFECTS
     if not doc.body:
@@ -201,11 +202,10 @@ def _body_counts(doc: Document) -> tuple[TextStats, Defects]:
     return body, found.defects
 
 
-def _side_stats(doc: Document, plain_key: str, segments: tuple[Segment, ...]) -> TextStats | None:
-    """The counts of the document's preview text or metadata strings (*segments*; None
+def _side_stats(plain: PlainCounts | None, segments: tuple[Segment, ...]) -> TextStats | None:
+    """The counts of a document's preview text or metadata strings (*segments*; None
     without any); a reader that counted plain ones (HWP 5 PrvText, DocInfo names) gave
-    them in ``info[plain_key]`` instead (``plain_preview``, ``plain_meta``)."""
-    plain = doc.info.get(plain_key)
+    their counts instead (*plain*: ``info.plain_preview``, ``info.plain_meta``)."""
     if plain is not None:
         return TextStats(chars=plain.chars)
     return analyze(segments, max_locations=SIDE_LOCATIONS) if segments else None

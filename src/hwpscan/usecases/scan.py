@@ -19,17 +19,18 @@ hwpscan.errors.UsageError: --fail-on takes contaminated, unreadable, ... (...), 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.models import ExitCode, FileResult, Format, Status, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
+from hwpscan.runs.records import RunArgs
 from hwpscan.runs.rows import defect_masks, status_counts
 from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
 from hwpscan.scanning.inputs import collect_listed
@@ -214,7 +215,7 @@ def scan(
     settings: ScanSettings,
     *,
     observer: ScanObserver | None = None,
-    record_args: Mapping[str, Any] | None = None,
+    record_args: RunArgs | None = None,
     fetched: FetchReport | None = None,
 ) -> ScanOutcome:
     """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
@@ -252,7 +253,7 @@ class _SoFar:
 
 def _scan(
     settings: ScanSettings,
-    record_args: Mapping[str, Any] | None,
+    record_args: RunArgs | None,
     observer: ScanObserver,
     resumed: Resumed | None,
     fetched: FetchReport | None,
@@ -315,14 +316,14 @@ def _load_resume(ref: str) -> Resumed:
 
 
 def _recording(
-    settings: ScanSettings, args: Mapping[str, Any] | None, observer: ScanObserver
+    settings: ScanSettings, args: RunArgs | None, observer: ScanObserver
 ) -> AbstractContextManager[Recording]:
     """The run record the rows go to (a temporary database when the run is not recorded)."""
     if not settings.record:
         return nullcontext(Recording(None, also_row=observer.row, also_rows=observer.rows))
     return recorded_run(
         settings.kind,
-        dict(args or {}),
+        args or RunArgs(),
         on_warning=observer.warn,
         also_row=observer.row,
         also_rows=observer.rows,

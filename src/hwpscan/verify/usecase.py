@@ -27,6 +27,7 @@ from hwpscan.fetch import FetchReport, FetchSettings, fetch_range, stop_message
 from hwpscan.matrix import MatrixRow, ParserSpec, parse_parser_options
 from hwpscan.matrix.runner import run_matrix
 from hwpscan.models import ExitCode, FileResult
+from hwpscan.runs.records import OptionValue, RunArgs, arg_text
 from hwpscan.verify.files import scan_files, with_positions
 from hwpscan.verify.tool import ToolOutcome, parse_tool_cmd, run_tool, tool_environment
 from hwpscan.verify.verdicts import (
@@ -213,10 +214,10 @@ class VerifyOutcome:
             "dates": [v.to_json() for v in self.verdicts],
         }
 
-    def record_args(self) -> dict[str, Any]:
+    def record_args(self) -> RunArgs:
         """The run's arguments, as the run store keeps them."""
         s = self.settings
-        return {
+        options: dict[str, OptionValue] = {
             "dates": [v.date for v in self.verdicts],
             "expect": s.expect,
             "parser": s.parser,
@@ -224,9 +225,8 @@ class VerifyOutcome:
             "tool_cmd": s.tool_cmd,
             "cached": s.cached,
             "after": s.after,
-            "api_url": self.api_url,
-            "out": self.folder,
         }
+        return RunArgs(api_url=self.api_url, out=arg_text(self.folder), options=options)
 
     def summary(self) -> dict[str, Any]:
         """The run's summary, as the run store keeps it."""
