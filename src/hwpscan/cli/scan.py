@@ -55,6 +55,8 @@ from hwpscan.usecases.scan import (
     RepairSettings,
     ScanOutcome,
     ScanSettings,
+    named,
+    no_documents,
     nothing_under,
 )
 
@@ -469,7 +471,6 @@ def _fetch(
         when.end,
         settings_,
         show_progress=progress,
-        assume_yes=fetch.yes,
         any_key_length=fetch.any_key_length,
     )
     # The download folder is shared by every range fetched: scan what this fetch
@@ -523,6 +524,10 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
     """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
     if outcome.stop is not None:
         err_console.print(f"error: {outcome.stop.reason}", markup=False, highlight=False)
+    if outcome.nothing is None and outcome.stop is None and no_documents(outcome.results):
+        # exit 0 all the same: --fail-on decides (over no file at all: exit 2)
+        where = named(settings.paths, outcome.display_root)
+        err_console.print(f"warning: no documents found in {where}", markup=False)
     if out.fmt is OutputFormat.table:
         render_tables(outcome.results, root=outcome.display_root, show=out.show)
     elif out.fmt is OutputFormat.junit:

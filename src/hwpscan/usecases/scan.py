@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.locations import shown_url, url_from_argument
-from hwpscan.models import ExitCode, FileResult, combine_exit_codes
+from hwpscan.models import ExitCode, FileResult, Status, combine_exit_codes
 from hwpscan.runs.recording import Recording, fetch_summary, recorded_run
 from hwpscan.runs.rows import defect_masks, status_counts
 from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
@@ -54,6 +54,8 @@ __all__ = [
     "ScanOutcome",
     "ScanSettings",
     "check_fail_on",
+    "named",
+    "no_documents",
     "nothing_under",
     "scan",
 ]
@@ -400,8 +402,19 @@ def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
     >>> nothing_under([], Path("downloads"))
     'no documents under downloads'
     """
-    named = ", ".join(_shown(p) for p in paths)  # a URL's userinfo never shown
-    return f"no documents under {named or root or 'the fetched range'}"
+    return f"no documents under {named(paths, root)}"
+
+
+def named(paths: Sequence[Path], root: Path | str | None) -> str:
+    """What was named to scan, as said to a person (a URL's userinfo never shown)."""
+    return ", ".join(_shown(p) for p in paths) or str(root or "the fetched range")
+
+
+def no_documents(results: Sequence[FileResult]) -> bool:
+    """True when nothing scanned was a document: no file, or only files of no format
+    hwpscan reads (a README, an image). Counted from the tally, no row read back."""
+    counts = status_counts(results)
+    return all(status is Status.UNSUPPORTED for status, n in counts.items() if n)
 
 
 def _shown(path: Path) -> str:
