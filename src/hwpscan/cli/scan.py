@@ -27,6 +27,7 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
+from hwpscan.cli.input_order import HELD_ROWS, InputOrder, InputOrderObserver
 from hwpscan.cli.machine import write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
@@ -39,9 +40,8 @@ from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, scan_shown
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
+from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_sink
 from hwpscan.report.tables import Show, summary_line
-from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
@@ -76,8 +76,8 @@ class OutputFormat(str, enum.Enum):
 
 
 class SortOrder(str, enum.Enum):
-    completion = "completion"
     input = "input"
+    completion = "completion"
 
 
 PathsArg = Annotated[
@@ -141,10 +141,11 @@ class OutputOptions:
         SortOrder,
         typer.Option(
             "--sort",
-            help="jsonl/csv rows as files complete (each row has its input 'index'), or "
-            "all at the end in input order.",
+            help="jsonl/csv rows in input order, the same on every run (written as "
+            "files complete, a bounded number held back), or in completion order (each "
+            "row has its input 'index').",
         ),
-    ] = SortOrder.completion
+    ] = SortOrder.input
     progress: ProgressOpt = True
 
     @property
@@ -153,8 +154,19 @@ class OutputOptions:
 
     @property
     def live(self) -> bool:
-        """Rows written as files complete (not sorted at the end)."""
+        """Rows written as files complete, in completion order."""
         return self.streamed and self.sort is SortOrder.completion
+
+    def input_order(self, out: IO[str], *, scaled: bool) -> InputOrder | None:
+        """``--sort input`` (the default) of jsonl or csv rows: what writes them in
+        input order. The scaled path's rows are all written at the end, from the run's
+        store (its inputs are listed as they go)."""
+        if not self.streamed or self.live:
+            return None
+        held = 0 if scaled else HELD_ROWS
+        if self.fmt is OutputFormat.jsonl:
+            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=held)
+        return InputOrder(results=self.writer(out), held_rows=held)
 
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
@@ -400,30 +412,22 @@ def scan(
     args = _record_args(settings, out, matrix, when, api_url)
     with open_output(out.output if out.streamed else None) as stream:
         rows, lines = out.live_writers(stream)
-        observer = TerminalObserver(
-            progress=out.progress,
-            stream=rows,
-            matrix_stream=_matrix_stream(out, stream, settings.matrix),
-            strict_markup=bool(settings.matrix and settings.matrix.strict_markup),
-            lines=lines,
+        shown: dict[str, Any] = {
+            "progress": out.progress,
+            "matrix_stream": _matrix_stream(out, stream, settings.matrix),
+            "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
+        }
+        order = out.input_order(stream, scaled=settings.scaled)
+        observer = (
+            TerminalObserver(stream=rows, lines=lines, **shown)
+            if order is None
+            else InputOrderObserver(order, **shown)
         )
         outcome = scan_shown(settings, observer, args, fetched)
-        if out.streamed and not out.live:
-            _write_sorted(out, stream, outcome.results)
+        if order is not None:  # rows held past the bound: from the run's store
+            order.finish(outcome.results)
     _render(outcome, out, settings)
     _exit(outcome, settings, fetched)
-
-
-def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:
-    """``--sort input``: every row at the end (JSON Lines: the lines kept with the rows)."""
-    if out.fmt is OutputFormat.jsonl:
-        write_line = jsonl_line_sink(stream)
-        for line in row_lines(results):
-            write_line(line)
-        return
-    write = out.writer(stream)
-    for result in results:
-        write(result)
 
 
 def _settings(
