@@ -68,8 +68,16 @@ def report(
         Path | None,
         typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option(
+            "--format", "-f", help="table: lines for people; json: one document for tools."
+        ),
+    ] = MachineFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
+    output = check_results_file(output, fmt.value, "json")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
@@ -77,8 +85,11 @@ def report(
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
     written = write_report(stored.results, target, run=stored.info, matrix=matrix)
-    line = Text(f"run {stored.id}: ")
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
+    if fmt is MachineFormat.json:
+        print_json(report_json(stored.info, written, verdicts), output)
+        return
+    line = Text(f"run {stored.id}: ")
     if isinstance(verdicts, dict) and verdicts:
         line.append(verdict_tally(verdicts.values()))
         line.append("; ")
@@ -94,6 +105,27 @@ def report(
         )
     for path in written:
         console.print(f"  {path}", highlight=False)
+
+
+#: ``report --format json``: ``run``, ``kind``, ``files``, ``contaminated``,
+#: ``partial`` (the run was interrupted: the report holds what was recorded),
+#: ``verdicts`` (a verify run's verdict per date, else null) and ``written`` (the
+#: report's files).
+REPORT_SCHEMA = "hwpscan.report/1"
+
+
+def report_json(info: RunInfo, written: Sequence[Path], verdicts: object) -> dict[str, Any]:
+    """``report --format json``'s document."""
+    return {
+        "schema": REPORT_SCHEMA,
+        "run": info.id,
+        "kind": info.kind,
+        "files": info.files,
+        "contaminated": info.contaminated,
+        "partial": info.finished is None,
+        "verdicts": verdicts if isinstance(verdicts, dict) else None,
+        "written": [str(path) for path in written],
+    }
 
 
 # -- history ------------------------------------------------------------------------
