@@ -91,14 +91,7 @@ def check_json(
         _usage_hint(ctx)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
-    if fmt is CheckFormat.jsonl:
-        with results_lines(output) as write:
-            first = _print_jsonl(findings, counts, write)
-    elif fmt is CheckFormat.json:
-        with results_lines(output) as write:
-            first = _print_document(findings, counts, write)
-    else:
-        first = _TextReport(max_shown).print(findings, counts)
+    first = _print(fmt, findings, counts, output, max_shown)
     if counts.empty:
         raise _nothing_checked(source, counts)
     if first is not None:
@@ -153,6 +146,22 @@ def _print_jsonl(
         write(json.dumps({"schema": CHECK_SCHEMA, **item.to_json()}, ensure_ascii=False))
     write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
     return first
+
+
+def _print(
+    fmt: CheckFormat,
+    findings: Iterator[BadString | SkippedLine],
+    counts: Counts,
+    output: Path | None,
+    max_shown: int,
+) -> BadString | None:
+    """Every finding in *fmt*, as it is found; returns the first bad string."""
+    if fmt is CheckFormat.table:
+        return _TextReport(max_shown).print(findings, counts)
+    with results_lines(output) as write:
+        if fmt is CheckFormat.json:
+            return _print_document(findings, counts, write)
+        return _print_jsonl(findings, counts, write)
 
 
 def _print_document(

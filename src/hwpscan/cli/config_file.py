@@ -142,7 +142,8 @@ def default_map(
     pyproject.toml over the user file. *warn* is called with each unknown key's line.
 
     >>> files = ConfigFiles(user={"jobs": 2, "scan": {"format": "csv"}},
-    ...                     project={"jobs": 4, "scan": {"fail-on": ["contaminated"]}})
+    ...                     project={"jobs": 4, "scan": {"fail-on": ["contaminated"]}},
+    ...                     user_path=Path("config.toml"), project_path=Path("pyproject.toml"))
     >>> options = {"scan": [("jobs", ("--jobs", "-j")), ("fmt", ("--format", "-f")),
     ...                     ("fail_on", ("--fail-on",))], "fetch": [("fmt", ("--format",))]}
     >>> default_map(files, options, print)

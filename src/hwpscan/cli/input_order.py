@@ -35,6 +35,7 @@ class InputOrder:
     end). *lines* writes JSON lines (joined by newlines, in UTF-8), or *results* writes
     one result at a time (csv).
 
+    >>> import json
     >>> from hwpscan.models import Format, Status
     >>> rows = [Row.of(FileResult(f"{i}.pdf", "", 0, Format.PDF, Status.CLEAN), i)
     ...         for i in range(4)]
@@ -42,8 +43,8 @@ class InputOrder:
     >>> order = InputOrder(lines=lambda data: got.extend(data.split(b"\\n")))
     >>> order.take([rows[2], rows[1]]); len(got), order.written
     (0, 0)
-    >>> order.take([rows[0], rows[3]]); [line[39:46] for line in got], order.written
-    ([b'"0.pdf"', b'"1.pdf"', b'"2.pdf"', b'"3.pdf"'], 4)
+    >>> order.take([rows[0], rows[3]]); [json.loads(line)["path"] for line in got], order.written
+    (['0.pdf', '1.pdf', '2.pdf', '3.pdf'], 4)
     """
 
     def __init__(

@@ -88,17 +88,22 @@ def report(
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if fmt is MachineFormat.json:
         print_json(report_json(stored.info, written, verdicts), output)
-        return
-    line = Text(f"run {stored.id}: ")
+    else:
+        _report_lines(stored.info, written, verdicts)
+
+
+def _report_lines(info: RunInfo, written: Sequence[Path], verdicts: object) -> None:
+    """What ``report`` says for people: the run, its verdicts, the files written."""
+    line = Text(f"run {info.id}: ")
     if isinstance(verdicts, dict) and verdicts:
         line.append(verdict_tally(verdicts.values()))
         line.append("; ")
-    line.append(f"{stored.info.files} files, {stored.info.contaminated} contaminated")
+    line.append(f"{info.files} files, {info.contaminated} contaminated")
     console.print(line)
-    if stored.info.finished is None:
+    if info.finished is None:
         err_console.print(
-            f"[yellow]warning:[/] run {stored.id} was interrupted: the report is partial, "
-            f"it holds only the {stored.info.files} file(s) recorded before the run stopped",
+            f"[yellow]warning:[/] run {info.id} was interrupted: the report is partial, "
+            f"it holds only the {info.files} file(s) recorded before the run stopped",
             markup=True,
             highlight=False,
             soft_wrap=True,

@@ -411,23 +411,29 @@ def scan(
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
     with open_output(out.output if out.streamed else None) as stream:
-        rows, lines = out.live_writers(stream)
-        shown: dict[str, Any] = {
-            "progress": out.progress,
-            "matrix_stream": _matrix_stream(out, stream, settings.matrix),
-            "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
-        }
         order = out.input_order(stream, scaled=settings.scaled)
-        observer = (
-            TerminalObserver(stream=rows, lines=lines, **shown)
-            if order is None
-            else InputOrderObserver(order, **shown)
-        )
+        observer = _observer(out, stream, settings, order)
         outcome = scan_shown(settings, observer, args, fetched)
         if order is not None:  # rows held past the bound: from the run's store
             order.finish(outcome.results)
     _render(outcome, out, settings)
     _exit(outcome, settings, fetched)
+
+
+def _observer(
+    out: OutputOptions, stream: IO[str], settings: ScanSettings, order: InputOrder | None
+) -> TerminalObserver:
+    """Bars and messages; rows to *stream* through *order* (input order), else as
+    files complete (``--sort completion``)."""
+    shown: dict[str, Any] = {
+        "progress": out.progress,
+        "matrix_stream": _matrix_stream(out, stream, settings.matrix),
+        "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
+    }
+    if order is not None:
+        return InputOrderObserver(order, **shown)
+    rows, lines = out.live_writers(stream)
+    return TerminalObserver(stream=rows, lines=lines, **shown)
 
 
 def _settings(
