@@ -122,13 +122,14 @@ def test_a_key_in_pyproject_is_refused_naming_the_file(project: Path, docs: Path
 def test_an_unknown_key_is_a_warning_naming_the_file_and_key(
     project: Path, docs: Path, user_file: Path
 ) -> None:
-    user_file.write_text('colour = "red"\n[scan]\nshout = true\n', encoding="utf-8")
+    user_file.write_text('colour = "red"\napi_key = "k"\n[scan]\nshout = true\n', "utf-8")
     (project / "pyproject.toml").write_text("[tool.hwpscan.nosuch]\nx = 1\n", "utf-8")
     done = _scan(docs)
     assert done.exit_code == 0, done.output
     warnings = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert any(str(user_file) in w and "colour" in w for w in warnings)
     assert any(str(user_file) in w and "scan.shout" in w for w in warnings)
+    assert any(str(user_file) in w and "api_key is not read" in w for w in warnings)
     assert any("pyproject.toml" in w and "tool.hwpscan.nosuch" in w for w in warnings)
 
 
@@ -153,3 +154,18 @@ def test_the_order_is_written_in_help() -> None:
         assert "first found wins: the command line, the environment," in flat
         assert "[tool.hwpscan] in the nearest pyproject.toml, the config file, defaults" in flat
         assert "HWPSCAN_CONFIG" in flat
+
+
+def test_the_state_folders_key_file_as_config_gives_no_key_warning(
+    tmp_path: Path, docs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the config folder is the state folder (macOS), the key file is the config
+    file: its api_key is the key reader's, not an unknown setting."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('api_key = "k"\njobs = 1\n', encoding="utf-8")
+    monkeypatch.setenv("HWPSCAN_HOME", str(home))
+    monkeypatch.setenv("HWPSCAN_CONFIG", str(home / "config.toml"))
+    done = _scan(docs)
+    assert done.exit_code == 0, done.output
+    assert "warning:" not in done.stderr

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hwpscan.errors import UsageError
+from hwpscan.errors import HwpscanError, UsageError
 
 __all__ = [
     "CONFIG_ENV",
@@ -108,7 +108,8 @@ class ConfigFiles:
         user: dict[str, Any] = {}
         if user_path.is_file():
             user = _read(user_path)
-            user.pop("api_key", None)  # the key's own reader takes it (the data folder's file)
+            if _is_key_file(user_path):  # macOS: the config folder is the state folder
+                user.pop("api_key", None)  # the key's own reader takes it from there
         project_path = nearest_pyproject(cwd)
         project: dict[str, Any] = {}
         if project_path is not None:
@@ -119,6 +120,17 @@ class ConfigFiles:
             _refuse_secrets(project_path, table)
             project = table
         return cls(user, project, user_path if user else None, project_path if project else None)
+
+
+def _is_key_file(path: Path) -> bool:
+    """Whether *path* is the state folder's config.toml, where the API key is kept."""
+    from hwpscan.fetch.keys import config_path
+    from hwpscan.home import state_dir
+
+    try:
+        return path.resolve() == config_path(state_dir()).resolve()
+    except (HwpscanError, OSError):
+        return False
 
 
 def _refuse_secrets(path: Path, table: Mapping[str, Any], where: str = "tool.hwpscan") -> None:
@@ -156,7 +168,12 @@ def default_map(
             continue
         where = "tool.hwpscan." if path.name == "pyproject.toml" else ""
         for key, value in settings.items():
-            if isinstance(value, dict):
+            if key == "api_key":  # only the user file gets here (pyproject's is refused)
+                warn(
+                    f"{path}: api_key is not read from here: set HWPSCAN_API_KEY or put it "
+                    "in config.toml in the state folder (HWPSCAN_HOME)"
+                )
+            elif isinstance(value, dict):
                 if key not in names:
                     warn(f"{path}: unknown key {where}{key} (no such command)")
                     continue
