@@ -124,8 +124,8 @@ class ConfigFiles:
 
 def _is_key_file(path: Path) -> bool:
     """Whether *path* is the state folder's config.toml, where the API key is kept."""
-    from hwpscan.fetch.keys import config_path
-    from hwpscan.home import state_dir
+    from hwpscan.fetch.keys import config_path  # only when a user config file exists
+    from hwpscan.home import state_dir  # only when a user config file exists
 
     try:
         return path.resolve() == config_path(state_dir()).resolve()
@@ -164,31 +164,40 @@ def default_map(
     names = {cmd: _option_names(params) for cmd, params in commands.items()}
     result: dict[str, dict[str, Any]] = {}
     for settings, path in ((files.user, files.user_path), (files.project, files.project_path)):
-        if path is None:
-            continue
-        where = "tool.hwpscan." if path.name == "pyproject.toml" else ""
-        for key, value in settings.items():
-            if key == "api_key":  # only the user file gets here (pyproject's is refused)
-                warn(
-                    f"{path}: api_key is not read from here: set HWPSCAN_API_KEY or put it "
-                    "in config.toml in the state folder (HWPSCAN_HOME)"
-                )
-            elif isinstance(value, dict):
-                if key not in names:
-                    warn(f"{path}: unknown key {where}{key} (no such command)")
-                    continue
-                _command_table(
-                    path, f"{where}{key}", value, names[key], result.setdefault(key, {}), warn
-                )
-            elif key.replace("-", "_") in SHARED:
-                shared = key.replace("-", "_")
-                _check_type(path, f"{where}{key}", value, SHARED[shared])
-                for cmd, options in names.items():
-                    if shared in options.values():
-                        result.setdefault(cmd, {})[shared] = value
-            else:
-                warn(f"{path}: unknown key {where}{key}")
+        if path is not None:
+            _file_defaults(path, settings, names, result, warn)
     return {cmd: values for cmd, values in result.items() if values}
+
+
+def _file_defaults(
+    path: Path,
+    settings: Mapping[str, Any],
+    names: Mapping[str, Mapping[str, str]],
+    result: dict[str, dict[str, Any]],
+    warn: Any,
+) -> None:
+    """One file's settings into *result* (over what an earlier file gave)."""
+    where = "tool.hwpscan." if path.name == "pyproject.toml" else ""
+    for key, value in settings.items():
+        if key == "api_key":  # only the user file gets here (pyproject's is refused)
+            warn(
+                f"{path}: api_key is not read from here: set HWPSCAN_API_KEY or put it "
+                "in config.toml in the state folder (HWPSCAN_HOME)"
+            )
+        elif isinstance(value, dict):
+            if key not in names:
+                warn(f"{path}: unknown key {where}{key} (no such command)")
+                continue
+            into = result.setdefault(key, {})
+            _command_table(path, f"{where}{key}", value, names[key], into, warn)
+        elif key.replace("-", "_") in SHARED:
+            shared = key.replace("-", "_")
+            _check_type(path, f"{where}{key}", value, SHARED[shared])
+            for cmd, options in names.items():
+                if shared in options.values():
+                    result.setdefault(cmd, {})[shared] = value
+        else:
+            warn(f"{path}: unknown key {where}{key}")
 
 
 def _option_names(params: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]:

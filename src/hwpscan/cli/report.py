@@ -88,6 +88,7 @@ def report(
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if fmt is MachineFormat.json:
         print_json(report_json(stored.info, written, verdicts), output)
+        _warn_if_partial(stored.info)  # on stderr: the document says "partial" too
     else:
         _report_lines(stored.info, written, verdicts)
 
@@ -100,6 +101,12 @@ def _report_lines(info: RunInfo, written: Sequence[Path], verdicts: object) -> N
         line.append("; ")
     line.append(f"{info.files} files, {info.contaminated} contaminated")
     console.print(line)
+    _warn_if_partial(info)
+    for path in written:
+        console.print(f"  {path}", highlight=False)
+
+
+def _warn_if_partial(info: RunInfo) -> None:
     if info.finished is None:
         err_console.print(
             f"[yellow]warning:[/] run {info.id} was interrupted: the report is partial, "
@@ -108,8 +115,6 @@ def _report_lines(info: RunInfo, written: Sequence[Path], verdicts: object) -> N
             highlight=False,
             soft_wrap=True,
         )
-    for path in written:
-        console.print(f"  {path}", highlight=False)
 
 
 #: ``report --format json``: ``run``, ``kind``, ``files``, ``contaminated``,
