@@ -25,6 +25,8 @@ def _session_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A state folder for module- and session-scoped fixtures, which run before the next one."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HWPSCAN_HOME", str(tmp_path_factory.mktemp("session-home")))
+        # no test reads the user's own option defaults (cli/config_file.py)
+        mp.setenv("HWPSCAN_CONFIG", str(tmp_path_factory.mktemp("config") / "config.toml"))
         yield
 
 

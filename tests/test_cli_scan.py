@@ -111,7 +111,7 @@ def test_repair_writes_utf8_text(corpus: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["repair", str(corpus), "--out", str(out), "-j", "1"])
     assert result.exit_code == 0, result.output
     text = (out / "2025-07-21" / "clean.hwpx.txt").read_text(encoding="utf-8")
-    assert text == "금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855)
+    assert text == "금융감독원 " + chr(0xF0854) + "보도" + chr(0xF0855) + "\n"
     assert not (out / "empty.hwp.txt").exists()
 
 
@@ -217,8 +217,8 @@ def test_repair_keeps_same_named_files_apart(
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["repair", "dup", "--out", "rep", "-j", "2"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "rep/a/x.hwpx.txt").read_text(encoding="utf-8") == "첫째"
-    assert (tmp_path / "rep/b/x.hwpx.txt").read_text(encoding="utf-8") == "둘째"
+    assert (tmp_path / "rep/a/x.hwpx.txt").read_text(encoding="utf-8") == "첫째\n"
+    assert (tmp_path / "rep/b/x.hwpx.txt").read_text(encoding="utf-8") == "둘째\n"
 
 
 def test_repair_reports_what_it_did(tmp_path: Path) -> None:

@@ -193,10 +193,10 @@ def test_repair_cli_writes_each_mode_and_says_what_it_did(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         assert f"--pua {mode}" in done.stdout.decode()
         wrote[mode] = (out / "in.hwp.txt").read_text(encoding="utf-8")
-    assert wrote["keep"] == f"가{SQUARED_ONE}{SQUARED_ONE}{UNMAPPED}"  # the lone half dropped
-    assert wrote["map"] == f"가①①\u25a1{UNMAPPED}"  # the lone half boxed, as Hancom's HWPX
-    assert wrote["placeholder"] == "가\u25a1\u25a1\u25a1\u25a1"
-    assert wrote["drop"] == "가"
+    assert wrote["keep"] == f"가{SQUARED_ONE}{SQUARED_ONE}{UNMAPPED}\n"  # the lone half dropped
+    assert wrote["map"] == f"가①①\u25a1{UNMAPPED}\n"  # the lone half boxed, as Hancom's HWPX
+    assert wrote["placeholder"] == "가\u25a1\u25a1\u25a1\u25a1\n"
+    assert wrote["drop"] == "가\n"
 
 
 def test_summary_md_and_html_report_name_the_classes_and_what_the_pdf_lost(
@@ -262,4 +262,4 @@ def test_repair_takes_any_folder_name_and_says_which_texts_it_could_not_write(
     said = " ".join((done.stdout + done.stderr).decode().split())
     assert f"1 file repaired, written below {out} (1 not: 1 not written)" in said
     assert "warning: repaired text not written to" in said and "b.hwp.txt" in said
-    assert (out / "a.hwp.txt").read_text(encoding="utf-8") == f"가{SQUARED_ONE}"
+    assert (out / "a.hwp.txt").read_text(encoding="utf-8") == f"가{SQUARED_ONE}\n"

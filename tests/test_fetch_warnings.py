@@ -117,6 +117,7 @@ def test_on_a_terminal_the_other_year_warns_and_goes_on_without_asking(
     assert emulator.stats().calls_total == 1
     code, seen = _on_a_terminal([*args, "--yes", "--no-progress"], env, b"")  # still taken
     assert "anyway?" not in seen and "check the year" in seen
+    assert "--yes does nothing" in seen  # an old script is told, not broken
     assert code == ExitCode.OK, seen
 
 

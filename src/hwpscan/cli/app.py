@@ -25,6 +25,8 @@ from rich.text import Text
 from typer.core import TyperGroup
 
 from hwpscan import __version__
+from hwpscan.cli.config_file import CONFIG_ENV, ConfigFiles, default_map
+from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode
 
 __all__ = [
@@ -195,6 +197,27 @@ class HwpscanGroup(TyperGroup):
         _finish(self, ctx)
         return list(super().get_params(ctx))
 
+    def defaults_from_files(self) -> dict[str, dict[str, Any]] | None:
+        """Option defaults from the user config file and pyproject.toml's
+        ``[tool.hwpscan]`` (:mod:`hwpscan.cli.config_file`), as Click's ``default_map``:
+        below the command line and the environment, above the built-in defaults."""
+        files = ConfigFiles.load()
+        if files.user_path is None and files.project_path is None:
+            return None
+        options = {
+            name: [
+                (p.name or "", tuple(p.opts))
+                for p in command.params
+                if p.param_type_name == "option"
+            ]
+            for name, command in self.commands.items()
+        }
+
+        def warn(message: str) -> None:
+            err_console.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
+
+        return default_map(files, options, warn) or None
+
     def main(
         self,
         args: Sequence[str] | None = None,
@@ -205,6 +228,8 @@ class HwpscanGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         try:
+            if "default_map" not in extra:  # a caller's own map wins over the files
+                extra["default_map"] = self.defaults_from_files()
             code = super().main(
                 args,
                 prog_name,
@@ -216,6 +241,9 @@ class HwpscanGroup(TyperGroup):
         except typer.TyperException as exc:
             err_console.print(_one_line(exc), markup=False, highlight=False, soft_wrap=True)
             code = exc.exit_code
+        except UsageError as exc:  # a config file that cannot be used
+            err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
+            code = ExitCode.USAGE
         except typer.Abort:  # a prompt answered with end-of-file or Ctrl-D
             err_console.print("aborted", markup=False, highlight=False)
             code = 1
@@ -236,15 +264,21 @@ app = typer.Typer(
 
 #: Each environment variable a command may read, as its epilog lists it.
 ENV = {
-    "HWPSCAN_API_KEY": "the API key (else the config file, else a prompt)",
+    "HWPSCAN_API_KEY": "the API key (else HWPSCAN_HOME/config.toml or a prompt)",
     "HWPSCAN_HOME": "state: answer cache, quota ledger, run history",
     "HWPSCAN_API_URL": "the listing endpoint, as --api-url",
+    CONFIG_ENV: "option defaults file (else config.toml, config folder)",
     "COLUMNS": "table width; NO_COLOR=1 turns colour off",
     "HWPSCAN_KEEP_RUNS": "runs the history keeps (default 50; 0: all)",
 }
 #: Which variables matter to each kind of command.
-ENV_FETCH = ("HWPSCAN_API_KEY", "HWPSCAN_HOME", "HWPSCAN_API_URL", "COLUMNS")
-ENV_LOCAL = ("HWPSCAN_HOME", "COLUMNS")
+ENV_FETCH = ("HWPSCAN_API_KEY", "HWPSCAN_HOME", "HWPSCAN_API_URL", CONFIG_ENV, "COLUMNS")
+ENV_LOCAL = ("HWPSCAN_HOME", CONFIG_ENV, "COLUMNS")
+#: Where an option's value comes from, first found wins (:mod:`hwpscan.cli.config_file`).
+PRECEDENCE = (
+    "Settings, first found wins: the command line, the environment,",
+    "[tool.hwpscan] in the nearest pyproject.toml, the config file, defaults",
+)
 EXIT_USAGE = "2  bad arguments, dates or paths"
 EXIT_API = "3  the API or its limits stopped the fetch (what came is kept)"
 
@@ -269,6 +303,8 @@ def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Seque
     <BLANKLINE>
     Environment
       COLUMNS  table width; NO_COLOR=1 turns colour off
+      Settings, first found wins: the command line, the environment,
+      [tool.hwpscan] in the nearest pyproject.toml, the config file, defaults
     <BLANKLINE>
     Exit codes
       0  done
@@ -282,6 +318,7 @@ def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Seque
     lines += ["", "[bold]Environment[/]"]
     key_width = max(len(k) for k in env)
     lines += [f"  {k:<{key_width}}  {escape(ENV[k])}" for k in env]
+    lines += [f"  {escape(line)}" for line in PRECEDENCE]
     lines += ["", "[bold]Exit codes[/]"]
     lines += [f"  {escape(code)}" for code in codes]
     text = "\n".join(lines)

@@ -22,10 +22,14 @@ from hwpscan.models import ExitCode
 #: What each ``--format jsonl`` line is (its ``type`` says which: a bad string, a
 #: skipped line, or the summary that ends the output).
 CHECK_SCHEMA = "hwpscan.check-json/1"
+#: ``--format json``: one document, ``findings`` (the bad strings and skipped lines, as
+#: the JSON Lines give them, without their ``schema``) and ``summary`` (the counts).
+CHECK_DOCUMENT_SCHEMA = "hwpscan.check-json.document/1"
 
 
 class CheckFormat(str, enum.Enum):
     table = "table"
+    json = "json"
     jsonl = "jsonl"
     text = "text"  # the table's older name (hidden from --help; a warning when used)
 
@@ -35,8 +39,9 @@ CheckFormatOpt = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help="table for people; jsonl: one object per finding, then the counts.",
-        metavar="[table|jsonl]",
+        help="table for people; json: one document; jsonl: one object per finding, then "
+        "the counts.",
+        metavar="[table|json|jsonl]",
     ),
 ]
 
@@ -86,11 +91,7 @@ def check_json(
         _usage_hint(ctx)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
-    if fmt is CheckFormat.jsonl:
-        with results_lines(output) as write:
-            first = _print_jsonl(findings, counts, write)
-    else:
-        first = _TextReport(max_shown).print(findings, counts)
+    first = _print(fmt, findings, counts, output, max_shown)
     if counts.empty:
         raise _nothing_checked(source, counts)
     if first is not None:
@@ -102,7 +103,7 @@ def _format(fmt: CheckFormat, output: Path | None) -> tuple[CheckFormat, Path | 
     results file, checked before anything is read."""
     if fmt is CheckFormat.text:
         fmt = deprecated(CheckFormat.table, fmt, "--format text is deprecated: use table")
-    return fmt, check_results_file(output, fmt.value, "jsonl")
+    return fmt, check_results_file(output, fmt.value, "json or jsonl")
 
 
 def _nothing_checked(source: str, counts: Counts) -> typer.Exit:
@@ -144,6 +145,39 @@ def _print_jsonl(
             first = item
         write(json.dumps({"schema": CHECK_SCHEMA, **item.to_json()}, ensure_ascii=False))
     write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
+    return first
+
+
+def _print(
+    fmt: CheckFormat,
+    findings: Iterator[BadString | SkippedLine],
+    counts: Counts,
+    output: Path | None,
+    max_shown: int,
+) -> BadString | None:
+    """Every finding in *fmt*, as it is found; returns the first bad string."""
+    if fmt is CheckFormat.table:
+        return _TextReport(max_shown).print(findings, counts)
+    with results_lines(output) as write:
+        if fmt is CheckFormat.json:
+            return _print_document(findings, counts, write)
+        return _print_jsonl(findings, counts, write)
+
+
+def _print_document(
+    findings: Iterator[BadString | SkippedLine], counts: Counts, write: Callable[[str], None]
+) -> BadString | None:
+    """One JSON document, its findings written as they are found (one per line, none
+    held), the counts at the end; returns the first bad string."""
+    first: BadString | None = None
+    write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
+    separator = ""
+    for item in findings:
+        if first is None and isinstance(item, BadString):
+            first = item
+        write(separator + json.dumps(item.to_json(), ensure_ascii=False))
+        separator = ","
+    write(f'], "summary": {json.dumps(counts.summary(), ensure_ascii=False)}}}')
     return first
 
 

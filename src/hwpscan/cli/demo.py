@@ -7,22 +7,30 @@ the scan use case; this module maps the options and shows what happens.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
 from hwpscan.cli.fetch_view import raise_for_report, run_fetch
+from hwpscan.cli.machine import (
+    MachineFormat,
+    ResultsOutOpt,
+    check_results_file,
+    write_rows_document,
+)
 from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
 from hwpscan.cli.runs_view import RecordOpt
 from hwpscan.cli.scan_view import (
     TerminalObserver,
+    open_output,
     render_tables,
     said_stopped,
     scan_shown,
     stopped_after,
 )
-from hwpscan.usecases.scan import ScanInterrupted, ScanSettings
+from hwpscan.runs.rows import status_counts
+from hwpscan.usecases.scan import ScanInterrupted, ScanOutcome, ScanSettings
 
 if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
     from hwpscan.rehearsal.demo import DemoSettings
@@ -57,6 +65,11 @@ def demo(
             help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml here.",
         ),
     ] = None,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+    ] = MachineFormat.table,
+    output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:
     """Run the whole job on a local API emulator: fetch 2025-07-21..2025-08-11, scan, tabulate.
@@ -64,16 +77,26 @@ def demo(
     The fetch uses a throwaway key and state; the scan is recorded in your run history,
     marked as a demo, so `hwpscan history` and `hwpscan report` work right after it.
     """
+    output = check_results_file(output, fmt.value, "json")
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
     from hwpscan.rehearsal.demo import DemoSettings  # the emulator: not for --help
 
-    _run(DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir), record)
+    settings = DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir)
+    _run(settings, fmt, output, record)
     if out is None:
         _say("the downloads above were temporary: pass --out DIR to keep them")
 
 
-def _run(settings: DemoSettings, record: bool = True) -> None:
+#: ``demo --format json``: ``calls`` and ``downloads`` (what the emulator counted),
+#: ``run`` (the recorded run), ``files``, ``counts`` (files per status) and ``rows``,
+#: the scan's JSON Lines rows in input order, as ``scan --format json`` gives them.
+DEMO_SCHEMA = "hwpscan.demo/1"
+
+
+def _run(
+    settings: DemoSettings, fmt: MachineFormat, output: Path | None, record: bool = True
+) -> None:
     """Fetch the incident's range from the emulator, then scan and tabulate it."""
     from hwpscan.rehearsal.demo import (  # the emulator: not for --help
         DEMO_RANGE,
@@ -103,10 +126,28 @@ def _run(settings: DemoSettings, record: bool = True) -> None:
             outcome = scan_shown(scanned, TerminalObserver(), args, report)
         except ScanInterrupted as stopped:
             raise said_stopped(stopped, scanned, command="demo") from None
-        try:
-            render_tables(outcome.results, root=api.folder)
-        except KeyboardInterrupt:
-            raise stopped_after(outcome) from None
+        if fmt is MachineFormat.json:
+            _write_json(outcome, stats, output)
+        else:
+            try:
+                render_tables(outcome.results, root=api.folder)
+            except KeyboardInterrupt:
+                raise stopped_after(outcome) from None
+
+
+def _write_json(outcome: ScanOutcome, stats: Any, output: Path | None) -> None:
+    """``demo --format json``: the emulator's counts, the run and its rows."""
+    counts = {s.value: n for s, n in status_counts(outcome.results).items() if n}
+    head: dict[str, object] = {
+        "schema": DEMO_SCHEMA,
+        "calls": stats.calls_total,
+        "downloads": stats.downloads_total,
+        "run": outcome.run_id,
+        "files": len(outcome.results),
+        "counts": dict(sorted(counts.items())),
+    }
+    with open_output(output) as stream:
+        write_rows_document(stream, head, outcome.results)
 
 
 def _say(message: str) -> None:

@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -24,18 +24,53 @@ from hwpscan.cli.machine import (
     MANIFEST_ROW_SCHEMA,
     ResultsOutOpt,
     check_results_file,
+    print_json,
     results_lines,
 )
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
 
-__all__ = ["current_entries", "manifest", "manifest_file", "manifest_table", "tally_line"]
+__all__ = [
+    "current_entries",
+    "manifest",
+    "manifest_file",
+    "manifest_json",
+    "manifest_table",
+    "tally_line",
+]
 
 
 class ManifestFormat(enum.StrEnum):
     table = "table"
+    json = "json"
     jsonl = "jsonl"
+
+
+#: ``manifest --format json``: ``manifest`` (the file read), ``attachments``,
+#: ``counts`` (attachments per status), ``superseded`` (earlier lines set aside) and
+#: ``entries``, each as a ``--format jsonl`` line gives it, without its ``schema``.
+MANIFEST_SCHEMA = "hwpscan.manifest/1"
+
+
+def manifest_json(path: Path, rows: Sequence[ManifestEntry], superseded: int) -> dict[str, Any]:
+    """``manifest --format json``'s document.
+
+    >>> def e(status):
+    ...     return ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", None, None, 0, None, status)
+    >>> doc = manifest_json(Path("m.jsonl"), [e("failed"), e("downloaded")], 1)
+    >>> doc["schema"], doc["attachments"], doc["counts"], doc["entries"][0]["status"]
+    ('hwpscan.manifest/1', 2, {'downloaded': 1, 'failed': 1}, 'failed')
+    """
+    counts = Counter(entry.status for entry in rows)
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "manifest": str(path),
+        "attachments": len(rows),
+        "counts": dict(sorted(counts.items())),
+        "superseded": superseded,
+        "entries": [entry.to_json() for entry in rows],
+    }
 
 
 def current_entries(entries: list[ManifestEntry]) -> tuple[list[ManifestEntry], int]:
@@ -118,7 +153,11 @@ def manifest(
     ] = Path("hwpscan-downloads"),
     fmt: Annotated[
         ManifestFormat,
-        typer.Option("--format", "-f", help="table for people; jsonl: one entry per line."),
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document; jsonl: one entry per line.",
+        ),
     ] = ManifestFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
@@ -127,7 +166,7 @@ def manifest(
     manifest.jsonl only ever grows: when an attachment has several lines (failed, then
     downloaded), the last one counts. This shows that one, per attachment.
     """
-    output = check_results_file(output, fmt.value, "jsonl")
+    output = check_results_file(output, fmt.value, "json or jsonl")
     path = manifest_file(folder)
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
@@ -138,6 +177,8 @@ def manifest(
             for entry in rows:
                 line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
                 write(json.dumps(line, ensure_ascii=False))
+    elif fmt is ManifestFormat.json:
+        print_json(manifest_json(path, rows, superseded), output)
     else:
         console.print(manifest_table(path, rows))
     err_console.print(tally_line(rows, superseded), highlight=False)

@@ -186,7 +186,8 @@ YesOpt = Annotated[
     typer.Option(
         "--yes",
         "-y",
-        help="Kept for scripts: nothing is asked (a range in another year is warned about).",
+        hidden=True,  # nothing is ever asked: accepted with a warning, to be removed
+        help="Does nothing (nothing is asked); accepted for old scripts, with a warning.",
     ),
 ]
 AnyKeyLengthOpt = Annotated[
@@ -317,9 +318,9 @@ class FetchOptions:
     ``fresh``, ``only_dates``...). Not in the group: ``--out``, whose default differs
     by command (``fetch``: ``./hwpscan-downloads``; ``scan --from/--to`` and
     ``verify``: a folder per API host in the state folder), and ``--progress``, which
-    ``scan`` also uses for the scan. ``yes`` and ``any_key_length`` are not
-    settings: pass them as ``assume_yes`` and ``any_key_length`` to
+    ``scan`` also uses for the scan. ``any_key_length`` is not a setting: pass it to
     :func:`hwpscan.cli.fetch_view.fetch_for_scan` (or :func:`~hwpscan.cli.fetch_view.get_key`).
+    ``yes`` (``--yes``, hidden) does nothing but warn: hwpscan never asks.
 
     >>> from pathlib import Path
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
@@ -347,6 +348,15 @@ class FetchOptions:
     limits: LimitOptions = field(default_factory=LimitOptions)
     yes: YesOpt = False
     any_key_length: AnyKeyLengthOpt = False
+
+    def __post_init__(self) -> None:
+        if self.yes:  # hidden from --help; old scripts keep working, and are told
+            err_console.print(
+                "[yellow]warning:[/] --yes does nothing (hwpscan never asks) and will be "
+                "removed; drop it from the command",
+                markup=True,
+                highlight=False,
+            )
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """The :class:`FetchSettings` these options ask for, ``overrides`` replacing fields."""

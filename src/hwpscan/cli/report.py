@@ -74,30 +74,72 @@ def report(
         Path | None,
         typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
+    fmt: Annotated[
+        MachineFormat,
+        typer.Option(
+            "--format", "-f", help="table: lines for people; json: one document for tools."
+        ),
+    ] = MachineFormat.table,
+    output: ResultsOutOpt = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
+    output = check_results_file(output, fmt.value, "json")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
     with default_store() as store:
         matrix = load_matrix_rows(store, stored.id)
     written = _write_or_stop(stored, target, matrix)
-    line = Text(f"run {stored.id}: ")
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
+    if fmt is MachineFormat.json:
+        print_json(report_json(stored.info, written, verdicts), output)
+        _warn_if_partial(stored.info)  # on stderr: the document says "partial" too
+    else:
+        _report_lines(stored.info, written, verdicts)
+
+
+def _report_lines(info: RunInfo, written: Sequence[Path], verdicts: object) -> None:
+    """What ``report`` says for people: the run, its verdicts, the files written."""
+    line = Text(f"run {info.id}: ")
     if isinstance(verdicts, dict) and verdicts:
         line.append(verdict_tally(verdicts.values()))
         line.append("; ")
-    line.append(f"{stored.info.files} files, {stored.info.contaminated} contaminated")
+    line.append(f"{info.files} files, {info.contaminated} contaminated")
     console.print(line)
-    if stored.info.finished is None:
+    _warn_if_partial(info)
+    for path in written:
+        console.print(f"  {path}", highlight=False)
+
+
+def _warn_if_partial(info: RunInfo) -> None:
+    if info.finished is None:
         err_console.print(
-            f"[yellow]warning:[/] run {stored.id} was interrupted: the report is partial, "
-            f"it holds only the {stored.info.files} file(s) recorded before the run stopped",
+            f"[yellow]warning:[/] run {info.id} was interrupted: the report is partial, "
+            f"it holds only the {info.files} file(s) recorded before the run stopped",
             markup=True,
             highlight=False,
             soft_wrap=True,
         )
-    for path in written:
-        console.print(f"  {path}", highlight=False)
+
+
+#: ``report --format json``: ``run``, ``kind``, ``files``, ``contaminated``,
+#: ``partial`` (the run was interrupted: the report holds what was recorded),
+#: ``verdicts`` (a verify run's verdict per date, else null) and ``written`` (the
+#: report's files).
+REPORT_SCHEMA = "hwpscan.report/1"
+
+
+def report_json(info: RunInfo, written: Sequence[Path], verdicts: object) -> dict[str, Any]:
+    """``report --format json``'s document."""
+    return {
+        "schema": REPORT_SCHEMA,
+        "run": info.id,
+        "kind": info.kind,
+        "files": info.files,
+        "contaminated": info.contaminated,
+        "partial": info.finished is None,
+        "verdicts": verdicts if isinstance(verdicts, dict) else None,
+        "written": [str(path) for path in written],
+    }
 
 
 def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> list[Path]:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, ClassVar
+from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
@@ -27,6 +27,7 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
+from hwpscan.cli.input_order import HELD_ROWS, InputOrder, InputOrderObserver
 from hwpscan.cli.machine import write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
@@ -47,10 +48,9 @@ from hwpscan.cli.scan_view import (
 )
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
+from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_sink
 from hwpscan.report.tables import Show, summary_line
 from hwpscan.runs.records import OptionValue, RunArgs, arg_text
-from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
@@ -65,6 +65,8 @@ from hwpscan.usecases.scan import (
     ScanInterrupted,
     ScanOutcome,
     ScanSettings,
+    named,
+    no_documents,
     nothing_under,
 )
 
@@ -84,8 +86,8 @@ class OutputFormat(str, enum.Enum):
 
 
 class SortOrder(str, enum.Enum):
-    completion = "completion"
     input = "input"
+    completion = "completion"
 
 
 PathsArg = Annotated[
@@ -149,10 +151,11 @@ class OutputOptions:
         SortOrder,
         typer.Option(
             "--sort",
-            help="jsonl/csv rows as files complete (each row has its input 'index'), or "
-            "all at the end in input order.",
+            help="jsonl/csv rows in input order, the same on every run (written as "
+            "files complete, a bounded number held back), or in completion order (each "
+            "row has its input 'index').",
         ),
-    ] = SortOrder.completion
+    ] = SortOrder.input
     progress: ProgressOpt = True
 
     @property
@@ -161,8 +164,19 @@ class OutputOptions:
 
     @property
     def live(self) -> bool:
-        """Rows written as files complete (not sorted at the end)."""
+        """Rows written as files complete, in completion order."""
         return self.streamed and self.sort is SortOrder.completion
+
+    def input_order(self, out: IO[str], *, scaled: bool) -> InputOrder | None:
+        """``--sort input`` (the default) of jsonl or csv rows: what writes them in
+        input order. The scaled path's rows are all written at the end, from the run's
+        store (its inputs are listed as they go)."""
+        if not self.streamed or self.live:
+            return None
+        held = 0 if scaled else HELD_ROWS
+        if self.fmt is OutputFormat.jsonl:
+            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=held)
+        return InputOrder(results=self.writer(out), held_rows=held)
 
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
@@ -407,11 +421,7 @@ def scan(
         settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
-    try:
-        outcome = _scan_to(out, settings, args, fetched)
-    except ScanInterrupted as stopped:
-        results_file = out.output if out.streamed else None
-        raise said_stopped(stopped, settings, results_file, out.live) from None
+    outcome = _scan_to(out, settings, args, fetched)
     try:
         _render(outcome, out, settings)
     except KeyboardInterrupt:
@@ -422,32 +432,39 @@ def scan(
 def _scan_to(
     out: OutputOptions, settings: ScanSettings, args: RunArgs, fetched: FetchReport | None
 ) -> ScanOutcome:
-    """The scan, its rows streamed to the results file (or stdout) as they come."""
-    with open_output(out.output if out.streamed else None, keep_partial=out.live) as stream:
-        rows, lines = out.live_writers(stream)
-        observer = TerminalObserver(
-            progress=out.progress,
-            stream=rows,
-            matrix_stream=_matrix_stream(out, stream, settings.matrix),
-            strict_markup=bool(settings.matrix and settings.matrix.strict_markup),
-            lines=lines,
-        )
-        outcome = scan_shown(settings, observer, args, fetched)
-        if out.streamed and not out.live:
-            _write_sorted(out, stream, outcome.results)
+    """The scan, its rows streamed to the results file (or stdout) as they come: in
+    input order through a bounded buffer, or as files complete (``--sort completion``).
+    A stopped scan says what the results file holds and how to go on."""
+    results_file = out.output if out.streamed else None
+    with open_output(results_file, keep_partial=out.streamed) as stream:
+        order = out.input_order(stream, scaled=settings.scaled)
+        observer = _observer(out, stream, settings, order)
+        try:
+            outcome = scan_shown(settings, observer, args, fetched)
+        except ScanInterrupted as stopped:
+            written = order.written if order is not None else None
+            raise said_stopped(
+                stopped, settings, results_file, out.streamed, written=written
+            ) from None
+        if order is not None:  # rows held past the bound: from the run's store
+            order.finish(outcome.results)
     return outcome
 
 
-def _write_sorted(out: OutputOptions, stream: IO[str], results: Sequence[FileResult]) -> None:
-    """``--sort input``: every row at the end (JSON Lines: the lines kept with the rows)."""
-    if out.fmt is OutputFormat.jsonl:
-        write_line = jsonl_line_sink(stream)
-        for line in row_lines(results):
-            write_line(line)
-        return
-    write = out.writer(stream)
-    for result in results:
-        write(result)
+def _observer(
+    out: OutputOptions, stream: IO[str], settings: ScanSettings, order: InputOrder | None
+) -> TerminalObserver:
+    """Bars and messages; rows to *stream* through *order* (input order), else as
+    files complete (``--sort completion``)."""
+    shown: dict[str, Any] = {
+        "progress": out.progress,
+        "matrix_stream": _matrix_stream(out, stream, settings.matrix),
+        "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
+    }
+    if order is not None:
+        return InputOrderObserver(order, **shown)
+    rows, lines = out.live_writers(stream)
+    return TerminalObserver(stream=rows, lines=lines, **shown)
 
 
 def _settings(
@@ -496,7 +513,6 @@ def _fetch(
         when.end,
         settings_,
         show_progress=progress,
-        assume_yes=fetch.yes,
         any_key_length=fetch.any_key_length,
     )
     # The download folder is shared by every range fetched: scan what this fetch
@@ -548,6 +564,10 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
     """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
     if outcome.stop is not None:
         err_console.print(f"error: {outcome.stop.reason}", markup=False, highlight=False)
+    if outcome.nothing is None and outcome.stop is None and no_documents(outcome.results):
+        # exit 0 all the same: --fail-on decides (over no file at all: exit 2)
+        where = named(settings.paths, outcome.display_root)
+        err_console.print(f"warning: no documents found in {where}", markup=False)
     if out.fmt is OutputFormat.table:
         render_tables(outcome.results, root=outcome.display_root, show=out.show)
     elif out.fmt is OutputFormat.junit:

@@ -196,18 +196,22 @@ def said_stopped(
     streamed: bool = True,
     *,
     command: str = "scan",
+    written: int | None = None,
 ) -> typer.Exit:
     """What a stopped scan (``scan``, ``repair``, ``demo``) kept and how to go on, on
     stderr; the exit to raise (130). *output* is the results file (-o), *streamed*
-    whether it got its rows as they came (else it is written at the end, so not now)."""
+    whether it got its rows as they came (else it is written at the end, so not now),
+    *written* how many rows it got when not every scanned file's (rows held back for
+    input order are in the run store, not in the file)."""
     of = f" of {stopped.total:,}" if stopped.total is not None else ""
     done = f"{stopped.done:,}{of} files scanned"
     run = stopped.run_id
     kept = [f"{done}, recorded as run {run}" if run else f"{done} (not recorded in the history)"]
     if output is not None:
         if streamed:
-            rows = "row" if stopped.done == 1 else "rows"
-            kept.append(f"{output} holds their {stopped.done:,} {rows}")
+            count = stopped.done if written is None else written
+            their = "their" if count == stopped.done else "the first"
+            kept.append(f"{output} holds {their} {count:,} row{'' if count == 1 else 's'}")
         else:
             kept.append(f"{output} was not written (its rows are written at the end)")
     if settings.repair is not None and stopped.done:

@@ -193,18 +193,22 @@ VerifyReportOpt = Annotated[
 ]
 
 
-def _fetcher(key: str, *, show_progress: bool, assume_yes: bool) -> Fetcher:
-    """The fetch with the range line, the other-year question, bars and the summary."""
+def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
+    """The fetch with the range line, bars and the summary of each range fetched (the
+    first day of each is added to *fetches*)."""
 
     def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        return run_fetch(
-            first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes
-        )
+        fetches.append(first)
+        return run_fetch(first, last, settings, key=key, show_progress=show_progress)
 
     return run
 
 
-def _fetched_line(totals: FetchTotals, *, cached: bool) -> None:
+def _fetched_line(totals: FetchTotals, *, cached: bool, fetches: Sequence[date]) -> None:
+    """The totals of every fetch, once: not after a single range, whose own summary
+    already said it all (unless ``--cached`` has something to add)."""
+    if len(fetches) == 1 and not cached:
+        return
     err_console.print(
         f"{totals.calls_made} API call(s) made, {totals.calls_cached} answered from the "
         f"cache; {totals.files_fetched} file(s) fetched (new or changed), "
@@ -345,9 +349,10 @@ def verify(
     output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
+    fetches: list[date] = []
     hooks = VerifyHooks(
-        _fetcher(key, show_progress=show_progress, assume_yes=fetch.yes),
-        partial(_fetched_line, cached=settings.cached),
+        _fetcher(key, show_progress=show_progress, fetches=fetches),
+        partial(_fetched_line, cached=settings.cached, fetches=fetches),
     )
     outcome = _verify_or_stop(settings, fetch.settings(out_dir=out), key, before, hooks)
     record_and_report(

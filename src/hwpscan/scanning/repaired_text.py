@@ -51,11 +51,13 @@ def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
 
     HWP 5 folded symbols are turned back into their plane-15 code points first (every
     mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
-    private use for the mode to treat."""
+    private use for the mode to treat. The file ends with one newline, as a text file
+    does (a body that already ends with one gets no second)."""
     pua = repair.pua
     done = repair_body(doc.format, doc.body, orphans=repair.orphans, pua=pua)
     target = repair.target
-    atomic_write(target, done.text, shared=True)  # for other tools: 0644, as open() makes
+    text = done.text if done.text.endswith("\n") else done.text + "\n"
+    atomic_write(target, text, shared=True)  # for other tools: 0644, as open() makes
     return RepairSummary(
         restored_pairs=done.restored_pairs,
         removed_orphans=done.removed_orphans,

@@ -56,6 +56,8 @@ __all__ = [
     "ScanOutcome",
     "ScanSettings",
     "check_fail_on",
+    "named",
+    "no_documents",
     "nothing_under",
     "scan",
 ]
@@ -502,8 +504,19 @@ def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
     >>> nothing_under([], Path("downloads"))
     'no documents under downloads'
     """
-    named = ", ".join(_shown(p) for p in paths)  # a URL's userinfo never shown
-    return f"no documents under {named or root or 'the fetched range'}"
+    return f"no documents under {named(paths, root)}"
+
+
+def named(paths: Sequence[Path], root: Path | str | None) -> str:
+    """What was named to scan, as said to a person (a URL's userinfo never shown)."""
+    return ", ".join(_shown(p) for p in paths) or str(root or "the fetched range")
+
+
+def no_documents(results: Sequence[FileResult]) -> bool:
+    """True when nothing scanned was a document: no file, or only files of no format
+    hwpscan reads (a README, an image). Counted from the tally, no row read back."""
+    counts = status_counts(results)
+    return all(status is Status.UNSUPPORTED for status, n in counts.items() if n)
 
 
 def _shown(path: Path) -> str:
