@@ -562,7 +562,7 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    from hwpscan.report.junit import write_junit  # pandas (report.pivot): junit output only
+    from hwpscan.report.junit import write_junit
 
     gate = settings.fail_on
     nothing = _nothing(outcome, settings) if gate else None

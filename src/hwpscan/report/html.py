@@ -22,6 +22,7 @@ from hwpscan import __version__
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
+from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.html_charts import calendar, heatmap
 from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
 from hwpscan.report.html_rows import (
@@ -32,7 +33,6 @@ from hwpscan.report.html_rows import (
     summarised,
 )
 from hwpscan.report.matrix import matrix_section
-from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
 
 if TYPE_CHECKING:

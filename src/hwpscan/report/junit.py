@@ -29,7 +29,7 @@ from typing import IO, Literal
 
 from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
-from hwpscan.report.pivot import UNKNOWN_DATE
+from hwpscan.report.cells import UNKNOWN_DATE
 
 GroupBy = Literal["date", "format"]
 #: The classes a contaminated file's message already counts (pairs and orphans).
