@@ -40,6 +40,7 @@ from hwpscan.cli.scan_view import TerminalObserver, open_output, render_tables, 
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_line_sink, jsonl_sink
+from hwpscan.report.junit import write_junit
 from hwpscan.report.tables import Show, summary_line
 from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
@@ -562,8 +563,6 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    from hwpscan.report.junit import write_junit
-
     gate = settings.fail_on
     nothing = _nothing(outcome, settings) if gate else None
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
