@@ -202,7 +202,7 @@ def test_repair_cli_writes_each_mode_and_says_what_it_did(tmp_path: Path) -> Non
 def test_summary_md_and_html_report_name_the_classes_and_what_the_pdf_lost(
     tmp_path: Path,
 ) -> None:
-    from hwpscan.report.html import render_html
+    from hwpscan.report.html import html_chunks
     from hwpscan.report.summary import summary_markdown
 
     (tmp_path / "a.pdf").write_bytes(build_pdf([[f"{chr(0xF000)} 과제"]]))
@@ -212,7 +212,7 @@ def test_summary_md_and_html_report_name_the_classes_and_what_the_pdf_lost(
     assert "Files by defect class (2 of them clean as UTF-8 but lossy)" in md
     assert "`folded_symbols` 1, `pdf_folded` 1" in md
     assert "## What the PDFs lost" in md and "lost 1 symbols of" in md
-    page = render_html(rows)
+    page = "".join(html_chunks(rows))
     assert "2 lossy: symbols shown as other characters" in page
     assert "what the PDFs lost against their HWP twins" in page and "lost 1 symbols of" in page
     assert "folded_symbols 1" in page  # the file's detail and its mark's title

@@ -22,7 +22,7 @@ from hwpscan.fetch import FetchHooks, FetchSettings, RetryPolicy, plan_range
 from hwpscan.fetch.dates import KST, Window
 from hwpscan.fetch.plan import open_cache, open_ledger
 from hwpscan.fetch.run import fetch_range
-from hwpscan.manifest import dates_for, paths_in_range, read_entries
+from hwpscan.manifest import dates_for, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.synth.hwp5 import build_hwp5
 from hwpscan.rehearsal.synth.pdf import build_pdf
@@ -304,17 +304,6 @@ def test_report_lists_this_fetchs_files_not_the_folders_older_ones(tmp_path: Pat
     assert {p.parent.name for p in one_day.paths} == {"2025-07-23"}
     assert sorted(p.name for p in one_day.paths) == ["40723_보도자료.hwp", "40723_참고.pdf"]
     assert [e.status for e in one_day.entries] == ["downloaded", "downloaded"]
-    # the manifest view of a range counts every run's files
-    out = (tmp_path / "out").resolve()
-    in_range = paths_in_range(out, date(2025, 7, 22), date(2025, 7, 23))
-    assert [p.relative_to(out).as_posix() for p in in_range] == [
-        "2025-07-22/40722_보도자료.hwp",
-        "2025-07-22/40722_참고.pdf",
-        "2025-07-23/40723_보도자료.hwp",
-        "2025-07-23/40723_참고.pdf",
-    ]
-    (out / "2025-07-22" / "40722_참고.pdf").unlink()
-    assert len(paths_in_range(out, date(2025, 7, 22), date(2025, 7, 23))) == 3
 
 
 def test_refused_and_failed_attachments_are_entries_but_not_paths(tmp_path: Path) -> None:

@@ -294,21 +294,6 @@ def load_manifest(folder: Path, problems: list[str] | None = None) -> dict[Path,
     return out
 
 
-def paths_in_range(folder: Path, start: date, end: date) -> list[Path]:
-    """Files on disk whose latest manifest entry in *folder* is dated ``start..end``.
-
-    Every run's files count, not only the last fetch's: for exactly what one fetch
-    listed use :attr:`hwpscan.fetch.run.FetchReport.paths`. Sorted; absolute paths.
-    """
-    first, last = start.isoformat(), end.isoformat()
-    entries = load_manifest(folder).items()
-    return sorted(
-        path
-        for path, e in entries
-        if e.status == "downloaded" and first <= (e.date or "") <= last and path.is_file()
-    )
-
-
 def dates_for(paths: Iterable[Path], problems: list[str] | None = None) -> dict[Path, str]:
     """The release date of each path a manifest in its folder or an ancestor knows.
 

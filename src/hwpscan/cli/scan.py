@@ -49,6 +49,7 @@ from hwpscan.cli.scan_view import (
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_sink
+from hwpscan.report.junit import write_junit
 from hwpscan.report.tables import Show, summary_line
 from hwpscan.runs.records import OptionValue, RunArgs, arg_text
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
@@ -607,8 +608,6 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    from hwpscan.report.junit import write_junit  # pandas (report.pivot): junit output only
-
     gate = settings.fail_on
     nothing = _nothing(outcome, settings) if gate else None
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)

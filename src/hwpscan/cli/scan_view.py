@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 
 from hwpscan.atomic import TEMP_PREFIX, shared_mode
 from hwpscan.cli.app import console, err_console, fail
@@ -132,7 +133,7 @@ class TerminalObserver(ScanObserver):
         err_console.print(escape_snippet(message), markup=False, highlight=False)
 
     def warn(self, message: str) -> None:
-        shown = _escape(escape_snippet(message))  # a name's ESC shown, never sent
+        shown = escape(escape_snippet(message))  # a name's ESC shown, never sent
         err_console.print(f"[yellow]warning:[/] {shown}", highlight=False)
 
     def _tick(self, done: int = 1) -> None:
@@ -165,12 +166,6 @@ def _bar(phase: str) -> Any:
     if phase == "matrix":  # rows done of files x extractors, guilty so far, the current file
         columns.append(TextColumn("{task.fields[guilty]} guilty · {task.description}"))
     return Progress(*columns, console=err_console, transient=True)
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
 
 
 def scan_shown(

@@ -13,7 +13,6 @@ items, so a loose parser would turn a typo into a silent "no releases".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -185,20 +184,6 @@ def split_windows(
         if last == end:
             return tuple(out)
         cursor = last + timedelta(days=1)
-
-
-def days_in(start: date, end: date) -> Iterator[date]:
-    """Every day from ``start`` to ``end`` inclusive.
-
-    >>> [d.day for d in days_in(date(2025, 7, 30), date(2025, 8, 1))]
-    [30, 31, 1]
-    """
-    day = start
-    while day <= end:
-        yield day
-        if day == end:
-            return
-        day += timedelta(days=1)
 
 
 def with_weekday(day: date) -> str:

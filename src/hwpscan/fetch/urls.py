@@ -33,18 +33,6 @@ DEFAULT_DOWNLOAD_PATHS = ("/fss/cmmn/file/fileDown.do",)
 Resolver = Callable[[str], Sequence[str]]
 
 
-def host_of(url: str) -> str:
-    """The lower-case host name of a URL (empty when there is none).
-
-    >>> host_of("https://WWW.fss.or.kr:443/x")
-    'www.fss.or.kr'
-    """
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def short_url(url: str) -> str:
     """A URL as a line of output names it: host, port and path, without the scheme, the
     user part or the query (where a key travels).

@@ -120,13 +120,7 @@ class JsonCheck:
 
     def summary(self) -> dict[str, Any]:
         """Counts as a JSON-ready dict."""
-        return {
-            "type": "summary",
-            "documents": self.documents,
-            "strings": self.strings,
-            "bad": len(self.bad),
-            "skipped": len(self.skipped),
-        }
+        return Counts(self.documents, self.strings, len(self.bad), len(self.skipped)).summary()
 
 
 # --- Decoding what a pipeline wrote ---------------------------------------------------
@@ -237,6 +231,7 @@ class Counts:
         return self.documents == 0
 
     def summary(self) -> dict[str, Any]:
+        """Counts as a JSON-ready dict."""
         return {
             "type": "summary",
             "documents": self.documents,

@@ -36,7 +36,7 @@ from hwpscan.forensics.pua import (
     hanyang_jamo,
     pdf_folds,
 )
-from hwpscan.forensics.surrogates import MAX_LOCATIONS, codepoint, escape_snippet, holds_any
+from hwpscan.forensics.surrogates import MAX_LOCATIONS, codepoint, escape_snippet
 from hwpscan.models import NO_DEFECTS, Defects, Format, Location, Segment, TextStats
 
 __all__ = ["Found", "count_defects", "folded_in", "unfold"]
@@ -44,7 +44,6 @@ __all__ = ["Found", "count_defects", "folded_in", "unfold"]
 #: Where a folded unit can be at all (the rule's bound; see ``pua_data.json``): one
 #: C-level search tells a text without any.
 _FOLD_BLOCK_RE = re.compile("[\ua000-\ua8ff]")
-_FOLD_BLOCK = ((0xA000, 0xA8FF),)  # the same, for holds_any
 _CONTEXT = 12
 _TEXT = itemgetter(3)  # a Segment's text
 
@@ -71,7 +70,7 @@ def folded_in(text: str) -> Counter[str]:
     >>> dict(folded_in("a" + chr(0xA2B1) * 2 + chr(0xA2B0) + "가"))
     {'ꊱ': 2}
     """
-    if not holds_any(text, _FOLD_BLOCK, _FOLD_BLOCK_RE):
+    if _FOLD_BLOCK_RE.search(text) is None:
         return Counter()
     return Counter(_folded_re().findall(text))
 

@@ -40,7 +40,6 @@ from hwpscan.forensics.surrogates import (
     PUA_RE,
     SURROGATE_RE,
     escape_snippet,
-    holds_any,
     join_segments,
     merge_pairs,
 )
@@ -533,8 +532,8 @@ class _PuaPass:
 
     def run(self, text: str) -> str:
         pattern = _pua_or_fold_re(bool(self.folds))
-        if not holds_any(text, _PUA_FOLD_RANGES if self.folds else _PUA_RANGES, pattern):
-            return text  # the usual text: told in one loop in C, not a regex search
+        if pattern.search(text) is None:
+            return text
         if self.mode == "keep":  # nothing changes: count them in one C-level pass
             for ch, n in Counter(pattern.findall(text)).items():
                 self.kept[f"U+{ord(ch):04X}"] += n
@@ -568,12 +567,6 @@ class _PuaPass:
     @staticmethod
     def sorted(counts: Counter[str]) -> dict[str, int]:
         return dict(sorted(counts.items()))
-
-
-#: The private-use ranges of ``PUA_RE`` as (first, last) code points, for ``holds_any``;
-#: with the PDF folds U+F000 (inside the first) and U+FFFF.
-_PUA_RANGES = ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
-_PUA_FOLD_RANGES = (*_PUA_RANGES, (0xFFFF, 0xFFFF))
 
 
 @functools.cache

@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import operator
 import re
-import sys
-import warnings
-from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -40,20 +37,16 @@ PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 #: A surrogate or a private-use character: what makes a text worth a closer look.
 _NOTABLE_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
-#: The same class as (first, last) code points, for :func:`holds_any`.
-_NOTABLE_RANGES = ((0xD800, 0xDFFF), (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
-#: Characters a context snippet shows escaped (the class; its regexes are below).
-_ESCAPED_CLASS = "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]"
-#: :data:`_ESCAPED_CLASS` for a snippet with characters above the BMP (the rest go through
-#: a translation table); compiled on first use, as are the other patterns of the paths
-#: that are rare (their large ranges take the compiler milliseconds).
-_escape_re = lazy_pattern(_ESCAPED_CLASS)
+#: Runs of what a context snippet shows escaped: controls, surrogates, private use, U+FFFD.
+_ESCAPE_RUN_RE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]+"
+)
 
 #: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 #: Runs of everything not private-use (removed to count the rest), with the usual case
-#: (anything below the surrogates) tried first as one range: about twice as fast over
-#: Hangul as the negated class alone.
+#: (anything below the surrogates) tried first as one range; compiled on first use, as
+#: is the next pattern (their large ranges take the compiler milliseconds).
 _not_pua_re = lazy_pattern(
     "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
 )
@@ -66,32 +59,8 @@ MAX_LOCATIONS = 20
 _PARAGRAPH = operator.itemgetter(1)
 _TEXT = operator.itemgetter(3)
 _CONTEXT = 12
-#: Texts longer than this are merged through a wchar array (see :func:`_merge_big`).
+#: Characters :func:`_count_surrogates` encodes at a time.
 _BIG_TEXT = 1 << 20
-
-with warnings.catch_warnings():  # the "u" type code is deprecated from Python 3.13
-    warnings.simplefilter("ignore", DeprecationWarning)
-    try:
-        _WCHAR4 = array("u").itemsize == 4
-    except ValueError:  # a Python without the "u" type code (its removal is planned)
-        _WCHAR4 = False
-#: The array type code of 4-byte code points, surrogates kept as they are: "w" from
-#: Python 3.13 (where "u" is deprecated), "u" before it (4 bytes where _WCHAR4).
-_WIDE = "w" if sys.version_info >= (3, 13) else "u"
-#: Whether :func:`_merge_narrow` can run here at any length: 4-byte code points, stored
-#: little-endian so their low 16 bits are their first two bytes.
-_NARROW = sys.byteorder == "little" and (_WIDE == "w" or _WCHAR4)
-
-
-def _count_chars(text: str) -> dict[str, int]:
-    """How often each character occurs (``str.count`` per character when there are few
-    distinct ones, which is all C; a Counter otherwise)."""
-    distinct = set(text[:4096])
-    if len(distinct) <= 64:
-        counts = {ch: text.count(ch) for ch in distinct}
-        if sum(counts.values()) == len(text):  # no other character further on
-            return counts
-    return Counter(text)
 
 
 def codepoint(ch: str) -> str:
@@ -103,27 +72,13 @@ def codepoint(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
-#: ``U+XXXX`` of the private-use characters met so far (bounded: see :data:`_INFO_MAX`).
-_CODEPOINTS: dict[str, str] = {}
-
-
 def _by_codepoint(counts: dict[str, int]) -> dict[str, int]:
-    """*counts* keyed by ``U+XXXX``, in code point order (a document repeats the same few
-    characters, so each name is made once).
+    """*counts* keyed by ``U+XXXX``, in code point order.
 
     >>> _by_codepoint({chr(0xF02B1): 2, chr(0xE000): 1})
     {'U+E000': 1, 'U+F02B1': 2}
     """
-    names = _CODEPOINTS
-    out: dict[str, int] = {}
-    for ch, n in sorted(counts.items()):
-        name = names.get(ch)
-        if name is None:
-            name = codepoint(ch)
-            if len(names) < _INFO_MAX:
-                names[ch] = name
-        out[name] = n
-    return out
+    return {codepoint(ch): n for ch, n in sorted(counts.items())}
 
 
 def merge_pairs(text: str) -> str:
@@ -136,21 +91,7 @@ def merge_pairs(text: str) -> str:
     """
     if SURROGATE_RE.search(text) is None:
         return text
-    return _strict_view(text)[0]
-
-
-def _merge_big(text: str) -> str:
-    """:func:`merge_pairs` for long texts, a slice at a time (see :func:`_merge_narrow`)."""
-    out: list[str] = []
-    for i in range(0, len(text), _BIG_TEXT):
-        piece = text[i : i + _BIG_TEXT]
-        narrowed = _merge_narrow(piece)
-        if narrowed is None:  # no 16-bit unit for an astral character: the codec's way
-            merged = piece.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-        else:
-            merged = narrowed[0]
-        out.append(merged)
-    return "".join(out)
+    return _strict_view(text)
 
 
 def escape_snippet(text: str) -> str:
@@ -161,78 +102,19 @@ def escape_snippet(text: str) -> str:
     >>> escape_snippet(chr(0xF02B1))
     '\\U000f02b1'
     """
-    if text.isprintable() and "\ufffd" not in text:  # see _escape_context
-        return text
-    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if shown.isprintable() and "\ufffd" not in shown:  # surrogates were all there was
-        return shown
-    if max(text) <= "\uffff":  # BMP only: one C-level pass through the table
-        return text.translate(_ESCAPES or _escape_table())
-    return _escape_re().sub(_escape_one, text)
-
-
-def _escape_one(match: re.Match[str]) -> str:
-    return _escaped(match.group())
-
-
-def _escaped(ch: str) -> str:
-    return ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-
-
-#: The escape of every BMP character :data:`_ESCAPED_CLASS` holds, for ``str.translate``
-#: (filled on first use: a clean run never needs it).
-_ESCAPES: dict[int, str] = {}
-_ESCAPED_RANGES = ((0x00, 0x20), (0x7F, 0xA0), (0xD800, 0xE000), (0xE000, 0xF900), (0xFFFD, 0xFFFE))
-
-
-def _escape_table() -> dict[int, str]:
-    if not _ESCAPES:
-        for first, end in _ESCAPED_RANGES:
-            for code in range(first, end):
-                _ESCAPES[code] = _escaped(chr(code)) if code < 0x100 else f"\\u{code:04x}"
-    return _ESCAPES
-
-
-def _escape_context(text: str, pua: bool = False) -> str:
-    """:func:`escape_snippet` for a location's context of a few dozen characters: the
-    runs to escape are split out and looked up whole (a document repeats the same few
-    defects), all in C; a translation table would look up (and miss) every character.
-
-    Everything escaped is unprintable (controls, surrogates, private use, the
-    noncharacters of planes 15 and 16) but U+FFFD, so a printable text without U+FFFD
-    is its own escape, which ``str.isprintable`` tells without a regex; and where
-    surrogates are all there is to escape (the usual context of a defect), the UTF-8
-    codec writes each one as its escape, ``\\udb80``, within C (not tried for the
-    context of a private-use character, *pua*, which the codec leaves), and
-    ``str.replace`` the newline, carriage return and tab.
-    """
+    # Everything escaped is unprintable but U+FFFD, so a printable text without U+FFFD
+    # is its own escape; where surrogates are all there is to escape (the usual context
+    # of a defect), the UTF-8 codec writes each one as its escape, \udb80.
     if text.isprintable() and "\ufffd" not in text:
         return text
-    shown = text if pua else text.encode("utf-8", "backslashreplace").decode("utf-8")
-    if not shown.isprintable():  # a paragraph's end (they are joined by newlines), a tab
-        shown = shown.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if shown.isprintable() and "\ufffd" not in shown:
         return shown
-    parts = _ESCAPE_RUN_RE.split(text)
-    if len(parts) == 1:
-        return text
-    parts[1::2] = map(_ESCAPED_RUNS.__getitem__, parts[1::2])
-    return "".join(parts)
+    return _ESCAPE_RUN_RE.sub(_escape_run, text)
 
 
-class _EscapedRuns(dict[str, str]):
-    """Escaped runs by their text, made on first use (bounded like :data:`_INFO`)."""
-
-    def __missing__(self, run: str) -> str:
-        escaped = "".join(map(_escaped, run))
-        if len(self) < _INFO_MAX:
-            self[run] = escaped
-        return escaped
-
-
-_ESCAPED_RUNS = _EscapedRuns()
-#: Runs of what :data:`_ESCAPED_CLASS` holds, captured so ``split`` keeps them.
-_ESCAPE_RUN_RE = re.compile(f"({_ESCAPED_CLASS}+)")
+def _escape_run(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
 def join_segments(segments: Iterable[Segment]) -> str:
@@ -297,32 +179,20 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     return texts, starts
 
 
-def holds_any(text: str, ranges: tuple[tuple[int, int], ...], pattern: re.Pattern[str]) -> bool:
-    """Whether *text* holds a character of *ranges* ((first, last) code points, both
-    included): *pattern*'s search, a class of the same ranges.
+def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
+    """(surrogates, pairs, private use of the strict view by character, whether *blob*
+    itself holds a private-use code point): what :func:`analyze` counts.
 
-    >>> holds_any("a" + chr(0xA2B1), ((0xA000, 0xA8FF),), re.compile("[\ua000-\ua8ff]"))
-    True
+    >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
+    >>> surrogates, pairs, sorted(map(codepoint, pua)), own
+    (2, 1, ['U+E000', 'U+F02B1'], True)
     """
-    return pattern.search(text) is not None
-
-
-def _notable_counts(blob: str) -> tuple[int, int, dict[str, int]]:
-    """(surrogates, pairs, private use of the strict view by character): what
-    :func:`analyze` counts.
-
-    >>> surrogates, pairs, pua = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
-    >>> surrogates, pairs, sorted(map(codepoint, pua))
-    (2, 1, ['U+E000', 'U+F02B1'])
-    """
-    strict, paired = blob, True
-    if SURROGATE_RE.search(blob) is not None:
-        strict, paired = _strict_view(blob)
+    strict = blob if SURROGATE_RE.search(blob) is None else _strict_view(blob)
     pairs = len(blob) - len(strict)  # each pair became one character
     # every half is either in a merged pair or still in the strict view; counted by
     # encoding, never by listing them (a findall makes one object per unit)
-    surrogates = 2 * pairs + (0 if paired else _count_surrogates(strict))
-    return surrogates, pairs, _count_pua(strict)
+    surrogates = 2 * pairs + _count_surrogates(strict)
+    return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -353,7 +223,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     whole = "".join(map(_TEXT, segments))
     # the common case: nothing to count or locate; surrogates and private use are
     # unprintable, so a printable text is told clean without a regex
-    if whole.isprintable() or not holds_any(whole, _NOTABLE_RANGES, _NOTABLE_RE):
+    if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
             replacement_chars=whole.count("\ufffd"),
@@ -361,19 +231,18 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     del whole
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
-    surrogates, pairs, pua = _notable_counts(blob)
+    surrogates, pairs, pua, own_pua = _notable_counts(blob)
     # private use made of pairs is located as the pair; only what the text holds as
-    # private-use code points is located as such (without surrogates, the strict view
-    # is the text itself, so whether it holds any is known from the counts; with them,
-    # the search for locations finds out, and stops when it has enough)
+    # private-use code points is located as such
     locations: tuple[Location, ...] = ()
-    if (surrogates or pua) and max_locations > 0:
+    if (surrogates or own_pua) and max_locations > 0:
         locations = _locations(
             segments,
             texts,
             starts,
             blob,
             surrogates=bool(surrogates),
+            pua=own_pua,
             limit=max_locations,
         )
     return TextStats(
@@ -407,8 +276,7 @@ def _count_surrogates(text: str) -> int:
 
 def _count_pua(strict: str) -> dict[str, int]:
     """Each private-use character of the strict view and how often it occurs."""
-    kept = _not_pua_re().sub("", strict)
-    return _count_chars(kept) if kept else {}
+    return Counter(_not_pua_re().sub("", strict))
 
 
 def _locations(
@@ -418,6 +286,7 @@ def _locations(
     blob: str,
     *,
     surrogates: bool,
+    pua: bool,
     limit: int,
 ) -> tuple[Location, ...]:
     """The first defects (surrogates first, then private-use characters), with
@@ -432,7 +301,7 @@ def _locations(
     if surrogates:
         matches += islice(_half_re().finditer(blob), limit)
     last = matches[-1].start() if matches else 0  # each kind is found in text order
-    if len(matches) < limit:
+    if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
         last = max(last, matches[-1].start()) if matches else 0
     # paragraph k begins after the k texts before it and their k newlines; only the
@@ -440,7 +309,6 @@ def _locations(
     reach = blob.count("\n", 0, last) + 1
     begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
     found: list[Location] = []
-    new, info, escape = tuple.__new__, _INFO.get, _escape_context
     for match in matches:
         chars = match.group()
         i = match.start()
@@ -449,16 +317,11 @@ def _locations(
         seg = segments[lo]
         # a paragraph of one run has consecutive stored offsets
         offset = seg.offset + i - at if hi - lo == 1 else _run_offset(segments[lo:hi], i - at)
-        cp, kind, units, escaped = info(chars) or _info(chars)
-        # the context: up to _CONTEXT characters each side, within the paragraph; as
-        # escaping goes character by character, the two sides are escaped apart and
-        # the defect's own escape is the one kept with its description
-        j = i + len(chars)
-        left, end, right = i - _CONTEXT, at + len(texts[k]), j + _CONTEXT
-        pua = kind == "pua"
-        before = escape(blob[left if left > at else at : i], pua)
-        shown = before + escaped + escape(blob[j : right if right < end else end], pua)
-        found.append(new(Location, (seg.stream, seg.paragraph, offset, cp, kind, units, shown)))
+        cp, kind, units = _info(chars)
+        # the context: up to _CONTEXT characters each side, within the paragraph
+        left, end, right = i - _CONTEXT, at + len(texts[k]), i + len(chars) + _CONTEXT
+        shown = escape_snippet(blob[left if left > at else at : right if right < end else end])
+        found.append(Location(seg.stream, seg.paragraph, offset, cp, kind, units, shown))
     return tuple(found)
 
 
@@ -470,55 +333,19 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     return runs[r].offset + j - begins[r]
 
 
-def _strict_view(text: str) -> tuple[str, bool]:
-    """:func:`merge_pairs` of a text holding surrogates, and whether every half was
-    found in a pair (False: there may be orphans)."""
-    if _WCHAR4 and len(text) > _BIG_TEXT:
-        return _merge_big(text), False
-    if _NARROW:
-        merged = _merge_narrow(text)
-        if merged is not None:
-            return merged
-    merged_text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-    return merged_text, False
+def _strict_view(text: str) -> str:
+    """:func:`merge_pairs` of a text holding surrogates: the UTF-16 codec joins each
+    high+low pair into the character it encodes and passes lone halves through."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
-def _merge_narrow(text: str) -> tuple[str, bool] | None:
-    """Merge pairs without the encoder, whose error handler runs once per surrogate
-    (seconds for millions, a third of the work for a few dozen): the 4-byte code points
-    are narrowed to 16-bit units by slicing, and only decoding merges pairs. None when
-    *text* holds a code point above U+FFFF, which has no 16-bit unit; else the merged
-    text and whether every half was in a pair (a strict decode takes only pairs)."""
-    wide = array(_WIDE, text).tobytes()
-    if wide[2::4].strip(b"\0"):  # the third byte of every BMP code point is 0
-        return None
-    narrow = bytearray(len(wide) // 2)
-    narrow[0::2] = wide[0::4]
-    narrow[1::2] = wide[1::4]
-    try:
-        return narrow.decode("utf-16-le"), True
-    except UnicodeDecodeError:
-        return narrow.decode("utf-16-le", "surrogatepass"), False
-
-
-#: ``(codepoint, kind, units)`` of the defects seen, by their characters (a document
-#: repeats the same few); bounded, so a hostile file cannot grow it without end.
-_INFO: dict[str, tuple[str, str, str, str]] = {}
-_INFO_MAX = 4096
-
-
-def _info(chars: str) -> tuple[str, str, str, str]:
+def _info(chars: str) -> tuple[str, str, str]:
     """What a location says of *chars*: a high+low pair (named by the character it
-    encodes), one orphan half, or one private-use character; and how a context shows
-    *chars* (escaped)."""
+    encodes), one orphan half, or one private-use character."""
     units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
     if len(chars) == 2:
         unit, nxt = ord(chars[0]), ord(chars[1])
         char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-        info = (codepoint(char), "pair", units, _escape_context(chars))
-    else:
-        kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
-        info = (codepoint(chars), kind, units, _escape_context(chars))
-    if len(_INFO) < _INFO_MAX:
-        _INFO[chars] = info
-    return info
+        return codepoint(char), "pair", units
+    kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
+    return codepoint(chars), kind, units

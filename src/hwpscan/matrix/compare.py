@@ -49,6 +49,7 @@ import re
 from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import isqrt
 from typing import Any
 
 from hwpscan.forensics.surrogates import PUA_RE, SURROGATE_RE, escape_snippet, merge_pairs
@@ -479,17 +480,11 @@ class _Search:
         n, m = a2 - a1, b2 - b1
         max_d = (n + m + 1) // 2
         offset = max_d + 1
-        size = 2 * offset + 1 if offset * offset < cap else 2 * _isqrt(cap) + 5
+        size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
         offset = min(offset, size // 2)
         vf = [0] * (2 * offset + 1)
         vb = [0] * (2 * offset + 1)
         return cls(a1, a2, b1, b2, n, m, n - m, max_d, offset, vf, vb)
-
-
-def _isqrt(n: int) -> int:
-    from math import isqrt
-
-    return isqrt(max(0, n))
 
 
 def _best_cut(top: str, bottom: str, b: str) -> int:

@@ -22,6 +22,7 @@ from hwpscan import __version__
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.matrix.rows import MatrixRow
 from hwpscan.models import FileResult, Status
+from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.html_charts import calendar, heatmap
 from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
 from hwpscan.report.html_rows import (
@@ -32,13 +33,12 @@ from hwpscan.report.html_rows import (
     summarised,
 )
 from hwpscan.report.matrix import matrix_section
-from hwpscan.report.pivot import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.summary import Figures, figures
 
 if TYPE_CHECKING:
     from hwpscan.runs.records import RunInfo
 
-__all__ = ["html_chunks", "render_html", "share_colour", "weekday_ko"]
+__all__ = ["html_chunks", "share_colour", "weekday_ko"]
 
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 
@@ -151,30 +151,6 @@ def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str
 
 
 # -- the page ----------------------------------------------------------------------
-
-
-def render_html(
-    results: Sequence[FileResult],
-    *,
-    title: str = "hwpscan 보고서",
-    run: RunInfo | None = None,
-    generated: datetime | None = None,
-    matrix: Sequence[MatrixRow] = (),
-    strict_markup: bool = False,
-    lead: str = "",
-) -> str:
-    """The complete page as a string (see :func:`html_chunks`)."""
-    return "".join(
-        html_chunks(
-            results,
-            title=title,
-            run=run,
-            generated=generated,
-            matrix=matrix,
-            strict_markup=strict_markup,
-            lead=lead,
-        )
-    )
 
 
 def html_chunks(

@@ -17,8 +17,8 @@ from typing import Any
 
 from hwpscan.forensics.pua import pua_name
 from hwpscan.models import FileResult, Location, Status, TextStats
+from hwpscan.report.cells import UNKNOWN_DATE
 from hwpscan.report.html_common import STATUS_KO, e
-from hwpscan.report.pivot import UNKNOWN_DATE
 
 __all__ = [
     "PUA_SHOWN",

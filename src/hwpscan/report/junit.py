@@ -29,7 +29,7 @@ from typing import IO, Literal
 
 from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
-from hwpscan.report.pivot import UNKNOWN_DATE
+from hwpscan.report.cells import UNKNOWN_DATE
 
 GroupBy = Literal["date", "format"]
 #: The classes a contaminated file's message already counts (pairs and orphans).
@@ -207,20 +207,6 @@ def junit_xml(
     return data + b"\n"
 
 
-def write_junit_file(
-    results: Sequence[FileResult],
-    out: Path,
-    *,
-    group_by: GroupBy = "date",
-    gate: Collection[str] | None = None,
-    empty_reason: str | None = None,
-) -> Path:
-    """Write :func:`junit_xml` to *out* (folders created)."""
-    data = junit_xml(results, group_by=group_by, gate=gate, empty_reason=empty_reason)
-    atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes
-    return out
-
-
 def write_junit(
     results: Sequence[FileResult],
     out: Path | None = None,
@@ -236,9 +222,10 @@ def write_junit(
     the XML goes as UTF-8 bytes (as it declares) whatever the stream's own encoding;
     a stream that takes text only (some embedders) gets the decoded text.
     """
-    if out is not None:
-        return write_junit_file(results, out, gate=gate, empty_reason=empty_reason)
     data = junit_xml(results, gate=gate, empty_reason=empty_reason)
+    if out is not None:
+        atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes
+        return out
     stream = stdout if stdout is not None else sys.stdout
     binary = getattr(stream, "buffer", None)
     if binary is None:

@@ -1,7 +1,7 @@
 """The date x format contamination table, built with pandas.
 
 Its cells without pandas (what the terminal draws), the constants and
-:func:`cell_text` are :mod:`hwpscan.report.cells`; they are exported here too.
+:func:`cell_text` are :mod:`hwpscan.report.cells`.
 
 >>> from hwpscan.models import FileResult, Format, Status
 >>> rows = [
@@ -25,7 +25,6 @@ from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import (
     DOCUMENT_FORMATS,
     EMPTY_CELL,
-    FORMAT_ORDER,
     OTHER,
     PIVOT_COLUMNS,
     UNKNOWN_DATE,
@@ -33,13 +32,6 @@ from hwpscan.report.cells import (
 )
 
 __all__ = [
-    "DOCUMENT_FORMATS",
-    "EMPTY_CELL",
-    "FORMAT_ORDER",
-    "OTHER",
-    "PIVOT_COLUMNS",
-    "UNKNOWN_DATE",
-    "cell_text",
     "contaminated_dates",
     "contamination_pivot",
     "pivot_counts",

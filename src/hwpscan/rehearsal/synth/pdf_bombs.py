@@ -96,7 +96,12 @@ def text_flood(megabytes: float = 200, line: int = 4000) -> bytes:
 
 def text_pages(pages: int = 16, megabytes: float = 3.9, line: int = 400) -> bytes:
     """*pages* pages, each showing *megabytes* of text in strings of *line* characters."""
-    content = _text_content(int(megabytes * _MB), line)
+    return _pages([_text_content(int(megabytes * _MB), line)] * pages)
+
+
+def _pages(contents: list[bytes]) -> bytes:
+    """Catalog, pages, font, one page per content stream, then the streams."""
+    pages = len(contents)
     kids = b" ".join(b"%d 0 R" % (4 + n) for n in range(pages))
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -108,8 +113,7 @@ def text_pages(pages: int = 16, megabytes: float = 3.9, line: int = 400) -> byte
         b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (4 + pages + n)
         for n in range(pages)
     ]
-    objects += [content] * pages
-    return write_pdf(objects)
+    return write_pdf(objects + contents)
 
 
 def operator_flood(operators: int = 5_000_000) -> bytes:
@@ -137,22 +141,11 @@ def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
 def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> bytes:
     """Pages showing *texts* (ASCII), with page *bomb_at* (0-based) instead drawing
     *operators* one-character ``Tj``."""
-    pages = len(texts)
-    kids = b" ".join(b"%d 0 R" % (4 + n) for n in range(pages))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    objects += [
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] "
-        b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (4 + pages + n)
-        for n in range(pages)
-    ]
+    contents = []
     for n, text in enumerate(texts):
         if n == bomb_at:
             body = b"BT /F1 1 Tf 0 800 Td\n" + b"(a) Tj\n" * operators + b"ET\n"
         else:
             body = b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"
-        objects.append(_stream(_deflated([body])))
-    return write_pdf(objects)
+        contents.append(_stream(_deflated([body])))
+    return _pages(contents)
