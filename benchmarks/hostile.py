@@ -61,9 +61,9 @@ from pathlib import Path
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth import pdf_bombs
 from hwpscan.rehearsal.synth.cfb import write_cfb
-from hwpscan.rehearsal.synth.hwp5 import build_hwp5, hwp5_streams
 from hwpscan.rehearsal.synth.hwp5_records import record
-from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.hwp5_writer import build_hwp5, hwp5_streams
+from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 
 MB = 2**20
 

@@ -27,7 +27,7 @@ import olefile
 
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.rehearsal.synth.cfb import write_cfb
-from hwpscan.rehearsal.synth.hwp5 import Block, Footnote, Table, build_hwp5, hwp5_streams
+from hwpscan.rehearsal.synth.hwp5_writer import Block, Footnote, Table, build_hwp5, hwp5_streams
 from hwpscan.rehearsal.synth.press import STORIES, render
 
 

@@ -13,7 +13,7 @@ import argparse
 import time
 
 from hwpscan.formats.hwpx import python_hwpx_text, read_zip, walk_text
-from hwpscan.rehearsal.synth.hwpx import build_hwpx
+from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 
 
 def _timed(fn: object, data: bytes) -> float:

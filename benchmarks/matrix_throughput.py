@@ -39,7 +39,7 @@ else:  # the batch form: each file's text after a RS + path header line
 
 
 def build(folder: Path, count: int) -> list[Path]:
-    from hwpscan.rehearsal.synth.hwp5 import Table, build_hwp5
+    from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5
     from hwpscan.rehearsal.synth.press import STORIES, render
 
     folder.mkdir(parents=True, exist_ok=True)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from hwpscan.formats import pdf as pdf_reader
 from hwpscan.formats import pdfium_text
-from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
+from hwpscan.rehearsal.synth.pdf_writer import PdfExtras, build_pdf
 
 MAX_FOUND_BYTES = 8 * 2**20
 B = chr(0xF02B1)

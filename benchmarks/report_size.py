@@ -3,7 +3,7 @@
     python benchmarks/report_size.py [--files 19800] [--rows /work/baseline/corpus.jsonl]
 
 Builds a run of ``--files`` results in a fresh ``HWPSCAN_HOME`` through the public
-recording API (:class:`hwpscan.runs.RunStore`): the rows of a JSON Lines scan
+recording API (:class:`hwpscan.history.RunStore`): the rows of a JSON Lines scan
 (``hwpscan scan DIR --format jsonl``, given with ``--rows``; else a scan of our generated
 fixtures, made here), repeated under new
 folders until the count is reached and recorded in a shuffled order, as a pool
@@ -51,7 +51,7 @@ def _rows(source: Path | None, count: int) -> list[dict[str, Any]]:
 
 def _synthetic_rows() -> list[dict[str, Any]]:
     """Rows of a small scan of our generator's documents (when no rows are given)."""
-    from hwpscan.rehearsal.synth.corpus import write_corpus
+    from hwpscan.rehearsal.synth.corpus_items import write_corpus
 
     folder = Path(tempfile.mkdtemp(prefix="hwpscan-bench-corpus-"))
     write_corpus(folder)
@@ -65,8 +65,8 @@ def _synthetic_rows() -> list[dict[str, Any]]:
 
 
 def _record(home: Path, rows: list[dict[str, Any]]) -> None:
+    from hwpscan.history import RunStore
     from hwpscan.models import FileResult
-    from hwpscan.runs import RunStore
 
     random.Random(7).shuffle(rows)  # completion order, not input order
     with RunStore(home / "runs.sqlite") as store:

@@ -117,7 +117,7 @@ def main() -> None:
     build_corpus(args.dir, args.files)
 
     from hwpscan.scanning.on_dask import DEFAULT_BATCH
-    from hwpscan.sources import iter_items
+    from hwpscan.scanning.sources import iter_items
 
     files = sorted(args.dir.rglob("*.hwp"))
     items = list(iter_items([args.dir]))

@@ -80,8 +80,8 @@ def build_corpus(folder: Path, count: int) -> None:
     if _ready(folder, spec):
         return
     from hwpscan.rehearsal.synth.cfb import write_cfb
-    from hwpscan.rehearsal.synth.hwp5 import Footnote, Table, hwp5_streams
-    from hwpscan.rehearsal.synth.hwpx import TEMPLATE_STYLES
+    from hwpscan.rehearsal.synth.hwp5_writer import Footnote, Table, hwp5_streams
+    from hwpscan.rehearsal.synth.hwpx_writer import TEMPLATE_STYLES
     from hwpscan.rehearsal.synth.press import STORIES, render
 
     rng = random.Random(5000)
@@ -118,8 +118,8 @@ def build_side_corpus(folder: Path, count: int) -> None:
     spec = {"count": count, "version": SIDE_VERSION}
     if _ready(folder, spec):
         return
-    from hwpscan.rehearsal.synth.hwpx import HancomLayout, build_hwpx
-    from hwpscan.rehearsal.synth.pdf import build_pdf
+    from hwpscan.rehearsal.synth.hwpx_writer import HancomLayout, build_hwpx
+    from hwpscan.rehearsal.synth.pdf_writer import build_pdf
     from hwpscan.rehearsal.synth.press import STORIES, flat_blocks, pdf_pages
 
     rng = random.Random(300)

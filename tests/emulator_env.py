@@ -12,7 +12,7 @@ import pytest
 from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 
 #: A child process that runs the CLI with the fetch commands registered.
-CLI = "import hwpscan.cli.fetch; from hwpscan.cli.app import app; app()"
+CLI = "import hwpscan.cli.fetch_command; from hwpscan.cli.app import app; app()"
 
 
 def new_key() -> str:

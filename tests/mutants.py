@@ -1,5 +1,6 @@
 """Seeded mutants of our generator's documents, to drive a native reader against its
-Python reference (``tests/test_native_hwp5_reader.py``, ``tests/test_native_hwpx_walk.py``).
+Python reference (``tests/formats/test_native_hwp5_reader.py``,
+``tests/formats/test_native_hwpx_walk.py``).
 
 - :func:`hwp5_mutant`: an HWP 5 compound file with bytes changed, in a stream (inflated
   first when compressed) or in the container itself (its header, directory, anywhere);

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from hwpscan.models import FileResult
-from hwpscan.rehearsal.synth.hwp5 import build_hwp5
-from hwpscan.rehearsal.synth.hwpx import build_hwpx
-from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwp5_writer import build_hwp5
+from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
+from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.report.bundle import write_report
 from hwpscan.scanning.inputs import collect_files, resolve_dates
 from hwpscan.scanning.many_files import scan_paths

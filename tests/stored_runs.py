@@ -1,6 +1,6 @@
 """Runs written straight into a store, for tests that set a run's start time themselves.
 
-hwpscan records runs with :func:`hwpscan.runs.recording.recorded_run` while they happen;
+hwpscan records runs with :func:`hwpscan.history.recording.recorded_run` while they happen;
 these tests need runs with chosen start times (id order, ``latest``, the history's
 layout), which only the store's own primitives take.
 """
@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from hwpscan.history import RunStore, RunSummary
 from hwpscan.models import FileResult
-from hwpscan.runs import RunStore, RunSummary
 
 
 def stored_run(

@@ -15,11 +15,11 @@ import pytest
 from report_corpus import build_corpus, clean_hwp, contaminated_hwp, scan_folder
 from typer.testing import CliRunner
 
-import hwpscan.cli.report  # noqa: F401  (registers history and diff)
+import hwpscan.cli.report_command  # noqa: F401  (registers history and diff)
 from hwpscan.cli import app
 from hwpscan.cli.runs_view import record_and_report
 from hwpscan.formats import LFS_POINTER_REASON
-from hwpscan.runs.records import RunArgs
+from hwpscan.history.records import RunArgs
 
 runner = CliRunner()
 POINTER = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a21\nsize 52311\n"

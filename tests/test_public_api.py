@@ -8,7 +8,7 @@ from pathlib import Path
 
 import hwpscan
 from hwpscan.models import FileResult, Format, Status
-from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+from hwpscan.rehearsal.synth.hwp5_writer import build_hwp5
 
 
 def test_importing_the_package_does_not_load_the_scanner() -> None:

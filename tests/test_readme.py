@@ -93,7 +93,7 @@ def test_the_post_deploy_example_runs_against_the_emulator(
     comment says, and the re-issue step turns the last one into a PASS."""
     from typer.testing import CliRunner
 
-    import hwpscan.cli.verify  # noqa: F401  (registers verify)
+    import hwpscan.cli.verify_command  # noqa: F401  (registers verify)
     from hwpscan.cli import app
     from hwpscan.rehearsal.emulator.server import serve_in_thread
 

@@ -129,3 +129,25 @@ def test_every_lazy_import_of_our_own_modules_says_why() -> None:
         if not reason
     ]
     assert not silent, "import at the top, or say why not:\n" + "\n".join(silent)
+
+
+def test_no_module_is_over_800_lines() -> None:
+    """A module a newcomer can read in one sitting: split a longer one by job."""
+    long = {
+        str(p.relative_to(SRC)): n
+        for p in SRC.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800
+    }
+    assert not long, long
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """A module's name says its job, once: ``scan`` in three packages says nothing."""
+    names: dict[str, list[str]] = {}
+    for p in SRC.rglob("*"):
+        if p.suffix == ".py" and p.stem not in ("__init__", "__main__"):
+            names.setdefault(p.stem, []).append(str(p.relative_to(SRC)))
+        elif p.is_dir() and (p / "__init__.py").exists():
+            names.setdefault(p.name, []).append(str(p.relative_to(SRC)) + "/")
+    shared = {name: places for name, places in names.items() if len(places) > 1}
+    assert not shared, shared

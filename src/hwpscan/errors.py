@@ -133,7 +133,7 @@ class SchedulerLostError(HwpscanError):
 class DailyLimitError(QuotaExceededError):
     """The API answered code 033: the key's daily limit is used up (the call counted)."""
 
-    #: the API's result code for this refusal (``hwpscan.fetch.client.CODE_DAILY_LIMIT``)
+    #: the API's result code for this refusal (``hwpscan.api.client.CODE_DAILY_LIMIT``)
     code = "033"
 
 

@@ -1,9 +1,9 @@
 """Whether a command-line argument names a local path or a URL, and how a URL is shown.
 
-The cheap checks every scan makes of its arguments, apart from :mod:`hwpscan.sources`
+The cheap checks every scan makes of its arguments, apart from :mod:`hwpscan.scanning.sources`
 (which lists URL sources through fsspec, and which only a scan of a URL, a Dask scan or
 ``--resume`` runs), so that a scan of local files loads none of the listing code.
-:mod:`hwpscan.sources` exports these names too.
+:mod:`hwpscan.scanning.sources` exports these names too.
 
 >>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
 's3://bucket/fixtures/a.hwp'

@@ -17,8 +17,16 @@ from hwpscan.models import ExitCode
 
 # isort: off
 # Importing a command module registers its commands; this order is the listing's.
-from hwpscan.cli import checkjson, scan, repair, text, emulator  # noqa: F401
-from hwpscan.cli import fetch, demo, verify, manifest, report  # noqa: F401
+from hwpscan.cli import checkjson_command  # noqa: F401
+from hwpscan.cli import scan_command  # noqa: F401
+from hwpscan.cli import repair_command  # noqa: F401
+from hwpscan.cli import text_command  # noqa: F401
+from hwpscan.cli import emulator_command  # noqa: F401
+from hwpscan.cli import fetch_command  # noqa: F401
+from hwpscan.cli import demo_command  # noqa: F401
+from hwpscan.cli import verify_command  # noqa: F401
+from hwpscan.cli import manifest_command  # noqa: F401
+from hwpscan.cli import report_command  # noqa: F401
 
 # isort: on
 

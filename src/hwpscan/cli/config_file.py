@@ -124,7 +124,7 @@ class ConfigFiles:
 
 def _is_key_file(path: Path) -> bool:
     """Whether *path* is the state folder's config.toml, where the API key is kept."""
-    from hwpscan.fetch.keys import config_path  # only when a user config file exists
+    from hwpscan.api.keys import config_path  # only when a user config file exists
     from hwpscan.home import state_dir  # only when a user config file exists
 
     try:

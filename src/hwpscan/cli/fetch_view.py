@@ -2,10 +2,10 @@
 --from/--to``, ``verify``, ``demo``): the key, the other-year question, progress bars,
 messages, and the exit when the fetch stopped.
 
-:func:`run_fetch` is :func:`hwpscan.fetch.fetch_range` with all of that around it;
+:func:`run_fetch` is :func:`hwpscan.api.fetch_range` with all of that around it;
 :func:`fetch_for_scan` adds the date parsing and the key lookup; :func:`raise_for_report`
-exits 3 with the library's :func:`~hwpscan.fetch.stop_message`. Also here: the plan
-table, the summary of a :class:`~hwpscan.fetch.FetchReport`, and warnings made safe to
+exits 3 with the library's :func:`~hwpscan.api.stop_message`. Also here: the plan
+table, the summary of a :class:`~hwpscan.api.FetchReport`, and warnings made safe to
 print (no key, no accidental rich markup). A module of helpers, not a command: any
 command module may import it.
 """
@@ -25,18 +25,9 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Column, Table
 
-from hwpscan.cli.app import console, err_console, fail
-from hwpscan.cli.stop import command_line, interrupted
-from hwpscan.errors import UsageError
-from hwpscan.fetch import (
-    FetchReport,
-    FetchSettings,
-    ProgressEvent,
-    fetch_range,
-    stop_message,
-)
-from hwpscan.fetch.dates import parse_range, with_weekday, year_warning
-from hwpscan.fetch.keys import (
+from hwpscan.api import FetchSettings, ProgressEvent
+from hwpscan.api.dates import parse_range, with_weekday, year_warning
+from hwpscan.api.keys import (
     ENV_VAR,
     check_key,
     check_key_length,
@@ -44,12 +35,16 @@ from hwpscan.fetch.keys import (
     key_length_problem,
     resolve_key,
 )
-from hwpscan.fetch.plan import Plan
+from hwpscan.api.plan import Plan
+from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.stop import command_line, interrupted
+from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.home import state_dir
 from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
+from hwpscan.usecases.run_fetch import FetchReport, fetch_range, stop_message
 
 __all__ = [
     "check_year",
@@ -269,7 +264,7 @@ def run_fetch(
     assume_yes: bool = False,
     **fields: Any,
 ) -> FetchReport:
-    """:func:`hwpscan.fetch.fetch_range` with the range line, the other-year question,
+    """:func:`hwpscan.api.fetch_range` with the range line, the other-year question,
     progress bars and the summary; exit 2 on bad settings, 130 on Ctrl-C (what was
     fetched is kept). ``fields`` replace fields of ``settings`` (default settings when
     ``None``)."""

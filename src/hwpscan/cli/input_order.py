@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hwpscan.cli.scan_view import TerminalObserver
+from hwpscan.history.stored_rows import row_lines
 from hwpscan.models import FileResult
-from hwpscan.runs.rows import row_lines
 from hwpscan.scanning.row_handoff import Row
 
 __all__ = ["HELD_BYTES", "HELD_ROWS", "InputOrder", "InputOrderObserver"]

@@ -36,13 +36,13 @@ import typer
 
 from hwpscan.atomic import atomic_file
 from hwpscan.cli.app import check_writable_folder, console, fail
+from hwpscan.history import RunInfo
+from hwpscan.history.stored_rows import row_lines
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.runs import RunInfo
-from hwpscan.runs.rows import row_lines
 
 if TYPE_CHECKING:
-    from hwpscan.fetch.plan import Plan
-    from hwpscan.runs.diff import RunDiff
+    from hwpscan.api.plan import Plan
+    from hwpscan.history.diff import RunDiff
 
 __all__ = [
     "MANIFEST_ROW_SCHEMA",
@@ -181,7 +181,7 @@ def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
 
 
 def diff_json(d: RunDiff) -> dict[str, Any]:
-    from hwpscan.runs.diff import CHANGE_KINDS  # loaded with the diff it describes
+    from hwpscan.history.diff import CHANGE_KINDS  # loaded with the diff it describes
 
     files = [asdict(c) for c in d.files]
     regressed = bool(d.of_kind("became_contaminated") or d.dates_of_kind("became_contaminated"))

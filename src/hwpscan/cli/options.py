@@ -6,17 +6,17 @@ takes it spells, checks and defaults it the same way. The fetch options come as 
 group, :class:`FetchOptions` (with :class:`ApiOptions`, which ``plan`` takes alone, and
 :class:`LimitOptions` inside), a frozen dataclass whose fields are the options, for
 :func:`hwpscan.cli.params.options_from_dataclasses`; ``FetchOptions.settings()`` is the
-:class:`hwpscan.fetch.FetchSettings` they ask for. One option alone is an ``Annotated``
+:class:`hwpscan.api.FetchSettings` they ask for. One option alone is an ``Annotated``
 type with its default::
 
     def fetch(connect_timeout: ConnectTimeoutOpt = CONNECT_TIMEOUT, ...)
 
-The defaults are those of :class:`hwpscan.fetch.FetchSettings` and
-:class:`hwpscan.fetch.FetchLimits`, read from :mod:`hwpscan.fetch.defaults` as they
+The defaults are those of :class:`hwpscan.api.FetchSettings` and
+:class:`hwpscan.api.FetchLimits`, read from :mod:`hwpscan.api.defaults` as they
 are, not restated; that module imports nothing, so declaring these options (which every
 ``scan`` does) loads none of the fetcher, whose classes load when a fetch runs:
 
->>> from hwpscan.fetch import FetchLimits, FetchSettings
+>>> from hwpscan.api import FetchLimits, FetchSettings
 >>> MAX_MB == FetchSettings().max_bytes / 1_000_000, RETRIES == FetchSettings().retry.retries
 (True, True)
 >>> MAX_TOTAL_MB == FetchLimits().max_download_bytes / 1_000_000
@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 
 import typer
 
+from hwpscan.api import defaults
 from hwpscan.cli.app import ApiUrlOpt, err_console
 from hwpscan.errors import UsageError
-from hwpscan.fetch import defaults
 
 if TYPE_CHECKING:
-    from hwpscan.fetch.limits import FetchLimits
-    from hwpscan.fetch.settings import FetchSettings
+    from hwpscan.api.limits import FetchLimits
+    from hwpscan.api.settings import FetchSettings
 
 __all__ = [
     "API_RETRIES",
@@ -148,7 +148,7 @@ def _window_days(value: int) -> int:
     if value == WINDOW_DAYS:
         return value
     # the fetcher's date rules: loaded when a window is given, not on every scan
-    from hwpscan.fetch.dates import check_window_days
+    from hwpscan.api.dates import check_window_days
 
     try:
         return check_window_days(value)
@@ -263,7 +263,7 @@ class ApiOptions:
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """:class:`FetchSettings` with these fields, the others default or ``overrides``."""
-        from hwpscan.fetch.settings import FetchSettings  # the fetcher: when a fetch runs
+        from hwpscan.api.settings import FetchSettings  # the fetcher: when a fetch runs
 
         return FetchSettings(**{**self.fields(), **overrides})
 
@@ -279,7 +279,7 @@ class ApiOptions:
 
 @dataclass(frozen=True)
 class LimitOptions:
-    """The budgets of a fetch, as :class:`hwpscan.fetch.FetchLimits`."""
+    """The budgets of a fetch, as :class:`hwpscan.api.FetchLimits`."""
 
     PANEL: ClassVar[str] = "Fetch budgets"
 
@@ -290,7 +290,7 @@ class LimitOptions:
     api_retries: ApiRetriesOpt = API_RETRIES
 
     def limits(self) -> FetchLimits:
-        from hwpscan.fetch.limits import FetchLimits  # the fetcher: when a fetch runs
+        from hwpscan.api.limits import FetchLimits  # the fetcher: when a fetch runs
 
         return FetchLimits(
             max_items=self.max_items,
@@ -312,7 +312,7 @@ class FetchOptions:
         def fetch(start: FromOpt, end: ToOpt, *, fetch: FetchOptions) -> None:
             settings = fetch.settings(out_dir=out)
 
-    :meth:`settings` maps the options to :class:`hwpscan.fetch.FetchSettings`
+    :meth:`settings` maps the options to :class:`hwpscan.api.FetchSettings`
     (``--max-mb`` to bytes, comma lists split, an empty ``--download-path`` keeping
     the default prefixes); its ``overrides`` set the fields no option gives (``out_dir``,
     ``fresh``, ``only_dates``...). Not in the group: ``--out``, whose default differs
@@ -328,7 +328,7 @@ class FetchOptions:
     >>> s.allow_hosts, s.max_bytes, s.retry.retries, s.out_dir.name, s == opts.settings(
     ...     out_dir=Path("x"))
     (('a', 'b', 'c'), 1500000, 0, 'x', True)
-    >>> from hwpscan.fetch import FetchSettings
+    >>> from hwpscan.api import FetchSettings
     >>> FetchOptions().settings() == FetchSettings()
     True
     >>> FetchOptions(download_path=["/f/"]).settings().path_prefixes
@@ -360,13 +360,13 @@ class FetchOptions:
 
     def settings(self, **overrides: Any) -> FetchSettings:
         """The :class:`FetchSettings` these options ask for, ``overrides`` replacing fields."""
-        from hwpscan.fetch.settings import FetchSettings  # the fetcher: when a fetch runs
+        from hwpscan.api.settings import FetchSettings  # the fetcher: when a fetch runs
 
         return FetchSettings(**{**self.fields(), **overrides})
 
     def fields(self) -> dict[str, Any]:
         """These options as :class:`FetchSettings` fields."""
-        from hwpscan.fetch.settings import RetryPolicy  # the fetcher: when a fetch runs
+        from hwpscan.api.settings import RetryPolicy  # the fetcher: when a fetch runs
 
         fields = {
             **self.api.fields(),
@@ -386,7 +386,7 @@ class FetchOptions:
 def fetch_options(**options: Any) -> dict[str, Any]:
     """For a command that still takes the fetch options one by one: ``options`` named
     as the fields of :class:`FetchOptions` and :class:`ApiOptions` (``window_days``,
-    ``retries``, ``max_mb``...), given back as :class:`hwpscan.fetch.FetchSettings`
+    ``retries``, ``max_mb``...), given back as :class:`hwpscan.api.FetchSettings`
     fields (``fetch_for_scan(..., **fetch_options(...))``).
 
     >>> opts = fetch_options(window_days=7, allow_host=["a"], retries=0, max_mb=1.5)

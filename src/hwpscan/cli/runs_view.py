@@ -1,7 +1,7 @@
 """The run history as commands use it: recorded runs with terminal messages, stored runs.
 
 Not a command module: ``scan``, ``fetch``, ``verify``, ``demo`` and ``report`` share
-these. The recording itself is :func:`hwpscan.runs.recording.recorded_run`; here the
+these. The recording itself is :func:`hwpscan.history.recording.recorded_run`; here the
 history's warnings are printed, the report bundle written after the run, and a stored
 run that cannot be loaded becomes a message and exit 2.
 """
@@ -17,10 +17,10 @@ import typer
 
 from hwpscan.cli.app import err_console, fail
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
+from hwpscan.history import Run, default_store
+from hwpscan.history.recording import Recording, recorded_run
+from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.runs import Run, default_store
-from hwpscan.runs.recording import Recording, recorded_run
-from hwpscan.runs.records import RunArgs, RunSummary
 
 __all__ = [
     "RecordOpt",
@@ -81,7 +81,7 @@ def reported_run(
     also: Callable[[FileResult], None] | None = None,
     record: bool = True,
 ) -> Iterator[Recording]:
-    """:func:`~hwpscan.runs.recording.recorded_run` with the terminal: warnings
+    """:func:`~hwpscan.history.recording.recorded_run` with the terminal: warnings
     printed, and on a normal exit the report bundle (*report_dir*, ``{run}`` becomes
     the run id) written and the run id told. Raise ``typer.Exit`` after the ``with``
     block, not inside it (inside, the run is recorded as interrupted). Without *record*

@@ -2,7 +2,7 @@
 
 Shared by ``scan``, ``repair`` and ``demo`` (a non-command module, so no command module
 imports another). :class:`TerminalObserver` is the terminal's
-:class:`hwpscan.usecases.scan.ScanObserver`: a progress bar per phase on a terminal
+:class:`hwpscan.usecases.run_scan.ScanObserver`: a progress bar per phase on a terminal
 (a running count when the total is not known), notes and warnings on stderr, and each
 row passed on to the streamed output.
 """
@@ -29,7 +29,7 @@ from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.report.tables import Show, scan_view
-from hwpscan.usecases.scan import (
+from hwpscan.usecases.run_scan import (
     Row,
     ScanInterrupted,
     ScanObserver,
@@ -39,8 +39,8 @@ from hwpscan.usecases.scan import (
 )
 
 if TYPE_CHECKING:
-    from hwpscan.fetch.run import FetchReport
-    from hwpscan.runs.records import RunArgs
+    from hwpscan.history.records import RunArgs
+    from hwpscan.usecases.run_fetch import FetchReport
 
 __all__ = [
     "TerminalObserver",

@@ -2,7 +2,7 @@
 
 ``local`` is :func:`hwpscan.scanning.many_files.scan_paths`. ``dask``
 (:mod:`hwpscan.scanning.on_dask`, an optional extra: ``pip install 'hwpscan[dask]'``)
-sends :class:`~hwpscan.sources.WorkItem` batches to a ``dask.distributed`` cluster whose
+sends :class:`~hwpscan.scanning.sources.WorkItem` batches to a ``dask.distributed`` cluster whose
 workers run :func:`hwpscan.scanning.work_items.scan_batch`, the same per-file functions the
 local executor runs, so rows are the same field by field (timings aside).
 """

@@ -8,10 +8,10 @@ returns exactly what its Python reference makes of it, or ``None`` to decline (t
 reference then reads the input):
 
 - ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body``
-  (``tests/test_native_hwp5_reader.py``), its answer made a :class:`NativeHwp5` here so
+  (``tests/formats/test_native_hwp5_reader.py``), its answer made a :class:`NativeHwp5` here so
   that no positional tuple of the C goes further;
 - ``hwpx_section``: :func:`hwpscan.formats.hwpx.section_text`, an expat walk
-  (``tests/test_native_hwpx_walk.py``).
+  (``tests/formats/test_native_hwpx_walk.py``).
 
 Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) to run the Python readers alone, to
 compare speeds or to rule the C out when a result surprises. This module is the only one

@@ -16,7 +16,7 @@ parameters never reach the text), TAB becomes ``\\t``, line break ``\\n``, hyphe
 ``-``, the non-breaking and fixed-width spaces U+00A0 and a space; other controls are
 dropped.
 
->>> from hwpscan.rehearsal.synth.hwp5 import build_hwp5
+>>> from hwpscan.rehearsal.synth.hwp5_writer import build_hwp5
 >>> doc = read_ole(build_hwp5(["첫\\t둘"]))
 >>> [(s.paragraph, s.offset, s.text) for s in doc.body]
 [(0, 16, '첫'), (0, 17, '\\t'), (0, 25, '둘')]

@@ -3,7 +3,8 @@
 Source, unless a line says otherwise: Hancom, "한글 문서 파일 형식 5.0" (Hwp Document
 File Formats 5.0), revision 1.3 (2018-11-08), cited below as "spec" with its section and
 table numbers. Both the reader (:mod:`hwpscan.formats.hwp5`) and the fixture writer
-(:mod:`hwpscan.rehearsal.synth.hwp5`) take their constants from here, so they cannot drift apart.
+(:mod:`hwpscan.rehearsal.synth.hwp5_writer`) take their constants from here, so they
+cannot drift apart.
 
 >>> control_width(13), control_width(9), control_width(11), control_width(65)
 (1, 8, 8, 0)

@@ -15,7 +15,7 @@ include_nested=True)``, the reference it is tested against on every fixture.
 XML is UTF-8 and cannot carry a lone surrogate, so an HWPX body holds none;
 private-use characters appear as themselves. The counts are computed on that text.
 
->>> from hwpscan.rehearsal.synth.hwpx import build_hwpx
+>>> from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 >>> doc = read_zip(build_hwpx(["보도자료", [["구분", "내용"]]]))
 >>> [s.text for s in doc.body], doc.info.sections
 (['보도자료', '구분', '내용'], 1)

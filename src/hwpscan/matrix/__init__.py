@@ -4,7 +4,7 @@ Each extractor runs in a subprocess with a timeout (:mod:`~hwpscan.matrix.runner
 failures worded by :mod:`~hwpscan.matrix.failures`); its text is aligned exactly with
 our strict reference view and the differences sorted into leaked, lost, replaced and
 markup (:mod:`~hwpscan.matrix.compare`), then judged in a
-:class:`~hwpscan.matrix.rows.MatrixRow`. Rendering lives in
+:class:`~hwpscan.matrix.matrix_rows.MatrixRow`. Rendering lives in
 :mod:`~hwpscan.matrix.render` (imported on demand: the worker process stays light).
 
 Typical use::
@@ -21,8 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hwpscan.lazy import lazy_names
-from hwpscan.matrix.parsers import BUILTINS, ParserSpec, parse_parser_options
-from hwpscan.matrix.rows import (
+from hwpscan.matrix.matrix_rows import (
     Extraction,
     MatrixRow,
     build_row,
@@ -31,6 +30,7 @@ from hwpscan.matrix.rows import (
     summarize,
     verdict,
 )
+from hwpscan.matrix.parsers import BUILTINS, ParserSpec, parse_parser_options
 
 if TYPE_CHECKING:
     from hwpscan.matrix.render import jsonl_row_writer, matrix_table, write_matrix_jsonl

@@ -12,7 +12,7 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
 - batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
   paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
 
-What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/test_pyhwp_compat.py``:
+What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/matrix/test_pyhwp_compat.py``:
 it merges surrogate pairs (PUA characters come back whole, so it is no defective
 parser of the incident's kind), but each table becomes the placeholder ``<표>`` and
 each drawing object, text boxes included, ``<그림>`` (their text is lost, PUA

@@ -13,7 +13,7 @@ from typing import IO
 
 from rich.text import Text
 
-from hwpscan.matrix.rows import MatrixRow, ParserSummary, summarize
+from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, summarize
 
 __all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_jsonl"]
 

@@ -44,8 +44,8 @@ from hwpscan.execution.process_groups import Finished, kill_group, run_captured
 from hwpscan.execution.process_pool import Stopped
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
+from hwpscan.matrix.matrix_rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
-from hwpscan.matrix.rows import Extraction, MatrixRow, RowStatus, build_row
 from hwpscan.redaction import scrubbed_environment
 from hwpscan.scanning.inputs import display_path
 

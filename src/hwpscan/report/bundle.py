@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from hwpscan.atomic import atomic_file, atomic_write
-from hwpscan.matrix.rows import MatrixRow
+from hwpscan.history.records import RunInfo
+from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult
 from hwpscan.report.export import BOM, write_csv
 from hwpscan.report.html import html_chunks
 from hwpscan.report.junit import junit_xml
 from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
-from hwpscan.report.verdicts import (
+from hwpscan.report.verify_report import (
     date_verdicts,
     partial_html,
     partial_note,
@@ -28,7 +29,6 @@ from hwpscan.report.verdicts import (
     verdicts_junit,
     verdicts_markdown,
 )
-from hwpscan.runs.records import RunInfo
 
 __all__ = [
     "REPORT_FILES",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import FileResult, Format, Status
 
 __all__ = [
@@ -95,3 +96,12 @@ def contamination_cells(
         for day in dates
     ]
     return columns, cells
+
+
+def md_cell(text: str) -> str:
+    """Text safe inside a markdown table cell: one line, pipes escaped, no live HTML, and
+    control characters (ESC, C1...) shown as escapes such as ``\\x1b``, not sent."""
+    text = escape_snippet(" ".join(text.split()))
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return " ".join(text.split())

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from hwpscan import __version__
 from hwpscan.forensics.twins import pdf_losses
-from hwpscan.matrix.rows import MatrixRow
+from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.html_charts import calendar, heatmap
@@ -32,11 +32,11 @@ from hwpscan.report.html_rows import (
     json_script,
     summarised,
 )
-from hwpscan.report.matrix import matrix_section
+from hwpscan.report.matrix_report import matrix_section
 from hwpscan.report.summary import Figures, figures
 
 if TYPE_CHECKING:
-    from hwpscan.runs.records import RunInfo
+    from hwpscan.history.records import RunInfo
 
 __all__ = ["html_chunks", "share_colour", "weekday_ko"]
 

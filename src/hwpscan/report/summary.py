@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hwpscan.forensics.pua import pua_summary
-from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.forensics.twins import pdf_losses
-from hwpscan.matrix.rows import MatrixRow
+from hwpscan.history.stored_rows import defect_files
+from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult, Status
-from hwpscan.report.matrix import ranking_markdown
+from hwpscan.report.cells import md_cell
+from hwpscan.report.matrix_report import ranking_markdown
 from hwpscan.report.pivot import contaminated_dates, contamination_pivot
-from hwpscan.runs.rows import defect_files
 
 #: Rows of the contaminated and unreadable lists shown before "and N more".
 LIST_LIMIT = 200
@@ -73,15 +73,6 @@ def figures(results: Sequence[FileResult]) -> Figures:
         defects=tuple(defect_files(results).items()),
         lossy=sum(r.status is Status.CLEAN and r.lossy for r in results),
     )
-
-
-def md_cell(text: str) -> str:
-    """Text safe inside a markdown table cell: one line, pipes escaped, no live HTML, and
-    control characters (ESC, C1...) shown as escapes such as ``\\x1b``, not sent."""
-    text = escape_snippet(" ".join(text.split()))
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'")
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return " ".join(text.split())
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

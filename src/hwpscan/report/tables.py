@@ -14,10 +14,10 @@ from rich.text import Text
 
 from hwpscan.forensics.pua import pua_info, pua_summary
 from hwpscan.forensics.surrogates import escape_snippet
+from hwpscan.history.records import RunInfo
+from hwpscan.history.stored_rows import defect_files, status_counts
 from hwpscan.models import LOSSY_CLASSES, FileResult, RepairSummary, Status
 from hwpscan.report.cells import EMPTY_CELL, contamination_cells
-from hwpscan.runs.records import RunInfo
-from hwpscan.runs.rows import defect_files, status_counts
 
 if TYPE_CHECKING:  # rich.table loads when a table is drawn: not for a scan's machine output
     from rich.table import Table
@@ -662,7 +662,7 @@ def korea_time(stamp: str) -> str:
     """
     from datetime import datetime
 
-    from hwpscan.fetch.dates import KST  # the fetch package: only for history's times
+    from hwpscan.api.dates import KST  # the fetch package: only for history's times
 
     return datetime.fromisoformat(stamp).astimezone(KST).strftime("%Y-%m-%d %H:%M")
 

@@ -1,6 +1,6 @@
 """The Dask executor: work items to a ``dask.distributed`` cluster, rows back as they finish.
 
-Files travel as :class:`~hwpscan.sources.WorkItem` (a path or URL and a date), grouped
+Files travel as :class:`~hwpscan.scanning.sources.WorkItem` (a path or URL and a date), grouped
 into batches, one task per batch; workers read the bytes themselves and run
 :func:`hwpscan.scanning.work_items.scan_batch`, so the client never holds the corpus and
 only a bounded window of batches is in flight while the listing is consumed.
@@ -38,8 +38,8 @@ from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
+from hwpscan.scanning.sources import WorkItem, shown_url
 from hwpscan.scanning.work_items import item_error_row, scan_batch
-from hwpscan.sources import WorkItem, shown_url
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -1,7 +1,7 @@
 """Scanning work items (a file where it lives: a local path or an fsspec URL), each in a
 guard process: what the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
 
-:func:`scan_item` is the per-file function for a :class:`~hwpscan.sources.WorkItem`: a
+:func:`scan_item` is the per-file function for a :class:`~hwpscan.scanning.sources.WorkItem`: a
 local file goes through :func:`hwpscan.scanning.one_file.scan_file` (the local pool's own
 function, so rows are identical), a URL is read through fsspec with the same size cap
 and handed to :func:`hwpscan.scanning.one_file.scan_bytes`.
@@ -27,7 +27,7 @@ from hwpscan.execution.process_pool import Stopped
 from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import redact_credentials
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
-from hwpscan.sources import WorkItem, filesystem
+from hwpscan.scanning.sources import WorkItem, filesystem
 
 __all__ = ["SCAN_TASK", "item_error_row", "item_row", "scan_batch", "scan_guarded", "scan_item"]
 

@@ -1,11 +1,11 @@
 """What a scan at scale is asked for, and whether a scan needs the scaled path at all.
 
-:class:`ScaleSettings` (a field of :class:`hwpscan.usecases.scan.ScanSettings`, given
+:class:`ScaleSettings` (a field of :class:`hwpscan.usecases.run_scan.ScanSettings`, given
 by ``scan --executor/--scheduler/--batch-size/--resume/--worker-wait``) and the cheap
-checks of the arguments, apart from the running side (:mod:`hwpscan.usecases.scaled`,
-with :mod:`hwpscan.sources` and the executors behind it), which loads only when a URL
+checks of the arguments, apart from the running side (:mod:`hwpscan.usecases.scan_at_scale`,
+with :mod:`hwpscan.scanning.sources` and the executors behind it), which loads only when a URL
 is scanned, the Dask executor is chosen or a run is resumed: a scan of local files
-loads none of it. :mod:`hwpscan.usecases.scaled` exports these names too.
+loads none of it. :mod:`hwpscan.usecases.scan_at_scale` exports these names too.
 
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])

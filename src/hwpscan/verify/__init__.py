@@ -1,41 +1,24 @@
 """Post-deploy verification of chosen dates: PASS, FAIL or INCONCLUSIVE per date.
 
-The use case is :func:`verify_dates` (:mod:`~hwpscan.verify.usecase`)::
+A verification runs in the use case :mod:`hwpscan.usecases.run_verify`::
 
-    from hwpscan.fetch.settings import FetchSettings
-    from hwpscan.verify import VerifySettings, verify_dates
+    from hwpscan.api.settings import FetchSettings
+    from hwpscan.usecases import VerifySettings, verify_dates
     settings = VerifySettings("fixed", dates=(date(2025, 7, 21),),
                               parser_cmd=("fixed=python -m mypipeline.extract {path}",))
     outcome = verify_dates(settings, FetchSettings(), key=key)
     outcome.exit_code, [v.verdict for v in outcome.verdicts]
 
-The parts: the verdict rules (:mod:`~hwpscan.verify.verdicts`, pure), the evidence
+The parts: the verdict rules (:mod:`~hwpscan.verify.date_verdicts`, pure), the evidence
 they show (:mod:`~hwpscan.verify.evidence`), the deployed tool
 (:mod:`~hwpscan.verify.tool`: its command, its scrubbed environment, the check of its
-output) and the files (:mod:`~hwpscan.verify.files`: scan, positions of a failure).
+output) and the files (:mod:`~hwpscan.verify.checked_files`: scan, positions of a failure).
 """
 
 from __future__ import annotations
 
-from hwpscan.verify.evidence import Evidence
-from hwpscan.verify.files import locate_in_output, scan_files, with_positions
-from hwpscan.verify.tool import (
-    DATE_FIELD,
-    ToolOutcome,
-    parse_tool_cmd,
-    run_tool,
-    scrub_tool_text,
-    tool_environment,
-)
-from hwpscan.verify.usecase import (
-    FetchTotals,
-    VerifyHooks,
-    VerifyOutcome,
-    VerifySettings,
-    group_dates,
-    verify_dates,
-)
-from hwpscan.verify.verdicts import (
+from hwpscan.verify.checked_files import locate_in_output, scan_files, with_positions
+from hwpscan.verify.date_verdicts import (
     EXPECTATIONS,
     FAIL,
     INCONCLUSIVE,
@@ -44,6 +27,15 @@ from hwpscan.verify.verdicts import (
     Listing,
     exit_code,
     judge,
+)
+from hwpscan.verify.evidence import Evidence
+from hwpscan.verify.tool import (
+    DATE_FIELD,
+    ToolOutcome,
+    parse_tool_cmd,
+    run_tool,
+    scrub_tool_text,
+    tool_environment,
 )
 
 __all__ = [
@@ -54,14 +46,9 @@ __all__ = [
     "PASS",
     "DateVerdict",
     "Evidence",
-    "FetchTotals",
     "Listing",
     "ToolOutcome",
-    "VerifyHooks",
-    "VerifyOutcome",
-    "VerifySettings",
     "exit_code",
-    "group_dates",
     "judge",
     "locate_in_output",
     "parse_tool_cmd",
@@ -69,6 +56,5 @@ __all__ = [
     "scan_files",
     "scrub_tool_text",
     "tool_environment",
-    "verify_dates",
     "with_positions",
 ]

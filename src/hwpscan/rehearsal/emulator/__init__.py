@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from hwpscan.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from hwpscan.rehearsal.emulator.app import EmulatorApp, atch_file_id
     from hwpscan.rehearsal.emulator.catalogue_loader import (
         Attachment,
         Post,
@@ -34,14 +33,15 @@ if TYPE_CHECKING:
         QuotaMode,
         WrongYearMode,
     )
+    from hwpscan.rehearsal.emulator.replies import EmulatorApp, atch_file_id
     from hwpscan.rehearsal.emulator.server import RunningEmulator, make_server, serve_in_thread
     from hwpscan.rehearsal.emulator.state import Stats
 
 #: Public names and the module defining each. They load on first use, so the CLI can
 #: build ``hwpscan emulator --help`` (option types from ``quirks``) without the server.
 _LAZY = {
-    "EmulatorApp": "hwpscan.rehearsal.emulator.app",
-    "atch_file_id": "hwpscan.rehearsal.emulator.app",
+    "EmulatorApp": "hwpscan.rehearsal.emulator.replies",
+    "atch_file_id": "hwpscan.rehearsal.emulator.replies",
     "Attachment": "hwpscan.rehearsal.emulator.catalogue_loader",
     "Post": "hwpscan.rehearsal.emulator.catalogue_loader",
     "bundled_posts": "hwpscan.rehearsal.emulator.catalogue_loader",

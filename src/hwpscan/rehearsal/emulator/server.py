@@ -25,7 +25,9 @@ from typing import Any, Self
 from urllib.parse import parse_qsl, urlsplit
 
 from hwpscan.redaction import redact_params
-from hwpscan.rehearsal.emulator.app import (
+from hwpscan.rehearsal.emulator.catalogue_loader import Post, bundled_posts, from_releases
+from hwpscan.rehearsal.emulator.quirks import Quirks
+from hwpscan.rehearsal.emulator.replies import (
     DOWNLOAD_PATH,
     LIST_PATH,
     DownloadPlan,
@@ -33,8 +35,6 @@ from hwpscan.rehearsal.emulator.app import (
     Reply,
     parse_day,
 )
-from hwpscan.rehearsal.emulator.catalogue_loader import Post, bundled_posts, from_releases
-from hwpscan.rehearsal.emulator.quirks import Quirks
 from hwpscan.rehearsal.emulator.state import Stats
 from hwpscan.rehearsal.emulator.wire import EUCKR_HTML, html_page, utc_now
 

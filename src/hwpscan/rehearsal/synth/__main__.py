@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from hwpscan.rehearsal.synth.corpus import write_corpus
+from hwpscan.rehearsal.synth.corpus_items import write_corpus
 
 
 def main(argv: list[str] | None = None) -> int:

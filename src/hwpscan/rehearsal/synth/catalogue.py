@@ -31,9 +31,9 @@ import functools
 from dataclasses import dataclass
 from datetime import date as _date
 
-from hwpscan.rehearsal.synth.hwp5 import Block, build_hwp5
-from hwpscan.rehearsal.synth.hwpx import build_hwpx
-from hwpscan.rehearsal.synth.pdf import build_pdf
+from hwpscan.rehearsal.synth.hwp5_writer import Block, build_hwp5
+from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
+from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.rehearsal.synth.press import (
     PARTS,
     STORIES,

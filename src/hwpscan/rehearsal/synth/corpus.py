@@ -1,6 +1,7 @@
 """The committed fixture corpus: what each file holds, and what a correct scan must say.
 
-``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of :func:`build_corpus` and
+``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of
+:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and
 ``expected.jsonl``. Both come from the same place: each :class:`Fixture` carries the
 bytes *and* the counts the generator knows it put in, computed from the input text
 (never by reading the file back), so ``expected.jsonl`` is an oracle independent of
@@ -16,7 +17,7 @@ Counting rules (the contract's definitions applied to the *input*):
   (:func:`str_counts`).
 - ``pua`` counts private-use code points in the strict view (pairs merged).
 - For HWP 5 bodies the writer also says where it put every paragraph
-  (:func:`~hwpscan.rehearsal.synth.hwp5.hwp5_layout`), so ``chars`` (characters in the strict
+  (:func:`~hwpscan.rehearsal.synth.hwp5_writer.hwp5_layout`), so ``chars`` (characters in the strict
   view, :func:`strict_chars`) and the first ``locations`` (stream, paragraph, code-unit
   offset, code point: :func:`unit_locations`) are expected too.
 
@@ -28,27 +29,23 @@ Counting rules (the contract's definitions applied to the *input*):
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.rehearsal.synth.hwp5 import Placed
+from hwpscan.rehearsal.synth.hwp5_writer import Placed
 
 __all__ = [
     "LOCATION_SAMPLE",
     "Counts",
     "Fixture",
-    "build_corpus",
     "expected_record",
     "str_counts",
     "strict_chars",
     "unit_locations",
     "utf16_counts",
-    "write_corpus",
 ]
 
 EXPECTED_NAME = "expected.jsonl"
@@ -178,7 +175,7 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
     the character it encodes) and lone half in stream order, then BMP private-use
     characters (PUA-A ones are pairs).
 
-    >>> from hwpscan.rehearsal.synth.hwp5 import hwp5_layout
+    >>> from hwpscan.rehearsal.synth.hwp5_writer import hwp5_layout
     >>> placed = hwp5_layout(["a\\t" + chr(0xDB80) + chr(0xF02B1), chr(0xE000)])
     >>> [loc[1:] for loc in unit_locations(placed)]  # after 16 units of controls
     [[0, 25, 'U+DB80'], [0, 26, 'U+F02B1'], [1, 0, 'U+E000']]
@@ -259,37 +256,3 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
     record["bytes"] = len(fixture.data)
     record["note"] = fixture.note
     return record
-
-
-def build_corpus() -> list[Fixture]:
-    """Every fixture, in a fixed order (dated folders first, then ``broken/``)."""
-    # corpus_items builds on this module: importing it at the top would be a cycle
-    from hwpscan.rehearsal.synth.corpus_items import (
-        broken_fixtures,
-        damaged_fixtures,
-        dated_fixtures,
-        quirk_fixtures,
-    )
-
-    fixtures = dated_fixtures() + broken_fixtures() + damaged_fixtures() + quirk_fixtures()
-    paths = [f.path for f in fixtures]
-    if len(set(paths)) != len(paths):
-        raise AssertionError("duplicate fixture path")
-    return fixtures
-
-
-def write_corpus(out_dir: str | Path) -> list[Fixture]:
-    """Write the corpus and ``expected.jsonl`` under *out_dir*; returns the fixtures.
-
-    Files of earlier runs that are no longer part of the corpus are left alone; the
-    README in the folder is not touched.
-    """
-    root = Path(out_dir)
-    fixtures = build_corpus()
-    for fixture in fixtures:
-        target = root / fixture.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(fixture.data)
-    lines = [json.dumps(expected_record(f), ensure_ascii=False, sort_keys=False) for f in fixtures]
-    (root / EXPECTED_NAME).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return fixtures

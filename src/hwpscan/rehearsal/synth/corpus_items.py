@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import zipfile
+from pathlib import Path
 from typing import Any
 
 from hwpscan.rehearsal.synth.corpus import (
+    EXPECTED_NAME,
     Counts,
     Fixture,
+    expected_record,
     str_counts,
     strict_chars,
     unit_locations,
     utf16_counts,
 )
-from hwpscan.rehearsal.synth.hwp5 import (
+from hwpscan.rehearsal.synth.hwp5_writer import (
     Block,
     Footnote,
     HeaderFooter,
@@ -35,8 +39,8 @@ from hwpscan.rehearsal.synth.hwp5 import (
     record_overrun,
     truncate,
 )
-from hwpscan.rehearsal.synth.hwpx import ZIP_DATE_TIME, build_hwpx
-from hwpscan.rehearsal.synth.pdf import PdfExtras, build_pdf
+from hwpscan.rehearsal.synth.hwpx_writer import ZIP_DATE_TIME, build_hwpx
+from hwpscan.rehearsal.synth.pdf_writer import PdfExtras, build_pdf
 from hwpscan.rehearsal.synth.press import (
     PARTS,
     STORIES,
@@ -765,3 +769,29 @@ def damaged_fixtures() -> list[Fixture]:
             **_where(clean_overrun),
         ),
     ]
+
+
+def build_corpus() -> list[Fixture]:
+    """Every fixture, in a fixed order (dated folders first, then ``broken/``)."""
+    fixtures = dated_fixtures() + broken_fixtures() + damaged_fixtures() + quirk_fixtures()
+    paths = [f.path for f in fixtures]
+    if len(set(paths)) != len(paths):
+        raise AssertionError("duplicate fixture path")
+    return fixtures
+
+
+def write_corpus(out_dir: str | Path) -> list[Fixture]:
+    """Write the corpus and ``expected.jsonl`` under *out_dir*; returns the fixtures.
+
+    Files of earlier runs that are no longer part of the corpus are left alone; the
+    README in the folder is not touched.
+    """
+    root = Path(out_dir)
+    fixtures = build_corpus()
+    for fixture in fixtures:
+        target = root / fixture.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(fixture.data)
+    lines = [json.dumps(expected_record(f), ensure_ascii=False, sort_keys=False) for f in fixtures]
+    (root / EXPECTED_NAME).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return fixtures

@@ -4,7 +4,7 @@ the record subtrees of controls (tables, footnotes, headers/footers, text boxes)
 Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (constants and table numbers
 in :mod:`hwpscan.formats.hwp5_spec`), with the sizes Hancom's own files have where they
 differ from the spec (each such place says so: independent readers, pyhwp and hwplib,
-parse the real sizes and fail or misalign on the spec's). :mod:`hwpscan.rehearsal.synth.hwp5`
+parse the real sizes and fail or misalign on the spec's). :mod:`hwpscan.rehearsal.synth.hwp5_writer`
 arranges these into documents.
 
 >>> record(67, 1, b"ab").hex(" ", -4)  # tag 67, level 1, size 2; then the payload

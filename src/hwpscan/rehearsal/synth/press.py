@@ -22,8 +22,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from hwpscan.rehearsal.synth.hwp5 import Block, Footnote, HeaderFooter, Table, TextBox
-from hwpscan.rehearsal.synth.hwpx import Block as FlatBlock
+from hwpscan.rehearsal.synth.hwp5_writer import Block, Footnote, HeaderFooter, Table, TextBox
+from hwpscan.rehearsal.synth.hwpx_writer import Block as FlatBlock
 
 __all__ = ["PLAIN_MARKS", "PUA_MARKS", "STORIES", "Story", "count_marks", "render"]
 

@@ -1,0 +1,253 @@
+"""Dates, ranges and call windows, counted in Korea time.
+
+Only ``YYYY-MM-DD`` is accepted: the API was seen to answer ``YYYYMMDD`` with zero
+items, so a loose parser would turn a typo into a silent "no releases".
+
+>>> start, end = parse_range("2025-07-21", "2025-08-11")
+>>> [str(w) for w in split_windows(start, end, 21)]
+['2025-07-21..2025-08-10', '2025-08-11..2025-08-11']
+>>> with_weekday(start)
+'2025-07-21 (Mon)'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from hwpscan.api.defaults import DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS
+from hwpscan.errors import UsageError
+
+#: The API's clock: days, quota days and "the current year" are counted here.
+KST = ZoneInfo("Asia/Seoul")
+
+#: The longest range a fetch or plan takes: a century (about 1,740 calls of 21 days).
+MAX_RANGE_DAYS = 36_525
+
+_DATE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Window:
+    """One API call's range, both ends inclusive."""
+
+    start: date
+    end: date
+
+    @property
+    def days(self) -> int:
+        """Number of days covered, both ends counted.
+
+        >>> Window(date(2025, 7, 21), date(2025, 8, 10)).days
+        21
+        """
+        return (self.end - self.start).days + 1
+
+    def __str__(self) -> str:
+        return f"{self.start.isoformat()}..{self.end.isoformat()}"
+
+    def contains(self, day: date) -> bool:
+        """True when ``day`` falls inside the window.
+
+        >>> w = Window(date(2025, 7, 21), date(2025, 7, 21))
+        >>> w.contains(date(2025, 7, 21)), w.contains(date(2025, 7, 22))
+        (True, False)
+        """
+        return self.start <= day <= self.end
+
+    def has_weekday(self) -> bool:
+        """True when at least one Monday-to-Friday falls in the window.
+
+        >>> Window(date(2025, 7, 26), date(2025, 7, 27)).has_weekday()   # Sat, Sun
+        False
+        >>> Window(date(2025, 7, 26), date(2025, 7, 28)).has_weekday()
+        True
+        >>> Window(date.max, date.max).has_weekday()   # 9999-12-31 is a Friday
+        True
+        """
+        return self.weekdays() > 0
+
+    def weekdays(self) -> int:
+        """How many Mondays to Fridays the window holds.
+
+        >>> Window(date(2025, 7, 21), date(2025, 8, 10)).weekdays()   # three whole weeks
+        15
+        >>> Window(date(2025, 7, 26), date(2025, 7, 28)).weekdays()   # Sat, Sun, Mon
+        1
+        """
+        weeks, rest = divmod(self.days, 7)
+        first = self.start.weekday()
+        return weeks * 5 + sum(1 for i in range(rest) if (first + i) % 7 < 5)
+
+    def label(self) -> str:
+        """Both ends with weekdays, for display."""
+        return f"{with_weekday(self.start)} .. {with_weekday(self.end)}"
+
+
+def parse_date(text: str, *, what: str = "date") -> date:
+    """Parse a strict ``YYYY-MM-DD`` date, or raise :class:`UsageError` saying why.
+
+    >>> parse_date("2025-07-21")
+    datetime.date(2025, 7, 21)
+    >>> parse_date("20250721")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: date '20250721' is not in the form YYYY-MM-DD (e.g. 2025-07-21)
+    >>> parse_date("2025-02-30", what="--to")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --to '2025-02-30' is not a real date: day is out of range for month
+    """
+    raw = text.strip() if isinstance(text, str) else text
+    if not isinstance(raw, str) or _DATE_RE.fullmatch(raw) is None:
+        raise UsageError(f"{what} {text!r} is not in the form YYYY-MM-DD (e.g. 2025-07-21)")
+    try:
+        return date.fromisoformat(raw)
+    except ValueError as exc:
+        raise UsageError(f"{what} {text!r} is not a real date: {exc}") from exc
+
+
+def parse_range(start: str, end: str) -> tuple[date, date]:
+    """Parse ``--from`` and ``--to``; the range must not run backwards.
+
+    >>> parse_range("2025-08-11", "2025-07-21")
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --from 2025-08-11 (Mon) is after --to 2025-07-21 (Mon)
+    """
+    first = parse_date(start, what="--from")
+    last = parse_date(end, what="--to")
+    check_range(first, last)
+    return first, last
+
+
+def check_range(start: date, end: date) -> None:
+    """Raise :class:`UsageError` when ``start`` is after ``end`` or the range is absurdly long.
+
+    >>> check_range(date(1, 1, 1), date(9999, 12, 31))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: the range 0001-01-01..9999-12-31 is 3652059 days; at most ...
+    """
+    if start > end:
+        raise UsageError(f"--from {with_weekday(start)} is after --to {with_weekday(end)}")
+    days = (end - start).days + 1
+    if days > MAX_RANGE_DAYS:
+        raise UsageError(
+            f"the range {start.isoformat()}..{end.isoformat()} is {days} days; "
+            f"at most {MAX_RANGE_DAYS} (a century)"
+        )
+
+
+def check_window_days(window_days: int) -> int:
+    """Refuse a window the API cannot answer, before any call is made.
+
+    >>> check_window_days(21)
+    21
+    >>> check_window_days(42)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: --window-days 42 is more than the API's 21 days per call: ...
+    """
+    if window_days < 1:
+        raise UsageError(f"the window must be at least 1 day, not {window_days}")
+    if window_days > MAX_WINDOW_DAYS:
+        raise UsageError(
+            f"--window-days {window_days} is more than the API's {MAX_WINDOW_DAYS} days per "
+            "call: a longer window is answered with an error code and still costs a call "
+            "(nothing was sent)"
+        )
+    return window_days
+
+
+def split_windows(
+    start: date, end: date, window_days: int = DEFAULT_WINDOW_DAYS
+) -> tuple[Window, ...]:
+    """Cut an inclusive range into consecutive windows of at most ``window_days`` days.
+
+    >>> [w.days for w in split_windows(date(2025, 1, 1), date(2025, 3, 1), 21)]
+    [21, 21, 18]
+    >>> split_windows(date(2025, 1, 1), date(2025, 1, 1), 0)
+    Traceback (most recent call last):
+    ...
+    hwpscan.errors.UsageError: the window must be at least 1 day, not 0
+    """
+    check_window_days(window_days)
+    check_range(start, end)
+    out: list[Window] = []
+    cursor = start
+    while True:  # never steps past ``end``, so never past date.max
+        last = cursor + timedelta(days=min(window_days - 1, (end - cursor).days))
+        out.append(Window(cursor, last))
+        if last == end:
+            return tuple(out)
+        cursor = last + timedelta(days=1)
+
+
+def with_weekday(day: date) -> str:
+    """ISO date with its English weekday abbreviation.
+
+    >>> with_weekday(date(2025, 8, 9))
+    '2025-08-09 (Sat)'
+    """
+    return f"{day.isoformat()} ({day.strftime('%a')})"
+
+
+def korea_now(now: datetime | None = None) -> datetime:
+    """The current time (or ``now``) in Korea time.
+
+    >>> korea_now(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC"))).isoformat()
+    '2025-07-21T01:00:00+09:00'
+    """
+    return (now or datetime.now(tz=KST)).astimezone(KST)
+
+
+def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
+    """The Korea-time day the API's counter is on; it turns at ``reset_hour`` o'clock.
+
+    >>> utc = ZoneInfo("UTC")
+    >>> quota_day(datetime(2025, 7, 20, 16, 0, tzinfo=utc))         # 01:00 KST on 7/21
+    datetime.date(2025, 7, 21)
+    >>> quota_day(datetime(2025, 7, 20, 16, 0, tzinfo=utc), reset_hour=6)
+    datetime.date(2025, 7, 20)
+    """
+    return (korea_now(now) - timedelta(hours=reset_hour)).date()
+
+
+def korea_today(now: datetime | None = None) -> date:
+    """Today's date in Korea time."""
+    return korea_now(now).date()
+
+
+def next_reset(now: datetime | None = None, *, reset_hour: int = 0) -> datetime:
+    """When the quota day after the current one begins (Korea time).
+
+    >>> next_reset(datetime(2025, 7, 21, 15, 0, tzinfo=KST)).isoformat()
+    '2025-07-22T00:00:00+09:00'
+    """
+    day = quota_day(now, reset_hour=reset_hour) + timedelta(days=1)
+    return datetime.combine(day, time(hour=reset_hour), tzinfo=KST)
+
+
+def year_warning(start: date, end: date, today: date | None = None) -> str | None:
+    """A warning when the whole range lies in a year other than the current one.
+
+    The API was seen to answer a wrong year with that other year's data, so a typo
+    in the year must be loud.
+
+    >>> print(year_warning(date(2024, 7, 21), date(2024, 8, 11), date(2025, 8, 1)))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    the whole range 2024-07-21..2024-08-11 is in 2024,
+    not the current year 2025 (Korea time): check the year
+    >>> year_warning(date(2024, 12, 20), date(2025, 1, 5), date(2025, 8, 1)) is None
+    True
+    """
+    current = (today or korea_today()).year
+    if start.year == end.year != current:
+        return (
+            f"the whole range {start.isoformat()}..{end.isoformat()} is in {start.year}, "
+            f"not the current year {current} (Korea time): check the year"
+        )
+    return None

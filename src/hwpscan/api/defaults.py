@@ -1,0 +1,73 @@
+"""Every default of a fetch, as plain constants: the one place they are stated.
+
+:class:`~hwpscan.api.settings.FetchSettings`, :class:`~hwpscan.api.settings.RetryPolicy`
+and :class:`~hwpscan.api.limits.FetchLimits` take their defaults from here, and so do
+the command line's fetch options (:mod:`hwpscan.cli.options`), which every ``scan``
+declares: this module imports nothing, so declaring them loads none of the fetcher.
+
+>>> from hwpscan.api import FetchLimits, FetchSettings
+>>> s = FetchSettings()
+>>> (s.api_url, s.window_days, s.max_bytes, s.retry.retries) == (
+...     DEFAULT_API_URL, DEFAULT_WINDOW_DAYS, DEFAULT_MAX_BYTES, DEFAULT_RETRIES)
+True
+>>> FetchLimits().max_download_bytes == MAX_DOWNLOAD_BYTES
+True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "API_RETRIES",
+    "DEFAULT_API_URL",
+    "DEFAULT_BACKOFF",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_DAILY_LIMIT",
+    "DEFAULT_DOWNLOADS",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_RESET_HOUR",
+    "DEFAULT_RETRIES",
+    "DEFAULT_WINDOW_DAYS",
+    "MAX_ATTACHMENTS_PER_RELEASE",
+    "MAX_ATTACHMENTS_PER_RUN",
+    "MAX_DOWNLOAD_BYTES",
+    "MAX_ITEMS",
+    "MAX_WINDOW_DAYS",
+]
+
+#: The real endpoint (금융감독원 보도자료 API).
+DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
+
+#: The default call window: 21 days inclusive is accepted under every description of
+#: the API's limit (one month for personal keys; 42 days refused).
+DEFAULT_WINDOW_DAYS = 21
+#: The longest window one call may ask for: the API answers 21 days, but 42 with an
+#: error code (a paid call spent on nothing), so longer windows are refused up front.
+MAX_WINDOW_DAYS = 21
+
+#: API calls a key may make per day (the API's documented limit).
+DEFAULT_DAILY_LIMIT = 30
+#: The Korea-time hour the daily quota resets.
+DEFAULT_RESET_HOUR = 0
+
+#: Seconds to connect, and seconds between bytes of an answer or a download.
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_READ_TIMEOUT = 60.0
+#: Bytes one attachment may take (``--max-mb`` changes it).
+DEFAULT_MAX_BYTES = 100_000_000
+#: Attachments downloaded at the same time.
+DEFAULT_DOWNLOADS = 4
+#: Retries after a timeout or a 5xx, and the first wait in seconds (doubled each time).
+DEFAULT_RETRIES = 3
+DEFAULT_BACKOFF = 0.5
+
+#: Releases one answer may list (a 21-day window has on the order of a hundred).
+MAX_ITEMS = 2_000
+#: Attachments one release may list (real ones have one to a few).
+MAX_ATTACHMENTS_PER_RELEASE = 50
+#: Attachments one run may download, and bytes in all (a year of releases is a few
+#: thousand files of a few hundred kilobytes each).
+MAX_ATTACHMENTS_PER_RUN = 10_000
+MAX_DOWNLOAD_BYTES = 5_000_000_000
+#: Paid calls one window may retry after a timeout or a 5xx (each retry is a call).
+API_RETRIES = 2

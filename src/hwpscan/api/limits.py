@@ -1,0 +1,90 @@
+"""Budgets on what one answer and one run may make us do, beyond the byte caps.
+
+A 60 MB answer of twenty million ``{}`` items is under the size cap yet becomes
+gigabytes of objects when parsed; one release may list a hundred thousand attachments;
+a server can stall every call so that each retry costs a paid call. :class:`FetchLimits`
+holds the budgets, with defaults sized from the real API (a window is at most 21 days,
+the portal publishes a handful of releases a day, each with one to a few attachments),
+and each has a ``fetch`` flag to raise it.
+
+An answer over a budget is refused *before it is cached*: it is never taken for data,
+and its window is asked again by a later run (with higher limits if it was real).
+
+>>> limits = FetchLimits(max_items=2)
+>>> limits.check_body(b'{"reponse": {"result": [' + b"{}," * 300 + b'{}]}}', "w")
+... # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+hwpscan.errors.ApiResponseError: the API's answer for w holds more than 257 JSON values ...
+>>> limits.check_body(b'{"result": [{"subject": "' + b"{[," * 900 + b'"}]}', "w")
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from hwpscan.api.defaults import (
+    API_RETRIES,
+    MAX_ATTACHMENTS_PER_RELEASE,
+    MAX_ATTACHMENTS_PER_RUN,
+    MAX_DOWNLOAD_BYTES,
+    MAX_ITEMS,
+)
+from hwpscan.api.defaults import (
+    DEFAULT_DAILY_LIMIT as DEFAULT_DAILY_LIMIT,  # kept importable from here
+)
+from hwpscan.errors import ApiResponseError
+
+#: JSON values one release may take in the answer (it has about a dozen fields).
+VALUES_PER_ITEM = 128
+
+
+_STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+@dataclass(frozen=True, slots=True)
+class FetchLimits:
+    """The per-answer and per-run budgets of a fetch (see the module docstring)."""
+
+    max_items: int = MAX_ITEMS
+    max_attachments: int = MAX_ATTACHMENTS_PER_RELEASE
+    max_files: int = MAX_ATTACHMENTS_PER_RUN
+    max_download_bytes: int = MAX_DOWNLOAD_BYTES
+    api_retries: int = API_RETRIES
+
+    @property
+    def max_values(self) -> int:
+        return self.max_items * VALUES_PER_ITEM + 1
+
+    def check_body(self, body: bytes, window: object) -> None:
+        """Refuse an answer whose JSON holds more values than the item budget allows,
+        counted on the raw bytes (strings stripped, then ``{``, ``[`` and ``,``) before
+        anything is parsed, so no object is built for it."""
+        if body.count(b",") + body.count(b"{") + body.count(b"[") <= self.max_values:
+            return  # cheap: even counting inside strings, it is within the budget
+        bare = _STRING_RE.sub(b'""', body)
+        values = bare.count(b",") + bare.count(b"{") + bare.count(b"[")
+        if values > self.max_values:
+            raise ApiResponseError(
+                f"the API's answer for {window} holds more than {self.max_values:,} JSON "
+                f"values (at most {self.max_items:,} releases of up to {VALUES_PER_ITEM} "
+                "fields each are expected): refused, not cached; raise --max-items if it "
+                "is real"
+            )
+
+    def check_counts(self, releases: int, attachments: list[int], window: object) -> None:
+        """Refuse a parsed answer with too many releases, or a release listing too many
+        attachments (``attachments`` holds each release's count)."""
+        if releases > self.max_items:
+            raise ApiResponseError(
+                f"the API's answer for {window} lists {releases:,} releases, more than "
+                f"{self.max_items:,}: refused, not cached; raise --max-items if it is real"
+            )
+        worst = max(attachments, default=0)
+        if worst > self.max_attachments:
+            raise ApiResponseError(
+                f"the API's answer for {window} has a release listing {worst:,} "
+                f"attachments, more than {self.max_attachments:,}: refused, not cached; "
+                "raise --max-attachments if it is real"
+            )

@@ -1,0 +1,190 @@
+"""What a fetch is asked to do, as typed values: :class:`FetchSettings`, :class:`RetryPolicy`.
+
+Every default of a fetch is stated once, in :mod:`hwpscan.api.defaults`, which these
+classes and the command line's options (:mod:`hwpscan.cli.options`) both read. The
+settings hold no secret: the API key is a separate argument of
+:func:`hwpscan.usecases.run_fetch.fetch_range`, so a settings object can be printed, logged or
+stored as it is. What tests and the CLI inject (a DNS resolver, a
+clock, a sleep) is :class:`FetchHooks`, apart from the settings.
+
+>>> FetchSettings(window_days=7).retry
+RetryPolicy(retries=3, backoff=0.5)
+>>> [RetryPolicy().delay(n) for n in (1, 2, 3)]
+[0.5, 1.0, 2.0]
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TypeVar
+from urllib.parse import urlsplit
+
+from hwpscan.api.defaults import (
+    DEFAULT_API_URL,
+    DEFAULT_BACKOFF,
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_DAILY_LIMIT,
+    DEFAULT_DOWNLOADS,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_RESET_HOUR,
+    DEFAULT_RETRIES,
+    DEFAULT_WINDOW_DAYS,
+)
+from hwpscan.api.limits import FetchLimits
+from hwpscan.api.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
+from hwpscan.home import state_dir
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "DEFAULT_MAX_BYTES",
+    "FetchHooks",
+    "FetchSettings",
+    "RetryPolicy",
+    "default_out_dir",
+]
+
+_T = TypeVar("_T")
+_E = TypeVar("_E", bound=Exception)
+
+
+def _always(exc: Exception) -> bool:
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how patiently to try again after a timeout or a 5xx.
+
+    The one retry loop of the fetcher (:meth:`run`): API calls and attachment
+    downloads both go through it, so they wait the same way and say so the same way.
+    """
+
+    retries: int = DEFAULT_RETRIES
+    backoff: float = DEFAULT_BACKOFF
+
+    @property
+    def attempts(self) -> int:
+        """Attempts in all: the first and each retry."""
+        return self.retries + 1
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
+        return float(self.backoff * 2 ** (attempt - 1))
+
+    def run(
+        self,
+        attempt: Callable[[int], _T],
+        *,
+        catch: type[_E],
+        give_up: Callable[[_E, int], _T],
+        retryable: Callable[[_E], bool] = _always,
+        on_retry: Callable[[_E, str], None] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> _T:
+        """``attempt(1)``, ``attempt(2)``, ... until one returns; its value.
+
+        An exception of type ``catch`` that is ``retryable`` is followed by a wait of
+        :meth:`delay` seconds and another attempt, while retries are left; first
+        ``on_retry(exc, "retrying in 1 s (attempt 2 of 4)")`` is told, so a stalled
+        progress bar has a reason on screen. The last one, or one not retryable,
+        goes to ``give_up(exc, attempts made)``, whose value (or exception) is the
+        result. Other exceptions pass through.
+
+        >>> policy = RetryPolicy(retries=2)
+        >>> def flaky(n: int) -> str:
+        ...     if n < 3:
+        ...         raise TimeoutError(f"slow {n}")
+        ...     return f"ok on {n}"
+        >>> policy.run(flaky, catch=TimeoutError, give_up=lambda e, n: "gave up",
+        ...            on_retry=lambda e, when: print(e, when), sleep=lambda s: None)
+        slow 1 retrying in 0.5 s (attempt 2 of 3)
+        slow 2 retrying in 1 s (attempt 3 of 3)
+        'ok on 3'
+        >>> RetryPolicy(retries=0).run(flaky, catch=TimeoutError,
+        ...                            give_up=lambda e, n: f"{e} after {n}")
+        'slow 1 after 1'
+        """
+        number = 0
+        while True:
+            number += 1
+            try:
+                return attempt(number)
+            except catch as exc:
+                if number > self.retries or not retryable(exc):
+                    return give_up(exc, number)
+                wait = self.delay(number)
+                if on_retry is not None:
+                    on_retry(
+                        exc, f"retrying in {wait:g} s (attempt {number + 1} of {self.attempts})"
+                    )
+                sleep(wait)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSettings:
+    """Everything a fetch of a date range is asked to do, except the key.
+
+    ``out_dir`` ``None`` is :func:`default_out_dir` (one folder per API host under the
+    state folder); ``state`` ``None`` is :func:`hwpscan.home.state_dir`.
+    ``download_deadline`` is the seconds one attachment may take in all (``None``:
+    :func:`hwpscan.api.download.default_deadline` of ``max_bytes``). ``fresh`` (what
+    ``verify`` uses) asks the API again for every window and the server again for
+    every attachment on disk; ``only_dates`` limits the downloads to releases dated on
+    those days (``YYYY-MM-DD``).
+    """
+
+    api_url: str = DEFAULT_API_URL
+    out_dir: Path | None = None
+    state: Path | None = None
+    window_days: int = DEFAULT_WINDOW_DAYS
+    daily_limit: int = DEFAULT_DAILY_LIMIT
+    reset_hour: int = DEFAULT_RESET_HOUR
+    allow_hosts: tuple[str, ...] = ()
+    path_prefixes: tuple[str, ...] = DEFAULT_DOWNLOAD_PATHS
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    max_bytes: int = DEFAULT_MAX_BYTES
+    download_deadline: float | None = None
+    downloads: int = DEFAULT_DOWNLOADS
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    limits: FetchLimits = field(default_factory=FetchLimits)
+    fresh: bool = False
+    only_dates: frozenset[str] | None = None
+
+    def state_folder(self) -> Path:
+        """Where the cache and the quota ledger live."""
+        return self.state or state_dir()
+
+    def out_folder(self) -> Path:
+        """Where the attachments and the manifest go."""
+        return Path(self.out_dir) if self.out_dir else default_out_dir(self.api_url, self.state)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchHooks:
+    """What a fetch calls out to, replaceable by tests: DNS, the time, waiting.
+
+    ``resolver`` ``None`` skips the check that attachment hosts resolve to public
+    addresses (tests on loopback); ``clock`` ``None`` is the real Korea time.
+    """
+
+    resolver: Resolver | None = system_resolver
+    clock: Callable[[], datetime] | None = None
+    sleep: Callable[[float], None] = time.sleep
+
+
+def default_out_dir(api_url: str, state: Path | None = None) -> Path:
+    """Where ``scan --from/--to`` keeps attachments: one folder per API host and port.
+
+    >>> default_out_dir("http://127.0.0.1:8123/x", Path("/s")).as_posix()
+    '/s/downloads/127.0.0.1_8123'
+    """
+    port = urlsplit(api_url).port
+    host = (urlsplit(api_url).hostname or "api").lower()
+    name = f"{host}_{port}" if port else host
+    return (state or state_dir()) / "downloads" / name

@@ -1,0 +1,207 @@
+"""``hwpscan plan`` and ``hwpscan fetch``: options in, core calls, rendering out.
+
+The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from/--to``,
+``verify`` and ``demo`` share, is in :mod:`hwpscan.cli.fetch_view`; the options in
+:mod:`hwpscan.cli.options`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from hwpscan.api import plan_range
+from hwpscan.api.keys import resolve_key
+from hwpscan.api.urls import check_api_url
+from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
+from hwpscan.cli.fetch_view import (
+    fail_redacted,
+    get_key,
+    parse_dates,
+    raise_for_report,
+    render_plan,
+    run_fetch,
+)
+from hwpscan.cli.machine import (
+    MANIFEST_ROW_SCHEMA,
+    MachineFormat,
+    ResultsOutOpt,
+    check_results_file,
+    plan_json,
+    print_json,
+    results_lines,
+)
+from hwpscan.cli.options import (
+    ApiOptions,
+    FetchOptions,
+    FromOpt,
+    ProgressOpt,
+    ToOpt,
+    deprecated,
+)
+from hwpscan.cli.params import options_from_dataclasses
+from hwpscan.cli.runs_view import RecordOpt, record_and_report
+from hwpscan.errors import UsageError
+from hwpscan.home import state_dir
+from hwpscan.models import ExitCode
+
+if TYPE_CHECKING:
+    from hwpscan.usecases.run_fetch import FetchReport
+
+FormatOpt = Annotated[
+    MachineFormat,
+    typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+]
+
+
+class FetchFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
+
+FetchFormatOpt = Annotated[
+    FetchFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; jsonl: one attachment per line.",
+    ),
+]
+FetchOutOpt = Annotated[
+    Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
+]
+#: ``--jobs`` for downloads, before it meant scan processes everywhere (hidden; one release).
+OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)]
+
+
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            ("hwpscan plan --from 2025-07-21 --to 2025-08-11", "calls needed, cached, quota"),
+            (
+                "hwpscan plan --from 2025-07-01 --to 2025-07-31 --window-days 7",
+                "the same with week-long windows",
+            ),
+        ],
+        ENV_FETCH,
+        ["0  plan shown (no network)", EXIT_USAGE],
+    ),
+)
+@options_from_dataclasses
+def plan(
+    start: FromOpt,
+    end: ToOpt,
+    api: ApiOptions,
+    fmt: FormatOpt = MachineFormat.table,
+    output: ResultsOutOpt = None,
+) -> None:
+    """Show the calls a fetch of the range needs, without any network access."""
+    output = check_results_file(output, fmt.value, "json")
+    first, last = parse_dates(start, end)
+    try:
+        check_api_url(api.api_url)  # the same check fetch makes, so plan cannot promise more
+    except UsageError as exc:
+        raise fail_redacted(str(exc), ExitCode.USAGE) from None
+    try:
+        key = resolve_key(state_dir())
+    except UsageError:
+        key = None
+    result = plan_range(first, last, api.settings(), key=key)
+    if fmt is MachineFormat.json:
+        print_json(plan_json(result), output)
+    else:
+        render_plan(result)
+
+
+@app.command(
+    rich_help_panel="Fetch from the API",
+    epilog=epilog(
+        [
+            (
+                "hwpscan fetch --from 2025-07-21 --to 2025-07-25 --out press/",
+                "releases and attachments, cache first",
+            ),
+            (
+                "HWPSCAN_API_KEY=... hwpscan fetch --from 2025-07-21 --to 2025-07-21",
+                "one day, the key from the environment",
+            ),
+        ],
+        ENV_FETCH,
+        ["0  every attachment fetched or cached", EXIT_USAGE, EXIT_API],
+    ),
+)
+@options_from_dataclasses
+def fetch(
+    start: FromOpt,
+    end: ToOpt,
+    options: FetchOptions,
+    out: FetchOutOpt = Path("hwpscan-downloads"),
+    jobs_old: OldJobsOpt = None,
+    show_progress: ProgressOpt = True,
+    fmt: FetchFormatOpt = FetchFormat.table,
+    output: ResultsOutOpt = None,
+    record: RecordOpt = True,
+) -> None:
+    """Fetch press releases and their attachments for a date range (cache first)."""
+    output = check_results_file(output, fmt.value, "json or jsonl")
+    downloads = deprecated(
+        jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
+    )
+    first, last = parse_dates(start, end)
+    key = get_key(any_length=options.any_key_length)
+    settings = options.settings(out_dir=out, downloads=downloads)
+    report = run_fetch(
+        first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
+    )
+    from hwpscan.history.recording import fetch_summary  # (it stores matrix rows too)
+    from hwpscan.history.records import RunArgs, RunSummary, arg_text  # not for --help
+
+    args = RunArgs(
+        start=start,
+        end=end,
+        api_url=settings.api_url,
+        out=arg_text(out),
+        options={"allow_host": list(options.allow_host)},
+    )
+    summary = RunSummary(fetch=fetch_summary(report))
+    record_and_report([], kind="fetch", args=args, summary=summary, record=record)
+    _write_results(report, summary.to_json(), fmt, output)
+    raise_for_report(report, key)
+
+
+def _write_results(
+    report: FetchReport, summary: dict[str, Any], fmt: FetchFormat, output: Path | None
+) -> None:
+    """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
+    fetch's own lines, already shown)."""
+    if fmt is FetchFormat.json:
+        print_json(_fetch_json(report, summary), output)
+    elif fmt is FetchFormat.jsonl:
+        with results_lines(output) as write:
+            for entry in report.entries:
+                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
+                write(json.dumps(line, ensure_ascii=False))
+
+
+def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
+    """``fetch --format json``: the run's counts (as its history records them), where the
+    files are, and the current entry of each attachment of the range."""
+    return {
+        "schema": "hwpscan.api/1",
+        "start": report.start.isoformat(),
+        "end": report.end.isoformat(),
+        **{k: v for k, v in summary.items() if k != "range"},
+        "warnings": list(report.warnings),
+        "out": str(report.out_dir),
+        "manifest": str(report.manifest_path),
+        "entries": [entry.to_json() for entry in report.entries],
+    }
+
+
+__all__ = ["fetch", "plan"]

@@ -1,0 +1,229 @@
+"""Comparing two sets of results: files and dates that changed verdict.
+
+Pure: no database (see :func:`hwpscan.history.diff_runs` for stored runs). Files are
+matched by path; files left over on both sides are matched by date and file name,
+so two fetches into different folders still compare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hwpscan.history.records import file_name
+from hwpscan.models import FileResult, Status
+
+__all__ = [
+    "CHANGE_KINDS",
+    "DATE_STATES",
+    "DateChange",
+    "FileChange",
+    "RunDiff",
+    "change_kind",
+    "date_changes",
+    "date_state",
+    "date_states",
+    "diff_results",
+    "file_change",
+    "file_name",
+    "pair_files",
+]
+
+
+#: The states of a date, the first that holds: a file contaminated; every file read and
+#: clean; some read (clean) and some not (what was not read proves nothing, so the date
+#: is not clean); none read.
+DATE_STATES = ("contaminated", "clean", "partial", "unreadable")
+#: How the pivot labels undated files; those are no date of their own.
+_UNDATED = "unknown"
+
+#: File change kinds, in the order ``diff`` shows them.
+CHANGE_KINDS = ("became_contaminated", "became_clean", "status_changed", "appeared", "vanished")
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file whose verdict differs between two runs (``None``: absent from that run)."""
+
+    kind: str
+    path: str
+    date: str | None
+    before: str | None
+    after: str | None
+    surrogates_before: int | None = None  # None: absent from that run, or body not read
+    surrogates_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DateChange:
+    """One date whose state differs: one of :data:`DATE_STATES`, or None (absent)."""
+
+    kind: str
+    date: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunDiff:
+    """What changed from run ``a`` to run ``b``."""
+
+    a: str
+    b: str
+    files: tuple[FileChange, ...]
+    dates: tuple[DateChange, ...]
+    unchanged: int
+
+    def of_kind(self, kind: str) -> tuple[FileChange, ...]:
+        return tuple(c for c in self.files if c.kind == kind)
+
+    def dates_of_kind(self, kind: str) -> tuple[DateChange, ...]:
+        return tuple(c for c in self.dates if c.kind == kind)
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.dates
+
+
+def change_kind(before: str | None, after: str | None) -> str | None:
+    """How a verdict moved; None when it did not.
+
+    >>> change_kind("contaminated", "clean"), change_kind(None, "clean")
+    ('became_clean', 'appeared')
+    >>> change_kind("clean", "clean") is None
+    True
+    >>> change_kind("corrupt", "contaminated"), change_kind("clean", "corrupt")
+    ('became_contaminated', 'status_changed')
+    """
+    if before == after:
+        return None
+    if before is None:
+        return "appeared"
+    if after is None:
+        return "vanished"
+    if after == Status.CONTAMINATED.value:
+        return "became_contaminated"
+    if before == Status.CONTAMINATED.value and after == Status.CLEAN.value:
+        return "became_clean"
+    return "status_changed"
+
+
+def pair_files(
+    a: Iterable[FileResult], b: Iterable[FileResult]
+) -> list[tuple[FileResult | None, FileResult | None]]:
+    """Match files of two runs by path; files left over are matched by (date, name)
+    when that is unique on both sides (two fetches into different folders).
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda p: FileResult(p, "", 0, Format.PDF, Status.CLEAN, date="2025-07-21")
+    >>> pairs = pair_files([f("o1/a.pdf")], [f("o2/a.pdf"), f("o2/b.pdf")])
+    >>> [(x and x.path, y and y.path) for x, y in pairs]
+    [('o1/a.pdf', 'o2/a.pdf'), (None, 'o2/b.pdf')]
+    """
+    left = {r.path: r for r in a}
+    right = {r.path: r for r in b}
+    pairs: list[tuple[FileResult | None, FileResult | None]] = [
+        (left[p], right[p]) for p in left if p in right
+    ]
+    only_a = [r for p, r in left.items() if p not in right]
+    only_b = [r for p, r in right.items() if p not in left]
+    key_a = _unique_by_name(only_a)
+    key_b = _unique_by_name(only_b)
+    matched_b: set[str] = set()
+    for r in only_a:
+        k = (r.date, file_name(r.path))
+        other = key_b.get(k) if k in key_a else None
+        if other is not None:
+            pairs.append((r, other))
+            matched_b.add(other.path)
+        else:
+            pairs.append((r, None))
+    pairs.extend((None, r) for r in only_b if r.path not in matched_b)
+    return pairs
+
+
+def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], FileResult]:
+    seen: dict[tuple[str | None, str], FileResult] = {}
+    dup: set[tuple[str | None, str]] = set()
+    for r in results:
+        k = (r.date, file_name(r.path))
+        if k in seen:
+            dup.add(k)
+        seen[k] = r
+    return {k: v for k, v in seen.items() if k not in dup}
+
+
+def date_state(statuses: Iterable[Status]) -> str:
+    """One date's state from its files' statuses (see :data:`DATE_STATES`).
+
+    >>> C, K, E = Status.CLEAN, Status.CONTAMINATED, Status.ENCRYPTED
+    >>> date_state([C, K, E]), date_state([C, C]), date_state([C, E]), date_state([E])
+    ('contaminated', 'clean', 'partial', 'unreadable')
+    """
+    seen = set(statuses)
+    if Status.CONTAMINATED in seen:
+        return "contaminated"
+    read = any(s.scanned for s in seen)
+    unread = any(not s.scanned for s in seen)
+    if read and not unread:
+        return "clean"
+    return "partial" if read else "unreadable"
+
+
+def date_states(results: Iterable[FileResult]) -> dict[str, str]:
+    """Each date's state (:func:`date_state`), in date order; undated files are left out.
+
+    >>> from hwpscan.models import Format
+    >>> f = lambda d, s: FileResult("a", "", 1, Format.PDF, s, date=d)
+    >>> date_states([f("2025-07-22", Status.CLEAN), f("2025-07-21", Status.CORRUPT),
+    ...              f("2025-07-22", Status.ERROR), f(None, Status.CLEAN)])
+    {'2025-07-21': 'unreadable', '2025-07-22': 'partial'}
+    """
+    per_date: dict[str, list[Status]] = {}
+    for r in results:
+        if r.date and r.date != _UNDATED:
+            per_date.setdefault(r.date, []).append(r.status)
+    return {day: date_state(per_date[day]) for day in sorted(per_date)}
+
+
+def file_change(x: FileResult | None, y: FileResult | None) -> FileChange | None:
+    """How one file moved between two runs (None: absent there); None when it did not."""
+    before = x.status.value if x else None
+    after = y.status.value if y else None
+    kind = change_kind(before, after)
+    ref = y or x
+    if kind is None or ref is None:
+        return None
+    return FileChange(
+        kind,
+        ref.path,
+        ref.date,
+        before,
+        after,
+        _surrogates(x),
+        _surrogates(y),
+    )
+
+
+def _surrogates(r: FileResult | None) -> int | None:
+    return r.body.surrogates if r is not None and r.body_read else None
+
+
+def date_changes(before: dict[str, str], after: dict[str, str]) -> list[DateChange]:
+    """The dates whose state moved, in date order."""
+    out = []
+    for day in sorted(set(before) | set(after)):
+        kind = change_kind(before.get(day), after.get(day))
+        if kind is not None:
+            out.append(DateChange(kind, day, before.get(day), after.get(day)))
+    return out
+
+
+def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
+    """The changes between two result sets (pure: no database)."""
+    a, b = list(a), list(b)
+    pairs = pair_files(a, b)
+    changes = [c for c in (file_change(x, y) for x, y in pairs) if c is not None]
+    changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
+    dates = date_changes(date_states(a), date_states(b))
+    return RunDiff(a_id, b_id, tuple(changes), tuple(dates), len(pairs) - len(changes))

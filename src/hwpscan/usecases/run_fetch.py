@@ -1,0 +1,536 @@
+"""The fetch orchestrator: windows -> cached or paid calls -> attachments -> manifest.
+
+Order matters and is the point of this module:
+
+1. A call is counted in the ledger *before* it is made (so the limit is never passed).
+2. The answer's raw bytes go to the cache *before* they are parsed.
+3. Each window's attachments are downloaded before the next call, and each file's
+   manifest line is written the moment the file exists.
+
+So a run stopped at any point (quota, refusal, network, SIGKILL) keeps everything it
+paid for, and a rerun spends no call on a finished window.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from hwpscan.api.attachments import AttachmentStore, UrlPolicy, is_html
+from hwpscan.api.cache import ResponseCache
+from hwpscan.api.client import (
+    HOLIDAY_WEEKDAYS,
+    ApiAnswer,
+    ApiClient,
+    Assessment,
+    CheckedAnswer,
+    RawAnswer,
+    check_answer,
+    parse_answer,
+)
+from hwpscan.api.dates import (
+    Window,
+    check_range,
+    korea_today,
+    split_windows,
+    year_warning,
+)
+from hwpscan.api.download import Downloader, remove_stale_temp_files
+from hwpscan.api.plan import open_cache, open_ledger, usable_cached
+from hwpscan.api.progress import Progress, ProgressEvent, notify
+from hwpscan.api.quota import QuotaLedger
+from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy
+from hwpscan.api.urls import check_api_url
+from hwpscan.errors import (
+    ApiError,
+    ApiNetworkError,
+    ApiRefusedError,
+    ApiResponseError,
+    DailyLimitError,
+    HwpscanError,
+    UsageError,
+)
+from hwpscan.manifest import ManifestEntry, ManifestWriter
+from hwpscan.models import ExitCode
+from hwpscan.redaction import key_hash, redact_text
+
+if TYPE_CHECKING:  # loaded by _default_client with the first fetch
+    import httpx
+
+__all__ = [
+    "FetchHooks",
+    "FetchReport",
+    "FetchSettings",
+    "ProgressEvent",
+    "RetryPolicy",
+    "fetch_range",
+    "stop_message",
+]
+
+#: Calls left today at or under which an empty answer is suspicious.
+NEAR_LIMIT = 2
+
+
+@dataclass(frozen=True)
+class FetchReport:
+    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any.
+
+    ``entries`` are the manifest entries of every attachment the API listed for this
+    range in this run (downloaded, found on disk, failed, refused or skipped): what a
+    scan of *this* fetch should look at, unlike the whole folder, which keeps earlier
+    runs' files. :attr:`paths` are the files among them.
+    """
+
+    start: date
+    end: date
+    windows: tuple[Window, ...]
+    calls_made: int
+    calls_cached: int
+    releases: int
+    files_downloaded: int
+    files_skipped: int
+    files_failed: int
+    files_refused: int
+    warnings: tuple[str, ...]
+    out_dir: Path
+    manifest_path: Path
+    error: ApiError | None = field(default=None, compare=False)
+    entries: tuple[ManifestEntry, ...] = ()
+    #: Releases the answers listed, before ``only_dates`` chose among them.
+    releases_listed: int = 0
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """The attachments this fetch listed that are on disk, each once, in fetch order."""
+        found = (self.out_dir / e.path for e in self.entries if e.status == "downloaded" and e.path)
+        return tuple(dict.fromkeys(found))
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing stopped the run (files may still have failed)."""
+        return self.error is None
+
+    @property
+    def html_only(self) -> int:
+        """How many files this fetch listed on disk when every one of them is an HTML
+        page (the server's error pages instead of attachments); else 0."""
+        kept = [e for e in self.entries if e.status == "downloaded" and e.path]
+        if kept and all(is_html(e.content_type) for e in kept):
+            return len(kept)
+        return 0
+
+    @property
+    def complete(self) -> bool:
+        """No stop, no failed download, no refused attachment URL, and not only HTML
+        pages where files were expected."""
+        return (
+            self.error is None
+            and not self.files_failed
+            and not self.files_refused
+            and not self.html_only
+        )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """``API`` (3) when the API, its limits or the network stopped the run or left
+        files behind (failed after retries, URLs refused); else ``OK``."""
+        return ExitCode.OK if self.complete else ExitCode.API
+
+
+class WindowCaller:
+    """Gets each window's answer: from the cache, or by one counted, cached call."""
+
+    def __init__(
+        self,
+        api: ApiClient,
+        key: str,
+        *,
+        cache: ResponseCache,
+        ledger: QuotaLedger,
+        settings: FetchSettings,
+        progress: Progress | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.progress = progress  # told of each retry before its wait
+        self.api, self._key, self.cache, self.ledger = api, key, cache, ledger
+        self.limits = settings.limits
+        # each retry of a call is a paid call: at most --api-retries of them
+        retries = min(settings.retry.retries, self.limits.api_retries)
+        self.retry = replace(settings.retry, retries=retries)
+        self._sleep = sleep
+        self.fresh = settings.fresh  # ask the API even when a good answer is cached
+        self.calls_made = 0
+        self.calls_cached = 0
+        self._key_sha256 = key_hash(key)
+        #: Windows answered from the cache that another key paid for: the current key
+        #: was not checked for them (see :meth:`key_warning`).
+        self.other_key_windows: list[Window] = []
+        self.warnings: list[str] = []
+        self._empty_weekdays = 0  # weekdays in a row answered with no release
+
+    def answer(self, window: Window) -> CheckedAnswer:
+        """The window's answer with its assessment, or an :class:`ApiError` that should
+        stop the run.
+
+        The window's lock is held from the cache check to the cached answer, so a run
+        sharing the state folder waits, then finds the answer instead of paying again.
+        """
+        with self.cache.lock(self.api.api_url, window):
+            return self._answer(window)
+
+    def _answer(self, window: Window) -> CheckedAnswer:
+        cached = (
+            None
+            if self.fresh
+            else usable_cached(self.cache, self.api.api_url, window, key_sha256=self._key_sha256)
+        )
+        if cached is not None:
+            self.calls_cached += 1
+            if cached.other_key:
+                self.other_key_windows.append(window)
+            return cached
+
+        def retrying(exc: ApiNetworkError, when: str) -> None:
+            what = str(exc).replace(f" for {window}", "")  # the window is named once
+            self.warnings.append(f"window {window}: {what}; retried")
+            message = f"API call for {window}: {what}; {when}"
+            notify(self.progress, ProgressEvent("retry", message=message))
+
+        def gave_up(exc: ApiNetworkError, attempts: int) -> NoReturn:
+            message = f"{exc} (after {attempts} attempts)"
+            raise ApiNetworkError(message, retryable=False) from exc
+
+        return self.retry.run(
+            lambda _: self._call(window),
+            catch=ApiNetworkError,
+            retryable=lambda exc: exc.retryable,
+            give_up=gave_up,
+            on_retry=retrying,
+            sleep=self._sleep,
+        )
+
+    def _call(self, window: Window) -> CheckedAnswer:
+        """One counted call: raw bytes to the cache before anything is taken from them.
+
+        Budgets come first: an answer over them is refused before it is cached or
+        parsed into objects (its raw size is already capped by the client).
+        """
+        raw = self._send(window)
+        self.limits.check_body(raw.body, window)
+        parsed = self._parse(raw.body, window)
+        url = self.api.api_url
+        self.cache.put(
+            url,
+            window,
+            raw.body,
+            status_code=raw.status_code,
+            content_type=raw.content_type,
+            key_sha256=self._key_sha256,
+        )
+        if raw.status_code >= 500:
+            self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
+            raise ApiNetworkError(
+                f"the API answered HTTP {raw.status_code} for {window}", retryable=True
+            )
+        if isinstance(parsed, HwpscanError):
+            self.cache.mark(url, window, trusted=False, verdict=type(parsed).__name__)
+            self._refuse(parsed, raw.status_code)
+        checked = self._assess(parsed, window)
+        if checked.assessment.unconfirmed_empty:  # a holiday? used, not trusted
+            self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
+        else:
+            self.cache.mark(url, window, trusted=True, verdict="ok")
+        return checked
+
+    def key_warning(self) -> str | None:
+        """What to say when answers came from a cache another key paid for: nothing
+        asked the API with the current key, so a wrong key would go unnoticed."""
+        windows = self.other_key_windows
+        if not windows or self.calls_made:  # a live call checked the current key
+            return None
+        days = sum((w.end - w.start).days + 1 for w in windows)
+        return (
+            f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
+            "with another API key; the current key was not checked"
+        )
+
+    def _send(self, window: Window) -> RawAnswer:
+        """The call, counted in the ledger before it is made (refunded if never sent)."""
+        self.ledger.reserve(self._key)  # raises QuotaExceededError before any request
+        try:
+            raw = self.api.get(window)
+        except ApiNetworkError as exc:
+            if exc.sent:
+                self.calls_made += 1
+            else:  # connection refused: the API never saw it
+                self.ledger.refund(self._key)
+            raise
+        self.calls_made += 1
+        return raw
+
+    def _parse(self, body: bytes, window: Window) -> ApiAnswer | HwpscanError:
+        """The parsed answer, or the error it amounts to (raised after caching); over
+        the release or attachment budget raises at once, before caching."""
+        try:
+            answer = parse_answer(body)
+        except HwpscanError as exc:
+            return exc
+        counts = [len(r.attachments) for r in answer.releases]
+        self.limits.check_counts(len(answer.releases), counts, window)
+        return answer
+
+    def _refuse(self, exc: HwpscanError, status_code: int) -> NoReturn:
+        """Stop with the error an answer parsed as: a used-up daily limit is written to
+        the ledger; a non-200 status is named."""
+        if isinstance(exc, DailyLimitError):
+            self.ledger.mark_exhausted(self._key)
+            status = self.ledger.status(self._key)
+            raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
+        if status_code != 200 and isinstance(exc, ApiResponseError):
+            raise ApiResponseError(f"the API answered HTTP {status_code}: {exc}") from exc
+        raise exc
+
+    def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
+        """The answer with its assessment; an empty answer that looks like a silent
+        refusal (near the limit, too many weekdays, or too many in a row) is raised as
+        :class:`ApiRefusedError` and its cached copy marked so it is asked again."""
+        status = self.ledger.status(self._key)
+        verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
+        verdict = self._count_empty_weekdays(answer, window, verdict)
+        if verdict.suspicious_empty:
+            self.cache.mark(self.api.api_url, window, trusted=False, verdict="suspicious-empty")
+            raise ApiRefusedError(
+                f"{verdict.empty_warning}. {status.describe()}. Nothing was taken from this "
+                "answer; run again later and the window will be asked again",
+                code=None,
+            )
+        if verdict.unconfirmed_empty and verdict.empty_warning:
+            self.warnings.append(verdict.empty_warning)
+        return CheckedAnswer(answer, verdict)
+
+    def _count_empty_weekdays(
+        self, answer: ApiAnswer, window: Window, verdict: Assessment
+    ) -> Assessment:
+        """Weekdays answered with nothing add up across windows: past a holiday's worth
+        in a row, an unconfirmed empty answer becomes a suspicious one."""
+        unconfirmed = verdict.unconfirmed_empty
+        if answer.releases:
+            self._empty_weekdays = 0
+        elif unconfirmed:
+            self._empty_weekdays += window.weekdays()
+        if not unconfirmed or self._empty_weekdays <= HOLIDAY_WEEKDAYS:
+            return verdict
+        return replace(
+            verdict,
+            suspicious_empty=True,
+            empty_warning=f"window {window}: {self._empty_weekdays} weekdays in a row without "
+            "a release, more than a holiday explains: possibly a silent quota refusal",
+        )
+
+
+def fetch_range(
+    start: date,
+    end: date,
+    settings: FetchSettings,
+    *,
+    key: str,
+    client: httpx.Client | None = None,
+    progress: Progress | None = None,
+    hooks: FetchHooks | None = None,
+) -> FetchReport:
+    """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
+
+    Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
+    (quota, refusal, HTML page, network after retries) stops the run and is returned in
+    :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
+    used for the API and the downloads (and not closed); by default one is made with
+    the settings' timeouts. ``hooks`` replace the DNS resolver, the clock and the sleep
+    between retries (tests).
+    """
+    hooks = hooks or FetchHooks()
+    check_range(start, end)
+    check_api_url(settings.api_url)
+    windows = split_windows(start, end, settings.window_days)
+    out_dir = _output_folder(settings.out_folder())
+    warnings = _opening_warnings(start, end, out_dir, hooks.clock)
+    http = client or _default_client(settings)
+    caller = _window_caller(http, key, settings, progress, hooks)
+    downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
+    policy = UrlPolicy(
+        settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
+    )
+    notify(progress, ProgressEvent("calls", total=len(windows)))
+    with ManifestWriter(out_dir) as writer:
+        store = AttachmentStore(
+            out_dir,
+            writer=writer,
+            downloader=downloader,
+            policy=policy,
+            progress=progress,
+            revalidate=settings.fresh,
+            max_files=settings.limits.max_files,
+        )
+        try:
+            error, listed = _fetch_windows(windows, caller, store, settings.only_dates, progress)
+        finally:
+            if client is None:
+                http.close()
+    files = store.tally
+    key_warning = caller.key_warning()
+    every_warning = warnings + caller.warnings + files.warnings
+    if key_warning:
+        every_warning.append(key_warning)
+    return FetchReport(
+        start=start,
+        end=end,
+        windows=windows,
+        calls_made=caller.calls_made,
+        calls_cached=caller.calls_cached,
+        releases=files.releases,
+        files_downloaded=files.downloaded,
+        files_skipped=files.skipped,
+        files_failed=files.failed,
+        files_refused=files.refused,
+        warnings=tuple(dict.fromkeys(redact_text(w, [key]) for w in every_warning)),
+        out_dir=out_dir,
+        manifest_path=writer.path,
+        error=error,
+        entries=tuple(files.entries),
+        releases_listed=listed,
+    )
+
+
+def _output_folder(out_dir: Path) -> Path:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
+    return out_dir
+
+
+def _opening_warnings(
+    start: date, end: date, out_dir: Path, clock: Callable[[], datetime] | None
+) -> list[str]:
+    """What to say before the first call: another year's range, partial files removed."""
+    warnings: list[str] = []
+    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+        warnings.append(warning)
+    if removed := remove_stale_temp_files(out_dir):
+        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
+    return warnings
+
+
+def _default_client(settings: FetchSettings) -> httpx.Client:
+    # httpx is loaded here, with the first fetch, so that the CLI's --help and the
+    # modules that only plan or read settings never import it
+    import httpx
+
+    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+    return httpx.Client(timeout=timeout)
+
+
+def _window_caller(
+    http: httpx.Client,
+    key: str,
+    settings: FetchSettings,
+    progress: Progress | None,
+    hooks: FetchHooks,
+) -> WindowCaller:
+    state = settings.state_folder()
+    ledger = open_ledger(
+        state,
+        daily_limit=settings.daily_limit,
+        reset_hour=settings.reset_hour,
+        clock=hooks.clock,
+    )
+    return WindowCaller(
+        ApiClient(settings.api_url, key, http=http),
+        key,
+        cache=open_cache(state),
+        ledger=ledger,
+        settings=settings,
+        progress=progress,
+        sleep=hooks.sleep,
+    )
+
+
+def _fetch_windows(
+    windows: tuple[Window, ...],
+    caller: WindowCaller,
+    store: AttachmentStore,
+    only_dates: Collection[str] | None,
+    progress: Progress | None,
+) -> tuple[ApiError | None, int]:
+    """Each window's answer, then its attachments; ``(what stopped it, releases listed)``."""
+    listed = 0
+    for window in windows:
+        try:
+            got = caller.answer(window)
+        except ApiError as exc:
+            return exc, listed
+        store.tally.warnings.extend(got.warnings)
+        releases = got.answer.releases
+        listed += len(releases)
+        if only_dates is not None:
+            releases = tuple(r for r in releases if r.date in only_dates)
+        store.add(releases, outside=got.outside)
+        notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+        if store.budget_error is not None:  # files or bytes: stop asking for more
+            return store.budget_error, listed
+    return None, listed
+
+
+def stop_message(report: FetchReport) -> str | None:
+    """Why a fetch did not complete, in one sentence; ``None`` when it did."""
+    if report.error is not None:
+        return f"{report.error} (kept everything fetched before the stop in {report.out_dir})"
+    if report.html_only and not (report.files_failed or report.files_refused):
+        return (
+            f"all {report.html_only} attachment(s) are HTML pages, not files: the server "
+            "answered with error pages instead of the documents (kept and marked in the "
+            "manifest; try again later)"
+        )
+    if not report.complete:
+        return (
+            f"{report.files_failed} file(s) failed and {report.files_refused} URL(s) were refused; "
+            "see the warnings and the manifest"
+        )
+    return None
+
+
+def fetch_for_scan(
+    start: date | str,
+    end: date | str,
+    settings: FetchSettings | None = None,
+    *,
+    key: str | None = None,
+    progress: Progress | None = None,
+    hooks: FetchHooks | None = None,
+) -> tuple[Path, FetchReport]:
+    """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
+
+    ``start``/``end`` may be ``YYYY-MM-DD`` strings (validated strictly). The key comes
+    from ``key``, else ``HWPSCAN_API_KEY``, else the config file; a missing key raises
+    :class:`UsageError`. Check ``report.error`` / ``report.exit_code``: a stopped fetch
+    still returns what it got.
+    """
+    # the dates, the key and the settings: loaded by a fetch, not by importing the package
+    from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only
+    from hwpscan.api.keys import ENV_VAR, check_key, resolve_key  # for a fetch only
+
+    settings = settings or FetchSettings()
+    if isinstance(start, str) or isinstance(end, str):
+        start, end = parse_range(str(start), str(end))
+    state = settings.state_folder()
+    key = key or resolve_key(state)
+    if not key:
+        raise UsageError(
+            f'no API key: set {ENV_VAR} or put api_key = "..." in {state / "config.toml"}'
+        )
+
+    report = fetch_range(start, end, settings, key=check_key(key), progress=progress, hooks=hooks)
+    return report.out_dir, report
