@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape
@@ -44,7 +44,9 @@ from hwpscan.home import state_dir
 from hwpscan.manifest import MANIFEST_NAME, read_entries
 from hwpscan.models import ExitCode
 from hwpscan.redaction import redact_text
-from hwpscan.usecases.run_fetch import FetchReport, fetch_range, stop_message
+
+if TYPE_CHECKING:
+    from hwpscan.usecases.run_fetch import FetchReport
 
 __all__ = [
     "check_year",
@@ -60,7 +62,6 @@ __all__ = [
     "render_report",
     "retry_line",
     "run_fetch",
-    "stop_message",
     "warn",
 ]
 
@@ -268,6 +269,8 @@ def run_fetch(
     progress bars and the summary; exit 2 on bad settings, 130 on Ctrl-C (what was
     fetched is kept). ``fields`` replace fields of ``settings`` (default settings when
     ``None``)."""
+    from hwpscan.usecases.run_fetch import fetch_range  # the fetch engine: for a fetch only
+
     settings = replace(settings or FetchSettings(), **fields)
     err_console.print(range_line(first, last), highlight=False)
     shown = check_year(first, last, assume_yes=assume_yes)
@@ -329,6 +332,8 @@ def raise_for_report(report: FetchReport, key: str | None = None) -> None:
 
     ``scan --from/--to`` calls this after scanning what was kept.
     """
+    from hwpscan.usecases.run_fetch import stop_message  # the fetch engine: loaded by a fetch
+
     message = stop_message(report)
     if message:
         raise fail_redacted(message, ExitCode.API, key)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -35,16 +35,17 @@ from hwpscan.errors import UsageError
 from hwpscan.history import date_states
 from hwpscan.history.records import RunSummary
 from hwpscan.models import ExitCode
-from hwpscan.usecases.run_fetch import FetchReport
-from hwpscan.usecases.run_verify import (
-    Fetcher,
-    FetchTotals,
-    VerifyHooks,
-    VerifyOutcome,
-    VerifySettings,
-    verify_dates,
-)
 from hwpscan.verify import FAIL, INCONCLUSIVE, PASS, DateVerdict
+
+if TYPE_CHECKING:
+    from hwpscan.usecases.run_fetch import FetchReport
+    from hwpscan.usecases.run_verify import (
+        Fetcher,
+        FetchTotals,
+        VerifyHooks,
+        VerifyOutcome,
+        VerifySettings,
+    )
 
 __all__ = ["VerifyOptions", "render_verdicts", "verify"]
 
@@ -152,6 +153,8 @@ class VerifyOptions:
 
     def settings(self) -> VerifySettings:
         """The use case's settings; :class:`UsageError` on a bad date or combination."""
+        from hwpscan.usecases.run_verify import VerifySettings  # the use case: when it runs
+
         if self.expect is None:
             raise UsageError(USAGE_HINT)
         return VerifySettings(
@@ -348,6 +351,8 @@ def verify(
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
     fetches: list[date] = []
+    from hwpscan.usecases.run_verify import VerifyHooks  # the use case: when it runs
+
     hooks = VerifyHooks(
         _fetcher(key, show_progress=show_progress, fetches=fetches),
         partial(_fetched_line, cached=settings.cached, fetches=fetches),
@@ -374,6 +379,8 @@ def _verify_or_stop(
 ) -> VerifyOutcome:
     """The verification; a stop while scanning or running the extractors says what was
     kept (a stop in the fetch says so itself) and exits 130."""
+    from hwpscan.usecases.run_verify import verify_dates  # the use case: when it runs
+
     try:
         return verify_dates(settings, fetch, key=key, before=before, hooks=hooks)
     except KeyboardInterrupt:
