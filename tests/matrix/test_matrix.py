@@ -1002,14 +1002,19 @@ def test_a_killed_matrix_run_keeps_every_row_written(tmp_path: Path) -> None:
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            text = out.read_text(encoding="utf-8") if out.exists() else ""
+            # -o is written to a temporary file beside it and renamed at the end: a
+            # killed run leaves its rows in that file
+            parts = list(tmp_path.glob(".hwpscan-tmp-*.part"))
+            text = parts[0].read_text(encoding="utf-8") if parts else ""
             if text.count('"parser"') >= 5:
                 break
             time.sleep(0.1)
         os.killpg(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
-    lines = out.read_text(encoding="utf-8").splitlines()
+    assert not out.exists()  # never renamed into place: the run did not finish
+    (part,) = tmp_path.glob(".hwpscan-tmp-*.part")
+    lines = part.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines]  # every line written is whole
     matrix = [r for r in records if "parser" in r]
     assert 5 <= len(matrix) < 30 and all(r["status"] == "ok" for r in matrix)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
@@ -79,6 +80,15 @@ FetchOutOpt = Annotated[
 OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)]
 
 
+@dataclass(frozen=True)
+class FetchResults:
+    """How a fetch's results are given: a summary for people, or a document for tools."""
+
+    PANEL: ClassVar[str] = "Output"
+    fmt: FetchFormatOpt = FetchFormat.table
+    output: ResultsOutOpt = None
+
+
 @app.command(
     rich_help_panel="Fetch from the API",
     epilog=epilog(
@@ -141,15 +151,15 @@ def fetch(
     start: FromOpt,
     end: ToOpt,
     options: FetchOptions,
+    results: FetchResults,
     out: FetchOutOpt = Path("hwpscan-downloads"),
     jobs_old: OldJobsOpt = None,
     show_progress: ProgressOpt = True,
-    fmt: FetchFormatOpt = FetchFormat.table,
-    output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
-    output = check_results_file(output, fmt.value, "json or jsonl")
+    fmt = results.fmt
+    output = check_results_file(results.output, fmt.value, "json or jsonl")
     downloads = deprecated(
         jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
     )

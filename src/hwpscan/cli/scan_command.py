@@ -170,14 +170,14 @@ class OutputOptions:
 
     def input_order(self, out: IO[str], *, scaled: bool) -> InputOrder | None:
         """``--sort input`` (the default) of jsonl or csv rows: what writes them in
-        input order. The scaled path's rows are all written at the end, from the run's
-        store (its inputs are listed as they go)."""
-        if not self.streamed or self.live:
+        input order. None for the scaled path (URLs, Dask, --resume): its inputs are
+        listed as they go, so its rows are written as they complete, each with its
+        input 'index'."""
+        if not self.streamed or self.live or scaled:
             return None
-        held = 0 if scaled else HELD_ROWS
         if self.fmt is OutputFormat.jsonl:
-            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=held)
-        return InputOrder(results=self.writer(out), held_rows=held)
+            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=HELD_ROWS)
+        return InputOrder(results=self.writer(out), held_rows=HELD_ROWS)
 
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
@@ -203,12 +203,12 @@ class OutputOptions:
         return csv_sink(out, bom=self.bom) if self.fmt is OutputFormat.csv else jsonl_sink(out)
 
     def live_writers(
-        self, out: IO[str]
+        self, out: IO[str], *, scaled: bool = False
     ) -> tuple[Callable[[FileResult], None] | None, Callable[[bytes], None] | None]:
         """What writes rows as files complete: a result writer, or for JSON Lines a line
         writer (the line a worker made is written in the bytes it came in); (None, None)
         when sorted."""
-        if not self.live:
+        if not (self.live or (scaled and self.streamed)):
             return None, None
         if self.fmt is OutputFormat.jsonl:
             return None, jsonl_bytes_sink(out)
@@ -437,18 +437,17 @@ def _scan_to(
     input order through a bounded buffer, or as files complete (``--sort completion``).
     A stopped scan says what the results file holds and how to go on."""
     results_file = out.output if out.streamed else None
-    with open_output(results_file, keep_partial=out.streamed) as stream:
-        order = out.input_order(stream, scaled=settings.scaled)
-        observer = _observer(out, stream, settings, order)
-        try:
+    order: InputOrder | None = None
+    try:
+        with open_output(results_file, keep_partial=out.streamed) as stream:
+            order = out.input_order(stream, scaled=settings.scaled)
+            observer = _observer(out, stream, settings, order)
             outcome = scan_shown(settings, observer, args, fetched)
-        except ScanInterrupted as stopped:
-            written = order.written if order is not None else None
-            raise said_stopped(
-                stopped, settings, results_file, out.streamed, written=written
-            ) from None
-        if order is not None:  # rows held past the bound: from the run's store
-            order.finish(outcome.results)
+            if order is not None:  # rows held past the bound: from the run's store
+                order.finish(outcome.results)
+    except ScanInterrupted as stopped:  # the file is kept by now: say what it holds
+        written = order.written if order is not None else None
+        raise said_stopped(stopped, settings, results_file, out.streamed, written=written) from None
     return outcome
 
 
@@ -464,7 +463,7 @@ def _observer(
     }
     if order is not None:
         return InputOrderObserver(order, **shown)
-    rows, lines = out.live_writers(stream)
+    rows, lines = out.live_writers(stream, scaled=settings.scaled)
     return TerminalObserver(stream=rows, lines=lines, **shown)
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import io
 import re
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import count, repeat
 from operator import itemgetter
@@ -317,23 +318,8 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
     if word >> 24 != 5:
         reader.warnings.append(f"FileHeader version {version} is not 5.x; read as HWP 5")
     preview = [] if reader.body_only else _preview(reader)
-    numbered = sorted(
-        (int(m.group(2)), m.group(1).lower(), p)
-        for p in reader.paths
-        if (m := spec.SECTION_RE.match(p))
-    )
-    body_paths = [p for _, kind, p in numbered if kind == "bodytext"]
-    view_paths = [p for _, kind, p in numbered if kind == "viewtext"]
-    status: Status | None = None
-    reason: str | None = None
-    if flags & spec.ENCRYPTION_FLAGS:
-        names = ", ".join(n for n in spec.flag_names(flags & spec.ENCRYPTION_FLAGS))
-        status, reason = (
-            Status.ENCRYPTED,
-            f"HWP 5 document protected ({names} bit set in FileHeader); body not readable",
-        )
-    elif flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
-        status, reason = Status.DISTRIBUTION, _distribution_reason(flags, view_paths, body_paths)
+    body_paths, view_paths = _section_paths(reader.paths)
+    status, reason = _protection(flags, body_paths, view_paths)
     meta: list[Segment] = []
     if status is not Status.ENCRYPTED and not reader.body_only:
         meta = _docinfo(reader, compressed)
@@ -362,6 +348,32 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         warnings=reader.warnings.final(),
         info=info,
     )
+
+
+def _section_paths(paths: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The BodyText and the ViewText section streams, each in section order."""
+    numbered = sorted(
+        (int(m.group(2)), m.group(1).lower(), p) for p in paths if (m := spec.SECTION_RE.match(p))
+    )
+    body_paths = [p for _, kind, p in numbered if kind == "bodytext"]
+    view_paths = [p for _, kind, p in numbered if kind == "viewtext"]
+    return body_paths, view_paths
+
+
+def _protection(
+    flags: int, body_paths: list[str], view_paths: list[str]
+) -> tuple[Status | None, str | None]:
+    """(status, reason) of a document whose body cannot be read as it is: encrypted, or a
+    distribution document; (None, None) for an ordinary one."""
+    if flags & spec.ENCRYPTION_FLAGS:
+        names = ", ".join(n for n in spec.flag_names(flags & spec.ENCRYPTION_FLAGS))
+        return (
+            Status.ENCRYPTED,
+            f"HWP 5 document protected ({names} bit set in FileHeader); body not readable",
+        )
+    if flags & spec.FLAG_DISTRIBUTION or (view_paths and not body_paths):
+        return Status.DISTRIBUTION, _distribution_reason(flags, view_paths, body_paths)
+    return None, None
 
 
 def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str]) -> str:
