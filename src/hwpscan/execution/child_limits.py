@@ -38,6 +38,8 @@ __all__ = [
 #: The largest real attachments seen need under 500 MB; a file's bytes (up to the
 #: 512 MB size cap) are held once while read.
 DEFAULT_MEMORY_MB = 2048
+#: The environment variable that sets every worker's memory budget (0: none).
+MEMORY_ENV = "HWPSCAN_MEMORY_MB"
 #: Seconds between a child's looks at its parent (where no kernel signal does it).
 WATCH_INTERVAL = 0.25
 
@@ -47,9 +49,15 @@ _budget_mb: int | None = None
 
 def set_memory_budget(megabytes: int | None) -> bool:
     """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap).
+    ``HWPSCAN_MEMORY_MB`` in the environment, a whole number, takes its place: ``0``
+    turns the cap off where it cannot work (AddressSanitizer reserves its shadow memory
+    as data, so a capped worker under it dies at its first file).
 
     False when the system has no such limit (then the budget is not enforced)."""
     global _budget_mb  # noqa: PLW0603 - one budget per process, set once as it starts
+    override = os.environ.get(MEMORY_ENV, "").strip()
+    if override.isdigit():
+        megabytes = int(override)
     if not megabytes or megabytes <= 0:
         _budget_mb = None
         return True
