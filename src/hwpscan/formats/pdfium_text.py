@@ -63,7 +63,10 @@ def open_document(data: bytes) -> tuple[Any, bool]:
         doc = pypdfium2.PdfDocument(data)
     except pypdfium2.PdfiumError as exc:
         code = pdfium_c.FPDF_GetLastError()
-        raise ValueError(_LOAD_ERRORS.get(code, str(exc))) from exc
+        # PDFium sometimes refuses a damaged file and leaves its error code at 0
+        # ("success"; seen on the same file that gave 3 in another run): a refusal
+        # without a code is read as damage, so the row is the same on every run
+        raise ValueError(_LOAD_ERRORS.get(code or 3, str(exc))) from exc
     encrypted = pdfium_c.FPDF_GetSecurityHandlerRevision(doc) != -1
     return doc, encrypted
 
