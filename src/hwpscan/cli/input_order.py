@@ -103,6 +103,15 @@ class InputOrder:
                 self._results(results[number])
         self.written = len(results)
 
+    def flush_held(self) -> int:
+        """Write the rows still held back (a stopped scan: each row already made reaches
+        the output, in index order though not all in input order); how many."""
+        held = [self._held[index] for index in sorted(self._held)]
+        self._write(held)
+        self._held.clear()
+        self._bytes = 0
+        return len(held)
+
     def _write(self, ready: list[Row]) -> None:
         if not ready:
             return

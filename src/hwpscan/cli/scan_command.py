@@ -437,16 +437,19 @@ def _scan_to(
     input order through a bounded buffer, or as files complete (``--sort completion``).
     A stopped scan says what the results file holds and how to go on."""
     results_file = out.output if out.streamed else None
-    order: InputOrder | None = None
+    written: int | None = None  # rows in the results file when stopped, if not all
     try:
         with open_output(results_file, keep_partial=out.streamed) as stream:
             order = out.input_order(stream, scaled=settings.scaled)
             observer = _observer(out, stream, settings, order)
-            outcome = scan_shown(settings, observer, args, fetched)
+            try:
+                outcome = scan_shown(settings, observer, args, fetched)
+            except ScanInterrupted:  # every row made reaches the file, held ones too
+                written = order.written + order.flush_held() if order is not None else None
+                raise
             if order is not None:  # rows held past the bound: from the run's store
                 order.finish(outcome.results)
     except ScanInterrupted as stopped:  # the file is kept by now: say what it holds
-        written = order.written if order is not None else None
         raise said_stopped(stopped, settings, results_file, out.streamed, written=written) from None
     return outcome
 
