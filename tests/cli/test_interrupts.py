@@ -15,11 +15,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_signals import wait_until  # the same wait on a child process
 
 from hwpscan.atomic import TEMP_PREFIX
 from hwpscan.manifest import MANIFEST_NAME, read_entries
@@ -46,18 +46,6 @@ def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
         text=True,
         encoding="utf-8",
     )
-
-
-def _wait_until(condition: Callable[[], bool], proc: subprocess.Popen[str], what: str) -> None:
-    for _ in range(600):  # 60 s at most
-        if condition():
-            return
-        if proc.poll() is not None:
-            _, err = proc.communicate()
-            pytest.fail(f"the process ended ({proc.returncode}) before {what}: {err}")
-        time.sleep(0.1)
-    proc.kill()
-    pytest.fail(f"timed out waiting for {what}")
 
 
 def _stop(proc: subprocess.Popen[str]) -> str:
@@ -105,7 +93,7 @@ def test_a_stopped_scan_says_what_it_kept_and_its_resume_command_finishes_it(
     out, report = tmp_path / "rows.jsonl", tmp_path / "report"
     args = ["scan", str(corpus), "--jobs", "1", "-f", "jsonl", "-o", str(out)]
     proc = _start([*args, "--report", str(report), "--no-progress"], env)
-    _wait_until(lambda: _results(db) > 0, proc, "the first results were recorded")
+    wait_until(lambda: _results(db) > 0, proc, "the first results were recorded")
     err = _stop(proc)
     text = " ".join(err.split())
     pattern = r"interrupted: ([\d,]+) of ([\d,]+) files scanned, recorded as run (\S+)"
@@ -144,7 +132,7 @@ def test_a_stopped_repair_says_where_its_text_is(tmp_path: Path, corpus: Path) -
     args = ["repair", str(corpus), "--out", str(repaired), "--jobs", "1", "--no-progress"]
     proc = _start(args, _env(tmp_path))
     # rows reach the parent in batches, after their text is written: wait for some
-    _wait_until(lambda: len(list(repaired.rglob("*.txt"))) > 200, proc, "text was written")
+    wait_until(lambda: len(list(repaired.rglob("*.txt"))) > 200, proc, "text was written")
     text = " ".join(_stop(proc).split())
     assert re.search(r"interrupted: [\d,]+ of 1,500 files scanned \(not recorded", text), text
     assert f"the repaired text of the files read is below {repaired}" in text
@@ -166,7 +154,7 @@ def test_a_stopped_fetch_counts_its_files_and_gives_the_command(
     args += ["--api-url", slow_emulator.api_url, "--no-progress", "--downloads", "1"]
     proc = _start(args, _env(tmp_path))
     manifest = out / MANIFEST_NAME
-    _wait_until(lambda: bool(read_entries(manifest)), proc, "the first file was kept")
+    wait_until(lambda: bool(read_entries(manifest)), proc, "the first file was kept")
     text = " ".join(_stop(proc).split())
     kept = len(read_entries(manifest))
     assert f"({kept:,} file" in text and "downloaded there" in text, text
