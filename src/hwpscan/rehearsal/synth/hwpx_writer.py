@@ -32,7 +32,7 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Block",
     "HancomLayout",
     "build_hwpx",
+    "zip_package",
 ]
 
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
@@ -352,16 +353,22 @@ _VERSION_XML = (
 ).encode()
 
 
-def _entry(
-    zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False, version: int = 0
-) -> None:
-    info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
-    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-    info.create_system = 0  # fixed, whatever the platform
-    info.external_attr = 0
-    if version:
-        info.extract_version = version  # "version needed to extract", x10 (63 = 6.3)
-    zf.writestr(info, data, compresslevel=6)
+def zip_package(
+    entries: Mapping[str, bytes], *, stored: Container[str] = (), version: int = 0
+) -> bytes:
+    """A ZIP of *entries* in order, deflated (level 6) but for the *stored* names, every
+    entry with the same timestamp and attributes, whatever the platform; *version* sets
+    each entry's "version needed to extract" (x10: 63 is 6.3)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
+            info.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
+            info.create_system = 0
+            if version:
+                info.extract_version = version
+            zf.writestr(info, data, compresslevel=6)
+    return buf.getvalue()
 
 
 #: Where :func:`build_hwpx` puts the ``mimetype`` entry: first and stored (the spec),
@@ -447,22 +454,19 @@ def build_hwpx(
             name: hashlib.shake_256(b"hwpx cipher " + data).digest(len(data) + 16)
             for name, data in content.items()
         }
-    buf = io.BytesIO()
     sep = "\\" if backslash else "/"
-    v = version_needed
-    with zipfile.ZipFile(buf, "w") as zf:
-        if mimetype in ("first", "deflated"):
-            _entry(zf, "mimetype", MIMETYPE, stored=mimetype == "first", version=v)
-        _entry(zf, "version.xml", _VERSION_XML, version=v)
-        _entry(zf, f"META-INF{sep}container.xml", _CONTAINER_XML, version=v)
-        if encrypted:
-            _entry(zf, "META-INF/manifest.xml", _manifest_xml(list(content)), version=v)
-        hpf = _content_hpf(sections, title, len(images))
-        _entry(zf, f"Contents{sep}content.hpf", hpf, version=v)
-        for name, data in content.items():
-            _entry(zf, name.replace("/", sep), data, version=v)
-        for i, image in enumerate(images, 1):  # images are kept as they are: stored
-            _entry(zf, f"BinData{sep}image{i}.png", image, stored=True, version=v)
-        if mimetype == "late":
-            _entry(zf, "mimetype", MIMETYPE, version=v)
-    return buf.getvalue()
+    entries: dict[str, bytes] = {}
+    if mimetype in ("first", "deflated"):
+        entries["mimetype"] = MIMETYPE
+    entries["version.xml"] = _VERSION_XML
+    entries[f"META-INF{sep}container.xml"] = _CONTAINER_XML
+    if encrypted:
+        entries["META-INF/manifest.xml"] = _manifest_xml(list(content))
+    entries[f"Contents{sep}content.hpf"] = _content_hpf(sections, title, len(images))
+    entries.update((name.replace("/", sep), data) for name, data in content.items())
+    images_at = {f"BinData{sep}image{i}.png": image for i, image in enumerate(images, 1)}
+    entries.update(images_at)  # images are kept as they are: stored
+    if mimetype == "late":
+        entries["mimetype"] = MIMETYPE
+    stored = {*images_at, *(["mimetype"] if mimetype == "first" else [])}
+    return zip_package(entries, stored=stored, version=version_needed)
