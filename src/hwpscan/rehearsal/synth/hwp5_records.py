@@ -184,20 +184,8 @@ class SectionWriter:
         yield record(
             spec.TABLE,
             level + 2,
-            struct.pack(
-                f"<IHHh4h{len(rows)}HHH",
-                0x04000006,
-                len(rows),
-                ncols,
-                0,
-                510,
-                510,
-                141,
-                141,
-                *([ncols] * len(rows)),
-                1,
-                0,
-            ),
+            struct.pack("<IHHh4h", 0x04000006, len(rows), ncols, 0, *_MARGINS)
+            + struct.pack(f"<{len(rows)}HHH", *[ncols] * len(rows), 1, 0),
         )
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
@@ -268,23 +256,9 @@ def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
     pyhwp reads that many more (unnamed) for files of version 5.0.2.4 and later.
     """
     cid = spec.ctrl_id_word(ctrl_id)
+    size = (width, height)
     element = struct.pack(
-        "<IIiiHHIIIIIhiiH",
-        cid,
-        cid,
-        0,
-        0,
-        0,
-        1,
-        width,
-        height,
-        width,
-        height,
-        0,
-        0,
-        width // 2,
-        height // 2,
-        1,
+        "<IIiiHH4IIhiiH", cid, cid, 0, 0, 0, 1, *size, *size, 0, 0, width // 2, height // 2, 1
     )
     line = struct.pack("<IiIB", 0, 0, 0, 0)  # colour, width, attributes, outline style
     fill = struct.pack("<II", 0, 0)  # fill type none, no extra fill bytes
@@ -293,22 +267,9 @@ def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
 
 def object_common(ctrl_id: str, instance: int) -> bytes:
     """CTRL_HEADER payload of a table or drawing object (spec §4.3.9.1 개체 공통 속성)."""
+    cid = spec.ctrl_id_word(ctrl_id)
     return struct.pack(
-        "<IIiiIIi4hIiH",
-        spec.ctrl_id_word(ctrl_id),
-        0x082A2210,
-        0,
-        0,
-        42520,
-        3000,
-        0,
-        141,
-        141,
-        141,
-        141,
-        instance,
-        0,
-        0,
+        "<IIiiIIi4hIiH", cid, 0x082A2210, 0, 0, 42520, 3000, 0, *[141] * 4, instance, 0, 0
     )
 
 

@@ -107,10 +107,6 @@ class HeaderFooter:
 Block = str | Table | Footnote | TextBox | HeaderFooter
 
 
-def _section_stream(blocks: Sequence[Block], *, controls: bool) -> bytes:
-    return bytes(_section(blocks, controls=controls).out)
-
-
 def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
     sec = SectionWriter()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
@@ -130,29 +126,15 @@ def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
                 0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last
             )
         elif isinstance(block, Footnote):
-            sec.paragraph(
-                0,
-                block.anchor,
-                [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))],
-                last=last,
-            )
+            note = (spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))
+            sec.paragraph(0, block.anchor, [note], last=last)
         elif isinstance(block, TextBox):
-            sec.paragraph(
-                0,
-                block.anchor,
-                [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))],
-                last=last,
-            )
-        elif isinstance(block, HeaderFooter):
-            cid = "foot" if block.footer else "head"
-            sec.paragraph(
-                0,
-                "",
-                [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))],
-                last=last,
-            )
+            box = (spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))
+            sec.paragraph(0, block.anchor, [box], last=last)
         else:
-            raise TypeError(f"not a block: {block!r}")
+            cid = "foot" if block.footer else "head"
+            hf = (spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))
+            sec.paragraph(0, "", [hf], last=last)
     return sec
 
 
@@ -423,7 +405,7 @@ def record_overrun(
     """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
     while only 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
-    raw = _section_stream(blocks, controls=True)
+    raw = bytes(_section(blocks, controls=True).out)
     raw += (
         struct.pack(
             "<I", spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT

@@ -25,6 +25,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 
+from hwpscan.rehearsal.synth.pdf_writer import write_pdf
+
 __all__ = [
     "flate_bomb",
     "one_bomb_among",
@@ -36,25 +38,6 @@ __all__ = [
 ]
 
 _MB = 2**20
-
-
-def write_pdf(objects: list[bytes]) -> bytes:
-    """A PDF of the given objects (object *n* is ``objects[n - 1]``, object 1 the
-    catalog), with its cross-reference table and trailer."""
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
 
 
 def _deflated(parts: Iterable[bytes]) -> bytes:

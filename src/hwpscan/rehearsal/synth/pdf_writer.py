@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["USER_PASSWORD", "PdfExtras", "build_pdf", "glyph_codes", "tounicode_cmap"]
+__all__ = ["USER_PASSWORD", "PdfExtras", "build_pdf", "glyph_codes", "tounicode_cmap", "write_pdf"]
 
 _PAGE_WIDTH = 595
 _PAGE_HEIGHT = 842
@@ -301,7 +301,7 @@ def build_pdf(
         objects.append(
             f"<< /Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0 >>".encode()
         )
-    return _serialize(objects, extras, trailer_extra)
+    return write_pdf(objects, junk=extras.junk, trailer=trailer_extra, last_first=extras.linearized)
 
 
 def _refs(ids: Sequence[int]) -> str:
@@ -408,25 +408,26 @@ def _page(
     return [page.encode("ascii"), stream]
 
 
-def _serialize(objects: list[bytes], extras: PdfExtras, trailer_extra: str) -> bytes:
-    """The file: header, objects (a linearization dictionary, the last, first), xref."""
-    out = bytearray(extras.junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets: list[int] = [0] * len(objects)
+def write_pdf(
+    objects: list[bytes], *, junk: bytes = b"", trailer: str = "", last_first: bool = False
+) -> bytes:
+    """A PDF of *objects* (object *n* is ``objects[n - 1]``, object 1 the catalog) with
+    its cross-reference table and trailer: *junk* before the header, *trailer* added to
+    the trailer dictionary, and with *last_first* the last object written first (where a
+    linearized file has its parameter dictionary)."""
+    out = bytearray(junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = [0] * len(objects)
     order = list(range(len(objects)))
-    if extras.linearized:
+    if last_first:
         order.insert(0, order.pop())
     for index in order:
         offsets[index] = len(out)
-        out += f"{index + 1} 0 obj\n".encode("ascii") + objects[index] + b"\nendobj\n"
+        out += b"%d 0 obj\n" % (index + 1) + objects[index] + b"\nendobj\n"
     xref_at = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode("ascii")
-    for offset in offsets:
-        out += f"{offset:010d} 00000 n \n".encode("ascii")
-    out += (
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{trailer_extra} >>\n"
-        f"startxref\n{xref_at}\n%%EOF\n"
-    ).encode("ascii")
-    return bytes(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\n" % (len(objects) + 1, trailer.encode())
+    return bytes(out + b"startxref\n%d\n%%%%EOF\n" % xref_at)
 
 
 def _nested(deep: tuple[str, int] | None) -> str:
