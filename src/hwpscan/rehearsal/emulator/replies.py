@@ -67,6 +67,8 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: ``fileSn`` values of the extra, unsafe attachment URLs (another host, userinfo).
 UNSAFE_SN = ("901", "902")
+_NO_FILE = "요청하신 파일을 찾을 수 없습니다."
+_DOWNLOAD_FAILED = "파일 다운로드 중 오류가 발생하였습니다."
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +223,7 @@ class EmulatorApp:
             self.counters.error("bad_key")
             return self._envelope(q.auth_code, "인증키가 유효하지 않습니다.", [])
         if params.get("apiType", "json").lower() != "json":
-            self.counters.error("bad_api_type")
-            return self._html(200, "요청 오류", "지원하지 않는 apiType 입니다.")
+            return self._page("bad_api_type", 200, "요청 오류", "지원하지 않는 apiType 입니다.")
         calls = self.counters.call(key_hash(key) if key else "-", korea_day(self.clock()))
         if q.daily_limit is not None and calls > q.daily_limit:
             if q.quota_mode is QuotaMode.CODE:
@@ -233,9 +234,11 @@ class EmulatorApp:
             return self._envelope("1", "정상", [])
         start, end = parse_day(params.get("startDate")), parse_day(params.get("endDate"))
         if start is None or end is None:
-            self.counters.error("bad_date")
             if q.bad_dates is BadDateMode.HTML:
-                return self._html(200, "시스템 오류", "요청하신 페이지를 처리할 수 없습니다.")
+                return self._page(
+                    "bad_date", 200, "시스템 오류", "요청하신 페이지를 처리할 수 없습니다."
+                )
+            self.counters.error("bad_date")
             return self._envelope("1", "정상", [])
         if q.max_days is not None and (end - start).days + 1 > q.max_days:
             return self._envelope("030", f"조회기간은 최대 {q.max_days}일까지 가능합니다.", [])
@@ -321,8 +324,9 @@ class EmulatorApp:
         doc = {q.envelope_key: envelope}
         return Reply(200, EUCKR_HTML, encode_json_cp949(doc))
 
-    @staticmethod
-    def _html(status: int, title: str, message: str) -> Reply:
+    def _page(self, fault: str, status: int, title: str, message: str) -> Reply:
+        """An HTML page, the portal's answer to the *fault* it counts."""
+        self.counters.error(fault)
         return Reply(status, EUCKR_HTML, html_page(title, message))
 
     # -- downloads ----------------------------------------------------------------------
@@ -353,19 +357,13 @@ class EmulatorApp:
             files = files[:1]
             serial = "1"
         if not files or not serial.isdigit() or not 1 <= int(serial) <= len(files):
-            self.counters.error("not_found")
-            return DownloadPlan(self._html(404, "파일 없음", "요청하신 파일을 찾을 수 없습니다."))
+            return DownloadPlan(self._page("not_found", 404, "파일 없음", _NO_FILE))
         if attempts <= q.fail_first:
-            self.counters.error("download_500")
-            return DownloadPlan(
-                self._html(500, "시스템 오류", "일시적인 오류입니다."), delay=q.download_delay
-            )
+            page = self._page("download_500", 500, "시스템 오류", "일시적인 오류입니다.")
+            return DownloadPlan(page, q.download_delay)
         if q.html_attachments:
-            self.counters.error("html_attachment")
-            return DownloadPlan(
-                self._html(200, "오류", "파일 다운로드 중 오류가 발생하였습니다."),
-                delay=q.download_delay,
-            )
+            page = self._page("html_attachment", 200, "오류", _DOWNLOAD_FAILED)
+            return DownloadPlan(page, q.download_delay)
         att = files[int(serial) - 1]
         etag = etag_of(att.data)
         tags = (("ETag", etag),) if q.etags else ()

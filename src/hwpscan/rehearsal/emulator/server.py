@@ -131,38 +131,36 @@ class _Handler(BaseHTTPRequestHandler):
         app = self.server.app
         app.counters.request()
         parts = urlsplit(self.path)
-        if parts.path == LIST_PATH:
+        path, verb = parts.path, self.command
+        if path == LIST_PATH:
             self._send(app.listing(self._params(parts.query, form), self._base_url()))
-        elif parts.path == DOWNLOAD_PATH and self.command == "GET":
-            target = parts.path + (f"?{parts.query}" if parts.query else "")
+        elif (path, verb) == (DOWNLOAD_PATH, "GET"):
             plan = app.download(
                 self._params(parts.query),
-                target,
+                path + (f"?{parts.query}" if parts.query else ""),
                 with_credentials="Authorization" in self.headers,
                 if_none_match=self.headers.get("If-None-Match"),
             )
             self._deliver(plan)
-        elif parts.path == STATS_PATH and self.command == "GET":
-            body = json.dumps(app.counters.snapshot().to_json(), ensure_ascii=False).encode()
-            self._send(Reply(200, "application/json; charset=utf-8", body))
-        elif parts.path == RESET_PATH and self.command == "POST":
+        elif (path, verb) == (STATS_PATH, "GET"):
+            self._json(200, json.dumps(app.counters.snapshot().to_json(), ensure_ascii=False))
+        elif (path, verb) == (RESET_PATH, "POST"):
             app.counters.reset()
-            self._send(Reply(200, "application/json; charset=utf-8", b'{"reset":true}'))
-        elif parts.path == REISSUE_PATH and self.command == "POST":
+            self._json(200, '{"reset":true}')
+        elif (path, verb) == (REISSUE_PATH, "POST"):
             params = self._params(parts.query, form)
-            raw = params.get("date")
-            day = parse_day(raw)
-            if raw is not None and day is None:
-                body = b'{"error":"date must be YYYY-MM-DD"}'
-                self._send(Reply(400, "application/json; charset=utf-8", body))
+            day = parse_day(params.get("date"))
+            if "date" in params and day is None:
+                self._json(400, '{"error":"date must be YYYY-MM-DD"}')
                 return
             new_urls = params.get("new_urls", "").lower() in ("1", "true", "yes")
-            count = app.reissue(day, new_urls=new_urls)
-            body = json.dumps({"reissued": count}).encode()
-            self._send(Reply(200, "application/json; charset=utf-8", body))
+            self._json(200, json.dumps({"reissued": app.reissue(day, new_urls=new_urls)}))
         else:
             app.counters.error("not_found")
             self._send(Reply(404, EUCKR_HTML, html_page("404", "페이지를 찾을 수 없습니다.")))
+
+    def _json(self, status: int, body: str) -> None:
+        self._send(Reply(status, "application/json; charset=utf-8", body.encode()))
 
     def _deliver(self, plan: DownloadPlan) -> None:
         if plan.delay and self.server.stopping.wait(plan.delay):
@@ -268,20 +266,11 @@ class RunningEmulator:
         self.close()
 
 
-def serve_in_thread(
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    quirks: Quirks | None = None,
-    catalogue: Sequence[Any] | None = None,
-    clock: Callable[[], datetime] = utc_now,
-    log: Callable[[str], None] | None = None,
-) -> RunningEmulator:
-    """Start an emulator on ``host:port`` (0: a free port) and return it running.
+def serve_in_thread(**options: Any) -> RunningEmulator:
+    """Start an emulator (the keywords of :func:`make_server`; port 0: a free port) and
+    return it running.
 
     ``with serve_in_thread() as emu: ...`` serves the bundled incident catalogue with the
     default :class:`Quirks`; ``emu.api_url`` is the URL for ``--api-url``.
     """
-    return RunningEmulator(
-        make_server(host=host, port=port, quirks=quirks, catalogue=catalogue, clock=clock, log=log)
-    )
+    return RunningEmulator(make_server(**options))
