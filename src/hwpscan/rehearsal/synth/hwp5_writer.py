@@ -25,7 +25,7 @@ import struct
 import uuid
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from hwpscan.formats import hwp5_spec as spec
@@ -291,27 +291,16 @@ class Hwp5Options:
     tabs_and_controls: bool = True
     title: str = ""
 
-    @classmethod
-    def of(cls, options: Hwp5Options | None, overrides: dict[str, Any]) -> Hwp5Options:
-        """*options* (default: the defaults) with the keyword *overrides* applied; an
-        unknown keyword is a TypeError, as for any function.
 
-        >>> Hwp5Options.of(None, {"sections": 2}).sections
-        2
-        >>> Hwp5Options.of(None, {"section": 2})
-        Traceback (most recent call last):
-        ...
-        TypeError: Hwp5Options.__init__() got an unexpected keyword argument 'section'
-        """
-        base = cls() if options is None else options
-        return replace(base, **overrides) if overrides else base
+def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
+    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored.
 
-
-def hwp5_streams(
-    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
-) -> dict[str, bytes]:
-    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
-    o = Hwp5Options.of(options, overrides)
+    >>> hwp5_streams([], section=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: Hwp5Options.__init__() got an unexpected keyword argument 'section'
+    """
+    o = Hwp5Options(**options)
     pack = _deflate if o.compressed else bytes
     streams = {
         spec.FILE_HEADER_STREAM: _file_header(o),
@@ -355,15 +344,11 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
     return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
 
 
-def build_hwp5(
-    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
-) -> bytes:
-    """An HWP 5 file holding *blocks* (``str`` is one body paragraph).
-
-    How it is written is an :class:`Hwp5Options`, given as one or as its fields by
-    keyword (``build_hwp5(blocks, sections=2, compressed=False)``), or both.
-    """
-    return write_cfb(hwp5_streams(blocks, options, **overrides))
+def build_hwp5(blocks: Sequence[Block], **options: Any) -> bytes:
+    """An HWP 5 file holding *blocks* (``str`` is one body paragraph), written as the
+    keywords, the fields of :class:`Hwp5Options`, say
+    (``build_hwp5(blocks, sections=2, compressed=False)``)."""
+    return write_cfb(hwp5_streams(blocks, **options))
 
 
 # --- Broken and foreign inputs for the corpus -----------------------------------------

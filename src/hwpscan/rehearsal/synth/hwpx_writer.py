@@ -1,21 +1,12 @@
 """A small, deterministic HWPX (OWPML) writer for test fixtures.
 
-An HWPX file is a ZIP package (KS X 6101). What readers rely on, and what this writer
-produces, in this order:
-
-1. ``mimetype``, the first entry, *stored* (not deflated), holding
-   ``application/hwp+zip`` -- format sniffers look for exactly this;
-2. ``version.xml``;
-3. ``META-INF/container.xml`` naming the root file ``Contents/content.hpf``;
-4. ``Contents/content.hpf``, the OPF manifest and spine (header, then sections);
-5. ``Contents/header.xml``, a minimal reference list (one font, one character shape,
-   one paragraph shape, one style);
-6. ``Contents/section0.xml`` .. ``sectionN.xml`` with ``hp:p/hp:run/hp:t`` paragraphs;
-   a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p`` inside a run.
-
-Every entry carries the same fixed timestamp and attributes, so the same input gives the
-same bytes. XML is UTF-8: private-use characters such as U+F02B1 are written as
-themselves; a lone surrogate cannot be written at all and is refused.
+An HWPX file is a ZIP package (KS X 6101): ``mimetype`` first and stored (format
+sniffers look for ``application/hwp+zip`` there), ``version.xml``,
+``META-INF/container.xml`` naming ``Contents/content.hpf`` (manifest and spine), then
+``Contents/header.xml`` (reference lists) and ``Contents/sectionN.xml`` with
+``hp:p/hp:run/hp:t`` paragraphs; a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p``
+inside a run. Fixed timestamps and attributes: the same input gives the same bytes.
+XML is UTF-8, so U+F02B1 is written as itself; a lone surrogate is refused.
 
 >>> import io, zipfile
 >>> data = build_hwpx(["보도자료", [["구분", "내용"], ["일시", "7.21."]]])
@@ -74,19 +65,8 @@ _LINE_CHARS = 45
 _FONT_LANGS = ("HANGUL", "LATIN", "HANJA", "JAPANESE", "OTHER", "SYMBOL", "USER")
 #: Hancom's default template styles (바탕글 .. 캡션): every real document carries them.
 TEMPLATE_STYLES = (
-    "바탕글",
-    "본문",
-    *(f"개요 {n}" for n in range(1, 11)),
-    "쪽 번호",
-    "머리말",
-    "각주",
-    "미주",
-    "메모",
-    "차례 제목",
-    "차례 1",
-    "차례 2",
-    "차례 3",
-    "캡션",
+    *("바탕글", "본문", *(f"개요 {n}" for n in range(1, 11)), "쪽 번호", "머리말", "각주"),
+    *("미주", "메모", "차례 제목", "차례 1", "차례 2", "차례 3", "캡션"),
 )
 
 
@@ -114,14 +94,13 @@ class _SectionWriter:
     """Writes one ``hs:sec``; numbers paragraphs and tables in document order."""
 
     def __init__(self, *, layout: bool = False) -> None:
-        self.parts: list[str] = []
         self.para_id = 0
         self.table_id = 0
         self.layout = layout
 
-    def paragraph(self, inner: str, chars: int = 0) -> str:
-        pid = self.para_id
-        self.para_id += 1
+    def paragraph(self, inner: str, chars: int = 0, pid: int | None = None) -> str:
+        if pid is None:
+            pid, self.para_id = self.para_id, self.para_id + 1
         return (
             f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
             f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run>'
@@ -150,40 +129,37 @@ class _SectionWriter:
         n_cols = max((len(r) for r in rows), default=0)
         if n_rows == 0 or n_cols == 0:
             raise ValueError("a table needs at least one row and one cell")
-        tid = self.table_id
-        self.table_id += 1
-        out = [
-            (
-                f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
-                f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
-                f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
-                f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
-                f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
-                f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
-                '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
-                'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
-                'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
-            )
-        ]
+        tid, self.table_id = self.table_id, self.table_id + 1
+        head = (
+            f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
+            f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
+            f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
+            f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
+            f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
+            f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
+            '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
+            'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
+            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
+        )
+        out = [head]
         for r, row in enumerate(rows):
-            out.append("<hp:tr>")
-            for c in range(n_cols):
-                cell = row[c] if c < len(row) else ""
-                out.append(
-                    '<hp:tc name="" header="0" hasMargin="0" protect="0" editable="0" '
-                    'dirty="0" borderFillIDRef="1">'
-                    '<hp:subList id="" textDirection="HORIZONTAL" lineWrap="BREAK" '
-                    'vertAlign="CENTER" linkListIDRef="0" linkListNextIDRef="0" '
-                    'textWidth="0" textHeight="0" hasTextRef="0" hasNumRef="0">'
-                    f"{self.text_paragraph(cell)}</hp:subList>"
-                    f'<hp:cellAddr colAddr="{c}" rowAddr="{r}"/>'
-                    '<hp:cellSpan colSpan="1" rowSpan="1"/>'
-                    f'<hp:cellSz width="{_CELL_WIDTH}" height="{_CELL_HEIGHT}"/>'
-                    '<hp:cellMargin left="510" right="510" top="141" bottom="141"/></hp:tc>'
-                )
-            out.append("</hp:tr>")
-        out.append("</hp:tbl>")
-        return "".join(out)
+            cells = (self._cell(r, c, row[c] if c < len(row) else "") for c in range(n_cols))
+            out.append(f"<hp:tr>{''.join(cells)}</hp:tr>")
+        return "".join(out) + "</hp:tbl>"
+
+    def _cell(self, r: int, c: int, text: str) -> str:
+        return (
+            '<hp:tc name="" header="0" hasMargin="0" protect="0" editable="0" '
+            'dirty="0" borderFillIDRef="1">'
+            '<hp:subList id="" textDirection="HORIZONTAL" lineWrap="BREAK" '
+            'vertAlign="CENTER" linkListIDRef="0" linkListNextIDRef="0" '
+            'textWidth="0" textHeight="0" hasTextRef="0" hasNumRef="0">'
+            f"{self.text_paragraph(text)}</hp:subList>"
+            f'<hp:cellAddr colAddr="{c}" rowAddr="{r}"/>'
+            '<hp:cellSpan colSpan="1" rowSpan="1"/>'
+            f'<hp:cellSz width="{_CELL_WIDTH}" height="{_CELL_HEIGHT}"/>'
+            '<hp:cellMargin left="510" right="510" top="141" bottom="141"/></hp:tc>'
+        )
 
     def render(self, blocks: Sequence[Block], *, first: bool) -> bytes:
         body: list[str] = []
@@ -194,14 +170,8 @@ class _SectionWriter:
                 body.append(self.text_paragraph(block))
             else:
                 # the table's anchor paragraph is allocated first, like Hancom does
-                pid = self.para_id
-                self.para_id += 1
-                table = self.table(block)
-                body.append(
-                    f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
-                    f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{table}'
-                    f"<hp:t/></hp:run>{self.lines(0)}</hp:p>"
-                )
+                pid, self.para_id = self.para_id, self.para_id + 1
+                body.append(self.paragraph(self.table(block) + "<hp:t/>", pid=pid))
         xml = f"{_XML_DECL}<hs:sec {_xmlns('ha', 'hp', 'hs', 'hc', 'hh')}>{''.join(body)}</hs:sec>"
         return xml.encode("utf-8")
 
@@ -225,29 +195,22 @@ def _split_sections(blocks: Sequence[Block], sections: int) -> list[Sequence[Blo
     if sections < 1:
         raise ValueError("sections must be at least 1")
     size, extra = divmod(len(blocks), sections)
-    out: list[Sequence[Block]] = []
-    start = 0
-    for i in range(sections):
-        end = start + size + (1 if i < extra else 0)
-        out.append(blocks[start:end])
-        start = end
-    return out
+    ends = [(i + 1) * size + min(i + 1, extra) for i in range(sections)]
+    return [blocks[end - size - (i < extra) : end] for i, end in enumerate(ends)]
 
 
 def _template_header_xml(sections: int) -> bytes:
     """``header.xml`` with the reference lists of Hancom's default template: two fonts
     for each of the seven languages, a character and a paragraph shape per style, and
     the template's styles."""
+    faces = "".join(
+        f'<hh:font id="{i}" face="{face}" type="TTF" isEmbedded="0">'
+        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
+        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
+        for i, face in enumerate(("함초롬바탕", "함초롬돋움"))
+    )
     fonts = "".join(
-        f'<hh:fontface lang="{lang}" fontCnt="2">'
-        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0">'
-        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
-        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
-        '<hh:font id="1" face="함초롬돋움" type="TTF" isEmbedded="0">'
-        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
-        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
-        "</hh:fontface>"
-        for lang in _FONT_LANGS
+        f'<hh:fontface lang="{lang}" fontCnt="2">{faces}</hh:fontface>' for lang in _FONT_LANGS
     )
     n = len(TEMPLATE_STYLES)
     chars = "".join(

@@ -261,13 +261,7 @@ def build_pdf(
     codes = glyph_codes(pages)
     n_pages = len(pages)
     page_ids = [_FIRST_PAGE + 2 * i for i in range(n_pages)]
-    # after the pages: annotations, fields, images, forms, tree nodes, encryption
-    tail = _Tail(_FIRST_PAGE + 2 * n_pages)
-    tail.annotations(extras)
-    tail.fields(extras)
-    tail.image(extras)
-    tail.self_drawing_form(extras, codes)
-    tail.page_tree(extras, page_ids)
+    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, n_pages)
     form = f" /AcroForm << /Fields [{_refs(tail.field_ids)}] >>" if tail.field_ids else ""
     top_kids = _refs(tail.tree_ids[:1] or page_ids)
     objects: list[bytes] = [
@@ -309,70 +303,52 @@ def _refs(ids: Sequence[int]) -> str:
 
 
 class _Tail:
-    """The objects written after the pages, numbered from *first*, and their numbers."""
+    """The objects written after the pages, numbered from *first* (annotations, form
+    fields, the image, the self-drawing form, page tree nodes), and their numbers."""
 
-    def __init__(self, first: int) -> None:
+    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: int) -> None:
         self.first = first
         self.objects: list[bytes] = []
         self.annot_ids: dict[int, list[int]] = {}
-        self.field_ids: list[int] = []
-        self.image_id = 0
-        self.form_id = 0
-        self.tree_ids: list[int] = []
-
-    def _add(self, body: bytes) -> int:
-        self.objects.append(body)
-        return self.first + len(self.objects) - 1
-
-    def annotations(self, extras: PdfExtras) -> None:
         for page, notes in sorted(extras.annotations.items()):
             for note in notes:
-                body = (
-                    "<< /Type /Annot /Subtype /Text /Rect [56 56 76 76] "
-                    f"/Contents {_text_string(note)} >>"
-                )
-                self.annot_ids.setdefault(page, []).append(self._add(body.encode("ascii")))
-
-    def fields(self, extras: PdfExtras) -> None:
-        for name, value in extras.fields:
-            body = (
-                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
-                "/Rect [56 20 300 40] /Subtype /Widget >>"
-            )
-            self.field_ids.append(self._add(body.encode("ascii")))
-
-    def image(self, extras: PdfExtras) -> None:
+                body = "/Type /Annot /Subtype /Text /Rect [56 56 76 76] /Contents "
+                self.annot_ids.setdefault(page, []).append(self._add(body + _text_string(note)))
+        self.field_ids = [
+            self._add(f"/FT /Tx /T {_text_string(name)} /V {_text_string(value)} {_WIDGET}")
+            for name, value in extras.fields
+        ]
+        self.image_id = self.form_id = 0
         if extras.jbig2_image_pages:
-            self.image_id = self._add(
-                _stream(
-                    "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
-                    "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
-                    hashlib.shake_256(b"hwpscan jbig2").digest(300),
-                )
+            noise = hashlib.shake_256(b"hwpscan jbig2").digest(300)
+            self.image_id = self._add(_stream(_JBIG2, noise))
+        if extras.self_drawing_pages:
+            form = self.first + len(self.objects)
+            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream(
+                [next(iter(codes))], codes
             )
-
-    def self_drawing_form(self, extras: PdfExtras, codes: dict[str, int]) -> None:
-        if not extras.self_drawing_pages:
-            return
-        form_id = self.first + len(self.objects)
-        drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream([next(iter(codes))], codes)
-        self.form_id = self._add(
-            _stream(
-                "/Type /XObject /Subtype /Form /BBox [0 0 595 842] "
-                f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form_id} 0 R >> >>",
-                drawn,
-            )
-        )
-
-    def page_tree(self, extras: PdfExtras, page_ids: list[int]) -> None:
+            fm1 = f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form} 0 R >> >>"
+            self.form_id = self._add(_stream(f"/Type /XObject /Subtype /Form {_BBOX} {fm1}", drawn))
         start = self.first + len(self.objects)
-        ids = [start + k for k in range(extras.page_tree_depth)]
-        for k in range(len(ids)):
-            kids = _refs(ids[k + 1 : k + 2] or page_ids)
-            parent = ids[k - 1] if k else 2
-            body = f"<< /Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {len(page_ids)} >>"
-            self._add(body.encode("ascii"))
-        self.tree_ids = ids
+        self.tree_ids = [start + k for k in range(extras.page_tree_depth)]
+        page_ids = [_FIRST_PAGE + 2 * i for i in range(pages)]
+        for k in range(len(self.tree_ids)):
+            kids = _refs(self.tree_ids[k + 1 : k + 2] or page_ids)
+            parent = self.tree_ids[k - 1] if k else 2
+            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {pages}")
+
+    def _add(self, body: str | bytes) -> int:
+        """Add an object (a ``str``: a dictionary's entries) and return its number."""
+        self.objects.append(body if isinstance(body, bytes) else f"<< {body} >>".encode("ascii"))
+        return self.first + len(self.objects) - 1
+
+
+_WIDGET = "/Rect [56 20 300 40] /Subtype /Widget"
+_JBIG2 = (
+    "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
+    "/ColorSpace /DeviceGray /Filter /JBIG2Decode"
+)
+_BBOX = "/BBox [0 0 595 842]"
 
 
 def _page(
