@@ -30,7 +30,7 @@ Counting rules (the contract's definitions applied to the *input*):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,36 +80,30 @@ class Counts:
         }
 
 
-def _count_points(points: Sequence[int], pua: Counter[str]) -> tuple[int, int]:
-    """Surrogates and adjacent high+low pairs in a code point sequence; PUA tallied."""
-    surrogates = pairs = 0
+def _points(units: Sequence[int]) -> Iterator[tuple[int, int, int]]:
+    """(index, code point, surrogate units) for each code point of *units*: an adjacent
+    high+low pair is the one character it encodes (2, at the high half), a lone half
+    itself (1), anything else itself (0)."""
     i = 0
-    while i < len(points):
-        cp = points[i]
-        nxt = points[i + 1] if i + 1 < len(points) else 0
-        if 0xD800 <= cp <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-            surrogates += 2
-            pairs += 1
-            merged = 0x10000 + ((cp - 0xD800) << 10) + (nxt - 0xDC00)
-            if _is_pua(merged):
-                pua[f"U+{merged:04X}"] += 1
+    while i < len(units):
+        unit, nxt = units[i], units[i + 1] if i + 1 < len(units) else -1
+        if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
+            yield i, 0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00), 2
             i += 2
-            continue
-        if 0xD800 <= cp <= 0xDFFF:
-            surrogates += 1
-        elif _is_pua(cp):
-            pua[f"U+{cp:04X}"] += 1
-        i += 1
-    return surrogates, pairs
+        else:
+            yield i, unit, int(0xD800 <= unit <= 0xDFFF)
+            i += 1
 
 
 def _counts(sequences: Iterable[Sequence[int]]) -> Counts:
     pua: Counter[str] = Counter()
     surrogates = pairs = 0
     for points in sequences:
-        s, p = _count_points(points, pua)
-        surrogates += s
-        pairs += p
+        for _, cp, halves in _points(points):
+            surrogates += halves
+            pairs += halves == 2
+            if halves != 1 and _is_pua(cp):
+                pua[f"U+{cp:04X}"] += 1
     return Counts(surrogates, pairs, surrogates - 2 * pairs, dict(sorted(pua.items())))
 
 
@@ -184,21 +178,12 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
     pua: list[list[Any]] = []
     for p in placed:
         units = _units(p)
-        i = 0
-        while i < len(units):
-            at, unit = units[i]
-            nxt = units[i + 1][1] if i + 1 < len(units) else -1
-            where = [p.stream, p.paragraph, at]
-            if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-                cp = 0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)
-                defects.append([*where, f"U+{cp:04X}"])
-                i += 2
-                continue
-            if 0xD800 <= unit <= 0xDFFF:
-                defects.append([*where, f"U+{unit:04X}"])
-            elif 0xE000 <= unit <= 0xF8FF:
-                pua.append([*where, f"U+{unit:04X}"])
-            i += 1
+        for i, cp, halves in _points([unit for _, unit in units]):
+            where = [p.stream, p.paragraph, units[i][0], f"U+{cp:04X}"]
+            if halves:
+                defects.append(where)
+            elif 0xE000 <= cp <= 0xF8FF:
+                pua.append(where)
     return (defects + pua)[:limit]
 
 

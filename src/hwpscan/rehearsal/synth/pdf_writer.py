@@ -1,20 +1,12 @@
 """A minimal, deterministic PDF writer whose text comes back through a ToUnicode CMap.
 
-No font program is embedded. Each page draws its lines with a Type0 font (encoding
-``Identity-H``): every distinct character of the document gets a two-byte glyph code
-(CID 1, 2, ... in order of first appearance), and the font's ``ToUnicode`` CMap maps
-each code back to the character as UTF-16BE. That is all a text extractor such as
-pypdf needs, and it can map a code to anything: Korean syllables, BMP private use,
-and characters outside the BMP such as U+F02B1 (written as the surrogate pair
-``<DB80DEB1>``, the way UTF-16BE spells it).
-
-``broken_cmap=True`` writes the malformed CMap real files have carried: every
-character outside the BMP is mapped to its *high surrogate alone* (``<DB80>`` for
-U+F02B1). pypdf decodes CMap strings with ``errors="surrogatepass"``, so its
-``extract_text`` returns a lone surrogate code point (``chr(0xDB80)``) where the
-character was -- not U+FFFD, and no exception.
-
-There is no creation date and no file ``/ID``: the same pages give the same bytes.
+No font program is embedded: a Type0 font (``Identity-H``) gives every distinct
+character a two-byte code (1, 2, ... by first appearance) and its ``ToUnicode`` CMap
+maps each code back as UTF-16BE, which is all pypdf needs; U+F02B1 maps to the pair
+``<DB80DEB1>``. ``broken_cmap=True`` writes the malformed CMap real files carry: each
+character outside the BMP maps to its high half alone (``<DB80>``), which pypdf returns
+as a lone surrogate, not U+FFFD. No date and no ``/ID``: the same pages give the same
+bytes.
 
 >>> data = build_pdf([["금융감독원 보도자료"]])
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -48,12 +40,8 @@ def glyph_codes(pages: Sequence[Sequence[str]]) -> dict[str, int]:
     >>> glyph_codes([["aba"], ["c"]])
     {'a': 1, 'b': 2, 'c': 3}
     """
-    codes: dict[str, int] = {}
-    for page in pages:
-        for line in page:
-            for ch in line:
-                if ch not in codes:
-                    codes[ch] = len(codes) + 1
+    chars = dict.fromkeys(ch for page in pages for line in page for ch in line)
+    codes = {ch: code for code, ch in enumerate(chars, 1)}
     if len(codes) > 0xD7FF:  # keep codes clear of the surrogate range pypdf decodes them in
         raise ValueError("too many distinct characters for one synthetic font")
     return codes
@@ -80,29 +68,18 @@ def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
     True
     """
     entries = [f"<{code:04X}> <{_utf16be_hex(ch, broken=broken)}>" for ch, code in codes.items()]
-    lines = [
-        "/CIDInit /ProcSet findresource begin",
-        "12 dict begin",
-        "begincmap",
-        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-        "/CMapName /Adobe-Identity-UCS def",
-        "/CMapType 2 def",
-        "1 begincodespacerange",
-        "<0000> <FFFF>",
-        "endcodespacerange",
-    ]
-    for start in range(0, len(entries), _BFCHAR_MAX):
-        chunk = entries[start : start + _BFCHAR_MAX]
-        lines.append(f"{len(chunk)} beginbfchar")
-        lines.extend(chunk)
-        lines.append("endbfchar")
-    lines += [
-        "endcmap",
-        "CMapName currentdict /CMap defineresource pop",
-        "end",
-        "end",
-    ]
-    return ("\n".join(lines) + "\n").encode("ascii")
+    chunks = [entries[start : start + _BFCHAR_MAX] for start in range(0, len(entries), _BFCHAR_MAX)]
+    blocks = "".join(f"{len(c)} beginbfchar\n" + "\n".join(c) + "\nendbfchar\n" for c in chunks)
+    return (_CMAP_HEAD + blocks + _CMAP_TAIL).encode("ascii")
+
+
+_CMAP_HEAD = (
+    "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+    "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+    "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+    "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n"
+)
+_CMAP_TAIL = "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
 
 
 def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
@@ -118,57 +95,34 @@ def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
 
 
 def _stream(dictionary: str, data: bytes) -> bytes:
-    return (
-        f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + (b"endstream")
-    )
+    return f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + b"endstream"
 
 
 @dataclass(frozen=True, slots=True)
 class PdfExtras:
-    """The real-world variations :func:`build_pdf` can write (all off by default).
+    """The real-world variations :func:`build_pdf` can write, all off by default (pages
+    0-based). The hostile ones, from ``deep_resources`` on and ``"rc4-104"``, are each
+    read by one engine (pypdf or PDFium) and not the other."""
 
-    ``bad_filter_pages``: 0-based pages whose content stream is encoded with a filter no
-    reader knows (pypdf raises ``NotImplementedError`` for that page alone; PDFium reads
-    the encoded bytes as they are and finds no text in them). ``junk``: bytes
-    before the ``%PDF-`` header (offsets count them, as a file saved that way has).
-    ``encryption``: ``"rc4"`` (standard security handler, RC4 128-bit, empty user
-    password: any reader opens it), ``"rc4-password"`` (user password ``1234``) or
-    ``"pubsec"`` (certificate encryption, ``/Adobe.PubSec``). ``annotations``: text
-    annotation contents per 0-based page; ``fields``: form text fields (name, value);
-    ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
-    ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
-    codec pypdf needs an outside program for; text extraction never decodes it).
-
-    Hostile variants real files carry (each read by one engine and not the other):
-    ``a85_pages``: 0-based pages whose content stream is ASCII85-encoded under the
-    abbreviated filter name ``/A85`` (valid only for inline images since PDF 1.5, still
-    written by old producers; pypdf no longer knows it on a stream). ``encryption``
-    ``"rc4-104"``: RC4 with a 104-bit (13-byte) file key, a size the ``cryptography``
-    package refuses. ``self_drawing_pages``: 0-based pages that also draw a form
-    XObject whose resources name the form itself and which draws itself again (an
-    object that refers to itself). ``page_tree_depth``: the page tree is a chain of
-    that many intermediate ``/Pages`` nodes. ``linearized``: a linearization parameter
-    dictionary is written first, as a linearized ("fast web view") file has it.
-    ``plain_unknown_filter_pages``: 0-based pages whose content stream names an unknown
-    filter over content that was never encoded (pypdf refuses it, PDFium reads it).
-    ``deep_resources``: ``("array", n)`` or ``("dict", n)`` puts an array or a
-    dictionary nested *n* deep into every page's ``/Resources`` (a reader that parses
-    recursively cannot read such a page).
-    """
-
+    #: content encoded with a filter no reader knows: pypdf raises, PDFium finds no text
     bad_filter_pages: tuple[int, ...] = ()
-    junk: bytes = b""
+    junk: bytes = b""  # before the %PDF- header; offsets count it
+    #: "rc4" (RC4-128, empty user password), "rc4-password" (user password 1234),
+    #: "rc4-104" (a 13-byte key the cryptography package refuses), "pubsec" (certificates)
     encryption: str | None = None
-    annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    fields: tuple[tuple[str, str], ...] = ()
-    font_encoding: bytes = b"Identity-H"
+    annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)  # text, per page
+    fields: tuple[tuple[str, str], ...] = ()  # form text fields: (name, value)
+    font_encoding: bytes = b"Identity-H"  # the font's /Encoding name as written (#1B: ESC)
+    #: also draw a JBIG2 image (a codec pypdf needs a program for; text never decodes it)
     jbig2_image_pages: tuple[int, ...] = ()
+    #: ("array" or "dict", n): nested n deep in every page's /Resources (recursion fails)
     deep_resources: tuple[str, int] | None = None
+    #: content ASCII85-encoded under /A85, a name old producers write and pypdf refuses
     a85_pages: tuple[int, ...] = ()
-    plain_unknown_filter_pages: tuple[int, ...] = ()
-    self_drawing_pages: tuple[int, ...] = ()
-    page_tree_depth: int = 0
-    linearized: bool = False
+    plain_unknown_filter_pages: tuple[int, ...] = ()  # an unknown filter over plain content
+    self_drawing_pages: tuple[int, ...] = ()  # also draw a form XObject that draws itself
+    page_tree_depth: int = 0  # a chain of this many intermediate /Pages nodes
+    linearized: bool = False  # a linearization dictionary, written first
 
 
 #: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
