@@ -180,19 +180,27 @@ def _story(slug: str) -> Story:
     return next(s for s in STORIES if s.slug == slug)
 
 
-def _where(blocks: list[Block], sections: int = 1) -> dict[str, Any]:
-    """``chars`` and the first ``locations`` of an HWP 5 body, from where the writer
-    puts each paragraph (never from reading the file)."""
+def _hwp5(
+    path: str, blocks: list[Block], data: bytes, status: str = "", sections: int = 1, **more: Any
+) -> Fixture:
+    """An HWP 5 fixture of *blocks*: its counts, ``chars`` and first ``locations`` come
+    from the paragraphs as the writer places them (never from reading the file); the
+    status, unless given, from the counts."""
     placed = hwp5_layout(blocks, sections=sections)
-    return {"chars": strict_chars(p.text for p in placed), "locations": unit_locations(placed)}
+    texts = [p.text for p in placed]
+    body = utf16_counts(texts)
+    status = status or ("contaminated" if body.surrogates else "clean")
+    locations = unit_locations(placed)
+    return _fx(
+        path, data, "hwp5", status, body, chars=strict_chars(texts), locations=locations, **more
+    )
 
 
 def _hwp(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
+    _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
     blocks = hwp5_blocks(_story(slug), pua)
-    body = utf16_counts(_texts(slug, pua))
-    status = "contaminated" if body.surrogates else "clean"
-    where = _where(blocks, options.get("sections", 1))
-    return _fx(path, build_hwp5(blocks, **options), "hwp5", status, body, **where)
+    sections = options.get("sections", 1)
+    return _hwp5(path, blocks, build_hwp5(blocks, **options), sections=sections)
 
 
 def _hwpx(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
@@ -219,28 +227,16 @@ def _pdf(path: str, slug: str, pua: frozenset[str], *, broken: bool = False) -> 
 
 
 def _blocks(path: str, blocks: list[Block], *, sections: int = 1) -> Fixture:
-    texts: list[str] = []
-    for block in blocks:
-        if isinstance(block, str):
-            texts.append(block)
-        elif isinstance(block, Table):
-            texts.extend(cell for row in block.rows for cell in row)
-        elif isinstance(block, (Footnote, TextBox)):
-            texts.extend([block.anchor, block.text])
-        else:
-            texts.append(block.text)
-    body = utf16_counts(texts)
-    data = build_hwp5(blocks, sections=sections)
-    status = "contaminated" if body.surrogates else "clean"
-    return _fx(path, data, "hwp5", status, body, **_where(blocks, sections))
+    return _hwp5(path, blocks, build_hwp5(blocks, sections=sections), sections=sections)
 
 
 def dated_fixtures() -> list[Fixture]:
     """Attachments in dated folders, shaped like the incident's days."""
     d21, d22, d23, d24, d25 = "2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24", "2025-07-25"
     d28, d30, a05, a11 = "2025-07-28", "2025-07-30", "2025-08-05", "2025-08-11"
-    unfair, pension = _story("unfair-trading"), _story("pension-returns")
-    preview = "\r\n".join(story_texts(unfair, ALL)["lead"])
+    unfair = hwp5_blocks(_story("unfair-trading"), NONE)
+    pension = hwp5_blocks(_story("pension-returns"), NONE)
+    preview = "\r\n".join(story_texts(_story("unfair-trading"), ALL)["lead"])
     plan: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
         plan += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
@@ -260,23 +256,17 @@ def dated_fixtures() -> list[Fixture]:
         _hwp(f"{d24}/보도자료_내부통제_간담회.hwp", "internal-control", frozenset({"box"})),
         _hwp(f"{d24}/보도자료_청년_금융교육.hwp", "youth-education", frozenset({"header"})),
         _hwpx(f"{d25}/보도자료_집중호우_금융지원.hwpx", "flood-support", ALL, sections=2),
-        _fx(
+        _hwp5(
             f"{d28}/보도자료_불공정거래_조사결과.hwp",
-            build_hwp5(hwp5_blocks(unfair, NONE), preview=preview),
-            "hwp5",
-            "clean",
-            utf16_counts(_texts("unfair-trading", NONE)),
+            unfair,
+            build_hwp5(unfair, preview=preview),
             preview=utf16_counts([preview]),
-            **_where(hwp5_blocks(unfair, NONE)),
         ),
-        _fx(
+        _hwp5(
             f"{d28}/보도자료_퇴직연금_수익률.hwp",
-            build_hwp5(hwp5_blocks(pension, NONE), style_names=("바탕글", "본문" + HIGH, "개요 1")),
-            "hwp5",
-            "clean",
-            utf16_counts(_texts("pension-returns", NONE)),
+            pension,
+            build_hwp5(pension, style_names=("바탕글", "본문" + HIGH, "개요 1")),
             meta=Counts(surrogates=1, pairs=0, orphans=1),
-            **_where(hwp5_blocks(pension, NONE)),
         ),
         _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE),
         _blocks(f"{d28}/보도자료_상반기_업무계획.hwp", plan, sections=4),
@@ -378,15 +368,7 @@ def broken_fixtures() -> list[Fixture]:
         _fx("broken/not-hwpx.hwpx", zip_package({"통계표.csv": csv}), "zip", "unsupported"),
         _fx("broken/truncated-xref.pdf", pdf[: xref + 30], "pdf", "clean"),
         _fx("broken/truncated-body.pdf", pdf[: len(pdf) // 2], "pdf", "corrupt"),
-        _fx(
-            "broken/record-overrun.hwp",
-            record_overrun(overrun),
-            "hwp5",
-            "contaminated",
-            utf16_counts([b for b in overrun if isinstance(b, str)]),
-            warnings=True,
-            **_where(overrun),
-        ),
+        _hwp5("broken/record-overrun.hwp", overrun, record_overrun(overrun), warnings=True),
     ]
 
 
@@ -501,15 +483,13 @@ def damaged_fixtures() -> list[Fixture]:
             "corrupt",
             None,
         ),
-        _fx(
+        _hwp5(
             "broken/record-overrun-clean.hwp",
+            clean_overrun,
             record_overrun(clean_overrun),
-            "hwp5",
             "corrupt",
-            utf16_counts([b for b in clean_overrun if isinstance(b, str)]),
             warnings=True,
             partial=True,
-            **_where(clean_overrun),
         ),
     ]
 
