@@ -1,22 +1,13 @@
 """The API emulator's bundled catalogue: dated press releases that replay the incident.
 
-Built on demand, never stored: :func:`incident_catalogue` generates every release and
-its attachments from :mod:`hwpscan.rehearsal.synth.press` with our own HWP 5, HWPX and PDF writers
-(deterministic, well under a second).
-
-What it reproduces (the incident write-up's full check of the attachments):
-
-- HWP attachments contaminated (Hancom PUA-A characters stored as surrogate pairs) on
-  7/21, 7/22, 7/24, 7/29, 7/30, 7/31 and every day from 8/5 to 8/11;
-- clean HWP on 7/23, 7/26, 7/27 and 7/28 (7/26-27 is a weekend: the source still had
-  releases), and on 8/1 and 8/4, the days that looked fine before the "8/5 boundary";
-- 7/25 has HWPX and PDF only; the weekend 8/2-8/3 has no release at all;
-- HWPX and PDF always clean (UTF-8 XML and a correct CMap carry PUA characters whole);
-- an 8/5 HWP (a one-paragraph notice) is the smallest attachment of all;
-- 28 HWP/HWPX attachments in July, as in the write-up.
-
-Bodies are HTML as the API sends them: tags, entities, and JSON escapes that lost their
-backslash (``nn``, ``rn``, ``u203B``, ``u2018``/``u2019``).
+Built on demand (well under a second), never stored, from
+:mod:`hwpscan.rehearsal.synth.press` with our own writers. As the incident write-up
+found: HWP attachments contaminated (PUA-A as surrogate pairs) on 7/21, 7/22, 7/24,
+7/29-7/31 and 8/5-8/11; clean HWP on 7/23, 7/26-28 (a weekend with releases), 8/1 and
+8/4 (the days that looked fine before the "8/5 boundary"); 7/25 HWPX and PDF only; no
+release on 8/2-8/3; HWPX and PDF always clean; the smallest attachment an 8/5 HWP; 28
+HWP/HWPX attachments in July. Bodies are HTML as the API sends them, with JSON escapes
+that lost their backslash (``nn``, ``rn``, ``u203B``).
 
 >>> releases = incident_catalogue()
 >>> releases[0].date, releases[0].attachments[0].name.endswith(".hwp")
@@ -46,8 +37,6 @@ from hwpscan.rehearsal.synth.press import (
 
 __all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
 
-FIRST_DATE = "2025-07-21"
-LAST_DATE = "2025-08-11"
 FIRST_CONTENT_ID = 138_201
 _WEEKDAYS = "월화수목금토일"
 _ALL = frozenset(PARTS)

@@ -1,25 +1,15 @@
 """The committed fixture corpus: what each file holds, and what a correct scan must say.
 
 ``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of
-:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and
-``expected.jsonl``. Both come from the same place: each :class:`Fixture` carries the
-bytes *and* the counts the generator knows it put in, computed from the input text
-(never by reading the file back), so ``expected.jsonl`` is an oracle independent of
-the scanner.
-
-Counting rules (the contract's definitions applied to the *input*):
-
-- HWP 5 body text is stored as UTF-16 code units; the codeunit view has one code point
-  per unit, so every character outside the BMP gives two surrogates forming one pair,
-  and every lone surrogate we wrote gives one orphan (:func:`utf16_counts`).
-- HWPX and PDF text comes back from python-hwpx / pypdf as a Python ``str``: characters
-  outside the BMP stay whole; only lone surrogates put there by a broken CMap count
-  (:func:`str_counts`).
-- ``pua`` counts private-use code points in the strict view (pairs merged).
-- For HWP 5 bodies the writer also says where it put every paragraph
-  (:func:`~hwpscan.rehearsal.synth.hwp5_writer.hwp5_layout`), so ``chars`` (characters in the strict
-  view, :func:`strict_chars`) and the first ``locations`` (stream, paragraph, code-unit
-  offset, code point: :func:`unit_locations`) are expected too.
+:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and ``expected.jsonl``. Each
+:class:`Fixture` carries its bytes *and* the counts computed from the input text (never
+by reading the file back), so ``expected.jsonl`` is an oracle independent of the
+scanner. HWP 5 text is UTF-16 code units, one code point per unit: a character outside
+the BMP is a pair, a lone surrogate an orphan (:func:`utf16_counts`). HWPX and PDF text
+comes back as ``str``, where only lone surrogates count (:func:`str_counts`). ``pua``
+counts private-use code points with pairs merged. For HWP 5 bodies ``chars``
+(:func:`strict_chars`) and the first ``locations`` (:func:`unit_locations`) are
+expected too.
 
 >>> utf16_counts(["가" + chr(0xF02B1), chr(0xDB80) + "나"]).as_dict()
 {'surrogates': 3, 'pairs': 1, 'orphans': 1, 'utf8_ok': False, 'pua': {'U+F02B1': 1}}
@@ -29,6 +19,7 @@ Counting rules (the contract's definitions applied to the *input*):
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,17 +27,6 @@ from typing import Any
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth.hwp5_writer import Placed
-
-__all__ = [
-    "LOCATION_SAMPLE",
-    "Counts",
-    "Fixture",
-    "expected_record",
-    "str_counts",
-    "strict_chars",
-    "unit_locations",
-    "utf16_counts",
-]
 
 EXPECTED_NAME = "expected.jsonl"
 #: How many of the first locations ``expected.jsonl`` gives.
@@ -115,11 +95,12 @@ def utf16_counts(texts: Iterable[str]) -> Counts:
     >>> utf16_counts([chr(0xDEB1) + chr(0xDB80)]).orphans   # reversed halves: no pair
     2
     """
-    seqs = []
-    for text in texts:
-        raw = text.encode("utf-16-le", "surrogatepass")
-        seqs.append([int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)])
-    return _counts(seqs)
+    return _counts([_code_units(text) for text in texts])
+
+
+def _code_units(text: str) -> list[int]:
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return list(struct.unpack(f"<{len(raw) // 2}H", raw))
 
 
 def str_counts(texts: Iterable[str]) -> Counts:
@@ -156,9 +137,8 @@ def _units(p: Placed) -> list[tuple[int, int]]:
             out.append((at, -1))
             at += spec.CONTROL_UNITS
             continue
-        raw = ch.encode("utf-16-le", "surrogatepass")
-        for k in range(0, len(raw), 2):
-            out.append((at, int.from_bytes(raw[k : k + 2], "little")))
+        for unit in _code_units(ch):
+            out.append((at, unit))
             at += 1
     return out
 
