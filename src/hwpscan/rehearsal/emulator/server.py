@@ -104,13 +104,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(reply.body)
 
     def _params(self, query: str, form: str = "") -> dict[str, str]:
-        params: dict[str, str] = {}
-        for key, value in [
-            *parse_qsl(query, keep_blank_values=True),
-            *parse_qsl(form, keep_blank_values=True),
-        ]:
-            params.setdefault(key, value)
-        return params
+        """The query's and then the form's parameters; the first of a name wins."""
+        pairs = parse_qsl(query, keep_blank_values=True) + parse_qsl(form, keep_blank_values=True)
+        return dict(reversed(pairs))
 
     # -- verbs --------------------------------------------------------------------------
 

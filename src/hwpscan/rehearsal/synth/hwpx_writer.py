@@ -199,81 +199,72 @@ def _split_sections(blocks: Sequence[Block], sections: int) -> list[Sequence[Blo
     return [blocks[end - size - (i < extra) : end] for i, end in enumerate(ends)]
 
 
-def _template_header_xml(sections: int) -> bytes:
-    """``header.xml`` with the reference lists of Hancom's default template: two fonts
-    for each of the seven languages, a character and a paragraph shape per style, and
-    the template's styles."""
-    faces = "".join(
-        f'<hh:font id="{i}" face="{face}" type="TTF" isEmbedded="0">'
-        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
-        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
-        for i, face in enumerate(("함초롬바탕", "함초롬돋움"))
-    )
+def _header_xml(sections: int, template: bool) -> bytes:
+    """``header.xml``: one font, shape and style (바탕글), or with *template* the
+    reference lists of Hancom's default template (two fonts for each of the seven
+    languages, a character and a paragraph shape per style, the template's styles)."""
+    styles, faces = ("바탕글",), ("함초롬바탕",)
+    langs, type_info, char_extra, para_extra = ("HANGUL",), "/>", "", ""
+    if template:
+        styles, faces, langs = TEMPLATE_STYLES, ("함초롬바탕", "함초롬돋움"), _FONT_LANGS
+        type_info = (
+            '><hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
+            'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
+        )
+        char_extra = (
+            '<hh:ratio hangul="100" latin="100" hanja="100" japanese="100" other="100" '
+            'symbol="100" user="100"/><hh:spacing hangul="0" latin="0" hanja="0" japanese="0" '
+            'other="0" symbol="0" user="0"/>'
+        )
+        para_extra = (
+            '<hh:heading type="NONE" idRef="0" level="0"/>'
+            '<hh:breakSetting breakLatinWord="KEEP_WORD" breakNonLatinWord="KEEP_WORD" '
+            'widowOrphan="0" keepWithNext="0" keepLines="0" pageBreakBefore="0" lineWrap="BREAK"/>'
+            '<hh:margin><hc:intent value="0" unit="HWPUNIT"/><hc:left value="{left}" '
+            'unit="HWPUNIT"/><hc:right value="0" unit="HWPUNIT"/><hc:prev value="0" '
+            'unit="HWPUNIT"/><hc:next value="0" unit="HWPUNIT"/></hh:margin>'
+            '<hh:lineSpacing type="PERCENT" value="160" unit="HWPUNIT"/>'
+        )
     fonts = "".join(
-        f'<hh:fontface lang="{lang}" fontCnt="2">{faces}</hh:fontface>' for lang in _FONT_LANGS
+        f'<hh:font id="{i}" face="{face}" type="TTF" isEmbedded="0"{type_info}'
+        for i, face in enumerate(faces)
     )
-    n = len(TEMPLATE_STYLES)
+    n = len(styles)
     chars = "".join(
         f'<hh:charPr id="{i}" height="{1000 + 100 * (i % 5)}" textColor="#000000" '
         'shadeColor="none" useFontSpace="0" useKerning="0" symMark="NONE" borderFillIDRef="1">'
         '<hh:fontRef hangul="0" latin="0" hanja="0" japanese="0" other="0" symbol="0" user="0"/>'
-        '<hh:ratio hangul="100" latin="100" hanja="100" japanese="100" other="100" '
-        'symbol="100" user="100"/><hh:spacing hangul="0" latin="0" hanja="0" japanese="0" '
-        'other="0" symbol="0" user="0"/></hh:charPr>'
+        f"{char_extra}</hh:charPr>"
         for i in range(n)
     )
     paras = "".join(
         f'<hh:paraPr id="{i}" tabPrIDRef="0" condense="0" fontLineHeight="0" snapToGrid="1" '
         'suppressLineNumbers="0" checked="0"><hh:align horizontal="JUSTIFY" '
-        'vertical="BASELINE"/><hh:heading type="NONE" idRef="0" level="0"/>'
-        '<hh:breakSetting breakLatinWord="KEEP_WORD" breakNonLatinWord="KEEP_WORD" '
-        'widowOrphan="0" keepWithNext="0" keepLines="0" pageBreakBefore="0" lineWrap="BREAK"/>'
-        f'<hh:margin><hc:intent value="0" unit="HWPUNIT"/><hc:left value="{i * 1000}" '
-        'unit="HWPUNIT"/><hc:right value="0" unit="HWPUNIT"/><hc:prev value="0" '
-        'unit="HWPUNIT"/><hc:next value="0" unit="HWPUNIT"/></hh:margin>'
-        '<hh:lineSpacing type="PERCENT" value="160" unit="HWPUNIT"/></hh:paraPr>'
+        f'vertical="BASELINE"/>{para_extra.format(left=i * 1000)}</hh:paraPr>'
         for i in range(n)
     )
-    styles = "".join(
-        f'<hh:style id="{i}" type="PARA" name="{xml_text(name)}" engName="" '
-        f'paraPrIDRef="{i}" charPrIDRef="{i}" nextStyleIDRef="{i}" langID="1042" lockForm="0"/>'
-        for i, name in enumerate(TEMPLATE_STYLES)
-    )
+    english = "" if template else "Normal"
     xml = (
         f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
         f'secCnt="{sections}">'
         '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
-        f'<hh:refList><hh:fontfaces itemCnt="{len(_FONT_LANGS)}">{fonts}</hh:fontfaces>'
+        f'<hh:refList><hh:fontfaces itemCnt="{len(langs)}">'
+        + "".join(
+            f'<hh:fontface lang="{lang}" fontCnt="{len(faces)}">{fonts}</hh:fontface>'
+            for lang in langs
+        )
+        + "</hh:fontfaces>"
         '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
         'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
         f'<hh:charProperties itemCnt="{n}">{chars}</hh:charProperties>'
         f'<hh:paraProperties itemCnt="{n}">{paras}</hh:paraProperties>'
-        f'<hh:styles itemCnt="{n}">{styles}</hh:styles></hh:refList></hh:head>'
-    )
-    return xml.encode("utf-8")
-
-
-def _header_xml(sections: int) -> bytes:
-    xml = (
-        f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
-        f'secCnt="{sections}">'
-        '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
-        "<hh:refList>"
-        '<hh:fontfaces itemCnt="1"><hh:fontface lang="HANGUL" fontCnt="1">'
-        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0"/>'
-        "</hh:fontface></hh:fontfaces>"
-        '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
-        'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
-        '<hh:charProperties itemCnt="1"><hh:charPr id="0" height="1000" '
-        'textColor="#000000" shadeColor="none" useFontSpace="0" useKerning="0" '
-        'symMark="NONE" borderFillIDRef="1"><hh:fontRef hangul="0" latin="0" hanja="0" '
-        'japanese="0" other="0" symbol="0" user="0"/></hh:charPr></hh:charProperties>'
-        '<hh:paraProperties itemCnt="1"><hh:paraPr id="0" tabPrIDRef="0" condense="0" '
-        'fontLineHeight="0" snapToGrid="1" suppressLineNumbers="0" checked="0">'
-        '<hh:align horizontal="JUSTIFY" vertical="BASELINE"/></hh:paraPr></hh:paraProperties>'
-        '<hh:styles itemCnt="1"><hh:style id="0" type="PARA" name="바탕글" engName="Normal" '
-        'paraPrIDRef="0" charPrIDRef="0" nextStyleIDRef="0" langID="1042" lockForm="0"/>'
-        "</hh:styles></hh:refList></hh:head>"
+        f'<hh:styles itemCnt="{n}">'
+        + "".join(
+            f'<hh:style id="{i}" type="PARA" name="{xml_text(name)}" engName="{english}" '
+            f'paraPrIDRef="{i}" charPrIDRef="{i}" nextStyleIDRef="{i}" langID="1042" lockForm="0"/>'
+            for i, name in enumerate(styles)
+        )
+        + "</hh:styles></hh:refList></hh:head>"
     )
     return xml.encode("utf-8")
 
@@ -407,9 +398,8 @@ def build_hwpx(
         _SectionWriter(layout=hancom is not None).render(part, first=(i == 0))
         for i, part in enumerate(parts)
     ]
-    header = _header_xml if hancom is None else _template_header_xml
     images = () if hancom is None else hancom.images
-    content = {"Contents/header.xml": header(sections)}
+    content = {"Contents/header.xml": _header_xml(sections, hancom is not None)}
     for i, xml in enumerate(rendered):
         content[f"Contents/section{i}.xml"] = xml
     if encrypted:
