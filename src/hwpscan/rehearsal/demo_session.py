@@ -29,8 +29,6 @@ from hwpscan.history.records import RunArgs, arg_text
 from hwpscan.rehearsal.emulator.server import serve_in_thread
 from hwpscan.rehearsal.emulator.state import Stats
 
-__all__ = ["DEMO_RANGE", "DemoApi", "DemoSettings", "demo_api", "demo_record_args"]
-
 #: The incident's range in the bundled catalogue.
 DEMO_RANGE = (date(2025, 7, 21), date(2025, 8, 11))
 

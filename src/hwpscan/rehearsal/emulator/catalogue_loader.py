@@ -24,16 +24,6 @@ from typing import Any
 
 from hwpscan.errors import CatalogueError
 
-__all__ = [
-    "FORMAT_TAG",
-    "Attachment",
-    "Post",
-    "bundled_posts",
-    "from_releases",
-    "load_data_dir",
-    "write_data_dir",
-]
-
 FORMAT_TAG = "hwpscan-emulator-catalogue/1"
 _REG_FORMAT = "%Y-%m-%d %H:%M:%S"
 

@@ -45,18 +45,6 @@ from hwpscan.rehearsal.emulator.wire import (
     utc_now,
 )
 
-__all__ = [
-    "DOWNLOAD_PATH",
-    "LIST_PATH",
-    "DownloadPlan",
-    "EmulatorApp",
-    "Reply",
-    "atch_file_id",
-    "clean_rebuild",
-    "etag_of",
-    "parse_day",
-]
-
 LIST_PATH = "/fss/kr/openApi/api/bodoInfo.jsp"
 DOWNLOAD_PATH = "/fss/cmmn/file/fileDown.do"
 VIEW_PATH = "/fss/bbs/B0000188/view.do"

@@ -38,8 +38,6 @@ from hwpscan.rehearsal.emulator.replies import (
 from hwpscan.rehearsal.emulator.state import Stats
 from hwpscan.rehearsal.emulator.wire import EUCKR_HTML, html_page, utc_now
 
-__all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"]
-
 STATS_PATH = "/_emulator/stats"
 RESET_PATH = "/_emulator/reset"
 REISSUE_PATH = "/_emulator/reissue"

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-__all__ = ["Counters", "Stats"]
-
 
 @dataclass(frozen=True)
 class Stats:

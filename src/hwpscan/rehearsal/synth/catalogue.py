@@ -35,8 +35,6 @@ from hwpscan.rehearsal.synth.press import (
     story_texts,
 )
 
-__all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
-
 FIRST_CONTENT_ID = 138_201
 _WEEKDAYS = "월화수목금토일"
 _ALL = frozenset(PARTS)

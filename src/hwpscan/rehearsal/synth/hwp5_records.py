@@ -23,15 +23,6 @@ from collections.abc import Iterator, Sequence
 
 from hwpscan.formats import hwp5_spec as spec
 
-__all__ = [
-    "SectionWriter",
-    "control",
-    "docinfo_shapes",
-    "object_common",
-    "record",
-    "text_units",
-]
-
 # Parameter units of our 8-unit controls: binary values in the surrogate range on
 # purpose (a high+low pair and a lone low half), as real files can hold.
 _EXTENDED_PARAMS = struct.pack("<4H", 0xD83D, 0xDE00, 0xDC07, 0x0000)

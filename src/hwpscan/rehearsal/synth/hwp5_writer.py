@@ -32,25 +32,6 @@ from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5_records import SectionWriter, docinfo_shapes, record
 
-__all__ = [
-    "Block",
-    "Footnote",
-    "HeaderFooter",
-    "Hwp5Options",
-    "Placed",
-    "Table",
-    "TextBox",
-    "bad_deflate",
-    "build_hwp5",
-    "foreign_ole",
-    "hwp5_layout",
-    "hwp5_streams",
-    "office_encrypted",
-    "record_overrun",
-    "summary_information",
-    "truncate",
-]
-
 VERSION = 0x05010001  # 5.1.0.1
 ZLIB_LEVEL = 6  # fixed so compressed output is stable
 PREVIEW_UNITS = 1024

@@ -26,17 +26,6 @@ import zipfile
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "MIMETYPE",
-    "MIMETYPE_PLACES",
-    "TEMPLATE_STYLES",
-    "ZIP_DATE_TIME",
-    "Block",
-    "HancomLayout",
-    "build_hwpx",
-    "zip_package",
-]
-
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
 Block = str | list[list[str]]
 
@@ -203,8 +192,10 @@ def _header_xml(sections: int, template: bool) -> bytes:
     """``header.xml``: one font, shape and style (바탕글), or with *template* the
     reference lists of Hancom's default template (two fonts for each of the seven
     languages, a character and a paragraph shape per style, the template's styles)."""
-    styles, faces = ("바탕글",), ("함초롬바탕",)
-    langs, type_info, char_extra, para_extra = ("HANGUL",), "/>", "", ""
+    styles: tuple[str, ...] = ("바탕글",)
+    faces: tuple[str, ...] = ("함초롬바탕",)
+    langs: tuple[str, ...] = ("HANGUL",)
+    type_info, char_extra, para_extra = "/>", "", ""
     if template:
         styles, faces, langs = TEMPLATE_STYLES, ("함초롬바탕", "함초롬돋움"), _FONT_LANGS
         type_info = (

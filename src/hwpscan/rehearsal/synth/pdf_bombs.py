@@ -27,16 +27,6 @@ from collections.abc import Iterable
 
 from hwpscan.rehearsal.synth.pdf_writer import write_pdf
 
-__all__ = [
-    "flate_bomb",
-    "one_bomb_among",
-    "operator_flood",
-    "repeated_contents",
-    "text_flood",
-    "text_pages",
-    "write_pdf",
-]
-
 _MB = 2**20
 
 

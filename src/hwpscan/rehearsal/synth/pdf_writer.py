@@ -22,8 +22,6 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["USER_PASSWORD", "PdfExtras", "build_pdf", "glyph_codes", "tounicode_cmap", "write_pdf"]
-
 _PAGE_WIDTH = 595
 _PAGE_HEIGHT = 842
 _MARGIN_X = 56

@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from hwpscan.rehearsal.synth.hwp5_writer import Block, Footnote, HeaderFooter, Table, TextBox
 from hwpscan.rehearsal.synth.hwpx_writer import Block as FlatBlock
 
-__all__ = ["PLAIN_MARKS", "PUA_MARKS", "STORIES", "Story", "render"]
-
 #: Marker -> Hancom private-use character.
 PUA_MARKS = {
     "B": chr(0xF02B1),
