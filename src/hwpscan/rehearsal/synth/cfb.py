@@ -71,12 +71,12 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
 
     fat: list[int] = []
 
-    def chain(count: int) -> int:
+    def chain(count: int, table: list[int] = fat) -> int:
+        """Allocate *count* sectors linked in *table*; return the first (none: ENDOFCHAIN)."""
         if count == 0:
             return ENDOFCHAIN
-        first = len(fat)
-        fat.extend(range(first + 1, first + count))
-        fat.append(ENDOFCHAIN)
+        first = len(table)
+        table.extend([*range(first + 1, first + count), ENDOFCHAIN])
         return first
 
     small = [e for e in entries if e.kind == _STREAM and 0 < len(e.data) < MINI_CUTOFF]
@@ -84,11 +84,8 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
     minifat: list[int] = []
     mini = bytearray()
     for e in small:
-        count = -(-len(e.data) // MINI_SECTOR)
-        e.start = len(minifat)
-        minifat.extend(range(e.start + 1, e.start + count))
-        minifat.append(ENDOFCHAIN)
-        mini += e.data.ljust(count * MINI_SECTOR, b"\0")
+        e.start = chain(-(-len(e.data) // MINI_SECTOR), minifat)
+        mini += e.data.ljust(-(-len(e.data) // MINI_SECTOR) * MINI_SECTOR, b"\0")
 
     dir_sectors = -(-len(entries) * 128 // SECTOR)
     minifat_sectors = -(-len(minifat) * 4 // SECTOR)
@@ -140,10 +137,7 @@ def _insert(root: _Entry, path: str, data: bytes) -> None:
 
 
 def _find(node: _Entry, name: str) -> _Entry | None:
-    for key, child in node.children.items():
-        if key.upper() == name.upper():
-            return child
-    return None
+    return next((c for key, c in node.children.items() if key.upper() == name.upper()), None)
 
 
 def _number(root: _Entry) -> list[_Entry]:

@@ -26,7 +26,13 @@ from hwpscan.formats import hwp5_spec as spec
 # Parameter units of our 8-unit controls: binary values in the surrogate range on
 # purpose (a high+low pair and a lone low half), as real files can hold.
 _EXTENDED_PARAMS = struct.pack("<4H", 0xD83D, 0xDE00, 0xDC07, 0x0000)
-_TAB_PARAMS = struct.pack("<6H", 0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)
+_TAB_PARAMS = "".join(map(chr, (0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)))
+#: The text characters written as controls: TAB (8 units), line break, NBSP.
+_CONTROLS = {
+    "\t": chr(spec.TAB) + _TAB_PARAMS + chr(spec.TAB),
+    "\n": chr(spec.LINE_BREAK),
+    "\u00a0": chr(spec.NBSP),
+}
 _TEXT_CONTROLS_RE = re.compile("[\t\n\u00a0]")
 
 # PARA_HEADER (spec 표 58): character count (bit 31: last paragraph of its list), control
@@ -73,18 +79,8 @@ def text_units(text: str) -> bytes:
     bad = _BAD_CONTROL_RE.search(text)
     if bad:
         raise ValueError(f"U+{ord(bad.group()):04X} is a control code, not text")
-    out = bytearray()
-    pos = 0
-    for m in _TEXT_CONTROLS_RE.finditer(text):
-        out += text[pos : m.start()].encode("utf-16-le", "surrogatepass")
-        ch = m.group()
-        if ch == "\t":
-            out += struct.pack("<H", spec.TAB) + _TAB_PARAMS + struct.pack("<H", spec.TAB)
-        else:
-            out += struct.pack("<H", spec.LINE_BREAK if ch == "\n" else spec.NBSP)
-        pos = m.end()
-    out += text[pos:].encode("utf-16-le", "surrogatepass")
-    return bytes(out)
+    units = _TEXT_CONTROLS_RE.sub(lambda m: _CONTROLS[m.group()], text)
+    return units.encode("utf-16-le", "surrogatepass")
 
 
 class SectionWriter:
