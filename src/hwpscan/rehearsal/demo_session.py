@@ -1,11 +1,9 @@
 """The demo use case: the whole job against the bundled API emulator, nothing real touched.
 
-:func:`demo_api` starts the emulator on a free loopback port with a throwaway key, a
-throwaway state folder (quota ledger, response cache) and, unless one is given, a
-temporary download folder; the caller fetches :data:`DEMO_RANGE` from it with
-:meth:`DemoApi.fetch_settings` and scans what came. Nothing here changes the process's
-environment: the fetch is pointed at the throwaway state, while the scan is recorded in
-the user's own run store (marked as a demo) so ``history`` and ``report`` work after it.
+:func:`demo_api` runs the emulator on a free loopback port with a throwaway key, state
+folder and (unless one is given) download folder; the caller fetches :data:`DEMO_RANGE`
+with :meth:`DemoApi.fetch_settings` and scans what came. The process environment is left
+alone; the scan is recorded in the user's run store, marked as a demo.
 
 >>> with demo_api(DemoSettings()) as api:
 ...     settings = api.fetch_settings()

@@ -1,11 +1,9 @@
 """The emulator's switches: every documented quirk of the press-release API, on or off.
 
-The defaults reproduce what the real API is known to do (see
-``shared/notes/press-release-api.md``): a daily quota of 30 calls per key answered
-with code ``033``, a maximum window (31 days by default, so 21 works and 42 fails)
-answered with ``030``, EUC-KR bytes, damaged body text, and a wrong year silently
-answered with that year's (plausible) data. The attachment faults are off by default,
-so ``hwpscan demo`` completes; tests and users switch them on one by one.
+The defaults are what the real API does: 30 calls per key a day (then ``033``), windows
+of up to 31 days (longer: ``030``), EUC-KR bytes, damaged body text, and a wrong year
+silently answered with plausible data. The attachment faults are off by default, so
+``hwpscan demo`` completes.
 
 >>> Quirks().daily_limit, Quirks().quota_mode.value, Quirks().max_days
 (30, 'code', 31)

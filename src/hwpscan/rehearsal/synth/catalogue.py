@@ -19,6 +19,7 @@ that lost their backslash (``nn``, ``rn``, ``u203B``).
 from __future__ import annotations
 
 import functools
+import html
 from dataclasses import dataclass
 from datetime import date as _date
 
@@ -106,8 +107,8 @@ def korean_date(iso: str) -> str:
 def body_html(story: Story, iso: str, hour: int) -> str:
     """The ``contentKor`` HTML of a release, with the API's backslash-less escapes.
 
-    >>> html = body_html(STORIES[0], "2025-07-21", 12)
-    >>> html.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in html
+    >>> page = body_html(STORIES[0], "2025-07-21", 12)
+    >>> page.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in page
     (True, True)
     """
     texts = story_texts(story)
@@ -120,17 +121,14 @@ def body_html(story: Story, iso: str, hour: int) -> str:
         *(_entities(t) for t in texts["body"]),
         f"&lt;붙임&gt; u2018{_entities(story.subject)}u2019 세부 자료",
     ]
-    html = "nn".join(f"<p>{p}</p>" for p in paras)
-    return html + "rn<p>u203B 자세한 내용은 첨부파일을 참고하시기 바랍니다.</p>"
+    return (
+        "nn".join(f"<p>{p}</p>" for p in paras)
+        + "rn<p>u203B 자세한 내용은 첨부파일을 참고하시기 바랍니다.</p>"
+    )
 
 
 def _entities(text: str) -> str:
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("·", "&middot;")
-    )
+    return html.escape(text, quote=False).replace("·", "&middot;")
 
 
 def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Attachment, ...]:
@@ -173,16 +171,9 @@ def _catalogue() -> tuple[Release, ...]:
             content_id = FIRST_CONTENT_ID + n
             hour = _REG_HOURS[n % len(_REG_HOURS)]
             reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
-            releases.append(
-                Release(
-                    date=iso,
-                    content_id=content_id,
-                    subject=subject,
-                    body_html=body_html(story, iso, hour),
-                    reg_time=reg_time,
-                    attachments=_attachments(codes, story, subject, iso),
-                )
-            )
+            body = body_html(story, iso, hour)
+            attachments = _attachments(codes, story, subject, iso)
+            releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
     return tuple(releases)
 
 

@@ -1,16 +1,11 @@
 """Build HWP 5 documents for fixtures, tests and the emulator's catalogue.
 
-The files follow the record layout of Hancom's HWP 5.0 specification (revision 1.3;
-constants in :mod:`hwpscan.formats.hwp5_spec`) closely enough for independent readers:
-paragraphs, tables, footnotes, text boxes and headers/footers as nested records; real
-inline (TAB) and extended (section, column, table, footnote...) controls whose binary
-parameter units include values in 0xD800-0xDFFF; DocInfo fonts, shapes and styles; a
-PrvText preview; a ``\\x05HwpSummaryInformation`` property set. Record sizes are those of
-Hancom's own files, so pyhwp parses every record (``tests/matrix/test_pyhwp_compat.py``).
-Characters outside the BMP (Hancom PUA-A such as U+F02B1) are written as surrogate pairs,
-as Hancom does; a lone surrogate in the input is written as a lone unit.
-
-Deterministic: the same arguments always give the same bytes.
+The files follow Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of
+Hancom's own files, so independent readers such as pyhwp parse every record: nested
+paragraphs, tables, footnotes, text boxes and headers/footers; inline and extended
+controls whose parameters hold values in 0xD800-0xDFFF; DocInfo, PrvText and a summary
+property set. Characters outside the BMP are written as surrogate pairs, as Hancom
+does; a lone surrogate as a lone unit. The same arguments give the same bytes.
 
 >>> from hwpscan.formats.hwp5 import read_ole
 >>> doc = read_ole(build_hwp5(["가" + chr(0xF02B1) + "나"]))

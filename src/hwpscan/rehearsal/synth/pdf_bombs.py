@@ -1,19 +1,8 @@
 """Small PDFs that ask a reader for gigabytes: the hostile cases the PDF budgets stop.
 
-Each is a valid one-page PDF whose content stream is deflated, so a file of kilobytes
-inflates to tens or hundreds of megabytes that a text engine turns into objects:
-
-- :func:`text_flood`: long strings shown by ``Tj`` (megabytes of characters);
-- :func:`operator_flood`: millions of one-character ``Tj`` operators;
-- :func:`flate_bomb`: a content stream that inflates to about a gigabyte of spaces;
-- :func:`repeated_contents`: one small content stream listed thousands of times in the
-  page's ``/Contents`` array (the bytes are small even once inflated; the page is not);
-- :func:`text_pages`: many pages of text, each page's stream of a given size (the
-  largest files the budgets let through);
-- :func:`one_bomb_among`: ordinary pages around one page drawn by a bomb's stream.
-
-The font is the standard ``Helvetica`` (nothing embedded). The same arguments give the
-same bytes.
+Each is a valid PDF whose content streams are deflated, so kilobytes inflate to tens or
+hundreds of megabytes that a text engine turns into objects. The font is the standard
+``Helvetica``; the same arguments give the same bytes.
 
 >>> data = operator_flood(10)
 >>> data[:8], data.rstrip().endswith(b"%%EOF")

@@ -1,15 +1,10 @@
 """Korean press-release text for fixtures: written for hwpscan, shaped like 금융감독원 releases.
 
-The sentences are our own. A release is a :class:`Story` whose strings carry markers
-for the characters Hancom documents store as private-use code points:
-
-- ``{B}``: the paragraph bullet, U+F02B1 (a PUA-A character: a surrogate pair in HWP 5);
-- ``{Q1}``/``{Q2}``: U+F0854/U+F0855, rendered as double corner brackets;
-- ``{K1}``/``{K2}`` and ``{S1}``/``{S2}``: U+F0850..U+F0853, the other bracket glyphs.
-
-:func:`render` replaces the markers either with those PUA characters or with ordinary
-Unicode look-alikes (□ 『 』 「 」 【 】), so one story gives a contaminated and a clean
-document with the same text.
+The sentences are our own. A :class:`Story`'s strings carry markers for the characters
+Hancom stores as private-use code points: ``{B}`` the bullet U+F02B1, ``{Q1}``/``{Q2}``
+U+F0854/5 (double corner brackets), ``{K1}``..``{S2}`` U+F0850..3 (other brackets).
+:func:`render` puts those characters or plain look-alikes (□ 『 』 「 」 【 】) in their
+place, so one story gives a contaminated and a clean document with the same text.
 
 >>> render("{B} {Q1}금융소비자보호법{Q2}", pua=False)
 '□ 『금융소비자보호법』'
