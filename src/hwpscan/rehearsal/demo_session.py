@@ -20,11 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from hwpscan.api.settings import FetchSettings
 from hwpscan.history.records import RunArgs, arg_text
-from hwpscan.rehearsal.emulator.server import serve_in_thread
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.rehearsal.emulator.state import Stats
 
 #: The incident's range in the bundled catalogue.
@@ -53,7 +52,7 @@ class DemoApi:
     state: Path
     folder: Path
     settings: DemoSettings
-    _emulator: Any
+    _emulator: RunningEmulator
 
     def fetch_settings(self) -> FetchSettings:
         """The fetch of :data:`DEMO_RANGE` from this emulator, into :attr:`folder`."""
@@ -66,8 +65,7 @@ class DemoApi:
 
     def stats(self) -> Stats:
         """What the emulator counted so far (API calls and downloads)."""
-        stats: Stats = self._emulator.stats()
-        return stats
+        return self._emulator.stats()
 
 
 @contextmanager

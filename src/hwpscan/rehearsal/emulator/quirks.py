@@ -100,9 +100,7 @@ class Quirks:
     daily_limit: Annotated[
         int | None,
         _api(
-            min=0,
-            callback=_zero_is_unlimited,
-            help="Calls per key per Korea day (0: unlimited).",
+            min=0, callback=_zero_is_unlimited, help="Calls per key per Korea day (0: unlimited)."
         ),
     ] = 30
     quota_mode: Annotated[

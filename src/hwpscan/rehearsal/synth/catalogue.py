@@ -148,12 +148,10 @@ def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Atta
         elif code == "X":
             data = build_hwpx([dateline, *flat_blocks(story, _ALL)], title=subject)
             out.append(Attachment(f"({label}) {subject}.hwpx", data, "hwpx"))
-        elif code == "P":
+        else:  # "P"
             pages = pdf_pages(story, _ALL)
             pages[0] = [dateline, *pages[0]]
             out.append(Attachment(f"({label}) {subject}.pdf", build_pdf(pages), "pdf"))
-        else:  # pragma: no cover - guarded by the schedule test
-            raise ValueError(f"unknown attachment code {code!r}")
         label = "보도참고자료"
     return tuple(out)
 

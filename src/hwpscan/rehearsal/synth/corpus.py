@@ -208,16 +208,14 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
     if unread and fixture.body == Counts():
         # nothing of the body can be read: the contract reports its counts as null
         record["body_read"] = False
-    if fixture.chars is not None:
-        record["chars"] = fixture.chars
-    if fixture.locations is not None:
-        record["locations"] = fixture.locations
-    if fixture.preview is not None:
-        record["preview"] = fixture.preview.as_dict()
-    if fixture.meta is not None:
-        record["meta"] = fixture.meta.as_dict()
-    if fixture.warnings:
-        record["warnings"] = True
+    optional = {
+        "chars": fixture.chars,
+        "locations": fixture.locations,
+        "preview": fixture.preview and fixture.preview.as_dict(),
+        "meta": fixture.meta and fixture.meta.as_dict(),
+        "warnings": fixture.warnings or None,
+    }
+    record.update((key, value) for key, value in optional.items() if value is not None)
     record["bytes"] = len(fixture.data)
     record["note"] = fixture.note
     return record

@@ -133,9 +133,7 @@ def _split(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
     return [blocks[n * per : (n + 1) * per] for n in range(sections)]
 
 
-def hwp5_layout(
-    blocks: Sequence[Block], *, sections: int = 1, tabs_and_controls: bool = True
-) -> list[Placed]:
+def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
     """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order, with
     where its text starts: what a correct reader must report as locations.
 
@@ -145,7 +143,7 @@ def hwp5_layout(
     out: list[Placed] = []
     for n, part in enumerate(_split(blocks, sections)):
         stream = f"{spec.BODYTEXT_STORAGE}/Section{n}"
-        placed = _section(part, controls=tabs_and_controls).placed
+        placed = _section(part, controls=True).placed
         out += [Placed(stream, i, offset, text) for i, (offset, text) in enumerate(placed)]
     return out
 
@@ -366,14 +364,9 @@ def record_overrun(
     """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
     while only 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
-    raw = bytes(_section(blocks, controls=True).out)
-    raw += (
-        struct.pack(
-            "<I", spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
-        )
-        + "잘린문단".encode("utf-16-le")
-        + b"\0\0"
-    )
+    head = spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
+    raw = bytes(_section(blocks, controls=True).out) + struct.pack("<I", head)
+    raw += "잘린문단\0".encode("utf-16-le")
     streams["BodyText/Section0"] = _deflate(raw) if compressed else raw
     return write_cfb(streams)
 
@@ -384,6 +377,6 @@ def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
     streams["BodyText/Section0"] = (
-        sec[:cut] if cut is not None else b"\xff\xff" + _noise(b"deflate", 64)
+        b"\xff\xff" + _noise(b"deflate", 64) if cut is None else sec[:cut]
     )
     return write_cfb(streams)
