@@ -1,10 +1,8 @@
 """What the emulated API answers: request parameters in, a reply plan out (no sockets).
 
-:class:`EmulatorApp` holds the catalogue, the quirks, the clock and the counters;
-:mod:`hwpscan.rehearsal.emulator.server` only moves bytes between it and the network.
-
-Every listing call that carries a well-formed key counts against that key's quota for
-the Korea-time day, refused ones (``030``, ``033``, bad dates) included.
+:class:`EmulatorApp` holds the catalogue, quirks, clock and counters; the server only
+moves bytes. Every listing call with a well-formed key counts against that key's quota
+for the Korea-time day, refused ones included.
 
 >>> app = EmulatorApp([], quirks=Quirks(daily_limit=1))
 >>> ask = {"authKey": "k" * 32, "startDate": "2025-07-21", "endDate": "2025-07-21"}
@@ -171,16 +169,10 @@ class EmulatorApp:
         return atch_file_id(content_id if not upload else f"{content_id}#{upload}")
 
     def reissue(self, day: date | None = None, *, new_urls: bool = False) -> int:
-        """The publisher re-issues clean files: every contaminated HWP 5 attachment of the
-        posts on *day* (all days when None) is replaced by a clean rebuild of its text
-        (see :func:`clean_rebuild`), with the same file name. Returns how many were
-        replaced.
-
-        By default the files keep their URLs. With *new_urls* the post's files are
-        uploaded again, as the portal does for a corrected attachment: the listing gives
-        them a new ``atchFileId`` (so new URLs, same names), and the old URLs keep
-        serving the old bytes.
-        """
+        """The publisher re-issues clean files: each contaminated HWP 5 attachment of the
+        posts on *day* (None: every day) becomes :func:`clean_rebuild` of it, same name;
+        returns how many. With *new_urls* the files are uploaded again, as the portal
+        does: a new ``atchFileId`` (new URLs), while the old URLs serve the old bytes."""
         replaced = 0
         posts = []
         for post in self.posts:
@@ -328,11 +320,8 @@ class EmulatorApp:
         if_none_match: str | None = None,
     ) -> DownloadPlan:
         """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters.
-
-        Each file carries a strong ``ETag`` (from its bytes); a request whose
-        ``If-None-Match`` names the current one is answered ``304 Not Modified``. With
-        the ``etags`` quirk off there is neither.
-        """
+        Each file has a strong ``ETag``, and ``If-None-Match`` naming it gets ``304``
+        (neither with the ``etags`` quirk off)."""
         q = self.quirks
         attempts = self.counters.download(target)
         serial = params.get("fileSn", "")

@@ -1,16 +1,10 @@
 """The emulator's HTTP layer: a stdlib threading server in front of :class:`EmulatorApp`.
 
-Routes:
-
-- ``GET``/``POST`` ``/fss/kr/openApi/api/bodoInfo.jsp`` the press-release listing;
-- ``GET`` ``/fss/cmmn/file/fileDown.do`` attachment downloads;
-- ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them;
-- ``POST`` ``/_emulator/reissue`` (``?date=YYYY-MM-DD``, else every day) makes the
-  publisher re-issue clean files under the same URLs, or with ``new_urls=1`` under new
-  URLs with the same names (:meth:`EmulatorApp.reissue`).
-
-Request logging is off unless a ``log`` callable is given, and every line it receives
-has its ``authKey`` redacted.
+Routes: the listing (``bodoInfo.jsp``, GET or POST), downloads (``fileDown.do``),
+``GET /_emulator/stats`` (the counters as JSON), ``POST /_emulator/reset`` (clears
+them) and ``POST /_emulator/reissue`` (``?date=YYYY-MM-DD``, ``new_urls=1``: see
+:meth:`EmulatorApp.reissue`). Request lines go to a ``log`` callable only when one is
+given, ``authKey`` redacted.
 """
 
 from __future__ import annotations
@@ -195,21 +189,15 @@ def make_server(
     clock: Callable[[], datetime] = utc_now,
     log: Callable[[str], None] | None = None,
 ) -> EmulatorServer:
-    """Bind (but do not start) an emulator.
-
-    ``catalogue`` is a sequence of :class:`Post`, of catalogue ``Release`` objects, or
-    ``None`` for the bundled incident catalogue.
-    """
+    """Bind (but do not start) an emulator of ``catalogue``: :class:`Post` objects,
+    catalogue ``Release`` objects, or ``None`` for the bundled incident catalogue."""
     app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
     return EmulatorServer((host, port), app, log=log)
 
 
 class RunningEmulator:
-    """An emulator serving from a background thread; a context manager.
-
-    ``url`` is the base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint to
-    pass to ``hwpscan fetch --api-url``.
-    """
+    """An emulator serving from a background thread; a context manager. ``url`` is the
+    base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint for ``--api-url``."""
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
@@ -262,9 +250,6 @@ class RunningEmulator:
 
 def serve_in_thread(**options: Any) -> RunningEmulator:
     """Start an emulator (the keywords of :func:`make_server`; port 0: a free port) and
-    return it running.
-
-    ``with serve_in_thread() as emu: ...`` serves the bundled incident catalogue with the
-    default :class:`Quirks`; ``emu.api_url`` is the URL for ``--api-url``.
-    """
+    return it running: ``with serve_in_thread() as emu: ...`` serves the bundled
+    catalogue with the default :class:`Quirks`."""
     return RunningEmulator(make_server(**options))

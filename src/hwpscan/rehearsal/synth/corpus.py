@@ -169,15 +169,10 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """One corpus file and the scan result it must give.
-
-    ``path`` is relative to the corpus folder; ``preview``/``meta`` are declared only
-    for the fixtures about them; ``warnings`` says the reader must report damage.
-    ``body=None`` leaves the counts unasserted (a truncated file: what a reader salvages
-    before the cut is its own business; the status is not). ``chars`` and
-    ``locations`` are given where the generator knows them (HWP 5 bodies). ``partial``
-    marks a file read in part: its counts are those of the part that was read.
-    """
+    """One corpus file and the scan result it must give. ``body=None`` leaves the counts
+    unasserted (what a reader salvages before a cut is its own business, the status is
+    not); ``warnings``: the reader must report damage; ``chars`` and ``locations`` are
+    known for HWP 5 bodies only."""
 
     path: str
     data: bytes

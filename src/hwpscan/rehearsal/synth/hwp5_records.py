@@ -51,6 +51,7 @@ _LIST_HEADER = struct.Struct("<iI")
 # width, height, four margins, border fill id; Hancom's files then hold the text width.
 _CELL = struct.Struct("<HHHHII4hHI")
 _MARGINS = (510, 510, 141, 141)
+_id = spec.ctrl_id_word
 _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 
 
@@ -139,17 +140,10 @@ class SectionWriter:
         # stop, numbering shape, then page, figure, table and equation start numbers;
         # files of version 5.0.1.7 and later hold 8 more bytes (the spec names a language
         # word among them), which pyhwp requires.
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<IIHHHIHHHHH", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, *[0] * 5)
-            + bytes(8),
-        )
-        yield record(
-            spec.PAGE_DEF,
-            level + 2,
-            struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4),
-        )
+        secd = struct.pack("<IIHHHIH4H", _id("secd"), 0, 1134, 0, 0, 8000, *[0] * 5)
+        yield record(spec.CTRL_HEADER, level + 1, secd + bytes(8))
+        page = struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0)
+        yield record(spec.PAGE_DEF, level + 2, page + bytes(4))
         # FOOTNOTE_SHAPE (spec 표 133): 28 bytes in Hancom's files (the separator length
         # is 4 bytes, not the spec's HWPUNIT16).
         yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(28))
@@ -159,67 +153,46 @@ class SectionWriter:
     def column_def(self, level: int) -> Iterator[bytes]:
         # spec 표 138: attributes (one column, equal widths), gap, attributes 2, then the
         # separator line: type, width, colour.
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<IHhHBBI", spec.ctrl_id_word("cold"), 0x1004, 0, 0, 0, 0, 0),
-        )
+        cold = struct.pack("<IHhHBBI", _id("cold"), 0x1004, 0, 0, 0, 0, 0)
+        yield record(spec.CTRL_HEADER, level + 1, cold)
 
     def table(self, level: int, rows: list[list[str]]) -> Iterator[bytes]:
         ncols = max((len(r) for r in rows), default=0)
         yield record(spec.CTRL_HEADER, level + 1, object_common("tbl ", self.instance))
-        yield record(
-            spec.TABLE,
-            level + 2,
-            struct.pack("<IHHh4h", 0x04000006, len(rows), ncols, 0, *_MARGINS)
-            + struct.pack(f"<{len(rows)}HHH", *[ncols] * len(rows), 1, 0),
-        )
+        table = struct.pack("<IHHh4h", 0x04000006, len(rows), ncols, 0, *_MARGINS)
+        row_sizes = struct.pack(f"<{len(rows)}HHH", *[ncols] * len(rows), 1, 0)
+        yield record(spec.TABLE, level + 2, table + row_sizes)
+        width = 8000 - _MARGINS[0] - _MARGINS[1]
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                cell_header = _LIST_HEADER.pack(1, 0x20) + _CELL.pack(
-                    c, r, 1, 1, 8000, 1000, *_MARGINS, 1, 8000 - _MARGINS[0] - _MARGINS[1]
-                )
-                yield record(spec.LIST_HEADER, level + 2, cell_header)
+                cell_list = _CELL.pack(c, r, 1, 1, 8000, 1000, *_MARGINS, 1, width)
+                yield record(spec.LIST_HEADER, level + 2, _LIST_HEADER.pack(1, 0x20) + cell_list)
                 yield from self._nested(level + 2, cell)
 
     def footnote(self, level: int, text: str) -> Iterator[bytes]:
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            # spec 표 136 and Hancom's files: number, prefix and suffix characters,
-            # number shape, instance id.
-            struct.pack("<IIHHII", spec.ctrl_id_word("fn  "), 1, 0, 0, 0, 0),
-        )
+        # spec 표 136 and Hancom's files: number, prefix and suffix characters, number
+        # shape, instance id.
+        note = struct.pack("<IIHHII", _id("fn  "), 1, 0, 0, 0, 0)
+        yield record(spec.CTRL_HEADER, level + 1, note)
         yield record(spec.LIST_HEADER, level + 2, _LIST_HEADER.pack(1, 0) + bytes(8))
         yield from self._nested(level + 2, text)
 
     def header_footer(self, level: int, text: str, footer: bool) -> Iterator[bytes]:
         yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0),
+            spec.CTRL_HEADER, level + 1, struct.pack("<II", _id("foot" if footer else "head"), 0)
         )
-        yield record(
-            spec.LIST_HEADER,
-            level + 2,
-            _LIST_HEADER.pack(1, 0) + struct.pack("<II", 42520, 4252) + bytes(4),
-        )
+        area = _LIST_HEADER.pack(1, 0) + struct.pack("<II", 42520, 4252) + bytes(4)
+        yield record(spec.LIST_HEADER, level + 2, area)
         yield from self._nested(level + 2, text)
 
     def text_box(self, level: int, text: str) -> Iterator[bytes]:
         yield record(spec.CTRL_HEADER, level + 1, object_common("gso ", self.instance))
         yield record(spec.SHAPE_COMPONENT, level + 2, _shape_component("$rec", 12000, 3000))
-        yield record(
-            spec.LIST_HEADER,
-            level + 3,
-            _LIST_HEADER.pack(1, 0) + struct.pack("<4hI", 283, 283, 283, 283, 12000) + bytes(13),
-        )
+        margins = struct.pack("<4hI", 283, 283, 283, 283, 12000) + bytes(13)
+        yield record(spec.LIST_HEADER, level + 3, _LIST_HEADER.pack(1, 0) + margins)
         yield from self._nested(level + 3, text)
-        yield record(
-            spec.SHAPE_COMPONENT_RECTANGLE,
-            level + 3,
-            bytes(1) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
-        )
+        corners = struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000)
+        yield record(spec.SHAPE_COMPONENT_RECTANGLE, level + 3, bytes(1) + corners)
 
     def _nested(self, level: int, text: str) -> Iterator[bytes]:
         nested = SectionWriter()

@@ -201,8 +201,7 @@ def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
     """The ``\\x05HwpSummaryInformation`` stream: one property set with a few of the
     properties Hancom writes (title, author, page and paragraph counts), no timestamps.
 
-    Kept small on purpose: under 256 bytes (with a short title) it adds only four
-    64-byte mini sectors, so the smallest fixtures stay the size they were.
+    Under 256 bytes with a short title, so it adds only four 64-byte mini sectors.
 
     >>> data = summary_information(title="보도자료")
     >>> data[:4].hex(), uuid.UUID(bytes_le=data[8:24]) == SUMMARY_FMTID, len(data) % 4
@@ -239,31 +238,19 @@ def _deflate(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Hwp5Options:
-    """How :func:`build_hwp5` writes a document (every field has a default).
+    """How :func:`build_hwp5` writes a document. A ``\\t`` is always the TAB control,
+    ``\\n`` a line break, U+00A0 the non-breaking space control."""
 
-    - ``compressed``: DocInfo and sections stored as raw deflate (FileHeader bit 0).
-    - ``preview``: PrvText content; default the body paragraphs, ``\\r\\n``-joined,
-      capped at 1024 code units.
-    - ``password`` / ``distribution``: set FileHeader bit 1 / bit 2 and store the
-      streams as reproducible random bytes (distribution bodies under ViewText).
-    - ``style_names``: DocInfo STYLE names (lone surrogates allowed).
-    - ``sections``: blocks are split into this many BodyText/SectionN streams.
-    - ``tabs_and_controls``: the first paragraph of each section starts with the
-      section and column definition controls (extended, 8 units each), as Hancom writes.
-      A ``\\t`` in any text is always written as the TAB inline control, ``\\n`` as a
-      line break, U+00A0 as the non-breaking space control.
-    - ``title``: the title in ``\\x05HwpSummaryInformation`` (see
-      :func:`summary_information`).
-    """
-
-    compressed: bool = True
-    preview: str | None = None
+    compressed: bool = True  # DocInfo and sections as raw deflate (FileHeader bit 0)
+    preview: str | None = None  # PrvText; default the body paragraphs, CRLF-joined, capped
+    #: FileHeader bit 1 / bit 2, streams as reproducible noise (distribution: in ViewText)
     password: bool = False
     distribution: bool = False
-    style_names: Sequence[str] = ()
-    sections: int = 1
+    style_names: Sequence[str] = ()  # DocInfo STYLE names (lone surrogates allowed)
+    sections: int = 1  # blocks split into this many BodyText/SectionN streams
+    #: each section starts with the section and column definition controls, as Hancom's
     tabs_and_controls: bool = True
-    title: str = ""
+    title: str = ""  # in the summary information (:func:`summary_information`)
 
 
 def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:

@@ -362,18 +362,12 @@ def build_hwpx(
     version_needed: int = 0,
     hancom: HancomLayout | None = None,
 ) -> bytes:
-    """An HWPX package holding *blocks*, spread over *sections* section parts.
-
-    A ``str`` block is one paragraph; a list of rows (lists of cell texts) is a table
-    whose cells each hold one paragraph. Identical arguments give identical bytes.
-
-    The keywords write what real packages do: *mimetype* in one of
-    :data:`MIMETYPE_PLACES`; *backslash* names entries ``Contents\\section0.xml``;
-    *encrypted* declares the header and sections encrypted in
-    ``META-INF/manifest.xml`` and stores them as ciphertext-like noise;
-    *version_needed* sets every entry's "version needed to extract" (x10);
-    *hancom* writes what Hancom Office adds to every package it saves (see
-    :class:`HancomLayout`).
+    """An HWPX package holding *blocks* (a ``str`` is a paragraph, a list of rows of cell
+    texts a table) in *sections* section parts. The keywords write what real packages
+    do: *mimetype* in one of :data:`MIMETYPE_PLACES`; *backslash* names entries
+    ``Contents\\section0.xml``; *encrypted* declares the parts encrypted in
+    ``META-INF/manifest.xml`` and stores noise; *version_needed* sets each entry's
+    "version needed to extract" (x10); *hancom*: see :class:`HancomLayout`.
 
     >>> build_hwpx(["가"]) == build_hwpx(["가"])
     True

@@ -194,11 +194,8 @@ def _text_string(text: str) -> str:
 def build_pdf(
     pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
 ) -> bytes:
-    """A PDF with one page per item of *pages*, each a sequence of text lines.
-
-    ``broken_cmap`` maps every character outside the BMP to its high surrogate alone
-    (see the module docstring); *extras* adds the variations of :class:`PdfExtras`.
-    Identical arguments give identical bytes.
+    """A PDF with one page per item of *pages*, each a sequence of text lines;
+    ``broken_cmap`` and *extras* as in the module docstring and :class:`PdfExtras`.
 
     >>> build_pdf([["가"]]) == build_pdf([["가"]])
     True
