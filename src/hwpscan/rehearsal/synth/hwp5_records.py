@@ -1,11 +1,9 @@
 """HWP 5 records for the fixture writer: record headers, PARA_TEXT units, paragraphs and
 the record subtrees of controls (tables, footnotes, headers/footers, text boxes).
 
-Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (constants and table numbers
-in :mod:`hwpscan.formats.hwp5_spec`), with the sizes Hancom's own files have where they
-differ from the spec (each such place says so: independent readers, pyhwp and hwplib,
-parse the real sizes and fail or misalign on the spec's). :mod:`hwpscan.rehearsal.synth.hwp5_writer`
-arranges these into documents.
+Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (table numbers as in
+:mod:`hwpscan.formats.hwp5_spec`), with the sizes of Hancom's own files where they differ
+(each place says so: pyhwp and hwplib read those and misalign on the spec's).
 
 >>> record(67, 1, b"ab").hex(" ", -4)  # tag 67, level 1, size 2; then the payload
 '43042000 6162'
@@ -68,11 +66,7 @@ def record(tag: int, level: int, payload: bytes) -> bytes:
 
 def control(code: int, ctrl_id: str) -> bytes:
     """An extended control in PARA_TEXT: code, control id, parameters, code."""
-    return (
-        struct.pack("<HI", code, spec.ctrl_id_word(ctrl_id))
-        + _EXTENDED_PARAMS
-        + struct.pack("<H", code)
-    )
+    return struct.pack("<HI", code, _id(ctrl_id)) + _EXTENDED_PARAMS + struct.pack("<H", code)
 
 
 def text_units(text: str) -> bytes:
@@ -114,11 +108,8 @@ class SectionWriter:
             "<H", spec.PARA_BREAK
         )
         count = len(units) // 2
-        mask = 0
-        for code, _, _ in controls:
-            mask |= 1 << code
-        if "\t" in text:
-            mask |= 1 << spec.TAB
+        codes = {code for code, _, _ in controls} | ({spec.TAB} if "\t" in text else set())
+        mask = sum(1 << code for code in codes)
         self.instance += 1
         self.paragraphs += 1
         self.placed.append((len(marks) // 2 if head else 0, text))
@@ -129,9 +120,7 @@ class SectionWriter:
             self.out += record(spec.PARA_TEXT, level + 1, units)
         self.out += record(spec.PARA_CHAR_SHAPE, level + 1, struct.pack("<II", 0, 0))
         self.out += record(spec.PARA_LINE_SEG, level + 1, _LINE_SEG)
-        for _, _, subtree in controls:
-            for rec in subtree or ():
-                self.out += rec
+        self.out += b"".join(rec for _, _, subtree in controls for rec in subtree or ())
 
     # Control subtrees: CTRL_HEADER one level below the paragraph, the rest nested.
 
@@ -207,15 +196,11 @@ _IDENTITY = struct.pack("<6d", 1, 0, 0, 0, 1, 0)
 
 
 def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
-    """SHAPE_COMPONENT of a drawing object at the top of its control.
-
-    spec 표 83 (element): the control id twice (once for the object, once for the
-    element), offset in group, group level, version, initial and current size, flags,
-    rotation angle and centre; 표 84 (rendering): one scale/rotation pair after the
-    translation, identity matrices. 표 86 and 표 87: no line, no fill. Then 21 zero bytes:
-    pyhwp reads that many more (unnamed) for files of version 5.0.2.4 and later.
-    """
-    cid = spec.ctrl_id_word(ctrl_id)
+    """SHAPE_COMPONENT of a drawing object at the top of its control: spec 표 83 (the
+    control id twice, offset in group, group level, version, initial and current size,
+    flags, rotation angle and centre), 표 84 (one scale/rotation pair, identity matrices),
+    표 86-87 (no line, no fill), then the 21 bytes pyhwp reads for 5.0.2.4 and later."""
+    cid = _id(ctrl_id)
     size = (width, height)
     element = struct.pack(
         "<IIiiHH4IIhiiH", cid, cid, 0, 0, 0, 1, *size, *size, 0, 0, width // 2, height // 2, 1
@@ -227,10 +212,8 @@ def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
 
 def object_common(ctrl_id: str, instance: int) -> bytes:
     """CTRL_HEADER payload of a table or drawing object (spec §4.3.9.1 개체 공통 속성)."""
-    cid = spec.ctrl_id_word(ctrl_id)
-    return struct.pack(
-        "<IIiiIIi4hIiH", cid, 0x082A2210, 0, 0, 42520, 3000, 0, *[141] * 4, instance, 0, 0
-    )
+    fields = (0x082A2210, 0, 0, 42520, 3000, 0, *[141] * 4, instance, 0, 0)
+    return struct.pack("<IIiiIIi4hIiH", _id(ctrl_id), *fields)
 
 
 def docinfo_shapes() -> bytes:

@@ -261,19 +261,19 @@ def _header_xml(sections: int, template: bool) -> bytes:
 
 
 def _content_hpf(sections: int, title: str, images: int = 0) -> bytes:
-    items = ['<opf:item id="header" href="Contents/header.xml" media-type="application/xml"/>']
-    refs = ['<opf:itemref idref="header" linear="yes"/>']
-    for i in range(sections):
-        items.append(
-            f'<opf:item id="section{i}" href="Contents/section{i}.xml" '
-            'media-type="application/xml"/>'
-        )
-        refs.append(f'<opf:itemref idref="section{i}" linear="yes"/>')
-    items.extend(
-        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
-        'isEmbeded="1"/>'
-        for i in range(1, images + 1)
-    )
+    parts = ["header", *(f"section{i}" for i in range(sections))]
+    items = [
+        *(
+            f'<opf:item id="{p}" href="Contents/{p}.xml" media-type="application/xml"/>'
+            for p in parts
+        ),
+        *(
+            f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
+            'isEmbeded="1"/>'
+            for i in range(1, images + 1)
+        ),
+    ]
+    refs = [f'<opf:itemref idref="{p}" linear="yes"/>' for p in parts]
     xml = (
         f"{_XML_DECL}<opf:package {_xmlns('ha', 'hp', 'hs', 'hc', 'hh', 'hpf', 'opf')} "
         'version="" unique-identifier="" id="">'
@@ -378,15 +378,11 @@ def build_hwpx(
     """
     if mimetype not in MIMETYPE_PLACES:
         raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
-    parts = _split_sections(blocks, sections)
-    rendered = [
-        _SectionWriter(layout=hancom is not None).render(part, first=(i == 0))
-        for i, part in enumerate(parts)
-    ]
     images = () if hancom is None else hancom.images
     content = {"Contents/header.xml": _header_xml(sections, hancom is not None)}
-    for i, xml in enumerate(rendered):
-        content[f"Contents/section{i}.xml"] = xml
+    for i, part in enumerate(_split_sections(blocks, sections)):
+        writer = _SectionWriter(layout=hancom is not None)
+        content[f"Contents/section{i}.xml"] = writer.render(part, first=i == 0)
     if encrypted:
         content = {
             name: hashlib.shake_256(b"hwpx cipher " + data).digest(len(data) + 16)

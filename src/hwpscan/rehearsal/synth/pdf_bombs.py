@@ -19,14 +19,11 @@ from hwpscan.rehearsal.synth.pdf_writer import write_pdf
 _MB = 2**20
 
 
-def _deflated(parts: Iterable[bytes]) -> bytes:
+def _stream(parts: Iterable[bytes]) -> bytes:
+    """A content stream of *parts*, deflated."""
     comp = zlib.compressobj(9)
-    return b"".join(comp.compress(p) for p in parts) + comp.flush()
-
-
-def _stream(data: bytes, flate: bool = True) -> bytes:
-    head = b"<< /Length %d%s >>\nstream\n" % (len(data), b" /Filter /FlateDecode" if flate else b"")
-    return head + data + b"\nendstream"
+    data = b"".join(comp.compress(p) for p in parts) + comp.flush()
+    return b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream"
 
 
 def _one_page(contents: list[bytes], refs: bytes | None = None) -> bytes:
@@ -48,7 +45,7 @@ def _text_content(size: int, line: int) -> bytes:
     count = max(1, size // len(shown))
     parts = [b"BT /F1 1 Tf 1 TL 0 800 Td\n"]
     parts += [shown * 256] * (count // 256) + [shown * (count % 256), b"ET\n"]
-    return _stream(_deflated(parts))
+    return _stream(parts)
 
 
 def text_flood(megabytes: float = 200, line: int = 4000) -> bytes:
@@ -84,20 +81,20 @@ def operator_flood(operators: int = 5_000_000) -> bytes:
     chunk = b"(a) Tj\n" * step
     parts = [b"BT /F1 1 Tf 0 800 Td\n"]
     parts += [chunk] * (operators // step) + [b"(a) Tj\n" * (operators % step), b"ET\n"]
-    return _one_page([_stream(_deflated(parts))])
+    return _one_page([_stream(parts)])
 
 
 def flate_bomb(megabytes: int = 1024) -> bytes:
     """A page whose content stream inflates to *megabytes* of spaces around one line."""
     blank = b" " * _MB
     parts = [b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n", *([blank] * megabytes)]
-    return _one_page([_stream(_deflated(parts))])
+    return _one_page([_stream(parts)])
 
 
 def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
     """A page whose ``/Contents`` lists one stream of *chars* characters *times* times."""
     content = b"BT /F1 1 Tf 0 800 Td (" + b"A" * chars + b") Tj ET\n"
-    return _one_page([_stream(_deflated([content]))], refs=b"5 0 R " * times)
+    return _one_page([_stream([content])], refs=b"5 0 R " * times)
 
 
 def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> bytes:
@@ -109,5 +106,5 @@ def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> 
             body = b"BT /F1 1 Tf 0 800 Td\n" + b"(a) Tj\n" * operators + b"ET\n"
         else:
             body = b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"
-        contents.append(_stream(_deflated([body])))
+        contents.append(_stream([body]))
     return _pages(contents)
