@@ -1,8 +1,7 @@
 """A local emulator of the 금융감독원 press-release API, for tests, demos and rehearsal.
 
-It serves a dated catalogue of releases and their attachments with the real API's shape
-(the misspelled ``reponse`` envelope, EUC-KR bytes under ``text/html;charset=euc-kr``,
-``|``-joined attachment lists) and its quirks, each switchable in :class:`Quirks`.
+It serves dated releases and their attachments in the real API's shape (``reponse``
+envelope, EUC-KR bytes, ``|``-joined lists) with its quirks, switched in :class:`Quirks`.
 
     >>> from hwpscan.rehearsal.emulator import Quirks, serve_in_thread
     >>> with serve_in_thread(quirks=Quirks(daily_limit=5), catalogue=[]) as emu:

@@ -7,9 +7,8 @@ A data folder holds ``catalogue.json`` and the attachment files it names::
                    "subject": "...", "body_html": "<p>...</p>", "view_cnt": 12,
                    "attachments": [{"name": "보도자료.hwp", "file": "files/41851-1.hwp"}]}]}
 
-File paths are relative to the folder and must stay inside it. :func:`write_data_dir`
-writes any catalogue in this layout (``hwpscan emulator --write-data DIR``), so a user
-can start from the bundled data and change it.
+File paths are relative to the folder and stay inside it. :func:`write_data_dir`
+(``hwpscan emulator --write-data DIR``) writes any catalogue so, to start from.
 """
 
 from __future__ import annotations

@@ -79,13 +79,9 @@ _file = functools.partial(typer.Option, rich_help_panel=_FILES)
 
 @dataclass(frozen=True, slots=True)
 class Quirks:
-    """Switches for one emulator instance (keyword arguments; all have defaults).
-
-    Each field is also an option of ``hwpscan emulator`` (see hwpscan.cli.params): its
-    name gives the option name, the ``Annotated`` metadata its help, which says what the
-    switch does. ``None`` in ``daily_limit`` and ``max_days`` means unlimited. The
-    attachment-listing quirks are additive: the real files stay listed.
-    """
+    """Switches for one emulator instance. Each field is also an option of ``hwpscan
+    emulator`` (hwpscan.cli.params) whose help says what it does; ``None`` limits are
+    unlimited; the attachment-listing quirks add entries, the real files stay listed."""
 
     envelope_key: Annotated[str, _api(help="Top-level JSON key (the real API misspells it).")] = (
         "reponse"

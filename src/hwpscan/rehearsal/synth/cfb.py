@@ -1,10 +1,9 @@
 """A small, deterministic Compound File Binary (OLE2) writer for fixtures.
 
-Writes version 3 files ([MS-CFB] §2.2): 512-byte sectors, a mini stream of 64-byte
-sectors for streams under 4096 bytes, one FAT (up to 109 FAT sectors, so files up to
-about 7 MB, plenty for fixtures), no DIFAT sectors, zero timestamps and CLSIDs. The
-directory's sibling trees are size-balanced binary search trees in CFB name order,
-coloured so they are valid red-black trees. The same streams always give the same bytes.
+Version 3 files ([MS-CFB] §2.2): 512-byte sectors, 64-byte mini sectors under 4096
+bytes, up to 109 FAT sectors (about 7 MB) and no DIFAT, zero timestamps and CLSIDs;
+sibling trees are balanced binary search trees in CFB name order, coloured as valid
+red-black trees. The same streams give the same bytes.
 
 >>> data = write_cfb({"FileHeader": b"x" * 10, "BodyText/Section0": b"y" * 5000})
 >>> data[:8].hex(), len(data) % 512
@@ -57,11 +56,8 @@ def cfb_order(name: str) -> tuple[int, str]:
 
 
 def write_cfb(streams: Mapping[str, bytes]) -> bytes:
-    """A compound file holding *streams*, keyed by ``/``-separated paths.
-
-    Storages are created from the paths. Raises ``ValueError`` for a bad path or a
-    file too large for the header's 109 FAT sector slots.
-    """
+    """A compound file holding *streams*, keyed by ``/``-separated paths (storages
+    made from them); ``ValueError`` for a bad path or a file too large."""
     root = _Entry("Root Entry", _ROOT)
     for path, data in streams.items():
         _insert(root, path, bytes(data))

@@ -226,8 +226,8 @@ def _pdf(path: str, slug: str, pua: frozenset[str], *, broken: bool = False) -> 
     return _fx(path, build_pdf(pages, broken_cmap=broken), "pdf", status, body)
 
 
-def _blocks(path: str, blocks: list[Block], *, sections: int = 1) -> Fixture:
-    return _hwp5(path, blocks, build_hwp5(blocks, sections=sections), sections=sections)
+def _blocks(path: str, *blocks: Block, sections: int = 1) -> Fixture:
+    return _hwp5(path, list(blocks), build_hwp5(blocks, sections=sections), sections=sections)
 
 
 def dated_fixtures() -> list[Fixture]:
@@ -269,61 +269,51 @@ def dated_fixtures() -> list[Fixture]:
             meta=Counts(surrogates=1, pairs=0, orphans=1),
         ),
         _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE),
-        _blocks(f"{d28}/보도자료_상반기_업무계획.hwp", plan, sections=4),
+        _blocks(f"{d28}/보도자료_상반기_업무계획.hwp", *plan, sections=4),
         _blocks(
             f"{d30}/보도자료_휴가철_보이스피싱_통계.hwp",
-            [
-                "휴가철 보이스피싱 피해 통계(잠정)",
-                "7월 피해 신고는 2,031건" + HIGH + "으로 집계되었습니다.",
-                Table([["구분", "건수"], ["메신저 피싱" + LOW, "1,204건"]]),
-                "순서가 뒤바뀐 반쪽: " + LOW + HIGH + " (짝이 아님)",
-                Footnote("잘린 글머리표 " + HIGH, anchor="주석"),
-            ],
+            "휴가철 보이스피싱 피해 통계(잠정)",
+            "7월 피해 신고는 2,031건" + HIGH + "으로 집계되었습니다.",
+            Table([["구분", "건수"], ["메신저 피싱" + LOW, "1,204건"]]),
+            "순서가 뒤바뀐 반쪽: " + LOW + HIGH + " (짝이 아님)",
+            Footnote("잘린 글머리표 " + HIGH, anchor="주석"),
         ),
         _blocks(
             f"{d30}/보도자료_피해사례_모음.hwp",
-            [
-                "피해 사례 모음",
-                B + " 사례 1: 가족을 사칭한 메신저로 송금을 요구",
-                HIGH + B + " 사례 2: 앞에 짝 잃은 반쪽이 붙은 글머리표",
-                Table([[B + " 유형", "건수"], ["대출 빙자", "310건" + LOW]]),
-                TextBox(B + " 의심되면 먼저 전화로 확인하세요"),
-                HeaderFooter("피해 사례 " + chr(0xF0854) + "요약" + chr(0xF0855), footer=True),
-            ],
+            "피해 사례 모음",
+            B + " 사례 1: 가족을 사칭한 메신저로 송금을 요구",
+            HIGH + B + " 사례 2: 앞에 짝 잃은 반쪽이 붙은 글머리표",
+            Table([[B + " 유형", "건수"], ["대출 빙자", "310건" + LOW]]),
+            TextBox(B + " 의심되면 먼저 전화로 확인하세요"),
+            HeaderFooter("피해 사례 " + chr(0xF0854) + "요약" + chr(0xF0855), footer=True),
         ),
         _hwp(f"{d30}/보도자료_불공정거래_후속조치.hwp", "unfair-trading", ALL, sections=3),
         _blocks(
             f"{a05}/보도자료_일정_변경_안내.hwp",
-            [B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다."],
+            B + " 보도 일정 변경: 8월 5일 자료는 12시에 배포합니다.",
         ),
         _blocks(
             f"{a05}/보도자료_괄호_인용부호.hwp",
-            [
-                "괄호와 인용부호 표기 예시",
-                f"{pua[0]}금융소비자보호법{pua[1]} 제19조에 따른 설명 의무",
-                f"{pua[2]}참고{pua[3]} 분쟁조정 신청 방법",
-                f"{pua[4]}불법사금융 피해 신고{pua[5]} 안내 {pua[4]}1332{pua[5]}",
-                Table([[f"{pua[0]}구분{pua[1]}", f"{pua[4]}내용{pua[5]}"]]),
-            ],
+            "괄호와 인용부호 표기 예시",
+            f"{pua[0]}금융소비자보호법{pua[1]} 제19조에 따른 설명 의무",
+            f"{pua[2]}참고{pua[3]} 분쟁조정 신청 방법",
+            f"{pua[4]}불법사금융 피해 신고{pua[5]} 안내 {pua[4]}1332{pua[5]}",
+            Table([[f"{pua[0]}구분{pua[1]}", f"{pua[4]}내용{pua[5]}"]]),
         ),
         _pdf(f"{a05}/보도자료_집중호우_금융지원.pdf", "flood-support", ALL, broken=True),
         _hwpx(f"{a05}/보도자료_청년_금융교육.hwpx", "youth-education", ALL, sections=3),
         _blocks(
             f"{a05}/보도자료_옛한글_표기.hwp",
-            [
-                "사용자 정의 문자가 들어간 안내문",
-                "표기 " + chr(0xE0BC) + chr(0xE0BD) + " 는 기본 평면 사용자 영역 문자입니다.",
-                Table([["문자", chr(0xF53A)]]),
-            ],
+            "사용자 정의 문자가 들어간 안내문",
+            "표기 " + chr(0xE0BC) + chr(0xE0BD) + " 는 기본 평면 사용자 영역 문자입니다.",
+            Table([["문자", chr(0xF53A)]]),
         ),
         _blocks(
             f"{a05}/보도자료_탭_줄바꿈.hwp",
-            [
-                "구분\t내용\t비고",
-                B + " 접수\t7월 21일\t온라인",
-                "줄바꿈 앞\n줄바꿈 뒤 " + B,
-                "고정폭\u00a0빈칸과 " + chr(0xF0854) + "인용" + chr(0xF0855),
-            ],
+            "구분\t내용\t비고",
+            B + " 접수\t7월 21일\t온라인",
+            "줄바꿈 앞\n줄바꿈 뒤 " + B,
+            "고정폭\u00a0빈칸과 " + chr(0xF0854) + "인용" + chr(0xF0855),
         ),
         _hwp(f"{a11}/보도자료_가상자산_후속점검.hwp", "virtual-assets", ALL),
         _hwpx(f"{a11}/보도자료_가상자산_후속점검.hwpx", "virtual-assets", NONE),
@@ -500,11 +490,8 @@ def build_corpus() -> list[Fixture]:
 
 
 def write_corpus(out_dir: str | Path) -> list[Fixture]:
-    """Write the corpus and ``expected.jsonl`` under *out_dir*; returns the fixtures.
-
-    Files of earlier runs that are no longer part of the corpus are left alone; the
-    README in the folder is not touched.
-    """
+    """Write the corpus and ``expected.jsonl`` under *out_dir* (other files, the README
+    among them, are left alone); returns the fixtures."""
     root = Path(out_dir)
     fixtures = build_corpus()
     for fixture in fixtures:

@@ -98,11 +98,8 @@ class SectionWriter:
         last: bool = True,
         head: bool = False,
     ) -> None:
-        """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then its controls.
-
-        *controls* are (code, control id, records of the control's subtree); they sit
-        before the text when *head* is true (section definitions), else after it.
-        """
+        """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then *controls*
+        (code, control id, subtree records), before the text with *head*, else after."""
         marks = b"".join(control(code, cid) for code, cid, _ in controls)
         units = (marks + text_units(text) if head else text_units(text) + marks) + struct.pack(
             "<H", spec.PARA_BREAK

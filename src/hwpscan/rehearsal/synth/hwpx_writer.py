@@ -301,9 +301,8 @@ _VERSION_XML = (
 def zip_package(
     entries: Mapping[str, bytes], *, stored: Container[str] = (), version: int = 0
 ) -> bytes:
-    """A ZIP of *entries* in order, deflated (level 6) but for the *stored* names, every
-    entry with the same timestamp and attributes, whatever the platform; *version* sets
-    each entry's "version needed to extract" (x10: 63 is 6.3)."""
+    """A ZIP of *entries* in order, deflated but for the *stored* names, each with the
+    same timestamp and attributes; *version*: "version needed to extract" (x10)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         for name, data in entries.items():
@@ -343,10 +342,8 @@ def _manifest_xml(parts: Sequence[str]) -> bytes:
 
 @dataclass(frozen=True)
 class HancomLayout:
-    """What Hancom Office writes into every package it saves, beyond the text: each
-    paragraph's laid-out lines (``hp:linesegarray``), the default template's fonts,
-    shapes and styles in ``header.xml``, and the document's *images* (stored as
-    ``BinData/imageN.png`` and listed in the manifest)."""
+    """What Hancom Office writes into every package beyond the text: laid-out lines,
+    the default template's reference lists, and *images* (``BinData/imageN.png``)."""
 
     images: tuple[bytes, ...] = ()
 

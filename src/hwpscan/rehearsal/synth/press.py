@@ -45,11 +45,7 @@ def render(text: str, *, pua: bool) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Story:
-    """One release's text, with PUA markers.
-
-    ``table`` is a list of rows; ``note`` is a footnote, ``box`` a text box, ``header``
-    the page header, ``contact`` the closing line.
-    """
+    """One release's text, with PUA markers (``note``: a footnote, ``box``: a text box)."""
 
     slug: str
     subject: str
@@ -268,32 +264,30 @@ def hwp5_blocks(story: Story, pua: frozenset[str] = frozenset()) -> list[Block]:
     box, contact -- every one of them document text a reader must see."""
     t = story_texts(story, pua)
     rows = [[_r(cell, "table", pua) for cell in row] for row in story.table]
+    note, box = Footnote(t["note"][0], anchor=_FOOTNOTE_ANCHOR), TextBox(t["box"][0])
     return [
-        t["subject"][0],
+        *t["subject"],
         HeaderFooter(t["header"][0]),
         *t["lead"],
         *t["body"],
         Table(rows),
-        Footnote(t["note"][0], anchor=_FOOTNOTE_ANCHOR),
-        TextBox(t["box"][0]),
-        t["contact"][0],
+        note,
+        box,
+        *t["contact"],
     ]
 
 
 def flat_blocks(story: Story, pua: frozenset[str] = frozenset()) -> list[FlatBlock]:
     """*story* as HWPX blocks: paragraphs and one table (notes become paragraphs)."""
-    t = story_texts(story, pua)
-    rows = [[_r(cell, "table", pua) for cell in row] for row in story.table]
-    return [
-        t["subject"][0],
-        t["header"][0],
-        *t["lead"],
-        *t["body"],
-        rows,
-        f"{_FOOTNOTE_ANCHOR} {t['note'][0]}",
-        t["box"][0],
-        t["contact"][0],
-    ]
+    flat: list[FlatBlock] = []
+    for block in hwp5_blocks(story, pua):
+        if isinstance(block, Table):
+            flat.append(block.rows)
+        elif isinstance(block, Footnote):
+            flat.append(f"{block.anchor} {block.text}")
+        else:
+            flat.append(block if isinstance(block, str) else block.text)
+    return flat
 
 
 def pdf_pages(
