@@ -78,11 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _base_url(self) -> str:
         host = self.headers.get("Host", "")
-        if not host or not set(host) <= _HOST_OK:
-            name, port = self.server.server_address[:2]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            host = f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
-        return f"http://{host}"
+        return f"http://{host if host and set(host) <= _HOST_OK else _bound(self.server)}"
 
     def _send(self, reply: Reply, *, length: int | None = None, close: bool = False) -> None:
         self.send_response(reply.status)
@@ -106,14 +102,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._route("")
 
     def do_POST(self) -> None:
-        self._route(self._read_form())
-
-    def _read_form(self) -> str:
-        try:
-            size = min(int(self.headers.get("Content-Length", "0")), _MAX_FORM)
-        except ValueError:
-            size = 0
-        return self.rfile.read(size).decode("utf-8", errors="replace") if size > 0 else ""
+        length = self.headers.get("Content-Length", "0")
+        size = min(int(length), _MAX_FORM) if length.strip().isdigit() else 0
+        self._route(self.rfile.read(size).decode("utf-8", errors="replace") if size > 0 else "")
 
     def _route(self, form: str) -> None:
         app = self.server.app
@@ -172,6 +163,13 @@ class _Handler(BaseHTTPRequestHandler):
             remaining -= len(piece)
 
 
+def _bound(server: EmulatorServer) -> str:
+    """The server's ``host:port``, an IPv6 host in brackets."""
+    name, port = server.server_address[:2]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+
+
 def _posts(catalogue: Sequence[Any] | None) -> tuple[Post, ...]:
     if catalogue is None:
         return bundled_posts()
@@ -201,10 +199,8 @@ class RunningEmulator:
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
-        host, self.port = server.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else str(host)
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{self.port}"
+        self.port = server.server_address[1]
+        self.url = f"http://{_bound(server)}"
         self.api_url = self.url + LIST_PATH
         self._thread = threading.Thread(
             target=server.serve_forever,

@@ -241,9 +241,8 @@ def build_pdf(
         objects = _encrypt(objects, extras.encryption)
         trailer_extra = f" /Encrypt {len(objects)} 0 R /ID [<{_FILE_ID.hex()}> <{_FILE_ID.hex()}>]"
     if extras.linearized:  # its parameter dictionary is the last object, written first
-        objects.append(
-            f"<< /Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0 >>".encode()
-        )
+        linear = f"/Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0"
+        objects.append(f"<< {linear} >>".encode())
     return write_pdf(objects, junk=extras.junk, trailer=trailer_extra, last_first=extras.linearized)
 
 
@@ -375,30 +374,24 @@ def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
     """Encrypt every stream of *objects* and append the encryption dictionary."""
     if how == "pubsec":
         recipient = hashlib.shake_256(b"hwpscan recipient").hexdigest(96)
-        return [
-            *objects,
-            (
-                "<< /Filter /Adobe.PubSec /SubFilter /adbe.pkcs7.s4 /V 4 /R 4 /Length 128 "
-                f"/Recipients [<{recipient}>] >>"
-            ).encode("ascii"),
-        ]
+        pubsec = "/Filter /Adobe.PubSec /SubFilter /adbe.pkcs7.s4 /V 4 /R 4 /Length 128"
+        return [*objects, f"<< {pubsec} /Recipients [<{recipient}>] >>".encode("ascii")]
     if how not in ("rc4", "rc4-password", "rc4-104"):
         raise ValueError(f"unknown encryption {how!r}")
     user = USER_PASSWORD if how == "rc4-password" else b""
     bits = 104 if how == "rc4-104" else 128
     key, o_value, u_value = _standard_security(user, bits // 8)
-    out: list[bytes] = []
-    for number, body in enumerate(objects, start=1):
+
+    def encrypted(number: int, body: bytes) -> bytes:  # RC4 keeps the length: /Length stays
         head, sep, rest = body.partition(b"stream\n")
-        if sep and rest.endswith(b"endstream"):  # RC4 keeps the length: /Length stays
-            data = _rc4(_object_key(key, number), rest[: -len(b"endstream")])
-            out.append(head + sep + data + b"endstream")
-        else:
-            out.append(body)
-    out.append(
-        (
-            f"<< /Filter /Standard /V 2 /R 3 /Length {bits} /O <{o_value.hex()}> "
-            f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
-        ).encode("ascii")
+        if not (sep and rest.endswith(b"endstream")):
+            return body
+        return (
+            head + sep + _rc4(_object_key(key, number), rest[: -len(b"endstream")]) + b"endstream"
+        )
+
+    standard = (
+        f"<< /Filter /Standard /V 2 /R 3 /Length {bits} /O <{o_value.hex()}> "
+        f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
     )
-    return out
+    return [*(encrypted(n, body) for n, body in enumerate(objects, 1)), standard.encode("ascii")]
