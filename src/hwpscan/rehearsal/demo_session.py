@@ -74,23 +74,13 @@ def demo_api(settings: DemoSettings) -> Iterator[DemoApi]:
     with tempfile.TemporaryDirectory(prefix="hwpscan-demo-") as tmp:
         folder = settings.out or Path(tmp) / "downloads"
         with serve_in_thread() as emulator:
-            yield DemoApi(
-                api_url=emulator.api_url,
-                url=emulator.url,
-                key="DEMO" + secrets.token_hex(14),
-                state=Path(tmp) / "home",
-                folder=folder,
-                settings=settings,
-                _emulator=emulator,
-            )
+            key = "DEMO" + secrets.token_hex(14)
+            state = Path(tmp) / "home"
+            yield DemoApi(emulator.api_url, emulator.url, key, state, folder, settings, emulator)
 
 
 def demo_record_args(settings: DemoSettings) -> RunArgs:
     """What the run store keeps of a demo run (it is marked as one)."""
     first, last = DEMO_RANGE
-    return RunArgs(
-        start=first.isoformat(),
-        end=last.isoformat(),
-        out=arg_text(settings.out),
-        options={"demo": True},
-    )
+    out = arg_text(settings.out)
+    return RunArgs(start=first.isoformat(), end=last.isoformat(), out=out, options={"demo": True})

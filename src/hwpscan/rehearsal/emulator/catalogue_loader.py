@@ -162,15 +162,11 @@ def load_data_dir(folder: Path) -> tuple[Post, ...]:
             for att in rel.get("attachments", []):
                 path = _inside(folder, att["file"])
                 atts.append(Attachment(str(att["name"]), path.read_bytes()))
+            reg_date = datetime.strptime(rel["reg_date"], _REG_FORMAT)
+            subject, body = str(rel.get("subject", "")), str(rel.get("body_html", ""))
+            views = int(rel.get("view_cnt", 0))
             releases.append(
-                Post(
-                    content_id=str(rel["content_id"]),
-                    reg_date=datetime.strptime(rel["reg_date"], _REG_FORMAT),
-                    subject=str(rel.get("subject", "")),
-                    body_html=str(rel.get("body_html", "")),
-                    attachments=tuple(atts),
-                    view_cnt=int(rel.get("view_cnt", 0)),
-                )
+                Post(str(rel["content_id"]), reg_date, subject, body, tuple(atts), views)
             )
         except CatalogueError:
             raise

@@ -47,17 +47,10 @@ def encode_json_cp949(obj: Any) -> bytes:
     return text.encode("cp949", errors=_ERRORS)
 
 
-_DAMAGE = (
-    ("\r\n", "rn"),
-    ("\n", "nn"),
-    ("\u203b", "u203B"),
-    ("\u2018", "u2018"),
-    ("\u2019", "u2019"),
-    ("\u00b7", "&middot;"),
-    ("\u00a0", "&nbsp;"),
-    ("\u201c", "&ldquo;"),
-    ("\u201d", "&rdquo;"),
-)
+#: (character, what the API writes instead), in the order they are applied.
+_DAMAGE = [("\r\n", "rn"), ("\n", "nn"), ("\u203b", "u203B"), ("\u2018", "u2018")]
+_DAMAGE += [("\u2019", "u2019"), ("\u00b7", "&middot;"), ("\u00a0", "&nbsp;")]
+_DAMAGE += [("\u201c", "&ldquo;"), ("\u201d", "&rdquo;")]
 
 
 def damage_text(text: str) -> str:
