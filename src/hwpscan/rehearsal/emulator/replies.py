@@ -193,25 +193,21 @@ class EmulatorApp:
         self.posts = tuple(posts)
         return replaced
 
-    # -- listing ------------------------------------------------------------------------
-
     def listing(self, params: Mapping[str, str], base_url: str) -> Reply:
         """Answer ``bodoInfo.jsp`` for the given query/form parameters."""
         q = self.quirks
         key = params.get("authKey", "")
         if q.check_key and not _KEY_RE.fullmatch(key):
             self.counters.error("bad_key")
-            return self._envelope(q.auth_code, "인증키가 유효하지 않습니다.", [])
+            return self._envelope(q.auth_code, "인증키가 유효하지 않습니다.")
         if params.get("apiType", "json").lower() != "json":
             return self._page("bad_api_type", 200, "요청 오류", "지원하지 않는 apiType 입니다.")
         calls = self.counters.call(key_hash(key) if key else "-", korea_day(self.clock()))
         if q.daily_limit is not None and calls > q.daily_limit:
             if q.quota_mode is QuotaMode.CODE:
-                return self._envelope(
-                    "033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.", []
-                )
+                return self._envelope("033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.")
             self.counters.error("quota_silent")
-            return self._envelope("1", "정상", [])
+            return self._envelope("1", "정상")
         start, end = parse_day(params.get("startDate")), parse_day(params.get("endDate"))
         if start is None or end is None:
             if q.bad_dates is BadDateMode.HTML:
@@ -219,12 +215,12 @@ class EmulatorApp:
                     "bad_date", 200, "시스템 오류", "요청하신 페이지를 처리할 수 없습니다."
                 )
             self.counters.error("bad_date")
-            return self._envelope("1", "정상", [])
+            return self._envelope("1", "정상")
         if q.max_days is not None and (end - start).days + 1 > q.max_days:
-            return self._envelope("030", f"조회기간은 최대 {q.max_days}일까지 가능합니다.", [])
+            return self._envelope("030", f"조회기간은 최대 {q.max_days}일까지 가능합니다.")
         items = [self._item(p, base_url) for p in self._select(start, end)]
         if not items and q.no_data_code:
-            return self._envelope("900", "데이터가 없습니다.", [])
+            return self._envelope("900", "데이터가 없습니다.")
         return self._envelope("1", "정상", items)
 
     def _select(self, start: date, end: date) -> list[Post]:
@@ -294,11 +290,11 @@ class EmulatorApp:
             q.body_key: body,
         }
 
-    def _envelope(self, code: str, message: str, items: list[dict[str, object]]) -> Reply:
+    def _envelope(self, code: str, message: str, items: Sequence[dict[str, object]] = ()) -> Reply:
         if code != "1":
             self.counters.refusal(code)
         q = self.quirks
-        result: object = items[0] if q.single_result and len(items) == 1 else items
+        result: object = items[0] if q.single_result and len(items) == 1 else list(items)
         count: object = str(len(items)) if q.string_counts else len(items)
         envelope = {"resultCode": code, "resultMsg": message, "resultCnt": count, "result": result}
         doc = {q.envelope_key: envelope}
@@ -308,8 +304,6 @@ class EmulatorApp:
         """An HTML page, the portal's answer to the *fault* it counts."""
         self.counters.error(fault)
         return Reply(status, EUCKR_HTML, html_page(title, message))
-
-    # -- downloads ----------------------------------------------------------------------
 
     def download(
         self,

@@ -74,8 +74,6 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.log is not None:
             self.server.log(redact_params(f"{self.address_string()} {format % args}"))
 
-    # -- plumbing -----------------------------------------------------------------------
-
     def _base_url(self) -> str:
         host = self.headers.get("Host", "")
         return f"http://{host if host and set(host) <= _HOST_OK else _bound(self.server)}"
@@ -95,8 +93,6 @@ class _Handler(BaseHTTPRequestHandler):
         """The query's and then the form's parameters; the first of a name wins."""
         pairs = parse_qsl(query, keep_blank_values=True) + parse_qsl(form, keep_blank_values=True)
         return dict(reversed(pairs))
-
-    # -- verbs --------------------------------------------------------------------------
 
     def do_GET(self) -> None:
         self._route("")

@@ -51,13 +51,8 @@ class Counts:
         return self.surrogates == 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "surrogates": self.surrogates,
-            "pairs": self.pairs,
-            "orphans": self.orphans,
-            "utf8_ok": self.utf8_ok,
-            "pua": dict(self.pua),
-        }
+        counts = {"surrogates": self.surrogates, "pairs": self.pairs, "orphans": self.orphans}
+        return {**counts, "utf8_ok": self.utf8_ok, "pua": dict(self.pua)}
 
 
 def _points(units: Sequence[int]) -> Iterator[tuple[int, int, int]]:

@@ -153,6 +153,10 @@ def _wchars(text: str) -> bytes:
     return struct.pack("<H", len(raw) // 2) + raw
 
 
+# STYLE after its names: attributes, next style, language (Korean), shape ids, lock
+_STYLE_REST = struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0)
+
+
 def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
     styles = list(style_names) or ["바탕글"]
     out = record(
@@ -166,12 +170,8 @@ def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
             out += record(spec.FACE_NAME, 1, face)
     out += docinfo_shapes()
     for i, name in enumerate(styles):
-        english = "Normal" if i == 0 else ""
-        out += record(
-            spec.STYLE,
-            1,
-            _wchars(name) + _wchars(english) + struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0),
-        )
+        english = _wchars("Normal" if i == 0 else "")
+        out += record(spec.STYLE, 1, _wchars(name) + english + _STYLE_REST)
     return out
 
 
@@ -274,9 +274,8 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
         name, data = _body_stream(n, pack(bytes(sec.out)), o)
         streams[name] = data
     if o.password:
-        streams[spec.DOCINFO_STREAM] = _noise(
-            b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM])
-        )
+        docinfo = streams[spec.DOCINFO_STREAM]
+        streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
     streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
@@ -296,10 +295,10 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
     """Section *n*'s stream name and bytes: the body, or (encrypted) noise of its size."""
     if o.distribution:
         seed = b"view%d" % n + body
-        data = record(spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)) + _noise(
-            seed + b"+", len(body)
-        )
-        return f"{spec.VIEWTEXT_STORAGE}/Section{n}", data
+        data = _noise(seed + b"+", len(body))
+        return f"{spec.VIEWTEXT_STORAGE}/Section{n}", record(
+            spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
+        ) + data
     if o.password:
         return f"{spec.BODYTEXT_STORAGE}/Section{n}", _noise(b"pw%d" % n + body, len(body))
     return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
@@ -310,9 +309,6 @@ def build_hwp5(blocks: Sequence[Block], **options: Any) -> bytes:
     keywords, the fields of :class:`Hwp5Options`, say
     (``build_hwp5(blocks, sections=2, compressed=False)``)."""
     return write_cfb(hwp5_streams(blocks, **options))
-
-
-# --- Broken and foreign inputs for the corpus -----------------------------------------
 
 
 def truncate(data: bytes, size: int) -> bytes:

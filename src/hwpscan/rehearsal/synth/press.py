@@ -20,16 +20,9 @@ from dataclasses import dataclass
 from hwpscan.rehearsal.synth.hwp5_writer import Block, Footnote, HeaderFooter, Table, TextBox
 from hwpscan.rehearsal.synth.hwpx_writer import Block as FlatBlock
 
-#: Marker -> Hancom private-use character.
-PUA_MARKS = {
-    "B": chr(0xF02B1),
-    "K1": chr(0xF0850),
-    "K2": chr(0xF0851),
-    "S1": chr(0xF0852),
-    "S2": chr(0xF0853),
-    "Q1": chr(0xF0854),
-    "Q2": chr(0xF0855),
-}
+#: Marker -> Hancom private-use character: the bullet U+F02B1, then U+F0850..U+F0855.
+_MARKS = ("B", "K1", "K2", "S1", "S2", "Q1", "Q2")
+PUA_MARKS = dict(zip(_MARKS, map(chr, (0xF02B1, *range(0xF0850, 0xF0856))), strict=True))
 #: Marker -> an ordinary character used in the clean variant.
 PLAIN_MARKS = {"B": "□", "K1": "「", "K2": "」", "S1": "【", "S2": "】", "Q1": "『", "Q2": "』"}
 
