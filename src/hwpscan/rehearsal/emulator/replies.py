@@ -292,7 +292,7 @@ class EmulatorApp:
 
     def _envelope(self, code: str, message: str, items: Sequence[dict[str, object]] = ()) -> Reply:
         if code != "1":
-            self.counters.refusal(code)
+            self.counters.count("refusals", code)
         q = self.quirks
         result: object = items[0] if q.single_result and len(items) == 1 else list(items)
         count: object = str(len(items)) if q.string_counts else len(items)
@@ -317,7 +317,7 @@ class EmulatorApp:
         Each file has a strong ``ETag``, and ``If-None-Match`` naming it gets ``304``
         (neither with the ``etags`` quirk off)."""
         q = self.quirks
-        attempts = self.counters.download(target)
+        attempts = self.counters.count("downloads", target)
         serial = params.get("fileSn", "")
         if serial in UNSAFE_SN or with_credentials:
             # A client that follows these URLs failed to validate them; make it visible.
@@ -341,7 +341,7 @@ class EmulatorApp:
         if not q.etags:
             if_none_match = None
         if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
-            self.counters.not_modified()
+            self.counters.count("not_modified")
             return DownloadPlan(Reply(304, "application/octet-stream", b"", (("ETag", etag),)))
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()

@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _route(self, form: str) -> None:
         app = self.server.app
-        app.counters.request()
+        app.counters.count("requests")
         parts = urlsplit(self.path)
         path, verb = parts.path, self.command
         if path == LIST_PATH:

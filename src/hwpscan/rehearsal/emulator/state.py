@@ -71,14 +71,14 @@ class Counters:
             self._calls: defaultdict[str, Counter[str]] = defaultdict(Counter)
             self._tables: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
-    def _add(self, table: str, key: str) -> int:
+    def count(self, table: str, key: str = "") -> int:
+        """Count one in *table* under *key*; return that count, this one included. The
+        tables: ``requests`` (any HTTP request), ``downloads`` (attempts per URL),
+        ``not_modified`` (downloads answered 304), ``refusals`` (per result code),
+        ``errors`` (per fault)."""
         with self._lock:
             self._tables[table][key] += 1
             return self._tables[table][key]
-
-    def request(self) -> None:
-        """Count any HTTP request."""
-        self._add("requests", "")
 
     def call(self, key_hash: str, day: date) -> int:
         """Count a listing call; return the key's calls that day, this one included."""
@@ -87,21 +87,9 @@ class Counters:
             calls[day.isoformat()] += 1
             return calls[day.isoformat()]
 
-    def download(self, url: str) -> int:
-        """Count a download attempt on ``url``; return its attempts so far, this one included."""
-        return self._add("downloads", url)
-
-    def not_modified(self) -> None:
-        """Count a download answered ``304 Not Modified``."""
-        self._add("not_modified", "")
-
-    def refusal(self, code: str) -> None:
-        """Count a listing answered with a refusal result code."""
-        self._add("refusals", code)
-
     def error(self, kind: str) -> None:
         """Count a fault the emulator served or saw (``download_500``, ``not_found``...)."""
-        self._add("errors", kind)
+        self.count("errors", kind)
 
     def snapshot(self) -> Stats:
         """A consistent copy of every counter."""

@@ -163,9 +163,8 @@ def _catalogue() -> tuple[Release, ...]:
         for codes in day:
             n = len(releases)
             story = STORIES[n % len(STORIES)]
-            subject = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)].format(
-                s=story.subject
-            )
+            form = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)]
+            subject = form.format(s=story.subject)
             content_id = FIRST_CONTENT_ID + n
             hour = _REG_HOURS[n % len(_REG_HOURS)]
             reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"

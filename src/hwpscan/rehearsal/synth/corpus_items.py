@@ -183,9 +183,8 @@ def _story(slug: str) -> Story:
 def _hwp5(
     path: str, blocks: list[Block], data: bytes, status: str = "", sections: int = 1, **more: Any
 ) -> Fixture:
-    """An HWP 5 fixture of *blocks*: its counts, ``chars`` and first ``locations`` come
-    from the paragraphs as the writer places them (never from reading the file); the
-    status, unless given, from the counts."""
+    """An HWP 5 fixture of *blocks*, its counts and locations from the paragraphs as the
+    writer places them (never from reading the file), its status (unless given) too."""
     placed = hwp5_layout(blocks, sections=sections)
     texts = [p.text for p in placed]
     body = utf16_counts(texts)

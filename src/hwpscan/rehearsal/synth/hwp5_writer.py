@@ -36,10 +36,8 @@ FONT_NAMES = ("함초롬바탕",)
 _PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
-# \x05HwpSummaryInformation (spec §3.2.4 문서 요약): an OLE property set stream
-# ([MS-OLEPS] §2.21) with one section whose FMTID is Hancom's (spec.SUMMARY_FMTID);
-# Hancom puts the same id in the stream header's CLSID and writes OS version 0x00020105
-# (seen in Hancom files).
+# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21), one
+# section of Hancom's FMTID, which Hancom also puts in the CLSID, and its OS version.
 SUMMARY_FMTID = uuid.UUID(spec.SUMMARY_FMTID)
 _OS_VERSION = 0x00020105
 _VT_I4, _VT_LPWSTR = 0x0003, 0x001F  # [MS-OLEPS] §2.15

@@ -315,8 +315,7 @@ def zip_package(
     return buf.getvalue()
 
 
-#: Where :func:`build_hwpx` puts the ``mimetype`` entry: first and stored (the spec),
-#: first but deflated, after the other entries, or nowhere.
+#: Where :func:`build_hwpx` puts ``mimetype``: first stored (the spec), first deflated, last, none.
 MIMETYPE_PLACES = ("first", "deflated", "late", "none")
 
 
