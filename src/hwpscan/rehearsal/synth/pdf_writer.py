@@ -54,9 +54,7 @@ def _utf16be_hex(ch: str, *, broken: bool) -> str:
     'DB80'
     """
     hexed = ch.encode("utf-16-be", "surrogatepass").hex().upper()
-    if broken and ord(ch) > 0xFFFF:
-        return hexed[:4]
-    return hexed
+    return hexed[:4] if broken and ord(ch) > 0xFFFF else hexed
 
 
 def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
@@ -86,8 +84,7 @@ def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
         if i:
             ops.append(f"0 -{_LEADING} Td")
         if line:
-            hexed = "".join(f"{codes[ch]:04X}" for ch in line)
-            ops.append(f"<{hexed}> Tj")
+            ops.append("<" + "".join(f"{codes[ch]:04X}" for ch in line) + "> Tj")
     ops.append("ET")
     return ("\n".join(ops) + "\n").encode("ascii")
 
@@ -307,9 +304,8 @@ def _page(
     annot = f" /Annots [{_refs(annots)}]" if annots else ""
     image = i in extras.jbig2_image_pages
     selfish = i in extras.self_drawing_pages
-    xobjects = (f" /Im1 {tail.image_id} 0 R" if image else "") + (
-        f" /Fm1 {tail.form_id} 0 R" if selfish else ""
-    )
+    im1, fm1 = f" /Im1 {tail.image_id} 0 R", f" /Fm1 {tail.form_id} 0 R"
+    xobjects = (im1 if image else "") + (fm1 if selfish else "")
     xobject = f" /XObject <<{xobjects} >>" if xobjects else ""
     xobject += _nested(extras.deep_resources)
     parent = tail.tree_ids[-1] if tail.tree_ids else 2
