@@ -1,11 +1,9 @@
 """The demo use case: the whole job against the bundled API emulator, nothing real touched.
 
-:func:`demo_api` starts the emulator on a free loopback port with a throwaway key, a
-throwaway state folder (quota ledger, response cache) and, unless one is given, a
-temporary download folder; the caller fetches :data:`DEMO_RANGE` from it with
-:meth:`DemoApi.fetch_settings` and scans what came. Nothing here changes the process's
-environment: the fetch is pointed at the throwaway state, while the scan is recorded in
-the user's own run store (marked as a demo) so ``history`` and ``report`` work after it.
+:func:`demo_api` runs the emulator on a free loopback port with a throwaway key, state
+folder and (unless one is given) download folder; the caller fetches :data:`DEMO_RANGE`
+with :meth:`DemoApi.fetch_settings` and scans what came. The process environment is left
+alone; the scan is recorded in the user's run store, marked as a demo.
 
 >>> with demo_api(DemoSettings()) as api:
 ...     settings = api.fetch_settings()
@@ -22,14 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from hwpscan.api.settings import FetchSettings
 from hwpscan.history.records import RunArgs, arg_text
-from hwpscan.rehearsal.emulator.server import serve_in_thread
+from hwpscan.rehearsal.emulator.server import RunningEmulator, serve_in_thread
 from hwpscan.rehearsal.emulator.state import Stats
-
-__all__ = ["DEMO_RANGE", "DemoApi", "DemoSettings", "demo_api", "demo_record_args"]
 
 #: The incident's range in the bundled catalogue.
 DEMO_RANGE = (date(2025, 7, 21), date(2025, 8, 11))
@@ -57,7 +52,7 @@ class DemoApi:
     state: Path
     folder: Path
     settings: DemoSettings
-    _emulator: Any
+    _emulator: RunningEmulator
 
     def fetch_settings(self) -> FetchSettings:
         """The fetch of :data:`DEMO_RANGE` from this emulator, into :attr:`folder`."""
@@ -70,8 +65,7 @@ class DemoApi:
 
     def stats(self) -> Stats:
         """What the emulator counted so far (API calls and downloads)."""
-        stats: Stats = self._emulator.stats()
-        return stats
+        return self._emulator.stats()
 
 
 @contextmanager
@@ -80,23 +74,13 @@ def demo_api(settings: DemoSettings) -> Iterator[DemoApi]:
     with tempfile.TemporaryDirectory(prefix="hwpscan-demo-") as tmp:
         folder = settings.out or Path(tmp) / "downloads"
         with serve_in_thread() as emulator:
-            yield DemoApi(
-                api_url=emulator.api_url,
-                url=emulator.url,
-                key="DEMO" + secrets.token_hex(14),
-                state=Path(tmp) / "home",
-                folder=folder,
-                settings=settings,
-                _emulator=emulator,
-            )
+            key = "DEMO" + secrets.token_hex(14)
+            state = Path(tmp) / "home"
+            yield DemoApi(emulator.api_url, emulator.url, key, state, folder, settings, emulator)
 
 
 def demo_record_args(settings: DemoSettings) -> RunArgs:
     """What the run store keeps of a demo run (it is marked as one)."""
     first, last = DEMO_RANGE
-    return RunArgs(
-        start=first.isoformat(),
-        end=last.isoformat(),
-        out=arg_text(settings.out),
-        options={"demo": True},
-    )
+    out = arg_text(settings.out)
+    return RunArgs(start=first.isoformat(), end=last.isoformat(), out=out, options={"demo": True})

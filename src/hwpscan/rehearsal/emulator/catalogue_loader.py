@@ -7,32 +7,21 @@ A data folder holds ``catalogue.json`` and the attachment files it names::
                    "subject": "...", "body_html": "<p>...</p>", "view_cnt": 12,
                    "attachments": [{"name": "보도자료.hwp", "file": "files/41851-1.hwp"}]}]}
 
-File paths are relative to the folder and must stay inside it. :func:`write_data_dir`
-writes any catalogue in this layout (``hwpscan emulator --write-data DIR``), so a user
-can start from the bundled data and change it.
+File paths are relative to the folder and stay inside it. :func:`write_data_dir`
+(``hwpscan emulator --write-data DIR``) writes any catalogue so, to start from.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
 from hwpscan.errors import CatalogueError
-
-__all__ = [
-    "FORMAT_TAG",
-    "Attachment",
-    "Post",
-    "bundled_posts",
-    "from_releases",
-    "load_data_dir",
-    "write_data_dir",
-]
 
 FORMAT_TAG = "hwpscan-emulator-catalogue/1"
 _REG_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -63,40 +52,25 @@ class Post:
         return self.reg_date.date()
 
 
-def _first(obj: Any, names: Sequence[str], default: Any = None) -> Any:
-    for name in names:
-        if isinstance(obj, dict) and name in obj:
-            return obj[name]
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return default
+def _field(obj: Any, name: str, default: Any = None) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
 def _reg_datetime(day: Any, reg: Any) -> datetime:
+    """The registration moment from a full ``YYYY-MM-DD HH:MM:SS`` or a datetime, else
+    from *day* and a time (a ``time`` or ISO string; default 10:00)."""
     if isinstance(reg, datetime):
         return reg.replace(tzinfo=None)
     if isinstance(reg, str) and len(reg) >= 19:
         return datetime.strptime(reg[:19], _REG_FORMAT)
     base = day if isinstance(day, date) else date.fromisoformat(str(day))
-    if isinstance(reg, time):
-        return datetime.combine(base, reg)
-    if isinstance(reg, str) and reg:
-        return datetime.combine(base, time.fromisoformat(reg))
-    return datetime.combine(base, time(10, 0))
-
-
-def _attachment(item: Any) -> Attachment:
-    if isinstance(item, Attachment):
-        return item
-    if isinstance(item, tuple | list) and len(item) == 2:
-        return Attachment(str(item[0]), bytes(item[1]))
-    return Attachment(
-        str(_first(item, ("name", "filename"))), bytes(_first(item, ("data", "content")))
-    )
+    at = time.fromisoformat(reg) if isinstance(reg, str) and reg else reg
+    return datetime.combine(base, at if isinstance(at, time) else time(10, 0))
 
 
 def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
-    """Adapt catalogue objects (``hwpscan.rehearsal.synth.catalogue.Release`` or look-alikes).
+    """Adapt catalogue objects (``hwpscan.rehearsal.synth.catalogue.Release``, or dicts
+    with its field names whose attachments may be ``(name, data)`` pairs).
 
     >>> from datetime import date, time
     >>> p, = from_releases([{"date": date(2025, 7, 21), "content_id": 7, "subject": "s",
@@ -105,19 +79,22 @@ def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
     >>> p.content_id, str(p.reg_date), p.attachments[0].name
     ('7', '2025-07-21 09:30:00', 'a.hwp')
     """
-    posts = []
-    for rel in releases:
-        reg = _first(rel, ("reg_time", "reg_date", "registered", "time"))
-        posts.append(
-            Post(
-                content_id=str(_first(rel, ("content_id", "contentId"))),
-                reg_date=_reg_datetime(_first(rel, ("date", "day")), reg),
-                subject=str(_first(rel, ("subject", "title"), "")),
-                body_html=str(_first(rel, ("body_html", "body", "content_html", "html"), "")),
-                attachments=tuple(_attachment(a) for a in _first(rel, ("attachments",), ())),
-                view_cnt=int(_first(rel, ("view_cnt", "views"), 0) or 0),
-            )
+    posts = [
+        Post(
+            content_id=str(_field(rel, "content_id")),
+            reg_date=_reg_datetime(_field(rel, "date"), _field(rel, "reg_time")),
+            subject=str(_field(rel, "subject", "")),
+            body_html=str(_field(rel, "body_html", "")),
+            attachments=tuple(
+                Attachment(str(a[0]), bytes(a[1]))
+                if isinstance(a, tuple | list)
+                else Attachment(str(a.name), bytes(a.data))
+                for a in _field(rel, "attachments", ())
+            ),
+            view_cnt=int(_field(rel, "view_cnt", 0) or 0),
         )
+        for rel in releases
+    ]
     return tuple(sorted(posts, key=lambda p: (p.reg_date, p.content_id)))
 
 
@@ -185,15 +162,11 @@ def load_data_dir(folder: Path) -> tuple[Post, ...]:
             for att in rel.get("attachments", []):
                 path = _inside(folder, att["file"])
                 atts.append(Attachment(str(att["name"]), path.read_bytes()))
+            reg_date = datetime.strptime(rel["reg_date"], _REG_FORMAT)
+            subject, body = str(rel.get("subject", "")), str(rel.get("body_html", ""))
+            views = int(rel.get("view_cnt", 0))
             releases.append(
-                Post(
-                    content_id=str(rel["content_id"]),
-                    reg_date=datetime.strptime(rel["reg_date"], _REG_FORMAT),
-                    subject=str(rel.get("subject", "")),
-                    body_html=str(rel.get("body_html", "")),
-                    attachments=tuple(atts),
-                    view_cnt=int(rel.get("view_cnt", 0)),
-                )
+                Post(str(rel["content_id"]), reg_date, subject, body, tuple(atts), views)
             )
         except CatalogueError:
             raise

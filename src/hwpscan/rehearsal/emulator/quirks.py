@@ -1,11 +1,9 @@
 """The emulator's switches: every documented quirk of the press-release API, on or off.
 
-The defaults reproduce what the real API is known to do (see
-``shared/notes/press-release-api.md``): a daily quota of 30 calls per key answered
-with code ``033``, a maximum window (31 days by default, so 21 works and 42 fails)
-answered with ``030``, EUC-KR bytes, damaged body text, and a wrong year silently
-answered with that year's (plausible) data. The attachment faults are off by default,
-so ``hwpscan demo`` completes; tests and users switch them on one by one.
+The defaults are what the real API does: 30 calls per key a day (then ``033``), windows
+of up to 31 days (longer: ``030``), EUC-KR bytes, damaged body text, and a wrong year
+silently answered with plausible data. The attachment faults are off by default, so
+``hwpscan demo`` completes.
 
 >>> Quirks().daily_limit, Quirks().quota_mode.value, Quirks().max_days
 (30, 'code', 31)
@@ -16,6 +14,7 @@ so ``hwpscan demo`` completes; tests and users switch them on one by one.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -74,173 +73,94 @@ class Oversize(str, enum.Enum):
     STREAM = "stream"  # no Content-Length; ``oversize_bytes`` streamed until the client stops
 
 
+_api = functools.partial(typer.Option, rich_help_panel=_API)
+_file = functools.partial(typer.Option, rich_help_panel=_FILES)
+
+
 @dataclass(frozen=True, slots=True)
 class Quirks:
-    """Switches for one emulator instance (keyword arguments; all have defaults).
+    """Switches for one emulator instance. Each field is also an option of ``hwpscan
+    emulator`` (hwpscan.cli.params) whose help says what it does; ``None`` limits are
+    unlimited; the attachment-listing quirks add entries, the real files stay listed."""
 
-    API listing:
-      ``envelope_key`` the top-level key (the real API misspells it ``reponse``);
-      ``body_key`` the body field (``contentKor``; the documentation says
-      ``contentsKor``); ``single_result`` a lone item sent as an object, not a list;
-      ``string_counts`` ``resultCnt`` as a string; ``daily_limit`` calls per key per
-      Korea-time day (``None``: unlimited);
-      ``quota_mode`` how calls past it are answered; ``max_days`` the longest window,
-      inclusive (``None``: unlimited), longer ones get ``030``; ``bad_dates`` how a
-      non-``YYYY-MM-DD`` date is answered; ``wrong_year`` what a year outside the
-      catalogue returns; ``damaged_text`` entities and backslash-less escapes (``nn``,
-      ``u203B``) in subjects and bodies; ``check_key`` refuse a missing or malformed
-      ``authKey`` with ``auth_code``; ``no_data_code`` answer an empty window with
-      ``900`` instead of ``1`` and zero items.
-
-    Attachment listing (additive: the real files stay listed):
-      ``escaped_amp`` ``&amp;`` in ``atchfileUrl``; ``unsafe_urls`` two extra entries per
-      post, one on another host and one with userinfo; ``messy_lists`` ``||`` empty
-      segments and one more name than URLs.
-
-    Downloads:
-      ``disposition`` the file-name encoding; ``download_delay`` seconds before the
-      answer; ``fail_first`` answers of HTTP 500 per URL before it succeeds;
-      ``oversize`` and ``oversize_bytes``; ``html_attachments`` an HTML error page
-      (HTTP 200) instead of every file; ``etags`` off: no ``ETag`` header and every
-      ``If-None-Match`` ignored (a server that cannot say a file is unchanged).
-    """
-
-    # Each field is also the option of ``hwpscan emulator`` (see hwpscan.cli.params):
-    # its name gives the option name, the Annotated metadata its help and panel.
-    envelope_key: Annotated[
-        str,
-        typer.Option(help="Top-level JSON key (the real API misspells it).", rich_help_panel=_API),
-    ] = "reponse"
+    envelope_key: Annotated[str, _api(help="Top-level JSON key (the real API misspells it).")] = (
+        "reponse"
+    )
     body_key: Annotated[
-        str,
-        typer.Option(
-            help="Body field name (contentKor; documented as contentsKor).", rich_help_panel=_API
-        ),
+        str, _api(help="Body field name (contentKor; documented as contentsKor).")
     ] = "contentKor"
     single_result: Annotated[
-        bool,
-        typer.Option(
-            "--single-result",
-            help="A lone item sent as an object, not a list.",
-            rich_help_panel=_API,
-        ),
+        bool, _api("--single-result", help="A lone item sent as an object, not a list.")
     ] = False
-    string_counts: Annotated[
-        bool, typer.Option("--string-counts", help="resultCnt as a string.", rich_help_panel=_API)
-    ] = False
+    string_counts: Annotated[bool, _api("--string-counts", help="resultCnt as a string.")] = False
     daily_limit: Annotated[
         int | None,
-        typer.Option(
-            min=0,
-            callback=_zero_is_unlimited,
-            help="Calls per key per Korea day (0: unlimited).",
-            rich_help_panel=_API,
+        _api(
+            min=0, callback=_zero_is_unlimited, help="Calls per key per Korea day (0: unlimited)."
         ),
     ] = 30
     quota_mode: Annotated[
-        QuotaMode,
-        typer.Option(help="Past the limit: code 033, or silent zero items.", rich_help_panel=_API),
+        QuotaMode, _api(help="Past the limit: code 033, or silent zero items.")
     ] = QuotaMode.CODE
     max_days: Annotated[
         int | None,
-        typer.Option(
+        _api(
             min=0,
             callback=_zero_is_unlimited,
             help="Longest window in days, inclusive (0: unlimited); longer gets 030.",
-            rich_help_panel=_API,
         ),
     ] = 31
     bad_dates: Annotated[
-        BadDateMode,
-        typer.Option(
-            help="A non YYYY-MM-DD date: zero items or an HTML page.", rich_help_panel=_API
-        ),
+        BadDateMode, _api(help="A non YYYY-MM-DD date: zero items or an HTML page.")
     ] = BadDateMode.EMPTY
     wrong_year: Annotated[
         WrongYearMode,
-        typer.Option(
-            help="A year the catalogue lacks: nothing, re-dated data, or out-of-window items.",
-            rich_help_panel=_API,
-        ),
+        _api(help="A year the catalogue lacks: nothing, re-dated data, or out-of-window items."),
     ] = WrongYearMode.SHIFTED
     damaged_text: Annotated[
         bool,
-        typer.Option(
+        _api(
             "--damaged-text/--clean-text",
             help="Entities and backslash-less escapes (nn, u203B) in text.",
-            rich_help_panel=_API,
         ),
     ] = True
-    check_key: Annotated[
-        bool, typer.Option(help="Refuse a missing or malformed authKey.", rich_help_panel=_API)
-    ] = True
-    auth_code: Annotated[
-        str, typer.Option(help="Result code for a bad key.", rich_help_panel=_API)
-    ] = "010"
+    check_key: Annotated[bool, _api(help="Refuse a missing or malformed authKey.")] = True
+    auth_code: Annotated[str, _api(help="Result code for a bad key.")] = "010"
     no_data_code: Annotated[
-        bool,
-        typer.Option(
-            "--no-data-code", help="Answer an empty window with code 900.", rich_help_panel=_API
-        ),
+        bool, _api("--no-data-code", help="Answer an empty window with code 900.")
     ] = False
-    escaped_amp: Annotated[
-        bool,
-        typer.Option("--escaped-amp", help="&amp; inside attachment URLs.", rich_help_panel=_FILES),
-    ] = False
+    escaped_amp: Annotated[bool, _file("--escaped-amp", help="&amp; inside attachment URLs.")] = (
+        False
+    )
     unsafe_urls: Annotated[
-        bool,
-        typer.Option(
-            "--unsafe-urls",
-            help="Add URLs on another host and with userinfo.",
-            rich_help_panel=_FILES,
-        ),
+        bool, _file("--unsafe-urls", help="Add URLs on another host and with userinfo.")
     ] = False
     messy_lists: Annotated[
-        bool,
-        typer.Option(
-            "--messy-lists", help="|| segments and more names than URLs.", rich_help_panel=_FILES
-        ),
+        bool, _file("--messy-lists", help="|| segments and more names than URLs.")
     ] = False
-    disposition: Annotated[
-        Disposition,
-        typer.Option(help="Content-Disposition file-name encoding.", rich_help_panel=_FILES),
-    ] = Disposition.RFC5987
-    download_delay: Annotated[
-        float,
-        typer.Option(min=0, help="Seconds before each download answers.", rich_help_panel=_FILES),
-    ] = 0.0
+    disposition: Annotated[Disposition, _file(help="Content-Disposition file-name encoding.")] = (
+        Disposition.RFC5987
+    )
+    download_delay: Annotated[float, _file(min=0, help="Seconds before each download answers.")] = (
+        0.0
+    )
     fail_first: Annotated[
-        int,
-        typer.Option(
-            min=0, help="HTTP 500 answers per URL before it succeeds.", rich_help_panel=_FILES
-        ),
+        int, _file(min=0, help="HTTP 500 answers per URL before it succeeds.")
     ] = 0
     oversize: Annotated[
-        Oversize,
-        typer.Option(
-            help="A lying Content-Length, or a body streamed past any cap.", rich_help_panel=_FILES
-        ),
+        Oversize, _file(help="A lying Content-Length, or a body streamed past any cap.")
     ] = Oversize.OFF
     oversize_bytes: Annotated[
-        int,
-        typer.Option(
-            min=1, help="Size announced or streamed by --oversize.", rich_help_panel=_FILES
-        ),
+        int, _file(min=1, help="Size announced or streamed by --oversize.")
     ] = 1 << 30
     html_attachments: Annotated[
-        bool,
-        typer.Option(
-            "--html-attachments",
-            help="An HTML error page instead of every file.",
-            rich_help_panel=_FILES,
-        ),
+        bool, _file("--html-attachments", help="An HTML error page instead of every file.")
     ] = False
     etags: Annotated[
         bool,
-        typer.Option(
+        _file(
             "--etags/--no-etags",
             help="Send an ETag with each file and answer If-None-Match with 304.",
-            rich_help_panel=_FILES,
         ),
     ] = True
 

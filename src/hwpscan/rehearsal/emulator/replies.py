@@ -1,10 +1,8 @@
 """What the emulated API answers: request parameters in, a reply plan out (no sockets).
 
-:class:`EmulatorApp` holds the catalogue, the quirks, the clock and the counters;
-:mod:`hwpscan.rehearsal.emulator.server` only moves bytes between it and the network.
-
-Every listing call that carries a well-formed key counts against that key's quota for
-the Korea-time day, refused ones (``030``, ``033``, bad dates) included.
+:class:`EmulatorApp` holds the catalogue, quirks, clock and counters; the server only
+moves bytes. Every listing call with a well-formed key counts against that key's quota
+for the Korea-time day, refused ones included.
 
 >>> app = EmulatorApp([], quirks=Quirks(daily_limit=1))
 >>> ask = {"authKey": "k" * 32, "startDate": "2025-07-21", "endDate": "2025-07-21"}
@@ -45,18 +43,6 @@ from hwpscan.rehearsal.emulator.wire import (
     utc_now,
 )
 
-__all__ = [
-    "DOWNLOAD_PATH",
-    "LIST_PATH",
-    "DownloadPlan",
-    "EmulatorApp",
-    "Reply",
-    "atch_file_id",
-    "clean_rebuild",
-    "etag_of",
-    "parse_day",
-]
-
 LIST_PATH = "/fss/kr/openApi/api/bodoInfo.jsp"
 DOWNLOAD_PATH = "/fss/cmmn/file/fileDown.do"
 VIEW_PATH = "/fss/bbs/B0000188/view.do"
@@ -67,6 +53,8 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 #: ``fileSn`` values of the extra, unsafe attachment URLs (another host, userinfo).
 UNSAFE_SN = ("901", "902")
+_NO_FILE = "요청하신 파일을 찾을 수 없습니다."
+_DOWNLOAD_FAILED = "파일 다운로드 중 오류가 발생하였습니다."
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,16 +169,10 @@ class EmulatorApp:
         return atch_file_id(content_id if not upload else f"{content_id}#{upload}")
 
     def reissue(self, day: date | None = None, *, new_urls: bool = False) -> int:
-        """The publisher re-issues clean files: every contaminated HWP 5 attachment of the
-        posts on *day* (all days when None) is replaced by a clean rebuild of its text
-        (see :func:`clean_rebuild`), with the same file name. Returns how many were
-        replaced.
-
-        By default the files keep their URLs. With *new_urls* the post's files are
-        uploaded again, as the portal does for a corrected attachment: the listing gives
-        them a new ``atchFileId`` (so new URLs, same names), and the old URLs keep
-        serving the old bytes.
-        """
+        """The publisher re-issues clean files: each contaminated HWP 5 attachment of the
+        posts on *day* (None: every day) becomes :func:`clean_rebuild` of it, same name;
+        returns how many. With *new_urls* the files are uploaded again, as the portal
+        does: a new ``atchFileId`` (new URLs), while the old URLs serve the old bytes."""
         replaced = 0
         posts = []
         for post in self.posts:
@@ -211,37 +193,34 @@ class EmulatorApp:
         self.posts = tuple(posts)
         return replaced
 
-    # -- listing ------------------------------------------------------------------------
-
     def listing(self, params: Mapping[str, str], base_url: str) -> Reply:
         """Answer ``bodoInfo.jsp`` for the given query/form parameters."""
         q = self.quirks
         key = params.get("authKey", "")
         if q.check_key and not _KEY_RE.fullmatch(key):
             self.counters.error("bad_key")
-            return self._envelope(q.auth_code, "인증키가 유효하지 않습니다.", [])
+            return self._envelope(q.auth_code, "인증키가 유효하지 않습니다.")
         if params.get("apiType", "json").lower() != "json":
-            self.counters.error("bad_api_type")
-            return self._html(200, "요청 오류", "지원하지 않는 apiType 입니다.")
+            return self._page("bad_api_type", 200, "요청 오류", "지원하지 않는 apiType 입니다.")
         calls = self.counters.call(key_hash(key) if key else "-", korea_day(self.clock()))
         if q.daily_limit is not None and calls > q.daily_limit:
             if q.quota_mode is QuotaMode.CODE:
-                return self._envelope(
-                    "033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.", []
-                )
+                return self._envelope("033", f"일일 호출 한도({q.daily_limit}회)를 초과하였습니다.")
             self.counters.error("quota_silent")
-            return self._envelope("1", "정상", [])
+            return self._envelope("1", "정상")
         start, end = parse_day(params.get("startDate")), parse_day(params.get("endDate"))
         if start is None or end is None:
-            self.counters.error("bad_date")
             if q.bad_dates is BadDateMode.HTML:
-                return self._html(200, "시스템 오류", "요청하신 페이지를 처리할 수 없습니다.")
-            return self._envelope("1", "정상", [])
+                return self._page(
+                    "bad_date", 200, "시스템 오류", "요청하신 페이지를 처리할 수 없습니다."
+                )
+            self.counters.error("bad_date")
+            return self._envelope("1", "정상")
         if q.max_days is not None and (end - start).days + 1 > q.max_days:
-            return self._envelope("030", f"조회기간은 최대 {q.max_days}일까지 가능합니다.", [])
+            return self._envelope("030", f"조회기간은 최대 {q.max_days}일까지 가능합니다.")
         items = [self._item(p, base_url) for p in self._select(start, end)]
         if not items and q.no_data_code:
-            return self._envelope("900", "데이터가 없습니다.", [])
+            return self._envelope("900", "데이터가 없습니다.")
         return self._envelope("1", "정상", items)
 
     def _select(self, start: date, end: date) -> list[Post]:
@@ -311,21 +290,20 @@ class EmulatorApp:
             q.body_key: body,
         }
 
-    def _envelope(self, code: str, message: str, items: list[dict[str, object]]) -> Reply:
+    def _envelope(self, code: str, message: str, items: Sequence[dict[str, object]] = ()) -> Reply:
         if code != "1":
-            self.counters.refusal(code)
+            self.counters.count("refusals", code)
         q = self.quirks
-        result: object = items[0] if q.single_result and len(items) == 1 else items
+        result: object = items[0] if q.single_result and len(items) == 1 else list(items)
         count: object = str(len(items)) if q.string_counts else len(items)
         envelope = {"resultCode": code, "resultMsg": message, "resultCnt": count, "result": result}
         doc = {q.envelope_key: envelope}
         return Reply(200, EUCKR_HTML, encode_json_cp949(doc))
 
-    @staticmethod
-    def _html(status: int, title: str, message: str) -> Reply:
+    def _page(self, fault: str, status: int, title: str, message: str) -> Reply:
+        """An HTML page, the portal's answer to the *fault* it counts."""
+        self.counters.error(fault)
         return Reply(status, EUCKR_HTML, html_page(title, message))
-
-    # -- downloads ----------------------------------------------------------------------
 
     def download(
         self,
@@ -336,13 +314,10 @@ class EmulatorApp:
         if_none_match: str | None = None,
     ) -> DownloadPlan:
         """Answer ``fileDown.do``; ``target`` (path and query) names the URL for the counters.
-
-        Each file carries a strong ``ETag`` (from its bytes); a request whose
-        ``If-None-Match`` names the current one is answered ``304 Not Modified``. With
-        the ``etags`` quirk off there is neither.
-        """
+        Each file has a strong ``ETag``, and ``If-None-Match`` naming it gets ``304``
+        (neither with the ``etags`` quirk off)."""
         q = self.quirks
-        attempts = self.counters.download(target)
+        attempts = self.counters.count("downloads", target)
         serial = params.get("fileSn", "")
         if serial in UNSAFE_SN or with_credentials:
             # A client that follows these URLs failed to validate them; make it visible.
@@ -353,26 +328,20 @@ class EmulatorApp:
             files = files[:1]
             serial = "1"
         if not files or not serial.isdigit() or not 1 <= int(serial) <= len(files):
-            self.counters.error("not_found")
-            return DownloadPlan(self._html(404, "파일 없음", "요청하신 파일을 찾을 수 없습니다."))
+            return DownloadPlan(self._page("not_found", 404, "파일 없음", _NO_FILE))
         if attempts <= q.fail_first:
-            self.counters.error("download_500")
-            return DownloadPlan(
-                self._html(500, "시스템 오류", "일시적인 오류입니다."), delay=q.download_delay
-            )
+            page = self._page("download_500", 500, "시스템 오류", "일시적인 오류입니다.")
+            return DownloadPlan(page, q.download_delay)
         if q.html_attachments:
-            self.counters.error("html_attachment")
-            return DownloadPlan(
-                self._html(200, "오류", "파일 다운로드 중 오류가 발생하였습니다."),
-                delay=q.download_delay,
-            )
+            page = self._page("html_attachment", 200, "오류", _DOWNLOAD_FAILED)
+            return DownloadPlan(page, q.download_delay)
         att = files[int(serial) - 1]
         etag = etag_of(att.data)
         tags = (("ETag", etag),) if q.etags else ()
         if not q.etags:
             if_none_match = None
         if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
-            self.counters.not_modified()
+            self.counters.count("not_modified")
             return DownloadPlan(Reply(304, "application/octet-stream", b"", (("ETag", etag),)))
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()

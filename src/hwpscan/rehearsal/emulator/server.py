@@ -1,16 +1,10 @@
 """The emulator's HTTP layer: a stdlib threading server in front of :class:`EmulatorApp`.
 
-Routes:
-
-- ``GET``/``POST`` ``/fss/kr/openApi/api/bodoInfo.jsp`` the press-release listing;
-- ``GET`` ``/fss/cmmn/file/fileDown.do`` attachment downloads;
-- ``GET`` ``/_emulator/stats`` the counters as JSON; ``POST`` ``/_emulator/reset`` clears them;
-- ``POST`` ``/_emulator/reissue`` (``?date=YYYY-MM-DD``, else every day) makes the
-  publisher re-issue clean files under the same URLs, or with ``new_urls=1`` under new
-  URLs with the same names (:meth:`EmulatorApp.reissue`).
-
-Request logging is off unless a ``log`` callable is given, and every line it receives
-has its ``authKey`` redacted.
+Routes: the listing (``bodoInfo.jsp``, GET or POST), downloads (``fileDown.do``),
+``GET /_emulator/stats`` (the counters as JSON), ``POST /_emulator/reset`` (clears
+them) and ``POST /_emulator/reissue`` (``?date=YYYY-MM-DD``, ``new_urls=1``: see
+:meth:`EmulatorApp.reissue`). Request lines go to a ``log`` callable only when one is
+given, ``authKey`` redacted.
 """
 
 from __future__ import annotations
@@ -37,8 +31,6 @@ from hwpscan.rehearsal.emulator.replies import (
 )
 from hwpscan.rehearsal.emulator.state import Stats
 from hwpscan.rehearsal.emulator.wire import EUCKR_HTML, html_page, utc_now
-
-__all__ = ["EmulatorServer", "RunningEmulator", "make_server", "serve_in_thread"]
 
 STATS_PATH = "/_emulator/stats"
 RESET_PATH = "/_emulator/reset"
@@ -82,15 +74,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.log is not None:
             self.server.log(redact_params(f"{self.address_string()} {format % args}"))
 
-    # -- plumbing -----------------------------------------------------------------------
-
     def _base_url(self) -> str:
         host = self.headers.get("Host", "")
-        if not host or not set(host) <= _HOST_OK:
-            name, port = self.server.server_address[:2]
-            name = name.decode() if isinstance(name, bytes) else str(name)
-            host = f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
-        return f"http://{host}"
+        return f"http://{host if host and set(host) <= _HOST_OK else _bound(self.server)}"
 
     def _send(self, reply: Reply, *, length: int | None = None, close: bool = False) -> None:
         self.send_response(reply.status)
@@ -104,65 +90,52 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(reply.body)
 
     def _params(self, query: str, form: str = "") -> dict[str, str]:
-        params: dict[str, str] = {}
-        for key, value in [
-            *parse_qsl(query, keep_blank_values=True),
-            *parse_qsl(form, keep_blank_values=True),
-        ]:
-            params.setdefault(key, value)
-        return params
-
-    # -- verbs --------------------------------------------------------------------------
+        """The query's and then the form's parameters; the first of a name wins."""
+        pairs = parse_qsl(query, keep_blank_values=True) + parse_qsl(form, keep_blank_values=True)
+        return dict(reversed(pairs))
 
     def do_GET(self) -> None:
         self._route("")
 
     def do_POST(self) -> None:
-        self._route(self._read_form())
-
-    def _read_form(self) -> str:
-        try:
-            size = min(int(self.headers.get("Content-Length", "0")), _MAX_FORM)
-        except ValueError:
-            size = 0
-        return self.rfile.read(size).decode("utf-8", errors="replace") if size > 0 else ""
+        length = self.headers.get("Content-Length", "0")
+        size = min(int(length), _MAX_FORM) if length.strip().isdigit() else 0
+        self._route(self.rfile.read(size).decode("utf-8", errors="replace") if size > 0 else "")
 
     def _route(self, form: str) -> None:
         app = self.server.app
-        app.counters.request()
+        app.counters.count("requests")
         parts = urlsplit(self.path)
-        if parts.path == LIST_PATH:
+        path, verb = parts.path, self.command
+        if path == LIST_PATH:
             self._send(app.listing(self._params(parts.query, form), self._base_url()))
-        elif parts.path == DOWNLOAD_PATH and self.command == "GET":
-            target = parts.path + (f"?{parts.query}" if parts.query else "")
+        elif (path, verb) == (DOWNLOAD_PATH, "GET"):
             plan = app.download(
                 self._params(parts.query),
-                target,
+                path + (f"?{parts.query}" if parts.query else ""),
                 with_credentials="Authorization" in self.headers,
                 if_none_match=self.headers.get("If-None-Match"),
             )
             self._deliver(plan)
-        elif parts.path == STATS_PATH and self.command == "GET":
-            body = json.dumps(app.counters.snapshot().to_json(), ensure_ascii=False).encode()
-            self._send(Reply(200, "application/json; charset=utf-8", body))
-        elif parts.path == RESET_PATH and self.command == "POST":
+        elif (path, verb) == (STATS_PATH, "GET"):
+            self._json(200, json.dumps(app.counters.snapshot().to_json(), ensure_ascii=False))
+        elif (path, verb) == (RESET_PATH, "POST"):
             app.counters.reset()
-            self._send(Reply(200, "application/json; charset=utf-8", b'{"reset":true}'))
-        elif parts.path == REISSUE_PATH and self.command == "POST":
+            self._json(200, '{"reset":true}')
+        elif (path, verb) == (REISSUE_PATH, "POST"):
             params = self._params(parts.query, form)
-            raw = params.get("date")
-            day = parse_day(raw)
-            if raw is not None and day is None:
-                body = b'{"error":"date must be YYYY-MM-DD"}'
-                self._send(Reply(400, "application/json; charset=utf-8", body))
+            day = parse_day(params.get("date"))
+            if "date" in params and day is None:
+                self._json(400, '{"error":"date must be YYYY-MM-DD"}')
                 return
             new_urls = params.get("new_urls", "").lower() in ("1", "true", "yes")
-            count = app.reissue(day, new_urls=new_urls)
-            body = json.dumps({"reissued": count}).encode()
-            self._send(Reply(200, "application/json; charset=utf-8", body))
+            self._json(200, json.dumps({"reissued": app.reissue(day, new_urls=new_urls)}))
         else:
             app.counters.error("not_found")
             self._send(Reply(404, EUCKR_HTML, html_page("404", "페이지를 찾을 수 없습니다.")))
+
+    def _json(self, status: int, body: str) -> None:
+        self._send(Reply(status, "application/json; charset=utf-8", body.encode()))
 
     def _deliver(self, plan: DownloadPlan) -> None:
         if plan.delay and self.server.stopping.wait(plan.delay):
@@ -186,6 +159,13 @@ class _Handler(BaseHTTPRequestHandler):
             remaining -= len(piece)
 
 
+def _bound(server: EmulatorServer) -> str:
+    """The server's ``host:port``, an IPv6 host in brackets."""
+    name, port = server.server_address[:2]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    return f"[{name}]:{port}" if ":" in name else f"{name}:{port}"
+
+
 def _posts(catalogue: Sequence[Any] | None) -> tuple[Post, ...]:
     if catalogue is None:
         return bundled_posts()
@@ -203,28 +183,20 @@ def make_server(
     clock: Callable[[], datetime] = utc_now,
     log: Callable[[str], None] | None = None,
 ) -> EmulatorServer:
-    """Bind (but do not start) an emulator.
-
-    ``catalogue`` is a sequence of :class:`Post`, of catalogue ``Release`` objects, or
-    ``None`` for the bundled incident catalogue.
-    """
+    """Bind (but do not start) an emulator of ``catalogue``: :class:`Post` objects,
+    catalogue ``Release`` objects, or ``None`` for the bundled incident catalogue."""
     app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
     return EmulatorServer((host, port), app, log=log)
 
 
 class RunningEmulator:
-    """An emulator serving from a background thread; a context manager.
-
-    ``url`` is the base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint to
-    pass to ``hwpscan fetch --api-url``.
-    """
+    """An emulator serving from a background thread; a context manager. ``url`` is the
+    base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint for ``--api-url``."""
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
-        host, self.port = server.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else str(host)
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{self.port}"
+        self.port = server.server_address[1]
+        self.url = f"http://{_bound(server)}"
         self.api_url = self.url + LIST_PATH
         self._thread = threading.Thread(
             target=server.serve_forever,
@@ -268,20 +240,8 @@ class RunningEmulator:
         self.close()
 
 
-def serve_in_thread(
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    quirks: Quirks | None = None,
-    catalogue: Sequence[Any] | None = None,
-    clock: Callable[[], datetime] = utc_now,
-    log: Callable[[str], None] | None = None,
-) -> RunningEmulator:
-    """Start an emulator on ``host:port`` (0: a free port) and return it running.
-
-    ``with serve_in_thread() as emu: ...`` serves the bundled incident catalogue with the
-    default :class:`Quirks`; ``emu.api_url`` is the URL for ``--api-url``.
-    """
-    return RunningEmulator(
-        make_server(host=host, port=port, quirks=quirks, catalogue=catalogue, clock=clock, log=log)
-    )
+def serve_in_thread(**options: Any) -> RunningEmulator:
+    """Start an emulator (the keywords of :func:`make_server`; port 0: a free port) and
+    return it running: ``with serve_in_thread() as emu: ...`` serves the bundled
+    catalogue with the default :class:`Quirks`."""
+    return RunningEmulator(make_server(**options))

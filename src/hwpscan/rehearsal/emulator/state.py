@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-__all__ = ["Counters", "Stats"]
-
 
 @dataclass(frozen=True)
 class Stats:
@@ -21,8 +19,6 @@ class Stats:
     >>> s = Stats(calls={"ab12": {"2025-07-21": 2}}, downloads={"/f?a=1": 3})
     >>> s.calls_total, s.calls_on("2025-07-21"), s.downloads_total
     (2, 2, 3)
-    >>> Stats.from_json(s.to_json()) == s
-    True
     """
 
     calls: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -61,18 +57,6 @@ class Stats:
             "not_modified": self.not_modified,
         }
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Stats:
-        """Rebuild a snapshot from :meth:`to_json` output (e.g. fetched over HTTP)."""
-        return cls(
-            calls={k: {d: int(n) for d, n in v.items()} for k, v in data.get("calls", {}).items()},
-            downloads={k: int(v) for k, v in data.get("downloads", {}).items()},
-            refusals={k: int(v) for k, v in data.get("refusals", {}).items()},
-            errors={k: int(v) for k, v in data.get("errors", {}).items()},
-            requests=int(data.get("requests", 0)),
-            not_modified=int(data.get("not_modified", 0)),
-        )
-
 
 class Counters:
     """Thread-safe counters shared by the request threads of one server."""
@@ -85,52 +69,35 @@ class Counters:
         """Forget every count (the quota starts over too)."""
         with self._lock:
             self._calls: defaultdict[str, Counter[str]] = defaultdict(Counter)
-            self._downloads: Counter[str] = Counter()
-            self._refusals: Counter[str] = Counter()
-            self._errors: Counter[str] = Counter()
-            self._requests = 0
-            self._not_modified = 0
+            self._tables: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
-    def request(self) -> None:
-        """Count any HTTP request."""
+    def count(self, table: str, key: str = "") -> int:
+        """Count one in *table* under *key*; return that count, this one included. The
+        tables: ``requests`` (any HTTP request), ``downloads`` (attempts per URL),
+        ``not_modified`` (downloads answered 304), ``refusals`` (per result code),
+        ``errors`` (per fault)."""
         with self._lock:
-            self._requests += 1
+            self._tables[table][key] += 1
+            return self._tables[table][key]
 
     def call(self, key_hash: str, day: date) -> int:
         """Count a listing call; return the key's calls that day, this one included."""
         with self._lock:
-            self._calls[key_hash][day.isoformat()] += 1
-            return self._calls[key_hash][day.isoformat()]
-
-    def download(self, url: str) -> int:
-        """Count a download attempt on ``url``; return its attempts so far, this one included."""
-        with self._lock:
-            self._downloads[url] += 1
-            return self._downloads[url]
-
-    def not_modified(self) -> None:
-        """Count a download answered ``304 Not Modified``."""
-        with self._lock:
-            self._not_modified += 1
-
-    def refusal(self, code: str) -> None:
-        """Count a listing answered with a refusal result code."""
-        with self._lock:
-            self._refusals[code] += 1
+            calls = self._calls[key_hash]
+            calls[day.isoformat()] += 1
+            return calls[day.isoformat()]
 
     def error(self, kind: str) -> None:
         """Count a fault the emulator served or saw (``download_500``, ``not_found``...)."""
-        with self._lock:
-            self._errors[kind] += 1
+        self.count("errors", kind)
 
     def snapshot(self) -> Stats:
         """A consistent copy of every counter."""
         with self._lock:
+            table = {name: dict(self._tables[name]) for name in ("downloads", "refusals", "errors")}
             return Stats(
                 calls={k: dict(v) for k, v in self._calls.items()},
-                downloads=dict(self._downloads),
-                refusals=dict(self._refusals),
-                errors=dict(self._errors),
-                requests=self._requests,
-                not_modified=self._not_modified,
+                requests=self._tables["requests"][""],
+                not_modified=self._tables["not_modified"][""],
+                **table,
             )

@@ -1,10 +1,6 @@
-"""Byte-level habits of the real API, as small pure functions.
-
-The API sends JSON as EUC-KR/CP949 under ``text/html;charset=euc-kr``, leaves JSON
-escapes without their backslash in body text, and names attachments in a
-``Content-Disposition`` whose encoding is not documented. Each habit is one function
-here so the server stays a thin adapter.
-"""
+"""Byte-level habits of the real API as small pure functions: JSON as CP949 under
+``text/html;charset=euc-kr``, escapes without their backslash in body text, and
+attachment names in a ``Content-Disposition`` of undocumented encoding."""
 
 from __future__ import annotations
 
@@ -18,16 +14,6 @@ from zoneinfo import ZoneInfo
 
 from hwpscan.rehearsal.emulator.quirks import Disposition
 
-__all__ = [
-    "KOREA",
-    "content_disposition",
-    "damage_text",
-    "encode_json_cp949",
-    "html_page",
-    "korea_day",
-    "utc_now",
-]
-
 KOREA = ZoneInfo("Asia/Seoul")
 #: Header value the real endpoint sends, for JSON as well as for HTML.
 EUCKR_HTML = "text/html;charset=euc-kr"
@@ -39,25 +25,15 @@ def _json_escape(exc: UnicodeError) -> tuple[str, int]:
     """Codec error handler: characters CP949 lacks become JSON ``\\uXXXX`` escapes."""
     if not isinstance(exc, UnicodeEncodeError):
         raise exc
-    out = []
-    for ch in exc.object[exc.start : exc.end]:
-        cp = ord(ch)
-        if cp > 0xFFFF:
-            cp -= 0x10000
-            out.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
-        else:
-            out.append(f"\\u{cp:04x}")
-    return "".join(out), exc.end
+    return json.dumps(exc.object[exc.start : exc.end])[1:-1], exc.end
 
 
 codecs.register_error(_ERRORS, _json_escape)
 
 
 def encode_json_cp949(obj: Any) -> bytes:
-    """JSON as CP949 bytes; what CP949 cannot encode (PUA, emoji) becomes ``\\u`` escapes.
-
-    Only JSON strings can hold non-ASCII text, so an escape always lands inside a string
-    and the result stays valid JSON once decoded as CP949.
+    """JSON as CP949 bytes; what CP949 cannot encode (PUA, emoji) becomes ``\\u``
+    escapes, which land inside JSON strings (the only place non-ASCII text can be).
 
     >>> encode_json_cp949({"s": "보도"})
     b'{"s":"\\xba\\xb8\\xb5\\xb5"}'
@@ -71,17 +47,10 @@ def encode_json_cp949(obj: Any) -> bytes:
     return text.encode("cp949", errors=_ERRORS)
 
 
-_DAMAGE = (
-    ("\r\n", "rn"),
-    ("\n", "nn"),
-    ("\u203b", "u203B"),
-    ("\u2018", "u2018"),
-    ("\u2019", "u2019"),
-    ("\u00b7", "&middot;"),
-    ("\u00a0", "&nbsp;"),
-    ("\u201c", "&ldquo;"),
-    ("\u201d", "&rdquo;"),
-)
+#: (character, what the API writes instead), in the order they are applied.
+_DAMAGE = [("\r\n", "rn"), ("\n", "nn"), ("\u203b", "u203B"), ("\u2018", "u2018")]
+_DAMAGE += [("\u2019", "u2019"), ("\u00b7", "&middot;"), ("\u00a0", "&nbsp;")]
+_DAMAGE += [("\u201c", "&ldquo;"), ("\u201d", "&rdquo;")]
 
 
 def damage_text(text: str) -> str:
@@ -102,9 +71,8 @@ def _quoted(value: str) -> str:
 
 
 def content_disposition(name: str, mode: Disposition) -> str | None:
-    """The ``Content-Disposition`` value for ``name``, as a latin-1 string for the wire.
-
-    Raw modes put the encoded bytes on the wire unchanged (each byte one latin-1 char).
+    """The ``Content-Disposition`` value for ``name``, as a latin-1 string for the wire
+    (raw modes: each encoded byte one latin-1 character).
 
     >>> content_disposition("보도.hwp", Disposition.RFC5987)
     'attachment; filename="__.hwp"; filename*=UTF-8\\'\\'%EB%B3%B4%EB%8F%84.hwp'

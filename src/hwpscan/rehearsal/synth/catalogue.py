@@ -1,22 +1,13 @@
 """The API emulator's bundled catalogue: dated press releases that replay the incident.
 
-Built on demand, never stored: :func:`incident_catalogue` generates every release and
-its attachments from :mod:`hwpscan.rehearsal.synth.press` with our own HWP 5, HWPX and PDF writers
-(deterministic, well under a second).
-
-What it reproduces (the incident write-up's full check of the attachments):
-
-- HWP attachments contaminated (Hancom PUA-A characters stored as surrogate pairs) on
-  7/21, 7/22, 7/24, 7/29, 7/30, 7/31 and every day from 8/5 to 8/11;
-- clean HWP on 7/23, 7/26, 7/27 and 7/28 (7/26-27 is a weekend: the source still had
-  releases), and on 8/1 and 8/4, the days that looked fine before the "8/5 boundary";
-- 7/25 has HWPX and PDF only; the weekend 8/2-8/3 has no release at all;
-- HWPX and PDF always clean (UTF-8 XML and a correct CMap carry PUA characters whole);
-- an 8/5 HWP (a one-paragraph notice) is the smallest attachment of all;
-- 28 HWP/HWPX attachments in July, as in the write-up.
-
-Bodies are HTML as the API sends them: tags, entities, and JSON escapes that lost their
-backslash (``nn``, ``rn``, ``u203B``, ``u2018``/``u2019``).
+Built on demand (well under a second), never stored, from
+:mod:`hwpscan.rehearsal.synth.press` with our own writers. As the incident write-up
+found: HWP attachments contaminated (PUA-A as surrogate pairs) on 7/21, 7/22, 7/24,
+7/29-7/31 and 8/5-8/11; clean HWP on 7/23, 7/26-28 (a weekend with releases), 8/1 and
+8/4 (the days that looked fine before the "8/5 boundary"); 7/25 HWPX and PDF only; no
+release on 8/2-8/3; HWPX and PDF always clean; the smallest attachment an 8/5 HWP; 28
+HWP/HWPX attachments in July. Bodies are HTML as the API sends them, with JSON escapes
+that lost their backslash (``nn``, ``rn``, ``u203B``).
 
 >>> releases = incident_catalogue()
 >>> releases[0].date, releases[0].attachments[0].name.endswith(".hwp")
@@ -28,6 +19,7 @@ backslash (``nn``, ``rn``, ``u203B``, ``u2018``/``u2019``).
 from __future__ import annotations
 
 import functools
+import html
 from dataclasses import dataclass
 from datetime import date as _date
 
@@ -44,10 +36,6 @@ from hwpscan.rehearsal.synth.press import (
     story_texts,
 )
 
-__all__ = ["Attachment", "Release", "expected_contaminated_dates", "incident_catalogue"]
-
-FIRST_DATE = "2025-07-21"
-LAST_DATE = "2025-08-11"
 FIRST_CONTENT_ID = 138_201
 _WEEKDAYS = "월화수목금토일"
 _ALL = frozenset(PARTS)
@@ -119,8 +107,8 @@ def korean_date(iso: str) -> str:
 def body_html(story: Story, iso: str, hour: int) -> str:
     """The ``contentKor`` HTML of a release, with the API's backslash-less escapes.
 
-    >>> html = body_html(STORIES[0], "2025-07-21", 12)
-    >>> html.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in html
+    >>> page = body_html(STORIES[0], "2025-07-21", 12)
+    >>> page.startswith("<p>u203B 이 자료는 2025. 7. 21.(월) 12:00 이후"), "nn<p>" in page
     (True, True)
     """
     texts = story_texts(story)
@@ -133,17 +121,14 @@ def body_html(story: Story, iso: str, hour: int) -> str:
         *(_entities(t) for t in texts["body"]),
         f"&lt;붙임&gt; u2018{_entities(story.subject)}u2019 세부 자료",
     ]
-    html = "nn".join(f"<p>{p}</p>" for p in paras)
-    return html + "rn<p>u203B 자세한 내용은 첨부파일을 참고하시기 바랍니다.</p>"
+    return (
+        "nn".join(f"<p>{p}</p>" for p in paras)
+        + "rn<p>u203B 자세한 내용은 첨부파일을 참고하시기 바랍니다.</p>"
+    )
 
 
 def _entities(text: str) -> str:
-    return (
-        text.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("·", "&middot;")
-    )
+    return html.escape(text, quote=False).replace("·", "&middot;")
 
 
 def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Attachment, ...]:
@@ -163,12 +148,10 @@ def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Atta
         elif code == "X":
             data = build_hwpx([dateline, *flat_blocks(story, _ALL)], title=subject)
             out.append(Attachment(f"({label}) {subject}.hwpx", data, "hwpx"))
-        elif code == "P":
+        else:  # "P"
             pages = pdf_pages(story, _ALL)
             pages[0] = [dateline, *pages[0]]
             out.append(Attachment(f"({label}) {subject}.pdf", build_pdf(pages), "pdf"))
-        else:  # pragma: no cover - guarded by the schedule test
-            raise ValueError(f"unknown attachment code {code!r}")
         label = "보도참고자료"
     return tuple(out)
 
@@ -180,22 +163,14 @@ def _catalogue() -> tuple[Release, ...]:
         for codes in day:
             n = len(releases)
             story = STORIES[n % len(STORIES)]
-            subject = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)].format(
-                s=story.subject
-            )
+            form = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)]
+            subject = form.format(s=story.subject)
             content_id = FIRST_CONTENT_ID + n
             hour = _REG_HOURS[n % len(_REG_HOURS)]
             reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
-            releases.append(
-                Release(
-                    date=iso,
-                    content_id=content_id,
-                    subject=subject,
-                    body_html=body_html(story, iso, hour),
-                    reg_time=reg_time,
-                    attachments=_attachments(codes, story, subject, iso),
-                )
-            )
+            body = body_html(story, iso, hour)
+            attachments = _attachments(codes, story, subject, iso)
+            releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
     return tuple(releases)
 
 

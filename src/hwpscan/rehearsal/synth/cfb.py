@@ -1,10 +1,9 @@
 """A small, deterministic Compound File Binary (OLE2) writer for fixtures.
 
-Writes version 3 files ([MS-CFB] §2.2): 512-byte sectors, a mini stream of 64-byte
-sectors for streams under 4096 bytes, one FAT (up to 109 FAT sectors, so files up to
-about 7 MB, plenty for fixtures), no DIFAT sectors, zero timestamps and CLSIDs. The
-directory's sibling trees are size-balanced binary search trees in CFB name order,
-coloured so they are valid red-black trees. The same streams always give the same bytes.
+Version 3 files ([MS-CFB] §2.2): 512-byte sectors, 64-byte mini sectors under 4096
+bytes, up to 109 FAT sectors (about 7 MB) and no DIFAT, zero timestamps and CLSIDs;
+sibling trees are balanced binary search trees in CFB name order, coloured as valid
+red-black trees. The same streams give the same bytes.
 
 >>> data = write_cfb({"FileHeader": b"x" * 10, "BodyText/Section0": b"y" * 5000})
 >>> data[:8].hex(), len(data) % 512
@@ -57,11 +56,8 @@ def cfb_order(name: str) -> tuple[int, str]:
 
 
 def write_cfb(streams: Mapping[str, bytes]) -> bytes:
-    """A compound file holding *streams*, keyed by ``/``-separated paths.
-
-    Storages are created from the paths. Raises ``ValueError`` for a bad path or a
-    file too large for the header's 109 FAT sector slots.
-    """
+    """A compound file holding *streams*, keyed by ``/``-separated paths (storages
+    made from them); ``ValueError`` for a bad path or a file too large."""
     root = _Entry("Root Entry", _ROOT)
     for path, data in streams.items():
         _insert(root, path, bytes(data))
@@ -71,12 +67,12 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
 
     fat: list[int] = []
 
-    def chain(count: int) -> int:
+    def chain(count: int, table: list[int] = fat) -> int:
+        """Allocate *count* sectors linked in *table*; return the first (none: ENDOFCHAIN)."""
         if count == 0:
             return ENDOFCHAIN
-        first = len(fat)
-        fat.extend(range(first + 1, first + count))
-        fat.append(ENDOFCHAIN)
+        first = len(table)
+        table.extend([*range(first + 1, first + count), ENDOFCHAIN])
         return first
 
     small = [e for e in entries if e.kind == _STREAM and 0 < len(e.data) < MINI_CUTOFF]
@@ -84,11 +80,8 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
     minifat: list[int] = []
     mini = bytearray()
     for e in small:
-        count = -(-len(e.data) // MINI_SECTOR)
-        e.start = len(minifat)
-        minifat.extend(range(e.start + 1, e.start + count))
-        minifat.append(ENDOFCHAIN)
-        mini += e.data.ljust(count * MINI_SECTOR, b"\0")
+        e.start = chain(-(-len(e.data) // MINI_SECTOR), minifat)
+        mini += e.data.ljust(-(-len(e.data) // MINI_SECTOR) * MINI_SECTOR, b"\0")
 
     dir_sectors = -(-len(entries) * 128 // SECTOR)
     minifat_sectors = -(-len(minifat) * 4 // SECTOR)
@@ -140,10 +133,7 @@ def _insert(root: _Entry, path: str, data: bytes) -> None:
 
 
 def _find(node: _Entry, name: str) -> _Entry | None:
-    for key, child in node.children.items():
-        if key.upper() == name.upper():
-            return child
-    return None
+    return next((c for key, c in node.children.items() if key.upper() == name.upper()), None)
 
 
 def _number(root: _Entry) -> list[_Entry]:

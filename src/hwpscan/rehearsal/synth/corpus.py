@@ -1,25 +1,15 @@
 """The committed fixture corpus: what each file holds, and what a correct scan must say.
 
 ``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of
-:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and
-``expected.jsonl``. Both come from the same place: each :class:`Fixture` carries the
-bytes *and* the counts the generator knows it put in, computed from the input text
-(never by reading the file back), so ``expected.jsonl`` is an oracle independent of
-the scanner.
-
-Counting rules (the contract's definitions applied to the *input*):
-
-- HWP 5 body text is stored as UTF-16 code units; the codeunit view has one code point
-  per unit, so every character outside the BMP gives two surrogates forming one pair,
-  and every lone surrogate we wrote gives one orphan (:func:`utf16_counts`).
-- HWPX and PDF text comes back from python-hwpx / pypdf as a Python ``str``: characters
-  outside the BMP stay whole; only lone surrogates put there by a broken CMap count
-  (:func:`str_counts`).
-- ``pua`` counts private-use code points in the strict view (pairs merged).
-- For HWP 5 bodies the writer also says where it put every paragraph
-  (:func:`~hwpscan.rehearsal.synth.hwp5_writer.hwp5_layout`), so ``chars`` (characters in the strict
-  view, :func:`strict_chars`) and the first ``locations`` (stream, paragraph, code-unit
-  offset, code point: :func:`unit_locations`) are expected too.
+:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and ``expected.jsonl``. Each
+:class:`Fixture` carries its bytes *and* the counts computed from the input text (never
+by reading the file back), so ``expected.jsonl`` is an oracle independent of the
+scanner. HWP 5 text is UTF-16 code units, one code point per unit: a character outside
+the BMP is a pair, a lone surrogate an orphan (:func:`utf16_counts`). HWPX and PDF text
+comes back as ``str``, where only lone surrogates count (:func:`str_counts`). ``pua``
+counts private-use code points with pairs merged. For HWP 5 bodies ``chars``
+(:func:`strict_chars`) and the first ``locations`` (:func:`unit_locations`) are
+expected too.
 
 >>> utf16_counts(["가" + chr(0xF02B1), chr(0xDB80) + "나"]).as_dict()
 {'surrogates': 3, 'pairs': 1, 'orphans': 1, 'utf8_ok': False, 'pua': {'U+F02B1': 1}}
@@ -29,24 +19,14 @@ Counting rules (the contract's definitions applied to the *input*):
 
 from __future__ import annotations
 
+import struct
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth.hwp5_writer import Placed
-
-__all__ = [
-    "LOCATION_SAMPLE",
-    "Counts",
-    "Fixture",
-    "expected_record",
-    "str_counts",
-    "strict_chars",
-    "unit_locations",
-    "utf16_counts",
-]
 
 EXPECTED_NAME = "expected.jsonl"
 #: How many of the first locations ``expected.jsonl`` gives.
@@ -71,45 +51,34 @@ class Counts:
         return self.surrogates == 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "surrogates": self.surrogates,
-            "pairs": self.pairs,
-            "orphans": self.orphans,
-            "utf8_ok": self.utf8_ok,
-            "pua": dict(self.pua),
-        }
+        counts = {"surrogates": self.surrogates, "pairs": self.pairs, "orphans": self.orphans}
+        return {**counts, "utf8_ok": self.utf8_ok, "pua": dict(self.pua)}
 
 
-def _count_points(points: Sequence[int], pua: Counter[str]) -> tuple[int, int]:
-    """Surrogates and adjacent high+low pairs in a code point sequence; PUA tallied."""
-    surrogates = pairs = 0
+def _points(units: Sequence[int]) -> Iterator[tuple[int, int, int]]:
+    """(index, code point, surrogate units) for each code point of *units*: an adjacent
+    high+low pair is the one character it encodes (2, at the high half), a lone half
+    itself (1), anything else itself (0)."""
     i = 0
-    while i < len(points):
-        cp = points[i]
-        nxt = points[i + 1] if i + 1 < len(points) else 0
-        if 0xD800 <= cp <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-            surrogates += 2
-            pairs += 1
-            merged = 0x10000 + ((cp - 0xD800) << 10) + (nxt - 0xDC00)
-            if _is_pua(merged):
-                pua[f"U+{merged:04X}"] += 1
+    while i < len(units):
+        unit, nxt = units[i], units[i + 1] if i + 1 < len(units) else -1
+        if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
+            yield i, 0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00), 2
             i += 2
-            continue
-        if 0xD800 <= cp <= 0xDFFF:
-            surrogates += 1
-        elif _is_pua(cp):
-            pua[f"U+{cp:04X}"] += 1
-        i += 1
-    return surrogates, pairs
+        else:
+            yield i, unit, int(0xD800 <= unit <= 0xDFFF)
+            i += 1
 
 
 def _counts(sequences: Iterable[Sequence[int]]) -> Counts:
     pua: Counter[str] = Counter()
     surrogates = pairs = 0
     for points in sequences:
-        s, p = _count_points(points, pua)
-        surrogates += s
-        pairs += p
+        for _, cp, halves in _points(points):
+            surrogates += halves
+            pairs += halves == 2
+            if halves != 1 and _is_pua(cp):
+                pua[f"U+{cp:04X}"] += 1
     return Counts(surrogates, pairs, surrogates - 2 * pairs, dict(sorted(pua.items())))
 
 
@@ -121,11 +90,12 @@ def utf16_counts(texts: Iterable[str]) -> Counts:
     >>> utf16_counts([chr(0xDEB1) + chr(0xDB80)]).orphans   # reversed halves: no pair
     2
     """
-    seqs = []
-    for text in texts:
-        raw = text.encode("utf-16-le", "surrogatepass")
-        seqs.append([int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)])
-    return _counts(seqs)
+    return _counts([_code_units(text) for text in texts])
+
+
+def _code_units(text: str) -> list[int]:
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return list(struct.unpack(f"<{len(raw) // 2}H", raw))
 
 
 def str_counts(texts: Iterable[str]) -> Counts:
@@ -162,9 +132,8 @@ def _units(p: Placed) -> list[tuple[int, int]]:
             out.append((at, -1))
             at += spec.CONTROL_UNITS
             continue
-        raw = ch.encode("utf-16-le", "surrogatepass")
-        for k in range(0, len(raw), 2):
-            out.append((at, int.from_bytes(raw[k : k + 2], "little")))
+        for unit in _code_units(ch):
+            out.append((at, unit))
             at += 1
     return out
 
@@ -184,35 +153,21 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
     pua: list[list[Any]] = []
     for p in placed:
         units = _units(p)
-        i = 0
-        while i < len(units):
-            at, unit = units[i]
-            nxt = units[i + 1][1] if i + 1 < len(units) else -1
-            where = [p.stream, p.paragraph, at]
-            if 0xD800 <= unit <= 0xDBFF and 0xDC00 <= nxt <= 0xDFFF:
-                cp = 0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)
-                defects.append([*where, f"U+{cp:04X}"])
-                i += 2
-                continue
-            if 0xD800 <= unit <= 0xDFFF:
-                defects.append([*where, f"U+{unit:04X}"])
-            elif 0xE000 <= unit <= 0xF8FF:
-                pua.append([*where, f"U+{unit:04X}"])
-            i += 1
+        for i, cp, halves in _points([unit for _, unit in units]):
+            where = [p.stream, p.paragraph, units[i][0], f"U+{cp:04X}"]
+            if halves:
+                defects.append(where)
+            elif 0xE000 <= cp <= 0xF8FF:
+                pua.append(where)
     return (defects + pua)[:limit]
 
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """One corpus file and the scan result it must give.
-
-    ``path`` is relative to the corpus folder; ``preview``/``meta`` are declared only
-    for the fixtures about them; ``warnings`` says the reader must report damage.
-    ``body=None`` leaves the counts unasserted (a truncated file: what a reader salvages
-    before the cut is its own business; the status is not). ``chars`` and
-    ``locations`` are given where the generator knows them (HWP 5 bodies). ``partial``
-    marks a file read in part: its counts are those of the part that was read.
-    """
+    """One corpus file and the scan result it must give. ``body=None`` leaves the counts
+    unasserted (what a reader salvages before a cut is its own business, the status is
+    not); ``warnings``: the reader must report damage; ``chars`` and ``locations`` are
+    known for HWP 5 bodies only."""
 
     path: str
     data: bytes
@@ -243,16 +198,14 @@ def expected_record(fixture: Fixture) -> dict[str, Any]:
     if unread and fixture.body == Counts():
         # nothing of the body can be read: the contract reports its counts as null
         record["body_read"] = False
-    if fixture.chars is not None:
-        record["chars"] = fixture.chars
-    if fixture.locations is not None:
-        record["locations"] = fixture.locations
-    if fixture.preview is not None:
-        record["preview"] = fixture.preview.as_dict()
-    if fixture.meta is not None:
-        record["meta"] = fixture.meta.as_dict()
-    if fixture.warnings:
-        record["warnings"] = True
+    optional = {
+        "chars": fixture.chars,
+        "locations": fixture.locations,
+        "preview": fixture.preview and fixture.preview.as_dict(),
+        "meta": fixture.meta and fixture.meta.as_dict(),
+        "warnings": fixture.warnings or None,
+    }
+    record.update((key, value) for key, value in optional.items() if value is not None)
     record["bytes"] = len(fixture.data)
     record["note"] = fixture.note
     return record

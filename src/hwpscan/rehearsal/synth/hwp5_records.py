@@ -1,11 +1,9 @@
 """HWP 5 records for the fixture writer: record headers, PARA_TEXT units, paragraphs and
 the record subtrees of controls (tables, footnotes, headers/footers, text boxes).
 
-Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (constants and table numbers
-in :mod:`hwpscan.formats.hwp5_spec`), with the sizes Hancom's own files have where they
-differ from the spec (each such place says so: independent readers, pyhwp and hwplib,
-parse the real sizes and fail or misalign on the spec's). :mod:`hwpscan.rehearsal.synth.hwp5_writer`
-arranges these into documents.
+Layouts follow Hancom's HWP 5.0 specification, revision 1.3 (table numbers as in
+:mod:`hwpscan.formats.hwp5_spec`), with the sizes of Hancom's own files where they differ
+(each place says so: pyhwp and hwplib read those and misalign on the spec's).
 
 >>> record(67, 1, b"ab").hex(" ", -4)  # tag 67, level 1, size 2; then the payload
 '43042000 6162'
@@ -23,19 +21,16 @@ from collections.abc import Iterator, Sequence
 
 from hwpscan.formats import hwp5_spec as spec
 
-__all__ = [
-    "SectionWriter",
-    "control",
-    "docinfo_shapes",
-    "object_common",
-    "record",
-    "text_units",
-]
-
 # Parameter units of our 8-unit controls: binary values in the surrogate range on
 # purpose (a high+low pair and a lone low half), as real files can hold.
 _EXTENDED_PARAMS = struct.pack("<4H", 0xD83D, 0xDE00, 0xDC07, 0x0000)
-_TAB_PARAMS = struct.pack("<6H", 0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)
+_TAB_PARAMS = "".join(map(chr, (0xDA00, 0x0000, 0x0101, 0xDFFF, 0x0000, 0x0000)))
+#: The text characters written as controls: TAB (8 units), line break, NBSP.
+_CONTROLS = {
+    "\t": chr(spec.TAB) + _TAB_PARAMS + chr(spec.TAB),
+    "\n": chr(spec.LINE_BREAK),
+    "\u00a0": chr(spec.NBSP),
+}
 _TEXT_CONTROLS_RE = re.compile("[\t\n\u00a0]")
 
 # PARA_HEADER (spec 표 58): character count (bit 31: last paragraph of its list), control
@@ -54,6 +49,7 @@ _LIST_HEADER = struct.Struct("<iI")
 # width, height, four margins, border fill id; Hancom's files then hold the text width.
 _CELL = struct.Struct("<HHHHII4hHI")
 _MARGINS = (510, 510, 141, 141)
+_id = spec.ctrl_id_word
 _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 
 
@@ -70,11 +66,7 @@ def record(tag: int, level: int, payload: bytes) -> bytes:
 
 def control(code: int, ctrl_id: str) -> bytes:
     """An extended control in PARA_TEXT: code, control id, parameters, code."""
-    return (
-        struct.pack("<HI", code, spec.ctrl_id_word(ctrl_id))
-        + _EXTENDED_PARAMS
-        + struct.pack("<H", code)
-    )
+    return struct.pack("<HI", code, _id(ctrl_id)) + _EXTENDED_PARAMS + struct.pack("<H", code)
 
 
 def text_units(text: str) -> bytes:
@@ -82,18 +74,8 @@ def text_units(text: str) -> bytes:
     bad = _BAD_CONTROL_RE.search(text)
     if bad:
         raise ValueError(f"U+{ord(bad.group()):04X} is a control code, not text")
-    out = bytearray()
-    pos = 0
-    for m in _TEXT_CONTROLS_RE.finditer(text):
-        out += text[pos : m.start()].encode("utf-16-le", "surrogatepass")
-        ch = m.group()
-        if ch == "\t":
-            out += struct.pack("<H", spec.TAB) + _TAB_PARAMS + struct.pack("<H", spec.TAB)
-        else:
-            out += struct.pack("<H", spec.LINE_BREAK if ch == "\n" else spec.NBSP)
-        pos = m.end()
-    out += text[pos:].encode("utf-16-le", "surrogatepass")
-    return bytes(out)
+    units = _TEXT_CONTROLS_RE.sub(lambda m: _CONTROLS[m.group()], text)
+    return units.encode("utf-16-le", "surrogatepass")
 
 
 class SectionWriter:
@@ -116,21 +98,15 @@ class SectionWriter:
         last: bool = True,
         head: bool = False,
     ) -> None:
-        """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then its controls.
-
-        *controls* are (code, control id, records of the control's subtree); they sit
-        before the text when *head* is true (section definitions), else after it.
-        """
+        """One paragraph: PARA_HEADER, PARA_TEXT, char shape, line seg, then *controls*
+        (code, control id, subtree records), before the text with *head*, else after."""
         marks = b"".join(control(code, cid) for code, cid, _ in controls)
         units = (marks + text_units(text) if head else text_units(text) + marks) + struct.pack(
             "<H", spec.PARA_BREAK
         )
         count = len(units) // 2
-        mask = 0
-        for code, _, _ in controls:
-            mask |= 1 << code
-        if "\t" in text:
-            mask |= 1 << spec.TAB
+        codes = {code for code, _, _ in controls} | ({spec.TAB} if "\t" in text else set())
+        mask = sum(1 << code for code in codes)
         self.instance += 1
         self.paragraphs += 1
         self.placed.append((len(marks) // 2 if head else 0, text))
@@ -141,9 +117,7 @@ class SectionWriter:
             self.out += record(spec.PARA_TEXT, level + 1, units)
         self.out += record(spec.PARA_CHAR_SHAPE, level + 1, struct.pack("<II", 0, 0))
         self.out += record(spec.PARA_LINE_SEG, level + 1, _LINE_SEG)
-        for _, _, subtree in controls:
-            for rec in subtree or ():
-                self.out += rec
+        self.out += b"".join(rec for _, _, subtree in controls for rec in subtree or ())
 
     # Control subtrees: CTRL_HEADER one level below the paragraph, the rest nested.
 
@@ -152,17 +126,10 @@ class SectionWriter:
         # stop, numbering shape, then page, figure, table and equation start numbers;
         # files of version 5.0.1.7 and later hold 8 more bytes (the spec names a language
         # word among them), which pyhwp requires.
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<IIHHHIHHHHH", spec.ctrl_id_word("secd"), 0, 1134, 0, 0, 8000, *[0] * 5)
-            + bytes(8),
-        )
-        yield record(
-            spec.PAGE_DEF,
-            level + 2,
-            struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0) + bytes(4),
-        )
+        secd = struct.pack("<IIHHHIH4H", _id("secd"), 0, 1134, 0, 0, 8000, *[0] * 5)
+        yield record(spec.CTRL_HEADER, level + 1, secd + bytes(8))
+        page = struct.pack("<9I", 59528, 84188, 8504, 8504, 5668, 4252, 4252, 4252, 0)
+        yield record(spec.PAGE_DEF, level + 2, page + bytes(4))
         # FOOTNOTE_SHAPE (spec 표 133): 28 bytes in Hancom's files (the separator length
         # is 4 bytes, not the spec's HWPUNIT16).
         yield record(spec.FOOTNOTE_SHAPE, level + 2, bytes(28))
@@ -172,79 +139,46 @@ class SectionWriter:
     def column_def(self, level: int) -> Iterator[bytes]:
         # spec 표 138: attributes (one column, equal widths), gap, attributes 2, then the
         # separator line: type, width, colour.
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<IHhHBBI", spec.ctrl_id_word("cold"), 0x1004, 0, 0, 0, 0, 0),
-        )
+        cold = struct.pack("<IHhHBBI", _id("cold"), 0x1004, 0, 0, 0, 0, 0)
+        yield record(spec.CTRL_HEADER, level + 1, cold)
 
     def table(self, level: int, rows: list[list[str]]) -> Iterator[bytes]:
         ncols = max((len(r) for r in rows), default=0)
         yield record(spec.CTRL_HEADER, level + 1, object_common("tbl ", self.instance))
-        yield record(
-            spec.TABLE,
-            level + 2,
-            struct.pack(
-                f"<IHHh4h{len(rows)}HHH",
-                0x04000006,
-                len(rows),
-                ncols,
-                0,
-                510,
-                510,
-                141,
-                141,
-                *([ncols] * len(rows)),
-                1,
-                0,
-            ),
-        )
+        table = struct.pack("<IHHh4h", 0x04000006, len(rows), ncols, 0, *_MARGINS)
+        row_sizes = struct.pack(f"<{len(rows)}HHH", *[ncols] * len(rows), 1, 0)
+        yield record(spec.TABLE, level + 2, table + row_sizes)
+        width = 8000 - _MARGINS[0] - _MARGINS[1]
         for r, row in enumerate(rows):
             for c, cell in enumerate(row):
-                cell_header = _LIST_HEADER.pack(1, 0x20) + _CELL.pack(
-                    c, r, 1, 1, 8000, 1000, *_MARGINS, 1, 8000 - _MARGINS[0] - _MARGINS[1]
-                )
-                yield record(spec.LIST_HEADER, level + 2, cell_header)
+                cell_list = _CELL.pack(c, r, 1, 1, 8000, 1000, *_MARGINS, 1, width)
+                yield record(spec.LIST_HEADER, level + 2, _LIST_HEADER.pack(1, 0x20) + cell_list)
                 yield from self._nested(level + 2, cell)
 
     def footnote(self, level: int, text: str) -> Iterator[bytes]:
-        yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            # spec 표 136 and Hancom's files: number, prefix and suffix characters,
-            # number shape, instance id.
-            struct.pack("<IIHHII", spec.ctrl_id_word("fn  "), 1, 0, 0, 0, 0),
-        )
+        # spec 표 136 and Hancom's files: number, prefix and suffix characters, number
+        # shape, instance id.
+        note = struct.pack("<IIHHII", _id("fn  "), 1, 0, 0, 0, 0)
+        yield record(spec.CTRL_HEADER, level + 1, note)
         yield record(spec.LIST_HEADER, level + 2, _LIST_HEADER.pack(1, 0) + bytes(8))
         yield from self._nested(level + 2, text)
 
     def header_footer(self, level: int, text: str, footer: bool) -> Iterator[bytes]:
         yield record(
-            spec.CTRL_HEADER,
-            level + 1,
-            struct.pack("<II", spec.ctrl_id_word("foot" if footer else "head"), 0),
+            spec.CTRL_HEADER, level + 1, struct.pack("<II", _id("foot" if footer else "head"), 0)
         )
-        yield record(
-            spec.LIST_HEADER,
-            level + 2,
-            _LIST_HEADER.pack(1, 0) + struct.pack("<II", 42520, 4252) + bytes(4),
-        )
+        area = _LIST_HEADER.pack(1, 0) + struct.pack("<II", 42520, 4252) + bytes(4)
+        yield record(spec.LIST_HEADER, level + 2, area)
         yield from self._nested(level + 2, text)
 
     def text_box(self, level: int, text: str) -> Iterator[bytes]:
         yield record(spec.CTRL_HEADER, level + 1, object_common("gso ", self.instance))
         yield record(spec.SHAPE_COMPONENT, level + 2, _shape_component("$rec", 12000, 3000))
-        yield record(
-            spec.LIST_HEADER,
-            level + 3,
-            _LIST_HEADER.pack(1, 0) + struct.pack("<4hI", 283, 283, 283, 283, 12000) + bytes(13),
-        )
+        margins = struct.pack("<4hI", 283, 283, 283, 283, 12000) + bytes(13)
+        yield record(spec.LIST_HEADER, level + 3, _LIST_HEADER.pack(1, 0) + margins)
         yield from self._nested(level + 3, text)
-        yield record(
-            spec.SHAPE_COMPONENT_RECTANGLE,
-            level + 3,
-            bytes(1) + struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000),
-        )
+        corners = struct.pack("<8i", 0, 0, 12000, 0, 12000, 3000, 0, 3000)
+        yield record(spec.SHAPE_COMPONENT_RECTANGLE, level + 3, bytes(1) + corners)
 
     def _nested(self, level: int, text: str) -> Iterator[bytes]:
         nested = SectionWriter()
@@ -259,32 +193,14 @@ _IDENTITY = struct.pack("<6d", 1, 0, 0, 0, 1, 0)
 
 
 def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
-    """SHAPE_COMPONENT of a drawing object at the top of its control.
-
-    spec 표 83 (element): the control id twice (once for the object, once for the
-    element), offset in group, group level, version, initial and current size, flags,
-    rotation angle and centre; 표 84 (rendering): one scale/rotation pair after the
-    translation, identity matrices. 표 86 and 표 87: no line, no fill. Then 21 zero bytes:
-    pyhwp reads that many more (unnamed) for files of version 5.0.2.4 and later.
-    """
-    cid = spec.ctrl_id_word(ctrl_id)
+    """SHAPE_COMPONENT of a drawing object at the top of its control: spec 표 83 (the
+    control id twice, offset in group, group level, version, initial and current size,
+    flags, rotation angle and centre), 표 84 (one scale/rotation pair, identity matrices),
+    표 86-87 (no line, no fill), then the 21 bytes pyhwp reads for 5.0.2.4 and later."""
+    cid = _id(ctrl_id)
+    size = (width, height)
     element = struct.pack(
-        "<IIiiHHIIIIIhiiH",
-        cid,
-        cid,
-        0,
-        0,
-        0,
-        1,
-        width,
-        height,
-        width,
-        height,
-        0,
-        0,
-        width // 2,
-        height // 2,
-        1,
+        "<IIiiHH4IIhiiH", cid, cid, 0, 0, 0, 1, *size, *size, 0, 0, width // 2, height // 2, 1
     )
     line = struct.pack("<IiIB", 0, 0, 0, 0)  # colour, width, attributes, outline style
     fill = struct.pack("<II", 0, 0)  # fill type none, no extra fill bytes
@@ -293,23 +209,8 @@ def _shape_component(ctrl_id: str, width: int, height: int) -> bytes:
 
 def object_common(ctrl_id: str, instance: int) -> bytes:
     """CTRL_HEADER payload of a table or drawing object (spec §4.3.9.1 개체 공통 속성)."""
-    return struct.pack(
-        "<IIiiIIi4hIiH",
-        spec.ctrl_id_word(ctrl_id),
-        0x082A2210,
-        0,
-        0,
-        42520,
-        3000,
-        0,
-        141,
-        141,
-        141,
-        141,
-        instance,
-        0,
-        0,
-    )
+    fields = (0x082A2210, 0, 0, 42520, 3000, 0, *[141] * 4, instance, 0, 0)
+    return struct.pack("<IIiiIIi4hIiH", _id(ctrl_id), *fields)
 
 
 def docinfo_shapes() -> bytes:

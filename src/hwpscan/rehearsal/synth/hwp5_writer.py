@@ -1,16 +1,11 @@
 """Build HWP 5 documents for fixtures, tests and the emulator's catalogue.
 
-The files follow the record layout of Hancom's HWP 5.0 specification (revision 1.3;
-constants in :mod:`hwpscan.formats.hwp5_spec`) closely enough for independent readers:
-paragraphs, tables, footnotes, text boxes and headers/footers as nested records; real
-inline (TAB) and extended (section, column, table, footnote...) controls whose binary
-parameter units include values in 0xD800-0xDFFF; DocInfo fonts, shapes and styles; a
-PrvText preview; a ``\\x05HwpSummaryInformation`` property set. Record sizes are those of
-Hancom's own files, so pyhwp parses every record (``tests/matrix/test_pyhwp_compat.py``).
-Characters outside the BMP (Hancom PUA-A such as U+F02B1) are written as surrogate pairs,
-as Hancom does; a lone surrogate in the input is written as a lone unit.
-
-Deterministic: the same arguments always give the same bytes.
+The files follow Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of
+Hancom's own files, so independent readers such as pyhwp parse every record: nested
+paragraphs, tables, footnotes, text boxes and headers/footers; inline and extended
+controls whose parameters hold values in 0xD800-0xDFFF; DocInfo, PrvText and a summary
+property set. Characters outside the BMP are written as surrogate pairs, as Hancom
+does; a lone surrogate as a lone unit. The same arguments give the same bytes.
 
 >>> from hwpscan.formats.hwp5 import read_ole
 >>> doc = read_ole(build_hwp5(["가" + chr(0xF02B1) + "나"]))
@@ -25,31 +20,12 @@ import struct
 import uuid
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5_records import SectionWriter, docinfo_shapes, record
-
-__all__ = [
-    "Block",
-    "Footnote",
-    "HeaderFooter",
-    "Hwp5Options",
-    "Placed",
-    "Table",
-    "TextBox",
-    "bad_deflate",
-    "build_hwp5",
-    "foreign_ole",
-    "hwp5_layout",
-    "hwp5_streams",
-    "office_encrypted",
-    "record_overrun",
-    "summary_information",
-    "truncate",
-]
 
 VERSION = 0x05010001  # 5.1.0.1
 ZLIB_LEVEL = 6  # fixed so compressed output is stable
@@ -60,10 +36,8 @@ FONT_NAMES = ("함초롬바탕",)
 _PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
-# \x05HwpSummaryInformation (spec §3.2.4 문서 요약): an OLE property set stream
-# ([MS-OLEPS] §2.21) with one section whose FMTID is Hancom's (spec.SUMMARY_FMTID);
-# Hancom puts the same id in the stream header's CLSID and writes OS version 0x00020105
-# (seen in Hancom files).
+# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21), one
+# section of Hancom's FMTID, which Hancom also puts in the CLSID, and its OS version.
 SUMMARY_FMTID = uuid.UUID(spec.SUMMARY_FMTID)
 _OS_VERSION = 0x00020105
 _VT_I4, _VT_LPWSTR = 0x0003, 0x001F  # [MS-OLEPS] §2.15
@@ -107,10 +81,6 @@ class HeaderFooter:
 Block = str | Table | Footnote | TextBox | HeaderFooter
 
 
-def _section_stream(blocks: Sequence[Block], *, controls: bool) -> bytes:
-    return bytes(_section(blocks, controls=controls).out)
-
-
 def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
     sec = SectionWriter()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
@@ -130,29 +100,15 @@ def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
                 0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last
             )
         elif isinstance(block, Footnote):
-            sec.paragraph(
-                0,
-                block.anchor,
-                [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))],
-                last=last,
-            )
+            note = (spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))
+            sec.paragraph(0, block.anchor, [note], last=last)
         elif isinstance(block, TextBox):
-            sec.paragraph(
-                0,
-                block.anchor,
-                [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))],
-                last=last,
-            )
-        elif isinstance(block, HeaderFooter):
-            cid = "foot" if block.footer else "head"
-            sec.paragraph(
-                0,
-                "",
-                [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))],
-                last=last,
-            )
+            box = (spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))
+            sec.paragraph(0, block.anchor, [box], last=last)
         else:
-            raise TypeError(f"not a block: {block!r}")
+            cid = "foot" if block.footer else "head"
+            hf = (spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))
+            sec.paragraph(0, "", [hf], last=last)
     return sec
 
 
@@ -175,9 +131,7 @@ def _split(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
     return [blocks[n * per : (n + 1) * per] for n in range(sections)]
 
 
-def hwp5_layout(
-    blocks: Sequence[Block], *, sections: int = 1, tabs_and_controls: bool = True
-) -> list[Placed]:
+def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
     """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order, with
     where its text starts: what a correct reader must report as locations.
 
@@ -187,7 +141,7 @@ def hwp5_layout(
     out: list[Placed] = []
     for n, part in enumerate(_split(blocks, sections)):
         stream = f"{spec.BODYTEXT_STORAGE}/Section{n}"
-        placed = _section(part, controls=tabs_and_controls).placed
+        placed = _section(part, controls=True).placed
         out += [Placed(stream, i, offset, text) for i, (offset, text) in enumerate(placed)]
     return out
 
@@ -195,6 +149,10 @@ def hwp5_layout(
 def _wchars(text: str) -> bytes:
     raw = text.encode("utf-16-le", "surrogatepass")
     return struct.pack("<H", len(raw) // 2) + raw
+
+
+# STYLE after its names: attributes, next style, language (Korean), shape ids, lock
+_STYLE_REST = struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0)
 
 
 def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
@@ -210,12 +168,8 @@ def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
             out += record(spec.FACE_NAME, 1, face)
     out += docinfo_shapes()
     for i, name in enumerate(styles):
-        english = "Normal" if i == 0 else ""
-        out += record(
-            spec.STYLE,
-            1,
-            _wchars(name) + _wchars(english) + struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0),
-        )
+        english = _wchars("Normal" if i == 0 else "")
+        out += record(spec.STYLE, 1, _wchars(name) + english + _STYLE_REST)
     return out
 
 
@@ -245,8 +199,7 @@ def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
     """The ``\\x05HwpSummaryInformation`` stream: one property set with a few of the
     properties Hancom writes (title, author, page and paragraph counts), no timestamps.
 
-    Kept small on purpose: under 256 bytes (with a short title) it adds only four
-    64-byte mini sectors, so the smallest fixtures stay the size they were.
+    Under 256 bytes with a short title, so it adds only four 64-byte mini sectors.
 
     >>> data = summary_information(title="보도자료")
     >>> data[:4].hex(), uuid.UUID(bytes_le=data[8:24]) == SUMMARY_FMTID, len(data) % 4
@@ -283,53 +236,30 @@ def _deflate(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Hwp5Options:
-    """How :func:`build_hwp5` writes a document (every field has a default).
+    """How :func:`build_hwp5` writes a document. A ``\\t`` is always the TAB control,
+    ``\\n`` a line break, U+00A0 the non-breaking space control."""
 
-    - ``compressed``: DocInfo and sections stored as raw deflate (FileHeader bit 0).
-    - ``preview``: PrvText content; default the body paragraphs, ``\\r\\n``-joined,
-      capped at 1024 code units.
-    - ``password`` / ``distribution``: set FileHeader bit 1 / bit 2 and store the
-      streams as reproducible random bytes (distribution bodies under ViewText).
-    - ``style_names``: DocInfo STYLE names (lone surrogates allowed).
-    - ``sections``: blocks are split into this many BodyText/SectionN streams.
-    - ``tabs_and_controls``: the first paragraph of each section starts with the
-      section and column definition controls (extended, 8 units each), as Hancom writes.
-      A ``\\t`` in any text is always written as the TAB inline control, ``\\n`` as a
-      line break, U+00A0 as the non-breaking space control.
-    - ``title``: the title in ``\\x05HwpSummaryInformation`` (see
-      :func:`summary_information`).
-    """
-
-    compressed: bool = True
-    preview: str | None = None
+    compressed: bool = True  # DocInfo and sections as raw deflate (FileHeader bit 0)
+    preview: str | None = None  # PrvText; default the body paragraphs, CRLF-joined, capped
+    #: FileHeader bit 1 / bit 2, streams as reproducible noise (distribution: in ViewText)
     password: bool = False
     distribution: bool = False
-    style_names: Sequence[str] = ()
-    sections: int = 1
+    style_names: Sequence[str] = ()  # DocInfo STYLE names (lone surrogates allowed)
+    sections: int = 1  # blocks split into this many BodyText/SectionN streams
+    #: each section starts with the section and column definition controls, as Hancom's
     tabs_and_controls: bool = True
-    title: str = ""
-
-    @classmethod
-    def of(cls, options: Hwp5Options | None, overrides: dict[str, Any]) -> Hwp5Options:
-        """*options* (default: the defaults) with the keyword *overrides* applied; an
-        unknown keyword is a TypeError, as for any function.
-
-        >>> Hwp5Options.of(None, {"sections": 2}).sections
-        2
-        >>> Hwp5Options.of(None, {"section": 2})
-        Traceback (most recent call last):
-        ...
-        TypeError: Hwp5Options.__init__() got an unexpected keyword argument 'section'
-        """
-        base = cls() if options is None else options
-        return replace(base, **overrides) if overrides else base
+    title: str = ""  # in the summary information (:func:`summary_information`)
 
 
-def hwp5_streams(
-    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
-) -> dict[str, bytes]:
-    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored."""
-    o = Hwp5Options.of(options, overrides)
+def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
+    """The streams of an HWP 5 document (see :func:`build_hwp5`), as stored.
+
+    >>> hwp5_streams([], section=2)
+    Traceback (most recent call last):
+    ...
+    TypeError: Hwp5Options.__init__() got an unexpected keyword argument 'section'
+    """
+    o = Hwp5Options(**options)
     pack = _deflate if o.compressed else bytes
     streams = {
         spec.FILE_HEADER_STREAM: _file_header(o),
@@ -342,9 +272,8 @@ def hwp5_streams(
         name, data = _body_stream(n, pack(bytes(sec.out)), o)
         streams[name] = data
     if o.password:
-        streams[spec.DOCINFO_STREAM] = _noise(
-            b"pw-docinfo" + streams[spec.DOCINFO_STREAM], len(streams[spec.DOCINFO_STREAM])
-        )
+        docinfo = streams[spec.DOCINFO_STREAM]
+        streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
     streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
@@ -364,27 +293,20 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
     """Section *n*'s stream name and bytes: the body, or (encrypted) noise of its size."""
     if o.distribution:
         seed = b"view%d" % n + body
-        data = record(spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)) + _noise(
-            seed + b"+", len(body)
-        )
-        return f"{spec.VIEWTEXT_STORAGE}/Section{n}", data
+        data = _noise(seed + b"+", len(body))
+        return f"{spec.VIEWTEXT_STORAGE}/Section{n}", record(
+            spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
+        ) + data
     if o.password:
         return f"{spec.BODYTEXT_STORAGE}/Section{n}", _noise(b"pw%d" % n + body, len(body))
     return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
 
 
-def build_hwp5(
-    blocks: Sequence[Block], options: Hwp5Options | None = None, **overrides: Any
-) -> bytes:
-    """An HWP 5 file holding *blocks* (``str`` is one body paragraph).
-
-    How it is written is an :class:`Hwp5Options`, given as one or as its fields by
-    keyword (``build_hwp5(blocks, sections=2, compressed=False)``), or both.
-    """
-    return write_cfb(hwp5_streams(blocks, options, **overrides))
-
-
-# --- Broken and foreign inputs for the corpus -----------------------------------------
+def build_hwp5(blocks: Sequence[Block], **options: Any) -> bytes:
+    """An HWP 5 file holding *blocks* (``str`` is one body paragraph), written as the
+    keywords, the fields of :class:`Hwp5Options`, say
+    (``build_hwp5(blocks, sections=2, compressed=False)``)."""
+    return write_cfb(hwp5_streams(blocks, **options))
 
 
 def truncate(data: bytes, size: int) -> bytes:
@@ -423,14 +345,9 @@ def record_overrun(
     """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
     while only 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
-    raw = _section_stream(blocks, controls=True)
-    raw += (
-        struct.pack(
-            "<I", spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
-        )
-        + "잘린문단".encode("utf-16-le")
-        + b"\0\0"
-    )
+    head = spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
+    raw = bytes(_section(blocks, controls=True).out) + struct.pack("<I", head)
+    raw += "잘린문단\0".encode("utf-16-le")
     streams["BodyText/Section0"] = _deflate(raw) if compressed else raw
     return write_cfb(streams)
 
@@ -441,6 +358,6 @@ def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
     streams["BodyText/Section0"] = (
-        sec[:cut] if cut is not None else b"\xff\xff" + _noise(b"deflate", 64)
+        b"\xff\xff" + _noise(b"deflate", 64) if cut is None else sec[:cut]
     )
     return write_cfb(streams)

@@ -1,21 +1,12 @@
 """A small, deterministic HWPX (OWPML) writer for test fixtures.
 
-An HWPX file is a ZIP package (KS X 6101). What readers rely on, and what this writer
-produces, in this order:
-
-1. ``mimetype``, the first entry, *stored* (not deflated), holding
-   ``application/hwp+zip`` -- format sniffers look for exactly this;
-2. ``version.xml``;
-3. ``META-INF/container.xml`` naming the root file ``Contents/content.hpf``;
-4. ``Contents/content.hpf``, the OPF manifest and spine (header, then sections);
-5. ``Contents/header.xml``, a minimal reference list (one font, one character shape,
-   one paragraph shape, one style);
-6. ``Contents/section0.xml`` .. ``sectionN.xml`` with ``hp:p/hp:run/hp:t`` paragraphs;
-   a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p`` inside a run.
-
-Every entry carries the same fixed timestamp and attributes, so the same input gives the
-same bytes. XML is UTF-8: private-use characters such as U+F02B1 are written as
-themselves; a lone surrogate cannot be written at all and is refused.
+An HWPX file is a ZIP package (KS X 6101): ``mimetype`` first and stored (format
+sniffers look for ``application/hwp+zip`` there), ``version.xml``,
+``META-INF/container.xml`` naming ``Contents/content.hpf`` (manifest and spine), then
+``Contents/header.xml`` (reference lists) and ``Contents/sectionN.xml`` with
+``hp:p/hp:run/hp:t`` paragraphs; a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p``
+inside a run. Fixed timestamps and attributes: the same input gives the same bytes.
+XML is UTF-8, so U+F02B1 is written as itself; a lone surrogate is refused.
 
 >>> import io, zipfile
 >>> data = build_hwpx(["보도자료", [["구분", "내용"], ["일시", "7.21."]]])
@@ -32,18 +23,8 @@ import hashlib
 import io
 import re
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
-
-__all__ = [
-    "MIMETYPE",
-    "MIMETYPE_PLACES",
-    "TEMPLATE_STYLES",
-    "ZIP_DATE_TIME",
-    "Block",
-    "HancomLayout",
-    "build_hwpx",
-]
 
 #: A paragraph (``str``) or a table (a list of rows, each a list of cell texts).
 Block = str | list[list[str]]
@@ -73,19 +54,8 @@ _LINE_CHARS = 45
 _FONT_LANGS = ("HANGUL", "LATIN", "HANJA", "JAPANESE", "OTHER", "SYMBOL", "USER")
 #: Hancom's default template styles (바탕글 .. 캡션): every real document carries them.
 TEMPLATE_STYLES = (
-    "바탕글",
-    "본문",
-    *(f"개요 {n}" for n in range(1, 11)),
-    "쪽 번호",
-    "머리말",
-    "각주",
-    "미주",
-    "메모",
-    "차례 제목",
-    "차례 1",
-    "차례 2",
-    "차례 3",
-    "캡션",
+    *("바탕글", "본문", *(f"개요 {n}" for n in range(1, 11)), "쪽 번호", "머리말", "각주"),
+    *("미주", "메모", "차례 제목", "차례 1", "차례 2", "차례 3", "캡션"),
 )
 
 
@@ -113,14 +83,13 @@ class _SectionWriter:
     """Writes one ``hs:sec``; numbers paragraphs and tables in document order."""
 
     def __init__(self, *, layout: bool = False) -> None:
-        self.parts: list[str] = []
         self.para_id = 0
         self.table_id = 0
         self.layout = layout
 
-    def paragraph(self, inner: str, chars: int = 0) -> str:
-        pid = self.para_id
-        self.para_id += 1
+    def paragraph(self, inner: str, chars: int = 0, pid: int | None = None) -> str:
+        if pid is None:
+            pid, self.para_id = self.para_id, self.para_id + 1
         return (
             f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
             f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run>'
@@ -149,40 +118,37 @@ class _SectionWriter:
         n_cols = max((len(r) for r in rows), default=0)
         if n_rows == 0 or n_cols == 0:
             raise ValueError("a table needs at least one row and one cell")
-        tid = self.table_id
-        self.table_id += 1
-        out = [
-            (
-                f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
-                f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
-                f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
-                f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
-                f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
-                f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
-                '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
-                'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
-                'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
-            )
-        ]
+        tid, self.table_id = self.table_id, self.table_id + 1
+        head = (
+            f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
+            f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
+            f'pageBreak="CELL" repeatHeader="1" rowCnt="{n_rows}" colCnt="{n_cols}" '
+            f'cellSpacing="0" borderFillIDRef="1" noAdjust="0">'
+            f'<hp:sz width="{_CELL_WIDTH * n_cols}" widthRelTo="ABSOLUTE" '
+            f'height="{_CELL_HEIGHT * n_rows}" heightRelTo="ABSOLUTE" protect="0"/>'
+            '<hp:pos treatAsChar="1" affectLSpacing="0" flowWithText="1" allowOverlap="0" '
+            'holdAnchorAndSO="0" vertRelTo="PARA" horzRelTo="COLUMN" vertAlign="TOP" '
+            'horzAlign="LEFT" vertOffset="0" horzOffset="0"/>'
+        )
+        out = [head]
         for r, row in enumerate(rows):
-            out.append("<hp:tr>")
-            for c in range(n_cols):
-                cell = row[c] if c < len(row) else ""
-                out.append(
-                    '<hp:tc name="" header="0" hasMargin="0" protect="0" editable="0" '
-                    'dirty="0" borderFillIDRef="1">'
-                    '<hp:subList id="" textDirection="HORIZONTAL" lineWrap="BREAK" '
-                    'vertAlign="CENTER" linkListIDRef="0" linkListNextIDRef="0" '
-                    'textWidth="0" textHeight="0" hasTextRef="0" hasNumRef="0">'
-                    f"{self.text_paragraph(cell)}</hp:subList>"
-                    f'<hp:cellAddr colAddr="{c}" rowAddr="{r}"/>'
-                    '<hp:cellSpan colSpan="1" rowSpan="1"/>'
-                    f'<hp:cellSz width="{_CELL_WIDTH}" height="{_CELL_HEIGHT}"/>'
-                    '<hp:cellMargin left="510" right="510" top="141" bottom="141"/></hp:tc>'
-                )
-            out.append("</hp:tr>")
-        out.append("</hp:tbl>")
-        return "".join(out)
+            cells = (self._cell(r, c, row[c] if c < len(row) else "") for c in range(n_cols))
+            out.append(f"<hp:tr>{''.join(cells)}</hp:tr>")
+        return "".join(out) + "</hp:tbl>"
+
+    def _cell(self, r: int, c: int, text: str) -> str:
+        return (
+            '<hp:tc name="" header="0" hasMargin="0" protect="0" editable="0" '
+            'dirty="0" borderFillIDRef="1">'
+            '<hp:subList id="" textDirection="HORIZONTAL" lineWrap="BREAK" '
+            'vertAlign="CENTER" linkListIDRef="0" linkListNextIDRef="0" '
+            'textWidth="0" textHeight="0" hasTextRef="0" hasNumRef="0">'
+            f"{self.text_paragraph(text)}</hp:subList>"
+            f'<hp:cellAddr colAddr="{c}" rowAddr="{r}"/>'
+            '<hp:cellSpan colSpan="1" rowSpan="1"/>'
+            f'<hp:cellSz width="{_CELL_WIDTH}" height="{_CELL_HEIGHT}"/>'
+            '<hp:cellMargin left="510" right="510" top="141" bottom="141"/></hp:tc>'
+        )
 
     def render(self, blocks: Sequence[Block], *, first: bool) -> bytes:
         body: list[str] = []
@@ -193,14 +159,8 @@ class _SectionWriter:
                 body.append(self.text_paragraph(block))
             else:
                 # the table's anchor paragraph is allocated first, like Hancom does
-                pid = self.para_id
-                self.para_id += 1
-                table = self.table(block)
-                body.append(
-                    f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
-                    f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{table}'
-                    f"<hp:t/></hp:run>{self.lines(0)}</hp:p>"
-                )
+                pid, self.para_id = self.para_id, self.para_id + 1
+                body.append(self.paragraph(self.table(block) + "<hp:t/>", pid=pid))
         xml = f"{_XML_DECL}<hs:sec {_xmlns('ha', 'hp', 'hs', 'hc', 'hh')}>{''.join(body)}</hs:sec>"
         return xml.encode("utf-8")
 
@@ -224,110 +184,96 @@ def _split_sections(blocks: Sequence[Block], sections: int) -> list[Sequence[Blo
     if sections < 1:
         raise ValueError("sections must be at least 1")
     size, extra = divmod(len(blocks), sections)
-    out: list[Sequence[Block]] = []
-    start = 0
-    for i in range(sections):
-        end = start + size + (1 if i < extra else 0)
-        out.append(blocks[start:end])
-        start = end
-    return out
+    ends = [(i + 1) * size + min(i + 1, extra) for i in range(sections)]
+    return [blocks[end - size - (i < extra) : end] for i, end in enumerate(ends)]
 
 
-def _template_header_xml(sections: int) -> bytes:
-    """``header.xml`` with the reference lists of Hancom's default template: two fonts
-    for each of the seven languages, a character and a paragraph shape per style, and
-    the template's styles."""
+def _header_xml(sections: int, template: bool) -> bytes:
+    """``header.xml``: one font, shape and style (바탕글), or with *template* the
+    reference lists of Hancom's default template (two fonts for each of the seven
+    languages, a character and a paragraph shape per style, the template's styles)."""
+    styles: tuple[str, ...] = ("바탕글",)
+    faces: tuple[str, ...] = ("함초롬바탕",)
+    langs: tuple[str, ...] = ("HANGUL",)
+    type_info, char_extra, para_extra = "/>", "", ""
+    if template:
+        styles, faces, langs = TEMPLATE_STYLES, ("함초롬바탕", "함초롬돋움"), _FONT_LANGS
+        type_info = (
+            '><hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
+            'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
+        )
+        char_extra = (
+            '<hh:ratio hangul="100" latin="100" hanja="100" japanese="100" other="100" '
+            'symbol="100" user="100"/><hh:spacing hangul="0" latin="0" hanja="0" japanese="0" '
+            'other="0" symbol="0" user="0"/>'
+        )
+        para_extra = (
+            '<hh:heading type="NONE" idRef="0" level="0"/>'
+            '<hh:breakSetting breakLatinWord="KEEP_WORD" breakNonLatinWord="KEEP_WORD" '
+            'widowOrphan="0" keepWithNext="0" keepLines="0" pageBreakBefore="0" lineWrap="BREAK"/>'
+            '<hh:margin><hc:intent value="0" unit="HWPUNIT"/><hc:left value="{left}" '
+            'unit="HWPUNIT"/><hc:right value="0" unit="HWPUNIT"/><hc:prev value="0" '
+            'unit="HWPUNIT"/><hc:next value="0" unit="HWPUNIT"/></hh:margin>'
+            '<hh:lineSpacing type="PERCENT" value="160" unit="HWPUNIT"/>'
+        )
     fonts = "".join(
-        f'<hh:fontface lang="{lang}" fontCnt="2">'
-        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0">'
-        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
-        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
-        '<hh:font id="1" face="함초롬돋움" type="TTF" isEmbedded="0">'
-        '<hh:typeInfo familyType="FCAT_GOTHIC" weight="6" proportion="4" contrast="0" '
-        'strokeVariation="1" armStyle="1" letterform="1" midline="1" xHeight="1"/></hh:font>'
-        "</hh:fontface>"
-        for lang in _FONT_LANGS
+        f'<hh:font id="{i}" face="{face}" type="TTF" isEmbedded="0"{type_info}'
+        for i, face in enumerate(faces)
     )
-    n = len(TEMPLATE_STYLES)
+    n = len(styles)
     chars = "".join(
         f'<hh:charPr id="{i}" height="{1000 + 100 * (i % 5)}" textColor="#000000" '
         'shadeColor="none" useFontSpace="0" useKerning="0" symMark="NONE" borderFillIDRef="1">'
         '<hh:fontRef hangul="0" latin="0" hanja="0" japanese="0" other="0" symbol="0" user="0"/>'
-        '<hh:ratio hangul="100" latin="100" hanja="100" japanese="100" other="100" '
-        'symbol="100" user="100"/><hh:spacing hangul="0" latin="0" hanja="0" japanese="0" '
-        'other="0" symbol="0" user="0"/></hh:charPr>'
+        f"{char_extra}</hh:charPr>"
         for i in range(n)
     )
     paras = "".join(
         f'<hh:paraPr id="{i}" tabPrIDRef="0" condense="0" fontLineHeight="0" snapToGrid="1" '
         'suppressLineNumbers="0" checked="0"><hh:align horizontal="JUSTIFY" '
-        'vertical="BASELINE"/><hh:heading type="NONE" idRef="0" level="0"/>'
-        '<hh:breakSetting breakLatinWord="KEEP_WORD" breakNonLatinWord="KEEP_WORD" '
-        'widowOrphan="0" keepWithNext="0" keepLines="0" pageBreakBefore="0" lineWrap="BREAK"/>'
-        f'<hh:margin><hc:intent value="0" unit="HWPUNIT"/><hc:left value="{i * 1000}" '
-        'unit="HWPUNIT"/><hc:right value="0" unit="HWPUNIT"/><hc:prev value="0" '
-        'unit="HWPUNIT"/><hc:next value="0" unit="HWPUNIT"/></hh:margin>'
-        '<hh:lineSpacing type="PERCENT" value="160" unit="HWPUNIT"/></hh:paraPr>'
+        f'vertical="BASELINE"/>{para_extra.format(left=i * 1000)}</hh:paraPr>'
         for i in range(n)
     )
-    styles = "".join(
-        f'<hh:style id="{i}" type="PARA" name="{xml_text(name)}" engName="" '
-        f'paraPrIDRef="{i}" charPrIDRef="{i}" nextStyleIDRef="{i}" langID="1042" lockForm="0"/>'
-        for i, name in enumerate(TEMPLATE_STYLES)
-    )
+    english = "" if template else "Normal"
     xml = (
         f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
         f'secCnt="{sections}">'
         '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
-        f'<hh:refList><hh:fontfaces itemCnt="{len(_FONT_LANGS)}">{fonts}</hh:fontfaces>'
+        f'<hh:refList><hh:fontfaces itemCnt="{len(langs)}">'
+        + "".join(
+            f'<hh:fontface lang="{lang}" fontCnt="{len(faces)}">{fonts}</hh:fontface>'
+            for lang in langs
+        )
+        + "</hh:fontfaces>"
         '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
         'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
         f'<hh:charProperties itemCnt="{n}">{chars}</hh:charProperties>'
         f'<hh:paraProperties itemCnt="{n}">{paras}</hh:paraProperties>'
-        f'<hh:styles itemCnt="{n}">{styles}</hh:styles></hh:refList></hh:head>'
-    )
-    return xml.encode("utf-8")
-
-
-def _header_xml(sections: int) -> bytes:
-    xml = (
-        f'{_XML_DECL}<hh:head {_xmlns("ha", "hp", "hs", "hc", "hh")} version="1.4" '
-        f'secCnt="{sections}">'
-        '<hh:beginNum page="1" footnote="1" endnote="1" pic="1" tbl="1" equation="1"/>'
-        "<hh:refList>"
-        '<hh:fontfaces itemCnt="1"><hh:fontface lang="HANGUL" fontCnt="1">'
-        '<hh:font id="0" face="함초롬바탕" type="TTF" isEmbedded="0"/>'
-        "</hh:fontface></hh:fontfaces>"
-        '<hh:borderFills itemCnt="1"><hh:borderFill id="1" threeD="0" shadow="0" '
-        'centerLine="NONE" breakCellSeparateLine="0"/></hh:borderFills>'
-        '<hh:charProperties itemCnt="1"><hh:charPr id="0" height="1000" '
-        'textColor="#000000" shadeColor="none" useFontSpace="0" useKerning="0" '
-        'symMark="NONE" borderFillIDRef="1"><hh:fontRef hangul="0" latin="0" hanja="0" '
-        'japanese="0" other="0" symbol="0" user="0"/></hh:charPr></hh:charProperties>'
-        '<hh:paraProperties itemCnt="1"><hh:paraPr id="0" tabPrIDRef="0" condense="0" '
-        'fontLineHeight="0" snapToGrid="1" suppressLineNumbers="0" checked="0">'
-        '<hh:align horizontal="JUSTIFY" vertical="BASELINE"/></hh:paraPr></hh:paraProperties>'
-        '<hh:styles itemCnt="1"><hh:style id="0" type="PARA" name="바탕글" engName="Normal" '
-        'paraPrIDRef="0" charPrIDRef="0" nextStyleIDRef="0" langID="1042" lockForm="0"/>'
-        "</hh:styles></hh:refList></hh:head>"
+        f'<hh:styles itemCnt="{n}">'
+        + "".join(
+            f'<hh:style id="{i}" type="PARA" name="{xml_text(name)}" engName="{english}" '
+            f'paraPrIDRef="{i}" charPrIDRef="{i}" nextStyleIDRef="{i}" langID="1042" lockForm="0"/>'
+            for i, name in enumerate(styles)
+        )
+        + "</hh:styles></hh:refList></hh:head>"
     )
     return xml.encode("utf-8")
 
 
 def _content_hpf(sections: int, title: str, images: int = 0) -> bytes:
-    items = ['<opf:item id="header" href="Contents/header.xml" media-type="application/xml"/>']
-    refs = ['<opf:itemref idref="header" linear="yes"/>']
-    for i in range(sections):
-        items.append(
-            f'<opf:item id="section{i}" href="Contents/section{i}.xml" '
-            'media-type="application/xml"/>'
-        )
-        refs.append(f'<opf:itemref idref="section{i}" linear="yes"/>')
-    items.extend(
-        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
-        'isEmbeded="1"/>'
-        for i in range(1, images + 1)
-    )
+    parts = ["header", *(f"section{i}" for i in range(sections))]
+    items = [
+        *(
+            f'<opf:item id="{p}" href="Contents/{p}.xml" media-type="application/xml"/>'
+            for p in parts
+        ),
+        *(
+            f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
+            'isEmbeded="1"/>'
+            for i in range(1, images + 1)
+        ),
+    ]
+    refs = [f'<opf:itemref idref="{p}" linear="yes"/>' for p in parts]
     xml = (
         f"{_XML_DECL}<opf:package {_xmlns('ha', 'hp', 'hs', 'hc', 'hh', 'hpf', 'opf')} "
         'version="" unique-identifier="" id="">'
@@ -352,20 +298,24 @@ _VERSION_XML = (
 ).encode()
 
 
-def _entry(
-    zf: zipfile.ZipFile, name: str, data: bytes, *, stored: bool = False, version: int = 0
-) -> None:
-    info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
-    info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-    info.create_system = 0  # fixed, whatever the platform
-    info.external_attr = 0
-    if version:
-        info.extract_version = version  # "version needed to extract", x10 (63 = 6.3)
-    zf.writestr(info, data, compresslevel=6)
+def zip_package(
+    entries: Mapping[str, bytes], *, stored: Container[str] = (), version: int = 0
+) -> bytes:
+    """A ZIP of *entries* in order, deflated but for the *stored* names, each with the
+    same timestamp and attributes; *version*: "version needed to extract" (x10)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE_TIME)
+            info.compress_type = zipfile.ZIP_STORED if name in stored else zipfile.ZIP_DEFLATED
+            info.create_system = 0
+            if version:
+                info.extract_version = version
+            zf.writestr(info, data, compresslevel=6)
+    return buf.getvalue()
 
 
-#: Where :func:`build_hwpx` puts the ``mimetype`` entry: first and stored (the spec),
-#: first but deflated, after the other entries, or nowhere.
+#: Where :func:`build_hwpx` puts ``mimetype``: first stored (the spec), first deflated, last, none.
 MIMETYPE_PLACES = ("first", "deflated", "late", "none")
 
 
@@ -391,10 +341,8 @@ def _manifest_xml(parts: Sequence[str]) -> bytes:
 
 @dataclass(frozen=True)
 class HancomLayout:
-    """What Hancom Office writes into every package it saves, beyond the text: each
-    paragraph's laid-out lines (``hp:linesegarray``), the default template's fonts,
-    shapes and styles in ``header.xml``, and the document's *images* (stored as
-    ``BinData/imageN.png`` and listed in the manifest)."""
+    """What Hancom Office writes into every package beyond the text: laid-out lines,
+    the default template's reference lists, and *images* (``BinData/imageN.png``)."""
 
     images: tuple[bytes, ...] = ()
 
@@ -410,18 +358,12 @@ def build_hwpx(
     version_needed: int = 0,
     hancom: HancomLayout | None = None,
 ) -> bytes:
-    """An HWPX package holding *blocks*, spread over *sections* section parts.
-
-    A ``str`` block is one paragraph; a list of rows (lists of cell texts) is a table
-    whose cells each hold one paragraph. Identical arguments give identical bytes.
-
-    The keywords write what real packages do: *mimetype* in one of
-    :data:`MIMETYPE_PLACES`; *backslash* names entries ``Contents\\section0.xml``;
-    *encrypted* declares the header and sections encrypted in
-    ``META-INF/manifest.xml`` and stores them as ciphertext-like noise;
-    *version_needed* sets every entry's "version needed to extract" (x10);
-    *hancom* writes what Hancom Office adds to every package it saves (see
-    :class:`HancomLayout`).
+    """An HWPX package holding *blocks* (a ``str`` is a paragraph, a list of rows of cell
+    texts a table) in *sections* section parts. The keywords write what real packages
+    do: *mimetype* in one of :data:`MIMETYPE_PLACES`; *backslash* names entries
+    ``Contents\\section0.xml``; *encrypted* declares the parts encrypted in
+    ``META-INF/manifest.xml`` and stores noise; *version_needed* sets each entry's
+    "version needed to extract" (x10); *hancom*: see :class:`HancomLayout`.
 
     >>> build_hwpx(["가"]) == build_hwpx(["가"])
     True
@@ -432,37 +374,29 @@ def build_hwpx(
     """
     if mimetype not in MIMETYPE_PLACES:
         raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
-    parts = _split_sections(blocks, sections)
-    rendered = [
-        _SectionWriter(layout=hancom is not None).render(part, first=(i == 0))
-        for i, part in enumerate(parts)
-    ]
-    header = _header_xml if hancom is None else _template_header_xml
     images = () if hancom is None else hancom.images
-    content = {"Contents/header.xml": header(sections)}
-    for i, xml in enumerate(rendered):
-        content[f"Contents/section{i}.xml"] = xml
+    content = {"Contents/header.xml": _header_xml(sections, hancom is not None)}
+    for i, part in enumerate(_split_sections(blocks, sections)):
+        writer = _SectionWriter(layout=hancom is not None)
+        content[f"Contents/section{i}.xml"] = writer.render(part, first=i == 0)
     if encrypted:
         content = {
             name: hashlib.shake_256(b"hwpx cipher " + data).digest(len(data) + 16)
             for name, data in content.items()
         }
-    buf = io.BytesIO()
     sep = "\\" if backslash else "/"
-    v = version_needed
-    with zipfile.ZipFile(buf, "w") as zf:
-        if mimetype in ("first", "deflated"):
-            _entry(zf, "mimetype", MIMETYPE, stored=mimetype == "first", version=v)
-        _entry(zf, "version.xml", _VERSION_XML, version=v)
-        _entry(zf, f"META-INF{sep}container.xml", _CONTAINER_XML, version=v)
-        if encrypted:
-            _entry(zf, "META-INF/manifest.xml", _manifest_xml(list(content)), version=v)
-        hpf = _content_hpf(sections, title, len(images))
-        _entry(zf, f"Contents{sep}content.hpf", hpf, version=v)
-        for name, data in content.items():
-            _entry(zf, name.replace("/", sep), data, version=v)
-        for i, image in enumerate(images, 1):  # images are kept as they are: stored
-            _entry(zf, f"BinData{sep}image{i}.png", image, stored=True, version=v)
-        if mimetype == "late":
-            _entry(zf, "mimetype", MIMETYPE, version=v)
-    return buf.getvalue()
+    entries: dict[str, bytes] = {}
+    if mimetype in ("first", "deflated"):
+        entries["mimetype"] = MIMETYPE
+    entries["version.xml"] = _VERSION_XML
+    entries[f"META-INF{sep}container.xml"] = _CONTAINER_XML
+    if encrypted:
+        entries["META-INF/manifest.xml"] = _manifest_xml(list(content))
+    entries[f"Contents{sep}content.hpf"] = _content_hpf(sections, title, len(images))
+    entries.update((name.replace("/", sep), data) for name, data in content.items())
+    images_at = {f"BinData{sep}image{i}.png": image for i, image in enumerate(images, 1)}
+    entries.update(images_at)  # images are kept as they are: stored
+    if mimetype == "late":
+        entries["mimetype"] = MIMETYPE
+    stored = {*images_at, *(["mimetype"] if mimetype == "first" else [])}
+    return zip_package(entries, stored=stored, version=version_needed)

@@ -1,19 +1,8 @@
 """Small PDFs that ask a reader for gigabytes: the hostile cases the PDF budgets stop.
 
-Each is a valid one-page PDF whose content stream is deflated, so a file of kilobytes
-inflates to tens or hundreds of megabytes that a text engine turns into objects:
-
-- :func:`text_flood`: long strings shown by ``Tj`` (megabytes of characters);
-- :func:`operator_flood`: millions of one-character ``Tj`` operators;
-- :func:`flate_bomb`: a content stream that inflates to about a gigabyte of spaces;
-- :func:`repeated_contents`: one small content stream listed thousands of times in the
-  page's ``/Contents`` array (the bytes are small even once inflated; the page is not);
-- :func:`text_pages`: many pages of text, each page's stream of a given size (the
-  largest files the budgets let through);
-- :func:`one_bomb_among`: ordinary pages around one page drawn by a bomb's stream.
-
-The font is the standard ``Helvetica`` (nothing embedded). The same arguments give the
-same bytes.
+Each is a valid PDF whose content streams are deflated, so kilobytes inflate to tens or
+hundreds of megabytes that a text engine turns into objects. The font is the standard
+``Helvetica``; the same arguments give the same bytes.
 
 >>> data = operator_flood(10)
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -25,46 +14,16 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 
-__all__ = [
-    "flate_bomb",
-    "one_bomb_among",
-    "operator_flood",
-    "repeated_contents",
-    "text_flood",
-    "text_pages",
-    "write_pdf",
-]
+from hwpscan.rehearsal.synth.pdf_writer import write_pdf
 
 _MB = 2**20
 
 
-def write_pdf(objects: list[bytes]) -> bytes:
-    """A PDF of the given objects (object *n* is ``objects[n - 1]``, object 1 the
-    catalog), with its cross-reference table and trailer."""
-    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    for offset in offsets:
-        out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
-
-
-def _deflated(parts: Iterable[bytes]) -> bytes:
+def _stream(parts: Iterable[bytes]) -> bytes:
+    """A content stream of *parts*, deflated."""
     comp = zlib.compressobj(9)
-    return b"".join(comp.compress(p) for p in parts) + comp.flush()
-
-
-def _stream(data: bytes, flate: bool = True) -> bytes:
-    head = b"<< /Length %d%s >>\nstream\n" % (len(data), b" /Filter /FlateDecode" if flate else b"")
-    return head + data + b"\nendstream"
+    data = b"".join(comp.compress(p) for p in parts) + comp.flush()
+    return b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream"
 
 
 def _one_page(contents: list[bytes], refs: bytes | None = None) -> bytes:
@@ -86,7 +45,7 @@ def _text_content(size: int, line: int) -> bytes:
     count = max(1, size // len(shown))
     parts = [b"BT /F1 1 Tf 1 TL 0 800 Td\n"]
     parts += [shown * 256] * (count // 256) + [shown * (count % 256), b"ET\n"]
-    return _stream(_deflated(parts))
+    return _stream(parts)
 
 
 def text_flood(megabytes: float = 200, line: int = 4000) -> bytes:
@@ -122,20 +81,20 @@ def operator_flood(operators: int = 5_000_000) -> bytes:
     chunk = b"(a) Tj\n" * step
     parts = [b"BT /F1 1 Tf 0 800 Td\n"]
     parts += [chunk] * (operators // step) + [b"(a) Tj\n" * (operators % step), b"ET\n"]
-    return _one_page([_stream(_deflated(parts))])
+    return _one_page([_stream(parts)])
 
 
 def flate_bomb(megabytes: int = 1024) -> bytes:
     """A page whose content stream inflates to *megabytes* of spaces around one line."""
     blank = b" " * _MB
     parts = [b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n", *([blank] * megabytes)]
-    return _one_page([_stream(_deflated(parts))])
+    return _one_page([_stream(parts)])
 
 
 def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
     """A page whose ``/Contents`` lists one stream of *chars* characters *times* times."""
     content = b"BT /F1 1 Tf 0 800 Td (" + b"A" * chars + b") Tj ET\n"
-    return _one_page([_stream(_deflated([content]))], refs=b"5 0 R " * times)
+    return _one_page([_stream([content])], refs=b"5 0 R " * times)
 
 
 def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> bytes:
@@ -147,5 +106,5 @@ def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> 
             body = b"BT /F1 1 Tf 0 800 Td\n" + b"(a) Tj\n" * operators + b"ET\n"
         else:
             body = b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"
-        contents.append(_stream(_deflated([body])))
+        contents.append(_stream([body]))
     return _pages(contents)

@@ -1,20 +1,12 @@
 """A minimal, deterministic PDF writer whose text comes back through a ToUnicode CMap.
 
-No font program is embedded. Each page draws its lines with a Type0 font (encoding
-``Identity-H``): every distinct character of the document gets a two-byte glyph code
-(CID 1, 2, ... in order of first appearance), and the font's ``ToUnicode`` CMap maps
-each code back to the character as UTF-16BE. That is all a text extractor such as
-pypdf needs, and it can map a code to anything: Korean syllables, BMP private use,
-and characters outside the BMP such as U+F02B1 (written as the surrogate pair
-``<DB80DEB1>``, the way UTF-16BE spells it).
-
-``broken_cmap=True`` writes the malformed CMap real files have carried: every
-character outside the BMP is mapped to its *high surrogate alone* (``<DB80>`` for
-U+F02B1). pypdf decodes CMap strings with ``errors="surrogatepass"``, so its
-``extract_text`` returns a lone surrogate code point (``chr(0xDB80)``) where the
-character was -- not U+FFFD, and no exception.
-
-There is no creation date and no file ``/ID``: the same pages give the same bytes.
+No font program is embedded: a Type0 font (``Identity-H``) gives every distinct
+character a two-byte code (1, 2, ... by first appearance) and its ``ToUnicode`` CMap
+maps each code back as UTF-16BE, which is all pypdf needs; U+F02B1 maps to the pair
+``<DB80DEB1>``. ``broken_cmap=True`` writes the malformed CMap real files carry: each
+character outside the BMP maps to its high half alone (``<DB80>``), which pypdf returns
+as a lone surrogate, not U+FFFD. No date and no ``/ID``: the same pages give the same
+bytes.
 
 >>> data = build_pdf([["금융감독원 보도자료"]])
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -29,8 +21,6 @@ import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-__all__ = ["USER_PASSWORD", "PdfExtras", "build_pdf", "glyph_codes", "tounicode_cmap"]
 
 _PAGE_WIDTH = 595
 _PAGE_HEIGHT = 842
@@ -48,12 +38,8 @@ def glyph_codes(pages: Sequence[Sequence[str]]) -> dict[str, int]:
     >>> glyph_codes([["aba"], ["c"]])
     {'a': 1, 'b': 2, 'c': 3}
     """
-    codes: dict[str, int] = {}
-    for page in pages:
-        for line in page:
-            for ch in line:
-                if ch not in codes:
-                    codes[ch] = len(codes) + 1
+    chars = dict.fromkeys(ch for page in pages for line in page for ch in line)
+    codes = {ch: code for code, ch in enumerate(chars, 1)}
     if len(codes) > 0xD7FF:  # keep codes clear of the surrogate range pypdf decodes them in
         raise ValueError("too many distinct characters for one synthetic font")
     return codes
@@ -68,9 +54,7 @@ def _utf16be_hex(ch: str, *, broken: bool) -> str:
     'DB80'
     """
     hexed = ch.encode("utf-16-be", "surrogatepass").hex().upper()
-    if broken and ord(ch) > 0xFFFF:
-        return hexed[:4]
-    return hexed
+    return hexed[:4] if broken and ord(ch) > 0xFFFF else hexed
 
 
 def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
@@ -80,29 +64,18 @@ def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
     True
     """
     entries = [f"<{code:04X}> <{_utf16be_hex(ch, broken=broken)}>" for ch, code in codes.items()]
-    lines = [
-        "/CIDInit /ProcSet findresource begin",
-        "12 dict begin",
-        "begincmap",
-        "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
-        "/CMapName /Adobe-Identity-UCS def",
-        "/CMapType 2 def",
-        "1 begincodespacerange",
-        "<0000> <FFFF>",
-        "endcodespacerange",
-    ]
-    for start in range(0, len(entries), _BFCHAR_MAX):
-        chunk = entries[start : start + _BFCHAR_MAX]
-        lines.append(f"{len(chunk)} beginbfchar")
-        lines.extend(chunk)
-        lines.append("endbfchar")
-    lines += [
-        "endcmap",
-        "CMapName currentdict /CMap defineresource pop",
-        "end",
-        "end",
-    ]
-    return ("\n".join(lines) + "\n").encode("ascii")
+    chunks = [entries[start : start + _BFCHAR_MAX] for start in range(0, len(entries), _BFCHAR_MAX)]
+    blocks = "".join(f"{len(c)} beginbfchar\n" + "\n".join(c) + "\nendbfchar\n" for c in chunks)
+    return (_CMAP_HEAD + blocks + _CMAP_TAIL).encode("ascii")
+
+
+_CMAP_HEAD = (
+    "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+    "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n"
+    "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+    "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n"
+)
+_CMAP_TAIL = "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n"
 
 
 def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
@@ -111,64 +84,40 @@ def _content_stream(lines: Sequence[str], codes: dict[str, int]) -> bytes:
         if i:
             ops.append(f"0 -{_LEADING} Td")
         if line:
-            hexed = "".join(f"{codes[ch]:04X}" for ch in line)
-            ops.append(f"<{hexed}> Tj")
+            ops.append("<" + "".join(f"{codes[ch]:04X}" for ch in line) + "> Tj")
     ops.append("ET")
     return ("\n".join(ops) + "\n").encode("ascii")
 
 
 def _stream(dictionary: str, data: bytes) -> bytes:
-    return (
-        f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + (b"endstream")
-    )
+    return f"<< {dictionary} /Length {len(data)} >>\nstream\n".encode("ascii") + data + b"endstream"
 
 
 @dataclass(frozen=True, slots=True)
 class PdfExtras:
-    """The real-world variations :func:`build_pdf` can write (all off by default).
+    """The real-world variations :func:`build_pdf` can write, all off by default (pages
+    0-based). The hostile ones, from ``deep_resources`` on and ``"rc4-104"``, are each
+    read by one engine (pypdf or PDFium) and not the other."""
 
-    ``bad_filter_pages``: 0-based pages whose content stream is encoded with a filter no
-    reader knows (pypdf raises ``NotImplementedError`` for that page alone; PDFium reads
-    the encoded bytes as they are and finds no text in them). ``junk``: bytes
-    before the ``%PDF-`` header (offsets count them, as a file saved that way has).
-    ``encryption``: ``"rc4"`` (standard security handler, RC4 128-bit, empty user
-    password: any reader opens it), ``"rc4-password"`` (user password ``1234``) or
-    ``"pubsec"`` (certificate encryption, ``/Adobe.PubSec``). ``annotations``: text
-    annotation contents per 0-based page; ``fields``: form text fields (name, value);
-    ``font_encoding``: the font's ``/Encoding`` name as written (``#1B`` spells ESC);
-    ``jbig2_image_pages``: 0-based pages that also draw a JBIG2-compressed image (a
-    codec pypdf needs an outside program for; text extraction never decodes it).
-
-    Hostile variants real files carry (each read by one engine and not the other):
-    ``a85_pages``: 0-based pages whose content stream is ASCII85-encoded under the
-    abbreviated filter name ``/A85`` (valid only for inline images since PDF 1.5, still
-    written by old producers; pypdf no longer knows it on a stream). ``encryption``
-    ``"rc4-104"``: RC4 with a 104-bit (13-byte) file key, a size the ``cryptography``
-    package refuses. ``self_drawing_pages``: 0-based pages that also draw a form
-    XObject whose resources name the form itself and which draws itself again (an
-    object that refers to itself). ``page_tree_depth``: the page tree is a chain of
-    that many intermediate ``/Pages`` nodes. ``linearized``: a linearization parameter
-    dictionary is written first, as a linearized ("fast web view") file has it.
-    ``plain_unknown_filter_pages``: 0-based pages whose content stream names an unknown
-    filter over content that was never encoded (pypdf refuses it, PDFium reads it).
-    ``deep_resources``: ``("array", n)`` or ``("dict", n)`` puts an array or a
-    dictionary nested *n* deep into every page's ``/Resources`` (a reader that parses
-    recursively cannot read such a page).
-    """
-
+    #: content encoded with a filter no reader knows: pypdf raises, PDFium finds no text
     bad_filter_pages: tuple[int, ...] = ()
-    junk: bytes = b""
+    junk: bytes = b""  # before the %PDF- header; offsets count it
+    #: "rc4" (RC4-128, empty user password), "rc4-password" (user password 1234),
+    #: "rc4-104" (a 13-byte key the cryptography package refuses), "pubsec" (certificates)
     encryption: str | None = None
-    annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)
-    fields: tuple[tuple[str, str], ...] = ()
-    font_encoding: bytes = b"Identity-H"
+    annotations: dict[int, tuple[str, ...]] = field(default_factory=dict)  # text, per page
+    fields: tuple[tuple[str, str], ...] = ()  # form text fields: (name, value)
+    font_encoding: bytes = b"Identity-H"  # the font's /Encoding name as written (#1B: ESC)
+    #: also draw a JBIG2 image (a codec pypdf needs a program for; text never decodes it)
     jbig2_image_pages: tuple[int, ...] = ()
+    #: ("array" or "dict", n): nested n deep in every page's /Resources (recursion fails)
     deep_resources: tuple[str, int] | None = None
+    #: content ASCII85-encoded under /A85, a name old producers write and pypdf refuses
     a85_pages: tuple[int, ...] = ()
-    plain_unknown_filter_pages: tuple[int, ...] = ()
-    self_drawing_pages: tuple[int, ...] = ()
-    page_tree_depth: int = 0
-    linearized: bool = False
+    plain_unknown_filter_pages: tuple[int, ...] = ()  # an unknown filter over plain content
+    self_drawing_pages: tuple[int, ...] = ()  # also draw a form XObject that draws itself
+    page_tree_depth: int = 0  # a chain of this many intermediate /Pages nodes
+    linearized: bool = False  # a linearization dictionary, written first
 
 
 #: The 32-byte padding string of the standard security handler (ISO 32000-1, 7.6.3.3).
@@ -242,11 +191,8 @@ def _text_string(text: str) -> str:
 def build_pdf(
     pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
 ) -> bytes:
-    """A PDF with one page per item of *pages*, each a sequence of text lines.
-
-    ``broken_cmap`` maps every character outside the BMP to its high surrogate alone
-    (see the module docstring); *extras* adds the variations of :class:`PdfExtras`.
-    Identical arguments give identical bytes.
+    """A PDF with one page per item of *pages*, each a sequence of text lines;
+    ``broken_cmap`` and *extras* as in the module docstring and :class:`PdfExtras`.
 
     >>> build_pdf([["가"]]) == build_pdf([["가"]])
     True
@@ -261,13 +207,7 @@ def build_pdf(
     codes = glyph_codes(pages)
     n_pages = len(pages)
     page_ids = [_FIRST_PAGE + 2 * i for i in range(n_pages)]
-    # after the pages: annotations, fields, images, forms, tree nodes, encryption
-    tail = _Tail(_FIRST_PAGE + 2 * n_pages)
-    tail.annotations(extras)
-    tail.fields(extras)
-    tail.image(extras)
-    tail.self_drawing_form(extras, codes)
-    tail.page_tree(extras, page_ids)
+    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, n_pages)
     form = f" /AcroForm << /Fields [{_refs(tail.field_ids)}] >>" if tail.field_ids else ""
     top_kids = _refs(tail.tree_ids[:1] or page_ids)
     objects: list[bytes] = [
@@ -298,10 +238,9 @@ def build_pdf(
         objects = _encrypt(objects, extras.encryption)
         trailer_extra = f" /Encrypt {len(objects)} 0 R /ID [<{_FILE_ID.hex()}> <{_FILE_ID.hex()}>]"
     if extras.linearized:  # its parameter dictionary is the last object, written first
-        objects.append(
-            f"<< /Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0 >>".encode()
-        )
-    return _serialize(objects, extras, trailer_extra)
+        linear = f"/Linearized 1 /L 0 /H [0 0] /O {page_ids[0]} /E 0 /N {n_pages} /T 0"
+        objects.append(f"<< {linear} >>".encode())
+    return write_pdf(objects, junk=extras.junk, trailer=trailer_extra, last_first=extras.linearized)
 
 
 def _refs(ids: Sequence[int]) -> str:
@@ -309,70 +248,52 @@ def _refs(ids: Sequence[int]) -> str:
 
 
 class _Tail:
-    """The objects written after the pages, numbered from *first*, and their numbers."""
+    """The objects written after the pages, numbered from *first* (annotations, form
+    fields, the image, the self-drawing form, page tree nodes), and their numbers."""
 
-    def __init__(self, first: int) -> None:
+    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: int) -> None:
         self.first = first
         self.objects: list[bytes] = []
         self.annot_ids: dict[int, list[int]] = {}
-        self.field_ids: list[int] = []
-        self.image_id = 0
-        self.form_id = 0
-        self.tree_ids: list[int] = []
-
-    def _add(self, body: bytes) -> int:
-        self.objects.append(body)
-        return self.first + len(self.objects) - 1
-
-    def annotations(self, extras: PdfExtras) -> None:
         for page, notes in sorted(extras.annotations.items()):
             for note in notes:
-                body = (
-                    "<< /Type /Annot /Subtype /Text /Rect [56 56 76 76] "
-                    f"/Contents {_text_string(note)} >>"
-                )
-                self.annot_ids.setdefault(page, []).append(self._add(body.encode("ascii")))
-
-    def fields(self, extras: PdfExtras) -> None:
-        for name, value in extras.fields:
-            body = (
-                f"<< /FT /Tx /T {_text_string(name)} /V {_text_string(value)} "
-                "/Rect [56 20 300 40] /Subtype /Widget >>"
-            )
-            self.field_ids.append(self._add(body.encode("ascii")))
-
-    def image(self, extras: PdfExtras) -> None:
+                body = "/Type /Annot /Subtype /Text /Rect [56 56 76 76] /Contents "
+                self.annot_ids.setdefault(page, []).append(self._add(body + _text_string(note)))
+        self.field_ids = [
+            self._add(f"/FT /Tx /T {_text_string(name)} /V {_text_string(value)} {_WIDGET}")
+            for name, value in extras.fields
+        ]
+        self.image_id = self.form_id = 0
         if extras.jbig2_image_pages:
-            self.image_id = self._add(
-                _stream(
-                    "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
-                    "/ColorSpace /DeviceGray /Filter /JBIG2Decode",
-                    hashlib.shake_256(b"hwpscan jbig2").digest(300),
-                )
+            noise = hashlib.shake_256(b"hwpscan jbig2").digest(300)
+            self.image_id = self._add(_stream(_JBIG2, noise))
+        if extras.self_drawing_pages:
+            form = self.first + len(self.objects)
+            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream(
+                [next(iter(codes))], codes
             )
-
-    def self_drawing_form(self, extras: PdfExtras, codes: dict[str, int]) -> None:
-        if not extras.self_drawing_pages:
-            return
-        form_id = self.first + len(self.objects)
-        drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream([next(iter(codes))], codes)
-        self.form_id = self._add(
-            _stream(
-                "/Type /XObject /Subtype /Form /BBox [0 0 595 842] "
-                f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form_id} 0 R >> >>",
-                drawn,
-            )
-        )
-
-    def page_tree(self, extras: PdfExtras, page_ids: list[int]) -> None:
+            fm1 = f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form} 0 R >> >>"
+            self.form_id = self._add(_stream(f"/Type /XObject /Subtype /Form {_BBOX} {fm1}", drawn))
         start = self.first + len(self.objects)
-        ids = [start + k for k in range(extras.page_tree_depth)]
-        for k in range(len(ids)):
-            kids = _refs(ids[k + 1 : k + 2] or page_ids)
-            parent = ids[k - 1] if k else 2
-            body = f"<< /Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {len(page_ids)} >>"
-            self._add(body.encode("ascii"))
-        self.tree_ids = ids
+        self.tree_ids = [start + k for k in range(extras.page_tree_depth)]
+        page_ids = [_FIRST_PAGE + 2 * i for i in range(pages)]
+        for k in range(len(self.tree_ids)):
+            kids = _refs(self.tree_ids[k + 1 : k + 2] or page_ids)
+            parent = self.tree_ids[k - 1] if k else 2
+            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {pages}")
+
+    def _add(self, body: str | bytes) -> int:
+        """Add an object (a ``str``: a dictionary's entries) and return its number."""
+        self.objects.append(body if isinstance(body, bytes) else f"<< {body} >>".encode("ascii"))
+        return self.first + len(self.objects) - 1
+
+
+_WIDGET = "/Rect [56 20 300 40] /Subtype /Widget"
+_JBIG2 = (
+    "/Type /XObject /Subtype /Image /Width 64 /Height 64 /BitsPerComponent 1 "
+    "/ColorSpace /DeviceGray /Filter /JBIG2Decode"
+)
+_BBOX = "/BBox [0 0 595 842]"
 
 
 def _page(
@@ -383,9 +304,8 @@ def _page(
     annot = f" /Annots [{_refs(annots)}]" if annots else ""
     image = i in extras.jbig2_image_pages
     selfish = i in extras.self_drawing_pages
-    xobjects = (f" /Im1 {tail.image_id} 0 R" if image else "") + (
-        f" /Fm1 {tail.form_id} 0 R" if selfish else ""
-    )
+    im1, fm1 = f" /Im1 {tail.image_id} 0 R", f" /Fm1 {tail.form_id} 0 R"
+    xobjects = (im1 if image else "") + (fm1 if selfish else "")
     xobject = f" /XObject <<{xobjects} >>" if xobjects else ""
     xobject += _nested(extras.deep_resources)
     parent = tail.tree_ids[-1] if tail.tree_ids else 2
@@ -408,25 +328,26 @@ def _page(
     return [page.encode("ascii"), stream]
 
 
-def _serialize(objects: list[bytes], extras: PdfExtras, trailer_extra: str) -> bytes:
-    """The file: header, objects (a linearization dictionary, the last, first), xref."""
-    out = bytearray(extras.junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets: list[int] = [0] * len(objects)
+def write_pdf(
+    objects: list[bytes], *, junk: bytes = b"", trailer: str = "", last_first: bool = False
+) -> bytes:
+    """A PDF of *objects* (object *n* is ``objects[n - 1]``, object 1 the catalog) with
+    its cross-reference table and trailer: *junk* before the header, *trailer* added to
+    the trailer dictionary, and with *last_first* the last object written first (where a
+    linearized file has its parameter dictionary)."""
+    out = bytearray(junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = [0] * len(objects)
     order = list(range(len(objects)))
-    if extras.linearized:
+    if last_first:
         order.insert(0, order.pop())
     for index in order:
         offsets[index] = len(out)
-        out += f"{index + 1} 0 obj\n".encode("ascii") + objects[index] + b"\nendobj\n"
+        out += b"%d 0 obj\n" % (index + 1) + objects[index] + b"\nendobj\n"
     xref_at = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode("ascii")
-    for offset in offsets:
-        out += f"{offset:010d} 00000 n \n".encode("ascii")
-    out += (
-        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{trailer_extra} >>\n"
-        f"startxref\n{xref_at}\n%%EOF\n"
-    ).encode("ascii")
-    return bytes(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\n" % (len(objects) + 1, trailer.encode())
+    return bytes(out + b"startxref\n%d\n%%%%EOF\n" % xref_at)
 
 
 def _nested(deep: tuple[str, int] | None) -> str:
@@ -449,30 +370,24 @@ def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
     """Encrypt every stream of *objects* and append the encryption dictionary."""
     if how == "pubsec":
         recipient = hashlib.shake_256(b"hwpscan recipient").hexdigest(96)
-        return [
-            *objects,
-            (
-                "<< /Filter /Adobe.PubSec /SubFilter /adbe.pkcs7.s4 /V 4 /R 4 /Length 128 "
-                f"/Recipients [<{recipient}>] >>"
-            ).encode("ascii"),
-        ]
+        pubsec = "/Filter /Adobe.PubSec /SubFilter /adbe.pkcs7.s4 /V 4 /R 4 /Length 128"
+        return [*objects, f"<< {pubsec} /Recipients [<{recipient}>] >>".encode("ascii")]
     if how not in ("rc4", "rc4-password", "rc4-104"):
         raise ValueError(f"unknown encryption {how!r}")
     user = USER_PASSWORD if how == "rc4-password" else b""
     bits = 104 if how == "rc4-104" else 128
     key, o_value, u_value = _standard_security(user, bits // 8)
-    out: list[bytes] = []
-    for number, body in enumerate(objects, start=1):
+
+    def encrypted(number: int, body: bytes) -> bytes:  # RC4 keeps the length: /Length stays
         head, sep, rest = body.partition(b"stream\n")
-        if sep and rest.endswith(b"endstream"):  # RC4 keeps the length: /Length stays
-            data = _rc4(_object_key(key, number), rest[: -len(b"endstream")])
-            out.append(head + sep + data + b"endstream")
-        else:
-            out.append(body)
-    out.append(
-        (
-            f"<< /Filter /Standard /V 2 /R 3 /Length {bits} /O <{o_value.hex()}> "
-            f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
-        ).encode("ascii")
+        if not (sep and rest.endswith(b"endstream")):
+            return body
+        return (
+            head + sep + _rc4(_object_key(key, number), rest[: -len(b"endstream")]) + b"endstream"
+        )
+
+    standard = (
+        f"<< /Filter /Standard /V 2 /R 3 /Length {bits} /O <{o_value.hex()}> "
+        f"/U <{u_value.hex()}> /P {_PERMISSIONS} >>"
     )
-    return out
+    return [*(encrypted(n, body) for n, body in enumerate(objects, 1)), standard.encode("ascii")]
