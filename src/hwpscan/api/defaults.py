@@ -16,25 +16,6 @@ True
 
 from __future__ import annotations
 
-__all__ = [
-    "API_RETRIES",
-    "DEFAULT_API_URL",
-    "DEFAULT_BACKOFF",
-    "DEFAULT_CONNECT_TIMEOUT",
-    "DEFAULT_DAILY_LIMIT",
-    "DEFAULT_DOWNLOADS",
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_RESET_HOUR",
-    "DEFAULT_RETRIES",
-    "DEFAULT_WINDOW_DAYS",
-    "MAX_ATTACHMENTS_PER_RELEASE",
-    "MAX_ATTACHMENTS_PER_RUN",
-    "MAX_DOWNLOAD_BYTES",
-    "MAX_ITEMS",
-    "MAX_WINDOW_DAYS",
-]
-
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
 

@@ -31,9 +31,6 @@ from hwpscan.api.defaults import (
     MAX_DOWNLOAD_BYTES,
     MAX_ITEMS,
 )
-from hwpscan.api.defaults import (
-    DEFAULT_DAILY_LIMIT as DEFAULT_DAILY_LIMIT,  # kept importable from here
-)
 from hwpscan.errors import ApiResponseError
 
 #: JSON values one release may take in the answer (it has about a dozen fields).
@@ -45,7 +42,7 @@ _STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 @dataclass(frozen=True, slots=True)
 class FetchLimits:
-    """The per-answer and per-run budgets of a fetch (see the module docstring)."""
+    """The per-answer and per-run budgets of a fetch."""
 
     max_items: int = MAX_ITEMS
     max_attachments: int = MAX_ATTACHMENTS_PER_RELEASE
@@ -64,8 +61,7 @@ class FetchLimits:
         if body.count(b",") + body.count(b"{") + body.count(b"[") <= self.max_values:
             return  # cheap: even counting inside strings, it is within the budget
         bare = _STRING_RE.sub(b'""', body)
-        values = bare.count(b",") + bare.count(b"{") + bare.count(b"[")
-        if values > self.max_values:
+        if bare.count(b",") + bare.count(b"{") + bare.count(b"[") > self.max_values:
             raise ApiResponseError(
                 f"the API's answer for {window} holds more than {self.max_values:,} JSON "
                 f"values (at most {self.max_items:,} releases of up to {VALUES_PER_ITEM} "
