@@ -57,18 +57,6 @@ class Window:
         """
         return self.start <= day <= self.end
 
-    def has_weekday(self) -> bool:
-        """True when at least one Monday-to-Friday falls in the window.
-
-        >>> Window(date(2025, 7, 26), date(2025, 7, 27)).has_weekday()   # Sat, Sun
-        False
-        >>> Window(date(2025, 7, 26), date(2025, 7, 28)).has_weekday()
-        True
-        >>> Window(date.max, date.max).has_weekday()   # 9999-12-31 is a Friday
-        True
-        """
-        return self.weekdays() > 0
-
     def weekdays(self) -> int:
         """How many Mondays to Fridays the window holds.
 
@@ -80,10 +68,6 @@ class Window:
         weeks, rest = divmod(self.days, 7)
         first = self.start.weekday()
         return weeks * 5 + sum(1 for i in range(rest) if (first + i) % 7 < 5)
-
-    def label(self) -> str:
-        """Both ends with weekdays, for display."""
-        return f"{with_weekday(self.start)} .. {with_weekday(self.end)}"
 
 
 def parse_date(text: str, *, what: str = "date") -> date:
@@ -101,7 +85,7 @@ def parse_date(text: str, *, what: str = "date") -> date:
     hwpscan.errors.UsageError: --to '2025-02-30' is not a real date: day is out of range for month
     """
     raw = text.strip() if isinstance(text, str) else text
-    if not isinstance(raw, str) or _DATE_RE.fullmatch(raw) is None:
+    if not isinstance(raw, str) or not _DATE_RE.fullmatch(raw):
         raise UsageError(f"{what} {text!r} is not in the form YYYY-MM-DD (e.g. 2025-07-21)")
     try:
         return date.fromisoformat(raw)
@@ -117,8 +101,7 @@ def parse_range(start: str, end: str) -> tuple[date, date]:
     ...
     hwpscan.errors.UsageError: --from 2025-08-11 (Mon) is after --to 2025-07-21 (Mon)
     """
-    first = parse_date(start, what="--from")
-    last = parse_date(end, what="--to")
+    first, last = parse_date(start, what="--from"), parse_date(end, what="--to")
     check_range(first, last)
     return first, last
 
@@ -195,12 +178,7 @@ def with_weekday(day: date) -> str:
     return f"{day.isoformat()} ({day.strftime('%a')})"
 
 
-def korea_now(now: datetime | None = None) -> datetime:
-    """The current time (or ``now``) in Korea time.
-
-    >>> korea_now(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC"))).isoformat()
-    '2025-07-21T01:00:00+09:00'
-    """
+def _korea_now(now: datetime | None = None) -> datetime:
     return (now or datetime.now(tz=KST)).astimezone(KST)
 
 
@@ -213,12 +191,16 @@ def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
     >>> quota_day(datetime(2025, 7, 20, 16, 0, tzinfo=utc), reset_hour=6)
     datetime.date(2025, 7, 20)
     """
-    return (korea_now(now) - timedelta(hours=reset_hour)).date()
+    return (_korea_now(now) - timedelta(hours=reset_hour)).date()
 
 
 def korea_today(now: datetime | None = None) -> date:
-    """Today's date in Korea time."""
-    return korea_now(now).date()
+    """Today's date in Korea time.
+
+    >>> korea_today(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC")))
+    datetime.date(2025, 7, 21)
+    """
+    return _korea_now(now).date()
 
 
 def next_reset(now: datetime | None = None, *, reset_hour: int = 0) -> datetime:
