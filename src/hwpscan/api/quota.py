@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -51,6 +51,7 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_hash, day)
 )
 """
+_COUNT = "SELECT count FROM calls WHERE key_hash = ? AND day = ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,19 +103,25 @@ class QuotaLedger:
         self.reset_hour = reset_hour
         self.timeout = timeout
         self._clock = clock or (lambda: datetime.now(tz=KST))
-        with self._guard():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(connect(self.path, timeout=timeout)) as db:
-                ensure_wal(db, timeout=timeout)
-                if not retry_busy(lambda: _has_table(db), timeout=timeout):
-                    with self._write(db):
-                        db.execute(_SCHEMA)
+        with self._db() as db:
+            ensure_wal(db, timeout=timeout)
+            if not retry_busy(lambda: _has_table(db), timeout=timeout):
+                begin_immediate(db, timeout=timeout)  # the lock only when the table is new
+                db.execute(_SCHEMA)
+                commit(db, timeout=timeout)
 
     @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Turn a busy, damaged or unreachable ledger file into :class:`LedgerError`."""
+    def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection of its own, in a write transaction with *write* (an error closes
+        it, which rolls back); a busy, damaged or unreachable file is :class:`LedgerError`."""
         try:
-            yield
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(connect(self.path, timeout=self.timeout)) as db:
+                if write:
+                    begin_immediate(db, timeout=self.timeout)
+                yield db
+                if write:
+                    commit(db, timeout=self.timeout)
         except sqlite3.Error as exc:
             kind = error_kind(exc)
             if kind == "busy":
@@ -139,40 +146,19 @@ class QuotaLedger:
                 f"the call ledger {self.path} cannot be used ({exc.strerror or exc})"
             ) from exc
 
-    @contextmanager
-    def _write(self, db: sqlite3.Connection) -> Iterator[None]:
-        """One write transaction: the lock first (waited for), then the change."""
-        begin_immediate(db, timeout=self.timeout)
-        try:
-            yield
-        except BaseException:
-            if db.in_transaction:
-                with suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-            raise
-        commit(db, timeout=self.timeout)
-
-    def _connect(self) -> sqlite3.Connection:
-        return connect(self.path, timeout=self.timeout)
-
-    def _day(self) -> date:
-        return quota_day(self._clock(), reset_hour=self.reset_hour)
+    def _today(self) -> tuple[datetime, str]:
+        now = self._clock()
+        return now, quota_day(now, reset_hour=self.reset_hour).isoformat()
 
     def status(self, key: str) -> QuotaStatus:
         """Calls used today, the limit and the next reset."""
-        now = self._clock()
-        day = quota_day(now, reset_hour=self.reset_hour)
-        with self._guard(), closing(self._connect()) as db:
+        now, day = self._today()
+        with self._db() as db:
             row = retry_busy(
-                lambda: db.execute(
-                    "SELECT count FROM calls WHERE key_hash = ? AND day = ?",
-                    (key_hash(key), day.isoformat()),
-                ).fetchone(),
-                timeout=self.timeout,
+                lambda: db.execute(_COUNT, (key_hash(key), day)).fetchone(), timeout=self.timeout
             )
-        return QuotaStatus(
-            day, row[0] if row else 0, self.limit, next_reset(now, reset_hour=self.reset_hour)
-        )
+        resets = next_reset(now, reset_hour=self.reset_hour)
+        return QuotaStatus(date.fromisoformat(day), row[0] if row else 0, self.limit, resets)
 
     def remaining(self, key: str) -> int:
         """Calls left today for ``key``."""
@@ -183,21 +169,14 @@ class QuotaLedger:
 
         Raises :class:`QuotaExceededError` (nothing counted) when the limit is reached.
         """
-        now = self._clock()
-        day = quota_day(now, reset_hour=self.reset_hour).isoformat()
+        now, day = self._today()
         digest = key_hash(key)
-        with self._guard(), closing(self._connect()) as db, self._write(db):
-            row = db.execute(
-                "SELECT count FROM calls WHERE key_hash = ? AND day = ?", (digest, day)
-            ).fetchone()
+        with self._db(write=True) as db:
+            row = db.execute(_COUNT, (digest, day)).fetchone()
             used = row[0] if row else 0
             if used >= self.limit:
-                status = QuotaStatus(
-                    date.fromisoformat(day),
-                    used,
-                    self.limit,
-                    next_reset(now, reset_hour=self.reset_hour),
-                )
+                resets = next_reset(now, reset_hour=self.reset_hour)
+                status = QuotaStatus(date.fromisoformat(day), used, self.limit, resets)
                 raise QuotaExceededError(
                     f"daily call limit reached: {status.describe()}; run again after the reset"
                 )
@@ -210,28 +189,25 @@ class QuotaLedger:
 
     def refund(self, key: str) -> None:
         """Give back a reserved call whose request never left (connection refused)."""
-        with self._guard(), closing(self._connect()) as db, self._write(db):
+        with self._db(write=True) as db:
             db.execute(
                 "UPDATE calls SET count = count - 1 WHERE key_hash = ? AND day = ? AND count > 0",
-                (key_hash(key), self._day().isoformat()),
+                (key_hash(key), self._today()[1]),
             )
 
     def mark_exhausted(self, key: str) -> None:
         """Record that the API itself said the limit is reached (code 033)."""
-        day = self._day().isoformat()
-        with self._guard(), closing(self._connect()) as db, self._write(db):
+        with self._db(write=True) as db:
             db.execute(
                 "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, ?) "
                 "ON CONFLICT (key_hash, day) DO UPDATE SET count = MAX(count, excluded.count)",
-                (key_hash(key), day, self.limit),
+                (key_hash(key), self._today()[1], self.limit),
             )
 
 
 def _has_table(db: sqlite3.Connection) -> bool:
-    return (
-        db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").fetchone()
-        is not None
-    )
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'"
+    return db.execute(query).fetchone() is not None
 
 
 def default_ledger_path(state: Path) -> Path:
