@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from hwpscan.api.settings import DEFAULT_MAX_BYTES, FetchSettings
+from hwpscan.api.settings import FetchSettings
 from hwpscan.atomic import TEMP_PREFIX, atomic_file
-from hwpscan.redaction import redact_bytes, redact_text, redact_url
+from hwpscan.redaction import redact_bytes, redact_text
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
     import httpx
@@ -39,7 +39,6 @@ MAX_NAME_BYTES = 150
 #: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
 MIN_RATE = 1024
 RATE_GRACE = 30.0
-_CHUNK = 64 * 1024
 
 #: Control characters, characters Windows forbids, lone surrogates (a JSON ``\ud800``
 #: decodes to one, and no file system takes it), and look-alikes of ``/`` and ``\``.
@@ -48,16 +47,8 @@ _UNSAFE_CHARS_RE = re.compile(
 )
 #: Device names Windows reserves whatever the extension (``con.tar.gz`` is CON).
 _RESERVED = frozenset(
-    {
-        "con",
-        "prn",
-        "aux",
-        "nul",
-        "conin$",
-        "conout$",
-        "clock$",
-        *(f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"),
-    }
+    {"con", "prn", "aux", "nul", "conin$", "conout$", "clock$"}
+    | {f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"}
 )
 _FILENAME_STAR_RE = re.compile(r"filename\*\s*=\s*([^']*)'[^']*'([^;]+)", re.IGNORECASE)
 _FILENAME_RE = re.compile(r'filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))', re.IGNORECASE)
@@ -184,26 +175,10 @@ class _Fail(Exception):
     """A failure another attempt will not fix (4xx, over the size cap)."""
 
 
-def _unchanged(job: DownloadJob, old: Path, attempt: int) -> DownloadResult:
-    """A revalidated file the server says has not changed (304 Not Modified)."""
-    return DownloadResult(
-        job,
-        "skipped",
-        file_sha256(old),
-        old.stat().st_size,
-        reason="unchanged (the server answered 304 Not Modified)",
-        attempts=attempt,
-        etag=job.etag,
-    )
-
-
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _proc_stat(pid: int) -> tuple[str, str] | None:
@@ -313,18 +288,16 @@ class Downloader:
         rate_grace: float = RATE_GRACE,
     ) -> None:
         settings = settings or FetchSettings()
-        self._http = http
-        self.max_bytes = settings.max_bytes
-        self.retry = settings.retry
+        self._http, self._sleep = http, sleep
+        #: What must never be written: redacted from failure reasons (and by callers).
+        self.secrets = tuple(secrets)
+        self.max_bytes, self.retry = settings.max_bytes, settings.retry
         self.jobs = max(1, settings.downloads)
-        self._sleep = sleep
-        self._secrets = tuple(secrets)
         deadline = settings.download_deadline
         self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
-        self.min_rate = min_rate
-        self.rate_grace = rate_grace
-        #: Bytes all downloads together may take (``settings.limits.max_download_bytes``);
-        #: once used up, the file in progress fails and so does every later one.
+        self.min_rate, self.rate_grace = min_rate, rate_grace
+        #: Bytes all downloads together may take; once used up, the file in progress
+        #: fails and so does every later one.
         self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
@@ -332,11 +305,6 @@ class Downloader:
         #: Told ``(job, what happened and when the next attempt comes)`` before each
         #: retry's wait, so a stalled bar has a reason on screen.
         self.on_retry: Callable[[DownloadJob, str], None] | None = None
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """What must never be written: redacted from failure reasons (and by callers)."""
-        return self._secrets
 
     def download(self, job: DownloadJob) -> DownloadResult:
         """Fetch one job; never raises for network or server trouble (status ``failed``)."""
@@ -377,7 +345,11 @@ class Downloader:
         try:
             with self._http.stream("GET", job.url, headers=headers) as response:
                 if response.status_code == 304 and old is not None:
-                    return _unchanged(job, old, attempt)
+                    why = "unchanged (the server answered 304 Not Modified)"
+                    size = old.stat().st_size
+                    return DownloadResult(
+                        job, "skipped", file_sha256(old), size, None, None, why, attempt, job.etag
+                    )
                 self._check_response(response)
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
@@ -409,25 +381,16 @@ class Downloader:
         the raw header and again once its name is decoded.
         """
         raw = response.headers.raw
-        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), None)
-        if disposition is not None:
-            disposition = redact_bytes(disposition, self._secrets)
-        name = filename_from_disposition(disposition)
+        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
+        name = filename_from_disposition(redact_bytes(disposition, self.secrets) or None)
         ctype = response.headers.get("content-type")
-        return DownloadResult(
-            job,
-            "downloaded",
-            digest,
-            size,
-            redact_text(ctype, self._secrets) if ctype is not None else None,
-            redact_text(name, self._secrets) if name is not None else None,
-            attempts=attempt,
-            etag=response.headers.get("etag"),
-        )
+        ctype, name = (None if t is None else redact_text(t, self.secrets) for t in (ctype, name))
+        etag = response.headers.get("etag")
+        return DownloadResult(job, "downloaded", digest, size, ctype, name, None, attempt, etag)
 
     def _describe(self, exc: Exception) -> str:
         """An httpx error in words, the key taken out."""
-        detail = redact_text(str(exc), self._secrets) or type(exc).__name__
+        detail = redact_text(str(exc), self.secrets) or type(exc).__name__
         return f"{type(exc).__name__}: {detail}"
 
     def _write(
@@ -534,23 +497,6 @@ def name_from_url(url: str) -> str:
         stem = base.rsplit(".", 1)[0] or "attachment"
         return f"{stem}-{serial.group(1)}" if serial else stem
     return base
-
-
-__all__ = [
-    "DEFAULT_MAX_BYTES",
-    "DownloadJob",
-    "DownloadResult",
-    "Downloader",
-    "default_deadline",
-    "file_sha256",
-    "filename_from_disposition",
-    "name_from_url",
-    "redact_url",
-    "remove_stale_temp_files",
-    "safe_filename",
-    "size_cap",
-    "temp_prefix",
-]
 
 
 def keep_copy(src: Path, keep: Path) -> None:
