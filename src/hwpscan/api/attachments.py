@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from hwpscan.api.claims import Claim, ReleaseClaims
 from hwpscan.api.clean import one_line
@@ -201,20 +201,18 @@ class AttachmentStore:
         jobs = self._within_budget(jobs)
         self._dests.update(job.dest for job in jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
-        # Each result is settled (its manifest line written) as it completes; the
-        # entries are then put back in listing order, so what a fetch reports (and what
-        # ``scan --from/--to`` scans and prints) does not depend on download timing.
+        # Each result is settled (one entry, its manifest line written) as it completes;
+        # the entries are then put back in listing order, so what a fetch reports (and
+        # what ``scan --from/--to`` scans and prints) does not depend on download timing.
         entries = self.tally.entries
         start = len(entries)
         order = {id(job): index for index, job in enumerate(jobs)}
-        places: list[int] = []
+        places = []
         for result in self.downloader.run(jobs):
-            before = len(entries)
             self._settle(result)
-            places.extend([order[id(result.job)]] * (len(entries) - before))
-        if len(places) == len(entries) - start:
-            settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
-            entries[start:] = [entry for _, entry in settled]
+            places.append(order[id(result.job)])
+        settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
+        entries[start:] = [entry for _, entry in settled]
         if self.downloader.over_budget.is_set() and self.budget_error is None:
             self.budget_error = RunBudgetError(self.downloader.budget_reason())
 
@@ -270,23 +268,15 @@ class AttachmentStore:
             tag = (release, name)
             earlier = known[url]
             if earlier is not None:
-                if self.revalidate:
-                    etag = self._etags.get(redact_url(url))
-                    yield DownloadJob(url, earlier, tag, True, etag)
-                else:
-                    yield DownloadJob(url, earlier, tag=tag)
+                etag = self._etags.get(redact_url(url)) if self.revalidate else None
+                yield DownloadJob(url, earlier, tag, self.revalidate, etag)
                 continue
-            dest = folder / unique_name(
-                prefix,
-                safe_filename(redact_text(name or name_from_url(url), self.downloader.secrets)),
-                used,
-            )
-            if dest.exists():  # another URL's file, or one no manifest line names
-                job = DownloadJob(url, dest, tag, revalidate=True)
+            safe = safe_filename(redact_text(name or name_from_url(url), self.downloader.secrets))
+            dest = folder / unique_name(prefix, safe, used)
+            job = DownloadJob(url, dest, tag, revalidate=dest.exists())
+            if job.revalidate:  # another URL's file, or one no manifest line names
                 self._taken_over.add(id(job))
-                yield job
-                continue
-            yield DownloadJob(url, dest, tag=tag)
+            yield job
 
     def _earlier(self, url: str) -> Path | None:
         """The file an earlier run downloaded from *url*, when it is still there."""
@@ -303,7 +293,6 @@ class AttachmentStore:
             )
             self._record(_entry(release, name, url, "failed", result.reason))
         else:
-            reason = None
             if result.status == "skipped":
                 self.tally.skipped += 1
                 reason = result.reason or "found complete on disk"
@@ -322,7 +311,7 @@ class AttachmentStore:
                     dest, name = self._rename(dest, server_name), server_name
             entry = replace(
                 _entry(release, name, url, "downloaded", reason),
-                path=self._relative(dest),
+                path=dest.relative_to(self.out_dir).as_posix(),
                 sha256=result.sha256,
                 bytes=result.bytes,
                 content_type=result.content_type,
@@ -336,9 +325,16 @@ class AttachmentStore:
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
 
     def _rename(self, dest: Path, server_name: str) -> Path:
-        """:func:`_rename_to_server_name`, never onto a file another job will write."""
+        """Give a file the API listed without a name the server's name (same folder, same
+        prefix), unless that name is on disk or another download of this run's."""
+        target = dest.with_name(f"{dest.name.split('_', 1)[0]}_{safe_filename(server_name)}")
         with self._rename_lock:
-            target = _rename_to_server_name(dest, server_name, self._dests)
+            if target in self._dests or target.exists():
+                return dest
+            try:
+                os.replace(dest, target)
+            except FileNotFoundError:  # a run sharing the folder renamed the same download
+                target = target if target.is_file() else dest
             self._dests.add(target)
         return target
 
@@ -352,24 +348,15 @@ class AttachmentStore:
         text = f"download of {self._label(release, name, job.dest)}: {message}"
         notify(self.progress, ProgressEvent("retry", message=text))
 
-    def _relative(self, path: Path) -> str:
-        return path.relative_to(self.out_dir).as_posix()
-
     def _record(self, entry: ManifestEntry) -> None:
-        secrets = self.downloader.secrets  # the key, however the answer smuggled it in
-        entry = replace(
-            entry,
-            content_id=redact_text(entry.content_id, secrets),
-            subject=redact_text(entry.subject, secrets),
-            name=redact_text(entry.name, secrets),
-            url=redact_text(entry.url, secrets),
-            path=redact_text(entry.path, secrets) if entry.path else entry.path,
-            content_type=redact_text(entry.content_type, secrets)
-            if entry.content_type
-            else entry.content_type,
-            reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
-            etag=redact_text(entry.etag, secrets) if entry.etag else entry.etag,
-        )
+        # the key out of every text, however the answer smuggled it in
+        texts = ("content_id", "subject", "name", "url", "path", "content_type", "reason", "etag")
+        scrubbed: dict[str, Any] = {
+            f: redact_text(value, self.downloader.secrets)
+            for f in texts
+            if (value := getattr(entry, f))
+        }
+        entry = replace(entry, **scrubbed)
         self.tally.entries.append(entry)
         if entry.path is None:  # refused, skipped or failed: one line per URL, not per run
             mark = (entry.content_id, entry.url, entry.status)
@@ -425,17 +412,3 @@ def is_html(content_type: str | None) -> bool:
         "text/html",
         "application/xhtml+xml",
     )
-
-
-def _rename_to_server_name(dest: Path, server_name: str, taken: set[Path]) -> Path:
-    """Give a file the API listed without a name the server's name (same folder, same
-    prefix), unless that name is on disk or *taken* by another download of this run."""
-    prefix = dest.name.split("_", 1)[0]
-    target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
-    if target in taken or target.exists():
-        return dest
-    try:
-        os.replace(dest, target)
-    except FileNotFoundError:  # a run sharing the folder renamed the same download first
-        return target if target.is_file() else dest
-    return target
