@@ -293,11 +293,11 @@ class AttachmentStore:
             )
             self._record(_entry(release, name, url, "failed", result.reason))
         else:
+            reason: str | None = result.reason  # how it was known, or what changed
             if result.status == "skipped":
                 self.tally.skipped += 1
-                reason = result.reason or "found complete on disk"
+                reason = reason or "found complete on disk"
             else:
-                reason = result.reason  # a revalidated file whose content changed
                 if id(result.job) in self._taken_over:
                     reason = "a new download URL for a file name already on disk (re-issued?)"
                     if result.superseded is not None:

@@ -111,11 +111,6 @@ def decode_body(raw: bytes) -> tuple[str, str]:
         return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
 
 
-def _looks_html(text: str) -> bool:
-    head = text.lstrip()[:512].lower()
-    return head.startswith("<") or "<html" in head or "<!doctype" in head
-
-
 def server_text(text: str, limit: int = 200) -> str:
     """Text the server chose, for a message: secrets out *first*, then cut to ``limit``.
 
@@ -131,17 +126,6 @@ def server_text(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _html_title(text: str) -> str:
-    match = _TITLE_RE.search(text)
-    return server_text(match.group(1), 120) if match else ""
-
-
-def _split(field: Any) -> list[str]:
-    if field is None:
-        return []
-    return [part.strip() for part in str(field).split("|")]
-
-
 def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tuple[str, ...]]:
     """Pair ``atchfileNm`` and ``atchfileUrl`` (both ``|``-joined), reporting mismatches.
 
@@ -153,20 +137,20 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
     >>> parse_attachments("a.hwp|b.hwp", "u1")[1]
     ('2 attachment names but 1 URLs', 'attachment 2 (b.hwp) has no URL: skipped')
     """
-    name_list, url_list = _split(names), _split(urls)
+    name_list, url_list = (
+        [] if f is None else [p.strip() for p in str(f).split("|")] for f in (names, urls)
+    )
     warnings: list[str] = []
-    real_names = [n for n in name_list if n]
-    real_urls = [u for u in url_list if u]
-    if len(real_names) != len(real_urls):
-        warnings.append(f"{len(real_names)} attachment names but {len(real_urls)} URLs")
+    real_names, real_urls = sum(map(bool, name_list)), sum(map(bool, url_list))
+    if real_names != real_urls:
+        warnings.append(f"{real_names} attachment names but {real_urls} URLs")
     out: list[Attachment] = []
     for index in range(max(len(name_list), len(url_list))):
         name = name_list[index] if index < len(name_list) else ""
         url = url_list[index] if index < len(url_list) else ""
-        if not name and not url:
-            continue
         if not url:
-            warnings.append(f"attachment {index + 1} ({name}) has no URL: skipped")
+            if name:
+                warnings.append(f"attachment {index + 1} ({name}) has no URL: skipped")
             continue
         if not name:
             warnings.append(f"attachment {index + 1} has a URL but no name")
@@ -181,40 +165,30 @@ def _release_date(reg: str) -> str | None:
     ('2025-07-21', None)
     """
     match = _REG_DATE_RE.match(reg)
-    if not match:
-        return None
     try:
-        return date.fromisoformat(match.group(1)).isoformat()
+        return date.fromisoformat(match.group(1)).isoformat() if match else None
     except ValueError:
         return None
 
 
-def _fields(item: dict[str, Any]) -> tuple[dict[str, str | None], list[str]]:
-    """The item's text fields as strings; lone surrogates (a JSON ``\\ud800``) become
-    U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
-    names = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
-    out: dict[str, str | None] = {}
-    damaged: list[str] = []
-    for name in (*names, "contentKor", "contentsKor"):
-        value = item.get(name)
-        if value is None:
-            out[name] = None
-            continue
-        text = str(value)
-        if _LONE_SURROGATE_RE.search(text):
-            text = _LONE_SURROGATE_RE.sub("\ufffd", text)
-            damaged.append(name)
-        out[name] = text
-    return out, damaged
+_TEXT_FIELDS = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
 
 
 def _release(item: dict[str, Any]) -> Release:
-    fields, damaged = _fields(item)
-    reg = (fields["regDate"] or "").strip()
+    """One result item as a :class:`Release`. Lone surrogates (a JSON ``\\ud800``) become
+    U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
+    fields: dict[str, str] = {}
+    damaged: list[str] = []
+    for name in (*_TEXT_FIELDS, "contentKor", "contentsKor"):
+        if (value := item.get(name)) is not None:
+            fields[name] = _LONE_SURROGATE_RE.sub("\ufffd", str(value))
+            if fields[name] != str(value):
+                damaged.append(name)
+    reg = fields.get("regDate", "").strip()
     day = _release_date(reg)
-    warnings: list[str] = []
-    content_id = (fields["contentId"] or "").strip()
+    content_id = fields.get("contentId", "").strip()
     label = f"release {server_text(content_id, 40) or '?'}"
+    warnings: list[str] = []
     if damaged:
         warnings.append(
             f"{label}: lone surrogates in {', '.join(damaged)} replaced with U+FFFD "
@@ -222,28 +196,20 @@ def _release(item: dict[str, Any]) -> Release:
         )
     if day is None:
         warnings.append(f"{label}: regDate {server_text(reg, 40)!r} is not a date")
-    attachments, att_warnings = parse_attachments(fields["atchfileNm"], fields["atchfileUrl"])
+    attachments, att_warnings = parse_attachments(
+        fields.get("atchfileNm"), fields.get("atchfileUrl")
+    )
     warnings.extend(f"{label}: {w}" for w in att_warnings)
-    body = fields["contentKor"]
-    if body is None:
-        body = fields["contentsKor"]
     return Release(
         content_id=content_id,
-        subject=fields["subject"] or "",
+        subject=fields.get("subject", ""),
         reg_date=reg,
         date=day,
-        origin_url=fields["originUrl"] or "",
+        origin_url=fields.get("originUrl", ""),
         attachments=attachments,
-        body=body or "",
+        body=fields.get("contentKor", fields.get("contentsKor", "")),
         warnings=tuple(warnings),
     )
-
-
-def _count(value: Any) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
 
 
 def bad_key_message(detail: str) -> str:
@@ -282,11 +248,26 @@ def parse_answer(raw: bytes) -> ApiAnswer:
     code = server_text(str(envelope.get("resultCode", "")), 40)
     message = server_text(str(envelope.get("resultMsg") or ""))
     _check_result_code(code, message)
-    releases, warnings = _releases(_result_items(envelope.get("result")))
-    count = _count(envelope.get("resultCnt"))
+    result = envelope.get("result")
+    if result is None or result == "":
+        result = []
+    elif isinstance(result, dict):
+        result = [result]
+    elif not isinstance(result, list):
+        raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
+    releases = tuple(_release(item) for item in result if isinstance(item, dict))
+    warnings = [
+        f"result item {index} is a {type(item).__name__}: skipped"
+        for index, item in enumerate(result, 1)
+        if not isinstance(item, dict)
+    ]
+    try:
+        count: int | None = int(str(envelope.get("resultCnt")).strip())
+    except ValueError:
+        count = None
     if count is not None and code == CODE_OK and count != len(releases):
         warnings.append(f"resultCnt says {count} but {len(releases)} releases came")
-    if encoding != "utf-8" and "replaced" in encoding:
+    if "replaced" in encoding:
         warnings.append("the answer had bytes that are neither UTF-8 nor CP949: replaced")
     return ApiAnswer(code, message, count, releases, encoding, tuple(warnings))
 
@@ -295,9 +276,10 @@ def _json_of(text: str) -> Any:
     """The answer's JSON value; an empty body, an HTML page or broken JSON is an error."""
     if not text.strip():
         raise ApiResponseError("the API answered with an empty body")
-    if _looks_html(text):
-        title = _html_title(text)
-        suffix = f' ("{title}")' if title else ""
+    head = text.lstrip()[:512].lower()
+    if head.startswith("<") or "<html" in head or "<!doctype" in head:
+        title = _TITLE_RE.search(text)
+        suffix = f' ("{server_text(title.group(1), 120)}")' if title else ""
         raise ApiResponseError(f"the API answered with an HTML page{suffix} instead of JSON")
     try:
         return json.loads(text)
@@ -342,33 +324,6 @@ def _check_result_code(code: str, message: str) -> None:
         raise ApiRefusedError(bad_key_message(detail), code=code)
     if code not in (CODE_OK, CODE_NO_DATA):
         raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
-
-
-def _result_items(result: Any) -> list[Any]:
-    """The ``result`` field as a list: absent or empty is none, one object is one item.
-
-    >>> _result_items(None), _result_items(""), _result_items({"a": 1}), _result_items([1])
-    ([], [], [{'a': 1}], [1])
-    """
-    if result is None or result == "":
-        return []
-    if isinstance(result, dict):
-        return [result]
-    if isinstance(result, list):
-        return result
-    raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
-
-
-def _releases(items: list[Any]) -> tuple[tuple[Release, ...], list[str]]:
-    """The releases among the items, and a warning for each item that is not an object."""
-    releases = []
-    warnings: list[str] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            warnings.append(f"result item {index + 1} is a {type(item).__name__}: skipped")
-            continue
-        releases.append(_release(item))
-    return tuple(releases), warnings
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,8 +384,7 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
     outside: list[str] = []
     warnings: list[str] = []
     for release in answer.releases:
-        day = _release_date(release.date or "")
-        if day is None or window.contains(date.fromisoformat(day)):
+        if release.date is None or window.contains(date.fromisoformat(release.date)):
             continue
         outside.append(release.content_id)
         warnings.append(
@@ -519,8 +473,12 @@ class ApiClient:
                 retryable=False,
                 sent=False,
             ) from None
-        except httpx.HTTPError as exc:
-            scrub_exception(exc, self._key)
+        except httpx.HTTPError as exc:  # the key out of its args, and its request dropped
+            exc.args = tuple(
+                redact_text(a, [self._key]) if isinstance(a, str) else a for a in exc.args
+            )
+            if isinstance(exc, httpx.RequestError):
+                exc._request = None  # the request's URL holds the key
             detail = redact_text(str(exc), [self._key]) or type(exc).__name__
             retryable = isinstance(
                 exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
@@ -538,12 +496,10 @@ class ApiClient:
     def _read(self, response: httpx.Response, window: Window) -> bytes:
         """The answer's bytes, within :attr:`deadline` seconds and :attr:`max_bytes`."""
         started = time.monotonic()
-        chunks: list[bytes] = []
-        size = 0
+        body = bytearray()
         for chunk in response.iter_bytes():
-            size += len(chunk)
-            chunks.append(chunk)
-            if size > self.max_bytes:
+            body += chunk
+            if len(body) > self.max_bytes:
                 raise ApiNetworkError(
                     f"the API's answer for {window} is over {self.max_bytes} bytes: not read",
                     retryable=False,
@@ -553,20 +509,11 @@ class ApiClient:
                     f"the API's answer for {window} took over {self.deadline:g} s: given up",
                     retryable=False,
                 )
-        return b"".join(chunks)
-
-
-def scrub_exception(exc: BaseException, secret: str) -> None:
-    """Remove a secret from an exception's args and drop the request it carries."""
-    import httpx
-
-    exc.args = tuple(redact_text(a, [secret]) if isinstance(a, str) else a for a in exc.args)
-    if isinstance(exc, httpx.RequestError):
-        exc._request = None  # the request's URL holds the key
+        return bytes(body)
 
 
 class _RedactSecrets(logging.Filter):
-    """Rewrites log records (httpx logs every request URL at INFO) without secrets."""
+    """Rewrites log records without secret parameters (httpx logs every request URL)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -576,12 +523,5 @@ class _RedactSecrets(logging.Filter):
         return True
 
 
-def install_log_redaction() -> None:
-    """Make sure the ``httpx`` and ``httpcore`` loggers never print a secret parameter."""
-    for name in ("httpx", "httpcore"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, _RedactSecrets) for f in logger.filters):
-            logger.addFilter(_RedactSecrets())
-
-
-install_log_redaction()
+for _logger in ("httpx", "httpcore"):
+    logging.getLogger(_logger).addFilter(_RedactSecrets())
