@@ -23,8 +23,8 @@ network is touched here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.history.diff import date_state
@@ -40,17 +40,6 @@ from hwpscan.verify.tool import ToolOutcome, dropped_evidence, tool_evidence
 
 if TYPE_CHECKING:
     from hwpscan.matrix import MatrixRow
-
-__all__ = [
-    "EXPECTATIONS",
-    "FAIL",
-    "INCONCLUSIVE",
-    "PASS",
-    "DateVerdict",
-    "Listing",
-    "exit_code",
-    "judge",
-]
 
 EXPECTATIONS = ("fixed", "clean", "contaminated")
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
@@ -83,20 +72,10 @@ class DateVerdict:
     before: str | None = None  # the date's state in the --after run, if given
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "date": self.date,
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "expected": self.expected,
-            "files": self.files,
-            "contaminated": self.contaminated,
-            "unreadable": self.unreadable,
-            "raw": self.raw,
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {
             "extractors": list(self.extractors),
-            "rows_checked": self.rows_checked,
             "tool": self.tool.to_json() if self.tool is not None else None,
             "evidence": [e.to_json() for e in self.evidence],
-            "before": self.before,
         }
 
 
@@ -182,7 +161,10 @@ def judge(
     unjudged = _nothing_to_judge(files, listing)
     if unjudged is not None:
         return replace(base, reason=unjudged)
-    found = _JUDGES[expect](base, files, rows, tool)
+    if expect == "fixed":
+        found = _judge_fixed(base, files, rows, tool)
+    else:
+        found = _judge_raw(base, files, expect)
     if listing.missing and found.verdict == PASS:
         reason = (
             f"{listing.missing} attachment(s) could not be downloaded; the rest: {found.reason}"
@@ -204,37 +186,26 @@ def _nothing_to_judge(files: _Files, listing: Listing) -> str | None:
     return NO_FILES
 
 
-_Judge = Callable[[DateVerdict, _Files, Sequence["MatrixRow"], ToolOutcome | None], DateVerdict]
-
-
-def _judge_contaminated(
-    base: DateVerdict, files: _Files, rows: Sequence[MatrixRow], tool: ToolOutcome | None
-) -> DateVerdict:
-    n = len(files.mine)
-    if files.bad:
-        reason = f"{len(files.bad)} of {n} attachments contaminated, as expected"
-        return replace(base, verdict=PASS, reason=reason)
-    if files.unreadable:
-        reason = f"no readable attachment is contaminated; {files.unread_reason()}"
-        return replace(base, reason=reason, evidence=_unread(files))
-    return replace(base, verdict=FAIL, reason="expected contaminated, found clean")
-
-
-def _judge_clean(
-    base: DateVerdict, files: _Files, rows: Sequence[MatrixRow], tool: ToolOutcome | None
-) -> DateVerdict:
-    n = len(files.mine)
-    if files.bad:
-        reason = f"expected clean, found {len(files.bad)} of {n} attachments contaminated"
+def _judge_raw(base: DateVerdict, files: _Files, expect: str) -> DateVerdict:
+    """``clean`` or ``contaminated``: the raw attachments' own state."""
+    n, bad = len(files.mine), len(files.bad)
+    unread = tuple(unread_evidence(r) for r in files.unreadable)
+    if expect == "contaminated":
+        if bad:
+            return replace(
+                base, verdict=PASS, reason=f"{bad} of {n} attachments contaminated, as expected"
+            )
+        if unread:
+            reason = f"no readable attachment is contaminated; {files.unread_reason()}"
+            return replace(base, reason=reason, evidence=unread)
+        return replace(base, verdict=FAIL, reason="expected contaminated, found clean")
+    if bad:
+        reason = f"expected clean, found {bad} of {n} attachments contaminated"
         evidence = tuple(raw_evidence(r) for r in files.bad)
         return replace(base, verdict=FAIL, reason=reason, evidence=evidence)
-    if files.unreadable:  # a file not read in full is never clean
-        return replace(base, reason=files.unread_reason(), evidence=_unread(files))
+    if unread:  # a file not read in full is never clean
+        return replace(base, reason=files.unread_reason(), evidence=unread)
     return replace(base, verdict=PASS, reason=f"all {n} attachments clean")
-
-
-def _unread(files: _Files) -> tuple[Evidence, ...]:
-    return tuple(unread_evidence(r) for r in files.unreadable)
 
 
 def _judge_fixed(
@@ -253,10 +224,9 @@ def _judge_fixed(
     if not_run:
         reason = f"an extractor could not run: {not_run[0].problem}"
         return replace(base, reason=reason, evidence=tuple(not_run))
-    if rows and tool is None and not _compared_a_contaminated_file(rows, files):
-        return replace(
-            base, reason="no contaminated attachment could be compared with the strict view"
-        )
+    bad = {r.path for r in files.bad}
+    if rows and tool is None and not any(r.compared and r.path in bad for r in rows):
+        return replace(base, reason=NOT_COMPARED)
     return replace(base, verdict=PASS, reason=_proven(rows, files, tool))
 
 
@@ -272,11 +242,6 @@ def _row_problems(rows: Sequence[MatrixRow]) -> tuple[list[Evidence], list[Evide
     return faults, not_run
 
 
-def _compared_a_contaminated_file(rows: Sequence[MatrixRow], files: _Files) -> bool:
-    bad = {r.path for r in files.bad}
-    return any(r.compared and r.path in bad for r in rows)
-
-
 def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) -> str:
     """What a PASS under ``fixed`` proved, in one line."""
     proven = []
@@ -290,12 +255,6 @@ def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) 
         proven.append(f"tool: {tool.check.strings} strings in {tool.check.documents} documents OK")
     return "; ".join(proven)
 
-
-_JUDGES: dict[str, _Judge] = {
-    "fixed": _judge_fixed,
-    "clean": _judge_clean,
-    "contaminated": _judge_contaminated,
-}
 
 #: What one date's verdict says on its own (any other verdict is inconclusive).
 _VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}

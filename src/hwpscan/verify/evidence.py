@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,15 +48,7 @@ class Evidence:
         return ": ".join(bits)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "source": self.source,
-            "problem": self.problem,
-            "position": self.position,
-            "context": self.context,
-            "json_path": self.json_path,
-            "json_line": self.json_line,
-        }
+        return asdict(self)
 
 
 def raw_evidence(r: FileResult) -> Evidence:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,18 +36,6 @@ from hwpscan.verify.evidence import Evidence
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck
     from hwpscan.models import FileResult
-
-__all__ = [
-    "DATE_FIELD",
-    "DROPPED",
-    "ToolOutcome",
-    "dropped_evidence",
-    "parse_tool_cmd",
-    "run_tool",
-    "scrub_tool_text",
-    "tool_environment",
-    "tool_evidence",
-]
 
 DATE_FIELD = "{date}"
 #: How a tool output that lost restored characters is named in its evidence.
@@ -108,19 +96,10 @@ def parse_tool_cmd(template: str) -> tuple[str, ...]:
     return argv
 
 
-def tool_environment(
-    passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """The environment the tool command gets: ours without anything that looks secret
-    (:func:`hwpscan.redaction.scrubbed_environment`, as every outside program hwpscan
-    runs gets it); the names in *passthrough* (``--tool-env``) are passed on whatever
-    they look like.
-
-    >>> env = {"PATH": "/bin", "HWPSCAN_API_KEY": "k", "AWS_REGION": "x"}
-    >>> sorted(tool_environment(environ=env)), sorted(tool_environment(["AWS_REGION"], env))
-    (['PATH'], ['AWS_REGION', 'PATH'])
-    """
-    return scrubbed_environment(passthrough, environ)
+#: The environment the tool command gets: ours without anything that looks secret, as
+#: every outside program hwpscan runs gets it; the names in *passthrough* (``--tool-env``)
+#: are passed on whatever they look like.
+tool_environment = scrubbed_environment
 
 
 def scrub_tool_text(text: str) -> str:
