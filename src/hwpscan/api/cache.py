@@ -46,22 +46,12 @@ def endpoint_id(api_url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """One cached answer: its raw bytes and sidecar facts."""
+    """One cached answer: its raw bytes and sidecar facts (``trusted``, ``verdict``, and
+    ``key_sha256``, the :func:`hwpscan.redaction.key_hash` of the key that paid for it)."""
 
     body: bytes
     path: Path
     meta: dict[str, Any]
-
-    @property
-    def trusted(self) -> bool:
-        return bool(self.meta.get("trusted"))
-
-    @property
-    def key_sha256(self) -> str | None:
-        """:func:`hwpscan.redaction.key_hash` of the key the answer was paid with
-        (``None``: an answer cached before the cache kept it)."""
-        value = self.meta.get("key_sha256")
-        return value if isinstance(value, str) else None
 
 
 class ResponseCache:
@@ -71,14 +61,8 @@ class ResponseCache:
         self.root = Path(root)
 
     def body_path(self, api_url: str, window: Window) -> Path:
-        return (
-            self.root
-            / endpoint_id(api_url)
-            / f"{window.start.isoformat()}_{window.end.isoformat()}.body"
-        )
-
-    def _meta_path(self, body: Path) -> Path:
-        return body.with_suffix(".json")
+        name = f"{window.start.isoformat()}_{window.end.isoformat()}.body"
+        return self.root / endpoint_id(api_url) / name
 
     @contextmanager
     def lock(self, api_url: str, window: Window) -> Iterator[None]:
@@ -92,14 +76,10 @@ class ResponseCache:
         """
         path = self.body_path(api_url, window).with_suffix(".lock")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a+b") as handle:
+        with path.open("a+b") as handle:  # closing it lets the lock go
             if fcntl is not None:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                if fcntl is not None:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            yield
 
     def get(self, api_url: str, window: Window) -> CacheEntry | None:
         """The cached answer for the window, or ``None``."""
@@ -109,7 +89,7 @@ class ResponseCache:
         except FileNotFoundError:
             return None
         try:
-            meta = json.loads(self._meta_path(path).read_text(encoding="utf-8"))
+            meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             meta = {}
         return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
@@ -143,17 +123,15 @@ class ResponseCache:
         }
         if key_sha256 is not None:
             meta["key_sha256"] = key_sha256
-        self._write_meta(path, meta)
+        _write_meta(path, meta)
         return path
 
     def mark(self, api_url: str, window: Window, *, trusted: bool, verdict: str) -> None:
         """Record how the stored answer parsed."""
-        entry = self.get(api_url, window)
-        if entry is None:
-            return
-        meta = dict(entry.meta, trusted=trusted, verdict=verdict)
-        self._write_meta(entry.path, meta)
+        if (entry := self.get(api_url, window)) is not None:
+            _write_meta(entry.path, dict(entry.meta, trusted=trusted, verdict=verdict))
 
-    def _write_meta(self, body_path: Path, meta: dict[str, Any]) -> None:
-        data = json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8")
-        atomic_write(self._meta_path(body_path), data)
+
+def _write_meta(body_path: Path, meta: dict[str, Any]) -> None:
+    data = json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8")
+    atomic_write(body_path.with_suffix(".json"), data)

@@ -79,8 +79,8 @@ def usable_cached(
     verdict = check_answer(answer, window, near_limit=False)
     if verdict.suspicious_empty or verdict.unconfirmed_empty:
         return None
-    paid_with = entry.key_sha256
-    other = key_sha256 is not None and paid_with is not None and paid_with != key_sha256
+    paid_with = entry.meta.get("key_sha256")
+    other = key_sha256 is not None and isinstance(paid_with, str) and paid_with != key_sha256
     return CheckedAnswer(answer, verdict, other_key=other)
 
 
@@ -112,11 +112,12 @@ def plan_range(
 ) -> Plan:
     """Windows, cached windows and today's quota for a range as ``settings`` would fetch
     it; no network. Without a ``key`` the quota is unknown."""
-    windows = split_windows(start, end, settings.window_days)
     state = settings.state_folder()
     cache = open_cache(state)
-    api_url = settings.api_url
-    planned = tuple(WindowPlan(w, usable_cached(cache, api_url, w) is not None) for w in windows)
+    planned = tuple(
+        WindowPlan(w, usable_cached(cache, settings.api_url, w) is not None)
+        for w in split_windows(start, end, settings.window_days)
+    )
     quota = None
     warnings: list[str] = []
     if key:

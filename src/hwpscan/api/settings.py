@@ -39,21 +39,8 @@ from hwpscan.api.limits import FetchLimits
 from hwpscan.api.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
 from hwpscan.home import state_dir
 
-__all__ = [
-    "DEFAULT_API_URL",
-    "DEFAULT_MAX_BYTES",
-    "FetchHooks",
-    "FetchSettings",
-    "RetryPolicy",
-    "default_out_dir",
-]
-
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Exception)
-
-
-def _always(exc: Exception) -> bool:
-    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +54,6 @@ class RetryPolicy:
     retries: int = DEFAULT_RETRIES
     backoff: float = DEFAULT_BACKOFF
 
-    @property
-    def attempts(self) -> int:
-        """Attempts in all: the first and each retry."""
-        return self.retries + 1
-
     def delay(self, attempt: int) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
         return float(self.backoff * 2 ** (attempt - 1))
@@ -82,7 +64,7 @@ class RetryPolicy:
         *,
         catch: type[_E],
         give_up: Callable[[_E, int], _T],
-        retryable: Callable[[_E], bool] = _always,
+        retryable: Callable[[_E], bool] = lambda exc: True,
         on_retry: Callable[[_E, str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> _T:
@@ -120,7 +102,7 @@ class RetryPolicy:
                 wait = self.delay(number)
                 if on_retry is not None:
                     on_retry(
-                        exc, f"retrying in {wait:g} s (attempt {number + 1} of {self.attempts})"
+                        exc, f"retrying in {wait:g} s (attempt {number + 1} of {self.retries + 1})"
                     )
                 sleep(wait)
 
@@ -184,7 +166,7 @@ def default_out_dir(api_url: str, state: Path | None = None) -> Path:
     >>> default_out_dir("http://127.0.0.1:8123/x", Path("/s")).as_posix()
     '/s/downloads/127.0.0.1_8123'
     """
-    port = urlsplit(api_url).port
-    host = (urlsplit(api_url).hostname or "api").lower()
-    name = f"{host}_{port}" if port else host
+    parts = urlsplit(api_url)
+    host = (parts.hostname or "api").lower()
+    name = f"{host}_{parts.port}" if parts.port else host
     return (state or state_dir()) / "downloads" / name
