@@ -15,6 +15,7 @@ translated and scrubbed of the key.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -99,16 +100,11 @@ def decode_body(raw: bytes) -> tuple[str, str]:
     >>> decode_body(b"\\xff\\xfe\\xfa")[1]
     'cp949 (damaged bytes replaced)'
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return raw.decode("cp949"), "cp949"
-    except UnicodeDecodeError:
-        return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    for encoding in ("utf-8", "cp949"):
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode(encoding), encoding
+    return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
 
 
 def server_text(text: str, limit: int = 200) -> str:
@@ -384,7 +380,7 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
     outside: list[str] = []
     warnings: list[str] = []
     for release in answer.releases:
-        if release.date is None or window.contains(date.fromisoformat(release.date)):
+        if release.date is None or str(window.start) <= release.date <= str(window.end):
             continue
         outside.append(release.content_id)
         warnings.append(

@@ -48,15 +48,6 @@ class Window:
     def __str__(self) -> str:
         return f"{self.start.isoformat()}..{self.end.isoformat()}"
 
-    def contains(self, day: date) -> bool:
-        """True when ``day`` falls inside the window.
-
-        >>> w = Window(date(2025, 7, 21), date(2025, 7, 21))
-        >>> w.contains(date(2025, 7, 21)), w.contains(date(2025, 7, 22))
-        (True, False)
-        """
-        return self.start <= day <= self.end
-
     def weekdays(self) -> int:
         """How many Mondays to Fridays the window holds.
 
@@ -178,10 +169,6 @@ def with_weekday(day: date) -> str:
     return f"{day.isoformat()} ({day.strftime('%a')})"
 
 
-def _korea_now(now: datetime | None = None) -> datetime:
-    return (now or datetime.now(tz=KST)).astimezone(KST)
-
-
 def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
     """The Korea-time day the API's counter is on; it turns at ``reset_hour`` o'clock.
 
@@ -191,7 +178,7 @@ def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
     >>> quota_day(datetime(2025, 7, 20, 16, 0, tzinfo=utc), reset_hour=6)
     datetime.date(2025, 7, 20)
     """
-    return (_korea_now(now) - timedelta(hours=reset_hour)).date()
+    return ((now or datetime.now(tz=KST)).astimezone(KST) - timedelta(hours=reset_hour)).date()
 
 
 def korea_today(now: datetime | None = None) -> date:
@@ -200,7 +187,7 @@ def korea_today(now: datetime | None = None) -> date:
     >>> korea_today(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC")))
     datetime.date(2025, 7, 21)
     """
-    return _korea_now(now).date()
+    return (now or datetime.now(tz=KST)).astimezone(KST).date()
 
 
 def next_reset(now: datetime | None = None, *, reset_hour: int = 0) -> datetime:
