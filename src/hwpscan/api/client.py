@@ -1,9 +1,8 @@
 """The press-release API: one GET per window, answers parsed defensively.
 
 :func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
-exception out) and :func:`check_answer` turns an answer into warnings about its
-plausibility; :class:`ApiClient` is the thin network part, with every httpx error
-translated and scrubbed of the key.
+exception out); :func:`check_answer` judges its plausibility; :class:`ApiClient` makes
+the call, every httpx error translated and scrubbed of the key.
 
 >>> body = '{"reponse": {"resultCode": "1", "resultCnt": 1, "result": {"contentId": "7",'
 >>> body += ' "subject": "제목", "regDate": "2025-07-21 10:00:00", "atchfileNm": "a.hwp",'
@@ -108,10 +107,8 @@ def decode_body(raw: bytes) -> tuple[str, str]:
 
 
 def server_text(text: str, limit: int = 200) -> str:
-    """Text the server chose, for a message: secrets out *first*, then cut to ``limit``.
-
-    Cutting first could leave a secret's head where the full-secret redaction no longer
-    finds it.
+    """Text the server chose, for a message: secrets out *first* (cutting first could
+    leave a secret's head the redaction no longer finds), then cut to ``limit``.
 
     >>> server_text("Error at /api?authKey=" + "k" * 300, 40)
     'Error at /api?authKey=REDACTED'
@@ -341,11 +338,10 @@ class Assessment:
 def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Assessment:
     """Flag an empty answer that may be a silent refusal, and releases outside the window.
 
-    An answer with zero releases is suspicious (stop) when the ledger is near the limit
-    (the API was described as answering HTTP 200 with nothing once the quota is used), or
-    when the result code is not the explicit "no data" (900) and the window holds more
-    weekdays than a holiday could explain. With a few weekdays it is *unconfirmed*: a
-    warning, and the answer is used but not trusted, so a rerun asks again.
+    Zero releases is suspicious (stop) near the daily limit (the API was described as
+    answering HTTP 200 with nothing once the quota is used), or without the explicit
+    "no data" code (900) on more weekdays than a holiday explains; on fewer it is
+    *unconfirmed*: used but not trusted, so a rerun asks again.
 
     >>> empty = ApiAnswer("1", "", 0, (), "utf-8")
     >>> monday = Window(date(2025, 7, 21), date(2025, 7, 21))
@@ -377,25 +373,22 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
                 f"window {window}: no releases on {weekdays} weekday(s): a holiday, or a silent "
                 "quota refusal; kept as 'no releases' for now, and asked again next run"
             )
-    outside: list[str] = []
-    warnings: list[str] = []
-    for release in answer.releases:
-        if release.date is None or str(window.start) <= release.date <= str(window.end):
-            continue
-        outside.append(release.content_id)
-        warnings.append(
-            f"window {window}: release {release.content_id} is dated {release.date}, "
-            "outside the window (the API ignored the range or returned another year): "
-            "not downloaded"
-        )
+    outside = [
+        r for r in answer.releases if r.date and not str(window.start) <= r.date <= str(window.end)
+    ]
+    warnings = tuple(
+        f"window {window}: release {r.content_id} is dated {r.date}, outside the window (the "
+        "API ignored the range or returned another year): not downloaded"
+        for r in outside
+    )
+    ids = tuple(r.content_id for r in outside)
     suspicious = empty_warning is not None and not unconfirmed
-    return Assessment(suspicious, empty_warning, tuple(outside), tuple(warnings), unconfirmed)
+    return Assessment(suspicious, empty_warning, ids, warnings, unconfirmed)
 
 
 @dataclass(frozen=True, slots=True)
 class CheckedAnswer:
-    """A window's answer and its :class:`Assessment`, made once, when it was taken (from
-    the API or the cache): what a fetch needs from it, so nothing checks it again."""
+    """A window's answer and its :class:`Assessment`, made once, when it was taken."""
 
     answer: ApiAnswer
     assessment: Assessment
@@ -447,9 +440,8 @@ class ApiClient:
     def get(self, window: Window) -> RawAnswer:
         """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
 
-        The key is replaced by ``REDACTED`` in the answer's bytes (a server may echo it
-        in a message, a title or an attachment URL), so neither the cache nor anything
-        parsed from the answer holds it; everything else stays raw.
+        The key becomes ``REDACTED`` in the answer's bytes (a server may echo it in a
+        message, a title or a URL), so nothing cached or parsed holds it.
         """
         params = {
             "apiType": "json",

@@ -1,10 +1,9 @@
 """Attachment downloads: bounded, retried, capped, atomic and resumable.
 
-One :class:`httpx.Client` serves every download; a small thread pool bounds the
-concurrency. A file appears under its final name only when it is complete (temp file,
-fsync, rename), so a rerun skips any file that exists, and a killed run leaves at most
-a ``.hwpscan-tmp-<pid>-...`` file that the next run removes once that process is gone
-(a live run's downloads in a shared folder are left alone).
+One :class:`httpx.Client` and a small thread pool serve every download. A file gets its
+final name only when complete (temp file, fsync, rename), so a rerun skips any file that
+exists; a killed run leaves at most a ``.hwpscan-tmp-<pid>-...`` file, which the next run
+removes once that process is gone.
 """
 
 from __future__ import annotations
@@ -192,8 +191,8 @@ def _proc_stat(pid: int) -> tuple[str, str] | None:
 
 
 def temp_prefix() -> str:
-    """The temp-file prefix of this process: its pid and start time, so that another run
-    sharing the folder can tell a live download from one a killed run left.
+    """This process's temp-file prefix: its pid and start time, so that another run can
+    tell a live download from one a killed run left.
 
     >>> temp_prefix().startswith(f"{TEMP_PREFIX}{os.getpid()}-")
     True
@@ -223,10 +222,9 @@ def _owner_alive(pid: int, started: str) -> bool | None:
 def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
     """Delete the temp files killed runs left under ``folder``; returns how many.
 
-    A temp file carries its owner's pid and start time (:func:`temp_prefix`): it is
-    removed only when that process is gone, so runs sharing an output folder never
-    delete each other's downloads. A file whose owner cannot be told (an older name,
-    or no way to probe) goes only after :data:`STALE_AFTER` seconds untouched.
+    A temp file names its owner (:func:`temp_prefix`) and goes only when that process is
+    gone, so runs sharing a folder keep each other's downloads; one whose owner cannot
+    be told goes after :data:`STALE_AFTER` seconds untouched.
     """
     if not folder.is_dir():
         return 0
@@ -271,10 +269,9 @@ def default_deadline(max_bytes: int) -> float:
 class Downloader:
     """Downloads jobs over one shared client with retries, a size cap and atomic writes.
 
-    Besides the client's timeout between reads, each attempt has a total ``deadline``
-    (default :func:`default_deadline`) and must average ``min_rate`` bytes a second once
-    ``rate_grace`` seconds have passed, so a server that drips a byte at a time cannot
-    hold a run forever.
+    Each attempt also has a total ``deadline`` (default :func:`default_deadline`) and must
+    average ``min_rate`` bytes a second after ``rate_grace`` seconds, so a server that
+    drips a byte at a time cannot hold a run forever.
     """
 
     def __init__(
@@ -463,11 +460,8 @@ class Downloader:
             )
 
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
-        """Download jobs concurrently; yields each result as it completes.
-
-        When the caller stops early (Ctrl-C, an error, closing the iterator), queued jobs
-        are cancelled and running ones stop at their next chunk of bytes.
-        """
+        """Download jobs concurrently; yields each result as it completes. When the caller
+        stops early, queued jobs are cancelled and running ones stop at their next chunk."""
         pending = list(jobs)
         if not pending:
             return
@@ -500,9 +494,8 @@ def name_from_url(url: str) -> str:
 
 
 def keep_copy(src: Path, keep: Path) -> None:
-    """Keep *src*'s bytes at *keep* (a hard link, else a copy made aside and renamed
-    into place). Another run sharing the folder may keep the same copy at the same
-    moment: whichever comes second finds it there, and neither fails."""
+    """Keep *src*'s bytes at *keep* (a hard link, else a copy renamed into place); a run
+    sharing the folder keeping the same copy at the same moment is no failure."""
     keep.parent.mkdir(parents=True, exist_ok=True)
     if keep.exists():
         return

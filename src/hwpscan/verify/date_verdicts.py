@@ -1,24 +1,16 @@
-"""One date's verdict, PASS, FAIL or INCONCLUSIVE, from what was found for it.
+"""One date's verdict, PASS, FAIL or INCONCLUSIVE, from what was found for it (pure).
 
-What a date is checked against is always explicit (``expect``):
+What a date is checked against is explicit (``expect``):
 
-- ``fixed``: the date's raw attachments still reproduce the defect (at least one file
-  is contaminated in the codeunit view, else the date proves nothing), **and** every
-  deployed extractor's text of every attachment of the date is whole (the parser
-  matrix finds nothing against the strict view, and the text holds no lone surrogate,
-  so it encodes as UTF-8), and/or the deployed tool's output for the date passes the
-  ``check-json`` check string by string **and** holds the restored characters of each
-  contaminated attachment (each private-use character its surrogate pairs stand for,
-  as itself or as its display equivalent: else FAIL, "characters dropped");
-- ``clean`` / ``contaminated``: the raw attachments' own state (a publisher-side fix,
-  or confirming the defect is still there).
+- ``fixed``: at least one raw attachment is still contaminated (else the date proves
+  nothing), **and** every deployed extractor's text of every attachment is whole (the
+  matrix finds nothing, no lone surrogate), and/or the deployed tool's output passes
+  ``check-json`` **and** holds each contaminated attachment's restored characters (as
+  themselves or their display equivalents; else FAIL, "characters dropped");
+- ``clean`` / ``contaminated``: the raw attachments' own state.
 
-A verdict is ``PASS`` only when something was proven, ``FAIL`` with the evidence (file,
-extractor, first bad position and its context, or the JSON path), and ``INCONCLUSIVE``
-with the reason otherwise (the date was never listed, it has no attachments, some of
-them could not be read, or under ``fixed`` none of them is contaminated).
-:func:`exit_code` turns verdicts into the exit code. Pure: no file, process or
-network is touched here.
+``PASS`` only when something was proven; ``FAIL`` with the evidence (file, extractor,
+first bad position and context, or JSON path); else ``INCONCLUSIVE`` with the reason.
 """
 
 from __future__ import annotations
@@ -108,12 +100,6 @@ class _Files:
         bad = tuple(r for r in mine if r.status is Status.CONTAMINATED)
         return cls(mine, bad, tuple(r for r in mine if not r.status.scanned))
 
-    @property
-    def raw(self) -> str:
-        """The raw state, as the run history names a date's: a date with a file not read
-        (in full) is never clean, but ``partial`` (or ``unreadable``, when none was read)."""
-        return date_state(r.status for r in self.mine) if self.mine else "no files"
-
     def unread_reason(self) -> str:
         """How many could not be read, and which."""
         names = [r.path.rsplit("/", 1)[-1] for r in self.unreadable[:_NAMED]]
@@ -153,14 +139,20 @@ def judge(
         files=len(files.mine),
         contaminated=len(files.bad),
         unreadable=len(files.unreadable),
-        raw=files.raw if listing.listed else "not listed",
+        # as the run history names a date's state: with a file not read, never clean
+        raw=date_state(r.status for r in files.mine) if files.mine else "no files",
         extractors=tuple(extractors),
         tool=tool,
         before=before,
     )
-    unjudged = _nothing_to_judge(files, listing)
-    if unjudged is not None:
-        return replace(base, reason=unjudged)
+    if not listing.listed:
+        return replace(base, raw="not listed", reason=NOT_LISTED)
+    if not files.mine:
+        if listing.empty_answer:
+            return replace(base, reason=EMPTY_ANSWER)
+        if listing.missing:
+            return replace(base, reason=f"none of its {listing.missing} attachments was downloaded")
+        return replace(base, reason=NO_FILES)
     if expect == "fixed":
         found = _judge_fixed(base, files, rows, tool)
     else:
@@ -171,19 +163,6 @@ def judge(
         )
         return replace(found, verdict=INCONCLUSIVE, reason=reason)
     return found
-
-
-def _nothing_to_judge(files: _Files, listing: Listing) -> str | None:
-    """Why the date cannot be judged at all (never listed, no files), or None."""
-    if not listing.listed:
-        return NOT_LISTED
-    if files.mine:
-        return None
-    if listing.empty_answer:
-        return EMPTY_ANSWER
-    if listing.missing:
-        return f"none of its {listing.missing} attachments was downloaded"
-    return NO_FILES
 
 
 def _judge_raw(base: DateVerdict, files: _Files, expect: str) -> DateVerdict:

@@ -1,13 +1,9 @@
 """The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
 
-The command runs without a shell, in its own process group (killed whole after the
-timeout, or when hwpscan is stopped:
-:func:`hwpscan.execution.process_groups.run_captured`), and with a
-scrubbed environment (:func:`tool_environment`): our API key and every variable whose
-name looks like a credential are left out, unless named with ``--tool-env NAME``.
-What it prints is checked string by string as ``check-json`` does; whatever of it is
-shown or stored (the command line, its stderr, the bad strings) is scrubbed of secrets
-first (:func:`scrub_tool_text`).
+The command runs without a shell, in its own process group (killed whole on timeout or
+when hwpscan is stopped), with a scrubbed environment (:func:`tool_environment`). Its
+output is checked string by string as ``check-json`` does; whatever of it is shown or
+stored is scrubbed of secrets first (:func:`scrub_tool_text`).
 """
 
 from __future__ import annotations
@@ -62,13 +58,9 @@ class ToolOutcome:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"command": self.command, "ok": self.ok, "failure": self.failure}
-        if self.check is not None:
-            out.update(
-                documents=self.check.documents,
-                strings=self.check.strings,
-                bad=len(self.check.bad),
-                skipped=len(self.check.skipped),
-            )
+        if (c := self.check) is not None:
+            out |= {"documents": c.documents, "strings": c.strings, "bad": len(c.bad)}
+            out["skipped"] = len(c.skipped)
         return out
 
 
@@ -123,20 +115,13 @@ def _tail(stderr: bytes) -> str:
     return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
 
 
-def _exit_words(returncode: int) -> str:
-    if returncode < 0:
-        return f"killed by signal {-returncode}"
-    return f"exited with status {returncode}"
-
-
 def run_tool(
     argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> ToolOutcome:
     """Run the tool command for *day* and check what it printed as ``check-json`` does.
 
-    No shell; its own process group, killed whole after *timeout* seconds (or when we
-    are stopped). *env* ``None`` is :func:`tool_environment` (nothing passed through).
-    Never raises for what the command does: a failure is the outcome's ``failure``.
+    *env* ``None`` is :func:`tool_environment` (nothing passed through). Never raises for
+    what the command does: a failure is the outcome's ``failure``.
     """
     args = [a.replace(DATE_FIELD, day) for a in argv]
     shown = scrub_tool_text(escape_snippet(shlex.join(args)))
@@ -147,9 +132,10 @@ def run_tool(
     if done.returncode is None:
         return ToolOutcome(day, shown, f"the tool command did not finish within {timeout:g} s")
     if done.returncode != 0:
+        code = done.returncode
+        what = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
         tail = scrub_tool_text(_tail(done.stderr))
-        what = f"the tool command {_exit_words(done.returncode)}"
-        return ToolOutcome(day, shown, what + (f": {tail}" if tail else ""))
+        return ToolOutcome(day, shown, f"the tool command {what}" + (f": {tail}" if tail else ""))
     text = decode_input(done.stdout)
     check = check_json_text(text)
     if check.empty:
@@ -193,25 +179,21 @@ def _reached(cp: str, characters: frozenset[str]) -> bool:
 def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> list[Evidence]:
     """The contaminated attachments whose restored characters the tool's output lacks.
 
-    A contaminated attachment's surrogate pairs stand for private-use characters
-    (``0xDB80 0xDEB1`` is U+F02B1); a fixed pipeline delivers each of them, as the
-    restored code point or as its established display equivalent (``『`` for U+F0854).
-    Output that is valid UTF-8 only because those characters were deleted proves no
-    fix: each such attachment is one piece of evidence, naming what is missing.
-    Nothing is checked when the tool failed or printed no JSON (that is its own fault).
+    Their surrogate pairs stand for private-use characters (``0xDB80 0xDEB1`` is
+    U+F02B1); a fixed pipeline delivers each, as itself or as its display equivalent
+    (``『`` for U+F0854). Output valid only because they were deleted proves no fix.
+    Nothing is checked when the tool failed or printed no JSON (its own fault).
     """
     if tool.failure is not None or tool.check is None or tool.check.empty:
         return []
     out = []
     for r in contaminated:
-        missing = [
-            (cp, n) for cp, n in sorted(r.body.pua.items()) if not _reached(cp, tool.characters)
-        ]
-        if not missing:
+        pua = sorted(r.body.pua.items())
+        if not (missing := [(cp, n) for cp, n in pua if not _reached(cp, tool.characters)]):
             continue
         named = ", ".join(f"{cp} ×{n}" for cp, n in missing[:_LISTED])
-        more = len(missing) - _LISTED
-        named += f" and {more} more" if more > 0 else ""
+        if (more := len(missing) - _LISTED) > 0:
+            named += f" and {more} more"
         problem = (
             f"{DROPPED}: {len(missing)} of the {len(r.body.pua)} restored characters of this "
             f"attachment are not in the tool output ({named}); expected each as itself or "
