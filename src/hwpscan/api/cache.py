@@ -1,15 +1,10 @@
 """The response cache: every paid-for answer is on disk before it is parsed.
 
-Entries are keyed by the API URL (secrets removed) and the window. The raw body bytes
-are written first (atomically: temp file, fsync, rename); a small JSON sidecar records
-when and how the answer came and whether it was *trusted* (parsed as a good answer).
-A rerun reuses a cached window only when its body still parses as a good answer, so a
-refusal or an HTML page is kept for forensics but never mistaken for data.
-
-The bodies are raw with one exception: :meth:`hwpscan.api.client.ApiClient.get`
-replaces the API key with ``REDACTED`` wherever the server echoed it (a message, a
-page title, an attachment URL), so no cache file holds a secret. Each window has a
-lock file (:meth:`ResponseCache.lock`) so runs sharing the state folder pay once.
+Entries are keyed by the API URL (secrets removed) and the window: the raw body, written
+atomically, and a JSON sidecar saying when and how it came and whether it was *trusted*.
+A rerun reuses a window only when its body still parses as a good answer, so a refusal
+or an HTML page is kept for forensics but never taken for data. The bodies are raw but
+for the API key, which :meth:`hwpscan.api.client.ApiClient.get` replaces.
 """
 
 from __future__ import annotations

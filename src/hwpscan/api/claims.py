@@ -1,12 +1,11 @@
 """Claims on releases, so that fetches sharing an output folder share its work.
 
-Before a run downloads a release's attachments it claims the release: an exclusive
-``fcntl.flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until every manifest
-line of the release is written. Another run that finds the claim taken does other
-releases first, then waits for it and finds the files in the manifest. A claim ends
-with its file removed (the holder removes it while still holding it; a run that locked
-a removed file sees that and tries again), and with its process: a killed run's claims
-are free at once. Where there is no ``fcntl`` (Windows) every claim is granted.
+A run claims a release before downloading its attachments: an exclusive ``flock`` on
+``<out>/.hwpscan-fetch/claims/<hash>``, held until every manifest line of the release is
+written. Another run does other releases first, then waits and finds the files in the
+manifest. The holder removes the file while still holding it (a run that locked a
+removed file tries again); a killed run's claims are free at once. Without ``fcntl``
+(Windows) every claim is granted.
 
 >>> import tempfile
 >>> claims = ReleaseClaims(Path(tempfile.mkdtemp()))

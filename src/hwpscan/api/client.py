@@ -21,6 +21,7 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import date
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs only the URL
@@ -138,15 +139,13 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
     if real_names != real_urls:
         warnings.append(f"{real_names} attachment names but {real_urls} URLs")
     out: list[Attachment] = []
-    for index in range(max(len(name_list), len(url_list))):
-        name = name_list[index] if index < len(name_list) else ""
-        url = url_list[index] if index < len(url_list) else ""
+    for index, (name, url) in enumerate(zip_longest(name_list, url_list, fillvalue=""), 1):
         if not url:
             if name:
-                warnings.append(f"attachment {index + 1} ({name}) has no URL: skipped")
+                warnings.append(f"attachment {index} ({name}) has no URL: skipped")
             continue
         if not name:
-            warnings.append(f"attachment {index + 1} has a URL but no name")
+            warnings.append(f"attachment {index} has a URL but no name")
         out.append(Attachment(name, url))
     return tuple(out), tuple(warnings)
 
@@ -202,22 +201,6 @@ def _release(item: dict[str, Any]) -> Release:
         attachments=attachments,
         body=fields.get("contentKor", fields.get("contentsKor", "")),
         warnings=tuple(warnings),
-    )
-
-
-def bad_key_message(detail: str) -> str:
-    """What a refused key means, in English and Korean, with where the key comes from.
-
-    >>> print(bad_key_message("code 010: 인증키가 유효하지 않습니다."))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    the API did not accept the key (code 010: 인증키가 유효하지 않습니다.): the key is not
-    valid or not issued for this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가
-    아닙니다. Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)
-    """
-    return (
-        f"the API did not accept the key ({detail}): the key is not valid or not issued for "
-        "this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가 아닙니다. "
-        "Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)"
     )
 
 
@@ -314,7 +297,12 @@ def _check_result_code(code: str, message: str) -> None:
     if code == CODE_DAILY_LIMIT:
         raise DailyLimitError(f"the API says the key's daily call limit is used up ({detail})")
     if code == CODE_BAD_KEY or "인증키" in message:
-        raise ApiRefusedError(bad_key_message(detail), code=code)
+        raise ApiRefusedError(
+            f"the API did not accept the key ({detail}): the key is not valid or not issued "
+            "for this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가 아닙니다. "
+            "Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)",
+            code=code,
+        )
     if code not in (CODE_OK, CODE_NO_DATA):
         raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
 

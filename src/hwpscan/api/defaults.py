@@ -1,9 +1,8 @@
 """Every default of a fetch, as plain constants: the one place they are stated.
 
-:class:`~hwpscan.api.settings.FetchSettings`, :class:`~hwpscan.api.settings.RetryPolicy`
-and :class:`~hwpscan.api.limits.FetchLimits` take their defaults from here, and so do
-the command line's fetch options (:mod:`hwpscan.cli.options`), which every ``scan``
-declares: this module imports nothing, so declaring them loads none of the fetcher.
+The fetch settings and limits take their defaults from here, and so do the command
+line's fetch options, which every ``scan`` declares: this module imports nothing, so
+declaring them loads none of the fetcher.
 
 >>> from hwpscan.api import FetchLimits, FetchSettings
 >>> s = FetchSettings()

@@ -1,8 +1,7 @@
 """Where the API key comes from: the environment, then a config file.
 
-The key is only ever held in memory and sent as the ``authKey`` parameter; everything
-hwpscan writes refers to it by :func:`hwpscan.redaction.key_hash`. Prompting for a
-key is the CLI's job, not this module's.
+The key is only held in memory and sent as ``authKey``; whatever hwpscan writes names
+it by :func:`hwpscan.redaction.key_hash`.
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from hwpscan.errors import UsageError
 ENV_VAR = "HWPSCAN_API_KEY"
 #: How long the keys the API issues are; any other length is a paste or typing mistake.
 KEY_LENGTH = 32
-CONFIG_FILE = "config.toml"
 
 
 def config_path(state: Path) -> Path:
     """The config file: ``api_key = "..."`` in TOML, inside the state folder."""
-    return state / CONFIG_FILE
+    return state / "config.toml"
 
 
 def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None:
@@ -90,9 +88,8 @@ def key_length_problem(key: str) -> str | None:
 
 
 def check_key_length(key: str, *, any_length: bool = False) -> str:
-    """Refuse a key whose length is not :data:`KEY_LENGTH`, before it costs a call;
-    with *any_length* (``--any-key-length``) the key is sent anyway (the caller warns
-    with :func:`key_length_problem`). The message gives the length, never the key.
+    """Refuse a key whose length is not :data:`KEY_LENGTH` before it costs a call, unless
+    *any_length* (``--any-key-length``; the caller warns with :func:`key_length_problem`).
 
     >>> check_key_length("k" * 32) == "k" * 32
     True

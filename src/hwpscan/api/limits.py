@@ -2,13 +2,8 @@
 
 A 60 MB answer of twenty million ``{}`` items is under the size cap yet becomes
 gigabytes of objects when parsed; one release may list a hundred thousand attachments;
-a server can stall every call so that each retry costs a paid call. :class:`FetchLimits`
-holds the budgets, with defaults sized from the real API (a window is at most 21 days,
-the portal publishes a handful of releases a day, each with one to a few attachments),
-and each has a ``fetch`` flag to raise it.
-
-An answer over a budget is refused *before it is cached*: it is never taken for data,
-and its window is asked again by a later run (with higher limits if it was real).
+each retry of a stalled call is a paid call. Each budget has a ``fetch`` option to raise
+it. An answer over a budget is refused *before it is cached*, so a later run asks again.
 
 >>> limits = FetchLimits(max_items=2)
 >>> limits.check_body(b'{"reponse": {"result": [' + b"{}," * 300 + b'{}]}}', "w")

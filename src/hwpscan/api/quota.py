@@ -1,11 +1,9 @@
 """The persistent call ledger: calls per key per Korea-time day.
 
 The API allows a fixed number of calls a day per key (30 for a personal key), and a
-call answered with "limit exceeded" still counts. The ledger is a SQLite file under the
-state folder; a call is *reserved* (counted) before it is made, inside a
-``BEGIN IMMEDIATE`` transaction, so two runs sharing the ledger never both take the
-last call; a run that finds the ledger locked waits (bounded) and retries. Only
-``sha256(key)`` is stored.
+call answered with "limit exceeded" still counts. Each call is *reserved* (counted) in a
+SQLite file before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing the ledger
+never both take the last call. Only ``sha256(key)`` is stored.
 
 >>> import tempfile, pathlib
 >>> from datetime import datetime

@@ -1,11 +1,8 @@
 """What a fetch is asked to do, as typed values: :class:`FetchSettings`, :class:`RetryPolicy`.
 
-Every default of a fetch is stated once, in :mod:`hwpscan.api.defaults`, which these
-classes and the command line's options (:mod:`hwpscan.cli.options`) both read. The
-settings hold no secret: the API key is a separate argument of
-:func:`hwpscan.usecases.run_fetch.fetch_range`, so a settings object can be printed, logged or
-stored as it is. What tests and the CLI inject (a DNS resolver, a
-clock, a sleep) is :class:`FetchHooks`, apart from the settings.
+The defaults are those of :mod:`hwpscan.api.defaults`. The settings hold no secret (the
+API key is an argument of its own), so they can be printed, logged or stored as they
+are. What tests and the CLI inject (DNS, a clock, a sleep) is :class:`FetchHooks`.
 
 >>> FetchSettings(window_days=7).retry
 RetryPolicy(retries=3, backoff=0.5)

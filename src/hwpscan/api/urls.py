@@ -1,16 +1,7 @@
-"""Attachment URL validation and secret redaction.
+"""URL checks: the ``--api-url``, and every attachment URL the API hands out.
 
 An attachment URL comes from the API's answer, so it is input, not instruction: it is
 checked before any request (scheme, userinfo, host allowlist, private addresses, path).
-
->>> api = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
->>> validate_attachment_url(
-...     "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&amp;fileSn=1", api_url=api)
-'https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&fileSn=1'
->>> validate_attachment_url("javascript:alert(1)", api_url=api)
-Traceback (most recent call last):
-...
-hwpscan.errors.UnsafeUrlError: attachment URL refused: scheme 'javascript' is not http or https
 """
 
 from __future__ import annotations
