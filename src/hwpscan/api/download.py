@@ -400,26 +400,32 @@ class Downloader:
             with atomic_file(job.dest, prefix=temp_prefix(), suffix="", shared=True) as handle:
                 for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
-                    if size > self.max_bytes:
-                        raise _Fail(
-                            f"more than {self.max_bytes:,} bytes, over {size_cap(self.max_bytes)}: "
-                            "stopped"
-                        )
-                    self._spend(len(chunk))
-                    self._check_pace(size, time.monotonic() - started, stop)
+                    self._check(size, len(chunk), time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
         except FileNotFoundError as exc:  # the partial file removed under us: download again
             raise _Retry("the partial file vanished before it was complete") from exc
         return digest.hexdigest(), size
 
-    def _spend(self, size: int) -> None:
+    def _check(self, size: int, added: int, elapsed: float, stop: threading.Event) -> None:
+        """Stop a download over its size cap, the run's byte budget, its deadline or pace."""
+        if size > self.max_bytes:
+            cap = size_cap(self.max_bytes)
+            raise _Fail(f"more than {self.max_bytes:,} bytes, over {cap}: stopped")
         with self._total_lock:
-            self.total_bytes += size
+            self.total_bytes += added
             if self.total_bytes > self.max_total_bytes:
                 self.over_budget.set()
         if self.over_budget.is_set():
             raise _Fail(self.budget_reason())
+        if stop.is_set():
+            raise _Fail("cancelled")
+        if elapsed > self.deadline:
+            raise _Fail(f"not complete after the {self.deadline:g}-second deadline: stopped")
+        if elapsed > self.rate_grace and size < self.min_rate * elapsed:
+            raise _Fail(
+                f"{size} bytes in {elapsed:.0f} s, slower than {self.min_rate:g} bytes/s: stopped"
+            )
 
     def budget_reason(self) -> str:
         return (
@@ -448,16 +454,6 @@ class Downloader:
         return DownloadResult(
             job, "downloaded", digest, size, kind, None, reason, attempt, etag, superseded=keep
         )
-
-    def _check_pace(self, size: int, elapsed: float, stop: threading.Event) -> None:
-        if stop.is_set():
-            raise _Fail("cancelled")
-        if elapsed > self.deadline:
-            raise _Fail(f"not complete after the {self.deadline:g}-second deadline: stopped")
-        if elapsed > self.rate_grace and size < self.min_rate * elapsed:
-            raise _Fail(
-                f"{size} bytes in {elapsed:.0f} s, slower than {self.min_rate:g} bytes/s: stopped"
-            )
 
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
         """Download jobs concurrently; yields each result as it completes. When the caller

@@ -195,7 +195,12 @@ def _judge_fixed(
     base = replace(base, rows_checked=len(rows))
     if not files.bad:
         return replace(base, reason=NO_DEFECT)
-    evidence, not_run = _row_problems(rows)
+    not_run = [  # extractors that could not run at all
+        Evidence(r.path, r.parser, r.reason or "not installed")
+        for r in rows
+        if r.status == "not-installed"
+    ]
+    evidence = [found for r in rows if r.status != "not-installed" and (found := row_evidence(r))]
     if tool is not None:
         evidence.extend(tool_evidence(tool) or dropped_evidence(tool, files.bad))
     if evidence:
@@ -207,18 +212,6 @@ def _judge_fixed(
     if rows and tool is None and not any(r.compared and r.path in bad for r in rows):
         return replace(base, reason=NOT_COMPARED)
     return replace(base, verdict=PASS, reason=_proven(rows, files, tool))
-
-
-def _row_problems(rows: Sequence[MatrixRow]) -> tuple[list[Evidence], list[Evidence]]:
-    """The faults the rows show, and the extractors that could not run at all."""
-    faults: list[Evidence] = []
-    not_run: list[Evidence] = []
-    for row in rows:
-        if row.status == "not-installed":
-            not_run.append(Evidence(row.path, row.parser, row.reason or "not installed"))
-        elif (found := row_evidence(row)) is not None:
-            faults.append(found)
-    return faults, not_run
 
 
 def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) -> str:

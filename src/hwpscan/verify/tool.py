@@ -109,12 +109,6 @@ def scrub_tool_text(text: str) -> str:
     return redact_text(text, [key]) if key else text
 
 
-def _tail(stderr: bytes) -> str:
-    lines = [s for s in stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()]
-    last = escape_snippet(lines[-1].strip()) if lines else ""
-    return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
-
-
 def run_tool(
     argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> ToolOutcome:
@@ -134,7 +128,13 @@ def run_tool(
     if done.returncode != 0:
         code = done.returncode
         what = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
-        tail = scrub_tool_text(_tail(done.stderr))
+        lines = [
+            s for s in done.stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()
+        ]
+        tail = escape_snippet(lines[-1].strip()) if lines else ""  # the last line of stderr
+        if len(tail) > _STDERR_TAIL:
+            tail = "..." + tail[-_STDERR_TAIL:]
+        tail = scrub_tool_text(tail)
         return ToolOutcome(day, shown, f"the tool command {what}" + (f": {tail}" if tail else ""))
     text = decode_input(done.stdout)
     check = check_json_text(text)
