@@ -262,7 +262,8 @@ class AttachmentStore:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
                 self._record(_entry(release, attachment.name, attachment.url, "refused", str(exc)))
-        known = {url: self._earlier(url) for _, url in checked}
+        known = {url: self._by_url.get(redact_url(url)) for _, url in checked}
+        known = {url: p if p is not None and p.is_file() else None for url, p in known.items()}
         used.update(path.name for path in known.values() if path is not None)
         for name, url in checked:
             tag = (release, name)
@@ -277,11 +278,6 @@ class AttachmentStore:
             if job.revalidate:  # another URL's file, or one no manifest line names
                 self._taken_over.add(id(job))
             yield job
-
-    def _earlier(self, url: str) -> Path | None:
-        """The file an earlier run downloaded from *url*, when it is still there."""
-        earlier = self._by_url.get(redact_url(url))
-        return earlier if earlier is not None and earlier.is_file() else None
 
     def _settle(self, result: DownloadResult) -> None:
         release, name = cast(tuple[Release, str], result.job.tag)

@@ -347,27 +347,26 @@ class Downloader:
                     return DownloadResult(
                         job, "skipped", file_sha256(old), size, None, None, why, attempt, job.etag
                     )
-                self._check_response(response)
+                status, declared = response.status_code, response.headers.get("content-length")
+                if status != 200:
+                    raise (_Retry if status >= 500 else _Fail)(f"HTTP {status}")
+                if declared and declared.isdigit() and int(declared) > self.max_bytes:
+                    cap = size_cap(self.max_bytes)
+                    raise _Fail(f"announced {int(declared):,} bytes, over {cap}")
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
                 digest, size = self._write(job, response, stop)
                 return self._downloaded(job, response, digest, size, attempt)
-        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise _Retry(self._describe(exc)) from exc  # worth another attempt
-        except httpx.HTTPError as exc:  # a bad URL, too many redirects...: not
-            raise _Fail(self._describe(exc)) from exc
-        except httpx.InvalidURL as exc:  # not an HTTPError: a redirect to data:, about:...
-            raise _Fail(f"the server sent an unusable URL: {self._describe(exc)}") from exc
-
-    def _check_response(self, response: httpx.Response) -> None:
-        """Go on only with a 200 whose announced size is within the cap."""
-        if response.status_code >= 500:
-            raise _Retry(f"HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise _Fail(f"HTTP {response.status_code}")
-        declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > self.max_bytes:
-            raise _Fail(f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}")
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            detail = redact_text(str(exc), self.secrets) or type(exc).__name__
+            what = f"{type(exc).__name__}: {detail}"
+            if isinstance(
+                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+            ):
+                raise _Retry(what) from exc  # worth another attempt
+            if isinstance(exc, httpx.InvalidURL):  # not an HTTPError: a redirect to data:...
+                what = f"the server sent an unusable URL: {what}"
+            raise _Fail(what) from exc  # a bad URL, too many redirects...
 
     def _downloaded(
         self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
@@ -384,11 +383,6 @@ class Downloader:
         ctype, name = (None if t is None else redact_text(t, self.secrets) for t in (ctype, name))
         etag = response.headers.get("etag")
         return DownloadResult(job, "downloaded", digest, size, ctype, name, None, attempt, etag)
-
-    def _describe(self, exc: Exception) -> str:
-        """An httpx error in words, the key taken out."""
-        detail = redact_text(str(exc), self.secrets) or type(exc).__name__
-        return f"{type(exc).__name__}: {detail}"
 
     def _write(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event

@@ -1,8 +1,7 @@
 """The plan: which windows a range needs, which are cached, what the quota allows.
 
-:func:`plan_range` makes no network call; :func:`hwpscan.usecases.run_fetch.fetch_range` uses
-the very same :func:`usable_cached` test, so the plan's "calls needed" is what the fetch
-then spends.
+No network call; a fetch uses the same :func:`usable_cached` test, so the plan's "calls
+needed" is what the fetch then spends.
 """
 
 from __future__ import annotations
@@ -14,14 +13,9 @@ from pathlib import Path
 
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
-from hwpscan.api.dates import (
-    Window,
-    korea_today,
-    split_windows,
-    year_warning,
-)
+from hwpscan.api.dates import Window, korea_today, split_windows, year_warning
 from hwpscan.api.defaults import DEFAULT_DAILY_LIMIT
-from hwpscan.api.quota import QuotaLedger, QuotaStatus, default_ledger_path
+from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
 from hwpscan.errors import HwpscanError, LedgerError
 
@@ -61,14 +55,10 @@ class Plan:
 def usable_cached(
     cache: ResponseCache, api_url: str, window: Window, *, key_sha256: str | None = None
 ) -> CheckedAnswer | None:
-    """The cached answer for a window, with its assessment, when it is a good one, else
-    ``None``. With *key_sha256* (the current key's :func:`hwpscan.redaction.key_hash`),
-    the assessment says whether the answer was paid with another key
-    (:attr:`CheckedAnswer.other_key`).
-
-    Good means: it parses as success or "no data", was not judged suspicious, and is not
-    an empty answer that looks like a silent refusal or might be one (a weekday holiday).
-    """
+    """The cached answer for a window with its assessment, when it is a good one: it
+    parses as success or "no data", was not judged suspicious, and is not an empty answer
+    that is or might be a silent refusal. With *key_sha256* (the current key's
+    :func:`hwpscan.redaction.key_hash`), it says whether another key paid for it."""
     entry = cache.get(api_url, window)
     if entry is None or entry.meta.get("verdict") not in (None, "ok"):
         return None
@@ -97,9 +87,7 @@ def open_ledger(
     clock: Callable[[], datetime] | None = None,
 ) -> QuotaLedger:
     """The quota ledger inside the state folder."""
-    return QuotaLedger(
-        default_ledger_path(state), limit=daily_limit, reset_hour=reset_hour, clock=clock
-    )
+    return QuotaLedger(state / LEDGER_FILE, limit=daily_limit, reset_hour=reset_hour, clock=clock)
 
 
 def plan_range(

@@ -101,9 +101,10 @@ class QuotaLedger:
         self.reset_hour = reset_hour
         self.timeout = timeout
         self._clock = clock or (lambda: datetime.now(tz=KST))
+        has_table = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'"
         with self._db() as db:
             ensure_wal(db, timeout=timeout)
-            if not retry_busy(lambda: _has_table(db), timeout=timeout):
+            if not retry_busy(lambda: db.execute(has_table).fetchone(), timeout=timeout):
                 begin_immediate(db, timeout=timeout)  # the lock only when the table is new
                 db.execute(_SCHEMA)
                 commit(db, timeout=timeout)
@@ -201,13 +202,3 @@ class QuotaLedger:
                 "ON CONFLICT (key_hash, day) DO UPDATE SET count = MAX(count, excluded.count)",
                 (key_hash(key), self._today()[1], self.limit),
             )
-
-
-def _has_table(db: sqlite3.Connection) -> bool:
-    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'"
-    return db.execute(query).fetchone() is not None
-
-
-def default_ledger_path(state: Path) -> Path:
-    """The ledger's file inside the state folder."""
-    return state / LEDGER_FILE
