@@ -335,9 +335,9 @@ class AttachmentStore:
         return target
 
     def _label(self, release: Release, name: str, dest: Path | None) -> str:
-        """A file as a person knows it: date, subject and file name (not its URL)."""
-        label = attachment_label(release, name or (dest.name if dest else ""))
-        return redact_text(label, self.downloader.secrets)
+        return attachment_label(
+            release, name or (dest.name if dest else ""), self.downloader.secrets
+        )
 
     def _on_retry(self, job: DownloadJob, message: str) -> None:
         release, name = cast(tuple[Release, str], job.tag)
@@ -366,8 +366,8 @@ class AttachmentStore:
         self.writer.write(entry)
 
 
-def attachment_label(release: Release, name: str) -> str:
-    """``date "subject" name``, for warnings about one attachment.
+def attachment_label(release: Release, name: str, secrets: Iterable[str] = ()) -> str:
+    """``date "subject" name``: an attachment as a person knows it (not by its URL).
 
     >>> from hwpscan.api.client import Release
     >>> r = Release("7", "  <b>보도자료</b> 제목 ", "2025-07-21 10:00", "2025-07-21", "", (), "")
@@ -375,26 +375,15 @@ def attachment_label(release: Release, name: str) -> str:
     '2025-07-21 "보도자료 제목" a.hwp'
     """
     subject = one_line(release.subject, 60) or "(no subject)"
-    return f'{release.date or "undated"} "{subject}" {name or "(no name)"}'
+    return redact_text(f'{release.date or "undated"} "{subject}" {name or "(no name)"}', secrets)
 
 
 def _entry(release: Release, name: str, url: str, status: str, reason: str | None) -> ManifestEntry:
-    """The manifest line of an attachment of ``release``, without a file (yet).
-
-    The URL is kept without its secrets; the subject as one clean line.
-    """
+    """The manifest line of an attachment of ``release``, without a file (yet); the URL
+    without its secrets, the subject as one clean line."""
+    url, subject = redact_url(url.replace("&amp;", "&")), one_line(release.subject, 200)
     return ManifestEntry(
-        date=release.date,
-        content_id=release.content_id,
-        subject=one_line(release.subject, 200),
-        name=name,
-        url=redact_url(url.replace("&amp;", "&")),
-        path=None,
-        sha256=None,
-        bytes=0,
-        content_type=None,
-        status=status,
-        reason=reason,
+        release.date, release.content_id, subject, name, url, None, None, 0, None, status, reason
     )
 
 

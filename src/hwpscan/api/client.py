@@ -3,13 +3,6 @@
 :func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
 exception out); :func:`check_answer` judges its plausibility; :class:`ApiClient` makes
 the call, every httpx error translated and scrubbed of the key.
-
->>> body = '{"reponse": {"resultCode": "1", "resultCnt": 1, "result": {"contentId": "7",'
->>> body += ' "subject": "제목", "regDate": "2025-07-21 10:00:00", "atchfileNm": "a.hwp",'
->>> body += ' "atchfileUrl": "https://h/f?fileSn=1"}}}'
->>> answer = parse_answer(body.encode("cp949"))
->>> answer.encoding, answer.releases[0].subject, answer.releases[0].attachments[0].name
-('cp949', '제목', 'a.hwp')
 """
 
 from __future__ import annotations

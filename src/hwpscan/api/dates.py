@@ -2,12 +2,6 @@
 
 Only ``YYYY-MM-DD`` is accepted: the API was seen to answer ``YYYYMMDD`` with zero
 items, so a loose parser would turn a typo into a silent "no releases".
-
->>> start, end = parse_range("2025-07-21", "2025-08-11")
->>> [str(w) for w in split_windows(start, end, 21)]
-['2025-07-21..2025-08-10', '2025-08-11..2025-08-11']
->>> with_weekday(start)
-'2025-07-21 (Mon)'
 """
 
 from __future__ import annotations

@@ -4,14 +4,6 @@ The API allows a fixed number of calls a day per key (30 for a personal key), an
 call answered with "limit exceeded" still counts. Each call is *reserved* (counted) in a
 SQLite file before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing the ledger
 never both take the last call. Only ``sha256(key)`` is stored.
-
->>> import tempfile, pathlib
->>> from datetime import datetime
->>> clock = lambda: datetime(2025, 7, 21, 9, 0, tzinfo=KST)
->>> with tempfile.TemporaryDirectory() as tmp:
-...     ledger = QuotaLedger(pathlib.Path(tmp) / "q.sqlite", limit=2, clock=clock)
-...     ledger.reserve("k"), ledger.reserve("k"), ledger.remaining("k")
-(1, 2, 0)
 """
 
 from __future__ import annotations
