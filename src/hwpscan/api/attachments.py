@@ -1,9 +1,8 @@
 """From releases to files: URL checks, safe names, downloads and manifest lines.
 
-:class:`AttachmentStore` owns the output folder. For each release it validates every
-attachment URL, picks a safe file name (``<date>/<contentId>_<name>``), downloads, and
-appends one manifest line per attachment the moment its fate is known. An earlier
-run's files are found again by URL, so a rerun downloads nothing twice.
+:class:`AttachmentStore` validates every attachment URL, picks a safe file name
+(``<date>/<contentId>_<name>``), downloads, and appends one manifest line per attachment
+the moment its fate is known. Earlier runs' files are found again by URL.
 """
 
 from __future__ import annotations
@@ -58,11 +57,8 @@ class UrlPolicy:
 
 @dataclass
 class FileTally:
-    """Running counts of one fetch's releases and files.
-
-    ``entries`` holds the manifest entry of every attachment this fetch listed, in the
-    order settled, whether its line was written now or by an earlier run.
-    """
+    """Running counts of one fetch's releases and files; ``entries`` holds the manifest
+    entry of every attachment it listed, whether written now or by an earlier run."""
 
     releases: int = 0
     downloaded: int = 0
@@ -154,9 +150,8 @@ class AttachmentStore:
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
         """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched.
 
-        Each release is claimed first (:class:`ReleaseClaims`): a run sharing the folder
-        that holds one is left to finish it, and its lines are read before this run
-        looks at that release, so no file is downloaded twice.
+        Each release is claimed first (:class:`ReleaseClaims`): one another run holds is
+        left to it, and its lines are read before this run looks at it again.
         """
         fresh: list[tuple[str, Release]] = []
         for release in releases:
@@ -237,13 +232,10 @@ class AttachmentStore:
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         """The downloads of one release's attachments (refused and skipped ones recorded).
 
-        A file is known by its URL, never by its name: a URL an earlier run fetched finds
-        its file again (asked again when revalidating), and a new URL gets a job of its
-        own even when a file of that name is already there. The names of the files this
-        release's known URLs hold are reserved first, so a new URL listed before them
-        cannot take their place; a new URL whose name is taken by a file no listed URL
-        holds (the publisher re-issued the attachment under a new URL) downloads into
-        that name, and the earlier copy is kept under ``.superseded/`` when it differs.
+        A file is known by its URL, never by its name. The names the release's known URLs
+        hold are reserved first; a new URL whose name a file no listed URL holds already
+        has (an attachment re-issued under a new URL) downloads into that name, the
+        earlier copy kept under ``.superseded/`` when it differs.
         """
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -31,8 +32,6 @@ try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
-
-__all__ = ["Claim", "ReleaseClaims"]
 
 
 class Claim:
@@ -70,10 +69,7 @@ class ReleaseClaims:
             except BlockingIOError:
                 os.close(fd)
                 return None
-            try:
-                current = os.stat(path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                current = False
-            if current:
-                return Claim(fd, path)
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                    return Claim(fd, path)
             os.close(fd)  # its holder removed it between our open and our lock: again

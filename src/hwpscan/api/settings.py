@@ -42,11 +42,8 @@ _E = TypeVar("_E", bound=Exception)
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How often and how patiently to try again after a timeout or a 5xx.
-
-    The one retry loop of the fetcher (:meth:`run`): API calls and attachment
-    downloads both go through it, so they wait the same way and say so the same way.
-    """
+    """How often and how patiently to try again after a timeout or a 5xx: the one retry
+    loop (:meth:`run`) of API calls and downloads alike."""
 
     retries: int = DEFAULT_RETRIES
     backoff: float = DEFAULT_BACKOFF
@@ -67,12 +64,10 @@ class RetryPolicy:
     ) -> _T:
         """``attempt(1)``, ``attempt(2)``, ... until one returns; its value.
 
-        An exception of type ``catch`` that is ``retryable`` is followed by a wait of
-        :meth:`delay` seconds and another attempt, while retries are left; first
-        ``on_retry(exc, "retrying in 1 s (attempt 2 of 4)")`` is told, so a stalled
-        progress bar has a reason on screen. The last one, or one not retryable,
-        goes to ``give_up(exc, attempts made)``, whose value (or exception) is the
-        result. Other exceptions pass through.
+        A ``retryable`` exception of type ``catch`` is told to ``on_retry`` (so a stalled
+        bar has a reason) and followed by a wait of :meth:`delay` seconds and another
+        attempt while retries are left; the last one, or one not retryable, goes to
+        ``give_up(exc, attempts made)``, whose value is the result.
 
         >>> policy = RetryPolicy(retries=2)
         >>> def flaky(n: int) -> str:
@@ -108,13 +103,10 @@ class RetryPolicy:
 class FetchSettings:
     """Everything a fetch of a date range is asked to do, except the key.
 
-    ``out_dir`` ``None`` is :func:`default_out_dir` (one folder per API host under the
-    state folder); ``state`` ``None`` is :func:`hwpscan.home.state_dir`.
-    ``download_deadline`` is the seconds one attachment may take in all (``None``:
-    :func:`hwpscan.api.download.default_deadline` of ``max_bytes``). ``fresh`` (what
-    ``verify`` uses) asks the API again for every window and the server again for
-    every attachment on disk; ``only_dates`` limits the downloads to releases dated on
-    those days (``YYYY-MM-DD``).
+    ``None`` is :func:`default_out_dir` for ``out_dir``, the state folder for ``state``,
+    :func:`hwpscan.api.download.default_deadline` for ``download_deadline``. ``fresh``
+    (``verify``) asks again for every window and attachment; ``only_dates`` limits the
+    downloads to releases dated on those ``YYYY-MM-DD`` days.
     """
 
     api_url: str = DEFAULT_API_URL
@@ -146,11 +138,8 @@ class FetchSettings:
 
 @dataclass(frozen=True, slots=True)
 class FetchHooks:
-    """What a fetch calls out to, replaceable by tests: DNS, the time, waiting.
-
-    ``resolver`` ``None`` skips the check that attachment hosts resolve to public
-    addresses (tests on loopback); ``clock`` ``None`` is the real Korea time.
-    """
+    """What a fetch calls out to, replaceable by tests: DNS (``None`` skips the check that
+    attachment hosts are public), the time (``None``: the real one), waiting."""
 
     resolver: Resolver | None = system_resolver
     clock: Callable[[], datetime] | None = None

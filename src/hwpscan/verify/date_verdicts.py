@@ -73,32 +73,22 @@ class DateVerdict:
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """What the fetch said about one date.
-
-    *listed* is False when the API never listed the date (the fetch stopped first);
-    *missing* counts its attachments listed but not downloaded (a PASS becomes
-    INCONCLUSIVE: what was not read proves nothing); *empty_answer* says the API listed
-    nothing at all on this weekday (a holiday, or a silent quota refusal).
-    """
+    """What the fetch said about one date: whether the API listed it before the fetch
+    stopped, how many of its attachments were not downloaded (a PASS then proves
+    nothing), and whether the API listed nothing at all on this weekday."""
 
     listed: bool = True
     missing: int = 0
     empty_answer: bool = False
 
 
-@dataclass(frozen=True, slots=True)
 class _Files:
     """One date's scan results, sorted by what they show."""
 
-    mine: tuple[FileResult, ...]
-    bad: tuple[FileResult, ...]
-    unreadable: tuple[FileResult, ...]
-
-    @classmethod
-    def of(cls, day: str, results: Iterable[FileResult]) -> _Files:
-        mine = tuple(r for r in results if r.date == day)
-        bad = tuple(r for r in mine if r.status is Status.CONTAMINATED)
-        return cls(mine, bad, tuple(r for r in mine if not r.status.scanned))
+    def __init__(self, day: str, results: Iterable[FileResult]) -> None:
+        self.mine = tuple(r for r in results if r.date == day)
+        self.bad = tuple(r for r in self.mine if r.status is Status.CONTAMINATED)
+        self.unreadable = tuple(r for r in self.mine if not r.status.scanned)
 
     def unread_reason(self) -> str:
         """How many could not be read, and which."""
@@ -130,7 +120,7 @@ def judge(
     """
     if expect not in EXPECTATIONS:
         raise ValueError(f"expect must be one of {EXPECTATIONS}, not {expect!r}")
-    files = _Files.of(day, results)
+    files = _Files(day, results)
     base = DateVerdict(
         day,
         INCONCLUSIVE,
@@ -233,9 +223,8 @@ _VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}
 
 
 def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
-    """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the
-    fetch; else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every
-    date passed (and there was a date).
+    """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the fetch;
+    else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every date passed.
 
     >>> v = lambda s: DateVerdict("2025-07-21", s, "", "clean")
     >>> [int(exit_code(x)) for x in ([v(PASS)], [v(PASS), v(FAIL)], [v(INCONCLUSIVE)], [])]
