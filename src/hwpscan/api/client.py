@@ -410,13 +410,8 @@ class ApiClient:
         max_bytes: int = API_MAX_BYTES,
     ) -> None:
         self.api_url = check_api_url(api_url)  # UsageError: no call can be made to it
-        self._key = key
-        self._http = http
-        self.deadline = deadline
-        self.max_bytes = max_bytes
-
-    def __repr__(self) -> str:
-        return f"ApiClient({redact_url(self.api_url)!r})"
+        self._key, self._http = key, http
+        self.deadline, self.max_bytes = deadline, max_bytes
 
     def get(self, window: Window) -> RawAnswer:
         """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
@@ -448,7 +443,7 @@ class ApiClient:
             )
             if isinstance(exc, httpx.RequestError):
                 exc._request = None  # the request's URL holds the key
-            detail = redact_text(str(exc), [self._key]) or type(exc).__name__
+            detail = str(exc) or type(exc).__name__
             retryable = isinstance(
                 exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
             )
@@ -459,8 +454,7 @@ class ApiClient:
                 retryable=retryable,
                 sent=not isinstance(exc, unsent),
             ) from exc
-        secrets = [self._key]
-        return RawAnswer(redact_bytes(body, secrets), status, redact_text(ctype, secrets))
+        return RawAnswer(redact_bytes(body, [self._key]), status, redact_text(ctype, [self._key]))
 
     def _read(self, response: httpx.Response, window: Window) -> bytes:
         """The answer's bytes, within :attr:`deadline` seconds and :attr:`max_bytes`."""
