@@ -400,18 +400,9 @@ class RawAnswer:
 class ApiClient:
     """Calls the API over an injected :class:`httpx.Client`; one GET per window."""
 
-    def __init__(
-        self,
-        api_url: str,
-        key: str,
-        *,
-        http: httpx.Client,
-        deadline: float = API_DEADLINE,
-        max_bytes: int = API_MAX_BYTES,
-    ) -> None:
+    def __init__(self, api_url: str, key: str, *, http: httpx.Client) -> None:
         self.api_url = check_api_url(api_url)  # UsageError: no call can be made to it
         self._key, self._http = key, http
-        self.deadline, self.max_bytes = deadline, max_bytes
 
     def get(self, window: Window) -> RawAnswer:
         """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
@@ -457,19 +448,19 @@ class ApiClient:
         return RawAnswer(redact_bytes(body, [self._key]), status, redact_text(ctype, [self._key]))
 
     def _read(self, response: httpx.Response, window: Window) -> bytes:
-        """The answer's bytes, within :attr:`deadline` seconds and :attr:`max_bytes`."""
+        """The answer's bytes, within :data:`API_DEADLINE` and :data:`API_MAX_BYTES`."""
         started = time.monotonic()
         body = bytearray()
         for chunk in response.iter_bytes():
             body += chunk
-            if len(body) > self.max_bytes:
+            if len(body) > API_MAX_BYTES:
                 raise ApiNetworkError(
-                    f"the API's answer for {window} is over {self.max_bytes} bytes: not read",
+                    f"the API's answer for {window} is over {API_MAX_BYTES} bytes: not read",
                     retryable=False,
                 )
-            if time.monotonic() - started > self.deadline:
+            if time.monotonic() - started > API_DEADLINE:
                 raise ApiNetworkError(
-                    f"the API's answer for {window} took over {self.deadline:g} s: given up",
+                    f"the API's answer for {window} took over {API_DEADLINE:g} s: given up",
                     retryable=False,
                 )
         return bytes(body)

@@ -219,7 +219,7 @@ def _owner_alive(pid: int, started: str) -> bool | None:
     return stat is None or (stat[0] not in ("Z", "X") and started in ("0", stat[1]))
 
 
-def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
+def remove_stale_temp_files(folder: Path) -> int:
     """Delete the temp files killed runs left under ``folder``; returns how many.
 
     A temp file names its owner (:func:`temp_prefix`) and goes only when that process is
@@ -228,7 +228,7 @@ def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
     """
     if not folder.is_dir():
         return 0
-    now = time.time() if now is None else now
+    now = time.time()
     removed = 0
     for path in folder.rglob(TEMP_PREFIX + "*"):
         owner = _OWNER_RE.match(path.name)

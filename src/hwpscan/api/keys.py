@@ -31,8 +31,7 @@ def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None
     True
     """
     env = os.environ if env is None else env
-    value = (env.get(ENV_VAR) or "").strip()
-    if value:
+    if value := (env.get(ENV_VAR) or "").strip():
         return value
     import tomllib  # only when no key is in the environment: most runs never read the file
 
@@ -67,10 +66,6 @@ def check_key(key: str) -> str:
     return key
 
 
-#: The option that sends a key of another length anyway.
-ANY_LENGTH_OPTION = "--any-key-length"
-
-
 def key_length_problem(key: str) -> str | None:
     """Why a key of this length is suspect (its length, never the key), or None.
 
@@ -103,7 +98,6 @@ def check_key_length(key: str, *, any_length: bool = False) -> str:
     problem = key_length_problem(key)
     if problem is not None and not any_length:
         raise UsageError(
-            f"{problem} (nothing was sent; if the key really is this long, pass "
-            f"{ANY_LENGTH_OPTION})"
+            f"{problem} (nothing was sent; if the key really is this long, pass --any-key-length)"
         )
     return key

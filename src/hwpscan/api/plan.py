@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
-from hwpscan.api.dates import Window, korea_today, split_windows, year_warning
+from hwpscan.api.dates import Window, split_windows, year_warning
 from hwpscan.api.defaults import DEFAULT_DAILY_LIMIT
 from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
@@ -96,7 +96,6 @@ def plan_range(
     settings: FetchSettings,
     *,
     key: str | None,
-    clock: Callable[[], datetime] | None = None,
 ) -> Plan:
     """Windows, cached windows and today's quota for a range as ``settings`` would fetch
     it; no network. Without a ``key`` the quota is unknown."""
@@ -111,10 +110,10 @@ def plan_range(
     if key:
         try:
             quota = open_ledger(
-                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour, clock=clock
+                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour
             ).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+    if warning := year_warning(start, end):
         warnings.append(warning)
     return Plan(start, end, planned, quota, tuple(warnings))
