@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
+from hwpscan.api.client import decode_body
 from hwpscan.api.settings import FetchSettings
 from hwpscan.atomic import TEMP_PREFIX, atomic_file
 from hwpscan.redaction import redact_bytes, redact_text
@@ -96,7 +97,7 @@ def safe_filename(
     return stem + suffix
 
 
-def filename_from_disposition(raw: bytes | str | None) -> str | None:
+def filename_from_disposition(raw: bytes) -> str | None:
     """The file name a ``Content-Disposition`` header carries (RFC 5987, UTF-8 or EUC-KR).
 
     >>> filename_from_disposition(b"attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84.hwp")
@@ -110,13 +111,7 @@ def filename_from_disposition(raw: bytes | str | None) -> str | None:
     >>> filename_from_disposition(b"inline") is None
     True
     """
-    if raw is None:
-        return None
-    data = raw if isinstance(raw, bytes) else raw.encode("latin-1", errors="replace")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("cp949", errors="replace")
+    text = decode_body(raw)[0]
     star = _FILENAME_STAR_RE.search(text)
     if star:
         charset = star.group(1).strip() or "utf-8"
@@ -378,7 +373,7 @@ class Downloader:
         """
         raw = response.headers.raw
         disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
-        name = filename_from_disposition(redact_bytes(disposition, self.secrets) or None)
+        name = filename_from_disposition(redact_bytes(disposition, self.secrets))
         ctype = response.headers.get("content-type")
         ctype, name = (None if t is None else redact_text(t, self.secrets) for t in (ctype, name))
         etag = response.headers.get("etag")
