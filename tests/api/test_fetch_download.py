@@ -34,6 +34,9 @@ NAMES = [
     ("", "attachment"),
     ("a\x00b\nc.pdf", "a_b_c.pdf"),
     ("NUL", "_NUL"),
+    ("CON.txt", "_CON.txt"),
+    ("a<b>:c?.pdf", "a_b__c_.pdf"),
+    ("C:\\Windows\\보도자료.hwp", "보도자료.hwp"),
     (".hidden.hwp", "hidden.hwp"),
 ]
 

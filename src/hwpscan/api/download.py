@@ -59,21 +59,8 @@ def safe_filename(
 ) -> str:
     """A file name that cannot leave its folder: no separators, no ``..``, capped, Korean kept.
 
-    >>> safe_filename("../../etc/passwd")
-    'passwd'
-    >>> safe_filename("C:\\\\Windows\\\\보도자료.hwp")
-    '보도자료.hwp'
-    >>> safe_filename("..")
-    'attachment'
-    >>> safe_filename('a<b>:c?.pdf')
-    'a_b__c_.pdf'
-    >>> safe_filename("CON.txt"), safe_filename("con.tar.gz"), safe_filename("nul .txt")
-    ('_CON.txt', '_con.tar.gz', '_nul .txt')
-    >>> safe_filename(chr(0x202E) + "gpj.exe"), safe_filename("a" + chr(0xD800) + ".hwp")
-    ('gpj.exe', 'a_.hwp')
-    >>> name = safe_filename("가" * 200 + ".hwp")
-    >>> len(name.encode("utf-8")) <= 150, name.endswith(".hwp")
-    (True, True)
+    >>> safe_filename("../../etc/passwd"), safe_filename("a<b>:c?.pdf"), safe_filename("CON.txt")
+    ('passwd', 'a_b__c_.pdf', '_CON.txt')
     """
     text = re.split(r"[/\\]", name or "")[-1]
     text = _UNSAFE_CHARS_RE.sub("_", text)  # surrogates go before normalising
