@@ -62,13 +62,7 @@ class ResponseCache:
     @contextmanager
     def lock(self, api_url: str, window: Window) -> Iterator[None]:
         """Hold the window's lock file, so that runs sharing the state folder pay for one
-        window once: whoever waited looks in the cache again before calling.
-
-        >>> import tempfile, datetime
-        >>> w = Window(datetime.date(2025, 7, 21), datetime.date(2025, 7, 21))
-        >>> with tempfile.TemporaryDirectory() as tmp, ResponseCache(Path(tmp)).lock("u", w):
-        ...     pass
-        """
+        window once: whoever waited looks in the cache again before calling."""
         path = self.body_path(api_url, window).with_suffix(".lock")
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a+b") as handle:  # closing it lets the lock go
