@@ -68,6 +68,10 @@ def test_content_disposition_encodings(header: bytes) -> None:
     assert filename_from_disposition(header) == "보도자료.hwp"
 
 
+def test_content_disposition_without_a_name() -> None:
+    assert filename_from_disposition(b"inline") is None
+
+
 def _downloader(handler, **kw) -> Downloader:
     """``kw``: ``retries`` and :class:`FetchSettings` fields."""
     if "retries" in kw:

@@ -204,13 +204,6 @@ def parse_answer(raw: bytes) -> ApiAnswer:
     Traceback (most recent call last):
     ...
     hwpscan.errors.ApiResponseError: the API answered with an HTML page ("404") instead of JSON
-    >>> parse_answer(b'{"reponse": {"resultCode": "030", "resultMsg": "too long"}}')
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    hwpscan.errors.ApiRefusedError: the API refused the window as too long (code 030: too long); ...
-    >>> parse_answer(b'{"response": {"resultCode": "900", "resultMsg": "no data"}}').releases
-    ()
     """
     text, encoding = decode_body(raw)
     envelope = _envelope(_json_of(text))

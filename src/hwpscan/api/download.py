@@ -89,14 +89,6 @@ def filename_from_disposition(raw: bytes) -> str | None:
 
     >>> filename_from_disposition(b"attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84.hwp")
     '보도.hwp'
-    >>> filename_from_disposition('attachment; filename="보도.hwp"'.encode("euc-kr"))
-    '보도.hwp'
-    >>> filename_from_disposition('attachment; filename="보도.hwp"'.encode("utf-8"))
-    '보도.hwp'
-    >>> filename_from_disposition(b'attachment; filename="%EB%B3%B4.pdf"')
-    '보.pdf'
-    >>> filename_from_disposition(b"inline") is None
-    True
     """
     text = decode_body(raw)[0]
     star = _FILENAME_STAR_RE.search(text)
