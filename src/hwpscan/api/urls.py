@@ -37,13 +37,11 @@ def short_url(url: str) -> str:
     """
     try:
         parts = urlsplit(url)
-        port = parts.port
+        if parts.hostname:
+            return (f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname) + parts.path
     except ValueError:
-        return redact_url(url)
-    if not parts.hostname:
-        return redact_url(url)
-    host = f"{parts.hostname}:{port}" if port else parts.hostname
-    return host + parts.path
+        pass
+    return redact_url(url)
 
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")

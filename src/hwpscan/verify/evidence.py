@@ -16,8 +16,6 @@ from hwpscan.models import FileResult
 if TYPE_CHECKING:
     from hwpscan.matrix import MatrixRow
 
-__all__ = ["Evidence", "fail_reason", "raw_evidence", "row_evidence", "unread_evidence"]
-
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -36,16 +34,11 @@ class Evidence:
     json_line: int | None = None  # the tool output's line where the JSON document starts
 
     def line_text(self) -> str:
-        where = self.file or ""
-        if self.json_path:
-            where += f"{' ' if where else ''}{self.json_path}"
-        bits = [f"{where} [{self.source}]" if where else f"[{self.source}]"]
+        where = " ".join(filter(None, (self.file, self.json_path)))
+        head = f"{where} [{self.source}]" if where else f"[{self.source}]"
         if self.position is not None:
-            bits[0] += f" at {self.position}"
-        bits.append(self.problem)
-        if self.context:
-            bits.append(self.context)
-        return ": ".join(bits)
+            head += f" at {self.position}"
+        return ": ".join([head, self.problem] + ([self.context] if self.context else []))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
