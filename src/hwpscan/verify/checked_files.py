@@ -19,8 +19,6 @@ from hwpscan.scanning.many_files import scan_paths
 from hwpscan.verify.date_verdicts import FAIL, DateVerdict
 from hwpscan.verify.evidence import Evidence, fail_reason
 
-__all__ = ["locate_in_output", "scan_files", "with_positions"]
-
 _CONTEXT = 20
 
 
