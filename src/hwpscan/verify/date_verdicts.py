@@ -143,10 +143,8 @@ def judge(
         if listing.missing:
             return replace(base, reason=f"none of its {listing.missing} attachments was downloaded")
         return replace(base, reason=NO_FILES)
-    if expect == "fixed":
-        found = _judge_fixed(base, files, rows, tool)
-    else:
-        found = _judge_raw(base, files, expect)
+    fixed = expect == "fixed"
+    found = _judge_fixed(base, files, rows, tool) if fixed else _judge_raw(base, files, expect)
     if listing.missing and found.verdict == PASS:
         reason = (
             f"{listing.missing} attachment(s) could not be downloaded; the rest: {found.reason}"
@@ -225,12 +223,6 @@ _VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}
 def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
     """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the fetch;
     else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every date passed.
-
-    >>> v = lambda s: DateVerdict("2025-07-21", s, "", "clean")
-    >>> [int(exit_code(x)) for x in ([v(PASS)], [v(PASS), v(FAIL)], [v(INCONCLUSIVE)], [])]
-    [0, 1, 4, 4]
-    >>> int(exit_code([v(INCONCLUSIVE)], stopped=True)), int(exit_code([v(FAIL)], stopped=True))
-    (3, 1)
     """
     found = list(verdicts)
     codes = [_VERDICT_CODES.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
