@@ -166,11 +166,7 @@ def _proc_stat(pid: int) -> tuple[str, str] | None:
 
 def temp_prefix() -> str:
     """This process's temp-file prefix: its pid and start time, so that another run can
-    tell a live download from one a killed run left.
-
-    >>> temp_prefix().startswith(f"{TEMP_PREFIX}{os.getpid()}-")
-    True
-    """
+    tell a live download from one a killed run left."""
     stat = _proc_stat(os.getpid())
     return f"{TEMP_PREFIX}{os.getpid()}-{stat[1] if stat else 0}-"
 
@@ -232,11 +228,7 @@ def size_cap(max_bytes: int) -> str:
 
 
 def default_deadline(max_bytes: int) -> float:
-    """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer.
-
-    >>> default_deadline(1_000_000), default_deadline(100_000_000)
-    (60.0, 1000.0)
-    """
+    """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer."""
     return max(60.0, max_bytes / 100_000)
 
 
