@@ -165,14 +165,9 @@ class AttachmentStore:
         start = len(self.tally.entries)
         pending, batches = fresh, 0
         while pending:
-            held: list[tuple[Release, Claim]] = []
-            others: list[tuple[str, Release]] = []
-            for ident, release in pending:
-                claim = self._claims.take(ident, wait=False)
-                if claim is None:
-                    others.append((ident, release))
-                else:
-                    held.append((release, claim))
+            tried = [(i, r, self._claims.take(i, wait=False)) for i, r in pending]
+            held = [(release, claim) for _, release, claim in tried if claim is not None]
+            others = [(ident, release) for ident, release, claim in tried if claim is None]
             if not held:  # all another run's: wait for the first, holding none of ours
                 ident, release = others.pop(0)
                 held.append((release, cast(Claim, self._claims.take(ident, wait=True))))

@@ -216,16 +216,13 @@ def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) 
     return "; ".join(proven)
 
 
-#: What one date's verdict says on its own (any other verdict is inconclusive).
-_VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}
-
-
 def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
     """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the fetch;
     else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every date passed.
     """
     found = list(verdicts)
-    codes = [_VERDICT_CODES.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
+    own = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}  # any other verdict: inconclusive
+    codes = [own.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
     if stopped:
         codes.append(ExitCode.API)
     if not found:

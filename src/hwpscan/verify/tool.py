@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from hwpscan.models import FileResult
 
 DATE_FIELD = "{date}"
-#: How a tool output that lost restored characters is named in its evidence.
-DROPPED = "characters dropped"
 _LISTED = 5  # missing code points named per attachment
 _STDERR_TAIL = 300
 
@@ -191,9 +189,9 @@ def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> l
         if (more := len(missing) - _LISTED) > 0:
             named += f" and {more} more"
         problem = (
-            f"{DROPPED}: {len(missing)} of the {len(r.body.pua)} restored characters of this "
-            f"attachment are not in the tool output ({named}); expected each as itself or "
-            "as its display equivalent"
+            f"characters dropped: {len(missing)} of the {len(r.body.pua)} restored characters "
+            f"of this attachment are not in the tool output ({named}); expected each as itself "
+            "or as its display equivalent"
         )
         out.append(Evidence(r.path, "tool", problem))
     return out
