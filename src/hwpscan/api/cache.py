@@ -109,9 +109,7 @@ class ResponseCache:
             "bytes": len(body),
             "sha256": hashlib.sha256(body).hexdigest(),
             "trusted": False,
-        }
-        if key_sha256 is not None:
-            meta["key_sha256"] = key_sha256
+        } | ({} if key_sha256 is None else {"key_sha256": key_sha256})
         _write_meta(path, meta)
         return path
 

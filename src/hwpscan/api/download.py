@@ -457,14 +457,12 @@ def keep_copy(src: Path, keep: Path) -> None:
         return
     try:
         os.link(src, keep)
-        return
     except FileExistsError:  # another run kept it first
-        return
-    except OSError:  # no hard links here: a copy
         pass
-    aside = keep.with_name(f".{keep.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        shutil.copy2(src, aside)
-        os.replace(aside, keep)
-    finally:
-        aside.unlink(missing_ok=True)
+    except OSError:  # no hard links here: a copy
+        aside = keep.with_name(f".{keep.name}.{os.getpid()}.{threading.get_ident()}.part")
+        try:
+            shutil.copy2(src, aside)
+            os.replace(aside, keep)
+        finally:
+            aside.unlink(missing_ok=True)
