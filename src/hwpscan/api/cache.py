@@ -93,11 +93,8 @@ class ResponseCache:
         content_type: str,
         key_sha256: str | None = None,
     ) -> Path:
-        """Store the raw answer (body first), untrusted until :meth:`mark` says so.
-
-        *key_sha256* is the paying key's :func:`hwpscan.redaction.key_hash` (never the
-        key), so a later run from the cache can tell it used another key.
-        """
+        """Store the raw answer (body first), untrusted until :meth:`mark` says so, with the
+        paying key's :func:`hwpscan.redaction.key_hash` (never the key)."""
         path = self.body_path(api_url, window)
         atomic_write(path, body)
         meta = {

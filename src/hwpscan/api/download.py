@@ -190,12 +190,9 @@ def _owner_alive(pid: int, started: str) -> bool | None:
 
 
 def remove_stale_temp_files(folder: Path) -> int:
-    """Delete the temp files killed runs left under ``folder``; returns how many.
-
-    A temp file names its owner (:func:`temp_prefix`) and goes only when that process is
-    gone, so runs sharing a folder keep each other's downloads; one whose owner cannot
-    be told goes after :data:`STALE_AFTER` seconds untouched.
-    """
+    """Delete the temp files killed runs left under ``folder``; returns how many. A temp
+    file goes only when its owner (:func:`temp_prefix`) is gone, or, when that cannot be
+    told, after :data:`STALE_AFTER` seconds untouched."""
     if not folder.is_dir():
         return 0
     now = time.time()
@@ -233,12 +230,9 @@ def default_deadline(max_bytes: int) -> float:
 
 
 class Downloader:
-    """Downloads jobs over one shared client with retries, a size cap and atomic writes.
-
-    Each attempt also has a total ``deadline`` (default :func:`default_deadline`) and must
-    average ``min_rate`` bytes a second after ``rate_grace`` seconds, so a server that
-    drips a byte at a time cannot hold a run forever.
-    """
+    """Downloads jobs over one shared client with retries, a size cap and atomic writes;
+    each attempt has a ``deadline`` and must average ``min_rate`` bytes a second after
+    ``rate_grace`` seconds, so a server that drips bytes cannot hold a run forever."""
 
     def __init__(
         self,
@@ -337,11 +331,8 @@ class Downloader:
     def _downloaded(
         self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
     ) -> DownloadResult:
-        """The result of a complete download, with the server's name and type for it.
-
-        Headers are the server's text: the key comes out before anything keeps them, in
-        the raw header and again once its name is decoded.
-        """
+        """The result of a complete download, with the server's name and type for it (the
+        key taken out of the raw header, and again of what is decoded from it)."""
         raw = response.headers.raw
         disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
         name = filename_from_disposition(redact_bytes(disposition, self.secrets))

@@ -70,12 +70,8 @@ class QuotaStatus:
 
 
 class QuotaLedger:
-    """Counts API calls per key hash per quota day in a SQLite file.
-
-    Several runs may share the file: it runs in WAL mode and each operation waits up to
-    *timeout* seconds for another run's lock (see :mod:`hwpscan.shared_sqlite`)
-    before :class:`LedgerBusyError` says the ledger is busy.
-    """
+    """Counts API calls per key hash per quota day in a SQLite file that runs may share:
+    each operation waits up to *timeout* seconds for another run's lock."""
 
     def __init__(
         self,

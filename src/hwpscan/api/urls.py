@@ -116,13 +116,9 @@ def validate_attachment_url(
     path_prefixes: Sequence[str] = (),
     resolver: Resolver | None = system_resolver,
 ) -> str:
-    """Return the cleaned attachment URL, or raise :class:`UnsafeUrlError`.
-
-    Rules: ``&amp;`` unescaped; ``http``/``https`` only; no userinfo; the host must be
-    the API's own host or in ``allow_hosts``; a host (IP literal, or a name resolved
-    with ``resolver``) pointing at a private, loopback or link-local address is refused
-    unless it is the API's own host; the path must not climb (``..``) and, when
-    ``path_prefixes`` is given, must start with one of them.
+    """The cleaned attachment URL (``&amp;`` unescaped), or :class:`UnsafeUrlError`: http(s)
+    only, no userinfo, the API's host or an allowed public one, a path that does not
+    climb and lies under one of ``path_prefixes`` (when given).
 
     >>> api = "http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp"
     >>> validate_attachment_url("http://127.0.0.1:8000/f.do?a=1&amp;fileSn=1", api_url=api)

@@ -146,18 +146,12 @@ def tool_evidence(tool: ToolOutcome) -> list[Evidence]:
     if tool.failure is not None:
         return [Evidence(None, "tool", tool.failure)]
     assert tool.check is not None
-    return [
-        Evidence(
-            None,
-            "tool",
-            b.message,
-            position=b.position,
-            context=scrub_tool_text(b.snippet),
-            json_path=b.path + (" (key)" if b.kind == "key" else ""),
-            json_line=b.line,
-        )
-        for b in tool.check.bad
-    ]
+    out = []
+    for b in tool.check.bad:
+        path = b.path + (" (key)" if b.kind == "key" else "")
+        snippet = scrub_tool_text(b.snippet)
+        out.append(Evidence(None, "tool", b.message, b.position, snippet, path, b.line))
+    return out
 
 
 def _reached(cp: str, characters: frozenset[str]) -> bool:
