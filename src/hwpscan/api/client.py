@@ -86,12 +86,8 @@ class ApiAnswer:
 def decode_body(raw: bytes) -> tuple[str, str]:
     """Decode by the bytes, whatever the header says: UTF-8 when valid, else CP949.
 
-    >>> decode_body("보도".encode("utf-8"))
-    ('보도', 'utf-8')
-    >>> decode_body("보도".encode("euc-kr"))
-    ('보도', 'cp949')
-    >>> decode_body(b"\\xff\\xfe\\xfa")[1]
-    'cp949 (damaged bytes replaced)'
+    >>> decode_body("보도".encode("euc-kr")), decode_body(b"\\xff\\xfe\\xfa")[1]
+    (('보도', 'cp949'), 'cp949 (damaged bytes replaced)')
     """
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     for encoding in ("utf-8", "cp949"):
@@ -144,11 +140,7 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
 
 
 def _release_date(reg: str) -> str | None:
-    """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date.
-
-    >>> _release_date("2025-07-21 10:00:00"), _release_date("2025-13-45 00:00:00")
-    ('2025-07-21', None)
-    """
+    """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date."""
     match = _REG_DATE_RE.match(reg)
     try:
         return date.fromisoformat(match.group(1)).isoformat() if match else None

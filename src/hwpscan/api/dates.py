@@ -32,11 +32,7 @@ class Window:
 
     @property
     def days(self) -> int:
-        """Number of days covered, both ends counted.
-
-        >>> Window(date(2025, 7, 21), date(2025, 8, 10)).days
-        21
-        """
+        """Number of days covered, both ends counted."""
         return (self.end - self.start).days + 1
 
     def __str__(self) -> str:

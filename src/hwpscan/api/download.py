@@ -214,13 +214,7 @@ def remove_stale_temp_files(folder: Path) -> int:
 
 
 def size_cap(max_bytes: int) -> str:
-    """The per-file size cap in words, naming the option that raises it.
-
-    >>> size_cap(1_000_000)
-    'the size cap of 1 MB per file (raise it with --max-mb)'
-    >>> size_cap(1_500_000)
-    'the size cap of 1.5 MB per file (raise it with --max-mb)'
-    """
+    """The per-file size cap in words, naming the option that raises it."""
     return f"the size cap of {max_bytes / 1_000_000:g} MB per file (raise it with --max-mb)"
 
 
