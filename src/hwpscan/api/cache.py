@@ -1,10 +1,8 @@
 """The response cache: every paid-for answer is on disk before it is parsed.
 
-Entries are keyed by the API URL (secrets removed) and the window: the raw body, written
-atomically, and a JSON sidecar saying when and how it came and whether it was *trusted*.
-A rerun reuses a window only when its body still parses as a good answer, so a refusal
-or an HTML page is kept for forensics but never taken for data. The bodies are raw but
-for the API key, which :meth:`hwpscan.api.client.ApiClient.get` replaces.
+Per API URL (secrets removed) and window: the raw body (the API key replaced), and a
+JSON sidecar saying how it came and whether it was *trusted*. A refusal or an HTML page
+is kept for forensics but never taken for data.
 """
 
 from __future__ import annotations

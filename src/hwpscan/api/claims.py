@@ -1,11 +1,9 @@
 """Claims on releases, so that fetches sharing an output folder share its work.
 
-A run claims a release before downloading its attachments: an exclusive ``flock`` on
-``<out>/.hwpscan-fetch/claims/<hash>``, held until every manifest line of the release is
-written. Another run does other releases first, then waits and finds the files in the
-manifest. The holder removes the file while still holding it (a run that locked a
-removed file tries again); a killed run's claims are free at once. Without ``fcntl``
-(Windows) every claim is granted.
+A claim is an exclusive ``flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until
+every manifest line of the release is written; another run does other releases first,
+then waits. The holder removes the file while still holding it (a run that locked a
+removed file tries again). Without ``fcntl`` (Windows) every claim is granted.
 
 >>> import tempfile
 >>> claims = ReleaseClaims(Path(tempfile.mkdtemp()))

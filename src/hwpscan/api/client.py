@@ -238,9 +238,8 @@ def _json_of(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ApiResponseError(
-            f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
-        ) from exc
+        why = f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
+        raise ApiResponseError(why) from exc
     except RecursionError as exc:
         raise ApiResponseError("the API's JSON is nested too deeply to read") from exc
 

@@ -1,9 +1,8 @@
 """Attachment downloads: bounded, retried, capped, atomic and resumable.
 
-One :class:`httpx.Client` and a small thread pool serve every download. A file gets its
-final name only when complete (temp file, fsync, rename), so a rerun skips any file that
-exists; a killed run leaves at most a ``.hwpscan-tmp-<pid>-...`` file, which the next run
-removes once that process is gone.
+One httpx client and a small thread pool serve every download. A file gets its final
+name only when complete (temp file, fsync, rename), so a rerun skips any file that
+exists; a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone.
 """
 
 from __future__ import annotations
