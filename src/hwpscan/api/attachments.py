@@ -185,9 +185,7 @@ class AttachmentStore:
 
     def _fetch(self, releases: list[Release], outside: frozenset[str]) -> None:
         """Download the attachments of claimed releases and settle each one."""
-        jobs: list[DownloadJob] = []
-        for release in releases:
-            jobs.extend(self._jobs(release, skip=release.content_id in outside))
+        jobs = [job for r in releases for job in self._jobs(r, skip=r.content_id in outside)]
         jobs = self._within_budget(jobs)
         self._dests.update(job.dest for job in jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
