@@ -11,7 +11,7 @@ import typer
 from typer.testing import CliRunner
 
 from hwpscan.api import DEFAULT_API_URL, FetchSettings
-from hwpscan.api.download import DEFAULT_MAX_BYTES
+from hwpscan.api.defaults import DEFAULT_MAX_BYTES
 from hwpscan.api.quota import QuotaLedger
 from hwpscan.cli import app
 from hwpscan.manifest import MANIFEST_NAME, read_entries

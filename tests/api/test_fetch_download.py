@@ -34,6 +34,9 @@ NAMES = [
     ("", "attachment"),
     ("a\x00b\nc.pdf", "a_b_c.pdf"),
     ("NUL", "_NUL"),
+    ("CON.txt", "_CON.txt"),
+    ("a<b>:c?.pdf", "a_b__c_.pdf"),
+    ("C:\\Windows\\보도자료.hwp", "보도자료.hwp"),
     (".hidden.hwp", "hidden.hwp"),
 ]
 
@@ -63,6 +66,10 @@ def test_long_korean_names_are_capped_on_a_character_boundary() -> None:
 )
 def test_content_disposition_encodings(header: bytes) -> None:
     assert filename_from_disposition(header) == "보도자료.hwp"
+
+
+def test_content_disposition_without_a_name() -> None:
+    assert filename_from_disposition(b"inline") is None
 
 
 def _downloader(handler, **kw) -> Downloader:

@@ -181,7 +181,7 @@ def test_html_page_is_cached_raw_before_parsing_and_never_trusted(tmp_path: Path
     report = run(tmp_path, api)
     assert isinstance(report.error, ApiResponseError) and "서비스 점검" in str(report.error)
     entry = open_cache(tmp_path / "state").get(API, Window(START, date(2025, 8, 10)))
-    assert entry is not None and entry.body == page and not entry.trusted
+    assert entry is not None and entry.body == page and entry.meta["trusted"] is False
     assert plan_range(START, END, settings(tmp_path), key=None).calls_needed == 2
 
 

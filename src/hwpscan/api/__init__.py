@@ -1,14 +1,11 @@
 """Fetching press releases and their attachments within the API's limits.
 
-The pieces, each usable alone: :mod:`~hwpscan.api.dates` (strict dates, windows, Korea
-time), :mod:`~hwpscan.api.quota` (the call ledger), :mod:`~hwpscan.api.cache` (raw
-answers on disk), :mod:`~hwpscan.api.client` (the API and its quirks),
-:mod:`~hwpscan.api.urls` (attachment URL validation, redaction),
-:mod:`~hwpscan.api.download`; the manifest it writes is :mod:`hwpscan.manifest`, outside
-this package, so that the scanner reads it without importing the fetcher. What a fetch
-is asked to do is a :class:`FetchSettings` (:mod:`~hwpscan.api.settings`); a fetch
-runs in the use case :mod:`hwpscan.usecases.run_fetch`; :func:`plan_range` plans one.
-No module here imports httpx until a fetch runs.
+The pieces: :mod:`~hwpscan.api.dates` (strict dates, windows, Korea time),
+:mod:`~hwpscan.api.quota` (the call ledger), :mod:`~hwpscan.api.cache` (raw answers),
+:mod:`~hwpscan.api.client` (the API and its quirks), :mod:`~hwpscan.api.urls` (URL
+checks), :mod:`~hwpscan.api.download`. A fetch, asked for by :class:`FetchSettings`, runs
+in :mod:`hwpscan.usecases.run_fetch`; :func:`plan_range` plans one. No module here
+imports httpx until a fetch runs.
 """
 
 from __future__ import annotations
@@ -30,10 +27,8 @@ if TYPE_CHECKING:
     )
     from hwpscan.manifest import dates_for, load_manifest
 
-#: Every name loads on first use, so that importing a light module of the package
-#: (:mod:`~hwpscan.api.defaults`, which every ``scan`` reads for its fetch options'
-#: defaults) loads nothing else; the engine (the run loop, the planner and what they
-#: import) loads only when a fetch or a plan runs.
+#: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` (as every
+#: ``scan`` does) loads nothing else.
 _LAZY = {
     "DEFAULT_API_URL": "hwpscan.api.defaults",
     "FetchHooks": "hwpscan.api.settings",

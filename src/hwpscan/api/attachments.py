@@ -1,9 +1,8 @@
 """From releases to files: URL checks, safe names, downloads and manifest lines.
 
-:class:`AttachmentStore` owns the output folder. For each release it validates every
-attachment URL, picks a safe file name (``<date>/<contentId>_<name>``), downloads, and
-appends one manifest line per attachment the moment its fate is known. An earlier
-run's files are found again by URL, so a rerun downloads nothing twice.
+:class:`AttachmentStore` validates every attachment URL, picks a safe file name
+(``<date>/<contentId>_<name>``), downloads, and appends one manifest line per attachment
+the moment its fate is known. Earlier runs' files are found again by URL.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from hwpscan.api.claims import Claim, ReleaseClaims
 from hwpscan.api.clean import one_line
@@ -58,11 +57,8 @@ class UrlPolicy:
 
 @dataclass
 class FileTally:
-    """Running counts of one fetch's releases and files.
-
-    ``entries`` holds the manifest entry of every attachment this fetch listed, in the
-    order settled, whether its line was written now or by an earlier run.
-    """
+    """Running counts of one fetch's releases and files; ``entries`` holds the manifest
+    entry of every attachment it listed, whether written now or by an earlier run."""
 
     releases: int = 0
     downloaded: int = 0
@@ -154,9 +150,8 @@ class AttachmentStore:
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
         """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched.
 
-        Each release is claimed first (:class:`ReleaseClaims`): a run sharing the folder
-        that holds one is left to finish it, and its lines are read before this run
-        looks at that release, so no file is downloaded twice.
+        Each release is claimed first (:class:`ReleaseClaims`): one another run holds is
+        left to it, and its lines are read before this run looks at it again.
         """
         fresh: list[tuple[str, Release]] = []
         for release in releases:
@@ -170,14 +165,9 @@ class AttachmentStore:
         start = len(self.tally.entries)
         pending, batches = fresh, 0
         while pending:
-            held: list[tuple[Release, Claim]] = []
-            others: list[tuple[str, Release]] = []
-            for ident, release in pending:
-                claim = self._claims.take(ident, wait=False)
-                if claim is None:
-                    others.append((ident, release))
-                else:
-                    held.append((release, claim))
+            tried = [(i, r, self._claims.take(i, wait=False)) for i, r in pending]
+            held = [(release, claim) for _, release, claim in tried if claim is not None]
+            others = [(ident, release) for ident, release, claim in tried if claim is None]
             if not held:  # all another run's: wait for the first, holding none of ours
                 ident, release = others.pop(0)
                 held.append((release, cast(Claim, self._claims.take(ident, wait=True))))
@@ -195,26 +185,22 @@ class AttachmentStore:
 
     def _fetch(self, releases: list[Release], outside: frozenset[str]) -> None:
         """Download the attachments of claimed releases and settle each one."""
-        jobs: list[DownloadJob] = []
-        for release in releases:
-            jobs.extend(self._jobs(release, skip=release.content_id in outside))
+        jobs = [job for r in releases for job in self._jobs(r, skip=r.content_id in outside)]
         jobs = self._within_budget(jobs)
         self._dests.update(job.dest for job in jobs)
         notify(self.progress, ProgressEvent("downloads", total=len(jobs)))
-        # Each result is settled (its manifest line written) as it completes; the
-        # entries are then put back in listing order, so what a fetch reports (and what
-        # ``scan --from/--to`` scans and prints) does not depend on download timing.
+        # Each result is settled (one entry, its manifest line written) as it completes;
+        # the entries are then put back in listing order, so what a fetch reports (and
+        # what ``scan --from/--to`` scans and prints) does not depend on download timing.
         entries = self.tally.entries
         start = len(entries)
         order = {id(job): index for index, job in enumerate(jobs)}
-        places: list[int] = []
+        places = []
         for result in self.downloader.run(jobs):
-            before = len(entries)
             self._settle(result)
-            places.extend([order[id(result.job)]] * (len(entries) - before))
-        if len(places) == len(entries) - start:
-            settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
-            entries[start:] = [entry for _, entry in settled]
+            places.append(order[id(result.job)])
+        settled = sorted(zip(places, entries[start:], strict=True), key=lambda p: p[0])
+        entries[start:] = [entry for _, entry in settled]
         if self.downloader.over_budget.is_set() and self.budget_error is None:
             self.budget_error = RunBudgetError(self.downloader.budget_reason())
 
@@ -239,13 +225,10 @@ class AttachmentStore:
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         """The downloads of one release's attachments (refused and skipped ones recorded).
 
-        A file is known by its URL, never by its name: a URL an earlier run fetched finds
-        its file again (asked again when revalidating), and a new URL gets a job of its
-        own even when a file of that name is already there. The names of the files this
-        release's known URLs hold are reserved first, so a new URL listed before them
-        cannot take their place; a new URL whose name is taken by a file no listed URL
-        holds (the publisher re-issued the attachment under a new URL) downloads into
-        that name, and the earlier copy is kept under ``.superseded/`` when it differs.
+        A file is known by its URL, never by its name. The names the release's known URLs
+        hold are reserved first; a new URL whose name a file no listed URL holds already
+        has (an attachment re-issued under a new URL) downloads into that name, the
+        earlier copy kept under ``.superseded/`` when it differs.
         """
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")
@@ -264,34 +247,22 @@ class AttachmentStore:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
                 self._record(_entry(release, attachment.name, attachment.url, "refused", str(exc)))
-        known = {url: self._earlier(url) for _, url in checked}
+        known = {url: self._by_url.get(redact_url(url)) for _, url in checked}
+        known = {url: p if p is not None and p.is_file() else None for url, p in known.items()}
         used.update(path.name for path in known.values() if path is not None)
         for name, url in checked:
             tag = (release, name)
             earlier = known[url]
             if earlier is not None:
-                if self.revalidate:
-                    etag = self._etags.get(redact_url(url))
-                    yield DownloadJob(url, earlier, tag, True, etag)
-                else:
-                    yield DownloadJob(url, earlier, tag=tag)
+                etag = self._etags.get(redact_url(url)) if self.revalidate else None
+                yield DownloadJob(url, earlier, tag, self.revalidate, etag)
                 continue
-            dest = folder / unique_name(
-                prefix,
-                safe_filename(redact_text(name or name_from_url(url), self.downloader.secrets)),
-                used,
-            )
-            if dest.exists():  # another URL's file, or one no manifest line names
-                job = DownloadJob(url, dest, tag, revalidate=True)
+            safe = safe_filename(redact_text(name or name_from_url(url), self.downloader.secrets))
+            dest = folder / unique_name(prefix, safe, used)
+            job = DownloadJob(url, dest, tag, revalidate=dest.exists())
+            if job.revalidate:  # another URL's file, or one no manifest line names
                 self._taken_over.add(id(job))
-                yield job
-                continue
-            yield DownloadJob(url, dest, tag=tag)
-
-    def _earlier(self, url: str) -> Path | None:
-        """The file an earlier run downloaded from *url*, when it is still there."""
-        earlier = self._by_url.get(redact_url(url))
-        return earlier if earlier is not None and earlier.is_file() else None
+            yield job
 
     def _settle(self, result: DownloadResult) -> None:
         release, name = cast(tuple[Release, str], result.job.tag)
@@ -303,12 +274,11 @@ class AttachmentStore:
             )
             self._record(_entry(release, name, url, "failed", result.reason))
         else:
-            reason = None
+            reason: str | None = result.reason  # how it was known, or what changed
             if result.status == "skipped":
                 self.tally.skipped += 1
-                reason = result.reason or "found complete on disk"
+                reason = reason or "found complete on disk"
             else:
-                reason = result.reason  # a revalidated file whose content changed
                 if id(result.job) in self._taken_over:
                     reason = "a new download URL for a file name already on disk (re-issued?)"
                     if result.superseded is not None:
@@ -322,7 +292,7 @@ class AttachmentStore:
                     dest, name = self._rename(dest, server_name), server_name
             entry = replace(
                 _entry(release, name, url, "downloaded", reason),
-                path=self._relative(dest),
+                path=dest.relative_to(self.out_dir).as_posix(),
                 sha256=result.sha256,
                 bytes=result.bytes,
                 content_type=result.content_type,
@@ -336,40 +306,38 @@ class AttachmentStore:
         notify(self.progress, ProgressEvent("downloads", advance=1, message=dest.name))
 
     def _rename(self, dest: Path, server_name: str) -> Path:
-        """:func:`_rename_to_server_name`, never onto a file another job will write."""
+        """Give a file the API listed without a name the server's name (same folder, same
+        prefix), unless that name is on disk or another download of this run's."""
+        target = dest.with_name(f"{dest.name.split('_', 1)[0]}_{safe_filename(server_name)}")
         with self._rename_lock:
-            target = _rename_to_server_name(dest, server_name, self._dests)
+            if target in self._dests or target.exists():
+                return dest
+            try:
+                os.replace(dest, target)
+            except FileNotFoundError:  # a run sharing the folder renamed the same download
+                target = target if target.is_file() else dest
             self._dests.add(target)
         return target
 
     def _label(self, release: Release, name: str, dest: Path | None) -> str:
-        """A file as a person knows it: date, subject and file name (not its URL)."""
-        label = attachment_label(release, name or (dest.name if dest else ""))
-        return redact_text(label, self.downloader.secrets)
+        return attachment_label(
+            release, name or (dest.name if dest else ""), self.downloader.secrets
+        )
 
     def _on_retry(self, job: DownloadJob, message: str) -> None:
         release, name = cast(tuple[Release, str], job.tag)
         text = f"download of {self._label(release, name, job.dest)}: {message}"
         notify(self.progress, ProgressEvent("retry", message=text))
 
-    def _relative(self, path: Path) -> str:
-        return path.relative_to(self.out_dir).as_posix()
-
     def _record(self, entry: ManifestEntry) -> None:
-        secrets = self.downloader.secrets  # the key, however the answer smuggled it in
-        entry = replace(
-            entry,
-            content_id=redact_text(entry.content_id, secrets),
-            subject=redact_text(entry.subject, secrets),
-            name=redact_text(entry.name, secrets),
-            url=redact_text(entry.url, secrets),
-            path=redact_text(entry.path, secrets) if entry.path else entry.path,
-            content_type=redact_text(entry.content_type, secrets)
-            if entry.content_type
-            else entry.content_type,
-            reason=redact_text(entry.reason, secrets) if entry.reason else entry.reason,
-            etag=redact_text(entry.etag, secrets) if entry.etag else entry.etag,
-        )
+        # the key out of every text, however the answer smuggled it in
+        texts = ("content_id", "subject", "name", "url", "path", "content_type", "reason", "etag")
+        scrubbed: dict[str, Any] = {
+            f: redact_text(value, self.downloader.secrets)
+            for f in texts
+            if (value := getattr(entry, f))
+        }
+        entry = replace(entry, **scrubbed)
         self.tally.entries.append(entry)
         if entry.path is None:  # refused, skipped or failed: one line per URL, not per run
             mark = (entry.content_id, entry.url, entry.status)
@@ -383,8 +351,8 @@ class AttachmentStore:
         self.writer.write(entry)
 
 
-def attachment_label(release: Release, name: str) -> str:
-    """``date "subject" name``, for warnings about one attachment.
+def attachment_label(release: Release, name: str, secrets: Iterable[str] = ()) -> str:
+    """``date "subject" name``: an attachment as a person knows it (not by its URL).
 
     >>> from hwpscan.api.client import Release
     >>> r = Release("7", "  <b>보도자료</b> 제목 ", "2025-07-21 10:00", "2025-07-21", "", (), "")
@@ -392,26 +360,15 @@ def attachment_label(release: Release, name: str) -> str:
     '2025-07-21 "보도자료 제목" a.hwp'
     """
     subject = one_line(release.subject, 60) or "(no subject)"
-    return f'{release.date or "undated"} "{subject}" {name or "(no name)"}'
+    return redact_text(f'{release.date or "undated"} "{subject}" {name or "(no name)"}', secrets)
 
 
 def _entry(release: Release, name: str, url: str, status: str, reason: str | None) -> ManifestEntry:
-    """The manifest line of an attachment of ``release``, without a file (yet).
-
-    The URL is kept without its secrets; the subject as one clean line.
-    """
+    """The manifest line of an attachment of ``release``, without a file (yet); the URL
+    without its secrets, the subject as one clean line."""
+    url, subject = redact_url(url.replace("&amp;", "&")), one_line(release.subject, 200)
     return ManifestEntry(
-        date=release.date,
-        content_id=release.content_id,
-        subject=one_line(release.subject, 200),
-        name=name,
-        url=redact_url(url.replace("&amp;", "&")),
-        path=None,
-        sha256=None,
-        bytes=0,
-        content_type=None,
-        status=status,
-        reason=reason,
+        release.date, release.content_id, subject, name, url, None, None, 0, None, status, reason
     )
 
 
@@ -425,17 +382,3 @@ def is_html(content_type: str | None) -> bool:
         "text/html",
         "application/xhtml+xml",
     )
-
-
-def _rename_to_server_name(dest: Path, server_name: str, taken: set[Path]) -> Path:
-    """Give a file the API listed without a name the server's name (same folder, same
-    prefix), unless that name is on disk or *taken* by another download of this run."""
-    prefix = dest.name.split("_", 1)[0]
-    target = dest.with_name(f"{prefix}_{safe_filename(server_name)}")
-    if target in taken or target.exists():
-        return dest
-    try:
-        os.replace(dest, target)
-    except FileNotFoundError:  # a run sharing the folder renamed the same download first
-        return target if target.is_file() else dest
-    return target

@@ -1,15 +1,8 @@
 """The response cache: every paid-for answer is on disk before it is parsed.
 
-Entries are keyed by the API URL (secrets removed) and the window. The raw body bytes
-are written first (atomically: temp file, fsync, rename); a small JSON sidecar records
-when and how the answer came and whether it was *trusted* (parsed as a good answer).
-A rerun reuses a cached window only when its body still parses as a good answer, so a
-refusal or an HTML page is kept for forensics but never mistaken for data.
-
-The bodies are raw with one exception: :meth:`hwpscan.api.client.ApiClient.get`
-replaces the API key with ``REDACTED`` wherever the server echoed it (a message, a
-page title, an attachment URL), so no cache file holds a secret. Each window has a
-lock file (:meth:`ResponseCache.lock`) so runs sharing the state folder pay once.
+Per API URL (secrets removed) and window: the raw body (the API key replaced), and a
+JSON sidecar saying how it came and whether it was *trusted*. A refusal or an HTML page
+is kept for forensics but never taken for data.
 """
 
 from __future__ import annotations
@@ -46,22 +39,12 @@ def endpoint_id(api_url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """One cached answer: its raw bytes and sidecar facts."""
+    """One cached answer: its raw bytes and sidecar facts (``trusted``, ``verdict``, and
+    ``key_sha256``, the :func:`hwpscan.redaction.key_hash` of the key that paid for it)."""
 
     body: bytes
     path: Path
     meta: dict[str, Any]
-
-    @property
-    def trusted(self) -> bool:
-        return bool(self.meta.get("trusted"))
-
-    @property
-    def key_sha256(self) -> str | None:
-        """:func:`hwpscan.redaction.key_hash` of the key the answer was paid with
-        (``None``: an answer cached before the cache kept it)."""
-        value = self.meta.get("key_sha256")
-        return value if isinstance(value, str) else None
 
 
 class ResponseCache:
@@ -71,35 +54,19 @@ class ResponseCache:
         self.root = Path(root)
 
     def body_path(self, api_url: str, window: Window) -> Path:
-        return (
-            self.root
-            / endpoint_id(api_url)
-            / f"{window.start.isoformat()}_{window.end.isoformat()}.body"
-        )
-
-    def _meta_path(self, body: Path) -> Path:
-        return body.with_suffix(".json")
+        name = f"{window.start.isoformat()}_{window.end.isoformat()}.body"
+        return self.root / endpoint_id(api_url) / name
 
     @contextmanager
     def lock(self, api_url: str, window: Window) -> Iterator[None]:
         """Hold the window's lock file, so that runs sharing the state folder pay for one
-        window once: whoever waited looks in the cache again before calling.
-
-        >>> import tempfile, datetime
-        >>> w = Window(datetime.date(2025, 7, 21), datetime.date(2025, 7, 21))
-        >>> with tempfile.TemporaryDirectory() as tmp, ResponseCache(Path(tmp)).lock("u", w):
-        ...     pass
-        """
+        window once: whoever waited looks in the cache again before calling."""
         path = self.body_path(api_url, window).with_suffix(".lock")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a+b") as handle:
+        with path.open("a+b") as handle:  # closing it lets the lock go
             if fcntl is not None:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                if fcntl is not None:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            yield
 
     def get(self, api_url: str, window: Window) -> CacheEntry | None:
         """The cached answer for the window, or ``None``."""
@@ -109,7 +76,7 @@ class ResponseCache:
         except FileNotFoundError:
             return None
         try:
-            meta = json.loads(self._meta_path(path).read_text(encoding="utf-8"))
+            meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             meta = {}
         return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
@@ -124,11 +91,8 @@ class ResponseCache:
         content_type: str,
         key_sha256: str | None = None,
     ) -> Path:
-        """Store the raw answer (body first), untrusted until :meth:`mark` says so.
-
-        *key_sha256* is the paying key's :func:`hwpscan.redaction.key_hash` (never the
-        key), so a later run from the cache can tell it used another key.
-        """
+        """Store the raw answer (body first), untrusted until :meth:`mark` says so, with the
+        paying key's :func:`hwpscan.redaction.key_hash` (never the key)."""
         path = self.body_path(api_url, window)
         atomic_write(path, body)
         meta = {
@@ -140,20 +104,16 @@ class ResponseCache:
             "bytes": len(body),
             "sha256": hashlib.sha256(body).hexdigest(),
             "trusted": False,
-        }
-        if key_sha256 is not None:
-            meta["key_sha256"] = key_sha256
-        self._write_meta(path, meta)
+        } | ({} if key_sha256 is None else {"key_sha256": key_sha256})
+        _write_meta(path, meta)
         return path
 
     def mark(self, api_url: str, window: Window, *, trusted: bool, verdict: str) -> None:
         """Record how the stored answer parsed."""
-        entry = self.get(api_url, window)
-        if entry is None:
-            return
-        meta = dict(entry.meta, trusted=trusted, verdict=verdict)
-        self._write_meta(entry.path, meta)
+        if (entry := self.get(api_url, window)) is not None:
+            _write_meta(entry.path, dict(entry.meta, trusted=trusted, verdict=verdict))
 
-    def _write_meta(self, body_path: Path, meta: dict[str, Any]) -> None:
-        data = json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8")
-        atomic_write(self._meta_path(body_path), data)
+
+def _write_meta(body_path: Path, meta: dict[str, Any]) -> None:
+    data = json.dumps(meta, ensure_ascii=False, indent=1).encode("utf-8")
+    atomic_write(body_path.with_suffix(".json"), data)

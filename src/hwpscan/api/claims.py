@@ -1,12 +1,9 @@
 """Claims on releases, so that fetches sharing an output folder share its work.
 
-Before a run downloads a release's attachments it claims the release: an exclusive
-``fcntl.flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until every manifest
-line of the release is written. Another run that finds the claim taken does other
-releases first, then waits for it and finds the files in the manifest. A claim ends
-with its file removed (the holder removes it while still holding it; a run that locked
-a removed file sees that and tries again), and with its process: a killed run's claims
-are free at once. Where there is no ``fcntl`` (Windows) every claim is granted.
+A claim is an exclusive ``flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until
+every manifest line of the release is written; another run does other releases first,
+then waits. The holder removes the file while still holding it (a run that locked a
+removed file tries again). Without ``fcntl`` (Windows) every claim is granted.
 
 >>> import tempfile
 >>> claims = ReleaseClaims(Path(tempfile.mkdtemp()))
@@ -22,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
@@ -32,8 +30,6 @@ try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
-
-__all__ = ["Claim", "ReleaseClaims"]
 
 
 class Claim:
@@ -71,10 +67,7 @@ class ReleaseClaims:
             except BlockingIOError:
                 os.close(fd)
                 return None
-            try:
-                current = os.stat(path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                current = False
-            if current:
-                return Claim(fd, path)
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                    return Claim(fd, path)
             os.close(fd)  # its holder removed it between our open and our lock: again

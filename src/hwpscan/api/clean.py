@@ -22,15 +22,6 @@ _SPACES_RE = re.compile(r"[ \t\u00a0]+")
 _BLANKS_RE = re.compile(r"\n{3,}")
 
 
-def strip_tags(text: str) -> str:
-    """Drop HTML tags; line-breaking tags become a newline.
-
-    >>> strip_tags("<p>가</p><p>나<br/>다</p>")
-    '가\\n나\\n다\\n'
-    """
-    return _TAG_RE.sub(lambda m: "\n" if m.group(1) else "", text)
-
-
 def unescape_lost_backslashes(text: str) -> str:
     """Turn ``u203B``-style and ``nn``/``rn`` remnants back into characters.
 
@@ -56,14 +47,14 @@ def unescape_lost_backslashes(text: str) -> str:
 def clean_text(text: str | None) -> str:
     """Tags, entities, lost escapes and extra blank space removed, for display only.
 
-    >>> clean_text("  A&amp;B  ")
-    'A&B'
+    >>> clean_text("  A&amp;B  "), clean_text("<p>가</p><p>나<br/>다</p>")
+    ('A&B', '가\\n나\\n다')
     >>> clean_text(None)
     ''
     """
     if not text:
         return ""
-    out = strip_tags(text)
+    out = _TAG_RE.sub(lambda m: "\n" if m.group(1) else "", text)  # a line-breaking tag: a newline
     out = html.unescape(out)
     out = unescape_lost_backslashes(out)
     out = _SPACES_RE.sub(" ", out)

@@ -1,26 +1,20 @@
 """The press-release API: one GET per window, answers parsed defensively.
 
 :func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
-exception out) and :func:`check_answer` turns an answer into warnings about its
-plausibility; :class:`ApiClient` is the thin network part, with every httpx error
-translated and scrubbed of the key.
-
->>> body = '{"reponse": {"resultCode": "1", "resultCnt": 1, "result": {"contentId": "7",'
->>> body += ' "subject": "제목", "regDate": "2025-07-21 10:00:00", "atchfileNm": "a.hwp",'
->>> body += ' "atchfileUrl": "https://h/f?fileSn=1"}}}'
->>> answer = parse_answer(body.encode("cp949"))
->>> answer.encoding, answer.releases[0].subject, answer.releases[0].attachments[0].name
-('cp949', '제목', 'a.hwp')
+exception out); :func:`check_answer` judges its plausibility; :class:`ApiClient` makes
+the call, every httpx error translated and scrubbed of the key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import time
 from dataclasses import dataclass
 from datetime import date
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs only the URL
@@ -92,35 +86,19 @@ class ApiAnswer:
 def decode_body(raw: bytes) -> tuple[str, str]:
     """Decode by the bytes, whatever the header says: UTF-8 when valid, else CP949.
 
-    >>> decode_body("보도".encode("utf-8"))
-    ('보도', 'utf-8')
-    >>> decode_body("보도".encode("euc-kr"))
-    ('보도', 'cp949')
-    >>> decode_body(b"\\xff\\xfe\\xfa")[1]
-    'cp949 (damaged bytes replaced)'
+    >>> decode_body("보도".encode("euc-kr")), decode_body(b"\\xff\\xfe\\xfa")[1]
+    (('보도', 'cp949'), 'cp949 (damaged bytes replaced)')
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        pass
-    try:
-        return raw.decode("cp949"), "cp949"
-    except UnicodeDecodeError:
-        return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
-
-
-def _looks_html(text: str) -> bool:
-    head = text.lstrip()[:512].lower()
-    return head.startswith("<") or "<html" in head or "<!doctype" in head
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    for encoding in ("utf-8", "cp949"):
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode(encoding), encoding
+    return raw.decode("cp949", errors="replace"), "cp949 (damaged bytes replaced)"
 
 
 def server_text(text: str, limit: int = 200) -> str:
-    """Text the server chose, for a message: secrets out *first*, then cut to ``limit``.
-
-    Cutting first could leave a secret's head where the full-secret redaction no longer
-    finds it.
+    """Text the server chose, for a message: secrets out *first* (cutting first could
+    leave a secret's head the redaction no longer finds), then cut to ``limit``.
 
     >>> server_text("Error at /api?authKey=" + "k" * 300, 40)
     'Error at /api?authKey=REDACTED'
@@ -129,17 +107,6 @@ def server_text(text: str, limit: int = 200) -> str:
     """
     flat = " ".join(redact_params(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _html_title(text: str) -> str:
-    match = _TITLE_RE.search(text)
-    return server_text(match.group(1), 120) if match else ""
-
-
-def _split(field: Any) -> list[str]:
-    if field is None:
-        return []
-    return [part.strip() for part in str(field).split("|")]
 
 
 def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tuple[str, ...]]:
@@ -153,68 +120,52 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
     >>> parse_attachments("a.hwp|b.hwp", "u1")[1]
     ('2 attachment names but 1 URLs', 'attachment 2 (b.hwp) has no URL: skipped')
     """
-    name_list, url_list = _split(names), _split(urls)
+    name_list, url_list = (
+        [] if f is None else [p.strip() for p in str(f).split("|")] for f in (names, urls)
+    )
     warnings: list[str] = []
-    real_names = [n for n in name_list if n]
-    real_urls = [u for u in url_list if u]
-    if len(real_names) != len(real_urls):
-        warnings.append(f"{len(real_names)} attachment names but {len(real_urls)} URLs")
+    real_names, real_urls = sum(map(bool, name_list)), sum(map(bool, url_list))
+    if real_names != real_urls:
+        warnings.append(f"{real_names} attachment names but {real_urls} URLs")
     out: list[Attachment] = []
-    for index in range(max(len(name_list), len(url_list))):
-        name = name_list[index] if index < len(name_list) else ""
-        url = url_list[index] if index < len(url_list) else ""
-        if not name and not url:
-            continue
+    for index, (name, url) in enumerate(zip_longest(name_list, url_list, fillvalue=""), 1):
         if not url:
-            warnings.append(f"attachment {index + 1} ({name}) has no URL: skipped")
+            if name:
+                warnings.append(f"attachment {index} ({name}) has no URL: skipped")
             continue
         if not name:
-            warnings.append(f"attachment {index + 1} has a URL but no name")
+            warnings.append(f"attachment {index} has a URL but no name")
         out.append(Attachment(name, url))
     return tuple(out), tuple(warnings)
 
 
 def _release_date(reg: str) -> str | None:
-    """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date.
-
-    >>> _release_date("2025-07-21 10:00:00"), _release_date("2025-13-45 00:00:00")
-    ('2025-07-21', None)
-    """
+    """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date."""
     match = _REG_DATE_RE.match(reg)
-    if not match:
-        return None
     try:
-        return date.fromisoformat(match.group(1)).isoformat()
+        return date.fromisoformat(match.group(1)).isoformat() if match else None
     except ValueError:
         return None
 
 
-def _fields(item: dict[str, Any]) -> tuple[dict[str, str | None], list[str]]:
-    """The item's text fields as strings; lone surrogates (a JSON ``\\ud800``) become
-    U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
-    names = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
-    out: dict[str, str | None] = {}
-    damaged: list[str] = []
-    for name in (*names, "contentKor", "contentsKor"):
-        value = item.get(name)
-        if value is None:
-            out[name] = None
-            continue
-        text = str(value)
-        if _LONE_SURROGATE_RE.search(text):
-            text = _LONE_SURROGATE_RE.sub("\ufffd", text)
-            damaged.append(name)
-        out[name] = text
-    return out, damaged
+_TEXT_FIELDS = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
 
 
 def _release(item: dict[str, Any]) -> Release:
-    fields, damaged = _fields(item)
-    reg = (fields["regDate"] or "").strip()
+    """One result item as a :class:`Release`. Lone surrogates (a JSON ``\\ud800``) become
+    U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
+    fields: dict[str, str] = {}
+    damaged: list[str] = []
+    for name in (*_TEXT_FIELDS, "contentKor", "contentsKor"):
+        if (value := item.get(name)) is not None:
+            fields[name] = _LONE_SURROGATE_RE.sub("\ufffd", str(value))
+            if fields[name] != str(value):
+                damaged.append(name)
+    reg = fields.get("regDate", "").strip()
     day = _release_date(reg)
-    warnings: list[str] = []
-    content_id = (fields["contentId"] or "").strip()
+    content_id = fields.get("contentId", "").strip()
     label = f"release {server_text(content_id, 40) or '?'}"
+    warnings: list[str] = []
     if damaged:
         warnings.append(
             f"{label}: lone surrogates in {', '.join(damaged)} replaced with U+FFFD "
@@ -222,43 +173,19 @@ def _release(item: dict[str, Any]) -> Release:
         )
     if day is None:
         warnings.append(f"{label}: regDate {server_text(reg, 40)!r} is not a date")
-    attachments, att_warnings = parse_attachments(fields["atchfileNm"], fields["atchfileUrl"])
+    attachments, att_warnings = parse_attachments(
+        fields.get("atchfileNm"), fields.get("atchfileUrl")
+    )
     warnings.extend(f"{label}: {w}" for w in att_warnings)
-    body = fields["contentKor"]
-    if body is None:
-        body = fields["contentsKor"]
     return Release(
         content_id=content_id,
-        subject=fields["subject"] or "",
+        subject=fields.get("subject", ""),
         reg_date=reg,
         date=day,
-        origin_url=fields["originUrl"] or "",
+        origin_url=fields.get("originUrl", ""),
         attachments=attachments,
-        body=body or "",
+        body=fields.get("contentKor", fields.get("contentsKor", "")),
         warnings=tuple(warnings),
-    )
-
-
-def _count(value: Any) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-
-
-def bad_key_message(detail: str) -> str:
-    """What a refused key means, in English and Korean, with where the key comes from.
-
-    >>> print(bad_key_message("code 010: 인증키가 유효하지 않습니다."))
-    ... # doctest: +NORMALIZE_WHITESPACE
-    the API did not accept the key (code 010: 인증키가 유효하지 않습니다.): the key is not
-    valid or not issued for this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가
-    아닙니다. Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)
-    """
-    return (
-        f"the API did not accept the key ({detail}): the key is not valid or not issued for "
-        "this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가 아닙니다. "
-        "Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)"
     )
 
 
@@ -269,24 +196,32 @@ def parse_answer(raw: bytes) -> ApiAnswer:
     Traceback (most recent call last):
     ...
     hwpscan.errors.ApiResponseError: the API answered with an HTML page ("404") instead of JSON
-    >>> parse_answer(b'{"reponse": {"resultCode": "030", "resultMsg": "too long"}}')
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    hwpscan.errors.ApiRefusedError: the API refused the window as too long (code 030: too long); ...
-    >>> parse_answer(b'{"response": {"resultCode": "900", "resultMsg": "no data"}}').releases
-    ()
     """
     text, encoding = decode_body(raw)
     envelope = _envelope(_json_of(text))
     code = server_text(str(envelope.get("resultCode", "")), 40)
     message = server_text(str(envelope.get("resultMsg") or ""))
     _check_result_code(code, message)
-    releases, warnings = _releases(_result_items(envelope.get("result")))
-    count = _count(envelope.get("resultCnt"))
+    result = envelope.get("result")
+    if result is None or result == "":
+        result = []
+    elif isinstance(result, dict):
+        result = [result]
+    elif not isinstance(result, list):
+        raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
+    releases = tuple(_release(item) for item in result if isinstance(item, dict))
+    warnings = [
+        f"result item {index} is a {type(item).__name__}: skipped"
+        for index, item in enumerate(result, 1)
+        if not isinstance(item, dict)
+    ]
+    try:
+        count: int | None = int(str(envelope.get("resultCnt")).strip())
+    except ValueError:
+        count = None
     if count is not None and code == CODE_OK and count != len(releases):
         warnings.append(f"resultCnt says {count} but {len(releases)} releases came")
-    if encoding != "utf-8" and "replaced" in encoding:
+    if "replaced" in encoding:
         warnings.append("the answer had bytes that are neither UTF-8 nor CP949: replaced")
     return ApiAnswer(code, message, count, releases, encoding, tuple(warnings))
 
@@ -295,16 +230,16 @@ def _json_of(text: str) -> Any:
     """The answer's JSON value; an empty body, an HTML page or broken JSON is an error."""
     if not text.strip():
         raise ApiResponseError("the API answered with an empty body")
-    if _looks_html(text):
-        title = _html_title(text)
-        suffix = f' ("{title}")' if title else ""
+    head = text.lstrip()[:512].lower()
+    if head.startswith("<") or "<html" in head or "<!doctype" in head:
+        title = _TITLE_RE.search(text)
+        suffix = f' ("{server_text(title.group(1), 120)}")' if title else ""
         raise ApiResponseError(f"the API answered with an HTML page{suffix} instead of JSON")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ApiResponseError(
-            f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
-        ) from exc
+        why = f"the API's answer is not valid JSON ({exc.msg} at {exc.pos})"
+        raise ApiResponseError(why) from exc
     except RecursionError as exc:
         raise ApiResponseError("the API's JSON is nested too deeply to read") from exc
 
@@ -339,36 +274,14 @@ def _check_result_code(code: str, message: str) -> None:
     if code == CODE_DAILY_LIMIT:
         raise DailyLimitError(f"the API says the key's daily call limit is used up ({detail})")
     if code == CODE_BAD_KEY or "인증키" in message:
-        raise ApiRefusedError(bad_key_message(detail), code=code)
+        raise ApiRefusedError(
+            f"the API did not accept the key ({detail}): the key is not valid or not issued "
+            "for this API / 인증키가 유효하지 않거나 이 API용으로 발급된 키가 아닙니다. "
+            "Check HWPSCAN_API_KEY or api_key in the config file (인증키 설정을 확인하세요)",
+            code=code,
+        )
     if code not in (CODE_OK, CODE_NO_DATA):
         raise ApiRefusedError(f"the API refused the call ({detail or 'no result code'})", code=code)
-
-
-def _result_items(result: Any) -> list[Any]:
-    """The ``result`` field as a list: absent or empty is none, one object is one item.
-
-    >>> _result_items(None), _result_items(""), _result_items({"a": 1}), _result_items([1])
-    ([], [], [{'a': 1}], [1])
-    """
-    if result is None or result == "":
-        return []
-    if isinstance(result, dict):
-        return [result]
-    if isinstance(result, list):
-        return result
-    raise ApiResponseError(f"the API's 'result' is a {type(result).__name__}, not a list")
-
-
-def _releases(items: list[Any]) -> tuple[tuple[Release, ...], list[str]]:
-    """The releases among the items, and a warning for each item that is not an object."""
-    releases = []
-    warnings: list[str] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            warnings.append(f"result item {index + 1} is a {type(item).__name__}: skipped")
-            continue
-        releases.append(_release(item))
-    return tuple(releases), warnings
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,11 +303,10 @@ class Assessment:
 def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Assessment:
     """Flag an empty answer that may be a silent refusal, and releases outside the window.
 
-    An answer with zero releases is suspicious (stop) when the ledger is near the limit
-    (the API was described as answering HTTP 200 with nothing once the quota is used), or
-    when the result code is not the explicit "no data" (900) and the window holds more
-    weekdays than a holiday could explain. With a few weekdays it is *unconfirmed*: a
-    warning, and the answer is used but not trusted, so a rerun asks again.
+    Zero releases is suspicious (stop) near the daily limit (the API was described as
+    answering HTTP 200 with nothing once the quota is used), or without the explicit
+    "no data" code (900) on more weekdays than a holiday explains; on fewer it is
+    *unconfirmed*: used but not trusted, so a rerun asks again.
 
     >>> empty = ApiAnswer("1", "", 0, (), "utf-8")
     >>> monday = Window(date(2025, 7, 21), date(2025, 7, 21))
@@ -426,26 +338,22 @@ def check_answer(answer: ApiAnswer, window: Window, *, near_limit: bool) -> Asse
                 f"window {window}: no releases on {weekdays} weekday(s): a holiday, or a silent "
                 "quota refusal; kept as 'no releases' for now, and asked again next run"
             )
-    outside: list[str] = []
-    warnings: list[str] = []
-    for release in answer.releases:
-        day = _release_date(release.date or "")
-        if day is None or window.contains(date.fromisoformat(day)):
-            continue
-        outside.append(release.content_id)
-        warnings.append(
-            f"window {window}: release {release.content_id} is dated {release.date}, "
-            "outside the window (the API ignored the range or returned another year): "
-            "not downloaded"
-        )
+    outside = [
+        r for r in answer.releases if r.date and not str(window.start) <= r.date <= str(window.end)
+    ]
+    warnings = tuple(
+        f"window {window}: release {r.content_id} is dated {r.date}, outside the window (the "
+        "API ignored the range or returned another year): not downloaded"
+        for r in outside
+    )
+    ids = tuple(r.content_id for r in outside)
     suspicious = empty_warning is not None and not unconfirmed
-    return Assessment(suspicious, empty_warning, tuple(outside), tuple(warnings), unconfirmed)
+    return Assessment(suspicious, empty_warning, ids, warnings, unconfirmed)
 
 
 @dataclass(frozen=True, slots=True)
 class CheckedAnswer:
-    """A window's answer and its :class:`Assessment`, made once, when it was taken (from
-    the API or the cache): what a fetch needs from it, so nothing checks it again."""
+    """A window's answer and its :class:`Assessment`, made once, when it was taken."""
 
     answer: ApiAnswer
     assessment: Assessment
@@ -476,30 +384,15 @@ class RawAnswer:
 class ApiClient:
     """Calls the API over an injected :class:`httpx.Client`; one GET per window."""
 
-    def __init__(
-        self,
-        api_url: str,
-        key: str,
-        *,
-        http: httpx.Client,
-        deadline: float = API_DEADLINE,
-        max_bytes: int = API_MAX_BYTES,
-    ) -> None:
+    def __init__(self, api_url: str, key: str, *, http: httpx.Client) -> None:
         self.api_url = check_api_url(api_url)  # UsageError: no call can be made to it
-        self._key = key
-        self._http = http
-        self.deadline = deadline
-        self.max_bytes = max_bytes
-
-    def __repr__(self) -> str:
-        return f"ApiClient({redact_url(self.api_url)!r})"
+        self._key, self._http = key, http
 
     def get(self, window: Window) -> RawAnswer:
         """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
 
-        The key is replaced by ``REDACTED`` in the answer's bytes (a server may echo it
-        in a message, a title or an attachment URL), so neither the cache nor anything
-        parsed from the answer holds it; everything else stays raw.
+        The key becomes ``REDACTED`` in the answer's bytes (a server may echo it in a
+        message, a title or a URL), so nothing cached or parsed holds it.
         """
         params = {
             "apiType": "json",
@@ -519,9 +412,13 @@ class ApiClient:
                 retryable=False,
                 sent=False,
             ) from None
-        except httpx.HTTPError as exc:
-            scrub_exception(exc, self._key)
-            detail = redact_text(str(exc), [self._key]) or type(exc).__name__
+        except httpx.HTTPError as exc:  # the key out of its args, and its request dropped
+            exc.args = tuple(
+                redact_text(a, [self._key]) if isinstance(a, str) else a for a in exc.args
+            )
+            if isinstance(exc, httpx.RequestError):
+                exc._request = None  # the request's URL holds the key
+            detail = str(exc) or type(exc).__name__
             retryable = isinstance(
                 exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
             )
@@ -532,41 +429,29 @@ class ApiClient:
                 retryable=retryable,
                 sent=not isinstance(exc, unsent),
             ) from exc
-        secrets = [self._key]
-        return RawAnswer(redact_bytes(body, secrets), status, redact_text(ctype, secrets))
+        return RawAnswer(redact_bytes(body, [self._key]), status, redact_text(ctype, [self._key]))
 
     def _read(self, response: httpx.Response, window: Window) -> bytes:
-        """The answer's bytes, within :attr:`deadline` seconds and :attr:`max_bytes`."""
+        """The answer's bytes, within :data:`API_DEADLINE` and :data:`API_MAX_BYTES`."""
         started = time.monotonic()
-        chunks: list[bytes] = []
-        size = 0
+        body = bytearray()
         for chunk in response.iter_bytes():
-            size += len(chunk)
-            chunks.append(chunk)
-            if size > self.max_bytes:
+            body += chunk
+            if len(body) > API_MAX_BYTES:
                 raise ApiNetworkError(
-                    f"the API's answer for {window} is over {self.max_bytes} bytes: not read",
+                    f"the API's answer for {window} is over {API_MAX_BYTES} bytes: not read",
                     retryable=False,
                 )
-            if time.monotonic() - started > self.deadline:
+            if time.monotonic() - started > API_DEADLINE:
                 raise ApiNetworkError(
-                    f"the API's answer for {window} took over {self.deadline:g} s: given up",
+                    f"the API's answer for {window} took over {API_DEADLINE:g} s: given up",
                     retryable=False,
                 )
-        return b"".join(chunks)
-
-
-def scrub_exception(exc: BaseException, secret: str) -> None:
-    """Remove a secret from an exception's args and drop the request it carries."""
-    import httpx
-
-    exc.args = tuple(redact_text(a, [secret]) if isinstance(a, str) else a for a in exc.args)
-    if isinstance(exc, httpx.RequestError):
-        exc._request = None  # the request's URL holds the key
+        return bytes(body)
 
 
 class _RedactSecrets(logging.Filter):
-    """Rewrites log records (httpx logs every request URL at INFO) without secrets."""
+    """Rewrites log records without secret parameters (httpx logs every request URL)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -576,12 +461,5 @@ class _RedactSecrets(logging.Filter):
         return True
 
 
-def install_log_redaction() -> None:
-    """Make sure the ``httpx`` and ``httpcore`` loggers never print a secret parameter."""
-    for name in ("httpx", "httpcore"):
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, _RedactSecrets) for f in logger.filters):
-            logger.addFilter(_RedactSecrets())
-
-
-install_log_redaction()
+for _logger in ("httpx", "httpcore"):
+    logging.getLogger(_logger).addFilter(_RedactSecrets())

@@ -1,9 +1,8 @@
 """Every default of a fetch, as plain constants: the one place they are stated.
 
-:class:`~hwpscan.api.settings.FetchSettings`, :class:`~hwpscan.api.settings.RetryPolicy`
-and :class:`~hwpscan.api.limits.FetchLimits` take their defaults from here, and so do
-the command line's fetch options (:mod:`hwpscan.cli.options`), which every ``scan``
-declares: this module imports nothing, so declaring them loads none of the fetcher.
+The fetch settings and limits take their defaults from here, and so do the command
+line's fetch options, which every ``scan`` declares: this module imports nothing, so
+declaring them loads none of the fetcher.
 
 >>> from hwpscan.api import FetchLimits, FetchSettings
 >>> s = FetchSettings()
@@ -15,25 +14,6 @@ True
 """
 
 from __future__ import annotations
-
-__all__ = [
-    "API_RETRIES",
-    "DEFAULT_API_URL",
-    "DEFAULT_BACKOFF",
-    "DEFAULT_CONNECT_TIMEOUT",
-    "DEFAULT_DAILY_LIMIT",
-    "DEFAULT_DOWNLOADS",
-    "DEFAULT_MAX_BYTES",
-    "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_RESET_HOUR",
-    "DEFAULT_RETRIES",
-    "DEFAULT_WINDOW_DAYS",
-    "MAX_ATTACHMENTS_PER_RELEASE",
-    "MAX_ATTACHMENTS_PER_RUN",
-    "MAX_DOWNLOAD_BYTES",
-    "MAX_ITEMS",
-    "MAX_WINDOW_DAYS",
-]
 
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"

@@ -1,10 +1,8 @@
 """Attachment downloads: bounded, retried, capped, atomic and resumable.
 
-One :class:`httpx.Client` serves every download; a small thread pool bounds the
-concurrency. A file appears under its final name only when it is complete (temp file,
-fsync, rename), so a rerun skips any file that exists, and a killed run leaves at most
-a ``.hwpscan-tmp-<pid>-...`` file that the next run removes once that process is gone
-(a live run's downloads in a shared folder are left alone).
+One httpx client and a small thread pool serve every download. A file gets its final
+name only when complete (temp file, fsync, rename), so a rerun skips any file that
+exists; a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone.
 """
 
 from __future__ import annotations
@@ -24,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from hwpscan.api.settings import DEFAULT_MAX_BYTES, FetchSettings
+from hwpscan.api.client import decode_body
+from hwpscan.api.settings import FetchSettings
 from hwpscan.atomic import TEMP_PREFIX, atomic_file
-from hwpscan.redaction import redact_bytes, redact_text, redact_url
+from hwpscan.redaction import redact_bytes, redact_text
 
 if TYPE_CHECKING:  # httpx loads with the first download: --help needs only the constants
     import httpx
@@ -39,7 +38,6 @@ MAX_NAME_BYTES = 150
 #: A download slower than this on average (after :data:`RATE_GRACE` seconds) is given up.
 MIN_RATE = 1024
 RATE_GRACE = 30.0
-_CHUNK = 64 * 1024
 
 #: Control characters, characters Windows forbids, lone surrogates (a JSON ``\ud800``
 #: decodes to one, and no file system takes it), and look-alikes of ``/`` and ``\``.
@@ -48,16 +46,8 @@ _UNSAFE_CHARS_RE = re.compile(
 )
 #: Device names Windows reserves whatever the extension (``con.tar.gz`` is CON).
 _RESERVED = frozenset(
-    {
-        "con",
-        "prn",
-        "aux",
-        "nul",
-        "conin$",
-        "conout$",
-        "clock$",
-        *(f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"),
-    }
+    {"con", "prn", "aux", "nul", "conin$", "conout$", "clock$"}
+    | {f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"}
 )
 _FILENAME_STAR_RE = re.compile(r"filename\*\s*=\s*([^']*)'[^']*'([^;]+)", re.IGNORECASE)
 _FILENAME_RE = re.compile(r'filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))', re.IGNORECASE)
@@ -68,21 +58,8 @@ def safe_filename(
 ) -> str:
     """A file name that cannot leave its folder: no separators, no ``..``, capped, Korean kept.
 
-    >>> safe_filename("../../etc/passwd")
-    'passwd'
-    >>> safe_filename("C:\\\\Windows\\\\보도자료.hwp")
-    '보도자료.hwp'
-    >>> safe_filename("..")
-    'attachment'
-    >>> safe_filename('a<b>:c?.pdf')
-    'a_b__c_.pdf'
-    >>> safe_filename("CON.txt"), safe_filename("con.tar.gz"), safe_filename("nul .txt")
-    ('_CON.txt', '_con.tar.gz', '_nul .txt')
-    >>> safe_filename(chr(0x202E) + "gpj.exe"), safe_filename("a" + chr(0xD800) + ".hwp")
-    ('gpj.exe', 'a_.hwp')
-    >>> name = safe_filename("가" * 200 + ".hwp")
-    >>> len(name.encode("utf-8")) <= 150, name.endswith(".hwp")
-    (True, True)
+    >>> safe_filename("../../etc/passwd"), safe_filename("a<b>:c?.pdf"), safe_filename("CON.txt")
+    ('passwd', 'a_b__c_.pdf', '_CON.txt')
     """
     text = re.split(r"[/\\]", name or "")[-1]
     text = _UNSAFE_CHARS_RE.sub("_", text)  # surrogates go before normalising
@@ -106,27 +83,13 @@ def safe_filename(
     return stem + suffix
 
 
-def filename_from_disposition(raw: bytes | str | None) -> str | None:
+def filename_from_disposition(raw: bytes) -> str | None:
     """The file name a ``Content-Disposition`` header carries (RFC 5987, UTF-8 or EUC-KR).
 
     >>> filename_from_disposition(b"attachment; filename*=UTF-8''%EB%B3%B4%EB%8F%84.hwp")
     '보도.hwp'
-    >>> filename_from_disposition('attachment; filename="보도.hwp"'.encode("euc-kr"))
-    '보도.hwp'
-    >>> filename_from_disposition('attachment; filename="보도.hwp"'.encode("utf-8"))
-    '보도.hwp'
-    >>> filename_from_disposition(b'attachment; filename="%EB%B3%B4.pdf"')
-    '보.pdf'
-    >>> filename_from_disposition(b"inline") is None
-    True
     """
-    if raw is None:
-        return None
-    data = raw if isinstance(raw, bytes) else raw.encode("latin-1", errors="replace")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode("cp949", errors="replace")
+    text = decode_body(raw)[0]
     star = _FILENAME_STAR_RE.search(text)
     if star:
         charset = star.group(1).strip() or "utf-8"
@@ -184,26 +147,10 @@ class _Fail(Exception):
     """A failure another attempt will not fix (4xx, over the size cap)."""
 
 
-def _unchanged(job: DownloadJob, old: Path, attempt: int) -> DownloadResult:
-    """A revalidated file the server says has not changed (304 Not Modified)."""
-    return DownloadResult(
-        job,
-        "skipped",
-        file_sha256(old),
-        old.stat().st_size,
-        reason="unchanged (the server answered 304 Not Modified)",
-        attempts=attempt,
-        etag=job.etag,
-    )
-
-
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _proc_stat(pid: int) -> tuple[str, str] | None:
@@ -217,12 +164,8 @@ def _proc_stat(pid: int) -> tuple[str, str] | None:
 
 
 def temp_prefix() -> str:
-    """The temp-file prefix of this process: its pid and start time, so that another run
-    sharing the folder can tell a live download from one a killed run left.
-
-    >>> temp_prefix().startswith(f"{TEMP_PREFIX}{os.getpid()}-")
-    True
-    """
+    """This process's temp-file prefix: its pid and start time, so that another run can
+    tell a live download from one a killed run left."""
     stat = _proc_stat(os.getpid())
     return f"{TEMP_PREFIX}{os.getpid()}-{stat[1] if stat else 0}-"
 
@@ -245,17 +188,13 @@ def _owner_alive(pid: int, started: str) -> bool | None:
     return stat is None or (stat[0] not in ("Z", "X") and started in ("0", stat[1]))
 
 
-def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
-    """Delete the temp files killed runs left under ``folder``; returns how many.
-
-    A temp file carries its owner's pid and start time (:func:`temp_prefix`): it is
-    removed only when that process is gone, so runs sharing an output folder never
-    delete each other's downloads. A file whose owner cannot be told (an older name,
-    or no way to probe) goes only after :data:`STALE_AFTER` seconds untouched.
-    """
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete the temp files killed runs left under ``folder``; returns how many. A temp
+    file goes only when its owner (:func:`temp_prefix`) is gone, or, when that cannot be
+    told, after :data:`STALE_AFTER` seconds untouched."""
     if not folder.is_dir():
         return 0
-    now = time.time() if now is None else now
+    now = time.time()
     removed = 0
     for path in folder.rglob(TEMP_PREFIX + "*"):
         owner = _OWNER_RE.match(path.name)
@@ -274,33 +213,19 @@ def remove_stale_temp_files(folder: Path, *, now: float | None = None) -> int:
 
 
 def size_cap(max_bytes: int) -> str:
-    """The per-file size cap in words, naming the option that raises it.
-
-    >>> size_cap(1_000_000)
-    'the size cap of 1 MB per file (raise it with --max-mb)'
-    >>> size_cap(1_500_000)
-    'the size cap of 1.5 MB per file (raise it with --max-mb)'
-    """
+    """The per-file size cap in words, naming the option that raises it."""
     return f"the size cap of {max_bytes / 1_000_000:g} MB per file (raise it with --max-mb)"
 
 
 def default_deadline(max_bytes: int) -> float:
-    """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer.
-
-    >>> default_deadline(1_000_000), default_deadline(100_000_000)
-    (60.0, 1000.0)
-    """
+    """Seconds one file may take in all: a minute, or the size cap at 100 kB/s if longer."""
     return max(60.0, max_bytes / 100_000)
 
 
 class Downloader:
-    """Downloads jobs over one shared client with retries, a size cap and atomic writes.
-
-    Besides the client's timeout between reads, each attempt has a total ``deadline``
-    (default :func:`default_deadline`) and must average ``min_rate`` bytes a second once
-    ``rate_grace`` seconds have passed, so a server that drips a byte at a time cannot
-    hold a run forever.
-    """
+    """Downloads jobs over one shared client with retries, a size cap and atomic writes;
+    each attempt has a ``deadline`` and must average ``min_rate`` bytes a second after
+    ``rate_grace`` seconds, so a server that drips bytes cannot hold a run forever."""
 
     def __init__(
         self,
@@ -313,18 +238,16 @@ class Downloader:
         rate_grace: float = RATE_GRACE,
     ) -> None:
         settings = settings or FetchSettings()
-        self._http = http
-        self.max_bytes = settings.max_bytes
-        self.retry = settings.retry
+        self._http, self._sleep = http, sleep
+        #: What must never be written: redacted from failure reasons (and by callers).
+        self.secrets = tuple(secrets)
+        self.max_bytes, self.retry = settings.max_bytes, settings.retry
         self.jobs = max(1, settings.downloads)
-        self._sleep = sleep
-        self._secrets = tuple(secrets)
         deadline = settings.download_deadline
         self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
-        self.min_rate = min_rate
-        self.rate_grace = rate_grace
-        #: Bytes all downloads together may take (``settings.limits.max_download_bytes``);
-        #: once used up, the file in progress fails and so does every later one.
+        self.min_rate, self.rate_grace = min_rate, rate_grace
+        #: Bytes all downloads together may take; once used up, the file in progress
+        #: fails and so does every later one.
         self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
@@ -332,11 +255,6 @@ class Downloader:
         #: Told ``(job, what happened and when the next attempt comes)`` before each
         #: retry's wait, so a stalled bar has a reason on screen.
         self.on_retry: Callable[[DownloadJob, str], None] | None = None
-
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """What must never be written: redacted from failure reasons (and by callers)."""
-        return self._secrets
 
     def download(self, job: DownloadJob) -> DownloadResult:
         """Fetch one job; never raises for network or server trouble (status ``failed``)."""
@@ -377,58 +295,44 @@ class Downloader:
         try:
             with self._http.stream("GET", job.url, headers=headers) as response:
                 if response.status_code == 304 and old is not None:
-                    return _unchanged(job, old, attempt)
-                self._check_response(response)
+                    why = "unchanged (the server answered 304 Not Modified)"
+                    size = old.stat().st_size
+                    return DownloadResult(
+                        job, "skipped", file_sha256(old), size, None, None, why, attempt, job.etag
+                    )
+                status, declared = response.status_code, response.headers.get("content-length")
+                if status != 200:
+                    raise (_Retry if status >= 500 else _Fail)(f"HTTP {status}")
+                if declared and declared.isdigit() and int(declared) > self.max_bytes:
+                    cap = size_cap(self.max_bytes)
+                    raise _Fail(f"announced {int(declared):,} bytes, over {cap}")
                 if old is not None:
                     return self._replace(job, response, stop, attempt)
                 digest, size = self._write(job, response, stop)
                 return self._downloaded(job, response, digest, size, attempt)
-        except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-            raise _Retry(self._describe(exc)) from exc  # worth another attempt
-        except httpx.HTTPError as exc:  # a bad URL, too many redirects...: not
-            raise _Fail(self._describe(exc)) from exc
-        except httpx.InvalidURL as exc:  # not an HTTPError: a redirect to data:, about:...
-            raise _Fail(f"the server sent an unusable URL: {self._describe(exc)}") from exc
-
-    def _check_response(self, response: httpx.Response) -> None:
-        """Go on only with a 200 whose announced size is within the cap."""
-        if response.status_code >= 500:
-            raise _Retry(f"HTTP {response.status_code}")
-        if response.status_code != 200:
-            raise _Fail(f"HTTP {response.status_code}")
-        declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > self.max_bytes:
-            raise _Fail(f"announced {int(declared):,} bytes, over {size_cap(self.max_bytes)}")
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            detail = redact_text(str(exc), self.secrets) or type(exc).__name__
+            what = f"{type(exc).__name__}: {detail}"
+            if isinstance(
+                exc, (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+            ):
+                raise _Retry(what) from exc  # worth another attempt
+            if isinstance(exc, httpx.InvalidURL):  # not an HTTPError: a redirect to data:...
+                what = f"the server sent an unusable URL: {what}"
+            raise _Fail(what) from exc  # a bad URL, too many redirects...
 
     def _downloaded(
         self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
     ) -> DownloadResult:
-        """The result of a complete download, with the server's name and type for it.
-
-        Headers are the server's text: the key comes out before anything keeps them, in
-        the raw header and again once its name is decoded.
-        """
+        """The result of a complete download, with the server's name and type for it (the
+        key taken out of the raw header, and again of what is decoded from it)."""
         raw = response.headers.raw
-        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), None)
-        if disposition is not None:
-            disposition = redact_bytes(disposition, self._secrets)
-        name = filename_from_disposition(disposition)
+        disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
+        name = filename_from_disposition(redact_bytes(disposition, self.secrets))
         ctype = response.headers.get("content-type")
-        return DownloadResult(
-            job,
-            "downloaded",
-            digest,
-            size,
-            redact_text(ctype, self._secrets) if ctype is not None else None,
-            redact_text(name, self._secrets) if name is not None else None,
-            attempts=attempt,
-            etag=response.headers.get("etag"),
-        )
-
-    def _describe(self, exc: Exception) -> str:
-        """An httpx error in words, the key taken out."""
-        detail = redact_text(str(exc), self._secrets) or type(exc).__name__
-        return f"{type(exc).__name__}: {detail}"
+        ctype, name = (None if t is None else redact_text(t, self.secrets) for t in (ctype, name))
+        etag = response.headers.get("etag")
+        return DownloadResult(job, "downloaded", digest, size, ctype, name, None, attempt, etag)
 
     def _write(
         self, job: DownloadJob, response: httpx.Response, stop: threading.Event
@@ -440,26 +344,32 @@ class Downloader:
             with atomic_file(job.dest, prefix=temp_prefix(), suffix="", shared=True) as handle:
                 for chunk in response.iter_bytes():  # as the bytes come, not per 64 KiB
                     size += len(chunk)
-                    if size > self.max_bytes:
-                        raise _Fail(
-                            f"more than {self.max_bytes:,} bytes, over {size_cap(self.max_bytes)}: "
-                            "stopped"
-                        )
-                    self._spend(len(chunk))
-                    self._check_pace(size, time.monotonic() - started, stop)
+                    self._check(size, len(chunk), time.monotonic() - started, stop)
                     digest.update(chunk)
                     handle.write(chunk)
         except FileNotFoundError as exc:  # the partial file removed under us: download again
             raise _Retry("the partial file vanished before it was complete") from exc
         return digest.hexdigest(), size
 
-    def _spend(self, size: int) -> None:
+    def _check(self, size: int, added: int, elapsed: float, stop: threading.Event) -> None:
+        """Stop a download over its size cap, the run's byte budget, its deadline or pace."""
+        if size > self.max_bytes:
+            cap = size_cap(self.max_bytes)
+            raise _Fail(f"more than {self.max_bytes:,} bytes, over {cap}: stopped")
         with self._total_lock:
-            self.total_bytes += size
+            self.total_bytes += added
             if self.total_bytes > self.max_total_bytes:
                 self.over_budget.set()
         if self.over_budget.is_set():
             raise _Fail(self.budget_reason())
+        if stop.is_set():
+            raise _Fail("cancelled")
+        if elapsed > self.deadline:
+            raise _Fail(f"not complete after the {self.deadline:g}-second deadline: stopped")
+        if elapsed > self.rate_grace and size < self.min_rate * elapsed:
+            raise _Fail(
+                f"{size} bytes in {elapsed:.0f} s, slower than {self.min_rate:g} bytes/s: stopped"
+            )
 
     def budget_reason(self) -> str:
         return (
@@ -489,22 +399,9 @@ class Downloader:
             job, "downloaded", digest, size, kind, None, reason, attempt, etag, superseded=keep
         )
 
-    def _check_pace(self, size: int, elapsed: float, stop: threading.Event) -> None:
-        if stop.is_set():
-            raise _Fail("cancelled")
-        if elapsed > self.deadline:
-            raise _Fail(f"not complete after the {self.deadline:g}-second deadline: stopped")
-        if elapsed > self.rate_grace and size < self.min_rate * elapsed:
-            raise _Fail(
-                f"{size} bytes in {elapsed:.0f} s, slower than {self.min_rate:g} bytes/s: stopped"
-            )
-
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
-        """Download jobs concurrently; yields each result as it completes.
-
-        When the caller stops early (Ctrl-C, an error, closing the iterator), queued jobs
-        are cancelled and running ones stop at their next chunk of bytes.
-        """
+        """Download jobs concurrently; yields each result as it completes. When the caller
+        stops early, queued jobs are cancelled and running ones stop at their next chunk."""
         pending = list(jobs)
         if not pending:
             return
@@ -536,40 +433,20 @@ def name_from_url(url: str) -> str:
     return base
 
 
-__all__ = [
-    "DEFAULT_MAX_BYTES",
-    "DownloadJob",
-    "DownloadResult",
-    "Downloader",
-    "default_deadline",
-    "file_sha256",
-    "filename_from_disposition",
-    "name_from_url",
-    "redact_url",
-    "remove_stale_temp_files",
-    "safe_filename",
-    "size_cap",
-    "temp_prefix",
-]
-
-
 def keep_copy(src: Path, keep: Path) -> None:
-    """Keep *src*'s bytes at *keep* (a hard link, else a copy made aside and renamed
-    into place). Another run sharing the folder may keep the same copy at the same
-    moment: whichever comes second finds it there, and neither fails."""
+    """Keep *src*'s bytes at *keep* (a hard link, else a copy renamed into place); a run
+    sharing the folder keeping the same copy at the same moment is no failure."""
     keep.parent.mkdir(parents=True, exist_ok=True)
     if keep.exists():
         return
     try:
         os.link(src, keep)
-        return
     except FileExistsError:  # another run kept it first
-        return
-    except OSError:  # no hard links here: a copy
         pass
-    aside = keep.with_name(f".{keep.name}.{os.getpid()}.{threading.get_ident()}.part")
-    try:
-        shutil.copy2(src, aside)
-        os.replace(aside, keep)
-    finally:
-        aside.unlink(missing_ok=True)
+    except OSError:  # no hard links here: a copy
+        aside = keep.with_name(f".{keep.name}.{os.getpid()}.{threading.get_ident()}.part")
+        try:
+            shutil.copy2(src, aside)
+            os.replace(aside, keep)
+        finally:
+            aside.unlink(missing_ok=True)

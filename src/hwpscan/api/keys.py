@@ -1,8 +1,7 @@
 """Where the API key comes from: the environment, then a config file.
 
-The key is only ever held in memory and sent as the ``authKey`` parameter; everything
-hwpscan writes refers to it by :func:`hwpscan.redaction.key_hash`. Prompting for a
-key is the CLI's job, not this module's.
+The key is only held in memory and sent as ``authKey``; whatever hwpscan writes names
+it by :func:`hwpscan.redaction.key_hash`.
 """
 
 from __future__ import annotations
@@ -16,12 +15,11 @@ from hwpscan.errors import UsageError
 ENV_VAR = "HWPSCAN_API_KEY"
 #: How long the keys the API issues are; any other length is a paste or typing mistake.
 KEY_LENGTH = 32
-CONFIG_FILE = "config.toml"
 
 
 def config_path(state: Path) -> Path:
     """The config file: ``api_key = "..."`` in TOML, inside the state folder."""
-    return state / CONFIG_FILE
+    return state / "config.toml"
 
 
 def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None:
@@ -33,8 +31,7 @@ def resolve_key(state: Path, env: Mapping[str, str] | None = None) -> str | None
     True
     """
     env = os.environ if env is None else env
-    value = (env.get(ENV_VAR) or "").strip()
-    if value:
+    if value := (env.get(ENV_VAR) or "").strip():
         return value
     import tomllib  # only when no key is in the environment: most runs never read the file
 
@@ -69,18 +66,8 @@ def check_key(key: str) -> str:
     return key
 
 
-#: The option that sends a key of another length anyway.
-ANY_LENGTH_OPTION = "--any-key-length"
-
-
 def key_length_problem(key: str) -> str | None:
-    """Why a key of this length is suspect (its length, never the key), or None.
-
-    >>> key_length_problem("k" * 32) is None
-    True
-    >>> key_length_problem("secret-but-short")  # doctest: +ELLIPSIS
-    'the API key is 16 characters long, but keys are 32: check ...'
-    """
+    """Why a key of this length is suspect (its length, never the key), or None."""
     if len(key) == KEY_LENGTH:
         return None
     return (
@@ -90,12 +77,9 @@ def key_length_problem(key: str) -> str | None:
 
 
 def check_key_length(key: str, *, any_length: bool = False) -> str:
-    """Refuse a key whose length is not :data:`KEY_LENGTH`, before it costs a call;
-    with *any_length* (``--any-key-length``) the key is sent anyway (the caller warns
-    with :func:`key_length_problem`). The message gives the length, never the key.
+    """Refuse a key whose length is not :data:`KEY_LENGTH` before it costs a call, unless
+    *any_length* (``--any-key-length``; the caller warns with :func:`key_length_problem`).
 
-    >>> check_key_length("k" * 32) == "k" * 32
-    True
     >>> check_key_length("short", any_length=True)
     'short'
     >>> check_key_length("secret-but-short")  # doctest: +ELLIPSIS
@@ -106,7 +90,6 @@ def check_key_length(key: str, *, any_length: bool = False) -> str:
     problem = key_length_problem(key)
     if problem is not None and not any_length:
         raise UsageError(
-            f"{problem} (nothing was sent; if the key really is this long, pass "
-            f"{ANY_LENGTH_OPTION})"
+            f"{problem} (nothing was sent; if the key really is this long, pass --any-key-length)"
         )
     return key

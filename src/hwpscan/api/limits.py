@@ -2,13 +2,8 @@
 
 A 60 MB answer of twenty million ``{}`` items is under the size cap yet becomes
 gigabytes of objects when parsed; one release may list a hundred thousand attachments;
-a server can stall every call so that each retry costs a paid call. :class:`FetchLimits`
-holds the budgets, with defaults sized from the real API (a window is at most 21 days,
-the portal publishes a handful of releases a day, each with one to a few attachments),
-and each has a ``fetch`` flag to raise it.
-
-An answer over a budget is refused *before it is cached*: it is never taken for data,
-and its window is asked again by a later run (with higher limits if it was real).
+each retry of a stalled call is a paid call. Each budget has a ``fetch`` option to raise
+it. An answer over a budget is refused *before it is cached*, so a later run asks again.
 
 >>> limits = FetchLimits(max_items=2)
 >>> limits.check_body(b'{"reponse": {"result": [' + b"{}," * 300 + b'{}]}}', "w")
@@ -31,9 +26,6 @@ from hwpscan.api.defaults import (
     MAX_DOWNLOAD_BYTES,
     MAX_ITEMS,
 )
-from hwpscan.api.defaults import (
-    DEFAULT_DAILY_LIMIT as DEFAULT_DAILY_LIMIT,  # kept importable from here
-)
 from hwpscan.errors import ApiResponseError
 
 #: JSON values one release may take in the answer (it has about a dozen fields).
@@ -45,7 +37,7 @@ _STRING_RE = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 @dataclass(frozen=True, slots=True)
 class FetchLimits:
-    """The per-answer and per-run budgets of a fetch (see the module docstring)."""
+    """The per-answer and per-run budgets of a fetch."""
 
     max_items: int = MAX_ITEMS
     max_attachments: int = MAX_ATTACHMENTS_PER_RELEASE
@@ -64,8 +56,7 @@ class FetchLimits:
         if body.count(b",") + body.count(b"{") + body.count(b"[") <= self.max_values:
             return  # cheap: even counting inside strings, it is within the budget
         bare = _STRING_RE.sub(b'""', body)
-        values = bare.count(b",") + bare.count(b"{") + bare.count(b"[")
-        if values > self.max_values:
+        if bare.count(b",") + bare.count(b"{") + bare.count(b"[") > self.max_values:
             raise ApiResponseError(
                 f"the API's answer for {window} holds more than {self.max_values:,} JSON "
                 f"values (at most {self.max_items:,} releases of up to {VALUES_PER_ITEM} "

@@ -1,8 +1,7 @@
 """The plan: which windows a range needs, which are cached, what the quota allows.
 
-:func:`plan_range` makes no network call; :func:`hwpscan.usecases.run_fetch.fetch_range` uses
-the very same :func:`usable_cached` test, so the plan's "calls needed" is what the fetch
-then spends.
+No network call; a fetch uses the same :func:`usable_cached` test, so the plan's "calls
+needed" is what the fetch then spends.
 """
 
 from __future__ import annotations
@@ -14,14 +13,9 @@ from pathlib import Path
 
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
-from hwpscan.api.dates import (
-    Window,
-    korea_today,
-    split_windows,
-    year_warning,
-)
+from hwpscan.api.dates import Window, split_windows, year_warning
 from hwpscan.api.defaults import DEFAULT_DAILY_LIMIT
-from hwpscan.api.quota import QuotaLedger, QuotaStatus, default_ledger_path
+from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
 from hwpscan.errors import HwpscanError, LedgerError
 
@@ -61,14 +55,10 @@ class Plan:
 def usable_cached(
     cache: ResponseCache, api_url: str, window: Window, *, key_sha256: str | None = None
 ) -> CheckedAnswer | None:
-    """The cached answer for a window, with its assessment, when it is a good one, else
-    ``None``. With *key_sha256* (the current key's :func:`hwpscan.redaction.key_hash`),
-    the assessment says whether the answer was paid with another key
-    (:attr:`CheckedAnswer.other_key`).
-
-    Good means: it parses as success or "no data", was not judged suspicious, and is not
-    an empty answer that looks like a silent refusal or might be one (a weekday holiday).
-    """
+    """The cached answer for a window with its assessment, when it is a good one: it
+    parses as success or "no data", was not judged suspicious, and is not an empty answer
+    that is or might be a silent refusal. With *key_sha256* (the current key's
+    :func:`hwpscan.redaction.key_hash`), it says whether another key paid for it."""
     entry = cache.get(api_url, window)
     if entry is None or entry.meta.get("verdict") not in (None, "ok"):
         return None
@@ -79,8 +69,8 @@ def usable_cached(
     verdict = check_answer(answer, window, near_limit=False)
     if verdict.suspicious_empty or verdict.unconfirmed_empty:
         return None
-    paid_with = entry.key_sha256
-    other = key_sha256 is not None and paid_with is not None and paid_with != key_sha256
+    paid_with = entry.meta.get("key_sha256")
+    other = key_sha256 is not None and isinstance(paid_with, str) and paid_with != key_sha256
     return CheckedAnswer(answer, verdict, other_key=other)
 
 
@@ -97,9 +87,7 @@ def open_ledger(
     clock: Callable[[], datetime] | None = None,
 ) -> QuotaLedger:
     """The quota ledger inside the state folder."""
-    return QuotaLedger(
-        default_ledger_path(state), limit=daily_limit, reset_hour=reset_hour, clock=clock
-    )
+    return QuotaLedger(state / LEDGER_FILE, limit=daily_limit, reset_hour=reset_hour, clock=clock)
 
 
 def plan_range(
@@ -108,24 +96,24 @@ def plan_range(
     settings: FetchSettings,
     *,
     key: str | None,
-    clock: Callable[[], datetime] | None = None,
 ) -> Plan:
     """Windows, cached windows and today's quota for a range as ``settings`` would fetch
     it; no network. Without a ``key`` the quota is unknown."""
-    windows = split_windows(start, end, settings.window_days)
     state = settings.state_folder()
     cache = open_cache(state)
-    api_url = settings.api_url
-    planned = tuple(WindowPlan(w, usable_cached(cache, api_url, w) is not None) for w in windows)
+    planned = tuple(
+        WindowPlan(w, usable_cached(cache, settings.api_url, w) is not None)
+        for w in split_windows(start, end, settings.window_days)
+    )
     quota = None
     warnings: list[str] = []
     if key:
         try:
             quota = open_ledger(
-                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour, clock=clock
+                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour
             ).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+    if warning := year_warning(start, end):
         warnings.append(warning)
     return Plan(start, end, planned, quota, tuple(warnings))

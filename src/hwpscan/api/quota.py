@@ -1,26 +1,16 @@
 """The persistent call ledger: calls per key per Korea-time day.
 
 The API allows a fixed number of calls a day per key (30 for a personal key), and a
-call answered with "limit exceeded" still counts. The ledger is a SQLite file under the
-state folder; a call is *reserved* (counted) before it is made, inside a
-``BEGIN IMMEDIATE`` transaction, so two runs sharing the ledger never both take the
-last call; a run that finds the ledger locked waits (bounded) and retries. Only
-``sha256(key)`` is stored.
-
->>> import tempfile, pathlib
->>> from datetime import datetime
->>> clock = lambda: datetime(2025, 7, 21, 9, 0, tzinfo=KST)
->>> with tempfile.TemporaryDirectory() as tmp:
-...     ledger = QuotaLedger(pathlib.Path(tmp) / "q.sqlite", limit=2, clock=clock)
-...     ledger.reserve("k"), ledger.reserve("k"), ledger.remaining("k")
-(1, 2, 0)
+call answered with "limit exceeded" still counts. Each call is *reserved* (counted) in a
+SQLite file before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing the ledger
+never both take the last call. Only ``sha256(key)`` is stored.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -51,6 +41,7 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (key_hash, day)
 )
 """
+_COUNT = "SELECT count FROM calls WHERE key_hash = ? AND day = ?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +70,8 @@ class QuotaStatus:
 
 
 class QuotaLedger:
-    """Counts API calls per key hash per quota day in a SQLite file.
-
-    Several runs may share the file: it runs in WAL mode and each operation waits up to
-    *timeout* seconds for another run's lock (see :mod:`hwpscan.shared_sqlite`)
-    before :class:`LedgerBusyError` says the ledger is busy.
-    """
+    """Counts API calls per key hash per quota day in a SQLite file that runs may share:
+    each operation waits up to *timeout* seconds for another run's lock."""
 
     def __init__(
         self,
@@ -102,19 +89,26 @@ class QuotaLedger:
         self.reset_hour = reset_hour
         self.timeout = timeout
         self._clock = clock or (lambda: datetime.now(tz=KST))
-        with self._guard():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(connect(self.path, timeout=timeout)) as db:
-                ensure_wal(db, timeout=timeout)
-                if not retry_busy(lambda: _has_table(db), timeout=timeout):
-                    with self._write(db):
-                        db.execute(_SCHEMA)
+        has_table = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'"
+        with self._db() as db:
+            ensure_wal(db, timeout=timeout)
+            if not retry_busy(lambda: db.execute(has_table).fetchone(), timeout=timeout):
+                begin_immediate(db, timeout=timeout)  # the lock only when the table is new
+                db.execute(_SCHEMA)
+                commit(db, timeout=timeout)
 
     @contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Turn a busy, damaged or unreachable ledger file into :class:`LedgerError`."""
+    def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection of its own, in a write transaction with *write* (an error closes
+        it, which rolls back); a busy, damaged or unreachable file is :class:`LedgerError`."""
         try:
-            yield
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(connect(self.path, timeout=self.timeout)) as db:
+                if write:
+                    begin_immediate(db, timeout=self.timeout)
+                yield db
+                if write:
+                    commit(db, timeout=self.timeout)
         except sqlite3.Error as exc:
             kind = error_kind(exc)
             if kind == "busy":
@@ -139,40 +133,19 @@ class QuotaLedger:
                 f"the call ledger {self.path} cannot be used ({exc.strerror or exc})"
             ) from exc
 
-    @contextmanager
-    def _write(self, db: sqlite3.Connection) -> Iterator[None]:
-        """One write transaction: the lock first (waited for), then the change."""
-        begin_immediate(db, timeout=self.timeout)
-        try:
-            yield
-        except BaseException:
-            if db.in_transaction:
-                with suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
-            raise
-        commit(db, timeout=self.timeout)
-
-    def _connect(self) -> sqlite3.Connection:
-        return connect(self.path, timeout=self.timeout)
-
-    def _day(self) -> date:
-        return quota_day(self._clock(), reset_hour=self.reset_hour)
+    def _today(self) -> tuple[datetime, str]:
+        now = self._clock()
+        return now, quota_day(now, reset_hour=self.reset_hour).isoformat()
 
     def status(self, key: str) -> QuotaStatus:
         """Calls used today, the limit and the next reset."""
-        now = self._clock()
-        day = quota_day(now, reset_hour=self.reset_hour)
-        with self._guard(), closing(self._connect()) as db:
+        now, day = self._today()
+        with self._db() as db:
             row = retry_busy(
-                lambda: db.execute(
-                    "SELECT count FROM calls WHERE key_hash = ? AND day = ?",
-                    (key_hash(key), day.isoformat()),
-                ).fetchone(),
-                timeout=self.timeout,
+                lambda: db.execute(_COUNT, (key_hash(key), day)).fetchone(), timeout=self.timeout
             )
-        return QuotaStatus(
-            day, row[0] if row else 0, self.limit, next_reset(now, reset_hour=self.reset_hour)
-        )
+        resets = next_reset(now, reset_hour=self.reset_hour)
+        return QuotaStatus(date.fromisoformat(day), row[0] if row else 0, self.limit, resets)
 
     def remaining(self, key: str) -> int:
         """Calls left today for ``key``."""
@@ -183,21 +156,14 @@ class QuotaLedger:
 
         Raises :class:`QuotaExceededError` (nothing counted) when the limit is reached.
         """
-        now = self._clock()
-        day = quota_day(now, reset_hour=self.reset_hour).isoformat()
+        now, day = self._today()
         digest = key_hash(key)
-        with self._guard(), closing(self._connect()) as db, self._write(db):
-            row = db.execute(
-                "SELECT count FROM calls WHERE key_hash = ? AND day = ?", (digest, day)
-            ).fetchone()
+        with self._db(write=True) as db:
+            row = db.execute(_COUNT, (digest, day)).fetchone()
             used = row[0] if row else 0
             if used >= self.limit:
-                status = QuotaStatus(
-                    date.fromisoformat(day),
-                    used,
-                    self.limit,
-                    next_reset(now, reset_hour=self.reset_hour),
-                )
+                resets = next_reset(now, reset_hour=self.reset_hour)
+                status = QuotaStatus(date.fromisoformat(day), used, self.limit, resets)
                 raise QuotaExceededError(
                     f"daily call limit reached: {status.describe()}; run again after the reset"
                 )
@@ -210,30 +176,17 @@ class QuotaLedger:
 
     def refund(self, key: str) -> None:
         """Give back a reserved call whose request never left (connection refused)."""
-        with self._guard(), closing(self._connect()) as db, self._write(db):
+        with self._db(write=True) as db:
             db.execute(
                 "UPDATE calls SET count = count - 1 WHERE key_hash = ? AND day = ? AND count > 0",
-                (key_hash(key), self._day().isoformat()),
+                (key_hash(key), self._today()[1]),
             )
 
     def mark_exhausted(self, key: str) -> None:
         """Record that the API itself said the limit is reached (code 033)."""
-        day = self._day().isoformat()
-        with self._guard(), closing(self._connect()) as db, self._write(db):
+        with self._db(write=True) as db:
             db.execute(
                 "INSERT INTO calls (key_hash, day, count) VALUES (?, ?, ?) "
                 "ON CONFLICT (key_hash, day) DO UPDATE SET count = MAX(count, excluded.count)",
-                (key_hash(key), day, self.limit),
+                (key_hash(key), self._today()[1], self.limit),
             )
-
-
-def _has_table(db: sqlite3.Connection) -> bool:
-    return (
-        db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'calls'").fetchone()
-        is not None
-    )
-
-
-def default_ledger_path(state: Path) -> Path:
-    """The ledger's file inside the state folder."""
-    return state / LEDGER_FILE

@@ -1,11 +1,8 @@
 """What a fetch is asked to do, as typed values: :class:`FetchSettings`, :class:`RetryPolicy`.
 
-Every default of a fetch is stated once, in :mod:`hwpscan.api.defaults`, which these
-classes and the command line's options (:mod:`hwpscan.cli.options`) both read. The
-settings hold no secret: the API key is a separate argument of
-:func:`hwpscan.usecases.run_fetch.fetch_range`, so a settings object can be printed, logged or
-stored as it is. What tests and the CLI inject (a DNS resolver, a
-clock, a sleep) is :class:`FetchHooks`, apart from the settings.
+The defaults are those of :mod:`hwpscan.api.defaults`. The settings hold no secret (the
+API key is an argument of its own), so they can be printed, logged or stored as they
+are. What tests and the CLI inject (DNS, a clock, a sleep) is :class:`FetchHooks`.
 
 >>> FetchSettings(window_days=7).retry
 RetryPolicy(retries=3, backoff=0.5)
@@ -39,38 +36,17 @@ from hwpscan.api.limits import FetchLimits
 from hwpscan.api.urls import DEFAULT_DOWNLOAD_PATHS, Resolver, system_resolver
 from hwpscan.home import state_dir
 
-__all__ = [
-    "DEFAULT_API_URL",
-    "DEFAULT_MAX_BYTES",
-    "FetchHooks",
-    "FetchSettings",
-    "RetryPolicy",
-    "default_out_dir",
-]
-
 _T = TypeVar("_T")
 _E = TypeVar("_E", bound=Exception)
 
 
-def _always(exc: Exception) -> bool:
-    return True
-
-
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How often and how patiently to try again after a timeout or a 5xx.
-
-    The one retry loop of the fetcher (:meth:`run`): API calls and attachment
-    downloads both go through it, so they wait the same way and say so the same way.
-    """
+    """How often and how patiently to try again after a timeout or a 5xx: the one retry
+    loop (:meth:`run`) of API calls and downloads alike."""
 
     retries: int = DEFAULT_RETRIES
     backoff: float = DEFAULT_BACKOFF
-
-    @property
-    def attempts(self) -> int:
-        """Attempts in all: the first and each retry."""
-        return self.retries + 1
 
     def delay(self, attempt: int) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1, 2, ...)."""
@@ -82,18 +58,16 @@ class RetryPolicy:
         *,
         catch: type[_E],
         give_up: Callable[[_E, int], _T],
-        retryable: Callable[[_E], bool] = _always,
+        retryable: Callable[[_E], bool] = lambda exc: True,
         on_retry: Callable[[_E, str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> _T:
         """``attempt(1)``, ``attempt(2)``, ... until one returns; its value.
 
-        An exception of type ``catch`` that is ``retryable`` is followed by a wait of
-        :meth:`delay` seconds and another attempt, while retries are left; first
-        ``on_retry(exc, "retrying in 1 s (attempt 2 of 4)")`` is told, so a stalled
-        progress bar has a reason on screen. The last one, or one not retryable,
-        goes to ``give_up(exc, attempts made)``, whose value (or exception) is the
-        result. Other exceptions pass through.
+        A ``retryable`` exception of type ``catch`` is told to ``on_retry`` (so a stalled
+        bar has a reason) and followed by a wait of :meth:`delay` seconds and another
+        attempt while retries are left; the last one, or one not retryable, goes to
+        ``give_up(exc, attempts made)``, whose value is the result.
 
         >>> policy = RetryPolicy(retries=2)
         >>> def flaky(n: int) -> str:
@@ -120,7 +94,7 @@ class RetryPolicy:
                 wait = self.delay(number)
                 if on_retry is not None:
                     on_retry(
-                        exc, f"retrying in {wait:g} s (attempt {number + 1} of {self.attempts})"
+                        exc, f"retrying in {wait:g} s (attempt {number + 1} of {self.retries + 1})"
                     )
                 sleep(wait)
 
@@ -129,13 +103,10 @@ class RetryPolicy:
 class FetchSettings:
     """Everything a fetch of a date range is asked to do, except the key.
 
-    ``out_dir`` ``None`` is :func:`default_out_dir` (one folder per API host under the
-    state folder); ``state`` ``None`` is :func:`hwpscan.home.state_dir`.
-    ``download_deadline`` is the seconds one attachment may take in all (``None``:
-    :func:`hwpscan.api.download.default_deadline` of ``max_bytes``). ``fresh`` (what
-    ``verify`` uses) asks the API again for every window and the server again for
-    every attachment on disk; ``only_dates`` limits the downloads to releases dated on
-    those days (``YYYY-MM-DD``).
+    ``None`` is :func:`default_out_dir` for ``out_dir``, the state folder for ``state``,
+    :func:`hwpscan.api.download.default_deadline` for ``download_deadline``. ``fresh``
+    (``verify``) asks again for every window and attachment; ``only_dates`` limits the
+    downloads to releases dated on those ``YYYY-MM-DD`` days.
     """
 
     api_url: str = DEFAULT_API_URL
@@ -167,11 +138,8 @@ class FetchSettings:
 
 @dataclass(frozen=True, slots=True)
 class FetchHooks:
-    """What a fetch calls out to, replaceable by tests: DNS, the time, waiting.
-
-    ``resolver`` ``None`` skips the check that attachment hosts resolve to public
-    addresses (tests on loopback); ``clock`` ``None`` is the real Korea time.
-    """
+    """What a fetch calls out to, replaceable by tests: DNS (``None`` skips the check that
+    attachment hosts are public), the time (``None``: the real one), waiting."""
 
     resolver: Resolver | None = system_resolver
     clock: Callable[[], datetime] | None = None
@@ -184,7 +152,7 @@ def default_out_dir(api_url: str, state: Path | None = None) -> Path:
     >>> default_out_dir("http://127.0.0.1:8123/x", Path("/s")).as_posix()
     '/s/downloads/127.0.0.1_8123'
     """
-    port = urlsplit(api_url).port
-    host = (urlsplit(api_url).hostname or "api").lower()
-    name = f"{host}_{port}" if port else host
+    parts = urlsplit(api_url)
+    host = (parts.hostname or "api").lower()
+    name = f"{host}_{parts.port}" if parts.port else host
     return (state or state_dir()) / "downloads" / name

@@ -1,16 +1,7 @@
-"""Attachment URL validation and secret redaction.
+"""URL checks: the ``--api-url``, and every attachment URL the API hands out.
 
 An attachment URL comes from the API's answer, so it is input, not instruction: it is
 checked before any request (scheme, userinfo, host allowlist, private addresses, path).
-
->>> api = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
->>> validate_attachment_url(
-...     "https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&amp;fileSn=1", api_url=api)
-'https://www.fss.or.kr/fss/cmmn/file/fileDown.do?atchFileId=ab&fileSn=1'
->>> validate_attachment_url("javascript:alert(1)", api_url=api)
-Traceback (most recent call last):
-...
-hwpscan.errors.UnsafeUrlError: attachment URL refused: scheme 'javascript' is not http or https
 """
 
 from __future__ import annotations
@@ -19,7 +10,7 @@ import ipaddress
 import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
-from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from hwpscan.errors import UnsafeUrlError, UsageError
 from hwpscan.redaction import redact_url
@@ -46,34 +37,19 @@ def short_url(url: str) -> str:
     """
     try:
         parts = urlsplit(url)
-        port = parts.port
+        if parts.hostname:
+            return (f"{parts.hostname}:{parts.port}" if parts.port else parts.hostname) + parts.path
     except ValueError:
-        return redact_url(url)
-    if not parts.hostname:
-        return redact_url(url)
-    host = f"{parts.hostname}:{port}" if port else parts.hostname
-    return host + parts.path
+        pass
+    return redact_url(url)
 
 
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
-def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
-    """IPv4 addresses an IPv6 address carries: mapped, compatible, 6to4, Teredo, NAT64."""
-    out: list[ipaddress.IPv4Address] = []
-    if ip.ipv4_mapped is not None:
-        out.append(ip.ipv4_mapped)
-    if ip.sixtofour is not None:
-        out.append(ip.sixtofour)
-    if ip.teredo is not None:
-        out.extend(ip.teredo)
-    if ip.packed[:12] == bytes(12) or ip in _NAT64:
-        out.append(ipaddress.IPv4Address(ip.packed[12:]))
-    return out
-
-
 def is_internal(address: str) -> bool:
-    """True for any address that is not plainly public, or that embeds one that is not.
+    """True for any address that is not plainly public, or that embeds an IPv4 address
+    (mapped, compatible, 6to4, Teredo, NAT64) that is not.
 
     >>> [is_internal(a) for a in ("93.184.216.34", "100.64.0.1", "2002:7f00:1::", "::1")]
     [False, True, True, True]
@@ -83,20 +59,17 @@ def is_internal(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if not ip.is_global or ip.is_multicast:
         return True
-    if isinstance(ip, ipaddress.IPv6Address):
-        return any(not v4.is_global or v4.is_multicast for v4 in _embedded_ipv4(ip))
-    return False
+    if not isinstance(ip, ipaddress.IPv6Address):
+        return False
+    inner = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+    if ip.packed[:12] == bytes(12) or ip in _NAT64:
+        inner.append(ipaddress.IPv4Address(ip.packed[12:]))
+    return any(v4 is not None and (not v4.is_global or v4.is_multicast) for v4 in inner)
 
 
 def check_api_url(url: str) -> str:
     """The ``--api-url`` as given, or :class:`UsageError` when no request could be made to it.
 
-    >>> check_api_url("http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp")
-    'http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp'
-    >>> check_api_url("ftp://x/y")
-    Traceback (most recent call last):
-    ...
-    hwpscan.errors.UsageError: --api-url must be an http or https URL, not scheme 'ftp'
     >>> check_api_url("not a url")
     Traceback (most recent call last):
     ...
@@ -125,13 +98,6 @@ def check_api_url(url: str) -> str:
     return text
 
 
-def _is_internal_or_bad(address: str) -> bool:
-    try:
-        return is_internal(address)
-    except ValueError:
-        return True
-
-
 def system_resolver(host: str) -> Sequence[str]:
     """Resolve a host name with the operating system (no caching)."""
     infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
@@ -150,40 +116,15 @@ def validate_attachment_url(
     path_prefixes: Sequence[str] = (),
     resolver: Resolver | None = system_resolver,
 ) -> str:
-    """Return the cleaned attachment URL, or raise :class:`UnsafeUrlError`.
-
-    Rules: ``&amp;`` unescaped; ``http``/``https`` only; no userinfo; the host must be
-    the API's own host or in ``allow_hosts``; a host (IP literal, or a name resolved
-    with ``resolver``) pointing at a private, loopback or link-local address is refused
-    unless it is the API's own host; the path must not climb (``..``) and, when
-    ``path_prefixes`` is given, must start with one of them.
+    """The cleaned attachment URL (``&amp;`` unescaped), or :class:`UnsafeUrlError`: http(s)
+    only, no userinfo, the API's host or an allowed public one, a path that does not
+    climb and lies under one of ``path_prefixes`` (when given).
 
     >>> api = "http://127.0.0.1:8000/fss/kr/openApi/api/bodoInfo.jsp"
-    >>> validate_attachment_url("http://127.0.0.1:8000/fss/cmmn/file/f.do?fileSn=1", api_url=api)
-    'http://127.0.0.1:8000/fss/cmmn/file/f.do?fileSn=1'
-    >>> validate_attachment_url("http://u:p@127.0.0.1:8000/f", api_url=api)
-    Traceback (most recent call last):
-    ...
-    hwpscan.errors.UnsafeUrlError: attachment URL refused: it carries a user name or password
-    >>> validate_attachment_url("https://10.0.0.5/f", api_url=api, allow_hosts=["10.0.0.5"])
-    ... # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    hwpscan.errors.UnsafeUrlError: attachment URL refused: host 10.0.0.5 is not a public address ...
+    >>> validate_attachment_url("http://127.0.0.1:8000/f.do?a=1&amp;fileSn=1", api_url=api)
+    'http://127.0.0.1:8000/f.do?a=1&fileSn=1'
     """
     text = unescape_amp((raw or "").strip())
-    parts, port = _split_attachment_url(text)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower().rstrip(".")
-    _check_host(
-        host, port if port is not None else _default_port(scheme), api_url, allow_hosts, resolver
-    )
-    _check_path(parts.path, path_prefixes)
-    return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
-
-
-def _split_attachment_url(text: str) -> tuple[SplitResult, int | None]:
-    """The URL's parts and port, when it is a plain http(s) URL with a host."""
     if not text:
         raise _refuse("empty URL")
     if any(ord(c) < 0x21 or c in "\\\x7f" for c in text):
@@ -198,17 +139,20 @@ def _split_attachment_url(text: str) -> tuple[SplitResult, int | None]:
         raise _refuse(f"scheme {scheme or '(none)'!r} is not http or https")
     if "@" in parts.netloc:
         raise _refuse("it carries a user name or password")
-    if not (parts.hostname or "").rstrip("."):
+    host = (parts.hostname or "").lower().rstrip(".")
+    if not host:
         raise _refuse("it has no host")
-    return parts, port
+    port = _default_port(scheme) if port is None else port
+    _check_host(host, port, api_url, allow_hosts, resolver)
+    if ".." in re.split(r"[/;]", unquote(parts.path)):  # even percent-encoded
+        raise _refuse("its path climbs with '..'")
+    if path_prefixes and not any(path_matches(parts.path, p) for p in path_prefixes):
+        raise _refuse(f"path {parts.path!r} is not an expected download path")
+    return urlunsplit((scheme, parts.netloc, parts.path or "/", parts.query, ""))
 
 
 def _check_host(
-    host: str,
-    port: int,
-    api_url: str,
-    allow_hosts: Iterable[str],
-    resolver: Resolver | None,
+    host: str, port: int, api_url: str, allow_hosts: Iterable[str], resolver: Resolver | None
 ) -> None:
     """The API's own host and port, or an allowed host at a public address on an
     allowed port (80/443, the API's port on the API's host, or one named with
@@ -230,14 +174,6 @@ def _check_host(
             f"port {port} on {host} is not the API's port or 80/443 "
             "(allow it with --allow-host HOST:PORT)"
         )
-
-
-def _check_path(path: str, path_prefixes: Sequence[str]) -> None:
-    """No ``..`` segment (even percent-encoded), and under one of ``path_prefixes``."""
-    if ".." in re.split(r"[/;]", unquote(path)):
-        raise _refuse("its path climbs with '..'")
-    if path_prefixes and not any(path_matches(path, p) for p in path_prefixes):
-        raise _refuse(f"path {path!r} is not an expected download path")
 
 
 def unescape_amp(text: str) -> str:
@@ -285,15 +221,11 @@ def _default_port(scheme: str) -> int:
     return 443 if scheme.lower() == "https" else 80
 
 
-def _ip_literal(host: str) -> str | None:
-    try:
-        return str(ipaddress.ip_address(host.strip("[]")))
-    except ValueError:
-        return None
-
-
 def _check_addresses(host: str, resolver: Resolver | None) -> None:
-    literal = _ip_literal(host)
+    try:
+        literal: str | None = str(ipaddress.ip_address(host.strip("[]")))
+    except ValueError:
+        literal = None
     if literal is not None:
         if is_internal(literal):
             raise _refuse(
@@ -309,6 +241,10 @@ def _check_addresses(host: str, resolver: Resolver | None) -> None:
         raise _refuse(f"host {host} does not resolve ({exc.strerror or exc})") from exc
     except ValueError as exc:  # UnicodeError from IDNA: a label over 63 characters
         raise _refuse(f"host {host} is not a valid host name ({exc})") from exc
-    bad = [a for a in addresses if _is_internal_or_bad(a)]
-    if bad:
-        raise _refuse(f"host {host} resolves to the internal address {bad[0]}")
+    for address in addresses:
+        try:
+            bad = is_internal(address)
+        except ValueError:
+            bad = True
+        if bad:
+            raise _refuse(f"host {host} resolves to the internal address {address}")

@@ -9,10 +9,8 @@ A verification runs in the use case :mod:`hwpscan.usecases.run_verify`::
     outcome = verify_dates(settings, FetchSettings(), key=key)
     outcome.exit_code, [v.verdict for v in outcome.verdicts]
 
-The parts: the verdict rules (:mod:`~hwpscan.verify.date_verdicts`, pure), the evidence
-they show (:mod:`~hwpscan.verify.evidence`), the deployed tool
-(:mod:`~hwpscan.verify.tool`: its command, its scrubbed environment, the check of its
-output) and the files (:mod:`~hwpscan.verify.checked_files`: scan, positions of a failure).
+The verdict rules are :mod:`~hwpscan.verify.date_verdicts`; the deployed tool's run and
+check, :mod:`~hwpscan.verify.tool`.
 """
 
 from __future__ import annotations

@@ -19,20 +19,15 @@ from hwpscan.scanning.many_files import scan_paths
 from hwpscan.verify.date_verdicts import FAIL, DateVerdict
 from hwpscan.verify.evidence import Evidence, fail_reason
 
-__all__ = ["locate_in_output", "scan_files", "with_positions"]
-
 _CONTEXT = 20
 
 
 def scan_files(
     paths: Iterable[Path], days: Sequence[str], *, jobs: int | None = None
 ) -> tuple[list[FileResult], dict[str, Path]]:
-    """Scan the given files (those a fetch listed) that are dated on one of *days*.
-
-    Files are dated by the fetch manifest (else their path), as ``scan`` dates them.
-    Only the files given are looked at: an earlier fetch's file left in the same folder
-    does not count. Returns the results and, for each result's ``path``, the file.
-    """
+    """Scan the given files (those a fetch listed) dated on one of *days* (by the fetch
+    manifest, else their path, as ``scan`` dates them); the results and, for each
+    result's ``path``, the file."""
     files = [p for p in dict.fromkeys(paths) if p.is_file()]
     dates = resolve_dates(files)
     wanted = set(days)
@@ -55,11 +50,6 @@ def locate_in_output(spec: ParserSpec, path: Path, *, timeout: float) -> tuple[i
     return i, escape_snippet(got.text[max(0, i - _CONTEXT) : i + _CONTEXT])
 
 
-def _locatable(ev: Evidence, done: set[str]) -> bool:
-    """A surrogate fault of an extractor not located yet, without its position."""
-    return ev.source not in done and ev.position is None and "surrogate" in ev.problem
-
-
 def with_positions(
     verdict: DateVerdict,
     specs: Mapping[str, ParserSpec],
@@ -74,7 +64,8 @@ def with_positions(
         spec = specs.get(ev.source)
         path = files.get(ev.file) if ev.file is not None else None
         found = None
-        if spec is not None and path is not None and _locatable(ev, done):
+        unplaced = ev.position is None and "surrogate" in ev.problem
+        if spec is not None and path is not None and unplaced and ev.source not in done:
             done.add(ev.source)
             found = locate_in_output(spec, path, timeout=timeout)
         out.append(ev if found is None else replace(ev, position=found[0], context=found[1]))

@@ -1,30 +1,22 @@
-"""One date's verdict, PASS, FAIL or INCONCLUSIVE, from what was found for it.
+"""One date's verdict, PASS, FAIL or INCONCLUSIVE, from what was found for it (pure).
 
-What a date is checked against is always explicit (``expect``):
+What a date is checked against is explicit (``expect``):
 
-- ``fixed``: the date's raw attachments still reproduce the defect (at least one file
-  is contaminated in the codeunit view, else the date proves nothing), **and** every
-  deployed extractor's text of every attachment of the date is whole (the parser
-  matrix finds nothing against the strict view, and the text holds no lone surrogate,
-  so it encodes as UTF-8), and/or the deployed tool's output for the date passes the
-  ``check-json`` check string by string **and** holds the restored characters of each
-  contaminated attachment (each private-use character its surrogate pairs stand for,
-  as itself or as its display equivalent: else FAIL, "characters dropped");
-- ``clean`` / ``contaminated``: the raw attachments' own state (a publisher-side fix,
-  or confirming the defect is still there).
+- ``fixed``: at least one raw attachment is still contaminated (else the date proves
+  nothing), **and** every deployed extractor's text of every attachment is whole (the
+  matrix finds nothing, no lone surrogate), and/or the deployed tool's output passes
+  ``check-json`` **and** holds each contaminated attachment's restored characters (as
+  themselves or their display equivalents; else FAIL, "characters dropped");
+- ``clean`` / ``contaminated``: the raw attachments' own state.
 
-A verdict is ``PASS`` only when something was proven, ``FAIL`` with the evidence (file,
-extractor, first bad position and its context, or the JSON path), and ``INCONCLUSIVE``
-with the reason otherwise (the date was never listed, it has no attachments, some of
-them could not be read, or under ``fixed`` none of them is contaminated).
-:func:`exit_code` turns verdicts into the exit code. Pure: no file, process or
-network is touched here.
+``PASS`` only when something was proven; ``FAIL`` with the evidence (file, extractor,
+first bad position and context, or JSON path); else ``INCONCLUSIVE`` with the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.history.diff import date_state
@@ -40,17 +32,6 @@ from hwpscan.verify.tool import ToolOutcome, dropped_evidence, tool_evidence
 
 if TYPE_CHECKING:
     from hwpscan.matrix import MatrixRow
-
-__all__ = [
-    "EXPECTATIONS",
-    "FAIL",
-    "INCONCLUSIVE",
-    "PASS",
-    "DateVerdict",
-    "Listing",
-    "exit_code",
-    "judge",
-]
 
 EXPECTATIONS = ("fixed", "clean", "contaminated")
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
@@ -83,57 +64,31 @@ class DateVerdict:
     before: str | None = None  # the date's state in the --after run, if given
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "date": self.date,
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "expected": self.expected,
-            "files": self.files,
-            "contaminated": self.contaminated,
-            "unreadable": self.unreadable,
-            "raw": self.raw,
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {
             "extractors": list(self.extractors),
-            "rows_checked": self.rows_checked,
             "tool": self.tool.to_json() if self.tool is not None else None,
             "evidence": [e.to_json() for e in self.evidence],
-            "before": self.before,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """What the fetch said about one date.
-
-    *listed* is False when the API never listed the date (the fetch stopped first);
-    *missing* counts its attachments listed but not downloaded (a PASS becomes
-    INCONCLUSIVE: what was not read proves nothing); *empty_answer* says the API listed
-    nothing at all on this weekday (a holiday, or a silent quota refusal).
-    """
+    """What the fetch said about one date: whether the API listed it before the fetch
+    stopped, how many of its attachments were not downloaded (a PASS then proves
+    nothing), and whether the API listed nothing at all on this weekday."""
 
     listed: bool = True
     missing: int = 0
     empty_answer: bool = False
 
 
-@dataclass(frozen=True, slots=True)
 class _Files:
     """One date's scan results, sorted by what they show."""
 
-    mine: tuple[FileResult, ...]
-    bad: tuple[FileResult, ...]
-    unreadable: tuple[FileResult, ...]
-
-    @classmethod
-    def of(cls, day: str, results: Iterable[FileResult]) -> _Files:
-        mine = tuple(r for r in results if r.date == day)
-        bad = tuple(r for r in mine if r.status is Status.CONTAMINATED)
-        return cls(mine, bad, tuple(r for r in mine if not r.status.scanned))
-
-    @property
-    def raw(self) -> str:
-        """The raw state, as the run history names a date's: a date with a file not read
-        (in full) is never clean, but ``partial`` (or ``unreadable``, when none was read)."""
-        return date_state(r.status for r in self.mine) if self.mine else "no files"
+    def __init__(self, day: str, results: Iterable[FileResult]) -> None:
+        self.mine = tuple(r for r in results if r.date == day)
+        self.bad = tuple(r for r in self.mine if r.status is Status.CONTAMINATED)
+        self.unreadable = tuple(r for r in self.mine if not r.status.scanned)
 
     def unread_reason(self) -> str:
         """How many could not be read, and which."""
@@ -165,7 +120,7 @@ def judge(
     """
     if expect not in EXPECTATIONS:
         raise ValueError(f"expect must be one of {EXPECTATIONS}, not {expect!r}")
-    files = _Files.of(day, results)
+    files = _Files(day, results)
     base = DateVerdict(
         day,
         INCONCLUSIVE,
@@ -174,15 +129,22 @@ def judge(
         files=len(files.mine),
         contaminated=len(files.bad),
         unreadable=len(files.unreadable),
-        raw=files.raw if listing.listed else "not listed",
+        # as the run history names a date's state: with a file not read, never clean
+        raw=date_state(r.status for r in files.mine) if files.mine else "no files",
         extractors=tuple(extractors),
         tool=tool,
         before=before,
     )
-    unjudged = _nothing_to_judge(files, listing)
-    if unjudged is not None:
-        return replace(base, reason=unjudged)
-    found = _JUDGES[expect](base, files, rows, tool)
+    if not listing.listed:
+        return replace(base, raw="not listed", reason=NOT_LISTED)
+    if not files.mine:
+        if listing.empty_answer:
+            return replace(base, reason=EMPTY_ANSWER)
+        if listing.missing:
+            return replace(base, reason=f"none of its {listing.missing} attachments was downloaded")
+        return replace(base, reason=NO_FILES)
+    fixed = expect == "fixed"
+    found = _judge_fixed(base, files, rows, tool) if fixed else _judge_raw(base, files, expect)
     if listing.missing and found.verdict == PASS:
         reason = (
             f"{listing.missing} attachment(s) could not be downloaded; the rest: {found.reason}"
@@ -191,50 +153,26 @@ def judge(
     return found
 
 
-def _nothing_to_judge(files: _Files, listing: Listing) -> str | None:
-    """Why the date cannot be judged at all (never listed, no files), or None."""
-    if not listing.listed:
-        return NOT_LISTED
-    if files.mine:
-        return None
-    if listing.empty_answer:
-        return EMPTY_ANSWER
-    if listing.missing:
-        return f"none of its {listing.missing} attachments was downloaded"
-    return NO_FILES
-
-
-_Judge = Callable[[DateVerdict, _Files, Sequence["MatrixRow"], ToolOutcome | None], DateVerdict]
-
-
-def _judge_contaminated(
-    base: DateVerdict, files: _Files, rows: Sequence[MatrixRow], tool: ToolOutcome | None
-) -> DateVerdict:
-    n = len(files.mine)
-    if files.bad:
-        reason = f"{len(files.bad)} of {n} attachments contaminated, as expected"
-        return replace(base, verdict=PASS, reason=reason)
-    if files.unreadable:
-        reason = f"no readable attachment is contaminated; {files.unread_reason()}"
-        return replace(base, reason=reason, evidence=_unread(files))
-    return replace(base, verdict=FAIL, reason="expected contaminated, found clean")
-
-
-def _judge_clean(
-    base: DateVerdict, files: _Files, rows: Sequence[MatrixRow], tool: ToolOutcome | None
-) -> DateVerdict:
-    n = len(files.mine)
-    if files.bad:
-        reason = f"expected clean, found {len(files.bad)} of {n} attachments contaminated"
+def _judge_raw(base: DateVerdict, files: _Files, expect: str) -> DateVerdict:
+    """``clean`` or ``contaminated``: the raw attachments' own state."""
+    n, bad = len(files.mine), len(files.bad)
+    unread = tuple(unread_evidence(r) for r in files.unreadable)
+    if expect == "contaminated":
+        if bad:
+            return replace(
+                base, verdict=PASS, reason=f"{bad} of {n} attachments contaminated, as expected"
+            )
+        if unread:
+            reason = f"no readable attachment is contaminated; {files.unread_reason()}"
+            return replace(base, reason=reason, evidence=unread)
+        return replace(base, verdict=FAIL, reason="expected contaminated, found clean")
+    if bad:
+        reason = f"expected clean, found {bad} of {n} attachments contaminated"
         evidence = tuple(raw_evidence(r) for r in files.bad)
         return replace(base, verdict=FAIL, reason=reason, evidence=evidence)
-    if files.unreadable:  # a file not read in full is never clean
-        return replace(base, reason=files.unread_reason(), evidence=_unread(files))
+    if unread:  # a file not read in full is never clean
+        return replace(base, reason=files.unread_reason(), evidence=unread)
     return replace(base, verdict=PASS, reason=f"all {n} attachments clean")
-
-
-def _unread(files: _Files) -> tuple[Evidence, ...]:
-    return tuple(unread_evidence(r) for r in files.unreadable)
 
 
 def _judge_fixed(
@@ -245,7 +183,12 @@ def _judge_fixed(
     base = replace(base, rows_checked=len(rows))
     if not files.bad:
         return replace(base, reason=NO_DEFECT)
-    evidence, not_run = _row_problems(rows)
+    not_run = [  # extractors that could not run at all
+        Evidence(r.path, r.parser, r.reason or "not installed")
+        for r in rows
+        if r.status == "not-installed"
+    ]
+    evidence = [found for r in rows if r.status != "not-installed" and (found := row_evidence(r))]
     if tool is not None:
         evidence.extend(tool_evidence(tool) or dropped_evidence(tool, files.bad))
     if evidence:
@@ -253,28 +196,10 @@ def _judge_fixed(
     if not_run:
         reason = f"an extractor could not run: {not_run[0].problem}"
         return replace(base, reason=reason, evidence=tuple(not_run))
-    if rows and tool is None and not _compared_a_contaminated_file(rows, files):
-        return replace(
-            base, reason="no contaminated attachment could be compared with the strict view"
-        )
-    return replace(base, verdict=PASS, reason=_proven(rows, files, tool))
-
-
-def _row_problems(rows: Sequence[MatrixRow]) -> tuple[list[Evidence], list[Evidence]]:
-    """The faults the rows show, and the extractors that could not run at all."""
-    faults: list[Evidence] = []
-    not_run: list[Evidence] = []
-    for row in rows:
-        if row.status == "not-installed":
-            not_run.append(Evidence(row.path, row.parser, row.reason or "not installed"))
-        elif (found := row_evidence(row)) is not None:
-            faults.append(found)
-    return faults, not_run
-
-
-def _compared_a_contaminated_file(rows: Sequence[MatrixRow], files: _Files) -> bool:
     bad = {r.path for r in files.bad}
-    return any(r.compared and r.path in bad for r in rows)
+    if rows and tool is None and not any(r.compared and r.path in bad for r in rows):
+        return replace(base, reason=NOT_COMPARED)
+    return replace(base, verdict=PASS, reason=_proven(rows, files, tool))
 
 
 def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) -> str:
@@ -291,29 +216,13 @@ def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) 
     return "; ".join(proven)
 
 
-_JUDGES: dict[str, _Judge] = {
-    "fixed": _judge_fixed,
-    "clean": _judge_clean,
-    "contaminated": _judge_contaminated,
-}
-
-#: What one date's verdict says on its own (any other verdict is inconclusive).
-_VERDICT_CODES = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}
-
-
 def exit_code(verdicts: Iterable[DateVerdict], *, stopped: bool = False) -> ExitCode:
-    """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the
-    fetch; else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every
-    date passed (and there was a date).
-
-    >>> v = lambda s: DateVerdict("2025-07-21", s, "", "clean")
-    >>> [int(exit_code(x)) for x in ([v(PASS)], [v(PASS), v(FAIL)], [v(INCONCLUSIVE)], [])]
-    [0, 1, 4, 4]
-    >>> int(exit_code([v(INCONCLUSIVE)], stopped=True)), int(exit_code([v(FAIL)], stopped=True))
-    (3, 1)
+    """FINDINGS (1) on any FAIL; else API (3) when the API or its quota stopped the fetch;
+    else INCONCLUSIVE (4) when a date proved nothing; OK (0) only when every date passed.
     """
     found = list(verdicts)
-    codes = [_VERDICT_CODES.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
+    own = {PASS: ExitCode.OK, FAIL: ExitCode.FINDINGS}  # any other verdict: inconclusive
+    codes = [own.get(v.verdict, ExitCode.INCONCLUSIVE) for v in found]
     if stopped:
         codes.append(ExitCode.API)
     if not found:

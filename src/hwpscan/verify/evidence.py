@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,8 +15,6 @@ from hwpscan.models import FileResult
 
 if TYPE_CHECKING:
     from hwpscan.matrix import MatrixRow
-
-__all__ = ["Evidence", "fail_reason", "raw_evidence", "row_evidence", "unread_evidence"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,27 +34,14 @@ class Evidence:
     json_line: int | None = None  # the tool output's line where the JSON document starts
 
     def line_text(self) -> str:
-        where = self.file or ""
-        if self.json_path:
-            where += f"{' ' if where else ''}{self.json_path}"
-        bits = [f"{where} [{self.source}]" if where else f"[{self.source}]"]
+        where = " ".join(filter(None, (self.file, self.json_path)))
+        head = f"{where} [{self.source}]" if where else f"[{self.source}]"
         if self.position is not None:
-            bits[0] += f" at {self.position}"
-        bits.append(self.problem)
-        if self.context:
-            bits.append(self.context)
-        return ": ".join(bits)
+            head += f" at {self.position}"
+        return ": ".join([head, self.problem] + ([self.context] if self.context else []))
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "source": self.source,
-            "problem": self.problem,
-            "position": self.position,
-            "context": self.context,
-            "json_path": self.json_path,
-            "json_line": self.json_line,
-        }
+        return asdict(self)
 
 
 def raw_evidence(r: FileResult) -> Evidence:

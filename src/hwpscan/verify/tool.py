@@ -1,20 +1,16 @@
 """The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
 
-The command runs without a shell, in its own process group (killed whole after the
-timeout, or when hwpscan is stopped:
-:func:`hwpscan.execution.process_groups.run_captured`), and with a
-scrubbed environment (:func:`tool_environment`): our API key and every variable whose
-name looks like a credential are left out, unless named with ``--tool-env NAME``.
-What it prints is checked string by string as ``check-json`` does; whatever of it is
-shown or stored (the command line, its stderr, the bad strings) is scrubbed of secrets
-first (:func:`scrub_tool_text`).
+The command runs without a shell, in its own process group (killed whole on timeout or
+when hwpscan is stopped), with a scrubbed environment (:func:`tool_environment`). Its
+output is checked string by string as ``check-json`` does; whatever of it is shown or
+stored is scrubbed of secrets first (:func:`scrub_tool_text`).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,21 +33,7 @@ if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import JsonCheck
     from hwpscan.models import FileResult
 
-__all__ = [
-    "DATE_FIELD",
-    "DROPPED",
-    "ToolOutcome",
-    "dropped_evidence",
-    "parse_tool_cmd",
-    "run_tool",
-    "scrub_tool_text",
-    "tool_environment",
-    "tool_evidence",
-]
-
 DATE_FIELD = "{date}"
-#: How a tool output that lost restored characters is named in its evidence.
-DROPPED = "characters dropped"
 _LISTED = 5  # missing code points named per attachment
 _STDERR_TAIL = 300
 
@@ -74,21 +56,15 @@ class ToolOutcome:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"command": self.command, "ok": self.ok, "failure": self.failure}
-        if self.check is not None:
-            out.update(
-                documents=self.check.documents,
-                strings=self.check.strings,
-                bad=len(self.check.bad),
-                skipped=len(self.check.skipped),
-            )
+        if (c := self.check) is not None:
+            out |= {"documents": c.documents, "strings": c.strings, "bad": len(c.bad)}
+            out["skipped"] = len(c.skipped)
         return out
 
 
 def parse_tool_cmd(template: str) -> tuple[str, ...]:
     """The argv template of ``--tool-cmd``; it must hold ``{date}``.
 
-    >>> parse_tool_cmd("curl -s 'http://h/tool?d={date}'")
-    ('curl', '-s', 'http://h/tool?d={date}')
     >>> parse_tool_cmd("tool")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -108,19 +84,10 @@ def parse_tool_cmd(template: str) -> tuple[str, ...]:
     return argv
 
 
-def tool_environment(
-    passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """The environment the tool command gets: ours without anything that looks secret
-    (:func:`hwpscan.redaction.scrubbed_environment`, as every outside program hwpscan
-    runs gets it); the names in *passthrough* (``--tool-env``) are passed on whatever
-    they look like.
-
-    >>> env = {"PATH": "/bin", "HWPSCAN_API_KEY": "k", "AWS_REGION": "x"}
-    >>> sorted(tool_environment(environ=env)), sorted(tool_environment(["AWS_REGION"], env))
-    (['PATH'], ['AWS_REGION', 'PATH'])
-    """
-    return scrubbed_environment(passthrough, environ)
+#: The environment the tool command gets: ours without anything that looks secret, as
+#: every outside program hwpscan runs gets it; the names in *passthrough* (``--tool-env``)
+#: are passed on whatever they look like.
+tool_environment = scrubbed_environment
 
 
 def scrub_tool_text(text: str) -> str:
@@ -128,8 +95,6 @@ def scrub_tool_text(text: str) -> str:
     API key (in any spelling), cloud credentials, secret-named parameters, bearer tokens
     and ``Authorization`` headers redacted.
 
-    >>> scrub_tool_text("GET /api?authKey=abc123 failed")
-    'GET /api?authKey=REDACTED failed'
     >>> scrub_tool_text("curl -H 'Authorization: Bearer eyJ0.x' 'http://h/t?token=t0'")
     "curl -H 'Authorization: Bearer REDACTED' 'http://h/t?token=REDACTED'"
     """
@@ -138,26 +103,13 @@ def scrub_tool_text(text: str) -> str:
     return redact_text(text, [key]) if key else text
 
 
-def _tail(stderr: bytes) -> str:
-    lines = [s for s in stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()]
-    last = escape_snippet(lines[-1].strip()) if lines else ""
-    return last if len(last) <= _STDERR_TAIL else "..." + last[-_STDERR_TAIL:]
-
-
-def _exit_words(returncode: int) -> str:
-    if returncode < 0:
-        return f"killed by signal {-returncode}"
-    return f"exited with status {returncode}"
-
-
 def run_tool(
     argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> ToolOutcome:
     """Run the tool command for *day* and check what it printed as ``check-json`` does.
 
-    No shell; its own process group, killed whole after *timeout* seconds (or when we
-    are stopped). *env* ``None`` is :func:`tool_environment` (nothing passed through).
-    Never raises for what the command does: a failure is the outcome's ``failure``.
+    *env* ``None`` is :func:`tool_environment` (nothing passed through). Never raises for
+    what the command does: a failure is the outcome's ``failure``.
     """
     args = [a.replace(DATE_FIELD, day) for a in argv]
     shown = scrub_tool_text(escape_snippet(shlex.join(args)))
@@ -168,9 +120,16 @@ def run_tool(
     if done.returncode is None:
         return ToolOutcome(day, shown, f"the tool command did not finish within {timeout:g} s")
     if done.returncode != 0:
-        tail = scrub_tool_text(_tail(done.stderr))
-        what = f"the tool command {_exit_words(done.returncode)}"
-        return ToolOutcome(day, shown, what + (f": {tail}" if tail else ""))
+        code = done.returncode
+        what = f"killed by signal {-code}" if code < 0 else f"exited with status {code}"
+        lines = [
+            s for s in done.stderr.decode("utf-8", "backslashreplace").splitlines() if s.strip()
+        ]
+        tail = escape_snippet(lines[-1].strip()) if lines else ""  # the last line of stderr
+        if len(tail) > _STDERR_TAIL:
+            tail = "..." + tail[-_STDERR_TAIL:]
+        tail = scrub_tool_text(tail)
+        return ToolOutcome(day, shown, f"the tool command {what}" + (f": {tail}" if tail else ""))
     text = decode_input(done.stdout)
     check = check_json_text(text)
     if check.empty:
@@ -187,18 +146,12 @@ def tool_evidence(tool: ToolOutcome) -> list[Evidence]:
     if tool.failure is not None:
         return [Evidence(None, "tool", tool.failure)]
     assert tool.check is not None
-    return [
-        Evidence(
-            None,
-            "tool",
-            b.message,
-            position=b.position,
-            context=scrub_tool_text(b.snippet),
-            json_path=b.path + (" (key)" if b.kind == "key" else ""),
-            json_line=b.line,
-        )
-        for b in tool.check.bad
-    ]
+    out = []
+    for b in tool.check.bad:
+        path = b.path + (" (key)" if b.kind == "key" else "")
+        snippet = scrub_tool_text(b.snippet)
+        out.append(Evidence(None, "tool", b.message, b.position, snippet, path, b.line))
+    return out
 
 
 def _reached(cp: str, characters: frozenset[str]) -> bool:
@@ -214,29 +167,25 @@ def _reached(cp: str, characters: frozenset[str]) -> bool:
 def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> list[Evidence]:
     """The contaminated attachments whose restored characters the tool's output lacks.
 
-    A contaminated attachment's surrogate pairs stand for private-use characters
-    (``0xDB80 0xDEB1`` is U+F02B1); a fixed pipeline delivers each of them, as the
-    restored code point or as its established display equivalent (``『`` for U+F0854).
-    Output that is valid UTF-8 only because those characters were deleted proves no
-    fix: each such attachment is one piece of evidence, naming what is missing.
-    Nothing is checked when the tool failed or printed no JSON (that is its own fault).
+    Their surrogate pairs stand for private-use characters (``0xDB80 0xDEB1`` is
+    U+F02B1); a fixed pipeline delivers each, as itself or as its display equivalent
+    (``『`` for U+F0854). Output valid only because they were deleted proves no fix.
+    Nothing is checked when the tool failed or printed no JSON (its own fault).
     """
     if tool.failure is not None or tool.check is None or tool.check.empty:
         return []
     out = []
     for r in contaminated:
-        missing = [
-            (cp, n) for cp, n in sorted(r.body.pua.items()) if not _reached(cp, tool.characters)
-        ]
-        if not missing:
+        pua = sorted(r.body.pua.items())
+        if not (missing := [(cp, n) for cp, n in pua if not _reached(cp, tool.characters)]):
             continue
         named = ", ".join(f"{cp} ×{n}" for cp, n in missing[:_LISTED])
-        more = len(missing) - _LISTED
-        named += f" and {more} more" if more > 0 else ""
+        if (more := len(missing) - _LISTED) > 0:
+            named += f" and {more} more"
         problem = (
-            f"{DROPPED}: {len(missing)} of the {len(r.body.pua)} restored characters of this "
-            f"attachment are not in the tool output ({named}); expected each as itself or "
-            "as its display equivalent"
+            f"characters dropped: {len(missing)} of the {len(r.body.pua)} restored characters "
+            f"of this attachment are not in the tool output ({named}); expected each as itself "
+            "or as its display equivalent"
         )
         out.append(Evidence(r.path, "tool", problem))
     return out
