@@ -1,11 +1,8 @@
 """What a scan at scale is asked for, and whether a scan needs the scaled path at all.
 
-:class:`ScaleSettings` (a field of :class:`hwpscan.usecases.run_scan.ScanSettings`, given
-by ``scan --executor/--scheduler/--batch-size/--resume/--worker-wait``) and the cheap
-checks of the arguments, apart from the running side (:mod:`hwpscan.usecases.scan_at_scale`,
-with :mod:`hwpscan.scanning.sources` and the executors behind it), which loads only when a URL
-is scanned, the Dask executor is chosen or a run is resumed: a scan of local files
-loads none of it. :mod:`hwpscan.usecases.scan_at_scale` exports these names too.
+:class:`ScaleSettings` (``scan --executor/--scheduler/--batch-size/--resume/
+--worker-wait``) and the cheap checks of the arguments, apart from the running side
+(:mod:`hwpscan.usecases.scan_at_scale`), which a scan of local files never loads.
 
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])
@@ -31,7 +28,6 @@ __all__ = [
     "ScaleSettings",
     "display_root",
     "local_paths",
-    "needs_scaled",
     "url_from_argument",
 ]
 
@@ -59,16 +55,11 @@ class ScaleSettings:
 
     def needed(self, paths: Sequence[Path]) -> bool:
         """True when the plain local scan cannot do what was asked of *paths*."""
-        return needs_scaled(paths, self.executor, self.resume)
-
-
-def needs_scaled(paths: Sequence[Path], executor: Executor, resume: str | None) -> bool:
-    """True when the plain local scan cannot do what was asked."""
-    return (
-        executor is Executor.dask
-        or resume is not None
-        or any(url_from_argument(p) is not None for p in paths)
-    )
+        return (
+            self.executor is Executor.dask
+            or self.resume is not None
+            or any(url_from_argument(p) is not None for p in paths)
+        )
 
 
 def local_paths(paths: Sequence[Path]) -> list[Path]:

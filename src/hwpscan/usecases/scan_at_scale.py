@@ -8,14 +8,16 @@ The rows it returns are in input order, so tables read as the local executor's.
 
 What is asked (:class:`ScaleSettings`, :class:`Executor`) and whether the scaled path is
 needed at all are :mod:`hwpscan.usecases.scale_settings`, which a scan of local files
-loads without this module; those names are exported here too.
+loads without this module.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 
 from hwpscan.errors import (
@@ -31,32 +33,15 @@ from hwpscan.history import default_store
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.scanning.sources import WorkItem, iter_items
-from hwpscan.usecases.scale_settings import (
-    DEFAULT_BATCH,
-    DEFAULT_WORKER_WAIT,
-    Executor,
-    ScaleSettings,
-    display_root,
-    local_paths,
-    needs_scaled,
-    url_from_argument,
-)
+from hwpscan.usecases.scale_settings import Executor, ScaleSettings, url_from_argument
 
 __all__ = [
-    "DEFAULT_BATCH",
-    "DEFAULT_WORKER_WAIT",
-    "Executor",
     "Resumed",
-    "ScaleSettings",
     "ScaledRun",
     "ScaledStop",
     "check_scaled_options",
-    "display_root",
     "load_resume",
-    "local_paths",
-    "needs_scaled",
     "run_scaled",
-    "url_from_argument",
 ]
 
 
@@ -64,12 +49,12 @@ def check_scaled_options(
     paths: Sequence[Path], executor: Executor, *, repair: bool, parser: bool
 ) -> None:
     """Refuse combinations the scaled path does not do (:class:`UsageError`, saying why)."""
-    urls = any(url_from_argument(p) is not None for p in paths)
     where = "--executor dask" if executor is Executor.dask else "a URL source"
-    if repair and (urls or executor is Executor.dask):
-        raise UsageError(f"--emit-repaired writes local files: it cannot be used with {where}")
-    if parser and (urls or executor is Executor.dask):
-        raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
+    if executor is Executor.dask or any(url_from_argument(p) is not None for p in paths):
+        if repair:
+            raise UsageError(f"--emit-repaired writes local files: it cannot be used with {where}")
+        if parser:
+            raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
     if executor is Executor.dask:
         from hwpscan.scanning.on_dask import require_dask  # dask: only when chosen
 
@@ -214,7 +199,7 @@ def _scan_locally(
     items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None, memory_mb: int | None
 ) -> Iterator[tuple[int, FileResult]]:
     """The local executor for work items: threads, each driving a guard process."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     # the guard processes' driver: only for work items (a URL, --resume), not for a folder
     from hwpscan.scanning.work_items import scan_batch
@@ -222,23 +207,12 @@ def _scan_locally(
     workers = max(1, jobs or os.cpu_count() or 1)
     source = iter(items)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        window = [
-            pool.submit(scan_batch, [item], file_timeout, memory_mb)
-            for item in _take(source, 2 * workers)
-        ]
+
+        def submit(item: WorkItem) -> Future[list[tuple[int, FileResult]]]:
+            return pool.submit(scan_batch, [item], file_timeout, memory_mb)
+
+        window = deque(map(submit, islice(source, 2 * workers)))  # two items a worker ahead
         while window:
-            done = window.pop(0).result()
-            window.extend(
-                pool.submit(scan_batch, [item], file_timeout, memory_mb)
-                for item in _take(source, 1)
-            )
+            done = window.popleft().result()
+            window.extend(map(submit, islice(source, 1)))
             yield from done
-
-
-def _take(source: Iterator[WorkItem], n: int) -> list[WorkItem]:
-    out: list[WorkItem] = []
-    for item in source:
-        out.append(item)
-        if len(out) >= n:
-            break
-    return out
