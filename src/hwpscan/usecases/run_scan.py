@@ -235,7 +235,11 @@ def scan(
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
-    resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
+    resumed = None
+    if settings.scale.resume:
+        from hwpscan.usecases.scan_at_scale import load_resume  # the scaled path: for --resume
+
+        resumed = load_resume(settings.scale.resume)
     so_far = _SoFar()
     try:
         return _scan(settings, record_args, observer, resumed, fetched, so_far)
@@ -311,24 +315,14 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
         raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
 
 
-def _load_resume(ref: str) -> Resumed:
-    from hwpscan.usecases.scan_at_scale import load_resume  # the scaled path: only for --resume
-
-    return load_resume(ref)
-
-
 def _recording(
     settings: ScanSettings, args: RunArgs | None, observer: ScanObserver
 ) -> AbstractContextManager[Recording]:
     """The run record the rows go to (a temporary database when the run is not recorded)."""
     if not settings.record:
-        return nullcontext(Recording(None, also_row=observer.row, also_rows=observer.rows))
+        return nullcontext(Recording(None, also_rows=observer.rows))
     return recorded_run(
-        settings.kind,
-        args or RunArgs(),
-        on_warning=observer.warn,
-        also_row=observer.row,
-        also_rows=observer.rows,
+        settings.kind, args or RunArgs(), on_warning=observer.warn, also_rows=observer.rows
     )
 
 
@@ -344,11 +338,7 @@ def _any_document(results: Sequence[FileResult]) -> bool:
     >>> _any_document([readme, FileResult("a.pdf", "", 9, Format.PDF, Status.CLEAN)])
     True
     """
-    if not len(results):
-        return False
-    if set(status_counts(results)) != {Status.UNSUPPORTED}:  # the tally: no row read back
-        return True
-    return any(r.format is not Format.UNKNOWN for r in results)
+    return not no_documents(results) or any(r.format is not Format.UNKNOWN for r in results)
 
 
 def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
