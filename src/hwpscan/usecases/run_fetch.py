@@ -13,10 +13,9 @@ paid for, and a rerun spends no call on a finished window.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -58,7 +57,7 @@ from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
 from hwpscan.redaction import key_hash, redact_text
 
-if TYPE_CHECKING:  # loaded by _default_client with the first fetch
+if TYPE_CHECKING:  # loaded by fetch_range with the first fetch
     import httpx
 
 __all__ = [
@@ -146,22 +145,27 @@ class WindowCaller:
 
     def __init__(
         self,
-        api: ApiClient,
+        http: httpx.Client,
         key: str,
-        *,
-        cache: ResponseCache,
-        ledger: QuotaLedger,
         settings: FetchSettings,
-        progress: Progress | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        progress: Progress | None,
+        hooks: FetchHooks,
     ) -> None:
         self.progress = progress  # told of each retry before its wait
-        self.api, self._key, self.cache, self.ledger = api, key, cache, ledger
+        self.api, self._key = ApiClient(settings.api_url, key, http=http), key
+        state = settings.state_folder()
+        self.ledger: QuotaLedger = open_ledger(
+            state,
+            daily_limit=settings.daily_limit,
+            reset_hour=settings.reset_hour,
+            clock=hooks.clock,
+        )
+        self.cache: ResponseCache = open_cache(state)
         self.limits = settings.limits
         # each retry of a call is a paid call: at most --api-retries of them
         retries = min(settings.retry.retries, self.limits.api_retries)
         self.retry = replace(settings.retry, retries=retries)
-        self._sleep = sleep
+        self._sleep = hooks.sleep
         self.fresh = settings.fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
@@ -180,19 +184,22 @@ class WindowCaller:
         sharing the state folder waits, then finds the answer instead of paying again.
         """
         with self.cache.lock(self.api.api_url, window):
-            return self._answer(window)
+            cached = (
+                None
+                if self.fresh
+                else usable_cached(
+                    self.cache, self.api.api_url, window, key_sha256=self._key_sha256
+                )
+            )
+            if cached is not None:
+                self.calls_cached += 1
+                if cached.other_key:
+                    self.other_key_windows.append(window)
+                return cached
+            return self._paid(window)
 
-    def _answer(self, window: Window) -> CheckedAnswer:
-        cached = (
-            None
-            if self.fresh
-            else usable_cached(self.cache, self.api.api_url, window, key_sha256=self._key_sha256)
-        )
-        if cached is not None:
-            self.calls_cached += 1
-            if cached.other_key:
-                self.other_key_windows.append(window)
-            return cached
+    def _paid(self, window: Window) -> CheckedAnswer:
+        """The window's answer by a counted call, retried on network trouble."""
 
         def retrying(exc: ApiNetworkError, when: str) -> None:
             what = str(exc).replace(f" for {window}", "")  # the window is named once
@@ -355,10 +362,23 @@ def fetch_range(
     check_range(start, end)
     check_api_url(settings.api_url)
     windows = split_windows(start, end, settings.window_days)
-    out_dir = _output_folder(settings.out_folder())
-    warnings = _opening_warnings(start, end, out_dir, hooks.clock)
-    http = client or _default_client(settings)
-    caller = _window_caller(http, key, settings, progress, hooks)
+    out_dir = settings.out_folder()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
+    warnings: list[str] = []  # said before the first call
+    if warning := year_warning(start, end, korea_today(hooks.clock() if hooks.clock else None)):
+        warnings.append(warning)
+    if removed := remove_stale_temp_files(out_dir):
+        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
+    http = client
+    if http is None:  # httpx loads with the first fetch: --help and planning never load it
+        import httpx
+
+        timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+        http = httpx.Client(timeout=timeout)
+    caller = WindowCaller(http, key, settings, progress, hooks)
     downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
     policy = UrlPolicy(
         settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
@@ -401,60 +421,6 @@ def fetch_range(
         error=error,
         entries=tuple(files.entries),
         releases_listed=listed,
-    )
-
-
-def _output_folder(out_dir: Path) -> Path:
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file by that name, or no permission
-        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
-    return out_dir
-
-
-def _opening_warnings(
-    start: date, end: date, out_dir: Path, clock: Callable[[], datetime] | None
-) -> list[str]:
-    """What to say before the first call: another year's range, partial files removed."""
-    warnings: list[str] = []
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
-        warnings.append(warning)
-    if removed := remove_stale_temp_files(out_dir):
-        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
-    return warnings
-
-
-def _default_client(settings: FetchSettings) -> httpx.Client:
-    # httpx is loaded here, with the first fetch, so that the CLI's --help and the
-    # modules that only plan or read settings never import it
-    import httpx
-
-    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
-    return httpx.Client(timeout=timeout)
-
-
-def _window_caller(
-    http: httpx.Client,
-    key: str,
-    settings: FetchSettings,
-    progress: Progress | None,
-    hooks: FetchHooks,
-) -> WindowCaller:
-    state = settings.state_folder()
-    ledger = open_ledger(
-        state,
-        daily_limit=settings.daily_limit,
-        reset_hour=settings.reset_hour,
-        clock=hooks.clock,
-    )
-    return WindowCaller(
-        ApiClient(settings.api_url, key, http=http),
-        key,
-        cache=open_cache(state),
-        ledger=ledger,
-        settings=settings,
-        progress=progress,
-        sleep=hooks.sleep,
     )
 
 
