@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -166,12 +167,7 @@ class FetchTotals:
         )
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "calls_made": self.calls_made,
-            "calls_cached": self.calls_cached,
-            "files_fetched": self.files_fetched,
-            "files_reused": self.files_reused,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,13 +272,6 @@ class _Fetched:
         return self.stopped
 
 
-def _quiet_fetch(key: str) -> Fetcher:
-    def fetch(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        return fetch_range(first, last, settings, key=key)
-
-    return fetch
-
-
 def _fetch_days(
     wanted: Sequence[str], settings: VerifySettings, fetch: FetchSettings, fetcher: Fetcher
 ) -> _Fetched:
@@ -364,7 +353,7 @@ def verify_dates(
     """
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
-    got = _fetch_days(wanted, settings, fetch, hooks.fetch or _quiet_fetch(key))
+    got = _fetch_days(wanted, settings, fetch, hooks.fetch or partial(fetch_range, key=key))
     if hooks.on_fetched is not None:
         hooks.on_fetched(got.totals)
     results, on_disk = scan_files(got.paths, wanted, jobs=settings.jobs)
