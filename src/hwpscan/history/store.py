@@ -150,13 +150,6 @@ PAGE_SIZE = 32768
 CHECKPOINT_BYTES = 1 << 20
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
-    """Roll back what is open (SQLite may already have rolled back after an error)."""
-    if conn.in_transaction:
-        with suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
-
-
 @contextmanager
 def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
     """One write transaction: the write lock first (waited for), rolled back on error."""
@@ -165,7 +158,9 @@ def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
         yield
         commit(conn, timeout=timeout)
     except BaseException:
-        _rollback(conn)
+        if conn.in_transaction:  # (SQLite may have rolled back already after an error)
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
 
 

@@ -1,18 +1,12 @@
 """A run's rows without holding them: read back from the SQLite run store as asked for.
 
-A row holds about 5 KB in memory when its file is contaminated (twenty-odd located
-defects with their context) and 2 KB when it is clean, so a scan of a million files
-kept as a list would grow to gigabytes. Every row already goes to the run store the
-moment it exists (its JSON line, :func:`hwpscan.rowcodec.encode_row`), so
-:class:`StoredRows` keeps none: per row only its input index and its ``seconds`` (which
-the line does not hold), 16 bytes, and a tally of statuses and defect classes. A row
-asked for is read back by its place in the run and decoded; a line
-(:func:`row_lines`) is handed on as it was stored, not rebuilt.
-
-The rows may lie in more than one store: when the history cannot be written any more
-(a full disk, a lock held too long), the rows that follow go to a temporary database
-(:meth:`~hwpscan.history.store.RunStore.temporary`), and those already stored stay where
-they are.
+A row takes 2 to 5 KB in memory, so a million kept as a list would take gigabytes. Every
+row already goes to the run store as its JSON line the moment it exists, so
+:class:`StoredRows` keeps per row only its input index and ``seconds`` (which the line
+lacks), and tallies of statuses and defect classes; a row asked for is read back and
+decoded, a line (:func:`row_lines`) handed on as stored. When the history fails midway,
+the rows that follow lie in a temporary database
+(:meth:`~hwpscan.history.store.RunStore.temporary`).
 
 >>> from hwpscan.models import Format, Status
 >>> from hwpscan.history.store import RunStore
@@ -46,17 +40,10 @@ from hwpscan.scanning.row_handoff import Row
 if TYPE_CHECKING:
     from hwpscan.history.store import RunStore
 
-__all__ = [
-    "StoredRows",
-    "defect_files",
-    "defect_masks",
-    "row_lines",
-    "status_counts",
-]
+__all__ = ["StoredRows", "defect_files", "defect_masks", "row_lines", "status_counts"]
 
-#: Rows read from the store at a time, and blocks of them kept read: iterating reads a
-#: block per query, and rows taken a little out of order (input order against the
-#: order the workers finished in) are mostly in a block already read.
+#: Rows read from the store at a time, and blocks of them kept: rows taken a little out
+#: of order (input order against completion order) are mostly in a block already read.
 READ_BLOCK = 64
 _BLOCKS_KEPT = 4
 
