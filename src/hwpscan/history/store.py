@@ -25,10 +25,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
+from hwpscan.history.diff import RunDiff, diff_results
 from hwpscan.history.records import RUN_KINDS, Run, RunInfo, RunSummary, file_name, new_run_id
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
@@ -45,9 +46,6 @@ from hwpscan.shared_sqlite import (
     open_runs_note,
     retry_busy,
 )
-
-if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is recorded
-    from hwpscan.history.diff import RunDiff
 
 __all__ = [
     "DB_NAME",
@@ -654,6 +652,4 @@ def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
     """Compare two stored runs (ids, unique prefixes or ``latest``)."""
     with _using(store) as s:
         run_a, run_b = s.load_run(a), s.load_run(b)
-    from hwpscan.history.diff import diff_results  # only when runs are compared
-
     return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)
