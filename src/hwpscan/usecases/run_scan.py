@@ -240,55 +240,38 @@ def scan(
         from hwpscan.usecases.scan_at_scale import load_resume  # the scaled path: for --resume
 
         resumed = load_resume(settings.scale.resume)
-    so_far = _SoFar()
+    record: Recording | None = None
+    total: int | None = None
     try:
-        return _scan(settings, record_args, observer, resumed, fetched, so_far)
+        with _recording(settings, record_args, observer) as record:
+            if fetched is not None:
+                record.summary = replace(record.summary, fetch=fetch_summary(fetched))
+            stop: ScaledStop | None = None
+            results: Sequence[FileResult]
+            problems: list[str] = []  # manifest lines that date nothing: said, not skipped
+            files, dates = (
+                (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
+            )
+            for problem in problems:
+                observer.warn(problem)
+            total = None if files is None else len(files)
+            observer.started("scan", total)
+            if files is None:
+                results, stop = _run_scaled(settings, resumed, record, observer)
+            else:
+                results = _run_local(settings, files, dates, record)
+            observer.finished("scan")
+            if stop is None and not _any_document(results):  # nothing worth a run
+                record.forget()
+            # the matrix is local only (the scaled path refuses it), over the files scanned
+            rows = _run_matrix(settings, files, record, observer) if files is not None else []
+            if settings.matrix:
+                record.summary = replace(record.summary, matrix_rows=len(rows))
+        written = _write_report(settings, record, rows)
     except ScanInterrupted:
         raise
     except KeyboardInterrupt:
-        raise _interrupted(settings, so_far) from None
-
-
-@dataclass
-class _SoFar:
-    """What a scan has got to, for the message when it is stopped."""
-
-    record: Recording | None = None
-    total: int | None = None
-
-
-def _scan(
-    settings: ScanSettings,
-    record_args: RunArgs | None,
-    observer: ScanObserver,
-    resumed: Resumed | None,
-    fetched: FetchReport | None,
-    so_far: _SoFar,
-) -> ScanOutcome:
-    with _recording(settings, record_args, observer) as record:
-        so_far.record = record
-        if fetched is not None:
-            record.summary = replace(record.summary, fetch=fetch_summary(fetched))
-        stop: ScaledStop | None = None
-        results: Sequence[FileResult]
-        problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
-        files, dates = (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
-        for problem in problems:
-            observer.warn(problem)
-        so_far.total = None if files is None else len(files)
-        observer.started("scan", so_far.total)
-        if files is None:
-            results, stop = _run_scaled(settings, resumed, record, observer)
-        else:
-            results = _run_local(settings, files, dates, record)
-        observer.finished("scan")
-        if stop is None and not _any_document(results):  # nothing worth a run
-            record.forget()
-        # the matrix is local only (the scaled path refuses it), over the files just scanned
-        rows = _run_matrix(settings, files, record, observer) if files is not None else []
-        if settings.matrix:
-            record.summary = replace(record.summary, matrix_rows=len(rows))
-    written = _write_report(settings, record, rows)
+        raise _interrupted(settings, record, total) from None
     root = fetched.out_dir if fetched is not None else _display_root(settings.paths)
     run_id = record.info.id if record.info is not None else None
     return replace(_outcome(settings, results, rows, run_id, stop, root), report=written)
@@ -341,16 +324,17 @@ def _any_document(results: Sequence[FileResult]) -> bool:
     return not no_documents(results) or any(r.format is not Format.UNKNOWN for r in results)
 
 
-def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
+def _interrupted(
+    settings: ScanSettings, record: Recording | None, total: int | None
+) -> ScanInterrupted:
     """What a stopped scan kept: its rows (flushed to the history by now), its run, and
     with ``report_dir`` a report marked partial ("stopped after N of M files")."""
-    record = so_far.record
     if record is None:  # stopped before the run was opened
-        return ScanInterrupted(None, 0, so_far.total)
+        return ScanInterrupted(None, 0, total)
     done = len(record.results)
     run_id = record.run_id
     if settings.report_dir is None or not done:  # no report folder for nothing
-        return ScanInterrupted(run_id, done, so_far.total)
+        return ScanInterrupted(run_id, done, total)
     from hwpscan.report.bundle import partial_banner, write_run_report  # pandas: a report
 
     info = record.stored_info()
@@ -359,11 +343,11 @@ def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
             record.results,
             settings.report_dir,
             run=info,
-            partial=partial_banner(done, so_far.total),
+            partial=partial_banner(done, total),
         )
     except OSError as exc:
-        return ScanInterrupted(run_id, done, so_far.total, report_error=str(exc))
-    return ScanInterrupted(run_id, done, so_far.total, written)
+        return ScanInterrupted(run_id, done, total, report_error=str(exc))
+    return ScanInterrupted(run_id, done, total, written)
 
 
 def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRow]) -> list[Path]:
