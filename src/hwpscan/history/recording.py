@@ -84,13 +84,15 @@ class Recording:
         self._on_warning = on_warning
         self._also, self._also_row, self._also_rows = also, also_row, also_rows
         self._recorder = recorder  # the history's, while it takes the rows
-        self._matrix: RunRecorder | None = None
         self._sink: RunRecorder  # where the rows go: the history, or a temporary store
-        if recorder is not None:
-            self._sink = recorder
-            self.results.stored_in(recorder.store, recorder.run_id)
-        else:
+        self._matrix: RunRecorder | None = None  # the matrix rows' (the history only)
+        if recorder is None:
             self._move([], in_memory=False)
+            return
+        self._sink = recorder
+        self.results.stored_in(recorder.store, recorder.run_id)
+        write = partial(add_matrix_rows, recorder.store)
+        self._matrix = RunRecorder(recorder.store, recorder.run_id, batch=32, write=write)
 
     @property
     def run_id(self) -> str | None:
@@ -119,14 +121,9 @@ class Recording:
     def matrix_row(self, row: MatrixRow) -> None:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
         self.matrix.append(row)
-        recorder = self._recorder
-        if recorder is None:
-            return
-        if self._matrix is None:
-            write = partial(add_matrix_rows, recorder.store)
-            self._matrix = RunRecorder(recorder.store, recorder.run_id, batch=32, write=write)
         matrix = self._matrix
-        self._guard(lambda _: matrix.add(row))
+        if matrix is not None and self._recorder is not None:
+            self._guard(lambda _: matrix.add(row))
 
     def flush(self) -> None:
         """Write what is pending (results, then matrix rows)."""
