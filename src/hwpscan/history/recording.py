@@ -11,16 +11,11 @@
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
 (1, {'matrix_rows': 0}, True)
 
-Results reach the store in small batches as they come (:class:`RunRecorder`), so a run
-that dies keeps what it computed; it is left unfinished (``history``: interrupted).
-The history is a record, not the work: when the store cannot be opened or written
-(disk full, locked too long, no state folder) the run goes on, the rows that follow go
-to a temporary database instead (so :attr:`Recording.results` keeps every row), and
-*on_warning* is told why.
-
-After each recorded run the history is pruned to the newest *keep* runs (by default
-:func:`~hwpscan.history.store.keep_runs`), and a run the caller
-:meth:`~Recording.forget`-s (a scan that found no document) is not kept at all.
+Results reach the store in small batches as they come, so a run that dies keeps what
+it computed (left unfinished: ``history`` says interrupted). The history is a record,
+not the work: when the store cannot be written the run goes on, its rows go to a
+temporary database instead, and *on_warning* is told why. Each recorded run prunes the
+history to its newest *keep* runs.
 """
 
 from __future__ import annotations
@@ -55,14 +50,10 @@ Warn = Callable[[str], None]
 class Recording:
     """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
 
-    Every row is queued for the store and can be read back from :attr:`results`
-    (:class:`~hwpscan.history.stored_rows.StoredRows`, which holds none of them). Without
-    a *recorder* (a run not recorded, or a history that cannot be written) the rows go
-    to a temporary database of the same schema instead; parser-matrix rows
-    (:meth:`matrix_row`) only to the history. *also_rows*, when given, sees each batch
-    of rows, else *also_row* each row, else *also* each result. :attr:`summary` is
-    stored with the run when it finishes; :attr:`info` is the stored run after that
-    (None when the history could not be written, or the run was interrupted).
+    Every row is queued for the store and read back from :attr:`results` (which holds
+    none); without a *recorder* the rows go to a temporary database instead. *also_rows*
+    sees each batch of rows, else *also_row* each row, else *also* each result.
+    :attr:`info` is the stored run once finished (None: not recorded, or interrupted).
     """
 
     def __init__(
@@ -228,15 +219,12 @@ def recorded_run(
     also_rows: Callable[[Sequence[Row]], None] | None = None,
     keep: int | None = None,
 ) -> Iterator[Recording]:
-    """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
-    scrubbed of secrets) while it happens.
+    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens.
 
-    Yields a :class:`Recording` (*also*, *also_row*, *also_rows*: see there). On a
-    normal exit the run is finished with the recording's summary; on an exception what
-    was computed is flushed, the run stays unfinished (``history``: interrupted) and
-    the exception goes on. *store* defaults to :func:`default_store`, opened and closed
-    here. After the run the history keeps its newest *keep* runs (None:
-    :func:`~hwpscan.history.store.keep_runs`; 0: all).
+    Yields a :class:`Recording`. On a normal exit the run is finished with its summary;
+    on an exception what was computed is flushed and the run stays unfinished. *store*
+    defaults to :func:`default_store`; after the run the history keeps its newest *keep*
+    runs (None: :func:`~hwpscan.history.store.keep_runs`; 0: all).
     """
     keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
     with ExitStack() as own:

@@ -1,14 +1,10 @@
 """The fetch orchestrator: windows -> cached or paid calls -> attachments -> manifest.
 
-Order matters and is the point of this module:
-
-1. A call is counted in the ledger *before* it is made (so the limit is never passed).
-2. The answer's raw bytes go to the cache *before* they are parsed.
-3. Each window's attachments are downloaded before the next call, and each file's
-   manifest line is written the moment the file exists.
-
-So a run stopped at any point (quota, refusal, network, SIGKILL) keeps everything it
-paid for, and a rerun spends no call on a finished window.
+The order is the point: a call is counted in the ledger *before* it is made, its raw
+answer cached *before* it is parsed, and each window's attachments downloaded (each
+file's manifest line written the moment it exists) before the next call. So a run
+stopped at any point keeps everything it paid for, and a rerun spends no call on a
+finished window.
 """
 
 from __future__ import annotations
@@ -76,13 +72,9 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True)
 class FetchReport:
-    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any.
-
-    ``entries`` are the manifest entries of every attachment the API listed for this
-    range in this run (downloaded, found on disk, failed, refused or skipped): what a
-    scan of *this* fetch should look at, unlike the whole folder, which keeps earlier
-    runs' files. :attr:`paths` are the files among them.
-    """
+    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any;
+    ``entries`` the manifest entries of every attachment the API listed in this run
+    (what a scan of *this* fetch looks at, unlike the whole folder)."""
 
     start: date
     end: date
@@ -178,11 +170,8 @@ class WindowCaller:
 
     def answer(self, window: Window) -> CheckedAnswer:
         """The window's answer with its assessment, or an :class:`ApiError` that should
-        stop the run.
-
-        The window's lock is held from the cache check to the cached answer, so a run
-        sharing the state folder waits, then finds the answer instead of paying again.
-        """
+        stop the run. The window's lock is held from the cache check to the cached
+        answer: a run sharing the state folder waits, then finds the answer unpaid."""
         with self.cache.lock(self.api.api_url, window):
             cached = (
                 None
@@ -221,11 +210,8 @@ class WindowCaller:
         )
 
     def _call(self, window: Window) -> CheckedAnswer:
-        """One counted call: raw bytes to the cache before anything is taken from them.
-
-        Budgets come first: an answer over them is refused before it is cached or
-        parsed into objects (its raw size is already capped by the client).
-        """
+        """One counted call: raw bytes to the cache before anything is taken from them;
+        an answer over the budgets is refused before it is cached or parsed."""
         raw = self._send(window)
         self.limits.check_body(raw.body, window)
         parsed = self._parse(raw.body, window)
@@ -352,11 +338,9 @@ def fetch_range(
     """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
 
     Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
-    (quota, refusal, HTML page, network after retries) stops the run and is returned in
-    :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
-    used for the API and the downloads (and not closed); by default one is made with
-    the settings' timeouts. ``hooks`` replace the DNS resolver, the clock and the sleep
-    between retries (tests).
+    stops the run and is returned in :attr:`FetchReport.error`, with everything fetched
+    before it kept. ``client`` (not closed) is used for the API and the downloads;
+    ``hooks`` replace the DNS resolver, the clock and the sleep between retries.
     """
     hooks = hooks or FetchHooks()
     check_range(start, end)
@@ -479,10 +463,9 @@ def fetch_for_scan(
 ) -> tuple[Path, FetchReport]:
     """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
 
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings (validated strictly). The key comes
-    from ``key``, else ``HWPSCAN_API_KEY``, else the config file; a missing key raises
-    :class:`UsageError`. Check ``report.error`` / ``report.exit_code``: a stopped fetch
-    still returns what it got.
+    ``start``/``end`` may be ``YYYY-MM-DD`` strings. The key is ``key``, else
+    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`). A stopped
+    fetch still returns what it got (see ``report.error``).
     """
     # the dates, the key and the settings: loaded by a fetch, not by importing the package
     from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only

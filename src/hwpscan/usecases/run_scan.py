@@ -1,10 +1,9 @@
 """The scan use case: files, folders or URLs in; rows, the run record and an exit code out.
 
-:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal.
-It lists and dates the files, scans them (this machine's pool, or the scaled path for
-URLs, Dask and ``--resume``), runs the parser matrix when extractors are named, records
-the run while it happens (each row reaches the run store the moment it exists) and
-decides the exit code. What the caller shows comes through a :class:`ScanObserver`.
+:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal:
+list and date the files, scan them (locally, or the scaled path), run the parser matrix
+when asked, record the run as it happens and decide the exit code, telling a
+:class:`ScanObserver` along the way.
 
 >>> from hwpscan.models import ExitCode
 >>> settings = ScanSettings(paths=(Path("fixtures/clean"),), fail_on=("contaminated",))
@@ -96,13 +95,10 @@ class MatrixSettings:
 class ScanSettings:
     """What to scan and how; everything :func:`scan` needs besides the observer.
 
-    ``paths`` are files, folders (searched recursively) or fsspec URLs. ``jobs`` 0 is
-    one worker per core; ``file_timeout`` 0 turns the per-file limit off; ``memory_mb``
-    is each worker's memory budget in megabytes (its data segment, 0: none), a file
-    that needs more is an ``error`` row saying so. ``fail_on``
-    is the gate (checked and normalised here). ``record`` keeps the run in the user's
-    run store (``kind`` and the ``record_args`` of :func:`scan` name it there);
-    ``report_dir`` also writes the report bundle (``{run}`` becomes the run id).
+    ``paths`` are files, folders or fsspec URLs. ``jobs``, ``file_timeout`` and
+    ``memory_mb`` (each worker's data segment) 0: one worker per core, no limit, no
+    budget. ``fail_on`` is the gate (normalised here); ``record`` keeps the run in the
+    run store as ``kind``; ``report_dir`` also writes the report (``{run}``: its id).
     """
 
     paths: tuple[Path, ...]
@@ -127,11 +123,8 @@ class ScanSettings:
 
 
 class ScanObserver:
-    """What :func:`scan` tells its caller while it runs; every method does nothing here.
-
-    A caller overrides what it shows: a progress bar (``started`` then ``result`` or
-    ``matrix_row`` per step), streamed output, notes and warnings.
-    """
+    """What :func:`scan` tells its caller while it runs; a caller overrides what it
+    shows (every method does nothing here)."""
 
     def started(self, phase: str, total: int | None) -> None:
         """A phase (``"scan"`` or ``"matrix"``) begins; *total* steps (None: unknown)."""
@@ -140,15 +133,13 @@ class ScanObserver:
         """A file's row, the moment it exists (in completion order)."""
 
     def row(self, row: Row) -> None:
-        """A file's row as the pool gave it: :meth:`result` of its result (built only
-        for an observer that has its own :meth:`result`), unless an observer can do
-        with less (a JSON Lines stream writes the line a worker made)."""
+        """A file's row as the pool gave it: :meth:`result` of its result, built only for
+        an observer that has its own :meth:`result`."""
         if type(self).result is not ScanObserver.result:
             self.result(row.result)
 
     def rows(self, rows: Sequence[Row]) -> None:
-        """A batch of rows as the pool gave them (a worker's message): :meth:`row` of
-        each, unless an observer takes them at once."""
+        """A batch of rows as the pool gave them (a worker's message): :meth:`row` of each."""
         for row in rows:
             self.row(row)
 
@@ -169,16 +160,10 @@ class ScanObserver:
 class ScanOutcome:
     """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
 
-    ``results`` is a sequence, not a list: a local scan's rows are read back from the
-    run store as they are asked for (a temporary database when the run is not
-    recorded; see :class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow
-    with the corpus.
-
-    ``nothing`` says "no documents under ..." when a gate was asked for and no
-    document was found (the exit code is then :attr:`ExitCode.USAGE`). ``stop`` is
-    the scaled path's early stop, if any; ``display_root`` the folder or URL to show
-    paths relative to; ``run_id`` the recorded run (None: not recorded); ``report``
-    the report files written.
+    ``results`` of a local scan are read back from the run store as asked for
+    (:class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow with the
+    corpus. ``nothing`` says "no documents under ..." when a gate found no document
+    (exit :attr:`ExitCode.USAGE`); ``stop`` is the scaled path's early stop.
     """
 
     results: Sequence[FileResult]
@@ -222,16 +207,11 @@ def scan(
 ) -> ScanOutcome:
     """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
 
-    Raises :class:`UsageError` for settings that cannot work (a missing path, options
-    the scaled path does not do, a run to resume that is not there) before any file is
-    read. *record_args* are the arguments stored with the run (the caller's view of
-    what was asked); *fetched* is the fetch that produced the files, when there was
-    one: its figures join the run's summary.
-
-    A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`, a :class:`KeyboardInterrupt`
-    saying what was kept, after the rows are flushed to the history and, with
-    ``report_dir``, a report marked partial is written. A scan that found no document
-    is not kept in the history.
+    Raises :class:`UsageError` for settings that cannot work, before any file is read.
+    *record_args* are stored with the run; the figures of *fetched* (the fetch that got
+    the files) join its summary. A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`
+    once the rows are flushed and (with ``report_dir``) a partial report written. A scan
+    that found no document is not kept in the history.
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
@@ -310,9 +290,8 @@ def _recording(
 
 
 def _any_document(results: Sequence[FileResult]) -> bool:
-    """Whether a scan found a document: a row whose content is one (or looked like one:
-    an HTML error page or an empty file saved as .hwp is a failed download, worth its
-    run), not only files that are no document at all (a README, a folder of none).
+    """Whether a scan found a document (or a file that looked like one: a failed
+    download is worth its run), not only files that are none (a README).
 
     >>> from hwpscan.models import Format, Status
     >>> readme = FileResult("README.md", "", 9, Format.UNKNOWN, Status.UNSUPPORTED)

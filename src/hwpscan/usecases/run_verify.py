@@ -1,12 +1,9 @@
 """The verify use case: ask the API again for chosen dates, run the deployed code, judge.
 
-:class:`VerifySettings` says what to verify (everything but the fetch, which is a
-:class:`~hwpscan.api.settings.FetchSettings`); :func:`verify_dates` fetches the
-dates' attachments (fresh unless ``cached``: one API call per span of
-``window_days``, only those dates' attachments downloaded), scans them, runs the
-deployed extractors and tool, and returns a :class:`VerifyOutcome`: a verdict per
-date with its evidence and the one exit code. Nothing is printed here; a caller that
-shows progress passes its own fetch (:class:`VerifyHooks`).
+:func:`verify_dates` fetches the dates' attachments (fresh unless ``cached``; one API
+call per span of ``window_days``), scans them, runs the deployed extractors and tool,
+and returns a :class:`VerifyOutcome`: a verdict per date with its evidence, and the exit
+code. Nothing is printed here; a caller that shows progress passes its own fetch.
 
 >>> days = [date(2025, 7, 21), date(2025, 7, 30), date(2025, 9, 1)]
 >>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
@@ -77,15 +74,10 @@ def group_dates(days: Iterable[date], window_days: int) -> list[tuple[date, date
 
 @dataclass(frozen=True, slots=True)
 class VerifySettings:
-    """What to verify and how (the fetch apart). Raises :class:`UsageError` when the
-    combination cannot prove anything.
-
-    ``parser`` and ``parser_cmd`` have ``scan``'s syntax (``"strict,mod:func"``,
-    ``"NAME=tool {path}"``) but add no built-in: the ``codeunit`` view is the defect
-    itself, not a deployed extractor. ``tool_cmd`` is ``'CMD {date}'``; ``tool_env``
-    names the variables passed to it although they look secret. ``after`` is the run
-    the dates are compared with (its id, recorded); ``jobs`` ``None`` is one scan
-    worker per core.
+    """What to verify and how (the fetch apart); :class:`UsageError` when the
+    combination cannot prove anything. ``parser`` and ``parser_cmd`` have ``scan``'s
+    syntax without its built-ins; ``tool_cmd`` is ``'CMD {date}'``, ``tool_env`` the
+    variables passed to it although they look secret; ``after`` the run compared with.
 
     >>> VerifySettings("fixed", parser_cmd=("x=tool {path}",)).extractors
     ('x',)
@@ -172,9 +164,8 @@ class FetchTotals:
 
 @dataclass(frozen=True, slots=True)
 class VerifyHooks:
-    """What a caller plugs in: its own fetch (progress bars, messages; default: a
-    quiet :func:`hwpscan.usecases.run_fetch.fetch_range` with the key), and a word once the
-    fetching is done (before the scan starts)."""
+    """What a caller plugs in: its own fetch (default: a quiet
+    :func:`~hwpscan.usecases.run_fetch.fetch_range`), and a word once the fetching is done."""
 
     fetch: Fetcher | None = None
     on_fetched: Callable[[FetchTotals], None] | None = None

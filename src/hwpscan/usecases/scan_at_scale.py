@@ -1,14 +1,9 @@
 """Scanning at scale: URL sources, the Dask executor and ``--resume``.
 
 :func:`run_scaled` is what :func:`hwpscan.usecases.run_scan.scan` uses instead of the
-local pool when a source is a URL, the Dask executor is chosen or a run is resumed. It
-lists the sources lazily (:mod:`hwpscan.scanning.sources`), skips what the resumed run already
-holds, hands the rest to the chosen executor and passes every row on as it arrives.
-The rows it returns are in input order, so tables read as the local executor's.
-
-What is asked (:class:`ScaleSettings`, :class:`Executor`) and whether the scaled path is
-needed at all are :mod:`hwpscan.usecases.scale_settings`, which a scan of local files
-loads without this module.
+local pool then: it lists the sources lazily, skips what the resumed run already holds,
+hands the rest to the chosen executor, passes every row on as it arrives and returns
+the rows in input order.
 """
 
 from __future__ import annotations
@@ -73,11 +68,10 @@ def run_scaled(
 ) -> ScaledRun:
     """Scan *paths* (folders, files, URLs); rows in input order, and why it stopped early.
 
-    Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` is None when
-    everything was scanned; else it names the exit code (:attr:`ExitCode.API` when the
-    scheduler went away, :attr:`ExitCode.USAGE` when a listing failed part-way) and the
-    reason; what arrived before is kept and returned. Each file is read in a child
-    process whose data segment is capped at *memory_mb* megabytes.
+    Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` names the
+    exit code and reason of an early stop (``API``: the scheduler went away; ``USAGE``:
+    a listing failed part-way); what arrived before is kept. Each file is read in a
+    child process capped at *memory_mb* megabytes.
     """
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
