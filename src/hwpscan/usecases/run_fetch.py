@@ -9,7 +9,6 @@ finished window.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
@@ -378,8 +377,25 @@ def fetch_range(
             revalidate=settings.fresh,
             max_files=settings.limits.max_files,
         )
+        error: ApiError | None = None  # what stopped the run
+        listed = 0  # releases the answers listed
         try:
-            error, listed = _fetch_windows(windows, caller, store, settings.only_dates, progress)
+            for window in windows:  # each window's answer, then its attachments
+                try:
+                    got = caller.answer(window)
+                except ApiError as exc:
+                    error = exc
+                    break
+                store.tally.warnings.extend(got.warnings)
+                releases = got.answer.releases
+                listed += len(releases)
+                if settings.only_dates is not None:
+                    releases = tuple(r for r in releases if r.date in settings.only_dates)
+                store.add(releases, outside=got.outside)
+                notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+                if store.budget_error is not None:  # files or bytes: stop asking for more
+                    error = store.budget_error
+                    break
         finally:
             if client is None:
                 http.close()
@@ -406,32 +422,6 @@ def fetch_range(
         entries=tuple(files.entries),
         releases_listed=listed,
     )
-
-
-def _fetch_windows(
-    windows: tuple[Window, ...],
-    caller: WindowCaller,
-    store: AttachmentStore,
-    only_dates: Collection[str] | None,
-    progress: Progress | None,
-) -> tuple[ApiError | None, int]:
-    """Each window's answer, then its attachments; ``(what stopped it, releases listed)``."""
-    listed = 0
-    for window in windows:
-        try:
-            got = caller.answer(window)
-        except ApiError as exc:
-            return exc, listed
-        store.tally.warnings.extend(got.warnings)
-        releases = got.answer.releases
-        listed += len(releases)
-        if only_dates is not None:
-            releases = tuple(r for r in releases if r.date in only_dates)
-        store.add(releases, outside=got.outside)
-        notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
-        if store.budget_error is not None:  # files or bytes: stop asking for more
-            return store.budget_error, listed
-    return None, listed
 
 
 def stop_message(report: FetchReport) -> str | None:

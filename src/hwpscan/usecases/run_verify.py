@@ -13,6 +13,7 @@ code. Nothing is printed here; a caller that shows progress passes its own fetch
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
@@ -234,16 +235,15 @@ class _Fetched:
     paths: list[Path] = field(default_factory=list)  # only what these fetches listed
     listed: set[str] = field(default_factory=set)
     empty_weekdays: list[str] = field(default_factory=list)
-    missing: dict[str, int] = field(default_factory=dict)  # listed, not on disk
+    missing: Counter[str] = field(default_factory=Counter)  # listed, not on disk
     stopped: str | None = None
 
     def take(self, report: FetchReport, group: Sequence[str]) -> None:
         self.folder = report.out_dir
         self.totals = self.totals.add(report)
         self.paths.extend(report.paths)
-        for entry in report.entries:
-            if entry.status in ("failed", "refused") and entry.date:
-                self.missing[entry.date] = self.missing.get(entry.date, 0) + 1
+        lost = (e.date for e in report.entries if e.status in ("failed", "refused") and e.date)
+        self.missing.update(lost)
         if report.error is not None:
             self.stopped = stop_message(report)
             return
@@ -252,7 +252,7 @@ class _Fetched:
             self.empty_weekdays += [d for d in group if date.fromisoformat(d).weekday() < 5]
 
     def listing(self, day: str) -> Listing:
-        return Listing(day in self.listed, self.missing.get(day, 0), day in self.empty_weekdays)
+        return Listing(day in self.listed, self.missing[day], day in self.empty_weekdays)
 
     def stop_reason(self) -> str | None:
         if self.stopped is None and self.empty_weekdays:
