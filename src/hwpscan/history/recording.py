@@ -70,7 +70,7 @@ class Recording:
         self.summary = RunSummary()  # stored when the run finishes
         self.info: RunInfo | None = None
         self.interrupted = False
-        self.forgotten = False  # forget(): the run is not kept in the history
+        self.forgotten = False  # forget(): the run is deleted when it ends, not finished
         self.warnings: list[str] = []
         self._on_warning = on_warning
         self._also, self._also_row, self._also_rows = also, also_row, also_rows
@@ -137,8 +137,7 @@ class Recording:
             return None
 
     def forget(self) -> None:
-        """Keep this run out of the history (a scan that found no document): it is
-        deleted from the store when it ends, instead of being finished."""
+        """Keep this run out of the history (a scan that found no document)."""
         self.forgotten = True
 
     def warn(self, message: str) -> None:

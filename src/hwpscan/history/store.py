@@ -595,29 +595,24 @@ class RunRecorder:
         self._write = write or store.add_results
         self._batch = max(1, batch)
         self._max_delay = max_delay
-        self._pending: list[Any] = []
+        self.pending: list[Any] = []  # the rows added and not written yet
         self._last = time.monotonic()
 
     def add(self, *rows: Any) -> None:
         """Queue rows; written when the batch is full or has waited long enough."""
-        self._pending.extend(rows)
-        if len(self._pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
+        self.pending.extend(rows)
+        if len(self.pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
             self.flush()
 
     __call__ = add
 
     def flush(self) -> None:
         """Write what is pending (one transaction). When that fails, what was pending
-        stays so (:attr:`pending`), for whoever takes the rows elsewhere."""
-        if self._pending:
-            self._write(self.run_id, self._pending)
-            self._pending = []
+        stays so, for whoever takes the rows elsewhere."""
+        if self.pending:
+            self._write(self.run_id, self.pending)
+            self.pending = []
         self._last = time.monotonic()
-
-    @property
-    def pending(self) -> list[Any]:
-        """The rows added and not written yet."""
-        return self._pending
 
 
 def default_store() -> RunStore:

@@ -444,9 +444,8 @@ def _outcome(
 
 def _display_root(paths: Sequence[Path]) -> Path | str | None:
     """The folder (or the one URL) to show paths relative to, if only one was scanned."""
-    if (url := display_root(paths)) is not None:
-        return url
-    return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+    single = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+    return display_root(paths) or single
 
 
 def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
@@ -462,7 +461,8 @@ def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
 
 def named(paths: Sequence[Path], root: Path | str | None) -> str:
     """What was named to scan, as said to a person (a URL's userinfo never shown)."""
-    return ", ".join(_shown(p) for p in paths) or str(root or "the fetched range")
+    shown = (shown_url(url) if (url := url_from_argument(p)) else str(p) for p in paths)
+    return ", ".join(shown) or str(root or "the fetched range")
 
 
 def no_documents(results: Sequence[FileResult]) -> bool:
@@ -470,8 +470,3 @@ def no_documents(results: Sequence[FileResult]) -> bool:
     hwpscan reads (a README, an image). Counted from the tally, no row read back."""
     counts = status_counts(results)
     return all(status is Status.UNSUPPORTED for status, n in counts.items() if n)
-
-
-def _shown(path: Path) -> str:
-    url = url_from_argument(path)
-    return shown_url(url) if url is not None else str(path)
