@@ -33,11 +33,7 @@ def add_matrix_rows(store: RunStore, run_id: str, rows: Iterable[MatrixRow]) -> 
 
 def load_matrix_rows(store: RunStore, run_id: str) -> list[MatrixRow]:
     """The matrix rows of a run, in the order they were recorded (none: ``[]``)."""
-    data = store._read(
-        lambda conn: conn.execute(
-            "SELECT data FROM matrix_rows WHERE run_id = ? ORDER BY seq", (run_id,)
-        ).fetchall()
-    )
+    data = store._query("SELECT data FROM matrix_rows WHERE run_id = ? ORDER BY seq", run_id)
     from hwpscan.matrix.matrix_rows import MatrixRow  # the matrix package: only to read rows back
 
     return [MatrixRow.from_json(json.loads(d)) for (d,) in data]

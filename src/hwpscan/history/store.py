@@ -319,6 +319,10 @@ class RunStore:
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
 
+    def _query(self, sql: str, *params: Any) -> list[Any]:
+        """The rows of one read."""
+        return self._read(lambda conn: conn.execute(sql, params).fetchall())
+
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         with self._lock:
@@ -425,12 +429,10 @@ class RunStore:
         if keep <= 0:
             return []
         young = (datetime.now(UTC) - RUNNING_GRACE).isoformat(timespec="seconds")
-        rows = self._read(
-            lambda conn: conn.execute(
-                "SELECT id, finished, started FROM runs ORDER BY started DESC, rowid DESC"
-                " LIMIT -1 OFFSET ?",
-                (keep,),
-            ).fetchall()
+        rows = self._query(
+            "SELECT id, finished, started FROM runs ORDER BY started DESC, rowid DESC"
+            " LIMIT -1 OFFSET ?",
+            keep,
         )
         older = [
             run_id
@@ -514,28 +516,23 @@ class RunStore:
         unique prefix, or a unique end of an id (its random part, as ``history`` shows)."""
         back = _LATEST_RE.fullmatch(ref.strip())
         if back:
-            row = self._read(
-                lambda conn: conn.execute(
-                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
-                    (int(back.group(1) or 0),),
-                ).fetchone()
+            found = self._query(
+                "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
+                int(back.group(1) or 0),
             )
-            if row is not None:
-                return str(row[0])
-            (count,) = self._read(lambda conn: conn.execute("SELECT COUNT(*) FROM runs").fetchone())
+            if found:
+                return str(found[0][0])
+            [(count,)] = self._query("SELECT COUNT(*) FROM runs")
             if not count:
                 raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
             raise RunNotFoundError(
                 f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} is the oldest"
             )
-        rows = self._read(
-            lambda conn: conn.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ?"
-                " OR (length(?) >= 4 AND substr(id, -?) = '-' || ?) ORDER BY id LIMIT 6",
-                (len(ref), ref, ref, len(ref) + 1, ref),
-            ).fetchall()
+        sql = (  # a prefix, or (four characters or more) the end after a "-"
+            "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR (length(?1) >= 4"
+            " AND substr(id, -length(?1) - 1) = '-' || ?1) ORDER BY id LIMIT 6"
         )
-        ids = [r[0] for r in rows]
+        ids = [run_id for (run_id,) in self._query(sql, ref)]
         if ref in ids:
             return ref
         if not ids:
@@ -564,13 +561,8 @@ class RunStore:
     def result_lines(self, run_id: str, start: int, count: int) -> list[str]:
         """The stored lines of the results ``start`` to ``start + count`` of a run (by
         the order they were added; fewer at its end; *count* -1: all), as written."""
-        rows = self._read(
-            lambda conn: conn.execute(
-                "SELECT data FROM results WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
-                (run_id, start, count),
-            ).fetchall()
-        )
-        return [data for (data,) in rows]
+        sql = "SELECT data FROM results WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"
+        return [data for (data,) in self._query(sql, run_id, start, count)]
 
 
 class RunRecorder:
