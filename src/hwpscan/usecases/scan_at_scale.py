@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
@@ -85,23 +86,18 @@ def run_scaled(
 
     carried: list[int] = []
     todo = _skip_recorded(iter_items(sources), previous, keep, carried)
+    scan = _scan_on_dask if settings.executor is Executor.dask else _scan_locally
     stop: ScaledStop | None = None
     try:
-        if settings.executor is Executor.dask:
-            stop = _scan_on_dask(
-                todo, settings, keep, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
-            )
-        else:
-            for index, result in _scan_locally(
-                todo, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
-            ):
+        with closing(scan(todo, settings, jobs, file_timeout, memory_mb)) as scanned:
+            for index, result in scanned:
                 keep(index, result)
+    except SchedulerLostError as exc:
+        stop = ScaledStop(ExitCode.API, f"{exc} ({len(rows)} files received and kept)")
     except HwpscanError as exc:  # a listing that failed part-way: keep what was scanned
         if not rows:
             raise
         stop = ScaledStop(ExitCode.USAGE, str(exc))
-    if stop is not None and stop.code is ExitCode.API:
-        stop = ScaledStop(stop.code, f"{stop.reason} ({len(rows)} files received and kept)")
     return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=len(carried))
 
 
@@ -123,30 +119,24 @@ class ScaledRun:
 
 
 def _scan_on_dask(
-    todo: Iterable[WorkItem],
+    items: Iterable[WorkItem],
     settings: ScaleSettings,
-    keep: Callable[[int, FileResult], None],
-    *,
     jobs: int,
     file_timeout: float | None,
     memory_mb: int | None,
-) -> ScaledStop | None:
+) -> Generator[tuple[int, FileResult], None, None]:
+    """The Dask executor (:class:`SchedulerLostError` when its scheduler goes away)."""
     from hwpscan.scanning.on_dask import dask_client, scan_on_dask  # dask: when chosen
 
-    try:
-        with dask_client(settings.scheduler, workers=jobs or None) as client:
-            for index, result in scan_on_dask(
-                todo,
-                client,
-                batch_size=settings.batch_size,
-                file_timeout=file_timeout,
-                memory_mb=memory_mb,
-                worker_wait=settings.worker_wait,
-            ):
-                keep(index, result)
-    except SchedulerLostError as exc:
-        return ScaledStop(ExitCode.API, str(exc))
-    return None
+    with dask_client(settings.scheduler, workers=jobs or None) as client:
+        yield from scan_on_dask(
+            items,
+            client,
+            batch_size=settings.batch_size,
+            file_timeout=file_timeout,
+            memory_mb=memory_mb,
+            worker_wait=settings.worker_wait,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,8 +180,12 @@ def _skip_recorded(
 
 
 def _scan_locally(
-    items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None, memory_mb: int | None
-) -> Iterator[tuple[int, FileResult]]:
+    items: Iterable[WorkItem],
+    _: ScaleSettings,
+    jobs: int,
+    file_timeout: float | None,
+    memory_mb: int | None,
+) -> Generator[tuple[int, FileResult], None, None]:
     """The local executor for work items: threads, each driving a guard process."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
