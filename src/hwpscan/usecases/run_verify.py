@@ -281,53 +281,6 @@ def _fetch_days(
     return got
 
 
-def _rows(
-    settings: VerifySettings, results: Sequence[FileResult], on_disk: Mapping[str, Path]
-) -> list[MatrixRow]:
-    """The deployed extractors on every attachment, against the strict view."""
-    if not settings.specs or not results:
-        return []
-    chosen = [on_disk[r.path] for r in results]
-    jobs = settings.jobs or os.cpu_count() or 1
-    return list(run_matrix(chosen, settings.specs, timeout=settings.parser_timeout, jobs=jobs))
-
-
-def _tool(
-    settings: VerifySettings, day: str, listing: Listing, has_files: bool
-) -> ToolOutcome | None:
-    """The deployed tool's outcome for a listed date with attachments (else none)."""
-    if settings.tool_argv is None or not listing.listed or not has_files:
-        return None
-    env = tool_environment(settings.tool_env)
-    return run_tool(settings.tool_argv, day, timeout=settings.tool_timeout, env=env)
-
-
-def _verdict(
-    settings: VerifySettings,
-    day: str,
-    got: _Fetched,
-    found: tuple[list[FileResult], dict[str, Path], list[MatrixRow]],
-    before: Mapping[str, str],
-) -> DateVerdict:
-    results, on_disk, rows = found
-    listing = got.listing(day)
-    tool = _tool(settings, day, listing, any(r.date == day for r in results))
-    verdict = judge(
-        day,
-        settings.expect,
-        results,
-        listing=listing,
-        rows=rows,
-        extractors=settings.extractors,
-        tool=tool,
-        before=before.get(day),
-    )
-    if verdict.verdict != FAIL:
-        return verdict
-    by_name = {s.name: s for s in settings.specs}
-    return with_positions(verdict, by_name, on_disk, timeout=settings.parser_timeout)
-
-
 def verify_dates(
     settings: VerifySettings,
     fetch: FetchSettings,
@@ -348,8 +301,38 @@ def verify_dates(
     if hooks.on_fetched is not None:
         hooks.on_fetched(got.totals)
     results, on_disk = scan_files(got.paths, wanted, jobs=settings.jobs)
-    found = (results, on_disk, _rows(settings, results, on_disk))
-    verdicts = tuple(_verdict(settings, d, got, found, before or {}) for d in wanted)
+    rows: list[MatrixRow] = []  # the deployed extractors on every attachment
+    if settings.specs and results:
+        chosen = [on_disk[r.path] for r in results]
+        jobs = settings.jobs or os.cpu_count() or 1
+        rows = list(run_matrix(chosen, settings.specs, timeout=settings.parser_timeout, jobs=jobs))
+    by_name = {s.name: s for s in settings.specs}
+
+    def verdict(day: str) -> DateVerdict:
+        listing = got.listing(day)
+        tool: ToolOutcome | None = None  # the deployed tool: for a listed date with files
+        if (
+            settings.tool_argv is not None
+            and listing.listed
+            and any(r.date == day for r in results)
+        ):
+            env = tool_environment(settings.tool_env)
+            tool = run_tool(settings.tool_argv, day, timeout=settings.tool_timeout, env=env)
+        found = judge(
+            day,
+            settings.expect,
+            results,
+            listing=listing,
+            rows=rows,
+            extractors=settings.extractors,
+            tool=tool,
+            before=(before or {}).get(day),
+        )
+        if found.verdict != FAIL:
+            return found
+        return with_positions(found, by_name, on_disk, timeout=settings.parser_timeout)
+
+    verdicts = tuple(map(verdict, wanted))
     return VerifyOutcome(
         settings, verdicts, tuple(results), got.totals, got.stop_reason(), fetch.api_url, got.folder
     )
