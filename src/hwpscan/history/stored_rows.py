@@ -20,7 +20,6 @@ the rows that follow lie in a temporary database
 (3, 'f1.hwp', ['f0.hwp', 'f1.hwp', 'f2.hwp'])
 >>> [line[-11:] for line in row_lines(rows.in_input_order())]
 ['"index": 0}', '"index": 1}', '"index": 2}']
->>> rows.close()
 """
 
 from __future__ import annotations
@@ -91,9 +90,6 @@ class StoredRows(Sequence[FileResult]):
         self.statuses.update([row.status for row in made])
         self.masks.update([row.defects for row in made])
 
-    def append(self, row: FileResult | Row) -> None:
-        self.extend((row,))
-
     def __len__(self) -> int:
         return len(self._indexes if self._order is None else self._order)
 
@@ -143,10 +139,6 @@ class StoredRows(Sequence[FileResult]):
         view = copy.copy(self)
         view._order = array("q", sorted(range(len(self)), key=self._indexes.__getitem__))
         return view
-
-    def close(self) -> None:
-        """Forget what was read (a temporary store goes when its last holder lets it go)."""
-        self._blocks.clear()
 
 
 def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
