@@ -21,12 +21,9 @@ __all__ = [
     "FileChange",
     "RunDiff",
     "change_kind",
-    "date_changes",
     "date_state",
     "date_states",
     "diff_results",
-    "file_change",
-    "file_name",
     "pair_files",
 ]
 
@@ -177,34 +174,24 @@ def date_states(results: Iterable[FileResult]) -> dict[str, str]:
     return {day: date_state(per_date[day]) for day in sorted(per_date)}
 
 
-def file_change(x: FileResult | None, y: FileResult | None) -> FileChange | None:
-    """How one file moved between two runs (None: absent there); None when it did not."""
-    before = x.status.value if x else None
-    after = y.status.value if y else None
-    kind = change_kind(before, after)
-    ref = y or x
-    if kind is None or ref is None:
-        return None
-
-    def surrogates(r: FileResult | None) -> int | None:
-        return r.body.surrogates if r is not None and r.body_read else None
-
-    return FileChange(kind, ref.path, ref.date, before, after, surrogates(x), surrogates(y))
-
-
-def date_changes(before: dict[str, str], after: dict[str, str]) -> list[DateChange]:
-    """The dates whose state moved, in date order."""
-    moved = (
-        (day, change_kind(before.get(day), after.get(day))) for day in sorted({*before, *after})
-    )
-    return [DateChange(kind, day, before.get(day), after.get(day)) for day, kind in moved if kind]
+def _surrogates(r: FileResult | None) -> int | None:
+    return r.body.surrogates if r is not None and r.body_read else None
 
 
 def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
     """The changes between two result sets (pure: no database)."""
     a, b = list(a), list(b)
     pairs = pair_files(a, b)
-    changes = [c for c in (file_change(x, y) for x, y in pairs) if c is not None]
+    changes = []
+    for x, y in pairs:
+        before, after = (x.status.value if x else None), (y.status.value if y else None)
+        kind, ref = change_kind(before, after), y or x
+        if kind is not None and ref is not None:
+            changes.append(
+                FileChange(kind, ref.path, ref.date, before, after, _surrogates(x), _surrogates(y))
+            )
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
-    dates = date_changes(date_states(a), date_states(b))
+    old, new = date_states(a), date_states(b)
+    moved = ((day, change_kind(old.get(day), new.get(day))) for day in sorted({*old, *new}))
+    dates = [DateChange(kind, day, old.get(day), new.get(day)) for day, kind in moved if kind]
     return RunDiff(a_id, b_id, tuple(changes), tuple(dates), len(pairs) - len(changes))
