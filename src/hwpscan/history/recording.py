@@ -44,8 +44,6 @@ __all__ = ["HISTORY_ERRORS", "Recording", "fetch_summary", "recorded_run"]
 #: What makes the history unavailable without stopping the run it would record.
 HISTORY_ERRORS = (sqlite3.Error, OSError, StoreError, StateDirError)
 
-Warn = Callable[[str], None]
-
 
 class Recording:
     """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
@@ -61,7 +59,7 @@ class Recording:
         recorder: RunRecorder | None,
         *,
         also: Callable[[FileResult], None] | None = None,
-        on_warning: Warn | None = None,
+        on_warning: Callable[[str], None] | None = None,
         also_row: Callable[[Row], None] | None = None,
         also_rows: Callable[[Sequence[Row]], None] | None = None,
     ) -> None:
@@ -212,7 +210,7 @@ def recorded_run(
     args: RunArgs,
     *,
     also: Callable[[FileResult], None] | None = None,
-    on_warning: Warn | None = None,
+    on_warning: Callable[[str], None] | None = None,
     store: RunStore | None = None,
     also_row: Callable[[Row], None] | None = None,
     also_rows: Callable[[Sequence[Row]], None] | None = None,

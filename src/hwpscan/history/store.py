@@ -202,14 +202,6 @@ def _schema_missing(conn: sqlite3.Connection) -> bool:
     return not names >= _SCHEMA_NAMES or bool(names & _UNUSED_INDEXES) or "summary" not in columns
 
 
-def _create_schema(conn: sqlite3.Connection) -> None:
-    for statement in _SCHEMA.split(";"):
-        conn.execute(statement)
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    if "summary" not in columns:  # a database from before run summaries
-        conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
-
-
 class RunStore:
     """A handle on one run database; safe to share between threads of one process.
 
@@ -274,7 +266,12 @@ class RunStore:
             # what is missing is created under the write lock; a read when all is there
             if retry_busy(lambda: _schema_missing(conn), timeout=self.timeout):
                 with _transaction(conn, self.timeout):
-                    _create_schema(conn)
+                    for statement in _SCHEMA.split(";"):
+                        conn.execute(statement)
+                    if _schema_missing(conn):  # a database from before run summaries
+                        conn.execute(
+                            "ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'"
+                        )
         except sqlite3.Error as exc:
             conn.close()
             raise self._error(exc) from exc

@@ -223,7 +223,17 @@ def scan(
     record: Recording | None = None
     total: int | None = None
     try:
-        with _recording(settings, record_args, observer) as record:
+        recording: AbstractContextManager[Recording] = (  # unrecorded: a temporary database
+            recorded_run(
+                settings.kind,
+                record_args or RunArgs(),
+                on_warning=observer.warn,
+                also_rows=observer.rows,
+            )
+            if settings.record
+            else nullcontext(Recording(None, also_rows=observer.rows))
+        )
+        with recording as record:
             if fetched is not None:
                 record.summary = replace(record.summary, fetch=fetch_summary(fetched))
             stop: ScaledStop | None = None
@@ -276,17 +286,6 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
     missing = [p for p in local_paths(settings.paths) if not p.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
-
-
-def _recording(
-    settings: ScanSettings, args: RunArgs | None, observer: ScanObserver
-) -> AbstractContextManager[Recording]:
-    """The run record the rows go to (a temporary database when the run is not recorded)."""
-    if not settings.record:
-        return nullcontext(Recording(None, also_rows=observer.rows))
-    return recorded_run(
-        settings.kind, args or RunArgs(), on_warning=observer.warn, also_rows=observer.rows
-    )
 
 
 def _any_document(results: Sequence[FileResult]) -> bool:
