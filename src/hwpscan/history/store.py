@@ -69,8 +69,7 @@ DB_NAME = "runs.sqlite"
 DEFAULT_KEEP_RUNS = 50
 #: The environment variable that sets it (0: keep every run).
 KEEP_RUNS_ENV = "HWPSCAN_KEEP_RUNS"
-#: An unfinished run younger than this may still be running (in another process):
-#: pruning leaves it.
+#: An unfinished run younger than this may still be running elsewhere: pruning leaves it.
 RUNNING_GRACE = timedelta(days=1)
 
 
@@ -136,13 +135,11 @@ DROP INDEX IF EXISTS results_run_date;
 DROP INDEX IF EXISTS matrix_rows_parser
 """
 _SCHEMA_NAMES = frozenset({"runs", "results", "matrix_rows", "runs_started"})
-#: Indexes earlier versions made. Nothing reads through them (rows are read by run, in
-#: order: the primary key), yet every row added was filed into them: dropped at the
-#: next write.
+#: Indexes earlier versions made, that every row added was filed into and nothing reads
+#: through (rows are read by the primary key): dropped at the next write.
 _UNUSED_INDEXES = frozenset({"results_path", "results_run_date", "matrix_rows_parser"})
-#: The page size of a new store. A result row (0.7 to 6 KB of JSON) overflows SQLite's
-#: default 4 KB pages; with 32 KB pages recording a 5,000-file scan makes a seventh as
-#: many writes.
+#: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
+#: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
 #: Result bytes written between two background checkpoints (see :class:`_Checkpointer`).
 CHECKPOINT_BYTES = 1 << 20
@@ -221,10 +218,9 @@ class RunStore:
 
     @classmethod
     def temporary(cls, *, in_memory: bool = False) -> RunStore:
-        """A store of the same schema that nobody else sees, for rows that are not
-        recorded (or no longer can be): a temporary database SQLite deletes when the
-        store is closed (or let go). It lives on disk, SQLite keeping a few megabytes
-        of it in memory; *in_memory*: all of it in memory (when the disk refuses)."""
+        """A store of the same schema that nobody else sees, for rows not recorded: a
+        temporary database on disk that SQLite deletes at the close (*in_memory*: all of
+        it in memory, for when the disk refuses)."""
         store = cls(Path(":memory:" if in_memory else "(a temporary database)"))
         store._private = ":memory:" if in_memory else ""
         return store
@@ -361,8 +357,7 @@ class RunStore:
     def _append(
         self, table: str, columns: str, values: str, run_id: str, rows: list[tuple[Any, ...]]
     ) -> None:
-        """Add *rows* (the *columns* after ``run_id, seq``, given as *values* say) to a
-        run's rows in *table*, numbered on from its last; one transaction."""
+        """Add *rows* (*columns* after ``run_id, seq``) to a run's in *table*, numbered on."""
         with self._tx() as conn:
             (seq,) = conn.execute(
                 f"SELECT COALESCE(MAX(seq), -1) + 1 FROM {table} WHERE run_id = ?", (run_id,)
@@ -456,13 +451,9 @@ class RunStore:
         return there
 
     def shrink(self) -> bool:
-        """Give the pages freed by deleted runs back to the file system; False when
-        another process held the store (the next prune tries again).
-
-        A store made before pruning existed has no incremental vacuum: its first shrink
-        rebuilds it once with one (``VACUUM``, a copy of what is kept); after that each
-        shrink only cuts the free pages off the end. The write-ahead log is emptied too.
-        """
+        """Give the pages freed by deleted runs (and the write-ahead log) back to the file
+        system; False when another process held the store (the next prune tries again).
+        A store made before pruning existed is rebuilt once (``VACUUM``) to allow it."""
         if self._private is not None:
             return True
         with self._lock:
@@ -563,12 +554,9 @@ class RunStore:
 
 
 class RunRecorder:
-    """Adds rows to one open run as they arrive; also a ``sink`` for ``run_scan``.
-
-    Rows are written in small batches (every *batch* rows or *max_delay* seconds,
-    whichever comes first, and at :meth:`flush`), each by *write* (default: the
-    store's :meth:`~RunStore.add_results`), so a run that fails keeps what came before.
-    """
+    """Adds rows to one open run in small batches (every *batch* rows or *max_delay*
+    seconds, and at :meth:`flush`) with *write* (default: :meth:`RunStore.add_results`),
+    so a run that fails keeps what came before; also a ``sink`` for ``run_scan``."""
 
     def __init__(
         self,
