@@ -37,7 +37,7 @@ from hwpscan.scanning.many_files import PoolSettings, scan_row_batches
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.scanning.repaired_text import RepairSettings
 from hwpscan.scanning.row_handoff import Row
-from hwpscan.usecases.scale_settings import Executor, ScaleSettings, display_root, local_paths
+from hwpscan.usecases.scale_settings import ScaleSettings
 
 if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only when used
     from hwpscan.matrix import MatrixRow, ParserSpec
@@ -45,11 +45,9 @@ if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only 
     from hwpscan.usecases.scan_at_scale import Resumed, ScaledStop
 
 __all__ = [
-    "Executor",
     "MatrixSettings",
     "RepairSettings",
     "Row",
-    "ScaleSettings",
     "ScanInterrupted",
     "ScanObserver",
     "ScanOutcome",
@@ -191,11 +189,8 @@ class ScanInterrupted(KeyboardInterrupt):
         report_error: str | None = None,
     ) -> None:
         super().__init__(f"interrupted after {done} files")
-        self.run_id = run_id
-        self.done = done
-        self.total = total
-        self.report = list(report)
-        self.report_error = report_error
+        self.run_id, self.done, self.total = run_id, done, total
+        self.report, self.report_error = list(report), report_error
 
 
 def scan(
@@ -283,7 +278,8 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
             repair=settings.repair is not None,
             parser=settings.matrix is not None,
         )
-    missing = [p for p in local_paths(settings.paths) if not p.exists()]
+    # (a URL is checked when listed)
+    missing = [p for p in settings.paths if url_from_argument(p) is None and not p.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
 
@@ -442,9 +438,16 @@ def _outcome(
 
 
 def _display_root(paths: Sequence[Path]) -> Path | str | None:
-    """The folder (or the one URL) to show paths relative to, if only one was scanned."""
-    single = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
-    return display_root(paths) or single
+    """The folder or the URL to show paths relative to, if only one was scanned.
+
+    >>> _display_root([Path("s3://u:p@b/k/")]), _display_root([Path("a"), Path("b")])
+    ('s3://b/k', None)
+    """
+    if len(paths) != 1:
+        return None
+    if (url := url_from_argument(paths[0])) is not None:
+        return shown_url(url).rstrip("/")
+    return paths[0] if paths[0].is_dir() else None
 
 
 def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:

@@ -7,8 +7,6 @@
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])
 (False, True)
->>> local_paths([Path("fixtures"), Path("s3:/bucket/x")]), display_root([Path("s3:/b/k/")])
-([PosixPath('fixtures')], 's3://b/k')
 """
 
 from __future__ import annotations
@@ -19,15 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
-from hwpscan.locations import shown_url, url_from_argument
+from hwpscan.locations import url_from_argument
 
 __all__ = [
     "DEFAULT_BATCH",
     "DEFAULT_WORKER_WAIT",
     "Executor",
     "ScaleSettings",
-    "display_root",
-    "local_paths",
     "url_from_argument",
 ]
 
@@ -60,15 +56,3 @@ class ScaleSettings:
             or self.resume is not None
             or any(url_from_argument(p) is not None for p in paths)
         )
-
-
-def local_paths(paths: Sequence[Path]) -> list[Path]:
-    """The arguments that are local paths (URLs are checked when listed)."""
-    return [p for p in paths if url_from_argument(p) is None]
-
-
-def display_root(paths: Sequence[Path]) -> str | None:
-    """The one URL scanned, to show keys relative to it (None: not a single URL)."""
-    if len(paths) == 1 and (url := url_from_argument(paths[0])) is not None:
-        return shown_url(url).rstrip("/")
-    return None
