@@ -475,29 +475,20 @@ class RunStore:
 
     # -- reading ------------------------------------------------------------------
 
-    def _infos(self, where: str, params: tuple[Any, ...]) -> list[RunInfo]:
+    def _infos(self, where: str, *params: Any) -> list[RunInfo]:
         """The runs *where* chooses, with their per-status file counts."""
-
-        def query(conn: sqlite3.Connection) -> list[RunInfo]:
-            runs = conn.execute(
-                "SELECT id, kind, started, finished, args, version, summary FROM runs " + where,
-                params,
-            ).fetchall()
-            count = "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status"
-            return [
-                RunInfo(
-                    *(run_id, kind, started, finished, json.loads(args), version),
-                    dict(conn.execute(count, (run_id,)).fetchall()),
-                    json.loads(summary),
-                )
-                for run_id, kind, started, finished, args, version, summary in runs
-            ]
-
-        return self._read(query)
+        runs = self._query(
+            "SELECT id, kind, started, finished, args, version, summary FROM runs " + where, *params
+        )
+        count = "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status"
+        return [
+            RunInfo(i, k, s, f, json.loads(a), v, dict(self._query(count, i)), json.loads(m))
+            for i, k, s, f, a, v, m in runs  # id, kind, started, finished, args, version, summary
+        ]
 
     def list_runs(self, limit: int = 20) -> list[RunInfo]:
         """The newest runs first."""
-        return self._infos("ORDER BY started DESC, rowid DESC LIMIT ?", (limit,))
+        return self._infos("ORDER BY started DESC, rowid DESC LIMIT ?", limit)
 
     def resolve(self, ref: str) -> str:
         """The full id of ``latest``, ``latest~N`` (N runs before it), an exact id, a
@@ -539,7 +530,7 @@ class RunStore:
 
     def run_info(self, ref: str = "latest") -> RunInfo:
         """A run's description and counts, without loading its results."""
-        return self._infos("WHERE id = ?", (self.resolve(ref),))[0]
+        return self._infos("WHERE id = ?", self.resolve(ref))[0]
 
     def load_run(self, ref: str = "latest") -> Run:
         """A run and its results by id, unique prefix or ``latest``."""

@@ -106,8 +106,8 @@ class FetchReport:
 
     @property
     def html_only(self) -> int:
-        """How many files this fetch listed on disk when every one of them is an HTML
-        page (the server's error pages instead of attachments); else 0."""
+        """How many files this fetch listed on disk when every one is an HTML page (the
+        server's error pages instead of attachments); else 0."""
         kept = [e for e in self.entries if e.status == "downloaded" and e.path]
         if kept and all(is_html(e.content_type) for e in kept):
             return len(kept)
@@ -115,19 +115,12 @@ class FetchReport:
 
     @property
     def complete(self) -> bool:
-        """No stop, no failed download, no refused attachment URL, and not only HTML
-        pages where files were expected."""
-        return (
-            self.error is None
-            and not self.files_failed
-            and not self.files_refused
-            and not self.html_only
-        )
+        """No stop, no failed download, no refused URL, and not only HTML pages."""
+        return self.ok and not (self.files_failed or self.files_refused or self.html_only)
 
     @property
     def exit_code(self) -> ExitCode:
-        """``API`` (3) when the API, its limits or the network stopped the run or left
-        files behind (failed after retries, URLs refused); else ``OK``."""
+        """``API`` (3) when the run stopped or left files behind; else ``OK``."""
         return ExitCode.OK if self.complete else ExitCode.API
 
 
