@@ -1,18 +1,10 @@
 """The run history: every scan, fetch and verify with its per-file results, and diffs.
 
-- :mod:`~hwpscan.history.store`: the SQLite store (:class:`RunStore`, ``runs.sqlite`` in
-  the state folder) and its reading helpers (:func:`load_run`, :func:`list_runs`,
-  :func:`diff_runs`);
-- :mod:`~hwpscan.history.recording`: :func:`~hwpscan.history.recording.recorded_run`, the
-  one way a run is recorded while it happens;
-- :mod:`~hwpscan.history.records`: what a stored run is (:class:`Run`, :class:`RunInfo`) and
-  what a run did (:class:`RunSummary`, :class:`FetchFigures`);
-- :mod:`~hwpscan.history.diff`: what changed between two result sets, and each date's
-  state (pure);
-- :mod:`~hwpscan.history.matrix_store`: parser-matrix rows stored with their run.
-
-Secrets are kept out of stored arguments and summaries by
-:func:`hwpscan.redaction.clean_args`.
+The SQLite store is :mod:`~hwpscan.history.store` (``runs.sqlite`` in the state folder);
+a run is recorded while it happens by :func:`~hwpscan.history.recording.recorded_run`;
+:mod:`~hwpscan.history.records` says what a stored run is, :mod:`~hwpscan.history.diff`
+what changed between two (pure), :mod:`~hwpscan.history.matrix_store` keeps parser-matrix
+rows with their run.
 """
 
 from __future__ import annotations

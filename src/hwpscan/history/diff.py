@@ -1,8 +1,6 @@
-"""Comparing two sets of results: files and dates that changed verdict.
-
-Pure: no database (see :func:`hwpscan.history.diff_runs` for stored runs). Files are
-matched by path; files left over on both sides are matched by date and file name,
-so two fetches into different folders still compare.
+"""Comparing two sets of results (pure: no database): files and dates that changed
+verdict. Files are matched by path, then by date and file name, so two fetches into
+different folders still compare.
 """
 
 from __future__ import annotations

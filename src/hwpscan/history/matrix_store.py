@@ -1,8 +1,6 @@
-"""Parser-matrix rows in the run store: one row per file and extractor, with its run.
-
-Rows are written in small batches while the matrix runs (a
-:class:`~hwpscan.history.store.RunRecorder` writing with :func:`add_matrix_rows`),
-each batch its own transaction, so a run that is killed keeps what was written before.
+"""Parser-matrix rows in the run store: one row per file and extractor, with its run,
+written in batches as the matrix runs (a :class:`~hwpscan.history.store.RunRecorder`
+writing with :func:`add_matrix_rows`).
 """
 
 from __future__ import annotations
