@@ -19,13 +19,7 @@ from pathlib import Path
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.locations import url_from_argument
 
-__all__ = [
-    "DEFAULT_BATCH",
-    "DEFAULT_WORKER_WAIT",
-    "Executor",
-    "ScaleSettings",
-    "url_from_argument",
-]
+__all__ = ["DEFAULT_BATCH", "DEFAULT_WORKER_WAIT", "Executor", "ScaleSettings", "url_from_argument"]
 
 
 class Executor(str, enum.Enum):

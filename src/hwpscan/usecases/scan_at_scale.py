@@ -86,10 +86,13 @@ def run_scaled(
 
     carried: list[int] = []
     todo = _skip_recorded(iter_items(sources), previous, keep, carried)
-    scan = _scan_on_dask if settings.executor is Executor.dask else _scan_locally
+    if settings.executor is Executor.dask:
+        scan = _scan_on_dask(todo, settings, jobs, file_timeout, memory_mb)
+    else:
+        scan = _scan_locally(todo, jobs, file_timeout, memory_mb)
     stop: ScaledStop | None = None
     try:
-        with closing(scan(todo, settings, jobs, file_timeout, memory_mb)) as scanned:
+        with closing(scan) as scanned:
             for index, result in scanned:
                 keep(index, result)
     except SchedulerLostError as exc:
@@ -180,11 +183,7 @@ def _skip_recorded(
 
 
 def _scan_locally(
-    items: Iterable[WorkItem],
-    _: ScaleSettings,
-    jobs: int,
-    file_timeout: float | None,
-    memory_mb: int | None,
+    items: Iterable[WorkItem], jobs: int, file_timeout: float | None, memory_mb: int | None
 ) -> Generator[tuple[int, FileResult], None, None]:
     """The local executor for work items: threads, each driving a guard process."""
     from concurrent.futures import Future, ThreadPoolExecutor
