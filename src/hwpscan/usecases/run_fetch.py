@@ -206,7 +206,14 @@ class WindowCaller:
         an answer over the budgets is refused before it is cached or parsed."""
         raw = self._send(window)
         self.limits.check_body(raw.body, window)
-        parsed = self._parse(raw.body, window)
+        try:  # the error an answer amounts to is raised once it is cached
+            answer = parse_answer(raw.body)
+        except HwpscanError as exc:
+            parsed: ApiAnswer | HwpscanError = exc
+        else:  # over the release or attachment budget: raised before it is cached
+            counts = [len(r.attachments) for r in answer.releases]
+            self.limits.check_counts(len(answer.releases), counts, window)
+            parsed = answer
         url = self.api.api_url
         self.cache.put(
             url,
@@ -223,7 +230,15 @@ class WindowCaller:
             )
         if isinstance(parsed, HwpscanError):
             self.cache.mark(url, window, trusted=False, verdict=type(parsed).__name__)
-            self._refuse(parsed, raw.status_code)
+            if isinstance(parsed, DailyLimitError):  # the ledger is told the day is used up
+                self.ledger.mark_exhausted(self._key)
+                status = self.ledger.status(self._key)
+                said = f"{parsed}; the ledger now says {status.describe()}"
+                raise DailyLimitError(said) from parsed
+            if raw.status_code != 200 and isinstance(parsed, ApiResponseError):
+                said = f"the API answered HTTP {raw.status_code}: {parsed}"
+                raise ApiResponseError(said) from parsed
+            raise parsed
         checked = self._assess(parsed, window)
         if checked.assessment.unconfirmed_empty:  # a holiday? used, not trusted
             self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
@@ -256,28 +271,6 @@ class WindowCaller:
             raise
         self.calls_made += 1
         return raw
-
-    def _parse(self, body: bytes, window: Window) -> ApiAnswer | HwpscanError:
-        """The parsed answer, or the error it amounts to (raised after caching); over
-        the release or attachment budget raises at once, before caching."""
-        try:
-            answer = parse_answer(body)
-        except HwpscanError as exc:
-            return exc
-        counts = [len(r.attachments) for r in answer.releases]
-        self.limits.check_counts(len(answer.releases), counts, window)
-        return answer
-
-    def _refuse(self, exc: HwpscanError, status_code: int) -> NoReturn:
-        """Stop with the error an answer parsed as: a used-up daily limit is written to
-        the ledger; a non-200 status is named."""
-        if isinstance(exc, DailyLimitError):
-            self.ledger.mark_exhausted(self._key)
-            status = self.ledger.status(self._key)
-            raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
-        if status_code != 200 and isinstance(exc, ApiResponseError):
-            raise ApiResponseError(f"the API answered HTTP {status_code}: {exc}") from exc
-        raise exc
 
     def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
         """The answer with its assessment; an empty answer that looks like a silent
