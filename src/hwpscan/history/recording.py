@@ -89,13 +89,11 @@ class Recording:
         return self._recorder.run_id if self._recorder else None
 
     def __call__(self, result: FileResult | Row) -> None:
-        """Keep a row (a result, or a :class:`~hwpscan.scanning.row_handoff.Row` as the
-        pool gave it)."""
+        """Keep a row (a result, or a :class:`~hwpscan.scanning.row_handoff.Row`)."""
         self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
-        """Keep a batch of rows as the pool gave them (a worker's message): shown to
-        the callers' callbacks, then queued for the store."""
+        """Keep a batch of rows (a worker's message): shown, then queued for the store."""
         self.results.extend(rows)
         if self._also_rows is not None:
             self._also_rows(rows)
@@ -125,8 +123,7 @@ class Recording:
             self._guard(lambda _: matrix.flush())
 
     def stored_info(self) -> RunInfo | None:
-        """The run as the history holds it now (unfinished after a stop), or None when
-        it is not being recorded or cannot be read."""
+        """The run as the history holds it now (unfinished after a stop), or None."""
         if self.info is not None or self._recorder is None:
             return self.info
         try:
@@ -161,8 +158,7 @@ class Recording:
             self._move(sink.pending, in_memory=not history)
 
     def _move(self, pending: Sequence[FileResult | Row], *, in_memory: bool) -> None:
-        """Store rows in a temporary database from now on, *pending* (the last rows
-        added, not stored yet) first."""
+        """Store rows in a temporary database from now on, *pending* (not stored yet) first."""
         try:
             store = RunStore.temporary(in_memory=in_memory)
             sink = RunRecorder(store, store.start_run("scan", {}))

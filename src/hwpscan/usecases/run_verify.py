@@ -159,9 +159,6 @@ class FetchTotals:
             self.files_reused + report.files_skipped,
         )
 
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
-
 
 @dataclass(frozen=True, slots=True)
 class VerifyHooks:
@@ -199,7 +196,7 @@ class VerifyOutcome:
             "expect": self.settings.expect,
             "exit_code": int(self.exit_code),
             "stopped": self.stopped,
-            "fetch": self.fetch.to_json(),
+            "fetch": asdict(self.fetch),
             "dates": [v.to_json() for v in self.verdicts],
         }
 
@@ -221,7 +218,7 @@ class VerifyOutcome:
         """The run's summary, as the run store keeps it."""
         return {
             "verdicts": {v.date: v.to_json() for v in self.verdicts},
-            "fetch": self.fetch.to_json(),
+            "fetch": asdict(self.fetch),
             "stopped": self.stopped,
         }
 
