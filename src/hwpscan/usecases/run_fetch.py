@@ -155,7 +155,7 @@ class WindowCaller:
         self.calls_cached = 0
         self._key_sha256 = key_hash(key)
         #: Windows answered from the cache that another key paid for: the current key
-        #: was not checked for them (see :meth:`key_warning`).
+        #: was not checked for them (see :meth:`key_warnings`).
         self.other_key_windows: list[Window] = []
         self.warnings: list[str] = []
         self._empty_weekdays = 0  # weekdays in a row answered with no release
@@ -246,17 +246,17 @@ class WindowCaller:
             self.cache.mark(url, window, trusted=True, verdict="ok")
         return checked
 
-    def key_warning(self) -> str | None:
+    def key_warnings(self) -> list[str]:
         """What to say when answers came from a cache another key paid for: nothing
         asked the API with the current key, so a wrong key would go unnoticed."""
         windows = self.other_key_windows
         if not windows or self.calls_made:  # a live call checked the current key
-            return None
+            return []
         days = sum((w.end - w.start).days + 1 for w in windows)
-        return (
+        return [
             f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
             "with another API key; the current key was not checked"
-        )
+        ]
 
     def _send(self, window: Window) -> RawAnswer:
         """The call, counted in the ledger before it is made (refunded if never sent)."""
@@ -386,10 +386,7 @@ def fetch_range(
             if client is None:
                 http.close()
     files = store.tally
-    key_warning = caller.key_warning()
-    every_warning = warnings + caller.warnings + files.warnings
-    if key_warning:
-        every_warning.append(key_warning)
+    every_warning = warnings + caller.warnings + files.warnings + caller.key_warnings()
     return FetchReport(
         start=start,
         end=end,
