@@ -394,12 +394,10 @@ def _run_matrix(
     from hwpscan.matrix import run_matrix  # the matrix: only when asked for
 
     matrix = settings.matrix
-    rows: list[MatrixRow] = []
     observer.started("matrix", len(files) * len(matrix.parsers))  # rows: files x extractors
 
     def on_row(row: MatrixRow) -> None:
-        rows.append(row)
-        record.matrix_row(row)
+        record.matrix_row(row)  # kept in record.matrix, and in the run store
         observer.matrix_row(row)
 
     jobs = settings.jobs or os.cpu_count() or 1
@@ -407,7 +405,7 @@ def _run_matrix(
     for _ in run_matrix(paths, matrix.parsers, timeout=matrix.timeout, jobs=jobs, on_row=on_row):
         pass
     observer.finished("matrix")
-    return rows
+    return record.matrix
 
 
 def _outcome(
