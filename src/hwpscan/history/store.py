@@ -394,11 +394,7 @@ class RunStore:
         return len(rows)
 
     def finish_run(
-        self,
-        run_id: str,
-        *,
-        finished: datetime | None = None,
-        summary: RunSummary | None = None,
+        self, run_id: str, *, finished: datetime | None = None, summary: RunSummary | None = None
     ) -> None:
         """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
         stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")

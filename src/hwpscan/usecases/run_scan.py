@@ -357,10 +357,7 @@ def _run_local(
 
 
 def _run_scaled(
-    settings: ScanSettings,
-    resumed: Resumed | None,
-    record: Recording,
-    observer: ScanObserver,
+    settings: ScanSettings, resumed: Resumed | None, record: Recording, observer: ScanObserver
 ) -> tuple[list[FileResult], ScaledStop | None]:
     # the scaled path (fsspec listings, executors): only for URLs, Dask or --resume
     from hwpscan.usecases.scan_at_scale import run_scaled
