@@ -314,10 +314,7 @@ def _interrupted(
     info = record.stored_info()
     try:
         written = write_run_report(
-            record.results,
-            settings.report_dir,
-            run=info,
-            partial=partial_banner(done, total),
+            record.results, settings.report_dir, run=info, partial=partial_banner(done, total)
         )
     except OSError as exc:
         return ScanInterrupted(run_id, done, total, report_error=str(exc))
