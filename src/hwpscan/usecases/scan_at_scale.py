@@ -84,12 +84,23 @@ def run_scaled(
         rows[index] = result
         take(result)
 
-    carried: list[int] = []
-    todo = _skip_recorded(iter_items(sources), previous, keep, carried)
+    carried = 0
+
+    def todo() -> Iterator[WorkItem]:
+        """The items to scan: a file the resumed run holds with the same size is taken."""
+        nonlocal carried
+        for item in iter_items(sources):
+            done = previous.get(item.shown)
+            if done is not None and item.size is not None and done.bytes == item.size:
+                carried += 1
+                keep(item.index, done)
+            else:
+                yield item
+
     if settings.executor is Executor.dask:
-        scan = _scan_on_dask(todo, settings, jobs, file_timeout, memory_mb)
+        scan = _scan_on_dask(todo(), settings, jobs, file_timeout, memory_mb)
     else:
-        scan = _scan_locally(todo, jobs, file_timeout, memory_mb)
+        scan = _scan_locally(todo(), jobs, file_timeout, memory_mb)
     stop: ScaledStop | None = None
     try:
         with closing(scan) as scanned:
@@ -101,7 +112,7 @@ def run_scaled(
         if not rows:
             raise
         stop = ScaledStop(ExitCode.USAGE, str(exc))
-    return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=len(carried))
+    return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=carried)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,22 +175,6 @@ def load_resume(ref: str) -> Resumed:
     if run.info.kind == "fetch":
         raise UsageError(f"--resume: run {run.id} is a fetch, not a scan")
     return Resumed(run.id, {r.path: r for r in run.results if r.sha256})
-
-
-def _skip_recorded(
-    items: Iterable[WorkItem],
-    previous: dict[str, FileResult],
-    take: Callable[[int, FileResult], None],
-    carried: list[int],
-) -> Iterator[WorkItem]:
-    """Items not in *previous* with the same size; the others' recorded rows are taken."""
-    for item in items:
-        done = previous.get(item.shown)
-        if done is not None and item.size is not None and done.bytes == item.size:
-            carried.append(item.index)
-            take(item.index, done)
-        else:
-            yield item
 
 
 def _scan_locally(
