@@ -260,24 +260,6 @@ class _Fetched:
         return self.stopped
 
 
-def _fetch_days(
-    wanted: Sequence[str], settings: VerifySettings, fetch: FetchSettings, fetcher: Fetcher
-) -> _Fetched:
-    """Fetch span by span (fresh unless cached), only the chosen dates' attachments;
-    stop at the first span the API or its quota stopped."""
-    got = _Fetched(fetch.out_dir)
-    days = [date.fromisoformat(d) for d in wanted]
-    for first, last in group_dates(days, fetch.window_days):
-        group = [d for d in wanted if first.isoformat() <= d <= last.isoformat()]
-        span = replace(
-            fetch, out_dir=got.folder, fresh=not settings.cached, only_dates=frozenset(group)
-        )
-        got.take(fetcher(first, last, span), group)
-        if got.stopped is not None:
-            break
-    return got
-
-
 def verify_dates(
     settings: VerifySettings,
     fetch: FetchSettings,
@@ -294,7 +276,15 @@ def verify_dates(
     """
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
-    got = _fetch_days(wanted, settings, fetch, hooks.fetch or partial(fetch_range, key=key))
+    fetcher = hooks.fetch or partial(fetch_range, key=key)
+    got = _Fetched(fetch.out_dir)  # span by span, fresh unless cached, the dates' files only
+    for first, last in group_dates([date.fromisoformat(d) for d in wanted], fetch.window_days):
+        group = [d for d in wanted if first.isoformat() <= d <= last.isoformat()]
+        only = frozenset(group)
+        span = replace(fetch, out_dir=got.folder, fresh=not settings.cached, only_dates=only)
+        got.take(fetcher(first, last, span), group)
+        if got.stopped is not None:  # the API or its quota stopped: no more spans
+            break
     if hooks.on_fetched is not None:
         hooks.on_fetched(got.totals)
     results, on_disk = scan_files(got.paths, wanted, jobs=settings.jobs)
