@@ -243,8 +243,18 @@ def scan(
             observer.started("scan", total)
             if files is None:
                 results, stop = _run_scaled(settings, resumed, record, observer)
-            else:
-                results = _run_local(settings, files, dates, record)
+            else:  # this machine's pool: rows reach the record's store as files complete
+                pool = PoolSettings(
+                    jobs=settings.jobs or None,
+                    dates=dates,
+                    repair=settings.repair,
+                    file_timeout=settings.file_timeout,
+                    ordered=False,
+                    memory_mb=settings.memory_mb or None,
+                )
+                for batch in scan_row_batches(files, pool):
+                    record.take(batch)
+                results = record.results.in_input_order()
             observer.finished("scan")
             if stop is None and not _any_document(results):  # nothing worth a run
                 record.forget()
@@ -333,24 +343,6 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
         raise ReportWriteError(
             f"--report {settings.report_dir}: the report could not be written ({exc})"
         ) from None
-
-
-def _run_local(
-    settings: ScanSettings, files: list[str], dates: dict[str, str], record: Recording
-) -> Sequence[FileResult]:
-    """This machine's pool: rows go to *record* as files complete (to its store, which
-    holds them); returned in input order."""
-    pool = PoolSettings(
-        jobs=settings.jobs or None,
-        dates=dates,
-        repair=settings.repair,
-        file_timeout=settings.file_timeout,
-        ordered=False,
-        memory_mb=settings.memory_mb or None,
-    )
-    for rows in scan_row_batches(files, pool):
-        record.take(rows)
-    return record.results.in_input_order()
 
 
 def _run_scaled(
