@@ -58,7 +58,6 @@ __all__ = [
     "keep_runs",
     "list_runs",
     "load_run",
-    "open_runs_note",
 ]
 
 T = TypeVar("T")

@@ -37,7 +37,7 @@ from hwpscan.api.download import Downloader, remove_stale_temp_files
 from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
 from hwpscan.api.quota import QuotaLedger
-from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy
+from hwpscan.api.settings import FetchHooks, FetchSettings
 from hwpscan.api.urls import check_api_url
 from hwpscan.errors import (
     ApiError,
@@ -55,15 +55,7 @@ from hwpscan.redaction import key_hash, redact_text
 if TYPE_CHECKING:  # loaded by fetch_range with the first fetch
     import httpx
 
-__all__ = [
-    "FetchHooks",
-    "FetchReport",
-    "FetchSettings",
-    "ProgressEvent",
-    "RetryPolicy",
-    "fetch_range",
-    "stop_message",
-]
+__all__ = ["FetchReport", "fetch_for_scan", "fetch_range", "stop_message"]
 
 #: Calls left today at or under which an empty answer is suspicious.
 NEAR_LIMIT = 2
