@@ -157,13 +157,8 @@ class WindowCaller:
         stop the run. The window's lock is held from the cache check to the cached
         answer: a run sharing the state folder waits, then finds the answer unpaid."""
         with self.cache.lock(self.api.api_url, window):
-            cached = (
-                None
-                if self.fresh
-                else usable_cached(
-                    self.cache, self.api.api_url, window, key_sha256=self._key_sha256
-                )
-            )
+            sha, url = self._key_sha256, self.api.api_url
+            cached = None if self.fresh else usable_cached(self.cache, url, window, key_sha256=sha)
             if cached is not None:
                 self.calls_cached += 1
                 if cached.other_key:

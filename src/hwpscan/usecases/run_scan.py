@@ -315,8 +315,7 @@ def _interrupted(
     with ``report_dir`` a report marked partial ("stopped after N of M files")."""
     if record is None:  # stopped before the run was opened
         return ScanInterrupted(None, 0, total)
-    done = len(record.results)
-    run_id = record.run_id
+    done, run_id = len(record.results), record.run_id
     if settings.report_dir is None or not done:  # no report folder for nothing
         return ScanInterrupted(run_id, done, total)
     from hwpscan.report.bundle import partial_banner, write_run_report  # pandas: a report
