@@ -221,18 +221,17 @@ def recorded_run(
     """
     keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
     with ExitStack() as own:
-        recorder: RunRecorder | None = None
-        lost: BaseException | None = None
+        lost = ""
         try:
             store = store or own.enter_context(default_store())
-            recorder = RunRecorder(store, store.start_run(kind, args.to_json()))
+            recorder: RunRecorder | None = RunRecorder(store, store.start_run(kind, args.to_json()))
         except HISTORY_ERRORS as exc:
-            lost = exc
+            recorder, lost = None, f"run not recorded in the history: {exc}"
         recording = Recording(
             recorder, also=also, on_warning=on_warning, also_row=also_row, also_rows=also_rows
         )
-        if lost is not None:
-            recording.warn(f"run not recorded in the history: {lost}")
+        if lost:
+            recording.warn(lost)
         try:
             yield recording
         except BaseException:
