@@ -199,11 +199,8 @@ def _schema_missing(conn: sqlite3.Connection) -> bool:
 
 
 class RunStore:
-    """A handle on one run database; safe to share between threads of one process.
-
-    *timeout* is how long an operation waits for another process holding the file
-    before :class:`StoreBusyError` says so.
-    """
+    """A handle on one run database, safe to share between threads; an operation waits
+    *timeout* seconds for another process holding the file before :class:`StoreBusyError`."""
 
     def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
@@ -409,10 +406,9 @@ class RunStore:
     # -- forgetting -----------------------------------------------------------------
 
     def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
-        """Delete every run but the newest *keep* (0: delete none) and return their ids,
-        oldest first. An unfinished run this handle started, or one younger than
-        :data:`RUNNING_GRACE` (perhaps running in another process), is left. *shrink*:
-        give the space back to the file system (:meth:`shrink`)."""
+        """Delete every run but the newest *keep* (0: none) and return their ids, oldest
+        first; an unfinished run this handle started or younger than :data:`RUNNING_GRACE`
+        is left. *shrink*: give the space back (:meth:`shrink`)."""
         if keep <= 0:
             return []
         young = (datetime.now(UTC) - RUNNING_GRACE).isoformat(timespec="seconds")
@@ -429,9 +425,8 @@ class RunStore:
         return self.delete_runs(older, shrink=shrink)
 
     def delete_runs(self, run_ids: Iterable[str], *, shrink: bool = True) -> list[str]:
-        """Delete these runs (full ids) with their results and matrix rows, in one
-        transaction; returns the ids that were there. *shrink*: then give the space
-        back to the file system (:meth:`shrink`)."""
+        """Delete these runs (full ids) with their rows in one transaction; returns the
+        ids that were there. *shrink*: then give the space back (:meth:`shrink`)."""
         ids = list(dict.fromkeys(run_ids))
         if not ids:
             return []

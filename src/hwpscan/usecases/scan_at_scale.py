@@ -162,11 +162,8 @@ class Resumed:
 
 
 def load_resume(ref: str) -> Resumed:
-    """The run to resume, loaded before the new run is opened (so ``latest`` is the old one).
-
-    Rows that were never read (a failure, a timeout, a dead worker) are left out: those
-    files are worth another try.
-    """
+    """The run to resume, loaded before the new run is opened (so ``latest`` is the old
+    one); rows never read (a failure, a timeout) are left out, worth another try."""
     try:
         with default_store() as store:
             run = store.load_run(ref)
