@@ -78,11 +78,8 @@ def check_fail_on(values: Sequence[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class MatrixSettings:
-    """The parser matrix: run these extractors on every file, compare with the strict view.
-
-    ``strict_markup`` counts markup, placeholders and replaced or extra text as guilt
-    too (by default only leaked or lost text and failures are).
-    """
+    """The parser matrix: these extractors on every file, against the strict view
+    (``strict_markup``: markup, placeholders, replaced or extra text are guilt too)."""
 
     parsers: tuple[ParserSpec, ...]
     timeout: float = 30.0
@@ -175,10 +172,8 @@ class ScanOutcome:
 
 
 class ScanInterrupted(KeyboardInterrupt):
-    """A scan stopped by Ctrl-C or SIGTERM, with what it kept: *done* rows (of *total*
-    files, None when not known), recorded as run *run_id* (None: not recorded), and the
-    partial *report* written (its files; empty without ``--report`` or when it could
-    not be written, *report_error* saying why)."""
+    """A scan stopped by Ctrl-C or SIGTERM, with what it kept: *done* rows of *total*,
+    run *run_id* (None: not recorded), the partial *report* files (or *report_error*)."""
 
     def __init__(
         self,

@@ -268,12 +268,9 @@ def verify_dates(
     before: Mapping[str, str] | None = None,
     hooks: VerifyHooks | None = None,
 ) -> VerifyOutcome:
-    """Verify the dates of *settings* (or, with none, those of *before*: the date
-    states of the ``after`` run) with attachments fetched as *fetch* says.
-
-    Raises :class:`UsageError` when there is no date; never for what the API, a file,
-    an extractor or the tool does (each is a verdict with its reason).
-    """
+    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's date
+    states) with attachments fetched as *fetch* says. Raises :class:`UsageError` when
+    there is no date; what the API, a file or the deployed code does is a verdict."""
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
     fetcher = hooks.fetch or partial(fetch_range, key=key)
