@@ -11,11 +11,9 @@
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
 (1, {'matrix_rows': 0}, True)
 
-Results reach the store in small batches as they come, so a run that dies keeps what
-it computed (left unfinished: ``history`` says interrupted). The history is a record,
-not the work: when the store cannot be written the run goes on, its rows go to a
-temporary database instead, and *on_warning* is told why. Each recorded run prunes the
-history to its newest *keep* runs.
+Rows reach the store in small batches as they come, so a run that dies keeps what it
+computed. The history is a record, not the work: when the store cannot be written the
+run goes on, its rows go to a temporary database, and *on_warning* is told why.
 """
 
 from __future__ import annotations

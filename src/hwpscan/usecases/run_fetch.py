@@ -309,10 +309,9 @@ def fetch_range(
 ) -> FetchReport:
     """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
 
-    Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
-    stops the run and is returned in :attr:`FetchReport.error`, with everything fetched
-    before it kept. ``client`` (not closed) is used for the API and the downloads;
-    ``hooks`` replace the DNS resolver, the clock and the sleep between retries.
+    Raises :class:`UsageError` for bad arguments; an :class:`ApiError` stops the run and
+    is returned in :attr:`FetchReport.error`, with all fetched before it kept. ``client``
+    is not closed; ``hooks`` replace the DNS resolver, the clock and the retry sleep.
     """
     hooks = hooks or FetchHooks()
     check_range(start, end)
@@ -423,9 +422,8 @@ def fetch_for_scan(
 ) -> tuple[Path, FetchReport]:
     """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
 
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings. The key is ``key``, else
-    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`). A stopped
-    fetch still returns what it got (see ``report.error``).
+    ``start``/``end`` may be ``YYYY-MM-DD`` strings; the key is ``key``, else
+    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`).
     """
     # the dates, the key and the settings: loaded by a fetch, not by importing the package
     from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only

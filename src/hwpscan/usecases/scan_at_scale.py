@@ -67,13 +67,9 @@ def run_scaled(
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> ScaledRun:
-    """Scan *paths* (folders, files, URLs); rows in input order, and why it stopped early.
-
-    Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` names the
-    exit code and reason of an early stop (``API``: the scheduler went away; ``USAGE``:
-    a listing failed part-way); what arrived before is kept. Each file is read in a
-    child process capped at *memory_mb* megabytes.
-    """
+    """Scan *paths* (folders, files, URLs), each row to *take* as it arrives; the rows in
+    input order, and the early stop (``API``: the scheduler went away; ``USAGE``: a
+    listing failed part-way) with what arrived before it kept."""
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
     rows: dict[int, FileResult] = {}
