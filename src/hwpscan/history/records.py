@@ -84,8 +84,7 @@ class RunArgs:
 
 @dataclass(frozen=True, slots=True)
 class FetchFigures:
-    """What a fetch did: its API calls, releases and files, its date range, why it
-    stopped (None: it did not)."""
+    """What a fetch did: API calls, releases, files, date range, why it stopped."""
 
     calls_made: int = 0
     calls_cached: int = 0
@@ -100,9 +99,8 @@ class FetchFigures:
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
-    """What a run did, stored with it as one flat JSON object (:meth:`to_json`, a part
-    that is None left out): the figures of the fetch that got the files, the
-    parser-matrix rows a scan recorded, why a scan stopped early, what ``verify`` found.
+    """What a run did (its fetch's figures, matrix rows, why it stopped early, what
+    ``verify`` found), stored as one flat JSON object without the parts that are None.
 
     >>> fetched = FetchFigures(calls_made=2, range="2025-07-21..2025-07-22")
     >>> RunSummary(fetch=fetched, matrix_rows=4).to_json()["matrix_rows"]

@@ -162,8 +162,7 @@ class FetchTotals:
 
 @dataclass(frozen=True, slots=True)
 class VerifyHooks:
-    """What a caller plugs in: its own fetch (default: a quiet
-    :func:`~hwpscan.usecases.run_fetch.fetch_range`), and a word once the fetching is done."""
+    """A caller's own fetch (default: a quiet ``fetch_range``), and a word once it is done."""
 
     fetch: Fetcher | None = None
     on_fetched: Callable[[FetchTotals], None] | None = None
