@@ -81,7 +81,12 @@ def test_a_store_from_before_loses_its_unused_indexes_and_keeps_its_runs(
         ]
         new = stored_run(store, "scan", {}, results[:2])
         assert len(store.load_run(new).results) == 2
-    assert indexes() == {"runs_started", "sqlite_autoindex_runs_1", "sqlite_autoindex_results_1"}
+    assert indexes() == {
+        "runs_started",
+        "sqlite_autoindex_runs_1",
+        "sqlite_autoindex_results_1",
+        "sqlite_autoindex_matrix_rows_1",
+    }
 
 
 def page_size(path: Path) -> int:

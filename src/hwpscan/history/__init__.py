@@ -1,26 +1,23 @@
 """The run history: every scan, fetch and verify with its per-file results, and diffs.
 
-- :mod:`~hwpscan.history.store`: the SQLite store (:class:`RunStore`, ``runs.sqlite`` in
-  the state folder) and its reading helpers (:func:`load_run`, :func:`list_runs`,
-  :func:`diff_runs`);
-- :mod:`~hwpscan.history.recording`: :func:`~hwpscan.history.recording.recorded_run`, the
-  one way a run is recorded while it happens (and :func:`~hwpscan.history.recording.fetch_summary`);
-- :mod:`~hwpscan.history.records`: what a stored run is (:class:`Run`, :class:`RunInfo`) and
-  what a run did (:class:`RunSummary`, :class:`FetchFigures`);
-- :mod:`~hwpscan.history.diff`: what changed between two result sets, and each date's
-  state (pure);
-- :mod:`~hwpscan.history.matrix_store`: parser-matrix rows stored with their run;
-SQLite shared by concurrent processes (the store, and the fetch's call ledger) is
-:mod:`hwpscan.shared_sqlite`, below both.
-
-Secrets are kept out of stored arguments and summaries by
-:func:`hwpscan.redaction.clean_args`.
+The SQLite store is :mod:`~hwpscan.history.store` (``runs.sqlite`` in the state folder);
+a run is recorded while it happens by :func:`~hwpscan.history.recording.recorded_run`;
+:mod:`~hwpscan.history.records` says what a stored run is, :mod:`~hwpscan.history.diff`
+what changed between two (pure), :mod:`~hwpscan.history.matrix_store` keeps parser-matrix
+rows with their run.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from hwpscan.history.diff import (
+    CHANGE_KINDS,
+    DATE_STATES,
+    DateChange,
+    FileChange,
+    RunDiff,
+    date_states,
+    diff_results,
+)
 from hwpscan.history.records import RUN_KINDS, FetchFigures, Run, RunInfo, RunSummary, new_run_id
 from hwpscan.history.store import (
     DB_NAME,
@@ -31,31 +28,6 @@ from hwpscan.history.store import (
     list_runs,
     load_run,
 )
-from hwpscan.lazy import lazy_names
-
-if TYPE_CHECKING:
-    from hwpscan.history.diff import (
-        CHANGE_KINDS,
-        DATE_STATES,
-        DateChange,
-        FileChange,
-        RunDiff,
-        date_states,
-        diff_results,
-    )
-
-#: The diff's names load when first asked for: recording a scan compares nothing.
-_DIFF_NAMES = (
-    "CHANGE_KINDS",
-    "DATE_STATES",
-    "DateChange",
-    "FetchFigures",
-    "FileChange",
-    "RunDiff",
-    "date_states",
-    "diff_results",
-)
-__getattr__ = lazy_names(__name__, dict.fromkeys(_DIFF_NAMES, "hwpscan.history.diff"))
 
 __all__ = [
     "CHANGE_KINDS",

@@ -1,12 +1,11 @@
-"""Comparing two sets of results: files and dates that changed verdict.
-
-Pure: no database (see :func:`hwpscan.history.diff_runs` for stored runs). Files are
-matched by path; files left over on both sides are matched by date and file name,
-so two fetches into different folders still compare.
+"""Comparing two sets of results (pure: no database): files and dates that changed
+verdict. Files are matched by path, then by date and file name, so two fetches into
+different folders still compare.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,12 +19,9 @@ __all__ = [
     "FileChange",
     "RunDiff",
     "change_kind",
-    "date_changes",
     "date_state",
     "date_states",
     "diff_results",
-    "file_change",
-    "file_name",
     "pair_files",
 ]
 
@@ -127,30 +123,20 @@ def pair_files(
     ]
     only_a = [r for p, r in left.items() if p not in right]
     only_b = [r for p, r in right.items() if p not in left]
-    key_a = _unique_by_name(only_a)
-    key_b = _unique_by_name(only_b)
-    matched_b: set[str] = set()
+    key_a, key_b = _unique_by_name(only_a), _unique_by_name(only_b)
     for r in only_a:
         k = (r.date, file_name(r.path))
-        other = key_b.get(k) if k in key_a else None
-        if other is not None:
-            pairs.append((r, other))
-            matched_b.add(other.path)
-        else:
-            pairs.append((r, None))
-    pairs.extend((None, r) for r in only_b if r.path not in matched_b)
+        pairs.append((r, key_b.pop(k, None) if k in key_a else None))
+    paired = {y.path for _, y in pairs if y is not None}
+    pairs.extend((None, r) for r in only_b if r.path not in paired)
     return pairs
 
 
 def _unique_by_name(results: list[FileResult]) -> dict[tuple[str | None, str], FileResult]:
-    seen: dict[tuple[str | None, str], FileResult] = {}
-    dup: set[tuple[str | None, str]] = set()
-    for r in results:
-        k = (r.date, file_name(r.path))
-        if k in seen:
-            dup.add(k)
-        seen[k] = r
-    return {k: v for k, v in seen.items() if k not in dup}
+    """The files by (date, name), those that share theirs with another left out."""
+    keys = [(r.date, file_name(r.path)) for r in results]
+    seen = Counter(keys)
+    return {k: r for k, r in zip(keys, results, strict=True) if seen[k] == 1}
 
 
 def date_state(statuses: Iterable[Status]) -> str:
@@ -186,44 +172,24 @@ def date_states(results: Iterable[FileResult]) -> dict[str, str]:
     return {day: date_state(per_date[day]) for day in sorted(per_date)}
 
 
-def file_change(x: FileResult | None, y: FileResult | None) -> FileChange | None:
-    """How one file moved between two runs (None: absent there); None when it did not."""
-    before = x.status.value if x else None
-    after = y.status.value if y else None
-    kind = change_kind(before, after)
-    ref = y or x
-    if kind is None or ref is None:
-        return None
-    return FileChange(
-        kind,
-        ref.path,
-        ref.date,
-        before,
-        after,
-        _surrogates(x),
-        _surrogates(y),
-    )
-
-
 def _surrogates(r: FileResult | None) -> int | None:
     return r.body.surrogates if r is not None and r.body_read else None
-
-
-def date_changes(before: dict[str, str], after: dict[str, str]) -> list[DateChange]:
-    """The dates whose state moved, in date order."""
-    out = []
-    for day in sorted(set(before) | set(after)):
-        kind = change_kind(before.get(day), after.get(day))
-        if kind is not None:
-            out.append(DateChange(kind, day, before.get(day), after.get(day)))
-    return out
 
 
 def diff_results(a_id: str, a: Iterable[FileResult], b_id: str, b: Iterable[FileResult]) -> RunDiff:
     """The changes between two result sets (pure: no database)."""
     a, b = list(a), list(b)
     pairs = pair_files(a, b)
-    changes = [c for c in (file_change(x, y) for x, y in pairs) if c is not None]
+    changes = []
+    for x, y in pairs:
+        before, after = (x.status.value if x else None), (y.status.value if y else None)
+        kind, ref = change_kind(before, after), y or x
+        if kind is not None and ref is not None:
+            changes.append(
+                FileChange(kind, ref.path, ref.date, before, after, _surrogates(x), _surrogates(y))
+            )
     changes.sort(key=lambda c: (CHANGE_KINDS.index(c.kind), c.date or "", c.path))
-    dates = date_changes(date_states(a), date_states(b))
+    old, new = date_states(a), date_states(b)
+    moved = ((day, change_kind(old.get(day), new.get(day))) for day in sorted({*old, *new}))
+    dates = [DateChange(kind, day, old.get(day), new.get(day)) for day, kind in moved if kind]
     return RunDiff(a_id, b_id, tuple(changes), tuple(dates), len(pairs) - len(changes))

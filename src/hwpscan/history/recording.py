@@ -11,27 +11,22 @@
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
 (1, {'matrix_rows': 0}, True)
 
-Results reach the store in small batches as they come (:class:`RunRecorder`), so a run
-that dies keeps what it computed; such a run is left unfinished, which ``history``
-shows as interrupted. The history is a record, not the work: when the store cannot be
-opened or written (disk full, locked too long, no state folder) the run goes on, the
-rows that follow go to a temporary database instead (so :attr:`Recording.results` keeps
-every row), and *on_warning* is told why.
-
-After each recorded run the history is pruned to the newest *keep* runs (by default
-:func:`~hwpscan.history.store.keep_runs`: 50, or ``HWPSCAN_KEEP_RUNS``), and a run the
-caller :meth:`~Recording.forget`-s (a scan that found no document) is not kept at all.
+Rows reach the store in small batches as they come, so a run that dies keeps what it
+computed. The history is a record, not the work: when the store cannot be written the
+run goes on, its rows go to a temporary database, and *on_warning* is told why.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from dataclasses import fields
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hwpscan.errors import StateDirError, StoreError
-from hwpscan.history.matrix_store import MatrixRecorder
+from hwpscan.history.matrix_store import add_matrix_rows
 from hwpscan.history.records import FetchFigures, RunArgs, RunInfo, RunSummary
 from hwpscan.history.store import RunRecorder, RunStore, default_store, keep_runs
 from hwpscan.history.stored_rows import StoredRows
@@ -47,19 +42,14 @@ __all__ = ["HISTORY_ERRORS", "Recording", "fetch_summary", "recorded_run"]
 #: What makes the history unavailable without stopping the run it would record.
 HISTORY_ERRORS = (sqlite3.Error, OSError, StoreError, StateDirError)
 
-Warn = Callable[[str], None]
-
 
 class Recording:
     """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
 
-    Every result is queued for the store and can be read back from :attr:`results` (for
-    the report and the caller: :class:`~hwpscan.history.stored_rows.StoredRows`, which holds none
-    of them). Without a *recorder* (a run not recorded, or a history that cannot be
-    written) the rows go to a temporary database of the same schema instead;
-    :meth:`matrix_row` does the same for parser-matrix rows. :attr:`summary` is stored
-    with the run when it finishes; :attr:`info` is the stored run after that (None when
-    the history could not be written, or the run was interrupted).
+    Every row is queued for the store and read back from :attr:`results` (which holds
+    none); without a *recorder* the rows go to a temporary database instead. *also_rows*
+    sees each batch of rows, else *also_row* each row, else *also* each result.
+    :attr:`info` is the stored run once finished (None: not recorded, or interrupted).
     """
 
     def __init__(
@@ -67,7 +57,7 @@ class Recording:
         recorder: RunRecorder | None,
         *,
         also: Callable[[FileResult], None] | None = None,
-        on_warning: Warn | None = None,
+        on_warning: Callable[[str], None] | None = None,
         also_row: Callable[[Row], None] | None = None,
         also_rows: Callable[[Sequence[Row]], None] | None = None,
     ) -> None:
@@ -76,20 +66,20 @@ class Recording:
         self.summary = RunSummary()  # stored when the run finishes
         self.info: RunInfo | None = None
         self.interrupted = False
-        self.forgotten = False  # forget(): the run is not kept in the history
-        self.pruned: list[str] = []  # the old runs pruned after this one was recorded
+        self.forgotten = False  # forget(): the run is deleted when it ends, not finished
         self.warnings: list[str] = []
-        self._recorder = recorder
-        self._matrix_recorder: MatrixRecorder | None = None
-        self._also = also
-        self._also_row = also_row
-        self._also_rows = also_rows
         self._on_warning = on_warning
-        self._rows: RunRecorder | None = None  # where the rows go when not to the history
-        if recorder is not None:
-            self.results.stored_in(recorder.store, recorder.run_id)
-        else:
-            self._elsewhere([])
+        self._also, self._also_row, self._also_rows = also, also_row, also_rows
+        self._recorder = recorder  # the history's, while it takes the rows
+        self._sink: RunRecorder  # where the rows go: the history, or a temporary store
+        self._matrix: RunRecorder | None = None  # the matrix rows' (the history only)
+        if recorder is None:
+            self._move([], in_memory=False)
+            return
+        self._sink = recorder
+        self.results.stored_in(recorder.store, recorder.run_id)
+        write = partial(add_matrix_rows, recorder.store)
+        self._matrix = RunRecorder(recorder.store, recorder.run_id, batch=32, write=write)
 
     @property
     def run_id(self) -> str | None:
@@ -97,16 +87,12 @@ class Recording:
         return self._recorder.run_id if self._recorder else None
 
     def __call__(self, result: FileResult | Row) -> None:
-        """Keep a row (a result, or a :class:`~hwpscan.scanning.row_handoff.Row` as the
-        pool gave it), show it to *also_row* (else *also*), and queue it for the store."""
+        """Keep a row (a result, or a :class:`~hwpscan.scanning.row_handoff.Row`)."""
         self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
-        """Keep a batch of rows as the pool gave them (a worker's message), each step
-        once for the batch: *also_rows*, when given, sees the batch at once, else
-        *also_row* (or *also*) each row; then the batch is queued for the store."""
+        """Keep a batch of rows (a worker's message): shown, then queued for the store."""
         self.results.extend(rows)
-        self._keep(rows)
         if self._also_rows is not None:
             self._also_rows(rows)
         else:
@@ -115,24 +101,27 @@ class Recording:
                     self._also_row(row)
                 elif self._also is not None:
                     self._also(row.result)
-        self._store(lambda rec: rec.add(*rows))
+        self._guard(lambda sink: sink.add(*rows))
 
     def matrix_row(self, row: MatrixRow) -> None:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
         self.matrix.append(row)
-        self._store(lambda rec: self._matrix(rec).add(row))
+        matrix = self._matrix
+        if matrix is not None and self._recorder is not None:
+            self._guard(lambda _: matrix.add(row))
 
     def flush(self) -> None:
         """Write what is pending (results, then matrix rows)."""
-        self._store(lambda rec: rec.flush())
-        self._keep((), flush=True)
-        if self._matrix_recorder is not None:
-            matrix = self._matrix_recorder
-            self._store(lambda _rec: matrix.flush())
+        sink = self._sink
+        self._guard(lambda s: s.flush())
+        if self._sink is not sink:  # the rows moved: written where they went
+            self._guard(lambda s: s.flush())
+        matrix = self._matrix
+        if matrix is not None and self._recorder is not None:
+            self._guard(lambda _: matrix.flush())
 
     def stored_info(self) -> RunInfo | None:
-        """The run as the history holds it now (unfinished after a stop), or None when
-        it is not being recorded or cannot be read."""
+        """The run as the history holds it now (unfinished after a stop), or None."""
         if self.info is not None or self._recorder is None:
             return self.info
         try:
@@ -141,8 +130,7 @@ class Recording:
             return None
 
     def forget(self) -> None:
-        """Keep this run out of the history (a scan that found no document): it is
-        deleted from the store when it ends, instead of being finished."""
+        """Keep this run out of the history (a scan that found no document)."""
         self.forgotten = True
 
     def warn(self, message: str) -> None:
@@ -151,57 +139,36 @@ class Recording:
         if self._on_warning is not None:
             self._on_warning(message)
 
-    def _matrix(self, recorder: RunRecorder) -> MatrixRecorder:
-        if self._matrix_recorder is None:
-            self._matrix_recorder = MatrixRecorder(recorder.store, recorder.run_id)
-        return self._matrix_recorder
-
-    def _store(self, action: Callable[[RunRecorder], None]) -> None:
-        """Do *action* on the store; on failure warn once and record no more."""
-        if self._recorder is None:
-            return
+    def _guard(self, action: Callable[[RunRecorder], object]) -> None:
+        """Do *action* on where the rows go; when that fails, they go elsewhere from
+        now on: from the history (warned once) to a temporary database, from one on
+        disk to one in memory (and when that fails, so does the run)."""
+        sink = self._sink
         try:
-            action(self._recorder)
+            action(sink)
         except HISTORY_ERRORS as exc:
-            self._lost(exc)
-
-    def _lost(self, exc: BaseException) -> None:
-        recorder, self._recorder = self._recorder, None
-        self.warn(f"run not recorded in the history: {exc}")
-        if self._rows is None:  # the rows the history did not take go elsewhere
-            self._elsewhere(recorder.pending if recorder is not None else [])
-
-    def _keep(self, rows: Sequence[FileResult | Row], *, flush: bool = False) -> None:
-        """Queue rows for the temporary store, when the history does not take them (and
-        write them, with *flush*); when a temporary database on disk fails, one in
-        memory takes its rows."""
-        temporary = self._rows
-        if temporary is None:
-            return
-        try:
-            temporary.add(*rows)
-            if flush:
-                temporary.flush()
-        except HISTORY_ERRORS:
-            if temporary.store.in_memory:
+            history = sink is self._recorder
+            if history:
+                self._recorder = None
+                self.warn(f"run not recorded in the history: {exc}")
+            elif sink.store.in_memory:
                 raise
-            self._elsewhere(temporary.pending, in_memory=True)
+            self._move(sink.pending, in_memory=not history)
 
-    def _elsewhere(self, pending: Sequence[FileResult | Row], *, in_memory: bool = False) -> None:
-        """Store rows in a temporary database from now on, *pending* (the last rows
-        added, not stored yet) first."""
+    def _move(self, pending: Sequence[FileResult | Row], *, in_memory: bool) -> None:
+        """Store rows in a temporary database from now on, *pending* (not stored yet) first."""
         try:
             store = RunStore.temporary(in_memory=in_memory)
-            temporary = RunRecorder(store, store.start_run("scan", {}))
+            sink = RunRecorder(store, store.start_run("scan", {}))
         except HISTORY_ERRORS:
             if in_memory:
                 raise
-            self._elsewhere(pending, in_memory=True)
+            self._move(pending, in_memory=True)
             return
-        self.results.stored_in(store, temporary.run_id, first=len(self.results) - len(pending))
-        self._rows = temporary
+        self.results.stored_in(store, sink.run_id, first=len(self.results) - len(pending))
+        self._sink = sink
         if pending:
-            self._keep(pending)
+            self._guard(lambda s: s.add(*pending))
 
     def _finish(self, keep: int) -> None:
         """Stamp the end with the summary and read back the stored run (or delete it,
@@ -209,21 +176,24 @@ class Recording:
         recorder = self._recorder
         if recorder is None:
             return
+        store, run_id = recorder.store, recorder.run_id
         if self.forgotten:
             try:
-                recorder.store.delete_runs([recorder.run_id], shrink=False)
+                store.delete_runs([run_id], shrink=False)
             except HISTORY_ERRORS as exc:
                 self.warn(f"the run could not be left out of the history: {exc}")
             return
-        try:
-            summary = self.summary if self.summary != RunSummary() else None
-            recorder.store.finish_run(recorder.run_id, summary=summary)
-            self.info = recorder.store.run_info(recorder.run_id)
-        except HISTORY_ERRORS as exc:
-            self._lost(exc)
+        summary = self.summary if self.summary != RunSummary() else None
+
+        def finish(_: RunRecorder) -> None:
+            store.finish_run(run_id, summary=summary)
+            self.info = store.run_info(run_id)
+
+        self._guard(finish)
+        if self._recorder is None:  # the history failed: the run was not finished
             return
         try:
-            self.pruned = recorder.store.prune(keep)
+            store.prune(keep)
         except HISTORY_ERRORS as exc:  # the run is recorded: only the pruning failed
             self.warn(f"the history could not be pruned: {exc}")
 
@@ -234,43 +204,32 @@ def recorded_run(
     args: RunArgs,
     *,
     also: Callable[[FileResult], None] | None = None,
-    on_warning: Warn | None = None,
+    on_warning: Callable[[str], None] | None = None,
     store: RunStore | None = None,
     also_row: Callable[[Row], None] | None = None,
     also_rows: Callable[[Sequence[Row]], None] | None = None,
     keep: int | None = None,
 ) -> Iterator[Recording]:
-    """Record a run of *kind* (``scan``, ``fetch``, ``verify``) with its *args* (stored
-    scrubbed of secrets) while it happens.
+    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens.
 
-    Yields a :class:`Recording`: call it with each result (*also* sees each one too,
-    e.g. a stream writer; *also_row*, when given, sees each one instead as the
-    :class:`~hwpscan.scanning.row_handoff.Row` it came in; *also_rows* each batch given to
-    :meth:`Recording.take`). On a normal exit the run is finished with
-    the recording's summary; on an exception what was computed is flushed, the run stays unfinished
-    (``history``: interrupted) and the exception goes on. *store* defaults to
-    :func:`default_store`, opened and closed here. After the run the history keeps its
-    newest *keep* runs (None: :func:`~hwpscan.history.store.keep_runs`; 0: all).
+    Yields a :class:`Recording`. On a normal exit the run is finished with its summary;
+    on an exception what was computed is flushed and the run stays unfinished. *store*
+    defaults to :func:`default_store`; after the run the history keeps its newest *keep*
+    runs (None: :func:`~hwpscan.history.store.keep_runs`; 0: all).
     """
     keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
-    own = store is None
-    recorder: RunRecorder | None = None
-    lost: BaseException | None = None
-    try:
-        store = store or default_store()
-        recorder = RunRecorder(store, store.start_run(kind, args.to_json()))
-    except HISTORY_ERRORS as exc:
-        lost = exc
-    except BaseException:  # a kind that is not a run kind: a bug in the caller
-        if own and store is not None:
-            store.close()
-        raise
-    recording = Recording(
-        recorder, also=also, on_warning=on_warning, also_row=also_row, also_rows=also_rows
-    )
-    if lost is not None:
-        recording._lost(lost)
-    try:
+    with ExitStack() as own:
+        lost = ""
+        try:
+            store = store or own.enter_context(default_store())
+            recorder: RunRecorder | None = RunRecorder(store, store.start_run(kind, args.to_json()))
+        except HISTORY_ERRORS as exc:
+            recorder, lost = None, f"run not recorded in the history: {exc}"
+        recording = Recording(
+            recorder, also=also, on_warning=on_warning, also_row=also_row, also_rows=also_rows
+        )
+        if lost:
+            recording.warn(lost)
         try:
             yield recording
         except BaseException:
@@ -279,21 +238,11 @@ def recorded_run(
         finally:
             recording.flush()
         recording._finish(keep)
-    finally:
-        if own and store is not None:
-            store.close()
 
 
 def fetch_summary(report: FetchReport) -> FetchFigures:
     """What a fetch did (a :class:`hwpscan.api.FetchReport`), for the run's summary."""
-    return FetchFigures(
-        calls_made=report.calls_made,
-        calls_cached=report.calls_cached,
-        releases=report.releases,
-        files_downloaded=report.files_downloaded,
-        files_skipped=report.files_skipped,
-        files_failed=report.files_failed,
-        files_refused=report.files_refused,
-        range=f"{report.start}..{report.end}",
-        error=str(report.error) if report.error is not None else None,
-    )
+    said = ("range", "error")
+    counts = {f.name: getattr(report, f.name) for f in fields(FetchFigures) if f.name not in said}
+    error = str(report.error) if report.error is not None else None
+    return FetchFigures(**counts, range=f"{report.start}..{report.end}", error=error)

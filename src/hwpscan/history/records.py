@@ -63,13 +63,9 @@ def arg_text(value: PurePath | str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class RunArgs:
-    """What was asked of a run, as the run store keeps it (``history`` shows it).
-
-    The arguments several commands share are fields: the date range (``start``,
-    ``end``), the API's address (``api_url``) and the download folder (``out``); a
-    command without one leaves it :data:`NOT_ASKED`. The rest are the command's own,
-    by name (``options``). Stored as one flat JSON object (:meth:`to_json`), scrubbed of
-    secrets by the store.
+    """What was asked of a run, as the run store keeps it (``history`` shows it): the
+    arguments several commands share (:data:`NOT_ASKED` by a command without one), and
+    the command's own by name (``options``), as one flat JSON object (:meth:`to_json`).
 
     >>> RunArgs(start="2025-07-21", end=None, options={"jobs": 2}).to_json()
     {'start': '2025-07-21', 'end': None, 'jobs': 2}
@@ -83,17 +79,12 @@ class RunArgs:
 
     def to_json(self) -> dict[str, OptionValue]:
         common = {"start": self.start, "end": self.end, "api_url": self.api_url, "out": self.out}
-        out: dict[str, OptionValue] = {
-            name: value for name, value in common.items() if value is not NOT_ASKED
-        }
-        out.update(self.options)
-        return out
+        return {**{k: v for k, v in common.items() if v is not NOT_ASKED}, **self.options}
 
 
 @dataclass(frozen=True, slots=True)
 class FetchFigures:
-    """What a fetch did: its API calls, releases and files, its date range, why it
-    stopped (None: it did not)."""
+    """What a fetch did: API calls, releases, files, date range, why it stopped."""
 
     calls_made: int = 0
     calls_cached: int = 0
@@ -108,16 +99,8 @@ class FetchFigures:
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
-    """What a run did, stored with it when it finishes (``history`` shows it).
-
-    - ``fetch``: the figures of the fetch that got the files (``fetch``, and a scan of
-      a date range);
-    - ``matrix_rows``: the parser-matrix rows a scan recorded (``--parser``);
-    - ``stopped``: why a scan stopped early;
-    - ``verify``: what ``verify`` found, as its JSON says it (verdicts by date, its
-      fetch, why it stopped).
-
-    Stored as one flat JSON object (:meth:`to_json`); a part that is None is left out.
+    """What a run did (its fetch's figures, matrix rows, why it stopped early, what
+    ``verify`` found), stored as one flat JSON object without the parts that are None.
 
     >>> fetched = FetchFigures(calls_made=2, range="2025-07-21..2025-07-22")
     >>> RunSummary(fetch=fetched, matrix_rows=4).to_json()["matrix_rows"]
@@ -132,16 +115,10 @@ class RunSummary:
     verify: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if self.fetch is not None:
-            out.update(asdict(self.fetch))
-        if self.verify is not None:
-            out.update(self.verify)
-        if self.matrix_rows is not None:
-            out["matrix_rows"] = self.matrix_rows
-        if self.stopped is not None:
-            out["stopped"] = self.stopped
-        return out
+        out: dict[str, Any] = {**asdict(self.fetch)} if self.fetch is not None else {}
+        out.update(self.verify or {})
+        rest = {"matrix_rows": self.matrix_rows, "stopped": self.stopped}
+        return out | {k: v for k, v in rest.items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,21 +1,16 @@
 """The run store: every scan, fetch and verify with its per-file results, in SQLite.
 
-The database lives at ``state_dir()/runs.sqlite`` (``HWPSCAN_HOME`` wins;
-:func:`default_store`). A run is opened with :meth:`RunStore.start_run`, results are
-added as they arrive with :meth:`RunStore.add_results` (each call is its own
-transaction, so a run that dies later loses nothing already written) and
-:meth:`RunStore.finish_run` stamps the end; :func:`hwpscan.history.recording.recorded_run`
-does all three for a run while it happens. Several processes may share the file: it
-runs in WAL mode, and every operation waits a bounded time for another process's lock
-(see :mod:`hwpscan.shared_sqlite`) before :class:`StoreBusyError` names the open runs. A
-:class:`RunStore` is safe to share between threads of one process.
-
-Arguments are stored without secrets (see :func:`hwpscan.redaction.clean_args`).
+The database is ``state_dir()/runs.sqlite`` (:func:`default_store`). A run is opened
+with :meth:`RunStore.start_run`, its results added as they arrive with
+:meth:`RunStore.add_results` (each call its own transaction, so a run that dies loses
+nothing already written) and stamped with :meth:`RunStore.finish_run`;
+:func:`hwpscan.history.recording.recorded_run` does all three. Several processes may
+share the file (WAL; bounded waits, see :mod:`hwpscan.shared_sqlite`, then
+:class:`StoreBusyError` names the open runs); one :class:`RunStore` may be shared by
+threads. Arguments are stored without secrets (:func:`hwpscan.redaction.clean_args`).
 
 The history is bounded: after each recorded run the store keeps the newest
-:func:`keep_runs` runs (:data:`DEFAULT_KEEP_RUNS`, or ``HWPSCAN_KEEP_RUNS``; 0 keeps them
-all) and gives the space of the others back to the file system (:meth:`RunStore.prune`,
-:meth:`RunStore.delete_runs`).
+:func:`keep_runs` runs and gives the others' space back (:meth:`RunStore.prune`).
 """
 
 from __future__ import annotations
@@ -27,13 +22,14 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
+from hwpscan.history.diff import RunDiff, diff_results
 from hwpscan.history.records import RUN_KINDS, Run, RunInfo, RunSummary, file_name, new_run_id
 from hwpscan.home import state_dir
 from hwpscan.models import FileResult
@@ -51,9 +47,6 @@ from hwpscan.shared_sqlite import (
     retry_busy,
 )
 
-if TYPE_CHECKING:  # the diff loads when runs are compared, not when one is recorded
-    from hwpscan.history.diff import RunDiff
-
 __all__ = [
     "DB_NAME",
     "DEFAULT_KEEP_RUNS",
@@ -65,20 +58,17 @@ __all__ = [
     "keep_runs",
     "list_runs",
     "load_run",
-    "open_runs_note",
 ]
 
 T = TypeVar("T")
 
 DB_NAME = "runs.sqlite"
 
-#: How many runs the history keeps, newest first, when nothing else is said: the one
-#: place this default lives (a configuration file passes its own to :func:`keep_runs`).
+#: How many runs the history keeps, newest first, when nothing else is said.
 DEFAULT_KEEP_RUNS = 50
 #: The environment variable that sets it (0: keep every run).
 KEEP_RUNS_ENV = "HWPSCAN_KEEP_RUNS"
-#: An unfinished run younger than this is taken for one still running (in another
-#: process, perhaps): pruning leaves it, so no run loses its record while it happens.
+#: An unfinished run younger than this may still be running elsewhere: pruning leaves it.
 RUNNING_GRACE = timedelta(days=1)
 
 
@@ -128,90 +118,89 @@ CREATE TABLE IF NOT EXISTS results (
     data   TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
+CREATE TABLE IF NOT EXISTS matrix_rows (
+    run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    seq    INTEGER NOT NULL,
+    path   TEXT NOT NULL,
+    parser TEXT NOT NULL,
+    status TEXT NOT NULL,
+    guilty INTEGER NOT NULL,
+    data   TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+);
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
 DROP INDEX IF EXISTS results_path;
-DROP INDEX IF EXISTS results_run_date
+DROP INDEX IF EXISTS results_run_date;
+DROP INDEX IF EXISTS matrix_rows_parser
 """
-_SCHEMA_NAMES = frozenset({"runs", "results", "runs_started"})
-#: Indexes of results by path and by (run, date) that earlier versions made. Nothing
-#: reads through them (results are read by run, in order: the primary key), and every
-#: row added had to be filed into both, at a random place in the path index: in a store
-#: holding 50,000 rows they cost the supervisor of a 5,000-file scan about 0.1 s of CPU
-#: (of 0.8). A store that has them loses them at its next write.
-_UNUSED_INDEXES = frozenset({"results_path", "results_run_date"})
-#: The page size of a new store. A result row holds its JSON line (0.7 KB for a clean
-#: file, 6 KB for a contaminated one), so with SQLite's default 4 KB pages most rows
-#: overflow into chains of pages, each page a write to the log and again to the file at
-#: a checkpoint. With 32 KB pages recording a scan of 5,000 files makes a seventh as
-#: many writes (1,551 against 10,789 pwrite calls, and 880 reads against 5,298, strace)
-#: and took the supervisor about 35 ms less CPU (71 against 108 ms, in system calls: the
-#: instructions counted in user space are the same); reading runs back costs the same.
+_SCHEMA_NAMES = frozenset({"runs", "results", "matrix_rows", "runs_started"})
+#: Indexes earlier versions made, that every row added was filed into and nothing reads
+#: through (rows are read by the primary key): dropped at the next write.
+_UNUSED_INDEXES = frozenset({"results_path", "results_run_date", "matrix_rows_parser"})
+#: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
+#: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
 #: Result bytes written between two background checkpoints (see :class:`_Checkpointer`).
 CHECKPOINT_BYTES = 1 << 20
 
 
-def _rollback(conn: sqlite3.Connection) -> None:
-    """Roll back what is open (SQLite may already have rolled back after an error)."""
-    if conn.in_transaction:
-        with suppress(sqlite3.Error):
-            conn.execute("ROLLBACK")
+@contextmanager
+def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
+    """One write transaction: the write lock first (waited for), rolled back on error."""
+    begin_immediate(conn, timeout=timeout)
+    try:
+        yield
+        commit(conn, timeout=timeout)
+    except BaseException:
+        if conn.in_transaction:  # (SQLite may have rolled back already after an error)
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
 
 
-class _Checkpointer:
+class _Checkpointer(threading.Thread):
     """Copies the write-ahead log into the database in a thread of its own, as results
-    are written, so the close does not have to.
-
-    SQLite checkpoints the whole log when the last connection closes: for a 5,000-file
-    scan (12 MB of result lines) that took 30 ms at the end of the run, two thirds of
-    it waiting for the disk, with every row already written. Here a second connection
-    runs a PASSIVE checkpoint (it never waits for a lock or blocks a writer, in this
-    process or another) each time another :data:`CHECKPOINT_BYTES` of results have been
-    committed; the wait for the disk is spent while the scan goes on, and the close
-    copies only the last batches. A checkpoint that fails changes nothing: the log is
-    still copied at the close, as before.
-    """
+    are written, so the close does not have to (30 ms of a 5,000-file scan, mostly
+    waiting for the disk). Its own connection runs a PASSIVE checkpoint, which never
+    waits for a lock or blocks a writer, at each :attr:`wake`; one that fails changes
+    nothing."""
 
     def __init__(self, path: Path, timeout: float) -> None:
-        self._path = path
-        self._timeout = timeout
-        self._wake = threading.Event()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="hwpscan-checkpoint", daemon=True)
-        self._thread.start()
-
-    def poke(self) -> None:
-        self._wake.set()
+        super().__init__(name="hwpscan-checkpoint", daemon=True)
+        self.path, self.timeout = path, timeout
+        self.wake = threading.Event()
+        self.stopping = False
+        self.start()
 
     def stop(self) -> None:
         """End the thread after the checkpoint it is in, if any (a few milliseconds)."""
-        self._stopping = True
-        self._wake.set()
-        self._thread.join()
+        self.stopping = True
+        self.wake.set()
+        self.join()
 
-    def _run(self) -> None:
+    def run(self) -> None:
         try:
-            conn = connect(self._path, timeout=self._timeout)
+            conn = connect(self.path, timeout=self.timeout)
         except sqlite3.Error:
             return
         try:
-            while True:
-                self._wake.wait()
-                self._wake.clear()
-                if self._stopping:
-                    return
+            while self.wake.wait() and not self.stopping:
+                self.wake.clear()
                 with suppress(sqlite3.Error):
                     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         finally:
             conn.close()
 
 
-class RunStore:
-    """A handle on one run database; safe to share between threads of one process.
+def _schema_missing(conn: sqlite3.Connection) -> bool:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    return not names >= _SCHEMA_NAMES or bool(names & _UNUSED_INDEXES) or "summary" not in columns
 
-    *timeout* is how long an operation waits for another process holding the file
-    before :class:`StoreBusyError` says so.
-    """
+
+class RunStore:
+    """A handle on one run database, safe to share between threads; an operation waits
+    *timeout* seconds for another process holding the file before :class:`StoreBusyError`."""
 
     def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
@@ -225,10 +214,9 @@ class RunStore:
 
     @classmethod
     def temporary(cls, *, in_memory: bool = False) -> RunStore:
-        """A store of the same schema that nobody else sees, for rows that are not
-        recorded (or no longer can be): a temporary database SQLite deletes when the
-        store is closed (or let go). It lives on disk, SQLite keeping a few megabytes
-        of it in memory; *in_memory*: all of it in memory (when the disk refuses)."""
+        """A store of the same schema that nobody else sees, for rows not recorded: a
+        temporary database on disk that SQLite deletes at the close (*in_memory*: all of
+        it in memory, for when the disk refuses)."""
         store = cls(Path(":memory:" if in_memory else "(a temporary database)"))
         store._private = ":memory:" if in_memory else ""
         return store
@@ -238,63 +226,49 @@ class RunStore:
         """True for a temporary store held all in memory."""
         return self._private == ":memory:"
 
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- connection ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        if self._conn is None:
-            private = self._private is not None
-            try:
-                if self._private is not None:  # not a file of the user's: nothing shared
-                    conn = sqlite3.connect(
-                        self._private, check_same_thread=False, isolation_level=None
-                    )
-                else:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
-                    conn = connect(self.path, timeout=self.timeout)
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
-            try:
-                # only a new, empty file takes it (before WAL writes its header); an
-                # existing store keeps the page size it was made with
-                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-                # likewise: a new store gives freed pages back at each prune (an older
-                # one is switched over by its first prune, see shrink())
-                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-                if not private:
-                    ensure_wal(conn, timeout=self.timeout)
-                conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
-                conn.execute("PRAGMA foreign_keys = ON")
-                self._ensure_schema(conn)
-            except sqlite3.Error as exc:
-                conn.close()
-                raise self._error(exc) from exc
-            self._conn = conn
-        return self._conn
-
-    def _ensure_schema(self, conn: sqlite3.Connection) -> None:
-        """Create what is missing, under the write lock; a read when all is there."""
-
-        def missing() -> bool:
-            names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            if not names >= _SCHEMA_NAMES or names & _UNUSED_INDEXES:
-                return True
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            return "summary" not in columns
-
-        if not retry_busy(missing, timeout=self.timeout):
-            return
-        begin_immediate(conn, timeout=self.timeout)
+        if self._conn is not None:
+            return self._conn
+        private = self._private
         try:
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-            if "summary" not in columns:  # a database from before run summaries
-                conn.execute("ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'")
-        except BaseException:
-            _rollback(conn)
-            raise
-        commit(conn, timeout=self.timeout)
+            if private is not None:  # not a file of the user's: nothing shared
+                conn = sqlite3.connect(private, check_same_thread=False, isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = connect(self.path, timeout=self.timeout)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        try:
+            # a new, empty file only (an existing store keeps what it was made with):
+            # large pages, and freed pages given back at each prune (see shrink())
+            conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            if private is None:
+                ensure_wal(conn, timeout=self.timeout)
+            conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
+            conn.execute("PRAGMA foreign_keys = ON")
+            # what is missing is created under the write lock; a read when all is there
+            if retry_busy(lambda: _schema_missing(conn), timeout=self.timeout):
+                with _transaction(conn, self.timeout):
+                    for statement in _SCHEMA.split(";"):
+                        conn.execute(statement)
+                    if _schema_missing(conn):  # a database from before run summaries
+                        conn.execute(
+                            "ALTER TABLE runs ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'"
+                        )
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from exc
+        self._conn = conn
+        return conn
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         """The message for a failed open or write: busy, damaged, or another reason."""
@@ -314,27 +288,15 @@ class RunStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; an error other than a duplicate key says why it failed."""
         with self._lock:
             conn = self._connect()
             try:
-                begin_immediate(conn, timeout=self.timeout)
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
-            try:
-                yield conn
+                with _transaction(conn, self.timeout):
+                    yield conn
             except sqlite3.IntegrityError:
-                _rollback(conn)
                 raise
             except sqlite3.Error as exc:
-                _rollback(conn)
-                raise self._error(exc) from exc
-            except BaseException:
-                _rollback(conn)
-                raise
-            try:
-                commit(conn, timeout=self.timeout)
-            except sqlite3.Error as exc:
-                _rollback(conn)
                 raise self._error(exc) from exc
 
     def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
@@ -345,6 +307,10 @@ class RunStore:
                 return retry_busy(lambda: query(conn), timeout=self.timeout)
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
+
+    def _query(self, sql: str, *params: Any) -> list[Any]:
+        """The rows of one read."""
+        return self._read(lambda conn: conn.execute(sql, params).fetchall())
 
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
@@ -357,23 +323,6 @@ class RunStore:
                 if self._conn is not None:
                     self._conn.close()
                     self._conn = None
-
-    def _written(self, size: int) -> None:
-        """*size* bytes of results were committed: past :data:`CHECKPOINT_BYTES` since the
-        last checkpoint, ask the checkpointer for one (started the first time)."""
-        self._unchecked += size
-        if self._unchecked < CHECKPOINT_BYTES or self._private is not None:
-            return
-        self._unchecked = 0
-        if self._checkpointer is None:
-            self._checkpointer = _Checkpointer(self.path, self.timeout)
-        self._checkpointer.poke()
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- writing ------------------------------------------------------------------
 
@@ -401,90 +350,83 @@ class RunStore:
                 continue
         raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
 
+    def _append(
+        self, table: str, columns: str, values: str, run_id: str, rows: list[tuple[Any, ...]]
+    ) -> None:
+        """Add *rows* (*columns* after ``run_id, seq``) to a run's in *table*, numbered on."""
+        with self._tx() as conn:
+            (seq,) = conn.execute(
+                f"SELECT COALESCE(MAX(seq), -1) + 1 FROM {table} WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            conn.executemany(
+                f"INSERT INTO {table} (run_id, seq, {columns}) VALUES (?,?,{values})",
+                [(run_id, seq + i, *row) for i, row in enumerate(rows)],
+            )
+
     def add_results(self, run_id: str, results: Iterable[FileResult | Row]) -> int:
         """Persist results (one transaction); returns how many were added."""
         rows = [r if isinstance(r, Row) else Row.of(r) for r in results]
         if not rows:
             return 0
-        with self._tx() as conn:
-            (seq,) = conn.execute(
-                "SELECT COALESCE(MAX(seq), -1) + 1 FROM results WHERE run_id = ?", (run_id,)
-            ).fetchone()
-            # data: the line's UTF-8 bytes, stored as the text they are (SQLite takes a
-            # blob cast to text as text in the database's encoding, UTF-8, unchanged)
-            conn.executemany(
-                "INSERT INTO results (run_id, seq, path, name, date, format, status, data)"
-                " VALUES (?,?,?,?,?,?,?,CAST(? AS TEXT))",
-                [
-                    (
-                        run_id,
-                        seq + i,
-                        r.path,
-                        file_name(r.path),
-                        r.date,
-                        r.format.value,
-                        r.status.value,
-                        r.data,  # the line the stream wrote (or the worker made): built once
-                    )
-                    for i, r in enumerate(rows)
-                ],
-            )
-        size = sum(len(r.data) for r in rows)  # each row's bytes, made once above
+        # data: the line's UTF-8 bytes, made once, stored as the text they are (a blob
+        # cast to text is taken as text in the database's encoding, UTF-8, unchanged)
+        self._append(
+            "results",
+            "path, name, date, format, status, data",
+            "?,?,?,?,?,CAST(? AS TEXT)",
+            run_id,
+            [
+                (r.path, file_name(r.path), r.date, r.format.value, r.status.value, r.data)
+                for r in rows
+            ],
+        )
         with self._lock:
-            self._written(size)
+            self._unchecked += sum(len(r.data) for r in rows)
+            if self._unchecked >= CHECKPOINT_BYTES and self._private is None:
+                self._unchecked = 0  # another megabyte: the checkpointer copies the log
+                if self._checkpointer is None:
+                    self._checkpointer = _Checkpointer(self.path, self.timeout)
+                self._checkpointer.wake.set()
         return len(rows)
 
     def finish_run(
-        self,
-        run_id: str,
-        *,
-        finished: datetime | None = None,
-        summary: RunSummary | None = None,
+        self, run_id: str, *, finished: datetime | None = None, summary: RunSummary | None = None
     ) -> None:
         """Stamp the end of a run; *summary* (secrets scrubbed) says what it did."""
         stamp = (finished or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+        said = summary and json.dumps(
+            clean_args(summary.to_json()), ensure_ascii=False, sort_keys=True
+        )
         with self._tx() as conn:
-            conn.execute("UPDATE runs SET finished = ? WHERE id = ?", (stamp, run_id))
-            if summary is not None:
-                conn.execute(
-                    "UPDATE runs SET summary = ? WHERE id = ?",
-                    (
-                        json.dumps(
-                            clean_args(summary.to_json()), ensure_ascii=False, sort_keys=True
-                        ),
-                        run_id,
-                    ),
-                )
+            conn.execute(
+                "UPDATE runs SET finished = ?, summary = COALESCE(?, summary) WHERE id = ?",
+                (stamp, said, run_id),
+            )
 
     # -- forgetting -----------------------------------------------------------------
 
     def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
-        """Delete every run but the newest *keep* (0: delete none) and return their ids,
-        oldest first. An unfinished run this handle started, or one younger than
-        :data:`RUNNING_GRACE` (perhaps running in another process), is left. *shrink*:
-        give the space back to the file system (:meth:`shrink`)."""
+        """Delete every run but the newest *keep* (0: none) and return their ids, oldest
+        first; an unfinished run this handle started or younger than :data:`RUNNING_GRACE`
+        is left. *shrink*: give the space back (:meth:`shrink`)."""
         if keep <= 0:
             return []
         young = (datetime.now(UTC) - RUNNING_GRACE).isoformat(timespec="seconds")
-
-        def older(conn: sqlite3.Connection) -> list[str]:
-            rows = conn.execute(
-                "SELECT id, finished, started FROM runs ORDER BY started DESC, rowid DESC"
-                " LIMIT -1 OFFSET ?",
-                (keep,),
-            ).fetchall()
-            return [
-                run_id
-                for run_id, finished, started in reversed(rows)
-                if finished is not None or (run_id not in self._mine and started < young)
-            ]
-
-        return self.delete_runs(self._read(older), shrink=shrink)
+        rows = self._query(
+            "SELECT id, finished, started FROM runs ORDER BY started DESC, rowid DESC"
+            " LIMIT -1 OFFSET ?",
+            keep,
+        )
+        older = [
+            run_id
+            for run_id, finished, started in reversed(rows)
+            if finished is not None or (run_id not in self._mine and started < young)
+        ]
+        return self.delete_runs(older, shrink=shrink)
 
     def delete_runs(self, run_ids: Iterable[str], *, shrink: bool = True) -> list[str]:
-        """Delete these runs (full ids) with their results and matrix rows, in one
-        transaction; returns the ids that were there. *shrink*: then give the space
-        back to the file system (:meth:`shrink`)."""
+        """Delete these runs (full ids) with their rows in one transaction; returns the
+        ids that were there. *shrink*: then give the space back (:meth:`shrink`)."""
         ids = list(dict.fromkeys(run_ids))
         if not ids:
             return []
@@ -492,23 +434,16 @@ class RunStore:
             there = [
                 i for i in ids if conn.execute("SELECT 1 FROM runs WHERE id = ?", (i,)).fetchone()
             ]
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-            for table in ("results", "matrix_rows"):
-                if table in tables:
-                    conn.executemany(f"DELETE FROM {table} WHERE run_id = ?", [(i,) for i in there])
-            conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in there])
+            for table, column in (("results", "run_id"), ("matrix_rows", "run_id"), ("runs", "id")):
+                conn.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in there])
         if there and shrink:
             self.shrink()
         return there
 
     def shrink(self) -> bool:
-        """Give the pages freed by deleted runs back to the file system; False when
-        another process held the store (the next prune tries again).
-
-        A store made before pruning existed has no incremental vacuum: its first shrink
-        rebuilds it once with one (``VACUUM``, a copy of what is kept); after that each
-        shrink only cuts the free pages off the end. The write-ahead log is emptied too.
-        """
+        """Give the pages freed by deleted runs (and the write-ahead log) back to the file
+        system; False when another process held the store (the next prune tries again).
+        A store made before pruning existed is rebuilt once (``VACUUM``) to allow it."""
         if self._private is not None:
             return True
         with self._lock:
@@ -530,51 +465,43 @@ class RunStore:
 
     # -- reading ------------------------------------------------------------------
 
+    def _infos(self, where: str, *params: Any) -> list[RunInfo]:
+        """The runs *where* chooses, with their per-status file counts."""
+        runs = self._query(
+            "SELECT id, kind, started, finished, args, version, summary FROM runs " + where, *params
+        )
+        count = "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status"
+        return [
+            RunInfo(i, k, s, f, json.loads(a), v, dict(self._query(count, i)), json.loads(m))
+            for i, k, s, f, a, v, m in runs  # id, kind, started, finished, args, version, summary
+        ]
+
     def list_runs(self, limit: int = 20) -> list[RunInfo]:
         """The newest runs first."""
-
-        def query(conn: sqlite3.Connection) -> list[RunInfo]:
-            runs = conn.execute(
-                "SELECT id, kind, started, finished, args, version, summary FROM runs"
-                " ORDER BY started DESC, rowid DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-            return [self._info(conn, row) for row in runs]
-
-        return self._read(query)
+        return self._infos("ORDER BY started DESC, rowid DESC LIMIT ?", limit)
 
     def resolve(self, ref: str) -> str:
         """The full id of ``latest``, ``latest~N`` (N runs before it), an exact id, a
         unique prefix, or a unique end of an id (its random part, as ``history`` shows)."""
         back = _LATEST_RE.fullmatch(ref.strip())
         if back:
-            offset = int(back.group(1) or 0)
-
-            def latest(conn: sqlite3.Connection) -> tuple[Any, int]:
-                row = conn.execute(
-                    "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
-                    (offset,),
-                ).fetchone()
-                (count,) = conn.execute("SELECT COUNT(*) FROM runs").fetchone()
-                return row, int(count)
-
-            row, count = self._read(latest)
-            if row is None:
-                if not count:
-                    raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
-                raise RunNotFoundError(
-                    f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} "
-                    "is the oldest"
-                )
-            return str(row[0])
-        rows = self._read(
-            lambda conn: conn.execute(
-                "SELECT id FROM runs WHERE substr(id, 1, ?) = ?"
-                " OR (length(?) >= 4 AND substr(id, -?) = '-' || ?) ORDER BY id LIMIT 6",
-                (len(ref), ref, ref, len(ref) + 1, ref),
-            ).fetchall()
+            found = self._query(
+                "SELECT id FROM runs ORDER BY started DESC, rowid DESC LIMIT 1 OFFSET ?",
+                int(back.group(1) or 0),
+            )
+            if found:
+                return str(found[0][0])
+            [(count,)] = self._query("SELECT COUNT(*) FROM runs")
+            if not count:
+                raise RunNotFoundError("no runs recorded yet: run `hwpscan scan` first")
+            raise RunNotFoundError(
+                f"there is no {ref}: {count} run(s) recorded, so latest~{count - 1} is the oldest"
+            )
+        sql = (  # a prefix, or (four characters or more) the end after a "-"
+            "SELECT id FROM runs WHERE substr(id, 1, length(?1)) = ?1 OR (length(?1) >= 4"
+            " AND substr(id, -length(?1) - 1) = '-' || ?1) ORDER BY id LIMIT 6"
         )
-        ids = [r[0] for r in rows]
+        ids = [run_id for (run_id,) in self._query(sql, ref)]
         if ref in ids:
             return ref
         if not ids:
@@ -593,95 +520,67 @@ class RunStore:
 
     def run_info(self, ref: str = "latest") -> RunInfo:
         """A run's description and counts, without loading its results."""
-        run_id = self.resolve(ref)
-
-        def query(conn: sqlite3.Connection) -> RunInfo:
-            row = conn.execute(
-                "SELECT id, kind, started, finished, args, version, summary FROM runs WHERE id = ?",
-                (run_id,),
-            ).fetchone()
-            return self._info(conn, row)
-
-        return self._read(query)
+        return self._infos("WHERE id = ?", self.resolve(ref))[0]
 
     def load_run(self, ref: str = "latest") -> Run:
         """A run and its results by id, unique prefix or ``latest``."""
         info = self.run_info(ref)
-        data = self._read(
-            lambda conn: conn.execute(
-                "SELECT data FROM results WHERE run_id = ? ORDER BY seq", (info.id,)
-            ).fetchall()
-        )
-        return Run(info, tuple(decode_row(d) for (d,) in data))
+        return Run(info, tuple(map(decode_row, self.result_lines(info.id, 0, -1))))
 
     def result_lines(self, run_id: str, start: int, count: int) -> list[str]:
         """The stored lines of the results ``start`` to ``start + count`` of a run (by
-        the order they were added; fewer at its end), as they were written."""
-        rows = self._read(
-            lambda conn: conn.execute(
-                "SELECT data FROM results WHERE run_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
-                (run_id, start, start + count),
-            ).fetchall()
-        )
-        return [data for (data,) in rows]
-
-    @staticmethod
-    def _info(conn: sqlite3.Connection, row: tuple[Any, ...]) -> RunInfo:
-        run_id, kind, started, finished, args, version, summary = row
-        counts = dict(
-            conn.execute(
-                "SELECT status, COUNT(*) FROM results WHERE run_id = ? GROUP BY status", (run_id,)
-            ).fetchall()
-        )
-        return RunInfo(
-            run_id, kind, started, finished, json.loads(args), version, counts, json.loads(summary)
-        )
+        the order they were added; fewer at its end; *count* -1: all), as written."""
+        sql = "SELECT data FROM results WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"
+        return [data for (data,) in self._query(sql, run_id, start, count)]
 
 
 class RunRecorder:
-    """Adds results to one open run as they arrive; also a ``sink`` for ``run_scan``.
-
-    Results are written in small batches (every ``batch`` results or ``max_delay``
-    seconds, whichever comes first) and flushed when the run ends, normally or not,
-    so a run that fails keeps everything computed before the failure.
-    """
+    """Adds rows to one open run in small batches (every *batch* rows or *max_delay*
+    seconds, and at :meth:`flush`) with *write* (default: :meth:`RunStore.add_results`),
+    so a run that fails keeps what came before; also a ``sink`` for ``run_scan``."""
 
     def __init__(
-        self, store: RunStore, run_id: str, *, batch: int = 256, max_delay: float = 0.5
+        self,
+        store: RunStore,
+        run_id: str,
+        *,
+        batch: int = 256,
+        max_delay: float = 0.5,
+        write: Callable[[str, list[Any]], object] | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
-        self.added = 0
+        self._write = write or store.add_results
         self._batch = max(1, batch)
         self._max_delay = max_delay
-        self._pending: list[FileResult | Row] = []
+        self.pending: list[Any] = []  # the rows added and not written yet
         self._last = time.monotonic()
 
-    def add(self, *results: FileResult | Row) -> None:
-        """Queue results; written when the batch is full or has waited long enough."""
-        self._pending.extend(results)
-        if len(self._pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
+    def add(self, *rows: Any) -> None:
+        """Queue rows; written when the batch is full or has waited long enough."""
+        self.pending.extend(rows)
+        if len(self.pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
             self.flush()
 
     __call__ = add
 
     def flush(self) -> None:
         """Write what is pending (one transaction). When that fails, what was pending
-        stays so (:attr:`pending`), for whoever takes the rows elsewhere."""
-        if self._pending:
-            self.added += self.store.add_results(self.run_id, self._pending)
-            self._pending = []
+        stays so, for whoever takes the rows elsewhere."""
+        if self.pending:
+            self._write(self.run_id, self.pending)
+            self.pending = []
         self._last = time.monotonic()
-
-    @property
-    def pending(self) -> list[FileResult | Row]:
-        """The rows added and not written yet."""
-        return self._pending
 
 
 def default_store() -> RunStore:
     """The store under :func:`hwpscan.home.state_dir`."""
     return RunStore(state_dir() / DB_NAME)
+
+
+def _using(store: RunStore | None) -> AbstractContextManager[RunStore]:
+    """*store* as given, or the default store opened for the call and closed after."""
+    return nullcontext(store) if store is not None else default_store()
 
 
 def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:
@@ -703,19 +602,4 @@ def diff_runs(a: str, b: str, *, store: RunStore | None = None) -> RunDiff:
     """Compare two stored runs (ids, unique prefixes or ``latest``)."""
     with _using(store) as s:
         run_a, run_b = s.load_run(a), s.load_run(b)
-    from hwpscan.history.diff import diff_results  # only when runs are compared
-
     return diff_results(run_a.id, run_a.results, run_b.id, run_b.results)
-
-
-@contextmanager
-def _using(store: RunStore | None) -> Iterator[RunStore]:
-    """*store* as given, or the default store opened for the call and closed after."""
-    if store is not None:
-        yield store
-        return
-    own = default_store()
-    try:
-        yield own
-    finally:
-        own.close()

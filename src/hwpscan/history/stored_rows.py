@@ -1,18 +1,12 @@
 """A run's rows without holding them: read back from the SQLite run store as asked for.
 
-A row holds about 5 KB in memory when its file is contaminated (twenty-odd located
-defects with their context) and 2 KB when it is clean, so a scan of a million files
-kept as a list would grow to gigabytes. Every row already goes to the run store the
-moment it exists (its JSON line, :func:`hwpscan.rowcodec.encode_row`), so
-:class:`StoredRows` keeps none: per row only its input index and its ``seconds`` (which
-the line does not hold), 16 bytes, and a tally of statuses and defect classes. A row
-asked for is read back by its place in the run and decoded; a line
-(:func:`row_lines`) is handed on as it was stored, not rebuilt.
-
-The rows may lie in more than one store: when the history cannot be written any more
-(a full disk, a lock held too long), the rows that follow go to a temporary database
-(:meth:`~hwpscan.history.store.RunStore.temporary`), and those already stored stay where
-they are.
+A row takes 2 to 5 KB in memory, so a million kept as a list would take gigabytes. Every
+row already goes to the run store as its JSON line the moment it exists, so
+:class:`StoredRows` keeps per row only its input index and ``seconds`` (which the line
+lacks), and tallies of statuses and defect classes; a row asked for is read back and
+decoded, a line (:func:`row_lines`) handed on as stored. When the history fails midway,
+the rows that follow lie in a temporary database
+(:meth:`~hwpscan.history.store.RunStore.temporary`).
 
 >>> from hwpscan.models import Format, Status
 >>> from hwpscan.history.store import RunStore
@@ -26,12 +20,12 @@ they are.
 (3, 'f1.hwp', ['f0.hwp', 'f1.hwp', 'f2.hwp'])
 >>> [line[-11:] for line in row_lines(rows.in_input_order())]
 ['"index": 0}', '"index": 1}', '"index": 2}']
->>> rows.close()
 """
 
 from __future__ import annotations
 
 import bisect
+import copy
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -45,67 +39,25 @@ from hwpscan.scanning.row_handoff import Row
 if TYPE_CHECKING:
     from hwpscan.history.store import RunStore
 
-__all__ = [
-    "StoredRows",
-    "defect_files",
-    "defect_masks",
-    "row_lines",
-    "status_counts",
-]
+__all__ = ["StoredRows", "defect_files", "defect_masks", "row_lines", "status_counts"]
 
-#: Rows read from the store at a time, and blocks of them kept read: iterating reads a
-#: block per query, and rows taken a little out of order (input order against the
-#: order the workers finished in) are mostly in a block already read.
+#: Rows read from the store at a time, and blocks of them kept: rows taken a little out
+#: of order (input order against completion order) are mostly in a block already read.
 READ_BLOCK = 64
 _BLOCKS_KEPT = 4
 
 
-class _Rows(Sequence[FileResult]):
-    """A sequence of rows given by :meth:`_row` (an index already checked) and a length,
-    with its rows per status (:attr:`statuses`) kept as they came."""
-
-    statuses: Counter[Status]
-    masks: Counter[int]
-
-    def _row(self, i: int) -> FileResult:
-        raise NotImplementedError
-
-    def _line(self, i: int) -> str:
-        """:func:`~hwpscan.rowcodec.encode_row` of row *i* (an index already checked)."""
-        raise NotImplementedError
-
-    @overload
-    def __getitem__(self, i: int) -> FileResult: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[FileResult]: ...
-    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
-        if isinstance(i, slice):
-            return [self._row(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError("row index out of range")
-        return self._row(i)
-
-    def __iter__(self) -> Iterator[FileResult]:
-        for i in range(len(self)):
-            yield self._row(i)
-
-
-class StoredRows(_Rows):
+class StoredRows(Sequence[FileResult]):
     """A run's rows in the order they were added, read back from the store(s) they went
-    to; see the module's description.
-
-    :meth:`extend` notes rows as they are added; whoever adds them writes them to the
-    store named last by :meth:`stored_in`, in the same order, and *flush* (when given)
-    writes what is still pending before a row is read.
-    """
+    to. :meth:`extend` notes rows as they are added; whoever adds them writes them to the
+    store named last by :meth:`stored_in`, and *flush* writes what is pending before a
+    row is read."""
 
     def __init__(self, flush: Callable[[], None] | None = None) -> None:
         self._flush = flush
         self._indexes = array("q")  # every row's input index (-1: none), for sorting
         self._seconds = array("d")  # every row's time (the one field its line lacks)
+        self._order: array[int] | None = None  # a view's rows, by place (in_input_order)
         # where the rows are: from row firsts[k] on, in stores[k] under run_ids[k]
         self._firsts: list[int] = []
         self._stores: list[RunStore] = []
@@ -135,18 +87,30 @@ class StoredRows(_Rows):
         self.statuses.update([row.status for row in made])
         self.masks.update([row.defects for row in made])
 
-    def append(self, row: FileResult | Row) -> None:
-        self.extend((row,))
-
     def __len__(self) -> int:
-        return len(self._indexes)
+        return len(self._indexes if self._order is None else self._order)
 
-    def _row(self, i: int) -> FileResult:
-        found = decode_row(self._line(i))
-        seconds = self._seconds[i]
+    @overload
+    def __getitem__(self, i: int) -> FileResult: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[FileResult]: ...
+    def __getitem__(self, i: int | slice) -> FileResult | list[FileResult]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        place = range(len(self))[i]  # IndexError when out of range
+        if self._order is not None:
+            place = self._order[place]
+        found = decode_row(self._line(place))
+        seconds = self._seconds[place]
         return replace(found, seconds=seconds) if seconds else found
 
+    def lines(self) -> Iterator[str]:
+        """The rows' lines as stored, in order (none is rebuilt)."""
+        for i in range(len(self)):
+            yield self._line(i if self._order is None else self._order[i])
+
     def _line(self, i: int) -> str:
+        """The stored line of row *i* (in the order rows were added)."""
         k = bisect.bisect_right(self._firsts, i) - 1
         if k < 0:
             raise LookupError(f"row {i} was never stored")
@@ -167,14 +131,11 @@ class StoredRows(_Rows):
             raise LookupError(f"row {i} is not in the run store")
         return block[seq - start]
 
-    def in_input_order(self) -> Sequence[FileResult]:
+    def in_input_order(self) -> StoredRows:
         """The rows sorted by their input index (rows without one first), as a view."""
-        order = sorted(range(len(self)), key=self._indexes.__getitem__)
-        return _Ordered(self, array("q", order))
-
-    def close(self) -> None:
-        """Forget what was read (a temporary store goes when its last holder lets it go)."""
-        self._blocks.clear()
+        view = copy.copy(self)
+        view._order = array("q", sorted(range(len(self)), key=self._indexes.__getitem__))
+        return view
 
 
 def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
@@ -185,7 +146,7 @@ def status_counts(rows: Sequence[FileResult]) -> Counter[Status]:
     >>> status_counts([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
     Counter({<Status.CLEAN: 'clean'>: 1})
     """
-    if isinstance(rows, _Rows):
+    if isinstance(rows, StoredRows):
         return Counter(rows.statuses)
     return Counter(r.status for r in rows)
 
@@ -199,7 +160,7 @@ def defect_masks(rows: Sequence[FileResult]) -> Counter[int]:
     >>> defect_masks([row])
     Counter({8: 1})
     """
-    if isinstance(rows, _Rows):
+    if isinstance(rows, StoredRows):
         return Counter(rows.masks)
     found = (r.defect_counts() for r in rows)
     return Counter(0 if d is None else d.mask for d in found)
@@ -229,27 +190,4 @@ def row_lines(rows: Sequence[FileResult]) -> Iterator[str]:
     >>> next(row_lines([FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)]))[:50]
     '{"schema": "hwpscan.scan.row/1", "path": "a.pdf", '
     """
-    if isinstance(rows, _Rows):
-        for i in range(len(rows)):
-            yield rows._line(i)
-    else:
-        yield from map(encode_row, rows)
-
-
-class _Ordered(_Rows):
-    """*rows* seen through a permutation (kept as an array: 8 bytes a row)."""
-
-    def __init__(self, rows: StoredRows, order: array[int]) -> None:
-        self._rows = rows
-        self._order = order
-        self.statuses = rows.statuses
-        self.masks = rows.masks
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    def _row(self, i: int) -> FileResult:
-        return self._rows._row(self._order[i])
-
-    def _line(self, i: int) -> str:
-        return self._rows._line(self._order[i])
+    return rows.lines() if isinstance(rows, StoredRows) else map(encode_row, rows)

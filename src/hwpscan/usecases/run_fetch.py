@@ -1,22 +1,16 @@
 """The fetch orchestrator: windows -> cached or paid calls -> attachments -> manifest.
 
-Order matters and is the point of this module:
-
-1. A call is counted in the ledger *before* it is made (so the limit is never passed).
-2. The answer's raw bytes go to the cache *before* they are parsed.
-3. Each window's attachments are downloaded before the next call, and each file's
-   manifest line is written the moment the file exists.
-
-So a run stopped at any point (quota, refusal, network, SIGKILL) keeps everything it
-paid for, and a rerun spends no call on a finished window.
+The order is the point: a call is counted in the ledger *before* it is made, its raw
+answer cached *before* it is parsed, and each window's attachments downloaded (each
+file's manifest line written the moment it exists) before the next call. So a run
+stopped at any point keeps everything it paid for, and a rerun spends no call on a
+finished window.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -43,7 +37,7 @@ from hwpscan.api.download import Downloader, remove_stale_temp_files
 from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
 from hwpscan.api.quota import QuotaLedger
-from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy
+from hwpscan.api.settings import FetchHooks, FetchSettings
 from hwpscan.api.urls import check_api_url
 from hwpscan.errors import (
     ApiError,
@@ -58,18 +52,10 @@ from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.models import ExitCode
 from hwpscan.redaction import key_hash, redact_text
 
-if TYPE_CHECKING:  # loaded by _default_client with the first fetch
+if TYPE_CHECKING:  # loaded by fetch_range with the first fetch
     import httpx
 
-__all__ = [
-    "FetchHooks",
-    "FetchReport",
-    "FetchSettings",
-    "ProgressEvent",
-    "RetryPolicy",
-    "fetch_range",
-    "stop_message",
-]
+__all__ = ["FetchReport", "fetch_for_scan", "fetch_range", "stop_message"]
 
 #: Calls left today at or under which an empty answer is suspicious.
 NEAR_LIMIT = 2
@@ -77,13 +63,9 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True)
 class FetchReport:
-    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any.
-
-    ``entries`` are the manifest entries of every attachment the API listed for this
-    range in this run (downloaded, found on disk, failed, refused or skipped): what a
-    scan of *this* fetch should look at, unlike the whole folder, which keeps earlier
-    runs' files. :attr:`paths` are the files among them.
-    """
+    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any;
+    ``entries`` the manifest entries of every attachment the API listed in this run
+    (what a scan of *this* fetch looks at, unlike the whole folder)."""
 
     start: date
     end: date
@@ -116,8 +98,8 @@ class FetchReport:
 
     @property
     def html_only(self) -> int:
-        """How many files this fetch listed on disk when every one of them is an HTML
-        page (the server's error pages instead of attachments); else 0."""
+        """How many files this fetch listed on disk when every one is an HTML page (the
+        server's error pages instead of attachments); else 0."""
         kept = [e for e in self.entries if e.status == "downloaded" and e.path]
         if kept and all(is_html(e.content_type) for e in kept):
             return len(kept)
@@ -125,19 +107,12 @@ class FetchReport:
 
     @property
     def complete(self) -> bool:
-        """No stop, no failed download, no refused attachment URL, and not only HTML
-        pages where files were expected."""
-        return (
-            self.error is None
-            and not self.files_failed
-            and not self.files_refused
-            and not self.html_only
-        )
+        """No stop, no failed download, no refused URL, and not only HTML pages."""
+        return self.ok and not (self.files_failed or self.files_refused or self.html_only)
 
     @property
     def exit_code(self) -> ExitCode:
-        """``API`` (3) when the API, its limits or the network stopped the run or left
-        files behind (failed after retries, URLs refused); else ``OK``."""
+        """``API`` (3) when the run stopped or left files behind; else ``OK``."""
         return ExitCode.OK if self.complete else ExitCode.API
 
 
@@ -146,53 +121,53 @@ class WindowCaller:
 
     def __init__(
         self,
-        api: ApiClient,
+        http: httpx.Client,
         key: str,
-        *,
-        cache: ResponseCache,
-        ledger: QuotaLedger,
         settings: FetchSettings,
-        progress: Progress | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        progress: Progress | None,
+        hooks: FetchHooks,
     ) -> None:
         self.progress = progress  # told of each retry before its wait
-        self.api, self._key, self.cache, self.ledger = api, key, cache, ledger
+        self.api, self._key = ApiClient(settings.api_url, key, http=http), key
+        state = settings.state_folder()
+        self.ledger: QuotaLedger = open_ledger(
+            state,
+            daily_limit=settings.daily_limit,
+            reset_hour=settings.reset_hour,
+            clock=hooks.clock,
+        )
+        self.cache: ResponseCache = open_cache(state)
         self.limits = settings.limits
         # each retry of a call is a paid call: at most --api-retries of them
         retries = min(settings.retry.retries, self.limits.api_retries)
         self.retry = replace(settings.retry, retries=retries)
-        self._sleep = sleep
+        self._sleep = hooks.sleep
         self.fresh = settings.fresh  # ask the API even when a good answer is cached
         self.calls_made = 0
         self.calls_cached = 0
         self._key_sha256 = key_hash(key)
         #: Windows answered from the cache that another key paid for: the current key
-        #: was not checked for them (see :meth:`key_warning`).
+        #: was not checked for them (see :meth:`key_warnings`).
         self.other_key_windows: list[Window] = []
         self.warnings: list[str] = []
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
     def answer(self, window: Window) -> CheckedAnswer:
         """The window's answer with its assessment, or an :class:`ApiError` that should
-        stop the run.
-
-        The window's lock is held from the cache check to the cached answer, so a run
-        sharing the state folder waits, then finds the answer instead of paying again.
-        """
+        stop the run. The window's lock is held from the cache check to the cached
+        answer: a run sharing the state folder waits, then finds the answer unpaid."""
         with self.cache.lock(self.api.api_url, window):
-            return self._answer(window)
+            sha, url = self._key_sha256, self.api.api_url
+            cached = None if self.fresh else usable_cached(self.cache, url, window, key_sha256=sha)
+            if cached is not None:
+                self.calls_cached += 1
+                if cached.other_key:
+                    self.other_key_windows.append(window)
+                return cached
+            return self._paid(window)
 
-    def _answer(self, window: Window) -> CheckedAnswer:
-        cached = (
-            None
-            if self.fresh
-            else usable_cached(self.cache, self.api.api_url, window, key_sha256=self._key_sha256)
-        )
-        if cached is not None:
-            self.calls_cached += 1
-            if cached.other_key:
-                self.other_key_windows.append(window)
-            return cached
+    def _paid(self, window: Window) -> CheckedAnswer:
+        """The window's answer by a counted call, retried on network trouble."""
 
         def retrying(exc: ApiNetworkError, when: str) -> None:
             what = str(exc).replace(f" for {window}", "")  # the window is named once
@@ -214,14 +189,18 @@ class WindowCaller:
         )
 
     def _call(self, window: Window) -> CheckedAnswer:
-        """One counted call: raw bytes to the cache before anything is taken from them.
-
-        Budgets come first: an answer over them is refused before it is cached or
-        parsed into objects (its raw size is already capped by the client).
-        """
+        """One counted call: raw bytes to the cache before anything is taken from them;
+        an answer over the budgets is refused before it is cached or parsed."""
         raw = self._send(window)
         self.limits.check_body(raw.body, window)
-        parsed = self._parse(raw.body, window)
+        try:  # the error an answer amounts to is raised once it is cached
+            answer = parse_answer(raw.body)
+        except HwpscanError as exc:
+            parsed: ApiAnswer | HwpscanError = exc
+        else:  # over the release or attachment budget: raised before it is cached
+            counts = [len(r.attachments) for r in answer.releases]
+            self.limits.check_counts(len(answer.releases), counts, window)
+            parsed = answer
         url = self.api.api_url
         self.cache.put(
             url,
@@ -238,7 +217,15 @@ class WindowCaller:
             )
         if isinstance(parsed, HwpscanError):
             self.cache.mark(url, window, trusted=False, verdict=type(parsed).__name__)
-            self._refuse(parsed, raw.status_code)
+            if isinstance(parsed, DailyLimitError):  # the ledger is told the day is used up
+                self.ledger.mark_exhausted(self._key)
+                status = self.ledger.status(self._key)
+                said = f"{parsed}; the ledger now says {status.describe()}"
+                raise DailyLimitError(said) from parsed
+            if raw.status_code != 200 and isinstance(parsed, ApiResponseError):
+                said = f"the API answered HTTP {raw.status_code}: {parsed}"
+                raise ApiResponseError(said) from parsed
+            raise parsed
         checked = self._assess(parsed, window)
         if checked.assessment.unconfirmed_empty:  # a holiday? used, not trusted
             self.cache.mark(url, window, trusted=False, verdict="empty-weekdays")
@@ -246,17 +233,17 @@ class WindowCaller:
             self.cache.mark(url, window, trusted=True, verdict="ok")
         return checked
 
-    def key_warning(self) -> str | None:
+    def key_warnings(self) -> list[str]:
         """What to say when answers came from a cache another key paid for: nothing
         asked the API with the current key, so a wrong key would go unnoticed."""
         windows = self.other_key_windows
         if not windows or self.calls_made:  # a live call checked the current key
-            return None
+            return []
         days = sum((w.end - w.start).days + 1 for w in windows)
-        return (
+        return [
             f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
             "with another API key; the current key was not checked"
-        )
+        ]
 
     def _send(self, window: Window) -> RawAnswer:
         """The call, counted in the ledger before it is made (refunded if never sent)."""
@@ -271,28 +258,6 @@ class WindowCaller:
             raise
         self.calls_made += 1
         return raw
-
-    def _parse(self, body: bytes, window: Window) -> ApiAnswer | HwpscanError:
-        """The parsed answer, or the error it amounts to (raised after caching); over
-        the release or attachment budget raises at once, before caching."""
-        try:
-            answer = parse_answer(body)
-        except HwpscanError as exc:
-            return exc
-        counts = [len(r.attachments) for r in answer.releases]
-        self.limits.check_counts(len(answer.releases), counts, window)
-        return answer
-
-    def _refuse(self, exc: HwpscanError, status_code: int) -> NoReturn:
-        """Stop with the error an answer parsed as: a used-up daily limit is written to
-        the ledger; a non-200 status is named."""
-        if isinstance(exc, DailyLimitError):
-            self.ledger.mark_exhausted(self._key)
-            status = self.ledger.status(self._key)
-            raise DailyLimitError(f"{exc}; the ledger now says {status.describe()}") from exc
-        if status_code != 200 and isinstance(exc, ApiResponseError):
-            raise ApiResponseError(f"the API answered HTTP {status_code}: {exc}") from exc
-        raise exc
 
     def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
         """The answer with its assessment; an empty answer that looks like a silent
@@ -344,21 +309,31 @@ def fetch_range(
 ) -> FetchReport:
     """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
 
-    Raises :class:`hwpscan.errors.UsageError` for bad arguments. An :class:`ApiError`
-    (quota, refusal, HTML page, network after retries) stops the run and is returned in
-    :attr:`FetchReport.error`, with everything fetched before it kept. ``client`` is
-    used for the API and the downloads (and not closed); by default one is made with
-    the settings' timeouts. ``hooks`` replace the DNS resolver, the clock and the sleep
-    between retries (tests).
+    Raises :class:`UsageError` for bad arguments; an :class:`ApiError` stops the run and
+    is returned in :attr:`FetchReport.error`, with all fetched before it kept. ``client``
+    is not closed; ``hooks`` replace the DNS resolver, the clock and the retry sleep.
     """
     hooks = hooks or FetchHooks()
     check_range(start, end)
     check_api_url(settings.api_url)
     windows = split_windows(start, end, settings.window_days)
-    out_dir = _output_folder(settings.out_folder())
-    warnings = _opening_warnings(start, end, out_dir, hooks.clock)
-    http = client or _default_client(settings)
-    caller = _window_caller(http, key, settings, progress, hooks)
+    out_dir = settings.out_folder()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file by that name, or no permission
+        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
+    warnings: list[str] = []  # said before the first call
+    if warning := year_warning(start, end, korea_today(hooks.clock() if hooks.clock else None)):
+        warnings.append(warning)
+    if removed := remove_stale_temp_files(out_dir):
+        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
+    http = client
+    if http is None:  # httpx loads with the first fetch: --help and planning never load it
+        import httpx
+
+        timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
+        http = httpx.Client(timeout=timeout)
+    caller = WindowCaller(http, key, settings, progress, hooks)
     downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
     policy = UrlPolicy(
         settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
@@ -374,16 +349,30 @@ def fetch_range(
             revalidate=settings.fresh,
             max_files=settings.limits.max_files,
         )
+        error: ApiError | None = None  # what stopped the run
+        listed = 0  # releases the answers listed
         try:
-            error, listed = _fetch_windows(windows, caller, store, settings.only_dates, progress)
+            for window in windows:  # each window's answer, then its attachments
+                try:
+                    got = caller.answer(window)
+                except ApiError as exc:
+                    error = exc
+                    break
+                store.tally.warnings.extend(got.warnings)
+                releases = got.answer.releases
+                listed += len(releases)
+                if settings.only_dates is not None:
+                    releases = tuple(r for r in releases if r.date in settings.only_dates)
+                store.add(releases, outside=got.outside)
+                notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
+                if store.budget_error is not None:  # files or bytes: stop asking for more
+                    error = store.budget_error
+                    break
         finally:
             if client is None:
                 http.close()
     files = store.tally
-    key_warning = caller.key_warning()
-    every_warning = warnings + caller.warnings + files.warnings
-    if key_warning:
-        every_warning.append(key_warning)
+    every_warning = warnings + caller.warnings + files.warnings + caller.key_warnings()
     return FetchReport(
         start=start,
         end=end,
@@ -402,86 +391,6 @@ def fetch_range(
         entries=tuple(files.entries),
         releases_listed=listed,
     )
-
-
-def _output_folder(out_dir: Path) -> Path:
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:  # a file by that name, or no permission
-        raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
-    return out_dir
-
-
-def _opening_warnings(
-    start: date, end: date, out_dir: Path, clock: Callable[[], datetime] | None
-) -> list[str]:
-    """What to say before the first call: another year's range, partial files removed."""
-    warnings: list[str] = []
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
-        warnings.append(warning)
-    if removed := remove_stale_temp_files(out_dir):
-        warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
-    return warnings
-
-
-def _default_client(settings: FetchSettings) -> httpx.Client:
-    # httpx is loaded here, with the first fetch, so that the CLI's --help and the
-    # modules that only plan or read settings never import it
-    import httpx
-
-    timeout = httpx.Timeout(settings.read_timeout, connect=settings.connect_timeout)
-    return httpx.Client(timeout=timeout)
-
-
-def _window_caller(
-    http: httpx.Client,
-    key: str,
-    settings: FetchSettings,
-    progress: Progress | None,
-    hooks: FetchHooks,
-) -> WindowCaller:
-    state = settings.state_folder()
-    ledger = open_ledger(
-        state,
-        daily_limit=settings.daily_limit,
-        reset_hour=settings.reset_hour,
-        clock=hooks.clock,
-    )
-    return WindowCaller(
-        ApiClient(settings.api_url, key, http=http),
-        key,
-        cache=open_cache(state),
-        ledger=ledger,
-        settings=settings,
-        progress=progress,
-        sleep=hooks.sleep,
-    )
-
-
-def _fetch_windows(
-    windows: tuple[Window, ...],
-    caller: WindowCaller,
-    store: AttachmentStore,
-    only_dates: Collection[str] | None,
-    progress: Progress | None,
-) -> tuple[ApiError | None, int]:
-    """Each window's answer, then its attachments; ``(what stopped it, releases listed)``."""
-    listed = 0
-    for window in windows:
-        try:
-            got = caller.answer(window)
-        except ApiError as exc:
-            return exc, listed
-        store.tally.warnings.extend(got.warnings)
-        releases = got.answer.releases
-        listed += len(releases)
-        if only_dates is not None:
-            releases = tuple(r for r in releases if r.date in only_dates)
-        store.add(releases, outside=got.outside)
-        notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
-        if store.budget_error is not None:  # files or bytes: stop asking for more
-            return store.budget_error, listed
-    return None, listed
 
 
 def stop_message(report: FetchReport) -> str | None:
@@ -513,10 +422,8 @@ def fetch_for_scan(
 ) -> tuple[Path, FetchReport]:
     """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
 
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings (validated strictly). The key comes
-    from ``key``, else ``HWPSCAN_API_KEY``, else the config file; a missing key raises
-    :class:`UsageError`. Check ``report.error`` / ``report.exit_code``: a stopped fetch
-    still returns what it got.
+    ``start``/``end`` may be ``YYYY-MM-DD`` strings; the key is ``key``, else
+    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`).
     """
     # the dates, the key and the settings: loaded by a fetch, not by importing the package
     from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only

@@ -1,10 +1,9 @@
 """The scan use case: files, folders or URLs in; rows, the run record and an exit code out.
 
-:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal.
-It lists and dates the files, scans them (this machine's pool, or the scaled path for
-URLs, Dask and ``--resume``), runs the parser matrix when extractors are named, records
-the run while it happens (each row reaches the run store the moment it exists) and
-decides the exit code. What the caller shows comes through a :class:`ScanObserver`.
+:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal:
+list and date the files, scan them (locally, or the scaled path), run the parser matrix
+when asked, record the run as it happens and decide the exit code, telling a
+:class:`ScanObserver` along the way.
 
 >>> from hwpscan.models import ExitCode
 >>> settings = ScanSettings(paths=(Path("fixtures/clean"),), fail_on=("contaminated",))
@@ -38,7 +37,7 @@ from hwpscan.scanning.many_files import PoolSettings, scan_row_batches
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.scanning.repaired_text import RepairSettings
 from hwpscan.scanning.row_handoff import Row
-from hwpscan.usecases.scale_settings import Executor, ScaleSettings, display_root, local_paths
+from hwpscan.usecases.scale_settings import ScaleSettings
 
 if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only when used
     from hwpscan.matrix import MatrixRow, ParserSpec
@@ -46,11 +45,9 @@ if TYPE_CHECKING:  # the matrix, the fetch engine and the scaled path load only 
     from hwpscan.usecases.scan_at_scale import Resumed, ScaledStop
 
 __all__ = [
-    "Executor",
     "MatrixSettings",
     "RepairSettings",
     "Row",
-    "ScaleSettings",
     "ScanInterrupted",
     "ScanObserver",
     "ScanOutcome",
@@ -81,11 +78,8 @@ def check_fail_on(values: Sequence[str]) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class MatrixSettings:
-    """The parser matrix: run these extractors on every file, compare with the strict view.
-
-    ``strict_markup`` counts markup, placeholders and replaced or extra text as guilt
-    too (by default only leaked or lost text and failures are).
-    """
+    """The parser matrix: these extractors on every file, against the strict view
+    (``strict_markup``: markup, placeholders, replaced or extra text are guilt too)."""
 
     parsers: tuple[ParserSpec, ...]
     timeout: float = 30.0
@@ -96,13 +90,10 @@ class MatrixSettings:
 class ScanSettings:
     """What to scan and how; everything :func:`scan` needs besides the observer.
 
-    ``paths`` are files, folders (searched recursively) or fsspec URLs. ``jobs`` 0 is
-    one worker per core; ``file_timeout`` 0 turns the per-file limit off; ``memory_mb``
-    is each worker's memory budget in megabytes (its data segment, 0: none), a file
-    that needs more is an ``error`` row saying so. ``fail_on``
-    is the gate (checked and normalised here). ``record`` keeps the run in the user's
-    run store (``kind`` and the ``record_args`` of :func:`scan` name it there);
-    ``report_dir`` also writes the report bundle (``{run}`` becomes the run id).
+    ``paths`` are files, folders or fsspec URLs. ``jobs``, ``file_timeout`` and
+    ``memory_mb`` (each worker's data segment) 0: one worker per core, no limit, no
+    budget. ``fail_on`` is the gate (normalised here); ``record`` keeps the run in the
+    run store as ``kind``; ``report_dir`` also writes the report (``{run}``: its id).
     """
 
     paths: tuple[Path, ...]
@@ -127,11 +118,8 @@ class ScanSettings:
 
 
 class ScanObserver:
-    """What :func:`scan` tells its caller while it runs; every method does nothing here.
-
-    A caller overrides what it shows: a progress bar (``started`` then ``result`` or
-    ``matrix_row`` per step), streamed output, notes and warnings.
-    """
+    """What :func:`scan` tells its caller while it runs; a caller overrides what it
+    shows (every method does nothing here)."""
 
     def started(self, phase: str, total: int | None) -> None:
         """A phase (``"scan"`` or ``"matrix"``) begins; *total* steps (None: unknown)."""
@@ -140,15 +128,13 @@ class ScanObserver:
         """A file's row, the moment it exists (in completion order)."""
 
     def row(self, row: Row) -> None:
-        """A file's row as the pool gave it: :meth:`result` of its result (built only
-        for an observer that has its own :meth:`result`), unless an observer can do
-        with less (a JSON Lines stream writes the line a worker made)."""
+        """A file's row as the pool gave it: :meth:`result` of its result, built only for
+        an observer that has its own :meth:`result`."""
         if type(self).result is not ScanObserver.result:
             self.result(row.result)
 
     def rows(self, rows: Sequence[Row]) -> None:
-        """A batch of rows as the pool gave them (a worker's message): :meth:`row` of
-        each, unless an observer takes them at once."""
+        """A batch of rows as the pool gave them (a worker's message): :meth:`row` of each."""
         for row in rows:
             self.row(row)
 
@@ -169,16 +155,10 @@ class ScanObserver:
 class ScanOutcome:
     """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
 
-    ``results`` is a sequence, not a list: a local scan's rows are read back from the
-    run store as they are asked for (a temporary database when the run is not
-    recorded; see :class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow
-    with the corpus.
-
-    ``nothing`` says "no documents under ..." when a gate was asked for and no
-    document was found (the exit code is then :attr:`ExitCode.USAGE`). ``stop`` is
-    the scaled path's early stop, if any; ``display_root`` the folder or URL to show
-    paths relative to; ``run_id`` the recorded run (None: not recorded); ``report``
-    the report files written.
+    ``results`` of a local scan are read back from the run store as asked for
+    (:class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow with the
+    corpus. ``nothing`` says "no documents under ..." when a gate found no document
+    (exit :attr:`ExitCode.USAGE`); ``stop`` is the scaled path's early stop.
     """
 
     results: Sequence[FileResult]
@@ -192,10 +172,8 @@ class ScanOutcome:
 
 
 class ScanInterrupted(KeyboardInterrupt):
-    """A scan stopped by Ctrl-C or SIGTERM, with what it kept: *done* rows (of *total*
-    files, None when not known), recorded as run *run_id* (None: not recorded), and the
-    partial *report* written (its files; empty without ``--report`` or when it could
-    not be written, *report_error* saying why)."""
+    """A scan stopped by Ctrl-C or SIGTERM, with what it kept: *done* rows of *total*,
+    run *run_id* (None: not recorded), the partial *report* files (or *report_error*)."""
 
     def __init__(
         self,
@@ -206,11 +184,8 @@ class ScanInterrupted(KeyboardInterrupt):
         report_error: str | None = None,
     ) -> None:
         super().__init__(f"interrupted after {done} files")
-        self.run_id = run_id
-        self.done = done
-        self.total = total
-        self.report = list(report)
-        self.report_error = report_error
+        self.run_id, self.done, self.total = run_id, done, total
+        self.report, self.report_error = list(report), report_error
 
 
 def scan(
@@ -222,69 +197,71 @@ def scan(
 ) -> ScanOutcome:
     """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
 
-    Raises :class:`UsageError` for settings that cannot work (a missing path, options
-    the scaled path does not do, a run to resume that is not there) before any file is
-    read. *record_args* are the arguments stored with the run (the caller's view of
-    what was asked); *fetched* is the fetch that produced the files, when there was
-    one: its figures join the run's summary.
-
-    A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`, a :class:`KeyboardInterrupt`
-    saying what was kept, after the rows are flushed to the history and, with
-    ``report_dir``, a report marked partial is written. A scan that found no document
-    is not kept in the history.
+    Raises :class:`UsageError` for settings that cannot work, before any file is read.
+    *record_args* are stored with the run; the figures of *fetched* (the fetch that got
+    the files) join its summary. A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`
+    once the rows are flushed and (with ``report_dir``) a partial report written. A scan
+    that found no document is not kept in the history.
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
-    resumed = _load_resume(settings.scale.resume) if settings.scale.resume else None
-    so_far = _SoFar()
+    resumed = None
+    if settings.scale.resume:
+        from hwpscan.usecases.scan_at_scale import load_resume  # the scaled path: for --resume
+
+        resumed = load_resume(settings.scale.resume)
+    record: Recording | None = None
+    total: int | None = None
     try:
-        return _scan(settings, record_args, observer, resumed, fetched, so_far)
+        recording: AbstractContextManager[Recording] = (  # unrecorded: a temporary database
+            recorded_run(
+                settings.kind,
+                record_args or RunArgs(),
+                on_warning=observer.warn,
+                also_rows=observer.rows,
+            )
+            if settings.record
+            else nullcontext(Recording(None, also_rows=observer.rows))
+        )
+        with recording as record:
+            if fetched is not None:
+                record.summary = replace(record.summary, fetch=fetch_summary(fetched))
+            stop: ScaledStop | None = None
+            results: Sequence[FileResult]
+            problems: list[str] = []  # manifest lines that date nothing: said, not skipped
+            files, dates = (
+                (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
+            )
+            for problem in problems:
+                observer.warn(problem)
+            total = None if files is None else len(files)
+            observer.started("scan", total)
+            if files is None:
+                results, stop = _run_scaled(settings, resumed, record, observer)
+            else:  # this machine's pool: rows reach the record's store as files complete
+                pool = PoolSettings(
+                    jobs=settings.jobs or None,
+                    dates=dates,
+                    repair=settings.repair,
+                    file_timeout=settings.file_timeout,
+                    ordered=False,
+                    memory_mb=settings.memory_mb or None,
+                )
+                for batch in scan_row_batches(files, pool):
+                    record.take(batch)
+                results = record.results.in_input_order()
+            observer.finished("scan")
+            if stop is None and not _any_document(results):  # nothing worth a run
+                record.forget()
+            # the matrix is local only (the scaled path refuses it), over the files scanned
+            rows = _run_matrix(settings, files, record, observer) if files is not None else []
+            if settings.matrix:
+                record.summary = replace(record.summary, matrix_rows=len(rows))
+        written = _write_report(settings, record, rows)
     except ScanInterrupted:
         raise
     except KeyboardInterrupt:
-        raise _interrupted(settings, so_far) from None
-
-
-@dataclass
-class _SoFar:
-    """What a scan has got to, for the message when it is stopped."""
-
-    record: Recording | None = None
-    total: int | None = None
-
-
-def _scan(
-    settings: ScanSettings,
-    record_args: RunArgs | None,
-    observer: ScanObserver,
-    resumed: Resumed | None,
-    fetched: FetchReport | None,
-    so_far: _SoFar,
-) -> ScanOutcome:
-    with _recording(settings, record_args, observer) as record:
-        so_far.record = record
-        if fetched is not None:
-            record.summary = replace(record.summary, fetch=fetch_summary(fetched))
-        stop: ScaledStop | None = None
-        results: Sequence[FileResult]
-        problems: list[str] = []  # manifest lines that date nothing: said, not skipped quietly
-        files, dates = (None, {}) if settings.scaled else collect_listed(settings.paths, problems)
-        for problem in problems:
-            observer.warn(problem)
-        so_far.total = None if files is None else len(files)
-        observer.started("scan", so_far.total)
-        if files is None:
-            results, stop = _run_scaled(settings, resumed, record, observer)
-        else:
-            results = _run_local(settings, files, dates, record)
-        observer.finished("scan")
-        if stop is None and not _any_document(results):  # nothing worth a run
-            record.forget()
-        # the matrix is local only (the scaled path refuses it), over the files just scanned
-        rows = _run_matrix(settings, files, record, observer) if files is not None else []
-        if settings.matrix:
-            record.summary = replace(record.summary, matrix_rows=len(rows))
-    written = _write_report(settings, record, rows)
+        raise _interrupted(settings, record, total) from None
     root = fetched.out_dir if fetched is not None else _display_root(settings.paths)
     run_id = record.info.id if record.info is not None else None
     return replace(_outcome(settings, results, rows, run_id, stop, root), report=written)
@@ -306,36 +283,15 @@ def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
             repair=settings.repair is not None,
             parser=settings.matrix is not None,
         )
-    missing = [p for p in local_paths(settings.paths) if not p.exists()]
+    # (a URL is checked when listed)
+    missing = [p for p in settings.paths if url_from_argument(p) is None and not p.exists()]
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(map(str, missing))}")
 
 
-def _load_resume(ref: str) -> Resumed:
-    from hwpscan.usecases.scan_at_scale import load_resume  # the scaled path: only for --resume
-
-    return load_resume(ref)
-
-
-def _recording(
-    settings: ScanSettings, args: RunArgs | None, observer: ScanObserver
-) -> AbstractContextManager[Recording]:
-    """The run record the rows go to (a temporary database when the run is not recorded)."""
-    if not settings.record:
-        return nullcontext(Recording(None, also_row=observer.row, also_rows=observer.rows))
-    return recorded_run(
-        settings.kind,
-        args or RunArgs(),
-        on_warning=observer.warn,
-        also_row=observer.row,
-        also_rows=observer.rows,
-    )
-
-
 def _any_document(results: Sequence[FileResult]) -> bool:
-    """Whether a scan found a document: a row whose content is one (or looked like one:
-    an HTML error page or an empty file saved as .hwp is a failed download, worth its
-    run), not only files that are no document at all (a README, a folder of none).
+    """Whether a scan found a document (or a file that looked like one: a failed
+    download is worth its run), not only files that are none (a README).
 
     >>> from hwpscan.models import Format, Status
     >>> readme = FileResult("README.md", "", 9, Format.UNKNOWN, Status.UNSUPPORTED)
@@ -344,36 +300,29 @@ def _any_document(results: Sequence[FileResult]) -> bool:
     >>> _any_document([readme, FileResult("a.pdf", "", 9, Format.PDF, Status.CLEAN)])
     True
     """
-    if not len(results):
-        return False
-    if set(status_counts(results)) != {Status.UNSUPPORTED}:  # the tally: no row read back
-        return True
-    return any(r.format is not Format.UNKNOWN for r in results)
+    return not no_documents(results) or any(r.format is not Format.UNKNOWN for r in results)
 
 
-def _interrupted(settings: ScanSettings, so_far: _SoFar) -> ScanInterrupted:
+def _interrupted(
+    settings: ScanSettings, record: Recording | None, total: int | None
+) -> ScanInterrupted:
     """What a stopped scan kept: its rows (flushed to the history by now), its run, and
     with ``report_dir`` a report marked partial ("stopped after N of M files")."""
-    record = so_far.record
     if record is None:  # stopped before the run was opened
-        return ScanInterrupted(None, 0, so_far.total)
-    done = len(record.results)
-    run_id = record.run_id
+        return ScanInterrupted(None, 0, total)
+    done, run_id = len(record.results), record.run_id
     if settings.report_dir is None or not done:  # no report folder for nothing
-        return ScanInterrupted(run_id, done, so_far.total)
+        return ScanInterrupted(run_id, done, total)
     from hwpscan.report.bundle import partial_banner, write_run_report  # pandas: a report
 
     info = record.stored_info()
     try:
         written = write_run_report(
-            record.results,
-            settings.report_dir,
-            run=info,
-            partial=partial_banner(done, so_far.total),
+            record.results, settings.report_dir, run=info, partial=partial_banner(done, total)
         )
     except OSError as exc:
-        return ScanInterrupted(run_id, done, so_far.total, report_error=str(exc))
-    return ScanInterrupted(run_id, done, so_far.total, written)
+        return ScanInterrupted(run_id, done, total, report_error=str(exc))
+    return ScanInterrupted(run_id, done, total, written)
 
 
 def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRow]) -> list[Path]:
@@ -390,29 +339,8 @@ def _write_report(settings: ScanSettings, record: Recording, rows: list[MatrixRo
         ) from None
 
 
-def _run_local(
-    settings: ScanSettings, files: list[str], dates: dict[str, str], record: Recording
-) -> Sequence[FileResult]:
-    """This machine's pool: rows go to *record* as files complete (to its store, which
-    holds them); returned in input order."""
-    pool = PoolSettings(
-        jobs=settings.jobs or None,
-        dates=dates,
-        repair=settings.repair,
-        file_timeout=settings.file_timeout,
-        ordered=False,
-        memory_mb=settings.memory_mb or None,
-    )
-    for rows in scan_row_batches(files, pool):
-        record.take(rows)
-    return record.results.in_input_order()
-
-
 def _run_scaled(
-    settings: ScanSettings,
-    resumed: Resumed | None,
-    record: Recording,
-    observer: ScanObserver,
+    settings: ScanSettings, resumed: Resumed | None, record: Recording, observer: ScanObserver
 ) -> tuple[list[FileResult], ScaledStop | None]:
     # the scaled path (fsspec listings, executors): only for URLs, Dask or --resume
     from hwpscan.usecases.scan_at_scale import run_scaled
@@ -446,12 +374,10 @@ def _run_matrix(
     from hwpscan.matrix import run_matrix  # the matrix: only when asked for
 
     matrix = settings.matrix
-    rows: list[MatrixRow] = []
     observer.started("matrix", len(files) * len(matrix.parsers))  # rows: files x extractors
 
     def on_row(row: MatrixRow) -> None:
-        rows.append(row)
-        record.matrix_row(row)
+        record.matrix_row(row)  # kept in record.matrix, and in the run store
         observer.matrix_row(row)
 
     jobs = settings.jobs or os.cpu_count() or 1
@@ -459,7 +385,7 @@ def _run_matrix(
     for _ in run_matrix(paths, matrix.parsers, timeout=matrix.timeout, jobs=jobs, on_row=on_row):
         pass
     observer.finished("matrix")
-    return rows
+    return record.matrix
 
 
 def _outcome(
@@ -490,10 +416,16 @@ def _outcome(
 
 
 def _display_root(paths: Sequence[Path]) -> Path | str | None:
-    """The folder (or the one URL) to show paths relative to, if only one was scanned."""
-    if (url := display_root(paths)) is not None:
-        return url
-    return paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+    """The folder or the URL to show paths relative to, if only one was scanned.
+
+    >>> _display_root([Path("s3://u:p@b/k/")]), _display_root([Path("a"), Path("b")])
+    ('s3://b/k', None)
+    """
+    if len(paths) != 1:
+        return None
+    if (url := url_from_argument(paths[0])) is not None:
+        return shown_url(url).rstrip("/")
+    return paths[0] if paths[0].is_dir() else None
 
 
 def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
@@ -509,7 +441,8 @@ def nothing_under(paths: Sequence[Path], root: Path | str | None) -> str:
 
 def named(paths: Sequence[Path], root: Path | str | None) -> str:
     """What was named to scan, as said to a person (a URL's userinfo never shown)."""
-    return ", ".join(_shown(p) for p in paths) or str(root or "the fetched range")
+    shown = (shown_url(url) if (url := url_from_argument(p)) else str(p) for p in paths)
+    return ", ".join(shown) or str(root or "the fetched range")
 
 
 def no_documents(results: Sequence[FileResult]) -> bool:
@@ -517,8 +450,3 @@ def no_documents(results: Sequence[FileResult]) -> bool:
     hwpscan reads (a README, an image). Counted from the tally, no row read back."""
     counts = status_counts(results)
     return all(status is Status.UNSUPPORTED for status, n in counts.items() if n)
-
-
-def _shown(path: Path) -> str:
-    url = url_from_argument(path)
-    return shown_url(url) if url is not None else str(path)

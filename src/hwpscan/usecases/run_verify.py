@@ -1,12 +1,9 @@
 """The verify use case: ask the API again for chosen dates, run the deployed code, judge.
 
-:class:`VerifySettings` says what to verify (everything but the fetch, which is a
-:class:`~hwpscan.api.settings.FetchSettings`); :func:`verify_dates` fetches the
-dates' attachments (fresh unless ``cached``: one API call per span of
-``window_days``, only those dates' attachments downloaded), scans them, runs the
-deployed extractors and tool, and returns a :class:`VerifyOutcome`: a verdict per
-date with its evidence and the one exit code. Nothing is printed here; a caller that
-shows progress passes its own fetch (:class:`VerifyHooks`).
+:func:`verify_dates` fetches the dates' attachments (fresh unless ``cached``; one API
+call per span of ``window_days``), scans them, runs the deployed extractors and tool,
+and returns a :class:`VerifyOutcome`: a verdict per date with its evidence, and the exit
+code. Nothing is printed here; a caller that shows progress passes its own fetch.
 
 >>> days = [date(2025, 7, 21), date(2025, 7, 30), date(2025, 9, 1)]
 >>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
@@ -16,9 +13,11 @@ shows progress passes its own fetch (:class:`VerifyHooks`).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -76,15 +75,10 @@ def group_dates(days: Iterable[date], window_days: int) -> list[tuple[date, date
 
 @dataclass(frozen=True, slots=True)
 class VerifySettings:
-    """What to verify and how (the fetch apart). Raises :class:`UsageError` when the
-    combination cannot prove anything.
-
-    ``parser`` and ``parser_cmd`` have ``scan``'s syntax (``"strict,mod:func"``,
-    ``"NAME=tool {path}"``) but add no built-in: the ``codeunit`` view is the defect
-    itself, not a deployed extractor. ``tool_cmd`` is ``'CMD {date}'``; ``tool_env``
-    names the variables passed to it although they look secret. ``after`` is the run
-    the dates are compared with (its id, recorded); ``jobs`` ``None`` is one scan
-    worker per core.
+    """What to verify and how (the fetch apart); :class:`UsageError` when the
+    combination cannot prove anything. ``parser`` and ``parser_cmd`` have ``scan``'s
+    syntax without its built-ins; ``tool_cmd`` is ``'CMD {date}'``, ``tool_env`` the
+    variables passed to it although they look secret; ``after`` the run compared with.
 
     >>> VerifySettings("fixed", parser_cmd=("x=tool {path}",)).extractors
     ('x',)
@@ -165,20 +159,10 @@ class FetchTotals:
             self.files_reused + report.files_skipped,
         )
 
-    def to_json(self) -> dict[str, int]:
-        return {
-            "calls_made": self.calls_made,
-            "calls_cached": self.calls_cached,
-            "files_fetched": self.files_fetched,
-            "files_reused": self.files_reused,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class VerifyHooks:
-    """What a caller plugs in: its own fetch (progress bars, messages; default: a
-    quiet :func:`hwpscan.usecases.run_fetch.fetch_range` with the key), and a word once the
-    fetching is done (before the scan starts)."""
+    """A caller's own fetch (default: a quiet ``fetch_range``), and a word once it is done."""
 
     fetch: Fetcher | None = None
     on_fetched: Callable[[FetchTotals], None] | None = None
@@ -211,7 +195,7 @@ class VerifyOutcome:
             "expect": self.settings.expect,
             "exit_code": int(self.exit_code),
             "stopped": self.stopped,
-            "fetch": self.fetch.to_json(),
+            "fetch": asdict(self.fetch),
             "dates": [v.to_json() for v in self.verdicts],
         }
 
@@ -233,7 +217,7 @@ class VerifyOutcome:
         """The run's summary, as the run store keeps it."""
         return {
             "verdicts": {v.date: v.to_json() for v in self.verdicts},
-            "fetch": self.fetch.to_json(),
+            "fetch": asdict(self.fetch),
             "stopped": self.stopped,
         }
 
@@ -247,16 +231,15 @@ class _Fetched:
     paths: list[Path] = field(default_factory=list)  # only what these fetches listed
     listed: set[str] = field(default_factory=set)
     empty_weekdays: list[str] = field(default_factory=list)
-    missing: dict[str, int] = field(default_factory=dict)  # listed, not on disk
+    missing: Counter[str] = field(default_factory=Counter)  # listed, not on disk
     stopped: str | None = None
 
     def take(self, report: FetchReport, group: Sequence[str]) -> None:
         self.folder = report.out_dir
         self.totals = self.totals.add(report)
         self.paths.extend(report.paths)
-        for entry in report.entries:
-            if entry.status in ("failed", "refused") and entry.date:
-                self.missing[entry.date] = self.missing.get(entry.date, 0) + 1
+        lost = (e.date for e in report.entries if e.status in ("failed", "refused") and e.date)
+        self.missing.update(lost)
         if report.error is not None:
             self.stopped = stop_message(report)
             return
@@ -265,7 +248,7 @@ class _Fetched:
             self.empty_weekdays += [d for d in group if date.fromisoformat(d).weekday() < 5]
 
     def listing(self, day: str) -> Listing:
-        return Listing(day in self.listed, self.missing.get(day, 0), day in self.empty_weekdays)
+        return Listing(day in self.listed, self.missing[day], day in self.empty_weekdays)
 
     def stop_reason(self) -> str | None:
         if self.stopped is None and self.empty_weekdays:
@@ -276,78 +259,6 @@ class _Fetched:
         return self.stopped
 
 
-def _quiet_fetch(key: str) -> Fetcher:
-    def fetch(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        return fetch_range(first, last, settings, key=key)
-
-    return fetch
-
-
-def _fetch_days(
-    wanted: Sequence[str], settings: VerifySettings, fetch: FetchSettings, fetcher: Fetcher
-) -> _Fetched:
-    """Fetch span by span (fresh unless cached), only the chosen dates' attachments;
-    stop at the first span the API or its quota stopped."""
-    got = _Fetched(fetch.out_dir)
-    days = [date.fromisoformat(d) for d in wanted]
-    for first, last in group_dates(days, fetch.window_days):
-        group = [d for d in wanted if first.isoformat() <= d <= last.isoformat()]
-        span = replace(
-            fetch, out_dir=got.folder, fresh=not settings.cached, only_dates=frozenset(group)
-        )
-        got.take(fetcher(first, last, span), group)
-        if got.stopped is not None:
-            break
-    return got
-
-
-def _rows(
-    settings: VerifySettings, results: Sequence[FileResult], on_disk: Mapping[str, Path]
-) -> list[MatrixRow]:
-    """The deployed extractors on every attachment, against the strict view."""
-    if not settings.specs or not results:
-        return []
-    chosen = [on_disk[r.path] for r in results]
-    jobs = settings.jobs or os.cpu_count() or 1
-    return list(run_matrix(chosen, settings.specs, timeout=settings.parser_timeout, jobs=jobs))
-
-
-def _tool(
-    settings: VerifySettings, day: str, listing: Listing, has_files: bool
-) -> ToolOutcome | None:
-    """The deployed tool's outcome for a listed date with attachments (else none)."""
-    if settings.tool_argv is None or not listing.listed or not has_files:
-        return None
-    env = tool_environment(settings.tool_env)
-    return run_tool(settings.tool_argv, day, timeout=settings.tool_timeout, env=env)
-
-
-def _verdict(
-    settings: VerifySettings,
-    day: str,
-    got: _Fetched,
-    found: tuple[list[FileResult], dict[str, Path], list[MatrixRow]],
-    before: Mapping[str, str],
-) -> DateVerdict:
-    results, on_disk, rows = found
-    listing = got.listing(day)
-    tool = _tool(settings, day, listing, any(r.date == day for r in results))
-    verdict = judge(
-        day,
-        settings.expect,
-        results,
-        listing=listing,
-        rows=rows,
-        extractors=settings.extractors,
-        tool=tool,
-        before=before.get(day),
-    )
-    if verdict.verdict != FAIL:
-        return verdict
-    by_name = {s.name: s for s in settings.specs}
-    return with_positions(verdict, by_name, on_disk, timeout=settings.parser_timeout)
-
-
 def verify_dates(
     settings: VerifySettings,
     fetch: FetchSettings,
@@ -356,20 +267,55 @@ def verify_dates(
     before: Mapping[str, str] | None = None,
     hooks: VerifyHooks | None = None,
 ) -> VerifyOutcome:
-    """Verify the dates of *settings* (or, with none, those of *before*: the date
-    states of the ``after`` run) with attachments fetched as *fetch* says.
-
-    Raises :class:`UsageError` when there is no date; never for what the API, a file,
-    an extractor or the tool does (each is a verdict with its reason).
-    """
+    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's date
+    states) with attachments fetched as *fetch* says. Raises :class:`UsageError` when
+    there is no date; what the API, a file or the deployed code does is a verdict."""
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
-    got = _fetch_days(wanted, settings, fetch, hooks.fetch or _quiet_fetch(key))
+    fetcher = hooks.fetch or partial(fetch_range, key=key)
+    got = _Fetched(fetch.out_dir)  # span by span, fresh unless cached, the dates' files only
+    for first, last in group_dates([date.fromisoformat(d) for d in wanted], fetch.window_days):
+        group = [d for d in wanted if first.isoformat() <= d <= last.isoformat()]
+        only = frozenset(group)
+        span = replace(fetch, out_dir=got.folder, fresh=not settings.cached, only_dates=only)
+        got.take(fetcher(first, last, span), group)
+        if got.stopped is not None:  # the API or its quota stopped: no more spans
+            break
     if hooks.on_fetched is not None:
         hooks.on_fetched(got.totals)
     results, on_disk = scan_files(got.paths, wanted, jobs=settings.jobs)
-    found = (results, on_disk, _rows(settings, results, on_disk))
-    verdicts = tuple(_verdict(settings, d, got, found, before or {}) for d in wanted)
+    rows: list[MatrixRow] = []  # the deployed extractors on every attachment
+    if settings.specs and results:
+        chosen = [on_disk[r.path] for r in results]
+        jobs = settings.jobs or os.cpu_count() or 1
+        rows = list(run_matrix(chosen, settings.specs, timeout=settings.parser_timeout, jobs=jobs))
+    by_name = {s.name: s for s in settings.specs}
+
+    def verdict(day: str) -> DateVerdict:
+        listing = got.listing(day)
+        tool: ToolOutcome | None = None  # the deployed tool: for a listed date with files
+        if (
+            settings.tool_argv is not None
+            and listing.listed
+            and any(r.date == day for r in results)
+        ):
+            env = tool_environment(settings.tool_env)
+            tool = run_tool(settings.tool_argv, day, timeout=settings.tool_timeout, env=env)
+        found = judge(
+            day,
+            settings.expect,
+            results,
+            listing=listing,
+            rows=rows,
+            extractors=settings.extractors,
+            tool=tool,
+            before=(before or {}).get(day),
+        )
+        if found.verdict != FAIL:
+            return found
+        return with_positions(found, by_name, on_disk, timeout=settings.parser_timeout)
+
+    verdicts = tuple(map(verdict, wanted))
     return VerifyOutcome(
         settings, verdicts, tuple(results), got.totals, got.stop_reason(), fetch.api_url, got.folder
     )

@@ -1,17 +1,12 @@
 """What a scan at scale is asked for, and whether a scan needs the scaled path at all.
 
-:class:`ScaleSettings` (a field of :class:`hwpscan.usecases.run_scan.ScanSettings`, given
-by ``scan --executor/--scheduler/--batch-size/--resume/--worker-wait``) and the cheap
-checks of the arguments, apart from the running side (:mod:`hwpscan.usecases.scan_at_scale`,
-with :mod:`hwpscan.scanning.sources` and the executors behind it), which loads only when a URL
-is scanned, the Dask executor is chosen or a run is resumed: a scan of local files
-loads none of it. :mod:`hwpscan.usecases.scan_at_scale` exports these names too.
+:class:`ScaleSettings` (``scan --executor/--scheduler/--batch-size/--resume/
+--worker-wait``) and the cheap checks of the arguments, apart from the running side
+(:mod:`hwpscan.usecases.scan_at_scale`), which a scan of local files never loads.
 
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])
 (False, True)
->>> local_paths([Path("fixtures"), Path("s3:/bucket/x")]), display_root([Path("s3:/b/k/")])
-([PosixPath('fixtures')], 's3://b/k')
 """
 
 from __future__ import annotations
@@ -22,18 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
-from hwpscan.locations import shown_url, url_from_argument
+from hwpscan.locations import url_from_argument
 
-__all__ = [
-    "DEFAULT_BATCH",
-    "DEFAULT_WORKER_WAIT",
-    "Executor",
-    "ScaleSettings",
-    "display_root",
-    "local_paths",
-    "needs_scaled",
-    "url_from_argument",
-]
+__all__ = ["DEFAULT_BATCH", "DEFAULT_WORKER_WAIT", "Executor", "ScaleSettings", "url_from_argument"]
 
 
 class Executor(str, enum.Enum):
@@ -59,25 +45,8 @@ class ScaleSettings:
 
     def needed(self, paths: Sequence[Path]) -> bool:
         """True when the plain local scan cannot do what was asked of *paths*."""
-        return needs_scaled(paths, self.executor, self.resume)
-
-
-def needs_scaled(paths: Sequence[Path], executor: Executor, resume: str | None) -> bool:
-    """True when the plain local scan cannot do what was asked."""
-    return (
-        executor is Executor.dask
-        or resume is not None
-        or any(url_from_argument(p) is not None for p in paths)
-    )
-
-
-def local_paths(paths: Sequence[Path]) -> list[Path]:
-    """The arguments that are local paths (URLs are checked when listed)."""
-    return [p for p in paths if url_from_argument(p) is None]
-
-
-def display_root(paths: Sequence[Path]) -> str | None:
-    """The one URL scanned, to show keys relative to it (None: not a single URL)."""
-    if len(paths) == 1 and (url := url_from_argument(paths[0])) is not None:
-        return shown_url(url).rstrip("/")
-    return None
+        return (
+            self.executor is Executor.dask
+            or self.resume is not None
+            or any(url_from_argument(p) is not None for p in paths)
+        )

@@ -1,21 +1,19 @@
 """Scanning at scale: URL sources, the Dask executor and ``--resume``.
 
 :func:`run_scaled` is what :func:`hwpscan.usecases.run_scan.scan` uses instead of the
-local pool when a source is a URL, the Dask executor is chosen or a run is resumed. It
-lists the sources lazily (:mod:`hwpscan.scanning.sources`), skips what the resumed run already
-holds, hands the rest to the chosen executor and passes every row on as it arrives.
-The rows it returns are in input order, so tables read as the local executor's.
-
-What is asked (:class:`ScaleSettings`, :class:`Executor`) and whether the scaled path is
-needed at all are :mod:`hwpscan.usecases.scale_settings`, which a scan of local files
-loads without this module; those names are exported here too.
+local pool then: it lists the sources lazily, skips what the resumed run already holds,
+hands the rest to the chosen executor, passes every row on as it arrives and returns
+the rows in input order.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 
 from hwpscan.errors import (
@@ -31,32 +29,15 @@ from hwpscan.history import default_store
 from hwpscan.models import ExitCode, FileResult
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
 from hwpscan.scanning.sources import WorkItem, iter_items
-from hwpscan.usecases.scale_settings import (
-    DEFAULT_BATCH,
-    DEFAULT_WORKER_WAIT,
-    Executor,
-    ScaleSettings,
-    display_root,
-    local_paths,
-    needs_scaled,
-    url_from_argument,
-)
+from hwpscan.usecases.scale_settings import Executor, ScaleSettings, url_from_argument
 
 __all__ = [
-    "DEFAULT_BATCH",
-    "DEFAULT_WORKER_WAIT",
-    "Executor",
     "Resumed",
-    "ScaleSettings",
     "ScaledRun",
     "ScaledStop",
     "check_scaled_options",
-    "display_root",
     "load_resume",
-    "local_paths",
-    "needs_scaled",
     "run_scaled",
-    "url_from_argument",
 ]
 
 
@@ -64,12 +45,12 @@ def check_scaled_options(
     paths: Sequence[Path], executor: Executor, *, repair: bool, parser: bool
 ) -> None:
     """Refuse combinations the scaled path does not do (:class:`UsageError`, saying why)."""
-    urls = any(url_from_argument(p) is not None for p in paths)
     where = "--executor dask" if executor is Executor.dask else "a URL source"
-    if repair and (urls or executor is Executor.dask):
-        raise UsageError(f"--emit-repaired writes local files: it cannot be used with {where}")
-    if parser and (urls or executor is Executor.dask):
-        raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
+    if executor is Executor.dask or any(url_from_argument(p) is not None for p in paths):
+        if repair:
+            raise UsageError(f"--emit-repaired writes local files: it cannot be used with {where}")
+        if parser:
+            raise UsageError(f"--parser runs extractors locally: it cannot be used with {where}")
     if executor is Executor.dask:
         from hwpscan.scanning.on_dask import require_dask  # dask: only when chosen
 
@@ -86,14 +67,9 @@ def run_scaled(
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> ScaledRun:
-    """Scan *paths* (folders, files, URLs); rows in input order, and why it stopped early.
-
-    Every row goes to *take* the moment it arrives. :attr:`ScaledRun.stop` is None when
-    everything was scanned; else it names the exit code (:attr:`ExitCode.API` when the
-    scheduler went away, :attr:`ExitCode.USAGE` when a listing failed part-way) and the
-    reason; what arrived before is kept and returned. Each file is read in a child
-    process whose data segment is capped at *memory_mb* megabytes.
-    """
+    """Scan *paths* (folders, files, URLs), each row to *take* as it arrives; the rows in
+    input order, and the early stop (``API``: the scheduler went away; ``USAGE``: a
+    listing failed part-way) with what arrived before it kept."""
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
     rows: dict[int, FileResult] = {}
@@ -104,26 +80,35 @@ def run_scaled(
         rows[index] = result
         take(result)
 
-    carried: list[int] = []
-    todo = _skip_recorded(iter_items(sources), previous, keep, carried)
+    carried = 0
+
+    def todo() -> Iterator[WorkItem]:
+        """The items to scan: a file the resumed run holds with the same size is taken."""
+        nonlocal carried
+        for item in iter_items(sources):
+            done = previous.get(item.shown)
+            if done is not None and item.size is not None and done.bytes == item.size:
+                carried += 1
+                keep(item.index, done)
+            else:
+                yield item
+
+    if settings.executor is Executor.dask:
+        scan = _scan_on_dask(todo(), settings, jobs, file_timeout, memory_mb)
+    else:
+        scan = _scan_locally(todo(), jobs, file_timeout, memory_mb)
     stop: ScaledStop | None = None
     try:
-        if settings.executor is Executor.dask:
-            stop = _scan_on_dask(
-                todo, settings, keep, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
-            )
-        else:
-            for index, result in _scan_locally(
-                todo, jobs=jobs, file_timeout=file_timeout, memory_mb=memory_mb
-            ):
+        with closing(scan) as scanned:
+            for index, result in scanned:
                 keep(index, result)
+    except SchedulerLostError as exc:
+        stop = ScaledStop(ExitCode.API, f"{exc} ({len(rows)} files received and kept)")
     except HwpscanError as exc:  # a listing that failed part-way: keep what was scanned
         if not rows:
             raise
         stop = ScaledStop(ExitCode.USAGE, str(exc))
-    if stop is not None and stop.code is ExitCode.API:
-        stop = ScaledStop(stop.code, f"{stop.reason} ({len(rows)} files received and kept)")
-    return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=len(carried))
+    return ScaledRun([rows[i] for i in sorted(rows)], stop, carried=carried)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,30 +129,24 @@ class ScaledRun:
 
 
 def _scan_on_dask(
-    todo: Iterable[WorkItem],
+    items: Iterable[WorkItem],
     settings: ScaleSettings,
-    keep: Callable[[int, FileResult], None],
-    *,
     jobs: int,
     file_timeout: float | None,
     memory_mb: int | None,
-) -> ScaledStop | None:
+) -> Generator[tuple[int, FileResult], None, None]:
+    """The Dask executor (:class:`SchedulerLostError` when its scheduler goes away)."""
     from hwpscan.scanning.on_dask import dask_client, scan_on_dask  # dask: when chosen
 
-    try:
-        with dask_client(settings.scheduler, workers=jobs or None) as client:
-            for index, result in scan_on_dask(
-                todo,
-                client,
-                batch_size=settings.batch_size,
-                file_timeout=file_timeout,
-                memory_mb=memory_mb,
-                worker_wait=settings.worker_wait,
-            ):
-                keep(index, result)
-    except SchedulerLostError as exc:
-        return ScaledStop(ExitCode.API, str(exc))
-    return None
+    with dask_client(settings.scheduler, workers=jobs or None) as client:
+        yield from scan_on_dask(
+            items,
+            client,
+            batch_size=settings.batch_size,
+            file_timeout=file_timeout,
+            memory_mb=memory_mb,
+            worker_wait=settings.worker_wait,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,11 +158,8 @@ class Resumed:
 
 
 def load_resume(ref: str) -> Resumed:
-    """The run to resume, loaded before the new run is opened (so ``latest`` is the old one).
-
-    Rows that were never read (a failure, a timeout, a dead worker) are left out: those
-    files are worth another try.
-    """
+    """The run to resume, loaded before the new run is opened (so ``latest`` is the old
+    one); rows never read (a failure, a timeout) are left out, worth another try."""
     try:
         with default_store() as store:
             run = store.load_run(ref)
@@ -194,27 +170,11 @@ def load_resume(ref: str) -> Resumed:
     return Resumed(run.id, {r.path: r for r in run.results if r.sha256})
 
 
-def _skip_recorded(
-    items: Iterable[WorkItem],
-    previous: dict[str, FileResult],
-    take: Callable[[int, FileResult], None],
-    carried: list[int],
-) -> Iterator[WorkItem]:
-    """Items not in *previous* with the same size; the others' recorded rows are taken."""
-    for item in items:
-        done = previous.get(item.shown)
-        if done is not None and item.size is not None and done.bytes == item.size:
-            carried.append(item.index)
-            take(item.index, done)
-        else:
-            yield item
-
-
 def _scan_locally(
-    items: Iterable[WorkItem], *, jobs: int, file_timeout: float | None, memory_mb: int | None
-) -> Iterator[tuple[int, FileResult]]:
+    items: Iterable[WorkItem], jobs: int, file_timeout: float | None, memory_mb: int | None
+) -> Generator[tuple[int, FileResult], None, None]:
     """The local executor for work items: threads, each driving a guard process."""
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     # the guard processes' driver: only for work items (a URL, --resume), not for a folder
     from hwpscan.scanning.work_items import scan_batch
@@ -222,23 +182,12 @@ def _scan_locally(
     workers = max(1, jobs or os.cpu_count() or 1)
     source = iter(items)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        window = [
-            pool.submit(scan_batch, [item], file_timeout, memory_mb)
-            for item in _take(source, 2 * workers)
-        ]
+
+        def submit(item: WorkItem) -> Future[list[tuple[int, FileResult]]]:
+            return pool.submit(scan_batch, [item], file_timeout, memory_mb)
+
+        window = deque(map(submit, islice(source, 2 * workers)))  # two items a worker ahead
         while window:
-            done = window.pop(0).result()
-            window.extend(
-                pool.submit(scan_batch, [item], file_timeout, memory_mb)
-                for item in _take(source, 1)
-            )
+            done = window.popleft().result()
+            window.extend(map(submit, islice(source, 1)))
             yield from done
-
-
-def _take(source: Iterator[WorkItem], n: int) -> list[WorkItem]:
-    out: list[WorkItem] = []
-    for item in source:
-        out.append(item)
-        if len(out) >= n:
-            break
-    return out
