@@ -53,24 +53,17 @@ def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
     """
     raw = getattr(out, "buffer", None)
     if raw is None or os.linesep != "\n":  # no bytes below, or a text layer to translate
-        write_line = jsonl_line_sink(out)
-        return lambda data: write_line(data.decode("utf-8"))
+
+        def write_text(data: bytes) -> None:
+            out.write(data.decode("utf-8") + "\n")
+            out.flush()
+
+        return write_text
     out.flush()  # what the text layer holds goes first
 
     def write(data: bytes) -> None:
         raw.write(data + b"\n")
         raw.flush()
-
-    return write
-
-
-def jsonl_line_sink(out: IO[str]) -> Callable[[str], None]:
-    """A function that writes one line (:func:`~hwpscan.rowcodec.encode_row`) and
-    flushes it at once."""
-
-    def write(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
 
     return write
 
@@ -172,14 +165,8 @@ class _LfRows:
         return self._out.write(row[:-2] + "\n" if row.endswith("\r\n") else row)
 
 
-def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> int:
+def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> None:
     """Write the BOM, a header and one row per result."""
-    return _drain(results, csv_sink(out, bom=bom))
-
-
-def _drain(results: Iterable[FileResult], sink: Callable[[FileResult], None]) -> int:
-    n = 0
+    write = csv_sink(out, bom=bom)
     for result in results:
-        sink(result)
-        n += 1
-    return n
+        write(result)
