@@ -1,10 +1,9 @@
 """The cells of the date x format contamination table, counted without pandas.
 
-What ``scan`` draws in the terminal (:func:`hwpscan.report.tables.pivot_table`) is a
-few dozen cells; counting them is a loop over the rows, so a table scan does not load
-pandas (a quarter of a second, more than the rest of its start-up). The same cells as a
-data frame, and the long form the report bundle writes, are :mod:`hwpscan.report.pivot`,
-which takes these names from here.
+The terminal (:func:`hwpscan.report.tables.pivot_table`) and ``summary.md`` draw them;
+counting is a loop over the rows, so a table scan does not load pandas (a quarter of a
+second, more than the rest of its start-up). The long form the report bundle writes is
+:mod:`hwpscan.report.pivot`.
 
 >>> from hwpscan.models import FileResult, Format, Status
 >>> rows = [
@@ -70,10 +69,9 @@ def contamination_cells(
 ) -> tuple[list[str], list[tuple[str, list[str]]]]:
     """The columns (formats) and the rows (a date and its cells) of the table.
 
-    The same cells as :func:`hwpscan.report.pivot.contamination_pivot`: HWP 5, HWPX and
-    PDF get a column each when a file of theirs was scanned, files of any other kind are
-    counted together under ``other``; dates in order, ``unknown`` last; a day without a
-    file of a format shows :data:`EMPTY_CELL`. No result: no column and no row.
+    HWP 5, HWPX and PDF get a column each when a file of theirs was scanned, files of
+    any other kind are counted together under ``other``; dates in order, ``unknown``
+    last; a day without a file of a format shows :data:`EMPTY_CELL`. No result: nothing.
     """
     counts: dict[tuple[str, str], list[int]] = {}  # files, contaminated, unreadable, lossy
     for r in results:
