@@ -140,15 +140,6 @@ class Comparison:
     def identical(self) -> bool:
         return not (self.lost or self.replaced or self.leaked or self.markup or self.extra)
 
-    # the names of earlier versions
-    @property
-    def dropped(self) -> int:
-        return self.lost
-
-    @property
-    def changed(self) -> int:
-        return self.replaced
-
 
 def significant(text: str) -> str:
     """The characters that are compared: *text* without whitespace.
@@ -298,6 +289,7 @@ class _Aligner:
         self.unaligned: list[int] = []  # original start (in a) of each region left unaligned
         self.a, self.amap = _keep_only(a, set(b))
         self.b, self.bmap = _keep_only(b, set(a))
+        self.ra, self.rb = self.a[::-1], self.b[::-1]  # ends are compared as starts of these
 
     def run(self) -> bool:
         self._diff(0, len(self.a), 0, len(self.b))
@@ -308,29 +300,22 @@ class _Aligner:
         if n <= 0:
             return
         amap, bmap = self.amap, self.bmap
-        if amap is None and bmap is None:
-            self.emit_orig(x, y, n)
-            return
-        ox = amap[x] if amap is not None else x
-        oy = bmap[y] if bmap is not None else y
-        ex = amap[x + n - 1] if amap is not None else x + n - 1
-        ey = bmap[y + n - 1] if bmap is not None else y + n - 1
-        if ex - ox == n - 1 and ey - oy == n - 1:  # contiguous in the original texts too
-            self.emit_orig(ox, oy, n)
+        if amap[x + n - 1] - amap[x] == n - 1 and bmap[y + n - 1] - bmap[y] == n - 1:
+            self.emit_orig(amap[x], bmap[y], n)  # contiguous in the original texts too
             return
         for i in range(n):
-            self.emit_orig(
-                amap[x + i] if amap is not None else x + i,
-                bmap[y + i] if bmap is not None else y + i,
-                1,
-            )
+            self.emit_orig(amap[x + i], bmap[y + i], 1)
+
+    def _suffix(self, a1: int, a2: int, b1: int, b2: int) -> int:
+        """Length of the common end of a[a1:a2] and b[b1:b2]."""
+        na, nb = len(self.a), len(self.b)
+        return _common_prefix(self.ra, na - a2, na - a1, self.rb, nb - b2, nb - b1)
 
     def _diff(self, a1: int, a2: int, b1: int, b2: int) -> None:
-        a, b = self.a, self.b
-        n = _common_prefix(a, a1, a2, b, b1, b2)
+        n = _common_prefix(self.a, a1, a2, self.b, b1, b2)
         self._emit(a1, b1, n)
         a1, b1 = a1 + n, b1 + n
-        m = _common_suffix(a, a1, a2, b, b1, b2)
+        m = self._suffix(a1, a2, b1, b2)
         a2, b2 = a2 - m, b2 - m
         if a1 < a2 and b1 < b2:
             if (a2 - a1) * (b2 - b1) <= _SMALL:
@@ -359,7 +344,7 @@ class _Aligner:
                 return
         if cost > self.budget:
             self.exact = False  # left unmatched: counted as replaced, never as lost
-            self.unaligned.append(self.amap[a1] if self.amap is not None else a1)
+            self.unaligned.append(self.amap[a1])
             return
         self.budget -= cost
         mid = (a1 + a2) // 2
@@ -374,18 +359,14 @@ class _Aligner:
         table = [[0] * (m + 1) for _ in range(n + 1)]
         for i in range(n - 1, -1, -1):
             row, below = table[i], table[i + 1]
-            ai = a[a1 + i]
             for j in range(m - 1, -1, -1):
-                if ai == b[b1 + j]:
-                    row[j] = below[j + 1] + 1
-                else:
-                    row[j] = max(below[j], row[j + 1])
+                same = a[a1 + i] == b[b1 + j]
+                row[j] = below[j + 1] + 1 if same else max(below[j], row[j + 1])
         i = j = 0
         while i < n and j < m:
             if a[a1 + i] == b[b1 + j]:
                 self._emit(a1 + i, b1 + j, 1)
-                i += 1
-                j += 1
+                i, j = i + 1, j + 1
             elif table[i + 1][j] >= table[i][j + 1]:
                 i += 1
             else:
@@ -401,90 +382,58 @@ class _Aligner:
         Each round *d* extends the forward paths from the start and the backward paths
         from the end by one edit; the snake is where they first overlap.
         """
-        search = _Search.of(a1, a2, b1, b2, cap)
-        for d in range(search.max_d + 1):
+        n, m = a2 - a1, b2 - b1
+        max_d = (n + m + 1) // 2
+        offset = max_d + 1  # v[offset + k]: the furthest x reached on diagonal k
+        size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
+        offset = min(offset, size // 2)  # no more diagonals than the budget can reach
+        vf, vb = [0] * (2 * offset + 1), [0] * (2 * offset + 1)
+        forward = (self.a, self.b, a1, b1, vf, vb)
+        na, nb = len(self.a), len(self.b)
+        backward = (self.ra, self.rb, na - a2, nb - b2, vb, vf)  # from the end: reversed
+        for d in range(max_d + 1):
             step = 2 * d + 2
             if step > cap:
                 raise _OverBudget
             cap -= step
             self.budget -= step
-            snake = self._forward(search, d) or self._backward(search, d)
-            if snake is not None:
-                return snake
+            found = _round(*forward, n, m, offset, d, odd=True)
+            if found is not None:
+                sx, sy, x, y = found
+                return a1 + sx, b1 + sy, a1 + x, b1 + y
+            found = _round(*backward, n, m, offset, d, odd=False)
+            if found is not None:
+                sx, sy, x, y = found
+                return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
         raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
 
-    def _forward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
-        """Round *d* from the start; the snake when a path reaches a backward one (odd
-        delta only)."""
-        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
-        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
-        odd = delta & 1
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and vf[offset + k - 1] < vf[offset + k + 1]):
-                x = vf[offset + k + 1]
-            else:
-                x = vf[offset + k - 1] + 1
-            y = x - k
-            sx, sy = x, y
-            if x < n and y < m and a[a1 + x] == b[b1 + y]:
-                s = _common_prefix(a, a1 + x, a2, b, b1 + y, b2)
-                x, y = x + s, y + s
-            vf[offset + k] = x
-            if odd and -(d - 1) <= delta - k <= d - 1 and x + vb[offset + delta - k] >= n:
-                return a1 + sx, b1 + sy, a1 + x, b1 + y
-        return None
 
-    def _backward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
-        """Round *d* from the end; the snake when a path reaches a forward one (even
-        delta only)."""
-        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
-        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
-        odd = delta & 1
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and vb[offset + k - 1] < vb[offset + k + 1]):
-                x = vb[offset + k + 1]
-            else:
-                x = vb[offset + k - 1] + 1
-            y = x - k
-            sx, sy = x, y
-            if x < n and y < m and a[a2 - 1 - x] == b[b2 - 1 - y]:
-                s = _common_suffix(a, a1, a2 - x, b, b1, b2 - y)
-                x, y = x + s, y + s
-            vb[offset + k] = x
-            if not odd and -d <= delta - k <= d and x + vf[offset + delta - k] >= n:
-                return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
-        return None
-
-
-@dataclass(slots=True)
-class _Search:
-    """One middle-snake search: the region, and the furthest point reached on each
-    diagonal ``k`` from the start (``vf``) and from the end (``vb``), at ``offset + k``."""
-
-    a1: int
-    a2: int
-    b1: int
-    b2: int
-    n: int
-    m: int
-    delta: int
-    max_d: int
-    offset: int
-    vf: list[int]
-    vb: list[int]
-
-    @classmethod
-    def of(cls, a1: int, a2: int, b1: int, b2: int, cap: int) -> _Search:
-        """The search of a[a1:a2] against b[b1:b2], its arrays sized for a budget *cap*
-        (no more diagonals than the budget can reach)."""
-        n, m = a2 - a1, b2 - b1
-        max_d = (n + m + 1) // 2
-        offset = max_d + 1
-        size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
-        offset = min(offset, size // 2)
-        vf = [0] * (2 * offset + 1)
-        vb = [0] * (2 * offset + 1)
-        return cls(a1, a2, b1, b2, n, m, n - m, max_d, offset, vf, vb)
+def _round(
+    a: str, b: str, a1: int, b1: int, v: list[int], other: list[int], n: int, m: int,
+    offset: int, d: int, *, odd: bool,
+) -> tuple[int, int, int, int] | None:  # fmt: skip
+    """Round *d* of one direction of the middle-snake search over a[a1:a1+n] and
+    b[b1:b1+m] (the backward one runs on the reversed texts): extend the furthest path
+    on each diagonal by one edit and its snake. Returns the snake ``(sx, sy, x, y)``
+    (region positions) when the path meets one of the *other* direction, which is
+    checked going forward when the sides' length difference is odd, else backward."""
+    delta = n - m
+    meets = (delta & 1) == odd
+    reach = d - 1 if odd else d
+    for k in range(-d, d + 1, 2):
+        if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+            x = v[offset + k + 1]
+        else:
+            x = v[offset + k - 1] + 1
+        y = x - k
+        sx, sy = x, y
+        if x < n and y < m and a[a1 + x] == b[b1 + y]:
+            s = _common_prefix(a, a1 + x, a1 + n, b, b1 + y, b1 + m)
+            x, y = x + s, y + s
+        v[offset + k] = x
+        if meets and -reach <= delta - k <= reach and x + other[offset + delta - k] >= n:
+            return sx, sy, x, y
+    return None
 
 
 def _best_cut(top: str, bottom: str, b: str) -> int:
@@ -524,18 +473,21 @@ def _lcs_row(x: str, y: str) -> Any:
     return row
 
 
-def _keep_only(s: str, alphabet: set[str]) -> tuple[str, array[int] | None]:
-    """*s* without the characters outside *alphabet*, and the kept positions (None:
-    nothing removed)."""
+def _keep_only(s: str, alphabet: set[str]) -> tuple[str, Sequence[int]]:
+    """*s* without the characters outside *alphabet*, and the kept positions."""
     if all(c in alphabet for c in set(s)):
-        return s, None
+        return s, range(len(s))
     positions = array("q", (i for i, c in enumerate(s) if c in alphabet))
     return "".join(s[i] for i in positions), positions
 
 
 def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
     """Length of the common start of a[a1:a2] and b[b1:b2]: a few characters one by
-    one, then galloping on slices (compared in C), so the cost follows the answer."""
+    one, then galloping on slices (compared in C), so the cost follows the answer.
+
+    >>> _common_prefix("xabcd", 1, 5, "abcz", 0, 4)
+    3
+    """
     limit = min(a2 - a1, b2 - b1)
     n = 0
     while n < limit and n < 8:
@@ -556,34 +508,6 @@ def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[a1 + lo : a1 + mid] == b[b1 + lo : b1 + mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
-    """Length of the common end of a[a1:a2] and b[b1:b2] (as :func:`_common_prefix`)."""
-    limit = min(a2 - a1, b2 - b1)
-    n = 0
-    while n < limit and n < 8:
-        if a[a2 - 1 - n] != b[b2 - 1 - n]:
-            return n
-        n += 1
-    step = 8
-    while n < limit:
-        step = min(step, limit - n)
-        if a[a2 - n - step : a2 - n] == b[b2 - n - step : b2 - n]:
-            n += step
-            step *= 2
-        else:
-            break
-    else:
-        return n
-    lo, hi = n, n + step - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[a2 - mid : a2 - lo] == b[b2 - mid : b2 - lo]:
             lo = mid
         else:
             hi = mid - 1
