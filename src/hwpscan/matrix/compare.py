@@ -1,38 +1,24 @@
 """Align an extractor's text with the reference view and sort what differs into classes.
 
 The reference is our *strict* view of the document body (surrogate pairs merged).
-Whitespace and line layout are not compared: extractors legitimately differ in how
-they join paragraphs, table cells and lines. Every other character counts.
+Whitespace is not compared (extractors join paragraphs, cells and lines their own way);
+every other character counts.
 
-The alignment is an exact longest common subsequence (Myers' O(ND) algorithm with its
-linear-space "middle snake" recursion): the characters of the document left unmatched
-are the fewest any alignment can leave, so nothing is called lost that an extractor
-kept. Characters found on one side only can never match and are set aside before the
-search, and shared starts and ends are trimmed first, so the cost follows the
-differences, not the length of the text. The search has a step budget: a region that
-would need more is not aligned but counted as *replaced* (never as lost) and the
-comparison is marked ``exact=False``.
+The alignment is an exact longest common subsequence (Myers' O(ND) middle snake, or a
+bit-parallel Hirschberg cut where that is cheaper), so nothing is called lost that an
+extractor kept. Characters found on one side only are set aside first and shared ends
+trimmed, so the cost follows the differences. Past a step budget a region is not
+aligned but counted as *replaced* (never lost) and the comparison is ``exact=False``.
 
-Between two matched characters lies a *gap*: document characters missing from the
-extractor's text, extractor characters not in the document, or both. Each gap is sorted:
-
-- the extractor's characters are **leaked** when the run holds control codes (control
-  parameters decoded as text: the whole run is that data), **markup** when they are
-  Markdown or HTML syntax, entities, URLs or placeholders such as ``[그림]`` and
-  ``<표>``, and otherwise **extra** (other text not in the document). U+FFFD is counted
-  apart, on the text as returned (see :func:`count_replacement`);
-- the document's characters are **replaced** when the extractor put something in
-  their place, one for one: a character (``?`` or U+FFFD for a private-use character,
-  a standard bullet for a Hancom one) or a placeholder (``<표>``, ``[그림]``), which
-  stands for one character; they are **lost** when nothing, or markup syntax only,
-  stands there, and beyond what stands in (the rest of the table behind ``<표>``).
-  Private-use (PUA) characters are counted apart in both.
-
-Surrogates are not characters and are counted apart (:func:`count_surrogates` on the
-text as returned). Before the alignment, adjacent halves are merged back into the
-character they encode and lone halves are left out on both sides: an extractor that
-returns only the high half of U+F02B1 has *lost* that character, and one that drops the
-document's own orphans has lost nothing.
+Each gap between matched characters is sorted. The extractor's characters there are
+**leaked** when the run holds control codes (control data decoded as text), **markup**
+when they are Markdown/HTML syntax, entities, URLs or placeholders such as ``[그림]``,
+else **extra**. The document's characters are **replaced** one for one by what stands
+in their place (a character such as ``?`` or U+FFFD, or a placeholder), and **lost**
+beyond that or where only markup stands. Private-use (PUA) characters are counted apart,
+U+FFFD and surrogates on the text as returned (:func:`count_replacement`,
+:func:`count_surrogates`). Adjacent surrogate halves are merged before aligning and lone
+ones left out: an extractor returning only the high half of U+F02B1 has lost it.
 
 >>> c = compare("가" + chr(0xF02B1) + "나 다", "가나 다")
 >>> c.lost, c.lost_pua, c.replaced, c.markup
@@ -159,19 +145,15 @@ def content(text: str) -> str:
     >>> content("가 " + pair + orphan + " 나") == "가" + chr(0xF02B1) + "나"
     True
     """
-    merged = merge_pairs(significant(text))
-    return SURROGATE_RE.sub("", merged) if SURROGATE_RE.search(merged) else merged
+    return SURROGATE_RE.sub("", merge_pairs(significant(text)))
 
 
 def count_chars(text: str) -> int:
     r"""The ``chars`` of a matrix row: code points of *text*, line ends not counted.
 
-    The scan's ``chars`` counts the strict view of the body with the newlines that join
-    its paragraphs left out; this is the same count for any extractor's text, whose
-    paragraph ends we only see as line ends (``\n``, ``\r\n`` or ``\r``). Spaces and
-    tabs count; a surrogate counts as one (a pair as two: what the extractor returned).
-    A line break inside a paragraph (HWP control 10) is a line end too, so on a file
-    that has one the strict row counts it one less than the scan does.
+    As the scan counts the strict view without the newlines joining paragraphs (a line
+    break inside a paragraph, HWP control 10, is a line end here: one less than the
+    scan). A surrogate counts as one, a pair as two: what the extractor returned.
 
     >>> count_chars("가 나\n다\r\n" + chr(0xDB80) + chr(0xDEB1))
     6
@@ -185,9 +167,7 @@ def count_surrogates(text: str) -> int:
     >>> count_surrogates("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00))
     3
     """
-    if SURROGATE_RE.search(text) is None:
-        return 0
-    return sum(1 for _ in SURROGATE_RE.finditer(text))
+    return len(SURROGATE_RE.findall(text))
 
 
 def count_replacement(text: str) -> int:
@@ -600,15 +580,8 @@ class _Tally:
             del kept[limit:]
 
     def result(self, exact: bool) -> Comparison:
-        c = self.counts
         return Comparison(
-            lost=c["lost"],
-            lost_pua=c["lost_pua"],
-            replaced=c["replaced"],
-            replaced_pua=c["replaced_pua"],
-            leaked=c["leaked"],
-            markup=c["markup"],
-            extra=c["extra"],
+            **self.counts,
             matched=self.matched,
             exact=exact,
             examples=tuple(t for _, _, t in self.best),

@@ -446,49 +446,29 @@ def summarize(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list
     >>> s.files, s.judged, s.guilty, s.failed
     (3, 2, 1, 1)
     """
-    tallies: dict[str, dict[str, Any]] = {}
+    groups: dict[str, list[MatrixRow]] = {}
     for row in rows:
-        t = tallies.setdefault(
-            row.parser,
-            {
-                "files": 0,
-                "judged": 0,
-                "guilty": 0,
-                "missing": 0,
-                "failed": 0,
-                "inexact": 0,
-                "with": dict.fromkeys(SUMMARY_CLASSES, 0),
-                "totals": dict.fromkeys(SUMMARY_CLASSES, 0),
-            },
+        groups.setdefault(row.parser, []).append(row)
+    out = []
+    for name, mine in groups.items():
+        missing = [r for r in mine if r.status == "not-installed"]
+        judged = [r for r in mine if r.status != "not-installed" and r.compared]
+        counts = [r.counts() for r in judged]
+        out.append(
+            ParserSummary(
+                name,
+                files=len(mine),
+                judged=len(judged),
+                guilty=sum(r.is_guilty(strict_markup=strict_markup) for r in judged),
+                not_installed=len(missing),
+                missing_reason=missing[0].reason if missing else None,
+                failed=sum(r.failed for r in judged),
+                files_with={k: sum(bool(c[k]) for c in counts) for k in SUMMARY_CLASSES},
+                totals={k: sum(c[k] for c in counts) for k in SUMMARY_CLASSES},
+                inexact=sum(not r.exact for r in judged),
+            )
         )
-        t["files"] += 1
-        if row.status == "not-installed":
-            t["missing"] += 1
-            t.setdefault("reason", row.reason)
-        elif row.compared:
-            t["judged"] += 1
-            t["guilty"] += row.is_guilty(strict_markup=strict_markup)
-            t["failed"] += row.failed
-            t["inexact"] += not row.exact
-            for name, n in row.counts().items():
-                if name in t["with"]:
-                    t["with"][name] += bool(n)
-                    t["totals"][name] += n
-    return [
-        ParserSummary(
-            name,
-            t["files"],
-            t["judged"],
-            t["guilty"],
-            t["missing"],
-            t.get("reason"),
-            t["failed"],
-            t["with"],
-            t["totals"],
-            t["inexact"],
-        )
-        for name, t in tallies.items()
-    ]
+    return out
 
 
 def ranking(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list[ParserSummary]:
