@@ -37,6 +37,7 @@ __all__ = [
     "evidence_line",
     "partial_html",
     "partial_note",
+    "stored_verdict",
     "verdicts_html",
     "verdicts_junit",
     "verdicts_markdown",
@@ -64,7 +65,9 @@ class DateVerdictRow:
     evidence: tuple[Mapping[str, Any], ...] = ()
 
 
-def _row(day: str, value: object) -> DateVerdictRow:
+def stored_verdict(day: str, value: object) -> DateVerdictRow:
+    """One date's verdict as a verify run stored it: an object (``verdict`` PASS, FAIL or
+    INCONCLUSIVE), or in runs of older versions a word (``ok`` or the state found)."""
     if not isinstance(value, Mapping):  # an older run: a word per date
         word = "PASS" if value == "ok" else "FAIL"
         return DateVerdictRow(day, word, str(value))
@@ -84,7 +87,7 @@ def _row(day: str, value: object) -> DateVerdictRow:
 
 def date_verdicts(verdicts: Mapping[str, object]) -> list[DateVerdictRow]:
     """The stored verdicts (date -> object), in date order."""
-    return [_row(day, verdicts[day]) for day in sorted(verdicts)]
+    return [stored_verdict(day, verdicts[day]) for day in sorted(verdicts)]
 
 
 def evidence_line(ev: Mapping[str, Any]) -> str:
