@@ -51,26 +51,19 @@ def _asset(name: str) -> str:
 
 
 def _meta(run: RunInfo | None, root: str = "") -> str:
-    run_id, kind, started = (run.id, run.kind, run.started) if run else (None, None, None)
-    args = run.args if run else None
-    rows = []
-    if run_id:
-        rows.append(("실행 run", run_id))
-    if kind:
-        rows.append(("종류 kind", kind))
-    if started:
-        rows.append(("시작 started", started))
-    if root:
-        rows.append(("폴더 folder", root))
-    if args:
-        shown = ", ".join(
-            f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in sorted(args.items())
-            if v not in (None, [], "", False)
-        )
-        if shown:
-            rows.append(("인자 args", shown[:160]))
-    return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows)
+    rows = (
+        [("실행 run", run.id), ("종류 kind", run.kind), ("시작 started", run.started)]
+        if run
+        else []
+    )
+    rows.append(("폴더 folder", root))
+    shown = ", ".join(
+        f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in sorted((run.args if run else {}).items())
+        if v not in (None, [], "", False)
+    )
+    rows.append(("인자 args", shown[:160]))
+    return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows if v)
 
 
 def _cards(f: Figures) -> str:
