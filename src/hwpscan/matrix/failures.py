@@ -79,22 +79,17 @@ def describe_exception(type_name: str, message: str, where: str | None = None) -
     return _cut(f"{text} (at {where})" if where else text)
 
 
-def frame(filename: str, line: int | str, func: str) -> str:
-    """How a traceback frame is named in a reason: the file's base name, line, function."""
-    return f"{os.path.basename(filename)}:{line} in {func}"
-
-
 def explain_message(message: str) -> tuple[Status, str]:
     """A failure message a batch tool wrote for one file, as (status, reason).
 
     >>> explain_message("ValueError: bad record")
     ('error', 'ValueError: bad record')
     """
-    match = _EXC_RE.match(message.strip())
-    if match and match.group("message") is not None:
-        status = exception_status(match.group("type"), match.group("message"))
-        return status, _cut(message.strip())
-    return "error", _cut(message.strip())
+    text = message.strip()
+    match = _EXC_RE.match(text)
+    if match and match["message"] is not None:
+        return exception_status(match["type"], match["message"]), _cut(text)
+    return "error", _cut(text)
 
 
 def explain_exit(code: int, stderr: bytes, who: str = "command") -> tuple[Status, str]:
@@ -135,7 +130,8 @@ def _from_traceback(text: str) -> tuple[Status, str] | None:
     for line in lines[starts[-1] + 1 :]:
         frame_match = _FRAME_RE.match(line)
         if frame_match:
-            where = frame(frame_match["file"], frame_match["line"], frame_match["func"])
+            file, line_no = os.path.basename(frame_match["file"]), frame_match["line"]
+            where = f"{file}:{line_no} in {frame_match['func']}"  # as the worker names it
             continue
         if not line or line[0].isspace():
             continue

@@ -12,14 +12,12 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
 - batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
   paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
 
-What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/matrix/test_pyhwp_compat.py``:
-it merges surrogate pairs (PUA characters come back whole, so it is no defective
-parser of the incident's kind), but each table becomes the placeholder ``<표>`` and
-each drawing object, text boxes included, ``<그림>`` (their text is lost, PUA
-characters with it: the matrix counts that as changed characters); tabs, line breaks
-and non-breaking spaces are dropped; and one truly lone half anywhere it decodes text
-(a body paragraph, even a DocInfo style name) fails the whole file with ``ParseError``:
-it never leaks a lone surrogate, it gives no text at all.
+What pyhwp 0.1b15 makes of a file (pinned in ``tests/matrix/test_pyhwp_compat.py``): it
+merges surrogate pairs, so it is no defective parser of the incident's kind, but each
+table becomes ``<표>`` and each drawing object, text boxes included, ``<그림>`` (their
+text lost, PUA characters with it); tabs, line breaks and non-breaking spaces are
+dropped; and one truly lone half anywhere it decodes text fails the whole file with
+``ParseError``: no text at all rather than a leaked half.
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
@@ -123,13 +121,8 @@ class ParserSpec:
         >>> spec.batch_command([Path("a.hwp"), Path("b c.hwp")])
         ['tool', '-q', 'a.hwp', 'b c.hwp']
         """
-        out: list[str] = []
-        for arg in self.argv:
-            if arg == PATHS_FIELD:
-                out.extend(str(p) for p in paths)
-            else:
-                out.append(arg)
-        return out
+        many = [str(p) for p in paths]
+        return [x for arg in self.argv for x in (many if arg == PATHS_FIELD else [arg])]
 
 
 _HERE = __name__

@@ -1,24 +1,20 @@
 """Run every extractor on every file, each in a subprocess with a timeout.
 
-Real extractors hang, return an empty string for every file, or die with exceptions
-that are not ``Exception`` subclasses (a Rust panic surfaced through PyO3 is a
-``BaseException``). Each of those becomes a row with its reason; none ends the run.
-Failures read the same whichever route an extractor ran by
-(:mod:`~hwpscan.matrix.failures`).
+Real extractors hang, return nothing, or die with exceptions that are not ``Exception``
+subclasses (a Rust panic surfaced through PyO3 is a ``BaseException``). Each of those is
+a row with its reason, worded the same whichever route the extractor ran by
+(:mod:`~hwpscan.matrix.failures`); none ends the run.
 
 Python extractors run in child processes of the isolation engine (a
-:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`),
-which hand the text back pickled (lossless, lone surrogates included). A child serves
-one extractor file after file (its imports are paid once, not counted in any file's
-time) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
-every file a fresh process instead. Such a child gets a scrubbed environment and its
-own process group, as commands do. Commands run directly, without a shell, *jobs* at a
-time: once per file for ``{path}``, or for many files at once for ``{paths}`` (output
-framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a batch that fails is
-run again one file at a time, so the failure lands on the file that caused it). Their
-stdout is decoded the same way, undecodable bytes counted. Each subprocess gets its own
-process group, so a timeout kills whatever it started too, and a scrubbed environment:
-no API key, no cloud credential (:func:`~hwpscan.redaction.scrubbed_environment`).
+:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`)
+that hand the text back pickled (lone surrogates intact). A child serves one extractor
+file after file (its imports paid once, not counted in any file's time) and is replaced
+after a timeout or a crash; ``isolate=True`` gives every file a fresh one. Commands run
+directly, without a shell: once per file for ``{path}``, or for many files at once for
+``{paths}`` (output framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a
+batch that fails is run again file by file, so the failure lands on its file). Every
+subprocess gets its own process group (a timeout kills what it started too) and a
+scrubbed environment (:func:`~hwpscan.redaction.scrubbed_environment`).
 
 The reference text of each file is our ``strict`` view, obtained the same way (and
 shared with the ``strict`` row when that extractor is asked for).
