@@ -30,12 +30,9 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
 
 
 def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
-    """A function that writes one line given in UTF-8
-    (:attr:`hwpscan.scanning.row_handoff.Row.data`) and flushes it at once: into *out*'s
-    byte buffer when it has one and adds nothing to a newline (POSIX), so the bytes go out as
-    they came; else decoded, into *out*.
-    A JSON line holds no newline, so several lines joined by newlines may be given at
-    once: the same bytes go out, in one write and one flush.
+    """A function that writes lines given in UTF-8 (:attr:`.row_handoff.Row.data`, one
+    or several joined by newlines) and flushes at once: into *out*'s byte buffer when it
+    has one and newlines need no translation (POSIX), else decoded, into *out*.
 
     >>> import io
     >>> out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
@@ -145,11 +142,9 @@ def repair_csv_row(result: FileResult) -> dict[str, object]:
 
 
 class _LfRows:
-    """A CSV writer's output with rows ended by ``\\n``. The writer is given ``\\r\\n``
-    as its line end so that it quotes every cell holding a bare ``\\r`` (with ``\\n``
-    alone it does not, and a spreadsheet starts a new row there: a file name could
-    forge a row, formula and all, past :func:`~hwpscan.rowcodec.spreadsheet_cell`);
-    the row's own ``\\r`` goes here.
+    """A CSV writer's output with rows ended by ``\\n``. The writer is given ``\\r\\n`` so
+    that it quotes every cell holding a bare ``\\r`` (a spreadsheet starts a row there: a
+    file name could forge one, formula and all); the row's own ``\\r`` goes here.
 
     >>> import io
     >>> out = io.StringIO()
