@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from hwpscan import __version__
@@ -216,18 +217,11 @@ def html_chunks(
 def _clean_list(results: Sequence[FileResult], root: str) -> Iterator[str]:
     """The clean files as one JSON array (``[path, date, format, chars, pua, names]``
     each), written a thousand at a time."""
+    items = (json_script(clean_entry(r, root)) for r in results if summarised(r))
+    inner = (item[item.index(">") + 1 : -len("</script>")] for item in items)
     yield '<script type="application/json" id="clean-data">['
-    first = True
-    batch: list[str] = []
-    for r in results:
-        if not summarised(r):
-            continue
-        item = json_script(clean_entry(r, root))
-        inner = item[item.index(">") + 1 : -len("</script>")]
-        batch.append(inner if first else "," + inner)
-        first = False
-        if len(batch) >= 1000:
-            yield "".join(batch)
-            batch.clear()
-    yield "".join(batch)
+    sep = ""
+    while chunk := list(islice(inner, 1000)):
+        yield sep + ",".join(chunk)
+        sep = ","
     yield "]</script>"
