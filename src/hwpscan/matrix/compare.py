@@ -179,13 +179,7 @@ def count_replacement(text: str) -> int:
     return text.count("\ufffd")
 
 
-def compare(
-    reference: str,
-    text: str,
-    *,
-    max_examples: int = MAX_EXAMPLES,
-    budget: int = STEP_BUDGET,
-) -> Comparison:
+def compare(reference: str, text: str, *, budget: int = STEP_BUDGET) -> Comparison:
     """Align *text* with *reference* and sort the differences into classes.
 
     >>> compare("표 안의 글", "표안의글").identical
@@ -205,7 +199,7 @@ def compare(
     b = content(text)
     if a == b:
         return Comparison(matched=len(a))
-    tally = _Tally(a, b, max_examples)
+    tally = _Tally(a, b)
     aligner = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget)
     tally.unaligned = aligner.unaligned  # filled as the alignment goes, read by the gaps
     exact = aligner.run()
@@ -500,14 +494,13 @@ def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
 class _Tally:
     """Walks the matched runs and sorts each gap between them."""
 
-    def __init__(self, a: str, b: str, max_examples: int) -> None:
+    def __init__(self, a: str, b: str) -> None:
         self.a, self.b = a, b
         self.pa = self.pb = 0
         self.matched = 0
         self.counts = dict.fromkeys(
             ("lost", "lost_pua", "replaced", "replaced_pua", "leaked", "markup", "extra"), 0
         )
-        self.max_examples = max_examples
         self.unaligned: list[int] = []
         self.best: list[tuple[int, int, str]] = []  # (severity, order, text), severity first
         self.per_class: dict[str, list[tuple[int, int, str]]] = {c: [] for c in CLASSES}
@@ -540,15 +533,8 @@ class _Tally:
         if gone and PUA_RE.search(gone):
             replaced_pua = len(PUA_RE.findall(gone[:replaced]))
             lost_pua = len(PUA_RE.findall(gone[replaced:]))
-        found = {
-            "leaked": leaked,
-            "markup": markup,
-            "extra": extra,
-            "replaced": replaced,
-            "replaced_pua": replaced_pua,
-            "lost": lost,
-            "lost_pua": lost_pua,
-        }
+        found = {"leaked": leaked, "markup": markup, "extra": extra, "replaced": replaced}
+        found |= {"replaced_pua": replaced_pua, "lost": lost, "lost_pua": lost_pua}
         for name, n in found.items():
             self.counts[name] += n
         kind = next((k for k in ("lost", "replaced", "leaked", "extra") if found[k]), "markup")
@@ -563,13 +549,8 @@ class _Tally:
 
     def _example(self, kind: str, severity: int, a1: int, a2: int, gone: str, added: str) -> None:
         """Keep the example if it is among the most severe of its class or overall."""
-        shown, best, limit = self.per_class[kind], self.best, self.max_examples
-        if not (
-            len(shown) < limit
-            or severity < shown[-1][0]
-            or len(best) < limit
-            or severity < best[-1][0]
-        ):
+        shown, best, limit = self.per_class[kind], self.best, MAX_EXAMPLES
+        if all(len(kept) >= limit and severity >= kept[-1][0] for kept in (shown, best)):
             return
         before = self.a[max(0, a1 - _CONTEXT) : a1]
         text = _example(kind, gone, added, before, self.a[a2 : a2 + _CONTEXT])
