@@ -417,19 +417,15 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     if not bad:
         return _quiet_head(results) + Text(f": {summary_line(results)}")
     start = f"CONTAMINATED: {summary_line(results)}; on "
-    shown = 0
-    while shown < len(bad):
-        more = shown + 1
-        rest = f" +{len(bad) - more} more" if more < len(bad) else ""
-        if width is None and more > VERDICT_DATES:
-            break
-        if width is not None and cell_len(start + ", ".join(bad[:more]) + rest) > width:
-            break
-        shown = more
-    if shown == 0:  # not even one date fits: say how many
-        tail = f"{len(bad)} date{'s' * (len(bad) != 1)}"
-    else:
-        tail = ", ".join(bad[:shown]) + (f" +{len(bad) - shown} more" if shown < len(bad) else "")
+
+    def dates(n: int) -> str:
+        return ", ".join(bad[:n]) + (f" +{len(bad) - n} more" if n < len(bad) else "")
+
+    def fits(n: int) -> bool:
+        return n <= VERDICT_DATES if width is None else cell_len(start + dates(n)) <= width
+
+    shown = next((n - 1 for n in range(1, len(bad) + 1) if not fits(n)), len(bad))
+    tail = dates(shown) if shown else f"{len(bad)} date{'s' * (len(bad) != 1)}"  # none fit
     return Text("CONTAMINATED", style="bold red") + Text(start[len("CONTAMINATED") :] + tail)
 
 
