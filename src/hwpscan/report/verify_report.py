@@ -157,21 +157,21 @@ _CLASS = {"PASS": "ok", "FAIL": "bad"}
 
 def verdicts_html(rows: Sequence[DateVerdictRow]) -> str:
     """The section that opens a verify run's ``report.html`` (every string escaped)."""
-    worst = "bad" if any(v.verdict == "FAIL" for v in rows) else None
-    if worst is None:
-        worst = "ok" if all(v.verdict == "PASS" for v in rows) else "warn"
+    verdicts = {v.verdict for v in rows}
+    worst = "bad" if "FAIL" in verdicts else "ok" if verdicts <= {"PASS"} else "warn"
     body = "".join(
         f'<tr class="v-{_CLASS.get(v.verdict, "warn")}"><td>{e(v.date)}</td>'
         f"<td><strong>{e(v.verdict)}</strong></td><td>{v.files}</td><td>{e(v.raw)}</td>"
         f"<td>{e(v.reason)}</td></tr>"
         for v in rows
     )
-    evidence = ""
-    for v in rows:
-        if not v.evidence:
-            continue
-        items = "".join(f"<li><code>{e(evidence_line(ev))}</code></li>" for ev in v.evidence)
-        evidence += f"<h3>{e(v.date)} · {e(v.verdict)}</h3><ul>{items}</ul>"
+    evidence = "".join(
+        f"<h3>{e(v.date)} · {e(v.verdict)}</h3><ul>"
+        + "".join(f"<li><code>{e(evidence_line(ev))}</code></li>" for ev in v.evidence)
+        + "</ul>"
+        for v in rows
+        if v.evidence
+    )
     return (
         '<section id="verdicts" aria-label="검증 결과 verification">'
         f'<h2>검증 결과 <small>verification</small></h2><p class="verdict {worst}">'
@@ -213,9 +213,9 @@ def verdicts_junit(
         cases.append(("api", "error", stopped, ""))
     if partial:
         cases.append(("run", "error", partial, ""))
-    failures = sum(c[1] == "failure" for c in cases)
-    errors = sum(c[1] == "error" for c in cases)
-    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
+    outcomes = [c[1] for c in cases]
+    counts = {"tests": str(len(cases))}
+    counts |= {f"{k}s": str(outcomes.count(k)) for k in ("failure", "error")}
     root = ET.Element("testsuites", {"name": SUITE, **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, "skipped": "0", **counts})
     for name, outcome, message, text in cases:
