@@ -68,16 +68,6 @@ def _where(exc: BaseException) -> str | None:
     return f"{os.path.basename(last.filename)}:{last.lineno} in {last.name}"
 
 
-def _load(target: str) -> tuple[Callable[[str], Any] | None, tuple[int, Info] | None]:
-    try:
-        return load(target), None
-    except ModuleNotFoundError as exc:
-        return None, (NOT_INSTALLED, _info(exc))
-    except BaseException as exc:  # a broken plugin is a row, not a crash
-        code = RAISED if isinstance(exc, Exception) else BASE_RAISED
-        return None, (code, _info(exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}"))
-
-
 #: A file's answer: its code, what went wrong (empty when nothing did), its text.
 Answer = tuple[int, Info, str | None]
 
@@ -98,10 +88,14 @@ def extract(func: Callable[[str], Any], path: str) -> Answer:
 def extractor(target: str) -> Callable[[str], Answer]:
     """The task of a child serving the extractor *target* (``module:function``): loaded
     now; a load that fails answers every file with why (its ``phase`` is ``load``)."""
-    func, failure = _load(target)
-    if failure is not None:
-        code, info = failure
-        answer: Answer = code, {**info, "phase": "load"}, None
-        return lambda _path: answer
-    assert func is not None
-    return lambda path: extract(func, path)
+    try:
+        func = load(target)
+    except ModuleNotFoundError as exc:
+        code, info = NOT_INSTALLED, _info(exc)
+    except BaseException as exc:  # a broken plugin is a row, not a crash
+        code = RAISED if isinstance(exc, Exception) else BASE_RAISED
+        info = _info(exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}")
+    else:
+        return lambda path: extract(func, path)
+    answer: Answer = code, {**info, "phase": "load"}, None
+    return lambda _path: answer
