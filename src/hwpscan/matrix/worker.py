@@ -1,20 +1,13 @@
 """What a matrix extractor's child process runs: one Python extractor, file after file.
 
-The parser matrix (:mod:`hwpscan.matrix.runner`) runs each Python extractor in a
-child of the isolation engine (:class:`~hwpscan.execution.guard_process.Guard`, task
-:func:`extractor`, set up with ``MODULE:FUNCTION``): the function is imported once as
-the child starts (not counted in any file's time), then called with each file's path
-as ``str``. Each file's answer is ``(code, info, text)``: the text as the extractor
-returned it (lone surrogates reach the parent intact in the pickle), or why there is
-none.
-
+The parser matrix (:mod:`hwpscan.matrix.runner`) runs each Python extractor in a child
+of the isolation engine (:class:`~hwpscan.execution.guard_process.Guard`, task
+:func:`extractor`, set up with ``MODULE:FUNCTION``): the function is imported once as the
+child starts, then called with each file's path. Each answer is ``(code, info, text)``:
+the text as returned (lone surrogates survive the pickle), or why there is none.
 Whatever the function raises is an answer, ``BaseException`` subclasses included (a
-Rust panic surfaced through PyO3 is one, so are ``SystemExit`` and
-``KeyboardInterrupt``); after one of those the parent ends the child, since the
-extension's state may be poisoned, and the next file gets a fresh one. Hangs,
-segfaults and ``os._exit`` are the engine's to notice.
-
-Kept light: importing this module imports nothing of hwpscan beyond the package root.
+PyO3 panic, ``SystemExit``); after one of those the parent replaces the child, whose
+state may be poisoned. Hangs, segfaults and ``os._exit`` are the engine's to notice.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """A verify run's verdicts in its report: the per-date table and evidence, and JUnit.
 
-A ``verify`` run stores one verdict object per date in its summary (``verdicts``:
-date -> the ``--format json`` object of that date). Its report leads with them:
-``summary.md`` and ``report.html`` open with the verdict table and each date's
-evidence, and ``junit.xml`` has one test case per date (FAIL a ``<failure>``,
-INCONCLUSIVE an ``<error>``: a date that proved nothing must not show green in CI).
-Runs of older versions stored a word per date (``ok`` or the state found); they are
-read as PASS or FAIL.
-
-A report of an interrupted run (any kind) says it is partial: a line in ``summary.md``,
-a banner in ``report.html`` and an ``<error>`` case in ``junit.xml``.
+A ``verify`` run stores one verdict object per date in its summary (``verdicts``: date
+-> that date's ``--format json`` object; older runs stored ``ok`` or the state found).
+``summary.md`` and ``report.html`` open with the verdict table and each date's evidence;
+``junit.xml`` has one case per date (FAIL a ``<failure>``, INCONCLUSIVE an ``<error>``:
+a date that proved nothing must not show green in CI). A report of an interrupted run
+says it is partial, in each of the three files.
 
 >>> rows = date_verdicts({"2025-07-21": {"verdict": "PASS", "reason": "ok"}, "2025-07-22": "ok"})
 >>> [(v.date, v.verdict) for v in rows]
