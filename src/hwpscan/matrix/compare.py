@@ -244,6 +244,10 @@ def align(a: str, b: str, *, budget: int = STEP_BUDGET) -> tuple[list[tuple[int,
 # --- The alignment ---------------------------------------------------------------------
 
 
+#: A middle snake: (x, y, u, v) with a[x:u] == b[y:v].
+_Snake = tuple[int, int, int, int]
+
+
 class _OverBudget(Exception):
     pass
 
@@ -346,9 +350,7 @@ class _Aligner:
             else:
                 j += 1
 
-    def _middle_snake(
-        self, a1: int, a2: int, b1: int, b2: int, cap: int
-    ) -> tuple[int, int, int, int]:
+    def _middle_snake(self, a1: int, a2: int, b1: int, b2: int, cap: int) -> _Snake:
         """The middle snake of an optimal path (Myers 1986, section 4b): (x, y, u, v)
         with a[x:u] == b[y:v] on some shortest edit script. Both sides are non-empty and
         differ at both ends, so the edit distance is at least 2 and both halves shrink.
@@ -362,35 +364,38 @@ class _Aligner:
         size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
         offset = min(offset, size // 2)  # no more diagonals than the budget can reach
         vf, vb = [0] * (2 * offset + 1), [0] * (2 * offset + 1)
-        forward = (self.a, self.b, a1, b1, vf, vb)
+        forward: _Side = (self.a, self.b, a1, b1, vf, vb)
         na, nb = len(self.a), len(self.b)
-        backward = (self.ra, self.rb, na - a2, nb - b2, vb, vf)  # from the end: reversed
+        backward: _Side = (self.ra, self.rb, na - a2, nb - b2, vb, vf)  # from the end: reversed
         for d in range(max_d + 1):
             step = 2 * d + 2
             if step > cap:
                 raise _OverBudget
             cap -= step
             self.budget -= step
-            found = _round(*forward, n, m, offset, d, odd=True)
+            found = _round(forward, n, m, offset, d, odd=True)
             if found is not None:
                 sx, sy, x, y = found
                 return a1 + sx, b1 + sy, a1 + x, b1 + y
-            found = _round(*backward, n, m, offset, d, odd=False)
+            found = _round(backward, n, m, offset, d, odd=False)
             if found is not None:
                 sx, sy, x, y = found
                 return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
         raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
 
 
-def _round(
-    a: str, b: str, a1: int, b1: int, v: list[int], other: list[int], n: int, m: int,
-    offset: int, d: int, *, odd: bool,
-) -> tuple[int, int, int, int] | None:  # fmt: skip
+#: One direction of a middle-snake search: a and b, the region's start in each, the
+#: furthest x on each diagonal in this direction and in the other.
+_Side = tuple[str, str, int, int, list[int], list[int]]
+
+
+def _round(side: _Side, n: int, m: int, offset: int, d: int, *, odd: bool) -> _Snake | None:
     """Round *d* of one direction of the middle-snake search over a[a1:a1+n] and
     b[b1:b1+m] (the backward one runs on the reversed texts): extend the furthest path
     on each diagonal by one edit and its snake. Returns the snake ``(sx, sy, x, y)``
     (region positions) when the path meets one of the *other* direction, which is
     checked going forward when the sides' length difference is odd, else backward."""
+    a, b, a1, b1, v, other = side
     delta = n - m
     meets = (delta & 1) == odd
     reach = d - 1 if odd else d
