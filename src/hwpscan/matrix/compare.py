@@ -296,7 +296,7 @@ class _Aligner:
         m = self._suffix(a1, a2, b1, b2)
         a2, b2 = a2 - m, b2 - m
         if a1 < a2 and b1 < b2:
-            if (a2 - a1) * (b2 - b1) <= _SMALL:
+            if (a2 - a1) * (b2 - b1) <= _SMALL or a2 - a1 == 1:  # one row: no cut to make
                 self._small(a1, a2, b1, b2)
             else:
                 self._split(a1, a2, b1, b2)
