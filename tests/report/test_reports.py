@@ -23,10 +23,9 @@ from hwpscan.history import load_run
 from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import Defects, FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, report_order, write_report
-from hwpscan.report.cells import cell_text, contamination_cells
+from hwpscan.report.cells import cell_text, contamination_cells, pivot_counts
 from hwpscan.report.html_rows import common_root, summarised
 from hwpscan.report.junit import junit_xml, write_junit, xml_safe
-from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.rowcodec import csv_fields, encode_row
 

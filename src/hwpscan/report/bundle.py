@@ -16,10 +16,10 @@ from hwpscan.atomic import atomic_file, atomic_write
 from hwpscan.history.records import RunInfo
 from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult
+from hwpscan.report.cells import pivot_counts
 from hwpscan.report.export import BOM, write_csv
 from hwpscan.report.html import html_chunks
 from hwpscan.report.junit import junit_xml
-from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.report.verify_report import (
     date_verdicts,

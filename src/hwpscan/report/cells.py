@@ -2,10 +2,13 @@
 
 The terminal (:func:`hwpscan.report.tables.pivot_table`) and ``summary.md`` draw them;
 counting is a loop over the rows, so a table scan does not load pandas (a quarter of a
-second, more than the rest of its start-up). The long form the report bundle writes is
-:mod:`hwpscan.report.pivot`.
+second, more than the rest of its start-up). The long form (``pivot.csv``, the page's
+heatmap) is a data frame: :func:`pivot_counts`.
 
 >>> from hwpscan.models import FileResult, Format, Status
+
+if TYPE_CHECKING:
+    import pandas as pd
 >>> rows = [
 ...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
 ...     FileResult("b.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21"),
@@ -21,9 +24,13 @@ second, more than the rest of its start-up). The long form the report bundle wri
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import FileResult, Format, Status
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DOCUMENT_FORMATS",
@@ -34,6 +41,7 @@ __all__ = [
     "UNKNOWN_DATE",
     "cell_text",
     "contamination_cells",
+    "pivot_counts",
 ]
 
 UNKNOWN_DATE = "unknown"
@@ -94,6 +102,29 @@ def contamination_cells(
         for day in dates
     ]
     return columns, cells
+
+
+def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
+    """One row per (date, format), dates in order (``unknown`` last), with the files,
+    contaminated, clean, unreadable and lossy (clean, characters shown as others).
+
+    >>> rows = [FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
+    ...         FileResult("c.pdf", "", 1, Format.PDF, Status.CLEAN, date="2025-07-21")]
+    >>> pivot_counts(rows)[["date", "format", "files", "contaminated"]].values.tolist()
+    [['2025-07-21', 'hwp5', 1, 1], ['2025-07-21', 'pdf', 1, 0]]
+    """
+    import pandas as pd  # the report bundle's, not the terminal's
+
+    counts: dict[tuple[str, str], list[int]] = {}
+    for r in results:
+        cell = counts.setdefault((r.date or UNKNOWN_DATE, r.format.value), [0, 0, 0, 0, 0])
+        clean = r.status is Status.CLEAN
+        found = (1, r.status is Status.CONTAMINATED, clean, not r.status.scanned, clean and r.lossy)
+        for i, n in enumerate(found):
+            cell[i] += n
+    keys = sorted(counts, key=lambda k: (k[0] == UNKNOWN_DATE, k))
+    columns = ["date", "format", "files", "contaminated", "clean", "unreadable", "lossy"]
+    return pd.DataFrame([[*k, *counts[k]] for k in keys], columns=columns)
 
 
 def md_cell(text: str) -> str:

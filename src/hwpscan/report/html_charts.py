@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from hwpscan.models import FileResult, Status
-from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE, cell_text
+from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_counts
 from hwpscan.report.html_common import (
     WEEKDAYS,
     WEEKDAYS_EN,
@@ -18,7 +18,6 @@ from hwpscan.report.html_common import (
     weekday_ko,
     weekday_label,
 )
-from hwpscan.report.pivot import pivot_counts
 
 __all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
 
