@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -260,16 +261,9 @@ class _Reasons:
     """The files' reasons, numbered in order of first appearance, the same text once."""
 
     def __init__(self, results: Sequence[FileResult]) -> None:
-        self.of: list[int | None] = []
-        self.groups: dict[str, int] = {}
-        self.files: dict[str, int] = {}
-        for r in results:
-            if not r.reason:
-                self.of.append(None)
-                continue
-            k = self.groups.setdefault(r.reason, len(self.groups) + 1)
-            self.files[r.reason] = self.files.get(r.reason, 0) + 1
-            self.of.append(k)
+        self.files = Counter(r.reason for r in results if r.reason)
+        self.groups = {reason: k for k, reason in enumerate(self.files, 1)}
+        self.of = [self.groups[r.reason] if r.reason else None for r in results]
 
     def cells(self) -> list[str | Text]:
         """Each row's reason: its number (the reason is written out below the table)."""
