@@ -156,24 +156,15 @@ def junit_xml(
     counts["error"] += empty + (interrupted is not None)
     tests = len(results) + empty + (interrupted is not None)
     seconds = sum(r.seconds for r in results)
-    root = ET.Element(
-        "testsuites",
-        name=suite,
-        tests=str(tests),
-        failures=str(counts["failure"]),
-        errors=str(counts["error"]),
-        time=f"{seconds:.3f}",
-    )
-    node = ET.SubElement(
-        root,
-        "testsuite",
-        name=suite,
-        tests=str(tests),
-        failures=str(counts["failure"]),
-        errors=str(counts["error"]),
-        skipped=str(counts["skipped"]),
-        time=f"{seconds:.3f}",
-    )
+    totals = {
+        "tests": str(tests),
+        "failures": str(counts["failure"]),
+        "errors": str(counts["error"]),
+    }
+    took = f"{seconds:.3f}"
+    root = ET.Element("testsuites", {"name": suite, **totals, "time": took})
+    attrs = {"name": suite, **totals, "skipped": str(counts["skipped"]), "time": took}
+    node = ET.SubElement(root, "testsuite", attrs)
     if empty:
         case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
         ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
