@@ -52,6 +52,8 @@ DOCUMENT_FORMATS = (Format.HWP5.value, Format.HWPX.value, Format.PDF.value)
 OTHER = "other"
 PIVOT_COLUMNS = [*DOCUMENT_FORMATS, OTHER]
 EMPTY_CELL = "—"
+#: A cell of the table: (date, format).
+_Cell = tuple[str, str]
 
 
 def cell_text(files: int, contaminated: int, unreadable: int, lossy: int = 0) -> str:
@@ -81,27 +83,33 @@ def contamination_cells(
     any other kind are counted together under ``other``; dates in order, ``unknown``
     last; a day without a file of a format shows :data:`EMPTY_CELL`. No result: nothing.
     """
-    counts: dict[tuple[str, str], list[int]] = {}  # files, contaminated, unreadable, lossy
-    for r in results:
-        fmt = r.format.value if r.format.value in DOCUMENT_FORMATS else OTHER
-        cell = counts.setdefault((r.date or UNKNOWN_DATE, fmt), [0, 0, 0, 0])
-        cell[0] += 1
-        cell[1] += r.status is Status.CONTAMINATED
-        cell[2] += not r.status.scanned
-        cell[3] += r.status is Status.CLEAN and r.lossy
+    counts = _counts(results, documents_only=True)
     columns = sorted({fmt for _, fmt in counts}, key=PIVOT_COLUMNS.index)
     dates = sorted({day for day, _ in counts}, key=lambda d: (d == UNKNOWN_DATE, d))
-    cells = [
-        (
-            day,
-            [
-                cell_text(*counts[day, fmt]) if (day, fmt) in counts else EMPTY_CELL
-                for fmt in columns
-            ],
-        )
-        for day in dates
-    ]
+    empty = [0] * 5
+    cells = [(day, [_cell(counts.get((day, fmt), empty)) for fmt in columns]) for day in dates]
     return columns, cells
+
+
+def _cell(counts: list[int]) -> str:
+    files, contaminated, _, unreadable, lossy = counts
+    return cell_text(files, contaminated, unreadable, lossy)
+
+
+def _counts(results: Iterable[FileResult], *, documents_only: bool) -> dict[_Cell, list[int]]:
+    """Files, contaminated, clean, unreadable and lossy (clean, characters shown as
+    others) per date and format (*documents_only*: any other format is ``other``)."""
+    counts: dict[_Cell, list[int]] = {}
+    for r in results:
+        fmt = r.format.value
+        if documents_only and fmt not in DOCUMENT_FORMATS:
+            fmt = OTHER
+        cell = counts.setdefault((r.date or UNKNOWN_DATE, fmt), [0, 0, 0, 0, 0])
+        clean = r.status is Status.CLEAN
+        found = (1, r.status is Status.CONTAMINATED, clean, not r.status.scanned, clean and r.lossy)
+        for i, n in enumerate(found):
+            cell[i] += n
+    return counts
 
 
 def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
@@ -115,13 +123,7 @@ def pivot_counts(results: Iterable[FileResult]) -> pd.DataFrame:
     """
     import pandas as pd  # the report bundle's, not the terminal's
 
-    counts: dict[tuple[str, str], list[int]] = {}
-    for r in results:
-        cell = counts.setdefault((r.date or UNKNOWN_DATE, r.format.value), [0, 0, 0, 0, 0])
-        clean = r.status is Status.CLEAN
-        found = (1, r.status is Status.CONTAMINATED, clean, not r.status.scanned, clean and r.lossy)
-        for i, n in enumerate(found):
-            cell[i] += n
+    counts = _counts(results, documents_only=False)
     keys = sorted(counts, key=lambda k: (k[0] == UNKNOWN_DATE, k))
     columns = ["date", "format", "files", "contaminated", "clean", "unreadable", "lossy"]
     return pd.DataFrame([[*k, *counts[k]] for k in keys], columns=columns)
