@@ -321,11 +321,9 @@ def run_matrix(
     """Rows for every file (in order) and every extractor (in the order given), each
     yielded (and passed to *on_row*) as soon as that file's extractions are all in.
 
-    *jobs* extractions run at once. *paths* are files (use
-    :func:`hwpscan.scanning.inputs.collect_files` to expand folders). Python extractors keep a
-    worker process across files (restarted after a timeout or a crash); with *isolate*
-    each file gets a fresh process, so no state can carry over from one file to the
-    next. ``{paths}`` commands get files in batches (:func:`batch_size`).
+    *jobs* extractions run at once over *paths*, files (not folders). Python extractors
+    keep a worker process across files; with *isolate* each file gets a fresh one, so
+    no state carries over. ``{paths}`` commands get files in batches (:func:`batch_size`).
     """
     jobs = max(1, jobs)
     paths = list(paths)

@@ -157,14 +157,12 @@ def html_chunks(
     strict_markup: bool = False,
     lead: str = "",
 ) -> Iterator[str]:
-    """The page in pieces, for writing as they come (with the parser matrix when
-    *matrix* has rows); files in the order given.
+    """The page in pieces, for writing as they come; files in the order given.
 
-    *run*: the stored run the results belong to (its id, kind, start and arguments are
-    shown in the header). *lead*: HTML (already escaped) that opens the page, before
-    the summary: a verify run's verdicts, a partial run's note. Files with findings are
-    rows of the file table; clean ones go to the compact, searchable list
-    (:func:`~hwpscan.report.html_rows.summarised`).
+    *run* (its id, kind, start and arguments) heads the page; *lead* is HTML, already
+    escaped, that opens it (a verify run's verdicts, a partial run's note); *matrix* rows
+    add the parser matrix. Files with findings are rows of the file table, clean ones go
+    to the compact, searchable list (:func:`~hwpscan.report.html_rows.summarised`).
     """
     f = figures(results)
     verdict_class, verdict = _verdict(f)

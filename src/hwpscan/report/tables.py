@@ -150,13 +150,12 @@ def file_table(
     width: int | None = None,
 ) -> list[RenderableType]:
     """The files, one line each in a table when it fits in *width* columns (None: as wide
-    as needed), else one stacked record each; then their reasons, numbered.
+    as needed), else one stacked record each (every field kept); then their reasons.
 
-    Nothing is cut: a name is shown whole, a row's reason is its number, and the numbered
-    reasons are written out below (each once, with the number of files it was given
-    for), wrapped to the terminal. Below :data:`WIDE` columns the table drops the
-    secondary counts (chars, pairs) and below :data:`NARROW` also orphans, UTF-8 and
-    PUA; the stacked records, which a table that does not fit becomes, keep every field.
+    Nothing is cut: a name is shown whole, a row's reason is its number, and each reason
+    is written out once below, with how many files it was given for. Below :data:`WIDE`
+    columns the table drops chars and pairs, below :data:`NARROW` also orphans, UTF-8
+    and PUA.
     """
     reasons = _Reasons(results)
     wide = width is None or width >= WIDE
