@@ -30,7 +30,7 @@ from hwpscan.report.html_rows import (
     clean_entry,
     common_root,
     file_body,
-    json_script,
+    json_text,
     summarised,
 )
 from hwpscan.report.matrix_report import matrix_section
@@ -215,8 +215,7 @@ def html_chunks(
 def _clean_list(results: Sequence[FileResult], root: str) -> Iterator[str]:
     """The clean files as one JSON array (``[path, date, format, chars, pua, names]``
     each), written a thousand at a time."""
-    items = (json_script(clean_entry(r, root)) for r in results if summarised(r))
-    inner = (item[item.index(">") + 1 : -len("</script>")] for item in items)
+    inner = (json_text(clean_entry(r, root)) for r in results if summarised(r))
     yield '<script type="application/json" id="clean-data">['
     sep = ""
     while chunk := list(islice(inner, 1000)):

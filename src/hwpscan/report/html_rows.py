@@ -28,6 +28,7 @@ __all__ = [
     "detail_data",
     "file_body",
     "json_script",
+    "json_text",
     "pua_label",
     "summarised",
 ]
@@ -75,17 +76,20 @@ def summarised(r: FileResult) -> bool:
     return r.status is Status.CLEAN and not r.lossy and not r.warnings
 
 
-def json_script(data: object, attrs: str = "") -> str:
-    """*data* as a ``<script type="application/json">`` the page reads: ``<`` escaped, so
-    no text in it can end the element; lone surrogates escaped, so it stays UTF-8.
+def json_script(data: object) -> str:
+    """*data* as a ``<script type="application/json">`` the page reads (:func:`json_text`).
 
     >>> print(json_script(["</script><b>", chr(0xD800)]))
     <script type="application/json">["\\u003c/script>\\u003cb>","\\ud800"]</script>
     """
+    return f'<script type="application/json">{json_text(data)}</script>'
+
+
+def json_text(data: object) -> str:
+    """*data* as JSON for a script element: ``<`` escaped, so no text in it can end the
+    element; lone surrogates escaped, so it stays UTF-8."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    text = _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    space = f" {attrs}" if attrs else ""
-    return f'<script type="application/json"{space}>{text}</script>'
+    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def file_body(index: int, r: FileResult, root: str = "") -> str:
