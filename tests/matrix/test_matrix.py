@@ -750,6 +750,13 @@ def test_out_of_budget_never_counts_more_lost(budget: int) -> None:
     assert cut.matched + cut.lost + cut.replaced == len(content(ref))
 
 
+def test_one_character_against_a_long_text_is_aligned() -> None:
+    """A region of one document character against more than a table's worth of text is
+    aligned as a table row (cutting it in the middle would not make it smaller)."""
+    diff = compare("ab", ("aab" * 400)[:1_030])  # once cut forever at the same place
+    assert (diff.matched, diff.lost, diff.extra, diff.exact) == (2, 0, 1_028, True)
+
+
 def test_a_long_numbered_list_loses_nothing(tmp_path: Path, extractor_path: None) -> None:
     """Digit-heavy text lined up exactly: extractors that kept everything lost nothing,
     whether they re-wrap it, dress it in Markdown or print the list's numbers. (On this

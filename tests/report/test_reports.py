@@ -23,10 +23,9 @@ from hwpscan.history import load_run
 from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import Defects, FileResult, Status
 from hwpscan.report.bundle import REPORT_FILES, report_order, write_report
-from hwpscan.report.cells import contamination_cells
+from hwpscan.report.cells import cell_text, contamination_cells, pivot_counts
 from hwpscan.report.html_rows import common_root, summarised
 from hwpscan.report.junit import junit_xml, write_junit, xml_safe
-from hwpscan.report.pivot import contamination_pivot, pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.rowcodec import csv_fields, encode_row
 
@@ -150,8 +149,9 @@ def test_summary_has_figures_pivot_and_bad_files(bundle: Path, results: list[Fil
     text = (bundle / "summary.md").read_text(encoding="utf-8")
     bad = [r for r in results if r.status is Status.CONTAMINATED]
     assert f"**{len(bad)} of {len(results)} files contaminated**" in text
-    pivot = contamination_pivot(results)
-    for day, row in pivot.iterrows():
+    _, cells = contamination_cells(results)
+    assert cells
+    for day, row in cells:
         assert f"| {day} | " + " | ".join(row) + " |" in text
     for r in bad:
         assert r.path.replace("<", "&lt;").replace(">", "&gt;").replace("&", "&amp;")[:8] in text
@@ -161,17 +161,38 @@ def test_summary_has_figures_pivot_and_bad_files(bundle: Path, results: list[Fil
 
 
 def test_the_terminal_cells_are_the_pandas_pivot(results: list[FileResult]) -> None:
-    """The table scan draws cells counted without pandas: the same as the pivot's, for
-    the report corpus (its statuses and formats), with undated and lossy rows, parts of
-    it and none."""
+    """The table scan draws cells counted without pandas: the same as the long-form
+    pivot's counts summed per column, for the report corpus (its statuses and formats),
+    with undated and lossy rows, parts of it and none."""
     undated = [replace(r, date=None) for r in results[::2]]
     folded = Defects(folded_symbols=1)
     lossy = [replace(r, status=Status.CLEAN, defects=folded) for r in results[:3]]
     everything = [*results, *undated, *lossy]
     assert any(r.lossy for r in lossy) and len({r.format for r in everything}) > 3
     for rows in (everything, everything[::3], undated, lossy, []):
-        frame = contamination_pivot(rows)
-        expected = ([str(c) for c in frame.columns], [(d, list(v)) for d, v in frame.iterrows()])
+        long = pivot_counts(rows)
+        docs = ("hwp5", "hwpx", "pdf")
+        long["format"] = long["format"].where(long["format"].isin(docs), "other")
+        sums = long.groupby(["date", "format"]).sum()
+        columns = [c for c in (*docs, "other") if c in set(long["format"])]
+        dates = sorted(set(long["date"]), key=lambda d: (d == "unknown", d))
+        expected = (
+            columns,
+            [
+                (
+                    d,
+                    [
+                        cell_text(
+                            *sums.loc[(d, c), ["files", "contaminated", "unreadable", "lossy"]]
+                        )
+                        if (d, c) in sums.index
+                        else "—"
+                        for c in columns
+                    ],
+                )
+                for d in dates
+            ],
+        )
         assert contamination_cells(rows) == expected
 
 

@@ -1,38 +1,24 @@
 """Align an extractor's text with the reference view and sort what differs into classes.
 
 The reference is our *strict* view of the document body (surrogate pairs merged).
-Whitespace and line layout are not compared: extractors legitimately differ in how
-they join paragraphs, table cells and lines. Every other character counts.
+Whitespace is not compared (extractors join paragraphs, cells and lines their own way);
+every other character counts.
 
-The alignment is an exact longest common subsequence (Myers' O(ND) algorithm with its
-linear-space "middle snake" recursion): the characters of the document left unmatched
-are the fewest any alignment can leave, so nothing is called lost that an extractor
-kept. Characters found on one side only can never match and are set aside before the
-search, and shared starts and ends are trimmed first, so the cost follows the
-differences, not the length of the text. The search has a step budget: a region that
-would need more is not aligned but counted as *replaced* (never as lost) and the
-comparison is marked ``exact=False``.
+The alignment is an exact longest common subsequence (Myers' O(ND) middle snake, or a
+bit-parallel Hirschberg cut where that is cheaper), so nothing is called lost that an
+extractor kept. Characters found on one side only are set aside first and shared ends
+trimmed, so the cost follows the differences. Past a step budget a region is not
+aligned but counted as *replaced* (never lost) and the comparison is ``exact=False``.
 
-Between two matched characters lies a *gap*: document characters missing from the
-extractor's text, extractor characters not in the document, or both. Each gap is sorted:
-
-- the extractor's characters are **leaked** when the run holds control codes (control
-  parameters decoded as text: the whole run is that data), **markup** when they are
-  Markdown or HTML syntax, entities, URLs or placeholders such as ``[그림]`` and
-  ``<표>``, and otherwise **extra** (other text not in the document). U+FFFD is counted
-  apart, on the text as returned (see :func:`count_replacement`);
-- the document's characters are **replaced** when the extractor put something in
-  their place, one for one: a character (``?`` or U+FFFD for a private-use character,
-  a standard bullet for a Hancom one) or a placeholder (``<표>``, ``[그림]``), which
-  stands for one character; they are **lost** when nothing, or markup syntax only,
-  stands there, and beyond what stands in (the rest of the table behind ``<표>``).
-  Private-use (PUA) characters are counted apart in both.
-
-Surrogates are not characters and are counted apart (:func:`count_surrogates` on the
-text as returned). Before the alignment, adjacent halves are merged back into the
-character they encode and lone halves are left out on both sides: an extractor that
-returns only the high half of U+F02B1 has *lost* that character, and one that drops the
-document's own orphans has lost nothing.
+Each gap between matched characters is sorted. The extractor's characters there are
+**leaked** when the run holds control codes (control data decoded as text), **markup**
+when they are Markdown/HTML syntax, entities, URLs or placeholders such as ``[그림]``,
+else **extra**. The document's characters are **replaced** one for one by what stands
+in their place (a character such as ``?`` or U+FFFD, or a placeholder), and **lost**
+beyond that or where only markup stands. Private-use (PUA) characters are counted apart,
+U+FFFD and surrogates on the text as returned (:func:`count_replacement`,
+:func:`count_surrogates`). Adjacent surrogate halves are merged before aligning and lone
+ones left out: an extractor returning only the high half of U+F02B1 has lost it.
 
 >>> c = compare("가" + chr(0xF02B1) + "나 다", "가나 다")
 >>> c.lost, c.lost_pua, c.replaced, c.markup
@@ -140,15 +126,6 @@ class Comparison:
     def identical(self) -> bool:
         return not (self.lost or self.replaced or self.leaked or self.markup or self.extra)
 
-    # the names of earlier versions
-    @property
-    def dropped(self) -> int:
-        return self.lost
-
-    @property
-    def changed(self) -> int:
-        return self.replaced
-
 
 def significant(text: str) -> str:
     """The characters that are compared: *text* without whitespace.
@@ -168,19 +145,15 @@ def content(text: str) -> str:
     >>> content("가 " + pair + orphan + " 나") == "가" + chr(0xF02B1) + "나"
     True
     """
-    merged = merge_pairs(significant(text))
-    return SURROGATE_RE.sub("", merged) if SURROGATE_RE.search(merged) else merged
+    return SURROGATE_RE.sub("", merge_pairs(significant(text)))
 
 
 def count_chars(text: str) -> int:
     r"""The ``chars`` of a matrix row: code points of *text*, line ends not counted.
 
-    The scan's ``chars`` counts the strict view of the body with the newlines that join
-    its paragraphs left out; this is the same count for any extractor's text, whose
-    paragraph ends we only see as line ends (``\n``, ``\r\n`` or ``\r``). Spaces and
-    tabs count; a surrogate counts as one (a pair as two: what the extractor returned).
-    A line break inside a paragraph (HWP control 10) is a line end too, so on a file
-    that has one the strict row counts it one less than the scan does.
+    As the scan counts the strict view without the newlines joining paragraphs (a line
+    break inside a paragraph, HWP control 10, is a line end here: one less than the
+    scan). A surrogate counts as one, a pair as two: what the extractor returned.
 
     >>> count_chars("가 나\n다\r\n" + chr(0xDB80) + chr(0xDEB1))
     6
@@ -194,9 +167,7 @@ def count_surrogates(text: str) -> int:
     >>> count_surrogates("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00))
     3
     """
-    if SURROGATE_RE.search(text) is None:
-        return 0
-    return sum(1 for _ in SURROGATE_RE.finditer(text))
+    return len(SURROGATE_RE.findall(text))
 
 
 def count_replacement(text: str) -> int:
@@ -208,13 +179,7 @@ def count_replacement(text: str) -> int:
     return text.count("\ufffd")
 
 
-def compare(
-    reference: str,
-    text: str,
-    *,
-    max_examples: int = MAX_EXAMPLES,
-    budget: int = STEP_BUDGET,
-) -> Comparison:
+def compare(reference: str, text: str, *, budget: int = STEP_BUDGET) -> Comparison:
     """Align *text* with *reference* and sort the differences into classes.
 
     >>> compare("표 안의 글", "표안의글").identical
@@ -234,7 +199,7 @@ def compare(
     b = content(text)
     if a == b:
         return Comparison(matched=len(a))
-    tally = _Tally(a, b, max_examples)
+    tally = _Tally(a, b)
     aligner = _Aligner(a, _hide_tokens(a, b), tally.matched_run, budget)
     tally.unaligned = aligner.unaligned  # filled as the alignment goes, read by the gaps
     exact = aligner.run()
@@ -279,6 +244,10 @@ def align(a: str, b: str, *, budget: int = STEP_BUDGET) -> tuple[list[tuple[int,
 # --- The alignment ---------------------------------------------------------------------
 
 
+#: A middle snake: (x, y, u, v) with a[x:u] == b[y:v].
+_Snake = tuple[int, int, int, int]
+
+
 class _OverBudget(Exception):
     pass
 
@@ -298,6 +267,7 @@ class _Aligner:
         self.unaligned: list[int] = []  # original start (in a) of each region left unaligned
         self.a, self.amap = _keep_only(a, set(b))
         self.b, self.bmap = _keep_only(b, set(a))
+        self.ra, self.rb = self.a[::-1], self.b[::-1]  # ends are compared as starts of these
 
     def run(self) -> bool:
         self._diff(0, len(self.a), 0, len(self.b))
@@ -308,32 +278,25 @@ class _Aligner:
         if n <= 0:
             return
         amap, bmap = self.amap, self.bmap
-        if amap is None and bmap is None:
-            self.emit_orig(x, y, n)
-            return
-        ox = amap[x] if amap is not None else x
-        oy = bmap[y] if bmap is not None else y
-        ex = amap[x + n - 1] if amap is not None else x + n - 1
-        ey = bmap[y + n - 1] if bmap is not None else y + n - 1
-        if ex - ox == n - 1 and ey - oy == n - 1:  # contiguous in the original texts too
-            self.emit_orig(ox, oy, n)
+        if amap[x + n - 1] - amap[x] == n - 1 and bmap[y + n - 1] - bmap[y] == n - 1:
+            self.emit_orig(amap[x], bmap[y], n)  # contiguous in the original texts too
             return
         for i in range(n):
-            self.emit_orig(
-                amap[x + i] if amap is not None else x + i,
-                bmap[y + i] if bmap is not None else y + i,
-                1,
-            )
+            self.emit_orig(amap[x + i], bmap[y + i], 1)
+
+    def _suffix(self, a1: int, a2: int, b1: int, b2: int) -> int:
+        """Length of the common end of a[a1:a2] and b[b1:b2]."""
+        na, nb = len(self.a), len(self.b)
+        return _common_prefix(self.ra, na - a2, na - a1, self.rb, nb - b2, nb - b1)
 
     def _diff(self, a1: int, a2: int, b1: int, b2: int) -> None:
-        a, b = self.a, self.b
-        n = _common_prefix(a, a1, a2, b, b1, b2)
+        n = _common_prefix(self.a, a1, a2, self.b, b1, b2)
         self._emit(a1, b1, n)
         a1, b1 = a1 + n, b1 + n
-        m = _common_suffix(a, a1, a2, b, b1, b2)
+        m = self._suffix(a1, a2, b1, b2)
         a2, b2 = a2 - m, b2 - m
         if a1 < a2 and b1 < b2:
-            if (a2 - a1) * (b2 - b1) <= _SMALL:
+            if (a2 - a1) * (b2 - b1) <= _SMALL or a2 - a1 == 1:  # one row: no cut to make
                 self._small(a1, a2, b1, b2)
             else:
                 self._split(a1, a2, b1, b2)
@@ -359,7 +322,7 @@ class _Aligner:
                 return
         if cost > self.budget:
             self.exact = False  # left unmatched: counted as replaced, never as lost
-            self.unaligned.append(self.amap[a1] if self.amap is not None else a1)
+            self.unaligned.append(self.amap[a1])
             return
         self.budget -= cost
         mid = (a1 + a2) // 2
@@ -374,26 +337,20 @@ class _Aligner:
         table = [[0] * (m + 1) for _ in range(n + 1)]
         for i in range(n - 1, -1, -1):
             row, below = table[i], table[i + 1]
-            ai = a[a1 + i]
             for j in range(m - 1, -1, -1):
-                if ai == b[b1 + j]:
-                    row[j] = below[j + 1] + 1
-                else:
-                    row[j] = max(below[j], row[j + 1])
+                same = a[a1 + i] == b[b1 + j]
+                row[j] = below[j + 1] + 1 if same else max(below[j], row[j + 1])
         i = j = 0
         while i < n and j < m:
             if a[a1 + i] == b[b1 + j]:
                 self._emit(a1 + i, b1 + j, 1)
-                i += 1
-                j += 1
+                i, j = i + 1, j + 1
             elif table[i + 1][j] >= table[i][j + 1]:
                 i += 1
             else:
                 j += 1
 
-    def _middle_snake(
-        self, a1: int, a2: int, b1: int, b2: int, cap: int
-    ) -> tuple[int, int, int, int]:
+    def _middle_snake(self, a1: int, a2: int, b1: int, b2: int, cap: int) -> _Snake:
         """The middle snake of an optimal path (Myers 1986, section 4b): (x, y, u, v)
         with a[x:u] == b[y:v] on some shortest edit script. Both sides are non-empty and
         differ at both ends, so the edit distance is at least 2 and both halves shrink.
@@ -401,90 +358,61 @@ class _Aligner:
         Each round *d* extends the forward paths from the start and the backward paths
         from the end by one edit; the snake is where they first overlap.
         """
-        search = _Search.of(a1, a2, b1, b2, cap)
-        for d in range(search.max_d + 1):
+        n, m = a2 - a1, b2 - b1
+        max_d = (n + m + 1) // 2
+        offset = max_d + 1  # v[offset + k]: the furthest x reached on diagonal k
+        size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
+        offset = min(offset, size // 2)  # no more diagonals than the budget can reach
+        vf, vb = [0] * (2 * offset + 1), [0] * (2 * offset + 1)
+        forward: _Side = (self.a, self.b, a1, b1, vf, vb)
+        na, nb = len(self.a), len(self.b)
+        backward: _Side = (self.ra, self.rb, na - a2, nb - b2, vb, vf)  # from the end: reversed
+        for d in range(max_d + 1):
             step = 2 * d + 2
             if step > cap:
                 raise _OverBudget
             cap -= step
             self.budget -= step
-            snake = self._forward(search, d) or self._backward(search, d)
-            if snake is not None:
-                return snake
+            found = _round(forward, n, m, offset, d, odd=True)
+            if found is not None:
+                sx, sy, x, y = found
+                return a1 + sx, b1 + sy, a1 + x, b1 + y
+            found = _round(backward, n, m, offset, d, odd=False)
+            if found is not None:
+                sx, sy, x, y = found
+                return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
         raise AssertionError("no middle snake")  # pragma: no cover - Myers guarantees one
 
-    def _forward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
-        """Round *d* from the start; the snake when a path reaches a backward one (odd
-        delta only)."""
-        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
-        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
-        odd = delta & 1
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and vf[offset + k - 1] < vf[offset + k + 1]):
-                x = vf[offset + k + 1]
-            else:
-                x = vf[offset + k - 1] + 1
-            y = x - k
-            sx, sy = x, y
-            if x < n and y < m and a[a1 + x] == b[b1 + y]:
-                s = _common_prefix(a, a1 + x, a2, b, b1 + y, b2)
-                x, y = x + s, y + s
-            vf[offset + k] = x
-            if odd and -(d - 1) <= delta - k <= d - 1 and x + vb[offset + delta - k] >= n:
-                return a1 + sx, b1 + sy, a1 + x, b1 + y
-        return None
 
-    def _backward(self, r: _Search, d: int) -> tuple[int, int, int, int] | None:
-        """Round *d* from the end; the snake when a path reaches a forward one (even
-        delta only)."""
-        a, b, a1, a2, b1, b2 = self.a, self.b, r.a1, r.a2, r.b1, r.b2
-        n, m, delta, offset, vf, vb = r.n, r.m, r.delta, r.offset, r.vf, r.vb
-        odd = delta & 1
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and vb[offset + k - 1] < vb[offset + k + 1]):
-                x = vb[offset + k + 1]
-            else:
-                x = vb[offset + k - 1] + 1
-            y = x - k
-            sx, sy = x, y
-            if x < n and y < m and a[a2 - 1 - x] == b[b2 - 1 - y]:
-                s = _common_suffix(a, a1, a2 - x, b, b1, b2 - y)
-                x, y = x + s, y + s
-            vb[offset + k] = x
-            if not odd and -d <= delta - k <= d and x + vf[offset + delta - k] >= n:
-                return a1 + n - x, b1 + m - y, a1 + n - sx, b1 + m - sy
-        return None
+#: One direction of a middle-snake search: a and b, the region's start in each, the
+#: furthest x on each diagonal in this direction and in the other.
+_Side = tuple[str, str, int, int, list[int], list[int]]
 
 
-@dataclass(slots=True)
-class _Search:
-    """One middle-snake search: the region, and the furthest point reached on each
-    diagonal ``k`` from the start (``vf``) and from the end (``vb``), at ``offset + k``."""
-
-    a1: int
-    a2: int
-    b1: int
-    b2: int
-    n: int
-    m: int
-    delta: int
-    max_d: int
-    offset: int
-    vf: list[int]
-    vb: list[int]
-
-    @classmethod
-    def of(cls, a1: int, a2: int, b1: int, b2: int, cap: int) -> _Search:
-        """The search of a[a1:a2] against b[b1:b2], its arrays sized for a budget *cap*
-        (no more diagonals than the budget can reach)."""
-        n, m = a2 - a1, b2 - b1
-        max_d = (n + m + 1) // 2
-        offset = max_d + 1
-        size = 2 * offset + 1 if offset * offset < cap else 2 * isqrt(max(0, cap)) + 5
-        offset = min(offset, size // 2)
-        vf = [0] * (2 * offset + 1)
-        vb = [0] * (2 * offset + 1)
-        return cls(a1, a2, b1, b2, n, m, n - m, max_d, offset, vf, vb)
+def _round(side: _Side, n: int, m: int, offset: int, d: int, *, odd: bool) -> _Snake | None:
+    """Round *d* of one direction of the middle-snake search over a[a1:a1+n] and
+    b[b1:b1+m] (the backward one runs on the reversed texts): extend the furthest path
+    on each diagonal by one edit and its snake. Returns the snake ``(sx, sy, x, y)``
+    (region positions) when the path meets one of the *other* direction, which is
+    checked going forward when the sides' length difference is odd, else backward."""
+    a, b, a1, b1, v, other = side
+    delta = n - m
+    meets = (delta & 1) == odd
+    reach = d - 1 if odd else d
+    for k in range(-d, d + 1, 2):
+        if k == -d or (k != d and v[offset + k - 1] < v[offset + k + 1]):
+            x = v[offset + k + 1]
+        else:
+            x = v[offset + k - 1] + 1
+        y = x - k
+        sx, sy = x, y
+        if x < n and y < m and a[a1 + x] == b[b1 + y]:
+            s = _common_prefix(a, a1 + x, a1 + n, b, b1 + y, b1 + m)
+            x, y = x + s, y + s
+        v[offset + k] = x
+        if meets and -reach <= delta - k <= reach and x + other[offset + delta - k] >= n:
+            return sx, sy, x, y
+    return None
 
 
 def _best_cut(top: str, bottom: str, b: str) -> int:
@@ -524,18 +452,21 @@ def _lcs_row(x: str, y: str) -> Any:
     return row
 
 
-def _keep_only(s: str, alphabet: set[str]) -> tuple[str, array[int] | None]:
-    """*s* without the characters outside *alphabet*, and the kept positions (None:
-    nothing removed)."""
+def _keep_only(s: str, alphabet: set[str]) -> tuple[str, Sequence[int]]:
+    """*s* without the characters outside *alphabet*, and the kept positions."""
     if all(c in alphabet for c in set(s)):
-        return s, None
+        return s, range(len(s))
     positions = array("q", (i for i, c in enumerate(s) if c in alphabet))
     return "".join(s[i] for i in positions), positions
 
 
 def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
     """Length of the common start of a[a1:a2] and b[b1:b2]: a few characters one by
-    one, then galloping on slices (compared in C), so the cost follows the answer."""
+    one, then galloping on slices (compared in C), so the cost follows the answer.
+
+    >>> _common_prefix("xabcd", 1, 5, "abcz", 0, 4)
+    3
+    """
     limit = min(a2 - a1, b2 - b1)
     n = 0
     while n < limit and n < 8:
@@ -562,48 +493,19 @@ def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
     return lo
 
 
-def _common_suffix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
-    """Length of the common end of a[a1:a2] and b[b1:b2] (as :func:`_common_prefix`)."""
-    limit = min(a2 - a1, b2 - b1)
-    n = 0
-    while n < limit and n < 8:
-        if a[a2 - 1 - n] != b[b2 - 1 - n]:
-            return n
-        n += 1
-    step = 8
-    while n < limit:
-        step = min(step, limit - n)
-        if a[a2 - n - step : a2 - n] == b[b2 - n - step : b2 - n]:
-            n += step
-            step *= 2
-        else:
-            break
-    else:
-        return n
-    lo, hi = n, n + step - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[a2 - mid : a2 - lo] == b[b2 - mid : b2 - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 # --- Sorting the gaps into classes -----------------------------------------------------
 
 
 class _Tally:
     """Walks the matched runs and sorts each gap between them."""
 
-    def __init__(self, a: str, b: str, max_examples: int) -> None:
+    def __init__(self, a: str, b: str) -> None:
         self.a, self.b = a, b
         self.pa = self.pb = 0
         self.matched = 0
         self.counts = dict.fromkeys(
             ("lost", "lost_pua", "replaced", "replaced_pua", "leaked", "markup", "extra"), 0
         )
-        self.max_examples = max_examples
         self.unaligned: list[int] = []
         self.best: list[tuple[int, int, str]] = []  # (severity, order, text), severity first
         self.per_class: dict[str, list[tuple[int, int, str]]] = {c: [] for c in CLASSES}
@@ -636,15 +538,8 @@ class _Tally:
         if gone and PUA_RE.search(gone):
             replaced_pua = len(PUA_RE.findall(gone[:replaced]))
             lost_pua = len(PUA_RE.findall(gone[replaced:]))
-        found = {
-            "leaked": leaked,
-            "markup": markup,
-            "extra": extra,
-            "replaced": replaced,
-            "replaced_pua": replaced_pua,
-            "lost": lost,
-            "lost_pua": lost_pua,
-        }
+        found = {"leaked": leaked, "markup": markup, "extra": extra, "replaced": replaced}
+        found |= {"replaced_pua": replaced_pua, "lost": lost, "lost_pua": lost_pua}
         for name, n in found.items():
             self.counts[name] += n
         kind = next((k for k in ("lost", "replaced", "leaked", "extra") if found[k]), "markup")
@@ -659,13 +554,8 @@ class _Tally:
 
     def _example(self, kind: str, severity: int, a1: int, a2: int, gone: str, added: str) -> None:
         """Keep the example if it is among the most severe of its class or overall."""
-        shown, best, limit = self.per_class[kind], self.best, self.max_examples
-        if not (
-            len(shown) < limit
-            or severity < shown[-1][0]
-            or len(best) < limit
-            or severity < best[-1][0]
-        ):
+        shown, best, limit = self.per_class[kind], self.best, MAX_EXAMPLES
+        if all(len(kept) >= limit and severity >= kept[-1][0] for kept in (shown, best)):
             return
         before = self.a[max(0, a1 - _CONTEXT) : a1]
         text = _example(kind, gone, added, before, self.a[a2 : a2 + _CONTEXT])
@@ -676,15 +566,8 @@ class _Tally:
             del kept[limit:]
 
     def result(self, exact: bool) -> Comparison:
-        c = self.counts
         return Comparison(
-            lost=c["lost"],
-            lost_pua=c["lost_pua"],
-            replaced=c["replaced"],
-            replaced_pua=c["replaced_pua"],
-            leaked=c["leaked"],
-            markup=c["markup"],
-            extra=c["extra"],
+            **self.counts,
             matched=self.matched,
             exact=exact,
             examples=tuple(t for _, _, t in self.best),

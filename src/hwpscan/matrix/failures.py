@@ -1,18 +1,11 @@
 """Why an extractor failed, in the same words whatever route it ran by.
 
-A Python extractor run in our worker reports its exception directly; a command
-extractor leaves a traceback or a Rust panic message on stderr and an exit status. Both
-are turned into one status word and one reason here, so a failure reads the same way
-either way:
-
-- an ``Exception`` is ``error``; a ``BaseException`` that is not one (a Rust panic
-  surfaced through PyO3, ``SystemExit``, ``KeyboardInterrupt``), a Rust panic, a signal
-  or an exit status above 128 (a shell reporting a signal) is ``crashed``;
-- a missing Python module (``ModuleNotFoundError``, ``No module named ...``) is
-  ``not-installed``.
-
-The reason keeps the exception's type and message and the traceback's last frame:
-``ValueError: bad record (at reader.py:41 in parse)``.
+A Python extractor in our worker reports its exception; a command leaves a traceback or
+a Rust panic on stderr and an exit status. Both become one status and one reason: an
+``Exception`` is ``error``; a ``BaseException`` that is not one (a PyO3 panic,
+``SystemExit``...), a Rust panic, a signal or an exit status above 128 is ``crashed``; a
+missing module is ``not-installed``. The reason keeps the exception's type, message and
+last frame: ``ValueError: bad record (at reader.py:41 in parse)``.
 
 >>> status, reason = explain_exit(1, b'Traceback (most recent call last):\\n'
 ...     b'  File "/x/t.py", line 3, in <module>\\n    import hwp_magic\\n'
@@ -79,22 +72,17 @@ def describe_exception(type_name: str, message: str, where: str | None = None) -
     return _cut(f"{text} (at {where})" if where else text)
 
 
-def frame(filename: str, line: int | str, func: str) -> str:
-    """How a traceback frame is named in a reason: the file's base name, line, function."""
-    return f"{os.path.basename(filename)}:{line} in {func}"
-
-
 def explain_message(message: str) -> tuple[Status, str]:
     """A failure message a batch tool wrote for one file, as (status, reason).
 
     >>> explain_message("ValueError: bad record")
     ('error', 'ValueError: bad record')
     """
-    match = _EXC_RE.match(message.strip())
-    if match and match.group("message") is not None:
-        status = exception_status(match.group("type"), match.group("message"))
-        return status, _cut(message.strip())
-    return "error", _cut(message.strip())
+    text = message.strip()
+    match = _EXC_RE.match(text)
+    if match and match["message"] is not None:
+        return exception_status(match["type"], match["message"]), _cut(text)
+    return "error", _cut(text)
 
 
 def explain_exit(code: int, stderr: bytes, who: str = "command") -> tuple[Status, str]:
@@ -135,7 +123,8 @@ def _from_traceback(text: str) -> tuple[Status, str] | None:
     for line in lines[starts[-1] + 1 :]:
         frame_match = _FRAME_RE.match(line)
         if frame_match:
-            where = frame(frame_match["file"], frame_match["line"], frame_match["func"])
+            file, line_no = os.path.basename(frame_match["file"]), frame_match["line"]
+            where = f"{file}:{line_no} in {frame_match['func']}"  # as the worker names it
             continue
         if not line or line[0].isspace():
             continue

@@ -58,12 +58,9 @@ FAILED = frozenset({"empty", "timeout", "crashed", "error"})
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """What running one extractor on one file gave, before any comparison.
-
-    ``status`` is ``ok`` (``text`` holds the text, lone surrogates included), or
-    ``timeout``, ``crashed``, ``error``, ``not-installed`` with a ``reason``.
-    ``invalid_bytes`` counts bytes of a command's output that were not UTF-8.
-    """
+    """What running one extractor on one file gave: ``ok`` with its ``text`` (lone
+    surrogates included), or a failure status with a ``reason``. ``invalid_bytes``
+    counts bytes of a command's output that were not UTF-8."""
 
     status: RowStatus
     text: str | None = None
@@ -76,29 +73,18 @@ class Extraction:
 class MatrixRow:
     """One file run through one extractor, compared with the reference view.
 
-    ``chars`` (line ends not counted, as in the scan: :func:`.compare.count_chars`),
-    ``surrogates`` and ``replacement_chars`` count what the extractor returned. The
-    alignment with the reference (see :mod:`hwpscan.matrix.compare`) gives the defect
-    classes:
-
-    - **leaked** (``leaked``): surrogates and U+FFFD beyond the document's own
-      (``reference_surrogates``, ``reference_replacement_chars``: truly lone halves,
-      U+FFFD typed by its author), control-code data decoded as text
-      (``control_chars``) and bytes of output that were not UTF-8 (``invalid_bytes``);
-    - **lost** (``dropped_chars``, of which ``lost_pua`` private-use): document
-      characters missing, with nothing but markup syntax in their place, or beyond
-      what stands in for them;
-    - **replaced** (``changed_chars``, of which ``replaced_pua``): document characters
-      with a character or a placeholder in their place, one for one;
-    - **markup** (``markup_chars``): Markdown/HTML syntax, entities, URLs, placeholders;
-      ``extra_chars``: other text that is not in the document.
+    ``chars`` (line ends not counted: :func:`.compare.count_chars`), ``surrogates`` and
+    ``replacement_chars`` count what the extractor returned. The classes (see
+    :mod:`hwpscan.matrix.compare`): **leaked** is surrogates and U+FFFD beyond the
+    document's own (``reference_*``), ``control_chars`` and ``invalid_bytes``; **lost**
+    is ``dropped_chars`` (``lost_pua`` of them private-use); **replaced** is
+    ``changed_chars`` (``replaced_pua``); then ``markup_chars`` and ``extra_chars``.
 
     ``guilty`` means leaked or lost (or a failure on a file our reader could read);
-    with ``strict_markup`` replaced, markup and extra text count too. ``compared``
-    says whether there was a reference; ``exact`` is False when the alignment ran out
-    of budget (some text was then counted as replaced, never as lost).
-    ``examples`` are ordered by severity (surrogates and PUA first); ``class_examples``
-    holds up to five per class.
+    with ``strict_markup`` replaced, markup and extra text count too. ``compared``: there
+    was a reference; ``exact``: the alignment kept within its budget. ``examples`` are
+    ordered by severity (surrogates and PUA first); ``class_examples`` holds up to five
+    per class.
     """
 
     path: str
@@ -353,8 +339,7 @@ def _emptiness(
 def _leak_first(
     text: str, diff: Comparison, *, leaked: bool
 ) -> tuple[tuple[str, ...], dict[str, tuple[str, ...]]]:
-    """The comparison's examples, led by where a surrogate leaked when one did (the most
-    severe example)."""
+    """The comparison's examples, led by where a surrogate leaked when one did."""
     examples = diff.examples
     by_class = dict(diff.by_class)
     if leaked:
@@ -403,10 +388,8 @@ SUMMARY_CLASSES = ("leaked", "lost", "lost_pua", "replaced", "replaced_pua", "ma
 @dataclass(frozen=True, slots=True)
 class ParserSummary:
     """How one extractor did over a run: files seen, judged (a reference existed and the
-    extractor is installed), guilty, failed, and why it did not run when it is missing.
-
-    ``files_with`` counts judged files per defect class, ``totals`` the characters.
-    """
+    extractor is installed), guilty, failed, and why it did not run when it is missing;
+    ``files_with`` counts judged files per defect class, ``totals`` the characters."""
 
     parser: str
     files: int = 0
@@ -446,49 +429,29 @@ def summarize(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list
     >>> s.files, s.judged, s.guilty, s.failed
     (3, 2, 1, 1)
     """
-    tallies: dict[str, dict[str, Any]] = {}
+    groups: dict[str, list[MatrixRow]] = {}
     for row in rows:
-        t = tallies.setdefault(
-            row.parser,
-            {
-                "files": 0,
-                "judged": 0,
-                "guilty": 0,
-                "missing": 0,
-                "failed": 0,
-                "inexact": 0,
-                "with": dict.fromkeys(SUMMARY_CLASSES, 0),
-                "totals": dict.fromkeys(SUMMARY_CLASSES, 0),
-            },
+        groups.setdefault(row.parser, []).append(row)
+    out = []
+    for name, mine in groups.items():
+        missing = [r for r in mine if r.status == "not-installed"]
+        judged = [r for r in mine if r.status != "not-installed" and r.compared]
+        counts = [r.counts() for r in judged]
+        out.append(
+            ParserSummary(
+                name,
+                files=len(mine),
+                judged=len(judged),
+                guilty=sum(r.is_guilty(strict_markup=strict_markup) for r in judged),
+                not_installed=len(missing),
+                missing_reason=missing[0].reason if missing else None,
+                failed=sum(r.failed for r in judged),
+                files_with={k: sum(bool(c[k]) for c in counts) for k in SUMMARY_CLASSES},
+                totals={k: sum(c[k] for c in counts) for k in SUMMARY_CLASSES},
+                inexact=sum(not r.exact for r in judged),
+            )
         )
-        t["files"] += 1
-        if row.status == "not-installed":
-            t["missing"] += 1
-            t.setdefault("reason", row.reason)
-        elif row.compared:
-            t["judged"] += 1
-            t["guilty"] += row.is_guilty(strict_markup=strict_markup)
-            t["failed"] += row.failed
-            t["inexact"] += not row.exact
-            for name, n in row.counts().items():
-                if name in t["with"]:
-                    t["with"][name] += bool(n)
-                    t["totals"][name] += n
-    return [
-        ParserSummary(
-            name,
-            t["files"],
-            t["judged"],
-            t["guilty"],
-            t["missing"],
-            t.get("reason"),
-            t["failed"],
-            t["with"],
-            t["totals"],
-            t["inexact"],
-        )
-        for name, t in tallies.items()
-    ]
+    return out
 
 
 def ranking(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list[ParserSummary]:

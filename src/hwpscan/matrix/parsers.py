@@ -12,14 +12,12 @@ Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner
 - batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
   paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
 
-What pyhwp 0.1b15 (PyPI) makes of a file, pinned in ``tests/matrix/test_pyhwp_compat.py``:
-it merges surrogate pairs (PUA characters come back whole, so it is no defective
-parser of the incident's kind), but each table becomes the placeholder ``<표>`` and
-each drawing object, text boxes included, ``<그림>`` (their text is lost, PUA
-characters with it: the matrix counts that as changed characters); tabs, line breaks
-and non-breaking spaces are dropped; and one truly lone half anywhere it decodes text
-(a body paragraph, even a DocInfo style name) fails the whole file with ``ParseError``:
-it never leaks a lone surrogate, it gives no text at all.
+What pyhwp 0.1b15 makes of a file (pinned in ``tests/matrix/test_pyhwp_compat.py``): it
+merges surrogate pairs, so it is no defective parser of the incident's kind, but each
+table becomes ``<표>`` and each drawing object, text boxes included, ``<그림>`` (their
+text lost, PUA characters with it); tabs, line breaks and non-breaking spaces are
+dropped; and one truly lone half anywhere it decodes text fails the whole file with
+``ParseError``: no text at all rather than a leaked half.
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
@@ -123,13 +121,8 @@ class ParserSpec:
         >>> spec.batch_command([Path("a.hwp"), Path("b c.hwp")])
         ['tool', '-q', 'a.hwp', 'b c.hwp']
         """
-        out: list[str] = []
-        for arg in self.argv:
-            if arg == PATHS_FIELD:
-                out.extend(str(p) for p in paths)
-            else:
-                out.append(arg)
-        return out
+        many = [str(p) for p in paths]
+        return [x for arg in self.argv for x in (many if arg == PATHS_FIELD else [arg])]
 
 
 _HERE = __name__
@@ -235,34 +228,21 @@ def split_batch_output(data: bytes, paths: Sequence[Path]) -> list[bytes | str |
     >>> split_batch_output(out, [Path("a.hwp"), Path("b.hwp"), Path("c.hwp")])
     [b'\xea\xb0\x80\n', 'ValueError: bad', None]
     """
-    found: list[tuple[int, int, int, bytes | str]] = []  # (index, start, end of header, kind)
+    found: list[tuple[int, int, int, bytes | None]] = []  # (index, header, body, message)
     pos = 0
     for i, path in enumerate(paths):
-        head = RS + os.fsencode(path)
-        at = pos
-        while True:
-            at = data.find(head, at)
-            if at < 0 or at + len(head) >= len(data) or data[at + len(head)] in b"\n\x1f":
-                break
-            at += 1
-        if at < 0:
-            continue
-        end = at + len(head)
-        if data[end : end + 1] == US:
-            line_end = data.find(b"\n", end)
-            line_end = len(data) if line_end < 0 else line_end
-            message = data[end + 1 : line_end].decode("utf-8", "backslashreplace").strip()
-            found.append((i, at, line_end + 1, message or "the tool reported a failure"))
-        else:
-            found.append((i, at, end + 1, b""))
-        pos = found[-1][2]
+        header = re.escape(RS + os.fsencode(path)) + rb"(?:\x1f([^\n]*))?(?:\n|\Z)"
+        match = re.compile(header).search(data, pos)
+        if match:
+            found.append((i, match.start(), match.end(), match[1]))
+            pos = match.end()
     parts: list[bytes | str | None] = [None] * len(paths)
-    for n, (i, _, body, kind) in enumerate(found):
-        if isinstance(kind, str):
-            parts[i] = kind
-            continue
-        stop = found[n + 1][1] if n + 1 < len(found) else len(data)
-        parts[i] = data[body:stop]
+    for n, (i, _, body, message) in enumerate(found):
+        if message is not None:
+            why = message.decode("utf-8", "backslashreplace").strip()
+            parts[i] = why or "the tool reported a failure"
+        else:
+            parts[i] = data[body : found[n + 1][1] if n + 1 < len(found) else len(data)]
     return parts
 
 

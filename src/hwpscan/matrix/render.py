@@ -140,10 +140,11 @@ def _headline(s: ParserSummary, strict_markup: bool) -> str:
         line = f"{s.parser}: guilty on {s.guilty:,} of {s.judged:,} readable files"
     else:
         line = f"{s.parser}: clean on all {s.judged:,} readable files"
-    parts = []
-    for key, label in (("leaked", "leaked"), ("lost", "lost"), ("lost_pua", "PUA lost")):
-        if s.files_with.get(key):
-            parts.append(f"{label} on {s.files_with[key]:,}")
+    parts = [
+        f"{label} on {s.files_with[key]:,}"
+        for key, label in (("leaked", "leaked"), ("lost", "lost"), ("lost_pua", "PUA lost"))
+        if s.files_with.get(key)
+    ]
     if s.failed:
         parts.append(f"failed on {s.failed:,}")
     unjudged = s.files - s.judged - s.not_installed
@@ -151,14 +152,15 @@ def _headline(s: ParserSummary, strict_markup: bool) -> str:
         parts.append(f"{unjudged:,} file{'s' if unjudged != 1 else ''} without a reference")
     if parts:
         line += f" ({', '.join(parts)})"
-    notes = []
-    for key, label in (
-        ("replaced", "replaced text"),
-        ("markup", "markup"),
-        ("extra", "extra text"),
-    ):
-        if s.files_with.get(key):
-            notes.append(f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)")
+    notes = [
+        f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)"
+        for key, label in (
+            ("replaced", "replaced text"),
+            ("markup", "markup"),
+            ("extra", "extra text"),
+        )
+        if s.files_with.get(key)
+    ]
     if notes:
         tail = "" if strict_markup else " — not counted as guilt (--strict-markup counts it)"
         line += "; " + ", ".join(notes) + tail

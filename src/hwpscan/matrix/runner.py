@@ -1,24 +1,20 @@
 """Run every extractor on every file, each in a subprocess with a timeout.
 
-Real extractors hang, return an empty string for every file, or die with exceptions
-that are not ``Exception`` subclasses (a Rust panic surfaced through PyO3 is a
-``BaseException``). Each of those becomes a row with its reason; none ends the run.
-Failures read the same whichever route an extractor ran by
-(:mod:`~hwpscan.matrix.failures`).
+Real extractors hang, return nothing, or die with exceptions that are not ``Exception``
+subclasses (a Rust panic surfaced through PyO3 is a ``BaseException``). Each of those is
+a row with its reason, worded the same whichever route the extractor ran by
+(:mod:`~hwpscan.matrix.failures`); none ends the run.
 
 Python extractors run in child processes of the isolation engine (a
-:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`),
-which hand the text back pickled (lossless, lone surrogates included). A child serves
-one extractor file after file (its imports are paid once, not counted in any file's
-time) and is killed and replaced after a timeout or a crash; ``isolate=True`` gives
-every file a fresh process instead. Such a child gets a scrubbed environment and its
-own process group, as commands do. Commands run directly, without a shell, *jobs* at a
-time: once per file for ``{path}``, or for many files at once for ``{paths}`` (output
-framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a batch that fails is
-run again one file at a time, so the failure lands on the file that caused it). Their
-stdout is decoded the same way, undecodable bytes counted. Each subprocess gets its own
-process group, so a timeout kills whatever it started too, and a scrubbed environment:
-no API key, no cloud credential (:func:`~hwpscan.redaction.scrubbed_environment`).
+:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`)
+that hand the text back pickled (lone surrogates intact). A child serves one extractor
+file after file (its imports paid once, not counted in any file's time) and is replaced
+after a timeout or a crash; ``isolate=True`` gives every file a fresh one. Commands run
+directly, without a shell: once per file for ``{path}``, or for many files at once for
+``{paths}`` (output framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a
+batch that fails is run again file by file, so the failure lands on its file). Every
+subprocess gets its own process group (a timeout kills what it started too) and a
+scrubbed environment (:func:`~hwpscan.redaction.scrubbed_environment`).
 
 The reference text of each file is our ``strict`` view, obtained the same way (and
 shared with the ``strict`` row when that extractor is asked for).
@@ -28,19 +24,19 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from hwpscan.execution import process_groups
 from hwpscan.execution.guard_process import STARTUP_GRACE as GUARD_STARTUP_GRACE
 from hwpscan.execution.guard_process import Guard
-from hwpscan.execution.process_groups import Finished, kill_group, run_captured
+from hwpscan.execution.process_groups import Finished, run_captured
 from hwpscan.execution.process_pool import Stopped
 from hwpscan.matrix import worker as worker_protocol
 from hwpscan.matrix.failures import describe_exception, explain_exit, explain_message
@@ -49,7 +45,7 @@ from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_b
 from hwpscan.redaction import scrubbed_environment
 from hwpscan.scanning.inputs import display_path
 
-__all__ = ["WorkerPool", "kill_group", "run_batch", "run_extractor", "run_matrix"]
+__all__ = ["WorkerPool", "run_batch", "run_extractor", "run_matrix"]
 
 DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
@@ -62,20 +58,18 @@ STARTUP_GRACE = GUARD_STARTUP_GRACE
 EXTRACTOR_TASK = "hwpscan.matrix.worker:extractor"
 
 
-def _run(argv: Sequence[str], *, timeout: float) -> Finished:
-    """Run *argv* in a new process group, capturing its output; on timeout (or a
-    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too).
-    It gets our environment without the API key or anything else that looks secret
-    (:func:`~hwpscan.redaction.scrubbed_environment`, as ``--tool-cmd`` does)."""
-    return run_captured(argv, timeout=timeout, env=scrubbed_environment())
-
-
 def run_extractor(
-    spec: ParserSpec, path: Path, *, timeout: float, workdir: Path, pool: WorkerPool | None = None
+    spec: ParserSpec,
+    path: Path,
+    *,
+    timeout: float,
+    workdir: Path | None = None,
+    pool: WorkerPool | None = None,
 ) -> Extraction:
     """Run one extractor on one file; never raises for what the extractor does.
 
     Python extractors run in a worker from *pool* (a fresh one-shot worker without it).
+    The extractor processes write no files of ours: *workdir* is not used.
     """
     missing = spec.missing()
     if missing is not None:
@@ -83,7 +77,7 @@ def run_extractor(
     if spec.kind == "command":
         return _run_command(spec, path, timeout)
     if pool is None:
-        with WorkerPool(workdir, max_files=1) as one:
+        with WorkerPool(max_files=1) as one:
             return one.extract(spec, path, timeout)
     return pool.extract(spec, path, timeout)
 
@@ -94,24 +88,32 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
     done = _start(spec.command(path), timeout)
     if isinstance(done, Extraction):
         return done
-    if done.returncode is None:
-        return Extraction(
-            "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=done.seconds
-        )
-    if done.returncode != 0:
-        status, reason = explain_exit(done.returncode, done.stderr)
-        return Extraction(status, reason=reason, seconds=done.seconds)
-    return _decoded(done.stdout, done.seconds)
+    if done.returncode == 0:
+        return _decoded(done.stdout, done.seconds)
+    return _failed(done, timeout)
 
 
 def _start(argv: Sequence[str], timeout: float) -> Finished | Extraction:
-    """Run *argv* (see :func:`_run`); the extraction to report when it cannot start."""
+    """Run *argv* in a new process group, capturing its output; on timeout (or a
+    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too). It
+    gets our environment without the API key or anything else that looks secret
+    (:func:`~hwpscan.redaction.scrubbed_environment`, as ``--tool-cmd`` does). The
+    extraction to report when it cannot start."""
     try:
-        return _run(argv, timeout=timeout)
+        return run_captured(argv, timeout=timeout, env=scrubbed_environment())
     except FileNotFoundError:
         return Extraction("not-installed", reason=f"command not found: {argv[0]}")
     except OSError as exc:
         return Extraction("error", reason=f"cannot start {argv[0]}: {exc.strerror or exc}")
+
+
+def _failed(done: Finished, limit: float) -> Extraction:
+    """A command that timed out (after *limit* seconds) or exited non-zero."""
+    if done.returncode is None:
+        why = f"no answer within {limit:g} s (killed)"
+        return Extraction("timeout", reason=why, seconds=done.seconds)
+    status, reason = explain_exit(done.returncode, done.stderr)
+    return Extraction(status, reason=reason, seconds=done.seconds)
 
 
 def _decoded(data: bytes, seconds: float) -> Extraction:
@@ -125,7 +127,8 @@ def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> lis
 
     The batch may take *timeout* seconds per file. A batch that times out, dies or
     exits non-zero without a section for every file is run again one file at a time,
-    so a hang or a crash is the row of the file that caused it.
+    so a hang or a crash is the row of the file that caused it. (A tool that exits
+    non-zero after a section per file, because some file failed, is taken at its word.)
     """
     missing = spec.missing()
     if missing is not None:
@@ -134,25 +137,14 @@ def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> lis
     done = _start(spec.batch_command(paths), limit)
     if isinstance(done, Extraction):  # it did not start
         return [done for _ in paths]
-    parts = split_batch_output(done.stdout, paths) if done.returncode is not None else []
-    if _batch_complete(done, parts):
+    code = done.returncode
+    parts = split_batch_output(done.stdout, paths) if code is not None else []
+    if code == 0 or (code is not None and code > 0 and None not in parts):
         share = done.seconds / max(1, len(paths))
         return [_batch_section(part, share) for part in parts]
     if len(paths) > 1:  # find the file that caused it
         return [got for path in paths for got in run_batch(spec, [path], timeout=timeout)]
-    if done.returncode is None:
-        why = f"no answer within {limit:g} s (killed)"
-        return [Extraction("timeout", reason=why, seconds=done.seconds)]
-    status, reason = explain_exit(done.returncode, done.stderr)
-    return [Extraction(status, reason=reason, seconds=done.seconds)]
-
-
-def _batch_complete(done: Finished, parts: Sequence[bytes | str | None]) -> bool:
-    """The batch's answer stands: exit 0, or a non-zero exit after a section per file
-    (a tool that exits 1 when some file failed)."""
-    if done.returncode is None:
-        return False
-    return done.returncode == 0 or (done.returncode > 0 and all(p is not None for p in parts))
+    return [_failed(done, limit)]
 
 
 def _batch_section(part: bytes | str | None, seconds: float) -> Extraction:
@@ -175,8 +167,7 @@ class WorkerPool:
     ``max_files=1`` gives a fresh process for every file (full isolation).
     """
 
-    def __init__(self, workdir: Path, *, max_files: int = 0) -> None:
-        self.workdir = workdir
+    def __init__(self, *, max_files: int = 0) -> None:
         self.max_files = max_files
         self._local = threading.local()
         self._all: list[Guard] = []
@@ -191,16 +182,14 @@ class WorkerPool:
 
     def _guard(self, spec: ParserSpec) -> Guard:
         """This thread's guard for *spec*."""
-        if not hasattr(self._local, "guards"):
-            self._local.guards = {}
-        mine: dict[str, Guard] = self._local.guards
+        mine: dict[str, Guard] = self._local.__dict__.setdefault("guards", {})
         guard = mine.get(spec.name)
         if guard is None:
             guard = mine[spec.name] = Guard(
                 EXTRACTOR_TASK,
                 None,  # each file's limit is set as it is asked for
                 setup=spec.target,
-                env=scrubbed_environment(),  # third-party code: no secret of ours, see _run
+                env=scrubbed_environment(),  # third-party code: no secret of ours
                 own_group=True,  # a timeout kills what it started too
                 keep_stderr=True,  # a crash's reason is in it
             )
@@ -242,16 +231,16 @@ class WorkerPool:
 
 def _stopped(stopped: Stopped, timeout: float, startup: float, seconds: float) -> Extraction:
     """The extraction of a file whose extractor process overran, or died."""
-    if stopped.starting:
-        if stopped.why == "timeout":
+    if stopped.why == "timeout":
+        if stopped.starting:
             why = f"extractor process did not start within {startup:g} s (killed)"
             return Extraction("timeout", reason=why)
-        reason = explain_exit(stopped.returncode or 0, stopped.stderr, "extractor process")[1]
-        return Extraction("crashed", reason=f"extractor process did not start: {reason}")
-    if stopped.why == "timeout":
-        why = f"no answer within {timeout:g} s (killed)"
-        return Extraction("timeout", reason=why, seconds=seconds)
+        return Extraction(
+            "timeout", reason=f"no answer within {timeout:g} s (killed)", seconds=seconds
+        )
     reason = explain_exit(stopped.returncode or 0, stopped.stderr, "extractor process")[1]
+    if stopped.starting:
+        return Extraction("crashed", reason=f"extractor process did not start: {reason}")
     return Extraction("crashed", reason=reason, seconds=seconds)
 
 
@@ -261,27 +250,17 @@ def _outcome(code: int, info: dict[str, Any], text: str | None, seconds: float) 
         return Extraction("ok", text=text, seconds=seconds)
     kind = str(info.get("type") or "")
     message = str(info.get("message") or "")
-    where = info.get("where")
     if code == worker_protocol.NOT_INSTALLED:
         return Extraction("not-installed", reason=message, seconds=seconds)
     status: RowStatus = "crashed" if code == worker_protocol.BASE_RAISED else "error"
     if code == worker_protocol.BAD_RESULT or not kind or message.startswith("cannot load"):
         return Extraction(status, reason=message, seconds=seconds)
-    return Extraction(status, reason=describe_exception(kind, message, where), seconds=seconds)
+    reason = describe_exception(kind, message, info.get("where"))
+    return Extraction(status, reason=reason, seconds=seconds)
 
 
-class _Part:
-    """One file's share of a batch: a future-like view of one item of a list."""
-
-    def __init__(self, batch: Future[list[Extraction]], index: int) -> None:
-        self.batch = batch
-        self.index = index
-
-    def result(self) -> Extraction:
-        return self.batch.result()[self.index]
-
-
-_Pending = Future[Extraction] | _Part
+#: What a file's extraction will be, once it is in.
+_Pending = Callable[[], Extraction]
 
 
 class _Batcher:
@@ -289,9 +268,11 @@ class _Batcher:
     batch when its first file is asked for."""
 
     def __init__(
-        self, spec: ParserSpec, paths: Sequence[Path], size: int, submit: Callable[..., Any]
+        self,
+        paths: Sequence[Path],
+        size: int,
+        submit: Callable[[list[Path]], Future[list[Extraction]]],
     ) -> None:
-        self.spec = spec
         self.submit = submit
         self.batches: list[list[Path]] = []
         self.where: list[tuple[int, int]] = []  # file index -> (batch, position)
@@ -309,13 +290,14 @@ class _Batcher:
             self.batches.append(current)
         self.futures: dict[int, Future[list[Extraction]]] = {}
 
-    def part(self, index: int) -> _Part:
+    def part(self, index: int) -> _Pending:
         batch, position = self.where[index]
         if batch not in self.futures:
             self.futures[batch] = self.submit(self.batches[batch])
+        future = self.futures[batch]
         if position == len(self.batches[batch]) - 1:  # the last file: forget the batch
-            return _Part(self.futures.pop(batch), position)
-        return _Part(self.futures[batch], position)
+            del self.futures[batch]
+        return lambda: future.result()[position]
 
 
 def batch_size(files: int, jobs: int) -> int:
@@ -325,9 +307,6 @@ def batch_size(files: int, jobs: int) -> int:
     (64, 3, 1)
     """
     return max(1, min(BATCH_FILES, math.ceil(files / max(1, jobs))))
-
-
-_Task = tuple[Path, _Pending, dict[str, _Pending]]
 
 
 def run_matrix(
@@ -342,74 +321,57 @@ def run_matrix(
     """Rows for every file (in order) and every extractor (in the order given), each
     yielded (and passed to *on_row*) as soon as that file's extractions are all in.
 
-    *jobs* extractions run at once. *paths* are files (use
-    :func:`hwpscan.scanning.inputs.collect_files` to expand folders). Python extractors keep a
-    worker process across files (restarted after a timeout or a crash); with *isolate*
-    each file gets a fresh process, so no state can carry over from one file to the
-    next. ``{paths}`` commands get files in batches (:func:`batch_size`).
+    *jobs* extractions run at once over *paths*, files (not folders). Python extractors
+    keep a worker process across files; with *isolate* each file gets a fresh one, so
+    no state carries over. ``{paths}`` commands get files in batches (:func:`batch_size`).
     """
     jobs = max(1, jobs)
     paths = list(paths)
-    with tempfile.TemporaryDirectory(prefix="hwpscan-matrix-") as tmp:
-        workdir = Path(tmp)
-        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix")
-        workers = WorkerPool(workdir, max_files=1 if isolate else 0)
-        size = batch_size(len(paths), jobs)
-        batchers = {
-            spec.name: _Batcher(
-                spec,
-                paths,
-                size,
-                lambda chunk, spec=spec: pool.submit(run_batch, spec, chunk, timeout=timeout),
-            )
-            for spec in parsers
-            if spec.kind == "command" and spec.batch
-        }
-        ahead = jobs + 1 + (size * jobs if batchers else 0)
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix")
+    workers = WorkerPool(max_files=1 if isolate else 0)
+    size = batch_size(len(paths), jobs)
 
-        def submit(index: int) -> _Task:
-            path = paths[index]
+    def submit_batch(spec: ParserSpec, chunk: list[Path]) -> Future[list[Extraction]]:
+        return pool.submit(run_batch, spec, chunk, timeout=timeout)
 
-            def run(spec: ParserSpec) -> _Pending:
-                if spec.name in batchers:
-                    return batchers[spec.name].part(index)
-                return pool.submit(
-                    run_extractor, spec, path, timeout=timeout, workdir=workdir, pool=workers
-                )
+    batchers = {
+        spec.name: _Batcher(paths, size, partial(submit_batch, spec))
+        for spec in parsers
+        if spec.kind == "command" and spec.batch
+    }
+    ahead = jobs + 1 + (size * jobs if batchers else 0)
 
-            futures = {spec.name: run(spec) for spec in parsers}
-            pairs = zip(parsers, futures.values(), strict=True)
-            shared = next((f for s, f in pairs if s == REFERENCE), None)
-            return path, shared or run(REFERENCE), futures
+    def run(spec: ParserSpec, index: int) -> _Pending:
+        if spec.name in batchers:
+            return batchers[spec.name].part(index)
+        return pool.submit(run_extractor, spec, paths[index], timeout=timeout, pool=workers).result
 
-        try:
-            window: deque[_Task] = deque()
-            following = 0
-            while following < len(paths) and len(window) < ahead:
+    def submit(index: int) -> tuple[Path, _Pending, dict[str, _Pending]]:
+        futures = {spec.name: run(spec, index) for spec in parsers}
+        pairs = zip(parsers, futures.values(), strict=True)
+        shared = next((f for s, f in pairs if s == REFERENCE), None)
+        return paths[index], shared or run(REFERENCE, index), futures
+
+    try:
+        window = deque(submit(i) for i in range(min(ahead, len(paths))))
+        following = len(window)
+        while window:
+            path, pending_ref, futures = window.popleft()
+            if following < len(paths):
                 window.append(submit(following))
                 following += 1
-            while window:
-                path, ref_future, futures = window.popleft()
-                if following < len(paths):
-                    window.append(submit(following))
-                    following += 1
-                ref = ref_future.result()
-                reference = ref.text if ref.status == "ok" else None
-                shown = display_path(path)
-                for spec in parsers:
-                    row = build_row(
-                        shown,
-                        spec.name,
-                        futures[spec.name].result(),
-                        reference,
-                        ref_reason=ref.reason,
-                    )
-                    if on_row is not None:
-                        on_row(row)
-                    yield row
-        except BaseException:  # Ctrl-C or SIGTERM: the threads' commands never see it
-            process_groups.kill_running()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            workers.close()
+            ref = pending_ref()
+            reference = ref.text if ref.status == "ok" else None
+            shown = display_path(path)
+            for spec in parsers:
+                got = futures[spec.name]()
+                row = build_row(shown, spec.name, got, reference, ref_reason=ref.reason)
+                if on_row is not None:
+                    on_row(row)
+                yield row
+    except BaseException:  # Ctrl-C or SIGTERM: the threads' commands never see it
+        process_groups.kill_running()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        workers.close()

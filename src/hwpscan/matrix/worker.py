@@ -1,20 +1,13 @@
 """What a matrix extractor's child process runs: one Python extractor, file after file.
 
-The parser matrix (:mod:`hwpscan.matrix.runner`) runs each Python extractor in a
-child of the isolation engine (:class:`~hwpscan.execution.guard_process.Guard`, task
-:func:`extractor`, set up with ``MODULE:FUNCTION``): the function is imported once as
-the child starts (not counted in any file's time), then called with each file's path
-as ``str``. Each file's answer is ``(code, info, text)``: the text as the extractor
-returned it (lone surrogates reach the parent intact in the pickle), or why there is
-none.
-
+The parser matrix (:mod:`hwpscan.matrix.runner`) runs each Python extractor in a child
+of the isolation engine (:class:`~hwpscan.execution.guard_process.Guard`, task
+:func:`extractor`, set up with ``MODULE:FUNCTION``): the function is imported once as the
+child starts, then called with each file's path. Each answer is ``(code, info, text)``:
+the text as returned (lone surrogates survive the pickle), or why there is none.
 Whatever the function raises is an answer, ``BaseException`` subclasses included (a
-Rust panic surfaced through PyO3 is one, so are ``SystemExit`` and
-``KeyboardInterrupt``); after one of those the parent ends the child, since the
-extension's state may be poisoned, and the next file gets a fresh one. Hangs,
-segfaults and ``os._exit`` are the engine's to notice.
-
-Kept light: importing this module imports nothing of hwpscan beyond the package root.
+PyO3 panic, ``SystemExit``); after one of those the parent replaces the child, whose
+state may be poisoned. Hangs, segfaults and ``os._exit`` are the engine's to notice.
 """
 
 from __future__ import annotations
@@ -68,16 +61,6 @@ def _where(exc: BaseException) -> str | None:
     return f"{os.path.basename(last.filename)}:{last.lineno} in {last.name}"
 
 
-def _load(target: str) -> tuple[Callable[[str], Any] | None, tuple[int, Info] | None]:
-    try:
-        return load(target), None
-    except ModuleNotFoundError as exc:
-        return None, (NOT_INSTALLED, _info(exc))
-    except BaseException as exc:  # a broken plugin is a row, not a crash
-        code = RAISED if isinstance(exc, Exception) else BASE_RAISED
-        return None, (code, _info(exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}"))
-
-
 #: A file's answer: its code, what went wrong (empty when nothing did), its text.
 Answer = tuple[int, Info, str | None]
 
@@ -98,10 +81,14 @@ def extract(func: Callable[[str], Any], path: str) -> Answer:
 def extractor(target: str) -> Callable[[str], Answer]:
     """The task of a child serving the extractor *target* (``module:function``): loaded
     now; a load that fails answers every file with why (its ``phase`` is ``load``)."""
-    func, failure = _load(target)
-    if failure is not None:
-        code, info = failure
-        answer: Answer = code, {**info, "phase": "load"}, None
-        return lambda _path: answer
-    assert func is not None
-    return lambda path: extract(func, path)
+    try:
+        func = load(target)
+    except ModuleNotFoundError as exc:
+        code, info = NOT_INSTALLED, _info(exc)
+    except BaseException as exc:  # a broken plugin is a row, not a crash
+        code = RAISED if isinstance(exc, Exception) else BASE_RAISED
+        info = _info(exc, f"cannot load {target}: {type(exc).__name__}: {_text(exc)}")
+    else:
+        return lambda path: extract(func, path)
+    answer: Answer = code, {**info, "phase": "load"}, None
+    return lambda _path: answer

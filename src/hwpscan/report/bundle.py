@@ -16,10 +16,10 @@ from hwpscan.atomic import atomic_file, atomic_write
 from hwpscan.history.records import RunInfo
 from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult
+from hwpscan.report.cells import pivot_counts
 from hwpscan.report.export import BOM, write_csv
 from hwpscan.report.html import html_chunks
 from hwpscan.report.junit import junit_xml
-from hwpscan.report.pivot import pivot_counts
 from hwpscan.report.summary import summary_markdown
 from hwpscan.report.verify_report import (
     date_verdicts,
@@ -115,14 +115,11 @@ def write_report(
 ) -> list[Path]:
     """Write the five report files into *out_dir* (created) and return their paths.
 
-    *matrix* rows (a parser matrix run with the scan) add the extractor table to
-    report.html and the ranking to summary.md. A verify run's report (its summary's
-    ``verdicts``, or *verify*: such a summary given directly) leads with the per-date
-    verdict table and evidence, and its junit.xml has one case per date. The report
-    of an interrupted run says it is partial (*partial*: in these words, as
-    :func:`partial_banner` gives them, at the top of report.html and summary.md). Every
-    file lists the results by date, then path (:func:`report_order`), whatever order
-    they came in.
+    *matrix* rows add the extractor table to report.html and the ranking to summary.md.
+    A verify run's report (its summary's ``verdicts``, or *verify*: such a summary)
+    leads with the per-date verdicts and evidence, and its junit.xml has one case per
+    date. *partial* (as :func:`partial_banner` words it) heads report.html and
+    summary.md of an interrupted run. Files are listed by :func:`report_order`.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -186,9 +183,6 @@ def write_run_report(
 ) -> list[Path]:
     """The report bundle of a run that just ended, in :func:`report_folder` (*verify*:
     a verify run's summary, for its verdicts even when the history could not keep it).
-
-    The files are listed by date, then path, whatever order they completed in. Returns
-    the paths written; an :class:`OSError` says why it could not.
-    """
+    Returns the paths written; an :class:`OSError` says why it could not."""
     folder = report_folder(report_dir, run)
     return write_report(results, folder, run=run, matrix=matrix, verify=verify, partial=partial)

@@ -30,12 +30,9 @@ def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
 
 
 def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
-    """A function that writes one line given in UTF-8
-    (:attr:`hwpscan.scanning.row_handoff.Row.data`) and flushes it at once: into *out*'s
-    byte buffer when it has one and adds nothing to a newline (POSIX), so the bytes go out as
-    they came; else decoded, into *out*.
-    A JSON line holds no newline, so several lines joined by newlines may be given at
-    once: the same bytes go out, in one write and one flush.
+    """A function that writes lines given in UTF-8 (:attr:`.row_handoff.Row.data`, one
+    or several joined by newlines) and flushes at once: into *out*'s byte buffer when it
+    has one and newlines need no translation (POSIX), else decoded, into *out*.
 
     >>> import io
     >>> out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="")
@@ -53,24 +50,17 @@ def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
     """
     raw = getattr(out, "buffer", None)
     if raw is None or os.linesep != "\n":  # no bytes below, or a text layer to translate
-        write_line = jsonl_line_sink(out)
-        return lambda data: write_line(data.decode("utf-8"))
+
+        def write_text(data: bytes) -> None:
+            out.write(data.decode("utf-8") + "\n")
+            out.flush()
+
+        return write_text
     out.flush()  # what the text layer holds goes first
 
     def write(data: bytes) -> None:
         raw.write(data + b"\n")
         raw.flush()
-
-    return write
-
-
-def jsonl_line_sink(out: IO[str]) -> Callable[[str], None]:
-    """A function that writes one line (:func:`~hwpscan.rowcodec.encode_row`) and
-    flushes it at once."""
-
-    def write(line: str) -> None:
-        out.write(line + "\n")
-        out.flush()
 
     return write
 
@@ -152,11 +142,9 @@ def repair_csv_row(result: FileResult) -> dict[str, object]:
 
 
 class _LfRows:
-    """A CSV writer's output with rows ended by ``\\n``. The writer is given ``\\r\\n``
-    as its line end so that it quotes every cell holding a bare ``\\r`` (with ``\\n``
-    alone it does not, and a spreadsheet starts a new row there: a file name could
-    forge a row, formula and all, past :func:`~hwpscan.rowcodec.spreadsheet_cell`);
-    the row's own ``\\r`` goes here.
+    """A CSV writer's output with rows ended by ``\\n``. The writer is given ``\\r\\n`` so
+    that it quotes every cell holding a bare ``\\r`` (a spreadsheet starts a row there: a
+    file name could forge one, formula and all); the row's own ``\\r`` goes here.
 
     >>> import io
     >>> out = io.StringIO()
@@ -172,14 +160,8 @@ class _LfRows:
         return self._out.write(row[:-2] + "\n" if row.endswith("\r\n") else row)
 
 
-def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> int:
+def write_csv(results: Iterable[FileResult], out: IO[str], *, bom: bool = True) -> None:
     """Write the BOM, a header and one row per result."""
-    return _drain(results, csv_sink(out, bom=bom))
-
-
-def _drain(results: Iterable[FileResult], sink: Callable[[FileResult], None]) -> int:
-    n = 0
+    write = csv_sink(out, bom=bom)
     for result in results:
-        sink(result)
-        n += 1
-    return n
+        write(result)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from hwpscan import __version__
@@ -29,7 +30,7 @@ from hwpscan.report.html_rows import (
     clean_entry,
     common_root,
     file_body,
-    json_script,
+    json_text,
     summarised,
 )
 from hwpscan.report.matrix_report import matrix_section
@@ -51,26 +52,19 @@ def _asset(name: str) -> str:
 
 
 def _meta(run: RunInfo | None, root: str = "") -> str:
-    run_id, kind, started = (run.id, run.kind, run.started) if run else (None, None, None)
-    args = run.args if run else None
-    rows = []
-    if run_id:
-        rows.append(("실행 run", run_id))
-    if kind:
-        rows.append(("종류 kind", kind))
-    if started:
-        rows.append(("시작 started", started))
-    if root:
-        rows.append(("폴더 folder", root))
-    if args:
-        shown = ", ".join(
-            f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in sorted(args.items())
-            if v not in (None, [], "", False)
-        )
-        if shown:
-            rows.append(("인자 args", shown[:160]))
-    return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows)
+    rows = (
+        [("실행 run", run.id), ("종류 kind", run.kind), ("시작 started", run.started)]
+        if run
+        else []
+    )
+    rows.append(("폴더 folder", root))
+    shown = ", ".join(
+        f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}"
+        for k, v in sorted((run.args if run else {}).items())
+        if v not in (None, [], "", False)
+    )
+    rows.append(("인자 args", shown[:160]))
+    return "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in rows if v)
 
 
 def _cards(f: Figures) -> str:
@@ -163,14 +157,12 @@ def html_chunks(
     strict_markup: bool = False,
     lead: str = "",
 ) -> Iterator[str]:
-    """The page in pieces, for writing as they come (with the parser matrix when
-    *matrix* has rows); files in the order given.
+    """The page in pieces, for writing as they come; files in the order given.
 
-    *run*: the stored run the results belong to (its id, kind, start and arguments are
-    shown in the header). *lead*: HTML (already escaped) that opens the page, before
-    the summary: a verify run's verdicts, a partial run's note. Files with findings are
-    rows of the file table; clean ones go to the compact, searchable list
-    (:func:`~hwpscan.report.html_rows.summarised`).
+    *run* (its id, kind, start and arguments) heads the page; *lead* is HTML, already
+    escaped, that opens it (a verify run's verdicts, a partial run's note); *matrix* rows
+    add the parser matrix. Files with findings are rows of the file table, clean ones go
+    to the compact, searchable list (:func:`~hwpscan.report.html_rows.summarised`).
     """
     f = figures(results)
     verdict_class, verdict = _verdict(f)
@@ -223,18 +215,10 @@ def html_chunks(
 def _clean_list(results: Sequence[FileResult], root: str) -> Iterator[str]:
     """The clean files as one JSON array (``[path, date, format, chars, pua, names]``
     each), written a thousand at a time."""
+    inner = (json_text(clean_entry(r, root)) for r in results if summarised(r))
     yield '<script type="application/json" id="clean-data">['
-    first = True
-    batch: list[str] = []
-    for r in results:
-        if not summarised(r):
-            continue
-        item = json_script(clean_entry(r, root))
-        inner = item[item.index(">") + 1 : -len("</script>")]
-        batch.append(inner if first else "," + inner)
-        first = False
-        if len(batch) >= 1000:
-            yield "".join(batch)
-            batch.clear()
-    yield "".join(batch)
+    sep = ""
+    while chunk := list(islice(inner, 1000)):
+        yield sep + ",".join(chunk)
+        sep = ","
     yield "]</script>"

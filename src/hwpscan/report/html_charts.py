@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from hwpscan.models import FileResult, Status
-from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE, cell_text
+from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE, cell_text, pivot_counts
 from hwpscan.report.html_common import (
     WEEKDAYS,
     WEEKDAYS_EN,
@@ -18,7 +18,6 @@ from hwpscan.report.html_common import (
     weekday_ko,
     weekday_label,
 )
-from hwpscan.report.pivot import pivot_counts
 
 __all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
 
@@ -44,15 +43,11 @@ def heatmap(results: Sequence[FileResult]) -> str:
     for day in dates:
         wd = weekday_ko(day)
         we = " we" if wd in "토일" and wd else ""
-        tds = []
-        day_files = day_bad = 0
-        for fmt in formats:
-            c = cells.get((day, fmt))
-            tds.append(heat_cell(day, fmt, c))
-            if c is not None:
-                day_files += c.files
-                day_bad += c.contaminated
-        day_unread = sum(cells[(day, f)].unreadable for f in formats if (day, f) in cells)
+        tds = "".join(heat_cell(day, fmt, cells.get((day, fmt))) for fmt in formats)
+        present = [cells[day, fmt] for fmt in formats if (day, fmt) in cells]
+        day_files, day_bad, day_unread = (
+            sum(getattr(c, k) for c in present) for k in ("files", "contaminated", "unreadable")
+        )
         pick = f'data-date="{e(day)}" tabindex="0" role="button" title="{e(day)}: {PICK_TITLE}"'
         state = (
             f'<span class="badge contaminated" {pick}>'
@@ -66,7 +61,7 @@ def heatmap(results: Sequence[FileResult]) -> str:
             state += f' <span class="badge other" {pick}>읽기 불가 unreadable {day_unread}</span>'
         rows.append(
             f'<tr data-date="{e(day)}"><th scope="row" {pick}>{e(day)}'
-            f'<span class="wd{we}">{e(weekday_label(day))}</span></th>{"".join(tds)}'
+            f'<span class="wd{we}">{e(weekday_label(day))}</span></th>{tds}'
             f'<td class="daystate">{state}</td></tr>'
         )
     return (
@@ -77,19 +72,14 @@ def heatmap(results: Sequence[FileResult]) -> str:
 
 def heat_cell(day: str, fmt: str, c: Any | None) -> str:
     """One heatmap cell; *c* is a row of :func:`pivot_counts` (None: no file)."""
-    if c is None:
-        return (
-            f'<td class="cell empty" data-date="{e(day)}" data-format="{e(fmt)}" data-files="0" '
-            f'data-contaminated="0" data-clean="0" data-unreadable="0" '
-            'title="파일 없음 no file">—</td>'
-        )
-    files, bad, clean, unread = c.files, c.contaminated, c.clean, c.unreadable
-    label = cell_text(files, bad, unread)
+    files, bad, clean, unread = (c.files, c.contaminated, c.clean, c.unreadable) if c else (0,) * 4
     attrs = (
         f'data-date="{e(day)}" data-format="{e(fmt)}" data-files="{files}" '
         f'data-contaminated="{bad}" data-clean="{clean}" data-unreadable="{unread}" '
-        f'title="{e(day)} {e(fmt)}: {e(label)}" tabindex="0"'
     )
+    if c is None:
+        return f'<td class="cell empty" {attrs}title="파일 없음 no file">—</td>'
+    attrs += f'title="{e(day)} {e(fmt)}: {e(cell_text(files, bad, unread))}" tabindex="0"'
     if unread == files:
         return (
             f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'

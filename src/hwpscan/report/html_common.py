@@ -52,11 +52,8 @@ def weekday_ko(day: str) -> str:
 
 def weekday_label(day: str) -> str:
     """The weekday of a ``YYYY-MM-DD`` date in Korean and English ('월 Mon'), or ''."""
-    try:
-        n = _date.fromisoformat(day).weekday()
-    except ValueError:
-        return ""
-    return f"{WEEKDAYS[n]} {WEEKDAYS_EN[n]}"
+    ko = weekday_ko(day)
+    return f"{ko} {WEEKDAYS_EN[WEEKDAYS.index(ko)]}" if ko else ""
 
 
 def share_colour(contaminated: int, files: int) -> str:

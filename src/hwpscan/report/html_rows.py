@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hwpscan.forensics.pua import pua_name
-from hwpscan.models import FileResult, Location, Status, TextStats
+from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 from hwpscan.report.html_common import STATUS_KO, e
 
@@ -28,6 +28,7 @@ __all__ = [
     "detail_data",
     "file_body",
     "json_script",
+    "json_text",
     "pua_label",
     "summarised",
 ]
@@ -75,17 +76,20 @@ def summarised(r: FileResult) -> bool:
     return r.status is Status.CLEAN and not r.lossy and not r.warnings
 
 
-def json_script(data: object, attrs: str = "") -> str:
-    """*data* as a ``<script type="application/json">`` the page reads: ``<`` escaped, so
-    no text in it can end the element; lone surrogates escaped, so it stays UTF-8.
+def json_script(data: object) -> str:
+    """*data* as a ``<script type="application/json">`` the page reads (:func:`json_text`).
 
     >>> print(json_script(["</script><b>", chr(0xD800)]))
     <script type="application/json">["\\u003c/script>\\u003cb>","\\ud800"]</script>
     """
+    return f'<script type="application/json">{json_text(data)}</script>'
+
+
+def json_text(data: object) -> str:
+    """*data* as JSON for a script element: ``<`` escaped, so no text in it can end the
+    element; lone surrogates escaped, so it stays UTF-8."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    text = _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    space = f" {attrs}" if attrs else ""
-    return f'<script type="application/json"{space}>{text}</script>'
+    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def file_body(index: int, r: FileResult, root: str = "") -> str:
@@ -230,124 +234,43 @@ def _date_cell(day: str) -> str:
     return f'<button type="button" class="date-pick" data-date="{e(day)}">{e(day)}</button>'
 
 
-#: The labels of a detail's facts, by the short key the page's data uses (report.js
-#: holds the same table).
-FACT_LABELS = {
-    "path": "경로 path",
-    "sha": "sha256",
-    "size": "크기 bytes",
-    "why": "사유 reason",
-    "body": "본문 body",
-    "utf8": "UTF-8 오류 error",
-    "defects": "결함 defects",
-    "fffd": "U+FFFD",
-    "prv": "미리보기 PrvText",
-    "docinfo": "문서 정보 DocInfo",
-    "warn": "경고 warning",
-}
-
-
-def detail_facts(r: FileResult) -> list[tuple[str, str]]:
-    """The facts of a file's detail, as ``(key of FACT_LABELS, value)``."""
+def _facts(r: FileResult) -> list[list[str]]:
+    """The facts of a file's detail as ``[key, value]`` (report.js ``FACT_LABELS`` names
+    the keys); the path is the row's own ``data-k-path``."""
     b = r.body
-    facts = [("path", r.path), ("sha", r.sha256 or "—"), ("size", f"{r.bytes:,}")]
+    facts = [["sha", r.sha256 or "—"], ["size", f"{r.bytes:,}"]]
     if r.reason:
-        facts.append(("why", r.reason))
+        facts.append(["why", r.reason])
     if not r.body_read:
-        facts.append(("body", "읽지 못함: 개수 없음 not read: no counts"))
+        facts.append(["body", "읽지 못함: 개수 없음 not read: no counts"])
     if b.utf8_error:
-        facts.append(("utf8", b.utf8_error))
+        facts.append(["utf8", b.utf8_error])
     if defects := defects_line(r):
-        facts.append(("defects", defects))
+        facts.append(["defects", defects])
     if b.replacement_chars:
-        facts.append(("fffd", str(b.replacement_chars)))
-    for name, stats in (("prv", r.preview), ("docinfo", r.meta)):
-        if stats is not None:
-            facts.append((name, stats_line(stats)))
-    facts += [("warn", w) for w in r.warnings]
-    return facts
+        facts.append(["fffd", str(b.replacement_chars)])
+    for name, s in (("prv", r.preview), ("docinfo", r.meta)):
+        if s is not None:
+            line = f"surrogates {s.surrogates} (pairs {s.pairs}, orphans {s.orphans}), "
+            facts.append(
+                [name, line + f"UTF-8 {'ok' if s.utf8_ok else 'FAIL'}, PUA {sum(s.pua.values())}"]
+            )
+    return facts + [["warn", w] for w in r.warnings]
 
 
 def detail_data(r: FileResult) -> dict[str, Any]:
     """A file's detail as the page draws it (report.js ``drawDetail``): ``f`` facts
-    (``[key of FACT_LABELS, value]``; the path is the row's own ``data-k-path``),
-    ``p`` private-use characters ``[code point, count]``, ``l`` defect locations
-    ``[stream number, paragraph, offset, kind, code point, units, context]``, ``s`` the
-    streams they number, ``n`` the names of the code points."""
+    (:func:`_facts`), ``p`` private-use characters ``[code point, count]``, ``l`` defect
+    locations ``[stream number, paragraph, offset, kind, code point, units, context]``,
+    ``s`` the streams they number, ``n`` the names of the code points."""
     b = r.body
     pua = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
     streams = list(dict.fromkeys(loc.stream for loc in b.locations))
-    number = {stream: n for n, stream in enumerate(streams)}
+    at = {stream: n for n, stream in enumerate(streams)}
     locations = [
-        [
-            number[loc.stream],
-            loc.paragraph,
-            loc.offset,
-            loc.kind,
-            loc.codepoint,
-            loc.units,
-            loc.context,
-        ]
+        [at[loc.stream], loc.paragraph, loc.offset, loc.kind, loc.codepoint, loc.units, loc.context]
         for loc in b.locations
     ]
     points = {cp for cp, _ in pua} | {loc.codepoint for loc in b.locations}
     names = {cp: name for cp in sorted(points) if (name := pua_label(cp))}
-    facts = [[key, value] for key, value in detail_facts(r) if key != "path"]
-    return {"f": facts, "p": pua, "l": locations, "s": streams, "n": names}
-
-
-def detail(r: FileResult) -> str:
-    """A file's detail as markup (what the page draws from :func:`detail_data`)."""
-    b = r.body
-    facts = [(FACT_LABELS[key], value) for key, value in detail_facts(r)]
-    out = ["<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in facts) + "</dl>"]
-    if b.pua:
-        out.append("<h4>사용자 정의 영역 문자 private-use characters</h4>" + pua_table(b.pua))
-    if b.locations:
-        out.append(
-            f"<h4>결함 위치 defect locations (처음 {len(b.locations)}개 first)</h4>"
-            + locations_table(b.locations)
-        )
-    return "".join(out)
-
-
-def stats_line(s: TextStats) -> str:
-    return (
-        f"surrogates {s.surrogates} (pairs {s.pairs}, orphans {s.orphans}), "
-        f"UTF-8 {'ok' if s.utf8_ok else 'FAIL'}, PUA {sum(s.pua.values())}"
-    )
-
-
-def pua_table(pua: dict[str, int]) -> str:
-    rows = "".join(
-        f'<tr><td class="mono">{e(cp)}</td><td>{e(pua_label(cp) or "(알 수 없음 unknown)")}</td>'
-        f'<td class="n">{n:,}</td></tr>'
-        for cp, n in sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
-    )
-    head = "<tr><th>코드 포인트</th><th>이름 name</th><th>개수</th></tr>"
-    return f'<table class="locs pua">{head}{rows}</table>'
-
-
-def locations_table(locations: Sequence[Location]) -> str:
-    rows = "".join(
-        f'<tr data-kind="{e(loc.kind)}"><td class="mono">{e(loc.stream)}</td>'
-        f'<td class="n">{loc.paragraph}</td><td class="n">{loc.offset}</td><td>{e(loc.kind)}</td>'
-        f'<td class="mono">{e(loc.codepoint)}</td>'
-        f'<td>{e(pua_label(loc.codepoint))}</td><td class="mono">{e(loc.units)}</td>'
-        f'<td><span class="ctx">{e(loc.context)}</span></td></tr>'
-        for loc in locations
-    )
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "스트림 stream",
-            "문단 paragraph",
-            "오프셋 offset",
-            "종류 kind",
-            "코드 포인트 code point",
-            "PUA 이름 name",
-            "코드 단위 units",
-            "문맥 context",
-        )
-    )
-    return f'<table class="locs"><tr>{head}</tr>{rows}</table>'
+    return {"f": _facts(r), "p": pua, "l": locations, "s": streams, "n": names}

@@ -1,16 +1,12 @@
-"""JUnit XML for CI: one test case per file; what the gate includes fails.
+"""JUnit XML for CI (GitLab, Jenkins, GitHub test reporters): one test case per file.
 
-CI systems (GitLab, Jenkins, GitHub test reporters) read this format to show which
-attachments broke. A contaminated file is a ``<failure>`` when the gate includes
-``contaminated`` (else it passes, with its counts in ``<system-out>``); a file that
-could not be read is an ``<error>`` when the gate includes ``unreadable``, else
-``<skipped>``; a file holding a defect class the gate names (``folded_symbols``...,
-``defects`` for any) is a ``<failure>`` too, else its defects are a note. Without a
-gate (the report bundle) contaminated, unreadable, folded symbols and PDF folds are
-included. Each carries the
-reason and the counts; the first three defect locations go in the body (report.html
-lists them all), so the file stays in proportion to the run. A run over no
-document at all is one ``<error>`` saying so: CI cannot pass on nothing.
+What the gate (``--fail-on``) includes fails: a contaminated file or one holding a gated
+defect class (``folded_symbols``..., ``defects`` for any) is a ``<failure>``, an
+unreadable one an ``<error>``; what it leaves out passes with a note in ``<system-out>``
+(unreadable: ``<skipped>``). Without a gate (the report bundle) contaminated,
+unreadable and the lossy classes are included. A case carries the reason, the counts
+and the first three defect locations (report.html lists them all). A run over no
+document at all is one ``<error>``: CI cannot pass on nothing.
 
 >>> from hwpscan.models import FileResult, Format, Status
 >>> xml = junit_xml([FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21")])
@@ -160,24 +156,15 @@ def junit_xml(
     counts["error"] += empty + (interrupted is not None)
     tests = len(results) + empty + (interrupted is not None)
     seconds = sum(r.seconds for r in results)
-    root = ET.Element(
-        "testsuites",
-        name=suite,
-        tests=str(tests),
-        failures=str(counts["failure"]),
-        errors=str(counts["error"]),
-        time=f"{seconds:.3f}",
-    )
-    node = ET.SubElement(
-        root,
-        "testsuite",
-        name=suite,
-        tests=str(tests),
-        failures=str(counts["failure"]),
-        errors=str(counts["error"]),
-        skipped=str(counts["skipped"]),
-        time=f"{seconds:.3f}",
-    )
+    totals = {
+        "tests": str(tests),
+        "failures": str(counts["failure"]),
+        "errors": str(counts["error"]),
+    }
+    took = f"{seconds:.3f}"
+    root = ET.Element("testsuites", {"name": suite, **totals, "time": took})
+    attrs = {"name": suite, **totals, "skipped": str(counts["skipped"]), "time": took}
+    node = ET.SubElement(root, "testsuite", attrs)
     if empty:
         case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
         ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))

@@ -18,9 +18,8 @@ from hwpscan.forensics.twins import pdf_losses
 from hwpscan.history.stored_rows import defect_files
 from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult, Status
-from hwpscan.report.cells import md_cell
+from hwpscan.report.cells import UNKNOWN_DATE, contamination_cells, md_cell
 from hwpscan.report.matrix_report import ranking_markdown
-from hwpscan.report.pivot import contaminated_dates, contamination_pivot
 
 #: Rows of the contaminated and unreadable lists shown before "and N more".
 LIST_LIMIT = 200
@@ -69,7 +68,9 @@ def figures(results: Sequence[FileResult]) -> Figures:
         pua=sum(sum(r.body.pua.values()) for r in results),
         bytes=sum(r.bytes for r in results),
         dates=len({r.date for r in results if r.date}),
-        contaminated_dates=tuple(contaminated_dates(results)) if results else (),
+        contaminated_dates=tuple(
+            sorted({d for r in results if r.contaminated and (d := r.date) and d != UNKNOWN_DATE})
+        ),
         defects=tuple(defect_files(results).items()),
         lossy=sum(r.status is Status.CLEAN and r.lossy for r in results),
     )
@@ -111,13 +112,10 @@ def summary_markdown(
     if f.contaminated_dates:
         lines += ["Dates with contaminated attachments: " + ", ".join(f.contaminated_dates), ""]
     lines += _defect_lines(results, f)
-    pivot = contamination_pivot(results)
-    if not pivot.empty:
+    columns, cells = contamination_cells(results)
+    if cells:
         lines += ["## Contamination by date and format", ""]
-        lines += _table(
-            ["date", *map(str, pivot.columns)],
-            [[str(day), *map(str, row)] for day, row in pivot.iterrows()],
-        )
+        lines += _table(["date", *columns], [[day, *row] for day, row in cells])
         lines.append("")
     if matrix:
         lines += ranking_markdown(matrix, strict_markup=strict_markup)

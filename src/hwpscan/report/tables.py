@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -74,30 +75,27 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
     if not seen:
         return None
     table = _table(title="Private-use characters seen", title_justify="left")
-    columns = (
-        ("code point", "left"),
-        ("count", "right"),
-        ("files", "right"),
-        ("name", "left"),
-        ("renders as", "left"),
-        ("--pua map gives", "left"),
-        ("note", "left"),
-    )
-    for col, justify in columns:
-        if brief and col in ("renders as", "note"):
-            continue
-        table.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    columns = ("code point", "count", "files", "name", "renders as", "--pua map gives", "note")
+    shown = [i for i, col in enumerate(columns) if not (brief and col in ("renders as", "note"))]
+    for i in shown:
+        justify = "right" if columns[i] in ("count", "files") else "left"
+        table.add_column(columns[i], justify=justify, overflow="fold")  # type: ignore[arg-type]
+    kept = Text("kept", style="dim")
     for cp in sorted(seen, key=lambda c: (-seen[c], c)):
         info = pua_info(int(cp[2:], 16))
-        kept = Text("kept", style="dim")
-        name = info.name if info else Text("unknown", style="dim")
-        renders = (info.renders_as or "") if info else ""
-        gives = (info.replacement or kept) if info else kept
-        note = Text(info.note or "", style="dim") if info else ""
-        if brief:
-            table.add_row(cp, f"{seen[cp]:,}", f"{files[cp]:,}", name, gives)
-        else:
-            table.add_row(cp, f"{seen[cp]:,}", f"{files[cp]:,}", name, renders, gives, note)
+        cells: list[str | Text] = [
+            cp,
+            f"{seen[cp]:,}",
+            f"{files[cp]:,}",
+            Text("unknown", style="dim"),
+            "",
+            kept,
+            "",
+        ]
+        if info:
+            cells[3:] = [info.name, info.renders_as or "", info.replacement or kept]
+            cells.append(Text(info.note or "", style="dim"))
+        table.add_row(*(cells[i] for i in shown))
     return table
 
 
@@ -152,13 +150,12 @@ def file_table(
     width: int | None = None,
 ) -> list[RenderableType]:
     """The files, one line each in a table when it fits in *width* columns (None: as wide
-    as needed), else one stacked record each; then their reasons, numbered.
+    as needed), else one stacked record each (every field kept); then their reasons.
 
-    Nothing is cut: a name is shown whole, a row's reason is its number, and the numbered
-    reasons are written out below (each once, with the number of files it was given
-    for), wrapped to the terminal. Below :data:`WIDE` columns the table drops the
-    secondary counts (chars, pairs) and below :data:`NARROW` also orphans, UTF-8 and
-    PUA; the stacked records, which a table that does not fit becomes, keep every field.
+    Nothing is cut: a name is shown whole, a row's reason is its number, and each reason
+    is written out once below, with how many files it was given for. Below :data:`WIDE`
+    columns the table drops chars and pairs, below :data:`NARROW` also orphans, UTF-8
+    and PUA.
     """
     reasons = _Reasons(results)
     wide = width is None or width >= WIDE
@@ -166,7 +163,8 @@ def file_table(
     cols = _file_cols(results, reasons, wide=wide, narrow=narrow)
     names = [shown_name(r, root) for r in results]
     out: list[RenderableType] = []
-    if width is None or _table_width(names, cols) <= width:
+    texts = [["file", *names], *([c.header, *map(str, c.cells)] for c in cols)]
+    if width is None or _table_width(texts) <= width:
         table = _table(title=title, title_justify="left", expand=False)
         table.add_column("file", no_wrap=True)
         for c in cols:
@@ -186,21 +184,44 @@ def file_table(
 def _file_cols(
     results: Sequence[FileResult], reasons: _Reasons, *, wide: bool, narrow: bool
 ) -> list[_Col]:
-    cols = [*_identity_cols(results), *_count_cols(results, wide=wide, narrow=narrow)]
+    """The columns that fit: date, format, status and surrogates always, chars and pairs
+    when wide, orphans, UTF-8 and PUA (three code points when wide) unless narrow, the
+    quiet defects when a file has any, and the reasons' numbers."""
+
+    def count(attr: str) -> _Col:
+        header = "surr." if attr == "surrogates" else attr
+        cells: list[str | Text] = [_num(getattr(r.body, attr), r.status.scanned) for r in results]
+        return _Col(header, cells, "right")
+
+    cols = [
+        _Col("date", [r.date or "—" for r in results]),
+        _Col("format", [r.format.value for r in results]),
+        _Col("status", [Text(r.status.value, style=STATUS_STYLE[r.status]) for r in results]),
+    ]
+    if wide:
+        chars: list[str | Text] = [f"{r.body.chars:,}" if r.status.scanned else "" for r in results]
+        cols += [_Col("chars", chars, "right"), count("surrogates"), count("pairs")]
+    else:
+        cols.append(count("surrogates"))
     if not narrow:
-        cols += _encoding_cols(results, wide=wide)
-    defects = _defects_col(results)
-    if defects is not None:
-        cols.append(defects)
+        cols += [
+            count("orphans"),
+            _Col("UTF-8", [_utf8_cell(r) for r in results]),
+            _Col("PUA", [pua_summary(r.body.pua, limit=3 if wide else 1) for r in results]),
+        ]
+    defects: list[str | Text] = [_defects_cell(r) for r in results]
+    if any(c.plain for c in defects if isinstance(c, Text)):
+        cols.append(_Col("defects", defects))
     if reasons.groups:
         cols.append(_Col("reason", reasons.cells()))
     return cols
 
 
-def _table_width(names: Sequence[str], cols: Sequence[_Col]) -> int:
-    """The cells a table of these columns takes: each column, its padding and borders."""
-    name = max([cell_len("file"), *(cell_len(n) for n in names)])
-    return name + sum(_col_width(c) for c in cols) + 3 * (len(cols) + 1) + 1
+def _table_width(columns: Iterable[Iterable[str]]) -> int:
+    """The cells a table takes: each column as wide as its widest text, plus the borders
+    and padding (three per column, one more)."""
+    widths = [max(map(cell_len, column)) for column in columns]
+    return sum(widths) + 3 * len(widths) + 1
 
 
 def _record(name: str, cols: Sequence[_Col], i: int, width: int) -> Text:
@@ -239,17 +260,9 @@ class _Reasons:
     """The files' reasons, numbered in order of first appearance, the same text once."""
 
     def __init__(self, results: Sequence[FileResult]) -> None:
-        self.of: list[int | None] = []
-        self.groups: dict[str, int] = {}
-        self.files: dict[str, int] = {}
-        for r in results:
-            if not r.reason:
-                self.of.append(None)
-                continue
-            k = self.groups.setdefault(r.reason, len(self.groups) + 1)
-            self.files[r.reason] = self.files.get(r.reason, 0) + 1
-            self.of.append(k)
-        self._texts = {k: reason for reason, k in self.groups.items()}
+        self.files = Counter(r.reason for r in results if r.reason)
+        self.groups = {reason: k for k, reason in enumerate(self.files, 1)}
+        self.of = [self.groups[r.reason] if r.reason else None for r in results]
 
     def cells(self) -> list[str | Text]:
         """Each row's reason: its number (the reason is written out below the table)."""
@@ -265,71 +278,22 @@ class _Reasons:
         return lines
 
 
-def _identity_cols(results: Sequence[FileResult]) -> list[_Col]:
-    """Date, format and status: never dropped, never cut."""
-    return [
-        _Col("date", [r.date or "—" for r in results]),
-        _Col("format", [r.format.value for r in results]),
-        _Col("status", [Text(r.status.value, style=STATUS_STYLE[r.status]) for r in results]),
-    ]
-
-
-def _count_cols(results: Sequence[FileResult], *, wide: bool, narrow: bool) -> list[_Col]:
-    """The counts that fit: surrogates always, chars and pairs when wide, orphans unless
-    narrow."""
-    counts: list[tuple[str, str]] = [("surrogates", "surr.")]
-    if wide:
-        counts = [("chars", "chars"), ("surrogates", "surr."), ("pairs", "pairs")]
-    if not narrow:
-        counts.append(("orphans", "orphans"))
-    return [_Col(header, _count_cells(results, attr), "right") for attr, header in counts]
-
-
-def _count_cells(results: Sequence[FileResult], attr: str) -> list[str | Text]:
-    cells: list[str | Text] = []
-    for r in results:
-        n = getattr(r.body, attr)
-        if attr == "chars":
-            cells.append(f"{n:,}" if r.status.scanned else "")
-        else:
-            cells.append(_num(n, r.status.scanned))
-    return cells
-
-
-def _encoding_cols(results: Sequence[FileResult], *, wide: bool) -> list[_Col]:
-    """UTF-8 verdict and the PUA summary (three code points when wide, else one)."""
-    limit = 3 if wide else 1
-    return [
-        _Col("UTF-8", [_utf8_cell(r) for r in results]),
-        _Col("PUA", [pua_summary(r.body.pua, limit=limit) for r in results]),
-    ]
-
-
-def _defects_col(results: Sequence[FileResult]) -> _Col | None:
-    """The quiet defects of each file (``2 folded, 1 unmapped PUA``), when any has them."""
-    cells: list[str | Text] = []
-    for r in results:
-        found = r.defect_counts()
-        parts = [] if found is None else [
-            (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
-            for k, word in _DEFECT_CELL.items()
-            if getattr(found, k)
-        ]  # fmt: skip
-        style = "bold yellow" if any(lossy for _, lossy in parts) else "dim"
-        cells.append(Text(", ".join(p for p, _ in parts), style=style))
-    if not any(c.plain for c in cells if isinstance(c, Text)):
-        return None
-    return _Col("defects", cells)
+def _defects_cell(r: FileResult) -> Text:
+    """The quiet defects of a file (``2 folded, 1 unmapped``), bold when lossy."""
+    found = r.defect_counts()
+    parts = [] if found is None else [
+        (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
+        for k, word in _DEFECT_CELL.items()
+        if getattr(found, k)
+    ]  # fmt: skip
+    style = "bold yellow" if any(lossy for _, lossy in parts) else "dim"
+    return Text(", ".join(p for p, _ in parts), style=style)
 
 
 def _utf8_cell(r: FileResult) -> Text:
     if not r.status.scanned:
         return Text("")
     return Text("ok", style="green") if r.body.utf8_ok else Text("FAIL", style="bold red")
-
-
-def _col_width(col: _Col) -> int:
-    return max([cell_len(col.header), *(cell_len(str(c)) for c in col.cells)])
 
 
 def _num(n: int, scanned: bool) -> Text:
@@ -350,7 +314,11 @@ def pivot_table(
     the cells are compact (``2/3``, ``1 unread.``) and the caption says how to read them.
     """
     columns, cells = contamination_cells(results)
-    compact = width is not None and (width < NARROW or _pivot_width(columns, cells) > width)
+    texts = [
+        ["date".ljust(10)],
+        *([c, *(row[i] for _, row in cells)] for i, c in enumerate(columns)),
+    ]
+    compact = width is not None and (width < NARROW or _table_width(texts) > width)
     table = _table(
         title=title,
         title_justify="left",
@@ -376,15 +344,6 @@ def pivot_table(
             shown.append(Text(compact_cell(value) if compact else value, style=style))
         table.add_row(*shown)
     return table
-
-
-def _pivot_width(columns: Sequence[str], cells: Sequence[tuple[str, Sequence[str]]]) -> int:
-    """Columns the full date x format table takes: each column as wide as its widest
-    cell or header, plus the borders and padding (three per column, one more)."""
-    widths = [10]  # the date
-    for i, col in enumerate(columns):
-        widths.append(max(cell_len(col), *(cell_len(row[i]) for _, row in cells)))
-    return sum(widths) + 3 * len(widths) + 1
 
 
 def compact_cell(value: str) -> str:
@@ -451,19 +410,15 @@ def verdict_line(results: Sequence[FileResult], *, width: int | None = None) -> 
     if not bad:
         return _quiet_head(results) + Text(f": {summary_line(results)}")
     start = f"CONTAMINATED: {summary_line(results)}; on "
-    shown = 0
-    while shown < len(bad):
-        more = shown + 1
-        rest = f" +{len(bad) - more} more" if more < len(bad) else ""
-        if width is None and more > VERDICT_DATES:
-            break
-        if width is not None and cell_len(start + ", ".join(bad[:more]) + rest) > width:
-            break
-        shown = more
-    if shown == 0:  # not even one date fits: say how many
-        tail = f"{len(bad)} date{'s' * (len(bad) != 1)}"
-    else:
-        tail = ", ".join(bad[:shown]) + (f" +{len(bad) - shown} more" if shown < len(bad) else "")
+
+    def dates(n: int) -> str:
+        return ", ".join(bad[:n]) + (f" +{len(bad) - n} more" if n < len(bad) else "")
+
+    def fits(n: int) -> bool:
+        return n <= VERDICT_DATES if width is None else cell_len(start + dates(n)) <= width
+
+    shown = next((n - 1 for n in range(1, len(bad) + 1) if not fits(n)), len(bad))
+    tail = dates(shown) if shown else f"{len(bad)} date{'s' * (len(bad) != 1)}"  # none fit
     return Text("CONTAMINATED", style="bold red") + Text(start[len("CONTAMINATED") :] + tail)
 
 
@@ -680,14 +635,6 @@ def run_files(info: RunInfo) -> int:
     return sum(int(s.get(k) or 0) for k in ("files_downloaded", "files_skipped", "files_failed"))
 
 
-def _verdict_word(value: object) -> str:
-    """One date's verdict as a verify run stored it: an object with ``verdict`` (PASS,
-    FAIL, INCONCLUSIVE), or, in runs of older versions, ``ok`` or the state found."""
-    if isinstance(value, dict):
-        return str(value.get("verdict") or "INCONCLUSIVE")
-    return "PASS" if value == "ok" else "FAIL"
-
-
 def verdict_tally(verdicts: Iterable[object]) -> Text:
     """``2/3 dates PASS, 1 FAIL``: green only when every date passed, red on a FAIL.
 
@@ -696,7 +643,9 @@ def verdict_tally(verdicts: Iterable[object]) -> Text:
     >>> verdict_tally(["ok", "still contaminated"]).plain
     '1/2 dates PASS, 1 FAIL'
     """
-    words = [_verdict_word(v) for v in verdicts]
+    from hwpscan.report.verify_report import stored_verdict  # for history only
+
+    words = [stored_verdict("", v).verdict for v in verdicts]
     passed = words.count("PASS")
     out = Text(f"{passed}/{len(words)} dates PASS")
     for word in ("FAIL", "INCONCLUSIVE"):

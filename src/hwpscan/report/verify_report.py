@@ -1,15 +1,11 @@
 """A verify run's verdicts in its report: the per-date table and evidence, and JUnit.
 
-A ``verify`` run stores one verdict object per date in its summary (``verdicts``:
-date -> the ``--format json`` object of that date). Its report leads with them:
-``summary.md`` and ``report.html`` open with the verdict table and each date's
-evidence, and ``junit.xml`` has one test case per date (FAIL a ``<failure>``,
-INCONCLUSIVE an ``<error>``: a date that proved nothing must not show green in CI).
-Runs of older versions stored a word per date (``ok`` or the state found); they are
-read as PASS or FAIL.
-
-A report of an interrupted run (any kind) says it is partial: a line in ``summary.md``,
-a banner in ``report.html`` and an ``<error>`` case in ``junit.xml``.
+A ``verify`` run stores one verdict object per date in its summary (``verdicts``: date
+-> that date's ``--format json`` object; older runs stored ``ok`` or the state found).
+``summary.md`` and ``report.html`` open with the verdict table and each date's evidence;
+``junit.xml`` has one case per date (FAIL a ``<failure>``, INCONCLUSIVE an ``<error>``:
+a date that proved nothing must not show green in CI). A report of an interrupted run
+says it is partial, in each of the three files.
 
 >>> rows = date_verdicts({"2025-07-21": {"verdict": "PASS", "reason": "ok"}, "2025-07-22": "ok"})
 >>> [(v.date, v.verdict) for v in rows]
@@ -37,6 +33,7 @@ __all__ = [
     "evidence_line",
     "partial_html",
     "partial_note",
+    "stored_verdict",
     "verdicts_html",
     "verdicts_junit",
     "verdicts_markdown",
@@ -64,7 +61,9 @@ class DateVerdictRow:
     evidence: tuple[Mapping[str, Any], ...] = ()
 
 
-def _row(day: str, value: object) -> DateVerdictRow:
+def stored_verdict(day: str, value: object) -> DateVerdictRow:
+    """One date's verdict as a verify run stored it: an object (``verdict`` PASS, FAIL or
+    INCONCLUSIVE), or in runs of older versions a word (``ok`` or the state found)."""
     if not isinstance(value, Mapping):  # an older run: a word per date
         word = "PASS" if value == "ok" else "FAIL"
         return DateVerdictRow(day, word, str(value))
@@ -84,7 +83,7 @@ def _row(day: str, value: object) -> DateVerdictRow:
 
 def date_verdicts(verdicts: Mapping[str, object]) -> list[DateVerdictRow]:
     """The stored verdicts (date -> object), in date order."""
-    return [_row(day, verdicts[day]) for day in sorted(verdicts)]
+    return [stored_verdict(day, verdicts[day]) for day in sorted(verdicts)]
 
 
 def evidence_line(ev: Mapping[str, Any]) -> str:
@@ -154,21 +153,21 @@ _CLASS = {"PASS": "ok", "FAIL": "bad"}
 
 def verdicts_html(rows: Sequence[DateVerdictRow]) -> str:
     """The section that opens a verify run's ``report.html`` (every string escaped)."""
-    worst = "bad" if any(v.verdict == "FAIL" for v in rows) else None
-    if worst is None:
-        worst = "ok" if all(v.verdict == "PASS" for v in rows) else "warn"
+    verdicts = {v.verdict for v in rows}
+    worst = "bad" if "FAIL" in verdicts else "ok" if verdicts <= {"PASS"} else "warn"
     body = "".join(
         f'<tr class="v-{_CLASS.get(v.verdict, "warn")}"><td>{e(v.date)}</td>'
         f"<td><strong>{e(v.verdict)}</strong></td><td>{v.files}</td><td>{e(v.raw)}</td>"
         f"<td>{e(v.reason)}</td></tr>"
         for v in rows
     )
-    evidence = ""
-    for v in rows:
-        if not v.evidence:
-            continue
-        items = "".join(f"<li><code>{e(evidence_line(ev))}</code></li>" for ev in v.evidence)
-        evidence += f"<h3>{e(v.date)} · {e(v.verdict)}</h3><ul>{items}</ul>"
+    evidence = "".join(
+        f"<h3>{e(v.date)} · {e(v.verdict)}</h3><ul>"
+        + "".join(f"<li><code>{e(evidence_line(ev))}</code></li>" for ev in v.evidence)
+        + "</ul>"
+        for v in rows
+        if v.evidence
+    )
     return (
         '<section id="verdicts" aria-label="검증 결과 verification">'
         f'<h2>검증 결과 <small>verification</small></h2><p class="verdict {worst}">'
@@ -210,9 +209,9 @@ def verdicts_junit(
         cases.append(("api", "error", stopped, ""))
     if partial:
         cases.append(("run", "error", partial, ""))
-    failures = sum(c[1] == "failure" for c in cases)
-    errors = sum(c[1] == "error" for c in cases)
-    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
+    outcomes = [c[1] for c in cases]
+    counts = {"tests": str(len(cases))}
+    counts |= {f"{k}s": str(outcomes.count(k)) for k in ("failure", "error")}
     root = ET.Element("testsuites", {"name": SUITE, **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, "skipped": "0", **counts})
     for name, outcome, message, text in cases:
