@@ -33,7 +33,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from hwpscan.execution.child_limits import enter_child
 
-__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches"]
+__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches", "serve"]
 
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
@@ -184,17 +184,25 @@ class _Worker(Generic[Item]):
 
 
 def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> None:
-    """A worker's loop: chunks of (index, item) in, batches of (index, answer) out, in
-    order, until ``None`` or EOF. Its first message is an empty batch: started and
-    imported, the clock of its first item runs."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     enter_child(setup.parent, setup.memory_mb, kernel_signal=setup.kernel_signal)
-    out = _Outbox(conn, setup.failed)
+    serve(conn, setup.task, setup.failed, progress)
+
+
+def serve(
+    conn: Connection,
+    task: Callable[[int, Any], Any],
+    failed: Callable[[int, Any, BaseException], Any] | None,
+    progress: Any = None,
+    batch: int | None = None,
+) -> None:
+    """A child's loop, a pool worker's or a guard's: chunks of (index, item) in, batches
+    of (index, answer) out, in order, until ``None`` or EOF. Its first message is an empty
+    batch: started and imported, the clock of its first item runs. Without *failed*, a
+    task that raises ends the child. *progress* is the pool's progress word; *batch* the
+    most answers held (default :data:`MAX_BATCH`)."""
+    out = _Outbox(conn, failed, MAX_BATCH if batch is None else batch)
     if not out.send():
         return
-    task = setup.task
     while True:
         try:
             chunk = conn.recv()
@@ -203,11 +211,14 @@ def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> No
         if chunk is None:
             return
         for index, item in chunk:
-            progress.value = _progress_word(index, time.monotonic())
+            if progress is not None:
+                progress.value = _progress_word(index, time.monotonic())
             try:
                 answer = task(index, item)
             except Exception as exc:  # a task answers for itself; this is the last guard
-                answer = setup.failed(index, item, exc)
+                if failed is None:
+                    raise
+                answer = failed(index, item, exc)
             out.add(index, item, answer)
             if out.full() and not out.send():
                 return
@@ -218,9 +229,15 @@ def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> No
 class _Outbox:
     """The answers a worker has made and not sent yet (see :data:`MAX_BATCH`)."""
 
-    def __init__(self, conn: Connection, failed: Callable[[int, Any, BaseException], Any]):
+    def __init__(
+        self,
+        conn: Connection,
+        failed: Callable[[int, Any, BaseException], Any] | None,
+        batch: int,
+    ) -> None:
         self.conn = conn
         self.failed = failed
+        self.batch = batch
         self.held: list[tuple[int, Any]] = []
         self.items: list[Any] = []
         self.since = 0.0  # when the oldest answer held was made
@@ -232,22 +249,22 @@ class _Outbox:
         self.items.append(item)
 
     def full(self) -> bool:
-        return len(self.held) >= MAX_BATCH or time.monotonic() - self.since >= MAX_HOLD
+        return len(self.held) >= self.batch or time.monotonic() - self.since >= MAX_HOLD
 
     def send(self) -> bool:
-        """Send what is held as one message; False when the supervisor is gone."""
+        """Send what is held as one message; False when the supervisor is gone. An answer
+        too big to send (MemoryError) is sent as its ``failed`` answer instead."""
         held, items = self.held, self.items
         self.held, self.items = [], []
         try:
             self.conn.send(held)
+            return True
         except (OSError, EOFError):
             return False
-        except Exception:  # too big to send at once (MemoryError): one by one
-            return self._send_apart(held, items)
-        return True
-
-    def _send_apart(self, held: list[tuple[int, Any]], items: list[Any]) -> bool:
-        for (index, answer), item in zip(held, items, strict=True):
+        except Exception:
+            if self.failed is None:
+                raise
+        for (index, answer), item in zip(held, items, strict=True):  # one by one
             try:
                 self.conn.send([(index, answer)])
             except (OSError, EOFError):
