@@ -1,21 +1,16 @@
-"""The isolation engine's pool: work items run in worker processes, each with a time
-and a memory limit, and a crash, an overrun or a memory overrun costs that item only.
+"""The isolation engine's pool: items run in forked worker processes, each with a time
+and a memory limit (:func:`~hwpscan.execution.child_limits.enter_child`); a crash or an
+overrun costs that item only.
 
-:func:`pooled_batches` hands chunks of items to worker processes and yields their
-answers as they come, a worker's message (a batch) at a time. What an item is and what
-its answer is belong to the caller: a worker runs ``task(index, item)`` on each item,
-whose value (anything picklable) goes back as it is. An item whose worker died or
-overran its time limit is answered by a :class:`Stopped` instead, which says why; the
-worker is killed and replaced, and its other items go back to the front of the queue.
+:func:`pooled_batches` hands chunks of items to workers, which run ``task(index, item)``
+on each (:func:`serve`), and yields their answers a worker's message (a batch) at a
+time. An item whose worker died or overran is answered by a :class:`Stopped`; the worker
+is replaced, and its other items go back to the front of the queue.
 
-Every worker is started with :func:`~hwpscan.execution.child_limits.enter_child`: its
-memory is capped, and it ends by itself when the process that started it is gone.
-
-Time is measured from outside. Before each item a worker writes the item's index and
-the monotonic clock's millisecond into a shared 64-bit progress word (one store, so it
-is never read half written), and the supervisor reads that word *before* it reads the
-clock: a stamp is then never later than the clock it is compared with, and an item's
-elapsed time cannot come out negative (which, modulo 2**32 ms, was 49.7 days).
+Time is measured from outside: before each item a worker stores the item's index and
+the clock's millisecond in a shared 64-bit progress word (one store, never read half
+written), which the supervisor reads *before* the clock, so an elapsed time is never
+negative (which, modulo 2**32 ms, was 49.7 days).
 """
 
 from __future__ import annotations
