@@ -87,13 +87,14 @@ class Guard:
         out: list[Any] = []
         rest = list(items)
         while rest:
-            conn = self._conn
-            if conn is None or self._proc is None or self._proc.poll() is not None:
-                conn = self._start()
-                if isinstance(conn, Stopped):  # it never got to the item
-                    out.append(conn)
+            if self._conn is None or self._proc is None or self._proc.poll() is not None:
+                failed = self._start()
+                if failed is not None:  # it never got to the item
+                    out.append(failed)
                     rest = rest[1:]
                     continue
+            conn = self._conn
+            assert conn is not None
             try:
                 conn.send(list(enumerate(rest)))
             except OSError:
@@ -122,8 +123,9 @@ class Guard:
             return self._lost("died", starting=starting)
         return self._lost("timeout", limit=timeout, starting=starting)
 
-    def _start(self) -> Connection | Stopped:
-        """A new child, once it has said it is ready; else why it did not start."""
+    def _start(self) -> Stopped | None:
+        """Start a new child and wait until it says it is ready; None once it has, else
+        why it did not start."""
         self.close()
         ours, theirs = socket.socketpair()
         argv = [
@@ -162,7 +164,7 @@ class Guard:
         if startup is None and self.timeout is not None:
             startup = self.timeout + STARTUP_GRACE
         ready = self._answer(conn, startup, starting=True)
-        return ready if isinstance(ready, Stopped) else conn
+        return ready if isinstance(ready, Stopped) else None
 
     def _lost(self, why: str, *, limit: float | None = None, starting: bool = False) -> Stopped:
         """End the child; the :class:`Stopped` that says how it ended."""
