@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
 from datetime import date
 from pathlib import Path
@@ -162,11 +162,9 @@ class ManifestWriter:
         if not end:
             return
         self._offset += end
-        for line in data[:end].decode("utf-8", errors="replace").splitlines():
-            entry = _parse_line(line)
-            if entry is not None:
-                self._learn(entry)
-                self._unseen.append(entry)
+        for entry in parse_entries(data[:end].decode("utf-8", errors="replace")):
+            self._learn(entry)
+            self._unseen.append(entry)
 
     def _known(self, entry: ManifestEntry) -> bool:
         if entry.path:
@@ -234,45 +232,38 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _parse_line(line: str) -> ManifestEntry | None:
-    if not line.strip():
-        return None
-    try:
-        return ManifestEntry.from_json(json.loads(line))
-    except (ValueError, TypeError, RecursionError):
-        return None
-
-
 def _ends_with_newline(path: Path) -> bool:
     with path.open("rb") as handle:
         handle.seek(-1, os.SEEK_END)
         return handle.read(1) == b"\n"
 
 
-def read_entries(path: Path, *, problems: list[str] | None = None) -> list[ManifestEntry]:
-    """Every well-formed line of a manifest file, in order (torn or foreign lines skipped).
-
-    Each skipped line is described in ``problems`` when a list is given.
-    """
-    out: list[ManifestEntry] = []
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return out
-    except OSError as exc:
-        if problems is not None:
-            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
-        return out
+def parse_entries(
+    text: str, problems: list[str] | None = None, where: str = ""
+) -> Iterator[ManifestEntry]:
+    """The well-formed lines of a manifest's text, in order; a torn or foreign line is
+    skipped, and described in *problems* (as ``where:line``) when a list is given."""
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-            out.append(ManifestEntry.from_json(data))
+            yield ManifestEntry.from_json(json.loads(line))
         except (ValueError, TypeError, RecursionError) as exc:
             if problems is not None:
-                problems.append(f"{path}:{number}: skipped, not a manifest entry ({exc})")
-    return out
+                problems.append(f"{where}:{number}: skipped, not a manifest entry ({exc})")
+
+
+def read_entries(path: Path, *, problems: list[str] | None = None) -> list[ManifestEntry]:
+    """Every well-formed line of a manifest file (see :func:`parse_entries`)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if problems is not None:
+            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+        return []
+    return list(parse_entries(text, problems, str(path)))
 
 
 def _resolve(path: Path) -> Path | None:

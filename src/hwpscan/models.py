@@ -48,10 +48,8 @@ class Status(str, enum.Enum):
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes, decided in one place per command
-    (:func:`hwpscan.scanning.exit_gate.exit_code`, :func:`hwpscan.verify.exit_code` for
-    ``verify``); when a command has several outcomes
-    (the files, the matrix, a stopped fetch), :func:`combine_exit_codes` picks the one."""
+    """Process exit codes; when a command has several outcomes (the files, the matrix, a
+    stopped fetch), :func:`combine_exit_codes` picks the one."""
 
     OK = 0
     FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings

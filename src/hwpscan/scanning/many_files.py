@@ -1,9 +1,6 @@
 """Scanning many files: paths in, rows out, each file in a worker of the isolation
-engine (:mod:`hwpscan.execution.process_pool`) with its time and memory budget.
-
-Every file is isolated: whatever goes wrong while reading it becomes that file's
-status and reason, never the end of the batch. A worker process that dies, overruns
-the time limit or passes the memory budget takes down only the file it was reading.
+engine's pool (:mod:`hwpscan.execution.process_pool`) with its time and memory budget; a
+worker that dies or overruns costs only the file it was reading.
 """
 
 from __future__ import annotations

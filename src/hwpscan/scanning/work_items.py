@@ -1,16 +1,12 @@
-"""Scanning work items (a file where it lives: a local path or an fsspec URL), each in a
-guard process: what the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
+"""Scanning work items (a local path or an fsspec URL), each in a guard process: what
+the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
 
-:func:`scan_item` is the per-file function for a :class:`~hwpscan.scanning.sources.WorkItem`: a
-local file goes through :func:`hwpscan.scanning.one_file.scan_file` (the local pool's own
-function, so rows are identical), a URL is read through fsspec with the same size cap
-and handed to :func:`hwpscan.scanning.one_file.scan_bytes`.
-
-:func:`scan_batch` is the task a cluster runs. Each file is scanned in a guard process
-of the isolation engine (:class:`hwpscan.execution.guard_process.Guard`), so the
-per-file time limit and memory budget are enforced from outside the reading code: a
-file that overruns has its process killed and replaced, and a crash in native code or a
-``MemoryError`` costs that one file, never the worker. Nothing here imports Dask.
+:func:`scan_item` scans a local file with :func:`~hwpscan.scanning.one_file.scan_file`
+(the local pool's function, so rows are identical) and a URL, read through fsspec under
+the same size cap, with :func:`~hwpscan.scanning.one_file.scan_bytes`. :func:`scan_batch`
+(a cluster's task) runs each file in a :class:`~hwpscan.execution.guard_process.Guard`,
+so the time limit and the memory budget are enforced from outside: an overrun, a crash
+or a ``MemoryError`` costs that one file. Nothing here imports Dask.
 """
 
 from __future__ import annotations
