@@ -1,16 +1,11 @@
 """Guards for pipelines: make any string, or any JSON-like value, safe to encode as UTF-8.
 
-A Python ``str`` fails ``encode("utf-8")`` for one reason only: it holds surrogate code
-points. A parser that emits UTF-16 code units one by one leaves a character outside the
-BMP as two halves; they carry the character and are merged back without loss. A half
-with no partner (an *orphan*) carries nothing and is dropped, replaced by U+FFFD, or
-escaped visibly, as the caller chooses.
-
-The common case, a clean string, costs one look for a surrogate and returns the very
-same object. A dirty string is mended only around its defects: the text between them is
-copied, never re-encoded. The look is the strict UTF-32 encoder over windows of the text
-(:func:`next_surrogate`): it refuses surrogates and runs at memory speed, several times
-faster than a regex, which CPython's ``re`` walks character by character.
+A ``str`` fails ``encode("utf-8")`` only when it holds surrogates. Two halves of a
+character outside the BMP are merged back without loss; a half with no partner (an
+*orphan*) carries nothing and is dropped, replaced by U+FFFD, or escaped visibly, as the
+caller chooses. A clean string costs one look (:func:`next_surrogate`, the strict UTF-32
+encoder: several times faster than a regex) and comes back as the same object; a dirty
+one is mended only around its defects.
 
 Test strings are built with ``chr()``: literal surrogates in source files break tools.
 
@@ -145,11 +140,8 @@ _utf32 = codecs.utf_32_le_encode  # the codec function itself: no lookup by name
 
 
 def next_surrogate(text: str, start: int = 0) -> int:
-    """Index of the first surrogate in ``text`` at or after ``start``, or -1 if none.
-
-    The same answer as ``SURROGATE_RE.search(text, start)``, found by the strict
-    ``utf-32-le`` encoder, whose error names the first code point it refuses (and a
-    surrogate is the only one it refuses).
+    """Index of the first surrogate in ``text`` at or after ``start``, or -1 if none: the
+    first code point the strict ``utf-32-le`` encoder refuses (it refuses only those).
 
     >>> next_surrogate("가나다"), next_surrogate("a" + chr(0xDEB1) + "b" + chr(0xD800), 2)
     (-1, 3)
@@ -182,13 +174,9 @@ _DENSE_GAP = 256
 
 def _mend(text: str, first: int, policy: Callable[[str], str]) -> tuple[str, int, int]:
     """Rebuild ``text`` from its first surrogate (at ``first``) on: merge pairs, apply
-    ``policy`` to orphans.
-
-    Sparse defects are mended one by one and the text between them is only copied.
-    When they turn out dense, the whole text takes the ``surrogatepass`` round-trip
-    (:func:`merge_pairs`) in one pass and the orphans left are swept after: the same
-    result, cheaper than thousands of small steps.
-    """
+    ``policy`` to orphans; (text, pairs, orphans). Sparse defects are mended one by one;
+    dense ones by one :func:`merge_pairs` pass over the whole text and a sweep of the
+    orphans left (the same result, cheaper than thousands of small steps)."""
     parts: list[str] = []
     append = parts.append
     pairs = orphans = last = 0
@@ -236,10 +224,9 @@ def sanitize_surrogates(text: _T, orphans: OrphanPolicy = ...) -> _T: ...
 def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     r"""Return ``text`` safe for UTF-8: pairs merged back, orphans handled per ``orphans``.
 
-    ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD) or ``"escape"`` (the
-    visible six characters ``\udb80``). A string without surrogates is returned as the
-    same object, and so is anything that is not a ``str`` (``None``, bytes, numbers), as
-    the incident's guard did: it can wrap any field without a type check at each call.
+    ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD), ``"escape"`` (the visible
+    ``\udb80``) or ``"box"`` (U+25A1). A string without surrogates comes back as the same
+    object, and so does anything that is not a ``str``, so it can wrap any field.
 
     >>> s = "한글"
     >>> sanitize_surrogates(s) is s
@@ -255,17 +242,12 @@ def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     (None, b'a\xed')
     """
     policy = _policy(orphans)
-    if not isinstance(text, str):
-        return text
-    first = next_surrogate(text)
-    return text if first < 0 else _mend(text, first, policy)[0]
+    return _fix(text, policy) if isinstance(text, str) else text
 
 
 def _rebuild(container: Any, items: list[Any]) -> Any:
-    """A container of the same type as ``container`` holding ``items``.
-
-    Dict items come flattened as key, value, key, value...
-    """
+    """A container of the same type as ``container`` holding ``items`` (a dict's come
+    flattened: key, value, key, value...)."""
     if isinstance(container, dict):
         pairs = _distinct_keys(container, items)
         if type(container) is dict:
@@ -316,14 +298,12 @@ def sanitize(
 ) -> Any:
     """:func:`sanitize_surrogates` over a nested value: dicts (keys too), lists, tuples.
 
-    Other types pass through untouched. Containers that hold nothing to mend are
-    returned as the same objects, so a clean tool result costs no copy. The walk is
-    iterative: nesting depth is not limited by Python's recursion limit. A container
-    that contains itself raises ``ValueError``. When two keys would become one (they
-    differ only by orphans), the later keeps its orphans visibly escaped, so no value is
-    lost. *objects*, when given, is called with every other value met (the walk's
-    own input included) and its answer taken in place of it: how
-    :mod:`hwpscan.forensics.stream_guard` mends models and dataclasses inside events.
+    Other types pass through; a container with nothing to mend comes back as the same
+    object. The walk is iterative (no recursion limit); a container that contains itself
+    raises ``ValueError``. When two keys would become one, the later keeps its orphans
+    escaped, so no value is lost. *objects*, when given, is called with every other value
+    met and its answer taken in its place (how :mod:`hwpscan.forensics.stream_guard`
+    mends models and dataclasses).
 
     >>> sanitize({"a" + chr(0xDC00): 1, "a": 2})
     {'a\\\\udc00': 1, 'a': 2}
@@ -410,10 +390,8 @@ def find_surrogates(text: str) -> list[SurrogateHit]:
 
 
 def check_utf8(text: str) -> Utf8Check:
-    """Would ``text.encode("utf-8")`` succeed? If not, the encoder's own error.
-
-    The message, start and end are those of the ``UnicodeEncodeError`` the encoder
-    raises (it reports the first run of consecutive surrogates).
+    """Would ``text.encode("utf-8")`` succeed? If not, the encoder's own error (its
+    message, start and end: the first run of surrogates).
 
     >>> check_utf8("한글").ok
     True
@@ -423,13 +401,11 @@ def check_utf8(text: str) -> Utf8Check:
     >>> c.message
     "'utf-8' codec can't encode characters in position 2-3: surrogates not allowed"
     """
-    if SURROGATE_RE.search(text) is None:
-        return Utf8Check(ok=True)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         return Utf8Check(ok=False, message=str(exc), start=exc.start, end=exc.end)
-    return Utf8Check(ok=True)  # pragma: no cover - a surrogate always fails
+    return Utf8Check(ok=True)
 
 
 def repair_text(
@@ -497,11 +473,9 @@ def repair_body(
     orphans: OrphanPolicy = "drop",
     pua: PuaMode = "keep",
 ) -> RepairResult:
-    """The repaired text of a document's body, as ``hwpscan repair`` writes it.
-
-    Paragraphs are joined by newlines (:func:`join_segments`); HWP 5 folded symbols go
-    back to their plane-15 code points first, and a PDF's folds (U+F000, U+FFFF) are
-    private use for *pua* to treat.
+    """The repaired text of a document's body, as ``hwpscan repair`` writes it: paragraphs
+    joined by newlines, HWP 5 folded symbols unfolded first, a PDF's folds (U+F000,
+    U+FFFF) treated as private use.
 
     >>> body = [Segment("BodyText/Section0", 0, 0, "a" + chr(0xA2B1)), Segment("s", 1, 0, "b")]
     >>> repair_body(Format.HWP5, body).text == "a" + chr(0xF02B1) + chr(10) + "b"
