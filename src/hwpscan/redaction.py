@@ -63,35 +63,15 @@ REDACTED = "REDACTED"
 API_KEY_ENV = "HWPSCAN_API_KEY"
 #: Environment variables whose values are credentials for the sources (fsspec, cloud SDKs).
 CREDENTIAL_ENV = (
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_ACCESS_KEY_ID",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_STORAGE_KEY",
-    "AZURE_STORAGE_SAS_TOKEN",
-    "AZURE_STORAGE_CONNECTION_STRING",
-    "HWPSCAN_API_KEY",
+    *("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_ACCESS_KEY_ID"),
+    *("GOOGLE_APPLICATION_CREDENTIALS", "AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN"),
+    *("AZURE_STORAGE_CONNECTION_STRING", "HWPSCAN_API_KEY"),
 )
 
 #: Query parameters whose values are secrets (compared case-insensitively).
 SECRET_PARAMS = frozenset(
-    {
-        "authkey",
-        "auth_key",
-        "servicekey",
-        "service_key",
-        "apikey",
-        "api_key",
-        "key",
-        "token",
-        "access_token",
-        "crtfckey",
-        "crtfc_key",
-        "secret",
-        "client_secret",
-        "password",
-    }
+    {"authkey", "auth_key", "servicekey", "service_key", "apikey", "api_key", "key", "token"}
+    | {"access_token", "crtfckey", "crtfc_key", "secret", "client_secret", "password"}
 )
 #: ``name=value`` for a secret name anywhere in free text (query, path parameter, fragment).
 SECRET_PAIR_RE = re.compile(
