@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -147,17 +147,6 @@ def _in_input_order(
     yield sorted(held.items())
 
 
-def _lost_row(job: Job, why: str) -> FileResult:
-    """The row of a file whose worker was lost: what the file system says, and why."""
-    path, date, _ = job
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    row = error_row(display_path(path), date, Status.ERROR, f"{why} while reading this file")
-    return replace(row, bytes=size)
-
-
 def _scan_task(index: int, job: Job) -> Row:
     """A worker's task: one file's row as it is sent."""
     return sent_row(_scan_job(job), index)
@@ -191,6 +180,7 @@ def _pooled_rows(
 
 
 def _stopped_row(job: Job, stopped: Stopped) -> FileResult:
+    """The row of a file whose worker was lost: what the file system says, and why."""
     if stopped.why == "timeout":
         why = (
             f"not done after the {stopped.limit:g}-second per-file limit "
@@ -198,4 +188,10 @@ def _stopped_row(job: Job, stopped: Stopped) -> FileResult:
         )
     else:
         why = "the worker process died"
-    return _lost_row(job, why)
+    path, date, _ = job
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    reason = f"{why} while reading this file"
+    return error_row(display_path(path), date, Status.ERROR, reason, size=size)

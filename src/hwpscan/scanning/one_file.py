@@ -11,12 +11,8 @@ import stat
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from hwpscan.errors import EncryptedFileError, FormatError
-
-if TYPE_CHECKING:
-    pass
 from hwpscan.execution.child_limits import memory_budget_reason
 from hwpscan.forensics.defects import count_defects
 from hwpscan.forensics.surrogates import analyze
@@ -266,13 +262,7 @@ def _scan_file(
             reason = "not a regular file (a FIFO, device or socket)"
             return error_row(shown, date, Status.UNSUPPORTED, reason)
         if info.st_size > MAX_FILE_BYTES:
-            return error_row(
-                shown,
-                date,
-                Status.UNSUPPORTED,
-                f"file is {info.st_size:,} bytes, over the cap of {MAX_FILE_BYTES:,}",
-                size=info.st_size,
-            )
+            return error_row(shown, date, *oversize(info.st_size), size=info.st_size)
         # the size it has, plus one byte to see it grow (a read of n reserves n bytes)
         data = _read_at_most(path, min(info.st_size, MAX_FILE_BYTES) + 1)
     except OSError as exc:
@@ -316,9 +306,15 @@ def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
         os.close(fd)
 
 
+def oversize(size: int) -> tuple[Status, str]:
+    """The status and reason of a file over :data:`MAX_FILE_BYTES`."""
+    return Status.UNSUPPORTED, f"file is {size:,} bytes, over the cap of {MAX_FILE_BYTES:,}"
+
+
 def error_row(
     path: str, date: str | None, status: Status, reason: str, *, size: int = 0
 ) -> FileResult:
+    """The row of a file that was not read."""
     return FileResult(
         path=path,
         sha256="",

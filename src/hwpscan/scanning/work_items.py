@@ -20,9 +20,16 @@ from pathlib import Path
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.execution.guard_process import Guard
 from hwpscan.execution.process_pool import Stopped
-from hwpscan.models import FileResult, Format, Status
+from hwpscan.models import FileResult, Status
 from hwpscan.redaction import redact_credentials
-from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
+from hwpscan.scanning.one_file import (
+    DEFAULT_FILE_TIMEOUT,
+    MAX_FILE_BYTES,
+    error_row,
+    oversize,
+    scan_bytes,
+    scan_file,
+)
 from hwpscan.scanning.sources import WorkItem, filesystem
 
 __all__ = ["SCAN_TASK", "item_error_row", "item_row", "scan_batch", "scan_guarded", "scan_item"]
@@ -33,16 +40,7 @@ SCAN_TASK = "hwpscan.scanning.work_items:scan_guarded"
 
 def item_error_row(item: WorkItem, reason: str, status: Status = Status.ERROR) -> FileResult:
     """The row for a file that could not be scanned (nothing read: never ``clean``)."""
-    return FileResult(
-        path=item.shown,
-        sha256="",
-        bytes=0,
-        format=Format.UNKNOWN,
-        status=status,
-        reason=reason,
-        date=item.date,
-        body_read=False,
-    )
+    return error_row(item.shown, item.date, status, reason)
 
 
 def scan_item(item: WorkItem) -> FileResult:
@@ -53,16 +51,7 @@ def scan_item(item: WorkItem) -> FileResult:
         fs, path = filesystem(item.location)
         size = fs.size(path)
         if size is not None and int(size) > MAX_FILE_BYTES:
-            return FileResult(
-                path=item.shown,
-                sha256="",
-                bytes=int(size),
-                format=Format.UNKNOWN,
-                status=Status.UNSUPPORTED,
-                reason=f"file is {int(size):,} bytes, over the cap of {MAX_FILE_BYTES:,}",
-                date=item.date,
-                body_read=False,
-            )
+            return error_row(item.shown, item.date, *oversize(int(size)), size=int(size))
         with fs.open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except Exception as exc:  # any filesystem's failure (botocore, aiohttp, OSError...)
