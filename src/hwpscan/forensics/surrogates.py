@@ -59,7 +59,7 @@ MAX_LOCATIONS = 20
 _PARAGRAPH = operator.itemgetter(1)
 _TEXT = operator.itemgetter(3)
 _CONTEXT = 12
-#: Characters :func:`_count_surrogates` encodes at a time.
+#: Characters :func:`count_surrogates` encodes at a time.
 _BIG_TEXT = 1 << 20
 
 
@@ -191,7 +191,7 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     pairs = len(blob) - len(strict)  # each pair became one character
     # every half is either in a merged pair or still in the strict view; counted by
     # encoding, never by listing them (a findall makes one object per unit)
-    surrogates = 2 * pairs + _count_surrogates(strict)
+    surrogates = 2 * pairs + count_surrogates(strict)
     return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
 
 
@@ -259,12 +259,12 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     )
 
 
-def _count_surrogates(text: str) -> int:
+def count_surrogates(text: str) -> int:
     """How many surrogate code points *text* holds: UTF-8 encodes each as one ``?``
     under ``replace`` and as nothing under ``ignore``, both handled inside the codec
     (a slice at a time, so the bytes made stay small next to the text).
 
-    >>> _count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
+    >>> count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
     3
     """
     count = 0

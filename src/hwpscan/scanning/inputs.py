@@ -9,12 +9,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date as _date
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from hwpscan.manifest import MANIFEST_NAME, dates_for
-
-if TYPE_CHECKING:
-    pass
 
 
 #: Names that live beside attachments but are not attachments.
