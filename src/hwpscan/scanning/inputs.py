@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 from hwpscan.manifest import MANIFEST_NAME, dates_for
 
-
 #: Names that live beside attachments but are not attachments.
 SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
 _SIDECAR_SUFFIXES = (".part", ".tmp")
