@@ -1,26 +1,22 @@
-"""A guard process: one child that runs a task on items in order, with a time limit
-per item, replaced when an item overruns or kills it.
+"""A guard process: one child, kept between calls, that runs a task on items in order,
+with a time limit per item, replaced when an item overruns or kills it.
 
-The pool (:mod:`hwpscan.execution.process_pool`) forks its workers, which is only safe
-from a process that has no other threads. A Dask worker (and the thread pool of the
-scaled path), and the parser matrix, run tasks in threads, so each of those threads
-drives a guard instead: a fresh interpreter (``python -m
-hwpscan.execution.guard_process``) that enters the same limits as a pool worker
-(:func:`~hwpscan.execution.child_limits.enter_child`) and runs the same loop
-(:func:`~hwpscan.execution.process_pool.serve`) over a socket, answering each item as it
-is done. The task is ``module:function``; with a *setup* text, ``function(setup)`` is
-called once as the child starts (the matrix loads an extractor so, its imports not
-counted in any file's time) and what it returns runs on each item.
+The pool forks its workers, which is only safe from a process without other threads. A
+Dask worker (and the thread pool of the scaled path) and the parser matrix run tasks in
+threads, so each of those threads drives a guard instead: a fresh interpreter (``python
+-m hwpscan.execution.guard_process``) that enters the same limits as a pool worker and
+runs the same loop (:func:`~hwpscan.execution.process_pool.serve`), answering item by
+item over a socket, supervised by the pool's own supervisor with one worker. The task
+is ``module:function``; with a *setup* text, ``function(setup)`` is called once as the
+child starts (the matrix loads an extractor so, its imports not counted in any file's
+time) and what it returns runs on each item.
 
-Starting has its own limit (*startup* seconds). A batch goes to the child in one
-message and each answer must come within *timeout* seconds of the one before. An item
-that overruns or whose child dies is answered by a
+Starting has its own limit (*startup* seconds); each answer must come within *timeout*
+seconds of the one before. An item that overruns or whose child dies is answered by a
 :class:`~hwpscan.execution.process_pool.Stopped` (with the child's exit status, and its
-stderr when *keep_stderr* is set); the next items go to a new child.
-
-For code we do not control (the matrix's extractors) the child can get an environment
-of its own (*env*: the matrix passes one without secrets) and its own process group
-(*own_group*), killed whole and known to
+stderr when *keep_stderr* is set); the next items go to a new child. For code we do not
+control (the matrix's extractors) the child can get an environment of its own (*env*)
+and its own process group (*own_group*), killed whole and known to
 :func:`~hwpscan.execution.process_groups.kill_running` until it ends.
 """
 
@@ -35,11 +31,11 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
-from typing import IO, Any
+from typing import Any
 
 from hwpscan.execution import process_groups
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB, enter_child
-from hwpscan.execution.process_pool import Stopped, serve
+from hwpscan.execution.process_pool import _Pool, _Worker, serve
 
 __all__ = ["STARTUP_GRACE", "Guard"]
 
@@ -73,60 +69,50 @@ class Guard:
         self.env = env
         self.own_group = own_group
         self.keep_stderr = keep_stderr
-        #: items the current child has answered (0 after a restart)
-        self.served = 0
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._conn: Connection | None = None
-        self._errors: IO[bytes] | None = None
+        self._child: _Child | None = None
+
+    @property
+    def served(self) -> int:
+        """Items the current child has answered (0 after a restart)."""
+        return 0 if self._child is None else self._child.served
 
     def run(self, item: object) -> Any:
         return self.run_many([item])[0]
 
     def run_many(self, items: Sequence[object]) -> list[Any]:
         """Each item's answer, in order, or a :class:`Stopped` saying why it has none."""
-        out: list[Any] = []
-        rest = list(items)
-        while rest:
-            if self._conn is None or self._proc is None or self._proc.poll() is not None:
-                failed = self._start()
-                if failed is not None:  # it never got to the item
-                    out.append(failed)
-                    rest = rest[1:]
-                    continue
-            conn = self._conn
-            assert conn is not None
-            try:
-                conn.send(list(enumerate(rest)))
-            except OSError:
-                out.append(self._lost("died"))
-                rest = rest[1:]
-                continue
-            for n in range(len(rest)):
-                answer = self._answer(conn, self.timeout)
-                if isinstance(answer, Stopped):
-                    out.append(answer)
-                    rest = rest[n + 1 :]
-                    break
-                self.served += 1
-                out.append(answer[0][1])
-            else:
-                rest = []
+        if self._child is not None and self._child.popen.poll() is not None:
+            self.close()  # it ended between two calls
+        pool: _Pool[object, Any] = _Pool(list(items), 1, self.timeout, self._start)
+        pool.workers = [] if self._child is None else [self._child]
+        out: list[Any] = [None] * len(items)
+        try:
+            for batch in pool.batches():
+                for index, answer in batch:
+                    out[index] = answer
+        finally:
+            self._child = pool.workers[0] if pool.workers else None  # type: ignore[assignment]
         return out
 
-    def _answer(self, conn: Connection, timeout: float | None, starting: bool = False) -> Any:
-        """The child's next message, or the :class:`Stopped` of a child that overran
-        *timeout* or died."""
-        try:
-            if conn.poll(timeout):
-                return conn.recv()
-        except (OSError, EOFError):
-            return self._lost("died", starting=starting)
-        return self._lost("timeout", limit=timeout, starting=starting)
+    def _start(self) -> _Child:
+        self._child = _Child(self)
+        return self._child
 
-    def _start(self) -> Stopped | None:
-        """Start a new child and wait until it says it is ready; None once it has, else
-        why it did not start."""
-        self.close()
+    def close(self) -> None:
+        """End the child (killed, with its group when it has one)."""
+        child, self._child = self._child, None
+        if child is not None:
+            child.end()
+
+
+class _Child(_Worker[Any]):
+    """A guard's child: a fresh interpreter on the other end of a socket."""
+
+    def __init__(self, guard: Guard) -> None:
+        self.own_group = guard.own_group
+        self.startup = guard.startup
+        if self.startup is None and guard.timeout is not None:
+            self.startup = guard.timeout + STARTUP_GRACE
         ours, theirs = socket.socketpair()
         argv = [
             sys.executable,
@@ -134,71 +120,57 @@ class Guard:
             "hwpscan.execution.guard_process",
             str(theirs.fileno()),
             str(os.getpid()),
-            str(self.memory_mb or 0),
+            str(guard.memory_mb or 0),
             # the kernel's signal follows the starting thread: only the main thread lives on
             "1" if threading.current_thread() is threading.main_thread() else "0",
-            self.task,
-            *([] if self.setup is None else [self.setup]),
+            guard.task,
+            *([] if guard.setup is None else [guard.setup]),
         ]
-        if self.keep_stderr:
-            # a file, not a pipe: a chatty child cannot block on it
-            self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
-        errors = 2 if self._errors is None else self._errors.fileno()
+        # a file, not a pipe: a chatty child cannot block on it
+        self.errors = tempfile.TemporaryFile() if guard.keep_stderr else None  # noqa: SIM115
+        errors = 2 if self.errors is None else self.errors.fileno()
         try:
-            self._proc = subprocess.Popen(
+            self.popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=errors,  # stray prints land with its stderr, never in our output
                 stderr=errors,
-                env={**(os.environ if self.env is None else self.env), "PYTHONUNBUFFERED": "1"},
+                env={**(os.environ if guard.env is None else guard.env), "PYTHONUNBUFFERED": "1"},
                 pass_fds=(theirs.fileno(),),
                 start_new_session=self.own_group and os.name == "posix",
             )
+        except BaseException:
+            ours.close()
+            raise
         finally:
             theirs.close()
-        self._conn = conn = Connection(ours.detach())
-        self.served = 0
+        self.conn = Connection(ours.detach())
         if self.own_group:
-            process_groups.watch(self._proc)  # a Ctrl-C of ours kills its group
-        startup = self.startup
-        if startup is None and self.timeout is not None:
-            startup = self.timeout + STARTUP_GRACE
-        ready = self._answer(conn, startup, starting=True)
-        return ready if isinstance(ready, Stopped) else None
+            process_groups.watch(self.popen)  # a Ctrl-C of ours kills its group
+        self._begin()
 
-    def _lost(self, why: str, *, limit: float | None = None, starting: bool = False) -> Stopped:
-        """End the child; the :class:`Stopped` that says how it ended."""
-        code, stderr = self.close()
-        if why == "timeout":
-            return Stopped("timeout", limit, code, stderr, starting)
-        return Stopped("died", None, code, stderr, starting)
-
-    def close(self) -> tuple[int | None, bytes]:
-        """End the child (killed, with its group when it has one); its exit status
-        (None: it was still running) and what it wrote to stderr, when kept."""
-        proc, self._proc = self._proc, None
-        conn, self._conn = self._conn, None
-        errors, self._errors = self._errors, None
+    def end(self) -> tuple[int | None, bytes]:
+        self.conn.close()  # an idle child ends at once
         code: int | None = None
-        stderr = b""
-        if conn is not None:
-            conn.close()
-        if proc is not None:
-            try:  # a child whose output ended is on its way out: give it a moment
-                code = proc.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                if self.own_group:
-                    process_groups.kill_group(proc)
-                else:
-                    proc.kill()
-            proc.wait()
+        try:  # a child whose output ended is on its way out: give it a moment
+            code = self.popen.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
             if self.own_group:
-                process_groups.forget(proc)
-        if errors is not None:
-            errors.seek(0)
-            stderr = errors.read()
-            errors.close()
+                process_groups.kill_group(self.popen)
+            else:
+                self.popen.kill()
+        self.popen.wait()
+        if self.own_group:
+            process_groups.forget(self.popen)
+        stderr = b""
+        if self.errors is not None:
+            self.errors.seek(0)
+            stderr = self.errors.read()
+            self.errors.close()
         return code, stderr
+
+    def stop(self) -> None:
+        self.end()
 
 
 def _child(argv: list[str]) -> None:
