@@ -1,15 +1,8 @@
-"""A result row in and out of text: the one codec of :class:`~hwpscan.models.FileResult`.
-
-Three functions, and nothing else anywhere writes or reads a row:
-
-- :func:`encode_row`: the JSON Lines record of a row (one line, no newline), the
-  contract other tools and CI depend on (:data:`CONTRACT_KEYS`, first key ``schema``);
-- :func:`decode_row`: a row again from such a line (the run store, ``--resume``);
-- :func:`csv_fields`: the flat spreadsheet record of a row (:data:`CSV_COLUMNS`).
-
-The line is ``json.dumps`` of the record with ``ensure_ascii=False``: Korean stays
-readable, and every string is valid UTF-8 because paths are made printable and context
-snippets escaped before they get here.
+"""A result row in and out of text, the one codec of :class:`~hwpscan.models.FileResult`:
+:func:`encode_row` (the JSON Lines record, the contract CI depends on: :data:`CONTRACT_KEYS`),
+:func:`decode_row` (a row again from such a line) and :func:`csv_fields` (the spreadsheet
+record). Lines keep Korean readable (``ensure_ascii=False``) and are valid UTF-8: paths
+are made printable and snippets escaped before they get here.
 
 >>> from hwpscan.models import Format, Status
 >>> row = FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN, index=4, defects=NO_DEFECTS)
@@ -21,8 +14,8 @@ snippets escaped before they get here.
 >>> csv_fields(row)["chars"], csv_fields(row)["utf8_ok"]
 (0, 'true')
 
-Only what the line holds comes back: a row's ``seconds`` (not in the contract) is 0.0,
-and the counts of a body that was not read (``null`` in the line) are zero.
+Only what the line holds comes back: ``seconds`` is 0.0, and the counts of a body that
+was not read are zero.
 """
 
 from __future__ import annotations

@@ -149,13 +149,9 @@ class Decoded(NamedTuple):
 
 
 def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
-    r"""Bytes as a pipeline wrote them, back to its text and the invalid bytes' count.
-
-    A lone surrogate written as UTF-8 with ``surrogatepass`` (the three bytes
-    ``ED A0 80`` for U+D800...) decodes as that one surrogate. Bytes that are not
-    UTF-8 even so are counted and, per ``invalid``, kept as ``surrogateescape`` does
-    (``\xff`` -> U+DCFF, so the text still fails UTF-8 encoding where they were) or
-    skipped.
+    r"""Bytes as a pipeline wrote them, back to its text and the invalid bytes' count: a
+    surrogate written with ``surrogatepass`` decodes as itself; other bad bytes are kept
+    as ``surrogateescape`` does (``\xff`` -> U+DCFF) or, with ``invalid="skip"``, dropped.
 
     >>> data = b"a" + chr(0xDB80).encode("utf-8", "surrogatepass") + b"\xff"
     >>> [f"{ord(c):04x}" for c in decode_utf8(data).text], decode_utf8(data).invalid

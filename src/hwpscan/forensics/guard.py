@@ -419,16 +419,11 @@ def repair_text(
 ) -> RepairResult:
     """Repair one text and count what was done: the core of ``hwpscan repair``.
 
-    Pairs are merged back and orphans handled per ``orphans``. *unfold* (HWP 5 body
-    text) turns folded symbols back into the plane-15 code points they stand for.
-    Private use then goes as *pua* says (``pua_map`` is the older ``pua="map"``):
-
-    - ``keep``: left as it is (lossless); counted in ``pua_kept``;
-    - ``map``: a known Hancom symbol becomes its display equivalent, Hanyang old
-      Hangul its KS X 1026-1 jamo, a PDF fold (*pdf_folds*: U+F000, U+FFFF) U+25A1;
-      what has no equivalent stays and is listed in ``pua_kept``;
-    - ``placeholder``: every private-use character (and PDF fold) becomes U+25A1;
-    - ``drop``: every one is removed, and listed in ``pua_dropped``.
+    Pairs are merged back, orphans handled per ``orphans``, folded symbols unfolded
+    (*unfold*: HWP 5). Private use then goes as *pua* says (``pua_map``: ``"map"``):
+    ``keep`` leaves it; ``map`` writes a known symbol's display equivalent, old Hangul's
+    jamo, U+25A1 for a PDF fold (*pdf_folds*), and keeps the rest; ``placeholder``
+    writes U+25A1 for each; ``drop`` removes each. Each is counted by code point.
 
     >>> r = repair_text("x" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00), pua_map=True)
     >>> r.text, r.restored_pairs, r.removed_orphans, r.pua_replaced

@@ -46,16 +46,12 @@ def scan_paths(
 ) -> Iterator[FileResult]:
     """Scan files across ``jobs`` worker processes (default: all cores).
 
-    Each result carries its ``index`` in *paths*. With ``ordered`` (the default) results
-    come in input order; without it, as they complete, so one slow file holds back no
-    other row. A file that takes more than *file_timeout* seconds is stopped from outside
-    (its worker process is killed and replaced) and its row says so; ``None`` or ``0``
-    turns the limit off, and then ``jobs=1`` scans in this process. A worker's data
-    segment is capped at *memory_mb* megabytes (``None`` or ``0``: no cap): a file that
-    needs more is an ``error`` row saying so (a file scanned in this process has no cap).
-
-    With *repair*, each readable file's repaired body text is written below
-    ``repair.out``, at the place :func:`repair_targets` gives.
+    Each result carries its ``index`` in *paths*; they come in input order, or with
+    ``ordered=False`` as they complete. A file past *file_timeout* seconds has its worker
+    killed and replaced, and its row says so (``None`` or ``0``: no limit, and then
+    ``jobs=1`` scans in this process). A worker's data segment is capped at *memory_mb*
+    megabytes (``None`` or ``0``: no cap). With *repair*, each readable file's repaired
+    text is written below ``repair.out`` (:func:`repair_targets`).
     """
     settings = PoolSettings(jobs, dates, repair, file_timeout, ordered, memory_mb)
     for row in scan_rows(paths, settings):
