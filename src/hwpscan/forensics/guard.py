@@ -452,12 +452,12 @@ def repair_text(
         text,
         pairs,
         removed,
-        pua_replaced=done.sorted(done.replaced),
-        pua_kept=done.sorted(done.kept),
+        pua_replaced=done.counts("map"),
+        pua_kept=done.counts("keep"),
         folded_restored=folded,
         old_hangul_mapped=done.old_hangul,
-        pua_dropped=done.sorted(done.dropped),
-        pua_placeheld=done.sorted(done.placeheld),
+        pua_dropped=done.counts("drop"),
+        pua_placeheld=done.counts("placeholder"),
     )
 
 
@@ -486,17 +486,12 @@ def repair_body(
 
 
 class _PuaPass:
-    """One pass of ``repair --pua`` over a text, counting by ``U+XXXX`` label."""
+    """One pass of ``repair --pua`` over a text, counting by outcome and ``U+XXXX``."""
 
     def __init__(self, mode: str, pdf_folds: bool) -> None:
         self.mode = mode
-        self.folds: frozenset[str] = frozenset()
-        if pdf_folds:
-            self.folds = pdf_fold_chars()
-        self.replaced: Counter[str] = Counter()
-        self.kept: Counter[str] = Counter()
-        self.dropped: Counter[str] = Counter()
-        self.placeheld: Counter[str] = Counter()
+        self.folds = pdf_fold_chars() if pdf_folds else frozenset()
+        self.done: dict[str, Counter[str]] = {m: Counter() for m in PUA_MODES}
         self.old_hangul = 0
 
     def run(self, text: str) -> str:
@@ -505,37 +500,27 @@ class _PuaPass:
             return text
         if self.mode == "keep":  # nothing changes: count them in one C-level pass
             for ch, n in Counter(pattern.findall(text)).items():
-                self.kept[f"U+{ord(ch):04X}"] += n
+                self.done["keep"][f"U+{ord(ch):04X}"] += n
             return text
         return pattern.sub(self._one, text)
 
     def _one(self, match: re.Match[str]) -> str:
         ch = match.group()
-        label = f"U+{ord(ch):04X}"
         mode = self.mode
         if ch in self.folds and mode == "map":
             mode = "placeholder"  # which symbol it was is lost: Hancom's own square
-        if mode == "keep":
-            self.kept[label] += 1
-            return ch
-        if mode == "drop":
-            self.dropped[label] += 1
-            return ""
-        if mode == "placeholder":
-            self.placeheld[label] += 1
-            return BOX
-        shown = display_of(ch)
-        if shown is None:
-            self.kept[label] += 1
-            return ch
-        if hanyang_jamo(ch) is not None and pua_info(ord(ch)) is None:
-            self.old_hangul += 1
-        self.replaced[label] += 1
+        shown = {"keep": ch, "drop": "", "placeholder": BOX}.get(mode)
+        if shown is None:  # map
+            shown = display_of(ch)
+            if shown is None:
+                mode, shown = "keep", ch
+            elif hanyang_jamo(ch) is not None and pua_info(ord(ch)) is None:
+                self.old_hangul += 1
+        self.done[mode][f"U+{ord(ch):04X}"] += 1
         return shown
 
-    @staticmethod
-    def sorted(counts: Counter[str]) -> dict[str, int]:
-        return dict(sorted(counts.items()))
+    def counts(self, outcome: str) -> dict[str, int]:
+        return dict(sorted(self.done[outcome].items()))
 
 
 @functools.cache
