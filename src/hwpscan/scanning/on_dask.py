@@ -98,6 +98,7 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
         "distributed.worker.daemon": False,
         "distributed.comm.timeouts.connect": f"{timeout}s",
     }
+    cluster = None
     with dask.config.set(settings):
         if address is not None:
             try:
@@ -107,28 +108,25 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
                 raise SchedulerLostError(
                     f"cannot reach the Dask scheduler at {where}: {redact_credentials(str(exc))}"
                 ) from None
-            try:
-                yield client
-            finally:
-                _quiet_close(client)
-            return
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=None,
-            # its small HTTP server (health, metrics) on a free loopback port, not 8787
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster, set_as_default=False)
+        else:
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                scheduler_port=0,
+                dashboard_address=None,
+                # its small HTTP server (health, metrics) on a free loopback port, not 8787
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR,
+            )
+            client = Client(cluster, set_as_default=False)
         try:
             yield client
         finally:
             _quiet_close(client)
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def _quiet_close(client: Client) -> None:
