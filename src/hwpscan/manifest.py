@@ -1,9 +1,6 @@
-"""``manifest.jsonl``: one line per attachment, written the moment the file exists.
-
-The manifest lives in the output folder; ``path`` is relative to it. Lines are only
-appended (and flushed) so a killed run loses at most the line it was writing; a
-reader skips a torn last line, and a later line for the same path wins.
-:func:`dates_for` is how the scanner dates files it finds.
+"""``manifest.jsonl``: one line per attachment, appended the moment the file exists (a
+killed run loses at most that line; a torn line is skipped, a later line for the same
+path wins). ``path`` is relative to the output folder. :func:`dates_for` dates files.
 """
 
 from __future__ import annotations
@@ -30,13 +27,9 @@ _OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason", "etag")
 
 @dataclass(frozen=True, slots=True)
 class ManifestEntry:
-    """One attachment: where it came from, where it is, what it was.
-
-    ``subject`` is cleaned for reading (tags, entities, lost escapes); the raw answer is
-    in the response cache. ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL
-    failed validation) or ``skipped`` (not fetched, e.g. a release dated outside the
-    window); ``reason`` says why.
-    """
+    """One attachment: where it came from, where it is, what it was. ``status`` is
+    ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or ``skipped``;
+    ``reason`` says why."""
 
     date: str | None
     content_id: str
@@ -105,14 +98,10 @@ def _is_iso_date(text: str) -> bool:
 
 
 class ManifestWriter:
-    """Appends entries to ``folder/manifest.jsonl``; safe from several threads, and from
-    several processes sharing the folder.
-
-    Each line is appended whole under an exclusive lock on ``folder/.hwpscan-fetch/lock``
-    (:class:`FolderLock`), after reading what other runs appended since; a line that
-    says what the manifest already says (the same line last written for its path; for a
-    line without a file, :func:`pathless_key`) is not written again.
-    :meth:`refresh` hands those other runs' entries to the caller.
+    """Appends entries to ``folder/manifest.jsonl``, safe from several threads and
+    processes: each line whole under the :class:`FolderLock`, after reading what other
+    runs appended (:meth:`refresh` hands those out), and never a line the manifest
+    already says (the last for its path; without a path, :func:`pathless_key`).
     """
 
     def __init__(self, folder: Path) -> None:
@@ -190,8 +179,7 @@ class ManifestWriter:
 
 def pathless_key(entry: ManifestEntry) -> tuple[str, str, str]:
     """What makes two lines without a file (failed, refused, skipped) say the same: one
-    release, URL and status. (A file's line repeats only the very line last written for
-    its path.)
+    release, URL and status.
 
     >>> e = ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", None, None, 0, None,
     ...                   "failed", "HTTP 404")
@@ -203,10 +191,8 @@ def pathless_key(entry: ManifestEntry) -> tuple[str, str, str]:
 
 class FolderLock:
     """An exclusive lock on an output folder among processes (``fcntl.flock`` on
-    ``folder/.hwpscan-fetch/lock``; where there is no ``fcntl``, only among threads).
-
-    Re-entered for each short critical section; closed with :meth:`close`.
-    """
+    ``folder/.hwpscan-fetch/lock``; without ``fcntl``, none), re-entered for each short
+    critical section."""
 
     def __init__(self, folder: Path) -> None:
         lock_dir = Path(folder) / LOCK_FOLDER
@@ -286,12 +272,8 @@ def load_manifest(folder: Path, problems: list[str] | None = None) -> dict[Path,
 
 
 def dates_for(paths: Iterable[Path], problems: list[str] | None = None) -> dict[Path, str]:
-    """The release date of each path a manifest in its folder or an ancestor knows.
-
-    Keys are the paths exactly as given; paths no manifest dates are left out. A line
-    that is no entry (a date not YYYY-MM-DD, a torn line) dates nothing and is
-    described in *problems*.
-    """
+    """The release date of each path (as given) a manifest in its folder or an ancestor
+    knows; a line that is no entry dates nothing and is described in *problems*."""
     loaded: dict[Path, dict[Path, ManifestEntry]] = {}
     out: dict[Path, str] = {}
     for given in paths:

@@ -57,11 +57,8 @@ DEFAULT_FILE_TIMEOUT = 120.0
 def scan_bytes(
     data: bytes, *, path: str, date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
-    """Scan one file's bytes. Never raises for bad input: the status says what happened.
-
-    Nothing raised while the file is handled ends the batch, a ``MemoryError`` (a small
-    container's memory limit) included: it becomes this file's row.
-    """
+    """Scan one file's bytes. Never raises, ``MemoryError`` included: the row says what
+    happened."""
     started = time.perf_counter()
     try:
         return _scan_bytes(data, path=path, date=date, repair=repair, started=started)
@@ -215,9 +212,8 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
 
 
 def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
-    """The one rule for a body read only in part (a reader said ``corrupt`` but kept
-    text): never clean; ``contaminated`` when what was read holds surrogates, else
-    ``corrupt``; the reason gives the counts of what was read and names what was not.
+    """A body read only in part is never clean: ``contaminated`` when what was read holds
+    surrogates, else ``corrupt``, with the counts of what was read in the reason.
 
     >>> status, reason = _partial(TextStats(chars=12, surrogates=2), "page 3: unreadable")
     >>> status.value, reason
@@ -238,11 +234,8 @@ def scan_file(
     path: str | os.PathLike[str], date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
     """Scan one file on disk. Never raises: an unreadable file is a row with a status.
-
-    Only regular files are read (a FIFO would block, a device never end), and never
-    more than :data:`MAX_FILE_BYTES`. With *repair*, the body text is also written as
-    UTF-8 after repair (pairs restored, orphans handled per its policy).
-    """
+    Only regular files are read, never more than :data:`MAX_FILE_BYTES`. With *repair*,
+    the repaired body text is written too."""
     shown = display_path(path)
     started = time.perf_counter()
     try:
@@ -283,8 +276,7 @@ def _unlisted_reason(path: str | os.PathLike[str]) -> str:
 
 
 def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The first *limit* bytes of a file (all of it, when shorter), read straight from
-    its descriptor: no buffered file object is built for the one read a scan makes.
+    """The first *limit* bytes of a file, read straight from its descriptor.
 
     >>> with open(__file__, "rb") as whole:
     ...     text = whole.read()
