@@ -105,23 +105,16 @@ def watch_parent(parent: int, *, kernel_signal: bool = True) -> None:
 
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # gone before the signal was asked for
-        _end_orphan()
     thread = threading.Thread(target=_watch, args=(parent,), name="hwpscan-parent", daemon=True)
     thread.start()
 
 
 def _watch(parent: int) -> None:
-    while True:
+    """SIGKILL this process once *parent* is gone (at once if it already is), as the
+    kernel does on Linux: ``sys.exit`` in this thread would end only the thread, while
+    the main thread sits blocked in a read or in native code."""
+    while os.getppid() == parent:
         time.sleep(WATCH_INTERVAL)
-        if os.getppid() != parent:
-            _end_orphan()
-
-
-def _end_orphan() -> None:
-    """SIGKILL this orphan, as the kernel does on Linux. ``sys.exit`` in the watching
-    thread would end only that thread, while the main thread sits blocked in a read or in
-    native code; nobody is left to take its answers, so there is nothing to flush."""
     os.kill(os.getpid(), signal.SIGKILL)
 
 
