@@ -249,21 +249,14 @@ def _rebuild(container: Any, items: list[Any]) -> Any:
     """A container of the same type as ``container`` holding ``items`` (a dict's come
     flattened: key, value, key, value...)."""
     if isinstance(container, dict):
-        pairs = _distinct_keys(container, items)
-        if type(container) is dict:
-            return dict(pairs)
-        new = copy.copy(container)  # keeps defaultdict factories and the like
+        new = copy.copy(container)  # keeps subclasses, defaultdict factories and the like
         new.clear()
-        new.update(pairs)
+        new.update(_distinct_keys(container, items))
         return new
-    if type(container) is list:
-        return items
     if isinstance(container, list):
         new_list = copy.copy(container)
         new_list[:] = items
         return new_list
-    if type(container) is tuple:
-        return tuple(items)
     if hasattr(container, "_make"):  # a namedtuple
         return container._make(items)
     return type(container)(items)
