@@ -195,8 +195,8 @@ def guard_stream(
 
 def _guard_sync(chunks: Iterable[Any], mender: StreamMender) -> Iterator[Any]:
     for item in chunks:
-        if not mender.held and _passes(item):
-            yield item  # clean, nothing held: no list made
+        if not mender.held and ((type(item) is str and item.isprintable()) or _passes(item)):
+            yield item  # printable text holds no surrogate: the usual delta costs no call
         else:
             yield from mender.feed(item)
     yield from mender.flush()
@@ -204,7 +204,10 @@ def _guard_sync(chunks: Iterable[Any], mender: StreamMender) -> Iterator[Any]:
 
 async def _guard_async(chunks: AsyncIterable[Any], mender: StreamMender) -> AsyncIterator[Any]:
     async for item in chunks:
-        for out in [item] if not mender.held and _passes(item) else mender.feed(item):
-            yield out
+        if not mender.held and ((type(item) is str and item.isprintable()) or _passes(item)):
+            yield item
+        else:
+            for out in mender.feed(item):
+                yield out
     for out in mender.flush():
         yield out
