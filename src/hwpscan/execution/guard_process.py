@@ -1,23 +1,13 @@
-"""A guard process: one child, kept between calls, that runs a task on items in order,
-with a time limit per item, replaced when an item overruns or kills it.
-
-The pool forks its workers, which is only safe from a process without other threads. A
-Dask worker (and the thread pool of the scaled path) and the parser matrix run tasks in
-threads, so each of those threads drives a guard instead: a fresh interpreter (``python
--m hwpscan.execution.guard_process``) that enters the same limits as a pool worker and
-runs the same loop (:func:`~hwpscan.execution.process_pool.serve`), answering item by
-item over a socket, supervised by the pool's own supervisor with one worker. The task
-is ``module:function``; with a *setup* text, ``function(setup)`` is called once as the
-child starts (the matrix loads an extractor so, its imports not counted in any file's
-time) and what it returns runs on each item.
-
-Starting has its own limit (*startup* seconds); each answer must come within *timeout*
-seconds of the one before. An item that overruns or whose child dies is answered by a
-:class:`~hwpscan.execution.process_pool.Stopped` (with the child's exit status, and its
-stderr when *keep_stderr* is set); the next items go to a new child. For code we do not
-control (the matrix's extractors) the child can get an environment of its own (*env*)
-and its own process group (*own_group*), killed whole and known to
-:func:`~hwpscan.execution.process_groups.kill_running` until it ends.
+"""A guard: the pool with one worker, a fresh interpreter kept between calls, for
+threads (a Dask worker's, the scaled path's, the parser matrix's), from which forking is
+not safe. The child (``python -m hwpscan.execution.guard_process``) enters the same
+limits and runs the same loop as a pool worker, answering item by item over a socket:
+each answer must come within *timeout* seconds of the one before, and starting has its
+own limit (*startup*). The task is ``module:function``; with a *setup* text,
+``function(setup)`` runs once as the child starts and what it returns runs on each item
+(the matrix loads an extractor so). For code we do not control the child can get its
+own environment (*env*) and process group (*own_group*, killed whole and known to
+:func:`~hwpscan.execution.process_groups.kill_running`).
 """
 
 from __future__ import annotations

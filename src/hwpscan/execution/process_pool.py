@@ -51,11 +51,8 @@ _MS_WRAP = 2**32
 @dataclass(frozen=True, slots=True)
 class Stopped:
     """Why an item has no answer: its worker ``died`` on it, or it ran past the ``timeout``
-    of *limit* seconds (its worker was killed).
-
-    A :class:`~hwpscan.execution.guard_process.Guard` also tells how its child ended
-    (*returncode*, and *stderr* when it keeps it) and whether it ended while *starting*
-    (loading its task), before the item was begun."""
+    of *limit* seconds (its worker was killed); a guard's child also tells its
+    *returncode*, its *stderr* (when kept), and whether it was still *starting*."""
 
     why: Literal["died", "timeout"]
     limit: float | None = None
@@ -110,14 +107,11 @@ class _Setup(Generic[Item, Answer]):
 
 
 class _Worker(Generic[Item]):
-    """One worker process, the connection to it and its progress word.
-
-    It is given chunks of items and answers with batches, in the order given. Before
-    each item a forked worker writes the item's index and the time into its progress
-    word, so the supervisor knows which item it is on and since when, though answers
-    come in batches. A worker without one (a guard's child, which answers item by item)
-    is on its first unanswered item since its last message. Start-up is limited by
-    *startup* seconds (None: the item time limit), and never counts against an item.
+    """One worker process and the connection to it: given chunks of items, it answers in
+    batches, in order. A forked worker stamps each item in its progress word, so the
+    supervisor knows which item it is on and since when; one without (a guard's child,
+    answering item by item) is on its first unanswered item since its last message.
+    Start-up is limited by *startup* seconds (None: the item time limit).
     """
 
     progress: Any = None
@@ -309,9 +303,8 @@ class _Pool(Generic[Item, Answer]):
         return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
 
     def feed(self) -> list[_Worker[Item]]:
-        """Give work to every worker down to its last chunk, start workers up to *jobs*;
-        the workers that hold items. (A worker is a chunk ahead: it answers in batches,
-        and its next chunk is there before it has sent the last one.)"""
+        """Give work to every worker down to its last chunk (so it never waits for the next
+        one), start workers up to *jobs*; the workers that hold items."""
         queue = self.queue
         for worker in self.workers:
             if queue and len(worker.tasks) <= _chunk_size(len(queue), self.jobs):
@@ -392,16 +385,11 @@ def pooled_batches(
     timeout: float | None,
     memory_mb: int | None = None,
 ) -> Iterator[list[tuple[int, Answer | Stopped]]]:
-    """Answers as they complete, a worker's message at a time (never an empty batch),
-    from *jobs* forked worker processes fed in chunks; each answer with its item's index.
-
-    ``task(index, item)`` makes an item's answer in a worker; ``failed(index, item,
-    exc)`` the answer of an item whose task raised or whose answer could not be sent.
-    Both are module-level functions (a worker is handed them). A worker that dies (a
-    crash in native code, the OOM killer, native code past the *memory_mb* budget) or
-    overruns *timeout* seconds on one item costs only that item, answered by a
-    :class:`Stopped`; a new worker takes its place and its other items go back to the
-    front of the queue.
+    """Answers as they complete, a worker's message at a time, each with its item's index,
+    from *jobs* forked workers fed in chunks. ``task(index, item)`` makes an answer in a
+    worker; ``failed(index, item, exc)`` that of an item whose task raised or whose answer
+    could not be sent (both module-level functions). A worker that dies or overruns
+    *timeout* seconds costs only that item, answered by a :class:`Stopped`.
     """
     setup = _Setup(
         task,
