@@ -42,12 +42,9 @@ _budget_mb: int | None = None
 
 
 def set_memory_budget(megabytes: int | None) -> bool:
-    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap).
-    ``HWPSCAN_MEMORY_MB`` in the environment, a whole number, takes its place: ``0``
-    turns the cap off where it cannot work (AddressSanitizer reserves its shadow memory
-    as data, so a capped worker under it dies at its first file).
-
-    False when the system has no such limit (then the budget is not enforced)."""
+    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap); False
+    when the system has no such limit. ``HWPSCAN_MEMORY_MB`` (a whole number) takes its
+    place: ``0`` turns the cap off where it cannot work (under AddressSanitizer)."""
     global _budget_mb  # noqa: PLW0603 - one budget per process, set once as it starts
     override = os.environ.get(MEMORY_ENV, "").strip()
     if override.isdigit():

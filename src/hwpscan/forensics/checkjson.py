@@ -234,9 +234,8 @@ class Counts:
 
 
 def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | SkippedLine]:
-    """The findings of :func:`check_json_text` one at a time, as they are found, so that
-    a capture with a million findings is never held whole; *counts* are kept up to date.
-    """
+    """The findings of :func:`check_json_text` one at a time (a capture with a million
+    is never held whole); *counts* are kept up to date."""
     counts = counts if counts is not None else Counts()
     for item in _documents(text):
         if isinstance(item, SkippedLine):
@@ -327,8 +326,7 @@ def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | Skippe
 
 def _document(number: int, doc: Any, text: str, *, strings: bool) -> tuple[int, Any] | SkippedLine:
     """*doc* as a document found on line *number*, or a skipped line when it is a bare
-    number, ``true``, ``false`` or ``null`` (or a bare string, unless *strings*): random
-    bytes read that way, and nothing in them could fail to encode.
+    number, boolean or ``null`` (or a bare string, unless *strings*): nothing to check.
 
     >>> _document(3, 7, "7", strings=False).reason
     'not a JSON object or array: a bare int'
@@ -368,9 +366,8 @@ def _decode(text: str) -> Any:
 
 
 def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int]:
-    """The JSON document at *start* (all of *text* with ``whole``). The parser's
-    recursion limit on a deeply nested document is a :class:`TooDeepError` (a skipped
-    line), never a traceback; the walk over what was parsed needs no recursion."""
+    """The JSON document at *start* (all of *text* with ``whole``); a document nested past
+    the parser's recursion limit is a :class:`TooDeepError` (a skipped line)."""
     try:
         if whole:
             return _DECODER.decode(text), len(text)
