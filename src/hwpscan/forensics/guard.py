@@ -31,6 +31,7 @@ from hwpscan.forensics.defects import unfold as unfold_folded
 from hwpscan.forensics.pua import display_of, hanyang_jamo, pua_info
 from hwpscan.forensics.pua import pdf_folds as pdf_fold_chars
 from hwpscan.forensics.surrogates import (
+    PAIR_OR_HALF_RE,
     PAIR_RE,
     PUA_RE,
     SURROGATE_RE,
@@ -368,17 +369,13 @@ def find_surrogates(text: str) -> list[SurrogateHit]:
     []
     """
     hits: list[SurrogateHit] = []
-    found = SURROGATE_RE.search(text)
-    while found is not None:
+    for found in PAIR_OR_HALF_RE.finditer(text):
         i = found.start()
-        if PAIR_RE.match(text, i) is not None:
+        if found.end() - i == 2:
             hits.append(SurrogateHit(i, ord(text[i]), "pair-high"))
             hits.append(SurrogateHit(i + 1, ord(text[i + 1]), "pair-low"))
-            nxt = i + 2
         else:
             hits.append(SurrogateHit(i, ord(text[i]), "orphan"))
-            nxt = i + 1
-        found = SURROGATE_RE.search(text, nxt)
     return hits
 
 

@@ -43,13 +43,13 @@ _ESCAPE_RUN_RE = re.compile(
 #: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 #: Runs of everything not private-use (removed to count the rest), the usual case first;
-#: compiled on first use, as is the next pattern (large ranges take milliseconds).
+#: compiled on first use (large ranges take the compiler milliseconds).
 _not_pua_re = lazy_pattern(
     "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
 )
 #: A high+low pair, else one half: the defects in the order a location list names them
 #: (one class first, so a search skips ahead in C).
-_half_re = lazy_pattern("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
+PAIR_OR_HALF_RE = re.compile("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
 
 MAX_LOCATIONS = 20
 _PARAGRAPH = operator.itemgetter(1)
@@ -276,7 +276,7 @@ def _locations(
     by a bisect (*starts*: see :func:`_paragraph_groups`)."""
     matches: list[re.Match[str]] = []
     if surrogates:
-        matches += islice(_half_re().finditer(blob), limit)
+        matches += islice(PAIR_OR_HALF_RE.finditer(blob), limit)
     last = matches[-1].start() if matches else 0  # each kind is found in text order
     if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
