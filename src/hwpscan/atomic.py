@@ -72,14 +72,10 @@ SHARED_MODE = shared_mode()
 def atomic_file(
     path: Path, *, prefix: str = TEMP_PREFIX, suffix: str = ".part", shared: bool = False
 ) -> Iterator[BinaryIO]:
-    """A binary handle whose bytes replace *path* when the block ends without error.
-
-    The folder is created when missing. *prefix* and *suffix* name the temp file (a
-    downloader puts its pid in the prefix, so another run can tell a live one from a
-    leftover). :func:`os.replace` errors (the temp file removed under us) propagate.
-    The file is the owner's alone (0600, as the temp file is made) unless *shared*: then
-    it gets :func:`shared_mode`, as a file ``open()`` makes under the current umask.
-    """
+    """A binary handle whose bytes replace *path* (its folder created when missing) when
+    the block ends without error. *prefix* and *suffix* name the temp file (a downloader
+    puts its pid in the prefix). The file is the owner's alone (0600) unless *shared*:
+    then it gets :func:`shared_mode`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     tmp = Path(name)

@@ -1,44 +1,11 @@
-"""The one error tree of hwpscan.
+"""The one error tree of hwpscan: :class:`HwpscanError` and its subclasses, each saying
+what went wrong; :class:`UsageError` exits 2, :class:`ApiError` 3. Two more derive from
+the standard library's classes, so that ``except`` clauses written for those keep
+catching them: :class:`BusyError` (``sqlite3.OperationalError``) and
+:class:`TooDeepError` (``ValueError``).
 
-::
-
-    HwpscanError
-    ├── FormatError              a file could not be read as what it claims to be
-    │   ├── CorruptFileError     damaged structure (truncated stream, bad record size)
-    │   │   └── BudgetError      a package went over a per-file budget (entries, depth)
-    │   └── EncryptedFileError   password, DRM or distribution protection
-    ├── UsageError               bad arguments: dates, options (exit 2)
-    │   ├── StateDirError        the state folder (HWPSCAN_HOME) cannot be created
-    │   ├── RunNotFoundError     no stored run matches the id, prefix or ``latest``
-    │   ├── ReportWriteError     the report bundle (--report) could not be written
-    │   ├── CatalogueError       an emulator ``--data`` folder that cannot be served
-    │   └── LedgerError          the quota ledger cannot be used
-    │       └── LedgerBusyError  another run held the ledger past the timeout
-    ├── StoreError               the run store cannot be opened or written
-    │   └── StoreBusyError       another run held the run store past the timeout
-    ├── SchedulerLostError       the Dask scheduler went away: the run cannot go on
-    └── ApiError                 the API or its limits stopped the run (exit 3)
-        ├── QuotaExceededError   the daily call limit is (or would be) passed
-        │   └── DailyLimitError  the API itself answered 033 (the call counted)
-        ├── ApiRefusedError      a result code that is not success or "no data"
-        ├── ApiResponseError     an HTML page or unparseable body instead of JSON
-        ├── ApiNetworkError      connection, timeout or 5xx on the way
-        ├── RunBudgetError       the per-run budget (files or bytes) is used up
-        └── UnsafeUrlError       an attachment URL failed validation
-
-Two more derive from the standard library's classes, so that the ``except`` clauses
-written for those keep catching them::
-
-    sqlite3.OperationalError
-    └── BusyError                a SQLite database stayed locked past the timeout
-    ValueError
-    └── TooDeepError             a JSON document nested deeper than the parser follows
-
-Control-flow signals private to one function (``_Retry``, ``_Decline``...) stay in
-their modules: they never leave them.
-
-Third-party errors (olefile, zlib, zipfile, pypdf, httpx) are translated where they
-enter, with ``raise ... from exc``. Messages never contain the API key.
+Third-party errors are translated where they enter, with ``raise ... from exc``.
+Messages never contain the API key.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Work put off until it is needed: names a package imports on first use (PEP 562), and
-regexes compiled on first use.
-
-Packages whose names pull in heavy modules (a reader's third-party library, the fetch
-engine, the emulator's server) keep their ``import`` cheap with a table of name ->
-module and ``__getattr__ = lazy_names(__name__, TABLE)``. A name is imported when it is
-first asked for and then kept in the package, so later lookups cost nothing.
+"""Work put off until it is needed: names a package imports on first use (PEP 562:
+``__getattr__ = lazy_names(__name__, {name: module})``, each name kept once imported),
+and regexes compiled on first use.
 
 >>> import types, sys
 >>> pkg = types.ModuleType("demo_pkg")
@@ -47,9 +43,7 @@ def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
 
 def lazy_pattern(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
     """The regex *pattern*, compiled when the returned function is first called and then
-    kept: for a pattern only a rare path uses. Compiling a character class with large
-    ranges takes the ``re`` compiler a millisecond or more, which every run would
-    otherwise pay at import.
+    kept: for a pattern only a rare path uses (large character classes take milliseconds).
 
     >>> digits = lazy_pattern(r"[0-9]+")
     >>> digits().findall("a1b22"), digits() is digits()

@@ -1,9 +1,6 @@
-"""Whether a command-line argument names a local path or a URL, and how a URL is shown.
-
-The cheap checks every scan makes of its arguments, apart from :mod:`hwpscan.scanning.sources`
-(which lists URL sources through fsspec, and which only a scan of a URL, a Dask scan or
-``--resume`` runs), so that a scan of local files loads none of the listing code.
-:mod:`hwpscan.scanning.sources` exports these names too.
+"""Whether a command-line argument names a local path or a URL, and how a URL is shown:
+the cheap checks every scan makes, apart from :mod:`hwpscan.scanning.sources`, so that a
+scan of local files loads none of the listing code.
 
 >>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
 's3://bucket/fixtures/a.hwp'
@@ -35,11 +32,9 @@ def is_url(text: str) -> bool:
 
 
 def url_from_argument(arg: str | os.PathLike[str]) -> str | None:
-    """The URL a command-line argument names, or None for a local path.
-
-    Arguments arrive as :class:`~pathlib.Path`, which folds ``s3://b/k`` into
-    ``s3:/b/k``; the scheme's slashes are restored here. A path that exists locally is
-    always local.
+    """The URL a command-line argument names, or None for a local path (one that exists
+    always is). A :class:`~pathlib.Path` folds ``s3://b/k`` into ``s3:/b/k``: the
+    scheme's slashes are restored.
 
     >>> from pathlib import Path
     >>> url_from_argument(Path("file:///tmp/x")), url_from_argument("gs://b/p/")

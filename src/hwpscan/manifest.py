@@ -1,9 +1,6 @@
-"""``manifest.jsonl``: one line per attachment, written the moment the file exists.
-
-The manifest lives in the output folder; ``path`` is relative to it. Lines are only
-appended (and flushed) so a killed run loses at most the line it was writing; a
-reader skips a torn last line, and a later line for the same path wins.
-:func:`dates_for` is how the scanner dates files it finds.
+"""``manifest.jsonl``: one line per attachment, appended the moment the file exists (a
+killed run loses at most that line; a torn line is skipped, a later line for the same
+path wins). ``path`` is relative to the output folder. :func:`dates_for` dates files.
 """
 
 from __future__ import annotations
@@ -11,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, fields
 from datetime import date
 from pathlib import Path
@@ -30,13 +27,9 @@ _OPTIONAL_TEXT = ("date", "path", "sha256", "content_type", "reason", "etag")
 
 @dataclass(frozen=True, slots=True)
 class ManifestEntry:
-    """One attachment: where it came from, where it is, what it was.
-
-    ``subject`` is cleaned for reading (tags, entities, lost escapes); the raw answer is
-    in the response cache. ``status`` is ``downloaded``, ``failed``, ``refused`` (the URL
-    failed validation) or ``skipped`` (not fetched, e.g. a release dated outside the
-    window); ``reason`` says why.
-    """
+    """One attachment: where it came from, where it is, what it was. ``status`` is
+    ``downloaded``, ``failed``, ``refused`` (the URL failed validation) or ``skipped``;
+    ``reason`` says why."""
 
     date: str | None
     content_id: str
@@ -105,14 +98,10 @@ def _is_iso_date(text: str) -> bool:
 
 
 class ManifestWriter:
-    """Appends entries to ``folder/manifest.jsonl``; safe from several threads, and from
-    several processes sharing the folder.
-
-    Each line is appended whole under an exclusive lock on ``folder/.hwpscan-fetch/lock``
-    (:class:`FolderLock`), after reading what other runs appended since; a line that
-    says what the manifest already says (the same line last written for its path; for a
-    line without a file, :func:`pathless_key`) is not written again.
-    :meth:`refresh` hands those other runs' entries to the caller.
+    """Appends entries to ``folder/manifest.jsonl``, safe from several threads and
+    processes: each line whole under the :class:`FolderLock`, after reading what other
+    runs appended (:meth:`refresh` hands those out), and never a line the manifest
+    already says (the last for its path; without a path, :func:`pathless_key`).
     """
 
     def __init__(self, folder: Path) -> None:
@@ -162,11 +151,9 @@ class ManifestWriter:
         if not end:
             return
         self._offset += end
-        for line in data[:end].decode("utf-8", errors="replace").splitlines():
-            entry = _parse_line(line)
-            if entry is not None:
-                self._learn(entry)
-                self._unseen.append(entry)
+        for entry in parse_entries(data[:end].decode("utf-8", errors="replace")):
+            self._learn(entry)
+            self._unseen.append(entry)
 
     def _known(self, entry: ManifestEntry) -> bool:
         if entry.path:
@@ -192,8 +179,7 @@ class ManifestWriter:
 
 def pathless_key(entry: ManifestEntry) -> tuple[str, str, str]:
     """What makes two lines without a file (failed, refused, skipped) say the same: one
-    release, URL and status. (A file's line repeats only the very line last written for
-    its path.)
+    release, URL and status.
 
     >>> e = ManifestEntry("2025-07-21", "7", "s", "a.hwp", "u", None, None, 0, None,
     ...                   "failed", "HTTP 404")
@@ -205,10 +191,8 @@ def pathless_key(entry: ManifestEntry) -> tuple[str, str, str]:
 
 class FolderLock:
     """An exclusive lock on an output folder among processes (``fcntl.flock`` on
-    ``folder/.hwpscan-fetch/lock``; where there is no ``fcntl``, only among threads).
-
-    Re-entered for each short critical section; closed with :meth:`close`.
-    """
+    ``folder/.hwpscan-fetch/lock``; without ``fcntl``, none), re-entered for each short
+    critical section."""
 
     def __init__(self, folder: Path) -> None:
         lock_dir = Path(folder) / LOCK_FOLDER
@@ -234,45 +218,38 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _parse_line(line: str) -> ManifestEntry | None:
-    if not line.strip():
-        return None
-    try:
-        return ManifestEntry.from_json(json.loads(line))
-    except (ValueError, TypeError, RecursionError):
-        return None
-
-
 def _ends_with_newline(path: Path) -> bool:
     with path.open("rb") as handle:
         handle.seek(-1, os.SEEK_END)
         return handle.read(1) == b"\n"
 
 
-def read_entries(path: Path, *, problems: list[str] | None = None) -> list[ManifestEntry]:
-    """Every well-formed line of a manifest file, in order (torn or foreign lines skipped).
-
-    Each skipped line is described in ``problems`` when a list is given.
-    """
-    out: list[ManifestEntry] = []
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return out
-    except OSError as exc:
-        if problems is not None:
-            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
-        return out
+def parse_entries(
+    text: str, problems: list[str] | None = None, where: str = ""
+) -> Iterator[ManifestEntry]:
+    """The well-formed lines of a manifest's text, in order; a torn or foreign line is
+    skipped, and described in *problems* (as ``where:line``) when a list is given."""
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-            out.append(ManifestEntry.from_json(data))
+            yield ManifestEntry.from_json(json.loads(line))
         except (ValueError, TypeError, RecursionError) as exc:
             if problems is not None:
-                problems.append(f"{path}:{number}: skipped, not a manifest entry ({exc})")
-    return out
+                problems.append(f"{where}:{number}: skipped, not a manifest entry ({exc})")
+
+
+def read_entries(path: Path, *, problems: list[str] | None = None) -> list[ManifestEntry]:
+    """Every well-formed line of a manifest file (see :func:`parse_entries`)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if problems is not None:
+            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+        return []
+    return list(parse_entries(text, problems, str(path)))
 
 
 def _resolve(path: Path) -> Path | None:
@@ -295,12 +272,8 @@ def load_manifest(folder: Path, problems: list[str] | None = None) -> dict[Path,
 
 
 def dates_for(paths: Iterable[Path], problems: list[str] | None = None) -> dict[Path, str]:
-    """The release date of each path a manifest in its folder or an ancestor knows.
-
-    Keys are the paths exactly as given; paths no manifest dates are left out. A line
-    that is no entry (a date not YYYY-MM-DD, a torn line) dates nothing and is
-    described in *problems*.
-    """
+    """The release date of each path (as given) a manifest in its folder or an ancestor
+    knows; a line that is no entry dates nothing and is described in *problems*."""
     loaded: dict[Path, dict[Path, ManifestEntry]] = {}
     out: dict[Path, str] = {}
     for given in paths:

@@ -1,8 +1,5 @@
-"""The data that flows through hwpscan: frozen, typed, and JSON-ready.
-
-Data flows one way: a reader turns bytes into a :class:`Document` (segments of text
-with their location), the detectors turn a document into a :class:`FileResult`, and
-reports render results. Nothing here knows about terminals or the network.
+"""The data that flows through hwpscan, frozen and typed: a reader turns bytes into a
+:class:`Document`, the detectors turn it into a :class:`FileResult`, reports render it.
 """
 
 from __future__ import annotations
@@ -27,11 +24,8 @@ class Format(str, enum.Enum):
 
 
 class Status(str, enum.Enum):
-    """The verdict on one file.
-
-    ``contaminated`` means the codeunit view of the body holds at least one surrogate
-    code point: the text a naive pipeline would produce cannot be encoded as UTF-8.
-    """
+    """The verdict on one file (``contaminated``: the codeunit view of the body holds a
+    surrogate, so the text a naive pipeline produces cannot be encoded as UTF-8)."""
 
     CLEAN = "clean"
     CONTAMINATED = "contaminated"
@@ -48,10 +42,8 @@ class Status(str, enum.Enum):
 
 
 class ExitCode(enum.IntEnum):
-    """Process exit codes, decided in one place per command
-    (:func:`hwpscan.scanning.exit_gate.exit_code`, :func:`hwpscan.verify.exit_code` for
-    ``verify``); when a command has several outcomes
-    (the files, the matrix, a stopped fetch), :func:`combine_exit_codes` picks the one."""
+    """Process exit codes; when a command has several outcomes (the files, the matrix, a
+    stopped fetch), :func:`combine_exit_codes` picks the one."""
 
     OK = 0
     FINDINGS = 1  # --fail-on matched, verify mismatch, check-json found bad strings
@@ -67,11 +59,9 @@ VERIFY_PRECEDENCE = (ExitCode.FINDINGS, ExitCode.API, ExitCode.INCONCLUSIVE)
 
 
 def combine_exit_codes(*codes: int, precedence: tuple[int, ...] = ()) -> int:
-    """The one exit code of a command that has several outcomes.
-
-    The first code of *precedence* that is present wins; otherwise (and by default) the
-    highest: a bug's 70 over all, a stopped fetch's 3 over findings' 1. Codes that are
-    members of :class:`ExitCode` come back as members; nothing at all is OK.
+    """The one exit code of a command that has several outcomes: the first code of
+    *precedence* present, else the highest (a bug's 70 over all, a stopped fetch's 3 over
+    findings' 1); nothing at all is OK.
 
     >>> combine_exit_codes()
     <ExitCode.OK: 0>
@@ -91,22 +81,15 @@ def combine_exit_codes(*codes: int, precedence: tuple[int, ...] = ()) -> int:
 
 
 class Segment(NamedTuple):
-    """A run of extracted text and where it came from.
-
-    A named tuple rather than a frozen dataclass: readers create tens of thousands per
-    second, and a tuple is several times cheaper to build while just as immutable.
+    """A run of extracted text and where it came from (a named tuple: readers make tens
+    of thousands a second).
 
     ``text`` is the *codeunit view*: for HWP 5 every UTF-16 code unit became one code
-    point, exactly as the defective pipeline parser produced it, so a Hancom PUA-A
-    character appears as two surrogate code points. For HWPX and PDF it is what the
-    extractor returned. ``offset`` counts code units (HWP 5) or characters (others)
-    from the start of the paragraph.
-
-    For HWP 5, ``paragraph`` is the paragraph's index in its section stream, counting
-    every PARA_HEADER record at any level in document order (empty paragraphs and
-    paragraphs without a PARA_TEXT record count too, and the paragraphs of a table cell,
-    footnote, text box or header/footer follow the paragraph that holds the control);
-    ``offset`` is the code-unit offset into that paragraph's PARA_TEXT record.
+    point, as the defective pipeline parser produced it (a PUA-A character is two
+    surrogates); for HWPX and PDF, what the extractor returned. For HWP 5, ``paragraph``
+    counts every PARA_HEADER record of the section stream at any level in document order
+    (a table cell's paragraphs follow the one holding the control) and ``offset`` is in
+    code units of its PARA_TEXT record; elsewhere ``offset`` counts characters.
     """
 
     stream: str
@@ -127,17 +110,14 @@ class PlainCounts(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ReadInfo:
-    """What a reader tells the scanner about a document besides its text; a field a
-    format does not have stays ``None``.
+    """What a reader tells besides the text (``None`` where a format has no such field).
 
-    HWP 5: ``version`` (FileHeader, ``"5.1.0.1"``), ``compressed``, ``flags`` (the
-    FileHeader property bits set, by name), ``paragraphs`` (PARA_HEADER records over all
-    sections), ``sections``; read with ``count_plain_body``, a plain body, preview or
-    set of DocInfo names is counted, not segmented: ``plain_body``, ``plain_preview``,
-    ``plain_meta`` hold its :class:`PlainCounts` (and ``body``, ``preview`` or ``meta``
-    of the :class:`Document` is empty). Another OLE file: ``streams``. HWPX:
-    ``sections`` and ``paragraphs``. PDF: ``pages``, ``pages_read`` and the ``engine``
-    that read them (``"pdfium"`` or ``"pypdf"``).
+    HWP 5: ``version``, ``compressed``, ``flags`` (FileHeader bits set, by name),
+    ``paragraphs``, ``sections``; with ``count_plain_body``, a plain body, preview or set
+    of DocInfo names is counted, not segmented (``plain_body``, ``plain_preview``,
+    ``plain_meta``; the :class:`Document`'s field is then empty). Another OLE file:
+    ``streams``. HWPX: ``sections``, ``paragraphs``. PDF: ``pages``, ``pages_read``, the
+    ``engine`` (``"pdfium"`` or ``"pypdf"``).
     """
 
     version: str | None = None
@@ -160,14 +140,10 @@ NO_INFO = ReadInfo()
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """What a reader extracted from one file.
-
-    ``body`` is the document text; ``preview`` (HWP 5 ``PrvText``) and ``meta``
-    (DocInfo strings such as style and font names) are checked and reported apart
-    from the body. ``status`` is set by readers that could not read the body
-    (encrypted, distribution, corrupt); ``reason`` says why. ``warnings`` collect
-    damage that did not stop the read (a truncated record, a bad stream); ``info`` the
-    rest a reader tells (:class:`ReadInfo`).
+    """What a reader extracted from one file: the ``body`` text, and apart from it the
+    ``preview`` (HWP 5 ``PrvText``) and ``meta`` (DocInfo names). ``status`` and
+    ``reason`` are set by a reader that could not read the body; ``warnings`` collect
+    damage that did not stop the read.
     """
 
     format: Format
@@ -181,10 +157,7 @@ class Document:
 
 
 class Location(NamedTuple):
-    """One defect: where it is and what it is, with an escaped context snippet.
-
-    A named tuple, like :class:`Segment`: cheap to build and to turn into JSON.
-    """
+    """One defect: where it is and what it is, with an escaped context snippet."""
 
     stream: str
     paragraph: int
@@ -224,21 +197,13 @@ DEFECT_CLASSES = (
 
 @dataclass(frozen=True, slots=True)
 class Defects:
-    """How often each way of going wrong occurs in a file's body text.
-
-    - ``split_pairs``: a character outside the BMP left as its two surrogate halves
-      (the incident's defect; restored without loss by merging the halves).
-    - ``lone_halves``: a surrogate half with no partner: it carries no character.
-    - ``folded_symbols``: HWP 5 only: a Hancom plane-15 symbol ``U+F0000|X`` stored as
-      the one BMP unit ``0xA000|X`` (a pipeline shows a Yi syllable for ``①``).
-    - ``pdf_folded``: PDF only: symbols Hancom's PDF export folded into U+F000 (body
-      text) or U+FFFF (table cells): which symbol it was is lost.
-    - ``old_hangul_pua``: old Hangul stored as Hanyang private-use code points, which
-      have standard jamo sequences (KS X 1026-1).
-    - ``unmapped_pua``: private-use characters with no known display equivalent.
-
-    One character can belong to two classes (a split pair of an unknown symbol is a
-    split pair and unmapped); the counts are of occurrences, per class.
+    """How often each way of going wrong occurs in a file's body text: ``split_pairs``
+    (a character outside the BMP left as two halves: restored without loss),
+    ``lone_halves`` (a half with no partner), ``folded_symbols`` (HWP 5: a plane-15
+    symbol ``U+F0000|X`` stored as the BMP unit ``0xA000|X``), ``pdf_folded`` (PDF: a
+    symbol written as U+F000 or U+FFFF, lost), ``old_hangul_pua`` (Hanyang private use,
+    which has standard jamo) and ``unmapped_pua`` (private use with no known
+    equivalent). One character can count in two classes.
 
     >>> Defects(split_pairs=2, unmapped_pua=1).present()
     ('split_pairs', 'unmapped_pua')
@@ -315,13 +280,9 @@ class RepairSummary:
 @dataclass(frozen=True, slots=True)
 class FileResult:
     """The machine output contract: one object per file (its JSON Lines record:
-    :func:`hwpscan.rowcodec.encode_row`).
-
-    ``body_read`` says whether any body text was read. When it was not (encrypted,
-    unsupported, unreadable files), the body counts are meaningless and the JSON record
-    carries ``null`` for them, so a consumer filtering on ``utf8_ok`` or ``surrogates``
-    cannot mistake an unread file for a clean one. A damaged file whose text was partly
-    read (``corrupt``) keeps the counts of what was read.
+    :func:`hwpscan.rowcodec.encode_row`). When no body text was read (``body_read``
+    false) the record carries ``null`` for the body counts, so an unread file is never
+    taken for a clean one; a file read in part keeps the counts of what was read.
     """
 
     path: str

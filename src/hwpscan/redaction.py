@@ -1,16 +1,12 @@
-"""Secrets kept out of everything hwpscan prints, stores or sends back: one placeholder,
-one key digest, and the helpers that hide secrets in URLs, free text, raw bytes and
-stored arguments.
-
-Every hidden value becomes :data:`REDACTED`, whatever hid it:
+"""Secrets kept out of everything hwpscan prints, stores or sends back: every hidden value
+becomes :data:`REDACTED`, in URLs, free text, raw bytes and stored arguments.
 
 >>> redact_url("https://h/api?authKey=abc123")
 'https://h/api?authKey=REDACTED'
 >>> clean_args({"api_key": "x", "authKey": "y", "from": "2025-07-21", "jobs": 2})
 {'from': '2025-07-21', 'jobs': 2}
 
-An API key is named by :func:`key_hash` wherever it must be told apart from another
-(the quota ledger, the emulator's call counters): never by the key itself.
+An API key is named by :func:`key_hash` where it must be told apart from another.
 """
 
 from __future__ import annotations
@@ -63,35 +59,15 @@ REDACTED = "REDACTED"
 API_KEY_ENV = "HWPSCAN_API_KEY"
 #: Environment variables whose values are credentials for the sources (fsspec, cloud SDKs).
 CREDENTIAL_ENV = (
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_SECURITY_TOKEN",
-    "AWS_ACCESS_KEY_ID",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "AZURE_STORAGE_KEY",
-    "AZURE_STORAGE_SAS_TOKEN",
-    "AZURE_STORAGE_CONNECTION_STRING",
-    "HWPSCAN_API_KEY",
+    *("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_ACCESS_KEY_ID"),
+    *("GOOGLE_APPLICATION_CREDENTIALS", "AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN"),
+    *("AZURE_STORAGE_CONNECTION_STRING", "HWPSCAN_API_KEY"),
 )
 
 #: Query parameters whose values are secrets (compared case-insensitively).
 SECRET_PARAMS = frozenset(
-    {
-        "authkey",
-        "auth_key",
-        "servicekey",
-        "service_key",
-        "apikey",
-        "api_key",
-        "key",
-        "token",
-        "access_token",
-        "crtfckey",
-        "crtfc_key",
-        "secret",
-        "client_secret",
-        "password",
-    }
+    {"authkey", "auth_key", "servicekey", "service_key", "apikey", "api_key", "key", "token"}
+    | {"access_token", "crtfckey", "crtfc_key", "secret", "client_secret", "password"}
 )
 #: ``name=value`` for a secret name anywhere in free text (query, path parameter, fragment).
 SECRET_PAIR_RE = re.compile(
@@ -123,12 +99,9 @@ def redact_params(text: str) -> str:
     return SECRET_PAIR_RE.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
 
 
-#: Credentials as a command line or a header spells them (what the parameter rule above
-#: misses): an ``Authorization`` header with or without its scheme, a bearer token, a
-#: ``NAME=value`` or ``Name: value`` whose name looks secret, and a secret-named flag
-#: followed by its value. Compiled on first use, as are the other patterns here that
-#: only an error, an outside program or a fetch needs (a scan stores its arguments with
-#: the ones compiled at import).
+#: Credentials as a command line or a header spells them: an ``Authorization`` header, a
+#: bearer token, a secret-looking ``NAME=value`` or ``Name: value``, a secret-named flag
+#: and its value. Compiled on first use, as are the other rarely needed patterns here.
 _SECRET_WORD = r"(?:token|secret|passw(?:or)?d|api[_-]?key|auth[_-]?key|credentials?)"
 _AUTH_RES = (
     lazy_pattern(
@@ -159,9 +132,8 @@ def redact_auth(text: str) -> str:
 
 
 def redact_url(url: str) -> str:
-    """The URL with every secret query value replaced by ``REDACTED``.
-
-    Secret pairs in path parameters (``;authKey=``) and the fragment go too.
+    """The URL with every secret query value (and path parameter, and fragment pair)
+    replaced by ``REDACTED``.
 
     >>> redact_url("https://h/api?apiType=json&authKey=abc123&startDate=2025-07-21")
     'https://h/api?apiType=json&authKey=REDACTED&startDate=2025-07-21'
@@ -209,12 +181,10 @@ def _char_forms(char: str) -> str:
     return "(?:" + "|".join(forms) + ")"
 
 
-#: Secrets shorter than this (in UTF-8 bytes) are not looked for in base64: the part
-#: of their encoding that does not depend on the bytes around them would be a few
-#: characters, found by chance in any text.
+#: Secrets shorter than this (in UTF-8 bytes) are not looked for in base64: what of their
+#: encoding does not depend on the bytes around them is too short not to occur by chance.
 MIN_BASE64_SECRET = 8
-#: A base64 character as text may spell it: ``+`` and ``/`` also percent-encoded or as a
-#: JSON escape (``\/``, ``\u002F``), as a URL or a JSON string carries the encoding.
+#: ``+`` and ``/`` of base64 also percent-encoded or JSON-escaped, as a URL or JSON carries them.
 _BASE64_CHARS = {
     "+": r"(?:\+|%2[bB]|\\u002[bB])",
     "/": r"(?:/|\\/|%2[fF]|\\u002[fF])",
@@ -222,9 +192,8 @@ _BASE64_CHARS = {
 
 
 def base64_forms(secret: str) -> list[str]:
-    """What every base64 (and base64url) encoding of a text holding *secret* contains,
-    at each of the three byte alignments the secret can start at: the characters
-    that depend on the secret's bytes alone.
+    """What every base64 (and base64url) encoding of a text holding *secret* contains, at
+    each of the three byte alignments: the characters that depend on its bytes alone.
 
     >>> import base64
     >>> forms = base64_forms("Qm7Tz2Kx9Wv4")
@@ -254,9 +223,8 @@ def _base64_pattern(form: str) -> str:
 
 @functools.lru_cache(maxsize=16)
 def secret_pattern(secret: str) -> re.Pattern[str]:
-    r"""A regex that finds ``secret`` however it was encoded, character by character (a
-    server may percent-encode some characters and not others), or base64-encoded
-    (standard or URL alphabet, at any alignment: :func:`base64_forms`).
+    r"""A regex that finds ``secret`` however it was encoded, character by character (raw,
+    percent-encoded, JSON or HTML escapes, in any mix) or in base64 (:func:`base64_forms`).
 
     >>> bool(secret_pattern("Ab1").fullmatch("%41%62\\u0031"))
     True
@@ -276,9 +244,8 @@ def _secret_pattern_bytes(secret: str) -> re.Pattern[bytes]:
 
 
 def redact_text(text: str, secrets: Iterable[str]) -> str:
-    r"""Replace every occurrence of each secret with ``REDACTED``: raw, percent-encoded
-    (upper or lower case, fully or in part, or twice), as JSON ``\u`` escapes in either
-    case, or as HTML character references, in any mix; or base64-encoded.
+    r"""Replace every occurrence of each secret, however encoded (:func:`secret_pattern`),
+    with ``REDACTED``.
 
     >>> redact_text("GET /x?authKey=s3cr%2Bt failed", ["s3cr+t"])
     'GET /x?authKey=REDACTED failed'
@@ -342,15 +309,10 @@ def _looks_secret(name: str, value: str) -> bool:
 def scrubbed_environment(
     passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """Our environment without anything that looks secret: what every outside program
-    hwpscan runs gets (``--tool-cmd``, ``--parser-cmd`` and the extractor workers).
-
-    Left out: ``HWPSCAN_API_KEY`` and the cloud credentials hwpscan knows, every variable
-    whose name holds KEY, TOKEN, SECRET, PASSW(ORD), CREDENTIAL, AUTH, COOKIE, SESSION
-    or PRIVATE, every ``AWS_*``, ``AZURE_*``, ``GOOGLE_*``, ``GH_*``, ``GITHUB_*``,
-    ``VAULT_*`` ..., and any value holding a URL with a password. PATH, HOME, LANG,
-    LC_*, TZ, TMPDIR and the like stay. The names in *passthrough* are passed on
-    whatever they look like.
+    """Our environment without anything that looks secret (a known credential, a name
+    holding KEY, TOKEN, SECRET, PASSW, AUTH..., a cloud or CI prefix, a URL with a
+    password): what every outside program hwpscan runs gets. The names in *passthrough*
+    are passed on whatever they look like.
 
     >>> env = {"PATH": "/bin", "LANG": "C.UTF-8", "HWPSCAN_API_KEY": "k", "GH_TOKEN": "t",
     ...        "AWS_REGION": "x", "DB": "postgres://u:pw@h/d", "MY_PASSWORD": "p"}
@@ -402,8 +364,7 @@ def _clean_value(value: Any, secret: str | None) -> Any:
     if value is None or isinstance(value, (bool, int, float)):
         return value
     text = os.fsdecode(value) if isinstance(value, PurePath) else str(value)
-    # a whole URL loses its secret parameters and userinfo; free text that merely holds a
-    # URL (a stop message) keeps every word, with secret-named parameters redacted
+    # a whole URL loses its secret parameters and userinfo; free text only their values
     text = _strip_url_secrets(text) if _WHOLE_URL_RE.fullmatch(text) else redact_params(text)
     text = redact_credentials(text)
     return redact_text(text, [secret]) if secret else text
@@ -440,8 +401,8 @@ _userinfo_in_text_re = lazy_pattern(r"[A-Za-z][A-Za-z0-9+.-]*://([^/\s@]+)@")
 
 def userinfo_secrets(texts: Iterable[str]) -> list[str]:
     """The user names and passwords in the URLs of *texts* (``s3://KEY:SECRET@bucket``),
-    as written and percent-decoded: what :func:`redact_text` must hide wherever a
-    library repeats such a URL (an error naming ``KEY:SECRET@bucket`` as a bucket).
+    as written and percent-decoded, for :func:`redact_text` to hide wherever a library
+    repeats them.
 
     >>> userinfo_secrets(["s3://AKIA1:pa%2Fss@bucket/x", "fixtures", "http://h/p"])
     ['AKIA1', 'pa%2Fss', 'pa/ss']

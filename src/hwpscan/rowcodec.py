@@ -1,15 +1,8 @@
-"""A result row in and out of text: the one codec of :class:`~hwpscan.models.FileResult`.
-
-Three functions, and nothing else anywhere writes or reads a row:
-
-- :func:`encode_row`: the JSON Lines record of a row (one line, no newline), the
-  contract other tools and CI depend on (:data:`CONTRACT_KEYS`, first key ``schema``);
-- :func:`decode_row`: a row again from such a line (the run store, ``--resume``);
-- :func:`csv_fields`: the flat spreadsheet record of a row (:data:`CSV_COLUMNS`).
-
-The line is ``json.dumps`` of the record with ``ensure_ascii=False``: Korean stays
-readable, and every string is valid UTF-8 because paths are made printable and context
-snippets escaped before they get here.
+"""A result row in and out of text, the one codec of :class:`~hwpscan.models.FileResult`:
+:func:`encode_row` (the JSON Lines record, the contract CI depends on: :data:`CONTRACT_KEYS`),
+:func:`decode_row` (a row again from such a line) and :func:`csv_fields` (the spreadsheet
+record). Lines keep Korean readable (``ensure_ascii=False``) and are valid UTF-8: paths
+are made printable and snippets escaped before they get here.
 
 >>> from hwpscan.models import Format, Status
 >>> row = FileResult("보도.hwp", "ab", 3, Format.HWP5, Status.CLEAN, index=4, defects=NO_DEFECTS)
@@ -21,8 +14,8 @@ snippets escaped before they get here.
 >>> csv_fields(row)["chars"], csv_fields(row)["utf8_ok"]
 (0, 'true')
 
-Only what the line holds comes back: a row's ``seconds`` (not in the contract) is 0.0,
-and the counts of a body that was not read (``null`` in the line) are zero.
+Only what the line holds comes back: ``seconds`` is 0.0, and the counts of a body that
+was not read are zero.
 """
 
 from __future__ import annotations
@@ -58,45 +51,15 @@ ROW_SCHEMA = "hwpscan.scan.row/1"
 #: Keys every JSON Lines record carries (the contract CI depends on). ``schema`` is
 #: :data:`ROW_SCHEMA`, always the first key (rows stored before it had none).
 CONTRACT_KEYS = (
-    "schema",
-    "path",
-    "sha256",
-    "bytes",
-    "format",
-    "status",
-    "reason",
-    "date",
-    "chars",
-    "surrogates",
-    "pairs",
-    "orphans",
-    "utf8_ok",
-    "utf8_error",
-    "pua",
-    "defects",
-    "locations",
+    *("schema", "path", "sha256", "bytes", "format", "status", "reason", "date", "chars"),
+    *("surrogates", "pairs", "orphans", "utf8_ok", "utf8_error", "pua", "defects", "locations"),
 )
 
 #: The columns of ``files.csv`` and ``scan --format csv``, in order.
 CSV_COLUMNS = [
-    "path",
-    "date",
-    "format",
-    "status",
-    "reason",
-    "bytes",
-    "sha256",
-    "chars",
-    "surrogates",
-    "pairs",
-    "orphans",
-    "utf8_ok",
-    "utf8_error",
-    "pua",
-    "replacement_chars",
-    "preview_surrogates",
-    "meta_surrogates",
-    *DEFECT_CLASSES,
+    *("path", "date", "format", "status", "reason", "bytes", "sha256", "chars", "surrogates"),
+    *("pairs", "orphans", "utf8_ok", "utf8_error", "pua", "replacement_chars"),
+    *("preview_surrogates", "meta_surrogates", *DEFECT_CLASSES),
 ]
 
 # -- JSON ------------------------------------------------------------------------------
@@ -124,16 +87,9 @@ def encode_row(result: FileResult) -> str:
         "status": r.status.value,
         "reason": r.reason,
         "date": r.date,
-        "chars": body.chars if read else None,
-        "surrogates": body.surrogates if read else None,
-        "pairs": body.pairs if read else None,
-        "orphans": body.orphans if read else None,
-        "utf8_ok": body.utf8_ok if read else None,
-        "utf8_error": body.utf8_error,
-        "pua": body.pua,
-        "replacement_chars": body.replacement_chars if read else None,
+        **_counts(body, read),
         "defects": _defects(r.defect_counts()),
-        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=False)) for loc in body.locations],
+        "locations": _locations(body),
         "preview": _stats(r.preview),
         "meta": _stats(r.meta),
         "warnings": r.warnings,
@@ -151,20 +107,26 @@ def _defects(found: Defects | None) -> dict[str, int] | None:
     return _NO_DEFECTS if found is NO_DEFECTS else found.as_dict()
 
 
-def _stats(stats: TextStats | None) -> dict[str, Any] | None:
-    if stats is None:
-        return None
+def _counts(stats: TextStats, read: bool = True) -> dict[str, Any]:
+    """The counts of *stats* (``null`` where a body that was not read has none)."""
     return {
-        "chars": stats.chars,
-        "surrogates": stats.surrogates,
-        "pairs": stats.pairs,
-        "orphans": stats.orphans,
-        "utf8_ok": stats.utf8_ok,
+        "chars": stats.chars if read else None,
+        "surrogates": stats.surrogates if read else None,
+        "pairs": stats.pairs if read else None,
+        "orphans": stats.orphans if read else None,
+        "utf8_ok": stats.utf8_ok if read else None,
         "utf8_error": stats.utf8_error,
         "pua": stats.pua,
-        "replacement_chars": stats.replacement_chars,
-        "locations": [dict(zip(_LOCATION_KEYS, loc, strict=False)) for loc in stats.locations],
+        "replacement_chars": stats.replacement_chars if read else None,
     }
+
+
+def _locations(stats: TextStats) -> list[dict[str, Any]]:
+    return [dict(zip(_LOCATION_KEYS, loc, strict=False)) for loc in stats.locations]
+
+
+def _stats(stats: TextStats | None) -> dict[str, Any] | None:
+    return None if stats is None else {**_counts(stats), "locations": _locations(stats)}
 
 
 def decode_row(line: str | bytes) -> FileResult:

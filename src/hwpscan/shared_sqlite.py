@@ -1,20 +1,13 @@
-"""SQLite files shared by concurrent runs: WAL set once, bounded waits, errors told apart.
+"""SQLite files shared by concurrent runs (the run store, the call ledger): WAL set once,
+bounded waits, errors told apart.
 
-The run store (``runs.sqlite``) and the call ledger (``quota.sqlite``) are opened by
-every ``scan``, ``fetch`` and ``verify``, often several at once on one state folder.
-SQLite's busy timeout covers most waits, but not all: switching the journal mode, or
-a transaction that read first and then needs the write lock, can fail with
-``SQLITE_BUSY`` at once (the busy handler is skipped to avoid a deadlock). So:
-
-- the journal mode is read first and switched to WAL only when it is not WAL yet, and a
-  concurrent switch by another process counts as done;
-- writes start with ``BEGIN IMMEDIATE`` (the write lock is taken before anything is read);
-- :func:`retry_busy` retries an operation only on ``SQLITE_BUSY``/``SQLITE_LOCKED``, with
-  a bounded backoff, until a deadline; then :class:`BusyError` says who holds the file;
-- only a damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is called corrupt;
-- a message about a busy file names the runs still open (:func:`open_runs_note`).
-
-It sits below the run store and the fetch's ledger, which both use it.
+SQLite's busy timeout covers most waits but not a journal-mode switch, nor a
+transaction that read first and then needs the write lock: those fail with
+``SQLITE_BUSY`` at once. So the mode is switched to WAL only when it is not WAL yet
+(:func:`ensure_wal`), writes start with ``BEGIN IMMEDIATE``, and :func:`retry_busy`
+retries on busy or locked until a deadline, then raises :class:`BusyError`. Only a
+damaged file (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``) is called corrupt
+(:func:`error_kind`).
 
 >>> import tempfile, pathlib
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -93,13 +86,9 @@ def retry_busy(
     timeout: float = DEFAULT_TIMEOUT,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T:
-    """Run *action*, retrying it while SQLite says busy or locked, for *timeout* seconds.
-
-    The pauses start at a few milliseconds and double (with jitter, so processes that
-    collided do not collide again) up to a quarter second. Any other error is raised at
-    once; when the time is up, :class:`BusyError` is raised from the last busy error.
-    *action* must be safe to repeat: a single statement, or a read.
-    """
+    """Run *action* (safe to repeat: one statement, or a read), retrying it while SQLite
+    says busy or locked, for *timeout* seconds, with doubling jittered pauses; then
+    :class:`BusyError`. Any other error is raised at once."""
     deadline = time.monotonic() + timeout
     pause = 0.005
     while True:
@@ -126,13 +115,9 @@ def connect(path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> sqlite3.Connecti
 
 
 def ensure_wal(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Put the database in WAL mode unless it is already; returns the mode in force.
-
-    The mode is persistent, so only the first opener of a new file switches it. Reading
-    the mode first keeps every later opener from asking for the exclusive lock a switch
-    needs; a switch that meets another process's lock is retried, and a switch another
-    process made in the meantime is accepted.
-    """
+    """Put the database in WAL mode unless it is already; the mode in force. Reading the
+    (persistent) mode first spares later openers the exclusive lock a switch needs; a
+    switch that meets another's lock is retried."""
 
     def current() -> str:
         return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
@@ -161,13 +146,9 @@ _OPEN_RUN_HOURS = 12
 
 
 def open_runs_note(path: Path, *, exclude: Iterable[str] = ()) -> str:
-    """``" (runs still open: ...)"`` naming recent unfinished runs, or ``""``.
-
-    *exclude* are the caller's own runs, which are not "the other run".
-
-    Read without waiting (WAL readers do not block on a writer); any trouble reading
-    gives ``""``: this only decorates a message.
-    """
+    """``" (runs still open: ...)"`` naming recent unfinished runs other than the
+    caller's own (*exclude*), or ``""`` (also on any trouble reading: this only decorates
+    a message)."""
     since = datetime.now(UTC).timestamp() - _OPEN_RUN_HOURS * 3600
     stamp = datetime.fromtimestamp(since, UTC).isoformat(timespec="seconds")
     try:

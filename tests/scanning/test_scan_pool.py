@@ -81,7 +81,7 @@ def test_a_worker_that_dies_between_files_blames_no_file(tmp_path: Path) -> None
     files = _files(tmp_path, 6, set())
     work = [(os.fspath(p), None, None) for p in files]
     setup = process_pool._Setup(scan_mod._scan_task, scan_mod._failed_task, None, os.getpid(), True)
-    pool = process_pool._Pool(work, 1, None, setup)
+    pool = process_pool._Pool(work, 1, None, lambda: process_pool._Worker(setup))
     worker = process_pool._Worker(setup)
     pool.workers.append(worker)
     worker.give(pool.chunk())

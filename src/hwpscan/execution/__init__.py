@@ -1,10 +1,7 @@
-"""Where files are scanned: this machine's process pool, or a Dask cluster.
-
-``local`` is :func:`hwpscan.scanning.many_files.scan_paths`. ``dask``
-(:mod:`hwpscan.scanning.on_dask`, an optional extra: ``pip install 'hwpscan[dask]'``)
-sends :class:`~hwpscan.scanning.sources.WorkItem` batches to a ``dask.distributed`` cluster whose
-workers run :func:`hwpscan.scanning.work_items.scan_batch`, the same per-file functions the
-local executor runs, so rows are the same field by field (timings aside).
+"""Where files are scanned: this machine's process pool (``local``,
+:func:`hwpscan.scanning.many_files.scan_paths`) or a Dask cluster (``dask``,
+:mod:`hwpscan.scanning.on_dask`, ``pip install 'hwpscan[dask]'``) whose workers run the
+same per-file functions, so rows are the same field by field (timings aside).
 """
 
 from __future__ import annotations

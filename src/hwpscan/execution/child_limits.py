@@ -1,18 +1,12 @@
-"""What every child process of the engine does first: bound its memory, and never
-outlive the process that started it.
+"""What every child process of the engine does first (:func:`enter_child`): bound its
+memory, and never outlive the process that started it.
 
-A child (a scan pool worker, the guard process of a Dask task, a matrix extractor's
-worker) calls :func:`enter_child` before it takes any work:
-
-- its data segment (heap and anonymous maps: what reading a file allocates) is capped
-  at the memory budget with ``RLIMIT_DATA``, so a memory bomb ends as a ``MemoryError``
-  (a row saying which budget it passed, see :func:`memory_budget_reason`) or, in native
-  code that cannot allocate, as the death of that child, which costs one row: never as
-  the machine's memory;
-- on Linux the kernel kills it when its parent dies (``PR_SET_PDEATHSIG``), and on every
-  system a daemon thread ends it within :data:`WATCH_INTERVAL` seconds of its parent's
-  end (the parent id changes when it is reparented). A ``kill -9`` of a scan, which is
-  what the OOM killer does, then leaves no worker holding the scan's output open.
+Its data segment is capped at the memory budget with ``RLIMIT_DATA``, so a memory bomb
+ends as a ``MemoryError`` (a row naming the budget, :func:`memory_budget_reason`) or, in
+native code, as the death of that child: one row, never the machine's memory. It dies
+with its parent: by ``PR_SET_PDEATHSIG`` on Linux, and everywhere by a thread that sees
+its parent id change. A ``kill -9`` of a scan (what the OOM killer does) then leaves no
+worker holding the scan's output open.
 """
 
 from __future__ import annotations
@@ -35,8 +29,8 @@ __all__ = [
 ]
 
 #: Megabytes of data segment a child may hold while reading one file (``0``: no limit).
-#: The largest real attachments seen need under 500 MB; a file's bytes (up to the
-#: 512 MB size cap) are held once while read.
+#: The largest real attachments need under 500 MB; a file's bytes (up to the 512 MB size
+#: cap) are held once while read.
 DEFAULT_MEMORY_MB = 2048
 #: The environment variable that sets every worker's memory budget (0: none).
 MEMORY_ENV = "HWPSCAN_MEMORY_MB"
@@ -48,12 +42,9 @@ _budget_mb: int | None = None
 
 
 def set_memory_budget(megabytes: int | None) -> bool:
-    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap).
-    ``HWPSCAN_MEMORY_MB`` in the environment, a whole number, takes its place: ``0``
-    turns the cap off where it cannot work (AddressSanitizer reserves its shadow memory
-    as data, so a capped worker under it dies at its first file).
-
-    False when the system has no such limit (then the budget is not enforced)."""
+    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap); False
+    when the system has no such limit. ``HWPSCAN_MEMORY_MB`` (a whole number) takes its
+    place: ``0`` turns the cap off where it cannot work (under AddressSanitizer)."""
     global _budget_mb  # noqa: PLW0603 - one budget per process, set once as it starts
     override = os.environ.get(MEMORY_ENV, "").strip()
     if override.isdigit():
@@ -63,19 +54,15 @@ def set_memory_budget(megabytes: int | None) -> bool:
         return True
     try:
         import resource
-    except ImportError:  # not a POSIX system
-        return False
-    limit = int(megabytes) * 2**20
-    which = getattr(resource, "RLIMIT_DATA", None)
-    if which is None:
-        return False
-    try:
+
+        which = resource.RLIMIT_DATA
+        limit = int(megabytes) * 2**20
         _soft, hard = resource.getrlimit(which)
         if hard != resource.RLIM_INFINITY:
             limit = min(limit, hard)
         resource.setrlimit(which, (limit, hard))
         space, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (OSError, ValueError):
+    except (ImportError, AttributeError, OSError, ValueError):  # no such limit here
         return False
     # a tighter address-space limit set by whoever started us binds first: a MemoryError
     # is then not ours to explain
@@ -115,32 +102,22 @@ def watch_parent(parent: int, *, kernel_signal: bool = True) -> None:
 
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:  # gone before the signal was asked for
-        _end_orphan()
     thread = threading.Thread(target=_watch, args=(parent,), name="hwpscan-parent", daemon=True)
     thread.start()
 
 
 def _watch(parent: int) -> None:
-    while True:
+    """SIGKILL this process once *parent* is gone (at once if it already is), as the
+    kernel does on Linux: ``sys.exit`` in this thread would end only the thread, while
+    the main thread sits blocked in a read or in native code."""
+    while os.getppid() == parent:
         time.sleep(WATCH_INTERVAL)
-        if os.getppid() != parent:
-            _end_orphan()
-
-
-def _end_orphan() -> None:
-    """End this orphaned process at once, as its parent's ``kill -9`` would have.
-
-    A normal exit cannot do it: the watch runs in a daemon thread, where ``sys.exit``
-    only ends that thread, while the main thread sits blocked in a read of the job pipe
-    (or inside native code reading a file) and never returns to the interpreter to see
-    a flag or a ``KeyboardInterrupt``. Nobody is left to take its rows, so there is
-    nothing to flush: the process sends itself the same SIGKILL the kernel sends on
-    Linux (``PR_SET_PDEATHSIG``), which no handler or blocked call can delay."""
     os.kill(os.getpid(), signal.SIGKILL)
 
 
 def enter_child(parent: int, memory_mb: int | None = None, *, kernel_signal: bool = True) -> None:
-    """:func:`watch_parent` and :func:`set_memory_budget`: a child's first step."""
+    """A child's first step: leave Ctrl-C to the parent, :func:`watch_parent` and
+    :func:`set_memory_budget`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch_parent(parent, kernel_signal=kernel_signal)
     set_memory_budget(memory_mb)

@@ -1,17 +1,11 @@
 """Running a command we do not control: its own process group, killed whole.
 
-The parser matrix runs extractor commands and ``verify`` runs the deployed tool; both
-go through :func:`run_captured`. The command gets a new session (its own process
-group), so a timeout, or a Ctrl-C or SIGTERM that stops hwpscan, kills whatever it
-started too (a wrapper script's children included): a terminal's Ctrl-C reaches only
-the foreground group, which the command left. After the kill, the output already
-written is collected for at most :data:`KILL_GRACE` seconds (a grandchild that left
-the group may hold a pipe open).
-
-Commands run from worker threads (the matrix runs several at once) never see the
-``KeyboardInterrupt``, which only the main thread gets: every process started here, or
-handed to :func:`watch`, is known until it ends, and :func:`kill_running` (called by
-the main thread on its way out) kills the groups still running.
+The parser matrix's extractor commands and ``verify``'s deployed tool run through
+:func:`run_captured`, in a new session, so a timeout, a Ctrl-C or a SIGTERM kills all
+they started (a terminal's Ctrl-C reaches only the foreground group, which they left).
+Worker threads never see ``KeyboardInterrupt``: every process started here or handed to
+:func:`watch` is known until it ends, and the main thread's :func:`kill_running` kills
+the groups still running.
 
 >>> done = run_captured(["true"], timeout=10)
 >>> done.returncode, done.stdout
@@ -25,8 +19,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -36,7 +29,6 @@ __all__ = [
     "kill_group",
     "kill_running",
     "run_captured",
-    "track",
     "watch",
 ]
 
@@ -79,16 +71,6 @@ def forget(proc: subprocess.Popen[bytes]) -> None:
     """*proc* has ended (or is being closed): :func:`kill_running` leaves it alone."""
     with _lock:
         _running.discard(proc)
-
-
-@contextmanager
-def track(proc: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
-    """Know *proc* while the block runs (:func:`watch`, then :func:`forget`)."""
-    watch(proc)
-    try:
-        yield proc
-    finally:
-        forget(proc)
 
 
 def kill_running() -> int:
@@ -137,16 +119,18 @@ def run_captured(
         start_new_session=os.name == "posix",
     )
     code: int | None
-    with track(proc):
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            code = proc.returncode
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            out, err = _drain(proc)
-            code = None
-        except BaseException:
-            kill_group(proc)
-            _drain(proc)
-            raise
+    watch(proc)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        out, err = _drain(proc)
+        code = None
+    except BaseException:
+        kill_group(proc)
+        _drain(proc)
+        raise
+    finally:
+        forget(proc)
     return Finished(code, out or b"", err or b"", time.perf_counter() - started)

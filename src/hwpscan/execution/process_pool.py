@@ -1,21 +1,16 @@
-"""The isolation engine's pool: work items run in worker processes, each with a time
-and a memory limit, and a crash, an overrun or a memory overrun costs that item only.
+"""The isolation engine's pool: items run in forked worker processes, each with a time
+and a memory limit (:func:`~hwpscan.execution.child_limits.enter_child`); a crash or an
+overrun costs that item only.
 
-:func:`pooled_batches` hands chunks of items to worker processes and yields their
-answers as they come, a worker's message (a batch) at a time. What an item is and what
-its answer is belong to the caller: a worker runs ``task(index, item)`` on each item,
-whose value (anything picklable) goes back as it is. An item whose worker died or
-overran its time limit is answered by a :class:`Stopped` instead, which says why; the
-worker is killed and replaced, and its other items go back to the front of the queue.
+:func:`pooled_batches` hands chunks of items to workers, which run ``task(index, item)``
+on each (:func:`serve`), and yields their answers a worker's message (a batch) at a
+time. An item whose worker died or overran is answered by a :class:`Stopped`; the worker
+is replaced, and its other items go back to the front of the queue.
 
-Every worker is started with :func:`~hwpscan.execution.child_limits.enter_child`: its
-memory is capped, and it ends by itself when the process that started it is gone.
-
-Time is measured from outside. Before each item a worker writes the item's index and
-the monotonic clock's millisecond into a shared 64-bit progress word (one store, so it
-is never read half written), and the supervisor reads that word *before* it reads the
-clock: a stamp is then never later than the clock it is compared with, and an item's
-elapsed time cannot come out negative (which, modulo 2**32 ms, was 49.7 days).
+Time is measured from outside: before each item a worker stores the item's index and
+the clock's millisecond in a shared 64-bit progress word (one store, never read half
+written), which the supervisor reads *before* the clock, so an elapsed time is never
+negative (which, modulo 2**32 ms, was 49.7 days).
 """
 
 from __future__ import annotations
@@ -33,7 +28,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from hwpscan.execution.child_limits import enter_child
 
-__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches"]
+__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches", "serve"]
 
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
@@ -56,11 +51,8 @@ _MS_WRAP = 2**32
 @dataclass(frozen=True, slots=True)
 class Stopped:
     """Why an item has no answer: its worker ``died`` on it, or it ran past the ``timeout``
-    of *limit* seconds (its worker was killed).
-
-    A :class:`~hwpscan.execution.guard_process.Guard` also tells how its child ended
-    (*returncode*, and *stderr* when it keeps it) and whether it ended while *starting*
-    (loading its task), before the item was begun."""
+    of *limit* seconds (its worker was killed); a guard's child also tells its
+    *returncode*, its *stderr* (when kept), and whether it was still *starting*."""
 
     why: Literal["died", "timeout"]
     limit: float | None = None
@@ -115,36 +107,46 @@ class _Setup(Generic[Item, Answer]):
 
 
 class _Worker(Generic[Item]):
-    """One worker process, the pipe to it and its progress word.
-
-    It is given chunks of items and answers with batches, in the order given. Before
-    each item it writes the item's index and the time into its progress word, so the
-    supervisor always knows which item it is on and since when, though answers come in
-    batches: start-up and imports never count against an item's time limit, and a
-    worker that dies or overruns is blamed for that item only.
+    """One worker process and the connection to it: given chunks of items, it answers in
+    batches, in order. A forked worker stamps each item in its progress word, so the
+    supervisor knows which item it is on and since when; one without (a guard's child,
+    answering item by item) is on its first unanswered item since its last message.
+    Start-up is limited by *startup* seconds (None: the item time limit).
     """
+
+    progress: Any = None
+    startup: float | None = None
 
     def __init__(self, setup: _Setup[Item, Any]) -> None:
         self.conn, child = multiprocessing.Pipe()
-        self.progress: Any = multiprocessing.RawValue("Q", 0)  # unsigned: 63 bits are used
+        self.progress = multiprocessing.RawValue("Q", 0)  # unsigned: 63 bits are used
         self.proc = multiprocessing.Process(
             target=_worker_main, args=(child, self.progress, setup), daemon=True
         )
         self.proc.start()
         child.close()
+        self._begin()
+
+    def _begin(self) -> None:
         self.tasks: dict[int, Item] = {}  # given and not answered, in the order given
-        self.started = 0.0  # the last sign of life: hand-over when idle, start-up, a batch
+        self.started = time.monotonic()  # the last sign of life: start, hand-over, batch
+        self.starting = True  # it has sent nothing yet
+        self.served = 0  # items answered
 
     def give(self, chunk: list[tuple[int, Item]]) -> None:
         if not self.tasks:  # idle: its next item starts now
             self.started = time.monotonic()
         self.tasks.update(chunk)
         # a worker that died since its last message (a crash in native code right after
-        # it sent a batch) cannot be given more; its pipe's end is then at EOF, which the
-        # next wait sees: receive() blames the item it died on, if any (died_on), and
-        # hands out the others, these included, again. A death costs one item, no more.
+        # it sent a batch) cannot be given more; its end of the connection is then at
+        # EOF, which the next wait sees: receive() blames the item it died on, if any
+        # (died_on), and hands out the others again. A death costs one item, no more.
         with contextlib.suppress(OSError):
             self.conn.send(chunk)
+
+    def limit(self, timeout: float | None) -> float | None:
+        """Seconds it may spend on its current item, or on starting."""
+        return self.startup if self.starting and self.startup is not None else timeout
 
     def current(self) -> tuple[int, float]:
         """The item it is on (one of its tasks) and when that began (monotonic clock).
@@ -152,16 +154,19 @@ class _Worker(Generic[Item]):
         Before it has begun any of them (it is starting, or its next chunk is on the
         way), the first one, since its last sign of life.
         """
-        word = self.progress.value  # the stamp first, then the clock: never a later stamp
-        now = time.monotonic()
-        read = _read_word(word, now)
-        if read is not None and (index := self._task(read[0])) is not None:
-            return index, now - read[1]
+        if self.progress is not None:
+            word = self.progress.value  # the stamp first, then the clock: never later
+            now = time.monotonic()
+            read = _read_word(word, now)
+            if read is not None and (index := self._task(read[0])) is not None:
+                return index, now - read[1]
         return next(iter(self.tasks)), self.started
 
     def died_on(self) -> int | None:
         """The item a worker that died was on: the one of its tasks its progress word
         names (None: it had finished them all, and died between items)."""
+        if self.progress is None:
+            return next(iter(self.tasks))
         read = _read_word(self.progress.value, time.monotonic())
         return next(iter(self.tasks)) if read is None else self._task(read[0])
 
@@ -169,32 +174,43 @@ class _Worker(Generic[Item]):
         """The task whose index has these low bits (a couple of chunks to look through)."""
         return next((i for i in self.tasks if i & _INDEX_MASK == bits), None)
 
-    def kill(self) -> None:
+    def end(self) -> tuple[int | None, bytes]:
+        """Kill it; how it had ended (its exit status, None when it was running) and its
+        stderr, where kept (a forked worker keeps neither)."""
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(5)
         self.conn.close()
+        return None, b""
 
     def stop(self) -> None:
         """End an idle worker politely (it finishes nothing more), else kill it."""
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
         self.proc.join(2)
-        self.kill()
+        self.end()
 
 
 def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> None:
-    """A worker's loop: chunks of (index, item) in, batches of (index, answer) out, in
-    order, until ``None`` or EOF. Its first message is an empty batch: started and
-    imported, the clock of its first item runs."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     enter_child(setup.parent, setup.memory_mb, kernel_signal=setup.kernel_signal)
-    out = _Outbox(conn, setup.failed)
+    serve(conn, setup.task, setup.failed, progress)
+
+
+def serve(
+    conn: Connection,
+    task: Callable[[int, Any], Any],
+    failed: Callable[[int, Any, BaseException], Any] | None,
+    progress: Any = None,
+    batch: int | None = None,
+) -> None:
+    """A child's loop, a pool worker's or a guard's: chunks of (index, item) in, batches
+    of (index, answer) out, in order, until ``None`` or EOF. Its first message is an empty
+    batch: started and imported, the clock of its first item runs. Without *failed*, a
+    task that raises ends the child. *progress* is the pool's progress word; *batch* the
+    most answers held (default :data:`MAX_BATCH`)."""
+    out = _Outbox(conn, failed, MAX_BATCH if batch is None else batch)
     if not out.send():
         return
-    task = setup.task
     while True:
         try:
             chunk = conn.recv()
@@ -203,11 +219,14 @@ def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> No
         if chunk is None:
             return
         for index, item in chunk:
-            progress.value = _progress_word(index, time.monotonic())
+            if progress is not None:
+                progress.value = _progress_word(index, time.monotonic())
             try:
                 answer = task(index, item)
             except Exception as exc:  # a task answers for itself; this is the last guard
-                answer = setup.failed(index, item, exc)
+                if failed is None:
+                    raise
+                answer = failed(index, item, exc)
             out.add(index, item, answer)
             if out.full() and not out.send():
                 return
@@ -218,9 +237,15 @@ def _worker_main(conn: Connection, progress: Any, setup: _Setup[Any, Any]) -> No
 class _Outbox:
     """The answers a worker has made and not sent yet (see :data:`MAX_BATCH`)."""
 
-    def __init__(self, conn: Connection, failed: Callable[[int, Any, BaseException], Any]):
+    def __init__(
+        self,
+        conn: Connection,
+        failed: Callable[[int, Any, BaseException], Any] | None,
+        batch: int,
+    ) -> None:
         self.conn = conn
         self.failed = failed
+        self.batch = batch
         self.held: list[tuple[int, Any]] = []
         self.items: list[Any] = []
         self.since = 0.0  # when the oldest answer held was made
@@ -232,22 +257,22 @@ class _Outbox:
         self.items.append(item)
 
     def full(self) -> bool:
-        return len(self.held) >= MAX_BATCH or time.monotonic() - self.since >= MAX_HOLD
+        return len(self.held) >= self.batch or time.monotonic() - self.since >= MAX_HOLD
 
     def send(self) -> bool:
-        """Send what is held as one message; False when the supervisor is gone."""
+        """Send what is held as one message; False when the supervisor is gone. An answer
+        too big to send (MemoryError) is sent as its ``failed`` answer instead."""
         held, items = self.held, self.items
         self.held, self.items = [], []
         try:
             self.conn.send(held)
+            return True
         except (OSError, EOFError):
             return False
-        except Exception:  # too big to send at once (MemoryError): one by one
-            return self._send_apart(held, items)
-        return True
-
-    def _send_apart(self, held: list[tuple[int, Any]], items: list[Any]) -> bool:
-        for (index, answer), item in zip(held, items, strict=True):
+        except Exception:
+            if self.failed is None:
+                raise
+        for (index, answer), item in zip(held, items, strict=True):  # one by one
             try:
                 self.conn.send([(index, answer)])
             except (OSError, EOFError):
@@ -261,16 +286,16 @@ class _Outbox:
 
 
 class _Pool(Generic[Item, Answer]):
-    """The supervisor's side of :func:`pooled_batches`: the queue of items not yet handed
-    out, the workers and what each one holds."""
+    """The supervisor: the queue of items not yet handed out, the workers (started by
+    *start*, at most *jobs*) and what each one holds."""
 
     def __init__(
-        self, work: list[Item], jobs: int, timeout: float | None, setup: _Setup[Item, Answer]
+        self, work: list[Item], jobs: int, timeout: float | None, start: Callable[[], _Worker[Item]]
     ) -> None:
         self.queue = deque(enumerate(work))
         self.jobs = jobs
         self.timeout = timeout
-        self.setup = setup
+        self.start = start
         self.workers: list[_Worker[Item]] = []
 
     def chunk(self) -> list[tuple[int, Item]]:
@@ -278,36 +303,41 @@ class _Pool(Generic[Item, Answer]):
         return [self.queue.popleft() for _ in range(min(n, len(self.queue)))]
 
     def feed(self) -> list[_Worker[Item]]:
-        """Give work to every worker down to its last chunk, start workers up to *jobs*;
-        the workers that hold items. (A worker is a chunk ahead: it answers in batches,
-        and its next chunk is there before it has sent the last one.)"""
+        """Give work to every worker down to its last chunk (so it never waits for the next
+        one), start workers up to *jobs*; the workers that hold items."""
         queue = self.queue
         for worker in self.workers:
             if queue and len(worker.tasks) <= _chunk_size(len(queue), self.jobs):
                 worker.give(self.chunk())
         while queue and len(self.workers) < self.jobs:
-            worker = _Worker(self.setup)
+            worker = self.start()
             self.workers.append(worker)
             worker.give(self.chunk())
         return [w for w in self.workers if w.tasks]
 
-    def lose(self, worker: _Worker[Item], index: int | None) -> int | None:
-        """Kill a worker; the item *index* it was on is dropped from it and returned (None:
-        it was on none), its other items re-queued (the ones it had done and not sent
+    def lose(
+        self, worker: _Worker[Item], index: int | None, why: Literal["died", "timeout"]
+    ) -> list[tuple[int, Answer | Stopped]]:
+        """Kill a worker; the item *index* it was on (None: none) is answered by a
+        :class:`Stopped`, its other items re-queued (the ones it had done and not sent
         too: they run again)."""
-        worker.kill()
+        starting, limit = worker.starting, worker.limit(self.timeout)
+        code, stderr = worker.end()
         self.workers.remove(worker)
         if index is not None:
             del worker.tasks[index]
         self.queue.extendleft(reversed(worker.tasks.items()))
-        return index
+        if index is None:
+            return []
+        limit = limit if why == "timeout" else None
+        return [(index, Stopped(why, limit, code, stderr, starting))]
 
     def wait(self, busy: list[_Worker[Item]]) -> set[object]:
-        """The pipes with a message, waiting no longer than the nearest item deadline."""
-        wait_for = None
-        if self.timeout is not None:
-            since = min(w.current()[1] for w in busy)
-            wait_for = max(0.0, since + self.timeout - time.monotonic())
+        """The connections with a message, waiting no longer than the nearest deadline."""
+        deadlines = [
+            w.current()[1] + limit for w in busy if (limit := w.limit(self.timeout)) is not None
+        ]
+        wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
         return set(wait([w.conn for w in busy], wait_for))
 
     def receive(self, worker: _Worker[Item]) -> list[tuple[int, Answer | Stopped]]:
@@ -315,25 +345,35 @@ class _Pool(Generic[Item, Answer]):
         try:
             batch: list[tuple[int, Answer]] = worker.conn.recv()
         except Exception:  # EOF: the process died, or its message was cut
-            index = self.lose(worker, worker.died_on())
-            if index is None:  # between items: nothing was running, all go out again
-                return []
-            return [(index, Stopped("died"))]
+            return self.lose(worker, worker.died_on(), "died")
         worker.started = time.monotonic()
+        worker.starting = False
+        worker.served += len(batch)
         tasks = worker.tasks
         for index, _ in batch:
             del tasks[index]
         return list(batch)
 
     def overdue(self, worker: _Worker[Item]) -> list[tuple[int, Answer | Stopped]]:
-        """The item a worker has been on past the limit (the worker is killed)."""
-        if self.timeout is None:
+        """The item a worker has been on past its limit (the worker is killed)."""
+        limit = worker.limit(self.timeout)
+        if limit is None:
             return []
         index, since = worker.current()
-        if time.monotonic() - since < self.timeout:
+        if time.monotonic() - since < limit:
             return []
-        self.lose(worker, index)
-        return [(index, Stopped("timeout", self.timeout))]
+        return self.lose(worker, index, "timeout")
+
+    def batches(self) -> Iterator[list[tuple[int, Answer | Stopped]]]:
+        """Answers as they come, a worker's message at a time (never an empty batch)."""
+        while busy := self.feed():
+            ready = self.wait(busy)
+            # every waiting message is taken before any answer is handed on: a worker whose
+            # message sits unread while another's answers are stored is blocked in its send
+            got = [self.receive(w) if w.conn in ready else self.overdue(w) for w in busy]
+            for answers in got:
+                if answers:
+                    yield answers
 
 
 def pooled_batches(
@@ -345,17 +385,11 @@ def pooled_batches(
     timeout: float | None,
     memory_mb: int | None = None,
 ) -> Iterator[list[tuple[int, Answer | Stopped]]]:
-    """Answers as they complete, a worker's message at a time (never an empty batch),
-    from *jobs* worker processes fed in chunks; each answer with its item's index.
-
-    ``task(index, item)`` makes an item's answer in a worker; ``failed(index, item,
-    exc)`` the answer of an item whose task raised or whose answer could not be sent.
-    Both are module-level functions (a worker is handed them). A worker that dies (a
-    crash in native code, the OOM killer, native code past the *memory_mb* budget) or
-    overruns *timeout* seconds on one item costs only that item, answered by a
-    :class:`Stopped`; a new worker takes its place and its other items go back to the
-    front of the queue. A worker is given its next chunk ahead, so it never waits for
-    the supervisor between chunks.
+    """Answers as they complete, a worker's message at a time, each with its item's index,
+    from *jobs* forked workers fed in chunks. ``task(index, item)`` makes an answer in a
+    worker; ``failed(index, item, exc)`` that of an item whose task raised or whose answer
+    could not be sent (both module-level functions). A worker that dies or overruns
+    *timeout* seconds costs only that item, answered by a :class:`Stopped`.
     """
     setup = _Setup(
         task,
@@ -365,18 +399,11 @@ def pooled_batches(
         # the kernel's signal follows the starting thread: only the main thread lives on
         threading.current_thread() is threading.main_thread(),
     )
-    pool = _Pool(work, jobs, timeout, setup)
+    pool: _Pool[Item, Answer] = _Pool(work, jobs, timeout, lambda: _Worker(setup))
     clean = False
     try:
-        while busy := pool.feed():
-            ready = pool.wait(busy)
-            # every waiting message is taken before any answer is handed on: a worker whose
-            # message sits unread while another's answers are stored is blocked in its send
-            got = [pool.receive(w) if w.conn in ready else pool.overdue(w) for w in busy]
-            for answers in got:
-                if answers:
-                    yield answers
+        yield from pool.batches()
         clean = True
     finally:
         for worker in pool.workers:
-            worker.stop() if clean else worker.kill()
+            worker.stop() if clean else worker.end()

@@ -1,21 +1,13 @@
 r"""Find the strings in captured JSON payloads that a pipeline could not encode as UTF-8.
 
-Input is what a deployed pipeline leaves behind: tool results or log lines with one JSON
-document per line, SSE streams (``data: {...}`` lines; ``event:``, ``id:``, ``retry:``
-and ``:`` comment lines are ignored, ``data: [DONE]`` too), or one whole JSON document
-(pretty-printed over many lines). Bytes are decoded as UTF-8 with ``surrogatepass``, so
-a lone surrogate a logger wrote that way (three bytes ``ED xx xx``) is read back as the
-one surrogate it was; any other undecodable byte becomes a lone surrogate as with
-``surrogateescape`` (``\xff`` -> U+DCFF), so it too shows where an encoder fails. A JSON
-escape such as ``\udb80`` with no partner decodes to a lone surrogate in Python too:
-exactly what breaks an encoder later.
-
-Every string value and every object key is checked. Lines that are not JSON are
-reported as skipped, never fatal; an input where no JSON document was found at all is not
-proof of anything: :attr:`JsonCheck.empty` says so, and the command fails on it. A
-document is an object or an array (an SSE event's data may also be a bare string, as
-token streams send): a line of random bytes that happens to read as a number, ``true``
-or ``null`` holds nothing to check and is skipped, not counted.
+Input is what a deployed pipeline leaves behind: JSON Lines (tool results, log lines),
+SSE streams (``data:`` lines; ``event:``, ``id:``, ``retry:``, comments and ``[DONE]``
+ignored) or one whole JSON document. Bytes are decoded as UTF-8 with ``surrogatepass``
+(a lone surrogate a logger wrote that way is read back as itself); any other bad byte
+becomes a lone surrogate as with ``surrogateescape``, so it too shows where an encoder
+fails. Every string value and object key is checked. A line that is not JSON, or holds
+only a bare number, ``true`` or ``null``, is reported as skipped, never fatal; an input
+without any JSON document proves nothing (:attr:`JsonCheck.empty`).
 
 >>> report = check_json_text('{"result": [{"text": "ok"}, {"text": "bad \\udb80"}]}')
 >>> [(b.line, b.path, b.position) for b in report.bad]
@@ -34,7 +26,12 @@ from typing import Any, Literal, NamedTuple
 
 from hwpscan.errors import TooDeepError
 from hwpscan.forensics.guard import check_utf8
-from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet, merge_pairs
+from hwpscan.forensics.surrogates import (
+    SURROGATE_RE,
+    count_surrogates,
+    escape_snippet,
+    merge_pairs,
+)
 
 __all__ = [
     "BadString",
@@ -129,7 +126,6 @@ class JsonCheck:
 #: ``surrogateescape`` decodes it: three escaped bytes, put back together afterwards.
 _ESCAPED_SURROGATE_RE = re.compile("\udced([\udca0-\udcbf])([\udc80-\udcbf])")
 _ESCAPED_BYTE_RE = re.compile("[\udc80-\udcff]+")
-_SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
 _ESCAPED_OR_SURROGATE_RE = re.compile(
     "\udced([\udca0-\udcbf])([\udc80-\udcbf])"
     "|(?:(?!\udced[\udca0-\udcbf][\udc80-\udcbf])[\udc80-\udcff])+"
@@ -153,13 +149,9 @@ class Decoded(NamedTuple):
 
 
 def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
-    r"""Bytes as a pipeline wrote them, back to its text and the invalid bytes' count.
-
-    A lone surrogate written as UTF-8 with ``surrogatepass`` (the three bytes
-    ``ED A0 80`` for U+D800...) decodes as that one surrogate. Bytes that are not
-    UTF-8 even so are counted and, per ``invalid``, kept as ``surrogateescape`` does
-    (``\xff`` -> U+DCFF, so the text still fails UTF-8 encoding where they were) or
-    skipped.
+    r"""Bytes as a pipeline wrote them, back to its text and the invalid bytes' count: a
+    surrogate written with ``surrogatepass`` decodes as itself; other bad bytes are kept
+    as ``surrogateescape`` does (``\xff`` -> U+DCFF) or, with ``invalid="skip"``, dropped.
 
     >>> data = b"a" + chr(0xDB80).encode("utf-8", "surrogatepass") + b"\xff"
     >>> [f"{ord(c):04x}" for c in decode_utf8(data).text], decode_utf8(data).invalid
@@ -242,9 +234,8 @@ class Counts:
 
 
 def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | SkippedLine]:
-    """The findings of :func:`check_json_text` one at a time, as they are found, so that
-    a capture with a million findings is never held whole; *counts* are kept up to date.
-    """
+    """The findings of :func:`check_json_text` one at a time (a capture with a million
+    is never held whole); *counts* are kept up to date."""
     counts = counts if counts is not None else Counts()
     for item in _documents(text):
         if isinstance(item, SkippedLine):
@@ -253,11 +244,11 @@ def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | 
             continue
         line, doc = item
         counts.documents += 1
-        for found in _walk(doc, line):
+        for string, path, kind in _strings(doc):
             counts.strings += 1
-            if isinstance(found, BadString):
+            if (bad := _judge(string, path, kind, line)) is not None:
                 counts.bad += 1
-                yield found
+                yield bad
 
 
 def check_json_text(text: str) -> JsonCheck:
@@ -286,18 +277,8 @@ def iter_strings(text: str) -> Iterator[str]:
     ['a', 'b', 'x', '가']
     """
     for item in _documents(text):
-        if isinstance(item, SkippedLine):
-            continue
-        stack = [item[1]]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, str):
-                yield node
-            elif isinstance(node, dict):
-                stack.extend(node.keys())
-                stack.extend(node.values())
-            elif isinstance(node, list):
-                stack.extend(node)
+        if not isinstance(item, SkippedLine):
+            yield from (string for string, _, _ in _strings(item[1]))
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any] | SkippedLine]:
@@ -345,8 +326,7 @@ def _sse_event(data: list[tuple[int, str]]) -> Iterator[tuple[int, Any] | Skippe
 
 def _document(number: int, doc: Any, text: str, *, strings: bool) -> tuple[int, Any] | SkippedLine:
     """*doc* as a document found on line *number*, or a skipped line when it is a bare
-    number, ``true``, ``false`` or ``null`` (or a bare string, unless *strings*): random
-    bytes read that way, and nothing in them could fail to encode.
+    number, boolean or ``null`` (or a bare string, unless *strings*): nothing to check.
 
     >>> _document(3, 7, "7", strings=False).reason
     'not a JSON object or array: a bare int'
@@ -386,9 +366,8 @@ def _decode(text: str) -> Any:
 
 
 def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int]:
-    """The JSON document at *start* (all of *text* with ``whole``). The parser's
-    recursion limit on a deeply nested document is a :class:`TooDeepError` (a skipped
-    line), never a traceback; the walk over what was parsed needs no recursion."""
+    """The JSON document at *start* (all of *text* with ``whole``); a document nested past
+    the parser's recursion limit is a :class:`TooDeepError` (a skipped line)."""
     try:
         if whole:
             return _DECODER.decode(text), len(text)
@@ -397,13 +376,13 @@ def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int
         raise TooDeepError("nested too deeply to read") from None
 
 
-def _walk(doc: Any, line: int) -> Iterator[BadString | str]:
-    """Every string of ``doc`` (keys too) in document order: a BadString if it fails."""
+def _strings(doc: Any) -> Iterator[tuple[str, str, str]]:
+    """Every string of *doc* (keys too) in document order: (string, JSON path, kind)."""
     stack: list[tuple[Any, str, str]] = [(doc, "$", "value")]
     while stack:
         node, path, kind = stack.pop()
         if isinstance(node, str):
-            yield _judge(node, path, kind, line) or path
+            yield node, path, kind
         elif isinstance(node, dict):
             children: list[tuple[Any, str, str]] = []
             for key, value in node.items():
@@ -423,7 +402,7 @@ def _judge(text: str, path: str, kind: str, line: int) -> BadString | None:
     if check.message is None or check.start is None or check.end is None:
         return None  # pragma: no cover - a str with a surrogate always fails UTF-8
     # counted, never listed: a string can hold millions of surrogates
-    surrogates = len(text) - len(_SURROGATE_RUN_RE.sub("", text))
+    surrogates = count_surrogates(text)
     pairs = len(text) - len(merge_pairs(text))
     start = max(0, check.start - _SNIPPET)
     end = min(check.end, check.start + _SNIPPET) + _SNIPPET  # a long run is not copied whole

@@ -1,13 +1,6 @@
-"""Every way HWP text goes wrong, counted per class (:class:`~hwpscan.models.Defects`).
-
-The surrogate counts (:func:`~hwpscan.forensics.surrogates.analyze`) tell split pairs
-and lone halves. Three more classes hide in text that encodes as UTF-8 and so looked
-clean: HWP 5 *folded symbols* (a plane-15 symbol stored as one BMP unit, shown as a Yi
-syllable), *PDF folds* (Hancom's PDF export writes U+F000 or U+FFFF for a symbol), and
-private use, which is either old Hangul in the Hanyang range (it has standard jamo) or
-*unmapped* (no known display equivalent, never to be dropped silently).
-
-Test strings are built with ``chr()``, as everywhere in the forensics code.
+"""Every way HWP text goes wrong, counted per class (:class:`~hwpscan.models.Defects`):
+the surrogate counts tell split pairs and lone halves; folded symbols (HWP 5), PDF folds
+and private use (old Hangul, or unmapped) hide in text that encodes as UTF-8.
 
 >>> from hwpscan.models import Format, Segment
 >>> from hwpscan.forensics.surrogates import analyze
@@ -60,8 +53,10 @@ def _folded_re() -> re.Pattern[str]:
     return re.compile("[" + "".join(map(chr, sorted(folded_units()))) + "]")
 
 
-#: Folded unit -> its plane-15 symbol, for ``str.translate`` (made on first use).
-_UNFOLD: dict[int, str] = {}
+@functools.cache
+def _unfold_table() -> dict[int, str]:
+    """Folded unit -> its plane-15 symbol, for ``str.translate``."""
+    return {unit: chr(symbol) for unit, symbol in folded_units().items()}
 
 
 def folded_in(text: str) -> Counter[str]:
@@ -86,9 +81,7 @@ def unfold(text: str) -> tuple[str, int]:
     found = folded_in(text)
     if not found:
         return text, 0
-    if not _UNFOLD:
-        _UNFOLD.update({unit: chr(symbol) for unit, symbol in folded_units().items()})
-    return text.translate(_UNFOLD), sum(found.values())
+    return text.translate(_unfold_table()), sum(found.values())
 
 
 def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> Found:
@@ -131,36 +124,29 @@ def count_defects(fmt: Format, segments: Sequence[Segment], body: TextStats) -> 
 def _private_use(pua: dict[str, int], *, pdf: bool) -> tuple[int, int]:
     """(old Hangul, unmapped) among a body's private-use counts by ``U+XXXX`` label; in
     a PDF its folds are neither (they are counted as PDF folds)."""
-    old_hangul = unmapped = 0
+    kinds: Counter[str | None] = Counter()
     for label, n in pua.items():
-        kind = _pua_kind(label, pdf)
-        if kind == _UNMAPPED:
-            unmapped += n
-        elif kind == _OLD_HANGUL:
-            old_hangul += n
-    return old_hangul, unmapped
-
-
-_OTHER, _UNMAPPED, _OLD_HANGUL = range(3)
+        kinds[_pua_kind(label, pdf)] += n
+    return kinds["old_hangul"], kinds["unmapped"]
 
 
 @functools.lru_cache(maxsize=4096)  # the labels a corpus holds repeat from file to file
-def _pua_kind(label: str, pdf: bool) -> int:
+def _pua_kind(label: str, pdf: bool) -> str | None:
     """What :func:`_private_use` counts a private-use ``U+XXXX`` label as: unmapped (no
     display equivalent), old Hangul (Hanyang with standard jamo), or neither (a PDF's
     folds, which are counted as PDF folds, and mapped characters).
 
-    >>> [_pua_kind(f"U+{c:04X}", False) for c in (0xF0FFF, 0xE0BC)] == [_UNMAPPED, _OLD_HANGUL]
-    True
+    >>> [_pua_kind(f"U+{c:04X}", False) for c in (0xF0FFF, 0xE0BC, 0xF02B1)]
+    ['unmapped', 'old_hangul', None]
     """
     ch = chr(int(label[2:], 16))
     if pdf and ch in pdf_folds():
-        return _OTHER
+        return None
     if display_of(ch) is None:
-        return _UNMAPPED
+        return "unmapped"
     if HANYANG_FIRST <= ord(ch) <= HANYANG_LAST and hanyang_jamo(ch) is not None:
-        return _OLD_HANGUL
-    return _OTHER
+        return "old_hangul"
+    return None
 
 
 def _unmapped_folds(folded: Counter[str]) -> int:
@@ -186,17 +172,8 @@ def _folded_locations(segments: Sequence[Segment], limit: int) -> tuple[Location
             unit = ord(match.group())
             context = escape_snippet(seg.text[max(0, i - _CONTEXT) : i + 1 + _CONTEXT])
             symbol = codepoint(chr(symbols[unit]))
-            out.append(
-                Location(
-                    seg.stream,
-                    seg.paragraph,
-                    seg.offset + i,
-                    symbol,
-                    "folded",
-                    f"{unit:04X}",
-                    context,
-                )
-            )
+            where = (seg.stream, seg.paragraph, seg.offset + i)
+            out.append(Location(*where, symbol, "folded", f"{unit:04X}", context))
             if len(out) >= limit:
                 return tuple(out)
     return tuple(out)

@@ -1,16 +1,11 @@
 """Guards for pipelines: make any string, or any JSON-like value, safe to encode as UTF-8.
 
-A Python ``str`` fails ``encode("utf-8")`` for one reason only: it holds surrogate code
-points. A parser that emits UTF-16 code units one by one leaves a character outside the
-BMP as two halves; they carry the character and are merged back without loss. A half
-with no partner (an *orphan*) carries nothing and is dropped, replaced by U+FFFD, or
-escaped visibly, as the caller chooses.
-
-The common case, a clean string, costs one look for a surrogate and returns the very
-same object. A dirty string is mended only around its defects: the text between them is
-copied, never re-encoded. The look is the strict UTF-32 encoder over windows of the text
-(:func:`next_surrogate`): it refuses surrogates and runs at memory speed, several times
-faster than a regex, which CPython's ``re`` walks character by character.
+A ``str`` fails ``encode("utf-8")`` only when it holds surrogates. Two halves of a
+character outside the BMP are merged back without loss; a half with no partner (an
+*orphan*) carries nothing and is dropped, replaced by U+FFFD, or escaped visibly, as the
+caller chooses. A clean string costs one look (:func:`next_surrogate`, the strict UTF-32
+encoder: several times faster than a regex) and comes back as the same object; a dirty
+one is mended only around its defects.
 
 Test strings are built with ``chr()``: literal surrogates in source files break tools.
 
@@ -36,6 +31,7 @@ from hwpscan.forensics.defects import unfold as unfold_folded
 from hwpscan.forensics.pua import display_of, hanyang_jamo, pua_info
 from hwpscan.forensics.pua import pdf_folds as pdf_fold_chars
 from hwpscan.forensics.surrogates import (
+    PAIR_OR_HALF_RE,
     PAIR_RE,
     PUA_RE,
     SURROGATE_RE,
@@ -145,11 +141,8 @@ _utf32 = codecs.utf_32_le_encode  # the codec function itself: no lookup by name
 
 
 def next_surrogate(text: str, start: int = 0) -> int:
-    """Index of the first surrogate in ``text`` at or after ``start``, or -1 if none.
-
-    The same answer as ``SURROGATE_RE.search(text, start)``, found by the strict
-    ``utf-32-le`` encoder, whose error names the first code point it refuses (and a
-    surrogate is the only one it refuses).
+    """Index of the first surrogate in ``text`` at or after ``start``, or -1 if none: the
+    first code point the strict ``utf-32-le`` encoder refuses (it refuses only those).
 
     >>> next_surrogate("가나다"), next_surrogate("a" + chr(0xDEB1) + "b" + chr(0xD800), 2)
     (-1, 3)
@@ -182,13 +175,9 @@ _DENSE_GAP = 256
 
 def _mend(text: str, first: int, policy: Callable[[str], str]) -> tuple[str, int, int]:
     """Rebuild ``text`` from its first surrogate (at ``first``) on: merge pairs, apply
-    ``policy`` to orphans.
-
-    Sparse defects are mended one by one and the text between them is only copied.
-    When they turn out dense, the whole text takes the ``surrogatepass`` round-trip
-    (:func:`merge_pairs`) in one pass and the orphans left are swept after: the same
-    result, cheaper than thousands of small steps.
-    """
+    ``policy`` to orphans; (text, pairs, orphans). Sparse defects are mended one by one;
+    dense ones by one :func:`merge_pairs` pass over the whole text and a sweep of the
+    orphans left (the same result, cheaper than thousands of small steps)."""
     parts: list[str] = []
     append = parts.append
     pairs = orphans = last = 0
@@ -236,10 +225,9 @@ def sanitize_surrogates(text: _T, orphans: OrphanPolicy = ...) -> _T: ...
 def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     r"""Return ``text`` safe for UTF-8: pairs merged back, orphans handled per ``orphans``.
 
-    ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD) or ``"escape"`` (the
-    visible six characters ``\udb80``). A string without surrogates is returned as the
-    same object, and so is anything that is not a ``str`` (``None``, bytes, numbers), as
-    the incident's guard did: it can wrap any field without a type check at each call.
+    ``orphans`` is ``"drop"`` (remove), ``"replace"`` (U+FFFD), ``"escape"`` (the visible
+    ``\udb80``) or ``"box"`` (U+25A1). A string without surrogates comes back as the same
+    object, and so does anything that is not a ``str``, so it can wrap any field.
 
     >>> s = "한글"
     >>> sanitize_surrogates(s) is s
@@ -255,33 +243,21 @@ def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     (None, b'a\xed')
     """
     policy = _policy(orphans)
-    if not isinstance(text, str):
-        return text
-    first = next_surrogate(text)
-    return text if first < 0 else _mend(text, first, policy)[0]
+    return _fix(text, policy) if isinstance(text, str) else text
 
 
 def _rebuild(container: Any, items: list[Any]) -> Any:
-    """A container of the same type as ``container`` holding ``items``.
-
-    Dict items come flattened as key, value, key, value...
-    """
+    """A container of the same type as ``container`` holding ``items`` (a dict's come
+    flattened: key, value, key, value...)."""
     if isinstance(container, dict):
-        pairs = _distinct_keys(container, items)
-        if type(container) is dict:
-            return dict(pairs)
-        new = copy.copy(container)  # keeps defaultdict factories and the like
+        new = copy.copy(container)  # keeps subclasses, defaultdict factories and the like
         new.clear()
-        new.update(pairs)
+        new.update(_distinct_keys(container, items))
         return new
-    if type(container) is list:
-        return items
     if isinstance(container, list):
         new_list = copy.copy(container)
         new_list[:] = items
         return new_list
-    if type(container) is tuple:
-        return tuple(items)
     if hasattr(container, "_make"):  # a namedtuple
         return container._make(items)
     return type(container)(items)
@@ -316,14 +292,12 @@ def sanitize(
 ) -> Any:
     """:func:`sanitize_surrogates` over a nested value: dicts (keys too), lists, tuples.
 
-    Other types pass through untouched. Containers that hold nothing to mend are
-    returned as the same objects, so a clean tool result costs no copy. The walk is
-    iterative: nesting depth is not limited by Python's recursion limit. A container
-    that contains itself raises ``ValueError``. When two keys would become one (they
-    differ only by orphans), the later keeps its orphans visibly escaped, so no value is
-    lost. *objects*, when given, is called with every other value met (the walk's
-    own input included) and its answer taken in place of it: how
-    :mod:`hwpscan.forensics.stream_guard` mends models and dataclasses inside events.
+    Other types pass through; a container with nothing to mend comes back as the same
+    object. The walk is iterative (no recursion limit); a container that contains itself
+    raises ``ValueError``. When two keys would become one, the later keeps its orphans
+    escaped, so no value is lost. *objects*, when given, is called with every other value
+    met and its answer taken in its place (how :mod:`hwpscan.forensics.stream_guard`
+    mends models and dataclasses).
 
     >>> sanitize({"a" + chr(0xDC00): 1, "a": 2})
     {'a\\\\udc00': 1, 'a': 2}
@@ -395,25 +369,19 @@ def find_surrogates(text: str) -> list[SurrogateHit]:
     []
     """
     hits: list[SurrogateHit] = []
-    found = SURROGATE_RE.search(text)
-    while found is not None:
+    for found in PAIR_OR_HALF_RE.finditer(text):
         i = found.start()
-        if PAIR_RE.match(text, i) is not None:
+        if found.end() - i == 2:
             hits.append(SurrogateHit(i, ord(text[i]), "pair-high"))
             hits.append(SurrogateHit(i + 1, ord(text[i + 1]), "pair-low"))
-            nxt = i + 2
         else:
             hits.append(SurrogateHit(i, ord(text[i]), "orphan"))
-            nxt = i + 1
-        found = SURROGATE_RE.search(text, nxt)
     return hits
 
 
 def check_utf8(text: str) -> Utf8Check:
-    """Would ``text.encode("utf-8")`` succeed? If not, the encoder's own error.
-
-    The message, start and end are those of the ``UnicodeEncodeError`` the encoder
-    raises (it reports the first run of consecutive surrogates).
+    """Would ``text.encode("utf-8")`` succeed? If not, the encoder's own error (its
+    message, start and end: the first run of surrogates).
 
     >>> check_utf8("한글").ok
     True
@@ -423,13 +391,11 @@ def check_utf8(text: str) -> Utf8Check:
     >>> c.message
     "'utf-8' codec can't encode characters in position 2-3: surrogates not allowed"
     """
-    if SURROGATE_RE.search(text) is None:
-        return Utf8Check(ok=True)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         return Utf8Check(ok=False, message=str(exc), start=exc.start, end=exc.end)
-    return Utf8Check(ok=True)  # pragma: no cover - a surrogate always fails
+    return Utf8Check(ok=True)
 
 
 def repair_text(
@@ -443,16 +409,11 @@ def repair_text(
 ) -> RepairResult:
     """Repair one text and count what was done: the core of ``hwpscan repair``.
 
-    Pairs are merged back and orphans handled per ``orphans``. *unfold* (HWP 5 body
-    text) turns folded symbols back into the plane-15 code points they stand for.
-    Private use then goes as *pua* says (``pua_map`` is the older ``pua="map"``):
-
-    - ``keep``: left as it is (lossless); counted in ``pua_kept``;
-    - ``map``: a known Hancom symbol becomes its display equivalent, Hanyang old
-      Hangul its KS X 1026-1 jamo, a PDF fold (*pdf_folds*: U+F000, U+FFFF) U+25A1;
-      what has no equivalent stays and is listed in ``pua_kept``;
-    - ``placeholder``: every private-use character (and PDF fold) becomes U+25A1;
-    - ``drop``: every one is removed, and listed in ``pua_dropped``.
+    Pairs are merged back, orphans handled per ``orphans``, folded symbols unfolded
+    (*unfold*: HWP 5). Private use then goes as *pua* says (``pua_map``: ``"map"``):
+    ``keep`` leaves it; ``map`` writes a known symbol's display equivalent, old Hangul's
+    jamo, U+25A1 for a PDF fold (*pdf_folds*), and keeps the rest; ``placeholder``
+    writes U+25A1 for each; ``drop`` removes each. Each is counted by code point.
 
     >>> r = repair_text("x" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00), pua_map=True)
     >>> r.text, r.restored_pairs, r.removed_orphans, r.pua_replaced
@@ -481,12 +442,12 @@ def repair_text(
         text,
         pairs,
         removed,
-        pua_replaced=done.sorted(done.replaced),
-        pua_kept=done.sorted(done.kept),
+        pua_replaced=done.counts("map"),
+        pua_kept=done.counts("keep"),
         folded_restored=folded,
         old_hangul_mapped=done.old_hangul,
-        pua_dropped=done.sorted(done.dropped),
-        pua_placeheld=done.sorted(done.placeheld),
+        pua_dropped=done.counts("drop"),
+        pua_placeheld=done.counts("placeholder"),
     )
 
 
@@ -497,11 +458,9 @@ def repair_body(
     orphans: OrphanPolicy = "drop",
     pua: PuaMode = "keep",
 ) -> RepairResult:
-    """The repaired text of a document's body, as ``hwpscan repair`` writes it.
-
-    Paragraphs are joined by newlines (:func:`join_segments`); HWP 5 folded symbols go
-    back to their plane-15 code points first, and a PDF's folds (U+F000, U+FFFF) are
-    private use for *pua* to treat.
+    """The repaired text of a document's body, as ``hwpscan repair`` writes it: paragraphs
+    joined by newlines, HWP 5 folded symbols unfolded first, a PDF's folds (U+F000,
+    U+FFFF) treated as private use.
 
     >>> body = [Segment("BodyText/Section0", 0, 0, "a" + chr(0xA2B1)), Segment("s", 1, 0, "b")]
     >>> repair_body(Format.HWP5, body).text == "a" + chr(0xF02B1) + chr(10) + "b"
@@ -517,17 +476,12 @@ def repair_body(
 
 
 class _PuaPass:
-    """One pass of ``repair --pua`` over a text, counting by ``U+XXXX`` label."""
+    """One pass of ``repair --pua`` over a text, counting by outcome and ``U+XXXX``."""
 
     def __init__(self, mode: str, pdf_folds: bool) -> None:
         self.mode = mode
-        self.folds: frozenset[str] = frozenset()
-        if pdf_folds:
-            self.folds = pdf_fold_chars()
-        self.replaced: Counter[str] = Counter()
-        self.kept: Counter[str] = Counter()
-        self.dropped: Counter[str] = Counter()
-        self.placeheld: Counter[str] = Counter()
+        self.folds = pdf_fold_chars() if pdf_folds else frozenset()
+        self.done: dict[str, Counter[str]] = {m: Counter() for m in PUA_MODES}
         self.old_hangul = 0
 
     def run(self, text: str) -> str:
@@ -536,37 +490,27 @@ class _PuaPass:
             return text
         if self.mode == "keep":  # nothing changes: count them in one C-level pass
             for ch, n in Counter(pattern.findall(text)).items():
-                self.kept[f"U+{ord(ch):04X}"] += n
+                self.done["keep"][f"U+{ord(ch):04X}"] += n
             return text
         return pattern.sub(self._one, text)
 
     def _one(self, match: re.Match[str]) -> str:
         ch = match.group()
-        label = f"U+{ord(ch):04X}"
         mode = self.mode
         if ch in self.folds and mode == "map":
             mode = "placeholder"  # which symbol it was is lost: Hancom's own square
-        if mode == "keep":
-            self.kept[label] += 1
-            return ch
-        if mode == "drop":
-            self.dropped[label] += 1
-            return ""
-        if mode == "placeholder":
-            self.placeheld[label] += 1
-            return BOX
-        shown = display_of(ch)
-        if shown is None:
-            self.kept[label] += 1
-            return ch
-        if hanyang_jamo(ch) is not None and pua_info(ord(ch)) is None:
-            self.old_hangul += 1
-        self.replaced[label] += 1
+        shown = {"keep": ch, "drop": "", "placeholder": BOX}.get(mode)
+        if shown is None:  # map
+            shown = display_of(ch)
+            if shown is None:
+                mode, shown = "keep", ch
+            elif hanyang_jamo(ch) is not None and pua_info(ord(ch)) is None:
+                self.old_hangul += 1
+        self.done[mode][f"U+{ord(ch):04X}"] += 1
         return shown
 
-    @staticmethod
-    def sorted(counts: Counter[str]) -> dict[str, int]:
-        return dict(sorted(counts.items()))
+    def counts(self, outcome: str) -> dict[str, int]:
+        return dict(sorted(self.done[outcome].items()))
 
 
 @functools.cache

@@ -1,10 +1,7 @@
-"""What Hancom's private-use characters are, and their standard replacements.
-
-Hancom Office stores bullets, boxed numbers, brackets and line pieces as private-use
-code points (mostly plane 15, PUA-A). The knowledge lives in ``pua_data.json`` next to
-this module: one entry per code point with a name, what it renders as, a standard
-replacement where one is established (``None`` where not) and the sources it comes
-from. Nothing here guesses from code point ranges: an unknown PUA character stays.
+"""What Hancom's private-use characters (bullets, boxed numbers, brackets: mostly plane
+15) are, and their standard replacements, from ``pua_data.json`` beside this module (a
+name, what it renders as, a replacement where one is established, the sources). Nothing
+is guessed from ranges: an unknown character stays.
 
 >>> pua_name(0xF02B1)
 'HANCOM SQUARED DIGIT ONE'
@@ -149,12 +146,8 @@ class PuaMapped(NamedTuple):
 
 
 def apply_pua_map(text: str) -> PuaMapped:
-    """Replace known PUA characters by their standard equivalents.
-
-    Returns the new text and a count, by ``U+XXXX`` label, of every private-use
-    character met: those with a replacement were replaced, the rest (unknown, or
-    known without an established replacement) stayed. A text without PUA characters
-    is returned as the same object.
+    """Replace known PUA characters by their standard equivalents; the text (the same
+    object when it has none) and a count of every private-use character met.
 
     >>> apply_pua_map("plain")
     PuaMapped(text='plain', counts=Counter())

@@ -3,16 +3,10 @@
 :func:`guard_stream` wraps what a pipeline sends on, item by item: an SSE event
 generator, an LLM token stream, LangChain's ``astream_events``. Each item is mended by
 :func:`~hwpscan.forensics.guard.sanitize`, with two things a per-item guard cannot do:
-
-- a surrogate pair cut between two string items (a token boundary inside U+F02B1) is
-  joined: a high half at the end of a string is held back and put in front of the next
-  string; at the end of the stream, or before an item that is not a string, a held half
-  is a lone half and goes as the *orphans* policy says;
-- objects frameworks put in events, pydantic models (LangChain messages),
-  dataclasses and exceptions (their ``args``), are mended field by field, as copies;
-  the original is never changed.
-
-Clean items pass through as the very same objects.
+a pair cut between two string items (a token boundary inside U+F02B1) is joined (a high
+half ending a string is held back for the next one; at the end, or before an item that
+is not a string, it is a lone half), and pydantic models, dataclasses and exceptions are
+mended field by field, as copies. Clean items pass through as the very same objects.
 
 >>> bullet = chr(0xDB80) + chr(0xDEB1)
 >>> out = list(guard_stream(["금융감독원 " + bullet[0], bullet[1] + " 보도자료"]))
@@ -200,28 +194,20 @@ def guard_stream(
 
 
 def _guard_sync(chunks: Iterable[Any], mender: StreamMender) -> Iterator[Any]:
-    feed = mender.feed
     for item in chunks:
-        if not mender.held and type(item) is str and item.isprintable():
-            yield item  # printable text holds no surrogate: no call at all
-            continue
-        if not mender.held and _passes(item):
-            yield item  # clean, nothing held: no list made
-            continue
-        yield from feed(item)
+        if not mender.held and ((type(item) is str and item.isprintable()) or _passes(item)):
+            yield item  # printable text holds no surrogate: the usual delta costs no call
+        else:
+            yield from mender.feed(item)
     yield from mender.flush()
 
 
 async def _guard_async(chunks: AsyncIterable[Any], mender: StreamMender) -> AsyncIterator[Any]:
-    feed = mender.feed
     async for item in chunks:
-        if not mender.held and type(item) is str and item.isprintable():
+        if not mender.held and ((type(item) is str and item.isprintable()) or _passes(item)):
             yield item
-            continue
-        if not mender.held and _passes(item):
-            yield item
-            continue
-        for out in feed(item):
-            yield out
+        else:
+            for out in mender.feed(item):
+                yield out
     for out in mender.flush():
         yield out

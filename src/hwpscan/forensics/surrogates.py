@@ -1,11 +1,9 @@
 """Counting surrogates, pairs, orphans and private-use characters.
 
-The *codeunit view* of a text is what a parser produces when it turns every UTF-16
-code unit into one code point: a character outside the BMP becomes two surrogate code
-points. The *strict view* merges adjacent high+low halves back into the character
-they encode; only halves without a partner (orphans) remain.
-
-Test strings are built with ``chr()``: literal surrogates in source files break tools.
+The *codeunit view* of a text (every UTF-16 code unit as one code point) holds a
+character outside the BMP as two surrogates; the *strict view* merges adjacent halves
+back, leaving only orphans. Test strings are built with ``chr()``: literal surrogates in
+source files break tools.
 
 >>> bullet = chr(0xDB80) + chr(0xDEB1)          # U+F02B1 as the defective parser left it
 >>> stats = analyze([Segment("BodyText/Section0", 0, 0, "가" + bullet + "나")])
@@ -44,22 +42,20 @@ _ESCAPE_RUN_RE = re.compile(
 
 #: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
-#: Runs of everything not private-use (removed to count the rest), with the usual case
-#: (anything below the surrogates) tried first as one range; compiled on first use, as
-#: is the next pattern (their large ranges take the compiler milliseconds).
+#: Runs of everything not private-use (removed to count the rest), the usual case first;
+#: compiled on first use (large ranges take the compiler milliseconds).
 _not_pua_re = lazy_pattern(
     "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
 )
-#: A high+low pair, else one half: the defects in the order a location list names them.
-#: (One class first, the low half after a high one behind a lookbehind, so a search
-#: skips ahead in C as for :data:`SURROGATE_RE`.)
-_half_re = lazy_pattern("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
+#: A high+low pair, else one half: the defects in the order a location list names them
+#: (one class first, so a search skips ahead in C).
+PAIR_OR_HALF_RE = re.compile("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
 
 MAX_LOCATIONS = 20
 _PARAGRAPH = operator.itemgetter(1)
 _TEXT = operator.itemgetter(3)
 _CONTEXT = 12
-#: Characters :func:`_count_surrogates` encodes at a time.
+#: Characters :func:`count_surrogates` encodes at a time.
 _BIG_TEXT = 1 << 20
 
 
@@ -102,9 +98,8 @@ def escape_snippet(text: str) -> str:
     >>> escape_snippet(chr(0xF02B1))
     '\\U000f02b1'
     """
-    # Everything escaped is unprintable but U+FFFD, so a printable text without U+FFFD
-    # is its own escape; where surrogates are all there is to escape (the usual context
-    # of a defect), the UTF-8 codec writes each one as its escape, \udb80.
+    # a printable text without U+FFFD is its own escape; where only surrogates need it,
+    # the UTF-8 codec writes each as \udb80
     if text.isprintable() and "\ufffd" not in text:
         return text
     shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -137,8 +132,7 @@ def utf8_error(text: str) -> str | None:
     run = _SURROGATE_RUN_RE.search(text)
     if run is None:  # a str fails UTF-8 only on surrogates
         return None
-    # The codec stops at the first run of surrogates and names it whole, in the words of
-    # UnicodeEncodeError; written here, no text is encoded and no exception made.
+    # the codec's words for its first run of surrogates, without encoding the text
     start, end = run.span()
     if end - start == 1:
         where = f"character '\\u{ord(text[start]):04x}' in position {start}"
@@ -149,10 +143,8 @@ def utf8_error(text: str) -> str | None:
 
 def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]]:
     """Each paragraph's text, its runs joined, and where each paragraph's segments
-    start (one more entry at the end: ``len(segments)``).
-
-    When no two neighbours share a paragraph (the common case: one run of text per
-    paragraph) that is found and answered with C-level maps, no Python step per segment.
+    start (one more entry at the end: ``len(segments)``); C-level maps when no two
+    neighbours share a paragraph (the common case).
 
     >>> _paragraph_groups([Segment("s", 0, 0, "a"), Segment("s", 1, 0, "b")])
     (['a', 'b'], [0, 1, 2])
@@ -160,8 +152,6 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
     >>> _paragraph_groups([a, b, c])
     (['ab', 'c'], [0, 2, 3])
     """
-    # neighbours of different paragraph numbers are of different paragraphs, whatever
-    # their streams: checking the numbers alone builds no key per segment
     numbers = list(map(_PARAGRAPH, segments))
     if not any(map(operator.eq, numbers, islice(numbers, 1, None))):
         return list(map(_TEXT, segments)), list(range(len(segments) + 1))
@@ -181,7 +171,7 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """(surrogates, pairs, private use of the strict view by character, whether *blob*
-    itself holds a private-use code point): what :func:`analyze` counts.
+    itself holds private use): what :func:`analyze` counts.
 
     >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
@@ -189,20 +179,15 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """
     strict = blob if SURROGATE_RE.search(blob) is None else _strict_view(blob)
     pairs = len(blob) - len(strict)  # each pair became one character
-    # every half is either in a merged pair or still in the strict view; counted by
-    # encoding, never by listing them (a findall makes one object per unit)
-    surrogates = 2 * pairs + _count_surrogates(strict)
+    # every half is in a merged pair or still in the strict view
+    surrogates = 2 * pairs + count_surrogates(strict)
     return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
-    """Forensic counts over segments given in their codeunit view.
-
-    The text is judged as a pipeline receives it: the runs of a paragraph joined (the
-    control codes between them are not text), paragraphs separated by newlines, exactly
-    :func:`join_segments`. Counting is a few C-level passes over that text, so a clean
-    file costs one join and two regex searches; locations are gathered only for
-    paragraphs that hold something, and only up to :data:`MAX_LOCATIONS`.
+    """Forensic counts over segments in their codeunit view, judged as a pipeline gets
+    the text (:func:`join_segments`): a few C-level passes, locations only up to
+    *max_locations*.
 
     >>> orphan = chr(0xDEB1)
     >>> s = analyze([Segment("p", 0, 0, "x" + orphan), Segment("p", 1, 0, chr(0xE000))])
@@ -221,8 +206,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     if not segments:
         return TextStats()
     whole = "".join(map(_TEXT, segments))
-    # the common case: nothing to count or locate; surrogates and private use are
-    # unprintable, so a printable text is told clean without a regex
+    # the common case: nothing to count (surrogates and private use are unprintable)
     if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
@@ -232,8 +216,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     texts, starts = _paragraph_groups(segments)
     blob = "\n".join(texts)
     surrogates, pairs, pua, own_pua = _notable_counts(blob)
-    # private use made of pairs is located as the pair; only what the text holds as
-    # private-use code points is located as such
+    # private use made of pairs is located as the pair
     locations: tuple[Location, ...] = ()
     if (surrogates or own_pua) and max_locations > 0:
         locations = _locations(
@@ -259,12 +242,11 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
     )
 
 
-def _count_surrogates(text: str) -> int:
-    """How many surrogate code points *text* holds: UTF-8 encodes each as one ``?``
-    under ``replace`` and as nothing under ``ignore``, both handled inside the codec
-    (a slice at a time, so the bytes made stay small next to the text).
+def count_surrogates(text: str) -> int:
+    """How many surrogates *text* holds: UTF-8 encodes each as ``?`` under ``replace``
+    and as nothing under ``ignore`` (a slice at a time, to keep the bytes small).
 
-    >>> _count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
+    >>> count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
     3
     """
     count = 0
@@ -289,23 +271,17 @@ def _locations(
     pua: bool,
     limit: int,
 ) -> tuple[Location, ...]:
-    """The first defects (surrogates first, then private-use characters), with
-    context, *limit* in all.
-
-    They are found by searching *blob* (the paragraphs' *texts* joined by newlines;
-    *starts* is where each one's segments begin, see :func:`_paragraph_groups`) and
-    mapped back to their paragraph by one bisect over where each paragraph begins in
-    it: no per-paragraph search and no per-paragraph object.
-    """
+    """The first defects (surrogates, then private use), with context, *limit* in all:
+    found in *blob* (the paragraphs' *texts* joined) and mapped back to their paragraph
+    by a bisect (*starts*: see :func:`_paragraph_groups`)."""
     matches: list[re.Match[str]] = []
     if surrogates:
-        matches += islice(_half_re().finditer(blob), limit)
+        matches += islice(PAIR_OR_HALF_RE.finditer(blob), limit)
     last = matches[-1].start() if matches else 0  # each kind is found in text order
     if pua and len(matches) < limit:
         matches += islice(PUA_RE.finditer(blob), limit - len(matches))
         last = max(last, matches[-1].start()) if matches else 0
-    # paragraph k begins after the k texts before it and their k newlines; only the
-    # paragraphs up to the last defect are needed (no more than the newlines before it)
+    # paragraph k begins after the k texts and newlines before it (up to the last defect)
     reach = blob.count("\n", 0, last) + 1
     begins = list(map(operator.add, accumulate(map(len, islice(texts, reach)), initial=0), count()))
     found: list[Location] = []

@@ -1,23 +1,14 @@
 """The scan's exit code: which rows a ``--fail-on`` condition matches.
 
->>> exit_code([], fail_on={"contaminated"})
+>>> statuses_exit_code([], fail_on={"contaminated"})
 <ExitCode.OK: 0>
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
-from hwpscan.models import (
-    DEFECT_CLASSES,
-    ExitCode,
-    FileResult,
-    Status,
-)
+from hwpscan.models import DEFECT_CLASSES, ExitCode, FileResult, Status
 
 #: ``--fail-on``: the two verdicts, each defect class, and ``defects`` for any class.
 FAIL_ON_CHOICES = ("contaminated", "unreadable", "error", *DEFECT_CLASSES, "defects")
@@ -26,29 +17,22 @@ FAIL_ON_ALIASES = {"error": "unreadable"}
 
 
 def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
-    """The scan's exit code: FINDINGS when a ``--fail-on`` condition matched.
-
-    ``contaminated`` matches contaminated files; ``unreadable`` (or its older name
-    ``error``) matches files that could not be judged (encrypted, distribution,
-    unsupported, corrupt, error; a Git LFS pointer is unsupported); a defect class
-    (``folded_symbols``...) matches a file whose body holds that class, and
-    ``defects`` a file with any.
-    """
+    """:func:`statuses_exit_code` of result rows."""
     rows = list(results)
-    masks: Counter[int] = Counter()
-    for r in rows:
-        found = r.defect_counts()
-        if found is not None and found.mask:
-            masks[found.mask] += 1
+    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
     return statuses_exit_code((r.status for r in rows), fail_on, masks)
 
 
 def statuses_exit_code(
     statuses: Iterable[Status], fail_on: Iterable[str] = (), masks: Iterable[int] = ()
 ) -> ExitCode:
-    """:func:`exit_code` from the rows' statuses and defect masks alone (each one
-    present once is enough: a tally's keys), so rows kept on disk need not be read
-    back to decide it.
+    """The scan's exit code from its rows' statuses and defect masks (each one present
+    once is enough: a tally's keys): FINDINGS when a ``--fail-on`` condition matched.
+
+    ``contaminated`` matches contaminated files; ``unreadable`` (or ``error``) files that
+    could not be judged (encrypted, distribution, unsupported, corrupt, error); a defect
+    class (``folded_symbols``...) a file whose body holds that class, and ``defects`` a
+    file with any.
 
     >>> from hwpscan.models import Defects
     >>> statuses_exit_code([Status.CLEAN, Status.ENCRYPTED], ["unreadable"])
@@ -66,10 +50,7 @@ def statuses_exit_code(
             return ExitCode.FINDINGS
         if "unreadable" in wanted and not status.scanned:
             return ExitCode.FINDINGS
-    gated = 0
-    for i, name in enumerate(DEFECT_CLASSES):
-        if name in wanted or "defects" in wanted:
-            gated |= 1 << i
+    gated = sum(1 << i for i, name in enumerate(DEFECT_CLASSES) if {name, "defects"} & wanted)
     if gated and any(mask & gated for mask in masks):
         return ExitCode.FINDINGS
     return ExitCode.OK

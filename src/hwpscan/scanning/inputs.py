@@ -9,13 +9,9 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import date as _date
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from hwpscan.manifest import MANIFEST_NAME, dates_for
-
-if TYPE_CHECKING:
-    pass
-
 
 #: Names that live beside attachments but are not attachments.
 SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
@@ -80,11 +76,8 @@ def _folder_date(folder: str) -> str | None:
 
 
 def collect_files(inputs: Iterable[Path]) -> list[Path]:
-    """Files named, and files below folders named (recursively, sorted, sidecars skipped).
-
-    A file named twice (or reached twice) is scanned once. A path that does not exist
-    is kept, and so is a folder that cannot be listed: scanning either gives a row with
-    status ``error``.
+    """Files named, and files below folders named (recursively, sorted, sidecars skipped),
+    each once. A missing path or a folder that cannot be listed is kept: its row says so.
     """
     return [Path(found.text) for found in _listed(inputs)]
 
@@ -103,10 +96,8 @@ def collect_dated(
 def collect_listed(
     inputs: Iterable[Path], problems: list[str] | None = None
 ) -> tuple[list[str], dict[str, str]]:
-    """:func:`collect_dated` with each file as the text of its path (``str`` of the
-    ``Path`` :func:`collect_files` gives), the dates keyed by that text: what the pool
-    of :func:`scan_rows` takes. A ``Path`` per file would cost the listing a parse, and
-    the supervisor a hash and a formatting of it per file; a scan needs none of them."""
+    """:func:`collect_dated` with each file as the text of its path, the dates keyed by
+    it: what the pool takes (a ``Path`` per file would cost a parse and a hash each)."""
     found = _listed(inputs)
     return [f.text for f in found], _dates(found, problems)
 
@@ -171,11 +162,10 @@ def _joiner(folder: str) -> str:
 
 
 def _walk(top: str) -> Iterator[tuple[str, list[tuple[str, bool]] | None]]:
-    """The folders below *top* as :func:`os.walk` goes (top down, folders in name order,
-    hidden ones and symlinked ones not entered), each with its files in name order and
-    whether each is a symlink (from the listing: no ``lstat`` per file); a folder that
-    cannot be listed comes with ``None`` (what it holds is unknown: never a silent
-    skip). Below ``.`` the folders are named without it, as pathlib names them."""
+    """The folders below *top* as :func:`os.walk` goes (folders in name order, hidden and
+    symlinked ones not entered), each with its files in name order and whether each is a
+    symlink; a folder that cannot be listed comes with ``None``. Below ``.`` folders are
+    named without it, as pathlib names them."""
     try:
         with os.scandir(top) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -236,12 +226,8 @@ class _RealPaths:
 
 
 def resolve_dates(paths: Iterable[Path]) -> dict[Path, str]:
-    """Dates for files: a fetch manifest when one knows the file, else the path.
-
-    Only files with a manifest in their (resolved) folder or above it are looked up in
-    manifests: a folder tree without one costs a few ``stat`` calls, not a resolve per
-    file.
-    """
+    """Dates for files: a fetch manifest when one knows the file (looked up only below a
+    folder that has one), else the path."""
     real = _RealPaths()
     given = [(p, os.fspath(p)) for p in paths]
     dated = _dates([_Listed(text, real(text)) for _, text in given])

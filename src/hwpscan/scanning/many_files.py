@@ -1,9 +1,6 @@
 """Scanning many files: paths in, rows out, each file in a worker of the isolation
-engine (:mod:`hwpscan.execution.process_pool`) with its time and memory budget.
-
-Every file is isolated: whatever goes wrong while reading it becomes that file's
-status and reason, never the end of the batch. A worker process that dies, overruns
-the time limit or passes the memory budget takes down only the file it was reading.
+engine's pool (:mod:`hwpscan.execution.process_pool`) with its time and memory budget; a
+worker that dies or overruns costs only the file it was reading.
 """
 
 from __future__ import annotations
@@ -11,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,16 +46,12 @@ def scan_paths(
 ) -> Iterator[FileResult]:
     """Scan files across ``jobs`` worker processes (default: all cores).
 
-    Each result carries its ``index`` in *paths*. With ``ordered`` (the default) results
-    come in input order; without it, as they complete, so one slow file holds back no
-    other row. A file that takes more than *file_timeout* seconds is stopped from outside
-    (its worker process is killed and replaced) and its row says so; ``None`` or ``0``
-    turns the limit off, and then ``jobs=1`` scans in this process. A worker's data
-    segment is capped at *memory_mb* megabytes (``None`` or ``0``: no cap): a file that
-    needs more is an ``error`` row saying so (a file scanned in this process has no cap).
-
-    With *repair*, each readable file's repaired body text is written below
-    ``repair.out``, at the place :func:`repair_targets` gives.
+    Each result carries its ``index`` in *paths*; they come in input order, or with
+    ``ordered=False`` as they complete. A file past *file_timeout* seconds has its worker
+    killed and replaced, and its row says so (``None`` or ``0``: no limit, and then
+    ``jobs=1`` scans in this process). A worker's data segment is capped at *memory_mb*
+    megabytes (``None`` or ``0``: no cap). With *repair*, each readable file's repaired
+    text is written below ``repair.out`` (:func:`repair_targets`).
     """
     settings = PoolSettings(jobs, dates, repair, file_timeout, ordered, memory_mb)
     for row in scan_rows(paths, settings):
@@ -150,17 +143,6 @@ def _in_input_order(
     yield sorted(held.items())
 
 
-def _lost_row(job: Job, why: str) -> FileResult:
-    """The row of a file whose worker was lost: what the file system says, and why."""
-    path, date, _ = job
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    row = error_row(display_path(path), date, Status.ERROR, f"{why} while reading this file")
-    return replace(row, bytes=size)
-
-
 def _scan_task(index: int, job: Job) -> Row:
     """A worker's task: one file's row as it is sent."""
     return sent_row(_scan_job(job), index)
@@ -194,6 +176,7 @@ def _pooled_rows(
 
 
 def _stopped_row(job: Job, stopped: Stopped) -> FileResult:
+    """The row of a file whose worker was lost: what the file system says, and why."""
     if stopped.why == "timeout":
         why = (
             f"not done after the {stopped.limit:g}-second per-file limit "
@@ -201,4 +184,10 @@ def _stopped_row(job: Job, stopped: Stopped) -> FileResult:
         )
     else:
         why = "the worker process died"
-    return _lost_row(job, why)
+    path, date, _ = job
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    reason = f"{why} while reading this file"
+    return error_row(display_path(path), date, Status.ERROR, reason, size=size)

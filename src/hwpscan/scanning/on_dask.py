@@ -1,24 +1,17 @@
 """The Dask executor: work items to a ``dask.distributed`` cluster, rows back as they finish.
 
-Files travel as :class:`~hwpscan.scanning.sources.WorkItem` (a path or URL and a date), grouped
-into batches, one task per batch; workers read the bytes themselves and run
-:func:`hwpscan.scanning.work_items.scan_batch`, so the client never holds the corpus and
+Batches of :class:`~hwpscan.scanning.sources.WorkItem` go out as tasks running
+:func:`hwpscan.scanning.work_items.scan_batch`; workers read the bytes themselves, and
 only a bounded window of batches is in flight while the listing is consumed.
 
-Faults:
-
-- a worker that dies takes its in-flight batches with it: each of their files is
-  submitted again on its own (so a second death is pinned on one file), and a file
-  whose retry dies too is a row with status ``error`` and the reason;
-- a scheduler that goes away raises :class:`SchedulerLostError` after every row
-  already received has been yielded; so does a cluster left without any worker for
-  *worker_wait* seconds (its workers died and were not replaced, or none ever came):
-  its tasks would wait for ever;
-- leaving the iterator early (Ctrl-C included) cancels every outstanding task.
-
-The scheduler's own ``allowed-failures`` decides when a batch counts as lost; the local
-cluster started here sets it to 0 so that the retry policy above is the whole policy
-(set ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0`` on a scheduler you start).
+Faults: a worker that dies takes its in-flight batches with it; each of their files is
+submitted again on its own, and a file whose retry dies too is an ``error`` row. A
+scheduler that goes away, or a cluster left without any worker for *worker_wait*
+seconds, raises :class:`SchedulerLostError` after every row received has been yielded.
+Leaving the iterator early (Ctrl-C included) cancels every outstanding task. The local
+cluster started here sets the scheduler's ``allowed-failures`` to 0 so that this retry
+policy is the whole policy (set ``DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=0`` on a
+scheduler you start).
 """
 
 from __future__ import annotations
@@ -105,6 +98,7 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
         "distributed.worker.daemon": False,
         "distributed.comm.timeouts.connect": f"{timeout}s",
     }
+    cluster = None
     with dask.config.set(settings):
         if address is not None:
             try:
@@ -114,28 +108,25 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
                 raise SchedulerLostError(
                     f"cannot reach the Dask scheduler at {where}: {redact_credentials(str(exc))}"
                 ) from None
-            try:
-                yield client
-            finally:
-                _quiet_close(client)
-            return
-        cluster = LocalCluster(
-            n_workers=workers or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            scheduler_port=0,
-            dashboard_address=None,
-            # its small HTTP server (health, metrics) on a free loopback port, not 8787
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster, set_as_default=False)
+        else:
+            cluster = LocalCluster(
+                n_workers=workers or os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                scheduler_port=0,
+                dashboard_address=None,
+                # its small HTTP server (health, metrics) on a free loopback port, not 8787
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR,
+            )
+            client = Client(cluster, set_as_default=False)
         try:
             yield client
         finally:
             _quiet_close(client)
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def _quiet_close(client: Client) -> None:

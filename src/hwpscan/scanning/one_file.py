@@ -11,12 +11,8 @@ import stat
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from hwpscan.errors import EncryptedFileError, FormatError
-
-if TYPE_CHECKING:
-    pass
 from hwpscan.execution.child_limits import memory_budget_reason
 from hwpscan.forensics.defects import count_defects
 from hwpscan.forensics.surrogates import analyze
@@ -61,11 +57,8 @@ DEFAULT_FILE_TIMEOUT = 120.0
 def scan_bytes(
     data: bytes, *, path: str, date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
-    """Scan one file's bytes. Never raises for bad input: the status says what happened.
-
-    Nothing raised while the file is handled ends the batch, a ``MemoryError`` (a small
-    container's memory limit) included: it becomes this file's row.
-    """
+    """Scan one file's bytes. Never raises, ``MemoryError`` included: the row says what
+    happened."""
     started = time.perf_counter()
     try:
         return _scan_bytes(data, path=path, date=date, repair=repair, started=started)
@@ -219,9 +212,8 @@ def _judge(doc: Document) -> tuple[Status | None, str | None]:
 
 
 def _partial(body: TextStats, reason: str | None) -> tuple[Status, str]:
-    """The one rule for a body read only in part (a reader said ``corrupt`` but kept
-    text): never clean; ``contaminated`` when what was read holds surrogates, else
-    ``corrupt``; the reason gives the counts of what was read and names what was not.
+    """A body read only in part is never clean: ``contaminated`` when what was read holds
+    surrogates, else ``corrupt``, with the counts of what was read in the reason.
 
     >>> status, reason = _partial(TextStats(chars=12, surrogates=2), "page 3: unreadable")
     >>> status.value, reason
@@ -242,11 +234,8 @@ def scan_file(
     path: str | os.PathLike[str], date: str | None = None, repair: Repair | None = None
 ) -> FileResult:
     """Scan one file on disk. Never raises: an unreadable file is a row with a status.
-
-    Only regular files are read (a FIFO would block, a device never end), and never
-    more than :data:`MAX_FILE_BYTES`. With *repair*, the body text is also written as
-    UTF-8 after repair (pairs restored, orphans handled per its policy).
-    """
+    Only regular files are read, never more than :data:`MAX_FILE_BYTES`. With *repair*,
+    the repaired body text is written too."""
     shown = display_path(path)
     started = time.perf_counter()
     try:
@@ -266,13 +255,7 @@ def _scan_file(
             reason = "not a regular file (a FIFO, device or socket)"
             return error_row(shown, date, Status.UNSUPPORTED, reason)
         if info.st_size > MAX_FILE_BYTES:
-            return error_row(
-                shown,
-                date,
-                Status.UNSUPPORTED,
-                f"file is {info.st_size:,} bytes, over the cap of {MAX_FILE_BYTES:,}",
-                size=info.st_size,
-            )
+            return error_row(shown, date, *oversize(info.st_size), size=info.st_size)
         # the size it has, plus one byte to see it grow (a read of n reserves n bytes)
         data = _read_at_most(path, min(info.st_size, MAX_FILE_BYTES) + 1)
     except OSError as exc:
@@ -293,8 +276,7 @@ def _unlisted_reason(path: str | os.PathLike[str]) -> str:
 
 
 def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The first *limit* bytes of a file (all of it, when shorter), read straight from
-    its descriptor: no buffered file object is built for the one read a scan makes.
+    """The first *limit* bytes of a file, read straight from its descriptor.
 
     >>> with open(__file__, "rb") as whole:
     ...     text = whole.read()
@@ -316,9 +298,15 @@ def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
         os.close(fd)
 
 
+def oversize(size: int) -> tuple[Status, str]:
+    """The status and reason of a file over :data:`MAX_FILE_BYTES`."""
+    return Status.UNSUPPORTED, f"file is {size:,} bytes, over the cap of {MAX_FILE_BYTES:,}"
+
+
 def error_row(
     path: str, date: str | None, status: Status, reason: str, *, size: int = 0
 ) -> FileResult:
+    """The row of a file that was not read."""
     return FileResult(
         path=path,
         sha256="",

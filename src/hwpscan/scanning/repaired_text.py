@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hwpscan.atomic import atomic_write
-
-if TYPE_CHECKING:
-    from hwpscan.forensics.guard import OrphanPolicy, PuaMode
-from hwpscan.forensics.guard import repair_body
-from hwpscan.models import (
-    Document,
-    RepairSummary,
-)
+from hwpscan.forensics.guard import OrphanPolicy, PuaMode, repair_body
+from hwpscan.models import Document, RepairSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,29 +41,13 @@ class Repair:
 
 
 def write_repaired(doc: Document, repair: Repair) -> RepairSummary:
-    """Write the document's body as UTF-8 after repair, atomically; say what was done.
-
-    HWP 5 folded symbols are turned back into their plane-15 code points first (every
-    mode starts from the lossless text), and in a PDF the folds U+F000/U+FFFF are
-    private use for the mode to treat. The file ends with one newline, as a text file
-    does (a body that already ends with one gets no second)."""
-    pua = repair.pua
-    done = repair_body(doc.format, doc.body, orphans=repair.orphans, pua=pua)
-    target = repair.target
+    """Write the document's body as UTF-8 after repair (:func:`repair_body`), atomically,
+    ending with one newline; say what was done."""
+    done = repair_body(doc.format, doc.body, orphans=repair.orphans, pua=repair.pua)
     text = done.text if done.text.endswith("\n") else done.text + "\n"
-    atomic_write(target, text, shared=True)  # for other tools: 0644, as open() makes
-    return RepairSummary(
-        restored_pairs=done.restored_pairs,
-        removed_orphans=done.removed_orphans,
-        pua_replaced=dict(done.pua_replaced),
-        pua_kept=dict(done.pua_kept),
-        pua=pua,
-        folded_restored=done.folded_restored,
-        old_hangul_mapped=done.old_hangul_mapped,
-        pua_dropped=dict(done.pua_dropped),
-        pua_placeheld=dict(done.pua_placeheld),
-        target=str(target),
-    )
+    atomic_write(repair.target, text, shared=True)  # for other tools: 0644, as open() makes
+    counts = {f.name: getattr(done, f.name) for f in dataclasses.fields(done) if f.name != "text"}
+    return RepairSummary(**counts, pua=repair.pua, target=str(repair.target))
 
 
 def repair_targets(paths: Sequence[Path], repair_dir: Path) -> dict[Path, Path]:

@@ -18,14 +18,10 @@ __all__ = ["Row", "failed_row_of", "sent_row"]
 
 
 class Row:
-    """One file's row: its :class:`FileResult` and its JSON line
-    (:func:`~hwpscan.rowcodec.encode_row`), each made once, when first asked for.
-
-    What the run record and the output take of every row (index, path, date, format,
-    status, time, defect classes, the line's bytes) is at hand. A worker sends the row
-    with the result pickled as the dataclass it is and the line's bytes: a row that is
-    only stored and written out is never unpickled, encoded or decoded by the
-    supervisor, which every worker waits on.
+    """One file's row: its :class:`FileResult` and its JSON line, each made once, when
+    first asked for. A worker sends the result pickled and the line's bytes, so a row
+    that is only stored and written out is never unpickled or encoded by the supervisor,
+    which every worker waits on; what the run record takes of every row is at hand.
 
     >>> result = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
     >>> row = Row.of(result, 3)

@@ -1,30 +1,19 @@
-"""Where the files to scan are: local folders or fsspec URLs, listed lazily.
-
-A source is a local path (a file or a folder, searched as
-:func:`hwpscan.scanning.inputs.collect_files` does) or an fsspec URL such as
-``s3://bucket/prefix``, ``gs://bucket/prefix`` or ``file:///data/attachments``. Each file
-becomes a :class:`WorkItem`: where to read it, the path shown in results, its release
-date and what the listing said of it (size, ETag).
-Nothing here reads a file's bytes: a worker does that, wherever it runs.
+"""Where the files to scan are: local paths (searched as
+:func:`~hwpscan.scanning.inputs.collect_files` does) or fsspec URLs (``s3://bucket/prefix``,
+``file:///data``...), listed lazily as :class:`WorkItem` objects. Nothing here reads a
+file's bytes: a worker does that, wherever it runs.
 
 Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an ancestor
-that knows the file, else the innermost ``YYYY-MM-DD`` component of the key (or the
-file's stem). Credentials come from each filesystem's own environment and configuration
-(``AWS_*`` variables and ``~/.aws`` for S3, ...); a URL's userinfo is never shown, and
-:func:`hwpscan.redaction.redact_credentials` blanks the values of the usual credential
-variables in any message. Telling a URL argument from a local path, and showing a URL
-(:func:`url_from_argument`, :func:`shown_url`), is :mod:`hwpscan.locations`, which a
-scan of local files loads without this module; the names are exported here too.
+that knows the file, else the innermost ``YYYY-MM-DD`` component of the key. Credentials
+come from each filesystem's own configuration; a URL's userinfo is never shown. The URL
+helpers of :mod:`hwpscan.locations` are exported here too.
 
 >>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
 's3://bucket/fixtures/a.hwp'
->>> url_from_argument("s3:/bucket/prefix"), url_from_argument("fixtures")
-('s3://bucket/prefix', None)
 """
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
 from hwpscan.locations import is_url, shown_url, url_from_argument
-from hwpscan.manifest import ManifestEntry
+from hwpscan.manifest import parse_entries
 from hwpscan.redaction import (
     redact_credentials,
     redact_text,
@@ -205,7 +194,6 @@ def _walk(
 
 def _read_manifest(fs: AbstractFileSystem, name: str, folder: str) -> dict[str, str]:
     """Dates a ``manifest.jsonl`` gives, keyed by full path (the latest line wins)."""
-
     try:
         if int(fs.size(name) or 0) > _MANIFEST_CAP:
             return {}
@@ -213,13 +201,7 @@ def _read_manifest(fs: AbstractFileSystem, name: str, folder: str) -> dict[str, 
     except (OSError, ValueError):
         return {}
     out: dict[str, str] = {}
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            entry = ManifestEntry.from_json(json.loads(line))
-        except (ValueError, TypeError, RecursionError):
-            continue  # a torn or foreign line, skipped as for folders
+    for entry in parse_entries(text):
         if entry.path:
             full = posixpath.normpath(posixpath.join(folder, entry.path))
             if entry.date:

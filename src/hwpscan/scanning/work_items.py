@@ -1,16 +1,12 @@
-"""Scanning work items (a file where it lives: a local path or an fsspec URL), each in a
-guard process: what the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
+"""Scanning work items (a local path or an fsspec URL), each in a guard process: what
+the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
 
-:func:`scan_item` is the per-file function for a :class:`~hwpscan.scanning.sources.WorkItem`: a
-local file goes through :func:`hwpscan.scanning.one_file.scan_file` (the local pool's own
-function, so rows are identical), a URL is read through fsspec with the same size cap
-and handed to :func:`hwpscan.scanning.one_file.scan_bytes`.
-
-:func:`scan_batch` is the task a cluster runs. Each file is scanned in a guard process
-of the isolation engine (:class:`hwpscan.execution.guard_process.Guard`), so the
-per-file time limit and memory budget are enforced from outside the reading code: a
-file that overruns has its process killed and replaced, and a crash in native code or a
-``MemoryError`` costs that one file, never the worker. Nothing here imports Dask.
+:func:`scan_item` scans a local file with :func:`~hwpscan.scanning.one_file.scan_file`
+(the local pool's function, so rows are identical) and a URL, read through fsspec under
+the same size cap, with :func:`~hwpscan.scanning.one_file.scan_bytes`. :func:`scan_batch`
+(a cluster's task) runs each file in a :class:`~hwpscan.execution.guard_process.Guard`,
+so the time limit and the memory budget are enforced from outside: an overrun, a crash
+or a ``MemoryError`` costs that one file. Nothing here imports Dask.
 """
 
 from __future__ import annotations
@@ -24,9 +20,16 @@ from pathlib import Path
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.execution.guard_process import Guard
 from hwpscan.execution.process_pool import Stopped
-from hwpscan.models import FileResult, Format, Status
+from hwpscan.models import FileResult, Status
 from hwpscan.redaction import redact_credentials
-from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT, MAX_FILE_BYTES, scan_bytes, scan_file
+from hwpscan.scanning.one_file import (
+    DEFAULT_FILE_TIMEOUT,
+    MAX_FILE_BYTES,
+    error_row,
+    oversize,
+    scan_bytes,
+    scan_file,
+)
 from hwpscan.scanning.sources import WorkItem, filesystem
 
 __all__ = ["SCAN_TASK", "item_error_row", "item_row", "scan_batch", "scan_guarded", "scan_item"]
@@ -37,16 +40,7 @@ SCAN_TASK = "hwpscan.scanning.work_items:scan_guarded"
 
 def item_error_row(item: WorkItem, reason: str, status: Status = Status.ERROR) -> FileResult:
     """The row for a file that could not be scanned (nothing read: never ``clean``)."""
-    return FileResult(
-        path=item.shown,
-        sha256="",
-        bytes=0,
-        format=Format.UNKNOWN,
-        status=status,
-        reason=reason,
-        date=item.date,
-        body_read=False,
-    )
+    return error_row(item.shown, item.date, status, reason)
 
 
 def scan_item(item: WorkItem) -> FileResult:
@@ -57,16 +51,7 @@ def scan_item(item: WorkItem) -> FileResult:
         fs, path = filesystem(item.location)
         size = fs.size(path)
         if size is not None and int(size) > MAX_FILE_BYTES:
-            return FileResult(
-                path=item.shown,
-                sha256="",
-                bytes=int(size),
-                format=Format.UNKNOWN,
-                status=Status.UNSUPPORTED,
-                reason=f"file is {int(size):,} bytes, over the cap of {MAX_FILE_BYTES:,}",
-                date=item.date,
-                body_read=False,
-            )
+            return error_row(item.shown, item.date, *oversize(int(size)), size=int(size))
         with fs.open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except Exception as exc:  # any filesystem's failure (botocore, aiohttp, OSError...)
