@@ -4,11 +4,13 @@
  * and the fallback for every file this declines.
  *
  * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
- * table) returns what read_ole puts in its Document, as (version word, flags,
+ * table, body_only) returns what read_ole puts in its Document, as (version word, flags,
  * paragraphs, sections, body, preview, meta), each of the last three the list of
  * Segments the Python reader makes (made with the *segment* type, kept controls
  * translated by *table*) or, where that text is plain, its (chars, units), or None for
- * no preview or no name; the Document then has no warning and no status. For anything
+ * no preview or no name; the Document then has no warning and no status. With
+ * *body_only* it is read_ole(data, body_only=True): the body always segmented, no
+ * preview or names read (both None). For anything
  * else it returns None and the caller reads the file the usual way. It declines (fails
  * fast, before inflating anything where it can):
  *
@@ -1152,7 +1154,8 @@ read_document(Doc *d, Caps *caps, Segs *segs)
     caps->compressed = (flags & FLAG_COMPRESSED) != 0;
     int64_t preview[2] = {0, 0};
     PyObject *shown = NULL, *names = NULL, *result = NULL;
-    int done = f.preview != NULL ? read_preview(d, f.preview, caps, preview, segs, &shown) : 1;
+    const int whole = !segs->segmenting; /* not body_only: the preview and names too */
+    int done = whole && f.preview != NULL ? read_preview(d, f.preview, caps, preview, segs, &shown) : 1;
     /* The body before the DocInfo (the Python reader's order is the other way round):
      * a contaminated section declines sooner, and the caps accept the same either way,
      * every stream under its own cap and all of them under the document's. */
@@ -1161,7 +1164,7 @@ read_document(Doc *d, Caps *caps, Segs *segs)
         done = count_body(d, caps, &body, segs);
     }
     int64_t meta[3] = {0, 0, 0};
-    if (done > 0) {
+    if (done > 0 && whole) {
         done = count_docinfo(d, f.docinfo, caps, meta, segs, &names);
     }
     if (done <= 0) {
@@ -1247,8 +1250,8 @@ PyObject *
 hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "read_hwp5 takes 6 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "read_hwp5 takes 7 arguments");
         return NULL;
     }
     if (!PyType_Check(args[4]) || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type) ||
@@ -1256,8 +1259,9 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "read_hwp5: a tuple type and a dict expected");
         return NULL;
     }
+    const int body_only = PyObject_IsTrue(args[6]);
     Caps caps = {0, 0, 0, 0};
-    int fit = take_caps(args, &caps);
+    int fit = body_only < 0 ? -1 : take_caps(args, &caps);
     if (fit <= 0) {
         return fit < 0 ? NULL : Py_NewRef(Py_None);
     }
@@ -1268,6 +1272,7 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     segs->segment = (PyTypeObject *)args[4];
     segs->table = args[5];
     segs->body = PyList_New(0);
+    segs->segmenting = body_only; /* the body alone: segmented from the start */
     PyObject *result = segs->body != NULL ? read_file(args[0], &caps, segs) : NULL;
     Py_XDECREF(segs->body);
     PyMem_Free(segs->joined);

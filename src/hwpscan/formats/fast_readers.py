@@ -7,9 +7,9 @@ whole document (an ordinary HWP 5 file in one call) or a whole HWPX section part
 returns exactly what its Python reference makes of it, or ``None`` to decline (the
 reference then reads the input):
 
-- ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body``
-  (``tests/formats/test_native_hwp5_reader.py``), its answer made a :class:`NativeHwp5` here so
-  that no positional tuple of the C goes further;
+- ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` or
+  ``body_only`` (``tests/formats/test_native_hwp5_reader.py``), its answer made a
+  :class:`NativeHwp5` here so that no positional tuple of the C goes further;
 - ``hwpx_section``: :func:`hwpscan.formats.hwpx.section_text`, an expat walk
   (``tests/formats/test_native_hwpx_walk.py``).
 
@@ -24,6 +24,7 @@ import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.models import PlainCounts, Segment
@@ -54,7 +55,17 @@ class NativeHwp5:
     meta: Part | None
 
 
-ReadHwp5 = Callable[[bytes, int, int, int], NativeHwp5 | None]
+class ReadHwp5(Protocol):
+    def __call__(
+        self,
+        data: bytes,
+        max_stream_bytes: int,
+        max_document_bytes: int,
+        max_docinfo_names: int,
+        body_only: bool = False,
+    ) -> NativeHwp5 | None: ...
+
+
 HwpxSection = Callable[[bytes, int, int], list[str] | None]
 
 read_hwp5: ReadHwp5 | None = None
@@ -70,14 +81,17 @@ if not os.environ.get(PURE_PYTHON_ENV):
             return PlainCounts(*made) if isinstance(made, tuple) else made
 
         def _read_hwp5(
-            data: bytes, max_stream_bytes: int, max_document_bytes: int, max_docinfo_names: int
+            data: bytes,
+            max_stream_bytes: int,
+            max_document_bytes: int,
+            max_docinfo_names: int,
+            body_only: bool = False,
         ) -> NativeHwp5 | None:
-            """:func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` for an
-            ordinary document, in one native call; ``None`` where the C declines. The
-            C's positional tuple ends here."""
-            made = _readers.read_hwp5(
-                data, max_stream_bytes, max_document_bytes, max_docinfo_names, Segment, _TRANSLATE
-            )
+            """:func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` (or with
+            *body_only*) for an ordinary document, in one native call; ``None`` where the
+            C declines. The C's positional tuple ends here."""
+            caps = (max_stream_bytes, max_document_bytes, max_docinfo_names)
+            made = _readers.read_hwp5(data, *caps, Segment, _TRANSLATE, body_only)
             if made is None:
                 return None
             word, flags, paragraphs, sections, body, preview, meta = made

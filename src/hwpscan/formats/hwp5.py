@@ -178,22 +178,24 @@ def read_ole(
     without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
     segmented: ``body`` is empty and ``info.plain_body`` holds its
     :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
-    for the DocInfo names (``meta`` empty, ``info.plain_meta``). An ordinary
-    document, plain or not, is then read in one native call where built and ``fast``
-    (:func:`_native_document`), which declines anything unusual to the reading below,
-    its reference.
+    for the DocInfo names (``meta`` empty, ``info.plain_meta``).
 
     With *body_only* (for :func:`hwpscan.extract`, which hands on the body alone) the
     preview (PrvText) and the DocInfo names are not read: ``preview`` and ``meta`` are
     empty.
 
+    With either one (not both), an ordinary document, plain or not, is read in one
+    native call where built and ``fast`` (:func:`_native_document`), which declines
+    anything unusual to the reading below, its reference.
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
-    if count_plain_body and fast and _NATIVE_DOCUMENT is not None:
-        made = _NATIVE_DOCUMENT(data, max_stream_bytes, max_document_bytes, max_docinfo_names)
+    limits = (max_stream_bytes, max_document_bytes, max_docinfo_names)
+    if fast and _NATIVE_DOCUMENT is not None and count_plain_body != body_only:
+        made = _NATIVE_DOCUMENT(data, *limits, body_only)
         if made is not None:  # an ordinary document, as the reading below would read it
             return _native_document(made)
-    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body, body_only)
+    caps = (*limits, count_plain_body, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
     import olefile
