@@ -1,10 +1,8 @@
 """The shortcuts of the HWP 5 readers against the readings they stand in for.
 
-Each shortcut answers exactly as its reference: the section walk without per-record
-budget checks (:func:`~hwpscan.formats.hwp5_text._scan_free`) as the budgeted walk for
-every stream and every budget; the plain totals (a Latin-1 encode and one deletion) as
-a regex substitution; a section's text charged to the code-unit budget in one step as
-the walk over its payloads; the preview's segments made in C as a list comprehension.
+Each shortcut answers exactly as its reference: the budget a section walk spends as
+the walk record by record; the plain totals (a Latin-1 encode and one deletion) as a
+regex substitution; the preview's segments made in C as a list comprehension.
 Checked on hypothesis input (damaged streams and budgets right at the edge included),
 every fixture and generated documents.
 """
@@ -27,7 +25,6 @@ from hwpscan.formats import hwp5_text
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.formats.hwp5_text import (
     Budget,
-    SectionText,
     codeunit_view,
     section_text,
     walk_paragraphs,
@@ -64,20 +61,6 @@ _streams = st.tuples(_records, st.binary(max_size=9)).map(lambda t: b"".join(t[0
 _limits = st.one_of(st.just(-1), st.integers(0, 40))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=_streams, records=_limits, paragraphs=_limits, near=st.integers(-2, 2))
-@pytest.mark.slow
-def test_the_walk_without_budget_checks_answers_as_the_budgeted_walk(
-    data: bytes, records: int, paragraphs: int, near: int
-) -> None:
-    edge = max(0, len(data) // 4 + near)  # where the shortcut starts to be taken
-    for limits in ((records, paragraphs), (edge, -1), (-1, edge), (edge, edge)):
-        for end in (len(data), len(data) // 2):
-            assert hwp5_text._scan(data, end, *limits) == hwp5_text._scan_budgeted(
-                data, end, *limits
-            )
-
-
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams, records=st.integers(0, 40), paragraphs=st.integers(0, 40))
 def test_walk_paragraphs_spends_the_budget_as_before(
@@ -88,11 +71,11 @@ def test_walk_paragraphs_spends_the_budget_as_before(
     slow_warnings: list[str] = []
     got = walk_paragraphs(data, "s", fast_warnings, fast)
     # the reference: every record checked against the budget
-    hits, count, lone, pos, walked = hwp5_text._scan_budgeted(data, len(data), records, paragraphs)
+    hits, count, lone, pos, walked = hwp5_text._scan(data, len(data), records, paragraphs)
     if pos > len(data):
         stop, note = hwp5_text._damage(data, "s")
         slow_warnings.append(note)
-        hits, count, lone, pos, walked = hwp5_text._scan_budgeted(data, stop, records, paragraphs)
+        hits, count, lone, pos, walked = hwp5_text._scan(data, stop, records, paragraphs)
     slow.records -= walked
     slow.paragraphs -= count
     if pos < 0:
@@ -103,40 +86,6 @@ def test_walk_paragraphs_spends_the_budget_as_before(
             f"(first: paragraph {lone[0]}), each counted"
         )
     assert got == (hits, count)
-    assert fast_warnings == slow_warnings
-    assert astuple(fast) == astuple(slow)
-
-
-def _section_text_reference(
-    data: bytes, stream: str, warnings: list[str], budget: Budget
-) -> SectionText:
-    """section_text as it was: the payloads always walked for the code-unit budget."""
-    hits, count = walk_paragraphs(data, stream, warnings, budget)
-    if hits:
-        hits = hwp5_text._within_units(hits, stream, budget)
-    if not hits:
-        return SectionText(count, hits, [], b"")
-    parts = [data[s:e] for s, e, _ in hits]
-    sizes = [(e - s) >> 1 for s, e, _ in hits]
-    for i, (s, e, para) in enumerate(hits):
-        if (e - s) & 1:
-            warnings.append(f"{stream}: paragraph {para} has an odd byte count; last byte ignored")
-            parts[i] = parts[i][:-1]
-    return SectionText(count, hits, sizes, b"".join(parts))
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=_streams, near=st.integers(-6, 6), units=st.one_of(st.none(), st.integers(-2, 60)))
-@pytest.mark.slow
-def test_section_text_charges_the_code_units_as_the_walk_over_payloads(
-    data: bytes, near: int, units: int | None
-) -> None:
-    left = len(data) // 2 + near if units is None else units  # near the one-step edge
-    fast, slow = Budget(units=left), Budget(units=left)
-    fast_warnings: list[str] = []
-    slow_warnings: list[str] = []
-    got = section_text(data, "s", fast_warnings, fast)
-    assert got == _section_text_reference(data, "s", slow_warnings, slow)
     assert fast_warnings == slow_warnings
     assert astuple(fast) == astuple(slow)
 

@@ -72,8 +72,6 @@ MAX_DOCUMENT_BYTES = 128 * 2**20
 #: AttributeError or KeyError is a bug in hwpscan and reaches the scanner as an error.
 _OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
-#: A high byte of a UTF-16LE surrogate code unit (0xD800-0xDFFF).
-_SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 #: DocInfo font and style names kept per document. Hancom writes seven language lists
 #: of the fonts a document uses plus a few dozen styles: some hundreds of names, a
 #: few thousand in a template-heavy document; past this cap the stream is not a real
@@ -547,12 +545,9 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     """FACE_NAME and STYLE names as segments: paragraph = record index, offset = code
     units before this name among the names of the same record.
 
-    Only record headers are walked and only the name fields are touched: their byte
-    spans are gathered first (:func:`_name_spans`), then joined and checked at byte
-    level for a high byte 0xD8-0xDF (a surrogate code unit); without one, the joined
-    names are decoded in one call and sliced, each slice exactly its name's codeunit
-    view. With one, each name goes through :func:`codeunit_view`. At most
-    :data:`MAX_DOCINFO_NAMES` names are kept (see :attr:`_Reader.names_cut`).
+    Only record headers are walked and only the name fields are touched
+    (:func:`_name_spans`). At most :data:`MAX_DOCINFO_NAMES` names are kept (see
+    :attr:`_Reader.names_cut`).
     """
     if reader.named("docinfo") is None:
         reader.warnings.append("DocInfo stream missing")
@@ -580,57 +575,25 @@ def _docinfo_spans(
     """The name spans of a DocInfo stream (see :func:`_name_spans`), at most *cap* of
     them, and the index of the record where the cap cut them (``None``: all read)."""
     spans: list[tuple[int, int, int, int]] = []
-    index = 0
-    pos = 0
+    index = pos = 0
     end = len(data)
-    unpack = _U32.unpack_from
-    shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
-    face, style = spec.FACE_NAME, spec.STYLE
-    only = spec.FACE_HAS_ALTERNATIVE | spec.FACE_HAS_DEFAULT  # bits for more names
-    add = spans.append
     while pos + 4 <= end:
-        (head,) = unpack(data, pos)
+        (head,) = _U32.unpack_from(data, pos)
         pos += 4
-        size = head >> shift
-        if size == extended and pos + 4 <= end:
-            (size,) = unpack(data, pos)
+        size = head >> spec.SIZE_SHIFT
+        if size == spec.EXTENDED_SIZE and pos + 4 <= end:
+            (size,) = _U32.unpack_from(data, pos)
             pos += 4
         stop = pos + size
         if stop > end:
             warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
-        tag = head & mask
-        if tag != style and tag != face:
-            pos = stop
-            index += 1
-            continue
-        # The common cases inline: a STYLE record holding both its names whole, a
-        # FACE_NAME with its one name whole and no alternative or default font name;
-        # anything else goes to the general reader (which says what is wrong).
-        if tag == style and stop - pos >= 4:
-            a = pos + 2
-            b = a + 2 * (data[pos] | data[pos + 1] << 8)
-            c = b + 2
-            d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
-            if d <= stop:
-                if b > a:
-                    add((index, 0, a, b))
-                if d > c:
-                    add((index, (b - a) >> 1, c, d))
-            else:
-                _name_spans(data, pos, stop, tag, index, spans, warnings)
-        elif tag == face and stop - pos >= 3 and not data[pos] & only:
-            a = pos + 3
-            b = a + 2 * (data[pos + 1] | data[pos + 2] << 8)
-            if b > stop:
-                _name_spans(data, pos, stop, tag, index, spans, warnings)
-            elif b > a:
-                add((index, 0, a, b))
-        else:
+        tag = head & spec.TAG_MASK
+        if tag in (spec.STYLE, spec.FACE_NAME):
             _name_spans(data, pos, stop, tag, index, spans, warnings)
-        if len(spans) > cap:
-            del spans[cap:]
-            return spans, index
+            if len(spans) > cap:
+                del spans[cap:]
+                return spans, index
         pos = stop
         index += 1
     return spans, None
@@ -697,26 +660,12 @@ def _name_spans(
 
 
 def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[Segment]:
-    """The names' segments; one decode for all of them when no unit is a surrogate.
+    """The names' segments.
 
     >>> names = "바탕".encode("utf-16-le") + b"ab"
     >>> _decode_names(names, [(3, 0, 0, 4), (3, 2, 4, 6)])  # doctest: +NORMALIZE_WHITESPACE
     [Segment(stream='DocInfo', paragraph=3, offset=0, text='바탕'),
      Segment(stream='DocInfo', paragraph=3, offset=2, text='扡')]
     """
-    if not spans:
-        return []
     stream = spec.DOCINFO_STREAM
-    view = memoryview(data)
-    blob = b"".join([view[a:b] for _, _, a, b in spans])
-    if _SURROGATE_HIGH_BYTE.search(blob[1::2]) is not None:
-        return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]
-    # No surrogate unit: one code point per unit, so unit offsets index the text.
-    text: str = utf16_decode(blob, "strict", True)[0]
-    out: list[Segment] = []
-    at = 0
-    for i, units, a, b in spans:
-        n = (b - a) >> 1
-        out.append(_new(Segment, (stream, i, units, text[at : at + n])))
-        at += n
-    return out
+    return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]

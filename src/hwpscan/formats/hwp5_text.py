@@ -94,7 +94,6 @@ _notable_or_wide_re = lazy_pattern(
     "[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
 )
 _DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
-_PARA_END = chr(spec.PARA_BREAK)
 #: ``_new(Segment, (stream, paragraph, offset, text))`` is ``Segment(...)`` without the
 #: named tuple's Python-level ``__new__`` (a segment per paragraph adds up).
 _new = tuple.__new__
@@ -331,66 +330,12 @@ def walk_paragraphs(
 def _scan(
     data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
 ) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """The hot loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph
-    count, paragraphs numbered for a PARA_TEXT without header, where it stopped
-    (``end`` when every record fitted, past it on damage, ``-1`` when a budget ran out;
-    bounds are checked once, after the loop) and how many records it walked.
-
-    The walk stops before the record that would pass ``max_records`` records or start
-    paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
-    bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
-    short) and starts no more paragraphs: when neither limit is below that, none can be
-    reached and the walk is :func:`_scan_free`, which does not check them; else
-    :func:`_scan_budgeted`.
-    """
-    most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
-    if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
-        return _scan_free(data, end, max_records >= 0)
-    return _scan_budgeted(data, end, max_records, max_paragraphs)
-
-
-def _scan_free(
-    data: bytes, end: int, counted: bool
-) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """:func:`_scan_budgeted` without limits (the records are counted when *counted*):
-    the least Python work per record, one ``unpack_from`` and two tests for a record
-    that is neither PARA_HEADER nor PARA_TEXT (tags 66 and 67 differ in bit 0 only)."""
-    hits: list[tuple[int, int, int]] = []
-    add = hits.append
-    unpack = _U32.unpack_from
-    lone: list[int] = []
-    para = -1
-    has_text = True
-    pos = walked = 0
-    both = _PARA_HEADER & ~1  # PARA_TEXT is PARA_HEADER | 1
-    try:
-        while pos < end:
-            walked += 1
-            (head,) = unpack(data, pos)
-            size = head >> 20
-            if size == 0xFFF:
-                (size,) = unpack(data, pos + 4)
-                pos += 4
-            if head & 0x3FE == both:
-                if head & 1:  # PARA_TEXT
-                    if has_text:
-                        para += 1
-                        lone.append(para)
-                    add((pos + 4, pos + 4 + size, para))
-                    has_text = True
-                else:
-                    para += 1
-                    has_text = False
-            pos += 4 + size
-    except struct.error:
-        pos = end + 1
-    return hits, para + 1, lone, pos, walked if counted else 0
-
-
-def _scan_budgeted(
-    data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
-) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """:func:`_scan` with its limits checked at every record (the reference walk)."""
+    """The loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph count,
+    paragraphs numbered for a PARA_TEXT without header, where it stopped (``end`` when
+    every record fitted, past it on damage, ``-1`` when a budget ran out; bounds are
+    checked once, after the loop) and how many records it walked. It stops before the
+    record that would pass ``max_records`` records or start paragraph number
+    ``max_paragraphs`` (``-1``: no limit)."""
     hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
@@ -555,20 +500,14 @@ def section_text(
     """The first half of :func:`section_segments`: walk the records, take the budget's
     code units, join the payloads (an odd byte count is a warning)."""
     hits, count = walk_paragraphs(data, stream, warnings, budget)
-    # The payloads lie apart inside *data*: when it fits in what is left of the code
-    # units, they all do, and the budget is charged below without a walk over them.
-    fits = budget is not None and len(data) <= 2 * max(0, budget.units)
-    if budget is not None and hits and not fits:
+    if budget is not None and hits:
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
-    total = sum(map(len, parts))
-    if fits and budget is not None:
-        budget.units -= total // 2  # as _within_units does when all fit
-    if total != 2 * sum(sizes):  # some payload has an odd byte count
+    if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
         for i in _odd_payloads(hits, stream, warnings):
             parts[i] = parts[i][:-1]
     return SectionText(count, hits, sizes, b"".join(parts))
@@ -607,27 +546,14 @@ def _paragraph_runs(
     big: str, text: SectionText, stream: str, out: list[Segment], warnings: list[str], limit: int
 ) -> int:
     """Append each paragraph's runs of *big* (the section's decoded payloads); returns
-    how many units were handed out before *limit* segments stopped it.
-
-    The common paragraph, text then its paragraph end and no other control, is one
-    segment, told by its last unit and one C-level search over the rest; so is a
-    paragraph without any control. Any other goes through :func:`text_runs`.
-    """
-    search = _CONTROL_RE.search
+    how many units were handed out before *limit* segments stopped it."""
     a = 0
     for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
-        if 0 <= limit <= len(out):
+        if 0 <= limit <= len(out) or not text_runs(
+            big[a : a + n], stream, para, out, warnings, limit
+        ):
             break
-        b = a + n
-        if b > a:
-            if big[b - 1] == _PARA_END and search(big, a, b - 1) is None:
-                if b - 1 > a:
-                    out.append(_new(Segment, (stream, para, 0, big[a : b - 1])))
-            elif search(big, a, b) is None:
-                out.append(_new(Segment, (stream, para, 0, big[a:b])))
-            elif not text_runs(big[a:b], stream, para, out, warnings, limit):
-                break
-        a = b
+        a += n
     return a
 
 
