@@ -569,12 +569,12 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
     return 0;
 }
 
-/* A section's records walked as hwp5_text._scan_free walks them, each PARA_TEXT payload
- * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 0
- * where the Python reader would warn (a record cut short or past the end, a PARA_TEXT
- * without its PARA_HEADER or of an odd size, an 8-unit control cut short) or, without
- * *keep*, segment the text; with *keep*, 2 for a section to segment; its payloads kept
- * once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
+/* A section's records walked as hwp5_text._scan walks them, each PARA_TEXT payload
+ * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 2 for
+ * a section to segment, 0 where the Python reader would warn (a record cut short or past
+ * the end, a PARA_TEXT without its PARA_HEADER or of an odd size, an 8-unit control cut
+ * short); its payloads kept once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all);
+ * -1 on a Python error. */
 static int
 count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64_t *c)
 {
@@ -604,12 +604,12 @@ count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64
                 }
                 if (plain) {
                     plain = count_payload(data + pos + 4, size / 2, c);
-                    if (plain < 0 || (plain == 0 && keep == NULL)) {
+                    if (plain < 0) {
                         return 0;
                     }
                 }
                 b->payload_units += size / 2;
-                if (keep != NULL && keep->segmenting && size > 0 && !keep->overflow) {
+                if (keep->segmenting && size > 0 && !keep->overflow) {
                     keep->units += size / 2;
                     keep->overflow = keep->units > MAX_SEGMENT_UNITS;
                     if (!keep->overflow && keep_hit(keep, data + pos + 4, size, para) < 0) {
@@ -650,11 +650,11 @@ unit_text(const unsigned char *units, int64_t n)
     return text;
 }
 
-/* A stream's path as the container lists it ("Storage/Name"; names are ASCII). */
-static PyObject *
-stream_path(const Stream *s)
+/* A stream's path as the container lists it ("Storage/Name"; names are ASCII), into
+ * *path* (72 bytes), NUL-terminated; its length. */
+static size_t
+path_of(const Stream *s, char *path)
 {
-    char path[72];
     size_t n = 0;
     if (s->storage != NULL) {
         for (uint32_t i = 0; i + 2 < u16_at(s->storage + 64); i += 2) {
@@ -665,6 +665,15 @@ stream_path(const Stream *s)
     for (uint32_t i = 0; i + 2 < u16_at(s->entry + 64); i += 2) {
         path[n++] = (char)s->entry[i];
     }
+    path[n] = 0;
+    return n;
+}
+
+static PyObject *
+stream_path(const Stream *s)
+{
+    char path[72];
+    const size_t n = path_of(s, path);
     return PyUnicode_FromStringAndSize(path, (Py_ssize_t)n);
 }
 
@@ -867,7 +876,7 @@ count_docinfo(Doc *d, const Stream *s, Caps *caps, int64_t *counts, Segs *segs,
         counts[2] = plain.names;
         return 1;
     }
-    if (walked != 2 || segs == NULL || plain.names > plain.cap) {
+    if (walked != 2 || plain.names > plain.cap) {
         return walked < 0 ? -1 : 0; /* a warning, the cap's cut, or a name to look at */
     }
     NameSegments made = {PyList_New(0), NULL, segs->segment, plain.cap};
@@ -892,22 +901,8 @@ static int
 path_after(const Stream *a, const Stream *b)
 {
     char pa[72], pb[72];
-    size_t na = 0, nb = 0;
-    for (uint32_t i = 0; i + 2 < u16_at(a->storage + 64); i += 2) {
-        pa[na++] = (char)a->storage[i];
-    }
-    pa[na++] = '/';
-    for (uint32_t i = 0; i + 2 < u16_at(a->entry + 64); i += 2) {
-        pa[na++] = (char)a->entry[i];
-    }
-    for (uint32_t i = 0; i + 2 < u16_at(b->storage + 64); i += 2) {
-        pb[nb++] = (char)b->storage[i];
-    }
-    pb[nb++] = '/';
-    for (uint32_t i = 0; i + 2 < u16_at(b->entry + 64); i += 2) {
-        pb[nb++] = (char)b->entry[i];
-    }
-    pa[na] = pb[nb] = 0;
+    path_of(a, pa);
+    path_of(b, pb);
     return strcmp(pa, pb) > 0;
 }
 
@@ -1015,8 +1010,8 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return len == -1 ? -1 : 0;
         }
         int64_t counts[2] = {0, 0};
-        const int64_t first = segs != NULL ? segs->nhits : 0;
-        const size_t at = segs != NULL ? segs->joined_len : 0;
+        const int64_t first = segs->nhits;
+        const size_t at = segs->joined_len;
         int read = count_section(bytes, len, b, segs, counts);
         if (read <= 0) {
             return read;
@@ -1028,7 +1023,7 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
         }
         b->chars += counts[0];
         b->units += counts[1];
-        if (segs == NULL || (read == 1 && !segs->segmenting)) {
+        if (read == 1 && !segs->segmenting) {
             continue; /* counted; segmented later if a section not plain follows */
         }
         if (!segs->segmenting) {
@@ -1117,9 +1112,6 @@ read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *s
     if (count_preview(d->raw, s->size, counts)) {
         return 1;
     }
-    if (segs == NULL) {
-        return 0;
-    }
     *shown = preview_segments(s, d->raw, s->size, segs->segment);
     return *shown == NULL ? -1 : 2;
 }
@@ -1172,7 +1164,7 @@ read_document(Doc *d, Caps *caps, Segs *segs)
         Py_XDECREF(names);
         return done < 0 ? NULL : Py_NewRef(Py_None);
     }
-    PyObject *text = segs != NULL && segs->segmenting ? Py_NewRef(segs->body) : NULL;
+    PyObject *text = segs->segmenting ? Py_NewRef(segs->body) : NULL;
     text = part(text, (int64_t[]){body.chars, body.units}, 1);
     shown = part(shown, preview, preview[1] > 0);
     names = part(names, meta, meta[2] > 0);
