@@ -184,9 +184,13 @@ def test_the_codeunit_view_is_one_code_point_per_unit(units: list[int]) -> None:
     raw = struct.pack(f"<{len(units)}H", *units)
     want = "".join(map(chr, units))
     assert codeunit_view(raw) == want
-    decoded = raw.decode("utf-16-le", "surrogatepass")
-    assert hwp5_text._split_astral(decoded) == want  # the 2-byte wchar_t path
     assert hwp5_text._widened(raw) == want
+    saved = hwp5_text._WCHARS
+    hwp5_text._WCHARS = None  # the 2-byte wchar_t path
+    try:
+        assert hwp5_text._widened(raw) == want
+    finally:
+        hwp5_text._WCHARS = saved
 
 
 def test_the_codeunit_view_of_a_long_text_is_widened_a_chunk_at_a_time(

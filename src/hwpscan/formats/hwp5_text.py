@@ -65,7 +65,6 @@ __all__ = [
 ]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
-_ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
 #: A high byte of a surrogate (D8-DF) or BMP private-use (E0-F8) code unit.
 _NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
@@ -101,10 +100,8 @@ _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 
 
-_HALVES: dict[str, str] = {}
-_HALVES_MAX = 4096
-#: Above this many code units with astral characters in them, the codeunit view is
-#: decoded this many units at a time by widening (see :func:`codeunit_view`).
+#: Code units with astral characters in them are widened this many at a time (see
+#: :func:`codeunit_view`).
 _VIEW_CHUNK = 1 << 20
 
 
@@ -125,7 +122,6 @@ def _wide_chars() -> array[str] | None:
 
 
 _WCHARS = _wide_chars()
-_WCHAR4 = _WCHARS is not None
 
 #: Per-document budgets on the objects a section walk makes, not only on bytes: a small
 #: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
@@ -205,23 +201,12 @@ class Budget:
             )
 
 
-def _halves(ch: str) -> str:
-    """The two surrogate code points of an astral character (cached per character)."""
-    c = ord(ch) - 0x10000
-    pair = chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
-    if len(_HALVES) < _HALVES_MAX:  # bounded: a hostile file cannot grow it without end
-        _HALVES[ch] = pair
-    return pair
-
-
 def codeunit_view(raw: bytes) -> str:
     """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
 
     Decoding merges valid pairs; only when the text holds astral characters are the
-    units widened to 32 bits instead, which never pairs halves (slice assignments into
-    a ``wchar_t`` array, all in C); where ``wchar_t`` has 2 bytes, the pairs are split
-    back (a C-level split and join) up to :data:`_VIEW_CHUNK` units, as widening
-    there needs an error handler call per half.
+    units widened to 32 bits instead, which never pairs halves, :data:`_VIEW_CHUNK`
+    units at a time (slice assignments into a ``wchar_t`` array, all in C).
 
     >>> bullet = b"\\x80\\xdb\\xb1\\xde"  # U+F02B1 as the pair DB80 DEB1
     >>> codeunit_view("가".encode("utf-16-le") + bullet) == "가" + chr(0xDB80) + chr(0xDEB1)
@@ -232,10 +217,8 @@ def codeunit_view(raw: bytes) -> str:
     text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
+    del text
     step = 2 * _VIEW_CHUNK
-    if len(raw) <= step:
-        return _widened(raw) if _WCHAR4 else _split_astral(text)
-    del text  # many units: widened a chunk at a time
     return "".join(_widened(raw[i : i + step]) for i in range(0, len(raw) & ~1, step))
 
 
@@ -248,12 +231,6 @@ def _widened(chunk: bytes) -> str:
         units.frombytes(wide)
         return units.tounicode()
     return wide.decode("utf-32-le", "surrogatepass")  # slower: an error handler per half
-
-
-def _split_astral(text: str) -> str:
-    parts = _ASTRAL_SPLIT_RE.split(text)
-    parts[1::2] = [_HALVES.get(ch) or _halves(ch) for ch in parts[1::2]]
-    return "".join(parts)
 
 
 def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
