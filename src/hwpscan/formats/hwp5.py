@@ -108,7 +108,6 @@ class _Reader:
     plain_body: PlainCounts | None = None  # a plain text counted, not segmented
     plain_preview: PlainCounts | None = None
     plain_meta: PlainCounts | None = None
-    _by_lower: dict[str, str] | None = field(default=None, repr=False)
 
     def named(self, lower: str) -> str | None:
         """The first stream path whose lower case is *lower* (streams are named without
@@ -117,12 +116,7 @@ class _Reader:
         >>> _Reader(None, 0, ["A/b", "FileHeader", "a/B"]).named("a/b")  # type: ignore[arg-type]
         'A/b'
         """
-        found = self._by_lower
-        if found is None:
-            found = self._by_lower = {}
-            for path in self.paths:
-                found.setdefault(path.lower(), path)
-        return found.get(lower)
+        return next((path for path in self.paths if path.lower() == lower), None)
 
     def raw(self, path: str) -> bytes:
         try:

@@ -28,11 +28,10 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterator
 from itertools import count, repeat
 from operator import itemgetter
-from typing import Any, cast
+from typing import cast
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats import fast_readers
@@ -226,8 +225,23 @@ class _Zipped:
             raise CorruptFileError(f"{shown_name(info.filename)}: damaged entry ({exc})") from exc
         return data
 
-    def chunks(self, info: zipfile.ZipInfo, cap: int, chunk: int) -> _Chunks:
-        return _Chunks(self.archive, info, cap, chunk)
+    def chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        """A section part as chunks of inflated bytes, the byte cap counted as they come."""
+        total = 0
+        name = shown_name(info.filename)
+        try:
+            with self.archive.open(info) as handle:
+                while block := handle.read(_CHUNK):
+                    total += len(block)
+                    if total > MAX_PART_BYTES:
+                        raise BudgetError(f"{name}: inflates past {MAX_PART_BYTES:,} bytes")
+                    yield block
+        except NotImplementedError as exc:
+            raise CorruptFileError(f"{name}: {exc}") from exc
+        except RuntimeError as exc:
+            raise EncryptedFileError(f"{name}: {exc}") from exc
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
+            raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
 
 
 def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
@@ -247,23 +261,12 @@ def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
 
 
 def _normal(name: str) -> str:
-    r"""*name* with ``\`` read as ``/`` and no empty or ``.`` part; a name that has
-    none of those (what writers write) comes back as it is, without a split.
+    r"""*name* with ``\`` read as ``/`` and no empty or ``.`` part.
 
     >>> [_normal(n) for n in ("Contents/a.xml", "./a", "a//b\\c", "/x/./y/", "a/.", ".")]
     ['Contents/a.xml', 'a', 'a/b/c', 'x/y', 'a', '']
     """
-    if not (
-        "\\" in name
-        or "//" in name
-        or "/./" in name
-        or name.startswith(("/", "./"))
-        or name.endswith(("/", "/."))
-        or name in ("", ".")
-    ):
-        return name
-    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-    return "/".join(parts)
+    return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
 def _name(path: str) -> str:
@@ -489,54 +492,16 @@ def _section_into(archive: _Zipped, info: zipfile.ZipInfo, walk: Walk, name: str
     which streams the part and says what is wrong with it."""
     fast = fast_readers.hwpx_section
     if fast is not None and info.file_size <= FAST_PART_BYTES:
-        data = _whole(archive, info, FAST_PART_BYTES)
-        if data is not None:
-            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
-            if texts is not None:
-                walk.slots.extend(texts)
-                walk.paragraphs += len(texts)
-                return
-    section_text(_stream(archive, info), walk, name)
-
-
-def _whole(archive: _Zipped, info: zipfile.ZipInfo, cap: int) -> bytes | None:
-    """*info* inflated whole, or ``None`` when it is damaged or passes *cap* (the
-    streaming walk then reads what it can and names the damage)."""
-    try:
-        return archive.part(info, cap)
-    except FormatError:
-        return None
-
-
-def _stream(archive: _Zipped, info: zipfile.ZipInfo) -> Iterable[bytes]:
-    return archive.chunks(info, MAX_PART_BYTES, _CHUNK)
-
-
-@dataclass
-class _Chunks:
-    """A section part as chunks of inflated bytes, the byte cap counted as they come."""
-
-    archive: zipfile.ZipFile
-    info: zipfile.ZipInfo
-    cap: int = MAX_PART_BYTES
-    chunk: int = _CHUNK
-
-    def __iter__(self) -> Any:
-        total = 0
-        name = shown_name(self.info.filename)
         try:
-            with self.archive.open(self.info) as handle:
-                while block := handle.read(self.chunk):
-                    total += len(block)
-                    if total > self.cap:
-                        raise BudgetError(f"{name}: inflates past {self.cap:,} bytes")
-                    yield block
-        except NotImplementedError as exc:
-            raise CorruptFileError(f"{name}: {exc}") from exc
-        except RuntimeError as exc:
-            raise EncryptedFileError(f"{name}: {exc}") from exc
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
-            raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
+            data = archive.part(info, FAST_PART_BYTES)
+            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
+        except FormatError:  # damaged or over the cap: the streaming walk names it
+            texts = None
+        if texts is not None:
+            walk.slots.extend(texts)
+            walk.paragraphs += len(texts)
+            return
+    section_text(archive.chunks(info), walk, name)
 
 
 def python_hwpx_text(data: bytes) -> str:
