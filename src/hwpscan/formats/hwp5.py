@@ -53,7 +53,6 @@ from hwpscan.formats.hwp5_text import (
 from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment, Status
 
 if TYPE_CHECKING:  # olefile loads only for a file the native reader declines
-    from hwpscan.formats.fast_readers import NativeHwp5
     from hwpscan.formats.ole_streams import OleStreams
 
 __all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
@@ -79,7 +78,7 @@ _U32 = struct.Struct("<I")
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
 _TEXT_OF = itemgetter(3)  # a Segment's text
-#: An ordinary document, plain or not, read in one call (see _native_document), in C;
+#: An ordinary document, plain or not, read in one call (see fast_readers.read_hwp5), in C;
 #: read_ole reads it here when built.
 _NATIVE_DOCUMENT = fast_readers.read_hwp5
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
@@ -177,8 +176,9 @@ def read_ole(
     empty.
 
     With either one (not both), an ordinary document, plain or not, is read in one
-    native call where built and ``fast`` (:func:`_native_document`), which declines
-    anything unusual to the reading below, its reference.
+    native call where built and ``fast``
+    (:data:`~hwpscan.formats.fast_readers.read_hwp5`), which declines anything unusual
+    to the reading below, its reference.
 
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
@@ -186,7 +186,7 @@ def read_ole(
     if fast and _NATIVE_DOCUMENT is not None and count_plain_body != body_only:
         made = _NATIVE_DOCUMENT(data, *limits, body_only)
         if made is not None:  # an ordinary document, as the reading below would read it
-            return _native_document(made)
+            return made
     caps = (*limits, count_plain_body, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
@@ -211,34 +211,6 @@ def read_ole(
                 reason=f"compound file directory unreadable: {exc}",
             )
         return _read_container(streams, data, *caps)
-
-
-def _native_document(made: NativeHwp5) -> Document:
-    """The Document :func:`_read_hwp5` makes of an ordinary document read with
-    ``count_plain_body`` (no warning or status), from what the native reader
-    (:data:`hwpscan.formats.fast_readers.read_hwp5`) found: for the body, the preview
-    and the DocInfo names, their segments or, where that text is plain, its counts."""
-    body, preview, meta = made.body, made.preview, made.meta
-    info = ReadInfo(
-        version=spec.version_text(made.version),
-        compressed=bool(made.flags & spec.FLAG_COMPRESSED),
-        flags=spec.flag_names(made.flags),
-        paragraphs=made.paragraphs,
-        sections=made.sections,
-        plain_body=body if isinstance(body, PlainCounts) else None,
-        plain_preview=preview if isinstance(preview, PlainCounts) else None,
-        plain_meta=meta if isinstance(meta, PlainCounts) else None,
-    )
-    return Document(
-        Format.HWP5,
-        () if isinstance(body, PlainCounts) else tuple(body),
-        () if preview is None or isinstance(preview, PlainCounts) else tuple(preview),
-        () if meta is None or isinstance(meta, PlainCounts) else tuple(meta),
-        None,
-        None,
-        (),
-        info,
-    )
 
 
 def _read_container(
