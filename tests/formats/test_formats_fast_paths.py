@@ -1,8 +1,7 @@
 """The shortcuts of the HWP 5 readers against the readings they stand in for.
 
 Each shortcut answers exactly as its reference: the budget a section walk spends as
-the walk record by record; the plain totals (a Latin-1 encode and one deletion) as a
-regex substitution; the preview's segments made in C as a list comprehension.
+the walk record by record; the preview's segments made in C as a list comprehension.
 Checked on hypothesis input (damaged streams and budgets right at the edge included),
 every fixture and generated documents.
 """
@@ -10,7 +9,6 @@ every fixture and generated documents.
 from __future__ import annotations
 
 import io
-import re
 import struct
 from dataclasses import astuple
 from pathlib import Path
@@ -34,9 +32,6 @@ from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5, hwp5_streams
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-_DROPPED = re.compile(
-    "[" + "".join(chr(c) for c in range(32) if c not in spec.CHAR_REPLACEMENTS) + "]+"
-)
 
 
 def _record(tag: int, payload: bytes, level: int = 0, *, extended: bool = False) -> bytes:
@@ -88,23 +83,6 @@ def test_walk_paragraphs_spends_the_budget_as_before(
     assert got == (hits, count)
     assert fast_warnings == slow_warnings
     assert astuple(fast) == astuple(slow)
-
-
-_texts = st.text(
-    st.one_of(
-        st.characters(max_codepoint=0x3F),
-        st.sampled_from("가한글 A\u00a0\ue000\uffff\U000f02b1"),
-        st.characters(),
-    ),
-    max_size=60,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(_texts)
-def test_plain_totals_count_as_the_substitution(text: str) -> None:
-    units = len(_DROPPED.sub("", text))
-    assert hwp5_text._plain_totals(text) == (units - text.count("\n"), units)
 
 
 def _preview_reference(raw: bytes) -> list[Segment]:

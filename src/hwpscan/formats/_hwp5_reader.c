@@ -1,7 +1,11 @@
 /* An ordinary HWP 5 document read in one call (part of the module
  * hwpscan.formats._readers): the optional fast path of
  * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True), which stays the reference
- * and the fallback for every file this declines.
+ * and the fallback for every file this declines. A text is plain when no code unit is a
+ * surrogate, private use or U+FFFD (nor, in the body, a folded symbol A000-A8FF): a
+ * plain body, preview or set of DocInfo names is counted as a scan counts the Python
+ * reader's segments (tests/formats/test_plain_body.py), any other is segmented as that
+ * reader segments it.
  *
  * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
  * table, body_only) returns what read_ole puts in its Document, as (version word, flags,
@@ -22,7 +26,7 @@
  *    BodyText section, no DocInfo stream, a section number of more than 18 digits;
  *  - any stream over max_stream_bytes, an inflated stream over its cap, all of them over
  *    max_document_bytes, deflate data that is not valid or ends early (hwp5_text.inflate);
- *  - a PrvText stream of an odd size or one hwp5_text.is_plain rejects;
+ *  - a PrvText stream of an odd size;
  *  - DocInfo names the Python reader would warn about or cut at max_docinfo_names;
  *  - a section record cut short or running past its stream, a PARA_TEXT record without
  *    its PARA_HEADER or of an odd size, an 8-unit control cut short;
@@ -69,8 +73,8 @@
 #define SIGNATURE_LEN 17
 #define PROPERTIES_END 40
 
-/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8,
- * what is_plain rejects), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
+/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8:
+ * the text is not plain, see below), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
  * body's counting looks at too) and FF (U+FFFD when the low byte is FD), 0 otherwise. */
 #define NOT_PLAIN 1
 #define FOLD_OR_FFFD 2
@@ -471,9 +475,9 @@ typedef struct {
     int64_t records, paragraphs, payload_units;
 } Body;
 
-/* One PARA_TEXT payload counted as hwp5_text.plain_counts counts a paragraph into
- * *c* (chars, units): 1, 0 where the counting has something to look at (the text is to
- * be segmented), -1 where the Python code would warn. */
+/* One PARA_TEXT payload counted into *c* (chars, units) as a scan counts its
+ * segments: 1, 0 where the counting has something to look at (the text is to be
+ * segmented), -1 where the Python code would warn. */
 static int
 count_payload(const unsigned char *raw, int64_t n, int64_t *c)
 {
@@ -722,9 +726,9 @@ flush_sections(Segs *s)
     return result;
 }
 
-/* hwp5._preview and _count_preview for a plain PrvText: 1 with the counts in *counts*
- * (units 0: no entry), 0 where the Python reader would warn (an odd size) or make
- * segments (is_plain rejects the bytes: a high byte D8-F8, or FD FF anywhere). */
+/* A plain PrvText counted as a scan counts hwp5._preview's segments: 1 with the counts
+ * in *counts* (units 0: no entry), 0 where the Python reader would warn (an odd size)
+ * or the text is not plain (a high byte D8-F8, or FD FF anywhere). */
 static int
 count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
 {
@@ -855,7 +859,7 @@ names_full(void *ctx)
     return PyList_GET_SIZE(n->list) > n->cap;
 }
 
-/* The DocInfo names counted (hwp5._docinfo with docinfo_plain): 1 with the counts in
+/* The DocInfo names counted where plain: 1 with the counts in
  * *counts* (counts[2] 0: no name, no entry), 0 for a decline, -1 on a Python error.
  * With *segs*, names to look at are made segments instead, into *names* (2). */
 static int
@@ -964,7 +968,7 @@ segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t
 
 /* The first section not plain met (read_segments): the plain ones before it read again
  * and segmented, in order, then it (its bytes in *bytes*, held apart from the reader's
- * buffers meanwhile), as hwp5._PlainBody segments what it kept. 1, 0, -1 as above. */
+ * buffers meanwhile). 1, 0, -1 as above. */
 static int
 segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs *segs,
                    const unsigned char *bytes, int64_t len)
@@ -991,8 +995,8 @@ segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs 
 }
 
 /* Every BodyText section read and counted; 1, 0 for a decline, -1 on a Python error.
- * With *segs*, a document whose text is not plain is segmented instead, as
- * hwp5._PlainBody does: the sections before the first one not plain too. */
+ * A document whose text is not plain is segmented instead: the sections before the
+ * first one not plain too. */
 static int
 count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
 {
@@ -1053,7 +1057,7 @@ counts_or_none(int64_t chars, int64_t units, int present)
     return Py_BuildValue("(LL)", (long long)chars, (long long)units);
 }
 
-/* hwp5._preview's segments of a PrvText is_plain rejects (its size even): its code
+/* hwp5._preview's segments of a PrvText not plain (its size even): its code
  * units less the NUL ones at the end, split at CR LF, each non-empty line a
  * Segment(path, line number, 0, line). */
 static PyObject *

@@ -40,17 +40,13 @@ from hwpscan.formats import fast_readers
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import (
     Budget,
-    SectionText,
     WarningList,
     codeunit_view,
     inflate,
-    is_plain,
-    plain_counts,
     section_text,
     text_segments,
-    utf16_decode,
 )
-from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment, Status
+from hwpscan.models import Document, Format, ReadInfo, Segment, Status
 
 if TYPE_CHECKING:  # olefile loads only for a file the native reader declines
     from hwpscan.formats.ole_streams import OleStreams
@@ -101,12 +97,8 @@ class _Reader:
     over_budget: str | None = None  # the first stream refused for the document cap
     max_names: int = MAX_DOCINFO_NAMES
     names_cut: str | None = None  # why DocInfo names were not all read
-    plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
     body_only: bool = False  # the body alone: no PrvText, no DocInfo names
     paragraphs: int | None = None  # PARA_HEADER records over the body, once it is read
-    plain_body: PlainCounts | None = None  # a plain text counted, not segmented
-    plain_preview: PlainCounts | None = None
-    plain_meta: PlainCounts | None = None
 
     def named(self, lower: str) -> str | None:
         """The first stream path whose lower case is *lower* (streams are named without
@@ -165,11 +157,12 @@ def read_ole(
     The container is read by olefile (through
     :class:`~hwpscan.formats.ole_streams.OleStreams`).
 
-    With *count_plain_body* (for a scan that needs the counts, not the text), a body
-    without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
-    segmented: ``body`` is empty and ``info.plain_body`` holds its
-    :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
-    for the DocInfo names (``meta`` empty, ``info.plain_meta``).
+    With *count_plain_body* (for a scan that needs the counts, not the text), the
+    native reader counts a body without a surrogate, private-use unit, folded symbol or
+    U+FFFD in its text instead of segmenting it: ``body`` is empty and
+    ``info.plain_body`` holds its :class:`~hwpscan.models.PlainCounts`, what a scan
+    counts of the segments; the same for the preview and the DocInfo names
+    (``info.plain_preview``, ``info.plain_meta``). The reading below always segments.
 
     With *body_only* (for :func:`hwpscan.extract`, which hands on the body alone) the
     preview (PrvText) and the DocInfo names are not read: ``preview`` and ``meta`` are
@@ -185,9 +178,9 @@ def read_ole(
     limits = (max_stream_bytes, max_document_bytes, max_docinfo_names)
     if fast and _NATIVE_DOCUMENT is not None and count_plain_body != body_only:
         made = _NATIVE_DOCUMENT(data, *limits, body_only)
-        if made is not None:  # an ordinary document, as the reading below would read it
+        if made is not None:  # an ordinary document: as read below, plain texts counted
             return made
-    caps = (*limits, count_plain_body, body_only)
+    caps = (*limits, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
     import olefile
@@ -219,14 +212,12 @@ def _read_container(
     max_stream_bytes: int,
     max_document_bytes: int,
     max_docinfo_names: int,
-    plain: bool,
-    body_only: bool = False,
+    body_only: bool,
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
         streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
     )
-    reader.plain = plain
     reader.body_only = body_only
     if not paths:
         fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
@@ -291,7 +282,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         meta = _docinfo(reader, compressed)
     body: list[Segment] = []
     if status is None:
-        body, status, reason = _body(reader, body_paths, compressed, reader.plain)
+        body, status, reason = _body(reader, body_paths, compressed)
     if status is None and reader.names_cut is not None:  # read in part: never clean
         status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
     info = ReadInfo(
@@ -300,9 +291,6 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         flags=spec.flag_names(flags),
         paragraphs=reader.paragraphs,
         sections=len(body_paths) or len(view_paths),
-        plain_body=reader.plain_body,
-        plain_preview=reader.plain_preview,
-        plain_meta=reader.plain_meta,
     )
     return Document(
         format=Format.HWP5,
@@ -364,60 +352,19 @@ def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str
     return f"distribution document ({bit}) with no ViewText or BodyText section: no body to read"
 
 
-class _PlainBody:
-    """The body of a document read for its counts only (``count_plain_body``).
-
-    While every section's text is plain (:func:`~hwpscan.formats.hwp5_text.plain_counts`
-    answers), the counts are summed and no segment is made. At the first section that
-    is not, the sections kept so far are turned into segments (in order; their warnings
-    were given when they were counted) and the rest of the document is read as usual.
-    Sections are counted only while the segment budget cannot run out in them (a
-    segment holds at least one code unit), so the budget spends as it would have.
-    """
-
-    def __init__(self, budget: Budget) -> None:
-        self.budget = budget
-        self.kept: list[tuple[str, SectionText]] | None = []
-        self.chars = self.units = self.size = 0
-
-    def take(self, text: SectionText, path: str, body: list[Segment], warnings: list[str]) -> None:
-        kept = self.kept
-        size = self.size + len(text.raw) // 2
-        if kept is not None and size <= self.budget.segments:
-            counts = plain_counts(text, path, warnings)
-            if counts is not None:
-                self.chars += counts.chars
-                self.units += counts.units
-                self.size = size
-                kept.append((path, text))
-                return
-        if kept is not None:
-            self.kept = None
-            for done, earlier in kept:  # their warnings were given when they were counted
-                text_segments(earlier, done, body, [], self.budget)
-        text_segments(text, path, body, warnings, self.budget)
-
-    def counts(self) -> PlainCounts | None:
-        return None if self.kept is None else PlainCounts(self.chars, self.units)
-
-
 def _body(
     reader: _Reader,
     paths: list[str],
     compressed: bool,
-    plain: bool = False,
 ) -> tuple[list[Segment], Status | None, str | None]:
-    """The body's segments and, when the reading left it in doubt, its verdict. With
-    *plain*, a body whose every section is plain text is counted instead (see
-    :class:`_PlainBody`): its segments stay unmade and ``reader.plain_body`` holds its
-    :class:`~hwpscan.models.PlainCounts`. ``reader.paragraphs`` counts the paragraphs."""
+    """The body's segments and, when the reading left it in doubt, its verdict.
+    ``reader.paragraphs`` counts the paragraphs."""
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
     readable = paragraphs = 0
     warnings = reader.warnings
     budget = Budget()
-    counted = _PlainBody(budget) if plain else None
     first = len(warnings)
     for path in paths:
         try:
@@ -429,17 +376,12 @@ def _body(
         text = section_text(data, path, warnings, budget)
         del data  # a section's bytes go before the next one's are inflated
         if text.hits:
-            if counted is not None:
-                counted.take(text, path, body, warnings)
-            else:
-                text_segments(text, path, body, warnings, budget)
+            text_segments(text, path, body, warnings, budget)
         readable += bool(text.paragraphs) or warnings.total == before
         paragraphs += text.paragraphs
         if budget.exceeded is not None:
             break
     reader.paragraphs = paragraphs
-    if counted is not None:
-        reader.plain_body = counted.counts()
     return body, *_body_verdict(reader, paths, budget, readable, first)
 
 
@@ -477,34 +419,11 @@ def _preview(reader: _Reader) -> list[Segment]:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
     text = codeunit_view(raw).rstrip("\x00")
-    if reader.plain and is_plain(raw):  # counted, as the body is: nothing in it to locate
-        _count_preview(reader, text)
-        return []
     lines = text.split("\r\n")
     # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
     # tuple.__new__ over zipped fields, empty lines filtered out by their text.
     made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
     return cast("list[Segment]", list(filter(_TEXT_OF, made)))
-
-
-def _count_preview(reader: _Reader, text: str) -> None:
-    r"""The counts the scan would make of the preview's segments (its non-empty lines,
-    split at CR LF), as ``reader.plain_preview``; none when every line is empty (then
-    there is no preview).
-
-    >>> reader = _Reader(None, 0, [])  # type: ignore[arg-type]
-    >>> _count_preview(reader, "가\r\n\r\nb\rc\n\r\r\n")
-    >>> reader.plain_preview
-    PlainCounts(chars=3, units=6)
-    >>> _count_preview(empty := _Reader(None, 0, []), "\r\n\r\n")  # type: ignore[arg-type]
-    >>> empty.plain_preview is None
-    True
-    """
-    pairs = text.count("\r\n")  # split("\r\n") takes them left to right, as count does
-    units = len(text) - 2 * pairs
-    if units:
-        breaks = text.count("\n") + text.count("\r") - 2 * pairs
-        reader.plain_preview = PlainCounts(units - breaks, units)
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
@@ -529,9 +448,6 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "
             f"names after record {cut} not read"
         )
-    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
-        reader.plain_meta = counts
-        return []
     return _decode_names(data, spans)
 
 
@@ -563,21 +479,6 @@ def _docinfo_spans(
         pos = stop
         index += 1
     return spans, None
-
-
-def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
-    """The counts of the names when no unit of them is a surrogate, private use or
-    U+FFFD (:func:`~hwpscan.formats.hwp5_text.is_plain`), else ``None``.
-
-    >>> _plain_names("바탕\\n".encode("utf-16-le"), [(3, 0, 0, 6)])
-    PlainCounts(chars=2, units=3)
-    """
-    view = memoryview(data)
-    blob = b"".join([view[a:b] for _, _, a, b in spans])
-    if not is_plain(blob):
-        return None
-    text: str = utf16_decode(blob, "strict", True)[0]
-    return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
 def _name_spans(

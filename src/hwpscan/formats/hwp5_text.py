@@ -31,15 +31,12 @@ import struct
 import warnings
 import zlib
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.lazy import lazy_pattern
 from hwpscan.models import PlainCounts, Segment
 
 __all__ = [
@@ -54,8 +51,6 @@ __all__ = [
     "WarningList",
     "codeunit_view",
     "inflate",
-    "is_plain",
-    "plain_counts",
     "section_segments",
     "section_text",
     "text_runs",
@@ -66,17 +61,6 @@ __all__ = [
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
-#: A high byte of a surrogate (D8-DF) or BMP private-use (E0-F8) code unit.
-_NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
-#: High bytes D8-DF (surrogates) become E0 (private use): see :func:`_unit_view`.
-_SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
-#: The same in the codeunit view, U+FFFD, and the block of HWP 5's folded symbols
-#: (U+A000-U+A8FF; see :mod:`hwpscan.forensics.defects`): what the counting looks for.
-#: Compiled on first use, not in every worker at its first file.
-_notable_unit_re = lazy_pattern("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
-#: A high byte of a unit in the folded symbols' block (A0-A8): body text holding one
-#: is segmented, so its folds are counted and located.
-_FOLD_BYTE = re.compile(b"[\xa0-\xa8]")
 _U32 = struct.Struct("<I")
 #: The UTF-16LE decoder itself, as ``bytes.decode("utf-16-le", errors)`` calls it (with
 #: ``final``) after a codec lookup and a Python wrapper in :mod:`encodings`.
@@ -84,15 +68,6 @@ utf16_decode = codecs.utf_16_le_decode
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
-#: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
-#: other control but the kept ones: line break, hyphen, the two spaces).
-_WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
-#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`); the Python
-#: counting's too.
-_notable_or_wide_re = lazy_pattern(
-    "[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
-)
-_DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
 #: ``_new(Segment, (stream, paragraph, offset, text))`` is ``Segment(...)`` without the
 #: named tuple's Python-level ``__new__`` (a segment per paragraph adds up).
 _new = tuple.__new__
@@ -532,110 +507,6 @@ def _paragraph_runs(
             break
         a += n
     return a
-
-
-def is_plain(raw: bytes) -> bool:
-    """True when no code unit of UTF-16LE *raw* is a surrogate (D800-DFFF) or BMP
-    private use (E000-F8FF) and no U+FFFD is there: a byte-level check of the high bytes
-    (all C), that the counting has nothing to find or locate in this text.
-
-    >>> is_plain("한글 text".encode("utf-16-le")), is_plain(b"\\x80\\xdb\\xb1\\xde")
-    (True, False)
-    """
-    return _NOT_PLAIN_BYTE.search(raw[1::2]) is None and b"\xfd\xff" not in raw
-
-
-def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCounts | None:
-    """The counts :func:`text_segments` and the counting would give for a section, made
-    without a segment, or ``None`` when its text holds a surrogate, a private-use
-    character, U+FFFD or a unit of the folded symbols' block U+A000-U+A8FF (then the
-    text is to be segmented and counted as usual).
-
-    C-level counts over the whole decoded text, and :func:`text_runs` only for the
-    paragraphs holding an 8-unit control, whose parameter units are no text (they may
-    look like anything). When :func:`is_plain` holds for the bytes, nothing is searched
-    for at all. The warnings of :func:`text_runs` reach *warnings* only with an answer,
-    in paragraph order: the ones :func:`text_segments` would give.
-
-    The caller makes sure the segment budget cannot run out in this text (a segment
-    holds at least one code unit).
-    """
-    plain = is_plain(text.raw) and _FOLD_BYTE.search(text.raw[1::2]) is None
-    big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
-    ends = list(accumulate(text.sizes))
-    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _notable_or_wide_re())
-    if wide is None:
-        return None
-    chars, units = _plain_totals(big)
-    notes: list[str] = []
-    for p in wide:  # each paragraph that holds an 8-unit control, in order
-        a = ends[p - 1] if p else 0
-        piece = big[a : ends[p]]
-        runs: list[Segment] = []
-        text_runs(piece, stream, text.hits[p][2], runs, notes)
-        got = "".join([seg.text for seg in runs])
-        if not plain and _notable_unit_re().search(got) is not None:
-            return None
-        old_chars, old_units = _plain_totals(piece)
-        chars += len(got) - got.count("\n") - old_chars
-        units += len(got) - old_units
-    warnings.extend(notes)
-    return PlainCounts(chars, units)
-
-
-def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> list[int] | None:
-    """The paragraphs of *big* (ending at *ends*) that hold an 8-unit control, or
-    ``None`` when a unit *pattern* finds lies in a paragraph holding none: one pass
-    over the text for :data:`_WIDE_RE`, or for :data:`_notable_or_wide_re` when every
-    surrogate, private-use unit or U+FFFD must lie in such a paragraph (it may be a
-    parameter: those are counted run by run). The usual answer for a contaminated text
-    comes at its first defect.
-
-    >>> _wide_paragraphs("ab\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _WIDE_RE)
-    [1]
-    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _notable_or_wide_re())
-    """
-    out: list[int] = []
-    found = pattern.search(big)
-    while found is not None:
-        p = bisect_right(ends, found.start())
-        a = ends[p - 1] if p else 0
-        b = ends[p]
-        if _WIDE_RE.search(big, a, b) is None:  # a notable unit outside such paragraphs
-            return None
-        out.append(p)
-        found = pattern.search(big, b)
-    return out
-
-
-def _unit_view(raw: bytes) -> str:
-    """One code point per code unit of UTF-16LE *raw*, as :func:`codeunit_view` but
-    with each surrogate unit turned into a private-use one (high byte E0): the same
-    length and controls, and the same units for :data:`_notable_unit_re`, from one
-    translate and one decode (no pair to split back).
-
-    >>> _unit_view(b"A\\x00\\x3d\\xd8\\x00\\xde") == "A" + chr(0xE03D) + chr(0xE000)
-    True
-    """
-    units = bytearray(raw)
-    units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
-    return utf16_decode(units, "strict", True)[0]
-
-
-def _plain_totals(text: str) -> tuple[int, int]:
-    """(chars, units) of *text* as if it held only 1-unit controls: its length less the
-    dropped controls, less the line breaks for ``chars``.
-
-    Every control is below U+0100, so encoding to Latin-1 with ``ignore`` keeps them
-    all (and drops most of a Korean text): the dropped controls are then counted by one
-    ``bytes.translate`` deletion, all in C.
-
-    >>> _plain_totals("가\\r\\n\\x1fb\\x02")
-    (3, 4)
-    """
-    low = text.encode("latin-1", "ignore")
-    units = len(text) - len(low) + len(low.translate(None, _DROPPED_BYTES))
-    return units - low.count(b"\n"), units
 
 
 def _within_units(
