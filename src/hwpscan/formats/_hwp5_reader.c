@@ -1048,15 +1048,6 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
     return 1;
 }
 
-static PyObject *
-counts_or_none(int64_t chars, int64_t units, int present)
-{
-    if (!present) {
-        return Py_NewRef(Py_None);
-    }
-    return Py_BuildValue("(LL)", (long long)chars, (long long)units);
-}
-
 /* hwp5._preview's segments of a PrvText not plain (its size even): its code
  * units less the NUL ones at the end, split at CR LF, each non-empty line a
  * Segment(path, line number, 0, line). */
@@ -1126,7 +1117,10 @@ read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *s
 static PyObject *
 part(PyObject *made, const int64_t *counts, int present)
 {
-    return made != NULL ? made : counts_or_none(counts[0], counts[1], present);
+    if (made != NULL || !present) {
+        return made != NULL ? made : Py_NewRef(Py_None);
+    }
+    return Py_BuildValue("(LL)", (long long)counts[0], (long long)counts[1]);
 }
 
 /* The document read from the open container: its result tuple, Py_None for a decline,

@@ -2,21 +2,17 @@
 ``hwpscan.formats._readers``, or ``None`` each.
 
 The module is built when the package is installed with a compiler at hand; without one
-the install works the same and the Python readers run alone. Each native reader reads a
-whole document (an ordinary HWP 5 file in one call) or a whole HWPX section part and
-returns exactly what its Python reference makes of it, or ``None`` to decline (the
-reference then reads the input):
+the Python readers run alone. Each native reader returns what its Python reference makes
+of its input, or ``None`` to decline (the reference then reads it):
 
-- ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` or
-  ``body_only`` (``tests/formats/test_native_hwp5_reader.py``), its answer made a
-  :class:`~hwpscan.models.Document` here so that no positional tuple of the C goes
-  further;
-- ``hwpx_section``: :func:`hwpscan.formats.hwpx.section_text`, an expat walk
+- ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` (a
+  plain text counted) or ``body_only``, for an ordinary document in one call
+  (``tests/formats/test_native_hwp5_reader.py``);
+- ``hwpx_section``: :func:`hwpscan.formats.hwpx.section_text` of a whole section part
   (``tests/formats/test_native_hwpx_walk.py``).
 
-Set ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) to run the Python readers alone, to
-compare speeds or to rule the C out when a result surprises. This module is the only one
-that knows the C exists.
+``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) runs the Python readers alone. This
+module is the only one that knows the C exists.
 """
 
 from __future__ import annotations

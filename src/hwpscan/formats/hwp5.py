@@ -31,9 +31,7 @@ import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import count, repeat
-from operator import itemgetter
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import fast_readers
@@ -58,12 +56,9 @@ MAX_STREAM_BYTES = 64 * 2**20
 #: ...and all the streams read from one document together no further than this: a small
 #: file with many sections must not expand to gigabytes either.
 MAX_DOCUMENT_BYTES = 128 * 2**20
-#: What olefile raises on a damaged container, found by truncating and mutating our
-#: fixtures (header, FAT, MiniFAT, directory) thousands of times: its OleFileError and
-#: NotOleFileError (both OSError), ValueError (a MiniFAT sector of odd length; a huge
-#: integer in the header), OverflowError (a seek past any index in ``openstream``).
-#: struct.error and RecursionError come from its header unpacking and its recursive
-#: walk of the directory tree on hostile input. Nothing else is caught: a TypeError,
+#: What olefile raises on a damaged container (found by mutating fixtures): OSError
+#: (its own errors), ValueError, OverflowError, struct.error and RecursionError (its
+#: header unpacking and recursive directory walk). Nothing else is caught: a TypeError,
 #: AttributeError or KeyError is a bug in hwpscan and reaches the scanner as an error.
 _OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
@@ -73,11 +68,8 @@ _U32 = struct.Struct("<I")
 #: document's (a names bomb: millions of tiny records in a small deflate stream).
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
-_TEXT_OF = itemgetter(3)  # a Segment's text
-#: An ordinary document, plain or not, read in one call (see fast_readers.read_hwp5), in C;
-#: read_ole reads it here when built.
+#: The native reader of an ordinary document (see fast_readers.read_hwp5), or None.
 _NATIVE_DOCUMENT = fast_readers.read_hwp5
-_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
@@ -418,12 +410,8 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
-    text = codeunit_view(raw).rstrip("\x00")
-    lines = text.split("\r\n")
-    # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
-    # tuple.__new__ over zipped fields, empty lines filtered out by their text.
-    made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
-    return cast("list[Segment]", list(filter(_TEXT_OF, made)))
+    lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
+    return [Segment(path, i, 0, line) for i, line in enumerate(lines) if line]
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:

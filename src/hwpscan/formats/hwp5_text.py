@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.models import PlainCounts, Segment
+from hwpscan.models import Segment
 
 __all__ = [
     "MAX_PARAGRAPHS",
@@ -46,7 +46,6 @@ __all__ = [
     "MAX_TEXT_UNITS",
     "MAX_WARNINGS",
     "Budget",
-    "PlainCounts",
     "SectionText",
     "WarningList",
     "codeunit_view",

@@ -269,15 +269,6 @@ def _normal(name: str) -> str:
     return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _name(path: str) -> str:
-    """The last part of a normalised entry name (``PurePosixPath(path).name``).
-
-    >>> _name("Contents/section0.xml"), _name("mimetype"), _name("")
-    ('section0.xml', 'mimetype', '')
-    """
-    return path.rpartition("/")[2]
-
-
 def _under(base: str, href: str) -> str:
     """*href* read from the folder *base* (``""``: the top), before normalisation.
 
@@ -309,9 +300,8 @@ def is_hwpx(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> bool:
             value = b""
         if value:
             return value == HWPX_MIMETYPE
-    if _find(entries, "Contents/content.hpf") is not None:
-        return True
-    if any(n.lower().startswith("contents/") and _SECTION_RE.match(_name(n)) for n in entries):
+    parts = (n.rpartition("/")[2] for n in entries if n.lower().startswith("contents/"))
+    if _find(entries, "Contents/content.hpf") is not None or any(map(_SECTION_RE.match, parts)):
         return True
     container = _find(entries, "META-INF/container.xml")
     try:
@@ -429,13 +419,13 @@ def _section_names(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> lis
     spine = _spine_sections(archive, entries)
     if spine:
         return spine
-    found = [n for n in entries if _name(n).lower().startswith("section")]
+    found = [n for n in entries if n.rpartition("/")[2].lower().startswith("section")]
     found = [n for n in found if n.lower().endswith(".xml")]
     return sorted(found, key=_section_key)
 
 
 def _section_key(name: str) -> tuple[int, str]:
-    m = _SECTION_RE.match(_name(name))
+    m = _SECTION_RE.match(name.rpartition("/")[2])
     return (int(m.group(1)) if m else 0, name)
 
 
@@ -478,7 +468,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
         href = items.get(ref)
         if not href:
             continue
-        is_section = _name(_normal(href)).lower().startswith("section")
+        is_section = _normal(href).rpartition("/")[2].lower().startswith("section")
         found = [c for c in (_normal(href), _normal(_under(base, href))) if c in entries]
         if is_section:  # a section the spine names but the package lacks is kept: unread
             out.append(found[0] if found else _normal(href))
