@@ -1,10 +1,7 @@
 """The shortcuts of the HWP 5 readers against the readings they stand in for.
 
-Each shortcut answers exactly as its reference: the section walk without per-record
-budget checks (:func:`~hwpscan.formats.hwp5_text._scan_free`) as the budgeted walk for
-every stream and every budget; the plain totals (a Latin-1 encode and one deletion) as
-a regex substitution; a section's text charged to the code-unit budget in one step as
-the walk over its payloads; the preview's segments made in C as a list comprehension.
+Each shortcut answers exactly as its reference: the budget a section walk spends as
+the walk record by record; the preview's segments made in C as a list comprehension.
 Checked on hypothesis input (damaged streams and budgets right at the edge included),
 every fixture and generated documents.
 """
@@ -12,7 +9,6 @@ every fixture and generated documents.
 from __future__ import annotations
 
 import io
-import re
 import struct
 from dataclasses import astuple
 from pathlib import Path
@@ -27,7 +23,6 @@ from hwpscan.formats import hwp5_text
 from hwpscan.formats.hwp5 import read_ole
 from hwpscan.formats.hwp5_text import (
     Budget,
-    SectionText,
     codeunit_view,
     section_text,
     walk_paragraphs,
@@ -37,9 +32,6 @@ from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5, hwp5_streams
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
-_DROPPED = re.compile(
-    "[" + "".join(chr(c) for c in range(32) if c not in spec.CHAR_REPLACEMENTS) + "]+"
-)
 
 
 def _record(tag: int, payload: bytes, level: int = 0, *, extended: bool = False) -> bytes:
@@ -64,20 +56,6 @@ _streams = st.tuples(_records, st.binary(max_size=9)).map(lambda t: b"".join(t[0
 _limits = st.one_of(st.just(-1), st.integers(0, 40))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=_streams, records=_limits, paragraphs=_limits, near=st.integers(-2, 2))
-@pytest.mark.slow
-def test_the_walk_without_budget_checks_answers_as_the_budgeted_walk(
-    data: bytes, records: int, paragraphs: int, near: int
-) -> None:
-    edge = max(0, len(data) // 4 + near)  # where the shortcut starts to be taken
-    for limits in ((records, paragraphs), (edge, -1), (-1, edge), (edge, edge)):
-        for end in (len(data), len(data) // 2):
-            assert hwp5_text._scan(data, end, *limits) == hwp5_text._scan_budgeted(
-                data, end, *limits
-            )
-
-
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=_streams, records=st.integers(0, 40), paragraphs=st.integers(0, 40))
 def test_walk_paragraphs_spends_the_budget_as_before(
@@ -88,11 +66,11 @@ def test_walk_paragraphs_spends_the_budget_as_before(
     slow_warnings: list[str] = []
     got = walk_paragraphs(data, "s", fast_warnings, fast)
     # the reference: every record checked against the budget
-    hits, count, lone, pos, walked = hwp5_text._scan_budgeted(data, len(data), records, paragraphs)
+    hits, count, lone, pos, walked = hwp5_text._scan(data, len(data), records, paragraphs)
     if pos > len(data):
         stop, note = hwp5_text._damage(data, "s")
         slow_warnings.append(note)
-        hits, count, lone, pos, walked = hwp5_text._scan_budgeted(data, stop, records, paragraphs)
+        hits, count, lone, pos, walked = hwp5_text._scan(data, stop, records, paragraphs)
     slow.records -= walked
     slow.paragraphs -= count
     if pos < 0:
@@ -105,57 +83,6 @@ def test_walk_paragraphs_spends_the_budget_as_before(
     assert got == (hits, count)
     assert fast_warnings == slow_warnings
     assert astuple(fast) == astuple(slow)
-
-
-def _section_text_reference(
-    data: bytes, stream: str, warnings: list[str], budget: Budget
-) -> SectionText:
-    """section_text as it was: the payloads always walked for the code-unit budget."""
-    hits, count = walk_paragraphs(data, stream, warnings, budget)
-    if hits:
-        hits = hwp5_text._within_units(hits, stream, budget)
-    if not hits:
-        return SectionText(count, hits, [], b"")
-    parts = [data[s:e] for s, e, _ in hits]
-    sizes = [(e - s) >> 1 for s, e, _ in hits]
-    for i, (s, e, para) in enumerate(hits):
-        if (e - s) & 1:
-            warnings.append(f"{stream}: paragraph {para} has an odd byte count; last byte ignored")
-            parts[i] = parts[i][:-1]
-    return SectionText(count, hits, sizes, b"".join(parts))
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=_streams, near=st.integers(-6, 6), units=st.one_of(st.none(), st.integers(-2, 60)))
-@pytest.mark.slow
-def test_section_text_charges_the_code_units_as_the_walk_over_payloads(
-    data: bytes, near: int, units: int | None
-) -> None:
-    left = len(data) // 2 + near if units is None else units  # near the one-step edge
-    fast, slow = Budget(units=left), Budget(units=left)
-    fast_warnings: list[str] = []
-    slow_warnings: list[str] = []
-    got = section_text(data, "s", fast_warnings, fast)
-    assert got == _section_text_reference(data, "s", slow_warnings, slow)
-    assert fast_warnings == slow_warnings
-    assert astuple(fast) == astuple(slow)
-
-
-_texts = st.text(
-    st.one_of(
-        st.characters(max_codepoint=0x3F),
-        st.sampled_from("가한글 A\u00a0\ue000\uffff\U000f02b1"),
-        st.characters(),
-    ),
-    max_size=60,
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(_texts)
-def test_plain_totals_count_as_the_substitution(text: str) -> None:
-    units = len(_DROPPED.sub("", text))
-    assert hwp5_text._plain_totals(text) == (units - text.count("\n"), units)
 
 
 def _preview_reference(raw: bytes) -> list[Segment]:
@@ -235,9 +162,13 @@ def test_the_codeunit_view_is_one_code_point_per_unit(units: list[int]) -> None:
     raw = struct.pack(f"<{len(units)}H", *units)
     want = "".join(map(chr, units))
     assert codeunit_view(raw) == want
-    decoded = raw.decode("utf-16-le", "surrogatepass")
-    assert hwp5_text._split_astral(decoded) == want  # the 2-byte wchar_t path
     assert hwp5_text._widened(raw) == want
+    saved = hwp5_text._WCHARS
+    hwp5_text._WCHARS = None  # the 2-byte wchar_t path
+    try:
+        assert hwp5_text._widened(raw) == want
+    finally:
+        hwp5_text._WCHARS = saved
 
 
 def test_the_codeunit_view_of_a_long_text_is_widened_a_chunk_at_a_time(

@@ -6,9 +6,12 @@ first; it answers for an ordinary document -- its body, preview and DocInfo name
 segments where their text holds a notable unit (a surrogate, private use, U+FFFD, a
 folded symbol), as counts where it is plain -- and declines anything unusual, which the
 Python reader then reads as ever. Each check reads a file both ways (as the scan does,
-and with the native readers switched off) and holds the two Documents equal, the keys of
-their info in the same order, every segment a :class:`~hwpscan.models.Segment`, and the
-scan rows equal (but for ``seconds``). Checked on every compound-file fixture,
+and with the native readers switched off) and holds the two Documents equal (a text the
+native reader counted against what a scan counts of the reference's segments), the keys
+of their info in the same order, every segment a :class:`~hwpscan.models.Segment`, and the
+scan rows equal (but for ``seconds``); the same for a read of the body alone
+(``body_only``, always segmented) and, with the rows, what :func:`hwpscan.extract` makes
+of the file (text, receipt, parts, or its error). Checked on every compound-file fixture,
 generated documents (contaminated and plain sections mixed), hand-made unusual ones
 (each of which must be declined) and seeded mutants of contaminated documents
 (:func:`mutants.hwp5_mutant`: a stream's bytes or the compound file's own).
@@ -43,9 +46,11 @@ from hwp5_native_parts import (
 )
 from mutants import hwp5_mutant
 
+from hwpscan.errors import FormatError
+from hwpscan.forensics.surrogates import analyze
 from hwpscan.formats import fast_readers, hwp5, hwp5_text
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.models import Document, Format, ReadInfo, Segment
+from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment, TextStats
 from hwpscan.rehearsal.synth.cfb import write_cfb
 from hwpscan.rehearsal.synth.hwp5_writer import (
     Block,
@@ -57,6 +62,7 @@ from hwpscan.rehearsal.synth.hwp5_writer import (
     hwp5_streams,
 )
 from hwpscan.scanning.one_file import scan_bytes
+from hwpscan.usecases.extract import extract
 
 pytest.importorskip("hwpscan.formats._readers")
 if fast_readers.read_hwp5 is None:  # HWPSCAN_PURE_PYTHON=1: nothing to compare
@@ -75,14 +81,62 @@ DIRTY: list[Block] = [
 CLEAN: list[Block] = ["깨끗한 문단\t탭", Table([["a", "b"]]), "", "끝\n줄"]
 
 
-def accepted(data: bytes, caps: tuple[int, int, int] = CAPS) -> bool:
+def accepted(data: bytes, caps: tuple[int, int, int] = CAPS, *, body_only: bool = False) -> bool:
     """True when the native reader answers for *data* (no decline)."""
     assert fast_readers.read_hwp5 is not None
-    return fast_readers.read_hwp5(data, *caps) is not None
+    return fast_readers.read_hwp5(data, *caps, body_only) is not None
 
 
 def _segments_typed(doc: Document) -> bool:
     return all(type(s) is Segment for s in (*doc.body, *doc.preview, *doc.meta))
+
+
+def _counts(segments: tuple[Segment, ...], counted: PlainCounts | None) -> PlainCounts | None:
+    """What a scan counts of *segments* where the native reader *counted* them: their
+    text plain (no surrogate, private use, U+FFFD), its chars and code units."""
+    if counted is None:
+        return None
+    assert analyze(segments, max_locations=0) == TextStats(chars=counted.chars)
+    return PlainCounts(counted.chars, sum(len(seg.text) for seg in segments))
+
+
+def _counted_as(ref: Document, fast: Document) -> Document:
+    """*ref* (the Python reader's segments) with each text *fast* counted made counts."""
+    body, preview, meta = (fast.info.plain_body, fast.info.plain_preview, fast.info.plain_meta)
+    return replace(
+        ref,
+        body=() if body else ref.body,
+        preview=() if preview else ref.preview,
+        meta=() if meta else ref.meta,
+        info=replace(
+            ref.info,
+            plain_body=_counts(ref.body, body),
+            plain_preview=_counts(ref.preview, preview),
+            plain_meta=_counts(ref.meta, meta),
+        ),
+    )
+
+
+def _body_only(data: bytes, caps: tuple[int, int, int]) -> Document:
+    """Extract's read of *data* (the body alone, segmented) under *caps*."""
+    stream, document, names = caps
+    return hwp5.read_ole(
+        data,
+        body_only=True,
+        max_stream_bytes=stream,
+        max_document_bytes=document,
+        max_docinfo_names=names,
+    )
+
+
+def extracted(data: bytes) -> object:
+    """What :func:`hwpscan.extract` makes of *data*: its text, receipt and parts, or the
+    error it raises."""
+    try:
+        done = extract(data)
+    except (FormatError, UnicodeEncodeError) as exc:
+        return type(exc), str(exc)
+    return done.text, done.receipt.as_dict(), done.sections(), done.paragraphs()
 
 
 def same(data: bytes, caps: tuple[int, int, int] = CAPS, *, rows: bool = False) -> bool:
@@ -99,13 +153,19 @@ def compared(
     fast = read(data, caps)
     with python_only():
         ref = read(data, caps)
-    assert fast == ref
+    assert fast == _counted_as(ref, fast)
     assert _segments_typed(fast) and _segments_typed(ref)
+    body = _body_only(data, caps)
+    with python_only():
+        assert body == _body_only(data, caps)
+    assert _segments_typed(body)
     if rows:
         fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
         with python_only():
             ref_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
+            ref_text = extracted(data)
         assert fast_row == ref_row
+        assert extracted(data) == ref_text
     answered = accepted(data, caps)
     if answered:  # only ever for a document the Python reader reads without a remark
         assert ref.status is None and ref.reason is None and not ref.warnings
@@ -156,6 +216,7 @@ def test_every_ordinary_fixture_is_read_natively() -> None:
                 contaminated.append(path.name)
         if accepted(data):
             answered.append(path.name)
+            assert accepted(data, body_only=True)
     assert len(contaminated) >= 2
     assert answered == ordinary
 
@@ -389,7 +450,9 @@ def _sweep(seed: int, count: int) -> tuple[int, int, int]:
     rng = random.Random(seed)
     answered = ordinary = 0
     for i in range(count):
-        took, ref = compared(hwp5_mutant(rng, _BASES), rows=i % 16 == 0)
+        data = hwp5_mutant(rng, _BASES)
+        took, ref = compared(data, rows=i % 16 == 0)
+        assert accepted(data, body_only=True) >= took  # reads less: declines no more
         answered += took
         ordinary += ref.format is Format.HWP5 and ref.status is None and not ref.warnings
     print(

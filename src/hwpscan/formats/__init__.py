@@ -28,7 +28,7 @@ def read_document(
 
     May raise :class:`~hwpscan.errors.FormatError`; the scanner turns that into a status.
     *count_plain_body* is for a scan that wants counts, not text: an HWP 5 body without
-    a surrogate or private-use unit is then counted instead of segmented (see
+    a surrogate or private-use unit may then be counted instead of segmented (see
     :func:`hwpscan.formats.hwp5.read_ole`). *body_only* skips what only a scan reports
     (an HWP 5 document's preview and DocInfo names).
 

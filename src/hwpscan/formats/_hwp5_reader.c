@@ -1,14 +1,20 @@
 /* An ordinary HWP 5 document read in one call (part of the module
  * hwpscan.formats._readers): the optional fast path of
  * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True), which stays the reference
- * and the fallback for every file this declines.
+ * and the fallback for every file this declines. A text is plain when no code unit is a
+ * surrogate, private use or U+FFFD (nor, in the body, a folded symbol A000-A8FF): a
+ * plain body, preview or set of DocInfo names is counted as a scan counts the Python
+ * reader's segments (tests/formats/test_plain_body.py), any other is segmented as that
+ * reader segments it.
  *
  * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
- * table) returns what read_ole puts in its Document, as (version word, flags,
+ * table, body_only) returns what read_ole puts in its Document, as (version word, flags,
  * paragraphs, sections, body, preview, meta), each of the last three the list of
  * Segments the Python reader makes (made with the *segment* type, kept controls
  * translated by *table*) or, where that text is plain, its (chars, units), or None for
- * no preview or no name; the Document then has no warning and no status. For anything
+ * no preview or no name; the Document then has no warning and no status. With
+ * *body_only* it is read_ole(data, body_only=True): the body always segmented, no
+ * preview or names read (both None). For anything
  * else it returns None and the caller reads the file the usual way. It declines (fails
  * fast, before inflating anything where it can):
  *
@@ -20,7 +26,7 @@
  *    BodyText section, no DocInfo stream, a section number of more than 18 digits;
  *  - any stream over max_stream_bytes, an inflated stream over its cap, all of them over
  *    max_document_bytes, deflate data that is not valid or ends early (hwp5_text.inflate);
- *  - a PrvText stream of an odd size or one hwp5_text.is_plain rejects;
+ *  - a PrvText stream of an odd size;
  *  - DocInfo names the Python reader would warn about or cut at max_docinfo_names;
  *  - a section record cut short or running past its stream, a PARA_TEXT record without
  *    its PARA_HEADER or of an odd size, an 8-unit control cut short;
@@ -67,8 +73,8 @@
 #define SIGNATURE_LEN 17
 #define PROPERTIES_END 40
 
-/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8,
- * what is_plain rejects), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
+/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8:
+ * the text is not plain, see below), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
  * body's counting looks at too) and FF (U+FFFD when the low byte is FD), 0 otherwise. */
 #define NOT_PLAIN 1
 #define FOLD_OR_FFFD 2
@@ -469,9 +475,9 @@ typedef struct {
     int64_t records, paragraphs, payload_units;
 } Body;
 
-/* One PARA_TEXT payload counted as hwp5_text.plain_counts counts a paragraph into
- * *c* (chars, units): 1, 0 where the counting has something to look at (the text is to
- * be segmented), -1 where the Python code would warn. */
+/* One PARA_TEXT payload counted into *c* (chars, units) as a scan counts its
+ * segments: 1, 0 where the counting has something to look at (the text is to be
+ * segmented), -1 where the Python code would warn. */
 static int
 count_payload(const unsigned char *raw, int64_t n, int64_t *c)
 {
@@ -567,12 +573,12 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
     return 0;
 }
 
-/* A section's records walked as hwp5_text._scan_free walks them, each PARA_TEXT payload
- * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 0
- * where the Python reader would warn (a record cut short or past the end, a PARA_TEXT
- * without its PARA_HEADER or of an odd size, an 8-unit control cut short) or, without
- * *keep*, segment the text; with *keep*, 2 for a section to segment; its payloads kept
- * once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all); -1 on a Python error. */
+/* A section's records walked as hwp5_text._scan walks them, each PARA_TEXT payload
+ * counted into *c* (chars, units) while the text is plain: 1 for a plain section, 2 for
+ * a section to segment, 0 where the Python reader would warn (a record cut short or past
+ * the end, a PARA_TEXT without its PARA_HEADER or of an odd size, an 8-unit control cut
+ * short); its payloads kept once *keep* is segmenting (up to MAX_SEGMENT_UNITS in all);
+ * -1 on a Python error. */
 static int
 count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64_t *c)
 {
@@ -602,12 +608,12 @@ count_section(const unsigned char *data, int64_t len, Body *b, Segs *keep, int64
                 }
                 if (plain) {
                     plain = count_payload(data + pos + 4, size / 2, c);
-                    if (plain < 0 || (plain == 0 && keep == NULL)) {
+                    if (plain < 0) {
                         return 0;
                     }
                 }
                 b->payload_units += size / 2;
-                if (keep != NULL && keep->segmenting && size > 0 && !keep->overflow) {
+                if (keep->segmenting && size > 0 && !keep->overflow) {
                     keep->units += size / 2;
                     keep->overflow = keep->units > MAX_SEGMENT_UNITS;
                     if (!keep->overflow && keep_hit(keep, data + pos + 4, size, para) < 0) {
@@ -648,11 +654,11 @@ unit_text(const unsigned char *units, int64_t n)
     return text;
 }
 
-/* A stream's path as the container lists it ("Storage/Name"; names are ASCII). */
-static PyObject *
-stream_path(const Stream *s)
+/* A stream's path as the container lists it ("Storage/Name"; names are ASCII), into
+ * *path* (72 bytes), NUL-terminated; its length. */
+static size_t
+path_of(const Stream *s, char *path)
 {
-    char path[72];
     size_t n = 0;
     if (s->storage != NULL) {
         for (uint32_t i = 0; i + 2 < u16_at(s->storage + 64); i += 2) {
@@ -663,6 +669,15 @@ stream_path(const Stream *s)
     for (uint32_t i = 0; i + 2 < u16_at(s->entry + 64); i += 2) {
         path[n++] = (char)s->entry[i];
     }
+    path[n] = 0;
+    return n;
+}
+
+static PyObject *
+stream_path(const Stream *s)
+{
+    char path[72];
+    const size_t n = path_of(s, path);
     return PyUnicode_FromStringAndSize(path, (Py_ssize_t)n);
 }
 
@@ -711,9 +726,9 @@ flush_sections(Segs *s)
     return result;
 }
 
-/* hwp5._preview and _count_preview for a plain PrvText: 1 with the counts in *counts*
- * (units 0: no entry), 0 where the Python reader would warn (an odd size) or make
- * segments (is_plain rejects the bytes: a high byte D8-F8, or FD FF anywhere). */
+/* A plain PrvText counted as a scan counts hwp5._preview's segments: 1 with the counts
+ * in *counts* (units 0: no entry), 0 where the Python reader would warn (an odd size)
+ * or the text is not plain (a high byte D8-F8, or FD FF anywhere). */
 static int
 count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
 {
@@ -844,7 +859,7 @@ names_full(void *ctx)
     return PyList_GET_SIZE(n->list) > n->cap;
 }
 
-/* The DocInfo names counted (hwp5._docinfo with docinfo_plain): 1 with the counts in
+/* The DocInfo names counted where plain: 1 with the counts in
  * *counts* (counts[2] 0: no name, no entry), 0 for a decline, -1 on a Python error.
  * With *segs*, names to look at are made segments instead, into *names* (2). */
 static int
@@ -865,7 +880,7 @@ count_docinfo(Doc *d, const Stream *s, Caps *caps, int64_t *counts, Segs *segs,
         counts[2] = plain.names;
         return 1;
     }
-    if (walked != 2 || segs == NULL || plain.names > plain.cap) {
+    if (walked != 2 || plain.names > plain.cap) {
         return walked < 0 ? -1 : 0; /* a warning, the cap's cut, or a name to look at */
     }
     NameSegments made = {PyList_New(0), NULL, segs->segment, plain.cap};
@@ -890,22 +905,8 @@ static int
 path_after(const Stream *a, const Stream *b)
 {
     char pa[72], pb[72];
-    size_t na = 0, nb = 0;
-    for (uint32_t i = 0; i + 2 < u16_at(a->storage + 64); i += 2) {
-        pa[na++] = (char)a->storage[i];
-    }
-    pa[na++] = '/';
-    for (uint32_t i = 0; i + 2 < u16_at(a->entry + 64); i += 2) {
-        pa[na++] = (char)a->entry[i];
-    }
-    for (uint32_t i = 0; i + 2 < u16_at(b->storage + 64); i += 2) {
-        pb[nb++] = (char)b->storage[i];
-    }
-    pb[nb++] = '/';
-    for (uint32_t i = 0; i + 2 < u16_at(b->entry + 64); i += 2) {
-        pb[nb++] = (char)b->entry[i];
-    }
-    pa[na] = pb[nb] = 0;
+    path_of(a, pa);
+    path_of(b, pb);
     return strcmp(pa, pb) > 0;
 }
 
@@ -967,7 +968,7 @@ segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t
 
 /* The first section not plain met (read_segments): the plain ones before it read again
  * and segmented, in order, then it (its bytes in *bytes*, held apart from the reader's
- * buffers meanwhile), as hwp5._PlainBody segments what it kept. 1, 0, -1 as above. */
+ * buffers meanwhile). 1, 0, -1 as above. */
 static int
 segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs *segs,
                    const unsigned char *bytes, int64_t len)
@@ -994,8 +995,8 @@ segment_from_start(Doc *d, Caps *caps, const Stream **order, int64_t upto, Segs 
 }
 
 /* Every BodyText section read and counted; 1, 0 for a decline, -1 on a Python error.
- * With *segs*, a document whose text is not plain is segmented instead, as
- * hwp5._PlainBody does: the sections before the first one not plain too. */
+ * A document whose text is not plain is segmented instead: the sections before the
+ * first one not plain too. */
 static int
 count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
 {
@@ -1013,8 +1014,8 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return len == -1 ? -1 : 0;
         }
         int64_t counts[2] = {0, 0};
-        const int64_t first = segs != NULL ? segs->nhits : 0;
-        const size_t at = segs != NULL ? segs->joined_len : 0;
+        const int64_t first = segs->nhits;
+        const size_t at = segs->joined_len;
         int read = count_section(bytes, len, b, segs, counts);
         if (read <= 0) {
             return read;
@@ -1026,7 +1027,7 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
         }
         b->chars += counts[0];
         b->units += counts[1];
-        if (segs == NULL || (read == 1 && !segs->segmenting)) {
+        if (read == 1 && !segs->segmenting) {
             continue; /* counted; segmented later if a section not plain follows */
         }
         if (!segs->segmenting) {
@@ -1047,16 +1048,7 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
     return 1;
 }
 
-static PyObject *
-counts_or_none(int64_t chars, int64_t units, int present)
-{
-    if (!present) {
-        return Py_NewRef(Py_None);
-    }
-    return Py_BuildValue("(LL)", (long long)chars, (long long)units);
-}
-
-/* hwp5._preview's segments of a PrvText is_plain rejects (its size even): its code
+/* hwp5._preview's segments of a PrvText not plain (its size even): its code
  * units less the NUL ones at the end, split at CR LF, each non-empty line a
  * Segment(path, line number, 0, line). */
 static PyObject *
@@ -1115,9 +1107,6 @@ read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *s
     if (count_preview(d->raw, s->size, counts)) {
         return 1;
     }
-    if (segs == NULL) {
-        return 0;
-    }
     *shown = preview_segments(s, d->raw, s->size, segs->segment);
     return *shown == NULL ? -1 : 2;
 }
@@ -1128,7 +1117,10 @@ read_preview(Doc *d, const Stream *s, const Caps *caps, int64_t *counts, Segs *s
 static PyObject *
 part(PyObject *made, const int64_t *counts, int present)
 {
-    return made != NULL ? made : counts_or_none(counts[0], counts[1], present);
+    if (made != NULL || !present) {
+        return made != NULL ? made : Py_NewRef(Py_None);
+    }
+    return Py_BuildValue("(LL)", (long long)counts[0], (long long)counts[1]);
 }
 
 /* The document read from the open container: its result tuple, Py_None for a decline,
@@ -1152,7 +1144,8 @@ read_document(Doc *d, Caps *caps, Segs *segs)
     caps->compressed = (flags & FLAG_COMPRESSED) != 0;
     int64_t preview[2] = {0, 0};
     PyObject *shown = NULL, *names = NULL, *result = NULL;
-    int done = f.preview != NULL ? read_preview(d, f.preview, caps, preview, segs, &shown) : 1;
+    const int whole = !segs->segmenting; /* not body_only: the preview and names too */
+    int done = whole && f.preview != NULL ? read_preview(d, f.preview, caps, preview, segs, &shown) : 1;
     /* The body before the DocInfo (the Python reader's order is the other way round):
      * a contaminated section declines sooner, and the caps accept the same either way,
      * every stream under its own cap and all of them under the document's. */
@@ -1161,7 +1154,7 @@ read_document(Doc *d, Caps *caps, Segs *segs)
         done = count_body(d, caps, &body, segs);
     }
     int64_t meta[3] = {0, 0, 0};
-    if (done > 0) {
+    if (done > 0 && whole) {
         done = count_docinfo(d, f.docinfo, caps, meta, segs, &names);
     }
     if (done <= 0) {
@@ -1169,7 +1162,7 @@ read_document(Doc *d, Caps *caps, Segs *segs)
         Py_XDECREF(names);
         return done < 0 ? NULL : Py_NewRef(Py_None);
     }
-    PyObject *text = segs != NULL && segs->segmenting ? Py_NewRef(segs->body) : NULL;
+    PyObject *text = segs->segmenting ? Py_NewRef(segs->body) : NULL;
     text = part(text, (int64_t[]){body.chars, body.units}, 1);
     shown = part(shown, preview, preview[1] > 0);
     names = part(names, meta, meta[2] > 0);
@@ -1247,8 +1240,8 @@ PyObject *
 hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "read_hwp5 takes 6 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "read_hwp5 takes 7 arguments");
         return NULL;
     }
     if (!PyType_Check(args[4]) || !PyType_IsSubtype((PyTypeObject *)args[4], &PyTuple_Type) ||
@@ -1256,8 +1249,9 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "read_hwp5: a tuple type and a dict expected");
         return NULL;
     }
+    const int body_only = PyObject_IsTrue(args[6]);
     Caps caps = {0, 0, 0, 0};
-    int fit = take_caps(args, &caps);
+    int fit = body_only < 0 ? -1 : take_caps(args, &caps);
     if (fit <= 0) {
         return fit < 0 ? NULL : Py_NewRef(Py_None);
     }
@@ -1268,6 +1262,7 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     segs->segment = (PyTypeObject *)args[4];
     segs->table = args[5];
     segs->body = PyList_New(0);
+    segs->segmenting = body_only; /* the body alone: segmented from the start */
     PyObject *result = segs->body != NULL ? read_file(args[0], &caps, segs) : NULL;
     Py_XDECREF(segs->body);
     PyMem_Free(segs->joined);

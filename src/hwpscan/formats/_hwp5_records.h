@@ -127,17 +127,16 @@ walk_names(const unsigned char *data, int64_t end, NameVisit visit, RecordDone d
     return 1;
 }
 
-/* What docinfo_plain adds up over the names, in the order the spans would list them. */
+/* What the counting of plain names adds up, in the order the spans would list them. */
 typedef struct {
     int64_t names, units, breaks; /* breaks: \n and \r units (no characters) */
     int prev_high;                /* the high byte of the unit before (-1: none yet) */
-    int notable;                  /* a unit is_plain rejects (or its FD FF bytes) */
+    int notable;                  /* a unit that is not plain (or its FD FF bytes) */
     Py_ssize_t cap;
 } PlainNames;
 
-/* One name's UTF-16LE bytes, judged as is_plain judges the joined names: no high byte
- * D8-F8, and no bytes FD FF anywhere in the join (aligned: U+FFFD; else across two
- * units, which is_plain also rejects). */
+/* One name's UTF-16LE bytes, judged plain as the joined names: no high byte D8-F8,
+ * and no bytes FD FF anywhere in the join (aligned: U+FFFD; else across two units). */
 static int
 count_name(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
            const unsigned char *data)

@@ -12,8 +12,9 @@ void hwpscan_hwpx_init(void);
 static PyMethodDef methods[] = {
     {"read_hwp5", (PyCFunction)(void (*)(void))hwpscan_read_hwp5, METH_FASTCALL,
      "read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment, "
-     "table, /)\n--\n\nWhat hwp5.read_ole(data, count_plain_body=True) makes of an ordinary "
-     "HWP 5 document, or None where the Python reader must read it."},
+     "table, body_only, /)\n--\n\nWhat hwp5.read_ole(data, count_plain_body=True) (or "
+     "body_only=True) makes of an ordinary HWP 5 document, or None where the Python reader "
+     "must read it."},
     {"hwpx_section", hwpscan_hwpx_section, METH_VARARGS,
      "hwpx_section(data, max_depth, max_paragraphs) -> the paragraph texts of an HWPX "
      "section part, or None where hwpx.section_text (expat) must run."},

@@ -12,6 +12,7 @@ def read_hwp5(
     max_docinfo_names: int,
     segment: type[Segment],
     table: dict[int, str],
+    body_only: bool,
     /,
 ) -> tuple[int, int, int, int, _Part, _Part | None, _Part | None] | None: ...
 def hwpx_section(data: bytes, max_depth: int, max_paragraphs: int, /) -> list[str] | None: ...

@@ -31,29 +31,22 @@ import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import count, repeat
-from operator import itemgetter
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import fast_readers
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.formats.hwp5_text import (
     Budget,
-    SectionText,
     WarningList,
     codeunit_view,
     inflate,
-    is_plain,
-    plain_counts,
     section_text,
     text_segments,
-    utf16_decode,
 )
-from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment, Status
+from hwpscan.models import Document, Format, ReadInfo, Segment, Status
 
 if TYPE_CHECKING:  # olefile loads only for a file the native reader declines
-    from hwpscan.formats.fast_readers import NativeHwp5
     from hwpscan.formats.ole_streams import OleStreams
 
 __all__ = ["MAX_DOCINFO_NAMES", "MAX_DOCUMENT_BYTES", "MAX_STREAM_BYTES", "read_ole"]
@@ -63,28 +56,20 @@ MAX_STREAM_BYTES = 64 * 2**20
 #: ...and all the streams read from one document together no further than this: a small
 #: file with many sections must not expand to gigabytes either.
 MAX_DOCUMENT_BYTES = 128 * 2**20
-#: What olefile raises on a damaged container, found by truncating and mutating our
-#: fixtures (header, FAT, MiniFAT, directory) thousands of times: its OleFileError and
-#: NotOleFileError (both OSError), ValueError (a MiniFAT sector of odd length; a huge
-#: integer in the header), OverflowError (a seek past any index in ``openstream``).
-#: struct.error and RecursionError come from its header unpacking and its recursive
-#: walk of the directory tree on hostile input. Nothing else is caught: a TypeError,
+#: What olefile raises on a damaged container (found by mutating fixtures): OSError
+#: (its own errors), ValueError, OverflowError, struct.error and RecursionError (its
+#: header unpacking and recursive directory walk). Nothing else is caught: a TypeError,
 #: AttributeError or KeyError is a bug in hwpscan and reaches the scanner as an error.
 _OLE_ERRORS = (OSError, ValueError, OverflowError, struct.error, RecursionError)
 _U32 = struct.Struct("<I")
-#: A high byte of a UTF-16LE surrogate code unit (0xD800-0xDFFF).
-_SURROGATE_HIGH_BYTE = re.compile(b"[\xd8-\xdf]")
 #: DocInfo font and style names kept per document. Hancom writes seven language lists
 #: of the fonts a document uses plus a few dozen styles: some hundreds of names, a
 #: few thousand in a template-heavy document; past this cap the stream is not a real
 #: document's (a names bomb: millions of tiny records in a small deflate stream).
 MAX_DOCINFO_NAMES = 50_000
 _SHOWN_STREAMS = 8
-_TEXT_OF = itemgetter(3)  # a Segment's text
-#: An ordinary document, plain or not, read in one call (see _native_document), in C;
-#: read_ole reads it here when built.
+#: The native reader of an ordinary document (see fast_readers.read_hwp5), or None.
 _NATIVE_DOCUMENT = fast_readers.read_hwp5
-_new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
 _PRVTEXT = spec.PRVTEXT_STREAM.lower()
 #: Section warnings that mean text was left unread (a stream cut, a record overrun, an
 #: unreadable section), as opposed to damage read past (an odd byte, a lone PARA_TEXT).
@@ -104,13 +89,8 @@ class _Reader:
     over_budget: str | None = None  # the first stream refused for the document cap
     max_names: int = MAX_DOCINFO_NAMES
     names_cut: str | None = None  # why DocInfo names were not all read
-    plain: bool = False  # count a plain body instead of segmenting it (see _PlainBody)
     body_only: bool = False  # the body alone: no PrvText, no DocInfo names
     paragraphs: int | None = None  # PARA_HEADER records over the body, once it is read
-    plain_body: PlainCounts | None = None  # a plain text counted, not segmented
-    plain_preview: PlainCounts | None = None
-    plain_meta: PlainCounts | None = None
-    _by_lower: dict[str, str] | None = field(default=None, repr=False)
 
     def named(self, lower: str) -> str | None:
         """The first stream path whose lower case is *lower* (streams are named without
@@ -119,12 +99,7 @@ class _Reader:
         >>> _Reader(None, 0, ["A/b", "FileHeader", "a/B"]).named("a/b")  # type: ignore[arg-type]
         'A/b'
         """
-        found = self._by_lower
-        if found is None:
-            found = self._by_lower = {}
-            for path in self.paths:
-                found.setdefault(path.lower(), path)
-        return found.get(lower)
+        return next((path for path in self.paths if path.lower() == lower), None)
 
     def raw(self, path: str) -> bytes:
         try:
@@ -174,26 +149,30 @@ def read_ole(
     The container is read by olefile (through
     :class:`~hwpscan.formats.ole_streams.OleStreams`).
 
-    With *count_plain_body* (for a scan that needs the counts, not the text), a body
-    without a surrogate, private-use unit or U+FFFD anywhere in its text is counted, not
-    segmented: ``body`` is empty and ``info.plain_body`` holds its
-    :class:`~hwpscan.formats.hwp5_text.PlainCounts` (see :class:`_PlainBody`); the same
-    for the DocInfo names (``meta`` empty, ``info.plain_meta``). An ordinary
-    document, plain or not, is then read in one native call where built and ``fast``
-    (:func:`_native_document`), which declines anything unusual to the reading below,
-    its reference.
+    With *count_plain_body* (for a scan that needs the counts, not the text), the
+    native reader counts a body without a surrogate, private-use unit, folded symbol or
+    U+FFFD in its text instead of segmenting it: ``body`` is empty and
+    ``info.plain_body`` holds its :class:`~hwpscan.models.PlainCounts`, what a scan
+    counts of the segments; the same for the preview and the DocInfo names
+    (``info.plain_preview``, ``info.plain_meta``). The reading below always segments.
 
     With *body_only* (for :func:`hwpscan.extract`, which hands on the body alone) the
     preview (PrvText) and the DocInfo names are not read: ``preview`` and ``meta`` are
     empty.
 
+    With either one (not both), an ordinary document, plain or not, is read in one
+    native call where built and ``fast``
+    (:data:`~hwpscan.formats.fast_readers.read_hwp5`), which declines anything unusual
+    to the reading below, its reference.
+
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
     """
-    if count_plain_body and fast and _NATIVE_DOCUMENT is not None:
-        made = _NATIVE_DOCUMENT(data, max_stream_bytes, max_document_bytes, max_docinfo_names)
-        if made is not None:  # an ordinary document, as the reading below would read it
-            return _native_document(made)
-    caps = (max_stream_bytes, max_document_bytes, max_docinfo_names, count_plain_body, body_only)
+    limits = (max_stream_bytes, max_document_bytes, max_docinfo_names)
+    if fast and _NATIVE_DOCUMENT is not None and count_plain_body != body_only:
+        made = _NATIVE_DOCUMENT(data, *limits, body_only)
+        if made is not None:  # an ordinary document: as read below, plain texts counted
+            return made
+    caps = (*limits, body_only)
     # olefile (and our walk of its directory) only for a file the native reader declines:
     # a scan of ordinary files with the native reader built never loads it
     import olefile
@@ -219,48 +198,18 @@ def read_ole(
         return _read_container(streams, data, *caps)
 
 
-def _native_document(made: NativeHwp5) -> Document:
-    """The Document :func:`_read_hwp5` makes of an ordinary document read with
-    ``count_plain_body`` (no warning or status), from what the native reader
-    (:data:`hwpscan.formats.fast_readers.read_hwp5`) found: for the body, the preview
-    and the DocInfo names, their segments or, where that text is plain, its counts."""
-    body, preview, meta = made.body, made.preview, made.meta
-    info = ReadInfo(
-        version=spec.version_text(made.version),
-        compressed=bool(made.flags & spec.FLAG_COMPRESSED),
-        flags=spec.flag_names(made.flags),
-        paragraphs=made.paragraphs,
-        sections=made.sections,
-        plain_body=body if isinstance(body, PlainCounts) else None,
-        plain_preview=preview if isinstance(preview, PlainCounts) else None,
-        plain_meta=meta if isinstance(meta, PlainCounts) else None,
-    )
-    return Document(
-        Format.HWP5,
-        () if isinstance(body, PlainCounts) else tuple(body),
-        () if preview is None or isinstance(preview, PlainCounts) else tuple(preview),
-        () if meta is None or isinstance(meta, PlainCounts) else tuple(meta),
-        None,
-        None,
-        (),
-        info,
-    )
-
-
 def _read_container(
     streams: OleStreams,
     data: bytes,
     max_stream_bytes: int,
     max_document_bytes: int,
     max_docinfo_names: int,
-    plain: bool,
-    body_only: bool = False,
+    body_only: bool,
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
         streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
     )
-    reader.plain = plain
     reader.body_only = body_only
     if not paths:
         fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
@@ -325,7 +274,7 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         meta = _docinfo(reader, compressed)
     body: list[Segment] = []
     if status is None:
-        body, status, reason = _body(reader, body_paths, compressed, reader.plain)
+        body, status, reason = _body(reader, body_paths, compressed)
     if status is None and reader.names_cut is not None:  # read in part: never clean
         status, reason = Status.CORRUPT, reader.names_cut + " (body read)"
     info = ReadInfo(
@@ -334,9 +283,6 @@ def _read_hwp5(reader: _Reader, header: bytes) -> Document:
         flags=spec.flag_names(flags),
         paragraphs=reader.paragraphs,
         sections=len(body_paths) or len(view_paths),
-        plain_body=reader.plain_body,
-        plain_preview=reader.plain_preview,
-        plain_meta=reader.plain_meta,
     )
     return Document(
         format=Format.HWP5,
@@ -398,60 +344,19 @@ def _distribution_reason(flags: int, view_paths: list[str], body_paths: list[str
     return f"distribution document ({bit}) with no ViewText or BodyText section: no body to read"
 
 
-class _PlainBody:
-    """The body of a document read for its counts only (``count_plain_body``).
-
-    While every section's text is plain (:func:`~hwpscan.formats.hwp5_text.plain_counts`
-    answers), the counts are summed and no segment is made. At the first section that
-    is not, the sections kept so far are turned into segments (in order; their warnings
-    were given when they were counted) and the rest of the document is read as usual.
-    Sections are counted only while the segment budget cannot run out in them (a
-    segment holds at least one code unit), so the budget spends as it would have.
-    """
-
-    def __init__(self, budget: Budget) -> None:
-        self.budget = budget
-        self.kept: list[tuple[str, SectionText]] | None = []
-        self.chars = self.units = self.size = 0
-
-    def take(self, text: SectionText, path: str, body: list[Segment], warnings: list[str]) -> None:
-        kept = self.kept
-        size = self.size + len(text.raw) // 2
-        if kept is not None and size <= self.budget.segments:
-            counts = plain_counts(text, path, warnings)
-            if counts is not None:
-                self.chars += counts.chars
-                self.units += counts.units
-                self.size = size
-                kept.append((path, text))
-                return
-        if kept is not None:
-            self.kept = None
-            for done, earlier in kept:  # their warnings were given when they were counted
-                text_segments(earlier, done, body, [], self.budget)
-        text_segments(text, path, body, warnings, self.budget)
-
-    def counts(self) -> PlainCounts | None:
-        return None if self.kept is None else PlainCounts(self.chars, self.units)
-
-
 def _body(
     reader: _Reader,
     paths: list[str],
     compressed: bool,
-    plain: bool = False,
 ) -> tuple[list[Segment], Status | None, str | None]:
-    """The body's segments and, when the reading left it in doubt, its verdict. With
-    *plain*, a body whose every section is plain text is counted instead (see
-    :class:`_PlainBody`): its segments stay unmade and ``reader.plain_body`` holds its
-    :class:`~hwpscan.models.PlainCounts`. ``reader.paragraphs`` counts the paragraphs."""
+    """The body's segments and, when the reading left it in doubt, its verdict.
+    ``reader.paragraphs`` counts the paragraphs."""
     if not paths:
         return [], Status.CORRUPT, "HWP 5 document without BodyText/SectionN streams"
     body: list[Segment] = []
     readable = paragraphs = 0
     warnings = reader.warnings
     budget = Budget()
-    counted = _PlainBody(budget) if plain else None
     first = len(warnings)
     for path in paths:
         try:
@@ -463,17 +368,12 @@ def _body(
         text = section_text(data, path, warnings, budget)
         del data  # a section's bytes go before the next one's are inflated
         if text.hits:
-            if counted is not None:
-                counted.take(text, path, body, warnings)
-            else:
-                text_segments(text, path, body, warnings, budget)
+            text_segments(text, path, body, warnings, budget)
         readable += bool(text.paragraphs) or warnings.total == before
         paragraphs += text.paragraphs
         if budget.exceeded is not None:
             break
     reader.paragraphs = paragraphs
-    if counted is not None:
-        reader.plain_body = counted.counts()
     return body, *_body_verdict(reader, paths, budget, readable, first)
 
 
@@ -510,47 +410,17 @@ def _preview(reader: _Reader) -> list[Segment]:
     if len(raw) & 1:
         reader.warnings.append(f"{path}: odd byte count; last byte ignored")
         raw = raw[:-1]
-    text = codeunit_view(raw).rstrip("\x00")
-    if reader.plain and is_plain(raw):  # counted, as the body is: nothing in it to locate
-        _count_preview(reader, text)
-        return []
-    lines = text.split("\r\n")
-    # Segment(path, n, 0, line) for the n-th line when it is not empty, made in C:
-    # tuple.__new__ over zipped fields, empty lines filtered out by their text.
-    made = map(_new, repeat(Segment), zip(repeat(path), count(), repeat(0), lines))
-    return cast("list[Segment]", list(filter(_TEXT_OF, made)))
-
-
-def _count_preview(reader: _Reader, text: str) -> None:
-    r"""The counts the scan would make of the preview's segments (its non-empty lines,
-    split at CR LF), as ``reader.plain_preview``; none when every line is empty (then
-    there is no preview).
-
-    >>> reader = _Reader(None, 0, [])  # type: ignore[arg-type]
-    >>> _count_preview(reader, "가\r\n\r\nb\rc\n\r\r\n")
-    >>> reader.plain_preview
-    PlainCounts(chars=3, units=6)
-    >>> _count_preview(empty := _Reader(None, 0, []), "\r\n\r\n")  # type: ignore[arg-type]
-    >>> empty.plain_preview is None
-    True
-    """
-    pairs = text.count("\r\n")  # split("\r\n") takes them left to right, as count does
-    units = len(text) - 2 * pairs
-    if units:
-        breaks = text.count("\n") + text.count("\r") - 2 * pairs
-        reader.plain_preview = PlainCounts(units - breaks, units)
+    lines = codeunit_view(raw).rstrip("\x00").split("\r\n")
+    return [Segment(path, i, 0, line) for i, line in enumerate(lines) if line]
 
 
 def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
     """FACE_NAME and STYLE names as segments: paragraph = record index, offset = code
     units before this name among the names of the same record.
 
-    Only record headers are walked and only the name fields are touched: their byte
-    spans are gathered first (:func:`_name_spans`), then joined and checked at byte
-    level for a high byte 0xD8-0xDF (a surrogate code unit); without one, the joined
-    names are decoded in one call and sliced, each slice exactly its name's codeunit
-    view. With one, each name goes through :func:`codeunit_view`. At most
-    :data:`MAX_DOCINFO_NAMES` names are kept (see :attr:`_Reader.names_cut`).
+    Only record headers are walked and only the name fields are touched
+    (:func:`_name_spans`). At most :data:`MAX_DOCINFO_NAMES` names are kept (see
+    :attr:`_Reader.names_cut`).
     """
     if reader.named("docinfo") is None:
         reader.warnings.append("DocInfo stream missing")
@@ -566,9 +436,6 @@ def _docinfo(reader: _Reader, compressed: bool) -> list[Segment]:
             f"DocInfo holds more than {reader.max_names:,} font and style names (the cap); "
             f"names after record {cut} not read"
         )
-    if reader.plain and spans and (counts := _plain_names(data, spans)) is not None:
-        reader.plain_meta = counts
-        return []
     return _decode_names(data, spans)
 
 
@@ -578,75 +445,28 @@ def _docinfo_spans(
     """The name spans of a DocInfo stream (see :func:`_name_spans`), at most *cap* of
     them, and the index of the record where the cap cut them (``None``: all read)."""
     spans: list[tuple[int, int, int, int]] = []
-    index = 0
-    pos = 0
+    index = pos = 0
     end = len(data)
-    unpack = _U32.unpack_from
-    shift, extended, mask = spec.SIZE_SHIFT, spec.EXTENDED_SIZE, spec.TAG_MASK
-    face, style = spec.FACE_NAME, spec.STYLE
-    only = spec.FACE_HAS_ALTERNATIVE | spec.FACE_HAS_DEFAULT  # bits for more names
-    add = spans.append
     while pos + 4 <= end:
-        (head,) = unpack(data, pos)
+        (head,) = _U32.unpack_from(data, pos)
         pos += 4
-        size = head >> shift
-        if size == extended and pos + 4 <= end:
-            (size,) = unpack(data, pos)
+        size = head >> spec.SIZE_SHIFT
+        if size == spec.EXTENDED_SIZE and pos + 4 <= end:
+            (size,) = _U32.unpack_from(data, pos)
             pos += 4
         stop = pos + size
         if stop > end:
             warnings.append(f"DocInfo: record {index} runs past the end of the stream")
             break
-        tag = head & mask
-        if tag != style and tag != face:
-            pos = stop
-            index += 1
-            continue
-        # The common cases inline: a STYLE record holding both its names whole, a
-        # FACE_NAME with its one name whole and no alternative or default font name;
-        # anything else goes to the general reader (which says what is wrong).
-        if tag == style and stop - pos >= 4:
-            a = pos + 2
-            b = a + 2 * (data[pos] | data[pos + 1] << 8)
-            c = b + 2
-            d = c + 2 * (data[b] | data[b + 1] << 8) if c <= stop else stop + 1
-            if d <= stop:
-                if b > a:
-                    add((index, 0, a, b))
-                if d > c:
-                    add((index, (b - a) >> 1, c, d))
-            else:
-                _name_spans(data, pos, stop, tag, index, spans, warnings)
-        elif tag == face and stop - pos >= 3 and not data[pos] & only:
-            a = pos + 3
-            b = a + 2 * (data[pos + 1] | data[pos + 2] << 8)
-            if b > stop:
-                _name_spans(data, pos, stop, tag, index, spans, warnings)
-            elif b > a:
-                add((index, 0, a, b))
-        else:
+        tag = head & spec.TAG_MASK
+        if tag in (spec.STYLE, spec.FACE_NAME):
             _name_spans(data, pos, stop, tag, index, spans, warnings)
-        if len(spans) > cap:
-            del spans[cap:]
-            return spans, index
+            if len(spans) > cap:
+                del spans[cap:]
+                return spans, index
         pos = stop
         index += 1
     return spans, None
-
-
-def _plain_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> PlainCounts | None:
-    """The counts of the names when no unit of them is a surrogate, private use or
-    U+FFFD (:func:`~hwpscan.formats.hwp5_text.is_plain`), else ``None``.
-
-    >>> _plain_names("바탕\\n".encode("utf-16-le"), [(3, 0, 0, 6)])
-    PlainCounts(chars=2, units=3)
-    """
-    view = memoryview(data)
-    blob = b"".join([view[a:b] for _, _, a, b in spans])
-    if not is_plain(blob):
-        return None
-    text: str = utf16_decode(blob, "strict", True)[0]
-    return PlainCounts(len(text) - text.count("\n") - text.count("\r"), len(text))
 
 
 def _name_spans(
@@ -695,26 +515,12 @@ def _name_spans(
 
 
 def _decode_names(data: bytes, spans: list[tuple[int, int, int, int]]) -> list[Segment]:
-    """The names' segments; one decode for all of them when no unit is a surrogate.
+    """The names' segments.
 
     >>> names = "바탕".encode("utf-16-le") + b"ab"
     >>> _decode_names(names, [(3, 0, 0, 4), (3, 2, 4, 6)])  # doctest: +NORMALIZE_WHITESPACE
     [Segment(stream='DocInfo', paragraph=3, offset=0, text='바탕'),
      Segment(stream='DocInfo', paragraph=3, offset=2, text='扡')]
     """
-    if not spans:
-        return []
     stream = spec.DOCINFO_STREAM
-    view = memoryview(data)
-    blob = b"".join([view[a:b] for _, _, a, b in spans])
-    if _SURROGATE_HIGH_BYTE.search(blob[1::2]) is not None:
-        return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]
-    # No surrogate unit: one code point per unit, so unit offsets index the text.
-    text: str = utf16_decode(blob, "strict", True)[0]
-    out: list[Segment] = []
-    at = 0
-    for i, units, a, b in spans:
-        n = (b - a) >> 1
-        out.append(_new(Segment, (stream, i, units, text[at : at + n])))
-        at += n
-    return out
+    return [Segment(stream, i, units, codeunit_view(data[a:b])) for i, units, a, b in spans]

@@ -6,8 +6,6 @@ table numbers. Both the reader (:mod:`hwpscan.formats.hwp5`) and the fixture wri
 (:mod:`hwpscan.rehearsal.synth.hwp5_writer`) take their constants from here, so they
 cannot drift apart.
 
->>> control_width(13), control_width(9), control_width(11), control_width(65)
-(1, 8, 8, 0)
 >>> version_text(0x05010001)
 '5.1.0.1'
 >>> flag_names(0b101)
@@ -83,7 +81,6 @@ ENCRYPTION_FLAGS: Final = FLAG_PASSWORD | FLAG_DRM | FLAG_CERT_ENCRYPTION | FLAG
 
 TAG_MASK: Final = 0x3FF
 LEVEL_SHIFT: Final = 10
-LEVEL_MASK: Final = 0x3FF
 SIZE_SHIFT: Final = 20
 EXTENDED_SIZE: Final = 0xFFF
 
@@ -92,16 +89,13 @@ HWPTAG_BEGIN: Final = 0x10
 # DocInfo tags (spec §4.2, 표 13 "문서 정보").
 DOCUMENT_PROPERTIES: Final = HWPTAG_BEGIN + 0  # 16, 표 14
 ID_MAPPINGS: Final = HWPTAG_BEGIN + 1  # 17, 표 15
-BIN_DATA: Final = HWPTAG_BEGIN + 2  # 18, 표 17
 FACE_NAME: Final = HWPTAG_BEGIN + 3  # 19, 표 19
 BORDER_FILL: Final = HWPTAG_BEGIN + 4  # 20, 표 23
 CHAR_SHAPE: Final = HWPTAG_BEGIN + 5  # 21, 표 33
 TAB_DEF: Final = HWPTAG_BEGIN + 6  # 22, 표 36
-NUMBERING: Final = HWPTAG_BEGIN + 7  # 23, 표 38
 BULLET: Final = HWPTAG_BEGIN + 8  # 24, 표 42
 PARA_SHAPE: Final = HWPTAG_BEGIN + 9  # 25, 표 43
 STYLE: Final = HWPTAG_BEGIN + 10  # 26, 표 47
-DOC_DATA: Final = HWPTAG_BEGIN + 11  # 27, 표 49
 DISTRIBUTE_DOC_DATA: Final = HWPTAG_BEGIN + 12  # 28, 표 51 (256 bytes)
 
 # FACE_NAME property bits (spec 표 19): an alternative font name follows the name (after
@@ -116,7 +110,6 @@ PARA_HEADER: Final = HWPTAG_BEGIN + 50  # 66, 표 58
 PARA_TEXT: Final = HWPTAG_BEGIN + 51  # 67, 표 60
 PARA_CHAR_SHAPE: Final = HWPTAG_BEGIN + 52  # 68, 표 61
 PARA_LINE_SEG: Final = HWPTAG_BEGIN + 53  # 69, 표 62
-PARA_RANGE_TAG: Final = HWPTAG_BEGIN + 54  # 70, 표 63
 CTRL_HEADER: Final = HWPTAG_BEGIN + 55  # 71, 표 64
 LIST_HEADER: Final = HWPTAG_BEGIN + 56  # 72, 표 65
 PAGE_DEF: Final = HWPTAG_BEGIN + 57  # 73
@@ -126,23 +119,11 @@ SHAPE_COMPONENT: Final = HWPTAG_BEGIN + 60  # 76
 TABLE: Final = HWPTAG_BEGIN + 61  # 77
 SHAPE_COMPONENT_RECTANGLE: Final = HWPTAG_BEGIN + 63  # 79
 
-# Control ids of CTRL_HEADER records (spec §4.3.6 and its 컨트롤 ID tables): four ASCII
-# characters packed big-endian into a DWORD, e.g. MAKE_4CHID('t','b','l',' ').
-CTRL_SECTION_DEF: Final = "secd"
-CTRL_COLUMN_DEF: Final = "cold"
-CTRL_TABLE: Final = "tbl "
-CTRL_DRAWING: Final = "gso "  # drawing objects, text boxes included
-CTRL_HEADER_ID: Final = "head"
-CTRL_FOOTER_ID: Final = "foot"
-CTRL_FOOTNOTE: Final = "fn  "
-CTRL_ENDNOTE: Final = "en  "
-
 # --- PARA_TEXT control characters: spec §3.2.3, 표 6 "제어 문자" ------------------------------
 # Units 0-31 are controls. char: 1 unit. inline and extended: 8 units (the code, six
 # parameter units, the code again); an extended control's parameters begin with the
 # control id of its CTRL_HEADER record.
 
-CHAR_CONTROLS: Final = frozenset({0, 10, 13, 24, 25, 26, 27, 28, 29, 30, 31})
 INLINE_CONTROLS: Final = frozenset({4, 5, 6, 7, 8, 9, 19, 20})
 EXTENDED_CONTROLS: Final = frozenset({1, 2, 3, 11, 12, 14, 15, 16, 17, 18, 21, 22, 23})
 CONTROL_UNITS: Final = 8
@@ -154,8 +135,6 @@ NBSP: Final = 30  # 묶음 빈칸
 FIXED_SPACE: Final = 31  # 고정폭 빈칸
 TAB: Final = 9  # 탭 (inline)
 SECTION_COLUMN_DEF: Final = 2  # 구역 정의/단 정의 (extended)
-FIELD_START: Final = 3  # 필드 시작 (extended)
-FIELD_END: Final = 4  # 필드 끝 (inline)
 DRAWING_TABLE: Final = 11  # 그리기 개체/표 (extended)
 HEADER_FOOTER: Final = 16  # 머리말/꼬리말 (extended)
 FOOTNOTE_ENDNOTE: Final = 17  # 각주/미주 (extended)
@@ -169,20 +148,10 @@ CHAR_REPLACEMENTS: Final[dict[int, str]] = {
     NBSP: "\u00a0",
     FIXED_SPACE: " ",
 }
-INLINE_REPLACEMENTS: Final[dict[int, str]] = {TAB: "\t"}
 
 # --- MS-CFB names of other OLE containers (facts from [MS-OFFCRYPTO] §2.3.4) --------------
 #: Streams whose presence means an encrypted Office document (ECMA-376 encryption).
 OFFICE_ENCRYPTION_STREAMS: Final = ("EncryptedPackage", "EncryptionInfo", "\x06DataSpaces")
-
-
-def control_width(unit: int) -> int:
-    """Code units a control starting with *unit* takes (0 when *unit* is not a control)."""
-    if unit in CHAR_CONTROLS:
-        return 1
-    if unit in INLINE_CONTROLS or unit in EXTENDED_CONTROLS:
-        return CONTROL_UNITS
-    return 0
 
 
 def ctrl_id_word(name: str) -> int:

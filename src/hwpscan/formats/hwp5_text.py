@@ -31,16 +31,13 @@ import struct
 import warnings
 import zlib
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import NamedTuple
 
 from hwpscan.errors import CorruptFileError
 from hwpscan.formats import hwp5_spec as spec
-from hwpscan.lazy import lazy_pattern
-from hwpscan.models import PlainCounts, Segment
+from hwpscan.models import Segment
 
 __all__ = [
     "MAX_PARAGRAPHS",
@@ -49,13 +46,10 @@ __all__ = [
     "MAX_TEXT_UNITS",
     "MAX_WARNINGS",
     "Budget",
-    "PlainCounts",
     "SectionText",
     "WarningList",
     "codeunit_view",
     "inflate",
-    "is_plain",
-    "plain_counts",
     "section_segments",
     "section_text",
     "text_runs",
@@ -65,19 +59,7 @@ __all__ = [
 ]
 
 _ASTRAL_RE = re.compile("[\U00010000-\U0010ffff]")
-_ASTRAL_SPLIT_RE = re.compile("([\U00010000-\U0010ffff])")
 _CONTROL_RE = re.compile("[\x00-\x1f]")
-#: A high byte of a surrogate (D8-DF) or BMP private-use (E0-F8) code unit.
-_NOT_PLAIN_BYTE = re.compile(b"[\xd8-\xf8]")
-#: High bytes D8-DF (surrogates) become E0 (private use): see :func:`_unit_view`.
-_SURROGATE_TO_PUA = bytes(0xE0 if 0xD8 <= b <= 0xDF else b for b in range(256))
-#: The same in the codeunit view, U+FFFD, and the block of HWP 5's folded symbols
-#: (U+A000-U+A8FF; see :mod:`hwpscan.forensics.defects`): what the counting looks for.
-#: Compiled on first use, not in every worker at its first file.
-_notable_unit_re = lazy_pattern("[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd]")
-#: A high byte of a unit in the folded symbols' block (A0-A8): body text holding one
-#: is segmented, so its folds are counted and located.
-_FOLD_BYTE = re.compile(b"[\xa0-\xa8]")
 _U32 = struct.Struct("<I")
 #: The UTF-16LE decoder itself, as ``bytes.decode("utf-16-le", errors)`` calls it (with
 #: ``final``) after a codec lookup and a Python wrapper in :mod:`encodings`.
@@ -85,16 +67,6 @@ utf16_decode = codecs.utf_16_le_decode
 _KEPT = frozenset(spec.CHAR_REPLACEMENTS)
 _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)
 _WIDE = spec.INLINE_CONTROLS | spec.EXTENDED_CONTROLS
-#: 8-unit controls (inline and extended), and 1-unit controls that are dropped (every
-#: other control but the kept ones: line break, hyphen, the two spaces).
-_WIDE_RE = re.compile("[" + "".join(map(chr, sorted(_WIDE))) + "]")
-#: Those units or an 8-unit control's code (see :func:`_wide_paragraphs`); the Python
-#: counting's too.
-_notable_or_wide_re = lazy_pattern(
-    "[\ua000-\ua8ff\ud800-\udfff\ue000-\uf8ff\ufffd" + "".join(map(chr, sorted(_WIDE))) + "]"
-)
-_DROPPED_BYTES = bytes(c for c in range(32) if c not in _KEPT)
-_PARA_END = chr(spec.PARA_BREAK)
 #: ``_new(Segment, (stream, paragraph, offset, text))`` is ``Segment(...)`` without the
 #: named tuple's Python-level ``__new__`` (a segment per paragraph adds up).
 _new = tuple.__new__
@@ -102,10 +74,8 @@ _PARA_HEADER = spec.PARA_HEADER
 _PARA_TEXT = spec.PARA_TEXT
 
 
-_HALVES: dict[str, str] = {}
-_HALVES_MAX = 4096
-#: Above this many code units with astral characters in them, the codeunit view is
-#: decoded this many units at a time by widening (see :func:`codeunit_view`).
+#: Code units with astral characters in them are widened this many at a time (see
+#: :func:`codeunit_view`).
 _VIEW_CHUNK = 1 << 20
 
 
@@ -126,7 +96,6 @@ def _wide_chars() -> array[str] | None:
 
 
 _WCHARS = _wide_chars()
-_WCHAR4 = _WCHARS is not None
 
 #: Per-document budgets on the objects a section walk makes, not only on bytes: a small
 #: deflated stream can hold millions of tiny records. A long real document (a 1,000-page
@@ -206,23 +175,12 @@ class Budget:
             )
 
 
-def _halves(ch: str) -> str:
-    """The two surrogate code points of an astral character (cached per character)."""
-    c = ord(ch) - 0x10000
-    pair = chr(0xD800 | c >> 10) + chr(0xDC00 | c & 0x3FF)
-    if len(_HALVES) < _HALVES_MAX:  # bounded: a hostile file cannot grow it without end
-        _HALVES[ch] = pair
-    return pair
-
-
 def codeunit_view(raw: bytes) -> str:
     """UTF-16LE bytes as one code point per code unit (pairs stay two halves).
 
     Decoding merges valid pairs; only when the text holds astral characters are the
-    units widened to 32 bits instead, which never pairs halves (slice assignments into
-    a ``wchar_t`` array, all in C); where ``wchar_t`` has 2 bytes, the pairs are split
-    back (a C-level split and join) up to :data:`_VIEW_CHUNK` units, as widening
-    there needs an error handler call per half.
+    units widened to 32 bits instead, which never pairs halves, :data:`_VIEW_CHUNK`
+    units at a time (slice assignments into a ``wchar_t`` array, all in C).
 
     >>> bullet = b"\\x80\\xdb\\xb1\\xde"  # U+F02B1 as the pair DB80 DEB1
     >>> codeunit_view("가".encode("utf-16-le") + bullet) == "가" + chr(0xDB80) + chr(0xDEB1)
@@ -233,10 +191,8 @@ def codeunit_view(raw: bytes) -> str:
     text = utf16_decode(raw, "surrogatepass", True)[0]
     if _ASTRAL_RE.search(text) is None:
         return text
+    del text
     step = 2 * _VIEW_CHUNK
-    if len(raw) <= step:
-        return _widened(raw) if _WCHAR4 else _split_astral(text)
-    del text  # many units: widened a chunk at a time
     return "".join(_widened(raw[i : i + step]) for i in range(0, len(raw) & ~1, step))
 
 
@@ -249,12 +205,6 @@ def _widened(chunk: bytes) -> str:
         units.frombytes(wide)
         return units.tounicode()
     return wide.decode("utf-32-le", "surrogatepass")  # slower: an error handler per half
-
-
-def _split_astral(text: str) -> str:
-    parts = _ASTRAL_SPLIT_RE.split(text)
-    parts[1::2] = [_HALVES.get(ch) or _halves(ch) for ch in parts[1::2]]
-    return "".join(parts)
 
 
 def inflate(raw: bytes, name: str, cap: int) -> tuple[bytes, str | None]:
@@ -331,66 +281,12 @@ def walk_paragraphs(
 def _scan(
     data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
 ) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """The hot loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph
-    count, paragraphs numbered for a PARA_TEXT without header, where it stopped
-    (``end`` when every record fitted, past it on damage, ``-1`` when a budget ran out;
-    bounds are checked once, after the loop) and how many records it walked.
-
-    The walk stops before the record that would pass ``max_records`` records or start
-    paragraph number ``max_paragraphs`` (``-1``: no limit). A record takes at least 4
-    bytes, so the walk tries at most ``ceil(end / 4)`` records (the last one may be cut
-    short) and starts no more paragraphs: when neither limit is below that, none can be
-    reached and the walk is :func:`_scan_free`, which does not check them; else
-    :func:`_scan_budgeted`.
-    """
-    most = (end + 3) >> 2  # records tried (and so paragraphs started) at most
-    if (max_records < 0 or most <= max_records) and (max_paragraphs < 0 or most <= max_paragraphs):
-        return _scan_free(data, end, max_records >= 0)
-    return _scan_budgeted(data, end, max_records, max_paragraphs)
-
-
-def _scan_free(
-    data: bytes, end: int, counted: bool
-) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """:func:`_scan_budgeted` without limits (the records are counted when *counted*):
-    the least Python work per record, one ``unpack_from`` and two tests for a record
-    that is neither PARA_HEADER nor PARA_TEXT (tags 66 and 67 differ in bit 0 only)."""
-    hits: list[tuple[int, int, int]] = []
-    add = hits.append
-    unpack = _U32.unpack_from
-    lone: list[int] = []
-    para = -1
-    has_text = True
-    pos = walked = 0
-    both = _PARA_HEADER & ~1  # PARA_TEXT is PARA_HEADER | 1
-    try:
-        while pos < end:
-            walked += 1
-            (head,) = unpack(data, pos)
-            size = head >> 20
-            if size == 0xFFF:
-                (size,) = unpack(data, pos + 4)
-                pos += 4
-            if head & 0x3FE == both:
-                if head & 1:  # PARA_TEXT
-                    if has_text:
-                        para += 1
-                        lone.append(para)
-                    add((pos + 4, pos + 4 + size, para))
-                    has_text = True
-                else:
-                    para += 1
-                    has_text = False
-            pos += 4 + size
-    except struct.error:
-        pos = end + 1
-    return hits, para + 1, lone, pos, walked if counted else 0
-
-
-def _scan_budgeted(
-    data: bytes, end: int, max_records: int = -1, max_paragraphs: int = -1
-) -> tuple[list[tuple[int, int, int]], int, list[int], int, int]:
-    """:func:`_scan` with its limits checked at every record (the reference walk)."""
+    """The loop of :func:`walk_paragraphs` over ``data[:end]``: hits, paragraph count,
+    paragraphs numbered for a PARA_TEXT without header, where it stopped (``end`` when
+    every record fitted, past it on damage, ``-1`` when a budget ran out; bounds are
+    checked once, after the loop) and how many records it walked. It stops before the
+    record that would pass ``max_records`` records or start paragraph number
+    ``max_paragraphs`` (``-1``: no limit)."""
     hits: list[tuple[int, int, int]] = []
     add = hits.append
     unpack = _U32.unpack_from
@@ -555,20 +451,14 @@ def section_text(
     """The first half of :func:`section_segments`: walk the records, take the budget's
     code units, join the payloads (an odd byte count is a warning)."""
     hits, count = walk_paragraphs(data, stream, warnings, budget)
-    # The payloads lie apart inside *data*: when it fits in what is left of the code
-    # units, they all do, and the budget is charged below without a walk over them.
-    fits = budget is not None and len(data) <= 2 * max(0, budget.units)
-    if budget is not None and hits and not fits:
+    if budget is not None and hits:
         hits = _within_units(hits, stream, budget)
     if not hits:
         return SectionText(count, hits, [], b"")
     view = memoryview(data)
     parts = [view[s:e] for s, e, _ in hits]
     sizes = [(e - s) >> 1 for s, e, _ in hits]
-    total = sum(map(len, parts))
-    if fits and budget is not None:
-        budget.units -= total // 2  # as _within_units does when all fit
-    if total != 2 * sum(sizes):  # some payload has an odd byte count
+    if sum(map(len, parts)) != 2 * sum(sizes):  # some payload has an odd byte count
         for i in _odd_payloads(hits, stream, warnings):
             parts[i] = parts[i][:-1]
     return SectionText(count, hits, sizes, b"".join(parts))
@@ -607,132 +497,15 @@ def _paragraph_runs(
     big: str, text: SectionText, stream: str, out: list[Segment], warnings: list[str], limit: int
 ) -> int:
     """Append each paragraph's runs of *big* (the section's decoded payloads); returns
-    how many units were handed out before *limit* segments stopped it.
-
-    The common paragraph, text then its paragraph end and no other control, is one
-    segment, told by its last unit and one C-level search over the rest; so is a
-    paragraph without any control. Any other goes through :func:`text_runs`.
-    """
-    search = _CONTROL_RE.search
+    how many units were handed out before *limit* segments stopped it."""
     a = 0
     for (_, _, para), n in zip(text.hits, text.sizes, strict=True):
-        if 0 <= limit <= len(out):
+        if 0 <= limit <= len(out) or not text_runs(
+            big[a : a + n], stream, para, out, warnings, limit
+        ):
             break
-        b = a + n
-        if b > a:
-            if big[b - 1] == _PARA_END and search(big, a, b - 1) is None:
-                if b - 1 > a:
-                    out.append(_new(Segment, (stream, para, 0, big[a : b - 1])))
-            elif search(big, a, b) is None:
-                out.append(_new(Segment, (stream, para, 0, big[a:b])))
-            elif not text_runs(big[a:b], stream, para, out, warnings, limit):
-                break
-        a = b
+        a += n
     return a
-
-
-def is_plain(raw: bytes) -> bool:
-    """True when no code unit of UTF-16LE *raw* is a surrogate (D800-DFFF) or BMP
-    private use (E000-F8FF) and no U+FFFD is there: a byte-level check of the high bytes
-    (all C), that the counting has nothing to find or locate in this text.
-
-    >>> is_plain("한글 text".encode("utf-16-le")), is_plain(b"\\x80\\xdb\\xb1\\xde")
-    (True, False)
-    """
-    return _NOT_PLAIN_BYTE.search(raw[1::2]) is None and b"\xfd\xff" not in raw
-
-
-def plain_counts(text: SectionText, stream: str, warnings: list[str]) -> PlainCounts | None:
-    """The counts :func:`text_segments` and the counting would give for a section, made
-    without a segment, or ``None`` when its text holds a surrogate, a private-use
-    character, U+FFFD or a unit of the folded symbols' block U+A000-U+A8FF (then the
-    text is to be segmented and counted as usual).
-
-    C-level counts over the whole decoded text, and :func:`text_runs` only for the
-    paragraphs holding an 8-unit control, whose parameter units are no text (they may
-    look like anything). When :func:`is_plain` holds for the bytes, nothing is searched
-    for at all. The warnings of :func:`text_runs` reach *warnings* only with an answer,
-    in paragraph order: the ones :func:`text_segments` would give.
-
-    The caller makes sure the segment budget cannot run out in this text (a segment
-    holds at least one code unit).
-    """
-    plain = is_plain(text.raw) and _FOLD_BYTE.search(text.raw[1::2]) is None
-    big = utf16_decode(text.raw, "strict", True)[0] if plain else _unit_view(text.raw)
-    ends = list(accumulate(text.sizes))
-    wide = _wide_paragraphs(big, ends, _WIDE_RE if plain else _notable_or_wide_re())
-    if wide is None:
-        return None
-    chars, units = _plain_totals(big)
-    notes: list[str] = []
-    for p in wide:  # each paragraph that holds an 8-unit control, in order
-        a = ends[p - 1] if p else 0
-        piece = big[a : ends[p]]
-        runs: list[Segment] = []
-        text_runs(piece, stream, text.hits[p][2], runs, notes)
-        got = "".join([seg.text for seg in runs])
-        if not plain and _notable_unit_re().search(got) is not None:
-            return None
-        old_chars, old_units = _plain_totals(piece)
-        chars += len(got) - got.count("\n") - old_chars
-        units += len(got) - old_units
-    warnings.extend(notes)
-    return PlainCounts(chars, units)
-
-
-def _wide_paragraphs(big: str, ends: list[int], pattern: re.Pattern[str]) -> list[int] | None:
-    """The paragraphs of *big* (ending at *ends*) that hold an 8-unit control, or
-    ``None`` when a unit *pattern* finds lies in a paragraph holding none: one pass
-    over the text for :data:`_WIDE_RE`, or for :data:`_notable_or_wide_re` when every
-    surrogate, private-use unit or U+FFFD must lie in such a paragraph (it may be a
-    parameter: those are counted run by run). The usual answer for a contaminated text
-    comes at its first defect.
-
-    >>> _wide_paragraphs("ab\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _WIDE_RE)
-    [1]
-    >>> _wide_paragraphs("a\\ue000\\rc\\x02" + "x" * 6 + "\\x02\\r", [3, 13], _notable_or_wide_re())
-    """
-    out: list[int] = []
-    found = pattern.search(big)
-    while found is not None:
-        p = bisect_right(ends, found.start())
-        a = ends[p - 1] if p else 0
-        b = ends[p]
-        if _WIDE_RE.search(big, a, b) is None:  # a notable unit outside such paragraphs
-            return None
-        out.append(p)
-        found = pattern.search(big, b)
-    return out
-
-
-def _unit_view(raw: bytes) -> str:
-    """One code point per code unit of UTF-16LE *raw*, as :func:`codeunit_view` but
-    with each surrogate unit turned into a private-use one (high byte E0): the same
-    length and controls, and the same units for :data:`_notable_unit_re`, from one
-    translate and one decode (no pair to split back).
-
-    >>> _unit_view(b"A\\x00\\x3d\\xd8\\x00\\xde") == "A" + chr(0xE03D) + chr(0xE000)
-    True
-    """
-    units = bytearray(raw)
-    units[1::2] = raw[1::2].translate(_SURROGATE_TO_PUA)
-    return utf16_decode(units, "strict", True)[0]
-
-
-def _plain_totals(text: str) -> tuple[int, int]:
-    """(chars, units) of *text* as if it held only 1-unit controls: its length less the
-    dropped controls, less the line breaks for ``chars``.
-
-    Every control is below U+0100, so encoding to Latin-1 with ``ignore`` keeps them
-    all (and drops most of a Korean text): the dropped controls are then counted by one
-    ``bytes.translate`` deletion, all in C.
-
-    >>> _plain_totals("가\\r\\n\\x1fb\\x02")
-    (3, 4)
-    """
-    low = text.encode("latin-1", "ignore")
-    units = len(text) - len(low) + len(low.translate(None, _DROPPED_BYTES))
-    return units - low.count(b"\n"), units
 
 
 def _within_units(

@@ -1,6 +1,6 @@
 """HWPX (OWPML, a ZIP package): recognised by its entries, read by our own bounded walk.
 
-A ZIP is an HWPX package when its entries say so (:func:`hwpx_evidence`): a
+A ZIP is an HWPX package when its entries say so (:func:`is_hwpx`): a
 ``mimetype`` entry holding ``application/hwp+zip`` in any position and with any
 compression, a ``Contents/content.hpf`` manifest, ``Contents/sectionN.xml`` parts, or
 a ``META-INF/container.xml`` naming an HWPML package. Real writers compress the
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import zipfile
 import zlib
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterator
 from itertools import count, repeat
 from operator import itemgetter
-from typing import Any, cast
+from typing import cast
 
 from hwpscan.errors import BudgetError, CorruptFileError, EncryptedFileError, FormatError
 from hwpscan.formats import fast_readers
@@ -52,7 +52,7 @@ __all__ = [
     "MAX_PARAGRAPHS",
     "MAX_PART_BYTES",
     "MAX_UNCOMPRESSED",
-    "hwpx_evidence",
+    "is_hwpx",
     "read_hwpx",
     "read_zip",
     "section_text",
@@ -73,6 +73,11 @@ FAST_PART_BYTES = 16 * 2**20
 _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
+#: Flag bits zipfile refuses or decrypts for: encrypted, compressed patch, strong encryption.
+_UNREAD_FLAGS = 0x1 | 0x20 | 0x40
+#: A local file header past its signature: flags, method, time, date, CRC, sizes, and the
+#: lengths of the name and the extra field.
+_LOCAL_HEADER = struct.Struct("<HHHHIIIHH")
 #: The elements read of META-INF/container.xml and of the package manifest (.hpf).
 _SHOWN = 5
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
@@ -93,14 +98,13 @@ def read_zip(data: bytes) -> Document:
     return _read_archive(archive, data)
 
 
-def _read_archive(archive: _Archive, data: bytes) -> Document:
+def _read_archive(archive: _Zipped, data: bytes) -> Document:
     with archive:
         try:
             entries = _entries(archive)
         except CorruptFileError as exc:
             return Document(format=_head_format(data), status=Status.CORRUPT, reason=str(exc))
-        evidence = hwpx_evidence(archive, entries)
-        if not evidence:
+        if not is_hwpx(archive, entries):
             return Document(
                 format=Format.ZIP, status=Status.UNSUPPORTED, reason=_plain_zip_reason(entries)
             )
@@ -144,17 +148,15 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
         raise CorruptFileError(
             f"ZIP declares {declared:,} uncompressed bytes, over the cap of {max_uncompressed:,}"
         )
-    return _Zipped(archive)
+    return _Zipped(archive, data)
 
 
 class _Zipped:
-    """A package read through zipfile. A small part read whole is kept for a second
-    read (``META-INF/container.xml`` is read to tell the package and again for its
-    spine): zipfile gives the same bytes each time."""
+    """A package read through zipfile; a regular entry is cut straight from its bytes."""
 
-    def __init__(self, archive: zipfile.ZipFile) -> None:
+    def __init__(self, archive: zipfile.ZipFile, data: bytes) -> None:
         self.archive = archive
-        self._small: dict[int, bytes] = {}  # id(info): bytes, for a cap of MAX_SMALL_PART
+        self.data = data
 
     def __enter__(self) -> _Zipped:
         return self
@@ -165,16 +167,47 @@ class _Zipped:
     def infolist(self) -> list[zipfile.ZipInfo]:
         return self.archive.infolist()
 
-    def part(self, info: Any, cap: int) -> bytes:
+    def part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
-        of at most one byte more than the cap tells a part over it."""
-        info = cast("zipfile.ZipInfo", info)
-        if cap == MAX_SMALL_PART:
-            kept = self._small.get(id(info))
-            if kept is None:
-                kept = self._small[id(info)] = self._part(info, cap)
-            return kept
-        return self._part(info, cap)
+        of at most one byte more than the cap tells a part over it. Raises
+        :class:`FormatError` where zipfile cannot read it."""
+        whole = self._direct(info, cap)
+        return whole if whole is not None else self._part(info, cap)
+
+    def _direct(self, info: zipfile.ZipInfo, cap: int) -> bytes | None:
+        """*info*'s bytes where its entry is regular -- zipfile's checks pass, stored or
+        deflated, inflating to its declared size and CRC -- as zipfile would read them,
+        without its file object; ``None`` where zipfile must read it (and name what is
+        wrong)."""
+        if (
+            info.flag_bits & _UNREAD_FLAGS
+            or info.file_size > cap
+            or info.compress_type not in (0, 8)
+        ):
+            return None
+        at, data = info.header_offset, self.data
+        head = data[at : at + 30]
+        if len(head) < 30 or not head.startswith(b"PK\x03\x04"):
+            return None
+        flags, _, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack_from(head, 6)
+        start = at + 30 + named + extra
+        try:
+            name = data[at + 30 : at + 30 + named].decode("utf-8" if flags & 0x800 else "cp437")
+            raw = data[start : start + info.compress_size]
+            if name != info.orig_filename or len(raw) < info.compress_size:
+                return None
+            if info.compress_type == 0:
+                whole = raw
+            else:
+                inflater = zlib.decompressobj(-15)
+                whole = inflater.decompress(raw, info.file_size + 1)
+                if not inflater.eof:
+                    return None
+        except (UnicodeDecodeError, zlib.error):
+            return None
+        if len(whole) != info.file_size or zlib.crc32(whole) != info.CRC:
+            return None
+        return whole
 
     def _part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         try:
@@ -192,22 +225,31 @@ class _Zipped:
             raise CorruptFileError(f"{shown_name(info.filename)}: damaged entry ({exc})") from exc
         return data
 
-    def chunks(self, info: Any, cap: int, chunk: int) -> _Chunks:
-        return _Chunks(self.archive, cast("zipfile.ZipInfo", info), cap, chunk)
+    def chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
+        """A section part as chunks of inflated bytes, the byte cap counted as they come."""
+        total = 0
+        name = shown_name(info.filename)
+        try:
+            with self.archive.open(info) as handle:
+                while block := handle.read(_CHUNK):
+                    total += len(block)
+                    if total > MAX_PART_BYTES:
+                        raise BudgetError(f"{name}: inflates past {MAX_PART_BYTES:,} bytes")
+                    yield block
+        except NotImplementedError as exc:
+            raise CorruptFileError(f"{name}: {exc}") from exc
+        except RuntimeError as exc:
+            raise EncryptedFileError(f"{name}: {exc}") from exc
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
+            raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
 
 
-#: A package being read.
-_Archive = _Zipped
-#: One of its entries.
-_Info = zipfile.ZipInfo
-
-
-def _entries(archive: _Archive) -> dict[str, _Info]:
+def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
     """Entries by normalised name: ``\\`` read as ``/``, no leading ``/`` or ``./``.
 
     Raises :class:`CorruptFileError` for an entry without a name: no writer makes one,
     and zipfile cannot say whether it is a folder."""
-    out: dict[str, _Info] = {}
+    out: dict[str, zipfile.ZipInfo] = {}
     for info in archive.infolist():
         if not info.filename:
             raise CorruptFileError("a ZIP entry without a name (a damaged central directory?)")
@@ -219,32 +261,12 @@ def _entries(archive: _Archive) -> dict[str, _Info]:
 
 
 def _normal(name: str) -> str:
-    r"""*name* with ``\`` read as ``/`` and no empty or ``.`` part; a name that has
-    none of those (what writers write) comes back as it is, without a split.
+    r"""*name* with ``\`` read as ``/`` and no empty or ``.`` part.
 
     >>> [_normal(n) for n in ("Contents/a.xml", "./a", "a//b\\c", "/x/./y/", "a/.", ".")]
     ['Contents/a.xml', 'a', 'a/b/c', 'x/y', 'a', '']
     """
-    if not (
-        "\\" in name
-        or "//" in name
-        or "/./" in name
-        or name.startswith(("/", "./"))
-        or name.endswith(("/", "/."))
-        or name in ("", ".")
-    ):
-        return name
-    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
-    return "/".join(parts)
-
-
-def _name(path: str) -> str:
-    """The last part of a normalised entry name (``PurePosixPath(path).name``).
-
-    >>> _name("Contents/section0.xml"), _name("mimetype"), _name("")
-    ('section0.xml', 'mimetype', '')
-    """
-    return path.rpartition("/")[2]
+    return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
 def _under(base: str, href: str) -> str:
@@ -258,7 +280,7 @@ def _under(base: str, href: str) -> str:
     return f"{base}/{href}"
 
 
-def _find(entries: dict[str, _Info], name: str) -> _Info | None:
+def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | None:
     info = entries.get(name)
     if info is not None:
         return info
@@ -266,40 +288,29 @@ def _find(entries: dict[str, _Info], name: str) -> _Info | None:
     return next((i for n, i in entries.items() if n.lower() == lowered), None)
 
 
-def _read_part(archive: _Archive, info: _Info, cap: int) -> bytes:
-    """One entry, inflated never past *cap* bytes: raises :class:`FormatError` where
-    zipfile cannot read it."""
-    return archive.part(info, cap)
-
-
-def hwpx_evidence(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
-    """What marks *archive* as an HWPX package (empty: nothing does)."""
-    found: list[str] = []
+def is_hwpx(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> bool:
+    """Whether *archive* is an HWPX package: its mimetype says so or, where it has none
+    naming another package type (EPUB, ODF...), a manifest, a section part or an HWPML
+    ``META-INF/container.xml`` does."""
     mime = _find(entries, "mimetype")
     if mime is not None:
         try:
-            value = _read_part(archive, mime, 4096).strip()
+            value = archive.part(mime, 4096).strip()
         except FormatError:
             value = b""
-        if value == HWPX_MIMETYPE:
-            found.append("mimetype")
-        elif value:  # another package type that says what it is (EPUB, ODF...)
-            return []
-    if _find(entries, "Contents/content.hpf") is not None:
-        found.append("Contents/content.hpf")
-    if any(n.lower().startswith("contents/") and _SECTION_RE.match(_name(n)) for n in entries):
-        found.append("Contents/section*.xml")
+        if value:
+            return value == HWPX_MIMETYPE
+    parts = (n.rpartition("/")[2] for n in entries if n.lower().startswith("contents/"))
+    if _find(entries, "Contents/content.hpf") is not None or any(map(_SECTION_RE.match, parts)):
+        return True
     container = _find(entries, "META-INF/container.xml")
-    if container is not None:
-        try:
-            if b"hwpml" in _read_part(archive, container, MAX_SMALL_PART).lower():
-                found.append("META-INF/container.xml")
-        except FormatError:
-            pass
-    return found
+    try:
+        return container is not None and b"hwpml" in archive.part(container, MAX_SMALL_PART).lower()
+    except FormatError:
+        return False
 
 
-def _plain_zip_reason(entries: dict[str, _Info]) -> str:
+def _plain_zip_reason(entries: dict[str, zipfile.ZipInfo]) -> str:
     names = sorted(entries)
     shown = ", ".join(shown_name(n) for n in names[:_SHOWN]) or "none"
     more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
@@ -310,7 +321,7 @@ def _plain_zip_reason(entries: dict[str, _Info]) -> str:
     )
 
 
-def _read_package(archive: _Archive, entries: dict[str, _Info]) -> Document:
+def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Document:
     encrypted = [i for i in entries.values() if i.flag_bits & 0x1]
     if encrypted:
         raise EncryptedFileError(
@@ -367,13 +378,13 @@ def _read_package(archive: _Archive, entries: dict[str, _Info]) -> Document:
     )
 
 
-def _manifest_encryption(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
+def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
     """Parts ``META-INF/manifest.xml`` declares encrypted (ODF ``encryption-data``)."""
     info = _find(entries, "META-INF/manifest.xml")
     if info is None:
         return []
     try:
-        data = _read_part(archive, info, MAX_SMALL_PART)
+        data = archive.part(info, MAX_SMALL_PART)
     except FormatError:
         return []
     if b"encryption-data" not in data:
@@ -402,23 +413,23 @@ def _attr(attrs: dict[str, str], local: str) -> str:
     return ""
 
 
-def _section_names(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
+def _section_names(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
     """Section parts in reading order: the manifest's spine when it names them (as
     python-hwpx reads them), else every ``section*.xml`` by number."""
     spine = _spine_sections(archive, entries)
     if spine:
         return spine
-    found = [n for n in entries if _name(n).lower().startswith("section")]
+    found = [n for n in entries if n.rpartition("/")[2].lower().startswith("section")]
     found = [n for n in found if n.lower().endswith(".xml")]
     return sorted(found, key=_section_key)
 
 
 def _section_key(name: str) -> tuple[int, str]:
-    m = _SECTION_RE.match(_name(name))
+    m = _SECTION_RE.match(name.rpartition("/")[2])
     return (int(m.group(1)) if m else 0, name)
 
 
-def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
+def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
     container = _find(entries, "META-INF/container.xml")
     if container is None:
         return []
@@ -431,9 +442,7 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        parse_xml(
-            _read_part(archive, container, MAX_SMALL_PART), root_start, None, None, "container"
-        )
+        parse_xml(archive.part(container, MAX_SMALL_PART), root_start, None, None, "container")
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -450,9 +459,7 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
             spine.append(_attr(attrs, "idref"))
 
     try:
-        parse_xml(
-            _read_part(archive, entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen
-        )
+        parse_xml(archive.part(entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -461,68 +468,30 @@ def _spine_sections(archive: _Archive, entries: dict[str, _Info]) -> list[str]:
         href = items.get(ref)
         if not href:
             continue
-        is_section = _name(_normal(href)).lower().startswith("section")
+        is_section = _normal(href).rpartition("/")[2].lower().startswith("section")
         found = [c for c in (_normal(href), _normal(_under(base, href))) if c in entries]
         if is_section:  # a section the spine names but the package lacks is kept: unread
             out.append(found[0] if found else _normal(href))
     return out
 
 
-def _section_into(archive: _Archive, info: _Info, walk: Walk, name: str) -> None:
+def _section_into(archive: _Zipped, info: zipfile.ZipInfo, walk: Walk, name: str) -> None:
     """Add section part *info*'s paragraphs to *walk*: through the C walk when it is
     built and the part is small enough to inflate whole, else (or where it declines,
     or the part cannot be inflated whole) through :func:`section_text`, the reference,
     which streams the part and says what is wrong with it."""
     fast = fast_readers.hwpx_section
     if fast is not None and info.file_size <= FAST_PART_BYTES:
-        data = _whole(archive, info, FAST_PART_BYTES)
-        if data is not None:
-            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
-            if texts is not None:
-                walk.slots.extend(texts)
-                walk.paragraphs += len(texts)
-                return
-    section_text(_stream(archive, info), walk, name)
-
-
-def _whole(archive: _Archive, info: _Info, cap: int) -> bytes | None:
-    """*info* inflated whole, or ``None`` when it is damaged or passes *cap* (the
-    streaming walk then reads what it can and names the damage)."""
-    try:
-        return _read_part(archive, info, cap)
-    except FormatError:
-        return None
-
-
-def _stream(archive: _Archive, info: _Info) -> Iterable[bytes]:
-    return archive.chunks(info, MAX_PART_BYTES, _CHUNK)
-
-
-@dataclass
-class _Chunks:
-    """A section part as chunks of inflated bytes, the byte cap counted as they come."""
-
-    archive: zipfile.ZipFile
-    info: zipfile.ZipInfo
-    cap: int = MAX_PART_BYTES
-    chunk: int = _CHUNK
-
-    def __iter__(self) -> Any:
-        total = 0
-        name = shown_name(self.info.filename)
         try:
-            with self.archive.open(self.info) as handle:
-                while block := handle.read(self.chunk):
-                    total += len(block)
-                    if total > self.cap:
-                        raise BudgetError(f"{name}: inflates past {self.cap:,} bytes")
-                    yield block
-        except NotImplementedError as exc:
-            raise CorruptFileError(f"{name}: {exc}") from exc
-        except RuntimeError as exc:
-            raise EncryptedFileError(f"{name}: {exc}") from exc
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
-            raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
+            data = archive.part(info, FAST_PART_BYTES)
+            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
+        except FormatError:  # damaged or over the cap: the streaming walk names it
+            texts = None
+        if texts is not None:
+            walk.slots.extend(texts)
+            walk.paragraphs += len(texts)
+            return
+    section_text(archive.chunks(info), walk, name)
 
 
 def python_hwpx_text(data: bytes) -> str:

@@ -1,22 +1,16 @@
 """Stream bytes of a compound file, from olefile's parsed structures.
 
-The one Python compound-file walk: :func:`hwpscan.formats.hwp5.read_ole` reads every
-container through it (the native HWP 5 reader, where built, reads an ordinary document
-on its own and hands every other file to that reader).
+:func:`hwpscan.formats.hwp5.read_ole` reads every container the native HWP 5 reader
+declines through it. olefile parses the header, the FAT, the MiniFAT and the directory;
+its ``openstream`` reads one sector at a time and logs each. :class:`OleStreams`
+follows the same sector chains through olefile's tables and slices the sectors from the
+file's bytes; a chain that ends early or points past the end of the file gives a short
+result, as olefile's does.
 
-``olefile`` parses the header, the FAT, the MiniFAT and the directory; its
-``openstream`` then reads a stream one sector at a time and formats a log message for
-each, which for a 2 KB stream in the mini stream means some 30 rounds of string
-formatting. :class:`OleStreams` follows the same sector chains through olefile's own
-tables in a tight loop and slices the sectors straight from the file's bytes. A chain
-that ends early or points past the end of the file gives a short result, as olefile's
-does.
-
-The parsed structures are olefile's internals, not its API. Whether they are there is
-checked once per file (:data:`OLE_INTERNALS`, :data:`ENTRY_INTERNALS`); when they are
-not (another olefile version), every call goes through olefile's public ``listdir``,
-``get_size`` and ``openstream`` instead. Errors are never a reason to switch: an error
-in our own code is a bug and is not hidden.
+Those tables are olefile's internals, not its API: where they are missing (another
+olefile version, see :func:`has_internals`), every call goes through its public
+``listdir``, ``get_size`` and ``openstream``. Errors never switch paths: an error in our
+own code is a bug and is not hidden.
 
 >>> import io, olefile
 >>> from hwpscan.rehearsal.synth.cfb import write_cfb
