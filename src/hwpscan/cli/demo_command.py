@@ -12,28 +12,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
-from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.machine import (
     MachineFormat,
     ResultsOutOpt,
     check_results_file,
     write_rows_document,
 )
-from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
-from hwpscan.cli.runs_view import RecordOpt
-from hwpscan.cli.scan_view import (
-    TerminalObserver,
-    open_output,
-    render_tables,
-    said_stopped,
-    scan_shown,
-    stopped_after,
-)
-from hwpscan.history.stored_rows import status_counts
-from hwpscan.usecases.run_scan import ScanInterrupted, ScanOutcome, ScanSettings
+from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, RecordOpt
 
-if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
+if TYPE_CHECKING:
     from hwpscan.rehearsal.demo_session import DemoSettings
+    from hwpscan.usecases.run_scan import ScanOutcome
 
 __all__ = ["demo"]
 
@@ -80,7 +69,7 @@ def demo(
     output = check_results_file(output, fmt.value, "json")
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
-    from hwpscan.rehearsal.demo_session import DemoSettings  # the emulator: not for --help
+    from hwpscan.rehearsal.demo_session import DemoSettings
 
     settings = DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir)
     _run(settings, fmt, output, record)
@@ -98,11 +87,16 @@ def _run(
     settings: DemoSettings, fmt: MachineFormat, output: Path | None, record: bool = True
 ) -> None:
     """Fetch the incident's range from the emulator, then scan and tabulate it."""
-    from hwpscan.rehearsal.demo_session import (  # the emulator: not for --help
-        DEMO_RANGE,
-        demo_api,
-        demo_record_args,
+    from hwpscan.cli.fetch_view import raise_for_report, run_fetch
+    from hwpscan.cli.scan_view import (
+        TerminalObserver,
+        render_tables,
+        said_stopped,
+        scan_shown,
+        stopped_after,
     )
+    from hwpscan.rehearsal.demo_session import DEMO_RANGE, demo_api, demo_record_args
+    from hwpscan.usecases.run_scan import ScanInterrupted, ScanSettings
 
     with demo_api(settings) as api:
         _say(
@@ -137,6 +131,9 @@ def _run(
 
 def _write_json(outcome: ScanOutcome, stats: Any, output: Path | None) -> None:
     """``demo --format json``: the emulator's counts, the run and its rows."""
+    from hwpscan.cli.scan_view import open_output
+    from hwpscan.history.stored_rows import status_counts
+
     counts = {s.value: n for s, n in status_counts(outcome.results).items() if n}
     head: dict[str, object] = {
         "schema": DEMO_SCHEMA,

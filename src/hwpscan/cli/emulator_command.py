@@ -7,7 +7,7 @@ import signal
 import threading
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,7 +16,9 @@ from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.errors import CatalogueError
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator import Quirks
-from hwpscan.rehearsal.emulator.catalogue_loader import Post
+
+if TYPE_CHECKING:
+    from hwpscan.rehearsal.emulator.catalogue_loader import Post
 
 
 def is_loopback(host: str) -> bool:

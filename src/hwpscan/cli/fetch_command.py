@@ -15,18 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
-from hwpscan.api import plan_range
-from hwpscan.api.keys import resolve_key
-from hwpscan.api.urls import check_api_url
 from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
-from hwpscan.cli.fetch_view import (
-    fail_redacted,
-    get_key,
-    parse_dates,
-    raise_for_report,
-    render_plan,
-    run_fetch,
-)
 from hwpscan.cli.machine import (
     MANIFEST_ROW_SCHEMA,
     MachineFormat,
@@ -41,13 +30,12 @@ from hwpscan.cli.options import (
     FetchOptions,
     FromOpt,
     ProgressOpt,
+    RecordOpt,
     ToOpt,
     deprecated,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import RecordOpt, record_and_report
 from hwpscan.errors import UsageError
-from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
@@ -112,6 +100,12 @@ def plan(
     output: ResultsOutOpt = None,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
+    from hwpscan.api import plan_range
+    from hwpscan.api.keys import resolve_key
+    from hwpscan.api.urls import check_api_url
+    from hwpscan.cli.fetch_view import fail_redacted, parse_dates, render_plan
+    from hwpscan.home import state_dir
+
     output = check_results_file(output, fmt.value, "json")
     first, last = parse_dates(start, end)
     try:
@@ -158,6 +152,11 @@ def fetch(
     record: RecordOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
+    from hwpscan.cli.fetch_view import get_key, parse_dates, raise_for_report, run_fetch
+    from hwpscan.cli.runs_view import record_and_report
+    from hwpscan.history.recording import fetch_summary
+    from hwpscan.history.records import RunArgs, RunSummary, arg_text
+
     fmt = results.fmt
     output = check_results_file(results.output, fmt.value, "json or jsonl")
     downloads = deprecated(
@@ -169,9 +168,6 @@ def fetch(
     report = run_fetch(
         first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
     )
-    from hwpscan.history.recording import fetch_summary  # (it stores matrix rows too)
-    from hwpscan.history.records import RunArgs, RunSummary, arg_text  # not for --help
-
     args = RunArgs(
         start=start,
         end=end,

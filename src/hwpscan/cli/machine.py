@@ -36,13 +36,13 @@ import typer
 
 from hwpscan.atomic import atomic_file
 from hwpscan.cli.app import check_writable_folder, console, fail
-from hwpscan.history import RunInfo
-from hwpscan.history.stored_rows import row_lines
-from hwpscan.models import ExitCode, FileResult
+from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
     from hwpscan.api.plan import Plan
+    from hwpscan.history import RunInfo
     from hwpscan.history.diff import RunDiff
+    from hwpscan.models import FileResult
 
 __all__ = [
     "MANIFEST_ROW_SCHEMA",
@@ -202,6 +202,8 @@ def write_rows_document(
 ) -> None:
     """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
     as they are (none rebuilt), one per line."""
+    from hwpscan.history.stored_rows import row_lines
+
     stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')
     for i, line in enumerate(row_lines(results)):
         stream.write(("," if i else "") + "\n" + line)

@@ -13,10 +13,9 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
@@ -30,6 +29,9 @@ from hwpscan.cli.machine import (
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = [
     "current_entries",

@@ -72,6 +72,7 @@ __all__ = [
     "MaxTotalMbOpt",
     "ProgressOpt",
     "ReadTimeoutOpt",
+    "RecordOpt",
     "ResetOpt",
     "RetriesOpt",
     "ToOpt",
@@ -198,6 +199,14 @@ AnyKeyLengthOpt = Annotated[
     ),
 ]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Progress bars.")]
+#: ``--record/--no-record``: every command that records a run takes it.
+RecordOpt = Annotated[
+    bool,
+    typer.Option(
+        "--record/--no-record",
+        help="Keep this run in the history (hwpscan history); --no-record: not.",
+    ),
+]
 #: ``scan`` and ``repair``: their worker processes and each file's time limit.
 JobsOpt = Annotated[
     int,

@@ -11,9 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from hwpscan.cli.app import err_console, fail
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
@@ -23,22 +20,11 @@ from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
 
 __all__ = [
-    "RecordOpt",
     "history_warning",
     "load_or_fail",
     "record_and_report",
     "report_recorded",
     "reported_run",
-]
-
-
-#: ``--record/--no-record``: every command that records a run takes it.
-RecordOpt = Annotated[
-    bool,
-    typer.Option(
-        "--record/--no-record",
-        help="Keep this run in the history (hwpscan history); --no-record: not.",
-    ),
 ]
 
 

@@ -28,7 +28,6 @@ from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.tables import Show, scan_view
 from hwpscan.usecases.run_scan import (
     Row,
     ScanInterrupted,
@@ -40,6 +39,7 @@ from hwpscan.usecases.run_scan import (
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunArgs
+    from hwpscan.report.tables import Show
     from hwpscan.usecases.run_fetch import FetchReport
 
 __all__ = [
@@ -253,6 +253,8 @@ def render_tables(
     results: Sequence[FileResult], *, root: Path | str | None = None, show: Show | None = None
 ) -> None:
     """Verdict, date x format table, the file rows *show* asks for, verdict again."""
+    from hwpscan.report.tables import scan_view
+
     shown_root = str(root) if root is not None else None
     for part in scan_view(results, root=shown_root, width=console.width, show=show):
         console.print(part, soft_wrap=False)  # wrapped to the width, piped or not

@@ -21,9 +21,6 @@ from hwpscan.cli.options import split_list
 from hwpscan.errors import EncryptedFileError, FormatError, UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, Status
-from hwpscan.scanning.exit_gate import statuses_exit_code
-from hwpscan.usecases.extract import extract
-from hwpscan.usecases.run_scan import check_fail_on
 
 __all__ = ["text"]
 
@@ -104,6 +101,9 @@ def text(
     with a newline. A file that gives no text (protected, not a document) is named on
     standard error with the reason; the others are still printed.
     """
+    from hwpscan.scanning.exit_gate import statuses_exit_code
+    from hwpscan.usecases.run_scan import check_fail_on
+
     try:
         gate = check_fail_on(split_list(fail_on))
     except UsageError as exc:
@@ -125,6 +125,8 @@ def text(
 
 def _one(path: Path, out: IO[bytes], pua: Any, orphans: Any) -> tuple[dict[str, Any], Status, int]:
     """Print one file's text; its receipt row, its status and its defect mask."""
+    from hwpscan.usecases.extract import extract
+
     shown = escape_snippet(os.fspath(path))
     try:
         done = extract(path, pua=pua, orphans=orphans)
