@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hwpscan.api import defaults
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
 from hwpscan.cli.machine import (
     MachineFormat,
@@ -18,7 +19,7 @@ from hwpscan.cli.machine import (
     check_results_file,
     write_rows_document,
 )
-from hwpscan.cli.options import DOWNLOADS, DownloadsOpt, RecordOpt
+from hwpscan.cli.options import DownloadsOpt, RecordOpt
 
 if TYPE_CHECKING:
     from hwpscan.rehearsal.demo_session import DemoSettings
@@ -46,7 +47,7 @@ def demo(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
-    downloads: DownloadsOpt = DOWNLOADS,
+    downloads: DownloadsOpt = defaults.DEFAULT_DOWNLOADS,
     report_dir: Annotated[
         Path | None,
         typer.Option(

@@ -26,7 +26,7 @@ from hwpscan.cli.app import (
     fail,
 )
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, write_rows_document
-from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt
+from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt, PuaChoice
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
@@ -46,13 +46,6 @@ class OrphanPolicy(str, enum.Enum):
     REPLACE = "replace"
     ESCAPE = "escape"
     BOX = "box"
-
-
-class PuaChoice(str, enum.Enum):
-    KEEP = "keep"
-    MAP = "map"
-    PLACEHOLDER = "placeholder"
-    DROP = "drop"
 
 
 @dataclass(frozen=True)
@@ -211,7 +204,7 @@ def repaired_line(results: Sequence[FileResult], out: Path) -> str:
     """The last line of ``repair``: how many files got their text written, and where;
     the others counted by why (no text read, or the write failed).
 
-    >>> from hwpscan.models import Format, RepairSummary, Status
+    >>> from hwpscan.models import FileResult, Format, RepairSummary, Status
     >>> done = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=RepairSummary())
     >>> unread = FileResult("b.hwp", "", 1, Format.HWP5, Status.ENCRYPTED)
     >>> failed = FileResult("c.hwp", "", 1, Format.HWP5, Status.CLEAN)

@@ -32,6 +32,7 @@ from hwpscan.cli.options import (
     FetchOptions,
     FileTimeoutOpt,
     JobsOpt,
+    ParserTimeoutOpt,
     ProgressOpt,
     RecordOpt,
     split_list,
@@ -254,10 +255,7 @@ class MatrixOptions:
             "each, as a command line may itself hold commas).",
         ),
     ] = field(default_factory=list)
-    parser_timeout: Annotated[
-        float,
-        typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
-    ] = 30.0
+    parser_timeout: ParserTimeoutOpt = 30.0
     strict_markup: Annotated[
         bool,
         typer.Option(
@@ -607,7 +605,7 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
     ``--format jsonl --sort input`` writes them).
 
     >>> import io, json
-    >>> from hwpscan.models import Format, Status
+    >>> from hwpscan.models import FileResult, Format, Status
     >>> buffer = io.StringIO()
     >>> write_json_document(buffer, [FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
     >>> doc = json.loads(buffer.getvalue())

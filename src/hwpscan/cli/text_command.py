@@ -17,19 +17,12 @@ from typing import IO, Annotated, Any
 import typer
 
 from hwpscan.cli.app import EXIT_USAGE, app, epilog, err_console, fail
-from hwpscan.cli.options import split_list
+from hwpscan.cli.options import PuaChoice, split_list
 from hwpscan.errors import EncryptedFileError, FormatError, UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, Status
 
 __all__ = ["text"]
-
-
-class TextPua(str, enum.Enum):
-    KEEP = "keep"
-    MAP = "map"
-    PLACEHOLDER = "placeholder"
-    DROP = "drop"
 
 
 class TextOrphans(str, enum.Enum):
@@ -41,8 +34,8 @@ class TextOrphans(str, enum.Enum):
     RAISE = "raise"
 
 
-TextPuaOpt = Annotated[
-    TextPua,
+PuaChoiceOpt = Annotated[
+    PuaChoice,
     typer.Option(
         "--pua",
         help="Private use: keep (lossless), map (display equivalents, as repair --pua "
@@ -90,7 +83,7 @@ TextFailOnOpt = Annotated[
 def text(
     files: Annotated[list[Path], typer.Argument(help="Files to print.", show_default=False)],
     *,
-    pua: TextPuaOpt = TextPua.KEEP,
+    pua: PuaChoiceOpt = PuaChoice.KEEP,
     orphans: TextOrphansOpt = TextOrphans.BOX,
     receipt: ReceiptOpt = None,
     fail_on: TextFailOnOpt = [],  # noqa: B006 - typer reads the default; it is never changed

@@ -24,7 +24,13 @@ from hwpscan.api.dates import parse_date, with_weekday
 from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import ENV_FETCH, EXIT_USAGE, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
-from hwpscan.cli.options import FetchOptions, ProgressOpt, RecordOpt, split_list
+from hwpscan.cli.options import (
+    FetchOptions,
+    ParserTimeoutOpt,
+    ProgressOpt,
+    RecordOpt,
+    split_list,
+)
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
@@ -105,10 +111,7 @@ class VerifyOptions:
             "each, as a command line may itself hold commas).",
         ),
     ] = field(default_factory=list)
-    parser_timeout: Annotated[
-        float,
-        typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
-    ] = 30.0
+    parser_timeout: ParserTimeoutOpt = 30.0
     tool_cmd: Annotated[
         str | None,
         typer.Option(
