@@ -29,18 +29,6 @@ from hwpscan.cli.config_file import CONFIG_ENV, ConfigFiles, default_map
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode
 
-__all__ = [
-    "ApiUrlOpt",
-    "HwpscanGroup",
-    "app",
-    "check_writable_folder",
-    "clean_error",
-    "console",
-    "epilog",
-    "err_console",
-    "fail",
-]
-
 
 def _isatty(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)

@@ -40,15 +40,6 @@ from typing import Any
 
 from hwpscan.errors import HwpscanError, UsageError
 
-__all__ = [
-    "CONFIG_ENV",
-    "SHARED",
-    "ConfigFiles",
-    "default_map",
-    "nearest_pyproject",
-    "user_config_path",
-]
-
 #: The variable that names the user config file.
 CONFIG_ENV = "HWPSCAN_CONFIG"
 #: The settings every command that takes them shares, and the types they may have.

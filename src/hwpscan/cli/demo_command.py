@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from hwpscan.rehearsal.demo_session import DemoSettings
     from hwpscan.usecases.run_scan import ScanOutcome
 
-__all__ = ["demo"]
-
 
 @app.command(
     rich_help_panel="Fetch from the API",
@@ -106,7 +104,7 @@ def _run(
         )
         first, last = DEMO_RANGE
         fetch = api.fetch_settings()
-        report = run_fetch(first, last, fetch, key=api.key, show_progress=True, assume_yes=True)
+        report = run_fetch(first, last, fetch, key=api.key, show_progress=True)
         stats = api.stats()
         _say(
             f"emulator counted {stats.calls_total} API call(s) "

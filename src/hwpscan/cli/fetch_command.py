@@ -165,9 +165,7 @@ def fetch(
     first, last = parse_dates(start, end)
     key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)
-    report = run_fetch(
-        first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
-    )
+    report = run_fetch(first, last, settings, key=key, show_progress=show_progress)
     args = RunArgs(
         start=start,
         end=end,
@@ -208,6 +206,3 @@ def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
         "manifest": str(report.manifest_path),
         "entries": [entry.to_json() for entry in report.entries],
     }
-
-
-__all__ = ["fetch", "plan"]

@@ -44,20 +44,6 @@ if TYPE_CHECKING:
     from hwpscan.history.diff import RunDiff
     from hwpscan.models import FileResult
 
-__all__ = [
-    "MANIFEST_ROW_SCHEMA",
-    "STDOUT_NAME",
-    "MachineFormat",
-    "ResultsOutOpt",
-    "check_results_file",
-    "diff_json",
-    "history_json",
-    "json_text",
-    "plan_json",
-    "print_json",
-    "results_lines",
-    "write_rows_document",
-]
 
 #: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
 #: manifest entry (the manifest file's own lines carry no schema).

@@ -33,15 +33,6 @@ from hwpscan.models import ExitCode
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = [
-    "current_entries",
-    "manifest",
-    "manifest_file",
-    "manifest_json",
-    "manifest_table",
-    "tally_line",
-]
-
 
 class ManifestFormat(enum.StrEnum):
     table = "table"

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from hwpscan.models import FileResult
     from hwpscan.usecases.run_scan import RepairSettings, ScanOutcome, ScanSettings
 
-__all__ = ["repair"]
-
 
 class OrphanPolicy(str, enum.Enum):
     # upper-case names: a member called ``replace`` would shadow str.replace

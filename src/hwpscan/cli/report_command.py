@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from hwpscan.history import Run, RunDiff, RunInfo
     from hwpscan.matrix.matrix_rows import MatrixRow
 
-__all__ = ["diff", "history", "render_diff", "render_history", "report"]
 
 DEFAULT_REPORTS = Path("reports")
 DIFF_FAIL_ON = ("became-contaminated",)

@@ -19,14 +19,6 @@ from hwpscan.history.recording import Recording, recorded_run
 from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
 
-__all__ = [
-    "history_warning",
-    "load_or_fail",
-    "record_and_report",
-    "report_recorded",
-    "reported_run",
-]
-
 
 def history_warning(message: str) -> None:
     """Say the history is incomplete (the run itself goes on)."""

@@ -59,8 +59,6 @@ if TYPE_CHECKING:
     from hwpscan.usecases.run_scan import MatrixSettings, ScanOutcome, ScanSettings
     from hwpscan.usecases.scale_settings import ScaleSettings
 
-__all__ = ["scan"]
-
 
 class OutputFormat(str, enum.Enum):
     table = "table"

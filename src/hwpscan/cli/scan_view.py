@@ -42,15 +42,6 @@ if TYPE_CHECKING:
     from hwpscan.report.tables import Show
     from hwpscan.usecases.run_fetch import FetchReport
 
-__all__ = [
-    "TerminalObserver",
-    "open_output",
-    "render_tables",
-    "said_stopped",
-    "scan_shown",
-    "show_recorded",
-    "stopped_after",
-]
 
 MIN_BAR = 20  # files below which a bar would only flicker
 

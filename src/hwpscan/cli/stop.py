@@ -24,8 +24,6 @@ from types import FrameType
 
 import typer
 
-__all__ = ["INTERRUPTED", "command_line", "exit_code", "install", "interrupted", "received"]
-
 _received: list[int] = []
 
 

@@ -22,8 +22,6 @@ from hwpscan.errors import EncryptedFileError, FormatError, UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, Status
 
-__all__ = ["text"]
-
 
 class TextOrphans(str, enum.Enum):
     # upper-case names: a member called ``replace`` would shadow str.replace

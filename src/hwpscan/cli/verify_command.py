@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     )
     from hwpscan.verify import DateVerdict
 
-__all__ = ["VerifyOptions", "render_verdicts", "verify"]
 
 USAGE_HINT = (
     "verify needs --expect: fixed (with --parser-cmd NAME='tool {path}' or --tool-cmd "
