@@ -1,13 +1,6 @@
 """A fetch on the terminal, for every command that fetches (``fetch``, ``scan
---from/--to``, ``verify``, ``demo``): the key, the other-year question, progress bars,
-messages, and the exit when the fetch stopped.
-
-:func:`run_fetch` is :func:`hwpscan.api.fetch_range` with all of that around it;
-:func:`fetch_for_scan` adds the date parsing and the key lookup; :func:`raise_for_report`
-exits 3 with the library's :func:`~hwpscan.api.stop_message`. Also here: the plan
-table, the summary of a :class:`~hwpscan.api.FetchReport`, and warnings made safe to
-print (no key, no accidental rich markup). A module of helpers, not a command: any
-command module may import it.
+--from/--to``, ``verify``, ``demo``): the key, the other-year warning, progress bars,
+messages, the plan table, and the exit when the fetch stopped (:func:`raise_for_report`).
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
-"""``--format json`` for ``plan``, ``history`` and ``diff``: one JSON document each;
-and ``-o/--output``, the results file of every command with a machine format.
+"""The results of every command with a machine format: ``-o/--output``, and the JSON
+documents of ``plan``, ``history`` and ``diff``.
 
-Every document (and every JSON Lines object) a command writes carries a ``"schema"``
-key naming its shape and version, ``hwpscan.<command>/<version>`` (a JSON Lines row:
-``hwpscan.<command>.<row>/<version>``), so a consumer can tell them apart. The keys
-are documented here and in docs/scanning.md; they only ever grow.
-
-- ``plan``: ``start``, ``end``, ``windows`` (``start``, ``end``, ``days``, ``cached``),
-  ``calls_needed``, ``calls_cached``, ``quota`` (``day``, ``used``, ``limit``,
-  ``remaining``, ``resets_at``; ``null`` without a key), ``fits_quota``, ``warnings``;
-- ``history``: ``runs``, each ``id``, ``kind``, ``started``, ``finished``, ``args``,
-  ``version``, ``counts`` (files per status), ``files``, ``contaminated``, ``clean``,
-  ``unreadable``, ``summary`` (a verify run's verdicts per date are in it);
-- ``diff``: ``a``, ``b``, ``files`` (``kind``, ``path``, ``date``, ``before``,
-  ``after``, ``surrogates_before``, ``surrogates_after``), ``dates`` (``kind``,
-  ``date``, ``before``, ``after``), ``unchanged``, ``counts`` (changes per kind),
-  ``regressed`` (true when a file or date became contaminated).
-
-``scan`` and ``repair`` write theirs, a head and the JSON Lines rows, with
-:func:`write_rows_document`.
+Every document (and JSON Lines object) carries a ``"schema"`` key naming its shape and
+version, ``hwpscan.<command>/<version>`` (a row: ``hwpscan.<command>.<row>/<version>``);
+the keys are documented in docs/scanning.md and only ever grow. ``scan`` and ``repair``
+write theirs, a head and the JSON Lines rows, with :func:`write_rows_document`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
-from hwpscan.cli.machine import write_rows_document
+from hwpscan.cli.machine import STDOUT_NAME, write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
     FileTimeoutOpt,
@@ -77,10 +77,6 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(help="Files and folders (searched recursively).", show_default=False),
 ]
-
-
-#: ``--output -``: standard output.
-STDOUT_NAME = Path("-")
 
 
 @dataclass(frozen=True)
@@ -411,7 +407,7 @@ def scan(
     settings = _settings(list(paths or []), out, how, matrix, scale)
     fetched = _fetch(when, fetch, settings, progress=out.progress)
     if fetched is not None:
-        settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
+        settings = replace(settings, paths=(*settings.paths, *fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
     outcome = _scan_to(out, settings, args, fetched)
@@ -493,10 +489,6 @@ def _settings(
         )
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
-
-
-def _with_paths(settings: ScanSettings, paths: list[Path]) -> ScanSettings:
-    return replace(settings, paths=tuple(paths))
 
 
 def _fetch(
