@@ -15,6 +15,7 @@ from hwpscan.api import defaults
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
 from hwpscan.cli.machine import (
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     write_rows_document,
@@ -53,10 +54,7 @@ def demo(
             help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml here.",
         ),
     ] = None,
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:

@@ -43,12 +43,11 @@ def changed_quirks(quirks: Quirks) -> list[str]:
     ['quota_mode=silent', 'fail_first=2']
     """
     default = Quirks()
-    out = []
-    for f in fields(Quirks):
-        value = getattr(quirks, f.name)
-        if value != getattr(default, f.name):
-            out.append(f"{f.name}={getattr(value, 'value', value)}")
-    return out
+    return [
+        f"{f.name}={getattr(value, 'value', value)}"
+        for f in fields(Quirks)
+        if (value := getattr(quirks, f.name)) != getattr(default, f.name)
+    ]
 
 
 def _span(posts: tuple[Post, ...]) -> str:

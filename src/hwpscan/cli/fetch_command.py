@@ -19,6 +19,7 @@ from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
 from hwpscan.cli.machine import (
     MANIFEST_ROW_SCHEMA,
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     plan_json,
@@ -40,11 +41,6 @@ from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
-
-FormatOpt = Annotated[
-    MachineFormat,
-    typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-]
 
 
 class FetchFormat(str, enum.Enum):
@@ -96,7 +92,7 @@ def plan(
     start: FromOpt,
     end: ToOpt,
     api: ApiOptions,
-    fmt: FormatOpt = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""

@@ -55,6 +55,12 @@ class MachineFormat(str, enum.Enum):
     json = "json"
 
 
+MachineFormatOpt = Annotated[
+    MachineFormat,
+    typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+]
+
+
 def check_results_file(output: Path | None, fmt: str, formats: str) -> Path | None:
     """The results file ``-o/--output`` names (``None``: stdout), refused (exit 2) before
     any work when it goes with the table (which is for the terminal), is a folder or

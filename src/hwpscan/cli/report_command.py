@@ -19,6 +19,7 @@ from rich.text import Text
 from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import (
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     diff_json,
@@ -254,10 +255,7 @@ def history(
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
     keep: KeepOpt = None,
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """List recorded runs (scans, fetches and verifications), or prune or delete them.
@@ -393,10 +391,7 @@ def diff(
         str, typer.Argument(help="The earlier run (id, its start or end, 'latest~1').")
     ],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
     fail_on: Annotated[
         list[str],

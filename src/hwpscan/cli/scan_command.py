@@ -27,7 +27,7 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
-from hwpscan.cli.machine import STDOUT_NAME, write_rows_document
+from hwpscan.cli.machine import STDOUT_NAME, check_results_file, write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
     FileTimeoutOpt,
@@ -151,14 +151,14 @@ class OutputOptions:
         input order. None for the scaled path (URLs, Dask, --resume): its inputs are
         listed as they go, so its rows are written as they complete, each with its
         input 'index'."""
-        from hwpscan.cli.input_order import HELD_ROWS, InputOrder
+        from hwpscan.cli.input_order import InputOrder
         from hwpscan.report.export import jsonl_bytes_sink
 
         if not self.streamed or self.live or scaled:
             return None
         if self.fmt is OutputFormat.jsonl:
-            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=HELD_ROWS)
-        return InputOrder(results=self.writer(out), held_rows=HELD_ROWS)
+            return InputOrder(lines=jsonl_bytes_sink(out))
+        return InputOrder(results=self.writer(out))
 
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
@@ -166,19 +166,15 @@ class OutputOptions:
         return replace(self, output=None) if self.output == STDOUT_NAME else self
 
     def check(self) -> None:
-        """Refuse what cannot work before anything is scanned (exit 2)."""
-        if self.output is not None and self.fmt is OutputFormat.table:
-            message = (
-                "--output needs --format json, jsonl, csv or junit (tables go to the terminal)"
-            )
-            raise fail(message, ExitCode.USAGE)
+        """Refuse what cannot work before anything is scanned (exit 2): a table to a
+        results file, a report folder or a json/junit file that cannot be written."""
+        formats = "json, jsonl, csv or junit"
+        if self.fmt is OutputFormat.table:
+            check_results_file(self.output, "table", formats)
         if self.report_dir is not None:  # fail now, not after the whole scan
             check_writable_folder(Path(str(self.report_dir).split("{run}")[0] or "."), "--report")
-        at_end = self.fmt in (OutputFormat.junit, OutputFormat.json)
-        if self.output is not None and at_end:  # written at the end
-            if self.output.is_dir():
-                raise fail(f"--output {self.output} is a folder; give a file name", ExitCode.USAGE)
-            check_writable_folder(self.output.parent, "--output")
+        if not self.streamed:  # json and junit: written at the end
+            check_results_file(self.output, self.fmt.value, formats)
 
     def writer(self, out: IO[str]) -> Callable[[FileResult], None]:
         from hwpscan.report.export import csv_sink, jsonl_sink

@@ -68,10 +68,6 @@ class VerifyFormat(str, enum.Enum):
     junit = "junit"
 
 
-def _none_for_zero(value: int) -> int | None:
-    return value or None
-
-
 @dataclass(frozen=True)
 class VerifyOptions:
     """What to verify: ``verify``'s own options (the fetch options are apart)."""
@@ -164,7 +160,7 @@ class VerifyOptions:
             tool_env=tuple(split_list(self.tool_env)),
             cached=self.cached,
             after=self.after,
-            jobs=_none_for_zero(self.jobs),
+            jobs=self.jobs or None,
         )
 
 
