@@ -11,6 +11,8 @@ import enum
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -104,7 +106,7 @@ def text(
             raise fail(f"no such file or folder: {escape_snippet(os.fspath(path))}", ExitCode.USAGE)
     statuses: list[Status] = []
     masks: list[int] = []
-    with _ReceiptStream(receipt) as receipts:
+    with _receipts(receipt) as receipts:
         for path in files:
             row, status, mask = _one(path, sys.stdout.buffer, pua.value, orphans.value)
             statuses.append(status)
@@ -142,24 +144,15 @@ def _failed(shown: str, status: Status, reason: str) -> tuple[dict[str, Any], St
     return {"path": shown, "status": status.value, "error": escape_snippet(reason)}, status, 0
 
 
-class _ReceiptStream:
+@contextmanager
+def _receipts(target: str | None) -> Iterator[IO[bytes] | None]:
     """Where the receipts go, as UTF-8: None, standard error, or a file (closed after)."""
-
-    def __init__(self, target: str | None) -> None:
-        self.target = target
-        self.file: IO[bytes] | None = None
-
-    def __enter__(self) -> IO[bytes] | None:
-        if self.target is None:
-            return None
-        if self.target == "-":
-            return sys.stderr.buffer
-        try:
-            self.file = open(self.target, "wb")
-        except OSError as exc:
-            raise fail(f"--receipt {self.target}: {exc.strerror or exc}", ExitCode.USAGE) from None
-        return self.file
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            self.file.close()
+    if target is None or target == "-":
+        yield None if target is None else sys.stderr.buffer
+        return
+    try:
+        file = open(target, "wb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise fail(f"--receipt {target}: {exc.strerror or exc}", ExitCode.USAGE) from None
+    with file:
+        yield file
