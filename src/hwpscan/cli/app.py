@@ -365,6 +365,11 @@ def _main(
         raise typer.Exit(ExitCode.USAGE)
 
 
+def warn(message: str) -> None:
+    """A yellow ``warning:`` line on stderr; *message* is Rich markup (escape what is not)."""
+    err_console.print(f"[yellow]warning:[/] {message}", highlight=False)
+
+
 def fail(message: str, code: int) -> typer.Exit:
     """Print a user-facing error (no traceback) and return the Exit to raise."""
     err_console.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)

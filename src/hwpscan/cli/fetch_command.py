@@ -7,8 +7,6 @@ The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from
 
 from __future__ import annotations
 
-import enum
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
@@ -17,14 +15,14 @@ import typer
 
 from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
 from hwpscan.cli.machine import (
-    MANIFEST_ROW_SCHEMA,
+    EntriesFormat,
     MachineFormat,
     MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     plan_json,
     print_json,
-    results_lines,
+    write_entries,
 )
 from hwpscan.cli.options import (
     ApiOptions,
@@ -43,14 +41,8 @@ if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
 
 
-class FetchFormat(str, enum.Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-
-
 FetchFormatOpt = Annotated[
-    FetchFormat,
+    EntriesFormat,
     typer.Option(
         "--format",
         "-f",
@@ -69,7 +61,7 @@ class FetchResults:
     """How a fetch's results are given: a summary for people, or a document for tools."""
 
     PANEL: ClassVar[str] = "Output"
-    fmt: FetchFormatOpt = FetchFormat.table
+    fmt: FetchFormatOpt = EntriesFormat.table
     output: ResultsOutOpt = None
 
 
@@ -176,17 +168,14 @@ def fetch(
 
 
 def _write_results(
-    report: FetchReport, summary: dict[str, Any], fmt: FetchFormat, output: Path | None
+    report: FetchReport, summary: dict[str, Any], fmt: EntriesFormat, output: Path | None
 ) -> None:
     """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
     fetch's own lines, already shown)."""
-    if fmt is FetchFormat.json:
+    if fmt is EntriesFormat.json:
         print_json(_fetch_json(report, summary), output)
-    elif fmt is FetchFormat.jsonl:
-        with results_lines(output) as write:
-            for entry in report.entries:
-                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
-                write(json.dumps(line, ensure_ascii=False))
+    elif fmt is EntriesFormat.jsonl:
+        write_entries(report.entries, output)
 
 
 def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from hwpscan.api.keys import (
     resolve_key,
 )
 from hwpscan.api.plan import Plan
-from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.app import console, err_console, fail, warn
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
@@ -53,16 +53,10 @@ def range_line(start: date, end: date) -> str:
     return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{plural} (Korea time)"
 
 
-def plain(message: str, secret: str | None) -> str:
+def plain(message: str, secret: str | None = None) -> str:
     """Message text made safe to print: no key, no accidental rich markup, no control
     character (a server's name or subject with ESC in it is shown as ``\\x1b``)."""
     return escape(escape_snippet(redact_text(message, [secret]) if secret else message))
-
-
-def warn(message: str, secret: str | None = None) -> None:
-    """A yellow warning on stderr, *secret* redacted."""
-    text = plain(message, secret)
-    err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False)
 
 
 def render_plan(plan: Plan) -> None:
@@ -96,7 +90,7 @@ def render_plan(plan: Plan) -> None:
                 "the fetch will stop when the quota is used and keep what it got"
             )
     for warning in plan.warnings:
-        warn(warning)
+        warn(plain(warning))
 
 
 def retry_line(message: str) -> None:
@@ -163,7 +157,7 @@ def render_report(
     already printed before the first call)."""
     for warning in report.warnings:
         if warning not in shown:
-            warn(warning, key)
+            warn(plain(warning, key))
     err_console.print(
         f"calls: {report.calls_made} made, {report.calls_cached} from cache; "
         f"releases: {report.releases}; files: {report.files_downloaded} downloaded, "
@@ -211,7 +205,7 @@ def get_key(*, any_length: bool = False) -> str:
         raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
     problem = key_length_problem(key)
     if problem is not None:
-        warn(f"{problem} (sent anyway: --any-key-length)")
+        warn(plain(f"{problem} (sent anyway: --any-key-length)"))
     return key
 
 
@@ -221,7 +215,7 @@ def check_year(first: date, last: date) -> tuple[str, ...]:
     the summary does not repeat it."""
     warning = year_warning(first, last)
     if warning is not None:
-        warn(warning)
+        warn(plain(warning))
     return (warning,) if warning is not None else ()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import io
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -28,12 +28,22 @@ if TYPE_CHECKING:
     from hwpscan.api.plan import Plan
     from hwpscan.history import RunInfo
     from hwpscan.history.diff import RunDiff
+    from hwpscan.manifest import ManifestEntry
     from hwpscan.models import FileResult
 
 
 #: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
 #: manifest entry (the manifest file's own lines carry no schema).
 MANIFEST_ROW_SCHEMA = "hwpscan.manifest.entry/1"
+
+
+class EntriesFormat(str, enum.Enum):
+    """``--format`` of ``fetch`` and ``manifest``: jsonl is a manifest entry per line."""
+
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
 
 #: ``--output -``: standard output.
 STDOUT_NAME = Path("-")
@@ -91,6 +101,15 @@ def results_lines(output: Path | None) -> Iterator[Callable[[str], None]]:
     yield write
     with atomic_file(output, shared=True) as handle:
         handle.write(buffer.getvalue().encode("utf-8"))
+
+
+def write_entries(entries: Iterable[ManifestEntry], output: Path | None) -> None:
+    """Manifest entries as JSON Lines, each with :data:`MANIFEST_ROW_SCHEMA`."""
+    with results_lines(output) as write:
+        for entry in entries:
+            write(
+                json.dumps({"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}, ensure_ascii=False)
+            )
 
 
 def json_text(doc: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
 import typer
 
 from hwpscan.api import defaults
-from hwpscan.cli.app import ApiUrlOpt, err_console
+from hwpscan.cli.app import ApiUrlOpt, warn
 from hwpscan.errors import UsageError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def deprecated(old: _T | None, new: _T, message: str) -> _T:
     """
     if old is None:
         return new
-    err_console.print(f"[yellow]warning:[/] {message}", markup=True, highlight=False)
+    warn(message)
     return old
 
 
@@ -273,11 +273,9 @@ class FetchOptions(_Settings):
 
     def __post_init__(self) -> None:
         if self.yes:  # hidden from --help; old scripts keep working, and are told
-            err_console.print(
-                "[yellow]warning:[/] --yes does nothing (hwpscan never asks) and will be "
-                "removed; drop it from the command",
-                markup=True,
-                highlight=False,
+            warn(
+                "--yes does nothing (hwpscan never asks) and will be removed; drop it from "
+                "the command"
             )
 
     def fields(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import typer
 from rich.markup import escape
 
 from hwpscan.atomic import TEMP_PREFIX, shared_mode
-from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.app import console, err_console, fail, warn
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
@@ -124,8 +124,7 @@ class TerminalObserver(ScanObserver):
         err_console.print(escape_snippet(message), markup=False, highlight=False)
 
     def warn(self, message: str) -> None:
-        shown = escape(escape_snippet(message))  # a name's ESC shown, never sent
-        err_console.print(f"[yellow]warning:[/] {shown}", highlight=False)
+        warn(escape(escape_snippet(message)))  # a name's ESC shown, never sent
 
     def _tick(self, done: int = 1) -> None:
         self._count += done
