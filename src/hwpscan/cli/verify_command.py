@@ -20,7 +20,6 @@ import typer
 from rich.markup import escape
 from rich.text import Text
 
-from hwpscan.api.dates import parse_date, with_weekday
 from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import ENV_FETCH, EXIT_USAGE, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
@@ -145,6 +144,7 @@ class VerifyOptions:
 
     def settings(self) -> VerifySettings:
         """The use case's settings; :class:`UsageError` on a bad date or combination."""
+        from hwpscan.api.dates import parse_date
         from hwpscan.usecases.run_verify import VerifySettings
 
         if self.expect is None:
@@ -219,6 +219,7 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
     follows it."""
     from rich.table import Table
 
+    from hwpscan.api.dates import with_weekday
     from hwpscan.verify import FAIL, INCONCLUSIVE, PASS
 
     style = {PASS: "bold green", FAIL: "bold red"}
