@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from hwpscan.cli.params import OptionGroup, options_from_dataclasses, zero_means_none
+from hwpscan.cli.params import OptionGroup, options_from_dataclasses
 
 runner = CliRunner()
 
@@ -20,7 +20,7 @@ runner = CliRunner()
 class Network:
     timeout: Annotated[float, typer.Option(min=0, help="Seconds per request.")] = 10.0
     retries: Annotated[int, typer.Option("--retries", "-r", help="Attempts.")] = 3
-    limit: Annotated[int | None, typer.Option(min=0, callback=zero_means_none)] = 30
+    limit: Annotated[int | None, typer.Option(min=0, callback=lambda v: v or None)] = 30
     follow: Annotated[bool, typer.Option("--follow/--no-follow", help="Redirects.")] = True
 
 

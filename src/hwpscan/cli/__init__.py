@@ -95,33 +95,10 @@ def _unexpected(exc: Exception) -> int:
 
     if os.environ.get("HWPSCAN_DEBUG"):
         traceback.print_exc()
-    detail = _without_secrets(f"{type(exc).__name__}: {exc}")[:500]
+    detail = stop.without_secrets(f"{type(exc).__name__}: {exc}")[:500]
     err_console.print(
         f"internal error: {detail} (set HWPSCAN_DEBUG=1 for the traceback)",
         markup=False,
         highlight=False,
     )
     return ExitCode.INTERNAL  # exit 70, never 1 (findings)
-
-
-def _without_secrets(message: str, argv: list[str] | None = None) -> str:
-    """An error message with the API key, the cloud credentials and the user names and
-    passwords of the command line's URLs (``s3://KEY:SECRET@bucket``; *argv* ``None``
-    is ``sys.argv``) redacted: a library may repeat any of them in its message.
-
-    >>> argv = ["hwpscan", "scan", "s3://user:hunter2@bucket/x"]
-    >>> _without_secrets('Invalid bucket name "user:hunter2@bucket"', argv)
-    'Invalid bucket name "REDACTED:REDACTED@bucket"'
-    """
-    import os
-
-    from hwpscan.redaction import (  # only on an error
-        API_KEY_ENV,
-        redact_credentials,
-        redact_text,
-        userinfo_secrets,
-    )
-
-    secrets = userinfo_secrets(sys.argv if argv is None else argv)
-    key = os.environ.get(API_KEY_ENV)
-    return redact_text(redact_credentials(message), [*secrets, key] if key else secrets)

@@ -29,18 +29,6 @@ from hwpscan.cli.config_file import CONFIG_ENV, ConfigFiles, default_map
 from hwpscan.errors import UsageError
 from hwpscan.models import ExitCode
 
-__all__ = [
-    "ApiUrlOpt",
-    "HwpscanGroup",
-    "app",
-    "check_writable_folder",
-    "clean_error",
-    "console",
-    "epilog",
-    "err_console",
-    "fail",
-]
-
 
 def _isatty(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)
@@ -375,6 +363,11 @@ def _main(
     if ctx.invoked_subcommand is None:  # no command: the help, and exit 2 as for a usage error
         typer.echo(ctx.get_help())
         raise typer.Exit(ExitCode.USAGE)
+
+
+def warn(message: str) -> None:
+    """A yellow ``warning:`` line on stderr; *message* is Rich markup (escape what is not)."""
+    err_console.print(f"[yellow]warning:[/] {message}", highlight=False)
 
 
 def fail(message: str, code: int) -> typer.Exit:

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -15,9 +15,11 @@ from rich.text import Text
 from hwpscan.cli.app import app, console, epilog, err_console, fail
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, results_lines
 from hwpscan.cli.options import deprecated
-from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine, decode_input, iter_check
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
+
+if TYPE_CHECKING:
+    from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine
 
 #: What each ``--format jsonl`` line is (its ``type`` says which: a bad string, a
 #: skipped line, or the summary that ends the output).
@@ -86,6 +88,8 @@ def check_json(
     none is, 2 when the input cannot be read or holds no JSON document at all (a wrong
     capture file proves nothing).
     """
+    from hwpscan.forensics.checkjson import Counts, decode_input, iter_check
+
     fmt, output = _format(fmt, output)
     if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
         _usage_hint(ctx)
@@ -135,19 +139,6 @@ def _read(source: str) -> bytes:
         raise fail(f"cannot read {escape_snippet(source)}: {reason}", ExitCode.USAGE) from None
 
 
-def _print_jsonl(
-    findings: Iterator[BadString | SkippedLine], counts: Counts, write: Callable[[str], None]
-) -> BadString | None:
-    """Every finding as it is found, then the counts; returns the first bad string."""
-    first: BadString | None = None
-    for item in findings:  # every field is escaped: the output always encodes
-        if first is None and isinstance(item, BadString):
-            first = item
-        write(json.dumps({"schema": CHECK_SCHEMA, **item.to_json()}, ensure_ascii=False))
-    write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
-    return first
-
-
 def _print(
     fmt: CheckFormat,
     findings: Iterator[BadString | SkippedLine],
@@ -159,25 +150,34 @@ def _print(
     if fmt is CheckFormat.table:
         return _TextReport(max_shown).print(findings, counts)
     with results_lines(output) as write:
-        if fmt is CheckFormat.json:
-            return _print_document(findings, counts, write)
-        return _print_jsonl(findings, counts, write)
+        return _print_rows(fmt is CheckFormat.json, findings, counts, write)
 
 
-def _print_document(
-    findings: Iterator[BadString | SkippedLine], counts: Counts, write: Callable[[str], None]
+def _print_rows(
+    document: bool,
+    findings: Iterator[BadString | SkippedLine],
+    counts: Counts,
+    write: Callable[[str], None],
 ) -> BadString | None:
-    """One JSON document, its findings written as they are found (one per line, none
-    held), the counts at the end; returns the first bad string."""
+    """Every finding as it is found (every field escaped: the output always encodes),
+    then the counts: one JSON document (one finding per line, none held) or JSON Lines;
+    returns the first bad string."""
+    from hwpscan.forensics.checkjson import BadString
+
     first: BadString | None = None
-    write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
+    if document:
+        write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
     separator = ""
     for item in findings:
         if first is None and isinstance(item, BadString):
             first = item
-        write(separator + json.dumps(item.to_json(), ensure_ascii=False))
-        separator = ","
-    write(f'], "summary": {json.dumps(counts.summary(), ensure_ascii=False)}}}')
+        row = item.to_json() if document else {"schema": CHECK_SCHEMA, **item.to_json()}
+        write(separator + json.dumps(row, ensure_ascii=False))
+        separator = "," if document else ""
+    if document:
+        write(f'], "summary": {json.dumps(counts.summary(), ensure_ascii=False)}}}')
+    else:
+        write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
     return first
 
 
@@ -193,6 +193,8 @@ class _TextReport:
         self, findings: Iterator[BadString | SkippedLine], counts: Counts
     ) -> BadString | None:
         """Show every finding and the verdict; returns the first bad string."""
+        from hwpscan.forensics.checkjson import SkippedLine
+
         first: BadString | None = None
         for item in findings:
             if isinstance(item, SkippedLine):

@@ -1,32 +1,18 @@
 """Option defaults from files: the user's config file and a project's pyproject.toml.
 
-Two files may give defaults, both TOML, read with :mod:`tomllib`:
-
-* the user config file, ``config.toml`` in the platform's config folder
-  (``platformdirs.user_config_dir("hwpscan")``; ``HWPSCAN_CONFIG`` names another);
-* the ``[tool.hwpscan]`` table of the nearest ``pyproject.toml``, from the current
-  folder upwards (it wins over the user file).
-
-Both have the same shape. Top-level keys are shared settings, given to every command
-that takes them; a table named after a command gives that command's option defaults,
-by the option's long name (``fail-on`` or ``fail_on``)::
-
-    [tool.hwpscan]
-    api_url = "http://127.0.0.1:8000/api"
-    jobs = 4
-    file_timeout = 60
+The user file is ``config.toml`` in the platform's config folder (``HWPSCAN_CONFIG``
+names another); the ``[tool.hwpscan]`` table of the nearest ``pyproject.toml`` wins over
+it. Top-level keys are shared settings (:data:`SHARED`); a table named after a command
+gives its option defaults by long name (``fail-on`` or ``fail_on``)::
 
     [tool.hwpscan.scan]
     format = "jsonl"
     fail_on = ["contaminated", "unreadable"]
 
-What a person types wins, then the environment (``HWPSCAN_API_URL``), then
-pyproject.toml, then the user file, then the built-in default: the files become
-Click's ``default_map``, which the framework ranks below the command line and the
-environment. The API key is never read from pyproject.toml (a project file gets
-committed): a key there is refused. An unknown key is a warning naming the file
-and the key; a file that is not TOML, or a value of the wrong type, is an error
-naming the file (exit 2).
+The files become Click's ``default_map``: below the command line and the environment,
+above the built-in defaults. An API key in pyproject.toml is refused (a project file
+gets committed); an unknown key is a warning; a file that is not TOML, or a value of
+the wrong type, is an error naming the file (exit 2).
 """
 
 from __future__ import annotations
@@ -39,15 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from hwpscan.errors import HwpscanError, UsageError
-
-__all__ = [
-    "CONFIG_ENV",
-    "SHARED",
-    "ConfigFiles",
-    "default_map",
-    "nearest_pyproject",
-    "user_config_path",
-]
 
 #: The variable that names the user config file.
 CONFIG_ENV = "HWPSCAN_CONFIG"

@@ -11,31 +11,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from hwpscan.api import defaults
 from hwpscan.cli.app import ENV_LOCAL, EXIT_USAGE, app, check_writable_folder, epilog, err_console
-from hwpscan.cli.fetch_view import raise_for_report, run_fetch
 from hwpscan.cli.machine import (
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     write_rows_document,
 )
-from hwpscan.cli.options import DOWNLOADS, DownloadsOpt
-from hwpscan.cli.runs_view import RecordOpt
-from hwpscan.cli.scan_view import (
-    TerminalObserver,
-    open_output,
-    render_tables,
-    said_stopped,
-    scan_shown,
-    stopped_after,
-)
-from hwpscan.history.stored_rows import status_counts
-from hwpscan.usecases.run_scan import ScanInterrupted, ScanOutcome, ScanSettings
+from hwpscan.cli.options import DownloadsOpt, RecordOpt
 
-if TYPE_CHECKING:  # the emulator loads when the demo runs, not for --help
+if TYPE_CHECKING:
     from hwpscan.rehearsal.demo_session import DemoSettings
-
-__all__ = ["demo"]
+    from hwpscan.usecases.run_scan import ScanOutcome
 
 
 @app.command(
@@ -57,7 +46,7 @@ def demo(
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
     ] = 0,
-    downloads: DownloadsOpt = DOWNLOADS,
+    downloads: DownloadsOpt = defaults.DEFAULT_DOWNLOADS,
     report_dir: Annotated[
         Path | None,
         typer.Option(
@@ -65,10 +54,7 @@ def demo(
             help="Also write report.html, files.csv, pivot.csv, summary.md and junit.xml here.",
         ),
     ] = None,
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:
@@ -80,7 +66,7 @@ def demo(
     output = check_results_file(output, fmt.value, "json")
     if report_dir is not None:  # fail now, not after the whole demo
         check_writable_folder(report_dir, "--report")
-    from hwpscan.rehearsal.demo_session import DemoSettings  # the emulator: not for --help
+    from hwpscan.rehearsal.demo_session import DemoSettings
 
     settings = DemoSettings(out=out, downloads=downloads, jobs=jobs, report_dir=report_dir)
     _run(settings, fmt, output, record)
@@ -98,11 +84,16 @@ def _run(
     settings: DemoSettings, fmt: MachineFormat, output: Path | None, record: bool = True
 ) -> None:
     """Fetch the incident's range from the emulator, then scan and tabulate it."""
-    from hwpscan.rehearsal.demo_session import (  # the emulator: not for --help
-        DEMO_RANGE,
-        demo_api,
-        demo_record_args,
+    from hwpscan.cli.fetch_view import raise_for_report, run_fetch
+    from hwpscan.cli.scan_view import (
+        TerminalObserver,
+        render_tables,
+        said_stopped,
+        scan_shown,
+        stopped_after,
     )
+    from hwpscan.rehearsal.demo_session import DEMO_RANGE, demo_api, demo_record_args
+    from hwpscan.usecases.run_scan import ScanInterrupted, ScanSettings
 
     with demo_api(settings) as api:
         _say(
@@ -111,7 +102,7 @@ def _run(
         )
         first, last = DEMO_RANGE
         fetch = api.fetch_settings()
-        report = run_fetch(first, last, fetch, key=api.key, show_progress=True, assume_yes=True)
+        report = run_fetch(first, last, fetch, key=api.key, show_progress=True)
         stats = api.stats()
         _say(
             f"emulator counted {stats.calls_total} API call(s) "
@@ -137,6 +128,9 @@ def _run(
 
 def _write_json(outcome: ScanOutcome, stats: Any, output: Path | None) -> None:
     """``demo --format json``: the emulator's counts, the run and its rows."""
+    from hwpscan.cli.scan_view import open_output
+    from hwpscan.history.stored_rows import status_counts
+
     counts = {s.value: n for s, n in status_counts(outcome.results).items() if n}
     head: dict[str, object] = {
         "schema": DEMO_SCHEMA,

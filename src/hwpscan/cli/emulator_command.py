@@ -7,7 +7,7 @@ import signal
 import threading
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -16,7 +16,9 @@ from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.errors import CatalogueError
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator import Quirks
-from hwpscan.rehearsal.emulator.catalogue_loader import Post
+
+if TYPE_CHECKING:
+    from hwpscan.rehearsal.emulator.catalogue_loader import Post
 
 
 def is_loopback(host: str) -> bool:
@@ -41,12 +43,11 @@ def changed_quirks(quirks: Quirks) -> list[str]:
     ['quota_mode=silent', 'fail_first=2']
     """
     default = Quirks()
-    out = []
-    for f in fields(Quirks):
-        value = getattr(quirks, f.name)
-        if value != getattr(default, f.name):
-            out.append(f"{f.name}={getattr(value, 'value', value)}")
-    return out
+    return [
+        f"{f.name}={getattr(value, 'value', value)}"
+        for f in fields(Quirks)
+        if (value := getattr(quirks, f.name)) != getattr(default, f.name)
+    ]
 
 
 def _span(posts: tuple[Post, ...]) -> str:

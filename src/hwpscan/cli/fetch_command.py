@@ -7,66 +7,42 @@ The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from
 
 from __future__ import annotations
 
-import enum
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
-from hwpscan.api import plan_range
-from hwpscan.api.keys import resolve_key
-from hwpscan.api.urls import check_api_url
 from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
-from hwpscan.cli.fetch_view import (
-    fail_redacted,
-    get_key,
-    parse_dates,
-    raise_for_report,
-    render_plan,
-    run_fetch,
-)
 from hwpscan.cli.machine import (
-    MANIFEST_ROW_SCHEMA,
+    EntriesFormat,
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     plan_json,
     print_json,
-    results_lines,
+    write_entries,
 )
 from hwpscan.cli.options import (
     ApiOptions,
     FetchOptions,
     FromOpt,
     ProgressOpt,
+    RecordOpt,
     ToOpt,
     deprecated,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import RecordOpt, record_and_report
 from hwpscan.errors import UsageError
-from hwpscan.home import state_dir
 from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
 
-FormatOpt = Annotated[
-    MachineFormat,
-    typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-]
-
-
-class FetchFormat(str, enum.Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-
 
 FetchFormatOpt = Annotated[
-    FetchFormat,
+    EntriesFormat,
     typer.Option(
         "--format",
         "-f",
@@ -85,7 +61,7 @@ class FetchResults:
     """How a fetch's results are given: a summary for people, or a document for tools."""
 
     PANEL: ClassVar[str] = "Output"
-    fmt: FetchFormatOpt = FetchFormat.table
+    fmt: FetchFormatOpt = EntriesFormat.table
     output: ResultsOutOpt = None
 
 
@@ -108,10 +84,16 @@ def plan(
     start: FromOpt,
     end: ToOpt,
     api: ApiOptions,
-    fmt: FormatOpt = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Show the calls a fetch of the range needs, without any network access."""
+    from hwpscan.api import plan_range
+    from hwpscan.api.keys import resolve_key
+    from hwpscan.api.urls import check_api_url
+    from hwpscan.cli.fetch_view import fail_redacted, parse_dates, render_plan
+    from hwpscan.home import state_dir
+
     output = check_results_file(output, fmt.value, "json")
     first, last = parse_dates(start, end)
     try:
@@ -158,6 +140,11 @@ def fetch(
     record: RecordOpt = True,
 ) -> None:
     """Fetch press releases and their attachments for a date range (cache first)."""
+    from hwpscan.cli.fetch_view import get_key, parse_dates, raise_for_report, run_fetch
+    from hwpscan.cli.runs_view import record_and_report
+    from hwpscan.history.recording import fetch_summary
+    from hwpscan.history.records import RunArgs, RunSummary, arg_text
+
     fmt = results.fmt
     output = check_results_file(results.output, fmt.value, "json or jsonl")
     downloads = deprecated(
@@ -166,12 +153,7 @@ def fetch(
     first, last = parse_dates(start, end)
     key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)
-    report = run_fetch(
-        first, last, settings, key=key, show_progress=show_progress, assume_yes=options.yes
-    )
-    from hwpscan.history.recording import fetch_summary  # (it stores matrix rows too)
-    from hwpscan.history.records import RunArgs, RunSummary, arg_text  # not for --help
-
+    report = run_fetch(first, last, settings, key=key, show_progress=show_progress)
     args = RunArgs(
         start=start,
         end=end,
@@ -186,17 +168,14 @@ def fetch(
 
 
 def _write_results(
-    report: FetchReport, summary: dict[str, Any], fmt: FetchFormat, output: Path | None
+    report: FetchReport, summary: dict[str, Any], fmt: EntriesFormat, output: Path | None
 ) -> None:
     """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
     fetch's own lines, already shown)."""
-    if fmt is FetchFormat.json:
+    if fmt is EntriesFormat.json:
         print_json(_fetch_json(report, summary), output)
-    elif fmt is FetchFormat.jsonl:
-        with results_lines(output) as write:
-            for entry in report.entries:
-                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
-                write(json.dumps(line, ensure_ascii=False))
+    elif fmt is EntriesFormat.jsonl:
+        write_entries(report.entries, output)
 
 
 def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
@@ -212,6 +191,3 @@ def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:
         "manifest": str(report.manifest_path),
         "entries": [entry.to_json() for entry in report.entries],
     }
-
-
-__all__ = ["fetch", "plan"]

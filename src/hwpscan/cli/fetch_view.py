@@ -1,13 +1,6 @@
 """A fetch on the terminal, for every command that fetches (``fetch``, ``scan
---from/--to``, ``verify``, ``demo``): the key, the other-year question, progress bars,
-messages, and the exit when the fetch stopped.
-
-:func:`run_fetch` is :func:`hwpscan.api.fetch_range` with all of that around it;
-:func:`fetch_for_scan` adds the date parsing and the key lookup; :func:`raise_for_report`
-exits 3 with the library's :func:`~hwpscan.api.stop_message`. Also here: the plan
-table, the summary of a :class:`~hwpscan.api.FetchReport`, and warnings made safe to
-print (no key, no accidental rich markup). A module of helpers, not a command: any
-command module may import it.
+--from/--to``, ``verify``, ``demo``): the key, the other-year warning, progress bars,
+messages, the plan table, and the exit when the fetch stopped (:func:`raise_for_report`).
 """
 
 from __future__ import annotations
@@ -36,7 +29,7 @@ from hwpscan.api.keys import (
     resolve_key,
 )
 from hwpscan.api.plan import Plan
-from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.app import console, err_console, fail, warn
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
@@ -47,23 +40,6 @@ from hwpscan.redaction import redact_text
 
 if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
-
-__all__ = [
-    "check_year",
-    "fail_redacted",
-    "fetch_for_scan",
-    "get_key",
-    "parse_dates",
-    "plain",
-    "progress_bars",
-    "raise_for_report",
-    "range_line",
-    "render_plan",
-    "render_report",
-    "retry_line",
-    "run_fetch",
-    "warn",
-]
 
 
 def range_line(start: date, end: date) -> str:
@@ -77,16 +53,10 @@ def range_line(start: date, end: date) -> str:
     return f"range {with_weekday(start)} .. {with_weekday(end)}, {days} day{plural} (Korea time)"
 
 
-def plain(message: str, secret: str | None) -> str:
+def plain(message: str, secret: str | None = None) -> str:
     """Message text made safe to print: no key, no accidental rich markup, no control
     character (a server's name or subject with ESC in it is shown as ``\\x1b``)."""
     return escape(escape_snippet(redact_text(message, [secret]) if secret else message))
-
-
-def warn(message: str, secret: str | None = None) -> None:
-    """A yellow warning on stderr, *secret* redacted."""
-    text = plain(message, secret)
-    err_console.print(f"[yellow]warning:[/] {text}", markup=True, highlight=False)
 
 
 def render_plan(plan: Plan) -> None:
@@ -120,7 +90,7 @@ def render_plan(plan: Plan) -> None:
                 "the fetch will stop when the quota is used and keep what it got"
             )
     for warning in plan.warnings:
-        warn(warning)
+        warn(plain(warning))
 
 
 def retry_line(message: str) -> None:
@@ -187,7 +157,7 @@ def render_report(
     already printed before the first call)."""
     for warning in report.warnings:
         if warning not in shown:
-            warn(warning, key)
+            warn(plain(warning, key))
     err_console.print(
         f"calls: {report.calls_made} made, {report.calls_cached} from cache; "
         f"releases: {report.releases}; files: {report.files_downloaded} downloaded, "
@@ -211,7 +181,7 @@ def parse_dates(start: str, end: str) -> tuple[date, date]:
         raise fail_redacted(str(exc), ExitCode.USAGE) from None
 
 
-def get_key(*, prompt: bool = True, any_length: bool = False) -> str:
+def get_key(*, any_length: bool = False) -> str:
     """The API key: ``HWPSCAN_API_KEY``, the config file, or a hidden prompt on a TTY.
 
     A key that is not 32 characters long exits 2, unless *any_length*
@@ -222,7 +192,7 @@ def get_key(*, prompt: bool = True, any_length: bool = False) -> str:
         key = resolve_key(state)
     except UsageError as exc:
         raise fail_redacted(str(exc), ExitCode.USAGE) from None
-    if not key and prompt and sys.stdin.isatty():
+    if not key and sys.stdin.isatty():
         key = typer.prompt("API key (input hidden)", hide_input=True, err=True)
     if not key:
         raise fail_redacted(
@@ -235,45 +205,30 @@ def get_key(*, prompt: bool = True, any_length: bool = False) -> str:
         raise fail_redacted(str(exc), ExitCode.USAGE, key) from None
     problem = key_length_problem(key)
     if problem is not None:
-        warn(f"{problem} (sent anyway: --any-key-length)")
+        warn(plain(f"{problem} (sent anyway: --any-key-length)"))
     return key
 
 
-def check_year(first: date, last: date, *, assume_yes: bool) -> tuple[str, ...]:
-    """Say so before any call when the range lies in another year; never ask.
-
-    The dates are typed whole (``YYYY-MM-DD``), so the year was typed on purpose: the
-    warning is shown (the API answers a wrong year with that year's data) and the run
-    goes on, on a terminal as in a script. *assume_yes* (``--yes``) is kept for the
-    scripts that pass it. Returns the warning shown, so the summary does not repeat it.
-    """
-    del assume_yes  # nothing is asked any more
+def check_year(first: date, last: date) -> tuple[str, ...]:
+    """Warn before any call when the range lies in another year; never ask (the dates
+    are typed whole, so the year was typed on purpose). Returns the warning shown, so
+    the summary does not repeat it."""
     warning = year_warning(first, last)
-    if warning is None:
-        return ()
-    warn(warning)
-    return (warning,)
+    if warning is not None:
+        warn(plain(warning))
+    return (warning,) if warning is not None else ()
 
 
 def run_fetch(
-    first: date,
-    last: date,
-    settings: FetchSettings | None = None,
-    *,
-    key: str,
-    show_progress: bool,
-    assume_yes: bool = False,
-    **fields: Any,
+    first: date, last: date, settings: FetchSettings, *, key: str, show_progress: bool
 ) -> FetchReport:
-    """:func:`hwpscan.api.fetch_range` with the range line, the other-year question,
+    """:func:`hwpscan.api.fetch_range` with the range line, the other-year warning,
     progress bars and the summary; exit 2 on bad settings, 130 on Ctrl-C (what was
-    fetched is kept). ``fields`` replace fields of ``settings`` (default settings when
-    ``None``)."""
+    fetched is kept)."""
     from hwpscan.usecases.run_fetch import fetch_range  # the fetch engine: for a fetch only
 
-    settings = replace(settings or FetchSettings(), **fields)
     err_console.print(range_line(first, last), highlight=False)
-    shown = check_year(first, last, assume_yes=assume_yes)
+    shown = check_year(first, last)
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(first, last, settings, key=key, progress=on_event)
@@ -306,7 +261,6 @@ def fetch_for_scan(
     settings: FetchSettings | None = None,
     *,
     show_progress: bool = True,
-    assume_yes: bool = False,
     any_key_length: bool = False,
     **fields: Any,
 ) -> tuple[Path, FetchReport]:
@@ -314,16 +268,13 @@ def fetch_for_scan(
 
     Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
     ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (:func:`raise_for_report`). ``assume_yes`` goes on without asking when the range
-    lies in another year; ``any_key_length`` sends a key of another length than 32
+    (:func:`raise_for_report`). ``any_key_length`` sends a key of another length than 32
     after a warning. ``fields`` replace fields of ``settings``.
     """
     first, last = parse_dates(start, end)
     key = get_key(any_length=any_key_length)
     settings = replace(settings or FetchSettings(), **fields)
-    report = run_fetch(
-        first, last, settings, key=key, show_progress=show_progress, assume_yes=assume_yes
-    )
+    report = run_fetch(first, last, settings, key=key, show_progress=show_progress)
     return report.out_dir, report
 
 

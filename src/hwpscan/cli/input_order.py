@@ -21,8 +21,6 @@ from hwpscan.history.stored_rows import row_lines
 from hwpscan.models import FileResult
 from hwpscan.scanning.row_handoff import Row
 
-__all__ = ["HELD_BYTES", "HELD_ROWS", "InputOrder", "InputOrderObserver"]
-
 #: The most rows held back waiting for an earlier one.
 HELD_ROWS = 10_000
 #: The most bytes of JSON lines held back.

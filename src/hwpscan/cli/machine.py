@@ -1,24 +1,10 @@
-"""``--format json`` for ``plan``, ``history`` and ``diff``: one JSON document each;
-and ``-o/--output``, the results file of every command with a machine format.
+"""The results of every command with a machine format: ``-o/--output``, and the JSON
+documents of ``plan``, ``history`` and ``diff``.
 
-Every document (and every JSON Lines object) a command writes carries a ``"schema"``
-key naming its shape and version, ``hwpscan.<command>/<version>`` (a JSON Lines row:
-``hwpscan.<command>.<row>/<version>``), so a consumer can tell them apart. The keys
-are documented here and in docs/scanning.md; they only ever grow.
-
-- ``plan``: ``start``, ``end``, ``windows`` (``start``, ``end``, ``days``, ``cached``),
-  ``calls_needed``, ``calls_cached``, ``quota`` (``day``, ``used``, ``limit``,
-  ``remaining``, ``resets_at``; ``null`` without a key), ``fits_quota``, ``warnings``;
-- ``history``: ``runs``, each ``id``, ``kind``, ``started``, ``finished``, ``args``,
-  ``version``, ``counts`` (files per status), ``files``, ``contaminated``, ``clean``,
-  ``unreadable``, ``summary`` (a verify run's verdicts per date are in it);
-- ``diff``: ``a``, ``b``, ``files`` (``kind``, ``path``, ``date``, ``before``,
-  ``after``, ``surrogates_before``, ``surrogates_after``), ``dates`` (``kind``,
-  ``date``, ``before``, ``after``), ``unchanged``, ``counts`` (changes per kind),
-  ``regressed`` (true when a file or date became contaminated).
-
-``scan`` and ``repair`` write theirs, a head and the JSON Lines rows, with
-:func:`write_rows_document`.
+Every document (and JSON Lines object) carries a ``"schema"`` key naming its shape and
+version, ``hwpscan.<command>/<version>`` (a row: ``hwpscan.<command>.<row>/<version>``);
+the keys are documented in docs/scanning.md and only ever grow. ``scan`` and ``repair``
+write theirs, a head and the JSON Lines rows, with :func:`write_rows_document`.
 """
 
 from __future__ import annotations
@@ -26,7 +12,7 @@ from __future__ import annotations
 import enum
 import io
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -36,32 +22,28 @@ import typer
 
 from hwpscan.atomic import atomic_file
 from hwpscan.cli.app import check_writable_folder, console, fail
-from hwpscan.history import RunInfo
-from hwpscan.history.stored_rows import row_lines
-from hwpscan.models import ExitCode, FileResult
+from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
     from hwpscan.api.plan import Plan
+    from hwpscan.history import RunInfo
     from hwpscan.history.diff import RunDiff
+    from hwpscan.manifest import ManifestEntry
+    from hwpscan.models import FileResult
 
-__all__ = [
-    "MANIFEST_ROW_SCHEMA",
-    "STDOUT_NAME",
-    "MachineFormat",
-    "ResultsOutOpt",
-    "check_results_file",
-    "diff_json",
-    "history_json",
-    "json_text",
-    "plan_json",
-    "print_json",
-    "results_lines",
-    "write_rows_document",
-]
 
 #: What each line of ``manifest --format jsonl`` and ``fetch --format jsonl`` is: a
 #: manifest entry (the manifest file's own lines carry no schema).
 MANIFEST_ROW_SCHEMA = "hwpscan.manifest.entry/1"
+
+
+class EntriesFormat(str, enum.Enum):
+    """``--format`` of ``fetch`` and ``manifest``: jsonl is a manifest entry per line."""
+
+    table = "table"
+    json = "json"
+    jsonl = "jsonl"
+
 
 #: ``--output -``: standard output.
 STDOUT_NAME = Path("-")
@@ -81,6 +63,12 @@ ResultsOutOpt = Annotated[
 class MachineFormat(str, enum.Enum):
     table = "table"
     json = "json"
+
+
+MachineFormatOpt = Annotated[
+    MachineFormat,
+    typer.Option("--format", "-f", help="table for people; json: one document for tools."),
+]
 
 
 def check_results_file(output: Path | None, fmt: str, formats: str) -> Path | None:
@@ -113,6 +101,15 @@ def results_lines(output: Path | None) -> Iterator[Callable[[str], None]]:
     yield write
     with atomic_file(output, shared=True) as handle:
         handle.write(buffer.getvalue().encode("utf-8"))
+
+
+def write_entries(entries: Iterable[ManifestEntry], output: Path | None) -> None:
+    """Manifest entries as JSON Lines, each with :data:`MANIFEST_ROW_SCHEMA`."""
+    with results_lines(output) as write:
+        for entry in entries:
+            write(
+                json.dumps({"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}, ensure_ascii=False)
+            )
 
 
 def json_text(doc: dict[str, Any]) -> str:
@@ -202,6 +199,8 @@ def write_rows_document(
 ) -> None:
     """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
     as they are (none rebuilt), one per line."""
+    from hwpscan.history.stored_rows import row_lines
+
     stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')
     for i, line in enumerate(row_lines(results)):
         stream.write(("," if i else "") + "\n" + line)

@@ -8,43 +8,28 @@ applies that rule and shows one line per attachment.
 
 from __future__ import annotations
 
-import enum
-import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import (
-    MANIFEST_ROW_SCHEMA,
+    EntriesFormat,
     ResultsOutOpt,
     check_results_file,
     print_json,
-    results_lines,
+    write_entries,
 )
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.manifest import MANIFEST_NAME, ManifestEntry, read_entries
 from hwpscan.models import ExitCode
 
-__all__ = [
-    "current_entries",
-    "manifest",
-    "manifest_file",
-    "manifest_json",
-    "manifest_table",
-    "tally_line",
-]
-
-
-class ManifestFormat(enum.StrEnum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
+if TYPE_CHECKING:
+    from rich.table import Table
 
 
 #: ``manifest --format json``: ``manifest`` (the file read), ``attachments``,
@@ -152,13 +137,13 @@ def manifest(
         ),
     ] = Path("hwpscan-downloads"),
     fmt: Annotated[
-        ManifestFormat,
+        EntriesFormat,
         typer.Option(
             "--format",
             "-f",
             help="table for people; json: one document; jsonl: one entry per line.",
         ),
-    ] = ManifestFormat.table,
+    ] = EntriesFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Show the current entry of each attachment in a download folder's manifest.
@@ -172,12 +157,9 @@ def manifest(
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:
         err_console.print(f"warning: {escape_snippet(problem)}", markup=False, highlight=False)
-    if fmt is ManifestFormat.jsonl:
-        with results_lines(output) as write:
-            for entry in rows:
-                line = {"schema": MANIFEST_ROW_SCHEMA, **entry.to_json()}
-                write(json.dumps(line, ensure_ascii=False))
-    elif fmt is ManifestFormat.json:
+    if fmt is EntriesFormat.jsonl:
+        write_entries(rows, output)
+    elif fmt is EntriesFormat.json:
         print_json(manifest_json(path, rows, superseded), output)
     else:
         console.print(manifest_table(path, rows))

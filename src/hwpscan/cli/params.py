@@ -1,28 +1,12 @@
-"""Command-line options declared once, as the fields of a settings dataclass.
+"""Command-line options declared once, as the fields of a frozen dataclass.
 
-A command takes a settings object instead of one parameter per option::
-
-    @dataclass(frozen=True)
-    class Window:
-        days: Annotated[int, typer.Option(min=1, help="Days per call.")] = 21
-        strict: Annotated[bool, typer.Option("--strict", help="Stop on a gap.")] = False
-
-    @app.command()
-    @options_from_dataclasses
-    def plan(source: Annotated[str, typer.Argument()], *, window: Window) -> None: ...
-
-:func:`options_from_dataclasses` gives Typer a signature in which each dataclass
-parameter is replaced by that dataclass's fields (with their ``typer.Option`` or
-``typer.Argument`` metadata and their defaults), and calls the command with the
-dataclass built from the parsed values. Adding an option is adding a field; the
-defaults live in the dataclass only. Several groups and plain Typer parameters can
-sit side by side, and a field typed with another such dataclass nests its options (a
-``retry: RetryOptions`` inside ``FetchOptions``); two of them wanting the same name or
-option is an error when the command is defined, not when it runs. A dataclass with a
-``PANEL`` class variable shows its options in that ``--help`` panel (an option that names
-its own ``rich_help_panel`` keeps it). With string
-annotations (``from __future__ import annotations``) the dataclasses must be module
-level names, where ``typing.get_type_hints`` finds them.
+:func:`options_from_dataclasses` gives Typer a signature in which each dataclass-typed
+parameter is replaced by the dataclass's fields (their ``typer.Option`` metadata and
+defaults), and calls the command with the dataclass built from the parsed values. A
+field typed with another such dataclass nests its options; a ``PANEL`` class variable
+names the ``--help`` panel. Two parameters wanting one name or option string is an
+error when the command is defined. With string annotations the dataclasses must be
+module-level names, where ``typing.get_type_hints`` finds them.
 
 >>> import dataclasses, typer
 >>> from typer.testing import CliRunner
@@ -54,12 +38,10 @@ from typing import Annotated, Any
 
 import typer
 
-# A dataclass defined in a doctest resolves its string annotations in this module's
-# namespace, so ``typer`` and ``Annotated`` are names here.
+# a doctest's dataclass resolves its string annotations here: ``typer``, ``Annotated``
 _OptionInfo = typer.models.OptionInfo
 _ParameterInfo = typer.models.ParameterInfo
 
-__all__ = ["OptionGroup", "options_from_dataclasses", "zero_means_none"]
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
 
@@ -166,18 +148,11 @@ def _in_panel(annotation: Any, panel: str | None) -> Any:
 
 
 def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Expand each dataclass-typed parameter of *func* into its fields, for Typer.
+    """Expand each dataclass-typed parameter of *func* into its fields, for Typer
+    (apply it under ``@app.command()``); other parameters pass as they are.
 
-    Apply it under ``@app.command()``. A parameter is a group when its annotation
-    (string annotations are resolved) is a dataclass class; its fields become keyword
-    options in its place, each with the field's ``Annotated[T, typer.Option(...)]``
-    metadata (a field without any is a plain option, as Typer makes of a plain
-    parameter with a default) and the field's default. Every other parameter is passed
-    to Typer as it is (``typer.Context`` included).
-
-    Raises ``TypeError`` at decoration when two parameters (fields or plain) share a
-    name or an option string, or *func* takes ``*args``, ``**kwargs`` or
-    positional-only parameters.
+    ``TypeError`` at decoration when two parameters share a name or an option string,
+    or *func* takes ``*args``, ``**kwargs`` or positional-only parameters.
     """
     hints = _hints(func)
     groups: list[OptionGroup] = []
@@ -205,18 +180,6 @@ def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
     if "return" in hints:
         command.__annotations__["return"] = returns
     return command
-
-
-def zero_means_none(value: int | None) -> int | None:
-    """An option callback: ``0`` on the command line means "no limit" (``None``).
-
-    Use it as ``typer.Option(min=0, callback=zero_means_none)`` on a field typed
-    ``int | None``; the help still shows a number and its default.
-
-    >>> zero_means_none(0), zero_means_none(30), zero_means_none(None)
-    (None, 30, None)
-    """
-    return value or None
 
 
 def _hints(obj: Any) -> dict[str, Any]:

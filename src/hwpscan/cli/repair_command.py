@@ -26,22 +26,16 @@ from hwpscan.cli.app import (
     fail,
 )
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, write_rows_document
-from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt
+from hwpscan.cli.options import FileTimeoutOpt, JobsOpt, ProgressOpt, PuaChoice
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.scan_view import TerminalObserver, open_output, said_stopped, scan_shown
 from hwpscan.forensics.surrogates import escape_snippet
-from hwpscan.history.records import RunArgs
-from hwpscan.history.stored_rows import row_lines
-from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink
-from hwpscan.report.tables import repair_table
+from hwpscan.models import ExitCode
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.run_scan import RepairSettings, ScanInterrupted, ScanOutcome, ScanSettings
 
 if TYPE_CHECKING:
     from hwpscan.forensics.guard import PuaMode
-
-__all__ = ["repair"]
+    from hwpscan.models import FileResult
+    from hwpscan.usecases.run_scan import RepairSettings, ScanOutcome, ScanSettings
 
 
 class OrphanPolicy(str, enum.Enum):
@@ -50,13 +44,6 @@ class OrphanPolicy(str, enum.Enum):
     REPLACE = "replace"
     ESCAPE = "escape"
     BOX = "box"
-
-
-class PuaChoice(str, enum.Enum):
-    KEEP = "keep"
-    MAP = "map"
-    PLACEHOLDER = "placeholder"
-    DROP = "drop"
 
 
 @dataclass(frozen=True)
@@ -88,6 +75,8 @@ class RepairTextOptions:
     def settings(self, out: Path) -> RepairSettings:
         """The repair policy: ``--pua-map`` read as ``--pua map``, the orphans' default
         by the mode."""
+        from hwpscan.usecases.run_scan import RepairSettings
+
         mode = _pua_mode(self.pua, self.pua_map)
         orphans = self.orphans
         if orphans is None:
@@ -148,6 +137,10 @@ def repair(
     The table (or the rows of --format) says, per file, where its text went and what was
     restored or removed; the last line how many files were written below --out.
     """
+    from hwpscan.cli.scan_view import open_output
+    from hwpscan.report.tables import repair_table
+    from hwpscan.usecases.run_scan import ScanSettings
+
     results_file = check_results_file(output, fmt.value, "json, jsonl or csv")
     out = _repair_folder(out)
     policy = text.settings(out)
@@ -171,6 +164,10 @@ def _scan_or_stop(
     settings: ScanSettings, results_file: Path | None, *, progress: bool
 ) -> ScanOutcome:
     """The scan that writes the text; a stop says what was kept (exit 130)."""
+    from hwpscan.cli.scan_view import TerminalObserver, said_stopped, scan_shown
+    from hwpscan.history.records import RunArgs
+    from hwpscan.usecases.run_scan import ScanInterrupted
+
     try:
         return scan_shown(settings, TerminalObserver(progress=progress), RunArgs(), None)
     except ScanInterrupted as stopped:
@@ -185,6 +182,9 @@ REPAIR_SCHEMA = "hwpscan.repair/1"
 def _write_repair_rows(
     stream: IO[str], fmt: RepairFormat, results: Sequence[FileResult], out: Path
 ) -> None:
+    from hwpscan.history.stored_rows import row_lines
+    from hwpscan.report.export import csv_sink
+
     if fmt is RepairFormat.csv:
         write = csv_sink(stream, repair=True)
         for result in results:
@@ -202,7 +202,7 @@ def repaired_line(results: Sequence[FileResult], out: Path) -> str:
     """The last line of ``repair``: how many files got their text written, and where;
     the others counted by why (no text read, or the write failed).
 
-    >>> from hwpscan.models import Format, RepairSummary, Status
+    >>> from hwpscan.models import FileResult, Format, RepairSummary, Status
     >>> done = FileResult("a.hwp", "", 1, Format.HWP5, Status.CLEAN, repair=RepairSummary())
     >>> unread = FileResult("b.hwp", "", 1, Format.HWP5, Status.ENCRYPTED)
     >>> failed = FileResult("c.hwp", "", 1, Format.HWP5, Status.CLEAN)

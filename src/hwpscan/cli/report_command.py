@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from hwpscan.cli.app import ENV_LOCAL, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import (
     MachineFormat,
+    MachineFormatOpt,
     ResultsOutOpt,
     check_results_file,
     diff_json,
@@ -27,19 +27,16 @@ from hwpscan.cli.machine import (
     print_json,
 )
 from hwpscan.cli.options import split_list
-from hwpscan.cli.runs_view import load_or_fail
-from hwpscan.cli.stop import interrupted
 from hwpscan.errors import StateDirError, StoreError, UsageError
-from hwpscan.history import CHANGE_KINDS, Run, RunDiff, RunInfo, default_store, diff_results
-from hwpscan.history.matrix_store import load_matrix_rows
-from hwpscan.history.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, keep_runs
+from hwpscan.history.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, default_store, keep_runs
 from hwpscan.models import ExitCode
-from hwpscan.report.tables import history_table, verdict_tally
 
-if TYPE_CHECKING:  # the matrix loads when a run's rows are read
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from hwpscan.history import Run, RunDiff, RunInfo
     from hwpscan.matrix.matrix_rows import MatrixRow
 
-__all__ = ["diff", "history", "render_diff", "render_history", "report"]
 
 DEFAULT_REPORTS = Path("reports")
 DIFF_FAIL_ON = ("became-contaminated",)
@@ -83,6 +80,9 @@ def report(
     output: ResultsOutOpt = None,
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
+    from hwpscan.cli.runs_view import load_or_fail
+    from hwpscan.history.matrix_store import load_matrix_rows
+
     output = check_results_file(output, fmt.value, "json")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
@@ -99,6 +99,8 @@ def report(
 
 def _report_lines(info: RunInfo, written: Sequence[Path], verdicts: object) -> None:
     """What ``report`` says for people: the run, its verdicts, the files written."""
+    from hwpscan.report.tables import verdict_tally
+
     line = Text(f"run {info.id}: ")
     if isinstance(verdicts, dict) and verdicts:
         line.append(verdict_tally(verdicts.values()))
@@ -144,6 +146,7 @@ def report_json(info: RunInfo, written: Sequence[Path], verdicts: object) -> dic
 
 def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> list[Path]:
     """The report files; a stop says the folder was not finished and how to write it."""
+    from hwpscan.cli.stop import interrupted
     from hwpscan.report.bundle import write_report  # pandas: loaded when a report is made
 
     try:
@@ -213,6 +216,8 @@ def _read_history(limit: int) -> tuple[list[RunInfo], dict[str, str], Path]:
 
 def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where: Path) -> None:
     """The runs as a table, then how to name one."""
+    from hwpscan.report.tables import history_table
+
     if not runs:
         console.print("no runs recorded yet: run `hwpscan scan PATH` or `hwpscan demo`")
         return
@@ -250,10 +255,7 @@ def history(
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
     keep: KeepOpt = None,
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """List recorded runs (scans, fetches and verifications), or prune or delete them.
@@ -326,6 +328,8 @@ def _label(kind: str) -> Text:
 
 def dates_table(d: RunDiff) -> Table:
     """The dates whose state changed."""
+    from rich.table import Table
+
     table = Table(title="Dates", title_justify="left")
     for col in ("date", "before", "after", "change"):
         table.add_column(col)
@@ -336,6 +340,8 @@ def dates_table(d: RunDiff) -> Table:
 
 def files_table(d: RunDiff) -> Table:
     """The files whose verdict changed, with their surrogate counts before and after."""
+    from rich.table import Table
+
     table = Table(title="Files", title_justify="left")
     for col in ("change", "file", "date", "before", "after", "surrogates"):
         table.add_column(col, overflow="fold", justify="right" if col == "surrogates" else "left")
@@ -353,6 +359,8 @@ def files_table(d: RunDiff) -> Table:
 
 def render_diff(d: RunDiff) -> None:
     """Print a run diff: the dates whose state changed, then the files, then the tally."""
+    from hwpscan.history.diff import CHANGE_KINDS
+
     console.print(f"diff {d.a} → {d.b}")
     if d.empty:
         console.print(f"[green]no change[/] ({d.unchanged} files the same)")
@@ -383,10 +391,7 @@ def diff(
         str, typer.Argument(help="The earlier run (id, its start or end, 'latest~1').")
     ],
     run_b: Annotated[str, typer.Argument(help="The later run.")] = "latest",
-    fmt: Annotated[
-        MachineFormat,
-        typer.Option("--format", "-f", help="table for people; json: one document for tools."),
-    ] = MachineFormat.table,
+    fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
     fail_on: Annotated[
         list[str],
@@ -398,6 +403,9 @@ def diff(
     ] = [],  # noqa: B006 - typer needs a literal default
 ) -> None:
     """Files and dates that became clean, became contaminated, appeared or vanished."""
+    from hwpscan.cli.runs_view import load_or_fail
+    from hwpscan.history.diff import diff_results
+
     output = check_results_file(output, fmt.value, "json")
     fail_on = split_list(fail_on)
     bad = [v for v in fail_on if v not in DIFF_FAIL_ON]

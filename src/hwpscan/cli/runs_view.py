@@ -11,40 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
 
-import typer
-
-from hwpscan.cli.app import err_console, fail
+from hwpscan.cli.app import err_console, fail, warn
 from hwpscan.errors import RunNotFoundError, StateDirError, StoreError
 from hwpscan.history import Run, default_store
 from hwpscan.history.recording import Recording, recorded_run
 from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
-
-__all__ = [
-    "RecordOpt",
-    "history_warning",
-    "load_or_fail",
-    "record_and_report",
-    "report_recorded",
-    "reported_run",
-]
-
-
-#: ``--record/--no-record``: every command that records a run takes it.
-RecordOpt = Annotated[
-    bool,
-    typer.Option(
-        "--record/--no-record",
-        help="Keep this run in the history (hwpscan history); --no-record: not.",
-    ),
-]
-
-
-def history_warning(message: str) -> None:
-    """Say the history is incomplete (the run itself goes on)."""
-    err_console.print(f"[yellow]warning:[/] {message}", highlight=False)
 
 
 def report_recorded(recording: Recording, report_dir: Path | None) -> None:
@@ -87,10 +60,10 @@ def reported_run(
     block, not inside it (inside, the run is recorded as interrupted). Without *record*
     (``--no-record``) the rows go to a temporary database, the report is still written."""
     if not record:
-        recording = Recording(None, also=also, on_warning=history_warning)
+        recording = Recording(None, also=also, on_warning=warn)
         yield recording
     else:
-        with recorded_run(kind, args, also=also, on_warning=history_warning) as recording:
+        with recorded_run(kind, args, also=also, on_warning=warn) as recording:
             yield recording
     report_recorded(recording, report_dir)
 

@@ -27,55 +27,37 @@ from hwpscan.cli.app import (
     err_console,
     fail,
 )
-from hwpscan.cli.input_order import HELD_ROWS, InputOrder, InputOrderObserver
-from hwpscan.cli.machine import write_rows_document
+from hwpscan.cli.machine import STDOUT_NAME, check_results_file, write_rows_document
 from hwpscan.cli.options import (
     FetchOptions,
     FileTimeoutOpt,
     JobsOpt,
+    ParserTimeoutOpt,
     ProgressOpt,
+    RecordOpt,
     split_list,
 )
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import RecordOpt
-from hwpscan.cli.scan_view import (
-    TerminalObserver,
-    open_output,
-    render_tables,
-    said_stopped,
-    scan_shown,
-    stopped_after,
-)
 from hwpscan.errors import UsageError
-from hwpscan.history.records import OptionValue, RunArgs, arg_text
-from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.export import csv_sink, jsonl_bytes_sink, jsonl_sink
-from hwpscan.report.junit import write_junit
-from hwpscan.report.tables import Show, summary_line
+from hwpscan.models import ExitCode
+from hwpscan.report.tables import Show
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.usecases.run_scan import (
-    MatrixSettings,
-    RepairSettings,
-    ScanInterrupted,
-    ScanOutcome,
-    ScanSettings,
-    named,
-    no_documents,
-    nothing_under,
-)
 from hwpscan.usecases.scale_settings import (
     DEFAULT_BATCH,
     DEFAULT_WORKER_WAIT,
     Executor,
-    ScaleSettings,
     url_from_argument,
 )
 
 if TYPE_CHECKING:
+    from hwpscan.cli.input_order import InputOrder
+    from hwpscan.cli.scan_view import TerminalObserver
+    from hwpscan.history.records import OptionValue, RunArgs
     from hwpscan.matrix import MatrixRow
+    from hwpscan.models import FileResult
     from hwpscan.usecases.run_fetch import FetchReport
-
-__all__ = ["scan"]
+    from hwpscan.usecases.run_scan import MatrixSettings, ScanOutcome, ScanSettings
+    from hwpscan.usecases.scale_settings import ScaleSettings
 
 
 class OutputFormat(str, enum.Enum):
@@ -95,10 +77,6 @@ PathsArg = Annotated[
     list[Path] | None,
     typer.Argument(help="Files and folders (searched recursively).", show_default=False),
 ]
-
-
-#: ``--output -``: standard output.
-STDOUT_NAME = Path("-")
 
 
 @dataclass(frozen=True)
@@ -173,11 +151,14 @@ class OutputOptions:
         input order. None for the scaled path (URLs, Dask, --resume): its inputs are
         listed as they go, so its rows are written as they complete, each with its
         input 'index'."""
+        from hwpscan.cli.input_order import InputOrder
+        from hwpscan.report.export import jsonl_bytes_sink
+
         if not self.streamed or self.live or scaled:
             return None
         if self.fmt is OutputFormat.jsonl:
-            return InputOrder(lines=jsonl_bytes_sink(out), held_rows=HELD_ROWS)
-        return InputOrder(results=self.writer(out), held_rows=HELD_ROWS)
+            return InputOrder(lines=jsonl_bytes_sink(out))
+        return InputOrder(results=self.writer(out))
 
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
@@ -185,21 +166,19 @@ class OutputOptions:
         return replace(self, output=None) if self.output == STDOUT_NAME else self
 
     def check(self) -> None:
-        """Refuse what cannot work before anything is scanned (exit 2)."""
-        if self.output is not None and self.fmt is OutputFormat.table:
-            message = (
-                "--output needs --format json, jsonl, csv or junit (tables go to the terminal)"
-            )
-            raise fail(message, ExitCode.USAGE)
+        """Refuse what cannot work before anything is scanned (exit 2): a table to a
+        results file, a report folder or a json/junit file that cannot be written."""
+        formats = "json, jsonl, csv or junit"
+        if self.fmt is OutputFormat.table:
+            check_results_file(self.output, "table", formats)
         if self.report_dir is not None:  # fail now, not after the whole scan
             check_writable_folder(Path(str(self.report_dir).split("{run}")[0] or "."), "--report")
-        at_end = self.fmt in (OutputFormat.junit, OutputFormat.json)
-        if self.output is not None and at_end:  # written at the end
-            if self.output.is_dir():
-                raise fail(f"--output {self.output} is a folder; give a file name", ExitCode.USAGE)
-            check_writable_folder(self.output.parent, "--output")
+        if not self.streamed:  # json and junit: written at the end
+            check_results_file(self.output, self.fmt.value, formats)
 
     def writer(self, out: IO[str]) -> Callable[[FileResult], None]:
+        from hwpscan.report.export import csv_sink, jsonl_sink
+
         return csv_sink(out, bom=self.bom) if self.fmt is OutputFormat.csv else jsonl_sink(out)
 
     def live_writers(
@@ -208,6 +187,8 @@ class OutputOptions:
         """What writes rows as files complete: a result writer, or for JSON Lines a line
         writer (the line a worker made is written in the bytes it came in); (None, None)
         when sorted."""
+        from hwpscan.report.export import jsonl_bytes_sink
+
         if not (self.live or (scaled and self.streamed)):
             return None, None
         if self.fmt is OutputFormat.jsonl:
@@ -264,10 +245,7 @@ class MatrixOptions:
             "each, as a command line may itself hold commas).",
         ),
     ] = field(default_factory=list)
-    parser_timeout: Annotated[
-        float,
-        typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
-    ] = 30.0
+    parser_timeout: ParserTimeoutOpt = 30.0
     strict_markup: Annotated[
         bool,
         typer.Option(
@@ -279,6 +257,8 @@ class MatrixOptions:
 
     def settings(self) -> MatrixSettings | None:
         """The matrix to run, or None when no extractor is named (exit 2 on a bad one)."""
+        from hwpscan.usecases.run_scan import MatrixSettings
+
         names = ",".join(split_list(self.parser)) or None
         if names is None and not self.parser_cmd:
             return None
@@ -339,6 +319,8 @@ class ScaleOptions:
     ] = DEFAULT_WORKER_WAIT
 
     def settings(self) -> ScaleSettings:
+        from hwpscan.usecases.scale_settings import ScaleSettings
+
         scheduler = self.scheduler if self.executor is Executor.dask else None
         return ScaleSettings(
             self.executor, scheduler, self.batch_size, self.resume, self.worker_wait
@@ -414,12 +396,14 @@ def scan(
     Give files and folders, or --from/--to to fetch a date range first (cache first,
     within the API's daily quota).
     """
+    from hwpscan.cli.scan_view import stopped_after
+
     out = out.standard()
     out.check()
     settings = _settings(list(paths or []), out, how, matrix, scale)
     fetched = _fetch(when, fetch, settings, progress=out.progress)
     if fetched is not None:
-        settings = _with_paths(settings, list(settings.paths) + list(fetched.paths))
+        settings = replace(settings, paths=(*settings.paths, *fetched.paths))
     api_url = fetch.api.api_url if fetched is not None else None
     args = _record_args(settings, out, matrix, when, api_url)
     outcome = _scan_to(out, settings, args, fetched)
@@ -436,6 +420,9 @@ def _scan_to(
     """The scan, its rows streamed to the results file (or stdout) as they come: in
     input order through a bounded buffer, or as files complete (``--sort completion``).
     A stopped scan says what the results file holds and how to go on."""
+    from hwpscan.cli.scan_view import open_output, said_stopped, scan_shown
+    from hwpscan.usecases.run_scan import ScanInterrupted
+
     results_file = out.output if out.streamed else None
     written: int | None = None  # rows in the results file when stopped, if not all
     try:
@@ -459,6 +446,9 @@ def _observer(
 ) -> TerminalObserver:
     """Bars and messages; rows to *stream* through *order* (input order), else as
     files complete (``--sort completion``)."""
+    from hwpscan.cli.input_order import InputOrderObserver
+    from hwpscan.cli.scan_view import TerminalObserver
+
     shown: dict[str, Any] = {
         "progress": out.progress,
         "matrix_stream": _matrix_stream(out, stream, settings.matrix),
@@ -477,6 +467,8 @@ def _settings(
     matrix: MatrixOptions,
     scale: ScaleOptions,
 ) -> ScanSettings:
+    from hwpscan.usecases.run_scan import RepairSettings, ScanSettings
+
     if how.emit_repaired is not None:
         check_writable_folder(how.emit_repaired, "--emit-repaired")
     try:
@@ -493,10 +485,6 @@ def _settings(
         )
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
-
-
-def _with_paths(settings: ScanSettings, paths: list[Path]) -> ScanSettings:
-    return replace(settings, paths=tuple(paths))
 
 
 def _fetch(
@@ -533,6 +521,8 @@ def _record_args(
     api_url: str | None,
 ) -> RunArgs:
     """What the run store keeps of what was asked (names of command extractors only)."""
+    from hwpscan.history.records import RunArgs, arg_text
+
     given = [] if when.given else [url_from_argument(p) or str(p) for p in settings.paths]
     options: dict[str, OptionValue] = {
         "paths": given,
@@ -565,6 +555,10 @@ def _matrix_stream(
 
 def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
     """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
+    from hwpscan.cli.scan_view import open_output, render_tables
+    from hwpscan.report.tables import summary_line
+    from hwpscan.usecases.run_scan import named, no_documents
+
     if outcome.stop is not None:
         err_console.print(f"error: {outcome.stop.reason}", markup=False, highlight=False)
     if outcome.nothing is None and outcome.stop is None and no_documents(outcome.results):
@@ -597,7 +591,7 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
     ``--format jsonl --sort input`` writes them).
 
     >>> import io, json
-    >>> from hwpscan.models import Format, Status
+    >>> from hwpscan.models import FileResult, Format, Status
     >>> buffer = io.StringIO()
     >>> write_json_document(buffer, [FileResult("a.pdf", "", 0, Format.PDF, Status.CLEAN)])
     >>> doc = json.loads(buffer.getvalue())
@@ -610,6 +604,8 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
+    from hwpscan.report.junit import write_junit
+
     gate = settings.fail_on
     nothing = _nothing(outcome, settings) if gate else None
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
@@ -617,6 +613,8 @@ def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSetting
 
 def _nothing(outcome: ScanOutcome, settings: ScanSettings) -> str:
     """The "no documents under ..." reason, also when the gate was not asked for."""
+    from hwpscan.usecases.run_scan import nothing_under
+
     if outcome.nothing is not None:
         return outcome.nothing
     return nothing_under(settings.paths, outcome.display_root)

@@ -23,12 +23,11 @@ import typer
 from rich.markup import escape
 
 from hwpscan.atomic import TEMP_PREFIX, shared_mode
-from hwpscan.cli.app import console, err_console, fail
+from hwpscan.cli.app import console, err_console, fail, warn
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, FileResult
-from hwpscan.report.tables import Show, scan_view
 from hwpscan.usecases.run_scan import (
     Row,
     ScanInterrupted,
@@ -40,17 +39,9 @@ from hwpscan.usecases.run_scan import (
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunArgs
+    from hwpscan.report.tables import Show
     from hwpscan.usecases.run_fetch import FetchReport
 
-__all__ = [
-    "TerminalObserver",
-    "open_output",
-    "render_tables",
-    "said_stopped",
-    "scan_shown",
-    "show_recorded",
-    "stopped_after",
-]
 
 MIN_BAR = 20  # files below which a bar would only flicker
 
@@ -133,8 +124,7 @@ class TerminalObserver(ScanObserver):
         err_console.print(escape_snippet(message), markup=False, highlight=False)
 
     def warn(self, message: str) -> None:
-        shown = escape(escape_snippet(message))  # a name's ESC shown, never sent
-        err_console.print(f"[yellow]warning:[/] {shown}", highlight=False)
+        warn(escape(escape_snippet(message)))  # a name's ESC shown, never sent
 
     def _tick(self, done: int = 1) -> None:
         self._count += done
@@ -253,6 +243,8 @@ def render_tables(
     results: Sequence[FileResult], *, root: Path | str | None = None, show: Show | None = None
 ) -> None:
     """Verdict, date x format table, the file rows *show* asks for, verdict again."""
+    from hwpscan.report.tables import scan_view
+
     shown_root = str(root) if root is not None else None
     for part in scan_view(results, root=shown_root, width=console.width, show=show):
         console.print(part, soft_wrap=False)  # wrapped to the width, piped or not

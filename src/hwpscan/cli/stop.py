@@ -1,15 +1,9 @@
 """Stopping a command: SIGTERM is handled like Ctrl-C, and the exit code says which came.
 
-A process manager, ``timeout`` or a CI runner stops a job with SIGTERM; a person with
-Ctrl-C (SIGINT). Both raise :class:`KeyboardInterrupt` in the main thread, so the same
-code path runs: queued work is cancelled, what was done is flushed to the run store
-and the output folder, and the command exits ``128 + signal`` (130 for SIGINT, 143 for
-SIGTERM) without a traceback. A signal the parent set to be ignored (``nohup``, a
-background job of a script) stays ignored.
-
-Every long command then says what it kept and how to go on (:func:`interrupted`): the
-rows recorded and the run's id, the results file, the files downloaded, and the exact
-command line (:func:`command_line`) that resumes or reports.
+Both raise :class:`KeyboardInterrupt` in the main thread, so one code path flushes what
+was done and exits ``128 + signal`` (130, 143) without a traceback; a signal the parent
+ignores stays ignored. A stopped command then says what it kept and the command line
+that goes on (:func:`interrupted`, :func:`command_line`).
 """
 
 from __future__ import annotations
@@ -23,8 +17,6 @@ from collections.abc import Sequence
 from types import FrameType
 
 import typer
-
-__all__ = ["INTERRUPTED", "command_line", "exit_code", "install", "interrupted", "received"]
 
 _received: list[int] = []
 
@@ -47,23 +39,13 @@ def install() -> None:
         signal.signal(number, _on_signal)
 
 
-def received() -> int | None:
-    """The first stopping signal this process received, if any."""
-    return _received[0] if _received else None
-
-
 def exit_code(code: int) -> int:
     """*code*, or ``128 + signal`` when a signal stopped the command (130, 143).
 
     >>> exit_code(0)
     0
     """
-    first = received()
-    return 128 + first if first is not None else code
-
-
-#: The exit code of a command stopped by Ctrl-C (``main`` makes it 143 for SIGTERM).
-INTERRUPTED = 130
+    return 128 + _received[0] if _received else code
 
 
 def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
@@ -87,17 +69,28 @@ def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
             skip = "=" not in arg
             continue
         args.append(arg)
-    line = shlex.join(["hwpscan", *args, *add])
-    from hwpscan.redaction import (  # only when a stopped command says how to go on
+    return without_secrets(shlex.join(["hwpscan", *args, *add]))
+
+
+def without_secrets(message: str, argv: list[str] | None = None) -> str:
+    """*message* with the API key, the cloud credentials and the user names and
+    passwords of the command line's URLs (``s3://KEY:SECRET@bucket``; *argv* ``None``
+    is ``sys.argv``) redacted: a library may repeat any of them in its message.
+
+    >>> argv = ["hwpscan", "scan", "s3://user:hunter2@bucket/x"]
+    >>> without_secrets('Invalid bucket name "user:hunter2@bucket"', argv)
+    'Invalid bucket name "REDACTED:REDACTED@bucket"'
+    """
+    from hwpscan.redaction import (  # only when a message needs it
         API_KEY_ENV,
         redact_credentials,
         redact_text,
         userinfo_secrets,
     )
 
-    secrets = userinfo_secrets(sys.argv)
+    secrets = userinfo_secrets(sys.argv if argv is None else argv)
     key = os.environ.get(API_KEY_ENV)
-    return redact_text(redact_credentials(line), [*secrets, key] if key else secrets)
+    return redact_text(redact_credentials(message), [*secrets, key] if key else secrets)
 
 
 def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = None) -> typer.Exit:
@@ -114,4 +107,4 @@ def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = Non
         lines.append(f"to report what was kept: {report}")
     for line in lines:
         err_console.print(line, markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(INTERRUPTED)
+    return typer.Exit(130)  # main makes it 143 after SIGTERM

@@ -11,28 +11,18 @@ import enum
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Annotated, Any
 
 import typer
 
 from hwpscan.cli.app import EXIT_USAGE, app, epilog, err_console, fail
-from hwpscan.cli.options import split_list
+from hwpscan.cli.options import PuaChoice, split_list
 from hwpscan.errors import EncryptedFileError, FormatError, UsageError
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode, Status
-from hwpscan.scanning.exit_gate import statuses_exit_code
-from hwpscan.usecases.extract import extract
-from hwpscan.usecases.run_scan import check_fail_on
-
-__all__ = ["text"]
-
-
-class TextPua(str, enum.Enum):
-    KEEP = "keep"
-    MAP = "map"
-    PLACEHOLDER = "placeholder"
-    DROP = "drop"
 
 
 class TextOrphans(str, enum.Enum):
@@ -44,8 +34,8 @@ class TextOrphans(str, enum.Enum):
     RAISE = "raise"
 
 
-TextPuaOpt = Annotated[
-    TextPua,
+PuaChoiceOpt = Annotated[
+    PuaChoice,
     typer.Option(
         "--pua",
         help="Private use: keep (lossless), map (display equivalents, as repair --pua "
@@ -93,7 +83,7 @@ TextFailOnOpt = Annotated[
 def text(
     files: Annotated[list[Path], typer.Argument(help="Files to print.", show_default=False)],
     *,
-    pua: TextPuaOpt = TextPua.KEEP,
+    pua: PuaChoiceOpt = PuaChoice.KEEP,
     orphans: TextOrphansOpt = TextOrphans.BOX,
     receipt: ReceiptOpt = None,
     fail_on: TextFailOnOpt = [],  # noqa: B006 - typer reads the default; it is never changed
@@ -104,6 +94,9 @@ def text(
     with a newline. A file that gives no text (protected, not a document) is named on
     standard error with the reason; the others are still printed.
     """
+    from hwpscan.scanning.exit_gate import statuses_exit_code
+    from hwpscan.usecases.run_scan import check_fail_on
+
     try:
         gate = check_fail_on(split_list(fail_on))
     except UsageError as exc:
@@ -113,7 +106,7 @@ def text(
             raise fail(f"no such file or folder: {escape_snippet(os.fspath(path))}", ExitCode.USAGE)
     statuses: list[Status] = []
     masks: list[int] = []
-    with _ReceiptStream(receipt) as receipts:
+    with _receipts(receipt) as receipts:
         for path in files:
             row, status, mask = _one(path, sys.stdout.buffer, pua.value, orphans.value)
             statuses.append(status)
@@ -125,6 +118,8 @@ def text(
 
 def _one(path: Path, out: IO[bytes], pua: Any, orphans: Any) -> tuple[dict[str, Any], Status, int]:
     """Print one file's text; its receipt row, its status and its defect mask."""
+    from hwpscan.usecases.extract import extract
+
     shown = escape_snippet(os.fspath(path))
     try:
         done = extract(path, pua=pua, orphans=orphans)
@@ -149,24 +144,15 @@ def _failed(shown: str, status: Status, reason: str) -> tuple[dict[str, Any], St
     return {"path": shown, "status": status.value, "error": escape_snippet(reason)}, status, 0
 
 
-class _ReceiptStream:
+@contextmanager
+def _receipts(target: str | None) -> Iterator[IO[bytes] | None]:
     """Where the receipts go, as UTF-8: None, standard error, or a file (closed after)."""
-
-    def __init__(self, target: str | None) -> None:
-        self.target = target
-        self.file: IO[bytes] | None = None
-
-    def __enter__(self) -> IO[bytes] | None:
-        if self.target is None:
-            return None
-        if self.target == "-":
-            return sys.stderr.buffer
-        try:
-            self.file = open(self.target, "wb")
-        except OSError as exc:
-            raise fail(f"--receipt {self.target}: {exc.strerror or exc}", ExitCode.USAGE) from None
-        return self.file
-
-    def __exit__(self, *exc: object) -> None:
-        if self.file is not None:
-            self.file.close()
+    if target is None or target == "-":
+        yield None if target is None else sys.stderr.buffer
+        return
+    try:
+        file = open(target, "wb")  # noqa: SIM115 - closed by the with below
+    except OSError as exc:
+        raise fail(f"--receipt {target}: {exc.strerror or exc}", ExitCode.USAGE) from None
+    with file:
+        yield file

@@ -18,26 +18,25 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
-from hwpscan.api import FetchSettings
-from hwpscan.api.dates import parse_date, with_weekday
 from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import ENV_FETCH, EXIT_USAGE, app, console, epilog, err_console, fail
-from hwpscan.cli.fetch_view import get_key, run_fetch
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
-from hwpscan.cli.options import FetchOptions, ProgressOpt, split_list
+from hwpscan.cli.options import (
+    FetchOptions,
+    ParserTimeoutOpt,
+    ProgressOpt,
+    RecordOpt,
+    split_list,
+)
 from hwpscan.cli.params import options_from_dataclasses
-from hwpscan.cli.runs_view import RecordOpt, load_or_fail, record_and_report
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
-from hwpscan.history import date_states
-from hwpscan.history.records import RunSummary
 from hwpscan.models import ExitCode
-from hwpscan.verify import FAIL, INCONCLUSIVE, PASS, DateVerdict
 
 if TYPE_CHECKING:
+    from hwpscan.api import FetchSettings
     from hwpscan.usecases.run_fetch import FetchReport
     from hwpscan.usecases.run_verify import (
         Fetcher,
@@ -46,14 +45,13 @@ if TYPE_CHECKING:
         VerifyOutcome,
         VerifySettings,
     )
+    from hwpscan.verify import DateVerdict
 
-__all__ = ["VerifyOptions", "render_verdicts", "verify"]
 
 USAGE_HINT = (
     "verify needs --expect: fixed (with --parser-cmd NAME='tool {path}' or --tool-cmd "
     "'tool {date}'), clean or contaminated"
 )
-_STYLE = {PASS: "bold green", FAIL: "bold red"}
 _SHOWN_EVIDENCE = 5
 
 
@@ -67,10 +65,6 @@ class VerifyFormat(str, enum.Enum):
     table = "table"
     json = "json"
     junit = "junit"
-
-
-def _none_for_zero(value: int) -> int | None:
-    return value or None
 
 
 @dataclass(frozen=True)
@@ -111,10 +105,7 @@ class VerifyOptions:
             "each, as a command line may itself hold commas).",
         ),
     ] = field(default_factory=list)
-    parser_timeout: Annotated[
-        float,
-        typer.Option("--parser-timeout", min=0.1, help="Seconds before an extractor is killed."),
-    ] = 30.0
+    parser_timeout: ParserTimeoutOpt = 30.0
     tool_cmd: Annotated[
         str | None,
         typer.Option(
@@ -153,7 +144,8 @@ class VerifyOptions:
 
     def settings(self) -> VerifySettings:
         """The use case's settings; :class:`UsageError` on a bad date or combination."""
-        from hwpscan.usecases.run_verify import VerifySettings  # the use case: when it runs
+        from hwpscan.api.dates import parse_date
+        from hwpscan.usecases.run_verify import VerifySettings
 
         if self.expect is None:
             raise UsageError(USAGE_HINT)
@@ -168,7 +160,7 @@ class VerifyOptions:
             tool_env=tuple(split_list(self.tool_env)),
             cached=self.cached,
             after=self.after,
-            jobs=_none_for_zero(self.jobs),
+            jobs=self.jobs or None,
         )
 
 
@@ -198,6 +190,8 @@ def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
     """The fetch with the range line, bars and the summary of each range fetched (the
     first day of each is added to *fetches*)."""
 
+    from hwpscan.cli.fetch_view import run_fetch
+
     def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
         fetches.append(first)
         return run_fetch(first, last, settings, key=key, show_progress=show_progress)
@@ -223,6 +217,12 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
     """The verdict table, then each date's evidence. The verdict is a word of its own
     column (PASS, FAIL, INCONCLUSIVE), kept whole, so it reads without colour; why
     follows it."""
+    from rich.table import Table
+
+    from hwpscan.api.dates import with_weekday
+    from hwpscan.verify import FAIL, INCONCLUSIVE, PASS
+
+    style = {PASS: "bold green", FAIL: "bold red"}
     table = Table(title="Verification", title_justify="left")
     cols = ("date", "files", "raw", "expected", *(("before",) if show_before else ()))
     for col in cols:
@@ -236,7 +236,7 @@ def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> No
             _raw_cell(v),
             v.expected,
             *((v.before or "—",) if show_before else ()),
-            Text(v.verdict, style=_STYLE.get(v.verdict, "bold yellow")),
+            Text(v.verdict, style=style.get(v.verdict, "bold yellow")),
             Text(v.reason),
         )
     console.print(table)
@@ -257,6 +257,8 @@ def _raw_cell(v: DateVerdict) -> Text:
 
 
 def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> None:
+    from hwpscan.verify import FAIL, INCONCLUSIVE, PASS
+
     if fmt is VerifyFormat.json:
         print_json(outcome.to_json(), output)
     elif fmt is VerifyFormat.junit:
@@ -292,6 +294,9 @@ def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
 def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None]:
     """The settings and the date states of the ``--after`` run; exit 2 on bad options,
     no such run or no date, before any call."""
+    from hwpscan.cli.runs_view import load_or_fail
+    from hwpscan.history import date_states
+
     try:
         settings = opts.settings()
     except UsageError as exc:
@@ -347,11 +352,15 @@ def verify(
     or its quota stopped (or answered a weekday with nothing), 4 when no date failed but
     some proved nothing.
     """
+    from hwpscan.cli.fetch_view import get_key
+    from hwpscan.cli.runs_view import record_and_report
+    from hwpscan.history.records import RunSummary
+    from hwpscan.usecases.run_verify import VerifyHooks
+
     output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
     fetches: list[date] = []
-    from hwpscan.usecases.run_verify import VerifyHooks  # the use case: when it runs
 
     hooks = VerifyHooks(
         _fetcher(key, show_progress=show_progress, fetches=fetches),
@@ -379,7 +388,7 @@ def _verify_or_stop(
 ) -> VerifyOutcome:
     """The verification; a stop while scanning or running the extractors says what was
     kept (a stop in the fetch says so itself) and exits 130."""
-    from hwpscan.usecases.run_verify import verify_dates  # the use case: when it runs
+    from hwpscan.usecases.run_verify import verify_dates
 
     try:
         return verify_dates(settings, fetch, key=key, before=before, hooks=hooks)
