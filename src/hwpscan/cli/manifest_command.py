@@ -84,6 +84,8 @@ def manifest_file(folder: Path) -> Path:
 
 def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
     """One line per attachment: date, status, file, reason."""
+    from rich.table import Table
+
     table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
     table.add_column("date", no_wrap=True)
     table.add_column("status", no_wrap=True)
