@@ -3,7 +3,8 @@
 Each command module registers its commands on :data:`hwpscan.cli.app.app` when it is
 imported; this package imports them all, in the order ``hwpscan --help`` lists them, so
 ``from hwpscan.cli import app`` is the application with every command. :func:`main` is
-the console script.
+the console script. A command imports its work (readers, the fetch engine, the
+store) inside its function, so ``--help`` and the other commands do not load it.
 """
 
 from __future__ import annotations
