@@ -35,14 +35,14 @@ def _pebble(files: list[Path], jobs: int) -> int:
     from pebble import ProcessPool
 
     from hwpscan.execution.child_limits import set_memory_budget
-    from hwpscan.report.export import jsonl_line
+    from hwpscan.rowcodec import encode_row
     from hwpscan.scanning.one_file import scan_file
 
     done = 0
     with ProcessPool(max_workers=jobs, initializer=set_memory_budget, initargs=(2048,)) as pool:
         futures = [pool.schedule(scan_file, args=(os.fspath(p),), timeout=120) for p in files]
         for future in futures:
-            done += len(jsonl_line(future.result()).encode("utf-8")) > 0
+            done += len(encode_row(future.result()).encode("utf-8")) > 0
     return done
 
 
