@@ -342,12 +342,8 @@ def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
     >>> clean_args({"stopped": "calling http://h/x?authKey=k1 for 2025-07-21: refused"})
     {'stopped': 'calling http://h/x?authKey=REDACTED for 2025-07-21: refused'}
     """
-    secret = os.environ.get(API_KEY_ENV) or None
-    return {
-        str(k): _clean_value(v, secret)
-        for k, v in args.items()
-        if not _SECRET_NAME_RE.search(str(k))
-    }
+    cleaned: dict[str, Any] = _clean_value(args, os.environ.get(API_KEY_ENV) or None)
+    return cleaned
 
 
 def _clean_value(value: Any, secret: str | None) -> Any:

@@ -224,13 +224,7 @@ class Counts:
 
     def summary(self) -> dict[str, Any]:
         """Counts as a JSON-ready dict."""
-        return {
-            "type": "summary",
-            "documents": self.documents,
-            "strings": self.strings,
-            "bad": self.bad,
-            "skipped": self.skipped,
-        }
+        return {"type": "summary", **asdict(self)}
 
 
 def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | SkippedLine]:

@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
-from hwpscan.forensics.guard import ORPHAN_POLICIES, OrphanPolicy, next_surrogate, sanitize
+from hwpscan.forensics.guard import OrphanPolicy, _policy, next_surrogate, sanitize
 
 __all__ = ["StreamMender", "guard_stream", "sanitize_item"]
 
@@ -130,9 +130,7 @@ class StreamMender:
     __slots__ = ("_fields", "held", "orphans")
 
     def __init__(self, orphans: OrphanPolicy = "box") -> None:
-        if orphans not in ORPHAN_POLICIES:
-            choices = ", ".join(ORPHAN_POLICIES)
-            raise ValueError(f"orphans must be one of {choices}, not {orphans!r}")
+        _policy(orphans)  # a bad policy is named now, not at the first defect
         self.orphans: OrphanPolicy = orphans
         self.held = ""
         self._fields = _Fields(orphans)

@@ -87,7 +87,8 @@ def merge_pairs(text: str) -> str:
     """
     if SURROGATE_RE.search(text) is None:
         return text
-    return _strict_view(text)
+    # the UTF-16 codec joins each high+low pair and passes lone halves through
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def escape_snippet(text: str) -> str:
@@ -177,7 +178,7 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
     (2, 1, ['U+E000', 'U+F02B1'], True)
     """
-    strict = blob if SURROGATE_RE.search(blob) is None else _strict_view(blob)
+    strict = merge_pairs(blob)
     pairs = len(blob) - len(strict)  # each pair became one character
     # every half is in a merged pair or still in the strict view
     surrogates = 2 * pairs + count_surrogates(strict)
@@ -307,12 +308,6 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     begins = list(accumulate((len(run.text) for run in runs[:-1]), initial=0))
     r = bisect_right(begins, j) - 1
     return runs[r].offset + j - begins[r]
-
-
-def _strict_view(text: str) -> str:
-    """:func:`merge_pairs` of a text holding surrogates: the UTF-16 codec joins each
-    high+low pair into the character it encodes and passes lone halves through."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _info(chars: str) -> tuple[str, str, str]:
