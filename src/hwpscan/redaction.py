@@ -216,11 +216,6 @@ def base64_forms(secret: str) -> list[str]:
     return forms
 
 
-def _base64_pattern(form: str) -> str:
-    """A case-sensitive regex for one base64 form (see :data:`_BASE64_CHARS`)."""
-    return "(?-i:" + "".join(_BASE64_CHARS.get(c, c) for c in form) + ")"
-
-
 @functools.lru_cache(maxsize=16)
 def secret_pattern(secret: str) -> re.Pattern[str]:
     r"""A regex that finds ``secret`` however it was encoded, character by character (raw,
@@ -234,7 +229,11 @@ def secret_pattern(secret: str) -> re.Pattern[str]:
     'bad key R a2V5PVRA=='
     """
     forms = ["".join(_char_forms(c) for c in secret)]
-    forms += [_base64_pattern(f) for f in base64_forms(secret)]
+    # base64 is case-sensitive: (?-i:...) around each form
+    forms += [
+        "(?-i:" + "".join(_BASE64_CHARS.get(c, c) for c in form) + ")"
+        for form in base64_forms(secret)
+    ]
     return re.compile("|".join(forms), re.IGNORECASE)
 
 
@@ -370,15 +369,11 @@ _WHOLE_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 
 
 def _strip_url_secrets(text: str) -> str:
-    """Drop secret-looking query parameters (and userinfo) from a URL; other text as is.
+    """Drop secret-looking query parameters (and userinfo) from a whole URL.
 
     >>> _strip_url_secrets("https://u:p@h/a?authKey=k")
     'https://h/a'
-    >>> _strip_url_secrets("fixtures/2025-07-21")
-    'fixtures/2025-07-21'
     """
-    if "://" not in text:
-        return text
     try:
         parts = urlsplit(text)
         query = [

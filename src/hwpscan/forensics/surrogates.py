@@ -68,15 +68,6 @@ def codepoint(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
-def _by_codepoint(counts: dict[str, int]) -> dict[str, int]:
-    """*counts* keyed by ``U+XXXX``, in code point order.
-
-    >>> _by_codepoint({chr(0xF02B1): 2, chr(0xE000): 1})
-    {'U+E000': 1, 'U+F02B1': 2}
-    """
-    return {codepoint(ch): n for ch, n in sorted(counts.items())}
-
-
 def merge_pairs(text: str) -> str:
     """The strict view: merge adjacent surrogate halves, keep orphans.
 
@@ -182,7 +173,8 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     pairs = len(blob) - len(strict)  # each pair became one character
     # every half is in a merged pair or still in the strict view
     surrogates = 2 * pairs + count_surrogates(strict)
-    return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
+    pua = Counter(_not_pua_re().sub("", strict))  # what is left is private use
+    return surrogates, pairs, pua, PUA_RE.search(blob) is not None
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -237,7 +229,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         orphans=surrogates - 2 * pairs,
         utf8_ok=not surrogates,  # a str fails UTF-8 exactly when it holds a surrogate
         utf8_error=utf8_error(blob) if surrogates else None,
-        pua=_by_codepoint(pua),
+        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
         replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
@@ -255,11 +247,6 @@ def count_surrogates(text: str) -> int:
         piece = text[i : i + _BIG_TEXT]
         count += len(piece.encode("utf-8", "replace")) - len(piece.encode("utf-8", "ignore"))
     return count
-
-
-def _count_pua(strict: str) -> dict[str, int]:
-    """Each private-use character of the strict view and how often it occurs."""
-    return Counter(_not_pua_re().sub("", strict))
 
 
 def _locations(

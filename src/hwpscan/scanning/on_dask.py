@@ -16,6 +16,7 @@ scheduler you start).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -124,16 +125,10 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
         try:
             yield client
         finally:
-            _quiet_close(client)
+            with contextlib.suppress(Exception):  # a client whose scheduler is gone
+                client.close(timeout=5)
             if cluster is not None:
                 cluster.close()
-
-
-def _quiet_close(client: Client) -> None:
-    try:
-        client.close(timeout=5)
-    except Exception:  # closing a client whose scheduler is gone: nothing left to do
-        logging.getLogger(__name__).debug("client close failed", exc_info=True)
 
 
 class _Workers:
@@ -267,10 +262,8 @@ def scan_on_dask(
     finally:
         outstanding = [f for _, _, f in pending.values()]
         if outstanding:
-            try:
+            with contextlib.suppress(Exception):
                 client.cancel(outstanding)
-            except Exception:
-                logging.getLogger(__name__).debug("cancel failed", exc_info=True)
 
 
 def _unusable(exc: BaseException | None) -> SchedulerLostError:
