@@ -119,11 +119,8 @@ def ensure_wal(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) ->
     (persistent) mode first spares later openers the exclusive lock a switch needs; a
     switch that meets another's lock is retried."""
 
-    def current() -> str:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-
     def switch() -> str:
-        mode = current()
+        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
         if mode == "wal":
             return mode
         return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()

@@ -22,7 +22,6 @@ __all__ = [
     "DEFAULT_MEMORY_MB",
     "WATCH_INTERVAL",
     "enter_child",
-    "memory_budget_mb",
     "memory_budget_reason",
     "set_memory_budget",
     "watch_parent",
@@ -38,6 +37,8 @@ MEMORY_ENV = "HWPSCAN_MEMORY_MB"
 WATCH_INTERVAL = 0.25
 
 _PR_SET_PDEATHSIG = 1
+#: The budget this process runs under (None: none set, or a tighter address-space limit
+#: binds first).
 _budget_mb: int | None = None
 
 
@@ -69,12 +70,6 @@ def set_memory_budget(megabytes: int | None) -> bool:
     tighter = space != resource.RLIM_INFINITY and space <= limit
     _budget_mb = None if tighter else int(megabytes)
     return True
-
-
-def memory_budget_mb() -> int | None:
-    """The budget this process runs under (None: none was set, or a tighter address-space
-    limit binds first)."""
-    return _budget_mb
 
 
 def memory_budget_reason() -> str | None:

@@ -166,13 +166,10 @@ def _pooled_rows(
         memory_mb=memory_mb or None,
     )
     for batch in batches:
-        rows = []
-        for index, answer in batch:
-            if isinstance(answer, Stopped):
-                rows.append((index, Row.of(_stopped_row(work[index], answer), index)))
-            else:
-                rows.append((index, answer))
-        yield rows
+        yield [
+            (i, Row.of(_stopped_row(work[i], a), i) if isinstance(a, Stopped) else a)
+            for i, a in batch
+        ]
 
 
 def _stopped_row(job: Job, stopped: Stopped) -> FileResult:
