@@ -16,8 +16,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.redaction import host_without_userinfo
 
-__all__ = ["is_url", "shown_url", "url_from_argument"]
-
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 _COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
 

@@ -32,27 +32,6 @@ from urllib.parse import (
 
 from hwpscan.lazy import lazy_pattern
 
-__all__ = [
-    "API_KEY_ENV",
-    "CREDENTIAL_ENV",
-    "MIN_BASE64_SECRET",
-    "REDACTED",
-    "SECRET_PAIR_RE",
-    "SECRET_PARAMS",
-    "base64_forms",
-    "clean_args",
-    "key_hash",
-    "redact_auth",
-    "redact_bytes",
-    "redact_credentials",
-    "redact_params",
-    "redact_text",
-    "redact_url",
-    "scrubbed_environment",
-    "secret_pattern",
-    "userinfo_secrets",
-]
-
 #: What every hidden secret is replaced by.
 REDACTED = "REDACTED"
 #: The environment variable the API key may come from (its value is hidden everywhere).

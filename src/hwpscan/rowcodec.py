@@ -35,16 +35,6 @@ from hwpscan.models import (
     TextStats,
 )
 
-__all__ = [
-    "CONTRACT_KEYS",
-    "CSV_COLUMNS",
-    "ROW_SCHEMA",
-    "csv_fields",
-    "decode_row",
-    "encode_row",
-    "spreadsheet_cell",
-]
-
 #: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.
 ROW_SCHEMA = "hwpscan.scan.row/1"
 

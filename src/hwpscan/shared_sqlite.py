@@ -30,16 +30,6 @@ from typing import TypeVar
 
 from hwpscan.errors import BusyError
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "begin_immediate",
-    "commit",
-    "connect",
-    "ensure_wal",
-    "error_kind",
-    "retry_busy",
-]
-
 T = TypeVar("T")
 
 #: Seconds a run waits for a database another run holds before it says "busy".

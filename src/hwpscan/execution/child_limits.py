@@ -18,15 +18,6 @@ import sys
 import threading
 import time
 
-__all__ = [
-    "DEFAULT_MEMORY_MB",
-    "WATCH_INTERVAL",
-    "enter_child",
-    "memory_budget_reason",
-    "set_memory_budget",
-    "watch_parent",
-]
-
 #: Megabytes of data segment a child may hold while reading one file (``0``: no limit).
 #: The largest real attachments need under 500 MB; a file's bytes (up to the 512 MB size
 #: cap) are held once while read.

@@ -28,8 +28,6 @@ from typing import Any, Generic, Literal, TypeVar
 
 from hwpscan.execution.child_limits import enter_child
 
-__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches", "serve"]
-
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
 

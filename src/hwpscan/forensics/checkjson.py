@@ -33,21 +33,6 @@ from hwpscan.forensics.surrogates import (
     merge_pairs,
 )
 
-__all__ = [
-    "BadString",
-    "Counts",
-    "Decoded",
-    "JsonCheck",
-    "SkippedLine",
-    "check_json_bytes",
-    "check_json_text",
-    "decode_input",
-    "decode_utf8",
-    "iter_check",
-    "iter_strings",
-    "json_path",
-]
-
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SSE_IGNORED = ("event:", "id:", "retry:", ":")
 _SNIPPET = 20

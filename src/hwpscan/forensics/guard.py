@@ -41,24 +41,6 @@ from hwpscan.forensics.surrogates import (
 )
 from hwpscan.models import Format, Segment
 
-__all__ = [
-    "BOX",
-    "ORPHAN_POLICIES",
-    "PUA_MODES",
-    "OrphanPolicy",
-    "PuaMode",
-    "RepairResult",
-    "SurrogateHit",
-    "Utf8Check",
-    "check_utf8",
-    "find_surrogates",
-    "next_surrogate",
-    "repair_body",
-    "repair_text",
-    "sanitize",
-    "sanitize_surrogates",
-]
-
 OrphanPolicy = Literal["drop", "replace", "escape", "box"]
 #: What ``repair --pua`` does with private use: ``keep`` (lossless: folded symbols go
 #: back to their plane-15 code point), ``map`` (display equivalents), ``placeholder``

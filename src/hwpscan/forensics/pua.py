@@ -24,21 +24,6 @@ from typing import Any, NamedTuple
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
 
-__all__ = [
-    "HANYANG_FIRST",
-    "HANYANG_LAST",
-    "PuaInfo",
-    "PuaMapped",
-    "apply_pua_map",
-    "display_of",
-    "folded_units",
-    "hanyang_jamo",
-    "pdf_folds",
-    "pua_info",
-    "pua_name",
-    "pua_summary",
-]
-
 _DATA = "pua_data.json"
 
 

@@ -27,8 +27,6 @@ from typing import Any, TypeVar, overload
 
 from hwpscan.forensics.guard import OrphanPolicy, _policy, next_surrogate, sanitize
 
-__all__ = ["StreamMender", "guard_stream", "sanitize_item"]
-
 _T = TypeVar("_T")
 _HIGH_FIRST, _HIGH_LAST = 0xD800, 0xDBFF
 _ATOMS = (int, float, bytes, type(None))

@@ -23,8 +23,6 @@ from typing import NamedTuple
 
 from hwpscan.models import FileResult, Format
 
-__all__ = ["PdfLoss", "pdf_losses"]
-
 _SOURCES = (Format.HWP5, Format.HWPX)
 
 

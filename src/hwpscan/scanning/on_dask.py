@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
+from hwpscan.locations import shown_url
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.scanning.sources import WorkItem, shown_url
+from hwpscan.scanning.sources import WorkItem
 from hwpscan.scanning.work_items import item_error_row, scan_batch
 
 if TYPE_CHECKING:

@@ -5,11 +5,7 @@ file's bytes: a worker does that, wherever it runs.
 
 Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an ancestor
 that knows the file, else the innermost ``YYYY-MM-DD`` component of the key. Credentials
-come from each filesystem's own configuration; a URL's userinfo is never shown. The URL
-helpers of :mod:`hwpscan.locations` are exported here too.
-
->>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
-'s3://bucket/fixtures/a.hwp'
+come from each filesystem's own configuration; a URL's userinfo is never shown.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
-from hwpscan.locations import is_url, shown_url, url_from_argument
+from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.manifest import parse_entries
 from hwpscan.redaction import (
     redact_credentials,
@@ -39,14 +35,6 @@ from hwpscan.scanning.inputs import (
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
-
-__all__ = [
-    "WorkItem",
-    "is_url",
-    "iter_items",
-    "shown_url",
-    "url_from_argument",
-]
 
 _MANIFEST = "manifest.jsonl"
 _MANIFEST_CAP = 64 * 2**20  # a manifest bigger than this is not one of ours

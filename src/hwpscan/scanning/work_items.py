@@ -32,8 +32,6 @@ from hwpscan.scanning.one_file import (
 )
 from hwpscan.scanning.sources import WorkItem, filesystem
 
-__all__ = ["SCAN_TASK", "item_error_row", "item_row", "scan_batch", "scan_guarded", "scan_item"]
-
 #: What a guard process runs on each item.
 SCAN_TASK = "hwpscan.scanning.work_items:scan_guarded"
 
