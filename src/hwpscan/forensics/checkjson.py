@@ -122,10 +122,6 @@ def _restore(match: re.Match[str]) -> str:
     return chr(0xD000 | (second & 0x3F) << 6 | (third & 0x3F))
 
 
-def _restore_or_skip(match: re.Match[str]) -> str:
-    return _restore(match) if match.group(1) is not None else ""
-
-
 class Decoded(NamedTuple):
     """Text decoded by :func:`decode_utf8` and the count of bytes that were not UTF-8."""
 
@@ -156,7 +152,9 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
     escaped = len(text) - len(_ESCAPED_BYTE_RE.sub("", text))
     restored_text, restored = _ESCAPED_SURROGATE_RE.subn(_restore, text)
     if invalid == "skip":
-        restored_text = _ESCAPED_OR_SURROGATE_RE.sub(_restore_or_skip, text)
+        restored_text = _ESCAPED_OR_SURROGATE_RE.sub(
+            lambda m: "" if m.group(1) is None else _restore(m), text
+        )
     return Decoded(restored_text, escaped - 3 * restored)
 
 

@@ -135,8 +135,6 @@ class StreamMender:
 
     def feed(self, item: Any) -> list[Any]:
         """What to send on for *item*, in order."""
-        if not self.held and _passes(item):
-            return [item]  # the common case: clean, the same object
         if isinstance(item, str):
             if self.held:
                 item = self.held + item

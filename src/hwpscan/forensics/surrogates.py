@@ -97,11 +97,9 @@ def escape_snippet(text: str) -> str:
     shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if shown.isprintable() and "\ufffd" not in shown:
         return shown
-    return _ESCAPE_RUN_RE.sub(_escape_run, text)
-
-
-def _escape_run(match: re.Match[str]) -> str:
-    return match.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+    return _ESCAPE_RUN_RE.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text
+    )
 
 
 def join_segments(segments: Iterable[Segment]) -> str:

@@ -181,7 +181,11 @@ def _next_done(queue: Any, workers: _Workers) -> tuple[Any, Any]:
                 raise StopIteration
             workers.refresh(every=1.0)
             if workers.gone():
-                raise _stranded(workers.wait)
+                raise SchedulerLostError(
+                    f"the Dask cluster has had no worker for {workers.wait:g} seconds (its "
+                    "workers died and were not replaced, or none joined); the run stopped "
+                    "(--worker-wait)"
+                )
             if condition is None:
                 time.sleep(0.01)
                 continue
@@ -254,7 +258,11 @@ def scan_on_dask(
                         for item in batch:
                             yield item.index, item_error_row(item, _RETRIED_REASON)
                 else:  # scan_batch turns every per-file failure into a row: this is the cluster
-                    raise _unusable(failure)
+                    detail = redact_credentials(f"{type(failure).__name__}: {failure}".strip())
+                    raise SchedulerLostError(
+                        "the Dask cluster could not run the scan (is hwpscan installed, at the "
+                        f"same version, on the scheduler and every worker?): {detail}"
+                    )
             else:  # cancelled, and not by us: the scheduler is gone
                 raise _lost(None)
             fill()
@@ -265,21 +273,6 @@ def scan_on_dask(
         if outstanding:
             with contextlib.suppress(Exception):
                 client.cancel(outstanding)
-
-
-def _unusable(exc: BaseException | None) -> SchedulerLostError:
-    detail = f"{type(exc).__name__}: {exc}".strip() if exc is not None else "unknown failure"
-    return SchedulerLostError(
-        "the Dask cluster could not run the scan (is hwpscan installed, at the same version, "
-        f"on the scheduler and every worker?): {redact_credentials(detail)}"
-    )
-
-
-def _stranded(wait: float | None) -> SchedulerLostError:
-    return SchedulerLostError(
-        f"the Dask cluster has had no worker for {wait:g} seconds (its workers died and "
-        "were not replaced, or none joined); the run stopped (--worker-wait)"
-    )
 
 
 def _lost(exc: BaseException | None) -> SchedulerLostError:
