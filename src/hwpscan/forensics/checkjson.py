@@ -140,8 +140,6 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
     >>> decode_utf8(data, "skip") == Decoded("a" + chr(0xDB80), 1)
     True
     """
-    if invalid not in ("escape", "skip"):
-        raise ValueError(f"invalid must be escape or skip, not {invalid!r}")
     try:
         return Decoded(data.decode("utf-8", "surrogatepass"), 0)
     except UnicodeDecodeError:
