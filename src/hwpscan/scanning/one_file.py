@@ -80,17 +80,8 @@ def failed_row(
     if data is not None:
         with contextlib.suppress(Exception):  # still out of memory: the reason is what matters
             digest, size, fmt = hashlib.sha256(data).hexdigest(), len(data), _fallback_format(data)
-    return FileResult(
-        path=path,
-        sha256=digest,
-        bytes=size,
-        format=fmt,
-        status=Status.ERROR,
-        reason=cap_reason(reason),
-        date=date,
-        seconds=time.perf_counter() - started,
-        body_read=False,
-    )
+    row = error_row(path, date, Status.ERROR, cap_reason(reason), size=size)
+    return replace(row, sha256=digest, format=fmt, seconds=time.perf_counter() - started)
 
 
 def _exception_text(exc: BaseException) -> str:
@@ -293,7 +284,7 @@ def oversize(size: int) -> tuple[Status, str]:
 
 
 def error_row(
-    path: str, date: str | None, status: Status, reason: str, *, size: int = 0
+    path: str, date: str | None, status: Status, reason: str | None, *, size: int = 0
 ) -> FileResult:
     """The row of a file that was not read."""
     return FileResult(
