@@ -52,8 +52,6 @@ CSV_COLUMNS = [
     *("preview_surrogates", "meta_surrogates", *DEFECT_CLASSES),
 ]
 
-# -- JSON ------------------------------------------------------------------------------
-
 #: ``json.dumps(..., ensure_ascii=False)`` made once (its C encoder), not per row; a
 #: record holds no cycle, so none is looked for.
 _ENCODE = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
@@ -168,9 +166,6 @@ def _stats_of(data: dict[str, Any]) -> TextStats:
         replacement_chars=data.get("replacement_chars") or 0,
         locations=tuple(Location(**loc) for loc in data.get("locations") or ()),
     )
-
-
-# -- CSV -------------------------------------------------------------------------------
 
 
 def csv_fields(result: FileResult) -> dict[str, object]:

@@ -105,8 +105,6 @@ class JsonCheck:
         return Counts(self.documents, self.strings, len(self.bad), len(self.skipped)).summary()
 
 
-# --- Decoding what a pipeline wrote ---------------------------------------------------
-
 #: A surrogate a writer put out with ``surrogatepass`` (``ED A0 80`` for U+D800), as
 #: ``surrogateescape`` decodes it: three escaped bytes, put back together afterwards.
 _ESCAPED_SURROGATE_RE = re.compile("\udced([\udca0-\udcbf])([\udc80-\udcbf])")

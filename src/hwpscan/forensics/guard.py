@@ -7,8 +7,6 @@ caller chooses. A clean string costs one look (:func:`next_surrogate`, the stric
 encoder: several times faster than a regex) and comes back as the same object; a dirty
 one is mended only around its defects.
 
-Test strings are built with ``chr()``: literal surrogates in source files break tools.
-
 >>> bullet = chr(0xDB80) + chr(0xDEB1)      # U+F02B1 as a defective parser leaves it
 >>> sanitize_surrogates("가" + bullet + "나") == "가" + chr(0xF02B1) + "나"
 True
