@@ -275,15 +275,6 @@ _SECRET_ENV_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "
 _userinfo_re = lazy_pattern(r"://[^/\s@:]*:[^/\s@]*@")
 
 
-def _looks_secret(name: str, value: str) -> bool:
-    return (
-        name in CREDENTIAL_ENV
-        or bool(_secret_env_name_re().search(name))
-        or name.upper().startswith(_SECRET_ENV_PREFIXES)
-        or bool(_userinfo_re().search(value))
-    )
-
-
 def scrubbed_environment(
     passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -304,7 +295,13 @@ def scrubbed_environment(
     return {
         name: value
         for name, value in environ.items()
-        if name in chosen or not _looks_secret(name, value)
+        if name in chosen
+        or not (
+            name in CREDENTIAL_ENV
+            or _secret_env_name_re().search(name)
+            or name.upper().startswith(_SECRET_ENV_PREFIXES)
+            or _userinfo_re().search(value)
+        )
     }
 
 

@@ -75,20 +75,17 @@ def failed_row(
             f"{memory_budget_reason() or 'out of memory while reading this file'} (MemoryError)"
         )
     else:
-        reason = f"internal error: {type(exc).__name__}: {_exception_text(exc)}"
+        try:
+            text = str(exc)
+        except Exception:  # a __str__ that fails must not hide the error
+            text = "(the error could not be shown)"
+        reason = f"internal error: {type(exc).__name__}: {text}"
     digest, size, fmt = "", 0, Format.UNKNOWN
     if data is not None:
         with contextlib.suppress(Exception):  # still out of memory: the reason is what matters
             digest, size, fmt = hashlib.sha256(data).hexdigest(), len(data), _fallback_format(data)
     row = error_row(path, date, Status.ERROR, cap_reason(reason), size=size)
     return replace(row, sha256=digest, format=fmt, seconds=time.perf_counter() - started)
-
-
-def _exception_text(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except Exception:  # a __str__ that fails must not hide the error
-        return "(the error could not be shown)"
 
 
 def cap_reason(reason: str | None, limit: int = MAX_REASON_CHARS) -> str | None:

@@ -127,7 +127,10 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
     except FileNotFoundError:
         raise UsageError(f"no such file or folder: {shown_url(url)}") from None
     except Exception as exc:  # each backend raises its SDK's own errors (botocore's...)
-        raise UsageError(f"{shown_url(url)}: cannot list: {_listing_error(exc, url)}") from None
+        # an SDK repeats user:password@bucket when it takes it for a bucket name
+        text = redact_credentials(f"{type(exc).__name__}: {exc}")
+        text = redact_text(text, userinfo_secrets([url]))[:500]
+        raise UsageError(f"{shown_url(url)}: cannot list: {text}") from None
     manifests: dict[str, dict[str, str]] = {}
     index = start
     if info.get("type") != "directory":
@@ -140,13 +143,6 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
             index += 1
     except UsageError as exc:
         raise UsageError(redact_text(str(exc), userinfo_secrets([url]))) from None
-
-
-def _listing_error(exc: BaseException, url: str) -> str:
-    """A listing's error as shown: the URL's userinfo and known credentials redacted (an
-    SDK repeats ``user:password@bucket`` when it takes it for a bucket name)."""
-    text = redact_credentials(f"{type(exc).__name__}: {exc}")
-    return redact_text(text, userinfo_secrets([url]))[:500]
 
 
 def _walk(
