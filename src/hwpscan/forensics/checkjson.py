@@ -323,7 +323,7 @@ def _parse_line(number: int, line: str, *, strings: bool = False) -> tuple[int, 
     start = min((i for i in (line.find("{"), line.find("[")) if i > 0), default=-1)
     if start > 0:
         try:
-            doc, end = _raw_decode(line, start)
+            doc, end = _decode(line, start)
         except ValueError:
             pass
         else:
@@ -334,17 +334,11 @@ def _parse_line(number: int, line: str, *, strings: bool = False) -> tuple[int, 
     return SkippedLine(number, f"not JSON: {reason}{column}", escape_snippet(line[:_EXCERPT]))
 
 
-def _decode(text: str) -> Any:
-    return _raw_decode(text, 0, whole=True)[0]
-
-
-def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int]:
-    """The JSON document at *start* (all of *text* with ``whole``); a document nested past
-    the parser's recursion limit is a :class:`TooDeepError` (a skipped line)."""
+def _decode(text: str, start: int | None = None) -> Any:
+    """The JSON document *text* is (given *start*: the one there, and where it ends); a
+    document nested past the parser's recursion limit is a :class:`TooDeepError`."""
     try:
-        if whole:
-            return _DECODER.decode(text), len(text)
-        return _DECODER.raw_decode(text, start)
+        return _DECODER.decode(text) if start is None else _DECODER.raw_decode(text, start)
     except RecursionError:
         raise TooDeepError("nested too deeply to read") from None
 

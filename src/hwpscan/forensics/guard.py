@@ -350,12 +350,9 @@ def find_surrogates(text: str) -> list[SurrogateHit]:
     """
     hits: list[SurrogateHit] = []
     for found in PAIR_OR_HALF_RE.finditer(text):
-        i = found.start()
-        if found.end() - i == 2:
-            hits.append(SurrogateHit(i, ord(text[i]), "pair-high"))
-            hits.append(SurrogateHit(i + 1, ord(text[i + 1]), "pair-low"))
-        else:
-            hits.append(SurrogateHit(i, ord(text[i]), "orphan"))
+        kinds = ("pair-high", "pair-low") if found.end() - found.start() == 2 else ("orphan",)
+        for i, kind in enumerate(kinds, found.start()):
+            hits.append(SurrogateHit(i, ord(text[i]), kind))
     return hits
 
 

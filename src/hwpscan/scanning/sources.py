@@ -201,8 +201,13 @@ def _date_for(
     """The innermost manifest that dates the file, else its key's date component."""
     here = folder
     while True:
-        if here not in manifests:
-            manifests[here] = _manifest_in(fs, here)
+        if here not in manifests:  # a folder above the source root: its manifest, if any
+            manifest = posixpath.join(here, _MANIFEST)
+            try:
+                exists = bool(fs.isfile(manifest))
+            except (OSError, ValueError):
+                exists = False
+            manifests[here] = _read_manifest(fs, manifest, here) if exists else {}
         if (found := manifests[here].get(name)) is not None:
             return found
         parent = posixpath.dirname(here)
@@ -210,16 +215,6 @@ def _date_for(
             break
         here = parent
     return date_from_path(name)
-
-
-def _manifest_in(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
-    """A folder above the source root: read its manifest if it has one."""
-    name = posixpath.join(folder, _MANIFEST)
-    try:
-        exists = bool(fs.isfile(name))
-    except (OSError, ValueError):
-        exists = False
-    return _read_manifest(fs, name, folder) if exists else {}
 
 
 def _url_item(
