@@ -230,9 +230,8 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     >>> redact_text("a %73%33%63%72%2b%74 b \\u0073\\u0033\\u0063\\u0072\\u002B\\u0074", ["s3cr+t"])
     'a REDACTED b REDACTED'
     """
-    for secret in secrets:
-        if secret:
-            text = secret_pattern(secret).sub(REDACTED, text)
+    for secret in filter(None, secrets):
+        text = secret_pattern(secret).sub(REDACTED, text)
     return text
 
 
@@ -244,9 +243,8 @@ def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
     >>> redact_bytes(b'"\\u0073\\u0033cr%2b%74"', ["s3cr+t"])
     b'"REDACTED"'
     """
-    for secret in secrets:
-        if secret:
-            data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
+    for secret in filter(None, secrets):
+        data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
     return data
 
 
@@ -374,14 +372,14 @@ def userinfo_secrets(texts: Iterable[str]) -> list[str]:
     >>> userinfo_secrets(["s3://AKIA1:pa%2Fss@bucket/x", "fixtures", "http://h/p"])
     ['AKIA1', 'pa%2Fss', 'pa/ss']
     """
-    out: list[str] = []
-    for text in texts:
-        for match in _userinfo_in_text_re().finditer(text):
-            for part in match.group(1).split(":", 1):
-                for form in (part, unquote(part)):
-                    if form and form not in out:
-                        out.append(form)
-    return out
+    forms = (
+        form
+        for text in texts
+        for match in _userinfo_in_text_re().finditer(text)
+        for part in match.group(1).split(":", 1)
+        for form in (part, unquote(part))
+    )
+    return list(dict.fromkeys(filter(None, forms)))
 
 
 def host_without_userinfo(parts: SplitResult) -> str:

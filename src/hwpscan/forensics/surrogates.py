@@ -240,11 +240,8 @@ def count_surrogates(text: str) -> int:
     >>> count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
     3
     """
-    count = 0
-    for i in range(0, len(text), _BIG_TEXT):
-        piece = text[i : i + _BIG_TEXT]
-        count += len(piece.encode("utf-8", "replace")) - len(piece.encode("utf-8", "ignore"))
-    return count
+    pieces = (text[i : i + _BIG_TEXT] for i in range(0, len(text), _BIG_TEXT))
+    return sum(len(p.encode("utf-8", "replace")) - len(p.encode("utf-8", "ignore")) for p in pieces)
 
 
 def _locations(

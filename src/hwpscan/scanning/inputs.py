@@ -60,10 +60,7 @@ def _named_date(part: str) -> str | None:
 def _folder_date(folder: str) -> str | None:
     """The innermost whole date among *folder*'s components, once per folder: the files
     of a folder share it. (Components pathlib would drop, empty or ``.``, are no date.)"""
-    for part in reversed(folder.split(os.sep)):
-        if (found := _named_date(part)) is not None:
-            return found
-    return None
+    return next(filter(None, map(_named_date, reversed(folder.split(os.sep)))), None)
 
 
 def collect_files(inputs: Iterable[Path]) -> list[Path]:
