@@ -22,15 +22,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = [
-    "SHARED_MODE",
-    "TEMP_PREFIX",
-    "atomic_file",
-    "atomic_write",
-    "current_umask",
-    "shared_mode",
-]
-
 #: How every temp file hwpscan writes beside its target begins.
 TEMP_PREFIX = ".hwpscan-tmp-"
 

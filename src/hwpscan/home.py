@@ -18,7 +18,12 @@ def state_dir() -> Path:
     it came from there) when it cannot be created.
     """
     env = os.environ.get("HWPSCAN_HOME")
-    path = Path(env).expanduser() if env else _user_data_dir()
+    if env:
+        path = Path(env).expanduser()
+    else:
+        import platformdirs  # only where HWPSCAN_HOME does not say: a few ms at every start
+
+        path = Path(platformdirs.user_data_dir("hwpscan", False))
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -27,10 +32,3 @@ def state_dir() -> Path:
             f"the state folder ({where}) cannot be used: {exc.strerror or exc}"
         ) from exc
     return path
-
-
-def _user_data_dir() -> Path:
-    """The platform's user data folder for hwpscan (not created here)."""
-    import platformdirs  # only where HWPSCAN_HOME does not say: a few ms at every start
-
-    return Path(platformdirs.user_data_dir("hwpscan", False))

@@ -23,8 +23,6 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_names", "lazy_pattern"]
-
 
 def lazy_names(package: str, table: Mapping[str, str]) -> Callable[[str], Any]:
     """A module-level ``__getattr__`` for *package*: each name in *table* is imported

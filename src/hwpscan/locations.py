@@ -16,32 +16,22 @@ from urllib.parse import urlsplit, urlunsplit
 
 from hwpscan.redaction import host_without_userinfo
 
-__all__ = ["is_url", "shown_url", "url_from_argument"]
-
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+)://")
 _COLLAPSED_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):/+(?=[^/])")
 
 
-def is_url(text: str) -> bool:
-    """True for ``scheme://...`` with a scheme of two letters or more (not ``C:\\``).
-
-    >>> is_url("s3://b/k"), is_url("file:///tmp/x"), is_url("fixtures/a.hwp")
-    (True, True, False)
-    """
-    return _SCHEME_RE.match(text) is not None
-
-
 def url_from_argument(arg: str | os.PathLike[str]) -> str | None:
-    """The URL a command-line argument names, or None for a local path (one that exists
-    always is). A :class:`~pathlib.Path` folds ``s3://b/k`` into ``s3:/b/k``: the
-    scheme's slashes are restored.
+    """The URL a command-line argument names (``scheme://``, a scheme of two letters or
+    more: never ``C:\\``), or None for a local path (one that exists always is). A
+    :class:`~pathlib.Path` folds ``s3://b/k`` into ``s3:/b/k``: the scheme's slashes are
+    restored.
 
     >>> from pathlib import Path
     >>> url_from_argument(Path("file:///tmp/x")), url_from_argument("gs://b/p/")
     ('file:///tmp/x', 'gs://b/p/')
     """
     text = os.fspath(arg)
-    if is_url(text):
+    if _SCHEME_RE.match(text):
         return text
     match = _COLLAPSED_RE.match(text)
     if match is None or os.path.lexists(text):

@@ -75,17 +75,17 @@ class ManifestEntry:
             bad.append("bytes")
         if bad:
             raise TypeError(f"a manifest line with a wrong or missing {', '.join(bad)}")
-        if values.get("date") is not None and not _is_iso_date(values["date"]):
+        if values.get("date") is not None and not is_iso_date(values["date"]):
             raise ValueError(f"a manifest line whose date {values['date']!r} is not YYYY-MM-DD")
         return cls(**values)
 
 
-def _is_iso_date(text: str) -> bool:
+def is_iso_date(text: str) -> bool:
     """A real calendar date written ``YYYY-MM-DD`` (what every reader of ``date`` takes).
 
-    >>> _is_iso_date("2025-07-21"), _is_iso_date("2025-02-30"), _is_iso_date("2025-7-21")
+    >>> is_iso_date("2025-07-21"), is_iso_date("2025-02-30"), is_iso_date("2025-7-21")
     (True, False, False)
-    >>> _is_iso_date("2025-07-21\x1b[2J"), _is_iso_date("２０２５-07-21")
+    >>> is_iso_date("2025-07-21\x1b[2J"), is_iso_date("２０２５-07-21")
     (False, False)
     """
     if len(text) != 10 or not text.isascii() or text[4] != "-" or text[7] != "-":

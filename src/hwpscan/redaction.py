@@ -32,27 +32,6 @@ from urllib.parse import (
 
 from hwpscan.lazy import lazy_pattern
 
-__all__ = [
-    "API_KEY_ENV",
-    "CREDENTIAL_ENV",
-    "MIN_BASE64_SECRET",
-    "REDACTED",
-    "SECRET_PAIR_RE",
-    "SECRET_PARAMS",
-    "base64_forms",
-    "clean_args",
-    "key_hash",
-    "redact_auth",
-    "redact_bytes",
-    "redact_credentials",
-    "redact_params",
-    "redact_text",
-    "redact_url",
-    "scrubbed_environment",
-    "secret_pattern",
-    "userinfo_secrets",
-]
-
 #: What every hidden secret is replaced by.
 REDACTED = "REDACTED"
 #: The environment variable the API key may come from (its value is hidden everywhere).
@@ -216,11 +195,6 @@ def base64_forms(secret: str) -> list[str]:
     return forms
 
 
-def _base64_pattern(form: str) -> str:
-    """A case-sensitive regex for one base64 form (see :data:`_BASE64_CHARS`)."""
-    return "(?-i:" + "".join(_BASE64_CHARS.get(c, c) for c in form) + ")"
-
-
 @functools.lru_cache(maxsize=16)
 def secret_pattern(secret: str) -> re.Pattern[str]:
     r"""A regex that finds ``secret`` however it was encoded, character by character (raw,
@@ -234,7 +208,11 @@ def secret_pattern(secret: str) -> re.Pattern[str]:
     'bad key R a2V5PVRA=='
     """
     forms = ["".join(_char_forms(c) for c in secret)]
-    forms += [_base64_pattern(f) for f in base64_forms(secret)]
+    # base64 is case-sensitive: (?-i:...) around each form
+    forms += [
+        "(?-i:" + "".join(_BASE64_CHARS.get(c, c) for c in form) + ")"
+        for form in base64_forms(secret)
+    ]
     return re.compile("|".join(forms), re.IGNORECASE)
 
 
@@ -252,9 +230,8 @@ def redact_text(text: str, secrets: Iterable[str]) -> str:
     >>> redact_text("a %73%33%63%72%2b%74 b \\u0073\\u0033\\u0063\\u0072\\u002B\\u0074", ["s3cr+t"])
     'a REDACTED b REDACTED'
     """
-    for secret in secrets:
-        if secret:
-            text = secret_pattern(secret).sub(REDACTED, text)
+    for secret in filter(None, secrets):
+        text = secret_pattern(secret).sub(REDACTED, text)
     return text
 
 
@@ -266,9 +243,8 @@ def redact_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
     >>> redact_bytes(b'"\\u0073\\u0033cr%2b%74"', ["s3cr+t"])
     b'"REDACTED"'
     """
-    for secret in secrets:
-        if secret:
-            data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
+    for secret in filter(None, secrets):
+        data = _secret_pattern_bytes(secret).sub(REDACTED.encode("ascii"), data)
     return data
 
 
@@ -297,15 +273,6 @@ _SECRET_ENV_PREFIXES = ("AWS_", "AZURE_", "GOOGLE_", "GCP_", "GCLOUD_", "GH_", "
 _userinfo_re = lazy_pattern(r"://[^/\s@:]*:[^/\s@]*@")
 
 
-def _looks_secret(name: str, value: str) -> bool:
-    return (
-        name in CREDENTIAL_ENV
-        or bool(_secret_env_name_re().search(name))
-        or name.upper().startswith(_SECRET_ENV_PREFIXES)
-        or bool(_userinfo_re().search(value))
-    )
-
-
 def scrubbed_environment(
     passthrough: Iterable[str] = (), environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
@@ -326,7 +293,13 @@ def scrubbed_environment(
     return {
         name: value
         for name, value in environ.items()
-        if name in chosen or not _looks_secret(name, value)
+        if name in chosen
+        or not (
+            name in CREDENTIAL_ENV
+            or _secret_env_name_re().search(name)
+            or name.upper().startswith(_SECRET_ENV_PREFIXES)
+            or _userinfo_re().search(value)
+        )
     }
 
 
@@ -342,12 +315,8 @@ def clean_args(args: Mapping[str, Any]) -> dict[str, Any]:
     >>> clean_args({"stopped": "calling http://h/x?authKey=k1 for 2025-07-21: refused"})
     {'stopped': 'calling http://h/x?authKey=REDACTED for 2025-07-21: refused'}
     """
-    secret = os.environ.get(API_KEY_ENV) or None
-    return {
-        str(k): _clean_value(v, secret)
-        for k, v in args.items()
-        if not _SECRET_NAME_RE.search(str(k))
-    }
+    cleaned: dict[str, Any] = _clean_value(args, os.environ.get(API_KEY_ENV) or None)
+    return cleaned
 
 
 def _clean_value(value: Any, secret: str | None) -> Any:
@@ -374,15 +343,11 @@ _WHOLE_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 
 
 def _strip_url_secrets(text: str) -> str:
-    """Drop secret-looking query parameters (and userinfo) from a URL; other text as is.
+    """Drop secret-looking query parameters (and userinfo) from a whole URL.
 
     >>> _strip_url_secrets("https://u:p@h/a?authKey=k")
     'https://h/a'
-    >>> _strip_url_secrets("fixtures/2025-07-21")
-    'fixtures/2025-07-21'
     """
-    if "://" not in text:
-        return text
     try:
         parts = urlsplit(text)
         query = [
@@ -407,14 +372,14 @@ def userinfo_secrets(texts: Iterable[str]) -> list[str]:
     >>> userinfo_secrets(["s3://AKIA1:pa%2Fss@bucket/x", "fixtures", "http://h/p"])
     ['AKIA1', 'pa%2Fss', 'pa/ss']
     """
-    out: list[str] = []
-    for text in texts:
-        for match in _userinfo_in_text_re().finditer(text):
-            for part in match.group(1).split(":", 1):
-                for form in (part, unquote(part)):
-                    if form and form not in out:
-                        out.append(form)
-    return out
+    forms = (
+        form
+        for text in texts
+        for match in _userinfo_in_text_re().finditer(text)
+        for part in match.group(1).split(":", 1)
+        for form in (part, unquote(part))
+    )
+    return list(dict.fromkeys(filter(None, forms)))
 
 
 def host_without_userinfo(parts: SplitResult) -> str:

@@ -35,16 +35,6 @@ from hwpscan.models import (
     TextStats,
 )
 
-__all__ = [
-    "CONTRACT_KEYS",
-    "CSV_COLUMNS",
-    "ROW_SCHEMA",
-    "csv_fields",
-    "decode_row",
-    "encode_row",
-    "spreadsheet_cell",
-]
-
 #: The shape and version of a scan's JSON Lines row, its first key ``"schema"``.
 ROW_SCHEMA = "hwpscan.scan.row/1"
 
@@ -61,8 +51,6 @@ CSV_COLUMNS = [
     *("pairs", "orphans", "utf8_ok", "utf8_error", "pua", "replacement_chars"),
     *("preview_surrogates", "meta_surrogates", *DEFECT_CLASSES),
 ]
-
-# -- JSON ------------------------------------------------------------------------------
 
 #: ``json.dumps(..., ensure_ascii=False)`` made once (its C encoder), not per row; a
 #: record holds no cycle, so none is looked for.
@@ -178,9 +166,6 @@ def _stats_of(data: dict[str, Any]) -> TextStats:
         replacement_chars=data.get("replacement_chars") or 0,
         locations=tuple(Location(**loc) for loc in data.get("locations") or ()),
     )
-
-
-# -- CSV -------------------------------------------------------------------------------
 
 
 def csv_fields(result: FileResult) -> dict[str, object]:

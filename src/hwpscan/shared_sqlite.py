@@ -30,16 +30,6 @@ from typing import TypeVar
 
 from hwpscan.errors import BusyError
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "begin_immediate",
-    "commit",
-    "connect",
-    "ensure_wal",
-    "error_kind",
-    "retry_busy",
-]
-
 T = TypeVar("T")
 
 #: Seconds a run waits for a database another run holds before it says "busy".
@@ -119,11 +109,8 @@ def ensure_wal(conn: sqlite3.Connection, *, timeout: float = DEFAULT_TIMEOUT) ->
     (persistent) mode first spares later openers the exclusive lock a switch needs; a
     switch that meets another's lock is retried."""
 
-    def current() -> str:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-
     def switch() -> str:
-        mode = current()
+        mode = str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
         if mode == "wal":
             return mode
         return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()

@@ -12,10 +12,10 @@ resource = pytest.importorskip("resource")
 
 _PROBE = """
 import resource
-from hwpscan.execution.child_limits import set_memory_budget, memory_budget_mb
-set_memory_budget(2048)
+from hwpscan.execution import child_limits
+child_limits.set_memory_budget(2048)
 soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-print(soft == resource.RLIM_INFINITY, memory_budget_mb())
+print(soft == resource.RLIM_INFINITY, child_limits._budget_mb)
 """
 
 

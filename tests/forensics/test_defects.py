@@ -21,15 +21,22 @@ import pytest
 from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.formats import read_document
-from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, Format, Status
+from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.report.export import write_csv
 from hwpscan.report.junit import junit_xml
 from hwpscan.rowcodec import CSV_COLUMNS, encode_row
-from hwpscan.scanning.exit_gate import exit_code
+from hwpscan.scanning.exit_gate import statuses_exit_code
 from hwpscan.scanning.one_file import scan_bytes, scan_file
+
+
+def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
+    """The gate's exit code over result rows, as a scan tallies them."""
+    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
+    return statuses_exit_code([r.status for r in rows], fail_on, masks)
+
 
 FOLDED_ONE = chr(0xA2B1)  # U+F02B1 (squared digit one) as Hancom folds it in HWP 5
 FOLDED_RULE = chr(0xA832)  # U+F0832 (double horizontal rule)

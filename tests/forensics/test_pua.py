@@ -8,8 +8,12 @@ from importlib import resources
 
 import pytest
 
-from hwpscan.forensics.pua import apply_pua_map, known_pua, pua_info, pua_name, pua_sources
+from hwpscan.forensics.pua import PuaInfo, _load, apply_pua_map, pua_info, pua_name
 from hwpscan.forensics.surrogates import PUA_RE
+
+
+def known_pua() -> list[PuaInfo]:
+    return sorted(_load()[0].values(), key=lambda info: info.codepoint)
 
 
 def raw_table() -> dict[str, object]:
@@ -27,7 +31,7 @@ def test_table_is_sorted_unique_and_private_use() -> None:
 
 
 def test_every_entry_is_named_and_cited_with_a_known_source() -> None:
-    sources = pua_sources()
+    sources = _load()[1]
     assert all(sources.values())
     for info in known_pua():
         assert info.name.startswith("HANCOM ")

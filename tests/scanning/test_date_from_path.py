@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from datetime import date
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hwpscan.scanning.inputs import _DATE_RE, date_from_path
+from hwpscan.scanning.inputs import date_from_path
+
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def pathlib_date(path: str) -> str | None:

@@ -14,10 +14,16 @@ from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.rowcodec import encode_row
 from hwpscan.scanning import many_files as scan_mod
-from hwpscan.scanning.exit_gate import exit_code
+from hwpscan.scanning.exit_gate import statuses_exit_code
 from hwpscan.scanning.inputs import collect_files, date_from_path, resolve_dates
 from hwpscan.scanning.many_files import scan_paths
 from hwpscan.scanning.one_file import scan_bytes, scan_file
+
+
+def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
+    """The gate's exit code over result rows, as a scan tallies them."""
+    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
+    return statuses_exit_code([r.status for r in rows], fail_on, masks)
 
 
 def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-import struct
-
-from hwpscan.examples._hwp5 import main, units_to_text
+from hwpscan.examples import broken_extractor
+from hwpscan.examples._hwp5 import main
 
 
 def decode(payload: bytes) -> str:
     """Controls are taken out unit by unit (their parameters are not text), then the
     rest is decoded as UTF-16LE; a truly lone half (the document's own) is kept."""
-    units = struct.unpack(f"<{len(payload) // 2}H", payload[: len(payload) // 2 * 2])
-    text = units_to_text("".join(chr(u) for u in units))
+    text = broken_extractor.decode(payload)
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 

@@ -18,16 +18,6 @@ import sys
 import threading
 import time
 
-__all__ = [
-    "DEFAULT_MEMORY_MB",
-    "WATCH_INTERVAL",
-    "enter_child",
-    "memory_budget_mb",
-    "memory_budget_reason",
-    "set_memory_budget",
-    "watch_parent",
-]
-
 #: Megabytes of data segment a child may hold while reading one file (``0``: no limit).
 #: The largest real attachments need under 500 MB; a file's bytes (up to the 512 MB size
 #: cap) are held once while read.
@@ -38,20 +28,22 @@ MEMORY_ENV = "HWPSCAN_MEMORY_MB"
 WATCH_INTERVAL = 0.25
 
 _PR_SET_PDEATHSIG = 1
+#: The budget this process runs under (None: none set, or a tighter address-space limit
+#: binds first).
 _budget_mb: int | None = None
 
 
-def set_memory_budget(megabytes: int | None) -> bool:
-    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap); False
-    when the system has no such limit. ``HWPSCAN_MEMORY_MB`` (a whole number) takes its
-    place: ``0`` turns the cap off where it cannot work (under AddressSanitizer)."""
+def set_memory_budget(megabytes: int | None) -> None:
+    """Cap this process's data segment at *megabytes* (``None`` or ``0``: no cap) where the
+    system has such a limit. ``HWPSCAN_MEMORY_MB`` (a whole number) takes its place: ``0``
+    turns the cap off where it cannot work (under AddressSanitizer)."""
     global _budget_mb  # noqa: PLW0603 - one budget per process, set once as it starts
     override = os.environ.get(MEMORY_ENV, "").strip()
     if override.isdigit():
         megabytes = int(override)
     if not megabytes or megabytes <= 0:
         _budget_mb = None
-        return True
+        return
     try:
         import resource
 
@@ -63,18 +55,11 @@ def set_memory_budget(megabytes: int | None) -> bool:
         resource.setrlimit(which, (limit, hard))
         space, _ = resource.getrlimit(resource.RLIMIT_AS)
     except (ImportError, AttributeError, OSError, ValueError):  # no such limit here
-        return False
+        return
     # a tighter address-space limit set by whoever started us binds first: a MemoryError
     # is then not ours to explain
     tighter = space != resource.RLIM_INFINITY and space <= limit
     _budget_mb = None if tighter else int(megabytes)
-    return True
-
-
-def memory_budget_mb() -> int | None:
-    """The budget this process runs under (None: none was set, or a tighter address-space
-    limit binds first)."""
-    return _budget_mb
 
 
 def memory_budget_reason() -> str | None:

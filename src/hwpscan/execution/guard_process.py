@@ -27,8 +27,6 @@ from hwpscan.execution import process_groups
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB, enter_child
 from hwpscan.execution.process_pool import _Pool, _Worker, serve
 
-__all__ = ["STARTUP_GRACE", "Guard"]
-
 #: Seconds a child may take to start and load its task, on top of the item timeout.
 STARTUP_GRACE = 30.0
 

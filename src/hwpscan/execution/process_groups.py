@@ -22,16 +22,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = [
-    "KILL_GRACE",
-    "Finished",
-    "forget",
-    "kill_group",
-    "kill_running",
-    "run_captured",
-    "watch",
-]
-
 #: Seconds to collect a killed command's output before giving up on its pipes.
 KILL_GRACE = 5.0
 

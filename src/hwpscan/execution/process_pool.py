@@ -7,10 +7,8 @@ on each (:func:`serve`), and yields their answers a worker's message (a batch) a
 time. An item whose worker died or overran is answered by a :class:`Stopped`; the worker
 is replaced, and its other items go back to the front of the queue.
 
-Time is measured from outside: before each item a worker stores the item's index and
-the clock's millisecond in a shared 64-bit progress word (one store, never read half
-written), which the supervisor reads *before* the clock, so an elapsed time is never
-negative (which, modulo 2**32 ms, was 49.7 days).
+Time is measured from outside: before each item a worker stamps its index and start in
+a shared progress word (:func:`_progress_word`), which the supervisor reads.
 """
 
 from __future__ import annotations
@@ -27,8 +25,6 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, Literal, TypeVar
 
 from hwpscan.execution.child_limits import enter_child
-
-__all__ = ["MAX_BATCH", "MAX_CHUNK", "MAX_HOLD", "Stopped", "pooled_batches", "serve"]
 
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")

@@ -33,21 +33,6 @@ from hwpscan.forensics.surrogates import (
     merge_pairs,
 )
 
-__all__ = [
-    "BadString",
-    "Counts",
-    "Decoded",
-    "JsonCheck",
-    "SkippedLine",
-    "check_json_bytes",
-    "check_json_text",
-    "decode_input",
-    "decode_utf8",
-    "iter_check",
-    "iter_strings",
-    "json_path",
-]
-
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SSE_IGNORED = ("event:", "id:", "retry:", ":")
 _SNIPPET = 20
@@ -120,8 +105,6 @@ class JsonCheck:
         return Counts(self.documents, self.strings, len(self.bad), len(self.skipped)).summary()
 
 
-# --- Decoding what a pipeline wrote ---------------------------------------------------
-
 #: A surrogate a writer put out with ``surrogatepass`` (``ED A0 80`` for U+D800), as
 #: ``surrogateescape`` decodes it: three escaped bytes, put back together afterwards.
 _ESCAPED_SURROGATE_RE = re.compile("\udced([\udca0-\udcbf])([\udc80-\udcbf])")
@@ -135,10 +118,6 @@ _ESCAPED_OR_SURROGATE_RE = re.compile(
 def _restore(match: re.Match[str]) -> str:
     second, third = (ord(ch) - 0xDC00 for ch in match.groups())
     return chr(0xD000 | (second & 0x3F) << 6 | (third & 0x3F))
-
-
-def _restore_or_skip(match: re.Match[str]) -> str:
-    return _restore(match) if match.group(1) is not None else ""
 
 
 class Decoded(NamedTuple):
@@ -159,8 +138,6 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
     >>> decode_utf8(data, "skip") == Decoded("a" + chr(0xDB80), 1)
     True
     """
-    if invalid not in ("escape", "skip"):
-        raise ValueError(f"invalid must be escape or skip, not {invalid!r}")
     try:
         return Decoded(data.decode("utf-8", "surrogatepass"), 0)
     except UnicodeDecodeError:
@@ -171,7 +148,9 @@ def decode_utf8(data: bytes, invalid: InvalidBytes = "escape") -> Decoded:
     escaped = len(text) - len(_ESCAPED_BYTE_RE.sub("", text))
     restored_text, restored = _ESCAPED_SURROGATE_RE.subn(_restore, text)
     if invalid == "skip":
-        restored_text = _ESCAPED_OR_SURROGATE_RE.sub(_restore_or_skip, text)
+        restored_text = _ESCAPED_OR_SURROGATE_RE.sub(
+            lambda m: "" if m.group(1) is None else _restore(m), text
+        )
     return Decoded(restored_text, escaped - 3 * restored)
 
 
@@ -224,13 +203,7 @@ class Counts:
 
     def summary(self) -> dict[str, Any]:
         """Counts as a JSON-ready dict."""
-        return {
-            "type": "summary",
-            "documents": self.documents,
-            "strings": self.strings,
-            "bad": self.bad,
-            "skipped": self.skipped,
-        }
+        return {"type": "summary", **asdict(self)}
 
 
 def iter_check(text: str, counts: Counts | None = None) -> Iterator[BadString | SkippedLine]:
@@ -350,7 +323,7 @@ def _parse_line(number: int, line: str, *, strings: bool = False) -> tuple[int, 
     start = min((i for i in (line.find("{"), line.find("[")) if i > 0), default=-1)
     if start > 0:
         try:
-            doc, end = _raw_decode(line, start)
+            doc, end = _decode(line, start)
         except ValueError:
             pass
         else:
@@ -361,17 +334,11 @@ def _parse_line(number: int, line: str, *, strings: bool = False) -> tuple[int, 
     return SkippedLine(number, f"not JSON: {reason}{column}", escape_snippet(line[:_EXCERPT]))
 
 
-def _decode(text: str) -> Any:
-    return _raw_decode(text, 0, whole=True)[0]
-
-
-def _raw_decode(text: str, start: int, *, whole: bool = False) -> tuple[Any, int]:
-    """The JSON document at *start* (all of *text* with ``whole``); a document nested past
-    the parser's recursion limit is a :class:`TooDeepError` (a skipped line)."""
+def _decode(text: str, start: int | None = None) -> Any:
+    """The JSON document *text* is (given *start*: the one there, and where it ends); a
+    document nested past the parser's recursion limit is a :class:`TooDeepError`."""
     try:
-        if whole:
-            return _DECODER.decode(text), len(text)
-        return _DECODER.raw_decode(text, start)
+        return _DECODER.decode(text) if start is None else _DECODER.raw_decode(text, start)
     except RecursionError:
         raise TooDeepError("nested too deeply to read") from None
 

@@ -32,8 +32,6 @@ from hwpscan.forensics.pua import (
 from hwpscan.forensics.surrogates import MAX_LOCATIONS, codepoint, escape_snippet
 from hwpscan.models import NO_DEFECTS, Defects, Format, Location, Segment, TextStats
 
-__all__ = ["Found", "count_defects", "folded_in", "unfold"]
-
 #: Where a folded unit can be at all (the rule's bound; see ``pua_data.json``): one
 #: C-level search tells a text without any.
 _FOLD_BLOCK_RE = re.compile("[\ua000-\ua8ff]")

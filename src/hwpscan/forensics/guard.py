@@ -7,8 +7,6 @@ caller chooses. A clean string costs one look (:func:`next_surrogate`, the stric
 encoder: several times faster than a regex) and comes back as the same object; a dirty
 one is mended only around its defects.
 
-Test strings are built with ``chr()``: literal surrogates in source files break tools.
-
 >>> bullet = chr(0xDB80) + chr(0xDEB1)      # U+F02B1 as a defective parser leaves it
 >>> sanitize_surrogates("가" + bullet + "나") == "가" + chr(0xF02B1) + "나"
 True
@@ -40,24 +38,6 @@ from hwpscan.forensics.surrogates import (
     merge_pairs,
 )
 from hwpscan.models import Format, Segment
-
-__all__ = [
-    "BOX",
-    "ORPHAN_POLICIES",
-    "PUA_MODES",
-    "OrphanPolicy",
-    "PuaMode",
-    "RepairResult",
-    "SurrogateHit",
-    "Utf8Check",
-    "check_utf8",
-    "find_surrogates",
-    "next_surrogate",
-    "repair_body",
-    "repair_text",
-    "sanitize",
-    "sanitize_surrogates",
-]
 
 OrphanPolicy = Literal["drop", "replace", "escape", "box"]
 #: What ``repair --pua`` does with private use: ``keep`` (lossless: folded symbols go
@@ -370,12 +350,9 @@ def find_surrogates(text: str) -> list[SurrogateHit]:
     """
     hits: list[SurrogateHit] = []
     for found in PAIR_OR_HALF_RE.finditer(text):
-        i = found.start()
-        if found.end() - i == 2:
-            hits.append(SurrogateHit(i, ord(text[i]), "pair-high"))
-            hits.append(SurrogateHit(i + 1, ord(text[i + 1]), "pair-low"))
-        else:
-            hits.append(SurrogateHit(i, ord(text[i]), "orphan"))
+        kinds = ("pair-high", "pair-low") if found.end() - found.start() == 2 else ("orphan",)
+        for i, kind in enumerate(kinds, found.start()):
+            hits.append(SurrogateHit(i, ord(text[i]), kind))
     return hits
 
 

@@ -24,23 +24,6 @@ from typing import Any, NamedTuple
 
 from hwpscan.forensics.surrogates import PUA_RE, codepoint
 
-__all__ = [
-    "HANYANG_FIRST",
-    "HANYANG_LAST",
-    "PuaInfo",
-    "PuaMapped",
-    "apply_pua_map",
-    "display_of",
-    "folded_units",
-    "hanyang_jamo",
-    "known_pua",
-    "pdf_folds",
-    "pua_info",
-    "pua_name",
-    "pua_sources",
-    "pua_summary",
-]
-
 _DATA = "pua_data.json"
 
 
@@ -52,7 +35,7 @@ class PuaInfo:
     name: str
     renders_as: str | None  # what Hancom draws, as text or a description
     replacement: str | None  # the standard character(s) to use, None when not established
-    sources: tuple[str, ...]  # keys into :func:`pua_sources`
+    sources: tuple[str, ...]  # keys into the table's ``sources`` (citations)
     note: str | None = None
 
     @property
@@ -85,14 +68,8 @@ def _load() -> tuple[dict[int, PuaInfo], dict[str, str]]:
     table: dict[int, PuaInfo] = {}
     for entry in raw["entries"]:
         cp = _cp(entry["codepoint"])
-        table[cp] = PuaInfo(
-            codepoint=cp,
-            name=entry["name"],
-            renders_as=entry.get("renders_as"),
-            replacement=entry.get("replacement"),
-            sources=tuple(entry["sources"]),
-            note=entry.get("note"),
-        )
+        optional = {k: entry.get(k) for k in ("renders_as", "replacement", "note")}
+        table[cp] = PuaInfo(cp, entry["name"], sources=tuple(entry["sources"]), **optional)
     return table, dict(raw["sources"])
 
 
@@ -117,25 +94,6 @@ def pua_name(cp: int) -> str | None:
     """
     info = pua_info(cp)
     return None if info is None else info.name
-
-
-def known_pua() -> tuple[PuaInfo, ...]:
-    """Every entry of the table, in code point order.
-
-    >>> known_pua()[0].label
-    'U+F003B'
-    """
-    table = _load()[0]
-    return tuple(table[cp] for cp in sorted(table))
-
-
-def pua_sources() -> dict[str, str]:
-    """Source key -> citation (a URL or a named document) for the table's entries.
-
-    >>> pua_sources()["rhwp-727"].startswith("https://github.com/edwardkim/rhwp/issues/727")
-    True
-    """
-    return dict(_load()[1])
 
 
 class PuaMapped(NamedTuple):

@@ -25,9 +25,7 @@ import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
-from hwpscan.forensics.guard import ORPHAN_POLICIES, OrphanPolicy, next_surrogate, sanitize
-
-__all__ = ["StreamMender", "guard_stream", "sanitize_item"]
+from hwpscan.forensics.guard import OrphanPolicy, _policy, next_surrogate, sanitize
 
 _T = TypeVar("_T")
 _HIGH_FIRST, _HIGH_LAST = 0xD800, 0xDBFF
@@ -130,17 +128,13 @@ class StreamMender:
     __slots__ = ("_fields", "held", "orphans")
 
     def __init__(self, orphans: OrphanPolicy = "box") -> None:
-        if orphans not in ORPHAN_POLICIES:
-            choices = ", ".join(ORPHAN_POLICIES)
-            raise ValueError(f"orphans must be one of {choices}, not {orphans!r}")
+        _policy(orphans)  # a bad policy is named now, not at the first defect
         self.orphans: OrphanPolicy = orphans
         self.held = ""
         self._fields = _Fields(orphans)
 
     def feed(self, item: Any) -> list[Any]:
         """What to send on for *item*, in order."""
-        if not self.held and _passes(item):
-            return [item]  # the common case: clean, the same object
         if isinstance(item, str):
             if self.held:
                 item = self.held + item

@@ -68,15 +68,6 @@ def codepoint(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
-def _by_codepoint(counts: dict[str, int]) -> dict[str, int]:
-    """*counts* keyed by ``U+XXXX``, in code point order.
-
-    >>> _by_codepoint({chr(0xF02B1): 2, chr(0xE000): 1})
-    {'U+E000': 1, 'U+F02B1': 2}
-    """
-    return {codepoint(ch): n for ch, n in sorted(counts.items())}
-
-
 def merge_pairs(text: str) -> str:
     """The strict view: merge adjacent surrogate halves, keep orphans.
 
@@ -87,7 +78,8 @@ def merge_pairs(text: str) -> str:
     """
     if SURROGATE_RE.search(text) is None:
         return text
-    return _strict_view(text)
+    # the UTF-16 codec joins each high+low pair and passes lone halves through
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def escape_snippet(text: str) -> str:
@@ -105,11 +97,9 @@ def escape_snippet(text: str) -> str:
     shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if shown.isprintable() and "\ufffd" not in shown:
         return shown
-    return _ESCAPE_RUN_RE.sub(_escape_run, text)
-
-
-def _escape_run(match: re.Match[str]) -> str:
-    return match.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+    return _ESCAPE_RUN_RE.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text
+    )
 
 
 def join_segments(segments: Iterable[Segment]) -> str:
@@ -177,11 +167,12 @@ def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
     (2, 1, ['U+E000', 'U+F02B1'], True)
     """
-    strict = blob if SURROGATE_RE.search(blob) is None else _strict_view(blob)
+    strict = merge_pairs(blob)
     pairs = len(blob) - len(strict)  # each pair became one character
     # every half is in a merged pair or still in the strict view
     surrogates = 2 * pairs + count_surrogates(strict)
-    return surrogates, pairs, _count_pua(strict), PUA_RE.search(blob) is not None
+    pua = Counter(_not_pua_re().sub("", strict))  # what is left is private use
+    return surrogates, pairs, pua, PUA_RE.search(blob) is not None
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -236,7 +227,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         orphans=surrogates - 2 * pairs,
         utf8_ok=not surrogates,  # a str fails UTF-8 exactly when it holds a surrogate
         utf8_error=utf8_error(blob) if surrogates else None,
-        pua=_by_codepoint(pua),
+        pua={codepoint(ch): n for ch, n in sorted(pua.items())},
         replacement_chars=blob.count("\ufffd"),
         locations=locations,
     )
@@ -249,16 +240,8 @@ def count_surrogates(text: str) -> int:
     >>> count_surrogates("a" + chr(0xDC00) + "한" + chr(0xD800) + chr(0xDFFF))
     3
     """
-    count = 0
-    for i in range(0, len(text), _BIG_TEXT):
-        piece = text[i : i + _BIG_TEXT]
-        count += len(piece.encode("utf-8", "replace")) - len(piece.encode("utf-8", "ignore"))
-    return count
-
-
-def _count_pua(strict: str) -> dict[str, int]:
-    """Each private-use character of the strict view and how often it occurs."""
-    return Counter(_not_pua_re().sub("", strict))
+    pieces = (text[i : i + _BIG_TEXT] for i in range(0, len(text), _BIG_TEXT))
+    return sum(len(p.encode("utf-8", "replace")) - len(p.encode("utf-8", "ignore")) for p in pieces)
 
 
 def _locations(
@@ -307,12 +290,6 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     begins = list(accumulate((len(run.text) for run in runs[:-1]), initial=0))
     r = bisect_right(begins, j) - 1
     return runs[r].offset + j - begins[r]
-
-
-def _strict_view(text: str) -> str:
-    """:func:`merge_pairs` of a text holding surrogates: the UTF-16 codec joins each
-    high+low pair into the character it encodes and passes lone halves through."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _info(chars: str) -> tuple[str, str, str]:

@@ -21,9 +21,7 @@ import posixpath
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from hwpscan.models import FileResult, Format
-
-__all__ = ["PdfLoss", "pdf_losses"]
+from hwpscan.models import NO_DEFECTS, FileResult, Format
 
 _SOURCES = (Format.HWP5, Format.HWPX)
 
@@ -85,10 +83,8 @@ def pdf_losses(results: Iterable[FileResult]) -> list[PdfLoss]:
             for cp, n in source.body.pua.items()
             if n > pdf.body.pua.get(cp, 0)
         }
-        found = source.defect_counts()
-        folded = found.folded_symbols if found is not None else 0
-        pdf_found = pdf.defect_counts()
-        pdf_folded = pdf_found.pdf_folded if pdf_found is not None else 0
+        folded = (source.defect_counts() or NO_DEFECTS).folded_symbols
+        pdf_folded = (pdf.defect_counts() or NO_DEFECTS).pdf_folded
         loss = PdfLoss(pdf.path, source.path, lost, folded, pdf_folded)
         if loss.total:
             out.append(loss)

@@ -8,19 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hwpscan.models import DEFECT_CLASSES, ExitCode, FileResult, Status
+from hwpscan.models import DEFECT_CLASSES, ExitCode, Status
 
 #: ``--fail-on``: the two verdicts, each defect class, and ``defects`` for any class.
 FAIL_ON_CHOICES = ("contaminated", "unreadable", "error", *DEFECT_CLASSES, "defects")
 #: ``--fail-on error`` is the older name of ``--fail-on unreadable``.
 FAIL_ON_ALIASES = {"error": "unreadable"}
-
-
-def exit_code(results: Iterable[FileResult], fail_on: Iterable[str] = ()) -> ExitCode:
-    """:func:`statuses_exit_code` of result rows."""
-    rows = list(results)
-    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
-    return statuses_exit_code((r.status for r in rows), fail_on, masks)
 
 
 def statuses_exit_code(

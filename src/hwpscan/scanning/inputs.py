@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
-from datetime import date as _date
 from pathlib import Path
 from typing import NamedTuple
 
-from hwpscan.manifest import MANIFEST_NAME, dates_for
+from hwpscan.manifest import MANIFEST_NAME, dates_for, is_iso_date
 
 #: Names that live beside attachments but are not attachments.
 SIDECAR_NAMES = frozenset({"manifest.jsonl", "expected.jsonl", "README.md", "README.txt"})
 _SIDECAR_SUFFIXES = (".part", ".tmp")
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -56,23 +53,14 @@ def _listed_date(folder: str, name: str) -> str | None:
 
 def _named_date(part: str) -> str | None:
     """*part* when it is a whole, real ``YYYY-MM-DD`` date."""
-    if _DATE_RE.fullmatch(part):
-        try:
-            _date.fromisoformat(part)
-        except ValueError:
-            return None
-        return part
-    return None
+    return part if is_iso_date(part) else None
 
 
 @functools.lru_cache(maxsize=4096)
 def _folder_date(folder: str) -> str | None:
     """The innermost whole date among *folder*'s components, once per folder: the files
     of a folder share it. (Components pathlib would drop, empty or ``.``, are no date.)"""
-    for part in reversed(folder.split(os.sep)):
-        if (found := _named_date(part)) is not None:
-            return found
-    return None
+    return next(filter(None, map(_named_date, reversed(folder.split(os.sep)))), None)
 
 
 def collect_files(inputs: Iterable[Path]) -> list[Path]:

@@ -92,16 +92,10 @@ def scan_row_batches(
     dates: Mapping[Any, str] = settings.dates or {}
     repair = settings.repair
     paths = list(paths)
-    work: list[Job]
-    if repair is None:
-        work = [(os.fspath(p), dates.get(p), None) for p in paths]
-    else:
-        as_paths = [Path(p) for p in paths]
-        targets = repair_targets(as_paths, repair.out)
-        work = [
-            (os.fspath(p), dates.get(p), repair.to(targets[q]))
-            for p, q in zip(paths, as_paths, strict=True)
-        ]
+    targets = repair_targets([Path(p) for p in paths], repair.out) if repair else {}
+    work: list[Job] = [
+        (os.fspath(p), dates.get(p), repair.to(targets[Path(p)]) if repair else None) for p in paths
+    ]
     # never more workers than files; never more than a few per core
     cores = os.cpu_count() or 1
     jobs = max(1, min(settings.jobs or cores, len(work), 4 * cores))
@@ -166,13 +160,10 @@ def _pooled_rows(
         memory_mb=memory_mb or None,
     )
     for batch in batches:
-        rows = []
-        for index, answer in batch:
-            if isinstance(answer, Stopped):
-                rows.append((index, Row.of(_stopped_row(work[index], answer), index)))
-            else:
-                rows.append((index, answer))
-        yield rows
+        yield [
+            (i, Row.of(_stopped_row(work[i], a), i) if isinstance(a, Stopped) else a)
+            for i, a in batch
+        ]
 
 
 def _stopped_row(job: Job, stopped: Stopped) -> FileResult:

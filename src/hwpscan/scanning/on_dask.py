@@ -16,6 +16,7 @@ scheduler you start).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -28,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from hwpscan.errors import SchedulerLostError, UsageError
 from hwpscan.execution import DEFAULT_BATCH, DEFAULT_WORKER_WAIT
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
+from hwpscan.locations import shown_url
 from hwpscan.models import FileResult
 from hwpscan.redaction import redact_credentials
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
-from hwpscan.scanning.sources import WorkItem, shown_url
+from hwpscan.scanning.sources import WorkItem
 from hwpscan.scanning.work_items import item_error_row, scan_batch
 
 if TYPE_CHECKING:
@@ -124,16 +126,10 @@ def _connected(address: str | None, workers: int | None, timeout: float) -> Iter
         try:
             yield client
         finally:
-            _quiet_close(client)
+            with contextlib.suppress(Exception):  # a client whose scheduler is gone
+                client.close(timeout=5)
             if cluster is not None:
                 cluster.close()
-
-
-def _quiet_close(client: Client) -> None:
-    try:
-        client.close(timeout=5)
-    except Exception:  # closing a client whose scheduler is gone: nothing left to do
-        logging.getLogger(__name__).debug("client close failed", exc_info=True)
 
 
 class _Workers:
@@ -185,7 +181,11 @@ def _next_done(queue: Any, workers: _Workers) -> tuple[Any, Any]:
                 raise StopIteration
             workers.refresh(every=1.0)
             if workers.gone():
-                raise _stranded(workers.wait)
+                raise SchedulerLostError(
+                    f"the Dask cluster has had no worker for {workers.wait:g} seconds (its "
+                    "workers died and were not replaced, or none joined); the run stopped "
+                    "(--worker-wait)"
+                )
             if condition is None:
                 time.sleep(0.01)
                 continue
@@ -258,7 +258,11 @@ def scan_on_dask(
                         for item in batch:
                             yield item.index, item_error_row(item, _RETRIED_REASON)
                 else:  # scan_batch turns every per-file failure into a row: this is the cluster
-                    raise _unusable(failure)
+                    detail = redact_credentials(f"{type(failure).__name__}: {failure}".strip())
+                    raise SchedulerLostError(
+                        "the Dask cluster could not run the scan (is hwpscan installed, at the "
+                        f"same version, on the scheduler and every worker?): {detail}"
+                    )
             else:  # cancelled, and not by us: the scheduler is gone
                 raise _lost(None)
             fill()
@@ -267,25 +271,8 @@ def scan_on_dask(
     finally:
         outstanding = [f for _, _, f in pending.values()]
         if outstanding:
-            try:
+            with contextlib.suppress(Exception):
                 client.cancel(outstanding)
-            except Exception:
-                logging.getLogger(__name__).debug("cancel failed", exc_info=True)
-
-
-def _unusable(exc: BaseException | None) -> SchedulerLostError:
-    detail = f"{type(exc).__name__}: {exc}".strip() if exc is not None else "unknown failure"
-    return SchedulerLostError(
-        "the Dask cluster could not run the scan (is hwpscan installed, at the same version, "
-        f"on the scheduler and every worker?): {redact_credentials(detail)}"
-    )
-
-
-def _stranded(wait: float | None) -> SchedulerLostError:
-    return SchedulerLostError(
-        f"the Dask cluster has had no worker for {wait:g} seconds (its workers died and "
-        "were not replaced, or none joined); the run stopped (--worker-wait)"
-    )
 
 
 def _lost(exc: BaseException | None) -> SchedulerLostError:

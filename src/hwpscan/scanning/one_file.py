@@ -75,29 +75,17 @@ def failed_row(
             f"{memory_budget_reason() or 'out of memory while reading this file'} (MemoryError)"
         )
     else:
-        reason = f"internal error: {type(exc).__name__}: {_exception_text(exc)}"
+        try:
+            text = str(exc)
+        except Exception:  # a __str__ that fails must not hide the error
+            text = "(the error could not be shown)"
+        reason = f"internal error: {type(exc).__name__}: {text}"
     digest, size, fmt = "", 0, Format.UNKNOWN
     if data is not None:
         with contextlib.suppress(Exception):  # still out of memory: the reason is what matters
             digest, size, fmt = hashlib.sha256(data).hexdigest(), len(data), _fallback_format(data)
-    return FileResult(
-        path=path,
-        sha256=digest,
-        bytes=size,
-        format=fmt,
-        status=Status.ERROR,
-        reason=cap_reason(reason),
-        date=date,
-        seconds=time.perf_counter() - started,
-        body_read=False,
-    )
-
-
-def _exception_text(exc: BaseException) -> str:
-    try:
-        return str(exc)
-    except Exception:  # a __str__ that fails must not hide the error
-        return "(the error could not be shown)"
+    row = error_row(path, date, Status.ERROR, cap_reason(reason), size=size)
+    return replace(row, sha256=digest, format=fmt, seconds=time.perf_counter() - started)
 
 
 def cap_reason(reason: str | None, limit: int = MAX_REASON_CHARS) -> str | None:
@@ -276,26 +264,15 @@ def _unlisted_reason(path: str | os.PathLike[str]) -> str:
 
 
 def _read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
-    """The first *limit* bytes of a file, read straight from its descriptor.
+    """The first *limit* bytes of a file (a buffered read goes on until it has them all).
 
     >>> with open(__file__, "rb") as whole:
     ...     text = whole.read()
     >>> _read_at_most(__file__, 10) == text[:10], _read_at_most(__file__, 10**9) == text
     (True, True)
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
-    try:
-        data = os.read(fd, limit)
-        if not data or len(data) == limit:
-            return data
-        parts = [data]  # a read may return less than asked before the end: read on
-        got = len(data)
-        while got < limit and (more := os.read(fd, limit - got)):
-            parts.append(more)
-            got += len(more)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 def oversize(size: int) -> tuple[Status, str]:
@@ -304,7 +281,7 @@ def oversize(size: int) -> tuple[Status, str]:
 
 
 def error_row(
-    path: str, date: str | None, status: Status, reason: str, *, size: int = 0
+    path: str, date: str | None, status: Status, reason: str | None, *, size: int = 0
 ) -> FileResult:
     """The row of a file that was not read."""
     return FileResult(

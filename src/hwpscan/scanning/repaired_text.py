@@ -17,18 +17,15 @@ from hwpscan.models import Document, RepairSummary
 class RepairSettings:
     """Write each readable body's repaired UTF-8 text below *out* (``--emit-repaired``,
     ``repair --out``): orphans dropped, replaced, escaped or boxed; private use kept,
-    mapped, replaced by a placeholder or dropped as *pua* says (``pua_map`` is the
-    older name of ``pua="map"``)."""
+    mapped, replaced by a placeholder or dropped as *pua* says."""
 
     out: Path
     orphans: OrphanPolicy = "drop"
-    pua_map: bool = False
     pua: PuaMode = "keep"
 
     def to(self, target: Path) -> Repair:
         """This policy for one file whose text goes to *target*."""
-        pua: PuaMode = "map" if self.pua_map and self.pua == "keep" else self.pua
-        return Repair(target, self.orphans, pua=pua)
+        return Repair(target, self.orphans, self.pua)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,6 @@ from hwpscan.models import FileResult, Format, Status
 from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.one_file import failed_row
 
-__all__ = ["Row", "failed_row_of", "sent_row"]
-
 
 class Row:
     """One file's row: its :class:`FileResult` and its JSON line, each made once, when

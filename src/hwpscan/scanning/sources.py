@@ -5,11 +5,7 @@ file's bytes: a worker does that, wherever it runs.
 
 Dates follow the folder rules: a ``manifest.jsonl`` in the file's folder or an ancestor
 that knows the file, else the innermost ``YYYY-MM-DD`` component of the key. Credentials
-come from each filesystem's own configuration; a URL's userinfo is never shown. The URL
-helpers of :mod:`hwpscan.locations` are exported here too.
-
->>> shown_url("s3://key:secret@bucket/fixtures/a.hwp")
-'s3://bucket/fixtures/a.hwp'
+come from each filesystem's own configuration; a URL's userinfo is never shown.
 """
 
 from __future__ import annotations
@@ -22,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
-from hwpscan.locations import is_url, shown_url, url_from_argument
+from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.manifest import parse_entries
 from hwpscan.redaction import (
     redact_credentials,
@@ -39,14 +35,6 @@ from hwpscan.scanning.inputs import (
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
-
-__all__ = [
-    "WorkItem",
-    "is_url",
-    "iter_items",
-    "shown_url",
-    "url_from_argument",
-]
 
 _MANIFEST = "manifest.jsonl"
 _MANIFEST_CAP = 64 * 2**20  # a manifest bigger than this is not one of ours
@@ -139,7 +127,10 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
     except FileNotFoundError:
         raise UsageError(f"no such file or folder: {shown_url(url)}") from None
     except Exception as exc:  # each backend raises its SDK's own errors (botocore's...)
-        raise UsageError(f"{shown_url(url)}: cannot list: {_listing_error(exc, url)}") from None
+        # an SDK repeats user:password@bucket when it takes it for a bucket name
+        text = redact_credentials(f"{type(exc).__name__}: {exc}")
+        text = redact_text(text, userinfo_secrets([url]))[:500]
+        raise UsageError(f"{shown_url(url)}: cannot list: {text}") from None
     manifests: dict[str, dict[str, str]] = {}
     index = start
     if info.get("type") != "directory":
@@ -152,13 +143,6 @@ def _url_items(url: str, start: int) -> Iterator[WorkItem]:
             index += 1
     except UsageError as exc:
         raise UsageError(redact_text(str(exc), userinfo_secrets([url]))) from None
-
-
-def _listing_error(exc: BaseException, url: str) -> str:
-    """A listing's error as shown: the URL's userinfo and known credentials redacted (an
-    SDK repeats ``user:password@bucket`` when it takes it for a bucket name)."""
-    text = redact_credentials(f"{type(exc).__name__}: {exc}")
-    return redact_text(text, userinfo_secrets([url]))[:500]
 
 
 def _walk(
@@ -217,8 +201,13 @@ def _date_for(
     """The innermost manifest that dates the file, else its key's date component."""
     here = folder
     while True:
-        if here not in manifests:
-            manifests[here] = _manifest_in(fs, here)
+        if here not in manifests:  # a folder above the source root: its manifest, if any
+            manifest = posixpath.join(here, _MANIFEST)
+            try:
+                exists = bool(fs.isfile(manifest))
+            except (OSError, ValueError):
+                exists = False
+            manifests[here] = _read_manifest(fs, manifest, here) if exists else {}
         if (found := manifests[here].get(name)) is not None:
             return found
         parent = posixpath.dirname(here)
@@ -226,16 +215,6 @@ def _date_for(
             break
         here = parent
     return date_from_path(name)
-
-
-def _manifest_in(fs: AbstractFileSystem, folder: str) -> dict[str, str]:
-    """A folder above the source root: read its manifest if it has one."""
-    name = posixpath.join(folder, _MANIFEST)
-    try:
-        exists = bool(fs.isfile(name))
-    except (OSError, ValueError):
-        exists = False
-    return _read_manifest(fs, name, folder) if exists else {}
 
 
 def _url_item(

@@ -1,12 +1,10 @@
 """Scanning work items (a local path or an fsspec URL), each in a guard process: what
 the scaled path (``--resume``, URLs) and a Dask cluster's tasks run.
 
-:func:`scan_item` scans a local file with :func:`~hwpscan.scanning.one_file.scan_file`
-(the local pool's function, so rows are identical) and a URL, read through fsspec under
-the same size cap, with :func:`~hwpscan.scanning.one_file.scan_bytes`. :func:`scan_batch`
-(a cluster's task) runs each file in a :class:`~hwpscan.execution.guard_process.Guard`,
-so the time limit and the memory budget are enforced from outside: an overrun, a crash
-or a ``MemoryError`` costs that one file. Nothing here imports Dask.
+A local file is scanned as the local pool scans it, so rows are identical; a URL is
+read through fsspec under the same size cap. In a guard the time limit and the memory
+budget are enforced from outside: an overrun, a crash or a ``MemoryError`` costs that
+one file. Nothing here imports Dask.
 """
 
 from __future__ import annotations
@@ -31,8 +29,6 @@ from hwpscan.scanning.one_file import (
     scan_file,
 )
 from hwpscan.scanning.sources import WorkItem, filesystem
-
-__all__ = ["SCAN_TASK", "item_error_row", "item_row", "scan_batch", "scan_guarded", "scan_item"]
 
 #: What a guard process runs on each item.
 SCAN_TASK = "hwpscan.scanning.work_items:scan_guarded"
