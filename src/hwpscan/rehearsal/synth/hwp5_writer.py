@@ -81,7 +81,7 @@ class HeaderFooter:
 Block = str | Table | Footnote | TextBox | HeaderFooter
 
 
-def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
+def _section(blocks: Sequence[Block]) -> SectionWriter:
     sec = SectionWriter()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
     rest = list(blocks[1:] if first_text is not None else blocks)
@@ -89,8 +89,7 @@ def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
         (spec.SECTION_COLUMN_DEF, "secd", sec.section_def(0)),
         (spec.SECTION_COLUMN_DEF, "cold", sec.column_def(0)),
     ]
-    if controls or first_text is not None or not rest:
-        sec.paragraph(0, first_text or "", head if controls else (), head=True, last=not rest)
+    sec.paragraph(0, first_text or "", head, head=True, last=not rest)
     for i, block in enumerate(rest):
         last = i == len(rest) - 1
         if isinstance(block, str):
@@ -141,7 +140,7 @@ def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
     out: list[Placed] = []
     for n, part in enumerate(_split(blocks, sections)):
         stream = f"{spec.BODYTEXT_STORAGE}/Section{n}"
-        placed = _section(part, controls=True).placed
+        placed = _section(part).placed
         out += [Placed(stream, i, offset, text) for i, (offset, text) in enumerate(placed)]
     return out
 
@@ -246,9 +245,6 @@ class Hwp5Options:
     distribution: bool = False
     style_names: Sequence[str] = ()  # DocInfo STYLE names (lone surrogates allowed)
     sections: int = 1  # blocks split into this many BodyText/SectionN streams
-    #: each section starts with the section and column definition controls, as Hancom's
-    tabs_and_controls: bool = True
-    title: str = ""  # in the summary information (:func:`summary_information`)
 
 
 def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
@@ -267,7 +263,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
     }
     paragraphs = 0
     for n, part in enumerate(_split(blocks, o.sections)):
-        sec = _section(part, controls=o.tabs_and_controls)
+        sec = _section(part)
         paragraphs += sec.paragraphs
         name, data = _body_stream(n, pack(bytes(sec.out)), o)
         streams[name] = data
@@ -276,7 +272,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
         streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
-    streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
+    streams[spec.SUMMARY_STREAM] = summary_information(paragraphs=paragraphs)
     return streams
 
 
@@ -346,7 +342,7 @@ def record_overrun(
     while only 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
     head = spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
-    raw = bytes(_section(blocks, controls=True).out) + struct.pack("<I", head)
+    raw = bytes(_section(blocks).out) + struct.pack("<I", head)
     raw += "잘린문단\0".encode("utf-16-le")
     streams["BodyText/Section0"] = _deflate(raw) if compressed else raw
     return write_cfb(streams)
