@@ -7,7 +7,6 @@ into a status and a reason. Every expectation is computed from the text put in.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from hwpscan.rehearsal.synth.hwp5_writer import (
     foreign_ole,
     hwp5_layout,
     hwp5_streams,
+    noise,
     office_encrypted,
     record_overrun,
     truncate,
@@ -327,11 +327,6 @@ _ERROR_PAGE = (
 )
 
 
-def _noise(seed: bytes, size: int, marker: bytes = b"") -> bytes:
-    """*marker*, then reproducible random-looking bytes (a DRM wrapper's shape)."""
-    return marker + hashlib.shake_256(seed).digest(size)
-
-
 def broken_fixtures() -> list[Fixture]:
     """Inputs that must each become a row with a status and a reason."""
     story = _story("complaints")
@@ -340,10 +335,10 @@ def broken_fixtures() -> list[Fixture]:
     pdf = build_pdf(pdf_pages(story, NONE))
     xref = pdf.rindex(b"xref")
     overrun: list[Block] = [B + " 손상 전까지의 문단", "둘째 문단"]
-    hwp3 = b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + _noise(b"hwp3", 994)
+    hwp3 = b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + noise(b"hwp3", 994)
     csv = "구분,건수\n은행,7330\n".encode()
     return [
-        _fx("broken/garbage.hwp", _noise(b"hwpscan garbage", 3000), "unknown", "unsupported"),
+        _fx("broken/garbage.hwp", noise(b"hwpscan garbage", 3000), "unknown", "unsupported"),
         _fx("broken/truncated.hwp", truncate(full, len(full) // 2), "hwp5", "corrupt", None),
         _fx("broken/empty.hwp", b"", "empty", "corrupt"),
         _fx("broken/error-page.hwp", _ERROR_PAGE.encode("utf-8"), "html", "unsupported"),
@@ -370,31 +365,24 @@ def quirk_fixtures() -> list[Fixture]:
     note, field = "검토 의견: 표 " + HIGH + " 수치 확인", "가계대출 " + B + " 감독국"
     escapes = b"#1B#5D0;owned#07#1B#5B2J#1B#5B32mall#20files#20clean"
 
-    def pdf(**extras: Any) -> bytes:
-        return build_pdf(pages, extras=PdfExtras(**extras))
+    def pdf(name: str, meta: Counts | None = None, **extras: Any) -> Fixture:
+        data = build_pdf(pages, extras=PdfExtras(**extras))
+        return _fx(f"{q}/{name}.pdf", data, "pdf", "clean", body, meta=meta)
 
     return [
         _hwpx(f"{q}/mimetype-deflated.hwpx", youth, ALL, mimetype="deflated"),
         _hwpx(f"{q}/mimetype-late.hwpx", youth, ALL, mimetype="late"),
         _hwpx(f"{q}/mimetype-missing.hwpx", youth, ALL, mimetype="none"),
         _hwpx(f"{q}/backslash-names.hwpx", youth, ALL, mimetype="none", backslash=True),
-        _fx(
-            f"{q}/header-after-junk.pdf",
-            pdf(junk=b"<!-- saved by a portal -->\r\n" * 8),
-            "pdf",
-            "clean",
-            body,
+        pdf("header-after-junk", junk=b"<!-- saved by a portal -->\r\n" * 8),
+        pdf("rc4-empty-password", encryption="rc4"),
+        pdf(
+            "form-and-annotation",
+            str_counts([note, field]),
+            annotations={0: (note,)},
+            fields=(("담당부서", field),),
         ),
-        _fx(f"{q}/rc4-empty-password.pdf", pdf(encryption="rc4"), "pdf", "clean", body),
-        _fx(
-            f"{q}/form-and-annotation.pdf",
-            pdf(annotations={0: (note,)}, fields=(("담당부서", field),)),
-            "pdf",
-            "clean",
-            body,
-            meta=str_counts([note, field]),
-        ),
-        _fx(f"{q}/jbig2-image.pdf", pdf(jbig2_image_pages=(0,)), "pdf", "clean", body),
+        pdf("jbig2-image", jbig2_image_pages=(0,)),
         _fx(
             f"{q}/font-name-escapes.pdf",
             build_pdf(pages[:1], extras=PdfExtras(font_encoding=escapes)),
@@ -405,11 +393,6 @@ def quirk_fixtures() -> list[Fixture]:
     ]
 
 
-def _wrapped(marker: bytes, seed: bytes) -> bytes:
-    """A DRM wrapper's shape: its marker, then ciphertext-like bytes."""
-    return _noise(b"hwpscan drm " + seed, 4000, marker)
-
-
 def damaged_fixtures() -> list[Fixture]:
     """Damaged, protected and wrapped inputs added for real-world defects (``broken/``)."""
     story = _story("loan-rates")
@@ -417,61 +400,41 @@ def damaged_fixtures() -> list[Fixture]:
     bad = 2  # 0-based: page 3 names a filter no reader has
     kept = [page for i, page in enumerate(pages) if i != bad]
     clean_overrun: list[Block] = ["손상 전까지의 문단", "둘째 문단"]
-    dirty, clean = hwp5_blocks(story, ALL), hwp5_blocks(story, NONE)
-    cut = len(hwp5_streams(dirty)["BodyText/Section0"]) * 2 // 3
-    clean_cut = len(hwp5_streams(clean)["BodyText/Section0"]) * 2 // 3
     fasoo = b"\x9b DRMONE  This Document is encrypted and protected by Fasoo DRM \x00"
     html = b"\r\n<!-- download failed: session expired -->\r\n\r\n   \r\n"
 
-    def pdf(broken: bool = False, **extras: Any) -> bytes:
-        return build_pdf(pages, broken_cmap=broken, extras=PdfExtras(**extras))
+    def bad_page(path: str, status: str, broken: bool = False) -> Fixture:
+        data = build_pdf(pages, broken_cmap=broken, extras=PdfExtras(bad_filter_pages=(bad,)))
+        return _fx(path, data, "pdf", status, str_counts(_lines(kept, broken)), partial=True)
+
+    def pdf(**extras: Any) -> bytes:
+        return build_pdf(pages, extras=PdfExtras(**extras))
 
     def hwpx(**options: Any) -> bytes:
         return build_hwpx(flat_blocks(story, ALL), **options)
 
+    def drm(path: str, marker: bytes) -> Fixture:  # its marker, then ciphertext-like bytes
+        seed = b"hwpscan drm " + path.split("-")[1].split(".")[0].encode()
+        return _fx(path, marker + noise(seed, 4000), "unknown", "encrypted")
+
+    def deflate_cut(path: str, pua: frozenset[str], status: str) -> Fixture:  # at two thirds
+        blocks = hwp5_blocks(story, pua)
+        cut = len(hwp5_streams(blocks)["BodyText/Section0"]) * 2 // 3
+        return _fx(path, bad_deflate(blocks, cut=cut), "hwp5", status, None)
+
     return [
-        _fx(
-            "broken/pdf-bad-page.pdf",
-            pdf(True, bad_filter_pages=(bad,)),
-            "pdf",
-            "contaminated",
-            str_counts(_lines(kept, broken=True)),
-            partial=True,
-        ),
-        _fx(
-            "broken/pdf-bad-page-clean.pdf",
-            pdf(bad_filter_pages=(bad,)),
-            "pdf",
-            "corrupt",
-            str_counts(_lines(kept)),
-            partial=True,
-        ),
+        bad_page("broken/pdf-bad-page.pdf", "contaminated", broken=True),
+        bad_page("broken/pdf-bad-page-clean.pdf", "corrupt"),
         _fx("broken/pdf-pubsec.pdf", pdf(encryption="pubsec"), "pdf", "encrypted"),
         _fx("broken/pdf-user-password.pdf", pdf(encryption="rc4-password"), "pdf", "encrypted"),
         _fx("broken/hwpx-encrypted.hwpx", hwpx(encrypted=True), "hwpx", "encrypted"),
         _fx("broken/hwpx-zip-version-7.hwpx", hwpx(version_needed=70), "hwpx", "corrupt"),
-        _fx(
-            "broken/drm-markany.hwp",
-            _wrapped(b"<MARKANY_DOCUMENTSAFER>", b"markany"),
-            "unknown",
-            "encrypted",
-        ),
-        _fx("broken/drm-fasoo.pdf", _wrapped(fasoo, b"fasoo"), "unknown", "encrypted"),
-        _fx(
-            "broken/drm-softcamp.hwpx",
-            _wrapped(b"SCDSA004\x00\x00A\x00", b"softcamp"),
-            "unknown",
-            "encrypted",
-        ),
+        drm("broken/drm-markany.hwp", b"<MARKANY_DOCUMENTSAFER>"),
+        drm("broken/drm-fasoo.pdf", fasoo),
+        drm("broken/drm-softcamp.hwpx", b"SCDSA004\x00\x00A\x00"),
         _fx("broken/html-fragment.hwp", html, "html", "unsupported"),
-        _fx("broken/deflate-cut.hwp", bad_deflate(dirty, cut=cut), "hwp5", "contaminated", None),
-        _fx(
-            "broken/deflate-cut-clean.hwp",
-            bad_deflate(clean, cut=clean_cut),
-            "hwp5",
-            "corrupt",
-            None,
-        ),
+        deflate_cut("broken/deflate-cut.hwp", ALL, "contaminated"),
+        deflate_cut("broken/deflate-cut-clean.hwp", NONE, "corrupt"),
         _hwp5(
             "broken/record-overrun-clean.hwp",
             clean_overrun,

@@ -223,7 +223,7 @@ def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
     return header + struct.pack("<I", len(header) + 4) + section
 
 
-def _noise(seed: bytes, size: int) -> bytes:
+def noise(seed: bytes, size: int) -> bytes:
     """Random-looking, reproducible bytes (what an encrypted stream looks like)."""
     return hashlib.shake_256(seed).digest(size)
 
@@ -269,7 +269,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
         streams[name] = data
     if o.password:
         docinfo = streams[spec.DOCINFO_STREAM]
-        streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + docinfo, len(docinfo))
+        streams[spec.DOCINFO_STREAM] = noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
     streams[spec.SUMMARY_STREAM] = summary_information(paragraphs=paragraphs)
@@ -289,12 +289,12 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
     """Section *n*'s stream name and bytes: the body, or (encrypted) noise of its size."""
     if o.distribution:
         seed = b"view%d" % n + body
-        data = _noise(seed + b"+", len(body))
+        data = noise(seed + b"+", len(body))
         return f"{spec.VIEWTEXT_STORAGE}/Section{n}", record(
-            spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
+            spec.DISTRIBUTE_DOC_DATA, 0, noise(seed, 256)
         ) + data
     if o.password:
-        return f"{spec.BODYTEXT_STORAGE}/Section{n}", _noise(b"pw%d" % n + body, len(body))
+        return f"{spec.BODYTEXT_STORAGE}/Section{n}", noise(b"pw%d" % n + body, len(body))
     return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
 
 
@@ -319,7 +319,7 @@ def office_encrypted() -> bytes:
             + bytes(12),
             "EncryptionInfo": struct.pack("<HHI", 4, 4, 0x40)
             + b'<?xml version="1.0"?><encryption/>',
-            "EncryptedPackage": struct.pack("<Q", 6000) + _noise(b"office", 6000),
+            "EncryptedPackage": struct.pack("<Q", 6000) + noise(b"office", 6000),
         }
     )
 
@@ -328,8 +328,8 @@ def foreign_ole() -> bytes:
     """A compound file that is not HWP (a Word 97 document's stream names)."""
     return write_cfb(
         {
-            "WordDocument": _noise(b"word", 5000),
-            "1Table": _noise(b"table", 700),
+            "WordDocument": noise(b"word", 5000),
+            "1Table": noise(b"table", 700),
             "\x05SummaryInformation": bytes(200),
         }
     )
@@ -353,7 +353,5 @@ def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None
     with *cut*, whose deflate data stops after *cut* bytes."""
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
-    streams["BodyText/Section0"] = (
-        b"\xff\xff" + _noise(b"deflate", 64) if cut is None else sec[:cut]
-    )
+    streams["BodyText/Section0"] = b"\xff\xff" + noise(b"deflate", 64) if cut is None else sec[:cut]
     return write_cfb(streams)
