@@ -173,15 +173,6 @@ def _object_key(key: bytes, number: int) -> bytes:
     return digest[: min(len(key) + 5, 16)]
 
 
-def _ascii85(data: bytes) -> bytes:
-    """*data* in ASCII85 with its ``~>`` end marker, as the ``ASCII85Decode`` filter reads.
-
-    >>> _ascii85(b"hello")
-    b'BOu!rDZ~>'
-    """
-    return base64.a85encode(data) + b"~>"
-
-
 def _text_string(text: str) -> str:
     """A PDF text string: UTF-16BE with its byte order mark, as hex (a lone surrogate
     is written as its code unit)."""
@@ -322,7 +313,7 @@ def _page(
     elif i in extras.plain_unknown_filter_pages:
         stream = _stream("/Filter /HwpscanUnknownDecode", content)
     elif i in extras.a85_pages:
-        stream = _stream("/Filter /A85", _ascii85(content))
+        stream = _stream("/Filter /A85", base64.a85encode(content) + b"~>")
     else:
         stream = _stream("", content)
     return [page.encode("ascii"), stream]
@@ -358,12 +349,8 @@ def _nested(deep: tuple[str, int] | None) -> str:
     """
     if deep is None:
         return ""
-    kind, depth = deep
-    if kind == "array":
-        return " /Deep " + "[" * depth + "0" + "]" * depth
-    if kind == "dict":
-        return " /Deep " + "<< /A " * depth + "0" + " >>" * depth
-    raise ValueError(f"deep_resources: 'array' or 'dict', not {kind!r}")
+    (head, tail), depth = {"array": ("[", "]"), "dict": ("<< /A ", " >>")}[deep[0]], deep[1]
+    return " /Deep " + head * depth + "0" + tail * depth
 
 
 def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
