@@ -1,11 +1,8 @@
 """Build HWP 5 documents for fixtures, tests and the emulator's catalogue.
 
-The files follow Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of
-Hancom's own files, so independent readers such as pyhwp parse every record: nested
-paragraphs, tables, footnotes, text boxes and headers/footers; inline and extended
-controls whose parameters hold values in 0xD800-0xDFFF; DocInfo, PrvText and a summary
-property set. Characters outside the BMP are written as surrogate pairs, as Hancom
-does; a lone surrogate as a lone unit. The same arguments give the same bytes.
+Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of Hancom's own files,
+so pyhwp parses every record. Characters outside the BMP are written as surrogate pairs,
+a lone surrogate as a lone unit. The same arguments give the same bytes.
 
 >>> from hwpscan.formats.hwp5 import read_ole
 >>> doc = read_ole(build_hwp5(["가" + chr(0xF02B1) + "나"]))
@@ -36,13 +33,11 @@ FONT_NAMES = ("함초롬바탕",)
 _PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
-# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21), one
-# section of Hancom's FMTID, which Hancom also puts in the CLSID, and its OS version.
+# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21).
 SUMMARY_FMTID = uuid.UUID(spec.SUMMARY_FMTID)
 _OS_VERSION = 0x00020105
 _VT_I4, _VT_LPWSTR = 0x0003, 0x001F  # [MS-OLEPS] §2.15
-# Property ids (spec §3.2.4; 2-0x13 are the PIDSI_* of [MS-OLEPS] §2.25.2, 0x15 is
-# Hancom's paragraph count).
+# Property ids (PIDSI_* of [MS-OLEPS] §2.25.2; 0x15 is Hancom's paragraph count).
 _PID_DICTIONARY, _PID_TITLE, _PID_AUTHOR, _PID_PAGECOUNT, _PID_PARACOUNT = 0, 2, 4, 0x0E, 0x15
 AUTHOR = "hwpscan"
 
@@ -112,9 +107,8 @@ def _section(blocks: Sequence[Block]) -> SectionWriter:
 
 
 class Placed(NamedTuple):
-    """Where the writer put one paragraph's text: the section stream, the paragraph's
-    index there (every paragraph counts, nested ones in document order) and the
-    code-unit offset of the text in its PARA_TEXT record."""
+    """Where the writer put one paragraph's text: stream, paragraph index (nested ones
+    counted in document order), code-unit offset in its PARA_TEXT record."""
 
     stream: str
     paragraph: int
@@ -131,8 +125,7 @@ def _split(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
 
 
 def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
-    """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order, with
-    where its text starts: what a correct reader must report as locations.
+    """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order.
 
     >>> [(p.paragraph, p.offset, p.text) for p in hwp5_layout(["첫", Table([["셀"]])])]
     [(0, 16, '첫'), (1, 0, ''), (2, 0, '셀')]
@@ -195,10 +188,8 @@ def _lpwstr(text: str) -> bytes:
 
 
 def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
-    """The ``\\x05HwpSummaryInformation`` stream: one property set with a few of the
-    properties Hancom writes (title, author, page and paragraph counts), no timestamps.
-
-    Under 256 bytes with a short title, so it adds only four 64-byte mini sectors.
+    """The ``\\x05HwpSummaryInformation`` stream: title, author, page and paragraph
+    counts, no timestamps (four 64-byte mini sectors with a short title).
 
     >>> data = summary_information(title="보도자료")
     >>> data[:4].hex(), uuid.UUID(bytes_le=data[8:24]) == SUMMARY_FMTID, len(data) % 4
@@ -235,8 +226,7 @@ def _deflate(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Hwp5Options:
-    """How :func:`build_hwp5` writes a document. A ``\\t`` is always the TAB control,
-    ``\\n`` a line break, U+00A0 the non-breaking space control."""
+    """How :func:`build_hwp5` writes a document (``\\t``, ``\\n`` and U+00A0 are controls)."""
 
     compressed: bool = True  # DocInfo and sections as raw deflate (FileHeader bit 0)
     preview: str | None = None  # PrvText; default the body paragraphs, CRLF-joined, capped
@@ -299,9 +289,7 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
 
 
 def build_hwp5(blocks: Sequence[Block], **options: Any) -> bytes:
-    """An HWP 5 file holding *blocks* (``str`` is one body paragraph), written as the
-    keywords, the fields of :class:`Hwp5Options`, say
-    (``build_hwp5(blocks, sections=2, compressed=False)``)."""
+    """An HWP 5 file of *blocks* (a ``str`` is a paragraph); keywords: :class:`Hwp5Options`."""
     return write_cfb(hwp5_streams(blocks, **options))
 
 
@@ -338,8 +326,7 @@ def foreign_ole() -> bytes:
 def record_overrun(
     blocks: Sequence[Block] = ("본문",), *, compressed: bool = True, claimed: int = 1000
 ) -> bytes:
-    """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
-    while only 10 follow."""
+    """Section0 ends with a PARA_TEXT record claiming *claimed* bytes; 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
     head = spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
     raw = bytes(_section(blocks).out) + struct.pack("<I", head)
@@ -349,8 +336,7 @@ def record_overrun(
 
 
 def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None) -> bytes:
-    """A compressed HWP 5 file whose Section0 is not valid raw deflate (garbage), or,
-    with *cut*, whose deflate data stops after *cut* bytes."""
+    """Section0 is garbage, not raw deflate, or with *cut* stops after *cut* bytes."""
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
     streams["BodyText/Section0"] = b"\xff\xff" + noise(b"deflate", 64) if cut is None else sec[:cut]
