@@ -346,12 +346,11 @@ class EmulatorApp:
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()
         reply = Reply(200, "application/octet-stream", att.data, (*headers, *tags))
+        plan = DownloadPlan(reply, q.download_delay)
+        if q.oversize is not Oversize.OFF:
+            self.counters.error(f"oversize_{q.oversize.value}")
         if q.oversize is Oversize.HEADER:
-            self.counters.error("oversize_header")
-            return DownloadPlan(
-                reply, q.download_delay, announced_length=max(q.oversize_bytes, len(att.data) + 1)
-            )
+            return replace(plan, announced_length=max(q.oversize_bytes, len(att.data) + 1))
         if q.oversize is Oversize.STREAM:
-            self.counters.error("oversize_stream")
-            return DownloadPlan(reply, q.download_delay, stream_bytes=max(q.oversize_bytes, 1))
-        return DownloadPlan(reply, q.download_delay)
+            return replace(plan, stream_bytes=max(q.oversize_bytes, 1))
+        return plan
