@@ -187,7 +187,7 @@ def _header(fat_sectors: int, dir_start: int, minifat_start: int, minifat_count:
 def _dir_entry(e: _Entry, mini_size: int) -> bytes:
     name = e.name.encode("utf-16-le")
     size = mini_size if e.kind == _ROOT else len(e.data)
-    start = e.start if (e.kind != _STORAGE and size) else (0 if e.kind == _STORAGE else ENDOFCHAIN)
+    start = 0 if e.kind == _STORAGE else e.start  # ENDOFCHAIN when nothing is allocated
     return (
         name.ljust(64, b"\0")
         + struct.pack("<HBB", len(name) + 2, e.kind, e.color)
