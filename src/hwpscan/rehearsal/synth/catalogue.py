@@ -1,13 +1,9 @@
 """The API emulator's bundled catalogue: dated press releases that replay the incident.
 
-Built on demand (well under a second), never stored, from
-:mod:`hwpscan.rehearsal.synth.press` with our own writers. As the incident write-up
-found: HWP attachments contaminated (PUA-A as surrogate pairs) on 7/21, 7/22, 7/24,
-7/29-7/31 and 8/5-8/11; clean HWP on 7/23, 7/26-28 (a weekend with releases), 8/1 and
-8/4 (the days that looked fine before the "8/5 boundary"); 7/25 HWPX and PDF only; no
-release on 8/2-8/3; HWPX and PDF always clean; the smallest attachment an 8/5 HWP; 28
-HWP/HWPX attachments in July. Bodies are HTML as the API sends them, with JSON escapes
-that lost their backslash (``nn``, ``rn``, ``u203B``).
+Built on demand, never stored, from :mod:`hwpscan.rehearsal.synth.press`. As the
+incident write-up found: HWP attachments contaminated on 7/21, 7/22, 7/24, 7/29-7/31 and
+8/5-8/11, clean on the other days; HWPX and PDF always clean; no release on 8/2-8/3.
+Bodies are HTML with the API's backslash-less escapes (``nn``, ``rn``, ``u203B``).
 
 >>> releases = incident_catalogue()
 >>> releases[0].date, releases[0].attachments[0].name.endswith(".hwp")
@@ -180,10 +176,7 @@ def incident_catalogue() -> list[Release]:
 
 
 def expected_contaminated_dates() -> set[str]:
-    """The dates whose HWP attachments the incident found contaminated.
-
-    Stated from the write-up, not derived from the catalogue, so a test can hold the
-    catalogue against it.
+    """The dates the incident found contaminated (from the write-up, not the catalogue).
 
     >>> "2025-08-04" in expected_contaminated_dates(), "2025-08-10" in expected_contaminated_dates()
     (False, True)

@@ -1,9 +1,7 @@
 """A small, deterministic Compound File Binary (OLE2) writer for fixtures.
 
-Version 3 files ([MS-CFB] §2.2): 512-byte sectors, 64-byte mini sectors under 4096
-bytes, up to 109 FAT sectors (about 7 MB) and no DIFAT, zero timestamps and CLSIDs;
-sibling trees are balanced binary search trees in CFB name order, coloured as valid
-red-black trees. The same streams give the same bytes.
+Version 3 files ([MS-CFB] §2.2): 512-byte sectors, up to 109 FAT sectors (about 7 MB),
+no DIFAT, zero timestamps and CLSIDs; sibling trees are balanced, valid red-black trees.
 
 >>> data = write_cfb({"FileHeader": b"x" * 10, "BodyText/Section0": b"y" * 5000})
 >>> data[:8].hex(), len(data) % 512

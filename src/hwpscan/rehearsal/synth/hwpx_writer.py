@@ -1,12 +1,9 @@
 """A small, deterministic HWPX (OWPML) writer for test fixtures.
 
-An HWPX file is a ZIP package (KS X 6101): ``mimetype`` first and stored (format
-sniffers look for ``application/hwp+zip`` there), ``version.xml``,
-``META-INF/container.xml`` naming ``Contents/content.hpf`` (manifest and spine), then
-``Contents/header.xml`` (reference lists) and ``Contents/sectionN.xml`` with
-``hp:p/hp:run/hp:t`` paragraphs; a table is ``hp:tbl/hp:tr/hp:tc/hp:subList/hp:p``
-inside a run. Fixed timestamps and attributes: the same input gives the same bytes.
-XML is UTF-8, so U+F02B1 is written as itself; a lone surrogate is refused.
+A ZIP package (KS X 6101): ``mimetype`` first and stored, ``version.xml``,
+``META-INF/container.xml``, ``Contents/content.hpf``, ``header.xml`` and
+``sectionN.xml``. The same input gives the same bytes. XML is UTF-8, so U+F02B1 is
+written as itself; a lone surrogate is refused.
 
 >>> import io, zipfile
 >>> data = build_hwpx(["보도자료", [["구분", "내용"], ["일시", "7.21."]]])

@@ -1,12 +1,9 @@
 """A minimal, deterministic PDF writer whose text comes back through a ToUnicode CMap.
 
-No font program is embedded: a Type0 font (``Identity-H``) gives every distinct
-character a two-byte code (1, 2, ... by first appearance) and its ``ToUnicode`` CMap
-maps each code back as UTF-16BE, which is all pypdf needs; U+F02B1 maps to the pair
-``<DB80DEB1>``. ``broken_cmap=True`` writes the malformed CMap real files carry: each
-character outside the BMP maps to its high half alone (``<DB80>``), which pypdf returns
-as a lone surrogate, not U+FFFD. No date and no ``/ID``: the same pages give the same
-bytes.
+No font program: a Type0 font gives each distinct character a two-byte code and its
+``ToUnicode`` CMap maps it back as UTF-16BE (U+F02B1 as ``<DB80DEB1>``).
+``broken_cmap=True`` writes the malformed CMap real files carry, mapping a character
+outside the BMP to its high half alone, which pypdf returns as a lone surrogate.
 
 >>> data = build_pdf([["금융감독원 보도자료"]])
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -95,9 +92,7 @@ def _stream(dictionary: str, data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class PdfExtras:
-    """The real-world variations :func:`build_pdf` can write, all off by default (pages
-    0-based). The hostile ones, from ``deep_resources`` on and ``"rc4-104"``, are each
-    read by one engine (pypdf or PDFium) and not the other."""
+    """Real-world variations of :func:`build_pdf`, all off by default (pages 0-based)."""
 
     #: content encoded with a filter no reader knows: pypdf raises, PDFium finds no text
     bad_filter_pages: tuple[int, ...] = ()
@@ -182,8 +177,7 @@ def _text_string(text: str) -> str:
 def build_pdf(
     pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
 ) -> bytes:
-    """A PDF with one page per item of *pages*, each a sequence of text lines;
-    ``broken_cmap`` and *extras* as in the module docstring and :class:`PdfExtras`.
+    """A PDF with one page of text lines per item of *pages*.
 
     >>> build_pdf([["가"]]) == build_pdf([["가"]])
     True
@@ -239,8 +233,7 @@ def _refs(ids: Sequence[int]) -> str:
 
 
 class _Tail:
-    """The objects written after the pages, numbered from *first* (annotations, form
-    fields, the image, the self-drawing form, page tree nodes), and their numbers."""
+    """The objects after the pages, numbered from *first*, and their numbers."""
 
     def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: int) -> None:
         self.first = first
@@ -322,10 +315,9 @@ def _page(
 def write_pdf(
     objects: list[bytes], *, junk: bytes = b"", trailer: str = "", last_first: bool = False
 ) -> bytes:
-    """A PDF of *objects* (object *n* is ``objects[n - 1]``, object 1 the catalog) with
-    its cross-reference table and trailer: *junk* before the header, *trailer* added to
-    the trailer dictionary, and with *last_first* the last object written first (where a
-    linearized file has its parameter dictionary)."""
+    """A PDF of *objects* (object 1 the catalog) with its xref table and trailer: *junk*
+    before the header, *trailer* in the trailer dictionary, *last_first*: the last object
+    written first (a linearized file's parameter dictionary)."""
     out = bytearray(junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = [0] * len(objects)
     order = list(range(len(objects)))
