@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import itertools
 import re
 import zipfile
 from collections.abc import Container, Mapping, Sequence
@@ -80,13 +81,11 @@ class _SectionWriter:
     """Writes one ``hs:sec``; numbers paragraphs and tables in document order."""
 
     def __init__(self, *, layout: bool = False) -> None:
-        self.para_id = 0
-        self.table_id = 0
+        self.para_ids, self.table_ids = itertools.count(), itertools.count()
         self.layout = layout
 
     def paragraph(self, inner: str, chars: int = 0, pid: int | None = None) -> str:
-        if pid is None:
-            pid, self.para_id = self.para_id, self.para_id + 1
+        pid = next(self.para_ids) if pid is None else pid
         return (
             f'<hp:p id="{pid}" paraPrIDRef="0" styleIDRef="0" pageBreak="0" '
             f'columnBreak="0" merged="0"><hp:run charPrIDRef="0">{inner}</hp:run>'
@@ -115,7 +114,7 @@ class _SectionWriter:
         n_cols = max((len(r) for r in rows), default=0)
         if n_rows == 0 or n_cols == 0:
             raise ValueError("a table needs at least one row and one cell")
-        tid, self.table_id = self.table_id, self.table_id + 1
+        tid = next(self.table_ids)
         head = (
             f'<hp:tbl id="{1000 + tid}" zOrder="{tid}" numberingType="TABLE" '
             f'textWrap="TOP_AND_BOTTOM" textFlow="BOTH_SIDES" lock="0" dropcapstyle="None" '
@@ -155,8 +154,7 @@ class _SectionWriter:
             if isinstance(block, str):
                 body.append(self.text_paragraph(block))
             else:
-                # the table's anchor paragraph is allocated first, like Hancom does
-                pid, self.para_id = self.para_id, self.para_id + 1
+                pid = next(self.para_ids)  # the anchor paragraph first, as Hancom numbers
                 body.append(self.paragraph(self.table(block) + "<hp:t/>", pid=pid))
         xml = f"{_XML_DECL}<hs:sec {_xmlns('ha', 'hp', 'hs', 'hc', 'hh')}>{''.join(body)}</hs:sec>"
         return xml.encode("utf-8")
@@ -260,15 +258,11 @@ def _header_xml(sections: int, template: bool) -> bytes:
 def _content_hpf(sections: int, title: str, images: int = 0) -> bytes:
     parts = ["header", *(f"section{i}" for i in range(sections))]
     items = [
-        *(
-            f'<opf:item id="{p}" href="Contents/{p}.xml" media-type="application/xml"/>'
-            for p in parts
-        ),
-        *(
-            f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
-            'isEmbeded="1"/>'
-            for i in range(1, images + 1)
-        ),
+        f'<opf:item id="{p}" href="Contents/{p}.xml" media-type="application/xml"/>' for p in parts
+    ]
+    items += [
+        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" isEmbeded="1"/>'
+        for i in range(1, images + 1)
     ]
     refs = [f'<opf:itemref idref="{p}" linear="yes"/>' for p in parts]
     xml = (
