@@ -42,25 +42,21 @@ def glyph_codes(pages: Sequence[Sequence[str]]) -> dict[str, int]:
     return codes
 
 
-def _utf16be_hex(ch: str, *, broken: bool) -> str:
-    """The CMap destination for *ch*: UTF-16BE hex, or only the high half if *broken*.
-
-    >>> _utf16be_hex("가", broken=False), _utf16be_hex(chr(0xF02B1), broken=False)
-    ('AC00', 'DB80DEB1')
-    >>> _utf16be_hex(chr(0xF02B1), broken=True)
-    'DB80'
-    """
-    hexed = ch.encode("utf-16-be", "surrogatepass").hex().upper()
-    return hexed[:4] if broken and ord(ch) > 0xFFFF else hexed
+def _utf16be(text: str) -> str:
+    return text.encode("utf-16-be", "surrogatepass").hex().upper()
 
 
 def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
-    """The ToUnicode CMap program mapping each glyph code to its character.
+    """The ToUnicode CMap program mapping each glyph code to its character (*broken*: a
+    character outside the BMP to its high half only).
 
-    >>> b"<0001> <AC00>" in tounicode_cmap({"가": 1})
+    >>> b"<0001> <DB80DEB1>" in tounicode_cmap({chr(0xF02B1): 1})
+    True
+    >>> b"<0001> <DB80>" in tounicode_cmap({chr(0xF02B1): 1}, broken=True)
     True
     """
-    entries = [f"<{code:04X}> <{_utf16be_hex(ch, broken=broken)}>" for ch, code in codes.items()]
+    cut = {ch: 4 if broken and ord(ch) > 0xFFFF else None for ch in codes}
+    entries = [f"<{code:04X}> <{_utf16be(ch)[: cut[ch]]}>" for ch, code in codes.items()]
     chunks = [entries[start : start + _BFCHAR_MAX] for start in range(0, len(entries), _BFCHAR_MAX)]
     blocks = "".join(f"{len(c)} beginbfchar\n" + "\n".join(c) + "\nendbfchar\n" for c in chunks)
     return (_CMAP_HEAD + blocks + _CMAP_TAIL).encode("ascii")
@@ -169,9 +165,8 @@ def _object_key(key: bytes, number: int) -> bytes:
 
 
 def _text_string(text: str) -> str:
-    """A PDF text string: UTF-16BE with its byte order mark, as hex (a lone surrogate
-    is written as its code unit)."""
-    return "<FEFF" + text.encode("utf-16-be", "surrogatepass").hex().upper() + ">"
+    """A PDF text string: UTF-16BE with its byte order mark, as hex."""
+    return f"<FEFF{_utf16be(text)}>"
 
 
 def build_pdf(
