@@ -198,8 +198,12 @@ def _hwp5(
 def _hwp(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
     _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
     blocks = hwp5_blocks(_story(slug), pua)
-    sections = options.get("sections", 1)
-    return _hwp5(path, blocks, build_hwp5(blocks, **options), sections=sections)
+    more = {"sections": options.get("sections", 1)}
+    if "preview" in options:
+        more["preview"] = utf16_counts([options["preview"]])
+    if "style_names" in options:
+        more["meta"] = utf16_counts(options["style_names"])
+    return _hwp5(path, blocks, build_hwp5(blocks, **options), **more)
 
 
 def _hwpx(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
@@ -233,9 +237,8 @@ def dated_fixtures() -> list[Fixture]:
     """Attachments in dated folders, shaped like the incident's days."""
     d21, d22, d23, d24, d25 = "2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24", "2025-07-25"
     d28, d30, a05, a11 = "2025-07-28", "2025-07-30", "2025-08-05", "2025-08-11"
-    unfair = hwp5_blocks(_story("unfair-trading"), NONE)
-    pension = hwp5_blocks(_story("pension-returns"), NONE)
     preview = "\r\n".join(story_texts(_story("unfair-trading"), ALL)["lead"])
+    styles = ("바탕글", "본문" + HIGH, "개요 1")  # a lone high half in DocInfo, not the body
     plan: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
         plan += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
@@ -255,18 +258,8 @@ def dated_fixtures() -> list[Fixture]:
         _hwp(f"{d24}/보도자료_내부통제_간담회.hwp", "internal-control", frozenset({"box"})),
         _hwp(f"{d24}/보도자료_청년_금융교육.hwp", "youth-education", frozenset({"header"})),
         _hwpx(f"{d25}/보도자료_집중호우_금융지원.hwpx", "flood-support", ALL, sections=2),
-        _hwp5(
-            f"{d28}/보도자료_불공정거래_조사결과.hwp",
-            unfair,
-            build_hwp5(unfair, preview=preview),
-            preview=utf16_counts([preview]),
-        ),
-        _hwp5(
-            f"{d28}/보도자료_퇴직연금_수익률.hwp",
-            pension,
-            build_hwp5(pension, style_names=("바탕글", "본문" + HIGH, "개요 1")),
-            meta=Counts(surrogates=1, pairs=0, orphans=1),
-        ),
+        _hwp(f"{d28}/보도자료_불공정거래_조사결과.hwp", "unfair-trading", NONE, preview=preview),
+        _hwp(f"{d28}/보도자료_퇴직연금_수익률.hwp", "pension-returns", NONE, style_names=styles),
         _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE),
         _blocks(f"{d28}/보도자료_상반기_업무계획.hwp", *plan, sections=4),
         _blocks(

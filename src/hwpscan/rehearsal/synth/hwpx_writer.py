@@ -261,7 +261,8 @@ def _content_hpf(sections: int, title: str, images: int = 0) -> bytes:
         f'<opf:item id="{p}" href="Contents/{p}.xml" media-type="application/xml"/>' for p in parts
     ]
     items += [
-        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" isEmbeded="1"/>'
+        f'<opf:item id="image{i}" href="BinData/image{i}.png" media-type="image/png" '
+        'isEmbeded="1"/>'
         for i in range(1, images + 1)
     ]
     refs = [f'<opf:itemref idref="{p}" linear="yes"/>' for p in parts]
