@@ -330,6 +330,7 @@ def broken_fixtures() -> list[Fixture]:
     overrun: list[Block] = [B + " 손상 전까지의 문단", "둘째 문단"]
     hwp3 = b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + noise(b"hwp3", 994)
     csv = "구분,건수\n은행,7330\n".encode()
+    distribution = build_hwp5(dirty, distribution=True)
     return [
         _fx("broken/garbage.hwp", noise(b"hwpscan garbage", 3000), "unknown", "unsupported"),
         _fx("broken/truncated.hwp", truncate(full, len(full) // 2), "hwp5", "corrupt", None),
@@ -337,9 +338,7 @@ def broken_fixtures() -> list[Fixture]:
         _fx("broken/error-page.hwp", _ERROR_PAGE.encode("utf-8"), "html", "unsupported"),
         _fx("broken/hwp3.hwp", hwp3, "hwp3", "unsupported"),
         _fx("broken/password.hwp", build_hwp5(dirty, password=True), "hwp5", "encrypted"),
-        _fx(
-            "broken/distribution.hwp", build_hwp5(dirty, distribution=True), "hwp5", "distribution"
-        ),
+        _fx("broken/distribution.hwp", distribution, "hwp5", "distribution"),
         _fx("broken/encrypted-office.hwp", office_encrypted(), "ole", "encrypted"),
         _fx("broken/word97.doc", foreign_ole(), "ole", "unsupported"),
         _fx("broken/not-hwpx.hwpx", zip_package({"통계표.csv": csv}), "zip", "unsupported"),
@@ -353,14 +352,14 @@ def quirk_fixtures() -> list[Fixture]:
     """Valid files written the way real writers write them (``quirks/``): a reader that
     follows the specification too closely loses them."""
     q, youth = "quirks", "youth-education"
-    pages = pdf_pages(_story("loan-rates"), ALL, per_page=12)
-    body = str_counts(_lines(pages))
+    story = pdf_pages(_story("loan-rates"), ALL, per_page=12)
     note, field = "검토 의견: 표 " + HIGH + " 수치 확인", "가계대출 " + B + " 감독국"
+    form = {"annotations": {0: (note,)}, "fields": (("담당부서", field),)}
     escapes = b"#1B#5D0;owned#07#1B#5B2J#1B#5B32mall#20files#20clean"
 
-    def pdf(name: str, meta: Counts | None = None, **extras: Any) -> Fixture:
+    def pdf(name: str, meta: Counts | None = None, pages: Any = story, **extras: Any) -> Fixture:
         data = build_pdf(pages, extras=PdfExtras(**extras))
-        return _fx(f"{q}/{name}.pdf", data, "pdf", "clean", body, meta=meta)
+        return _fx(f"{q}/{name}.pdf", data, "pdf", "clean", str_counts(_lines(pages)), meta=meta)
 
     return [
         _hwpx(f"{q}/mimetype-deflated.hwpx", youth, ALL, mimetype="deflated"),
@@ -369,20 +368,9 @@ def quirk_fixtures() -> list[Fixture]:
         _hwpx(f"{q}/backslash-names.hwpx", youth, ALL, mimetype="none", backslash=True),
         pdf("header-after-junk", junk=b"<!-- saved by a portal -->\r\n" * 8),
         pdf("rc4-empty-password", encryption="rc4"),
-        pdf(
-            "form-and-annotation",
-            str_counts([note, field]),
-            annotations={0: (note,)},
-            fields=(("담당부서", field),),
-        ),
+        pdf("form-and-annotation", str_counts([note, field]), **form),
         pdf("jbig2-image", jbig2_image_pages=(0,)),
-        _fx(
-            f"{q}/font-name-escapes.pdf",
-            build_pdf(pages[:1], extras=PdfExtras(font_encoding=escapes)),
-            "pdf",
-            "clean",
-            str_counts(_lines(pages[:1])),
-        ),
+        pdf("font-name-escapes", pages=story[:1], font_encoding=escapes),
     ]
 
 
