@@ -129,26 +129,25 @@ def _entities(text: str) -> str:
 
 def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Attachment, ...]:
     dateline = f"보도 시점: {korean_date(iso)} 12:00"
-    label = "보도자료"
     out: list[Attachment] = []
     for code in codes.split():
+        label = "(보도참고자료) " if out else "(보도자료) "
+        name = label + subject
         if code == "h!":
             blocks: list[Block] = [chr(0xF02B1) + f" 보도 일정 변경: {korean_date(iso)} 자료 배포"]
             out.append(
-                Attachment(f"({label}) 보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True)
+                Attachment(label + "보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True)
             )
-        elif code in ("H!", "H"):
-            dirty = code == "H!"
-            blocks = [dateline, *hwp5_blocks(story, _ALL if dirty else _NONE)]
-            out.append(Attachment(f"({label}) {subject}.hwp", build_hwp5(blocks), "hwp", dirty))
+        elif code[0] == "H":
+            blocks = [dateline, *hwp5_blocks(story, _ALL if code == "H!" else _NONE)]
+            out.append(Attachment(name + ".hwp", build_hwp5(blocks), "hwp", code == "H!"))
         elif code == "X":
             data = build_hwpx([dateline, *flat_blocks(story, _ALL)], title=subject)
-            out.append(Attachment(f"({label}) {subject}.hwpx", data, "hwpx"))
+            out.append(Attachment(name + ".hwpx", data, "hwpx"))
         else:  # "P"
             pages = pdf_pages(story, _ALL)
             pages[0] = [dateline, *pages[0]]
-            out.append(Attachment(f"({label}) {subject}.pdf", build_pdf(pages), "pdf"))
-        label = "보도참고자료"
+            out.append(Attachment(name + ".pdf", build_pdf(pages), "pdf"))
     return tuple(out)
 
 
