@@ -8,6 +8,7 @@ into a status and a reason. Every expectation is computed from the text put in.
 from __future__ import annotations
 
 import json
+import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -56,108 +57,8 @@ ALL = frozenset(PARTS)
 NONE: frozenset[str] = frozenset()
 _NO_COUNTS = Counts()
 
-# Each fixture's note: "path note", an indented line continuing the one above.
-_NOTES_TEXT = r"""
-2025-07-21/보도자료_불법사금융_소비자경보.hwp PUA-A (U+F02B1 bullet, U+F0850..F0855 brackets) as
-  surrogate pairs everywhere: body, table cells, footnote, text box, page header; compressed
-2025-07-21/보도자료_불법사금융_소비자경보.pdf same release as PDF: PUA characters come back whole
-  through the ToUnicode CMap
-2025-07-21/보도참고자료_보험사기_적발실적.hwp PUA pairs in every part; uncompressed streams
-2025-07-22/보도자료_금융민원_동향.hwp PUA pairs only inside table cells (a top-level-only reader
-  misses them)
-2025-07-22/보도자료_금융민원_동향.hwpx HWPX with PUA-A: UTF-8 XML carries the characters whole, so
-  clean
-2025-07-23/보도자료_가상자산_점검결과.hwp clean HWP 5 (ordinary □ 『 』 「 」 【 】), compressed
-2025-07-23/보도자료_가상자산_점검결과.hwpx clean HWPX without private-use characters
-2025-07-23/보도자료_가상자산_점검결과.pdf clean PDF without private-use characters
-2025-07-23/보도참고자료_보이스피싱_예방.hwp clean HWP 5, uncompressed
-2025-07-24/보도자료_가계대출_금리공시.hwp PUA pairs only in the footnote text
-2025-07-24/보도자료_내부통제_간담회.hwp PUA pairs only in the text box
-2025-07-24/보도자료_청년_금융교육.hwp PUA pair only in the page header
-2025-07-25/보도자료_집중호우_금융지원.hwpx HWPX in two section parts, PUA-A whole: clean
-2025-07-28/보도자료_불공정거래_조사결과.hwp body clean; only the PrvText preview carries PUA pairs
-  (reported apart from the body)
-2025-07-28/보도자료_퇴직연금_수익률.hwp body clean; a DocInfo style name ends in a lone high half
-  U+DB80 (meta, not body)
-2025-07-28/보도자료_퇴직연금_수익률.pdf clean PDF
-2025-07-28/보도자료_상반기_업무계획.hwp clean HWP 5 with four BodyText sections (read in numeric
-  order) and six tables
-2025-07-30/보도자료_휴가철_보이스피싱_통계.hwp true orphans only: lone high and low halves in body,
-  a table cell, a reversed pair and a footnote; nothing to repair
-2025-07-30/보도자료_피해사례_모음.hwp pairs and orphans mixed: an orphan right before a pair, an
-  orphan after text in a cell, pairs in a text box and footer
-2025-07-30/보도자료_불공정거래_후속조치.hwp PUA pairs in every part, split over three BodyText
-  sections
-2025-08-05/보도자료_일정_변경_안내.hwp the smallest HWP: one paragraph with one U+F02B1 bullet (the
-  incident's 8/5 file was the smallest)
-2025-08-05/보도자료_괄호_인용부호.hwp U+F0850..U+F0855 bracket and corner-bracket glyphs as pairs,
-  back to back with Hangul
-2025-08-05/보도자료_집중호우_금융지원.pdf PDF whose ToUnicode CMap maps each PUA-A glyph to a lone
-  high surrogate (<DB80>, <DB82>): pypdf returns the lone halves, so contaminated
-2025-08-05/보도자료_청년_금융교육.hwpx HWPX with PUA-A in three section parts: clean
-2025-08-05/보도자료_옛한글_표기.hwp BMP private-use characters only (one code unit each): counted as
-  PUA but no surrogate, so clean
-2025-08-05/보도자료_탭_줄바꿈.hwp TAB inline controls (8 units whose parameters hold 0xDA00 and
-  0xDFFF), line breaks and non-breaking spaces around PUA pairs: a reader must skip control
-  parameters
-2025-08-11/보도자료_가상자산_후속점검.hwp PUA pairs everywhere, compressed
-2025-08-11/보도자료_가상자산_후속점검.hwpx clean HWPX without private-use characters
-broken/garbage.hwp random bytes under an .hwp name
-broken/truncated.hwp an uncompressed HWP 5 cut at half its size: directory intact, streams missing
-  (counts not asserted)
-broken/empty.hwp a 0-byte download
-broken/error-page.hwp an HTML error page saved under an .hwp name
-broken/hwp3.hwp HWP 3.x signature: a different format, not read
-broken/password.hwp password-protected HWP 5 (FileHeader bit 1): streams are ciphertext
-broken/distribution.hwp distribution document (FileHeader bit 2): encrypted ViewText, no BodyText
-broken/encrypted-office.hwp an encrypted Office container (EncryptionInfo/EncryptedPackage) under an
-  .hwp name: OLE, not HWP, and unreadable
-broken/word97.doc an OLE compound file that is not HWP (Word 97 stream names)
-broken/not-hwpx.hwpx a ZIP archive without the application/hwp+zip mimetype
-broken/truncated-xref.pdf PDF cut inside its xref table: pypdf rebuilds the table by scanning the
-  objects and recovers all text
-broken/truncated-body.pdf PDF cut at half its size, inside the page content: not readable
-broken/record-overrun.hwp last PARA_TEXT record claims more bytes than the stream holds: the text
-  before it still counts, the damage is reported
-broken/pdf-bad-page.pdf 3-page PDF (broken CMap: lone high surrogates) whose page 3 is encoded with
-  an unknown filter: PDFium finds no text in it and pypdf raises for it; the other pages are counted
-broken/pdf-bad-page-clean.pdf the same PDF with a correct CMap: read in part, so corrupt, not clean;
-  the counts are those of the readable pages
-broken/pdf-pubsec.pdf certificate-encrypted PDF (/Adobe.PubSec): only the recipients' keys open it
-broken/pdf-user-password.pdf RC4 PDF with a user password (1234): not readable without it
-broken/hwpx-encrypted.hwpx password-protected HWPX: META-INF/manifest.xml declares its parts
-  encrypted
-broken/hwpx-zip-version-7.hwpx HWPX whose ZIP entries say version 7.0 is needed to extract them
-  (zipfile reads up to 6.3): corrupt with the reason, not an internal error
-broken/drm-markany.hwp a MarkAny Document SAFER wrapper (starts <MARKANY_DOCUMENTSAFER>) under an
-  .hwp name
-broken/drm-fasoo.pdf a Fasoo DRM wrapper (starts \x9b DRMONE) under a .pdf name
-broken/drm-softcamp.hwpx a SoftCamp document-security wrapper (starts SCDSA004) under an .hwpx name
-broken/html-fragment.hwp an HTML fragment (a comment and whitespace) saved under an .hwp name
-broken/deflate-cut.hwp compressed HWP 5 whose Section0 deflate stream stops at two thirds: the text
-  before the cut holds PUA pairs, so contaminated (read in part; counts not asserted)
-broken/deflate-cut-clean.hwp the same cut in a document without PUA: read in part, so corrupt, not
-  clean (counts not asserted)
-broken/record-overrun-clean.hwp last PARA_TEXT record claims more bytes than the stream holds, no
-  PUA: the text before it is counted, and the file is corrupt, not clean
-quirks/mimetype-deflated.hwpx HWPX whose mimetype entry is first but deflated (hwpxlib writes it so)
-quirks/mimetype-late.hwpx HWPX whose mimetype entry comes last
-quirks/mimetype-missing.hwpx HWPX without a mimetype entry: content.hpf and the section parts say
-  what it is
-quirks/backslash-names.hwpx HWPX whose entry names use \ (Contents\section0.xml), no mimetype either
-quirks/header-after-junk.pdf PDF whose %PDF- header sits after 240 bytes of junk (readers accept
-  1,024)
-quirks/rc4-empty-password.pdf PDF encrypted with RC4 (standard handler, revision 3) and an empty
-  user password: opened without asking
-quirks/form-and-annotation.pdf clean PDF body; a text annotation holds a lone high surrogate and a
-  form field a PUA-A character: the meta channel counts them apart from the body
-quirks/jbig2-image.pdf PDF whose first page also draws a JBIG2 image (a codec pypdf needs an outside
-  program for): a missing image decoder costs no text
-quirks/font-name-escapes.pdf PDF whose font encoding name holds terminal escapes (set title, clear
-  screen): PDFium reads past it; pypdf, where it reads the page, names it in a message, which must
-  reach no terminal unescaped
-"""
-_NOTES = dict(line.split(" ", 1) for line in _NOTES_TEXT.replace("\n  ", " ").strip().splitlines())
+#: Each fixture's note, by path (``fixture_notes.json`` beside this module).
+_NOTES: dict[str, str] = json.loads(pkgutil.get_data(__name__, "fixture_notes.json") or b"{}")
 
 
 def _fx(
