@@ -1,6 +1,6 @@
 """Korean press-release text for fixtures: written for hwpscan, shaped like 금융감독원 releases.
 
-The sentences are our own, in ``stories.json``. A :class:`Story`'s strings carry markers for the characters
+The sentences are our own, in ``stories.json``. Their markers stand for the characters
 Hancom stores as private-use code points: ``{B}`` the bullet U+F02B1, ``{Q1}``/``{Q2}``
 U+F0854/5 (double corner brackets), ``{K1}``..``{S2}`` U+F0850..3 (other brackets).
 :func:`render` puts those characters or plain look-alikes (□ 『 』 「 」 【 】) in their
