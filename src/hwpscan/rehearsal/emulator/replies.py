@@ -242,14 +242,10 @@ class EmulatorApp:
                     continue
                 if mode is WrongYearMode.IGNORED:  # month-day matched, real date kept
                     out.append(post)
-                else:
-                    shifted = replace(
-                        post,
-                        content_id=_shifted_id(post.content_id, year - post.day.year),
-                        reg_date=moved,
-                    )
-                    self._register(shifted)
-                    out.append(shifted)
+                    continue
+                shifted_id = _shifted_id(post.content_id, year - post.day.year)
+                out.append(replace(post, content_id=shifted_id, reg_date=moved))
+                self._register(out[-1])
         return out
 
     def _item(self, post: Post, base_url: str) -> dict[str, object]:

@@ -86,23 +86,18 @@ def _section(blocks: Sequence[Block]) -> SectionWriter:
     ]
     sec.paragraph(0, first_text or "", head, head=True, last=not rest)
     for i, block in enumerate(rest):
-        last = i == len(rest) - 1
-        if isinstance(block, str):
-            sec.paragraph(0, block, last=last)
-        elif isinstance(block, Table):
-            sec.paragraph(
-                0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last
-            )
+        text = block if isinstance(block, str) else getattr(block, "anchor", "")
+        controls = []
+        if isinstance(block, Table):
+            controls = [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))]
         elif isinstance(block, Footnote):
-            note = (spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))
-            sec.paragraph(0, block.anchor, [note], last=last)
+            controls = [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))]
         elif isinstance(block, TextBox):
-            box = (spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))
-            sec.paragraph(0, block.anchor, [box], last=last)
-        else:
+            controls = [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))]
+        elif isinstance(block, HeaderFooter):
             cid = "foot" if block.footer else "head"
-            hf = (spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))
-            sec.paragraph(0, "", [hf], last=last)
+            controls = [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))]
+        sec.paragraph(0, text, controls, last=i == len(rest) - 1)
     return sec
 
 
