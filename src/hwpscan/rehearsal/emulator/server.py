@@ -13,9 +13,10 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from hwpscan.redaction import redact_params
@@ -174,7 +175,7 @@ def _posts(catalogue: Sequence[Any] | None) -> tuple[Post, ...]:
     return from_releases(catalogue)
 
 
-class RunningEmulator:
+class RunningEmulator(AbstractContextManager["RunningEmulator"]):
     """An emulator serving from a background thread; a context manager. ``url`` is the
     base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint for ``--api-url``."""
 
@@ -213,9 +214,6 @@ class RunningEmulator:
     def closed(self) -> bool:
         """True once :meth:`close` has run and the serving thread has ended."""
         return self.server.stopping.is_set() and not self._thread.is_alive()
-
-    def __enter__(self) -> Self:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

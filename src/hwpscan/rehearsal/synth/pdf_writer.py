@@ -187,7 +187,7 @@ def build_pdf(
     codes = glyph_codes(pages)
     n_pages = len(pages)
     page_ids = [_FIRST_PAGE + 2 * i for i in range(n_pages)]
-    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, n_pages)
+    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, page_ids)
     form = f" /AcroForm << /Fields [{_refs(tail.field_ids)}] >>" if tail.field_ids else ""
     top_kids = _refs(tail.tree_ids[:1] or page_ids)
     objects: list[bytes] = [
@@ -230,7 +230,7 @@ def _refs(ids: Sequence[int]) -> str:
 class _Tail:
     """The objects after the pages, numbered from *first*, and their numbers."""
 
-    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: int) -> None:
+    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: list[int]):
         self.first = first
         self.objects: list[bytes] = []
         self.annot_ids: dict[int, list[int]] = {}
@@ -248,18 +248,16 @@ class _Tail:
             self.image_id = self._add(_stream(_JBIG2, noise))
         if extras.self_drawing_pages:
             form = self.first + len(self.objects)
-            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream(
-                [next(iter(codes))], codes
-            )
+            drawn = _content_stream([next(iter(codes))], codes)
+            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + drawn
             fm1 = f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form} 0 R >> >>"
             self.form_id = self._add(_stream(f"/Type /XObject /Subtype /Form {_BBOX} {fm1}", drawn))
         start = self.first + len(self.objects)
         self.tree_ids = [start + k for k in range(extras.page_tree_depth)]
-        page_ids = [_FIRST_PAGE + 2 * i for i in range(pages)]
         for k in range(len(self.tree_ids)):
-            kids = _refs(self.tree_ids[k + 1 : k + 2] or page_ids)
+            kids = _refs(self.tree_ids[k + 1 : k + 2] or pages)
             parent = self.tree_ids[k - 1] if k else 2
-            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {pages}")
+            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {len(pages)}")
 
     def _add(self, body: str | bytes) -> int:
         """Add an object (a ``str``: a dictionary's entries) and return its number."""
