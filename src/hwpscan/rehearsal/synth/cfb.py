@@ -84,12 +84,9 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
     dir_sectors = -(-len(entries) * 128 // SECTOR)
     minifat_sectors = -(-len(minifat) * 4 // SECTOR)
     mini_sectors = -(-len(mini) // SECTOR)
-    body = (
-        dir_sectors + minifat_sectors + mini_sectors + sum(-(-len(e.data) // SECTOR) for e in big)
-    )
-    fat_sectors = 1
-    while fat_sectors * _PER_SECTOR < body + fat_sectors:
-        fat_sectors += 1
+    body = sum(-(-len(e.data) // SECTOR) for e in big) + dir_sectors + mini_sectors
+    # the fewest FAT sectors that map every sector, their own included
+    fat_sectors = max(1, -(-(body + minifat_sectors) // (_PER_SECTOR - 1)))
     if fat_sectors > _HEADER_DIFAT:
         raise ValueError("compound file too large for a writer without DIFAT sectors")
 

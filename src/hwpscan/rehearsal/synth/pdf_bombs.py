@@ -1,8 +1,7 @@
 """Small PDFs that ask a reader for gigabytes: the hostile cases the PDF budgets stop.
 
-Each is a valid PDF whose content streams are deflated, so kilobytes inflate to tens or
-hundreds of megabytes that a text engine turns into objects. The font is the standard
-``Helvetica``; the same arguments give the same bytes.
+Valid PDFs whose deflated content streams inflate from kilobytes to hundreds of
+megabytes of text operators; the same arguments give the same bytes.
 
 >>> data = operator_flood(10)
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
