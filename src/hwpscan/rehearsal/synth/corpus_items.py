@@ -43,7 +43,6 @@ from hwpscan.rehearsal.synth.pdf_writer import PdfExtras, build_pdf
 from hwpscan.rehearsal.synth.press import (
     PARTS,
     STORIES,
-    Story,
     flat_blocks,
     hwp5_blocks,
     pdf_pages,
@@ -56,6 +55,7 @@ HIGH, LOW = chr(0xDB80), chr(0xDEB1)
 ALL = frozenset(PARTS)
 NONE: frozenset[str] = frozenset()
 _NO_COUNTS = Counts()
+_STORY = {story.slug: story for story in STORIES}
 
 #: Each fixture's note, by path (``fixture_notes.json`` beside this module).
 _NOTES: dict[str, str] = json.loads(pkgutil.get_data(__name__, "fixture_notes.json") or b"{}")
@@ -70,15 +70,11 @@ def _fx(
 
 def _texts(slug: str, pua: frozenset[str]) -> list[str]:
     """All strings of a story; every part named in *pua* must really carry a PUA character."""
-    parts = story_texts(_story(slug), pua)
+    parts = story_texts(_STORY[slug], pua)
     for name in pua:
         if not any(ord(c) >= 0xF0000 for text in parts[name] for c in text):
             raise AssertionError(f"{slug}: part {name!r} has no PUA marker to render")
     return [t for part in parts.values() for t in part]
-
-
-def _story(slug: str) -> Story:
-    return next(s for s in STORIES if s.slug == slug)
 
 
 def _hwp5(
@@ -90,15 +86,13 @@ def _hwp5(
     texts = [p.text for p in placed]
     body = utf16_counts(texts)
     status = status or ("contaminated" if body.surrogates else "clean")
-    locations = unit_locations(placed)
-    return _fx(
-        path, data, "hwp5", status, body, chars=strict_chars(texts), locations=locations, **more
-    )
+    chars, locations = strict_chars(texts), unit_locations(placed)
+    return _fx(path, data, "hwp5", status, body, chars=chars, locations=locations, **more)
 
 
 def _hwp(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
     _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
-    blocks = hwp5_blocks(_story(slug), pua)
+    blocks = hwp5_blocks(_STORY[slug], pua)
     more = {"sections": options.get("sections", 1)}
     if "preview" in options:
         more["preview"] = utf16_counts([options["preview"]])
@@ -108,7 +102,7 @@ def _hwp(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
 
 
 def _hwpx(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
-    data = build_hwpx(flat_blocks(_story(slug), pua), title=_story(slug).subject, **options)
+    data = build_hwpx(flat_blocks(_STORY[slug], pua), title=_STORY[slug].subject, **options)
     return _fx(path, data, "hwpx", "clean", str_counts(_texts(slug, pua)))
 
 
@@ -124,7 +118,7 @@ def _lines(pages: list[list[str]], broken: bool = False) -> list[str]:
 
 def _pdf(path: str, slug: str, pua: frozenset[str], *, broken: bool = False) -> Fixture:
     _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
-    pages = pdf_pages(_story(slug), pua)
+    pages = pdf_pages(_STORY[slug], pua)
     body = str_counts(_lines(pages, broken))
     status = "contaminated" if body.surrogates else "clean"
     return _fx(path, build_pdf(pages, broken_cmap=broken), "pdf", status, body)
@@ -138,7 +132,7 @@ def dated_fixtures() -> list[Fixture]:
     """Attachments in dated folders, shaped like the incident's days."""
     d21, d22, d23, d24, d25 = "2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24", "2025-07-25"
     d28, d30, a05, a11 = "2025-07-28", "2025-07-30", "2025-08-05", "2025-08-11"
-    preview = "\r\n".join(story_texts(_story("unfair-trading"), ALL)["lead"])
+    preview = "\r\n".join(story_texts(_STORY["unfair-trading"], ALL)["lead"])
     styles = ("바탕글", "본문" + HIGH, "개요 1")  # a lone high half in DocInfo, not the body
     plan: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
@@ -223,7 +217,7 @@ _ERROR_PAGE = (
 
 def broken_fixtures() -> list[Fixture]:
     """Inputs that must each become a row with a status and a reason."""
-    story = _story("complaints")
+    story = _STORY["complaints"]
     dirty = hwp5_blocks(story, ALL)
     full = build_hwp5(dirty, compressed=False)
     pdf = build_pdf(pdf_pages(story, NONE))
@@ -253,7 +247,7 @@ def quirk_fixtures() -> list[Fixture]:
     """Valid files written the way real writers write them (``quirks/``): a reader that
     follows the specification too closely loses them."""
     q, youth = "quirks", "youth-education"
-    story = pdf_pages(_story("loan-rates"), ALL, per_page=12)
+    story = pdf_pages(_STORY["loan-rates"], ALL, per_page=12)
     note, field = "검토 의견: 표 " + HIGH + " 수치 확인", "가계대출 " + B + " 감독국"
     form = {"annotations": {0: (note,)}, "fields": (("담당부서", field),)}
     escapes = b"#1B#5D0;owned#07#1B#5B2J#1B#5B32mall#20files#20clean"
@@ -277,7 +271,7 @@ def quirk_fixtures() -> list[Fixture]:
 
 def damaged_fixtures() -> list[Fixture]:
     """Damaged, protected and wrapped inputs added for real-world defects (``broken/``)."""
-    story = _story("loan-rates")
+    story = _STORY["loan-rates"]
     pages = pdf_pages(story, ALL, per_page=12)
     bad = 2  # 0-based: page 3 names a filter no reader has
     kept = [page for i, page in enumerate(pages) if i != bad]
