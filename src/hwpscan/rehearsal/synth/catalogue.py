@@ -154,18 +154,13 @@ def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Atta
 @functools.cache
 def _catalogue() -> tuple[Release, ...]:
     releases: list[Release] = []
-    for iso, day in _SCHEDULE:
-        for codes in day:
-            n = len(releases)
-            story = STORIES[n % len(STORIES)]
-            form = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)]
-            subject = form.format(s=story.subject)
-            content_id = FIRST_CONTENT_ID + n
-            hour = _REG_HOURS[n % len(_REG_HOURS)]
-            reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
-            body = body_html(story, iso, hour)
-            attachments = _attachments(codes, story, subject, iso)
-            releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
+    for n, (iso, codes) in enumerate((iso, codes) for iso, day in _SCHEDULE for codes in day):
+        story = STORIES[n % len(STORIES)]
+        subject = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)].format(s=story.subject)
+        content_id, hour = FIRST_CONTENT_ID + n, _REG_HOURS[n % len(_REG_HOURS)]
+        reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
+        body, attachments = body_html(story, iso, hour), _attachments(codes, story, subject, iso)
+        releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
     return tuple(releases)
 
 

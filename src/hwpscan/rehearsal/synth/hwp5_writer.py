@@ -144,9 +144,8 @@ _STYLE_REST = struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0)
 
 def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
     styles = list(style_names) or ["바탕글"]
-    out = record(
-        spec.DOCUMENT_PROPERTIES, 0, struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0)
-    )
+    properties = struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0)
+    out = record(spec.DOCUMENT_PROPERTIES, 0, properties)
     counts = [0] + [len(FONT_NAMES)] * _LANGUAGES + [1, 1, 1, 0, 0, 1, len(styles), 0, 0, 0]
     out += record(spec.ID_MAPPINGS, 0, struct.pack(f"<{len(counts)}i", *counts))
     for _ in range(_LANGUAGES):
