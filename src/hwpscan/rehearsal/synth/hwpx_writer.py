@@ -355,15 +355,7 @@ def build_hwpx(
     do: *mimetype* in one of :data:`MIMETYPE_PLACES`; *backslash* names entries
     ``Contents\\section0.xml``; *encrypted* declares the parts encrypted in
     ``META-INF/manifest.xml`` and stores noise; *version_needed* sets each entry's
-    "version needed to extract" (x10); *hancom*: see :class:`HancomLayout`.
-
-    >>> build_hwpx(["가"]) == build_hwpx(["가"])
-    True
-    >>> build_hwpx(["a" + chr(0xDC00)])
-    Traceback (most recent call last):
-    ...
-    ValueError: XML cannot carry U+DC00 at position 1
-    """
+    "version needed to extract" (x10); *hancom*: see :class:`HancomLayout`."""
     if mimetype not in MIMETYPE_PLACES:
         raise ValueError(f"mimetype must be one of {MIMETYPE_PLACES}")
     images = () if hancom is None else hancom.images

@@ -172,15 +172,7 @@ def _text_string(text: str) -> str:
 def build_pdf(
     pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
 ) -> bytes:
-    """A PDF with one page of text lines per item of *pages*.
-
-    >>> build_pdf([["가"]]) == build_pdf([["가"]])
-    True
-    >>> build_pdf([])
-    Traceback (most recent call last):
-    ...
-    ValueError: a PDF needs at least one page
-    """
+    """A PDF with one page of text lines per item of *pages* (at least one)."""
     if not pages:
         raise ValueError("a PDF needs at least one page")
     extras = extras or PdfExtras()
