@@ -76,7 +76,7 @@ class HeaderFooter:
 Block = str | Table | Footnote | TextBox | HeaderFooter
 
 
-def _section(blocks: Sequence[Block]) -> SectionWriter:
+def _section(blocks: Sequence[Block], *, controls: bool = True) -> SectionWriter:
     sec = SectionWriter()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
     rest = list(blocks[1:] if first_text is not None else blocks)
@@ -84,7 +84,8 @@ def _section(blocks: Sequence[Block]) -> SectionWriter:
         (spec.SECTION_COLUMN_DEF, "secd", sec.section_def(0)),
         (spec.SECTION_COLUMN_DEF, "cold", sec.column_def(0)),
     ]
-    sec.paragraph(0, first_text or "", head, head=True, last=not rest)
+    if controls or first_text is not None or not rest:
+        sec.paragraph(0, first_text or "", head if controls else (), head=True, last=not rest)
     for i, block in enumerate(rest):
         text = block if isinstance(block, str) else getattr(block, "anchor", "")
         controls = []
@@ -229,6 +230,9 @@ class Hwp5Options:
     distribution: bool = False
     style_names: Sequence[str] = ()  # DocInfo STYLE names (lone surrogates allowed)
     sections: int = 1  # blocks split into this many BodyText/SectionN streams
+    #: each section starts with the section and column definition controls, as Hancom's
+    tabs_and_controls: bool = True
+    title: str = ""  # in the summary information (:func:`summary_information`)
 
 
 def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
@@ -247,7 +251,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
     }
     paragraphs = 0
     for n, part in enumerate(_split(blocks, o.sections)):
-        sec = _section(part)
+        sec = _section(part, controls=o.tabs_and_controls)
         paragraphs += sec.paragraphs
         name, data = _body_stream(n, pack(bytes(sec.out)), o)
         streams[name] = data
@@ -256,7 +260,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
         streams[spec.DOCINFO_STREAM] = noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
-    streams[spec.SUMMARY_STREAM] = summary_information(paragraphs=paragraphs)
+    streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
     return streams
 
 
