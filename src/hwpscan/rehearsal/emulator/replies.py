@@ -96,10 +96,8 @@ def etag_of(data: bytes) -> str:
 
 
 def clean_rebuild(data: bytes) -> bytes | None:
-    """A clean HWP 5 file with the same paragraphs as *data*, or None when *data* is not
-    a contaminated HWP 5 file. Hancom private-use characters become their standard
-    replacement where one is established (``『``, ``①``...), else are left out: what a
-    publisher's corrected re-issue holds."""
+    """A publisher's corrected re-issue of the contaminated HWP 5 file *data* (else None):
+    the same paragraphs, private-use characters mapped (``『``, ``①``...) or left out."""
     from hwpscan.forensics.pua import apply_pua_map  # only to serve a re-issue
     from hwpscan.forensics.surrogates import join_segments, merge_pairs  # only to serve a re-issue
     from hwpscan.formats import read_document  # only to serve a re-issue
@@ -169,10 +167,9 @@ class EmulatorApp:
         return atch_file_id(content_id if not upload else f"{content_id}#{upload}")
 
     def reissue(self, day: date | None = None, *, new_urls: bool = False) -> int:
-        """The publisher re-issues clean files: each contaminated HWP 5 attachment of the
-        posts on *day* (None: every day) becomes :func:`clean_rebuild` of it, same name;
-        returns how many. With *new_urls* the files are uploaded again, as the portal
-        does: a new ``atchFileId`` (new URLs), while the old URLs serve the old bytes."""
+        """Replace each contaminated HWP 5 attachment on *day* (None: every day) by its
+        :func:`clean_rebuild`; return how many. *new_urls*: a new ``atchFileId``, as the
+        portal gives a re-upload, while the old URLs serve the old bytes."""
         replaced = 0
         posts = []
         for post in self.posts:
