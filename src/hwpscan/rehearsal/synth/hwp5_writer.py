@@ -88,17 +88,17 @@ def _section(blocks: Sequence[Block], *, controls: bool = True) -> SectionWriter
         sec.paragraph(0, first_text or "", head if controls else (), head=True, last=not rest)
     for i, block in enumerate(rest):
         text = block if isinstance(block, str) else getattr(block, "anchor", "")
-        controls = []
+        marks = []
         if isinstance(block, Table):
-            controls = [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))]
+            marks = [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))]
         elif isinstance(block, Footnote):
-            controls = [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))]
+            marks = [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))]
         elif isinstance(block, TextBox):
-            controls = [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))]
+            marks = [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))]
         elif isinstance(block, HeaderFooter):
             cid = "foot" if block.footer else "head"
-            controls = [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))]
-        sec.paragraph(0, text, controls, last=i == len(rest) - 1)
+            marks = [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))]
+        sec.paragraph(0, text, marks, last=i == len(rest) - 1)
     return sec
 
 
