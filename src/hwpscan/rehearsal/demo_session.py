@@ -1,9 +1,8 @@
 """The demo use case: the whole job against the bundled API emulator, nothing real touched.
 
 :func:`demo_api` runs the emulator on a free loopback port with a throwaway key, state
-folder and (unless one is given) download folder; the caller fetches :data:`DEMO_RANGE`
-with :meth:`DemoApi.fetch_settings` and scans what came. The process environment is left
-alone; the scan is recorded in the user's run store, marked as a demo.
+and (unless given) download folder; the caller fetches :data:`DEMO_RANGE` with
+:meth:`DemoApi.fetch_settings` and scans what came. The process environment is left alone.
 
 >>> with demo_api(DemoSettings()) as api:
 ...     settings = api.fetch_settings()

@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # the names below, as re-exports
     from hwpscan.rehearsal.emulator.replies import EmulatorApp as EmulatorApp
     from hwpscan.rehearsal.emulator.replies import atch_file_id as atch_file_id
     from hwpscan.rehearsal.emulator.server import RunningEmulator as RunningEmulator
-    from hwpscan.rehearsal.emulator.server import make_server as make_server
     from hwpscan.rehearsal.emulator.server import serve_in_thread as serve_in_thread
     from hwpscan.rehearsal.emulator.state import Stats as Stats
 
@@ -41,7 +40,7 @@ _MODULES = {
     "catalogue_loader": "Attachment Post bundled_posts from_releases load_data_dir write_data_dir",
     "quirks": "BadDateMode Disposition Oversize Quirks QuotaMode WrongYearMode",
     "replies": "EmulatorApp atch_file_id",
-    "server": "RunningEmulator make_server serve_in_thread",
+    "server": "RunningEmulator serve_in_thread",
     "state": "Stats",
 }
 _LAZY = {name: f"{__name__}.{mod}" for mod, names in _MODULES.items() for name in names.split()}

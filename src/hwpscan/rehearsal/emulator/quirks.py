@@ -20,17 +20,9 @@ from typing import Annotated
 
 import typer
 
-#: Help panels of ``hwpscan emulator --help``
-_API = "API quirks"
-_FILES = "Attachment quirks"
-
 
 def _zero_is_unlimited(value: int | None) -> int | None:
-    """The command line says "no limit" with ``0``; a :class:`Quirks` says it with ``None``.
-
-    >>> _zero_is_unlimited(0), _zero_is_unlimited(31)
-    (None, 31)
-    """
+    """The command line says "no limit" with ``0``; a :class:`Quirks` says it with ``None``."""
     return value or None
 
 
@@ -73,8 +65,9 @@ class Oversize(str, enum.Enum):
     STREAM = "stream"  # no Content-Length; ``oversize_bytes`` streamed until the client stops
 
 
-_api = functools.partial(typer.Option, rich_help_panel=_API)
-_file = functools.partial(typer.Option, rich_help_panel=_FILES)
+# the two help panels of ``hwpscan emulator --help``
+_api = functools.partial(typer.Option, rich_help_panel="API quirks")
+_file = functools.partial(typer.Option, rich_help_panel="Attachment quirks")
 
 
 @dataclass(frozen=True, slots=True)

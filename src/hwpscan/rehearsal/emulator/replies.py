@@ -96,10 +96,8 @@ def etag_of(data: bytes) -> str:
 
 
 def clean_rebuild(data: bytes) -> bytes | None:
-    """A clean HWP 5 file with the same paragraphs as *data*, or None when *data* is not
-    a contaminated HWP 5 file. Hancom private-use characters become their standard
-    replacement where one is established (``『``, ``①``...), else are left out: what a
-    publisher's corrected re-issue holds."""
+    """A publisher's corrected re-issue of the contaminated HWP 5 file *data* (else None):
+    the same paragraphs, private-use characters mapped (``『``, ``①``...) or left out."""
     from hwpscan.forensics.pua import apply_pua_map  # only to serve a re-issue
     from hwpscan.forensics.surrogates import join_segments, merge_pairs  # only to serve a re-issue
     from hwpscan.formats import read_document  # only to serve a re-issue
@@ -169,10 +167,9 @@ class EmulatorApp:
         return atch_file_id(content_id if not upload else f"{content_id}#{upload}")
 
     def reissue(self, day: date | None = None, *, new_urls: bool = False) -> int:
-        """The publisher re-issues clean files: each contaminated HWP 5 attachment of the
-        posts on *day* (None: every day) becomes :func:`clean_rebuild` of it, same name;
-        returns how many. With *new_urls* the files are uploaded again, as the portal
-        does: a new ``atchFileId`` (new URLs), while the old URLs serve the old bytes."""
+        """Replace each contaminated HWP 5 attachment on *day* (None: every day) by its
+        :func:`clean_rebuild`; return how many. *new_urls*: a new ``atchFileId``, as the
+        portal gives a re-upload, while the old URLs serve the old bytes."""
         replaced = 0
         posts = []
         for post in self.posts:
@@ -242,14 +239,10 @@ class EmulatorApp:
                     continue
                 if mode is WrongYearMode.IGNORED:  # month-day matched, real date kept
                     out.append(post)
-                else:
-                    shifted = replace(
-                        post,
-                        content_id=_shifted_id(post.content_id, year - post.day.year),
-                        reg_date=moved,
-                    )
-                    self._register(shifted)
-                    out.append(shifted)
+                    continue
+                shifted_id = _shifted_id(post.content_id, year - post.day.year)
+                out.append(replace(post, content_id=shifted_id, reg_date=moved))
+                self._register(out[-1])
         return out
 
     def _item(self, post: Post, base_url: str) -> dict[str, object]:
@@ -346,12 +339,11 @@ class EmulatorApp:
         disposition = content_disposition(att.name, q.disposition)
         headers = (("Content-Disposition", disposition),) if disposition else ()
         reply = Reply(200, "application/octet-stream", att.data, (*headers, *tags))
+        plan = DownloadPlan(reply, q.download_delay)
+        if q.oversize is not Oversize.OFF:
+            self.counters.error(f"oversize_{q.oversize.value}")
         if q.oversize is Oversize.HEADER:
-            self.counters.error("oversize_header")
-            return DownloadPlan(
-                reply, q.download_delay, announced_length=max(q.oversize_bytes, len(att.data) + 1)
-            )
+            return replace(plan, announced_length=max(q.oversize_bytes, len(att.data) + 1))
         if q.oversize is Oversize.STREAM:
-            self.counters.error("oversize_stream")
-            return DownloadPlan(reply, q.download_delay, stream_bytes=max(q.oversize_bytes, 1))
-        return DownloadPlan(reply, q.download_delay)
+            return replace(plan, stream_bytes=max(q.oversize_bytes, 1))
+        return plan

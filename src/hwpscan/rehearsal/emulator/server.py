@@ -13,9 +13,10 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from hwpscan.redaction import redact_params
@@ -174,27 +175,13 @@ def _posts(catalogue: Sequence[Any] | None) -> tuple[Post, ...]:
     return from_releases(catalogue)
 
 
-def make_server(
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    quirks: Quirks | None = None,
-    catalogue: Sequence[Any] | None = None,
-    clock: Callable[[], datetime] = utc_now,
-    log: Callable[[str], None] | None = None,
-) -> EmulatorServer:
-    """Bind (but do not start) an emulator of ``catalogue``: :class:`Post` objects,
-    catalogue ``Release`` objects, or ``None`` for the bundled incident catalogue."""
-    app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
-    return EmulatorServer((host, port), app, log=log)
-
-
-class RunningEmulator:
+class RunningEmulator(AbstractContextManager["RunningEmulator"]):
     """An emulator serving from a background thread; a context manager. ``url`` is the
     base (``http://127.0.0.1:PORT``), ``api_url`` the listing endpoint for ``--api-url``."""
 
     def __init__(self, server: EmulatorServer) -> None:
         self.server = server
+        self.app = server.app  # catalogue, quirks, counters
         self.port = server.server_address[1]
         self.url = f"http://{_bound(server)}"
         self.api_url = self.url + LIST_PATH
@@ -205,11 +192,6 @@ class RunningEmulator:
             daemon=True,
         )
         self._thread.start()
-
-    @property
-    def app(self) -> EmulatorApp:
-        """The application object (catalogue, quirks, counters)."""
-        return self.server.app
 
     def stats(self) -> Stats:
         """A snapshot of the counters (same data as ``GET /_emulator/stats``)."""
@@ -233,15 +215,20 @@ class RunningEmulator:
         """True once :meth:`close` has run and the serving thread has ended."""
         return self.server.stopping.is_set() and not self._thread.is_alive()
 
-    def __enter__(self) -> Self:
-        return self
-
     def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def serve_in_thread(**options: Any) -> RunningEmulator:
-    """Start an emulator (the keywords of :func:`make_server`; port 0: a free port) and
-    return it running: ``with serve_in_thread() as emu: ...`` serves the bundled
-    catalogue with the default :class:`Quirks`."""
-    return RunningEmulator(make_server(**options))
+def serve_in_thread(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    quirks: Quirks | None = None,
+    catalogue: Sequence[Any] | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    log: Callable[[str], None] | None = None,
+) -> RunningEmulator:
+    """Start an emulator of *catalogue* (:class:`Post` or catalogue ``Release`` objects;
+    None: the bundled one) on *port* (0: a free one) and return it running."""
+    app = EmulatorApp(_posts(catalogue), quirks=quirks, clock=clock)
+    return RunningEmulator(EmulatorServer((host, port), app, log=log))

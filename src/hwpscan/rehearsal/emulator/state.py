@@ -72,10 +72,8 @@ class Counters:
             self._tables: defaultdict[str, Counter[str]] = defaultdict(Counter)
 
     def count(self, table: str, key: str = "") -> int:
-        """Count one in *table* under *key*; return that count, this one included. The
-        tables: ``requests`` (any HTTP request), ``downloads`` (attempts per URL),
-        ``not_modified`` (downloads answered 304), ``refusals`` (per result code),
-        ``errors`` (per fault)."""
+        """Count one in *table* (``requests``, ``downloads`` per URL, ``not_modified``,
+        ``refusals`` per code, ``errors`` per fault) under *key*; return the new count."""
         with self._lock:
             self._tables[table][key] += 1
             return self._tables[table][key]

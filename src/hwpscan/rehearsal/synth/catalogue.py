@@ -1,13 +1,9 @@
 """The API emulator's bundled catalogue: dated press releases that replay the incident.
 
-Built on demand (well under a second), never stored, from
-:mod:`hwpscan.rehearsal.synth.press` with our own writers. As the incident write-up
-found: HWP attachments contaminated (PUA-A as surrogate pairs) on 7/21, 7/22, 7/24,
-7/29-7/31 and 8/5-8/11; clean HWP on 7/23, 7/26-28 (a weekend with releases), 8/1 and
-8/4 (the days that looked fine before the "8/5 boundary"); 7/25 HWPX and PDF only; no
-release on 8/2-8/3; HWPX and PDF always clean; the smallest attachment an 8/5 HWP; 28
-HWP/HWPX attachments in July. Bodies are HTML as the API sends them, with JSON escapes
-that lost their backslash (``nn``, ``rn``, ``u203B``).
+Built on demand, never stored, from :mod:`hwpscan.rehearsal.synth.press`. As the
+incident write-up found: HWP attachments contaminated on 7/21, 7/22, 7/24, 7/29-7/31 and
+8/5-8/11, clean on the other days; HWPX and PDF always clean; no release on 8/2-8/3.
+Bodies are HTML with the API's backslash-less escapes (``nn``, ``rn``, ``u203B``).
 
 >>> releases = incident_catalogue()
 >>> releases[0].date, releases[0].attachments[0].name.endswith(".hwp")
@@ -133,44 +129,38 @@ def _entities(text: str) -> str:
 
 def _attachments(codes: str, story: Story, subject: str, iso: str) -> tuple[Attachment, ...]:
     dateline = f"보도 시점: {korean_date(iso)} 12:00"
-    label = "보도자료"
     out: list[Attachment] = []
     for code in codes.split():
+        label = "(보도참고자료) " if out else "(보도자료) "
+        name = label + subject
         if code == "h!":
             blocks: list[Block] = [chr(0xF02B1) + f" 보도 일정 변경: {korean_date(iso)} 자료 배포"]
             out.append(
-                Attachment(f"({label}) 보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True)
+                Attachment(label + "보도 일정 변경 안내.hwp", build_hwp5(blocks), "hwp", True)
             )
-        elif code in ("H!", "H"):
-            dirty = code == "H!"
-            blocks = [dateline, *hwp5_blocks(story, _ALL if dirty else _NONE)]
-            out.append(Attachment(f"({label}) {subject}.hwp", build_hwp5(blocks), "hwp", dirty))
+        elif code[0] == "H":
+            blocks = [dateline, *hwp5_blocks(story, _ALL if code == "H!" else _NONE)]
+            out.append(Attachment(name + ".hwp", build_hwp5(blocks), "hwp", code == "H!"))
         elif code == "X":
             data = build_hwpx([dateline, *flat_blocks(story, _ALL)], title=subject)
-            out.append(Attachment(f"({label}) {subject}.hwpx", data, "hwpx"))
+            out.append(Attachment(name + ".hwpx", data, "hwpx"))
         else:  # "P"
             pages = pdf_pages(story, _ALL)
             pages[0] = [dateline, *pages[0]]
-            out.append(Attachment(f"({label}) {subject}.pdf", build_pdf(pages), "pdf"))
-        label = "보도참고자료"
+            out.append(Attachment(name + ".pdf", build_pdf(pages), "pdf"))
     return tuple(out)
 
 
 @functools.cache
 def _catalogue() -> tuple[Release, ...]:
     releases: list[Release] = []
-    for iso, day in _SCHEDULE:
-        for codes in day:
-            n = len(releases)
-            story = STORIES[n % len(STORIES)]
-            form = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)]
-            subject = form.format(s=story.subject)
-            content_id = FIRST_CONTENT_ID + n
-            hour = _REG_HOURS[n % len(_REG_HOURS)]
-            reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
-            body = body_html(story, iso, hour)
-            attachments = _attachments(codes, story, subject, iso)
-            releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
+    for n, (iso, codes) in enumerate((iso, codes) for iso, day in _SCHEDULE for codes in day):
+        story = STORIES[n % len(STORIES)]
+        subject = _SUBJECT_FORMS[(n // len(STORIES)) % len(_SUBJECT_FORMS)].format(s=story.subject)
+        content_id, hour = FIRST_CONTENT_ID + n, _REG_HOURS[n % len(_REG_HOURS)]
+        reg_time = f"{iso} {hour:02d}:{(content_id * 7) % 60:02d}:{(content_id * 13) % 60:02d}"
+        body, attachments = body_html(story, iso, hour), _attachments(codes, story, subject, iso)
+        releases.append(Release(iso, content_id, subject, body, reg_time, attachments))
     return tuple(releases)
 
 
@@ -180,10 +170,7 @@ def incident_catalogue() -> list[Release]:
 
 
 def expected_contaminated_dates() -> set[str]:
-    """The dates whose HWP attachments the incident found contaminated.
-
-    Stated from the write-up, not derived from the catalogue, so a test can hold the
-    catalogue against it.
+    """The dates the incident found contaminated (from the write-up, not the catalogue).
 
     >>> "2025-08-04" in expected_contaminated_dates(), "2025-08-10" in expected_contaminated_dates()
     (False, True)

@@ -1,9 +1,7 @@
 """A small, deterministic Compound File Binary (OLE2) writer for fixtures.
 
-Version 3 files ([MS-CFB] §2.2): 512-byte sectors, 64-byte mini sectors under 4096
-bytes, up to 109 FAT sectors (about 7 MB) and no DIFAT, zero timestamps and CLSIDs;
-sibling trees are balanced binary search trees in CFB name order, coloured as valid
-red-black trees. The same streams give the same bytes.
+Version 3 files ([MS-CFB] §2.2): 512-byte sectors, up to 109 FAT sectors (about 7 MB),
+no DIFAT, zero timestamps and CLSIDs; sibling trees are balanced, valid red-black trees.
 
 >>> data = write_cfb({"FileHeader": b"x" * 10, "BodyText/Section0": b"y" * 5000})
 >>> data[:8].hex(), len(data) % 512
@@ -86,12 +84,9 @@ def write_cfb(streams: Mapping[str, bytes]) -> bytes:
     dir_sectors = -(-len(entries) * 128 // SECTOR)
     minifat_sectors = -(-len(minifat) * 4 // SECTOR)
     mini_sectors = -(-len(mini) // SECTOR)
-    body = (
-        dir_sectors + minifat_sectors + mini_sectors + sum(-(-len(e.data) // SECTOR) for e in big)
-    )
-    fat_sectors = 1
-    while fat_sectors * _PER_SECTOR < body + fat_sectors:
-        fat_sectors += 1
+    body = sum(-(-len(e.data) // SECTOR) for e in big) + dir_sectors + mini_sectors
+    # the fewest FAT sectors that map every sector, their own included
+    fat_sectors = max(1, -(-(body + minifat_sectors) // (_PER_SECTOR - 1)))
     if fat_sectors > _HEADER_DIFAT:
         raise ValueError("compound file too large for a writer without DIFAT sectors")
 
@@ -187,7 +182,7 @@ def _header(fat_sectors: int, dir_start: int, minifat_start: int, minifat_count:
 def _dir_entry(e: _Entry, mini_size: int) -> bytes:
     name = e.name.encode("utf-16-le")
     size = mini_size if e.kind == _ROOT else len(e.data)
-    start = e.start if (e.kind != _STORAGE and size) else (0 if e.kind == _STORAGE else ENDOFCHAIN)
+    start = 0 if e.kind == _STORAGE else e.start  # ENDOFCHAIN when nothing is allocated
     return (
         name.ljust(64, b"\0")
         + struct.pack("<HBB", len(name) + 2, e.kind, e.color)

@@ -1,15 +1,9 @@
 """The committed fixture corpus: what each file holds, and what a correct scan must say.
 
-``python -m hwpscan.rehearsal.synth fixtures/`` writes every file of
-:func:`~hwpscan.rehearsal.synth.corpus_items.build_corpus` and ``expected.jsonl``. Each
-:class:`Fixture` carries its bytes *and* the counts computed from the input text (never
-by reading the file back), so ``expected.jsonl`` is an oracle independent of the
-scanner. HWP 5 text is UTF-16 code units, one code point per unit: a character outside
-the BMP is a pair, a lone surrogate an orphan (:func:`utf16_counts`). HWPX and PDF text
-comes back as ``str``, where only lone surrogates count (:func:`str_counts`). ``pua``
-counts private-use code points with pairs merged. For HWP 5 bodies ``chars``
-(:func:`strict_chars`) and the first ``locations`` (:func:`unit_locations`) are
-expected too.
+Each :class:`Fixture` carries its bytes and the counts computed from the input text (never
+by reading the file back), so ``expected.jsonl`` is an oracle independent of the scanner.
+HWP 5 text counts as UTF-16 code units (:func:`utf16_counts`), HWPX and PDF text as the
+``str`` an extractor returns (:func:`str_counts`); ``pua`` merges pairs.
 
 >>> utf16_counts(["가" + chr(0xF02B1), chr(0xDB80) + "나"]).as_dict()
 {'surrogates': 3, 'pairs': 1, 'orphans': 1, 'utf8_ok': False, 'pua': {'U+F02B1': 1}}
@@ -56,9 +50,7 @@ class Counts:
 
 
 def _points(units: Sequence[int]) -> Iterator[tuple[int, int, int]]:
-    """(index, code point, surrogate units) for each code point of *units*: an adjacent
-    high+low pair is the one character it encodes (2, at the high half), a lone half
-    itself (1), anything else itself (0)."""
+    """(index, code point, surrogate units: 2 for a pair, 1 for a lone half, else 0)."""
     i = 0
     while i < len(units):
         unit, nxt = units[i], units[i + 1] if i + 1 < len(units) else -1
@@ -83,9 +75,7 @@ def _counts(sequences: Iterable[Sequence[int]]) -> Counts:
 
 
 def utf16_counts(texts: Iterable[str]) -> Counts:
-    """Counts for text stored as UTF-16 code units, seen one code point per unit.
-
-    Each text is one paragraph: a pair never spans two of them.
+    """Counts for text stored as UTF-16 code units; a pair never spans two texts.
 
     >>> utf16_counts([chr(0xDEB1) + chr(0xDB80)]).orphans   # reversed halves: no pair
     2
@@ -108,9 +98,8 @@ def str_counts(texts: Iterable[str]) -> Counts:
 
 
 def strict_chars(texts: Iterable[str]) -> int:
-    """Characters of the strict view of *texts* (one paragraph each): adjacent high+low
-    halves merged into one character, lone halves one character each, line ends (a line
-    break inside a paragraph) not counted, as in the scan's ``chars``.
+    """The scan's ``chars`` of *texts*: pairs merged, lone halves one each, line ends not
+    counted.
 
     >>> strict_chars(["가" + chr(0xDB80) + chr(0xDEB1), chr(0xDEB1) + chr(0xDB80) + "\\t\\n"])
     5
@@ -123,8 +112,7 @@ def strict_chars(texts: Iterable[str]) -> int:
 
 
 def _units(p: Placed) -> list[tuple[int, int]]:
-    """(code-unit offset, unit) of the text units of a placed paragraph; a TAB (an
-    8-unit inline control, spec 표 6) is one entry of value -1, never part of a pair."""
+    """(code-unit offset, unit) of a placed paragraph; a TAB (an 8-unit control) is -1."""
     out: list[tuple[int, int]] = []
     at = p.offset
     for ch in p.text:
@@ -139,10 +127,8 @@ def _units(p: Placed) -> list[tuple[int, int]]:
 
 
 def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> list[list[Any]]:
-    """The first *limit* locations a reader must report for an HWP 5 body, as
-    ``[stream, paragraph, offset, codepoint]``: every pair (at its high half, named by
-    the character it encodes) and lone half in stream order, then BMP private-use
-    characters (PUA-A ones are pairs).
+    """The first *limit* ``[stream, paragraph, offset, codepoint]`` locations of an HWP 5
+    body: pairs (at the high half) and lone halves in stream order, then BMP PUA.
 
     >>> from hwpscan.rehearsal.synth.hwp5_writer import hwp5_layout
     >>> placed = hwp5_layout(["a\\t" + chr(0xDB80) + chr(0xF02B1), chr(0xE000)])
@@ -164,10 +150,8 @@ def unit_locations(placed: Iterable[Placed], limit: int = LOCATION_SAMPLE) -> li
 
 @dataclass(frozen=True, slots=True)
 class Fixture:
-    """One corpus file and the scan result it must give. ``body=None`` leaves the counts
-    unasserted (what a reader salvages before a cut is its own business, the status is
-    not); ``warnings``: the reader must report damage; ``chars`` and ``locations`` are
-    known for HWP 5 bodies only."""
+    """One corpus file and the scan result it must give (``body=None``: counts not asserted;
+    ``chars`` and ``locations``: HWP 5 only)."""
 
     path: str
     data: bytes

@@ -7,8 +7,8 @@ into a status and a reason. Every expectation is computed from the text put in.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import pkgutil
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from hwpscan.rehearsal.synth.hwp5_writer import (
     foreign_ole,
     hwp5_layout,
     hwp5_streams,
+    noise,
     office_encrypted,
     record_overrun,
     truncate,
@@ -42,7 +43,6 @@ from hwpscan.rehearsal.synth.pdf_writer import PdfExtras, build_pdf
 from hwpscan.rehearsal.synth.press import (
     PARTS,
     STORIES,
-    Story,
     flat_blocks,
     hwp5_blocks,
     pdf_pages,
@@ -55,109 +55,10 @@ HIGH, LOW = chr(0xDB80), chr(0xDEB1)
 ALL = frozenset(PARTS)
 NONE: frozenset[str] = frozenset()
 _NO_COUNTS = Counts()
+_STORY = {story.slug: story for story in STORIES}
 
-# Each fixture's note: "path note", an indented line continuing the one above.
-_NOTES_TEXT = r"""
-2025-07-21/보도자료_불법사금융_소비자경보.hwp PUA-A (U+F02B1 bullet, U+F0850..F0855 brackets) as
-  surrogate pairs everywhere: body, table cells, footnote, text box, page header; compressed
-2025-07-21/보도자료_불법사금융_소비자경보.pdf same release as PDF: PUA characters come back whole
-  through the ToUnicode CMap
-2025-07-21/보도참고자료_보험사기_적발실적.hwp PUA pairs in every part; uncompressed streams
-2025-07-22/보도자료_금융민원_동향.hwp PUA pairs only inside table cells (a top-level-only reader
-  misses them)
-2025-07-22/보도자료_금융민원_동향.hwpx HWPX with PUA-A: UTF-8 XML carries the characters whole, so
-  clean
-2025-07-23/보도자료_가상자산_점검결과.hwp clean HWP 5 (ordinary □ 『 』 「 」 【 】), compressed
-2025-07-23/보도자료_가상자산_점검결과.hwpx clean HWPX without private-use characters
-2025-07-23/보도자료_가상자산_점검결과.pdf clean PDF without private-use characters
-2025-07-23/보도참고자료_보이스피싱_예방.hwp clean HWP 5, uncompressed
-2025-07-24/보도자료_가계대출_금리공시.hwp PUA pairs only in the footnote text
-2025-07-24/보도자료_내부통제_간담회.hwp PUA pairs only in the text box
-2025-07-24/보도자료_청년_금융교육.hwp PUA pair only in the page header
-2025-07-25/보도자료_집중호우_금융지원.hwpx HWPX in two section parts, PUA-A whole: clean
-2025-07-28/보도자료_불공정거래_조사결과.hwp body clean; only the PrvText preview carries PUA pairs
-  (reported apart from the body)
-2025-07-28/보도자료_퇴직연금_수익률.hwp body clean; a DocInfo style name ends in a lone high half
-  U+DB80 (meta, not body)
-2025-07-28/보도자료_퇴직연금_수익률.pdf clean PDF
-2025-07-28/보도자료_상반기_업무계획.hwp clean HWP 5 with four BodyText sections (read in numeric
-  order) and six tables
-2025-07-30/보도자료_휴가철_보이스피싱_통계.hwp true orphans only: lone high and low halves in body,
-  a table cell, a reversed pair and a footnote; nothing to repair
-2025-07-30/보도자료_피해사례_모음.hwp pairs and orphans mixed: an orphan right before a pair, an
-  orphan after text in a cell, pairs in a text box and footer
-2025-07-30/보도자료_불공정거래_후속조치.hwp PUA pairs in every part, split over three BodyText
-  sections
-2025-08-05/보도자료_일정_변경_안내.hwp the smallest HWP: one paragraph with one U+F02B1 bullet (the
-  incident's 8/5 file was the smallest)
-2025-08-05/보도자료_괄호_인용부호.hwp U+F0850..U+F0855 bracket and corner-bracket glyphs as pairs,
-  back to back with Hangul
-2025-08-05/보도자료_집중호우_금융지원.pdf PDF whose ToUnicode CMap maps each PUA-A glyph to a lone
-  high surrogate (<DB80>, <DB82>): pypdf returns the lone halves, so contaminated
-2025-08-05/보도자료_청년_금융교육.hwpx HWPX with PUA-A in three section parts: clean
-2025-08-05/보도자료_옛한글_표기.hwp BMP private-use characters only (one code unit each): counted as
-  PUA but no surrogate, so clean
-2025-08-05/보도자료_탭_줄바꿈.hwp TAB inline controls (8 units whose parameters hold 0xDA00 and
-  0xDFFF), line breaks and non-breaking spaces around PUA pairs: a reader must skip control
-  parameters
-2025-08-11/보도자료_가상자산_후속점검.hwp PUA pairs everywhere, compressed
-2025-08-11/보도자료_가상자산_후속점검.hwpx clean HWPX without private-use characters
-broken/garbage.hwp random bytes under an .hwp name
-broken/truncated.hwp an uncompressed HWP 5 cut at half its size: directory intact, streams missing
-  (counts not asserted)
-broken/empty.hwp a 0-byte download
-broken/error-page.hwp an HTML error page saved under an .hwp name
-broken/hwp3.hwp HWP 3.x signature: a different format, not read
-broken/password.hwp password-protected HWP 5 (FileHeader bit 1): streams are ciphertext
-broken/distribution.hwp distribution document (FileHeader bit 2): encrypted ViewText, no BodyText
-broken/encrypted-office.hwp an encrypted Office container (EncryptionInfo/EncryptedPackage) under an
-  .hwp name: OLE, not HWP, and unreadable
-broken/word97.doc an OLE compound file that is not HWP (Word 97 stream names)
-broken/not-hwpx.hwpx a ZIP archive without the application/hwp+zip mimetype
-broken/truncated-xref.pdf PDF cut inside its xref table: pypdf rebuilds the table by scanning the
-  objects and recovers all text
-broken/truncated-body.pdf PDF cut at half its size, inside the page content: not readable
-broken/record-overrun.hwp last PARA_TEXT record claims more bytes than the stream holds: the text
-  before it still counts, the damage is reported
-broken/pdf-bad-page.pdf 3-page PDF (broken CMap: lone high surrogates) whose page 3 is encoded with
-  an unknown filter: PDFium finds no text in it and pypdf raises for it; the other pages are counted
-broken/pdf-bad-page-clean.pdf the same PDF with a correct CMap: read in part, so corrupt, not clean;
-  the counts are those of the readable pages
-broken/pdf-pubsec.pdf certificate-encrypted PDF (/Adobe.PubSec): only the recipients' keys open it
-broken/pdf-user-password.pdf RC4 PDF with a user password (1234): not readable without it
-broken/hwpx-encrypted.hwpx password-protected HWPX: META-INF/manifest.xml declares its parts
-  encrypted
-broken/hwpx-zip-version-7.hwpx HWPX whose ZIP entries say version 7.0 is needed to extract them
-  (zipfile reads up to 6.3): corrupt with the reason, not an internal error
-broken/drm-markany.hwp a MarkAny Document SAFER wrapper (starts <MARKANY_DOCUMENTSAFER>) under an
-  .hwp name
-broken/drm-fasoo.pdf a Fasoo DRM wrapper (starts \x9b DRMONE) under a .pdf name
-broken/drm-softcamp.hwpx a SoftCamp document-security wrapper (starts SCDSA004) under an .hwpx name
-broken/html-fragment.hwp an HTML fragment (a comment and whitespace) saved under an .hwp name
-broken/deflate-cut.hwp compressed HWP 5 whose Section0 deflate stream stops at two thirds: the text
-  before the cut holds PUA pairs, so contaminated (read in part; counts not asserted)
-broken/deflate-cut-clean.hwp the same cut in a document without PUA: read in part, so corrupt, not
-  clean (counts not asserted)
-broken/record-overrun-clean.hwp last PARA_TEXT record claims more bytes than the stream holds, no
-  PUA: the text before it is counted, and the file is corrupt, not clean
-quirks/mimetype-deflated.hwpx HWPX whose mimetype entry is first but deflated (hwpxlib writes it so)
-quirks/mimetype-late.hwpx HWPX whose mimetype entry comes last
-quirks/mimetype-missing.hwpx HWPX without a mimetype entry: content.hpf and the section parts say
-  what it is
-quirks/backslash-names.hwpx HWPX whose entry names use \ (Contents\section0.xml), no mimetype either
-quirks/header-after-junk.pdf PDF whose %PDF- header sits after 240 bytes of junk (readers accept
-  1,024)
-quirks/rc4-empty-password.pdf PDF encrypted with RC4 (standard handler, revision 3) and an empty
-  user password: opened without asking
-quirks/form-and-annotation.pdf clean PDF body; a text annotation holds a lone high surrogate and a
-  form field a PUA-A character: the meta channel counts them apart from the body
-quirks/jbig2-image.pdf PDF whose first page also draws a JBIG2 image (a codec pypdf needs an outside
-  program for): a missing image decoder costs no text
-quirks/font-name-escapes.pdf PDF whose font encoding name holds terminal escapes (set title, clear
-  screen): PDFium reads past it; pypdf, where it reads the page, names it in a message, which must
-  reach no terminal unescaped
-"""
-_NOTES = dict(line.split(" ", 1) for line in _NOTES_TEXT.replace("\n  ", " ").strip().splitlines())
+#: Each fixture's note, by path (``fixture_notes.json`` beside this module).
+_NOTES: dict[str, str] = json.loads(pkgutil.get_data(__name__, "fixture_notes.json") or b"{}")
 
 
 def _fx(
@@ -169,15 +70,11 @@ def _fx(
 
 def _texts(slug: str, pua: frozenset[str]) -> list[str]:
     """All strings of a story; every part named in *pua* must really carry a PUA character."""
-    parts = story_texts(_story(slug), pua)
+    parts = story_texts(_STORY[slug], pua)
     for name in pua:
         if not any(ord(c) >= 0xF0000 for text in parts[name] for c in text):
             raise AssertionError(f"{slug}: part {name!r} has no PUA marker to render")
     return [t for part in parts.values() for t in part]
-
-
-def _story(slug: str) -> Story:
-    return next(s for s in STORIES if s.slug == slug)
 
 
 def _hwp5(
@@ -189,21 +86,23 @@ def _hwp5(
     texts = [p.text for p in placed]
     body = utf16_counts(texts)
     status = status or ("contaminated" if body.surrogates else "clean")
-    locations = unit_locations(placed)
-    return _fx(
-        path, data, "hwp5", status, body, chars=strict_chars(texts), locations=locations, **more
-    )
+    chars, locations = strict_chars(texts), unit_locations(placed)
+    return _fx(path, data, "hwp5", status, body, chars=chars, locations=locations, **more)
 
 
 def _hwp(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
     _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
-    blocks = hwp5_blocks(_story(slug), pua)
-    sections = options.get("sections", 1)
-    return _hwp5(path, blocks, build_hwp5(blocks, **options), sections=sections)
+    blocks = hwp5_blocks(_STORY[slug], pua)
+    more = {"sections": options.get("sections", 1)}
+    if "preview" in options:
+        more["preview"] = utf16_counts([options["preview"]])
+    if "style_names" in options:
+        more["meta"] = utf16_counts(options["style_names"])
+    return _hwp5(path, blocks, build_hwp5(blocks, **options), **more)
 
 
 def _hwpx(path: str, slug: str, pua: frozenset[str], **options: Any) -> Fixture:
-    data = build_hwpx(flat_blocks(_story(slug), pua), title=_story(slug).subject, **options)
+    data = build_hwpx(flat_blocks(_STORY[slug], pua), title=_STORY[slug].subject, **options)
     return _fx(path, data, "hwpx", "clean", str_counts(_texts(slug, pua)))
 
 
@@ -219,7 +118,7 @@ def _lines(pages: list[list[str]], broken: bool = False) -> list[str]:
 
 def _pdf(path: str, slug: str, pua: frozenset[str], *, broken: bool = False) -> Fixture:
     _texts(slug, pua)  # the parts named in *pua* must carry PUA characters
-    pages = pdf_pages(_story(slug), pua)
+    pages = pdf_pages(_STORY[slug], pua)
     body = str_counts(_lines(pages, broken))
     status = "contaminated" if body.surrogates else "clean"
     return _fx(path, build_pdf(pages, broken_cmap=broken), "pdf", status, body)
@@ -233,9 +132,8 @@ def dated_fixtures() -> list[Fixture]:
     """Attachments in dated folders, shaped like the incident's days."""
     d21, d22, d23, d24, d25 = "2025-07-21", "2025-07-22", "2025-07-23", "2025-07-24", "2025-07-25"
     d28, d30, a05, a11 = "2025-07-28", "2025-07-30", "2025-08-05", "2025-08-11"
-    unfair = hwp5_blocks(_story("unfair-trading"), NONE)
-    pension = hwp5_blocks(_story("pension-returns"), NONE)
-    preview = "\r\n".join(story_texts(_story("unfair-trading"), ALL)["lead"])
+    preview = "\r\n".join(story_texts(_STORY["unfair-trading"], ALL)["lead"])
+    styles = ("바탕글", "본문" + HIGH, "개요 1")  # a lone high half in DocInfo, not the body
     plan: list[Block] = ["2025년 하반기 금융감독 업무계획"]
     for i, story in enumerate(STORIES[:6]):
         plan += [f"{i + 1}. {story.subject}", *story_texts(story, NONE)["body"]]
@@ -255,18 +153,8 @@ def dated_fixtures() -> list[Fixture]:
         _hwp(f"{d24}/보도자료_내부통제_간담회.hwp", "internal-control", frozenset({"box"})),
         _hwp(f"{d24}/보도자료_청년_금융교육.hwp", "youth-education", frozenset({"header"})),
         _hwpx(f"{d25}/보도자료_집중호우_금융지원.hwpx", "flood-support", ALL, sections=2),
-        _hwp5(
-            f"{d28}/보도자료_불공정거래_조사결과.hwp",
-            unfair,
-            build_hwp5(unfair, preview=preview),
-            preview=utf16_counts([preview]),
-        ),
-        _hwp5(
-            f"{d28}/보도자료_퇴직연금_수익률.hwp",
-            pension,
-            build_hwp5(pension, style_names=("바탕글", "본문" + HIGH, "개요 1")),
-            meta=Counts(surrogates=1, pairs=0, orphans=1),
-        ),
+        _hwp(f"{d28}/보도자료_불공정거래_조사결과.hwp", "unfair-trading", NONE, preview=preview),
+        _hwp(f"{d28}/보도자료_퇴직연금_수익률.hwp", "pension-returns", NONE, style_names=styles),
         _pdf(f"{d28}/보도자료_퇴직연금_수익률.pdf", "pension-returns", NONE),
         _blocks(f"{d28}/보도자료_상반기_업무계획.hwp", *plan, sections=4),
         _blocks(
@@ -327,31 +215,25 @@ _ERROR_PAGE = (
 )
 
 
-def _noise(seed: bytes, size: int, marker: bytes = b"") -> bytes:
-    """*marker*, then reproducible random-looking bytes (a DRM wrapper's shape)."""
-    return marker + hashlib.shake_256(seed).digest(size)
-
-
 def broken_fixtures() -> list[Fixture]:
     """Inputs that must each become a row with a status and a reason."""
-    story = _story("complaints")
+    story = _STORY["complaints"]
     dirty = hwp5_blocks(story, ALL)
     full = build_hwp5(dirty, compressed=False)
     pdf = build_pdf(pdf_pages(story, NONE))
     xref = pdf.rindex(b"xref")
     overrun: list[Block] = [B + " 손상 전까지의 문단", "둘째 문단"]
-    hwp3 = b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + _noise(b"hwp3", 994)
+    hwp3 = b"HWP Document File V3.00 \x1a\x01\x02\x03\x04\x05" + noise(b"hwp3", 994)
     csv = "구분,건수\n은행,7330\n".encode()
+    distribution = build_hwp5(dirty, distribution=True)
     return [
-        _fx("broken/garbage.hwp", _noise(b"hwpscan garbage", 3000), "unknown", "unsupported"),
+        _fx("broken/garbage.hwp", noise(b"hwpscan garbage", 3000), "unknown", "unsupported"),
         _fx("broken/truncated.hwp", truncate(full, len(full) // 2), "hwp5", "corrupt", None),
         _fx("broken/empty.hwp", b"", "empty", "corrupt"),
         _fx("broken/error-page.hwp", _ERROR_PAGE.encode("utf-8"), "html", "unsupported"),
         _fx("broken/hwp3.hwp", hwp3, "hwp3", "unsupported"),
         _fx("broken/password.hwp", build_hwp5(dirty, password=True), "hwp5", "encrypted"),
-        _fx(
-            "broken/distribution.hwp", build_hwp5(dirty, distribution=True), "hwp5", "distribution"
-        ),
+        _fx("broken/distribution.hwp", distribution, "hwp5", "distribution"),
         _fx("broken/encrypted-office.hwp", office_encrypted(), "ole", "encrypted"),
         _fx("broken/word97.doc", foreign_ole(), "ole", "unsupported"),
         _fx("broken/not-hwpx.hwpx", zip_package({"통계표.csv": csv}), "zip", "unsupported"),
@@ -365,113 +247,70 @@ def quirk_fixtures() -> list[Fixture]:
     """Valid files written the way real writers write them (``quirks/``): a reader that
     follows the specification too closely loses them."""
     q, youth = "quirks", "youth-education"
-    pages = pdf_pages(_story("loan-rates"), ALL, per_page=12)
-    body = str_counts(_lines(pages))
+    story = pdf_pages(_STORY["loan-rates"], ALL, per_page=12)
     note, field = "검토 의견: 표 " + HIGH + " 수치 확인", "가계대출 " + B + " 감독국"
+    form = {"annotations": {0: (note,)}, "fields": (("담당부서", field),)}
     escapes = b"#1B#5D0;owned#07#1B#5B2J#1B#5B32mall#20files#20clean"
 
-    def pdf(**extras: Any) -> bytes:
-        return build_pdf(pages, extras=PdfExtras(**extras))
+    def pdf(name: str, meta: Counts | None = None, pages: Any = story, **extras: Any) -> Fixture:
+        data = build_pdf(pages, extras=PdfExtras(**extras))
+        return _fx(f"{q}/{name}.pdf", data, "pdf", "clean", str_counts(_lines(pages)), meta=meta)
 
     return [
         _hwpx(f"{q}/mimetype-deflated.hwpx", youth, ALL, mimetype="deflated"),
         _hwpx(f"{q}/mimetype-late.hwpx", youth, ALL, mimetype="late"),
         _hwpx(f"{q}/mimetype-missing.hwpx", youth, ALL, mimetype="none"),
         _hwpx(f"{q}/backslash-names.hwpx", youth, ALL, mimetype="none", backslash=True),
-        _fx(
-            f"{q}/header-after-junk.pdf",
-            pdf(junk=b"<!-- saved by a portal -->\r\n" * 8),
-            "pdf",
-            "clean",
-            body,
-        ),
-        _fx(f"{q}/rc4-empty-password.pdf", pdf(encryption="rc4"), "pdf", "clean", body),
-        _fx(
-            f"{q}/form-and-annotation.pdf",
-            pdf(annotations={0: (note,)}, fields=(("담당부서", field),)),
-            "pdf",
-            "clean",
-            body,
-            meta=str_counts([note, field]),
-        ),
-        _fx(f"{q}/jbig2-image.pdf", pdf(jbig2_image_pages=(0,)), "pdf", "clean", body),
-        _fx(
-            f"{q}/font-name-escapes.pdf",
-            build_pdf(pages[:1], extras=PdfExtras(font_encoding=escapes)),
-            "pdf",
-            "clean",
-            str_counts(_lines(pages[:1])),
-        ),
+        pdf("header-after-junk", junk=b"<!-- saved by a portal -->\r\n" * 8),
+        pdf("rc4-empty-password", encryption="rc4"),
+        pdf("form-and-annotation", str_counts([note, field]), **form),
+        pdf("jbig2-image", jbig2_image_pages=(0,)),
+        pdf("font-name-escapes", pages=story[:1], font_encoding=escapes),
     ]
-
-
-def _wrapped(marker: bytes, seed: bytes) -> bytes:
-    """A DRM wrapper's shape: its marker, then ciphertext-like bytes."""
-    return _noise(b"hwpscan drm " + seed, 4000, marker)
 
 
 def damaged_fixtures() -> list[Fixture]:
     """Damaged, protected and wrapped inputs added for real-world defects (``broken/``)."""
-    story = _story("loan-rates")
+    story = _STORY["loan-rates"]
     pages = pdf_pages(story, ALL, per_page=12)
     bad = 2  # 0-based: page 3 names a filter no reader has
     kept = [page for i, page in enumerate(pages) if i != bad]
     clean_overrun: list[Block] = ["손상 전까지의 문단", "둘째 문단"]
-    dirty, clean = hwp5_blocks(story, ALL), hwp5_blocks(story, NONE)
-    cut = len(hwp5_streams(dirty)["BodyText/Section0"]) * 2 // 3
-    clean_cut = len(hwp5_streams(clean)["BodyText/Section0"]) * 2 // 3
     fasoo = b"\x9b DRMONE  This Document is encrypted and protected by Fasoo DRM \x00"
     html = b"\r\n<!-- download failed: session expired -->\r\n\r\n   \r\n"
 
-    def pdf(broken: bool = False, **extras: Any) -> bytes:
-        return build_pdf(pages, broken_cmap=broken, extras=PdfExtras(**extras))
+    def bad_page(path: str, status: str, broken: bool = False) -> Fixture:
+        data = build_pdf(pages, broken_cmap=broken, extras=PdfExtras(bad_filter_pages=(bad,)))
+        return _fx(path, data, "pdf", status, str_counts(_lines(kept, broken)), partial=True)
+
+    def pdf(**extras: Any) -> bytes:
+        return build_pdf(pages, extras=PdfExtras(**extras))
 
     def hwpx(**options: Any) -> bytes:
         return build_hwpx(flat_blocks(story, ALL), **options)
 
+    def drm(path: str, marker: bytes) -> Fixture:  # its marker, then ciphertext-like bytes
+        seed = b"hwpscan drm " + path.split("-")[1].split(".")[0].encode()
+        return _fx(path, marker + noise(seed, 4000), "unknown", "encrypted")
+
+    def deflate_cut(path: str, pua: frozenset[str], status: str) -> Fixture:  # at two thirds
+        blocks = hwp5_blocks(story, pua)
+        cut = len(hwp5_streams(blocks)["BodyText/Section0"]) * 2 // 3
+        return _fx(path, bad_deflate(blocks, cut=cut), "hwp5", status, None)
+
     return [
-        _fx(
-            "broken/pdf-bad-page.pdf",
-            pdf(True, bad_filter_pages=(bad,)),
-            "pdf",
-            "contaminated",
-            str_counts(_lines(kept, broken=True)),
-            partial=True,
-        ),
-        _fx(
-            "broken/pdf-bad-page-clean.pdf",
-            pdf(bad_filter_pages=(bad,)),
-            "pdf",
-            "corrupt",
-            str_counts(_lines(kept)),
-            partial=True,
-        ),
+        bad_page("broken/pdf-bad-page.pdf", "contaminated", broken=True),
+        bad_page("broken/pdf-bad-page-clean.pdf", "corrupt"),
         _fx("broken/pdf-pubsec.pdf", pdf(encryption="pubsec"), "pdf", "encrypted"),
         _fx("broken/pdf-user-password.pdf", pdf(encryption="rc4-password"), "pdf", "encrypted"),
         _fx("broken/hwpx-encrypted.hwpx", hwpx(encrypted=True), "hwpx", "encrypted"),
         _fx("broken/hwpx-zip-version-7.hwpx", hwpx(version_needed=70), "hwpx", "corrupt"),
-        _fx(
-            "broken/drm-markany.hwp",
-            _wrapped(b"<MARKANY_DOCUMENTSAFER>", b"markany"),
-            "unknown",
-            "encrypted",
-        ),
-        _fx("broken/drm-fasoo.pdf", _wrapped(fasoo, b"fasoo"), "unknown", "encrypted"),
-        _fx(
-            "broken/drm-softcamp.hwpx",
-            _wrapped(b"SCDSA004\x00\x00A\x00", b"softcamp"),
-            "unknown",
-            "encrypted",
-        ),
+        drm("broken/drm-markany.hwp", b"<MARKANY_DOCUMENTSAFER>"),
+        drm("broken/drm-fasoo.pdf", fasoo),
+        drm("broken/drm-softcamp.hwpx", b"SCDSA004\x00\x00A\x00"),
         _fx("broken/html-fragment.hwp", html, "html", "unsupported"),
-        _fx("broken/deflate-cut.hwp", bad_deflate(dirty, cut=cut), "hwp5", "contaminated", None),
-        _fx(
-            "broken/deflate-cut-clean.hwp",
-            bad_deflate(clean, cut=clean_cut),
-            "hwp5",
-            "corrupt",
-            None,
-        ),
+        deflate_cut("broken/deflate-cut.hwp", ALL, "contaminated"),
+        deflate_cut("broken/deflate-cut-clean.hwp", NONE, "corrupt"),
         _hwp5(
             "broken/record-overrun-clean.hwp",
             clean_overrun,

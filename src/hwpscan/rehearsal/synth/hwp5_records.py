@@ -55,13 +55,9 @@ _BAD_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f]")
 
 def record(tag: int, level: int, payload: bytes) -> bytes:
     size = len(payload)
-    if size >= spec.EXTENDED_SIZE:
-        head = struct.pack(
-            "<II", tag | level << spec.LEVEL_SHIFT | spec.EXTENDED_SIZE << spec.SIZE_SHIFT, size
-        )
-    else:
-        head = struct.pack("<I", tag | level << spec.LEVEL_SHIFT | size << spec.SIZE_SHIFT)
-    return head + payload
+    head = tag | level << spec.LEVEL_SHIFT | min(size, spec.EXTENDED_SIZE) << spec.SIZE_SHIFT
+    extended = struct.pack("<I", size) if size >= spec.EXTENDED_SIZE else b""
+    return struct.pack("<I", head) + extended + payload
 
 
 def control(code: int, ctrl_id: str) -> bytes:
@@ -215,17 +211,11 @@ def object_common(ctrl_id: str, instance: int) -> bytes:
 
 def docinfo_shapes() -> bytes:
     """The DocInfo records every reference in our files points at, in spec order: one
-    border fill (id 1), one character shape, one tab definition and one paragraph shape
-    (id 0 each). ID_MAPPINGS counts one of each.
+    border fill (id 1), character shape, tab definition and paragraph shape (id 0 each).
 
-    >>> [len(p) for p in _shape_payloads()]
-    [40, 74, 8, 54]
+    >>> len(docinfo_shapes())
+    192
     """
-    tags = (spec.BORDER_FILL, spec.CHAR_SHAPE, spec.TAB_DEF, spec.PARA_SHAPE)
-    return b"".join(record(tag, 1, p) for tag, p in zip(tags, _shape_payloads(), strict=True))
-
-
-def _shape_payloads() -> tuple[bytes, bytes, bytes, bytes]:
     # BORDER_FILL (spec 표 23): attributes, then left, right, top, bottom and diagonal
     # lines as (type, width, colour) each, fill type 0 (none) and no extra fill bytes.
     border_fill = struct.pack("<H", 0) + struct.pack("<BBI", 0, 1, 0) * 5 + struct.pack("<II", 0, 0)
@@ -244,4 +234,6 @@ def _shape_payloads() -> tuple[bytes, bytes, bytes, bytes]:
     # and below, line spacing (160 %), tab def, numbering and border fill ids, four
     # border gaps, attributes 2 and 3, line spacing again (5.0.2.5 and later).
     para_shape = struct.pack("<I6iHHH4hIII", 0, 0, 0, 0, 0, 0, 160, 0, 0, 1, 0, 0, 0, 0, 0, 0, 160)
-    return border_fill, char_shape, tab_def, para_shape
+    tags = (spec.BORDER_FILL, spec.CHAR_SHAPE, spec.TAB_DEF, spec.PARA_SHAPE)
+    payloads = (border_fill, char_shape, tab_def, para_shape)
+    return b"".join(record(tag, 1, p) for tag, p in zip(tags, payloads, strict=True))

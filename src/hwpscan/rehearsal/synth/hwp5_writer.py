@@ -1,11 +1,8 @@
 """Build HWP 5 documents for fixtures, tests and the emulator's catalogue.
 
-The files follow Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of
-Hancom's own files, so independent readers such as pyhwp parse every record: nested
-paragraphs, tables, footnotes, text boxes and headers/footers; inline and extended
-controls whose parameters hold values in 0xD800-0xDFFF; DocInfo, PrvText and a summary
-property set. Characters outside the BMP are written as surrogate pairs, as Hancom
-does; a lone surrogate as a lone unit. The same arguments give the same bytes.
+Hancom's HWP 5.0 specification (revision 1.3) with the record sizes of Hancom's own files,
+so pyhwp parses every record. Characters outside the BMP are written as surrogate pairs,
+a lone surrogate as a lone unit. The same arguments give the same bytes.
 
 >>> from hwpscan.formats.hwp5 import read_ole
 >>> doc = read_ole(build_hwp5(["가" + chr(0xF02B1) + "나"]))
@@ -36,13 +33,11 @@ FONT_NAMES = ("함초롬바탕",)
 _PANOSE = bytes([2, 2, 6, 3, 0, 0, 0, 0, 0, 0])
 _LANGUAGES = 7  # FACE_NAME lists repeat per language (spec §4.2.2, 표 15)
 
-# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21), one
-# section of Hancom's FMTID, which Hancom also puts in the CLSID, and its OS version.
+# \x05HwpSummaryInformation (spec §3.2.4): an OLE property set ([MS-OLEPS] §2.21).
 SUMMARY_FMTID = uuid.UUID(spec.SUMMARY_FMTID)
 _OS_VERSION = 0x00020105
 _VT_I4, _VT_LPWSTR = 0x0003, 0x001F  # [MS-OLEPS] §2.15
-# Property ids (spec §3.2.4; 2-0x13 are the PIDSI_* of [MS-OLEPS] §2.25.2, 0x15 is
-# Hancom's paragraph count).
+# Property ids (PIDSI_* of [MS-OLEPS] §2.25.2; 0x15 is Hancom's paragraph count).
 _PID_DICTIONARY, _PID_TITLE, _PID_AUTHOR, _PID_PAGECOUNT, _PID_PARACOUNT = 0, 2, 4, 0x0E, 0x15
 AUTHOR = "hwpscan"
 
@@ -81,7 +76,7 @@ class HeaderFooter:
 Block = str | Table | Footnote | TextBox | HeaderFooter
 
 
-def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
+def _section(blocks: Sequence[Block], *, controls: bool = True) -> SectionWriter:
     sec = SectionWriter()
     first_text = blocks[0] if blocks and isinstance(blocks[0], str) else None
     rest = list(blocks[1:] if first_text is not None else blocks)
@@ -92,30 +87,24 @@ def _section(blocks: Sequence[Block], *, controls: bool) -> SectionWriter:
     if controls or first_text is not None or not rest:
         sec.paragraph(0, first_text or "", head if controls else (), head=True, last=not rest)
     for i, block in enumerate(rest):
-        last = i == len(rest) - 1
-        if isinstance(block, str):
-            sec.paragraph(0, block, last=last)
-        elif isinstance(block, Table):
-            sec.paragraph(
-                0, "", [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))], last=last
-            )
+        text = block if isinstance(block, str) else getattr(block, "anchor", "")
+        marks = []
+        if isinstance(block, Table):
+            marks = [(spec.DRAWING_TABLE, "tbl ", sec.table(0, block.rows))]
         elif isinstance(block, Footnote):
-            note = (spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))
-            sec.paragraph(0, block.anchor, [note], last=last)
+            marks = [(spec.FOOTNOTE_ENDNOTE, "fn  ", sec.footnote(0, block.text))]
         elif isinstance(block, TextBox):
-            box = (spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))
-            sec.paragraph(0, block.anchor, [box], last=last)
-        else:
+            marks = [(spec.DRAWING_TABLE, "gso ", sec.text_box(0, block.text))]
+        elif isinstance(block, HeaderFooter):
             cid = "foot" if block.footer else "head"
-            hf = (spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))
-            sec.paragraph(0, "", [hf], last=last)
+            marks = [(spec.HEADER_FOOTER, cid, sec.header_footer(0, block.text, block.footer))]
+        sec.paragraph(0, text, marks, last=i == len(rest) - 1)
     return sec
 
 
 class Placed(NamedTuple):
-    """Where the writer put one paragraph's text: the section stream, the paragraph's
-    index there (every paragraph counts, nested ones in document order) and the
-    code-unit offset of the text in its PARA_TEXT record."""
+    """Where the writer put one paragraph's text: stream, paragraph index (nested ones
+    counted in document order), code-unit offset in its PARA_TEXT record."""
 
     stream: str
     paragraph: int
@@ -132,8 +121,7 @@ def _split(blocks: Sequence[Block], sections: int) -> list[Sequence[Block]]:
 
 
 def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
-    """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order, with
-    where its text starts: what a correct reader must report as locations.
+    """Every paragraph :func:`build_hwp5` writes for *blocks*, in stream order.
 
     >>> [(p.paragraph, p.offset, p.text) for p in hwp5_layout(["첫", Table([["셀"]])])]
     [(0, 16, '첫'), (1, 0, ''), (2, 0, '셀')]
@@ -141,7 +129,7 @@ def hwp5_layout(blocks: Sequence[Block], *, sections: int = 1) -> list[Placed]:
     out: list[Placed] = []
     for n, part in enumerate(_split(blocks, sections)):
         stream = f"{spec.BODYTEXT_STORAGE}/Section{n}"
-        placed = _section(part, controls=True).placed
+        placed = _section(part).placed
         out += [Placed(stream, i, offset, text) for i, (offset, text) in enumerate(placed)]
     return out
 
@@ -157,9 +145,8 @@ _STYLE_REST = struct.pack("<BBhHHH", 0, 0, 0x412, 0, 0, 0)
 
 def _docinfo(sections: int, style_names: Sequence[str]) -> bytes:
     styles = list(style_names) or ["바탕글"]
-    out = record(
-        spec.DOCUMENT_PROPERTIES, 0, struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0)
-    )
+    properties = struct.pack("<7H3I", sections, 1, 1, 1, 1, 1, 1, 0, 0, 0)
+    out = record(spec.DOCUMENT_PROPERTIES, 0, properties)
     counts = [0] + [len(FONT_NAMES)] * _LANGUAGES + [1, 1, 1, 0, 0, 1, len(styles), 0, 0, 0]
     out += record(spec.ID_MAPPINGS, 0, struct.pack(f"<{len(counts)}i", *counts))
     for _ in range(_LANGUAGES):
@@ -196,10 +183,8 @@ def _lpwstr(text: str) -> bytes:
 
 
 def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
-    """The ``\\x05HwpSummaryInformation`` stream: one property set with a few of the
-    properties Hancom writes (title, author, page and paragraph counts), no timestamps.
-
-    Under 256 bytes with a short title, so it adds only four 64-byte mini sectors.
+    """The ``\\x05HwpSummaryInformation`` stream: title, author, page and paragraph
+    counts, no timestamps (four 64-byte mini sectors with a short title).
 
     >>> data = summary_information(title="보도자료")
     >>> data[:4].hex(), uuid.UUID(bytes_le=data[8:24]) == SUMMARY_FMTID, len(data) % 4
@@ -224,7 +209,7 @@ def summary_information(*, title: str = "", paragraphs: int = 1) -> bytes:
     return header + struct.pack("<I", len(header) + 4) + section
 
 
-def _noise(seed: bytes, size: int) -> bytes:
+def noise(seed: bytes, size: int) -> bytes:
     """Random-looking, reproducible bytes (what an encrypted stream looks like)."""
     return hashlib.shake_256(seed).digest(size)
 
@@ -236,8 +221,7 @@ def _deflate(data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class Hwp5Options:
-    """How :func:`build_hwp5` writes a document. A ``\\t`` is always the TAB control,
-    ``\\n`` a line break, U+00A0 the non-breaking space control."""
+    """How :func:`build_hwp5` writes a document (``\\t``, ``\\n`` and U+00A0 are controls)."""
 
     compressed: bool = True  # DocInfo and sections as raw deflate (FileHeader bit 0)
     preview: str | None = None  # PrvText; default the body paragraphs, CRLF-joined, capped
@@ -273,7 +257,7 @@ def hwp5_streams(blocks: Sequence[Block], **options: Any) -> dict[str, bytes]:
         streams[name] = data
     if o.password:
         docinfo = streams[spec.DOCINFO_STREAM]
-        streams[spec.DOCINFO_STREAM] = _noise(b"pw-docinfo" + docinfo, len(docinfo))
+        streams[spec.DOCINFO_STREAM] = noise(b"pw-docinfo" + docinfo, len(docinfo))
     text = _preview_text(blocks) if o.preview is None else o.preview
     streams[spec.PRVTEXT_STREAM] = text.encode("utf-16-le", "surrogatepass") + b"\0\0"
     streams[spec.SUMMARY_STREAM] = summary_information(title=o.title, paragraphs=paragraphs)
@@ -293,19 +277,17 @@ def _body_stream(n: int, body: bytes, o: Hwp5Options) -> tuple[str, bytes]:
     """Section *n*'s stream name and bytes: the body, or (encrypted) noise of its size."""
     if o.distribution:
         seed = b"view%d" % n + body
-        data = _noise(seed + b"+", len(body))
+        data = noise(seed + b"+", len(body))
         return f"{spec.VIEWTEXT_STORAGE}/Section{n}", record(
-            spec.DISTRIBUTE_DOC_DATA, 0, _noise(seed, 256)
+            spec.DISTRIBUTE_DOC_DATA, 0, noise(seed, 256)
         ) + data
     if o.password:
-        return f"{spec.BODYTEXT_STORAGE}/Section{n}", _noise(b"pw%d" % n + body, len(body))
+        return f"{spec.BODYTEXT_STORAGE}/Section{n}", noise(b"pw%d" % n + body, len(body))
     return f"{spec.BODYTEXT_STORAGE}/Section{n}", body
 
 
 def build_hwp5(blocks: Sequence[Block], **options: Any) -> bytes:
-    """An HWP 5 file holding *blocks* (``str`` is one body paragraph), written as the
-    keywords, the fields of :class:`Hwp5Options`, say
-    (``build_hwp5(blocks, sections=2, compressed=False)``)."""
+    """An HWP 5 file of *blocks* (a ``str`` is a paragraph); keywords: :class:`Hwp5Options`."""
     return write_cfb(hwp5_streams(blocks, **options))
 
 
@@ -323,7 +305,7 @@ def office_encrypted() -> bytes:
             + bytes(12),
             "EncryptionInfo": struct.pack("<HHI", 4, 4, 0x40)
             + b'<?xml version="1.0"?><encryption/>',
-            "EncryptedPackage": struct.pack("<Q", 6000) + _noise(b"office", 6000),
+            "EncryptedPackage": struct.pack("<Q", 6000) + noise(b"office", 6000),
         }
     )
 
@@ -332,8 +314,8 @@ def foreign_ole() -> bytes:
     """A compound file that is not HWP (a Word 97 document's stream names)."""
     return write_cfb(
         {
-            "WordDocument": _noise(b"word", 5000),
-            "1Table": _noise(b"table", 700),
+            "WordDocument": noise(b"word", 5000),
+            "1Table": noise(b"table", 700),
             "\x05SummaryInformation": bytes(200),
         }
     )
@@ -342,22 +324,18 @@ def foreign_ole() -> bytes:
 def record_overrun(
     blocks: Sequence[Block] = ("본문",), *, compressed: bool = True, claimed: int = 1000
 ) -> bytes:
-    """An HWP 5 file whose Section0 ends with a PARA_TEXT record claiming *claimed* bytes
-    while only 10 follow."""
+    """Section0 ends with a PARA_TEXT record claiming *claimed* bytes; 10 follow."""
     streams = hwp5_streams(blocks, compressed=compressed)
     head = spec.PARA_TEXT | 1 << spec.LEVEL_SHIFT | min(claimed, 0xFFE) << spec.SIZE_SHIFT
-    raw = bytes(_section(blocks, controls=True).out) + struct.pack("<I", head)
+    raw = bytes(_section(blocks).out) + struct.pack("<I", head)
     raw += "잘린문단\0".encode("utf-16-le")
     streams["BodyText/Section0"] = _deflate(raw) if compressed else raw
     return write_cfb(streams)
 
 
 def bad_deflate(blocks: Sequence[Block] = ("본문",), *, cut: int | None = None) -> bytes:
-    """A compressed HWP 5 file whose Section0 is not valid raw deflate (garbage), or,
-    with *cut*, whose deflate data stops after *cut* bytes."""
+    """Section0 is garbage, not raw deflate, or with *cut* stops after *cut* bytes."""
     streams = hwp5_streams(blocks, compressed=True)
     sec = streams["BodyText/Section0"]
-    streams["BodyText/Section0"] = (
-        b"\xff\xff" + _noise(b"deflate", 64) if cut is None else sec[:cut]
-    )
+    streams["BodyText/Section0"] = b"\xff\xff" + noise(b"deflate", 64) if cut is None else sec[:cut]
     return write_cfb(streams)

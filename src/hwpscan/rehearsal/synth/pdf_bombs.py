@@ -1,8 +1,7 @@
 """Small PDFs that ask a reader for gigabytes: the hostile cases the PDF budgets stop.
 
-Each is a valid PDF whose content streams are deflated, so kilobytes inflate to tens or
-hundreds of megabytes that a text engine turns into objects. The font is the standard
-``Helvetica``; the same arguments give the same bytes.
+Valid PDFs whose deflated content streams inflate from kilobytes to hundreds of
+megabytes of text operators; the same arguments give the same bytes.
 
 >>> data = operator_flood(10)
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -77,11 +76,12 @@ def _pages(contents: list[bytes]) -> bytes:
 
 def operator_flood(operators: int = 5_000_000) -> bytes:
     """A page drawing *operators* one-character strings, one ``Tj`` each."""
-    step = 100_000
-    chunk = b"(a) Tj\n" * step
-    parts = [b"BT /F1 1 Tf 0 800 Td\n"]
-    parts += [chunk] * (operators // step) + [b"(a) Tj\n" * (operators % step), b"ET\n"]
-    return _one_page([_stream(parts)])
+    return _one_page([_tj_stream(operators)])
+
+
+def _tj_stream(operators: int, step: int = 100_000) -> bytes:
+    parts = [b"BT /F1 1 Tf 0 800 Td\n", *[b"(a) Tj\n" * step] * (operators // step)]
+    return _stream([*parts, b"(a) Tj\n" * (operators % step), b"ET\n"])
 
 
 def flate_bomb(megabytes: int = 1024) -> bytes:
@@ -100,11 +100,10 @@ def repeated_contents(times: int = 20_000, chars: int = 2000) -> bytes:
 def one_bomb_among(texts: list[str], bomb_at: int, operators: int = 400_000) -> bytes:
     """Pages showing *texts* (ASCII), with page *bomb_at* (0-based) instead drawing
     *operators* one-character ``Tj``."""
-    contents = []
-    for n, text in enumerate(texts):
-        if n == bomb_at:
-            body = b"BT /F1 1 Tf 0 800 Td\n" + b"(a) Tj\n" * operators + b"ET\n"
-        else:
-            body = b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"
-        contents.append(_stream([body]))
+    contents = [
+        _tj_stream(operators)
+        if n == bomb_at
+        else _stream([b"BT /F1 12 Tf 72 700 Td (" + text.encode("ascii") + b") Tj ET\n"])
+        for n, text in enumerate(texts)
+    ]
     return _pages(contents)

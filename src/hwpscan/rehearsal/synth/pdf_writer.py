@@ -1,12 +1,9 @@
 """A minimal, deterministic PDF writer whose text comes back through a ToUnicode CMap.
 
-No font program is embedded: a Type0 font (``Identity-H``) gives every distinct
-character a two-byte code (1, 2, ... by first appearance) and its ``ToUnicode`` CMap
-maps each code back as UTF-16BE, which is all pypdf needs; U+F02B1 maps to the pair
-``<DB80DEB1>``. ``broken_cmap=True`` writes the malformed CMap real files carry: each
-character outside the BMP maps to its high half alone (``<DB80>``), which pypdf returns
-as a lone surrogate, not U+FFFD. No date and no ``/ID``: the same pages give the same
-bytes.
+No font program: a Type0 font gives each distinct character a two-byte code and its
+``ToUnicode`` CMap maps it back as UTF-16BE (U+F02B1 as ``<DB80DEB1>``).
+``broken_cmap=True`` writes the malformed CMap real files carry, mapping a character
+outside the BMP to its high half alone, which pypdf returns as a lone surrogate.
 
 >>> data = build_pdf([["금융감독원 보도자료"]])
 >>> data[:8], data.rstrip().endswith(b"%%EOF")
@@ -45,25 +42,21 @@ def glyph_codes(pages: Sequence[Sequence[str]]) -> dict[str, int]:
     return codes
 
 
-def _utf16be_hex(ch: str, *, broken: bool) -> str:
-    """The CMap destination for *ch*: UTF-16BE hex, or only the high half if *broken*.
-
-    >>> _utf16be_hex("가", broken=False), _utf16be_hex(chr(0xF02B1), broken=False)
-    ('AC00', 'DB80DEB1')
-    >>> _utf16be_hex(chr(0xF02B1), broken=True)
-    'DB80'
-    """
-    hexed = ch.encode("utf-16-be", "surrogatepass").hex().upper()
-    return hexed[:4] if broken and ord(ch) > 0xFFFF else hexed
+def _utf16be(text: str) -> str:
+    return text.encode("utf-16-be", "surrogatepass").hex().upper()
 
 
 def tounicode_cmap(codes: dict[str, int], *, broken: bool = False) -> bytes:
-    """The ToUnicode CMap program mapping each glyph code to its character.
+    """The ToUnicode CMap program mapping each glyph code to its character (*broken*: a
+    character outside the BMP to its high half only).
 
-    >>> b"<0001> <AC00>" in tounicode_cmap({"가": 1})
+    >>> b"<0001> <DB80DEB1>" in tounicode_cmap({chr(0xF02B1): 1})
+    True
+    >>> b"<0001> <DB80>" in tounicode_cmap({chr(0xF02B1): 1}, broken=True)
     True
     """
-    entries = [f"<{code:04X}> <{_utf16be_hex(ch, broken=broken)}>" for ch, code in codes.items()]
+    cut = {ch: 4 if broken and ord(ch) > 0xFFFF else None for ch in codes}
+    entries = [f"<{code:04X}> <{_utf16be(ch)[: cut[ch]]}>" for ch, code in codes.items()]
     chunks = [entries[start : start + _BFCHAR_MAX] for start in range(0, len(entries), _BFCHAR_MAX)]
     blocks = "".join(f"{len(c)} beginbfchar\n" + "\n".join(c) + "\nendbfchar\n" for c in chunks)
     return (_CMAP_HEAD + blocks + _CMAP_TAIL).encode("ascii")
@@ -95,9 +88,7 @@ def _stream(dictionary: str, data: bytes) -> bytes:
 
 @dataclass(frozen=True, slots=True)
 class PdfExtras:
-    """The real-world variations :func:`build_pdf` can write, all off by default (pages
-    0-based). The hostile ones, from ``deep_resources`` on and ``"rc4-104"``, are each
-    read by one engine (pypdf or PDFium) and not the other."""
+    """Real-world variations of :func:`build_pdf`, all off by default (pages 0-based)."""
 
     #: content encoded with a filter no reader knows: pypdf raises, PDFium finds no text
     bad_filter_pages: tuple[int, ...] = ()
@@ -173,41 +164,22 @@ def _object_key(key: bytes, number: int) -> bytes:
     return digest[: min(len(key) + 5, 16)]
 
 
-def _ascii85(data: bytes) -> bytes:
-    """*data* in ASCII85 with its ``~>`` end marker, as the ``ASCII85Decode`` filter reads.
-
-    >>> _ascii85(b"hello")
-    b'BOu!rDZ~>'
-    """
-    return base64.a85encode(data) + b"~>"
-
-
 def _text_string(text: str) -> str:
-    """A PDF text string: UTF-16BE with its byte order mark, as hex (a lone surrogate
-    is written as its code unit)."""
-    return "<FEFF" + text.encode("utf-16-be", "surrogatepass").hex().upper() + ">"
+    """A PDF text string: UTF-16BE with its byte order mark, as hex."""
+    return f"<FEFF{_utf16be(text)}>"
 
 
 def build_pdf(
     pages: Sequence[Sequence[str]], *, broken_cmap: bool = False, extras: PdfExtras | None = None
 ) -> bytes:
-    """A PDF with one page per item of *pages*, each a sequence of text lines;
-    ``broken_cmap`` and *extras* as in the module docstring and :class:`PdfExtras`.
-
-    >>> build_pdf([["가"]]) == build_pdf([["가"]])
-    True
-    >>> build_pdf([])
-    Traceback (most recent call last):
-    ...
-    ValueError: a PDF needs at least one page
-    """
+    """A PDF with one page of text lines per item of *pages* (at least one)."""
     if not pages:
         raise ValueError("a PDF needs at least one page")
     extras = extras or PdfExtras()
     codes = glyph_codes(pages)
     n_pages = len(pages)
     page_ids = [_FIRST_PAGE + 2 * i for i in range(n_pages)]
-    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, n_pages)
+    tail = _Tail(extras, codes, _FIRST_PAGE + 2 * n_pages, page_ids)
     form = f" /AcroForm << /Fields [{_refs(tail.field_ids)}] >>" if tail.field_ids else ""
     top_kids = _refs(tail.tree_ids[:1] or page_ids)
     objects: list[bytes] = [
@@ -248,10 +220,9 @@ def _refs(ids: Sequence[int]) -> str:
 
 
 class _Tail:
-    """The objects written after the pages, numbered from *first* (annotations, form
-    fields, the image, the self-drawing form, page tree nodes), and their numbers."""
+    """The objects after the pages, numbered from *first*, and their numbers."""
 
-    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: int) -> None:
+    def __init__(self, extras: PdfExtras, codes: dict[str, int], first: int, pages: list[int]):
         self.first = first
         self.objects: list[bytes] = []
         self.annot_ids: dict[int, list[int]] = {}
@@ -269,18 +240,16 @@ class _Tail:
             self.image_id = self._add(_stream(_JBIG2, noise))
         if extras.self_drawing_pages:
             form = self.first + len(self.objects)
-            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + _content_stream(
-                [next(iter(codes))], codes
-            )
+            drawn = _content_stream([next(iter(codes))], codes)
+            drawn = b"q 0.5 0 0 0.5 0 0 cm /Fm1 Do Q\n" + drawn
             fm1 = f"/Resources << /Font << /F1 3 0 R >> /XObject << /Fm1 {form} 0 R >> >>"
             self.form_id = self._add(_stream(f"/Type /XObject /Subtype /Form {_BBOX} {fm1}", drawn))
         start = self.first + len(self.objects)
         self.tree_ids = [start + k for k in range(extras.page_tree_depth)]
-        page_ids = [_FIRST_PAGE + 2 * i for i in range(pages)]
         for k in range(len(self.tree_ids)):
-            kids = _refs(self.tree_ids[k + 1 : k + 2] or page_ids)
+            kids = _refs(self.tree_ids[k + 1 : k + 2] or pages)
             parent = self.tree_ids[k - 1] if k else 2
-            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {pages}")
+            self._add(f"/Type /Pages /Parent {parent} 0 R /Kids [{kids}] /Count {len(pages)}")
 
     def _add(self, body: str | bytes) -> int:
         """Add an object (a ``str``: a dictionary's entries) and return its number."""
@@ -322,7 +291,7 @@ def _page(
     elif i in extras.plain_unknown_filter_pages:
         stream = _stream("/Filter /HwpscanUnknownDecode", content)
     elif i in extras.a85_pages:
-        stream = _stream("/Filter /A85", _ascii85(content))
+        stream = _stream("/Filter /A85", base64.a85encode(content) + b"~>")
     else:
         stream = _stream("", content)
     return [page.encode("ascii"), stream]
@@ -331,10 +300,9 @@ def _page(
 def write_pdf(
     objects: list[bytes], *, junk: bytes = b"", trailer: str = "", last_first: bool = False
 ) -> bytes:
-    """A PDF of *objects* (object *n* is ``objects[n - 1]``, object 1 the catalog) with
-    its cross-reference table and trailer: *junk* before the header, *trailer* added to
-    the trailer dictionary, and with *last_first* the last object written first (where a
-    linearized file has its parameter dictionary)."""
+    """A PDF of *objects* (object 1 the catalog) with its xref table and trailer: *junk*
+    before the header, *trailer* in the trailer dictionary, *last_first*: the last object
+    written first (a linearized file's parameter dictionary)."""
     out = bytearray(junk + b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = [0] * len(objects)
     order = list(range(len(objects)))
@@ -358,12 +326,8 @@ def _nested(deep: tuple[str, int] | None) -> str:
     """
     if deep is None:
         return ""
-    kind, depth = deep
-    if kind == "array":
-        return " /Deep " + "[" * depth + "0" + "]" * depth
-    if kind == "dict":
-        return " /Deep " + "<< /A " * depth + "0" + " >>" * depth
-    raise ValueError(f"deep_resources: 'array' or 'dict', not {kind!r}")
+    (head, tail), depth = {"array": ("[", "]"), "dict": ("<< /A ", " >>")}[deep[0]], deep[1]
+    return " /Deep " + head * depth + "0" + tail * depth
 
 
 def _encrypt(objects: list[bytes], how: str) -> list[bytes]:
