@@ -37,7 +37,6 @@ from hwpscan.matrix.compare import (
 from hwpscan.models import ExitCode
 
 __all__ = [
-    "STATUSES",
     "SUMMARY_CLASSES",
     "Extraction",
     "MatrixRow",
@@ -51,7 +50,6 @@ __all__ = [
 ]
 
 RowStatus = Literal["ok", "empty", "timeout", "crashed", "error", "not-installed"]
-STATUSES: tuple[str, ...] = ("ok", "empty", "timeout", "crashed", "error", "not-installed")
 #: Statuses that mean the extractor failed on a file our reader could read.
 FAILED = frozenset({"empty", "timeout", "crashed", "error"})
 
@@ -175,23 +173,13 @@ class MatrixRow:
             (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.lost),
         ]
         if strict_markup:
-            counts += self._notes()
+            replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
+            counts += [(replaced, self.replaced), ("markup", self.markup_chars)]
+            counts.append(("extra", self.extra_chars))
         text = describe(counts)
         if text:
             out.append(text)
         return tuple(out)
-
-    def notes(self) -> str:
-        """What differs without being a fault by default: replaced, markup, extra."""
-        return describe(self._notes())
-
-    def _notes(self) -> list[tuple[str, int]]:
-        replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
-        return [
-            (replaced, self.replaced),
-            ("markup", self.markup_chars),
-            ("extra", self.extra_chars),
-        ]
 
     def is_guilty(self, *, strict_markup: bool = False) -> bool:
         """True when this extractor leaked or lost text (or failed) on this file."""

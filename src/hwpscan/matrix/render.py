@@ -8,14 +8,14 @@ per extractor, worst first, with the most severe example of each.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from rich.text import Text
 
 from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, summarize
 
-__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_jsonl"]
+__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines"]
 
 #: Files listed per extractor in the closing list before "and N more".
 LIST_FILES = 10
@@ -187,26 +187,6 @@ def _file_line(row: MatrixRow, strict_markup: bool) -> str:
     if row.examples:
         text += f" — {row.examples[0]}"
     return text
-
-
-def write_matrix_jsonl(
-    rows: Iterable[MatrixRow], out: IO[str], *, strict_markup: bool = False
-) -> int:
-    """One JSON object per file and extractor; returns how many were written.
-
-    >>> import io
-    >>> buf = io.StringIO()
-    >>> write_matrix_jsonl([MatrixRow("a.hwp", "strict", "ok")], buf)
-    1
-    >>> json.loads(buf.getvalue())["parser"]
-    'strict'
-    """
-    write = jsonl_row_writer(out, strict_markup=strict_markup)
-    count = 0
-    for row in rows:
-        write(row)
-        count += 1
-    return count
 
 
 def jsonl_row_writer(out: IO[str], *, strict_markup: bool = False) -> Callable[[MatrixRow], None]:
