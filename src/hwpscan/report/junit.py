@@ -189,6 +189,11 @@ def junit_xml(
         kind = r.status.value if r.status is not Status.CLEAN else "defects"
         element = ET.SubElement(case, outcome, type=kind, message=xml_safe(message))
         element.text = xml_safe(_details(r))
+    return xml_bytes(root)
+
+
+def xml_bytes(root: ET.Element) -> bytes:
+    """The document under *root*, indented, as UTF-8 with an XML declaration."""
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data + b"\n"

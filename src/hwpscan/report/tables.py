@@ -46,10 +46,6 @@ _DEFECT_CELL = {
     "old_hangul_pua": "old Hangul",
     "unmapped_pua": "unmapped",
 }
-#: The quiet classes whose characters are shown wrongly: a text holding them lost its
-#: meaning though it encodes (the verdict says LOSSY, not CLEAN).
-LOSSY_DEFECTS = LOSSY_CLASSES
-
 STATUS_STYLE = {
     Status.CLEAN: "green",
     Status.CONTAMINATED: "bold red",
@@ -66,12 +62,11 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
 
     *brief* (narrow terminals) leaves out how each renders and the note.
     """
-    seen: dict[str, int] = {}
-    files: dict[str, int] = {}
+    seen: Counter[str] = Counter()
+    files: Counter[str] = Counter()
     for r in results:
-        for cp, n in r.body.pua.items():
-            seen[cp] = seen.get(cp, 0) + n
-            files[cp] = files.get(cp, 0) + 1
+        seen.update(r.body.pua)
+        files.update(r.body.pua.keys())
     if not seen:
         return None
     table = _table(title="Private-use characters seen", title_justify="left")
@@ -282,7 +277,7 @@ def _defects_cell(r: FileResult) -> Text:
     """The quiet defects of a file (``2 folded, 1 unmapped``), bold when lossy."""
     found = r.defect_counts()
     parts = [] if found is None else [
-        (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
+        (f"{getattr(found, k):,} {word}", k in LOSSY_CLASSES)
         for k, word in _DEFECT_CELL.items()
         if getattr(found, k)
     ]  # fmt: skip
@@ -437,7 +432,7 @@ def _quiet_head(results: Sequence[FileResult]) -> Text:
         return Text("NOTHING READ", style="bold yellow")
     if sum(statuses.values()) > statuses[Status.CLEAN]:  # some file could not be judged
         return Text("INCOMPLETE", style="bold yellow")
-    if any(k in LOSSY_DEFECTS for k in quiet_defect_files(results)):
+    if any(k in LOSSY_CLASSES for k in quiet_defect_files(results)):
         return Text("LOSSY", style="bold yellow")  # it encodes, but shows other characters
     return Text("CLEAN", style="bold green")
 
@@ -465,10 +460,8 @@ def default_show(files: int) -> Show:
 
 def is_problem(result: FileResult) -> bool:
     """Anything but a clean file: contaminated, not read in full, or holding characters
-    shown as others (:data:`LOSSY_DEFECTS`)."""
-    if result.status is not Status.CLEAN or result.reason:
-        return True
-    return result.lossy
+    shown as others (:data:`~hwpscan.models.LOSSY_CLASSES`)."""
+    return result.status is not Status.CLEAN or bool(result.reason) or result.lossy
 
 
 def scan_view(
@@ -643,17 +636,11 @@ def verdict_tally(verdicts: Iterable[object]) -> Text:
     >>> verdict_tally(["ok", "still contaminated"]).plain
     '1/2 dates PASS, 1 FAIL'
     """
-    from hwpscan.report.verify_report import stored_verdict  # for history only
+    from hwpscan.report.verify_report import stored_verdict, tally  # for history only
 
     words = [stored_verdict("", v).verdict for v in verdicts]
-    passed = words.count("PASS")
-    out = Text(f"{passed}/{len(words)} dates PASS")
-    for word in ("FAIL", "INCONCLUSIVE"):
-        if n := words.count(word):
-            out.append(f", {n} {word}")
-    failed = "FAIL" in words
-    out.stylize("bold green" if passed == len(words) else "bold red" if failed else "bold yellow")
-    return out
+    style = "bold green" if words.count("PASS") == len(words) else "bold yellow"
+    return Text(tally(words, of="/"), style="bold red" if "FAIL" in words else style)
 
 
 def run_outcome(info: RunInfo) -> Text:

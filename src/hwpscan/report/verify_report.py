@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from hwpscan.report.cells import md_cell
 from hwpscan.report.html_common import e
-from hwpscan.report.junit import xml_safe
+from hwpscan.report.junit import xml_bytes, xml_safe
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
@@ -34,6 +34,7 @@ __all__ = [
     "partial_html",
     "partial_note",
     "stored_verdict",
+    "tally",
     "verdicts_html",
     "verdicts_junit",
     "verdicts_markdown",
@@ -105,13 +106,10 @@ def evidence_line(ev: Mapping[str, Any]) -> str:
     return ": ".join(bits)
 
 
-def _tally(rows: Sequence[DateVerdictRow]) -> str:
-    passed = sum(v.verdict == "PASS" for v in rows)
-    out = f"{passed} of {len(rows)} dates PASS"
-    for word in ("FAIL", "INCONCLUSIVE"):
-        n = sum(v.verdict == word for v in rows)
-        out += f", {n} {word}" if n else ""
-    return out
+def tally(words: Sequence[str], of: str = " of ") -> str:
+    """``2 of 3 dates PASS, 1 FAIL`` for the verdict words given."""
+    out = f"{words.count('PASS')}{of}{len(words)} dates PASS"
+    return out + "".join(f", {n} {w}" for w in ("FAIL", "INCONCLUSIVE") if (n := words.count(w)))
 
 
 def partial_note(run: RunInfo | None) -> str | None:
@@ -126,7 +124,7 @@ def verdicts_markdown(rows: Sequence[DateVerdictRow], *, stopped: str | None = N
     """The lines that open a verify run's ``summary.md``: the tally, the table, evidence."""
     expect = next((v.expected for v in rows if v.expected), "")
     lines = [f"## Verification{f' (--expect {md_cell(expect)})' if expect else ''}", ""]
-    lines += [f"**{_tally(rows)}**", ""]
+    lines += [f"**{tally([v.verdict for v in rows])}**", ""]
     if stopped:
         lines += [f"The API or its quota stopped: {md_cell(stopped)}", ""]
     lines += ["| date | verdict | files | raw | reason |", "|---|---|---|---|---|"]
@@ -171,7 +169,7 @@ def verdicts_html(rows: Sequence[DateVerdictRow]) -> str:
     return (
         '<section id="verdicts" aria-label="검증 결과 verification">'
         f'<h2>검증 결과 <small>verification</small></h2><p class="verdict {worst}">'
-        f"{e(_tally(rows))}</p>"
+        f"{e(tally([v.verdict for v in rows]))}</p>"
         '<table class="verdicts"><thead><tr><th>날짜 date</th><th>판정 verdict</th>'
         "<th>파일 files</th><th>원본 raw</th><th>이유 reason</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
@@ -227,6 +225,4 @@ def verdicts_junit(
             message=xml_safe(message),
         )
         element.text = xml_safe(text) if text else None
-    ET.indent(root)
-    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return xml_bytes(root)
