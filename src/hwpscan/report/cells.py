@@ -6,9 +6,6 @@ second, more than the rest of its start-up). The long form (``pivot.csv``, the p
 heatmap) is a data frame: :func:`pivot_counts`.
 
 >>> from hwpscan.models import FileResult, Format, Status
-
-if TYPE_CHECKING:
-    import pandas as pd
 >>> rows = [
 ...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
 ...     FileResult("b.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21"),

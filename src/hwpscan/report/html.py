@@ -29,6 +29,7 @@ from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
 from hwpscan.report.html_rows import (
     clean_entry,
     common_root,
+    date_button,
     file_body,
     json_text,
     summarised,
@@ -90,20 +91,12 @@ def _cards(f: Figures) -> str:
 BANNER_DATES = 12
 
 
-def date_button(day: str) -> str:
-    """A date that filters the file list when clicked."""
-    return (
-        f'<button type="button" class="date-pick" data-date="{e(day)}" '
-        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
-    )
-
-
 def _verdict(f: Figures) -> tuple[str, str]:
     """The banner's class and HTML: the counts, then the contaminated dates (clickable)."""
     if f.contaminated:
         shown = f.contaminated_dates[:BANNER_DATES]
         rest = len(f.contaminated_dates) - len(shown)
-        days = ", ".join(date_button(d) for d in shown)
+        days = ", ".join(date_button(d, "이 날짜만 보기 show this date only") for d in shown)
         if rest:
             days += f' <span class="more-dates">외 {rest}일 +{rest} more</span>'
         text = e(
