@@ -29,7 +29,6 @@ from hwpscan.matrix.compare import (
     Comparison,
     compare,
     count_chars,
-    count_replacement,
     count_surrogates,
     describe,
     significant,
@@ -131,14 +130,6 @@ class MatrixRow:
             + self.invalid_bytes
         )
 
-    @property
-    def lost(self) -> int:
-        return self.dropped_chars
-
-    @property
-    def replaced(self) -> int:
-        return self.changed_chars
-
     def counts(self) -> dict[str, int]:
         """The defect classes as numbers (``lost_pua``/``replaced_pua`` included).
 
@@ -147,9 +138,9 @@ class MatrixRow:
         """
         return {
             "leaked": self.leaked,
-            "lost": self.lost,
+            "lost": self.dropped_chars,
             "lost_pua": self.lost_pua,
-            "replaced": self.replaced,
+            "replaced": self.changed_chars,
             "replaced_pua": self.replaced_pua,
             "markup": self.markup_chars,
             "extra": self.extra_chars,
@@ -170,11 +161,11 @@ class MatrixRow:
             ("U+FFFD", self.leaked_replacement),
             ("control-code chars", self.control_chars),
             ("invalid bytes", self.invalid_bytes),
-            (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.lost),
+            (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.dropped_chars),
         ]
         if strict_markup:
             replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
-            counts += [(replaced, self.replaced), ("markup", self.markup_chars)]
+            counts += [(replaced, self.changed_chars), ("markup", self.markup_chars)]
             counts.append(("extra", self.extra_chars))
         text = describe(counts)
         if text:
@@ -200,9 +191,9 @@ class MatrixRow:
             "guilty": self.is_guilty(strict_markup=strict_markup),
             "chars": self.chars,
             "leaked": self.leaked,
-            "lost": self.lost,
+            "lost": self.dropped_chars,
             "lost_pua": self.lost_pua,
-            "replaced": self.replaced,
+            "replaced": self.changed_chars,
             "replaced_pua": self.replaced_pua,
             "markup": self.markup_chars,
             "surrogates": self.surrogates,
@@ -271,7 +262,7 @@ def build_row(
         reason=reason,
         chars=count_chars(text),
         surrogates=surrogates,
-        replacement_chars=count_replacement(text),
+        replacement_chars=text.count("\ufffd"),
         dropped_chars=diff.lost,
         extra_chars=diff.extra,
         changed_chars=diff.replaced,
@@ -280,7 +271,7 @@ def build_row(
         seconds=got.seconds,
         compared=compared,
         reference_surrogates=ref_surrogates,
-        reference_replacement_chars=count_replacement(reference or ""),
+        reference_replacement_chars=(reference or "").count("\ufffd"),
         lost_pua=diff.lost_pua,
         replaced_pua=diff.replaced_pua,
         markup_chars=diff.markup,

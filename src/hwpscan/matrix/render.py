@@ -175,8 +175,8 @@ def _severity(row: MatrixRow) -> tuple[int, ...]:
         -row.leaked_surrogates,
         -row.lost_pua,
         -row.leaked,
-        -row.lost,
-        -row.replaced,
+        -row.dropped_chars,
+        -row.changed_chars,
     )
 
 

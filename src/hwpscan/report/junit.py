@@ -60,6 +60,7 @@ def failure_message(result: FileResult) -> str | None:
     'corrupt: empty file'
     """
     quiet = _quiet_defects(result)
+    tail = f"; defects: {quiet}" if quiet else ""
     if result.status is Status.CLEAN:
         return f"defects: {quiet}" if quiet else None
     if result.status is Status.CONTAMINATED:
@@ -71,9 +72,8 @@ def failure_message(result: FileResult) -> str | None:
         text += ", not UTF-8 encodable" if not b.utf8_ok else ""
         if b.pua:
             text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
-        return text + (f"; defects: {quiet}" if quiet else "")
-    text = f"{result.status.value}: {result.reason or 'the body could not be read'}"
-    return text + (f"; defects: {quiet}" if quiet else "")
+        return text + tail
+    return f"{result.status.value}: {result.reason or 'the body could not be read'}{tail}"
 
 
 def _quiet_defects(result: FileResult) -> str:

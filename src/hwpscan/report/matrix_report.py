@@ -99,8 +99,8 @@ def _drill(s: ParserSummary, rows: list[MatrixRow], strict_markup: bool) -> str:
             not r.is_guilty(strict_markup=strict_markup),
             -r.leaked,
             -r.lost_pua,
-            -r.lost,
-            -r.replaced,
+            -r.dropped_chars,
+            -r.changed_chars,
             -r.markup_chars,
         )
     )
@@ -112,8 +112,8 @@ def _drill(s: ParserSummary, rows: list[MatrixRow], strict_markup: bool) -> str:
         body.append(
             f'<tr class="{"bad" if guilty else "ok"}" data-path="{e(r.path)}">'
             f'<td class="path">{e(r.path)}</td><td>{e(r.status)}</td>'
-            f'<td class="n">{r.leaked:,}</td><td class="n">{r.lost:,}</td>'
-            f'<td class="n">{r.lost_pua:,}</td><td class="n">{r.replaced:,}</td>'
+            f'<td class="n">{r.leaked:,}</td><td class="n">{r.dropped_chars:,}</td>'
+            f'<td class="n">{r.lost_pua:,}</td><td class="n">{r.changed_chars:,}</td>'
             f'<td class="n">{r.markup_chars:,}</td>'
             f"<td>{reason}<ul>{examples}</ul></td></tr>"
         )
