@@ -27,8 +27,6 @@ import re
 import signal
 from typing import Literal
 
-__all__ = ["describe_exception", "exception_status", "explain_exit", "explain_message"]
-
 Status = Literal["error", "crashed", "not-installed"]
 
 #: Names of BaseException subclasses that are not Exceptions (a crash, not a refusal).
@@ -99,14 +97,10 @@ def explain_exit(code: int, stderr: bytes, who: str = "command") -> tuple[Status
         if 128 < code <= 128 + 64:
             with contextlib.suppress(ValueError):
                 what += f" ({signal.Signals(code - 128).name})"
-    if found is not None:
-        status, detail = found
-        if code < 0 or code > 128:
-            status = "crashed" if status == "error" else status
-        return status, f"{what}: {detail}"
-    status = "crashed" if code < 0 or code > 128 else "error"
-    tail = _tail(text)
-    return status, f"{what}: {tail}" if tail else what
+    status, detail = found or ("error", _tail(text))
+    if status == "error" and (code < 0 or code > 128):
+        status = "crashed"
+    return status, f"{what}: {detail}" if detail else what
 
 
 def _from_traceback(text: str) -> tuple[Status, str] | None:
