@@ -40,17 +40,6 @@ from typing import Any
 
 from hwpscan.forensics.surrogates import PUA_RE, SURROGATE_RE, escape_snippet, merge_pairs
 
-__all__ = [
-    "CLASSES",
-    "Comparison",
-    "align",
-    "compare",
-    "content",
-    "count_chars",
-    "count_surrogates",
-    "significant",
-]
-
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP
 #: those are control codes, and their leaking into text is exactly what we look for.
 WHITESPACE_RE = re.compile("[\t\n\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")

@@ -35,19 +35,6 @@ from hwpscan.matrix.compare import (
 )
 from hwpscan.models import ExitCode
 
-__all__ = [
-    "SUMMARY_CLASSES",
-    "Extraction",
-    "MatrixRow",
-    "ParserSummary",
-    "RowStatus",
-    "build_row",
-    "matrix_exit_code",
-    "ranking",
-    "summarize",
-    "verdict",
-]
-
 RowStatus = Literal["ok", "empty", "timeout", "crashed", "error", "not-installed"]
 #: Statuses that mean the extractor failed on a file our reader could read.
 FAILED = frozenset({"empty", "timeout", "crashed", "error"})

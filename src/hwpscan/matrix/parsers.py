@@ -43,19 +43,6 @@ from hwpscan.forensics.checkjson import Decoded, decode_utf8
 from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
 
-__all__ = [
-    "BATCH_FRAMING",
-    "BUILTINS",
-    "DEFAULT_PARSERS",
-    "ParserSpec",
-    "codeunit_text",
-    "decode_output",
-    "parse_parser_options",
-    "pyhwp_text",
-    "split_batch_output",
-    "strict_text",
-]
-
 PATH_FIELD = "{path}"
 PATHS_FIELD = "{paths}"
 #: How a batch command frames its output (also in docs/matrix.md).

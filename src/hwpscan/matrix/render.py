@@ -15,8 +15,6 @@ from rich.text import Text
 
 from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, summarize
 
-__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines"]
-
 #: Files listed per extractor in the closing list before "and N more".
 LIST_FILES = 10
 

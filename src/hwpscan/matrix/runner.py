@@ -45,8 +45,6 @@ from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_b
 from hwpscan.redaction import scrubbed_environment
 from hwpscan.scanning.inputs import display_path
 
-__all__ = ["WorkerPool", "run_batch", "run_extractor", "run_matrix"]
-
 DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
 BATCH_FILES = 64

@@ -30,16 +30,6 @@ from hwpscan.report.verify_report import (
     verdicts_markdown,
 )
 
-__all__ = [
-    "REPORT_FILES",
-    "partial_banner",
-    "pivot_csv",
-    "report_folder",
-    "report_order",
-    "write_report",
-    "write_run_report",
-]
-
 REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml")
 
 

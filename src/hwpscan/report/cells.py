@@ -29,18 +29,6 @@ from hwpscan.models import FileResult, Format, Status
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = [
-    "DOCUMENT_FORMATS",
-    "EMPTY_CELL",
-    "FORMAT_ORDER",
-    "OTHER",
-    "PIVOT_COLUMNS",
-    "UNKNOWN_DATE",
-    "cell_text",
-    "contamination_cells",
-    "pivot_counts",
-]
-
 UNKNOWN_DATE = "unknown"
 #: Every format, documents first, then what could not be read.
 FORMAT_ORDER = [f.value for f in Format]

@@ -25,7 +25,7 @@ from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.html_charts import calendar, heatmap
-from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
+from hwpscan.report.html_common import STATUS_KO, e
 from hwpscan.report.html_rows import (
     clean_entry,
     common_root,
@@ -39,8 +39,6 @@ from hwpscan.report.summary import Figures, figures
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
-
-__all__ = ["html_chunks", "share_colour", "weekday_ko"]
 
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 

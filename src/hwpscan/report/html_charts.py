@@ -19,8 +19,6 @@ from hwpscan.report.html_common import (
     weekday_label,
 )
 
-__all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
-
 #: The tooltip of every date that filters the file list.
 PICK_TITLE = "이 날짜의 파일 보기 show this date's files"
 #: Longest date span drawn as a calendar; longer runs keep the table only.

@@ -13,17 +13,6 @@ from datetime import date as _date
 
 from hwpscan.models import Status
 
-__all__ = [
-    "STATUS_KO",
-    "WEEKDAYS",
-    "WEEKDAYS_EN",
-    "e",
-    "share_colour",
-    "text_colour",
-    "weekday_ko",
-    "weekday_label",
-]
-
 STATUS_KO = {
     Status.CLEAN: "정상",
     Status.CONTAMINATED: "오염",

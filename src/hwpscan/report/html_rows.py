@@ -20,20 +20,6 @@ from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 from hwpscan.report.html_common import STATUS_KO, e
 
-__all__ = [
-    "PUA_SHOWN",
-    "clean_entry",
-    "common_root",
-    "date_button",
-    "defects_line",
-    "detail_data",
-    "file_body",
-    "json_script",
-    "json_text",
-    "pua_label",
-    "summarised",
-]
-
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: PUA code points named in a file's row; the detail lists them all.

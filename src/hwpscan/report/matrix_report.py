@@ -21,8 +21,6 @@ from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, ranking
 from hwpscan.report.cells import md_cell
 from hwpscan.report.html_common import e
 
-__all__ = ["DRILL_LIMIT", "matrix_section", "ranking_markdown"]
-
 #: Files listed per extractor in the drill-down before "and N more".
 DRILL_LIMIT = 500
 _CLASSES = (

@@ -26,20 +26,6 @@ from hwpscan.report.junit import xml_bytes, xml_safe
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
 
-__all__ = [
-    "PARTIAL_NOTE",
-    "DateVerdictRow",
-    "date_verdicts",
-    "evidence_line",
-    "partial_html",
-    "partial_note",
-    "stored_verdict",
-    "tally",
-    "verdicts_html",
-    "verdicts_junit",
-    "verdicts_markdown",
-]
-
 SUITE = "hwpscan.verify"
 #: Evidence lines shown per date (the rest are counted; ``--format json`` has them all).
 SHOWN_EVIDENCE = 20
