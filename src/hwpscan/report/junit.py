@@ -21,16 +21,15 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO
 
 from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 
-GroupBy = Literal["date", "format"]
 #: The classes a contaminated file's message already counts (pairs and orphans).
 SURROGATE_CLASSES = ("split_pairs", "lone_halves")
-SUITE_NAME = "hwpscan"
+SUITE = "hwpscan"
 #: Characters XML 1.0 cannot carry at all (C0 controls but tab/newline/return, FFFE/FFFF).
 _XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -129,8 +128,6 @@ def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
 def junit_xml(
     results: Sequence[FileResult],
     *,
-    group_by: GroupBy = "date",
-    suite: str = SUITE_NAME,
     gate: Collection[str] | None = None,
     empty_reason: str | None = None,
     interrupted: str | None = None,
@@ -162,21 +159,20 @@ def junit_xml(
         "errors": str(counts["error"]),
     }
     took = f"{seconds:.3f}"
-    root = ET.Element("testsuites", {"name": suite, **totals, "time": took})
-    attrs = {"name": suite, **totals, "skipped": str(counts["skipped"]), "time": took}
+    root = ET.Element("testsuites", {"name": SUITE, **totals, "time": took})
+    attrs = {"name": SUITE, **totals, "skipped": str(counts["skipped"]), "time": took}
     node = ET.SubElement(root, "testsuite", attrs)
     if empty:
-        case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
+        case = ET.SubElement(node, "testcase", classname=SUITE, name="documents", time="0.000")
         ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
     if interrupted is not None:
-        case = ET.SubElement(node, "testcase", classname=suite, name="run", time="0.000")
+        case = ET.SubElement(node, "testcase", classname=SUITE, name="run", time="0.000")
         ET.SubElement(case, "error", type="interrupted", message=xml_safe(interrupted))
     for r, outcome in zip(results, outcomes, strict=True):
-        group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
         case = ET.SubElement(
             node,
             "testcase",
-            classname=xml_safe(f"{suite}.{group}"),
+            classname=xml_safe(f"{SUITE}.{r.date or UNKNOWN_DATE}"),
             name=xml_safe(r.path),
             time=f"{r.seconds:.3f}",
         )
