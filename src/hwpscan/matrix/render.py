@@ -91,9 +91,7 @@ def _append_line(
     out.append("\n")
 
 
-def verdict_lines(
-    rows: Sequence[MatrixRow], *, strict_markup: bool = False, limit: int = LIST_FILES
-) -> list[str]:
+def verdict_lines(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> list[str]:
     """Plain sentences: per extractor its verdict, then its guilty files (worst first).
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
@@ -118,17 +116,17 @@ def verdict_lines(
         lines.append(_headline(s, strict_markup))
         guilty = [r for r in by_parser[s.parser] if r.is_guilty(strict_markup=strict_markup)]
         guilty.sort(key=_severity)
-        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:limit])
-        if len(guilty) > limit:
-            lines.append(f"  … and {len(guilty) - limit:,} more")
+        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:LIST_FILES])
+        if len(guilty) > LIST_FILES:
+            lines.append(f"  … and {len(guilty) - LIST_FILES:,} more")
     own = sorted({r.path for r in rows if r.reference_surrogates and r.status == "ok"})
     if own:
         n = len(own)
         lines.append(
             f"{n:,} file{'s' if n != 1 else ''} hold{'s' if n == 1 else ''} lone surrogates of "
             f"{'its' if n == 1 else 'their'} own (the document's, not blamed on any extractor): "
-            + ", ".join(own[:limit])
-            + (" …" if n > limit else "")
+            + ", ".join(own[:LIST_FILES])
+            + (" …" if n > LIST_FILES else "")
         )
     return lines
 

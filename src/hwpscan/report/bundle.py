@@ -98,7 +98,6 @@ def write_report(
     out_dir: Path,
     *,
     run: RunInfo | None = None,
-    title: str = "hwpscan 보고서",
     matrix: Sequence[MatrixRow] = (),
     verify: Mapping[str, Any] | None = None,
     partial: str | None = None,
@@ -126,9 +125,7 @@ def write_report(
     md_lead = ([f"**{partial}.**", ""] if partial else []) + (
         verdicts_markdown(rows, stopped=stopped) if rows else []
     )
-    page = html_chunks(
-        results, title=title, run=run, matrix=matrix, strict_markup=strict, lead=lead
-    )
+    page = html_chunks(results, run=run, matrix=matrix, strict_markup=strict, lead=lead)
     junit = (
         verdicts_junit(rows, partial=partial, stopped=stopped)
         if rows
@@ -141,12 +138,7 @@ def write_report(
         _write(
             out_dir / "summary.md",
             summary_markdown(
-                results,
-                title=title,
-                run_id=run_id,
-                matrix=matrix,
-                strict_markup=strict,
-                lead=md_lead,
+                results, run_id=run_id, matrix=matrix, strict_markup=strict, lead=md_lead
             ),
         ),
         _write(out_dir / "junit.xml", junit),

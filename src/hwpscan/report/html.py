@@ -35,7 +35,7 @@ from hwpscan.report.html_rows import (
     summarised,
 )
 from hwpscan.report.matrix_report import matrix_section
-from hwpscan.report.summary import Figures, figures
+from hwpscan.report.summary import TITLE, Figures, figures
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
@@ -141,9 +141,7 @@ def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str
 def html_chunks(
     results: Sequence[FileResult],
     *,
-    title: str = "hwpscan 보고서",
     run: RunInfo | None = None,
-    generated: datetime | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
     lead: str = "",
@@ -160,13 +158,13 @@ def html_chunks(
     statuses = [s.value for s in Status if any(r.status is s for r in results)]
     formats = sorted({r.format.value for r in results}, key=FORMAT_ORDER.index)
     dates = sorted({r.date or UNKNOWN_DATE for r in results}, key=lambda d: (d == UNKNOWN_DATE, d))
-    stamp = (generated or datetime.now(UTC)).isoformat(timespec="seconds")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
     root = common_root([r.path for r in results])
     clean = sum(1 for r in results if summarised(r))
     parts: dict[str, str | Callable[[], Iterator[str]]] = {
         "@CSS@": _asset("report.css"),
         "@JS@": _asset("report.js"),
-        "@TITLE@": e(title),
+        "@TITLE@": e(TITLE),
         "@VERSION@": e(__version__),
         "@GENERATED@": e(stamp),
         "@META@": _meta(run, root),

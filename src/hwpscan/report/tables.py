@@ -300,7 +300,6 @@ def _num(n: int, scanned: bool) -> Text:
 def pivot_table(
     results: Sequence[FileResult],
     *,
-    title: str = "Contamination by date and format",
     width: int | None = None,
 ) -> Table:
     """The date x format table: which days carried contaminated attachments.
@@ -315,7 +314,7 @@ def pivot_table(
     ]
     compact = width is not None and (width < NARROW or _table_width(texts) > width)
     table = _table(
-        title=title,
+        title="Contamination by date and format",
         title_justify="left",
         caption="cells: contaminated/files" if compact else None,
         caption_justify="left",
