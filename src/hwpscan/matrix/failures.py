@@ -1,11 +1,8 @@
 """Why an extractor failed, in the same words whatever route it ran by.
 
-A Python extractor in our worker reports its exception; a command leaves a traceback or
-a Rust panic on stderr and an exit status. Both become one status and one reason: an
-``Exception`` is ``error``; a ``BaseException`` that is not one (a PyO3 panic,
-``SystemExit``...), a Rust panic, a signal or an exit status above 128 is ``crashed``; a
-missing module is ``not-installed``. The reason keeps the exception's type, message and
-last frame: ``ValueError: bad record (at reader.py:41 in parse)``.
+An ``Exception`` is ``error``; a ``BaseException`` that is not one (a PyO3 panic,
+``SystemExit``), a Rust panic, a signal or an exit status above 128 is ``crashed``; a
+missing module is ``not-installed``. The reason keeps the type, message and last frame.
 
 >>> status, reason = explain_exit(1, b'Traceback (most recent call last):\\n'
 ...     b'  File "/x/t.py", line 3, in <module>\\n    import hwp_magic\\n'

@@ -1,23 +1,10 @@
 """The extractors the parser matrix can run, and how the command line names them.
 
-Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner`:
-
-- built-ins: ``codeunit`` (our HWP 5 reader's body text as the defective pipeline
-  parser produced it: every UTF-16 code unit one code point), ``strict`` (the same
-  with surrogate pairs merged: the reference view) and ``pyhwp`` (pyhwp's ``hwp5txt``
-  machinery, when the optional ``pyhwp`` extra is installed);
-- ``module:function``: a Python function taking a path and returning ``str``;
-- commands, ``NAME='tool --opt {path}'``: ``{path}`` is replaced by the file's path
-  (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``;
-- batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
-  paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
-
-What pyhwp 0.1b15 makes of a file (pinned in ``tests/matrix/test_pyhwp_compat.py``): it
-merges surrogate pairs, so it is no defective parser of the incident's kind, but each
-table becomes ``<표>`` and each drawing object, text boxes included, ``<그림>`` (their
-text lost, PUA characters with it); tabs, line breaks and non-breaking spaces are
-dropped; and one truly lone half anywhere it decodes text fails the whole file with
-``ParseError``: no text at all rather than a leaked half.
+Built-ins ``codeunit`` (the defective one-code-point-per-unit parser), ``strict`` (pairs
+merged: the reference view) and ``pyhwp`` (with the ``pyhwp`` extra); ``module:function``
+for a Python function; commands, ``NAME='tool {path}'`` once per file or
+``NAME='tool {paths}'`` per batch (:data:`BATCH_FRAMING`). docs/matrix.md says what each
+does, pyhwp's placeholders and failures included.
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
