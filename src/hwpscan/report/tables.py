@@ -78,18 +78,12 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
     kept = Text("kept", style="dim")
     for cp in sorted(seen, key=lambda c: (-seen[c], c)):
         info = pua_info(int(cp[2:], 16))
-        cells: list[str | Text] = [
-            cp,
-            f"{seen[cp]:,}",
-            f"{files[cp]:,}",
-            Text("unknown", style="dim"),
-            "",
-            kept,
-            "",
-        ]
+        cells: list[str | Text] = [cp, f"{seen[cp]:,}", f"{files[cp]:,}"]
         if info:
-            cells[3:] = [info.name, info.renders_as or "", info.replacement or kept]
-            cells.append(Text(info.note or "", style="dim"))
+            note = Text(info.note or "", style="dim")
+            cells += [info.name, info.renders_as or "", info.replacement or kept, note]
+        else:
+            cells += [Text("unknown", style="dim"), "", kept, ""]
         table.add_row(*(cells[i] for i in shown))
     return table
 
@@ -486,20 +480,11 @@ def scan_view(
     hidden = len(results) - len(rows)
     if hidden:
         what = "clean file" if show is Show.PROBLEMS else "file row"
-        out.append(
-            Text(
-                f"{hidden} {what}{'s' * (hidden != 1)} not listed (--show all lists every file)",
-                style="dim",
-            )
-        )
+        line = f"{hidden} {what}{'s' * (hidden != 1)} not listed (--show all lists every file)"
+        out.append(Text(line, style="dim"))
     legend = pua_legend(rows, brief=width is not None and width < NARROW)
-    if legend is not None:
-        out.append(legend)
     lost = pdf_loss_lines(results, root=root)
-    if lost is not None:
-        out.append(lost)
-    out.append(verdict)
-    return out
+    return [*out, *(x for x in (legend, lost) if x is not None), verdict]
 
 
 #: PDFs named in the "what the PDFs lost" lines before "+N more".
