@@ -20,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,7 @@ def run_extractor(
     if spec.kind == "command":
         return _run_command(spec, path, timeout)
     if pool is None:
-        with WorkerPool(max_files=1) as one:
+        with closing(WorkerPool(max_files=1)) as one:
             return one.extract(spec, path, timeout)
     return pool.extract(spec, path, timeout)
 
@@ -148,12 +149,6 @@ class WorkerPool:
         self._all: list[Guard] = []
         self._lock = threading.Lock()
         self._load_failures: dict[str, Extraction] = {}
-
-    def __enter__(self) -> WorkerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _guard(self, spec: ParserSpec) -> Guard:
         """This thread's guard for *spec*."""

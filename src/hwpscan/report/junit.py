@@ -148,10 +148,13 @@ def junit_xml(
     """
     gate = ("contaminated", "unreadable", *LOSSY_CLASSES) if gate is None else tuple(gate)
     outcomes = [_outcome(r, gate) for r in results]
-    empty = not results and empty_reason is not None
+    no_documents = not results and empty_reason is not None
+    errors = [("documents", "no-documents", empty_reason or "")] if no_documents else []
+    if interrupted is not None:
+        errors.append(("run", "interrupted", interrupted))
     counts = {k: outcomes.count(k) for k in ("failure", "error", "skipped")}
-    counts["error"] += empty + (interrupted is not None)
-    tests = len(results) + empty + (interrupted is not None)
+    counts["error"] += len(errors)
+    tests = len(results) + len(errors)
     seconds = sum(r.seconds for r in results)
     totals = {
         "tests": str(tests),
@@ -162,12 +165,9 @@ def junit_xml(
     root = ET.Element("testsuites", {"name": SUITE, **totals, "time": took})
     attrs = {"name": SUITE, **totals, "skipped": str(counts["skipped"]), "time": took}
     node = ET.SubElement(root, "testsuite", attrs)
-    if empty:
-        case = ET.SubElement(node, "testcase", classname=SUITE, name="documents", time="0.000")
-        ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
-    if interrupted is not None:
-        case = ET.SubElement(node, "testcase", classname=SUITE, name="run", time="0.000")
-        ET.SubElement(case, "error", type="interrupted", message=xml_safe(interrupted))
+    for name, kind, why in errors:
+        case = ET.SubElement(node, "testcase", classname=SUITE, name=name, time="0.000")
+        ET.SubElement(case, "error", type=kind, message=xml_safe(why))
     for r, outcome in zip(results, outcomes, strict=True):
         case = ET.SubElement(
             node,
