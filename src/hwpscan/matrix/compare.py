@@ -137,11 +137,9 @@ def content(text: str) -> str:
 
 
 def count_chars(text: str) -> int:
-    r"""The ``chars`` of a matrix row: code points of *text*, line ends not counted.
-
-    As the scan counts the strict view without the newlines joining paragraphs (a line
-    break inside a paragraph, HWP control 10, is a line end here: one less than the
-    scan). A surrogate counts as one, a pair as two: what the extractor returned.
+    r"""The ``chars`` of a matrix row: code points of *text* (a surrogate pair is two),
+    line ends not counted, as the scan does (a line break inside a paragraph, HWP
+    control 10, counts here as a line end: one less than the scan).
 
     >>> count_chars("가 나\n다\r\n" + chr(0xDB80) + chr(0xDEB1))
     6

@@ -102,14 +102,10 @@ def write_report(
     verify: Mapping[str, Any] | None = None,
     partial: str | None = None,
 ) -> list[Path]:
-    """Write the five report files into *out_dir* (created) and return their paths.
-
-    *matrix* rows add the extractor table to report.html and the ranking to summary.md.
-    A verify run's report (its summary's ``verdicts``, or *verify*: such a summary)
-    leads with the per-date verdicts and evidence, and its junit.xml has one case per
-    date. *partial* (as :func:`partial_banner` words it) heads report.html and
-    summary.md of an interrupted run. Files are listed by :func:`report_order`.
-    """
+    """Write the five report files into *out_dir* (created), files in :func:`report_order`,
+    and return their paths. *matrix* rows add the extractor table and ranking; a verify
+    run (its summary's ``verdicts``, or *verify*) leads with each date's verdict and has
+    a junit.xml case per date; *partial* (:func:`partial_banner`) heads a stopped run's."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = sorted(results, key=report_order)  # a list of references: no copy of a row

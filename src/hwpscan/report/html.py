@@ -146,13 +146,9 @@ def html_chunks(
     strict_markup: bool = False,
     lead: str = "",
 ) -> Iterator[str]:
-    """The page in pieces, for writing as they come; files in the order given.
-
-    *run* (its id, kind, start and arguments) heads the page; *lead* is HTML, already
-    escaped, that opens it (a verify run's verdicts, a partial run's note); *matrix* rows
-    add the parser matrix. Files with findings are rows of the file table, clean ones go
-    to the compact, searchable list (:func:`~hwpscan.report.html_rows.summarised`).
-    """
+    """The page in pieces, for writing as they come, files in the order given: *run*
+    heads it, *lead* (escaped HTML: a verify run's verdicts, a partial run's note) opens
+    it, *matrix* rows add the parser matrix."""
     f = figures(results)
     verdict_class, verdict = _verdict(f)
     statuses = [s.value for s in Status if any(r.status is s for r in results)]

@@ -1,10 +1,7 @@
-"""The file lists of ``report.html``.
-
-Files with something to say (contaminated, unreadable, lossy, warned about) are rows of
-the file table, each with its detail, kept as data beside the row and drawn when the row
-is opened (a tenth of the size of the same detail as markup). Clean files are listed
-compactly (path, date, format, characters, PUA) as one JSON array the page searches, so
-a report of tens of thousands of files stays a few megabytes.
+"""The file lists of ``report.html``: files with something to say are rows of the file
+table, each detail kept as data and drawn when its row is opened (a tenth of the size of
+markup); clean files are one compact JSON array the page searches. So a report of tens
+of thousands of files stays a few megabytes.
 """
 
 from __future__ import annotations

@@ -203,13 +203,9 @@ def write_junit(
     empty_reason: str | None = None,
     stdout: IO[str] | None = None,
 ) -> Path | None:
-    """``scan --format junit``: JUnit XML to the file *out*, or to *stdout* (default
-    ``sys.stdout``) when *out* is None; returns the file written, if any.
-
-    *gate* is the scan's ``--fail-on`` (None: everything not clean fails). On a stream
-    the XML goes as UTF-8 bytes (as it declares) whatever the stream's own encoding;
-    a stream that takes text only (some embedders) gets the decoded text.
-    """
+    """``scan --format junit``: the XML to the file *out* (returned), else to *stdout*
+    (default ``sys.stdout``) as the UTF-8 it declares (a text-only stream gets text).
+    *gate* is the scan's ``--fail-on`` (None: everything not clean fails)."""
     data = junit_xml(results, gate=gate, empty_reason=empty_reason)
     if out is not None:
         atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes

@@ -139,13 +139,8 @@ def file_table(
     width: int | None = None,
 ) -> list[RenderableType]:
     """The files, one line each in a table when it fits in *width* columns (None: as wide
-    as needed), else one stacked record each (every field kept); then their reasons.
-
-    Nothing is cut: a name is shown whole, a row's reason is its number, and each reason
-    is written out once below, with how many files it was given for. Below :data:`WIDE`
-    columns the table drops chars and pairs, below :data:`NARROW` also orphans, UTF-8
-    and PUA.
-    """
+    as needed), else one stacked record each; then their reasons, each written once and
+    numbered in the rows. Nothing is cut; narrower terminals get fewer columns."""
     reasons = _Reasons(results)
     wide = width is None or width >= WIDE
     narrow = width is not None and width < NARROW
@@ -173,9 +168,8 @@ def file_table(
 def _file_cols(
     results: Sequence[FileResult], reasons: _Reasons, *, wide: bool, narrow: bool
 ) -> list[_Col]:
-    """The columns that fit: date, format, status and surrogates always, chars and pairs
-    when wide, orphans, UTF-8 and PUA (three code points when wide) unless narrow, the
-    quiet defects when a file has any, and the reasons' numbers."""
+    """The columns that fit: chars and pairs only when *wide*; orphans, UTF-8 and PUA
+    unless *narrow*; defects and reasons when a file has any."""
 
     def count(attr: str) -> _Col:
         header = "surr." if attr == "surrogates" else attr
