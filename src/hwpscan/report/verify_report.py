@@ -80,9 +80,7 @@ def evidence_line(ev: Mapping[str, Any]) -> str:
     ...                "position": 4, "context": "ab"})
     'd/a.hwp [x] at 4: 2 surrogates: ab'
     """
-    where = str(ev.get("file") or "")
-    if ev.get("json_path"):
-        where += f"{' ' if where else ''}{ev['json_path']}"
+    where = " ".join(str(ev[k]) for k in ("file", "json_path") if ev.get(k))
     head = f"{where} [{ev.get('source') or '?'}]" if where else f"[{ev.get('source') or '?'}]"
     if ev.get("position") is not None:
         head += f" at {ev['position']}"
@@ -184,31 +182,25 @@ def verdicts_junit(
     >>> b'tests="2" failures="0" errors="1"' in xml
     True
     """
-    cases: list[tuple[str, str | None, str, str]] = []  # name, outcome, message, body
+    cases: list[tuple[str, str | None, str, str, str]] = []  # name, outcome, type, message, body
     for v in rows:
         outcome = None if v.verdict == "PASS" else "failure" if v.verdict == "FAIL" else "error"
+        kind = "FAIL" if outcome == "failure" else "inconclusive"
         text = "\n".join(evidence_line(ev) for ev in v.evidence)
-        cases.append((v.date, outcome, f"{v.verdict}: {v.reason}", text))
-    if stopped:
-        cases.append(("api", "error", stopped, ""))
-    if partial:
-        cases.append(("run", "error", partial, ""))
+        cases.append((v.date, outcome, kind, f"{v.verdict}: {v.reason}", text))
+    for name, why in (("api", stopped), ("run", partial)):
+        if why:
+            cases.append((name, "error", name, why, ""))
     outcomes = [c[1] for c in cases]
     counts = {"tests": str(len(cases))}
     counts |= {f"{k}s": str(outcomes.count(k)) for k in ("failure", "error")}
     root = ET.Element("testsuites", {"name": SUITE, **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, "skipped": "0", **counts})
-    for name, outcome, message, text in cases:
+    for name, outcome, kind, message, text in cases:
         case = ET.SubElement(suite, "testcase", classname=SUITE, name=xml_safe(name))
         if outcome is None:
             ET.SubElement(case, "system-out").text = xml_safe(message)
             continue
-        kind = "inconclusive" if outcome == "error" and name not in ("api", "run") else name
-        element = ET.SubElement(
-            case,
-            outcome,
-            type="FAIL" if outcome == "failure" else kind,
-            message=xml_safe(message),
-        )
+        element = ET.SubElement(case, outcome, type=kind, message=xml_safe(message))
         element.text = xml_safe(text) if text else None
     return xml_bytes(root)
