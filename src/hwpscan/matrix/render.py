@@ -106,15 +106,13 @@ def verdict_lines(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> 
     pyhwp: command not found: x
     """
     lines: list[str] = []
-    by_parser: dict[str, list[MatrixRow]] = {}
-    for row in rows:
-        by_parser.setdefault(row.parser, []).append(row)
     for s in summarize(rows, strict_markup=strict_markup):
         if s.not_installed == s.files:
             lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
         lines.append(_headline(s, strict_markup))
-        guilty = [r for r in by_parser[s.parser] if r.is_guilty(strict_markup=strict_markup)]
+        mine = [r for r in rows if r.parser == s.parser]
+        guilty = [r for r in mine if r.is_guilty(strict_markup=strict_markup)]
         guilty.sort(key=_severity)
         lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:LIST_FILES])
         if len(guilty) > LIST_FILES:
@@ -129,6 +127,10 @@ def verdict_lines(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> 
             + (" …" if n > LIST_FILES else "")
         )
     return lines
+
+
+#: The classes the headline notes without counting them as guilt (unless --strict-markup).
+_NOTES = (("replaced", "replaced text"), ("markup", "markup"), ("extra", "extra text"))
 
 
 def _headline(s: ParserSummary, strict_markup: bool) -> str:
@@ -150,11 +152,7 @@ def _headline(s: ParserSummary, strict_markup: bool) -> str:
         line += f" ({', '.join(parts)})"
     notes = [
         f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)"
-        for key, label in (
-            ("replaced", "replaced text"),
-            ("markup", "markup"),
-            ("extra", "extra text"),
-        )
+        for key, label in _NOTES
         if s.files_with.get(key)
     ]
     if notes:

@@ -66,11 +66,8 @@ def matrix_section(rows: Sequence[MatrixRow], *, strict_markup: bool = False) ->
             f'<td class="n {verdict}">{s.guilty:,}</td>'
             f'<td class="n {"bad" if s.failed else "zero"}">{s.failed:,}</td>{cells}</tr>'
         )
-    by_parser: dict[str, list[MatrixRow]] = {}
-    for row in rows:
-        by_parser.setdefault(row.parser, []).append(row)
     drill = "".join(
-        _drill(s, by_parser.get(s.parser, []), strict_markup)
+        _drill(s, [r for r in rows if r.parser == s.parser], strict_markup)
         for s in ranked
         if s.not_installed != s.files
     )

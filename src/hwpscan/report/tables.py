@@ -688,17 +688,12 @@ def history_table(
         table.add_column("arguments", overflow="fold")
     for info in runs:
         run_id = info.id if wide else (short_ids or {}).get(info.id, info.id)
-        cells: list[str | Text] = [run_id, run_kind(info), korea_time(info.started)]
+        start = (run_id, run_kind(info), korea_time(info.started))
+        files, outcome, shown = f"{run_files(info):,}", run_outcome(info), args_line(info)
         if wide:
-            cells.append(took(info))
-        cells.append(f"{run_files(info):,}")
-        outcome = run_outcome(info)
-        if wide:
-            cells += [outcome, args_line(info)]
+            table.add_row(*start, took(info), files, outcome, shown)
         else:
-            shown = args_line(info)
             if shown:
                 outcome.append(f"\n{shown}", style="dim")
-            cells.append(outcome)
-        table.add_row(*cells)
+            table.add_row(*start, files, outcome)
     return table
