@@ -3,7 +3,7 @@
 Built-ins ``codeunit`` (the defective one-code-point-per-unit parser), ``strict`` (pairs
 merged: the reference view) and ``pyhwp`` (with the ``pyhwp`` extra); ``module:function``
 for a Python function; commands, ``NAME='tool {path}'`` once per file or
-``NAME='tool {paths}'`` per batch (:data:`BATCH_FRAMING`). docs/matrix.md says what each
+``NAME='tool {paths}'`` per batch (:func:`split_batch_output`). docs/matrix.md says what each
 does, pyhwp's placeholders and failures included.
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
@@ -32,14 +32,8 @@ from hwpscan.formats import read_document
 
 PATH_FIELD = "{path}"
 PATHS_FIELD = "{paths}"
-#: How a batch command frames its output (also in docs/matrix.md).
-BATCH_FRAMING = """\
-For each file, in the order the paths were given, a header line then the file's text:
-the byte 0x1E (RS), the path exactly as given, a line feed (LF). A file the tool could not
-read gets the header RS path 0x1F (US) message LF instead, the message saying why
-(e.g. 'ValueError: bad record'); a file without a header is an error. Bytes before the
-first header are ignored."""
-RS, US = b"\x1e", b"\x1f"
+#: Starts each file's header line in a batch command's output (see split_batch_output).
+RS = b"\x1e"
 _TARGET_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _NAME_RE = re.compile(r"^[\w.+-]+$")
 
@@ -195,8 +189,10 @@ def decode_output(data: bytes) -> Decoded:
 
 
 def split_batch_output(data: bytes, paths: Sequence[Path]) -> list[bytes | str | None]:
-    r"""Cut a batch command's output into one part per path (see :data:`BATCH_FRAMING`):
-    the text's bytes, a ``str`` failure message, or None when the file has no header.
+    r"""Cut a batch command's output into one part per path: the text's bytes, a ``str``
+    failure message, or None when the file has no header. Each file, in the order given,
+    is a header line, RS (0x1E) and the path as given, then its text; a file the tool
+    could not read has RS path US (0x1F) message as its header (docs/matrix.md).
 
     >>> out = b"\x1ea.hwp\n\xea\xb0\x80\n\x1eb.hwp\x1fValueError: bad\n"
     >>> split_batch_output(out, [Path("a.hwp"), Path("b.hwp"), Path("c.hwp")])

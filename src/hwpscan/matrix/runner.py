@@ -6,7 +6,7 @@ extractor runs in a :class:`~hwpscan.execution.guard_process.Guard` child
 (:mod:`hwpscan.matrix.worker`) that serves file after file and is replaced after a
 timeout or a crash (``isolate=True``: a fresh one per file). Commands run without a
 shell, once per file (``{path}``) or per batch (``{paths}``, framed as
-:data:`~hwpscan.matrix.parsers.BATCH_FRAMING` says). Every subprocess gets its own
+:func:`~hwpscan.matrix.parsers.split_batch_output` reads). Every subprocess gets its own
 process group (a timeout kills what it started too) and a scrubbed environment. The
 reference text of each file is our ``strict`` view, obtained the same way.
 """
