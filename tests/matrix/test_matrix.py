@@ -23,12 +23,12 @@ from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import PUA_RE
 from hwpscan.matrix import (
     MatrixRow,
+    jsonl_row_writer,
     matrix_exit_code,
     matrix_table,
     parse_parser_options,
     run_matrix,
     verdict,
-    write_matrix_jsonl,
 )
 from hwpscan.matrix.compare import align, compare, content, significant
 from hwpscan.matrix.parsers import BUILTINS, decode_output, strict_text
@@ -241,7 +241,7 @@ def test_replaced_characters_are_counted_apart_from_lost(
     assert any(" -> ?]" in e and e.startswith("replaced: ") for e in row.examples)
     assert not row.guilty  # the text was replaced, not leaked or silently lost ...
     assert row.is_guilty(strict_markup=True)  # ... which --strict-markup counts too
-    assert f"{PUA} replaced ({PUA} PUA)" in row.notes()
+    assert f"{PUA} replaced ({PUA} PUA)" in row.faults(strict_markup=True)[0]
 
 
 def test_lone_surrogates_from_a_function_and_from_a_command(
@@ -483,7 +483,9 @@ def test_jsonl_and_table_show_the_guilty(docs: dict[str, Path]) -> None:
         run_matrix([docs["pua.hwp"]], parse_parser_options("codeunit,strict", []), timeout=60)
     )
     buf = io.StringIO()
-    assert write_matrix_jsonl(rows, buf) == 2
+    write = jsonl_row_writer(buf)
+    for row in rows:
+        write(row)
     records = [json.loads(line) for line in buf.getvalue().splitlines()]
     for key in (
         "path",

@@ -69,7 +69,7 @@ def test_junit_has_one_case_per_file_and_fails_the_bad_ones(
             assert r.reason and r.reason in failure.get("message", "")
 
 
-def test_junit_groups_by_format_and_survives_control_characters(results: list[FileResult]) -> None:
+def test_junit_groups_by_date_and_survives_control_characters(results: list[FileResult]) -> None:
     odd = FileResult(
         "a\x01b" + chr(0xDC00) + ".hwp",
         "",
@@ -78,10 +78,10 @@ def test_junit_groups_by_format_and_survives_control_characters(results: list[Fi
         Status.CORRUPT,
         reason="bad\x00byte",
     )
-    root = ET.fromstring(junit_xml([*results, odd], group_by="format"))
+    root = ET.fromstring(junit_xml([*results, odd]))
     cases = root.findall("./testsuite/testcase")
     assert {c.get("classname") for c in cases} == {
-        f"hwpscan.{r.format.value}" for r in [*results, odd]
+        f"hwpscan.{r.date or 'unknown'}" for r in [*results, odd]
     }
     assert cases[-1].get("name") == "a\\x01b\\udc00.hwp"
     assert cases[-1].find("error").get("message") == "corrupt: bad\\x00byte"

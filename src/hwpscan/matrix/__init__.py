@@ -33,7 +33,7 @@ from hwpscan.matrix.matrix_rows import (
 from hwpscan.matrix.parsers import BUILTINS, ParserSpec, parse_parser_options
 
 if TYPE_CHECKING:
-    from hwpscan.matrix.render import jsonl_row_writer, matrix_table, write_matrix_jsonl
+    from hwpscan.matrix.render import jsonl_row_writer, matrix_table
     from hwpscan.matrix.runner import run_batch, run_matrix
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "run_matrix",
     "summarize",
     "verdict",
-    "write_matrix_jsonl",
 ]
 
 _LAZY = {
@@ -59,7 +58,6 @@ _LAZY = {
     "run_batch": "hwpscan.matrix.runner",
     "matrix_table": "hwpscan.matrix.render",
     "jsonl_row_writer": "hwpscan.matrix.render",
-    "write_matrix_jsonl": "hwpscan.matrix.render",
 }
 
 

@@ -16,9 +16,9 @@ when they are Markdown/HTML syntax, entities, URLs or placeholders such as ``[�
 else **extra**. The document's characters are **replaced** one for one by what stands
 in their place (a character such as ``?`` or U+FFFD, or a placeholder), and **lost**
 beyond that or where only markup stands. Private-use (PUA) characters are counted apart,
-U+FFFD and surrogates on the text as returned (:func:`count_replacement`,
-:func:`count_surrogates`). Adjacent surrogate halves are merged before aligning and lone
-ones left out: an extractor returning only the high half of U+F02B1 has lost it.
+U+FFFD and surrogates on the text as returned. Adjacent surrogate halves are merged
+before aligning and lone ones left out: an extractor returning only the high half of
+U+F02B1 has lost it.
 
 >>> c = compare("가" + chr(0xF02B1) + "나 다", "가나 다")
 >>> c.lost, c.lost_pua, c.replaced, c.markup
@@ -39,18 +39,6 @@ from math import isqrt
 from typing import Any
 
 from hwpscan.forensics.surrogates import PUA_RE, SURROGATE_RE, escape_snippet, merge_pairs
-
-__all__ = [
-    "CLASSES",
-    "Comparison",
-    "align",
-    "compare",
-    "content",
-    "count_chars",
-    "count_replacement",
-    "count_surrogates",
-    "significant",
-]
 
 #: Characters the comparison ignores: layout, not content. Not \x0b or \x0c: in HWP
 #: those are control codes, and their leaking into text is exactly what we look for.
@@ -149,11 +137,9 @@ def content(text: str) -> str:
 
 
 def count_chars(text: str) -> int:
-    r"""The ``chars`` of a matrix row: code points of *text*, line ends not counted.
-
-    As the scan counts the strict view without the newlines joining paragraphs (a line
-    break inside a paragraph, HWP control 10, is a line end here: one less than the
-    scan). A surrogate counts as one, a pair as two: what the extractor returned.
+    r"""The ``chars`` of a matrix row: code points of *text* (a surrogate pair is two),
+    line ends not counted, as the scan does (a line break inside a paragraph, HWP
+    control 10, counts here as a line end: one less than the scan).
 
     >>> count_chars("가 나\n다\r\n" + chr(0xDB80) + chr(0xDEB1))
     6
@@ -168,15 +154,6 @@ def count_surrogates(text: str) -> int:
     3
     """
     return len(SURROGATE_RE.findall(text))
-
-
-def count_replacement(text: str) -> int:
-    """U+FFFD REPLACEMENT CHARACTERs in *text*.
-
-    >>> count_replacement("a\\ufffdb\\ufffd")
-    2
-    """
-    return text.count("\ufffd")
 
 
 def compare(reference: str, text: str, *, budget: int = STEP_BUDGET) -> Comparison:
@@ -461,36 +438,24 @@ def _keep_only(s: str, alphabet: set[str]) -> tuple[str, Sequence[int]]:
 
 
 def _common_prefix(a: str, a1: int, a2: int, b: str, b1: int, b2: int) -> int:
-    """Length of the common start of a[a1:a2] and b[b1:b2]: a few characters one by
-    one, then galloping on slices (compared in C), so the cost follows the answer.
+    """Length of the common start of a[a1:a2] and b[b1:b2], by slices (compared in C)
+    that double while they agree and halve when they do not: the cost follows the answer.
 
     >>> _common_prefix("xabcd", 1, 5, "abcz", 0, 4)
     3
     """
     limit = min(a2 - a1, b2 - b1)
-    n = 0
-    while n < limit and n < 8:
-        if a[a1 + n] != b[b1 + n]:
-            return n
-        n += 1
-    step = 8
-    while n < limit:  # gallop: double the step while the slices agree
+    n, step = 0, 1
+    while n < limit:
         step = min(step, limit - n)
         if a[a1 + n : a1 + n + step] == b[b1 + n : b1 + n + step]:
             n += step
             step *= 2
-        else:
+        elif step == 1:
             break
-    else:
-        return n
-    lo, hi = n, n + step - 1  # the answer is in [lo, hi]: binary search
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[a1 + lo : a1 + mid] == b[b1 + lo : b1 + mid]:
-            lo = mid
         else:
-            hi = mid - 1
-    return lo
+            step //= 2
+    return n
 
 
 # --- Sorting the gaps into classes -----------------------------------------------------
@@ -590,35 +555,16 @@ def _weigh(added: str, units: int) -> tuple[int, int, int, int]:
         return 0, 0, 0, units
     if CONTROL_RE.search(added):
         return len(added), 0, 0, len(added)
-    markup = extra = 0
-    for piece, is_markup, placeholder in _pieces(added):
-        if piece == "\ufffd" * len(piece):
-            units += len(piece)
-        elif is_markup:
-            markup += len(piece)
-            units += placeholder
-        else:
-            extra += len(piece)
-            units += len(piece)
+    markup = extra = pos = 0
+    for m in (*_PIECE_RE.finditer(added), None):
+        text = added[pos : m.start() if m else None]  # the text before a markup piece
+        extra += len(text) if text.strip("\ufffd") else 0
+        units += len(text)
+        if m:
+            markup += len(m.group())
+            units += m.group("ph") is not None
+            pos = m.end()
     return 0, markup, extra, units
-
-
-def _pieces(added: str) -> list[tuple[str, bool, bool]]:
-    """Cut an added run into (piece, is markup, is a placeholder) pieces.
-
-    >>> _pieces("<표>|x")
-    [('<표>', True, True), ('|', True, False), ('x', False, False)]
-    """
-    out: list[tuple[str, bool, bool]] = []
-    pos = 0
-    for m in _PIECE_RE.finditer(added):
-        if m.start() > pos:
-            out.append((added[pos : m.start()], False, False))
-        out.append((m.group(), True, m.group("ph") is not None))
-        pos = m.end()
-    if pos < len(added):
-        out.append((added[pos:], False, False))
-    return out
 
 
 def _example(kind: str, removed: str, added: str, before: str, after: str) -> str:

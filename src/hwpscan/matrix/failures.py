@@ -1,11 +1,8 @@
 """Why an extractor failed, in the same words whatever route it ran by.
 
-A Python extractor in our worker reports its exception; a command leaves a traceback or
-a Rust panic on stderr and an exit status. Both become one status and one reason: an
-``Exception`` is ``error``; a ``BaseException`` that is not one (a PyO3 panic,
-``SystemExit``...), a Rust panic, a signal or an exit status above 128 is ``crashed``; a
-missing module is ``not-installed``. The reason keeps the exception's type, message and
-last frame: ``ValueError: bad record (at reader.py:41 in parse)``.
+An ``Exception`` is ``error``; a ``BaseException`` that is not one (a PyO3 panic,
+``SystemExit``), a Rust panic, a signal or an exit status above 128 is ``crashed``; a
+missing module is ``not-installed``. The reason keeps the type, message and last frame.
 
 >>> status, reason = explain_exit(1, b'Traceback (most recent call last):\\n'
 ...     b'  File "/x/t.py", line 3, in <module>\\n    import hwp_magic\\n'
@@ -26,8 +23,6 @@ import os
 import re
 import signal
 from typing import Literal
-
-__all__ = ["describe_exception", "exception_status", "explain_exit", "explain_message"]
 
 Status = Literal["error", "crashed", "not-installed"]
 
@@ -99,14 +94,10 @@ def explain_exit(code: int, stderr: bytes, who: str = "command") -> tuple[Status
         if 128 < code <= 128 + 64:
             with contextlib.suppress(ValueError):
                 what += f" ({signal.Signals(code - 128).name})"
-    if found is not None:
-        status, detail = found
-        if code < 0 or code > 128:
-            status = "crashed" if status == "error" else status
-        return status, f"{what}: {detail}"
-    status = "crashed" if code < 0 or code > 128 else "error"
-    tail = _tail(text)
-    return status, f"{what}: {tail}" if tail else what
+    status, detail = found or ("error", _tail(text))
+    if status == "error" and (code < 0 or code > 128):
+        status = "crashed"
+    return status, f"{what}: {detail}" if detail else what
 
 
 def _from_traceback(text: str) -> tuple[Status, str] | None:

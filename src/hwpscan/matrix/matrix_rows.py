@@ -29,29 +29,13 @@ from hwpscan.matrix.compare import (
     Comparison,
     compare,
     count_chars,
-    count_replacement,
     count_surrogates,
     describe,
     significant,
 )
 from hwpscan.models import ExitCode
 
-__all__ = [
-    "STATUSES",
-    "SUMMARY_CLASSES",
-    "Extraction",
-    "MatrixRow",
-    "ParserSummary",
-    "RowStatus",
-    "build_row",
-    "matrix_exit_code",
-    "ranking",
-    "summarize",
-    "verdict",
-]
-
 RowStatus = Literal["ok", "empty", "timeout", "crashed", "error", "not-installed"]
-STATUSES: tuple[str, ...] = ("ok", "empty", "timeout", "crashed", "error", "not-installed")
 #: Statuses that mean the extractor failed on a file our reader could read.
 FAILED = frozenset({"empty", "timeout", "crashed", "error"})
 
@@ -133,14 +117,6 @@ class MatrixRow:
             + self.invalid_bytes
         )
 
-    @property
-    def lost(self) -> int:
-        return self.dropped_chars
-
-    @property
-    def replaced(self) -> int:
-        return self.changed_chars
-
     def counts(self) -> dict[str, int]:
         """The defect classes as numbers (``lost_pua``/``replaced_pua`` included).
 
@@ -149,9 +125,9 @@ class MatrixRow:
         """
         return {
             "leaked": self.leaked,
-            "lost": self.lost,
+            "lost": self.dropped_chars,
             "lost_pua": self.lost_pua,
-            "replaced": self.replaced,
+            "replaced": self.changed_chars,
             "replaced_pua": self.replaced_pua,
             "markup": self.markup_chars,
             "extra": self.extra_chars,
@@ -172,26 +148,16 @@ class MatrixRow:
             ("U+FFFD", self.leaked_replacement),
             ("control-code chars", self.control_chars),
             ("invalid bytes", self.invalid_bytes),
-            (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.lost),
+            (f"lost ({self.lost_pua:,} PUA)" if self.lost_pua else "lost", self.dropped_chars),
         ]
         if strict_markup:
-            counts += self._notes()
+            replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
+            counts += [(replaced, self.changed_chars), ("markup", self.markup_chars)]
+            counts.append(("extra", self.extra_chars))
         text = describe(counts)
         if text:
             out.append(text)
         return tuple(out)
-
-    def notes(self) -> str:
-        """What differs without being a fault by default: replaced, markup, extra."""
-        return describe(self._notes())
-
-    def _notes(self) -> list[tuple[str, int]]:
-        replaced = f"replaced ({self.replaced_pua:,} PUA)" if self.replaced_pua else "replaced"
-        return [
-            (replaced, self.replaced),
-            ("markup", self.markup_chars),
-            ("extra", self.extra_chars),
-        ]
 
     def is_guilty(self, *, strict_markup: bool = False) -> bool:
         """True when this extractor leaked or lost text (or failed) on this file."""
@@ -212,9 +178,9 @@ class MatrixRow:
             "guilty": self.is_guilty(strict_markup=strict_markup),
             "chars": self.chars,
             "leaked": self.leaked,
-            "lost": self.lost,
+            "lost": self.dropped_chars,
             "lost_pua": self.lost_pua,
-            "replaced": self.replaced,
+            "replaced": self.changed_chars,
             "replaced_pua": self.replaced_pua,
             "markup": self.markup_chars,
             "surrogates": self.surrogates,
@@ -283,7 +249,7 @@ def build_row(
         reason=reason,
         chars=count_chars(text),
         surrogates=surrogates,
-        replacement_chars=count_replacement(text),
+        replacement_chars=text.count("\ufffd"),
         dropped_chars=diff.lost,
         extra_chars=diff.extra,
         changed_chars=diff.replaced,
@@ -292,7 +258,7 @@ def build_row(
         seconds=got.seconds,
         compared=compared,
         reference_surrogates=ref_surrogates,
-        reference_replacement_chars=count_replacement(reference or ""),
+        reference_replacement_chars=(reference or "").count("\ufffd"),
         lost_pua=diff.lost_pua,
         replaced_pua=diff.replaced_pua,
         markup_chars=diff.markup,

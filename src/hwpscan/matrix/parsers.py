@@ -1,23 +1,10 @@
 """The extractors the parser matrix can run, and how the command line names them.
 
-Three kinds of extractor, all run in a subprocess by :mod:`hwpscan.matrix.runner`:
-
-- built-ins: ``codeunit`` (our HWP 5 reader's body text as the defective pipeline
-  parser produced it: every UTF-16 code unit one code point), ``strict`` (the same
-  with surrogate pairs merged: the reference view) and ``pyhwp`` (pyhwp's ``hwp5txt``
-  machinery, when the optional ``pyhwp`` extra is installed);
-- ``module:function``: a Python function taking a path and returning ``str``;
-- commands, ``NAME='tool --opt {path}'``: ``{path}`` is replaced by the file's path
-  (no shell involved) and stdout is decoded as UTF-8 with ``surrogatepass``;
-- batch commands, ``NAME='tool {paths}'``: the argument ``{paths}`` becomes many file
-  paths (one argument each) and the output is framed per file, see :data:`BATCH_FRAMING`.
-
-What pyhwp 0.1b15 makes of a file (pinned in ``tests/matrix/test_pyhwp_compat.py``): it
-merges surrogate pairs, so it is no defective parser of the incident's kind, but each
-table becomes ``<표>`` and each drawing object, text boxes included, ``<그림>`` (their
-text lost, PUA characters with it); tabs, line breaks and non-breaking spaces are
-dropped; and one truly lone half anywhere it decodes text fails the whole file with
-``ParseError``: no text at all rather than a leaked half.
+Built-ins ``codeunit`` (the defective one-code-point-per-unit parser), ``strict`` (pairs
+merged: the reference view) and ``pyhwp`` (with the ``pyhwp`` extra); ``module:function``
+for a Python function; commands, ``NAME='tool {path}'`` once per file or
+``NAME='tool {paths}'`` per batch (:func:`split_batch_output`). docs/matrix.md says what each
+does, pyhwp's placeholders and failures included.
 
 >>> [s.name for s in parse_parser_options("codeunit,strict", ["mine=cat {path}"])]
 ['codeunit', 'strict', 'mine']
@@ -43,29 +30,10 @@ from hwpscan.forensics.checkjson import Decoded, decode_utf8
 from hwpscan.forensics.surrogates import join_segments, merge_pairs
 from hwpscan.formats import read_document
 
-__all__ = [
-    "BATCH_FRAMING",
-    "BUILTINS",
-    "DEFAULT_PARSERS",
-    "ParserSpec",
-    "codeunit_text",
-    "decode_output",
-    "parse_parser_options",
-    "pyhwp_text",
-    "split_batch_output",
-    "strict_text",
-]
-
 PATH_FIELD = "{path}"
 PATHS_FIELD = "{paths}"
-#: How a batch command frames its output (also in docs/matrix.md).
-BATCH_FRAMING = """\
-For each file, in the order the paths were given, a header line then the file's text:
-the byte 0x1E (RS), the path exactly as given, a line feed (LF). A file the tool could not
-read gets the header RS path 0x1F (US) message LF instead, the message saying why
-(e.g. 'ValueError: bad record'); a file without a header is an error. Bytes before the
-first header are ignored."""
-RS, US = b"\x1e", b"\x1f"
+#: Starts each file's header line in a batch command's output (see split_batch_output).
+RS = b"\x1e"
 _TARGET_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _NAME_RE = re.compile(r"^[\w.+-]+$")
 
@@ -221,8 +189,10 @@ def decode_output(data: bytes) -> Decoded:
 
 
 def split_batch_output(data: bytes, paths: Sequence[Path]) -> list[bytes | str | None]:
-    r"""Cut a batch command's output into one part per path (see :data:`BATCH_FRAMING`):
-    the text's bytes, a ``str`` failure message, or None when the file has no header.
+    r"""Cut a batch command's output into one part per path: the text's bytes, a ``str``
+    failure message, or None when the file has no header. Each file, in the order given,
+    is a header line, RS (0x1E) and the path as given, then its text; a file the tool
+    could not read has RS path US (0x1F) message as its header (docs/matrix.md).
 
     >>> out = b"\x1ea.hwp\n\xea\xb0\x80\n\x1eb.hwp\x1fValueError: bad\n"
     >>> split_batch_output(out, [Path("a.hwp"), Path("b.hwp"), Path("c.hwp")])

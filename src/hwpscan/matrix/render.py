@@ -8,14 +8,12 @@ per extractor, worst first, with the most severe example of each.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import IO
 
 from rich.text import Text
 
 from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, summarize
-
-__all__ = ["jsonl_row_writer", "matrix_table", "verdict_lines", "write_matrix_jsonl"]
 
 #: Files listed per extractor in the closing list before "and N more".
 LIST_FILES = 10
@@ -93,9 +91,7 @@ def _append_line(
     out.append("\n")
 
 
-def verdict_lines(
-    rows: Sequence[MatrixRow], *, strict_markup: bool = False, limit: int = LIST_FILES
-) -> list[str]:
+def verdict_lines(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> list[str]:
     """Plain sentences: per extractor its verdict, then its guilty files (worst first).
 
     >>> rows = [MatrixRow("a.hwp", "codeunit", "ok", surrogates=2, compared=True),
@@ -110,29 +106,31 @@ def verdict_lines(
     pyhwp: command not found: x
     """
     lines: list[str] = []
-    by_parser: dict[str, list[MatrixRow]] = {}
-    for row in rows:
-        by_parser.setdefault(row.parser, []).append(row)
     for s in summarize(rows, strict_markup=strict_markup):
         if s.not_installed == s.files:
             lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
         lines.append(_headline(s, strict_markup))
-        guilty = [r for r in by_parser[s.parser] if r.is_guilty(strict_markup=strict_markup)]
+        mine = [r for r in rows if r.parser == s.parser]
+        guilty = [r for r in mine if r.is_guilty(strict_markup=strict_markup)]
         guilty.sort(key=_severity)
-        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:limit])
-        if len(guilty) > limit:
-            lines.append(f"  … and {len(guilty) - limit:,} more")
+        lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:LIST_FILES])
+        if len(guilty) > LIST_FILES:
+            lines.append(f"  … and {len(guilty) - LIST_FILES:,} more")
     own = sorted({r.path for r in rows if r.reference_surrogates and r.status == "ok"})
     if own:
         n = len(own)
         lines.append(
             f"{n:,} file{'s' if n != 1 else ''} hold{'s' if n == 1 else ''} lone surrogates of "
             f"{'its' if n == 1 else 'their'} own (the document's, not blamed on any extractor): "
-            + ", ".join(own[:limit])
-            + (" …" if n > limit else "")
+            + ", ".join(own[:LIST_FILES])
+            + (" …" if n > LIST_FILES else "")
         )
     return lines
+
+
+#: The classes the headline notes without counting them as guilt (unless --strict-markup).
+_NOTES = (("replaced", "replaced text"), ("markup", "markup"), ("extra", "extra text"))
 
 
 def _headline(s: ParserSummary, strict_markup: bool) -> str:
@@ -154,11 +152,7 @@ def _headline(s: ParserSummary, strict_markup: bool) -> str:
         line += f" ({', '.join(parts)})"
     notes = [
         f"{label} on {s.files_with[key]:,} ({s.totals[key]:,} chars)"
-        for key, label in (
-            ("replaced", "replaced text"),
-            ("markup", "markup"),
-            ("extra", "extra text"),
-        )
+        for key, label in _NOTES
         if s.files_with.get(key)
     ]
     if notes:
@@ -175,8 +169,8 @@ def _severity(row: MatrixRow) -> tuple[int, ...]:
         -row.leaked_surrogates,
         -row.lost_pua,
         -row.leaked,
-        -row.lost,
-        -row.replaced,
+        -row.dropped_chars,
+        -row.changed_chars,
     )
 
 
@@ -187,26 +181,6 @@ def _file_line(row: MatrixRow, strict_markup: bool) -> str:
     if row.examples:
         text += f" — {row.examples[0]}"
     return text
-
-
-def write_matrix_jsonl(
-    rows: Iterable[MatrixRow], out: IO[str], *, strict_markup: bool = False
-) -> int:
-    """One JSON object per file and extractor; returns how many were written.
-
-    >>> import io
-    >>> buf = io.StringIO()
-    >>> write_matrix_jsonl([MatrixRow("a.hwp", "strict", "ok")], buf)
-    1
-    >>> json.loads(buf.getvalue())["parser"]
-    'strict'
-    """
-    write = jsonl_row_writer(out, strict_markup=strict_markup)
-    count = 0
-    for row in rows:
-        write(row)
-        count += 1
-    return count
 
 
 def jsonl_row_writer(out: IO[str], *, strict_markup: bool = False) -> Callable[[MatrixRow], None]:

@@ -1,23 +1,14 @@
 """Run every extractor on every file, each in a subprocess with a timeout.
 
-Real extractors hang, return nothing, or die with exceptions that are not ``Exception``
-subclasses (a Rust panic surfaced through PyO3 is a ``BaseException``). Each of those is
-a row with its reason, worded the same whichever route the extractor ran by
-(:mod:`~hwpscan.matrix.failures`); none ends the run.
-
-Python extractors run in child processes of the isolation engine (a
-:class:`~hwpscan.execution.guard_process.Guard` running :mod:`hwpscan.matrix.worker`)
-that hand the text back pickled (lone surrogates intact). A child serves one extractor
-file after file (its imports paid once, not counted in any file's time) and is replaced
-after a timeout or a crash; ``isolate=True`` gives every file a fresh one. Commands run
-directly, without a shell: once per file for ``{path}``, or for many files at once for
-``{paths}`` (output framed per file, :data:`~hwpscan.matrix.parsers.BATCH_FRAMING`; a
-batch that fails is run again file by file, so the failure lands on its file). Every
-subprocess gets its own process group (a timeout kills what it started too) and a
-scrubbed environment (:func:`~hwpscan.redaction.scrubbed_environment`).
-
-The reference text of each file is our ``strict`` view, obtained the same way (and
-shared with the ``strict`` row when that extractor is asked for).
+Hangs, crashes and panics (a PyO3 panic is a ``BaseException``) become rows with their
+reason, worded as :mod:`~hwpscan.matrix.failures` does; none ends the run. A Python
+extractor runs in a :class:`~hwpscan.execution.guard_process.Guard` child
+(:mod:`hwpscan.matrix.worker`) that serves file after file and is replaced after a
+timeout or a crash (``isolate=True``: a fresh one per file). Commands run without a
+shell, once per file (``{path}``) or per batch (``{paths}``, framed as
+:func:`~hwpscan.matrix.parsers.split_batch_output` reads). Every subprocess gets its own
+process group (a timeout kills what it started too) and a scrubbed environment. The
+reference text of each file is our ``strict`` view, obtained the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -44,8 +36,6 @@ from hwpscan.matrix.matrix_rows import Extraction, MatrixRow, RowStatus, build_r
 from hwpscan.matrix.parsers import REFERENCE, ParserSpec, decode_output, split_batch_output
 from hwpscan.redaction import scrubbed_environment
 from hwpscan.scanning.inputs import display_path
-
-__all__ = ["WorkerPool", "run_batch", "run_extractor", "run_matrix"]
 
 DEFAULT_TIMEOUT = 30.0
 #: Most files handed to one batch command (``{paths}``), and most bytes of paths.
@@ -66,18 +56,15 @@ def run_extractor(
     workdir: Path | None = None,
     pool: WorkerPool | None = None,
 ) -> Extraction:
-    """Run one extractor on one file; never raises for what the extractor does.
-
-    Python extractors run in a worker from *pool* (a fresh one-shot worker without it).
-    The extractor processes write no files of ours: *workdir* is not used.
-    """
+    """Run one extractor on one file, a Python one in a worker from *pool* (else a fresh
+    one); never raises for what the extractor does. *workdir* is not used."""
     missing = spec.missing()
     if missing is not None:
         return Extraction("not-installed", reason=missing)
     if spec.kind == "command":
         return _run_command(spec, path, timeout)
     if pool is None:
-        with WorkerPool(max_files=1) as one:
+        with closing(WorkerPool(max_files=1)) as one:
             return one.extract(spec, path, timeout)
     return pool.extract(spec, path, timeout)
 
@@ -94,11 +81,8 @@ def _run_command(spec: ParserSpec, path: Path, timeout: float) -> Extraction:
 
 
 def _start(argv: Sequence[str], timeout: float) -> Finished | Extraction:
-    """Run *argv* in a new process group, capturing its output; on timeout (or a
-    Ctrl-C/SIGTERM of ours) kill the whole group (a wrapper script's children too). It
-    gets our environment without the API key or anything else that looks secret
-    (:func:`~hwpscan.redaction.scrubbed_environment`, as ``--tool-cmd`` does). The
-    extraction to report when it cannot start."""
+    """Run *argv* in a new process group (killed whole on timeout or our Ctrl-C) with a
+    scrubbed environment, capturing its output; or the extraction of a failed start."""
     try:
         return run_captured(argv, timeout=timeout, env=scrubbed_environment())
     except FileNotFoundError:
@@ -123,13 +107,10 @@ def _decoded(data: bytes, seconds: float) -> Extraction:
 
 
 def run_batch(spec: ParserSpec, paths: Sequence[Path], *, timeout: float) -> list[Extraction]:
-    """Run a ``{paths}`` command on many files at once; one extraction per path.
-
-    The batch may take *timeout* seconds per file. A batch that times out, dies or
-    exits non-zero without a section for every file is run again one file at a time,
-    so a hang or a crash is the row of the file that caused it. (A tool that exits
-    non-zero after a section per file, because some file failed, is taken at its word.)
-    """
+    """Run a ``{paths}`` command on many files at once (*timeout* seconds per file); one
+    extraction per path. A batch that times out, dies, or exits non-zero without a
+    section for every file is run again file by file, so a failure lands on its file
+    (a non-zero exit after a section per file is taken at its word)."""
     missing = spec.missing()
     if missing is not None:
         return [Extraction("not-installed", reason=missing) for _ in paths]
@@ -159,13 +140,8 @@ def _batch_section(part: bytes | str | None, seconds: float) -> Extraction:
 
 
 class WorkerPool:
-    """Long-lived extractor processes, one per extractor and thread (each a
-    :class:`~hwpscan.execution.guard_process.Guard` of the isolation engine), replaced
-    after a timeout or a crash: the import cost of an extractor is paid once, not once
-    per file.
-
-    ``max_files=1`` gives a fresh process for every file (full isolation).
-    """
+    """Long-lived extractor processes, one per extractor and thread, replaced after a
+    timeout or a crash (``max_files=1``: a fresh one per file)."""
 
     def __init__(self, *, max_files: int = 0) -> None:
         self.max_files = max_files
@@ -173,12 +149,6 @@ class WorkerPool:
         self._all: list[Guard] = []
         self._lock = threading.Lock()
         self._load_failures: dict[str, Extraction] = {}
-
-    def __enter__(self) -> WorkerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _guard(self, spec: ParserSpec) -> Guard:
         """This thread's guard for *spec*."""
@@ -319,12 +289,8 @@ def run_matrix(
     isolate: bool = False,
 ) -> Iterator[MatrixRow]:
     """Rows for every file (in order) and every extractor (in the order given), each
-    yielded (and passed to *on_row*) as soon as that file's extractions are all in.
-
-    *jobs* extractions run at once over *paths*, files (not folders). Python extractors
-    keep a worker process across files; with *isolate* each file gets a fresh one, so
-    no state carries over. ``{paths}`` commands get files in batches (:func:`batch_size`).
-    """
+    yielded (and passed to *on_row*) as soon as that file's extractions are all in;
+    *jobs* extractions run at once; *isolate*: a fresh worker process per file."""
     jobs = max(1, jobs)
     paths = list(paths)
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="matrix")

@@ -18,8 +18,6 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["BAD_RESULT", "BASE_RAISED", "NOT_INSTALLED", "OK", "RAISED", "extract", "extractor"]
-
 OK = 0
 RAISED = 80  # an Exception subclass: the extractor refused or failed on the file
 BASE_RAISED = 81  # a BaseException that is not an Exception: a crash

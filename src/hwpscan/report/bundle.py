@@ -30,16 +30,6 @@ from hwpscan.report.verify_report import (
     verdicts_markdown,
 )
 
-__all__ = [
-    "REPORT_FILES",
-    "partial_banner",
-    "pivot_csv",
-    "report_folder",
-    "report_order",
-    "write_report",
-    "write_run_report",
-]
-
 REPORT_FILES = ("report.html", "files.csv", "pivot.csv", "summary.md", "junit.xml")
 
 
@@ -108,19 +98,14 @@ def write_report(
     out_dir: Path,
     *,
     run: RunInfo | None = None,
-    title: str = "hwpscan 보고서",
     matrix: Sequence[MatrixRow] = (),
     verify: Mapping[str, Any] | None = None,
     partial: str | None = None,
 ) -> list[Path]:
-    """Write the five report files into *out_dir* (created) and return their paths.
-
-    *matrix* rows add the extractor table to report.html and the ranking to summary.md.
-    A verify run's report (its summary's ``verdicts``, or *verify*: such a summary)
-    leads with the per-date verdicts and evidence, and its junit.xml has one case per
-    date. *partial* (as :func:`partial_banner` words it) heads report.html and
-    summary.md of an interrupted run. Files are listed by :func:`report_order`.
-    """
+    """Write the five report files into *out_dir* (created), files in :func:`report_order`,
+    and return their paths. *matrix* rows add the extractor table and ranking; a verify
+    run (its summary's ``verdicts``, or *verify*) leads with each date's verdict and has
+    a junit.xml case per date; *partial* (:func:`partial_banner`) heads a stopped run's."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     results = sorted(results, key=report_order)  # a list of references: no copy of a row
@@ -136,9 +121,7 @@ def write_report(
     md_lead = ([f"**{partial}.**", ""] if partial else []) + (
         verdicts_markdown(rows, stopped=stopped) if rows else []
     )
-    page = html_chunks(
-        results, title=title, run=run, matrix=matrix, strict_markup=strict, lead=lead
-    )
+    page = html_chunks(results, run=run, matrix=matrix, strict_markup=strict, lead=lead)
     junit = (
         verdicts_junit(rows, partial=partial, stopped=stopped)
         if rows
@@ -151,12 +134,7 @@ def write_report(
         _write(
             out_dir / "summary.md",
             summary_markdown(
-                results,
-                title=title,
-                run_id=run_id,
-                matrix=matrix,
-                strict_markup=strict,
-                lead=md_lead,
+                results, run_id=run_id, matrix=matrix, strict_markup=strict, lead=md_lead
             ),
         ),
         _write(out_dir / "junit.xml", junit),

@@ -6,9 +6,6 @@ second, more than the rest of its start-up). The long form (``pivot.csv``, the p
 heatmap) is a data frame: :func:`pivot_counts`.
 
 >>> from hwpscan.models import FileResult, Format, Status
-
-if TYPE_CHECKING:
-    import pandas as pd
 >>> rows = [
 ...     FileResult("a.hwp", "", 1, Format.HWP5, Status.CONTAMINATED, date="2025-07-21"),
 ...     FileResult("b.hwp", "", 1, Format.HWP5, Status.CLEAN, date="2025-07-21"),
@@ -31,18 +28,6 @@ from hwpscan.models import FileResult, Format, Status
 
 if TYPE_CHECKING:
     import pandas as pd
-
-__all__ = [
-    "DOCUMENT_FORMATS",
-    "EMPTY_CELL",
-    "FORMAT_ORDER",
-    "OTHER",
-    "PIVOT_COLUMNS",
-    "UNKNOWN_DATE",
-    "cell_text",
-    "contamination_cells",
-    "pivot_counts",
-]
 
 UNKNOWN_DATE = "unknown"
 #: Every format, documents first, then what could not be read.

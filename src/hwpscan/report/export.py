@@ -1,11 +1,6 @@
-"""Machine-readable exports of scan results: JSON Lines and CSV writers.
-
-CSV is written for spreadsheets: a UTF-8 byte-order mark first (Excel on a Korean
-Windows reads a file without it as CP949 and garbles every name; ``--no-bom`` drops
-it for tools that mind), booleans as ``true``/``false``.
-
-Each row's text comes from the row codec (:mod:`hwpscan.rowcodec`): its JSON Lines
-record (the contract other tools and CI depend on) and its CSV fields.
+"""JSON Lines and CSV writers of scan results, each row's text from the row codec
+(:mod:`hwpscan.rowcodec`). CSV starts with a UTF-8 byte-order mark: Excel on a Korean
+Windows reads a file without it as CP949 and garbles every name (``--no-bom`` drops it).
 """
 
 from __future__ import annotations

@@ -25,21 +25,20 @@ from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import FORMAT_ORDER, UNKNOWN_DATE
 from hwpscan.report.html_charts import calendar, heatmap
-from hwpscan.report.html_common import STATUS_KO, e, share_colour, weekday_ko
+from hwpscan.report.html_common import STATUS_KO, e
 from hwpscan.report.html_rows import (
     clean_entry,
     common_root,
+    date_button,
     file_body,
     json_text,
     summarised,
 )
 from hwpscan.report.matrix_report import matrix_section
-from hwpscan.report.summary import Figures, figures
+from hwpscan.report.summary import TITLE, Figures, figures
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
-
-__all__ = ["html_chunks", "share_colour", "weekday_ko"]
 
 _MARKER_RE = re.compile(r"@[A-Z_]+@")
 
@@ -90,20 +89,12 @@ def _cards(f: Figures) -> str:
 BANNER_DATES = 12
 
 
-def date_button(day: str) -> str:
-    """A date that filters the file list when clicked."""
-    return (
-        f'<button type="button" class="date-pick" data-date="{e(day)}" '
-        f'title="이 날짜만 보기 show this date only">{e(day)}</button>'
-    )
-
-
 def _verdict(f: Figures) -> tuple[str, str]:
     """The banner's class and HTML: the counts, then the contaminated dates (clickable)."""
     if f.contaminated:
         shown = f.contaminated_dates[:BANNER_DATES]
         rest = len(f.contaminated_dates) - len(shown)
-        days = ", ".join(date_button(d) for d in shown)
+        days = ", ".join(date_button(d, "이 날짜만 보기 show this date only") for d in shown)
         if rest:
             days += f' <span class="more-dates">외 {rest}일 +{rest} more</span>'
         text = e(
@@ -150,32 +141,26 @@ def _options(values: Iterable[str], labels: dict[str, str] | None = None) -> str
 def html_chunks(
     results: Sequence[FileResult],
     *,
-    title: str = "hwpscan 보고서",
     run: RunInfo | None = None,
-    generated: datetime | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
     lead: str = "",
 ) -> Iterator[str]:
-    """The page in pieces, for writing as they come; files in the order given.
-
-    *run* (its id, kind, start and arguments) heads the page; *lead* is HTML, already
-    escaped, that opens it (a verify run's verdicts, a partial run's note); *matrix* rows
-    add the parser matrix. Files with findings are rows of the file table, clean ones go
-    to the compact, searchable list (:func:`~hwpscan.report.html_rows.summarised`).
-    """
+    """The page in pieces, for writing as they come, files in the order given: *run*
+    heads it, *lead* (escaped HTML: a verify run's verdicts, a partial run's note) opens
+    it, *matrix* rows add the parser matrix."""
     f = figures(results)
     verdict_class, verdict = _verdict(f)
     statuses = [s.value for s in Status if any(r.status is s for r in results)]
     formats = sorted({r.format.value for r in results}, key=FORMAT_ORDER.index)
     dates = sorted({r.date or UNKNOWN_DATE for r in results}, key=lambda d: (d == UNKNOWN_DATE, d))
-    stamp = (generated or datetime.now(UTC)).isoformat(timespec="seconds")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
     root = common_root([r.path for r in results])
     clean = sum(1 for r in results if summarised(r))
     parts: dict[str, str | Callable[[], Iterator[str]]] = {
         "@CSS@": _asset("report.css"),
         "@JS@": _asset("report.js"),
-        "@TITLE@": e(title),
+        "@TITLE@": e(TITLE),
         "@VERSION@": e(__version__),
         "@GENERATED@": e(stamp),
         "@META@": _meta(run, root),

@@ -13,13 +13,10 @@ from hwpscan.report.html_common import (
     WEEKDAYS,
     WEEKDAYS_EN,
     e,
-    share_colour,
-    text_colour,
+    share_style,
     weekday_ko,
     weekday_label,
 )
-
-__all__ = ["CALENDAR_MAX_DAYS", "calendar", "heatmap"]
 
 #: The tooltip of every date that filters the file list.
 PICK_TITLE = "이 날짜의 파일 보기 show this date's files"
@@ -85,7 +82,7 @@ def heat_cell(day: str, fmt: str, c: Any | None) -> str:
             f'<td class="cell unread" {attrs}><span class="big">{unread}</span>'
             '<span class="small">읽기 불가 unread.</span></td>'
         )
-    style = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
+    style = share_style(bad, files)
     small = "오염 contam." if bad else "정상 clean"
     small += f" · 불가 unread. {unread}" if unread else ""
     return (
@@ -121,13 +118,12 @@ def calendar(results: Sequence[FileResult]) -> str:
             key = cursor.isoformat()
             files, bad = per_day.get(key, [0, 0])
             if files:
-                colours = f"background:{share_colour(bad, files)};color:{text_colour(bad, files)}"
-                style = f' style="{colours}"'
                 note = f"{bad}/{files} 오염 contam." if bad else f"{files} 정상 clean"
                 cells.append(
                     f'<div class="day has" data-date="{key}" data-files="{files}" '
-                    f'data-contaminated="{bad}"{style} tabindex="0" role="button" '
-                    f'title="{key}: {PICK_TITLE}"><b>{cursor.month}/{cursor.day}</b>{note}</div>'
+                    f'data-contaminated="{bad}" style="{share_style(bad, files)}" tabindex="0" '
+                    f'role="button" title="{key}: {PICK_TITLE}"><b>{cursor.month}/{cursor.day}</b>'
+                    f"{note}</div>"
                 )
             else:
                 cells.append(

@@ -13,17 +13,6 @@ from datetime import date as _date
 
 from hwpscan.models import Status
 
-__all__ = [
-    "STATUS_KO",
-    "WEEKDAYS",
-    "WEEKDAYS_EN",
-    "e",
-    "share_colour",
-    "text_colour",
-    "weekday_ko",
-    "weekday_label",
-]
-
 STATUS_KO = {
     Status.CLEAN: "정상",
     Status.CONTAMINATED: "오염",
@@ -70,6 +59,7 @@ def share_colour(contaminated: int, files: int) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
-def text_colour(contaminated: int, files: int) -> str:
-    """Text colour readable on :func:`share_colour`'s background."""
-    return "#fff" if contaminated == 0 or contaminated / files > 0.4 else "#3a0a0f"
+def share_style(contaminated: int, files: int) -> str:
+    """The style of a cell: :func:`share_colour` behind a text colour readable on it."""
+    text = "#fff" if contaminated == 0 or contaminated / files > 0.4 else "#3a0a0f"
+    return f"background:{share_colour(contaminated, files)};color:{text}"

@@ -1,10 +1,7 @@
-"""The file lists of ``report.html``.
-
-Files with something to say (contaminated, unreadable, lossy, warned about) are rows of
-the file table, each with its detail, kept as data beside the row and drawn when the row
-is opened (a tenth of the size of the same detail as markup). Clean files are listed
-compactly (path, date, format, characters, PUA) as one JSON array the page searches, so
-a report of tens of thousands of files stays a few megabytes.
+"""The file lists of ``report.html``: files with something to say are rows of the file
+table, each detail kept as data and drawn when its row is opened (a tenth of the size of
+markup); clean files are one compact JSON array the page searches. So a report of tens
+of thousands of files stays a few megabytes.
 """
 
 from __future__ import annotations
@@ -20,23 +17,15 @@ from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 from hwpscan.report.html_common import STATUS_KO, e
 
-__all__ = [
-    "PUA_SHOWN",
-    "clean_entry",
-    "common_root",
-    "defects_line",
-    "detail_data",
-    "file_body",
-    "json_script",
-    "json_text",
-    "pua_label",
-    "summarised",
-]
-
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: PUA code points named in a file's row; the detail lists them all.
 PUA_SHOWN = 1
+
+
+def _ranked(pua: dict[str, int]) -> list[tuple[str, int]]:
+    """Private-use code points, most frequent first."""
+    return sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def pua_label(cp: str) -> str:
@@ -108,7 +97,7 @@ def file_body(index: int, r: FileResult, root: str = "") -> str:
 def clean_entry(r: FileResult, root: str = "") -> list[Any]:
     """A clean file in the compact list: ``[path under root, date, format, characters,
     "U+XXXXX×n ..." , PUA names]``."""
-    ranked = sorted(r.body.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(r.body.pua)
     pua = " ".join(f"{cp}×{n}" for cp, n in ranked)
     names = " ".join(filter(None, (pua_label(cp) for cp, _ in ranked)))
     return [r.path[len(root) :], r.date or "", r.format.value, r.body.chars, pua, names]
@@ -127,14 +116,9 @@ def _search_text(r: FileResult) -> str:
             r.reason or "",
             *b.pua,
             *(pua_label(cp) for cp in b.pua),
-            *_present(r),
+            *(found.present() if (found := r.defect_counts()) else ()),
         ]
     ).lower()
-
-
-def _present(r: FileResult) -> tuple[str, ...]:
-    found = r.defect_counts()
-    return () if found is None else found.present()
 
 
 def defects_line(r: FileResult) -> str:
@@ -174,13 +158,16 @@ def _main_row(index: int, r: FileResult, root: str) -> str:
     )
 
     def num(n: int, col: str, *, alarm: bool = True) -> str:
-        return _count_cell(n, col, scanned=r.body_read, alarm=alarm)
+        """A count cell; a defect count above zero is marked hot (its label, on a phone,
+        comes from the style sheet, by column)."""
+        hot = " hot" if r.body_read and n and alarm else ""
+        return f'<td class="n{hot} {col}">{f"{n:,}" if r.body_read else ""}</td>'
 
     return (
         f'<tr class="main"><td class="c-tog"><button class="toggle" type="button" '
         f'aria-expanded="false" aria-controls="d{index}" title="상세 details">▶</button></td>'
         f'<td class="path c-path" title="{e(r.path)}">{e(r.path[len(root) :])}{reason}</td>'
-        f'<td class="mono nw c-date">{_date_cell(r.date or "")}</td>'
+        f'<td class="mono nw c-date">{date_button(r.date) if r.date else "—"}</td>'
         f'<td class="c-fmt">{e(r.format.value)}</td>'
         f'<td class="c-status">{badge(r.status)}{_lossy_mark(r)}</td>'
         f"{num(b.chars, 'c-chars', alarm=False)}{num(b.surrogates, 'c-surr')}"
@@ -198,14 +185,6 @@ def _lossy_mark(r: FileResult) -> str:
     return f' <small class="lossy" title="{e(defects_line(r))}">손실 lossy</small>'
 
 
-def _count_cell(n: int, col: str, *, scanned: bool, alarm: bool) -> str:
-    """A count cell; a defect count above zero is marked hot (its label, on a phone,
-    comes from the style sheet, by column)."""
-    hot = " hot" if scanned and n and alarm else ""
-    shown = f"{n:,}" if scanned else ""
-    return f'<td class="n{hot} {col}">{shown}</td>'
-
-
 def _utf8_mark(r: FileResult) -> str:
     if not r.body_read:
         return ""
@@ -216,7 +195,7 @@ def _utf8_mark(r: FileResult) -> str:
 
 def _pua_cell(pua: dict[str, int]) -> str:
     """The most frequent private-use code point(s), and how many more the detail lists."""
-    ranked = sorted(pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = _ranked(pua)
     cell = " ".join(
         f'<code title="{e(pua_label(cp))}">{e(cp)}×{n}</code>' for cp, n in ranked[:PUA_SHOWN]
     )
@@ -227,11 +206,10 @@ def _pua_cell(pua: dict[str, int]) -> str:
     return cell
 
 
-def _date_cell(day: str) -> str:
-    """A date that filters the table to itself when clicked; '—' when unknown."""
-    if not day:
-        return "—"
-    return f'<button type="button" class="date-pick" data-date="{e(day)}">{e(day)}</button>'
+def date_button(day: str, title: str = "") -> str:
+    """A date that filters the file list to itself when clicked."""
+    tip = f' title="{e(title)}"' if title else ""
+    return f'<button type="button" class="date-pick" data-date="{e(day)}"{tip}>{e(day)}</button>'
 
 
 def _facts(r: FileResult) -> list[list[str]]:
@@ -264,7 +242,7 @@ def detail_data(r: FileResult) -> dict[str, Any]:
     locations ``[stream number, paragraph, offset, kind, code point, units, context]``,
     ``s`` the streams they number, ``n`` the names of the code points."""
     b = r.body
-    pua = sorted(b.pua.items(), key=lambda kv: (-kv[1], kv[0]))
+    pua = _ranked(b.pua)
     streams = list(dict.fromkeys(loc.stream for loc in b.locations))
     at = {stream: n for n, stream in enumerate(streams)}
     locations = [

@@ -21,16 +21,15 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO
 
 from hwpscan.atomic import atomic_write
 from hwpscan.models import LOSSY_CLASSES, FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 
-GroupBy = Literal["date", "format"]
 #: The classes a contaminated file's message already counts (pairs and orphans).
 SURROGATE_CLASSES = ("split_pairs", "lone_halves")
-SUITE_NAME = "hwpscan"
+SUITE = "hwpscan"
 #: Characters XML 1.0 cannot carry at all (C0 controls but tab/newline/return, FFFE/FFFF).
 _XML_ILLEGAL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
@@ -60,6 +59,7 @@ def failure_message(result: FileResult) -> str | None:
     'corrupt: empty file'
     """
     quiet = _quiet_defects(result)
+    tail = f"; defects: {quiet}" if quiet else ""
     if result.status is Status.CLEAN:
         return f"defects: {quiet}" if quiet else None
     if result.status is Status.CONTAMINATED:
@@ -71,9 +71,8 @@ def failure_message(result: FileResult) -> str | None:
         text += ", not UTF-8 encodable" if not b.utf8_ok else ""
         if b.pua:
             text += "; PUA " + " ".join(f"{cp}×{n}" for cp, n in sorted(b.pua.items()))
-        return text + (f"; defects: {quiet}" if quiet else "")
-    text = f"{result.status.value}: {result.reason or 'the body could not be read'}"
-    return text + (f"; defects: {quiet}" if quiet else "")
+        return text + tail
+    return f"{result.status.value}: {result.reason or 'the body could not be read'}{tail}"
 
 
 def _quiet_defects(result: FileResult) -> str:
@@ -129,8 +128,6 @@ def _outcome(result: FileResult, gate: Collection[str]) -> str | None:
 def junit_xml(
     results: Sequence[FileResult],
     *,
-    group_by: GroupBy = "date",
-    suite: str = SUITE_NAME,
     gate: Collection[str] | None = None,
     empty_reason: str | None = None,
     interrupted: str | None = None,
@@ -151,10 +148,13 @@ def junit_xml(
     """
     gate = ("contaminated", "unreadable", *LOSSY_CLASSES) if gate is None else tuple(gate)
     outcomes = [_outcome(r, gate) for r in results]
-    empty = not results and empty_reason is not None
+    no_documents = not results and empty_reason is not None
+    errors = [("documents", "no-documents", empty_reason or "")] if no_documents else []
+    if interrupted is not None:
+        errors.append(("run", "interrupted", interrupted))
     counts = {k: outcomes.count(k) for k in ("failure", "error", "skipped")}
-    counts["error"] += empty + (interrupted is not None)
-    tests = len(results) + empty + (interrupted is not None)
+    counts["error"] += len(errors)
+    tests = len(results) + len(errors)
     seconds = sum(r.seconds for r in results)
     totals = {
         "tests": str(tests),
@@ -162,21 +162,17 @@ def junit_xml(
         "errors": str(counts["error"]),
     }
     took = f"{seconds:.3f}"
-    root = ET.Element("testsuites", {"name": suite, **totals, "time": took})
-    attrs = {"name": suite, **totals, "skipped": str(counts["skipped"]), "time": took}
+    root = ET.Element("testsuites", {"name": SUITE, **totals, "time": took})
+    attrs = {"name": SUITE, **totals, "skipped": str(counts["skipped"]), "time": took}
     node = ET.SubElement(root, "testsuite", attrs)
-    if empty:
-        case = ET.SubElement(node, "testcase", classname=suite, name="documents", time="0.000")
-        ET.SubElement(case, "error", type="no-documents", message=xml_safe(empty_reason or ""))
-    if interrupted is not None:
-        case = ET.SubElement(node, "testcase", classname=suite, name="run", time="0.000")
-        ET.SubElement(case, "error", type="interrupted", message=xml_safe(interrupted))
+    for name, kind, why in errors:
+        case = ET.SubElement(node, "testcase", classname=SUITE, name=name, time="0.000")
+        ET.SubElement(case, "error", type=kind, message=xml_safe(why))
     for r, outcome in zip(results, outcomes, strict=True):
-        group = (r.date or UNKNOWN_DATE) if group_by == "date" else r.format.value
         case = ET.SubElement(
             node,
             "testcase",
-            classname=xml_safe(f"{suite}.{group}"),
+            classname=xml_safe(f"{SUITE}.{r.date or UNKNOWN_DATE}"),
             name=xml_safe(r.path),
             time=f"{r.seconds:.3f}",
         )
@@ -189,6 +185,11 @@ def junit_xml(
         kind = r.status.value if r.status is not Status.CLEAN else "defects"
         element = ET.SubElement(case, outcome, type=kind, message=xml_safe(message))
         element.text = xml_safe(_details(r))
+    return xml_bytes(root)
+
+
+def xml_bytes(root: ET.Element) -> bytes:
+    """The document under *root*, indented, as UTF-8 with an XML declaration."""
     ET.indent(root)
     data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return data + b"\n"
@@ -202,13 +203,9 @@ def write_junit(
     empty_reason: str | None = None,
     stdout: IO[str] | None = None,
 ) -> Path | None:
-    """``scan --format junit``: JUnit XML to the file *out*, or to *stdout* (default
-    ``sys.stdout``) when *out* is None; returns the file written, if any.
-
-    *gate* is the scan's ``--fail-on`` (None: everything not clean fails). On a stream
-    the XML goes as UTF-8 bytes (as it declares) whatever the stream's own encoding;
-    a stream that takes text only (some embedders) gets the decoded text.
-    """
+    """``scan --format junit``: the XML to the file *out* (returned), else to *stdout*
+    (default ``sys.stdout``) as the UTF-8 it declares (a text-only stream gets text).
+    *gate* is the scan's ``--fail-on`` (None: everything not clean fails)."""
     data = junit_xml(results, gate=gate, empty_reason=empty_reason)
     if out is not None:
         atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes

@@ -21,8 +21,6 @@ from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, ranking
 from hwpscan.report.cells import md_cell
 from hwpscan.report.html_common import e
 
-__all__ = ["DRILL_LIMIT", "matrix_section", "ranking_markdown"]
-
 #: Files listed per extractor in the drill-down before "and N more".
 DRILL_LIMIT = 500
 _CLASSES = (
@@ -68,11 +66,8 @@ def matrix_section(rows: Sequence[MatrixRow], *, strict_markup: bool = False) ->
             f'<td class="n {verdict}">{s.guilty:,}</td>'
             f'<td class="n {"bad" if s.failed else "zero"}">{s.failed:,}</td>{cells}</tr>'
         )
-    by_parser: dict[str, list[MatrixRow]] = {}
-    for row in rows:
-        by_parser.setdefault(row.parser, []).append(row)
     drill = "".join(
-        _drill(s, by_parser.get(s.parser, []), strict_markup)
+        _drill(s, [r for r in rows if r.parser == s.parser], strict_markup)
         for s in ranked
         if s.not_installed != s.files
     )
@@ -99,8 +94,8 @@ def _drill(s: ParserSummary, rows: list[MatrixRow], strict_markup: bool) -> str:
             not r.is_guilty(strict_markup=strict_markup),
             -r.leaked,
             -r.lost_pua,
-            -r.lost,
-            -r.replaced,
+            -r.dropped_chars,
+            -r.changed_chars,
             -r.markup_chars,
         )
     )
@@ -112,8 +107,8 @@ def _drill(s: ParserSummary, rows: list[MatrixRow], strict_markup: bool) -> str:
         body.append(
             f'<tr class="{"bad" if guilty else "ok"}" data-path="{e(r.path)}">'
             f'<td class="path">{e(r.path)}</td><td>{e(r.status)}</td>'
-            f'<td class="n">{r.leaked:,}</td><td class="n">{r.lost:,}</td>'
-            f'<td class="n">{r.lost_pua:,}</td><td class="n">{r.replaced:,}</td>'
+            f'<td class="n">{r.leaked:,}</td><td class="n">{r.dropped_chars:,}</td>'
+            f'<td class="n">{r.lost_pua:,}</td><td class="n">{r.changed_chars:,}</td>'
             f'<td class="n">{r.markup_chars:,}</td>'
             f"<td>{reason}<ul>{examples}</ul></td></tr>"
         )

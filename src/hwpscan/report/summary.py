@@ -21,6 +21,7 @@ from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE, contamination_cells, md_cell
 from hwpscan.report.matrix_report import ranking_markdown
 
+TITLE = "hwpscan 보고서"
 #: Rows of the contaminated and unreadable lists shown before "and N more".
 LIST_LIMIT = 200
 
@@ -85,7 +86,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def summary_markdown(
     results: Sequence[FileResult],
     *,
-    title: str = "hwpscan report",
     run_id: str | None = None,
     matrix: Sequence[MatrixRow] = (),
     strict_markup: bool = False,
@@ -94,7 +94,7 @@ def summary_markdown(
     """The whole ``summary.md`` (with the extractor ranking when *matrix* has rows);
     *lead* lines (a verify run's verdicts, a partial run's note) come first."""
     f = figures(results)
-    lines = [f"# {md_cell(title)}", ""]
+    lines = [f"# {TITLE}", ""]
     if run_id:
         lines += [f"Run `{run_id}`", ""]
     lines += lead

@@ -46,10 +46,6 @@ _DEFECT_CELL = {
     "old_hangul_pua": "old Hangul",
     "unmapped_pua": "unmapped",
 }
-#: The quiet classes whose characters are shown wrongly: a text holding them lost its
-#: meaning though it encodes (the verdict says LOSSY, not CLEAN).
-LOSSY_DEFECTS = LOSSY_CLASSES
-
 STATUS_STYLE = {
     Status.CLEAN: "green",
     Status.CONTAMINATED: "bold red",
@@ -66,12 +62,11 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
 
     *brief* (narrow terminals) leaves out how each renders and the note.
     """
-    seen: dict[str, int] = {}
-    files: dict[str, int] = {}
+    seen: Counter[str] = Counter()
+    files: Counter[str] = Counter()
     for r in results:
-        for cp, n in r.body.pua.items():
-            seen[cp] = seen.get(cp, 0) + n
-            files[cp] = files.get(cp, 0) + 1
+        seen.update(r.body.pua)
+        files.update(r.body.pua.keys())
     if not seen:
         return None
     table = _table(title="Private-use characters seen", title_justify="left")
@@ -83,18 +78,12 @@ def pua_legend(results: Sequence[FileResult], *, brief: bool = False) -> Table |
     kept = Text("kept", style="dim")
     for cp in sorted(seen, key=lambda c: (-seen[c], c)):
         info = pua_info(int(cp[2:], 16))
-        cells: list[str | Text] = [
-            cp,
-            f"{seen[cp]:,}",
-            f"{files[cp]:,}",
-            Text("unknown", style="dim"),
-            "",
-            kept,
-            "",
-        ]
+        cells: list[str | Text] = [cp, f"{seen[cp]:,}", f"{files[cp]:,}"]
         if info:
-            cells[3:] = [info.name, info.renders_as or "", info.replacement or kept]
-            cells.append(Text(info.note or "", style="dim"))
+            note = Text(info.note or "", style="dim")
+            cells += [info.name, info.renders_as or "", info.replacement or kept, note]
+        else:
+            cells += [Text("unknown", style="dim"), "", kept, ""]
         table.add_row(*(cells[i] for i in shown))
     return table
 
@@ -150,13 +139,8 @@ def file_table(
     width: int | None = None,
 ) -> list[RenderableType]:
     """The files, one line each in a table when it fits in *width* columns (None: as wide
-    as needed), else one stacked record each (every field kept); then their reasons.
-
-    Nothing is cut: a name is shown whole, a row's reason is its number, and each reason
-    is written out once below, with how many files it was given for. Below :data:`WIDE`
-    columns the table drops chars and pairs, below :data:`NARROW` also orphans, UTF-8
-    and PUA.
-    """
+    as needed), else one stacked record each; then their reasons, each written once and
+    numbered in the rows. Nothing is cut; narrower terminals get fewer columns."""
     reasons = _Reasons(results)
     wide = width is None or width >= WIDE
     narrow = width is not None and width < NARROW
@@ -184,9 +168,8 @@ def file_table(
 def _file_cols(
     results: Sequence[FileResult], reasons: _Reasons, *, wide: bool, narrow: bool
 ) -> list[_Col]:
-    """The columns that fit: date, format, status and surrogates always, chars and pairs
-    when wide, orphans, UTF-8 and PUA (three code points when wide) unless narrow, the
-    quiet defects when a file has any, and the reasons' numbers."""
+    """The columns that fit: chars and pairs only when *wide*; orphans, UTF-8 and PUA
+    unless *narrow*; defects and reasons when a file has any."""
 
     def count(attr: str) -> _Col:
         header = "surr." if attr == "surrogates" else attr
@@ -282,7 +265,7 @@ def _defects_cell(r: FileResult) -> Text:
     """The quiet defects of a file (``2 folded, 1 unmapped``), bold when lossy."""
     found = r.defect_counts()
     parts = [] if found is None else [
-        (f"{getattr(found, k):,} {word}", k in LOSSY_DEFECTS)
+        (f"{getattr(found, k):,} {word}", k in LOSSY_CLASSES)
         for k, word in _DEFECT_CELL.items()
         if getattr(found, k)
     ]  # fmt: skip
@@ -305,7 +288,6 @@ def _num(n: int, scanned: bool) -> Text:
 def pivot_table(
     results: Sequence[FileResult],
     *,
-    title: str = "Contamination by date and format",
     width: int | None = None,
 ) -> Table:
     """The date x format table: which days carried contaminated attachments.
@@ -320,7 +302,7 @@ def pivot_table(
     ]
     compact = width is not None and (width < NARROW or _table_width(texts) > width)
     table = _table(
-        title=title,
+        title="Contamination by date and format",
         title_justify="left",
         caption="cells: contaminated/files" if compact else None,
         caption_justify="left",
@@ -437,7 +419,7 @@ def _quiet_head(results: Sequence[FileResult]) -> Text:
         return Text("NOTHING READ", style="bold yellow")
     if sum(statuses.values()) > statuses[Status.CLEAN]:  # some file could not be judged
         return Text("INCOMPLETE", style="bold yellow")
-    if any(k in LOSSY_DEFECTS for k in quiet_defect_files(results)):
+    if any(k in LOSSY_CLASSES for k in quiet_defect_files(results)):
         return Text("LOSSY", style="bold yellow")  # it encodes, but shows other characters
     return Text("CLEAN", style="bold green")
 
@@ -465,10 +447,8 @@ def default_show(files: int) -> Show:
 
 def is_problem(result: FileResult) -> bool:
     """Anything but a clean file: contaminated, not read in full, or holding characters
-    shown as others (:data:`LOSSY_DEFECTS`)."""
-    if result.status is not Status.CLEAN or result.reason:
-        return True
-    return result.lossy
+    shown as others (:data:`~hwpscan.models.LOSSY_CLASSES`)."""
+    return result.status is not Status.CLEAN or bool(result.reason) or result.lossy
 
 
 def scan_view(
@@ -494,20 +474,11 @@ def scan_view(
     hidden = len(results) - len(rows)
     if hidden:
         what = "clean file" if show is Show.PROBLEMS else "file row"
-        out.append(
-            Text(
-                f"{hidden} {what}{'s' * (hidden != 1)} not listed (--show all lists every file)",
-                style="dim",
-            )
-        )
+        line = f"{hidden} {what}{'s' * (hidden != 1)} not listed (--show all lists every file)"
+        out.append(Text(line, style="dim"))
     legend = pua_legend(rows, brief=width is not None and width < NARROW)
-    if legend is not None:
-        out.append(legend)
     lost = pdf_loss_lines(results, root=root)
-    if lost is not None:
-        out.append(lost)
-    out.append(verdict)
-    return out
+    return [*out, *(x for x in (legend, lost) if x is not None), verdict]
 
 
 #: PDFs named in the "what the PDFs lost" lines before "+N more".
@@ -643,17 +614,11 @@ def verdict_tally(verdicts: Iterable[object]) -> Text:
     >>> verdict_tally(["ok", "still contaminated"]).plain
     '1/2 dates PASS, 1 FAIL'
     """
-    from hwpscan.report.verify_report import stored_verdict  # for history only
+    from hwpscan.report.verify_report import stored_verdict, tally  # for history only
 
     words = [stored_verdict("", v).verdict for v in verdicts]
-    passed = words.count("PASS")
-    out = Text(f"{passed}/{len(words)} dates PASS")
-    for word in ("FAIL", "INCONCLUSIVE"):
-        if n := words.count(word):
-            out.append(f", {n} {word}")
-    failed = "FAIL" in words
-    out.stylize("bold green" if passed == len(words) else "bold red" if failed else "bold yellow")
-    return out
+    style = "bold green" if words.count("PASS") == len(words) else "bold yellow"
+    return Text(tally(words, of="/"), style="bold red" if "FAIL" in words else style)
 
 
 def run_outcome(info: RunInfo) -> Text:
@@ -723,17 +688,12 @@ def history_table(
         table.add_column("arguments", overflow="fold")
     for info in runs:
         run_id = info.id if wide else (short_ids or {}).get(info.id, info.id)
-        cells: list[str | Text] = [run_id, run_kind(info), korea_time(info.started)]
+        start = (run_id, run_kind(info), korea_time(info.started))
+        files, outcome, shown = f"{run_files(info):,}", run_outcome(info), args_line(info)
         if wide:
-            cells.append(took(info))
-        cells.append(f"{run_files(info):,}")
-        outcome = run_outcome(info)
-        if wide:
-            cells += [outcome, args_line(info)]
+            table.add_row(*start, took(info), files, outcome, shown)
         else:
-            shown = args_line(info)
             if shown:
                 outcome.append(f"\n{shown}", style="dim")
-            cells.append(outcome)
-        table.add_row(*cells)
+            table.add_row(*start, files, outcome)
     return table

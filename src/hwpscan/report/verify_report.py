@@ -21,23 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from hwpscan.report.cells import md_cell
 from hwpscan.report.html_common import e
-from hwpscan.report.junit import xml_safe
+from hwpscan.report.junit import xml_bytes, xml_safe
 
 if TYPE_CHECKING:
     from hwpscan.history.records import RunInfo
-
-__all__ = [
-    "PARTIAL_NOTE",
-    "DateVerdictRow",
-    "date_verdicts",
-    "evidence_line",
-    "partial_html",
-    "partial_note",
-    "stored_verdict",
-    "verdicts_html",
-    "verdicts_junit",
-    "verdicts_markdown",
-]
 
 SUITE = "hwpscan.verify"
 #: Evidence lines shown per date (the rest are counted; ``--format json`` has them all).
@@ -93,9 +80,7 @@ def evidence_line(ev: Mapping[str, Any]) -> str:
     ...                "position": 4, "context": "ab"})
     'd/a.hwp [x] at 4: 2 surrogates: ab'
     """
-    where = str(ev.get("file") or "")
-    if ev.get("json_path"):
-        where += f"{' ' if where else ''}{ev['json_path']}"
+    where = " ".join(str(ev[k]) for k in ("file", "json_path") if ev.get(k))
     head = f"{where} [{ev.get('source') or '?'}]" if where else f"[{ev.get('source') or '?'}]"
     if ev.get("position") is not None:
         head += f" at {ev['position']}"
@@ -105,13 +90,10 @@ def evidence_line(ev: Mapping[str, Any]) -> str:
     return ": ".join(bits)
 
 
-def _tally(rows: Sequence[DateVerdictRow]) -> str:
-    passed = sum(v.verdict == "PASS" for v in rows)
-    out = f"{passed} of {len(rows)} dates PASS"
-    for word in ("FAIL", "INCONCLUSIVE"):
-        n = sum(v.verdict == word for v in rows)
-        out += f", {n} {word}" if n else ""
-    return out
+def tally(words: Sequence[str], of: str = " of ") -> str:
+    """``2 of 3 dates PASS, 1 FAIL`` for the verdict words given."""
+    out = f"{words.count('PASS')}{of}{len(words)} dates PASS"
+    return out + "".join(f", {n} {w}" for w in ("FAIL", "INCONCLUSIVE") if (n := words.count(w)))
 
 
 def partial_note(run: RunInfo | None) -> str | None:
@@ -126,7 +108,7 @@ def verdicts_markdown(rows: Sequence[DateVerdictRow], *, stopped: str | None = N
     """The lines that open a verify run's ``summary.md``: the tally, the table, evidence."""
     expect = next((v.expected for v in rows if v.expected), "")
     lines = [f"## Verification{f' (--expect {md_cell(expect)})' if expect else ''}", ""]
-    lines += [f"**{_tally(rows)}**", ""]
+    lines += [f"**{tally([v.verdict for v in rows])}**", ""]
     if stopped:
         lines += [f"The API or its quota stopped: {md_cell(stopped)}", ""]
     lines += ["| date | verdict | files | raw | reason |", "|---|---|---|---|---|"]
@@ -171,7 +153,7 @@ def verdicts_html(rows: Sequence[DateVerdictRow]) -> str:
     return (
         '<section id="verdicts" aria-label="검증 결과 verification">'
         f'<h2>검증 결과 <small>verification</small></h2><p class="verdict {worst}">'
-        f"{e(_tally(rows))}</p>"
+        f"{e(tally([v.verdict for v in rows]))}</p>"
         '<table class="verdicts"><thead><tr><th>날짜 date</th><th>판정 verdict</th>'
         "<th>파일 files</th><th>원본 raw</th><th>이유 reason</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
@@ -200,33 +182,25 @@ def verdicts_junit(
     >>> b'tests="2" failures="0" errors="1"' in xml
     True
     """
-    cases: list[tuple[str, str | None, str, str]] = []  # name, outcome, message, body
+    cases: list[tuple[str, str | None, str, str, str]] = []  # name, outcome, type, message, body
     for v in rows:
         outcome = None if v.verdict == "PASS" else "failure" if v.verdict == "FAIL" else "error"
+        kind = "FAIL" if outcome == "failure" else "inconclusive"
         text = "\n".join(evidence_line(ev) for ev in v.evidence)
-        cases.append((v.date, outcome, f"{v.verdict}: {v.reason}", text))
-    if stopped:
-        cases.append(("api", "error", stopped, ""))
-    if partial:
-        cases.append(("run", "error", partial, ""))
+        cases.append((v.date, outcome, kind, f"{v.verdict}: {v.reason}", text))
+    for name, why in (("api", stopped), ("run", partial)):
+        if why:
+            cases.append((name, "error", name, why, ""))
     outcomes = [c[1] for c in cases]
     counts = {"tests": str(len(cases))}
     counts |= {f"{k}s": str(outcomes.count(k)) for k in ("failure", "error")}
     root = ET.Element("testsuites", {"name": SUITE, **counts})
     suite = ET.SubElement(root, "testsuite", {"name": SUITE, "skipped": "0", **counts})
-    for name, outcome, message, text in cases:
+    for name, outcome, kind, message, text in cases:
         case = ET.SubElement(suite, "testcase", classname=SUITE, name=xml_safe(name))
         if outcome is None:
             ET.SubElement(case, "system-out").text = xml_safe(message)
             continue
-        kind = "inconclusive" if outcome == "error" and name not in ("api", "run") else name
-        element = ET.SubElement(
-            case,
-            outcome,
-            type="FAIL" if outcome == "failure" else kind,
-            message=xml_safe(message),
-        )
+        element = ET.SubElement(case, outcome, type=kind, message=xml_safe(message))
         element.text = xml_safe(text) if text else None
-    ET.indent(root)
-    data: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    return data + b"\n"
+    return xml_bytes(root)
