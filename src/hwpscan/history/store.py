@@ -140,8 +140,6 @@ _UNUSED_INDEXES = frozenset({"results_path", "results_run_date", "matrix_rows_pa
 #: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
 #: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
-#: Result bytes written between two background checkpoints (see :class:`_Checkpointer`).
-CHECKPOINT_BYTES = 1 << 20
 
 
 @contextmanager
@@ -156,40 +154,6 @@ def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
             with suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
         raise
-
-
-class _Checkpointer(threading.Thread):
-    """Copies the write-ahead log into the database in a thread of its own, as results
-    are written, so the close does not have to (30 ms of a 5,000-file scan, mostly
-    waiting for the disk). Its own connection runs a PASSIVE checkpoint, which never
-    waits for a lock or blocks a writer, at each :attr:`wake`; one that fails changes
-    nothing."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        super().__init__(name="hwpscan-checkpoint", daemon=True)
-        self.path, self.timeout = path, timeout
-        self.wake = threading.Event()
-        self.stopping = False
-        self.start()
-
-    def stop(self) -> None:
-        """End the thread after the checkpoint it is in, if any (a few milliseconds)."""
-        self.stopping = True
-        self.wake.set()
-        self.join()
-
-    def run(self) -> None:
-        try:
-            conn = connect(self.path, timeout=self.timeout)
-        except sqlite3.Error:
-            return
-        try:
-            while self.wake.wait() and not self.stopping:
-                self.wake.clear()
-                with suppress(sqlite3.Error):
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        finally:
-            conn.close()
 
 
 def _schema_missing(conn: sqlite3.Connection) -> bool:
@@ -209,8 +173,6 @@ class RunStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._mine: set[str] = set()  # runs this handle started: never "the other run"
-        self._checkpointer: _Checkpointer | None = None  # started by the first megabyte
-        self._unchecked = 0  # result bytes committed since the last checkpoint was asked
 
     @classmethod
     def temporary(cls, *, in_memory: bool = False) -> RunStore:
@@ -315,14 +277,9 @@ class RunStore:
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         with self._lock:
-            checkpointer, self._checkpointer = self._checkpointer, None
-            try:
-                if checkpointer is not None:
-                    checkpointer.stop()  # a Ctrl-C in its join still closes the connection
-            finally:
-                if self._conn is not None:
-                    self._conn.close()
-                    self._conn = None
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     # -- writing ------------------------------------------------------------------
 
@@ -380,13 +337,6 @@ class RunStore:
                 for r in rows
             ],
         )
-        with self._lock:
-            self._unchecked += sum(len(r.data) for r in rows)
-            if self._unchecked >= CHECKPOINT_BYTES and self._private is None:
-                self._unchecked = 0  # another megabyte: the checkpointer copies the log
-                if self._checkpointer is None:
-                    self._checkpointer = _Checkpointer(self.path, self.timeout)
-                self._checkpointer.wake.set()
         return len(rows)
 
     def finish_run(
