@@ -147,10 +147,6 @@ class QuotaLedger:
         resets = next_reset(now, reset_hour=self.reset_hour)
         return QuotaStatus(date.fromisoformat(day), row[0] if row else 0, self.limit, resets)
 
-    def remaining(self, key: str) -> int:
-        """Calls left today for ``key``."""
-        return self.status(key).remaining
-
     def reserve(self, key: str) -> int:
         """Count one call before it is made; returns the calls used today including it.
 

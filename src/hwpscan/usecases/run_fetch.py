@@ -129,14 +129,8 @@ class WindowCaller:
     ) -> None:
         self.progress = progress  # told of each retry before its wait
         self.api, self._key = ApiClient(settings.api_url, key, http=http), key
-        state = settings.state_folder()
-        self.ledger: QuotaLedger = open_ledger(
-            state,
-            daily_limit=settings.daily_limit,
-            reset_hour=settings.reset_hour,
-            clock=hooks.clock,
-        )
-        self.cache: ResponseCache = open_cache(state)
+        self.ledger: QuotaLedger = open_ledger(settings, hooks.clock)
+        self.cache: ResponseCache = open_cache(settings.state_folder())
         self.limits = settings.limits
         # each retry of a call is a paid call: at most --api-retries of them
         retries = min(settings.retry.retries, self.limits.api_retries)
