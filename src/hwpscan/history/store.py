@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
@@ -59,8 +59,6 @@ __all__ = [
     "list_runs",
     "load_run",
 ]
-
-T = TypeVar("T")
 
 DB_NAME = "runs.sqlite"
 
@@ -261,18 +259,16 @@ class RunStore:
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
 
-    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        """Run a read (repeated while another process holds the file, up to the timeout)."""
+    def _query(self, sql: str, *params: Any) -> list[Any]:
+        """The rows of one read (repeated while another process holds the file)."""
         with self._lock:
             conn = self._connect()
             try:
-                return retry_busy(lambda: query(conn), timeout=self.timeout)
+                return retry_busy(
+                    lambda: conn.execute(sql, params).fetchall(), timeout=self.timeout
+                )
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
-
-    def _query(self, sql: str, *params: Any) -> list[Any]:
-        """The rows of one read."""
-        return self._read(lambda conn: conn.execute(sql, params).fetchall())
 
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
