@@ -19,12 +19,7 @@ if TYPE_CHECKING:
     from hwpscan.api.limits import FetchLimits
     from hwpscan.api.plan import Plan, plan_range
     from hwpscan.api.progress import ProgressEvent
-    from hwpscan.api.settings import (
-        FetchHooks,
-        FetchSettings,
-        RetryPolicy,
-        default_out_dir,
-    )
+    from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy, default_out_dir
     from hwpscan.manifest import dates_for, load_manifest
 
 #: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` (as every

@@ -22,12 +22,7 @@ if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs onl
 
 from hwpscan.api.dates import Window
 from hwpscan.api.urls import check_api_url, short_url
-from hwpscan.errors import (
-    ApiNetworkError,
-    ApiRefusedError,
-    ApiResponseError,
-    DailyLimitError,
-)
+from hwpscan.errors import ApiNetworkError, ApiRefusedError, ApiResponseError, DailyLimitError
 from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 CODE_OK = "1"

@@ -153,10 +153,7 @@ class Extraction:
 
 
 def extract(
-    source: str | os.PathLike[str] | bytes,
-    *,
-    pua: PuaMode = "keep",
-    orphans: OrphanChoice = "box",
+    source: str | os.PathLike[str] | bytes, *, pua: PuaMode = "keep", orphans: OrphanChoice = "box"
 ) -> Extraction:
     """The repaired text of *source* (a path, or a file's bytes) and its receipt.
 
@@ -265,12 +262,7 @@ def _refuse_placeholder(text: str) -> None:
 
 
 def _receipt(
-    doc: Document,
-    defects: Defects,
-    done: RepairResult,
-    pua: str,
-    orphans: str,
-    partial: bool,
+    doc: Document, defects: Defects, done: RepairResult, pua: str, orphans: str, partial: bool
 ) -> Receipt:
     return Receipt(
         format=doc.format.value,

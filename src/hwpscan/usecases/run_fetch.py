@@ -26,13 +26,7 @@ from hwpscan.api.client import (
     check_answer,
     parse_answer,
 )
-from hwpscan.api.dates import (
-    Window,
-    check_range,
-    korea_today,
-    split_windows,
-    year_warning,
-)
+from hwpscan.api.dates import Window, check_range, korea_today, split_windows, year_warning
 from hwpscan.api.download import Downloader, remove_stale_temp_files
 from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
