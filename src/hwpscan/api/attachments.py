@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -25,34 +25,9 @@ from hwpscan.api.download import (
     safe_filename,
 )
 from hwpscan.api.progress import Progress, ProgressEvent, notify
-from hwpscan.api.urls import (
-    DEFAULT_DOWNLOAD_PATHS,
-    Resolver,
-    system_resolver,
-    validate_attachment_url,
-)
 from hwpscan.errors import RunBudgetError, UnsafeUrlError
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.redaction import redact_text, redact_url
-
-
-@dataclass(frozen=True, slots=True)
-class UrlPolicy:
-    """Which attachment URLs may be fetched (see :func:`validate_attachment_url`)."""
-
-    api_url: str
-    allow_hosts: tuple[str, ...] = ()
-    path_prefixes: tuple[str, ...] = DEFAULT_DOWNLOAD_PATHS
-    resolver: Resolver | None = system_resolver
-
-    def check(self, url: str) -> str:
-        return validate_attachment_url(
-            url,
-            api_url=self.api_url,
-            allow_hosts=self.allow_hosts,
-            path_prefixes=self.path_prefixes,
-            resolver=self.resolver,
-        )
 
 
 @dataclass
@@ -94,7 +69,7 @@ class AttachmentStore:
         *,
         writer: ManifestWriter,
         downloader: Downloader,
-        policy: UrlPolicy,
+        check_url: Callable[[str], str],
         progress: Progress | None = None,
         revalidate: bool = False,
         max_files: int | None = None,
@@ -108,7 +83,7 @@ class AttachmentStore:
         self.budget_error: RunBudgetError | None = None
         self.writer = writer
         self.downloader = downloader
-        self.policy = policy
+        self.check_url = check_url  # the checked URL, or UnsafeUrlError
         self.progress = progress
         self.tally = FileTally()
         if progress is not None:
@@ -242,7 +217,7 @@ class AttachmentStore:
                 self._record(_entry(release, attachment.name, attachment.url, "skipped", reason))
                 continue
             try:
-                checked.append((attachment.name, self.policy.check(attachment.url)))
+                checked.append((attachment.name, self.check_url(attachment.url)))
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from hwpscan.api.attachments import AttachmentStore, UrlPolicy, is_html
+from hwpscan.api.attachments import AttachmentStore, is_html
 from hwpscan.api.cache import ResponseCache
 from hwpscan.api.client import (
     HOLIDAY_WEEKDAYS,
@@ -32,7 +33,7 @@ from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
 from hwpscan.api.quota import QuotaLedger
 from hwpscan.api.settings import FetchHooks, FetchSettings
-from hwpscan.api.urls import check_api_url
+from hwpscan.api.urls import check_api_url, validate_attachment_url
 from hwpscan.errors import (
     ApiError,
     ApiNetworkError,
@@ -323,8 +324,12 @@ def fetch_range(
         http = httpx.Client(timeout=timeout)
     caller = WindowCaller(http, key, settings, progress, hooks)
     downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
-    policy = UrlPolicy(
-        settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
+    check_url = partial(
+        validate_attachment_url,
+        api_url=settings.api_url,
+        allow_hosts=settings.allow_hosts,
+        path_prefixes=settings.path_prefixes,
+        resolver=hooks.resolver,
     )
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
@@ -332,7 +337,7 @@ def fetch_range(
             out_dir,
             writer=writer,
             downloader=downloader,
-            policy=policy,
+            check_url=check_url,
             progress=progress,
             revalidate=settings.fresh,
             max_files=settings.limits.max_files,
