@@ -17,7 +17,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -389,15 +389,11 @@ class Downloader:
         finally:
             if file_sha256(job.dest) == old_sha:  # failed, or the same bytes again
                 keep.unlink(missing_ok=True)
-        etag = response.headers.get("etag")
-        kind = response.headers.get("content-type")
+        got = replace(self._downloaded(job, response, digest, size, attempt), disposition_name=None)
         if digest == old_sha:
-            reason = "unchanged (downloaded again: same bytes)"
-            return DownloadResult(job, "skipped", digest, size, kind, None, reason, attempt, etag)
+            return replace(got, status="skipped", reason="unchanged (downloaded again: same bytes)")
         reason = f"content changed since the last fetch; the earlier copy is {keep}"
-        return DownloadResult(
-            job, "downloaded", digest, size, kind, None, reason, attempt, etag, superseded=keep
-        )
+        return replace(got, reason=reason, superseded=keep)
 
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
         """Download jobs concurrently; yields each result as it completes. When the caller
