@@ -14,11 +14,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hwpscan.api.dates import KST, Window
 from hwpscan.atomic import atomic_write
 from hwpscan.redaction import redact_url
+
+if TYPE_CHECKING:
+    from hwpscan.api.client import RawAnswer
 
 try:
     import fcntl
@@ -82,27 +85,20 @@ class ResponseCache:
         return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
 
     def put(
-        self,
-        api_url: str,
-        window: Window,
-        body: bytes,
-        *,
-        status_code: int,
-        content_type: str,
-        key_sha256: str | None = None,
+        self, api_url: str, window: Window, raw: RawAnswer, *, key_sha256: str | None = None
     ) -> Path:
         """Store the raw answer (body first), untrusted until :meth:`mark` says so, with the
         paying key's :func:`hwpscan.redaction.key_hash` (never the key)."""
         path = self.body_path(api_url, window)
-        atomic_write(path, body)
+        atomic_write(path, raw.body)
         meta = {
             "url": redact_url(api_url),
             "window": str(window),
             "fetched_at": datetime.now(tz=KST).isoformat(timespec="seconds"),
-            "status_code": status_code,
-            "content_type": content_type,
-            "bytes": len(body),
-            "sha256": hashlib.sha256(body).hexdigest(),
+            "status_code": raw.status_code,
+            "content_type": raw.content_type,
+            "bytes": len(raw.body),
+            "sha256": hashlib.sha256(raw.body).hexdigest(),
             "trusted": False,
         } | ({} if key_sha256 is None else {"key_sha256": key_sha256})
         _write_meta(path, meta)

@@ -96,9 +96,7 @@ class FetchReport:
         """How many files this fetch listed on disk when every one is an HTML page (the
         server's error pages instead of attachments); else 0."""
         kept = [e for e in self.entries if e.status == "downloaded" and e.path]
-        if kept and all(is_html(e.content_type) for e in kept):
-            return len(kept)
-        return 0
+        return len(kept) if kept and all(is_html(e.content_type) for e in kept) else 0
 
     @property
     def complete(self) -> bool:
@@ -191,14 +189,7 @@ class WindowCaller:
             self.limits.check_counts(len(answer.releases), counts, window)
             parsed = answer
         url = self.api.api_url
-        self.cache.put(
-            url,
-            window,
-            raw.body,
-            status_code=raw.status_code,
-            content_type=raw.content_type,
-            key_sha256=self._key_sha256,
-        )
+        self.cache.put(url, window, raw, key_sha256=self._key_sha256)
         if raw.status_code >= 500:
             self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
             raise ApiNetworkError(
@@ -228,7 +219,7 @@ class WindowCaller:
         windows = self.other_key_windows
         if not windows or self.calls_made:  # a live call checked the current key
             return []
-        days = sum((w.end - w.start).days + 1 for w in windows)
+        days = sum(w.days for w in windows)
         return [
             f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
             "with another API key; the current key was not checked"
