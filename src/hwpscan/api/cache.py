@@ -1,8 +1,6 @@
-"""The response cache: every paid-for answer is on disk before it is parsed.
-
-Per API URL (secrets removed) and window: the raw body (the API key replaced), and a
-JSON sidecar saying how it came and whether it was *trusted*. A refusal or an HTML page
-is kept for forensics but never taken for data.
+"""The response cache: every paid-for answer is on disk before it is parsed, per API URL
+(secrets removed) and window: the raw body (key replaced) and a JSON sidecar saying how it
+came and whether it is *trusted* (a refusal or an HTML page is kept, never taken for data).
 """
 
 from __future__ import annotations

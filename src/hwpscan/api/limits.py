@@ -1,9 +1,6 @@
-"""Budgets on what one answer and one run may make us do, beyond the byte caps.
-
-A 60 MB answer of twenty million ``{}`` items is under the size cap yet becomes
-gigabytes of objects when parsed; one release may list a hundred thousand attachments;
-each retry of a stalled call is a paid call. Each budget has a ``fetch`` option to raise
-it. An answer over a budget is refused *before it is cached*, so a later run asks again.
+"""Budgets on what one answer and one run may make us do, beyond the byte caps: a 60 MB
+answer of ``{}`` items parses into gigabytes; each retry of a stalled call is paid. An
+answer over a budget is refused *before it is cached*, so a later run asks again.
 
 >>> limits = FetchLimits(max_items=2)
 >>> limits.check_body(b'{"reponse": {"result": [' + b"{}," * 300 + b'{}]}}', "w")

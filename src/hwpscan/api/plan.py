@@ -1,7 +1,5 @@
-"""The plan: which windows a range needs, which are cached, what the quota allows.
-
-No network call; a fetch uses the same :func:`usable_cached` test, so the plan's "calls
-needed" is what the fetch then spends.
+"""The plan: which windows a range needs, which are cached, what the quota allows. No
+network; a fetch uses the same :func:`usable_cached`, so "calls needed" is what it spends.
 """
 
 from __future__ import annotations
@@ -54,10 +52,9 @@ class Plan:
 def usable_cached(
     cache: ResponseCache, api_url: str, window: Window, *, key_sha256: str | None = None
 ) -> CheckedAnswer | None:
-    """The cached answer for a window with its assessment, when it is a good one: it
-    parses as success or "no data", was not judged suspicious, and is not an empty answer
-    that is or might be a silent refusal. With *key_sha256* (the current key's
-    :func:`hwpscan.redaction.key_hash`), it says whether another key paid for it."""
+    """The cached answer for a window with its assessment, when it parses as success or
+    "no data" and is not (or might not be) a silent refusal; with *key_sha256* (the
+    current key's hash) it says whether another key paid for it."""
     entry = cache.get(api_url, window)
     if entry is None or entry.meta.get("verdict") not in (None, "ok"):
         return None

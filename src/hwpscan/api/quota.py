@@ -1,9 +1,6 @@
-"""The persistent call ledger: calls per key per Korea-time day.
-
-The API allows a fixed number of calls a day per key (30 for a personal key), and a
-call answered with "limit exceeded" still counts. Each call is *reserved* (counted) in a
-SQLite file before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing the ledger
-never both take the last call. Only ``sha256(key)`` is stored.
+"""The call ledger: calls per key hash per Korea-time day, in SQLite. Each call is
+*reserved* (counted) before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing
+the ledger never both take the last call (a refused call still counts at the API).
 """
 
 from __future__ import annotations
@@ -99,8 +96,8 @@ class QuotaLedger:
 
     @contextmanager
     def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection of its own, in a write transaction with *write* (an error closes
-        it, which rolls back); a busy, damaged or unreachable file is :class:`LedgerError`."""
+        """A connection of its own, in a write transaction with *write* (closed on error:
+        rolled back); a busy, damaged or unreachable file is :class:`LedgerError`."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with closing(connect(self.path, timeout=self.timeout)) as db:
@@ -148,10 +145,8 @@ class QuotaLedger:
         return QuotaStatus(date.fromisoformat(day), row[0] if row else 0, self.limit, resets)
 
     def reserve(self, key: str) -> int:
-        """Count one call before it is made; returns the calls used today including it.
-
-        Raises :class:`QuotaExceededError` (nothing counted) when the limit is reached.
-        """
+        """Count one call before it is made; the calls used today including it, or
+        :class:`QuotaExceededError` (nothing counted) when the limit is reached."""
         now, day = self._today()
         digest = key_hash(key)
         with self._db(write=True) as db:
