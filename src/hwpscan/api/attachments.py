@@ -1,8 +1,6 @@
-"""From releases to files: URL checks, safe names, downloads and manifest lines.
-
-:class:`AttachmentStore` validates every attachment URL, picks a safe file name
-(``<date>/<contentId>_<name>``), downloads, and appends one manifest line per attachment
-the moment its fate is known. Earlier runs' files are found again by URL.
+"""From releases to files: :class:`AttachmentStore` checks each attachment URL, picks a
+safe name (``<date>/<contentId>_<name>``), downloads, and writes its manifest line the
+moment its fate is known. Earlier runs' files are found again by URL.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The press-release API: one GET per window, answers parsed defensively.
-
-:func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
-exception out); :func:`check_answer` judges its plausibility; :class:`ApiClient` makes
-the call, every httpx error translated and scrubbed of the key.
+"""The press-release API: one GET per window (:class:`ApiClient`, httpx errors scrubbed of
+the key), answers parsed (:func:`parse_answer`, pure) and judged (:func:`check_answer`).
 """
 
 from __future__ import annotations

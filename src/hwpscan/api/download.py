@@ -1,8 +1,6 @@
-"""Attachment downloads: bounded, retried, capped, atomic and resumable.
-
-One httpx client and a small thread pool serve every download. A file gets its final
-name only when complete (temp file, fsync, rename), so a rerun skips any file that
-exists; a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone.
+"""Attachment downloads over one httpx client and a small thread pool: bounded, retried,
+capped, atomic (a file gets its name only when complete, so a rerun skips what exists) and
+resumable (a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone).
 """
 
 from __future__ import annotations

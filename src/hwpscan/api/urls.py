@@ -1,7 +1,5 @@
-"""URL checks: the ``--api-url``, and every attachment URL the API hands out.
-
-An attachment URL comes from the API's answer, so it is input, not instruction: it is
-checked before any request (scheme, userinfo, host allowlist, private addresses, path).
+"""URL checks: the ``--api-url``, and every attachment URL the API hands out (input, not
+instruction: scheme, userinfo, host allowlist, private addresses and path are checked).
 """
 
 from __future__ import annotations
