@@ -1,16 +1,9 @@
-"""The run store: every scan, fetch and verify with its per-file results, in SQLite.
-
-The database is ``state_dir()/runs.sqlite`` (:func:`default_store`). A run is opened
-with :meth:`RunStore.start_run`, its results added as they arrive with
-:meth:`RunStore.add_results` (each call its own transaction, so a run that dies loses
-nothing already written) and stamped with :meth:`RunStore.finish_run`;
-:func:`hwpscan.history.recording.recorded_run` does all three. Several processes may
-share the file (WAL; bounded waits, see :mod:`hwpscan.shared_sqlite`, then
-:class:`StoreBusyError` names the open runs); one :class:`RunStore` may be shared by
-threads. Arguments are stored without secrets (:func:`hwpscan.redaction.clean_args`).
-
-The history is bounded: after each recorded run the store keeps the newest
-:func:`keep_runs` runs and gives the others' space back (:meth:`RunStore.prune`).
+"""The run store (``state_dir()/runs.sqlite``): every scan, fetch and verify with its
+per-file results. A run is opened (:meth:`RunStore.start_run`), its results added as they
+arrive, each batch its own transaction, and stamped (:meth:`RunStore.finish_run`);
+:func:`hwpscan.history.recording.recorded_run` does all three. Processes share the file
+(WAL, bounded waits), threads a :class:`RunStore`; arguments are stored without secrets,
+and only the newest :func:`keep_runs` runs are kept (:meth:`RunStore.prune`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The fetch orchestrator: windows -> cached or paid calls -> attachments -> manifest.
-
-The order is the point: a call is counted in the ledger *before* it is made, its raw
-answer cached *before* it is parsed, and each window's attachments downloaded (each
-file's manifest line written the moment it exists) before the next call. So a run
-stopped at any point keeps everything it paid for, and a rerun spends no call on a
-finished window.
+"""The fetch: windows -> cached or paid calls -> attachments -> manifest. A call is counted
+*before* it is made, its answer cached *before* it is parsed, and a window's attachments
+downloaded before the next call: a stopped run keeps all it paid for, a rerun pays none again.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What a scan at scale is asked for, and whether a scan needs the scaled path at all.
-
-:class:`ScaleSettings` (``scan --executor/--scheduler/--batch-size/--resume/
---worker-wait``) and the cheap checks of the arguments, apart from the running side
-(:mod:`hwpscan.usecases.scan_at_scale`), which a scan of local files never loads.
+"""What a scan at scale is asked for (:class:`ScaleSettings`) and whether it needs the
+scaled path, apart from :mod:`hwpscan.usecases.scan_at_scale`, which a local scan never loads.
 
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])

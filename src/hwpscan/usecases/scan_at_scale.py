@@ -1,9 +1,6 @@
-"""Scanning at scale: URL sources, the Dask executor and ``--resume``.
-
-:func:`run_scaled` is what :func:`hwpscan.usecases.run_scan.scan` uses instead of the
-local pool then: it lists the sources lazily, skips what the resumed run already holds,
-hands the rest to the chosen executor, passes every row on as it arrives and returns
-the rows in input order.
+"""Scanning at scale (URL sources, Dask, ``--resume``): :func:`run_scaled` lists the sources
+lazily, skips what the resumed run holds, hands the rest to the executor, passes each row on
+as it arrives and returns the rows in input order.
 """
 
 from __future__ import annotations
