@@ -1,18 +1,10 @@
-"""One call from a file to its text: what a pipeline wants instead of a defective parser.
+"""One call from a file to its text, for a pipeline instead of a defective parser.
 
-:func:`extract` reads a file (a path or its bytes) with the readers of
-:mod:`hwpscan.formats`, counts its defects as a scan does
-(:func:`~hwpscan.forensics.defects.count_defects`) and repairs its body as ``hwpscan
-repair`` does (:func:`~hwpscan.forensics.guard.repair_body`): the text is the very text
-``repair`` writes for the same policy, and it always encodes as UTF-8. The
-:class:`Receipt` says what the file held and what the policy did to it.
-
-The default is lossless and follows Hancom: pairs joined, HWP 5 folded symbols
-unfolded, private use kept, a true lone half written as U+25A1 (what Hancom's own HWPX
-export writes for one). A file whose text is protected (password, DRM, distribution)
-raises :class:`~hwpscan.errors.EncryptedFileError`; one that is not a document we read
-raises :class:`~hwpscan.errors.FormatError`; one read only in part is returned with
-``receipt.partial`` set and the reason.
+:func:`extract` reads a file, counts its defects as a scan does and repairs its body as
+``hwpscan repair`` does (the same text for the same policy; it always encodes as UTF-8);
+the :class:`Receipt` says what the file held and what was done. The default is lossless
+and follows Hancom: pairs joined, folded symbols unfolded, private use kept, a true lone
+half written as U+25A1 (as Hancom's HWPX export does).
 """
 
 from __future__ import annotations
@@ -55,14 +47,9 @@ DISTRIBUTION_PLACEHOLDER = "이 문서는 상위 버전의 배포용 문서입�
 
 @dataclass(frozen=True, slots=True)
 class Receipt:
-    """What a file held and what :func:`extract` did to it.
-
-    ``defects`` has the classes and counts of a scan row's ``defects``. ``pairs_joined``,
-    ``folds_undone`` and ``halves_handled`` (lone halves written as the ``orphans``
-    policy says) count the repair; ``pua_kept`` / ``pua_mapped`` / ``pua_dropped`` /
-    ``pua_placeheld`` list private use by code point. ``partial`` is true when the body
-    was read only in part, and ``reason`` then says what was not read.
-    """
+    """What a file held (``defects``, as a scan row's) and what :func:`extract` did: the
+    repair's counts, private use by code point (``pua_*``), and ``partial`` with its
+    ``reason`` when the body was read only in part."""
 
     format: str
     defects: Defects

@@ -1,9 +1,6 @@
-"""The scan use case: files, folders or URLs in; rows, the run record and an exit code out.
-
-:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal:
-list and date the files, scan them (locally, or the scaled path), run the parser matrix
-when asked, record the run as it happens and decide the exit code, telling a
-:class:`ScanObserver` along the way.
+"""The scan use case (``hwpscan scan`` and ``repair`` without the terminal): list and date
+the files, scan them, run the parser matrix when asked, record the run as it happens and
+decide the exit code, telling a :class:`ScanObserver` along the way.
 
 >>> from hwpscan.models import ExitCode
 >>> settings = ScanSettings(paths=(Path("fixtures/clean"),), fail_on=("contaminated",))

@@ -1,9 +1,6 @@
-"""The verify use case: ask the API again for chosen dates, run the deployed code, judge.
-
-:func:`verify_dates` fetches the dates' attachments (fresh unless ``cached``; one API
-call per span of ``window_days``), scans them, runs the deployed extractors and tool,
-and returns a :class:`VerifyOutcome`: a verdict per date with its evidence, and the exit
-code. Nothing is printed here; a caller that shows progress passes its own fetch.
+"""The verify use case: :func:`verify_dates` fetches the chosen dates' attachments again
+(one API call per span of ``window_days``), scans them, runs the deployed code and returns
+a verdict per date with its evidence (:class:`VerifyOutcome`). Nothing is printed here.
 
 >>> days = [date(2025, 7, 21), date(2025, 7, 30), date(2025, 9, 1)]
 >>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
