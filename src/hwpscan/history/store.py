@@ -185,8 +185,6 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- connection ---------------------------------------------------------------
-
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
@@ -270,8 +268,6 @@ class RunStore:
                 self._conn.close()
                 self._conn = None
 
-    # -- writing ------------------------------------------------------------------
-
     def start_run(
         self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None
     ) -> str:
@@ -342,8 +338,6 @@ class RunStore:
                 (stamp, said, run_id),
             )
 
-    # -- forgetting -----------------------------------------------------------------
-
     def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
         """Delete every run but the newest *keep* (0: none) and return their ids, oldest
         first; an unfinished run this handle started or younger than :data:`RUNNING_GRACE`
@@ -401,8 +395,6 @@ class RunStore:
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         return True
-
-    # -- reading ------------------------------------------------------------------
 
     def _infos(self, where: str, *params: Any) -> list[RunInfo]:
         """The runs *where* chooses, with their per-status file counts."""

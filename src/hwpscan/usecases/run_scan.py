@@ -264,9 +264,6 @@ def scan(
     return replace(_outcome(settings, results, rows, run_id, stop, root), report=written)
 
 
-# -- steps ------------------------------------------------------------------------------
-
-
 def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
     if not settings.paths and fetched is None:
         raise UsageError("give files or folders to scan, or --from and --to")
