@@ -121,11 +121,8 @@ class AttachmentStore:
                 self._etags[e.url] = e.etag
 
     def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
-        """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched.
-
-        Each release is claimed first (:class:`ReleaseClaims`): one another run holds is
-        left to it, and its lines are read before this run looks at it again.
-        """
+        """Fetch the attachments of new releases (``outside`` ids: recorded, not fetched),
+        each claimed first: one another run holds is left to it, then its lines read."""
         fresh: list[tuple[str, Release]] = []
         for release in releases:
             ident = release.content_id or f"{release.reg_date}|{release.subject}"
@@ -197,11 +194,8 @@ class AttachmentStore:
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         """The downloads of one release's attachments (refused and skipped ones recorded).
-
-        A file is known by its URL, never by its name. The names the release's known URLs
-        hold are reserved first; a new URL whose name a file no listed URL holds already
-        has (an attachment re-issued under a new URL) downloads into that name, the
-        earlier copy kept under ``.superseded/`` when it differs.
+        A file is known by its URL, not its name; a new URL for a name already on disk (a
+        re-issued attachment) downloads into it, the earlier copy kept in ``.superseded/``.
         """
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")

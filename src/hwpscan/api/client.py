@@ -381,11 +381,8 @@ class ApiClient:
         self._key, self._http = key, http
 
     def get(self, window: Window) -> RawAnswer:
-        """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
-
-        The key becomes ``REDACTED`` in the answer's bytes (a server may echo it in a
-        message, a title or a URL), so nothing cached or parsed holds it.
-        """
+        """One call for the window, or :class:`ApiNetworkError` (key scrubbed). The key
+        becomes ``REDACTED`` in the answer's bytes too (a server may echo it)."""
         params = {
             "apiType": "json",
             "startDate": window.start.isoformat(),

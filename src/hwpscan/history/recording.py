@@ -44,13 +44,10 @@ HISTORY_ERRORS = (sqlite3.Error, OSError, StoreError, StateDirError)
 
 
 class Recording:
-    """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
-
-    Every row is queued for the store and read back from :attr:`results` (which holds
-    none); without a *recorder* the rows go to a temporary database instead. *also_rows*
-    sees each batch of rows, else *also_row* each row, else *also* each result.
-    :attr:`info` is the stored run once finished (None: not recorded, or interrupted).
-    """
+    """A run being recorded: call it with each result. Rows are queued for the store
+    (without a *recorder*, a temporary one) and read back from :attr:`results`;
+    *also_rows* sees each batch, else *also_row* each row, else *also* each result.
+    :attr:`info` is the stored run once finished (None: not recorded, or interrupted)."""
 
     def __init__(
         self,
@@ -210,13 +207,10 @@ def recorded_run(
     also_rows: Callable[[Sequence[Row]], None] | None = None,
     keep: int | None = None,
 ) -> Iterator[Recording]:
-    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens.
-
-    Yields a :class:`Recording`. On a normal exit the run is finished with its summary;
-    on an exception what was computed is flushed and the run stays unfinished. *store*
-    defaults to :func:`default_store`; after the run the history keeps its newest *keep*
-    runs (None: :func:`~hwpscan.history.store.keep_runs`; 0: all).
-    """
+    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens, as
+    the :class:`Recording` yielded: finished with its summary, or after an exception
+    flushed and left unfinished; then the history keeps its newest *keep* runs (None:
+    :func:`~hwpscan.history.store.keep_runs`; 0: all)."""
     keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
     with ExitStack() as own:
         lost = ""

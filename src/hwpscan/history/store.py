@@ -521,10 +521,8 @@ def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo
 
 
 def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
-    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``.
-
-    Raises :class:`RunNotFoundError` (a usage error) when nothing or several runs match.
-    """
+    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``;
+    :class:`RunNotFoundError` when nothing or several runs match."""
     with _using(store) as s:
         return s.load_run(ref)
 

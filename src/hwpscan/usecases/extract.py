@@ -109,12 +109,8 @@ class Part(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """A file's repaired text, its :class:`Receipt`, and its parts for loaders that split.
-
-    ``text`` always encodes as UTF-8. :meth:`sections` and :meth:`paragraphs` give the same
-    text cut at streams or paragraphs, repaired by the same policy; joined with newlines
-    they are ``text`` again.
-    """
+    """A file's repaired text (UTF-8 encodable) and :class:`Receipt`; :meth:`sections` and
+    :meth:`paragraphs` cut the same text at streams or paragraphs, for loaders that split."""
 
     text: str
     receipt: Receipt

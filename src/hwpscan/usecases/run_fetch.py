@@ -283,12 +283,9 @@ def fetch_range(
     progress: Progress | None = None,
     hooks: FetchHooks | None = None,
 ) -> FetchReport:
-    """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
-
-    Raises :class:`UsageError` for bad arguments; an :class:`ApiError` stops the run and
-    is returned in :attr:`FetchReport.error`, with all fetched before it kept. ``client``
-    is not closed; ``hooks`` replace the DNS resolver, the clock and the retry sleep.
-    """
+    """Fetch ``start..end`` window by window as ``settings`` say: :class:`UsageError` for
+    bad arguments; an :class:`ApiError` stops the run and is returned in the report, all
+    fetched before it kept. ``client`` is not closed; ``hooks`` replace DNS, clock, sleep."""
     hooks = hooks or FetchHooks()
     check_range(start, end)
     check_api_url(settings.api_url)
@@ -400,11 +397,8 @@ def fetch_for_scan(
     progress: Progress | None = None,
     hooks: FetchHooks | None = None,
 ) -> tuple[Path, FetchReport]:
-    """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
-
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings; the key is ``key``, else
-    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`).
-    """
+    """Fetch a range (cache first) for a scan: the folder to scan and the report. The
+    dates may be strings; the key is ``key``, else the environment's or the config file's."""
     # the dates, the key and the settings: loaded by a fetch, not by importing the package
     from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only
     from hwpscan.api.keys import ENV_VAR, check_key, resolve_key  # for a fetch only

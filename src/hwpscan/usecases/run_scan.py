@@ -85,13 +85,10 @@ class MatrixSettings:
 
 @dataclass(frozen=True, slots=True)
 class ScanSettings:
-    """What to scan and how; everything :func:`scan` needs besides the observer.
-
-    ``paths`` are files, folders or fsspec URLs. ``jobs``, ``file_timeout`` and
-    ``memory_mb`` (each worker's data segment) 0: one worker per core, no limit, no
-    budget. ``fail_on`` is the gate (normalised here); ``record`` keeps the run in the
-    run store as ``kind``; ``report_dir`` also writes the report (``{run}``: its id).
-    """
+    """What to scan and how. ``paths`` are files, folders or fsspec URLs; ``jobs``,
+    ``file_timeout`` and ``memory_mb`` 0: one worker per core, no limit, no budget;
+    ``fail_on`` is the gate; ``record`` keeps the run as ``kind``; ``report_dir`` also
+    writes the report."""
 
     paths: tuple[Path, ...]
     jobs: int = 0
@@ -150,13 +147,9 @@ class ScanObserver:
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
-
-    ``results`` of a local scan are read back from the run store as asked for
-    (:class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow with the
-    corpus. ``nothing`` says "no documents under ..." when a gate found no document
-    (exit :attr:`ExitCode.USAGE`); ``stop`` is the scaled path's early stop.
-    """
+    """What :func:`scan` gave: rows in input order (read back from the run store as asked
+    for), matrix rows, the run and exit code; ``nothing`` says "no documents under ..."
+    when a gate found none; ``stop`` is the scaled path's early stop."""
 
     results: Sequence[FileResult]
     matrix_rows: list[MatrixRow]
@@ -192,13 +185,10 @@ def scan(
     record_args: RunArgs | None = None,
     fetched: FetchReport | None = None,
 ) -> ScanOutcome:
-    """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
-
-    Raises :class:`UsageError` for settings that cannot work, before any file is read.
-    *record_args* are stored with the run; the figures of *fetched* (the fetch that got
-    the files) join its summary. A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`
-    once the rows are flushed and (with ``report_dir``) a partial report written. A scan
-    that found no document is not kept in the history.
+    """Scan ``settings.paths`` and return the outcome; never raises for a bad file, but
+    :class:`UsageError` for settings that cannot work, before any file is read. The run
+    keeps *record_args* and *fetched*'s figures (a run that found no document is not
+    kept); a stop raises :class:`ScanInterrupted` once rows and a partial report are out.
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)

@@ -26,13 +26,10 @@ class Executor(str, enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ScaleSettings:
-    """Where the files are scanned: this machine's processes or a Dask cluster.
-
-    ``scheduler`` is a Dask scheduler address (``tcp://HOST:8786``; None: a local
-    cluster on 127.0.0.1); ``batch_size`` files go in one Dask task; ``resume`` names a
-    run whose rows are carried over for files of the same size; a Dask scan stops
-    when its cluster has had no worker for ``worker_wait`` seconds (None or 0: never).
-    """
+    """Where the files are scanned: this machine or a Dask cluster (``scheduler``
+    ``tcp://HOST:8786``; None: a local one). ``resume`` names a run whose rows are carried
+    over for files of the same size; a Dask scan stops after ``worker_wait`` seconds
+    without a worker (None or 0: never)."""
 
     executor: Executor = Executor.local
     scheduler: str | None = None

@@ -106,11 +106,8 @@ def scrub_tool_text(text: str) -> str:
 def run_tool(
     argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> ToolOutcome:
-    """Run the tool command for *day* and check what it printed as ``check-json`` does.
-
-    *env* ``None`` is :func:`tool_environment` (nothing passed through). Never raises for
-    what the command does: a failure is the outcome's ``failure``.
-    """
+    """Run the tool command for *day* and check what it printed as ``check-json`` does
+    (*env* ``None``: :func:`tool_environment`); what the command does is never raised."""
     args = [a.replace(DATE_FIELD, day) for a in argv]
     shown = scrub_tool_text(escape_snippet(shlex.join(args)))
     try:
@@ -165,13 +162,9 @@ def _reached(cp: str, characters: frozenset[str]) -> bool:
 
 
 def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> list[Evidence]:
-    """The contaminated attachments whose restored characters the tool's output lacks.
-
-    Their surrogate pairs stand for private-use characters (``0xDB80 0xDEB1`` is
-    U+F02B1); a fixed pipeline delivers each, as itself or as its display equivalent
-    (``『`` for U+F0854). Output valid only because they were deleted proves no fix.
-    Nothing is checked when the tool failed or printed no JSON (its own fault).
-    """
+    """The contaminated attachments whose restored characters (the private-use code points
+    their pairs stand for) the tool's output lacks, as themselves or display equivalents:
+    output valid only because they were deleted proves no fix. Nothing when it failed."""
     if tool.failure is not None or tool.check is None or tool.check.empty:
         return []
     out = []
