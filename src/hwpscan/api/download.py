@@ -121,9 +121,8 @@ class DownloadJob:
 
 @dataclass(frozen=True, slots=True)
 class DownloadResult:
-    """How a job ended: ``downloaded``, ``skipped`` (already complete, or unchanged when
-    revalidated: ``reason`` says how it was known) or ``failed``. ``superseded`` is where
-    a revalidated file's earlier copy went when its content changed."""
+    """How a job ended: ``downloaded``, ``skipped`` (complete, or unchanged: ``reason`` says
+    how it was known) or ``failed``; ``superseded`` holds a changed file's earlier copy."""
 
     job: DownloadJob
     status: str
@@ -187,9 +186,8 @@ def _owner_alive(pid: int, started: str) -> bool | None:
 
 
 def remove_stale_temp_files(folder: Path) -> int:
-    """Delete the temp files killed runs left under ``folder``; returns how many. A temp
-    file goes only when its owner (:func:`temp_prefix`) is gone, or, when that cannot be
-    told, after :data:`STALE_AFTER` seconds untouched."""
+    """Delete (and count) the temp files under ``folder`` whose owner (:func:`temp_prefix`)
+    is gone, or, when that cannot be told, that are :data:`STALE_AFTER` seconds untouched."""
     if not folder.is_dir():
         return 0
     now = time.time()
@@ -221,9 +219,8 @@ def default_deadline(max_bytes: int) -> float:
 
 
 class Downloader:
-    """Downloads jobs over one shared client with retries, a size cap and atomic writes;
-    each attempt has a ``deadline`` and must average ``min_rate`` bytes a second after
-    ``rate_grace`` seconds, so a server that drips bytes cannot hold a run forever."""
+    """Downloads jobs over one client with retries, a size cap and atomic writes; an attempt
+    has a ``deadline`` and must average ``min_rate`` bytes/s after ``rate_grace`` seconds."""
 
     def __init__(
         self,

@@ -47,9 +47,8 @@ class FetchLimits:
         return self.max_items * VALUES_PER_ITEM + 1
 
     def check_body(self, body: bytes, window: object) -> None:
-        """Refuse an answer whose JSON holds more values than the item budget allows,
-        counted on the raw bytes (strings stripped, then ``{``, ``[`` and ``,``) before
-        anything is parsed, so no object is built for it."""
+        """Refuse an answer with more JSON values than the item budget allows, counted on
+        the raw bytes (``{``, ``[`` and ``,`` outside strings) before anything is parsed."""
         if body.count(b",") + body.count(b"{") + body.count(b"[") <= self.max_values:
             return  # cheap: even counting inside strings, it is within the budget
         bare = _STRING_RE.sub(b'""', body)

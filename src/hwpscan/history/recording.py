@@ -137,9 +137,8 @@ class Recording:
             self._on_warning(message)
 
     def _guard(self, action: Callable[[RunRecorder], object]) -> None:
-        """Do *action* on where the rows go; when that fails, they go elsewhere from
-        now on: from the history (warned once) to a temporary database, from one on
-        disk to one in memory (and when that fails, so does the run)."""
+        """Do *action* on where the rows go; when that fails they go on elsewhere: from the
+        history (warned once) to a temporary database, from disk to memory, then none."""
         sink = self._sink
         try:
             action(sink)

@@ -167,9 +167,8 @@ class RunStore:
 
     @classmethod
     def temporary(cls, *, in_memory: bool = False) -> RunStore:
-        """A store of the same schema that nobody else sees, for rows not recorded: a
-        temporary database on disk that SQLite deletes at the close (*in_memory*: all of
-        it in memory, for when the disk refuses)."""
+        """A store nobody else sees, for rows not recorded: a temporary database SQLite
+        deletes at the close (*in_memory*: for when the disk refuses)."""
         store = cls(Path(":memory:" if in_memory else "(a temporary database)"))
         store._private = ":memory:" if in_memory else ""
         return store
@@ -374,9 +373,8 @@ class RunStore:
         return there
 
     def shrink(self) -> bool:
-        """Give the pages freed by deleted runs (and the write-ahead log) back to the file
-        system; False when another process held the store (the next prune tries again).
-        A store made before pruning existed is rebuilt once (``VACUUM``) to allow it."""
+        """Give freed pages and the write-ahead log back to the file system (a store made
+        before pruning existed is rebuilt once); False when another process held it."""
         if self._private is not None:
             return True
         with self._lock:
@@ -466,9 +464,8 @@ class RunStore:
 
 
 class RunRecorder:
-    """Adds rows to one open run in small batches (every *batch* rows or *max_delay*
-    seconds, and at :meth:`flush`) with *write* (default: :meth:`RunStore.add_results`),
-    so a run that fails keeps what came before; also a ``sink`` for ``run_scan``."""
+    """Adds rows to one open run with *write* (default: :meth:`RunStore.add_results`) in
+    batches (every *batch* rows or *max_delay* seconds, and at :meth:`flush`)."""
 
     def __init__(
         self,

@@ -43,10 +43,8 @@ _BLOCKS_KEPT = 4
 
 
 class StoredRows(Sequence[FileResult]):
-    """A run's rows in the order they were added, read back from the store(s) they went
-    to. :meth:`extend` notes rows as they are added; whoever adds them writes them to the
-    store named last by :meth:`stored_in`, and *flush* writes what is pending before a
-    row is read."""
+    """A run's rows in the order they were added, read back from the store(s) they went to
+    (the last named by :meth:`stored_in`); *flush* writes what is pending before a read."""
 
     def __init__(self, flush: Callable[[], None] | None = None) -> None:
         self._flush = flush

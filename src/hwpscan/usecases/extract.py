@@ -171,9 +171,8 @@ def extract(
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:
-    """The file's bytes, straight from its descriptor (no buffered file object for one
-    read), refused over :data:`MAX_SOURCE_BYTES`; only a regular file is opened (a FIFO
-    would block, a device never end)."""
+    """The file's bytes in one read, refused over :data:`MAX_SOURCE_BYTES`; only a regular
+    file is opened (a FIFO would block, a device never end)."""
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise FormatError(f"{os.fspath(path)}: not a regular file")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -213,9 +212,8 @@ def _check_readable(doc: Document) -> bool:
 
 
 def _touched(done: RepairResult) -> bool:
-    """Whether the repair met anything a defect class counts: a surrogate, a folded
-    symbol, private use or a PDF fold (each is counted by the repair as it goes). A body
-    it met none of has no defect, and is not counted again."""
+    """Whether the repair met anything a defect class counts (a surrogate, a folded symbol,
+    private use, a PDF fold); a body it met none of has no defect to count."""
     return bool(
         done.restored_pairs
         or done.removed_orphans

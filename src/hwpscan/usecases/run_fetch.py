@@ -54,9 +54,8 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True)
 class FetchReport:
-    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any;
-    ``entries`` the manifest entries of every attachment the API listed in this run
-    (what a scan of *this* fetch looks at, unlike the whole folder)."""
+    """What a fetch did: ``error`` is the :class:`ApiError` that stopped it, if any;
+    ``entries`` the manifest entries of every attachment listed in this run."""
 
     start: date
     end: date
@@ -136,9 +135,8 @@ class WindowCaller:
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
     def answer(self, window: Window) -> CheckedAnswer:
-        """The window's answer with its assessment, or an :class:`ApiError` that should
-        stop the run. The window's lock is held from the cache check to the cached
-        answer: a run sharing the state folder waits, then finds the answer unpaid."""
+        """The window's answer with its assessment, or an :class:`ApiError` that stops the
+        run; under the window's lock, so runs sharing the state folder never pay twice."""
         with self.cache.lock(self.api.api_url, window):
             sha, url = self._key_sha256, self.api.api_url
             cached = None if self.fresh else usable_cached(self.cache, url, window, key_sha256=sha)
@@ -236,9 +234,8 @@ class WindowCaller:
         return raw
 
     def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
-        """The answer with its assessment; an empty answer that looks like a silent
-        refusal (near the limit, too many weekdays, or too many in a row) is raised as
-        :class:`ApiRefusedError` and its cached copy marked so it is asked again."""
+        """The answer with its assessment; an empty one that looks like a silent refusal is
+        :class:`ApiRefusedError`, its cached copy marked to be asked again."""
         status = self.ledger.status(self._key)
         verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
         verdict = self._count_empty_weekdays(answer, window, verdict)

@@ -264,9 +264,8 @@ def verify_dates(
     before: Mapping[str, str] | None = None,
     hooks: VerifyHooks | None = None,
 ) -> VerifyOutcome:
-    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's date
-    states) with attachments fetched as *fetch* says. Raises :class:`UsageError` when
-    there is no date; what the API, a file or the deployed code does is a verdict."""
+    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's) with
+    attachments fetched as *fetch* says; :class:`UsageError` only when there is no date."""
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
     fetcher = hooks.fetch or partial(fetch_range, key=key)

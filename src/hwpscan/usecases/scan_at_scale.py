@@ -64,9 +64,8 @@ def run_scaled(
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> ScaledRun:
-    """Scan *paths* (folders, files, URLs), each row to *take* as it arrives; the rows in
-    input order, and the early stop (``API``: the scheduler went away; ``USAGE``: a
-    listing failed part-way) with what arrived before it kept."""
+    """Scan *paths*, each row to *take* as it arrives: the rows in input order, and the
+    early stop (``API``: no scheduler; ``USAGE``: a listing failed part-way), if any."""
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
     rows: dict[int, FileResult] = {}

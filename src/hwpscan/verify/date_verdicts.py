@@ -73,9 +73,8 @@ class DateVerdict:
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """What the fetch said about one date: whether the API listed it before the fetch
-    stopped, how many of its attachments were not downloaded (a PASS then proves
-    nothing), and whether the API listed nothing at all on this weekday."""
+    """What the fetch said about one date: listed before it stopped, attachments not
+    downloaded (a PASS then proves nothing), nothing listed at all on this weekday."""
 
     listed: bool = True
     missing: int = 0
