@@ -138,7 +138,8 @@ class Recording:
 
     def _guard(self, action: Callable[[RunRecorder], object]) -> None:
         """Do *action* on where the rows go; when that fails they go on elsewhere: from the
-        history (warned once) to a temporary database, from disk to memory, then none."""
+        history (warned once) to a temporary database, from disk to memory (a failure in
+        memory fails the run)."""
         sink = self._sink
         try:
             action(sink)
