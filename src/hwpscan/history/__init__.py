@@ -21,7 +21,6 @@ from hwpscan.history.store import (
     RunStore,
     default_store,
     diff_runs,
-    list_runs,
     load_run,
 )
 
@@ -43,7 +42,6 @@ __all__ = [
     "default_store",
     "diff_results",
     "diff_runs",
-    "list_runs",
     "load_run",
     "new_run_id",
 ]

@@ -49,7 +49,6 @@ __all__ = [
     "default_store",
     "diff_runs",
     "keep_runs",
-    "list_runs",
     "load_run",
 ]
 
@@ -509,12 +508,6 @@ def default_store() -> RunStore:
 def _using(store: RunStore | None) -> AbstractContextManager[RunStore]:
     """*store* as given, or the default store opened for the call and closed after."""
     return nullcontext(store) if store is not None else default_store()
-
-
-def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:
-    """The *limit* newest runs, newest first, with their per-status file counts."""
-    with _using(store) as s:
-        return s.list_runs(limit)
 
 
 def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
