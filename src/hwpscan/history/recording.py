@@ -11,9 +11,8 @@
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
 (1, {'matrix_rows': 0}, True)
 
-Rows reach the store in small batches as they come, so a run that dies keeps what it
-computed. The history is a record, not the work: when the store cannot be written the
-run goes on, its rows go to a temporary database, and *on_warning* is told why.
+Rows reach the store in small batches, so a run that dies keeps what it computed; when the
+store cannot be written the run goes on, its rows in a temporary database.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
-
-The command runs without a shell, in its own process group (killed whole on timeout or
-when hwpscan is stopped), with a scrubbed environment (:func:`tool_environment`). Its
-output is checked string by string as ``check-json`` does; whatever of it is shown or
-stored is scrubbed of secrets first (:func:`scrub_tool_text`).
+"""The deployed tool (``--tool-cmd 'CMD {date}'``): run for one date without a shell, in its
+own process group, with a scrubbed environment; its output checked as ``check-json`` does,
+and scrubbed of secrets (:func:`scrub_tool_text`) before it is shown or stored.
 """
 
 from __future__ import annotations
