@@ -439,16 +439,13 @@ class ApiClient:
         return bytes(body)
 
 
-class _RedactSecrets(logging.Filter):
-    """Rewrites log records without secret parameters (httpx logs every request URL)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact_params(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
+def _redact_secrets(record: logging.LogRecord) -> bool:
+    """Rewrite a log record without secret parameters (httpx logs every request URL)."""
+    message = record.getMessage()
+    if (cleaned := redact_params(message)) != message:
+        record.msg, record.args = cleaned, None
+    return True
 
 
 for _logger in ("httpx", "httpcore"):
-    logging.getLogger(_logger).addFilter(_RedactSecrets())
+    logging.getLogger(_logger).addFilter(_redact_secrets)
