@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy, default_out_dir
     from hwpscan.manifest import dates_for, load_manifest
 
-#: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` (as every
-#: ``scan`` does) loads nothing else.
+#: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` loads nothing else.
 _LAZY = {
     "DEFAULT_API_URL": "hwpscan.api.defaults",
     "FetchHooks": "hwpscan.api.settings",

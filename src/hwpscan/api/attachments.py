@@ -90,8 +90,7 @@ class AttachmentStore:
         self._claims = ReleaseClaims(out_dir)
         self._logged: set[tuple[str, str, str]] = set()
         self._recorded: set[str] = set()
-        #: Which URL's file each path holds: the last manifest line for the path wins, so a
-        #: name an attachment re-issued under a new URL took over belongs to the new URL.
+        #: Which URL's file each path holds (the last manifest line for the path wins).
         self._owners: dict[str, str] = {}
         #: Where an earlier run put each URL's file (its name may have come from the server).
         self._by_url: dict[str, Path] = {}

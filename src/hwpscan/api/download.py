@@ -241,14 +241,12 @@ class Downloader:
         deadline = settings.download_deadline
         self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
         self.min_rate, self.rate_grace = min_rate, rate_grace
-        #: Bytes all downloads together may take; once used up, the file in progress
-        #: fails and so does every later one.
+        #: Bytes all downloads together may take; past it, every file fails.
         self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
         self._total_lock = threading.Lock()
-        #: Told ``(job, what happened and when the next attempt comes)`` before each
-        #: retry's wait, so a stalled bar has a reason on screen.
+        #: Told ``(job, what happened and when it is tried again)`` before each retry.
         self.on_retry: Callable[[DownloadJob, str], None] | None = None
 
     def download(self, job: DownloadJob) -> DownloadResult:

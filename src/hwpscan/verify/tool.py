@@ -81,9 +81,8 @@ def parse_tool_cmd(template: str) -> tuple[str, ...]:
     return argv
 
 
-#: The environment the tool command gets: ours without anything that looks secret, as
-#: every outside program hwpscan runs gets it; the names in *passthrough* (``--tool-env``)
-#: are passed on whatever they look like.
+#: The tool's environment: ours without anything that looks secret, but for the names
+#: passed through (``--tool-env``).
 tool_environment = scrubbed_environment
 
 
