@@ -249,11 +249,9 @@ class Downloader:
         #: Told ``(job, what happened and when it is tried again)`` before each retry.
         self.on_retry: Callable[[DownloadJob, str], None] | None = None
 
-    def download(self, job: DownloadJob) -> DownloadResult:
-        """Fetch one job; never raises for network or server trouble (status ``failed``)."""
-        return self._download(job, threading.Event())
-
-    def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
+    def download(self, job: DownloadJob, stop: threading.Event | None = None) -> DownloadResult:
+        """Fetch one job (until *stop* is set); never raises for network or server trouble."""
+        stop = stop or threading.Event()
         if job.dest.is_file() and not job.revalidate:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         if self.over_budget.is_set():
@@ -397,7 +395,7 @@ class Downloader:
         stop = threading.Event()
         pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(pending)))
         try:
-            futures = [pool.submit(self._download, job, stop) for job in pending]
+            futures = [pool.submit(self.download, job, stop) for job in pending]
             for future in as_completed(futures):
                 yield future.result()
         finally:

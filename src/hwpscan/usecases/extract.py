@@ -166,7 +166,23 @@ def extract(
     if orphans == "raise" and done.removed_orphans:
         merge_pairs(join_segments(body)).encode("utf-8")  # raises, naming the first half
     _refuse_placeholder(done.text)
-    receipt = _receipt(doc, defects, done, pua, orphans, partial)
+    receipt = Receipt(
+        format=doc.format.value,
+        defects=defects,
+        pua=pua,
+        orphans=orphans,
+        pairs_joined=done.restored_pairs,
+        folds_undone=done.folded_restored,
+        halves_handled=done.removed_orphans,
+        old_hangul_mapped=done.old_hangul_mapped,
+        pua_kept=dict(done.pua_kept),
+        pua_mapped=dict(done.pua_replaced),
+        pua_dropped=dict(done.pua_dropped),
+        pua_placeheld=dict(done.pua_placeheld),
+        partial=partial,
+        reason=doc.reason if partial else None,
+        warnings=tuple(doc.warnings),
+    )
     return Extraction(done.text, receipt, body, pua, policy)
 
 
@@ -240,25 +256,3 @@ def _refuse_placeholder(text: str) -> None:
             "distribution document: its body is only the placeholder shown to readers "
             "that cannot open it"
         )
-
-
-def _receipt(
-    doc: Document, defects: Defects, done: RepairResult, pua: str, orphans: str, partial: bool
-) -> Receipt:
-    return Receipt(
-        format=doc.format.value,
-        defects=defects,
-        pua=pua,
-        orphans=orphans,
-        pairs_joined=done.restored_pairs,
-        folds_undone=done.folded_restored,
-        halves_handled=done.removed_orphans,
-        old_hangul_mapped=done.old_hangul_mapped,
-        pua_kept=dict(done.pua_kept),
-        pua_mapped=dict(done.pua_replaced),
-        pua_dropped=dict(done.pua_dropped),
-        pua_placeheld=dict(done.pua_placeheld),
-        partial=partial,
-        reason=doc.reason if partial else None,
-        warnings=tuple(doc.warnings),
-    )
