@@ -330,8 +330,7 @@ def attachment_label(release: Release, name: str, secrets: Iterable[str] = ()) -
 
 
 def _entry(release: Release, name: str, url: str, status: str, reason: str | None) -> ManifestEntry:
-    """The manifest line of an attachment of ``release``, without a file (yet); the URL
-    without its secrets, the subject as one clean line."""
+    """An attachment's manifest line without a file (yet): no secret in the URL."""
     url, subject = redact_url(url.replace("&amp;", "&")), one_line(release.subject, 200)
     return ManifestEntry(
         release.date, release.content_id, subject, name, url, None, None, 0, None, status, reason

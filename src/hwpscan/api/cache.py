@@ -60,8 +60,7 @@ class ResponseCache:
 
     @contextmanager
     def lock(self, api_url: str, window: Window) -> Iterator[None]:
-        """Hold the window's lock file, so that runs sharing the state folder pay for one
-        window once: whoever waited looks in the cache again before calling."""
+        """Hold the window's lock file, so runs sharing the state folder pay for it once."""
         path = self.body_path(api_url, window).with_suffix(".lock")
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a+b") as handle:  # closing it lets the lock go

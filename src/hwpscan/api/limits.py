@@ -61,8 +61,7 @@ class FetchLimits:
             )
 
     def check_counts(self, releases: int, attachments: list[int], window: object) -> None:
-        """Refuse a parsed answer with too many releases, or a release listing too many
-        attachments (``attachments`` holds each release's count)."""
+        """Refuse too many releases, or one listing too many attachments (count per release)."""
         if releases > self.max_items:
             raise ApiResponseError(
                 f"the API's answer for {window} lists {releases:,} releases, more than "

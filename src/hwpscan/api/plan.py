@@ -86,8 +86,7 @@ def open_ledger(
 
 
 def plan_range(start: date, end: date, settings: FetchSettings, *, key: str | None) -> Plan:
-    """Windows, cached windows and today's quota for a range as ``settings`` would fetch
-    it; no network. Without a ``key`` the quota is unknown."""
+    """Windows, cached windows and today's quota (unknown without a ``key``); no network."""
     cache = open_cache(settings.state_folder())
     planned = tuple(
         WindowPlan(w, usable_cached(cache, settings.api_url, w) is not None)

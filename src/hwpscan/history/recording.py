@@ -167,8 +167,7 @@ class Recording:
             self._guard(lambda s: s.add(*pending))
 
     def _finish(self, keep: int) -> None:
-        """Stamp the end with the summary and read back the stored run (or delete it,
-        when forgotten), then prune the history to the newest *keep* runs."""
+        """Finish the run with its summary (delete it when forgotten), then prune to *keep*."""
         recorder = self._recorder
         if recorder is None:
             return

@@ -492,8 +492,7 @@ class RunRecorder:
     __call__ = add
 
     def flush(self) -> None:
-        """Write what is pending (one transaction). When that fails, what was pending
-        stays so, for whoever takes the rows elsewhere."""
+        """Write what is pending in one transaction (still pending if that fails)."""
         if self.pending:
             self._write(self.run_id, self.pending)
             self.pending = []

@@ -88,8 +88,7 @@ class FetchReport:
 
     @property
     def html_only(self) -> int:
-        """How many files this fetch listed on disk when every one is an HTML page (the
-        server's error pages instead of attachments); else 0."""
+        """The files this fetch listed on disk when all are HTML (error pages), else 0."""
         kept = [e for e in self.entries if e.status == "downloaded" and e.path]
         return len(kept) if kept and all(is_html(e.content_type) for e in kept) else 0
 

@@ -112,8 +112,7 @@ class ScanSettings:
 
 
 class ScanObserver:
-    """What :func:`scan` tells its caller while it runs; a caller overrides what it
-    shows (every method does nothing here)."""
+    """What :func:`scan` tells its caller as it runs (every method here does nothing)."""
 
     def started(self, phase: str, total: int | None) -> None:
         """A phase (``"scan"`` or ``"matrix"``) begins; *total* steps (None: unknown)."""

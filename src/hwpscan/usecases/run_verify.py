@@ -167,8 +167,7 @@ class VerifyHooks:
 
 @dataclass(frozen=True, slots=True)
 class VerifyOutcome:
-    """A verdict per date, the evidence in each, and what it cost; ``exit_code`` is the
-    one the command exits with (:func:`hwpscan.verify.exit_code`)."""
+    """A verdict per date, the evidence in each, what it cost, and the exit code."""
 
     settings: VerifySettings
     verdicts: tuple[DateVerdict, ...]
