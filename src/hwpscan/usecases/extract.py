@@ -197,17 +197,14 @@ def _read(path: str | os.PathLike[str]) -> bytes:
         if size > MAX_SOURCE_BYTES:
             shown = os.fspath(path)
             raise FormatError(f"{shown}: {size:,} bytes, over the cap of {MAX_SOURCE_BYTES:,}")
-        data = os.read(fd, size + 1)  # one byte more tells a file that grew
-        if len(data) <= size:
-            return data
-        parts = [data]
-        got = len(data)
-        while got <= MAX_SOURCE_BYTES and (more := os.read(fd, 1 << 20)):
+        parts = [os.read(fd, size + 1)]  # one byte more tells a file that grew
+        got = len(parts[0])
+        while size < got <= MAX_SOURCE_BYTES and (more := os.read(fd, 1 << 20)):
             parts.append(more)
             got += len(more)
         if got > MAX_SOURCE_BYTES:
             raise FormatError(f"{os.fspath(path)}: grew over the cap of {MAX_SOURCE_BYTES:,}")
-        return b"".join(parts)
+        return b"".join(parts)  # one part: that very bytes object
     finally:
         os.close(fd)
 
