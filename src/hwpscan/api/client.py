@@ -140,15 +140,13 @@ def _release_date(reg: str) -> str | None:
         return None
 
 
-_TEXT_FIELDS = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
-
-
 def _release(item: dict[str, Any]) -> Release:
     """One result item as a :class:`Release`. Lone surrogates (a JSON ``\\ud800``) become
     U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
     fields: dict[str, str] = {}
     damaged: list[str] = []
-    for name in (*_TEXT_FIELDS, "contentKor", "contentsKor"):
+    texts = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
+    for name in (*texts, "contentKor", "contentsKor"):
         if (value := item.get(name)) is not None:
             fields[name] = _LONE_SURROGATE_RE.sub("\ufffd", str(value))
             if fields[name] != str(value):
