@@ -30,8 +30,7 @@ from hwpscan.redaction import redact_text, redact_url
 
 @dataclass
 class FileTally:
-    """Running counts of one fetch's releases and files; ``entries`` holds the manifest
-    entry of every attachment it listed, whether written now or by an earlier run."""
+    """Running counts of one fetch's releases and files, and the manifest entries it listed."""
 
     releases: int = 0
     downloaded: int = 0

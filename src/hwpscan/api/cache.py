@@ -40,8 +40,7 @@ def endpoint_id(api_url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """One cached answer: its raw bytes and sidecar facts (``trusted``, ``verdict``, and
-    ``key_sha256``, the :func:`hwpscan.redaction.key_hash` of the key that paid for it)."""
+    """One cached answer: raw bytes and sidecar facts (``trusted``, ``verdict``, ``key_sha256``)."""
 
     body: bytes
     path: Path

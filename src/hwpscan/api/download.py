@@ -315,8 +315,7 @@ class Downloader:
     def _downloaded(
         self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
     ) -> DownloadResult:
-        """The result of a complete download, with the server's name and type for it (the
-        key taken out of the raw header, and again of what is decoded from it)."""
+        """A complete download's result, with the server's name and type (key taken out)."""
         raw = response.headers.raw
         disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
         name = filename_from_disposition(redact_bytes(disposition, self.secrets))

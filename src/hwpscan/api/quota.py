@@ -67,8 +67,7 @@ class QuotaStatus:
 
 
 class QuotaLedger:
-    """Counts API calls per key hash per quota day in a SQLite file that runs may share:
-    each operation waits up to *timeout* seconds for another run's lock."""
+    """API calls per key hash per quota day, in a SQLite file runs share (waits *timeout* s)."""
 
     def __init__(
         self,

@@ -153,8 +153,7 @@ def _schema_missing(conn: sqlite3.Connection) -> bool:
 
 
 class RunStore:
-    """A handle on one run database, safe to share between threads; an operation waits
-    *timeout* seconds for another process holding the file before :class:`StoreBusyError`."""
+    """A handle on one run database, shared by threads; waits *timeout* s for other processes."""
 
     def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
