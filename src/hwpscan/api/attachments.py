@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -118,7 +118,7 @@ class AttachmentStore:
             if e.etag:
                 self._etags[e.url] = e.etag
 
-    def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
+    def add(self, releases: Iterable[Release], *, outside: Collection[str] = ()) -> None:
         """Fetch the attachments of new releases (``outside`` ids: recorded, not fetched),
         each claimed first: one another run holds is left to it, then its lines read."""
         fresh: list[tuple[str, Release]] = []
@@ -151,7 +151,7 @@ class AttachmentStore:
             entries = self.tally.entries
             entries[start:] = sorted(entries[start:], key=lambda e: rank.get(e.content_id, 0))
 
-    def _fetch(self, releases: list[Release], outside: frozenset[str]) -> None:
+    def _fetch(self, releases: list[Release], outside: Collection[str]) -> None:
         """Download the attachments of claimed releases and settle each one."""
         jobs = [job for r in releases for job in self._jobs(r, skip=r.content_id in outside)]
         jobs = self._within_budget(jobs)

@@ -356,11 +356,6 @@ class CheckedAnswer:
         empty-answer warnings are the caller's: they depend on how it was taken)."""
         return self.answer.warnings + self.assessment.outside_warnings
 
-    @property
-    def outside(self) -> frozenset[str]:
-        """Content ids of the releases dated outside the window: not downloaded."""
-        return frozenset(self.assessment.outside)
-
 
 @dataclass(frozen=True, slots=True)
 class RawAnswer:

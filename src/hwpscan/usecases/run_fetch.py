@@ -336,7 +336,7 @@ def fetch_range(
                 listed += len(releases)
                 if settings.only_dates is not None:
                     releases = tuple(r for r in releases if r.date in settings.only_dates)
-                store.add(releases, outside=got.outside)
+                store.add(releases, outside=got.assessment.outside)
                 notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
                 if store.budget_error is not None:  # files or bytes: stop asking for more
                     error = store.budget_error
