@@ -350,12 +350,6 @@ class CheckedAnswer:
     #: Taken from the cache, where another API key had paid for it.
     other_key: bool = False
 
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The answer's own warnings and those of releases dated outside the window (the
-        empty-answer warnings are the caller's: they depend on how it was taken)."""
-        return self.answer.warnings + self.assessment.outside_warnings
-
 
 @dataclass(frozen=True, slots=True)
 class RawAnswer:

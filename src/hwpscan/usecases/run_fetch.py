@@ -331,7 +331,8 @@ def fetch_range(
                 except ApiError as exc:
                     error = exc
                     break
-                store.tally.warnings.extend(got.warnings)
+                # (an empty answer's warning is the caller's: it depends on how it was taken)
+                store.tally.warnings.extend(got.answer.warnings + got.assessment.outside_warnings)
                 releases = got.answer.releases
                 listed += len(releases)
                 if settings.only_dates is not None:
