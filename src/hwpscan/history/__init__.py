@@ -15,14 +15,7 @@ from hwpscan.history.diff import (
     diff_results,
 )
 from hwpscan.history.records import RUN_KINDS, FetchFigures, Run, RunInfo, RunSummary, new_run_id
-from hwpscan.history.store import (
-    DB_NAME,
-    RunRecorder,
-    RunStore,
-    default_store,
-    diff_runs,
-    load_run,
-)
+from hwpscan.history.store import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 
 __all__ = [
     "CHANGE_KINDS",
