@@ -134,10 +134,9 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
 def _release_date(reg: str) -> str | None:
     """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date."""
     match = _REG_DATE_RE.match(reg)
-    try:
+    with contextlib.suppress(ValueError):
         return date.fromisoformat(match.group(1)).isoformat() if match else None
-    except ValueError:
-        return None
+    return None
 
 
 def _release(item: dict[str, Any]) -> Release:

@@ -420,8 +420,7 @@ def name_from_url(url: str) -> str:
 
 
 def keep_copy(src: Path, keep: Path) -> None:
-    """Keep *src*'s bytes at *keep* (a hard link, else a copy renamed into place); a run
-    sharing the folder keeping the same copy at the same moment is no failure."""
+    """Keep *src*'s bytes at *keep* (a hard link, else a copy); another run doing so is fine."""
     keep.parent.mkdir(parents=True, exist_ok=True)
     if keep.exists():
         return

@@ -289,8 +289,7 @@ def _any_document(results: Sequence[FileResult]) -> bool:
 def _interrupted(
     settings: ScanSettings, record: Recording | None, total: int | None
 ) -> ScanInterrupted:
-    """What a stopped scan kept: its rows (flushed to the history by now), its run, and
-    with ``report_dir`` a report marked partial ("stopped after N of M files")."""
+    """What a stopped scan kept: its rows, its run, and with ``report_dir`` a partial report."""
     if record is None:  # stopped before the run was opened
         return ScanInterrupted(None, 0, total)
     done, run_id = len(record.results), record.run_id
