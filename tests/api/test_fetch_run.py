@@ -162,8 +162,11 @@ def test_daily_limit_code_033_spends_the_call_and_marks_the_day_used(tmp_path: P
     api = FakeApi(mode=lambda r: reply({"resultCode": "033", "resultMsg": "일일 한도 초과"}))
     report = run(tmp_path, api)
     assert isinstance(report.error, DailyLimitError) and report.calls_made == 1
-    ledger = open_ledger(tmp_path / "state", clock=lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST))
-    assert ledger.remaining(KEY) == 0
+    ledger = open_ledger(
+        FetchSettings(state=tmp_path / "state"),
+        clock=lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST),
+    )
+    assert ledger.status(KEY).remaining == 0
 
 
 def test_030_period_too_long_stops_with_advice(tmp_path: Path) -> None:
@@ -241,7 +244,10 @@ def test_connection_refused_costs_no_quota(tmp_path: Path) -> None:
 
     report = run(tmp_path, FakeApi(mode=refused), end=START, retries=1)
     assert isinstance(report.error, ApiNetworkError) and report.calls_made == 0
-    ledger = open_ledger(tmp_path / "state", clock=lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST))
+    ledger = open_ledger(
+        FetchSettings(state=tmp_path / "state"),
+        clock=lambda: datetime(2025, 8, 12, 9, 0, tzinfo=KST),
+    )
     assert ledger.status(KEY).used == 0
 
 

@@ -317,53 +317,6 @@ def test_two_processes_write_the_same_database(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def _big_rows(name: str, count: int) -> list[FileResult]:
-    """Rows of about 20 KB each (a long reason), as a large contaminated scan writes."""
-    return [
-        FileResult(f"{name}/{i}.hwp", "", i, Format.HWP5, Status.CORRUPT, reason="x" * 20_000)
-        for i in range(count)
-    ]
-
-
-def _checkpointers() -> set[object]:
-    """The checkpoint threads alive (compared before and after: others may run)."""
-    import threading
-
-    return {t for t in threading.enumerate() if t.name == "hwpscan-checkpoint"}
-
-
-def test_the_log_is_copied_into_the_database_while_results_are_written(tmp_path: Path) -> None:
-    import time
-
-    db = tmp_path / DB_NAME
-    before = _checkpointers()
-    store = RunStore(db)
-    run_id = store.start_run("scan", {})
-    start = db.stat().st_size
-    for k in range(0, 150, 10):  # 3 MB in fifteen batches
-        store.add_results(run_id, _big_rows("a", 150)[k : k + 10])
-    deadline = time.monotonic() + 30
-    # SQLite alone copies the log only at the close (or past 1,000 pages: 32 MB)
-    while db.stat().st_size < start + 2_000_000:
-        assert time.monotonic() < deadline, "no checkpoint ran before the close"
-        time.sleep(0.02)
-    assert len(_checkpointers() - before) == 1
-    store.close()
-    assert _checkpointers() - before == set()  # the close ends the thread
-    with RunStore(db) as again:
-        rows = again.load_run(run_id).results
-        assert [r.path for r in rows] == [f"a/{i}.hwp" for i in range(150)]
-        assert all(r.reason == "x" * 20_000 for r in rows)
-
-
-def test_a_small_run_starts_no_checkpoint_thread(
-    store: RunStore, results: list[FileResult]
-) -> None:
-    before = _checkpointers()
-    stored_run(store, "scan", {}, results[:20])
-    assert _checkpointers() - before == set()
-
-
 def test_stored_json_is_the_jsonl_contract(store: RunStore, results: list[FileResult]) -> None:
     run_id = stored_run(store, "scan", {}, results[:1])
     with sqlite3.connect(store.path) as conn:

@@ -1,11 +1,6 @@
-"""Fetching press releases and their attachments within the API's limits.
-
-The pieces: :mod:`~hwpscan.api.dates` (strict dates, windows, Korea time),
-:mod:`~hwpscan.api.quota` (the call ledger), :mod:`~hwpscan.api.cache` (raw answers),
-:mod:`~hwpscan.api.client` (the API and its quirks), :mod:`~hwpscan.api.urls` (URL
-checks), :mod:`~hwpscan.api.download`. A fetch, asked for by :class:`FetchSettings`, runs
-in :mod:`hwpscan.usecases.run_fetch`; :func:`plan_range` plans one. No module here
-imports httpx until a fetch runs.
+"""Fetching press releases and their attachments within the API's limits. A fetch, asked
+for by :class:`FetchSettings`, runs in :mod:`hwpscan.usecases.run_fetch`; :func:`plan_range`
+plans one. No module here imports httpx until a fetch runs.
 """
 
 from __future__ import annotations
@@ -19,16 +14,10 @@ if TYPE_CHECKING:
     from hwpscan.api.limits import FetchLimits
     from hwpscan.api.plan import Plan, plan_range
     from hwpscan.api.progress import ProgressEvent
-    from hwpscan.api.settings import (
-        FetchHooks,
-        FetchSettings,
-        RetryPolicy,
-        default_out_dir,
-    )
+    from hwpscan.api.settings import FetchHooks, FetchSettings, RetryPolicy, default_out_dir
     from hwpscan.manifest import dates_for, load_manifest
 
-#: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` (as every
-#: ``scan`` does) loads nothing else.
+#: Every name loads on first use: importing :mod:`~hwpscan.api.defaults` loads nothing else.
 _LAZY = {
     "DEFAULT_API_URL": "hwpscan.api.defaults",
     "FetchHooks": "hwpscan.api.settings",

@@ -1,15 +1,13 @@
-"""From releases to files: URL checks, safe names, downloads and manifest lines.
-
-:class:`AttachmentStore` validates every attachment URL, picks a safe file name
-(``<date>/<contentId>_<name>``), downloads, and appends one manifest line per attachment
-the moment its fate is known. Earlier runs' files are found again by URL.
+"""From releases to files: :class:`AttachmentStore` checks each attachment URL, picks a
+safe name (``<date>/<contentId>_<name>``), downloads, and writes its manifest line the
+moment its fate is known. Earlier runs' files are found again by URL.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -25,40 +23,14 @@ from hwpscan.api.download import (
     safe_filename,
 )
 from hwpscan.api.progress import Progress, ProgressEvent, notify
-from hwpscan.api.urls import (
-    DEFAULT_DOWNLOAD_PATHS,
-    Resolver,
-    system_resolver,
-    validate_attachment_url,
-)
 from hwpscan.errors import RunBudgetError, UnsafeUrlError
 from hwpscan.manifest import ManifestEntry, ManifestWriter
 from hwpscan.redaction import redact_text, redact_url
 
 
-@dataclass(frozen=True, slots=True)
-class UrlPolicy:
-    """Which attachment URLs may be fetched (see :func:`validate_attachment_url`)."""
-
-    api_url: str
-    allow_hosts: tuple[str, ...] = ()
-    path_prefixes: tuple[str, ...] = DEFAULT_DOWNLOAD_PATHS
-    resolver: Resolver | None = system_resolver
-
-    def check(self, url: str) -> str:
-        return validate_attachment_url(
-            url,
-            api_url=self.api_url,
-            allow_hosts=self.allow_hosts,
-            path_prefixes=self.path_prefixes,
-            resolver=self.resolver,
-        )
-
-
 @dataclass
 class FileTally:
-    """Running counts of one fetch's releases and files; ``entries`` holds the manifest
-    entry of every attachment it listed, whether written now or by an earlier run."""
+    """Running counts of one fetch's releases and files, and the manifest entries it listed."""
 
     releases: int = 0
     downloaded: int = 0
@@ -94,7 +66,7 @@ class AttachmentStore:
         *,
         writer: ManifestWriter,
         downloader: Downloader,
-        policy: UrlPolicy,
+        check_url: Callable[[str], str],
         progress: Progress | None = None,
         revalidate: bool = False,
         max_files: int | None = None,
@@ -108,7 +80,7 @@ class AttachmentStore:
         self.budget_error: RunBudgetError | None = None
         self.writer = writer
         self.downloader = downloader
-        self.policy = policy
+        self.check_url = check_url  # the checked URL, or UnsafeUrlError
         self.progress = progress
         self.tally = FileTally()
         if progress is not None:
@@ -117,8 +89,7 @@ class AttachmentStore:
         self._claims = ReleaseClaims(out_dir)
         self._logged: set[tuple[str, str, str]] = set()
         self._recorded: set[str] = set()
-        #: Which URL's file each path holds: the last manifest line for the path wins, so a
-        #: name an attachment re-issued under a new URL took over belongs to the new URL.
+        #: Which URL's file each path holds (the last manifest line for the path wins).
         self._owners: dict[str, str] = {}
         #: Where an earlier run put each URL's file (its name may have come from the server).
         self._by_url: dict[str, Path] = {}
@@ -147,12 +118,9 @@ class AttachmentStore:
             if e.etag:
                 self._etags[e.url] = e.etag
 
-    def add(self, releases: Iterable[Release], *, outside: frozenset[str] = frozenset()) -> None:
-        """Fetch the attachments of new releases; ``outside`` ids are recorded, not fetched.
-
-        Each release is claimed first (:class:`ReleaseClaims`): one another run holds is
-        left to it, and its lines are read before this run looks at it again.
-        """
+    def add(self, releases: Iterable[Release], *, outside: Collection[str] = ()) -> None:
+        """Fetch the attachments of new releases (``outside`` ids: recorded, not fetched),
+        each claimed first: one another run holds is left to it, then its lines read."""
         fresh: list[tuple[str, Release]] = []
         for release in releases:
             ident = release.content_id or f"{release.reg_date}|{release.subject}"
@@ -183,7 +151,7 @@ class AttachmentStore:
             entries = self.tally.entries
             entries[start:] = sorted(entries[start:], key=lambda e: rank.get(e.content_id, 0))
 
-    def _fetch(self, releases: list[Release], outside: frozenset[str]) -> None:
+    def _fetch(self, releases: list[Release], outside: Collection[str]) -> None:
         """Download the attachments of claimed releases and settle each one."""
         jobs = [job for r in releases for job in self._jobs(r, skip=r.content_id in outside)]
         jobs = self._within_budget(jobs)
@@ -224,11 +192,8 @@ class AttachmentStore:
 
     def _jobs(self, release: Release, *, skip: bool) -> Iterator[DownloadJob]:
         """The downloads of one release's attachments (refused and skipped ones recorded).
-
-        A file is known by its URL, never by its name. The names the release's known URLs
-        hold are reserved first; a new URL whose name a file no listed URL holds already
-        has (an attachment re-issued under a new URL) downloads into that name, the
-        earlier copy kept under ``.superseded/`` when it differs.
+        A file is known by its URL, not its name; a new URL for a name already on disk (a
+        re-issued attachment) downloads into it, the earlier copy kept in ``.superseded/``.
         """
         used: set[str] = set()
         folder = self.out_dir / (release.date or "undated")
@@ -242,7 +207,7 @@ class AttachmentStore:
                 self._record(_entry(release, attachment.name, attachment.url, "skipped", reason))
                 continue
             try:
-                checked.append((attachment.name, self.policy.check(attachment.url)))
+                checked.append((attachment.name, self.check_url(attachment.url)))
             except UnsafeUrlError as exc:
                 self.tally.refused += 1
                 self.tally.warnings.append(f"{self._label(release, attachment.name, None)}: {exc}")
@@ -364,8 +329,7 @@ def attachment_label(release: Release, name: str, secrets: Iterable[str] = ()) -
 
 
 def _entry(release: Release, name: str, url: str, status: str, reason: str | None) -> ManifestEntry:
-    """The manifest line of an attachment of ``release``, without a file (yet); the URL
-    without its secrets, the subject as one clean line."""
+    """An attachment's manifest line without a file (yet): no secret in the URL."""
     url, subject = redact_url(url.replace("&amp;", "&")), one_line(release.subject, 200)
     return ManifestEntry(
         release.date, release.content_id, subject, name, url, None, None, 0, None, status, reason

@@ -1,8 +1,6 @@
-"""The response cache: every paid-for answer is on disk before it is parsed.
-
-Per API URL (secrets removed) and window: the raw body (the API key replaced), and a
-JSON sidecar saying how it came and whether it was *trusted*. A refusal or an HTML page
-is kept for forensics but never taken for data.
+"""The response cache: every paid-for answer is on disk before it is parsed, per API URL
+(secrets removed) and window: the raw body (key replaced) and a JSON sidecar saying how it
+came and whether it is *trusted* (a refusal or an HTML page is kept, never taken for data).
 """
 
 from __future__ import annotations
@@ -14,11 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hwpscan.api.dates import KST, Window
 from hwpscan.atomic import atomic_write
 from hwpscan.redaction import redact_url
+
+if TYPE_CHECKING:
+    from hwpscan.api.client import RawAnswer
 
 try:
     import fcntl
@@ -39,8 +40,7 @@ def endpoint_id(api_url: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """One cached answer: its raw bytes and sidecar facts (``trusted``, ``verdict``, and
-    ``key_sha256``, the :func:`hwpscan.redaction.key_hash` of the key that paid for it)."""
+    """One cached answer: raw bytes and sidecar facts (``trusted``, ``verdict``, ``key_sha256``)."""
 
     body: bytes
     path: Path
@@ -59,8 +59,7 @@ class ResponseCache:
 
     @contextmanager
     def lock(self, api_url: str, window: Window) -> Iterator[None]:
-        """Hold the window's lock file, so that runs sharing the state folder pay for one
-        window once: whoever waited looks in the cache again before calling."""
+        """Hold the window's lock file, so runs sharing the state folder pay for it once."""
         path = self.body_path(api_url, window).with_suffix(".lock")
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a+b") as handle:  # closing it lets the lock go
@@ -82,27 +81,20 @@ class ResponseCache:
         return CacheEntry(body, path, meta if isinstance(meta, dict) else {})
 
     def put(
-        self,
-        api_url: str,
-        window: Window,
-        body: bytes,
-        *,
-        status_code: int,
-        content_type: str,
-        key_sha256: str | None = None,
+        self, api_url: str, window: Window, raw: RawAnswer, *, key_sha256: str | None = None
     ) -> Path:
         """Store the raw answer (body first), untrusted until :meth:`mark` says so, with the
         paying key's :func:`hwpscan.redaction.key_hash` (never the key)."""
         path = self.body_path(api_url, window)
-        atomic_write(path, body)
+        atomic_write(path, raw.body)
         meta = {
             "url": redact_url(api_url),
             "window": str(window),
             "fetched_at": datetime.now(tz=KST).isoformat(timespec="seconds"),
-            "status_code": status_code,
-            "content_type": content_type,
-            "bytes": len(body),
-            "sha256": hashlib.sha256(body).hexdigest(),
+            "status_code": raw.status_code,
+            "content_type": raw.content_type,
+            "bytes": len(raw.body),
+            "sha256": hashlib.sha256(raw.body).hexdigest(),
             "trusted": False,
         } | ({} if key_sha256 is None else {"key_sha256": key_sha256})
         _write_meta(path, meta)

@@ -1,9 +1,7 @@
-"""Claims on releases, so that fetches sharing an output folder share its work.
-
-A claim is an exclusive ``flock`` on ``<out>/.hwpscan-fetch/claims/<hash>``, held until
-every manifest line of the release is written; another run does other releases first,
-then waits. The holder removes the file while still holding it (a run that locked a
-removed file tries again). Without ``fcntl`` (Windows) every claim is granted.
+"""Claims on releases, so that fetches sharing an output folder share its work: an
+exclusive ``flock`` on ``<out>/.hwpscan-fetch/claims/<hash>`` until the release's manifest
+lines are written, removed while still held (a run that locked a removed file tries
+again). Without ``fcntl`` (Windows) every claim is granted.
 
 >>> import tempfile
 >>> claims = ReleaseClaims(Path(tempfile.mkdtemp()))

@@ -1,8 +1,5 @@
-"""Display-only cleaning of the API's body and subject text.
-
-The API's text fields carry HTML tags, entities, and JSON escapes that lost their
-backslash (``nn`` for a blank line, ``rn``, ``u203B`` for ※). These functions make a
-readable string for display; the raw answer stays untouched in the response cache.
+"""Display-only cleaning of the API's text fields: HTML tags, entities, and JSON escapes
+that lost their backslash (``nn`` for a blank line, ``rn``, ``u203B`` for ※).
 
 >>> clean_text("<p>금융감독원은nn이번 u203B 조치를 &quot;강화&quot;한다</p>")
 '금융감독원은\\n\\n이번 ※ 조치를 "강화"한다'

@@ -1,8 +1,5 @@
-"""The press-release API: one GET per window, answers parsed defensively.
-
-:func:`parse_answer` is pure (bytes in, :class:`ApiAnswer` or an :mod:`hwpscan.errors`
-exception out); :func:`check_answer` judges its plausibility; :class:`ApiClient` makes
-the call, every httpx error translated and scrubbed of the key.
+"""The press-release API: one GET per window (:class:`ApiClient`, httpx errors scrubbed of
+the key), answers parsed (:func:`parse_answer`, pure) and judged (:func:`check_answer`).
 """
 
 from __future__ import annotations
@@ -22,12 +19,7 @@ if TYPE_CHECKING:  # httpx loads with the first call: `hwpscan --help` needs onl
 
 from hwpscan.api.dates import Window
 from hwpscan.api.urls import check_api_url, short_url
-from hwpscan.errors import (
-    ApiNetworkError,
-    ApiRefusedError,
-    ApiResponseError,
-    DailyLimitError,
-)
+from hwpscan.errors import ApiNetworkError, ApiRefusedError, ApiResponseError, DailyLimitError
 from hwpscan.redaction import redact_bytes, redact_params, redact_text, redact_url
 
 CODE_OK = "1"
@@ -142,13 +134,9 @@ def parse_attachments(names: Any, urls: Any) -> tuple[tuple[Attachment, ...], tu
 def _release_date(reg: str) -> str | None:
     """The ``YYYY-MM-DD`` a ``regDate`` starts with, when it is a real date."""
     match = _REG_DATE_RE.match(reg)
-    try:
+    with contextlib.suppress(ValueError):
         return date.fromisoformat(match.group(1)).isoformat() if match else None
-    except ValueError:
-        return None
-
-
-_TEXT_FIELDS = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
+    return None
 
 
 def _release(item: dict[str, Any]) -> Release:
@@ -156,7 +144,8 @@ def _release(item: dict[str, Any]) -> Release:
     U+FFFD, since no file, terminal or UTF-8 writer takes them (the raw answer keeps them)."""
     fields: dict[str, str] = {}
     damaged: list[str] = []
-    for name in (*_TEXT_FIELDS, "contentKor", "contentsKor"):
+    texts = ("contentId", "subject", "regDate", "originUrl", "atchfileNm", "atchfileUrl")
+    for name in (*texts, "contentKor", "contentsKor"):
         if (value := item.get(name)) is not None:
             fields[name] = _LONE_SURROGATE_RE.sub("\ufffd", str(value))
             if fields[name] != str(value):
@@ -360,17 +349,6 @@ class CheckedAnswer:
     #: Taken from the cache, where another API key had paid for it.
     other_key: bool = False
 
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The answer's own warnings and those of releases dated outside the window (the
-        empty-answer warnings are the caller's: they depend on how it was taken)."""
-        return self.answer.warnings + self.assessment.outside_warnings
-
-    @property
-    def outside(self) -> frozenset[str]:
-        """Content ids of the releases dated outside the window: not downloaded."""
-        return frozenset(self.assessment.outside)
-
 
 @dataclass(frozen=True, slots=True)
 class RawAnswer:
@@ -389,11 +367,8 @@ class ApiClient:
         self._key, self._http = key, http
 
     def get(self, window: Window) -> RawAnswer:
-        """One call for the window. Raises :class:`ApiNetworkError` (key scrubbed).
-
-        The key becomes ``REDACTED`` in the answer's bytes (a server may echo it in a
-        message, a title or a URL), so nothing cached or parsed holds it.
-        """
+        """One call for the window, or :class:`ApiNetworkError` (key scrubbed). The key
+        becomes ``REDACTED`` in the answer's bytes too (a server may echo it)."""
         params = {
             "apiType": "json",
             "startDate": window.start.isoformat(),
@@ -450,16 +425,13 @@ class ApiClient:
         return bytes(body)
 
 
-class _RedactSecrets(logging.Filter):
-    """Rewrites log records without secret parameters (httpx logs every request URL)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = redact_params(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
+def _redact_secrets(record: logging.LogRecord) -> bool:
+    """Rewrite a log record without secret parameters (httpx logs every request URL)."""
+    message = record.getMessage()
+    if (cleaned := redact_params(message)) != message:
+        record.msg, record.args = cleaned, None
+    return True
 
 
 for _logger in ("httpx", "httpcore"):
-    logging.getLogger(_logger).addFilter(_RedactSecrets())
+    logging.getLogger(_logger).addFilter(_redact_secrets)

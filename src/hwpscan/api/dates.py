@@ -1,7 +1,5 @@
-"""Dates, ranges and call windows, counted in Korea time.
-
-Only ``YYYY-MM-DD`` is accepted: the API was seen to answer ``YYYYMMDD`` with zero
-items, so a loose parser would turn a typo into a silent "no releases".
+"""Dates, ranges and call windows, in Korea time. Only ``YYYY-MM-DD`` is accepted: the
+API answers ``YYYYMMDD`` with zero items, so a loose parser hides a typo.
 """
 
 from __future__ import annotations

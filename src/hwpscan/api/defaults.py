@@ -1,8 +1,5 @@
-"""Every default of a fetch, as plain constants: the one place they are stated.
-
-The fetch settings and limits take their defaults from here, and so do the command
-line's fetch options, which every ``scan`` declares: this module imports nothing, so
-declaring them loads none of the fetcher.
+"""Every default of a fetch, stated once, for the settings and the command line's options
+alike: this module imports nothing, so declaring the options loads none of the fetcher.
 
 >>> from hwpscan.api import FetchLimits, FetchSettings
 >>> s = FetchSettings()
@@ -18,11 +15,9 @@ from __future__ import annotations
 #: The real endpoint (금융감독원 보도자료 API).
 DEFAULT_API_URL = "https://www.fss.or.kr/fss/kr/openApi/api/bodoInfo.jsp"
 
-#: The default call window: 21 days inclusive is accepted under every description of
-#: the API's limit (one month for personal keys; 42 days refused).
+#: The default and the longest call window: the API answers 21 days, but 42 with an error
+#: code (a paid call spent on nothing), so longer windows are refused up front.
 DEFAULT_WINDOW_DAYS = 21
-#: The longest window one call may ask for: the API answers 21 days, but 42 with an
-#: error code (a paid call spent on nothing), so longer windows are refused up front.
 MAX_WINDOW_DAYS = 21
 
 #: API calls a key may make per day (the API's documented limit).
@@ -45,8 +40,7 @@ DEFAULT_BACKOFF = 0.5
 MAX_ITEMS = 2_000
 #: Attachments one release may list (real ones have one to a few).
 MAX_ATTACHMENTS_PER_RELEASE = 50
-#: Attachments one run may download, and bytes in all (a year of releases is a few
-#: thousand files of a few hundred kilobytes each).
+#: Attachments one run may download, and bytes in all (a year is a few thousand files).
 MAX_ATTACHMENTS_PER_RUN = 10_000
 MAX_DOWNLOAD_BYTES = 5_000_000_000
 #: Paid calls one window may retry after a timeout or a 5xx (each retry is a call).

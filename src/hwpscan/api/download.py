@@ -1,8 +1,6 @@
-"""Attachment downloads: bounded, retried, capped, atomic and resumable.
-
-One httpx client and a small thread pool serve every download. A file gets its final
-name only when complete (temp file, fsync, rename), so a rerun skips any file that
-exists; a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone.
+"""Attachment downloads over one httpx client and a small thread pool: bounded, retried,
+capped, atomic (a file gets its name only when complete, so a rerun skips what exists) and
+resumable (a killed run's ``.hwpscan-tmp-<pid>-...`` file goes once that process is gone).
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
@@ -123,9 +121,8 @@ class DownloadJob:
 
 @dataclass(frozen=True, slots=True)
 class DownloadResult:
-    """How a job ended: ``downloaded``, ``skipped`` (already complete, or unchanged when
-    revalidated: ``reason`` says how it was known) or ``failed``. ``superseded`` is where
-    a revalidated file's earlier copy went when its content changed."""
+    """How a job ended: ``downloaded``, ``skipped`` (complete, or unchanged: ``reason`` says
+    how it was known) or ``failed``; ``superseded`` holds a changed file's earlier copy."""
 
     job: DownloadJob
     status: str
@@ -189,9 +186,8 @@ def _owner_alive(pid: int, started: str) -> bool | None:
 
 
 def remove_stale_temp_files(folder: Path) -> int:
-    """Delete the temp files killed runs left under ``folder``; returns how many. A temp
-    file goes only when its owner (:func:`temp_prefix`) is gone, or, when that cannot be
-    told, after :data:`STALE_AFTER` seconds untouched."""
+    """Delete (and count) the temp files under ``folder`` whose owner (:func:`temp_prefix`)
+    is gone, or, when that cannot be told, that are :data:`STALE_AFTER` seconds untouched."""
     if not folder.is_dir():
         return 0
     now = time.time()
@@ -223,9 +219,8 @@ def default_deadline(max_bytes: int) -> float:
 
 
 class Downloader:
-    """Downloads jobs over one shared client with retries, a size cap and atomic writes;
-    each attempt has a ``deadline`` and must average ``min_rate`` bytes a second after
-    ``rate_grace`` seconds, so a server that drips bytes cannot hold a run forever."""
+    """Downloads jobs over one client with retries, a size cap and atomic writes; an attempt
+    has a ``deadline`` and must average ``min_rate`` bytes/s after ``rate_grace`` seconds."""
 
     def __init__(
         self,
@@ -246,21 +241,17 @@ class Downloader:
         deadline = settings.download_deadline
         self.deadline = default_deadline(self.max_bytes) if deadline is None else deadline
         self.min_rate, self.rate_grace = min_rate, rate_grace
-        #: Bytes all downloads together may take; once used up, the file in progress
-        #: fails and so does every later one.
+        #: Bytes all downloads together may take; past it, every file fails.
         self.max_total_bytes = settings.limits.max_download_bytes
         self.total_bytes = 0
         self.over_budget = threading.Event()
         self._total_lock = threading.Lock()
-        #: Told ``(job, what happened and when the next attempt comes)`` before each
-        #: retry's wait, so a stalled bar has a reason on screen.
+        #: Told ``(job, what happened and when it is tried again)`` before each retry.
         self.on_retry: Callable[[DownloadJob, str], None] | None = None
 
-    def download(self, job: DownloadJob) -> DownloadResult:
-        """Fetch one job; never raises for network or server trouble (status ``failed``)."""
-        return self._download(job, threading.Event())
-
-    def _download(self, job: DownloadJob, stop: threading.Event) -> DownloadResult:
+    def download(self, job: DownloadJob, stop: threading.Event | None = None) -> DownloadResult:
+        """Fetch one job (until *stop* is set); never raises for network or server trouble."""
+        stop = stop or threading.Event()
         if job.dest.is_file() and not job.revalidate:
             return DownloadResult(job, "skipped", file_sha256(job.dest), job.dest.stat().st_size)
         if self.over_budget.is_set():
@@ -324,8 +315,7 @@ class Downloader:
     def _downloaded(
         self, job: DownloadJob, response: httpx.Response, digest: str, size: int, attempt: int
     ) -> DownloadResult:
-        """The result of a complete download, with the server's name and type for it (the
-        key taken out of the raw header, and again of what is decoded from it)."""
+        """A complete download's result, with the server's name and type (key taken out)."""
         raw = response.headers.raw
         disposition = next((v for k, v in raw if k.lower() == b"content-disposition"), b"")
         name = filename_from_disposition(redact_bytes(disposition, self.secrets))
@@ -389,15 +379,11 @@ class Downloader:
         finally:
             if file_sha256(job.dest) == old_sha:  # failed, or the same bytes again
                 keep.unlink(missing_ok=True)
-        etag = response.headers.get("etag")
-        kind = response.headers.get("content-type")
+        got = replace(self._downloaded(job, response, digest, size, attempt), disposition_name=None)
         if digest == old_sha:
-            reason = "unchanged (downloaded again: same bytes)"
-            return DownloadResult(job, "skipped", digest, size, kind, None, reason, attempt, etag)
+            return replace(got, status="skipped", reason="unchanged (downloaded again: same bytes)")
         reason = f"content changed since the last fetch; the earlier copy is {keep}"
-        return DownloadResult(
-            job, "downloaded", digest, size, kind, None, reason, attempt, etag, superseded=keep
-        )
+        return replace(got, reason=reason, superseded=keep)
 
     def run(self, jobs: Iterable[DownloadJob]) -> Iterator[DownloadResult]:
         """Download jobs concurrently; yields each result as it completes. When the caller
@@ -408,7 +394,7 @@ class Downloader:
         stop = threading.Event()
         pool = ThreadPoolExecutor(max_workers=min(self.jobs, len(pending)))
         try:
-            futures = [pool.submit(self._download, job, stop) for job in pending]
+            futures = [pool.submit(self.download, job, stop) for job in pending]
             for future in as_completed(futures):
                 yield future.result()
         finally:
@@ -434,8 +420,7 @@ def name_from_url(url: str) -> str:
 
 
 def keep_copy(src: Path, keep: Path) -> None:
-    """Keep *src*'s bytes at *keep* (a hard link, else a copy renamed into place); a run
-    sharing the folder keeping the same copy at the same moment is no failure."""
+    """Keep *src*'s bytes at *keep* (a hard link, else a copy); another run doing so is fine."""
     keep.parent.mkdir(parents=True, exist_ok=True)
     if keep.exists():
         return

@@ -1,7 +1,5 @@
-"""Where the API key comes from: the environment, then a config file.
-
-The key is only held in memory and sent as ``authKey``; whatever hwpscan writes names
-it by :func:`hwpscan.redaction.key_hash`.
+"""Where the API key comes from: the environment, then a config file. It is only held in
+memory and sent; whatever hwpscan writes names it by :func:`hwpscan.redaction.key_hash`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Budgets on what one answer and one run may make us do, beyond the byte caps.
-
-A 60 MB answer of twenty million ``{}`` items is under the size cap yet becomes
-gigabytes of objects when parsed; one release may list a hundred thousand attachments;
-each retry of a stalled call is a paid call. Each budget has a ``fetch`` option to raise
-it. An answer over a budget is refused *before it is cached*, so a later run asks again.
+"""Budgets on what one answer and one run may make us do, beyond the byte caps: a 60 MB
+answer of ``{}`` items parses into gigabytes; each retry of a stalled call is paid. An
+answer over a budget is refused *before it is cached*, so a later run asks again.
 
 >>> limits = FetchLimits(max_items=2)
 >>> limits.check_body(b'{"reponse": {"result": [' + b"{}," * 300 + b'{}]}}', "w")
@@ -50,9 +47,8 @@ class FetchLimits:
         return self.max_items * VALUES_PER_ITEM + 1
 
     def check_body(self, body: bytes, window: object) -> None:
-        """Refuse an answer whose JSON holds more values than the item budget allows,
-        counted on the raw bytes (strings stripped, then ``{``, ``[`` and ``,``) before
-        anything is parsed, so no object is built for it."""
+        """Refuse an answer with more JSON values than the item budget allows, counted on
+        the raw bytes (``{``, ``[`` and ``,`` outside strings) before anything is parsed."""
         if body.count(b",") + body.count(b"{") + body.count(b"[") <= self.max_values:
             return  # cheap: even counting inside strings, it is within the budget
         bare = _STRING_RE.sub(b'""', body)
@@ -65,8 +61,7 @@ class FetchLimits:
             )
 
     def check_counts(self, releases: int, attachments: list[int], window: object) -> None:
-        """Refuse a parsed answer with too many releases, or a release listing too many
-        attachments (``attachments`` holds each release's count)."""
+        """Refuse too many releases, or one listing too many attachments (count per release)."""
         if releases > self.max_items:
             raise ApiResponseError(
                 f"the API's answer for {window} lists {releases:,} releases, more than "

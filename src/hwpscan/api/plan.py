@@ -1,7 +1,5 @@
-"""The plan: which windows a range needs, which are cached, what the quota allows.
-
-No network call; a fetch uses the same :func:`usable_cached` test, so the plan's "calls
-needed" is what the fetch then spends.
+"""The plan: which windows a range needs, which are cached, what the quota allows. No
+network; a fetch uses the same :func:`usable_cached`, so "calls needed" is what it spends.
 """
 
 from __future__ import annotations
@@ -14,7 +12,6 @@ from pathlib import Path
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
 from hwpscan.api.dates import Window, split_windows, year_warning
-from hwpscan.api.defaults import DEFAULT_DAILY_LIMIT
 from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
 from hwpscan.errors import HwpscanError, LedgerError
@@ -55,10 +52,9 @@ class Plan:
 def usable_cached(
     cache: ResponseCache, api_url: str, window: Window, *, key_sha256: str | None = None
 ) -> CheckedAnswer | None:
-    """The cached answer for a window with its assessment, when it is a good one: it
-    parses as success or "no data", was not judged suspicious, and is not an empty answer
-    that is or might be a silent refusal. With *key_sha256* (the current key's
-    :func:`hwpscan.redaction.key_hash`), it says whether another key paid for it."""
+    """The cached answer for a window with its assessment, when it parses as success or
+    "no data" and is not (or might not be) a silent refusal; with *key_sha256* (the
+    current key's hash) it says whether another key paid for it."""
     entry = cache.get(api_url, window)
     if entry is None or entry.meta.get("verdict") not in (None, "ok"):
         return None
@@ -80,27 +76,18 @@ def open_cache(state: Path) -> ResponseCache:
 
 
 def open_ledger(
-    state: Path,
-    *,
-    daily_limit: int = DEFAULT_DAILY_LIMIT,
-    reset_hour: int = 0,
-    clock: Callable[[], datetime] | None = None,
+    settings: FetchSettings, clock: Callable[[], datetime] | None = None
 ) -> QuotaLedger:
-    """The quota ledger inside the state folder."""
-    return QuotaLedger(state / LEDGER_FILE, limit=daily_limit, reset_hour=reset_hour, clock=clock)
+    """The quota ledger in the settings' state folder, with their limit and reset hour."""
+    path = settings.state_folder() / LEDGER_FILE
+    return QuotaLedger(
+        path, limit=settings.daily_limit, reset_hour=settings.reset_hour, clock=clock
+    )
 
 
-def plan_range(
-    start: date,
-    end: date,
-    settings: FetchSettings,
-    *,
-    key: str | None,
-) -> Plan:
-    """Windows, cached windows and today's quota for a range as ``settings`` would fetch
-    it; no network. Without a ``key`` the quota is unknown."""
-    state = settings.state_folder()
-    cache = open_cache(state)
+def plan_range(start: date, end: date, settings: FetchSettings, *, key: str | None) -> Plan:
+    """Windows, cached windows and today's quota (unknown without a ``key``); no network."""
+    cache = open_cache(settings.state_folder())
     planned = tuple(
         WindowPlan(w, usable_cached(cache, settings.api_url, w) is not None)
         for w in split_windows(start, end, settings.window_days)
@@ -109,9 +96,7 @@ def plan_range(
     warnings: list[str] = []
     if key:
         try:
-            quota = open_ledger(
-                state, daily_limit=settings.daily_limit, reset_hour=settings.reset_hour
-            ).status(key)
+            quota = open_ledger(settings).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
     if warning := year_warning(start, end):

@@ -1,9 +1,6 @@
-"""The persistent call ledger: calls per key per Korea-time day.
-
-The API allows a fixed number of calls a day per key (30 for a personal key), and a
-call answered with "limit exceeded" still counts. Each call is *reserved* (counted) in a
-SQLite file before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing the ledger
-never both take the last call. Only ``sha256(key)`` is stored.
+"""The call ledger: calls per key hash per Korea-time day, in SQLite. Each call is
+*reserved* (counted) before it is made, under ``BEGIN IMMEDIATE``, so two runs sharing
+the ledger never both take the last call (a refused call still counts at the API).
 """
 
 from __future__ import annotations
@@ -70,8 +67,7 @@ class QuotaStatus:
 
 
 class QuotaLedger:
-    """Counts API calls per key hash per quota day in a SQLite file that runs may share:
-    each operation waits up to *timeout* seconds for another run's lock."""
+    """API calls per key hash per quota day, in a SQLite file runs share (waits *timeout* s)."""
 
     def __init__(
         self,
@@ -99,8 +95,8 @@ class QuotaLedger:
 
     @contextmanager
     def _db(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection of its own, in a write transaction with *write* (an error closes
-        it, which rolls back); a busy, damaged or unreachable file is :class:`LedgerError`."""
+        """A connection of its own, in a write transaction with *write* (closed on error:
+        rolled back); a busy, damaged or unreachable file is :class:`LedgerError`."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with closing(connect(self.path, timeout=self.timeout)) as db:
@@ -147,15 +143,9 @@ class QuotaLedger:
         resets = next_reset(now, reset_hour=self.reset_hour)
         return QuotaStatus(date.fromisoformat(day), row[0] if row else 0, self.limit, resets)
 
-    def remaining(self, key: str) -> int:
-        """Calls left today for ``key``."""
-        return self.status(key).remaining
-
     def reserve(self, key: str) -> int:
-        """Count one call before it is made; returns the calls used today including it.
-
-        Raises :class:`QuotaExceededError` (nothing counted) when the limit is reached.
-        """
+        """Count one call before it is made; the calls used today including it, or
+        :class:`QuotaExceededError` (nothing counted) when the limit is reached."""
         now, day = self._today()
         digest = key_hash(key)
         with self._db(write=True) as db:

@@ -1,8 +1,5 @@
-"""What a fetch is asked to do, as typed values: :class:`FetchSettings`, :class:`RetryPolicy`.
-
-The defaults are those of :mod:`hwpscan.api.defaults`. The settings hold no secret (the
-API key is an argument of its own), so they can be printed, logged or stored as they
-are. What tests and the CLI inject (DNS, a clock, a sleep) is :class:`FetchHooks`.
+"""What a fetch is asked to do: :class:`FetchSettings` (no secret: the key is passed on
+its own), :class:`RetryPolicy`, and what tests inject, :class:`FetchHooks`.
 
 >>> FetchSettings(window_days=7).retry
 RetryPolicy(retries=3, backoff=0.5)
@@ -42,8 +39,7 @@ _E = TypeVar("_E", bound=Exception)
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How often and how patiently to try again after a timeout or a 5xx: the one retry
-    loop (:meth:`run`) of API calls and downloads alike."""
+    """Retries after a timeout or a 5xx: the one retry loop of API calls and downloads."""
 
     retries: int = DEFAULT_RETRIES
     backoff: float = DEFAULT_BACKOFF
@@ -62,12 +58,9 @@ class RetryPolicy:
         on_retry: Callable[[_E, str], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> _T:
-        """``attempt(1)``, ``attempt(2)``, ... until one returns; its value.
-
-        A ``retryable`` exception of type ``catch`` is told to ``on_retry`` (so a stalled
-        bar has a reason) and followed by a wait of :meth:`delay` seconds and another
-        attempt while retries are left; the last one, or one not retryable, goes to
-        ``give_up(exc, attempts made)``, whose value is the result.
+        """``attempt(1)``, ``attempt(2)``, ... until one returns its value. A retryable
+        ``catch`` goes to ``on_retry``, then a wait of :meth:`delay`; the last one, or one
+        not retryable, to ``give_up(exc, attempts made)``, whose value is the result.
 
         >>> policy = RetryPolicy(retries=2)
         >>> def flaky(n: int) -> str:
@@ -101,12 +94,9 @@ class RetryPolicy:
 
 @dataclass(frozen=True, slots=True)
 class FetchSettings:
-    """Everything a fetch of a date range is asked to do, except the key.
-
-    ``None`` is :func:`default_out_dir` for ``out_dir``, the state folder for ``state``,
-    :func:`hwpscan.api.download.default_deadline` for ``download_deadline``. ``fresh``
-    (``verify``) asks again for every window and attachment; ``only_dates`` limits the
-    downloads to releases dated on those ``YYYY-MM-DD`` days.
+    """Everything a fetch of a date range is asked to do, except the key. ``None`` is the
+    default for ``out_dir``, ``state`` and ``download_deadline``; ``fresh`` asks again for
+    everything; ``only_dates`` limits downloads to releases of those ``YYYY-MM-DD`` days.
     """
 
     api_url: str = DEFAULT_API_URL

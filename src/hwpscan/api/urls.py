@@ -1,7 +1,5 @@
-"""URL checks: the ``--api-url``, and every attachment URL the API hands out.
-
-An attachment URL comes from the API's answer, so it is input, not instruction: it is
-checked before any request (scheme, userinfo, host allowlist, private addresses, path).
+"""URL checks: the ``--api-url``, and every attachment URL the API hands out (input, not
+instruction: scheme, userinfo, host allowlist, private addresses and path are checked).
 """
 
 from __future__ import annotations
@@ -154,9 +152,8 @@ def validate_attachment_url(
 def _check_host(
     host: str, port: int, api_url: str, allow_hosts: Iterable[str], resolver: Resolver | None
 ) -> None:
-    """The API's own host and port, or an allowed host at a public address on an
-    allowed port (80/443, the API's port on the API's host, or one named with
-    ``--allow-host HOST:PORT``)."""
+    """The API's own host and port, or an allowed host at a public address on 80/443, the
+    API's port on its host, or a port named with ``--allow-host HOST:PORT``."""
     api = urlsplit(api_url)
     api_host = (api.hostname or "").lower().rstrip(".")
     api_port = api.port or _default_port(api.scheme)

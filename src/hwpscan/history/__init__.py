@@ -1,10 +1,6 @@
-"""The run history: every scan, fetch and verify with its per-file results, and diffs.
-
-The SQLite store is :mod:`~hwpscan.history.store` (``runs.sqlite`` in the state folder);
-a run is recorded while it happens by :func:`~hwpscan.history.recording.recorded_run`;
-:mod:`~hwpscan.history.records` says what a stored run is, :mod:`~hwpscan.history.diff`
-what changed between two (pure), :mod:`~hwpscan.history.matrix_store` keeps parser-matrix
-rows with their run.
+"""The run history: every scan, fetch and verify with its per-file results (the SQLite
+:mod:`~hwpscan.history.store`, written while a run happens by
+:func:`~hwpscan.history.recording.recorded_run`), and what changed between two runs.
 """
 
 from __future__ import annotations
@@ -19,15 +15,7 @@ from hwpscan.history.diff import (
     diff_results,
 )
 from hwpscan.history.records import RUN_KINDS, FetchFigures, Run, RunInfo, RunSummary, new_run_id
-from hwpscan.history.store import (
-    DB_NAME,
-    RunRecorder,
-    RunStore,
-    default_store,
-    diff_runs,
-    list_runs,
-    load_run,
-)
+from hwpscan.history.store import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 
 __all__ = [
     "CHANGE_KINDS",
@@ -47,7 +35,6 @@ __all__ = [
     "default_store",
     "diff_results",
     "diff_runs",
-    "list_runs",
     "load_run",
     "new_run_id",
 ]

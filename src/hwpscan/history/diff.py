@@ -27,8 +27,7 @@ __all__ = [
 
 
 #: The states of a date, the first that holds: a file contaminated; every file read and
-#: clean; some read (clean) and some not (what was not read proves nothing, so the date
-#: is not clean); none read.
+#: clean; some read and some not (what was not read proves nothing); none read.
 DATE_STATES = ("contaminated", "clean", "partial", "unreadable")
 #: How the pivot labels undated files; those are no date of their own.
 _UNDATED = "unknown"

@@ -1,7 +1,4 @@
-"""Parser-matrix rows in the run store: one row per file and extractor, with its run,
-written in batches as the matrix runs (a :class:`~hwpscan.history.store.RunRecorder`
-writing with :func:`add_matrix_rows`).
-"""
+"""Parser-matrix rows in the run store: one per file and extractor, kept with their run."""
 
 from __future__ import annotations
 

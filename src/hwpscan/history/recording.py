@@ -11,9 +11,8 @@
 >>> stored.info.files, stored.info.summary, stored.info.finished is not None
 (1, {'matrix_rows': 0}, True)
 
-Rows reach the store in small batches as they come, so a run that dies keeps what it
-computed. The history is a record, not the work: when the store cannot be written the
-run goes on, its rows go to a temporary database, and *on_warning* is told why.
+Rows reach the store in small batches, so a run that dies keeps what it computed; when the
+store cannot be written the run goes on, its rows in a temporary database.
 """
 
 from __future__ import annotations
@@ -44,13 +43,10 @@ HISTORY_ERRORS = (sqlite3.Error, OSError, StoreError, StateDirError)
 
 
 class Recording:
-    """A run being recorded: call it with each result (a ``sink`` for ``run_scan``).
-
-    Every row is queued for the store and read back from :attr:`results` (which holds
-    none); without a *recorder* the rows go to a temporary database instead. *also_rows*
-    sees each batch of rows, else *also_row* each row, else *also* each result.
-    :attr:`info` is the stored run once finished (None: not recorded, or interrupted).
-    """
+    """A run being recorded: call it with each result. Rows are queued for the store
+    (without a *recorder*, a temporary one) and read back from :attr:`results`;
+    *also_rows* sees each batch, else *also_row* each row, else *also* each result.
+    :attr:`info` is the stored run once finished (None: not recorded, or interrupted)."""
 
     def __init__(
         self,
@@ -140,9 +136,9 @@ class Recording:
             self._on_warning(message)
 
     def _guard(self, action: Callable[[RunRecorder], object]) -> None:
-        """Do *action* on where the rows go; when that fails, they go elsewhere from
-        now on: from the history (warned once) to a temporary database, from one on
-        disk to one in memory (and when that fails, so does the run)."""
+        """Do *action* on where the rows go; when that fails they go on elsewhere: from the
+        history (warned once) to a temporary database, from disk to memory (a failure in
+        memory fails the run)."""
         sink = self._sink
         try:
             action(sink)
@@ -171,8 +167,7 @@ class Recording:
             self._guard(lambda s: s.add(*pending))
 
     def _finish(self, keep: int) -> None:
-        """Stamp the end with the summary and read back the stored run (or delete it,
-        when forgotten), then prune the history to the newest *keep* runs."""
+        """Finish the run with its summary (delete it when forgotten), then prune to *keep*."""
         recorder = self._recorder
         if recorder is None:
             return
@@ -210,13 +205,10 @@ def recorded_run(
     also_rows: Callable[[Sequence[Row]], None] | None = None,
     keep: int | None = None,
 ) -> Iterator[Recording]:
-    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens.
-
-    Yields a :class:`Recording`. On a normal exit the run is finished with its summary;
-    on an exception what was computed is flushed and the run stays unfinished. *store*
-    defaults to :func:`default_store`; after the run the history keeps its newest *keep*
-    runs (None: :func:`~hwpscan.history.store.keep_runs`; 0: all).
-    """
+    """Record a run of *kind* with its *args* (scrubbed of secrets) while it happens, as
+    the :class:`Recording` yielded: finished with its summary, or after an exception
+    flushed and left unfinished; then the history keeps its newest *keep* runs (None:
+    :func:`~hwpscan.history.store.keep_runs`; 0: all)."""
     keep = keep_runs() if keep is None else keep  # a bad setting: said before any work
     with ExitStack() as own:
         lost = ""

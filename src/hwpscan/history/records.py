@@ -169,7 +169,6 @@ class Run:
 
     @property
     def id(self) -> str:
-        """The run's id."""
         return self.info.id
 
 

@@ -1,16 +1,9 @@
-"""The run store: every scan, fetch and verify with its per-file results, in SQLite.
-
-The database is ``state_dir()/runs.sqlite`` (:func:`default_store`). A run is opened
-with :meth:`RunStore.start_run`, its results added as they arrive with
-:meth:`RunStore.add_results` (each call its own transaction, so a run that dies loses
-nothing already written) and stamped with :meth:`RunStore.finish_run`;
-:func:`hwpscan.history.recording.recorded_run` does all three. Several processes may
-share the file (WAL; bounded waits, see :mod:`hwpscan.shared_sqlite`, then
-:class:`StoreBusyError` names the open runs); one :class:`RunStore` may be shared by
-threads. Arguments are stored without secrets (:func:`hwpscan.redaction.clean_args`).
-
-The history is bounded: after each recorded run the store keeps the newest
-:func:`keep_runs` runs and gives the others' space back (:meth:`RunStore.prune`).
+"""The run store (``state_dir()/runs.sqlite``): every scan, fetch and verify with its
+per-file results. A run is opened (:meth:`RunStore.start_run`), its results added as they
+arrive, each batch its own transaction, and stamped (:meth:`RunStore.finish_run`);
+:func:`hwpscan.history.recording.recorded_run` does all three. Processes share the file
+(WAL, bounded waits), threads a :class:`RunStore`; arguments are stored without secrets,
+and only the newest :func:`keep_runs` runs are kept (:meth:`RunStore.prune`).
 """
 
 from __future__ import annotations
@@ -25,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
@@ -56,11 +49,8 @@ __all__ = [
     "default_store",
     "diff_runs",
     "keep_runs",
-    "list_runs",
     "load_run",
 ]
-
-T = TypeVar("T")
 
 DB_NAME = "runs.sqlite"
 
@@ -140,8 +130,6 @@ _UNUSED_INDEXES = frozenset({"results_path", "results_run_date", "matrix_rows_pa
 #: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
 #: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
-#: Result bytes written between two background checkpoints (see :class:`_Checkpointer`).
-CHECKPOINT_BYTES = 1 << 20
 
 
 @contextmanager
@@ -158,40 +146,6 @@ def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
         raise
 
 
-class _Checkpointer(threading.Thread):
-    """Copies the write-ahead log into the database in a thread of its own, as results
-    are written, so the close does not have to (30 ms of a 5,000-file scan, mostly
-    waiting for the disk). Its own connection runs a PASSIVE checkpoint, which never
-    waits for a lock or blocks a writer, at each :attr:`wake`; one that fails changes
-    nothing."""
-
-    def __init__(self, path: Path, timeout: float) -> None:
-        super().__init__(name="hwpscan-checkpoint", daemon=True)
-        self.path, self.timeout = path, timeout
-        self.wake = threading.Event()
-        self.stopping = False
-        self.start()
-
-    def stop(self) -> None:
-        """End the thread after the checkpoint it is in, if any (a few milliseconds)."""
-        self.stopping = True
-        self.wake.set()
-        self.join()
-
-    def run(self) -> None:
-        try:
-            conn = connect(self.path, timeout=self.timeout)
-        except sqlite3.Error:
-            return
-        try:
-            while self.wake.wait() and not self.stopping:
-                self.wake.clear()
-                with suppress(sqlite3.Error):
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        finally:
-            conn.close()
-
-
 def _schema_missing(conn: sqlite3.Connection) -> bool:
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
@@ -199,8 +153,7 @@ def _schema_missing(conn: sqlite3.Connection) -> bool:
 
 
 class RunStore:
-    """A handle on one run database, safe to share between threads; an operation waits
-    *timeout* seconds for another process holding the file before :class:`StoreBusyError`."""
+    """A handle on one run database, shared by threads; waits *timeout* s for other processes."""
 
     def __init__(self, path: Path, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
@@ -209,14 +162,11 @@ class RunStore:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._mine: set[str] = set()  # runs this handle started: never "the other run"
-        self._checkpointer: _Checkpointer | None = None  # started by the first megabyte
-        self._unchecked = 0  # result bytes committed since the last checkpoint was asked
 
     @classmethod
     def temporary(cls, *, in_memory: bool = False) -> RunStore:
-        """A store of the same schema that nobody else sees, for rows not recorded: a
-        temporary database on disk that SQLite deletes at the close (*in_memory*: all of
-        it in memory, for when the disk refuses)."""
+        """A store nobody else sees, for rows not recorded: a temporary database SQLite
+        deletes at the close (*in_memory*: for when the disk refuses)."""
         store = cls(Path(":memory:" if in_memory else "(a temporary database)"))
         store._private = ":memory:" if in_memory else ""
         return store
@@ -231,8 +181,6 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- connection ---------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None:
@@ -299,32 +247,23 @@ class RunStore:
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
 
-    def _read(self, query: Callable[[sqlite3.Connection], T]) -> T:
-        """Run a read (repeated while another process holds the file, up to the timeout)."""
+    def _query(self, sql: str, *params: Any) -> list[Any]:
+        """The rows of one read (repeated while another process holds the file)."""
         with self._lock:
             conn = self._connect()
             try:
-                return retry_busy(lambda: query(conn), timeout=self.timeout)
+                return retry_busy(
+                    lambda: conn.execute(sql, params).fetchall(), timeout=self.timeout
+                )
             except sqlite3.Error as exc:
                 raise self._error(exc) from exc
-
-    def _query(self, sql: str, *params: Any) -> list[Any]:
-        """The rows of one read."""
-        return self._read(lambda conn: conn.execute(sql, params).fetchall())
 
     def close(self) -> None:
         """Close the connection (a later call opens it again)."""
         with self._lock:
-            checkpointer, self._checkpointer = self._checkpointer, None
-            try:
-                if checkpointer is not None:
-                    checkpointer.stop()  # a Ctrl-C in its join still closes the connection
-            finally:
-                if self._conn is not None:
-                    self._conn.close()
-                    self._conn = None
-
-    # -- writing ------------------------------------------------------------------
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
 
     def start_run(
         self, kind: str, args: Mapping[str, Any], *, started: datetime | None = None
@@ -380,13 +319,6 @@ class RunStore:
                 for r in rows
             ],
         )
-        with self._lock:
-            self._unchecked += sum(len(r.data) for r in rows)
-            if self._unchecked >= CHECKPOINT_BYTES and self._private is None:
-                self._unchecked = 0  # another megabyte: the checkpointer copies the log
-                if self._checkpointer is None:
-                    self._checkpointer = _Checkpointer(self.path, self.timeout)
-                self._checkpointer.wake.set()
         return len(rows)
 
     def finish_run(
@@ -402,8 +334,6 @@ class RunStore:
                 "UPDATE runs SET finished = ?, summary = COALESCE(?, summary) WHERE id = ?",
                 (stamp, said, run_id),
             )
-
-    # -- forgetting -----------------------------------------------------------------
 
     def prune(self, keep: int, *, shrink: bool = True) -> list[str]:
         """Delete every run but the newest *keep* (0: none) and return their ids, oldest
@@ -441,9 +371,8 @@ class RunStore:
         return there
 
     def shrink(self) -> bool:
-        """Give the pages freed by deleted runs (and the write-ahead log) back to the file
-        system; False when another process held the store (the next prune tries again).
-        A store made before pruning existed is rebuilt once (``VACUUM``) to allow it."""
+        """Give freed pages and the write-ahead log back to the file system (a store made
+        before pruning existed is rebuilt once); False when another process held it."""
         if self._private is not None:
             return True
         with self._lock:
@@ -462,8 +391,6 @@ class RunStore:
             finally:
                 conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
         return True
-
-    # -- reading ------------------------------------------------------------------
 
     def _infos(self, where: str, *params: Any) -> list[RunInfo]:
         """The runs *where* chooses, with their per-status file counts."""
@@ -535,9 +462,8 @@ class RunStore:
 
 
 class RunRecorder:
-    """Adds rows to one open run in small batches (every *batch* rows or *max_delay*
-    seconds, and at :meth:`flush`) with *write* (default: :meth:`RunStore.add_results`),
-    so a run that fails keeps what came before; also a ``sink`` for ``run_scan``."""
+    """Adds rows to one open run with *write* (default: :meth:`RunStore.add_results`) in
+    batches (every *batch* rows or *max_delay* seconds, and at :meth:`flush`)."""
 
     def __init__(
         self,
@@ -565,8 +491,7 @@ class RunRecorder:
     __call__ = add
 
     def flush(self) -> None:
-        """Write what is pending (one transaction). When that fails, what was pending
-        stays so, for whoever takes the rows elsewhere."""
+        """Write what is pending in one transaction (still pending if that fails)."""
         if self.pending:
             self._write(self.run_id, self.pending)
             self.pending = []
@@ -583,17 +508,9 @@ def _using(store: RunStore | None) -> AbstractContextManager[RunStore]:
     return nullcontext(store) if store is not None else default_store()
 
 
-def list_runs(limit: int = 20, *, store: RunStore | None = None) -> list[RunInfo]:
-    """The *limit* newest runs, newest first, with their per-status file counts."""
-    with _using(store) as s:
-        return s.list_runs(limit)
-
-
 def load_run(ref: str = "latest", *, store: RunStore | None = None) -> Run:
-    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``.
-
-    Raises :class:`RunNotFoundError` (a usage error) when nothing or several runs match.
-    """
+    """A run and its results by id, unique id prefix or end, ``latest`` or ``latest~N``;
+    :class:`RunNotFoundError` when nothing or several runs match."""
     with _using(store) as s:
         return s.load_run(ref)
 

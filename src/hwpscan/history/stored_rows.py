@@ -1,12 +1,7 @@
-"""A run's rows without holding them: read back from the SQLite run store as asked for.
-
-A row takes 2 to 5 KB in memory, so a million kept as a list would take gigabytes. Every
-row already goes to the run store as its JSON line the moment it exists, so
-:class:`StoredRows` keeps per row only its input index and ``seconds`` (which the line
-lacks), and tallies of statuses and defect classes; a row asked for is read back and
-decoded, a line (:func:`row_lines`) handed on as stored. When the history fails midway,
-the rows that follow lie in a temporary database
-(:meth:`~hwpscan.history.store.RunStore.temporary`).
+"""A run's rows without holding them (a million would take gigabytes): every row is in the
+run store as its JSON line already, so :class:`StoredRows` keeps per row only its input
+index and ``seconds`` (which the line lacks), plus tallies of statuses and defect classes,
+and reads a row back when asked (after a history failure, from a temporary database).
 
 >>> from hwpscan.models import Format, Status
 >>> from hwpscan.history.store import RunStore
@@ -48,10 +43,8 @@ _BLOCKS_KEPT = 4
 
 
 class StoredRows(Sequence[FileResult]):
-    """A run's rows in the order they were added, read back from the store(s) they went
-    to. :meth:`extend` notes rows as they are added; whoever adds them writes them to the
-    store named last by :meth:`stored_in`, and *flush* writes what is pending before a
-    row is read."""
+    """A run's rows in the order they were added, read back from the store(s) they went to
+    (the last named by :meth:`stored_in`); *flush* writes what is pending before a read."""
 
     def __init__(self, flush: Callable[[], None] | None = None) -> None:
         self._flush = flush

@@ -1,9 +1,6 @@
-"""Use cases: what each command does, as library functions over typed settings.
-
-Each module takes a frozen settings object, runs one job end to end (listing, scanning,
-recording the run, deciding the exit code) and returns a result object; progress and
-warnings reach the caller through callbacks, so the CLI only maps options, calls and
-renders. Each name loads on first use (a scan does not load the fetcher).
+"""Use cases: what each command does, as library functions over frozen settings that run
+one job end to end and return a result, telling the caller through callbacks (the CLI only
+maps options and renders). Each name loads on first use.
 """
 
 from hwpscan.lazy import lazy_names

@@ -1,18 +1,10 @@
-"""One call from a file to its text: what a pipeline wants instead of a defective parser.
+"""One call from a file to its text, for a pipeline instead of a defective parser.
 
-:func:`extract` reads a file (a path or its bytes) with the readers of
-:mod:`hwpscan.formats`, counts its defects as a scan does
-(:func:`~hwpscan.forensics.defects.count_defects`) and repairs its body as ``hwpscan
-repair`` does (:func:`~hwpscan.forensics.guard.repair_body`): the text is the very text
-``repair`` writes for the same policy, and it always encodes as UTF-8. The
-:class:`Receipt` says what the file held and what the policy did to it.
-
-The default is lossless and follows Hancom: pairs joined, HWP 5 folded symbols
-unfolded, private use kept, a true lone half written as U+25A1 (what Hancom's own HWPX
-export writes for one). A file whose text is protected (password, DRM, distribution)
-raises :class:`~hwpscan.errors.EncryptedFileError`; one that is not a document we read
-raises :class:`~hwpscan.errors.FormatError`; one read only in part is returned with
-``receipt.partial`` set and the reason.
+:func:`extract` reads a file, counts its defects as a scan does and repairs its body as
+``hwpscan repair`` does (the same text for the same policy; it always encodes as UTF-8);
+the :class:`Receipt` says what the file held and what was done. The default is lossless
+and follows Hancom: pairs joined, folded symbols unfolded, private use kept, a true lone
+half written as U+25A1 (as Hancom's HWPX export does).
 """
 
 from __future__ import annotations
@@ -55,14 +47,9 @@ DISTRIBUTION_PLACEHOLDER = "이 문서는 상위 버전의 배포용 문서입�
 
 @dataclass(frozen=True, slots=True)
 class Receipt:
-    """What a file held and what :func:`extract` did to it.
-
-    ``defects`` has the classes and counts of a scan row's ``defects``. ``pairs_joined``,
-    ``folds_undone`` and ``halves_handled`` (lone halves written as the ``orphans``
-    policy says) count the repair; ``pua_kept`` / ``pua_mapped`` / ``pua_dropped`` /
-    ``pua_placeheld`` list private use by code point. ``partial`` is true when the body
-    was read only in part, and ``reason`` then says what was not read.
-    """
+    """What a file held (``defects``, as a scan row's) and what :func:`extract` did: the
+    repair's counts, private use by code point (``pua_*``), and ``partial`` with its
+    ``reason`` when the body was read only in part."""
 
     format: str
     defects: Defects
@@ -122,12 +109,8 @@ class Part(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Extraction:
-    """A file's repaired text, its :class:`Receipt`, and its parts for loaders that split.
-
-    ``text`` always encodes as UTF-8. :meth:`sections` and :meth:`paragraphs` give the same
-    text cut at streams or paragraphs, repaired by the same policy; joined with newlines
-    they are ``text`` again.
-    """
+    """A file's repaired text (UTF-8 encodable) and :class:`Receipt`; :meth:`sections` and
+    :meth:`paragraphs` cut the same text at streams or paragraphs, for loaders that split."""
 
     text: str
     receipt: Receipt
@@ -153,10 +136,7 @@ class Extraction:
 
 
 def extract(
-    source: str | os.PathLike[str] | bytes,
-    *,
-    pua: PuaMode = "keep",
-    orphans: OrphanChoice = "box",
+    source: str | os.PathLike[str] | bytes, *, pua: PuaMode = "keep", orphans: OrphanChoice = "box"
 ) -> Extraction:
     """The repaired text of *source* (a path, or a file's bytes) and its receipt.
 
@@ -186,14 +166,29 @@ def extract(
     if orphans == "raise" and done.removed_orphans:
         merge_pairs(join_segments(body)).encode("utf-8")  # raises, naming the first half
     _refuse_placeholder(done.text)
-    receipt = _receipt(doc, defects, done, pua, orphans, partial)
+    receipt = Receipt(
+        format=doc.format.value,
+        defects=defects,
+        pua=pua,
+        orphans=orphans,
+        pairs_joined=done.restored_pairs,
+        folds_undone=done.folded_restored,
+        halves_handled=done.removed_orphans,
+        old_hangul_mapped=done.old_hangul_mapped,
+        pua_kept=dict(done.pua_kept),
+        pua_mapped=dict(done.pua_replaced),
+        pua_dropped=dict(done.pua_dropped),
+        pua_placeheld=dict(done.pua_placeheld),
+        partial=partial,
+        reason=doc.reason if partial else None,
+        warnings=tuple(doc.warnings),
+    )
     return Extraction(done.text, receipt, body, pua, policy)
 
 
 def _read(path: str | os.PathLike[str]) -> bytes:
-    """The file's bytes, straight from its descriptor (no buffered file object for one
-    read), refused over :data:`MAX_SOURCE_BYTES`; only a regular file is opened (a FIFO
-    would block, a device never end)."""
+    """The file's bytes in one read, refused over :data:`MAX_SOURCE_BYTES`; only a regular
+    file is opened (a FIFO would block, a device never end)."""
     if not stat.S_ISREG(os.stat(path).st_mode):
         raise FormatError(f"{os.fspath(path)}: not a regular file")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -202,17 +197,14 @@ def _read(path: str | os.PathLike[str]) -> bytes:
         if size > MAX_SOURCE_BYTES:
             shown = os.fspath(path)
             raise FormatError(f"{shown}: {size:,} bytes, over the cap of {MAX_SOURCE_BYTES:,}")
-        data = os.read(fd, size + 1)  # one byte more tells a file that grew
-        if len(data) <= size:
-            return data
-        parts = [data]
-        got = len(data)
-        while got <= MAX_SOURCE_BYTES and (more := os.read(fd, 1 << 20)):
+        parts = [os.read(fd, size + 1)]  # one byte more tells a file that grew
+        got = len(parts[0])
+        while size < got <= MAX_SOURCE_BYTES and (more := os.read(fd, 1 << 20)):
             parts.append(more)
             got += len(more)
         if got > MAX_SOURCE_BYTES:
             raise FormatError(f"{os.fspath(path)}: grew over the cap of {MAX_SOURCE_BYTES:,}")
-        return b"".join(parts)
+        return b"".join(parts)  # one part: that very bytes object
     finally:
         os.close(fd)
 
@@ -233,9 +225,8 @@ def _check_readable(doc: Document) -> bool:
 
 
 def _touched(done: RepairResult) -> bool:
-    """Whether the repair met anything a defect class counts: a surrogate, a folded
-    symbol, private use or a PDF fold (each is counted by the repair as it goes). A body
-    it met none of has no defect, and is not counted again."""
+    """Whether the repair met anything a defect class counts (a surrogate, a folded symbol,
+    private use, a PDF fold); a body it met none of has no defect to count."""
     return bool(
         done.restored_pairs
         or done.removed_orphans
@@ -262,30 +253,3 @@ def _refuse_placeholder(text: str) -> None:
             "distribution document: its body is only the placeholder shown to readers "
             "that cannot open it"
         )
-
-
-def _receipt(
-    doc: Document,
-    defects: Defects,
-    done: RepairResult,
-    pua: str,
-    orphans: str,
-    partial: bool,
-) -> Receipt:
-    return Receipt(
-        format=doc.format.value,
-        defects=defects,
-        pua=pua,
-        orphans=orphans,
-        pairs_joined=done.restored_pairs,
-        folds_undone=done.folded_restored,
-        halves_handled=done.removed_orphans,
-        old_hangul_mapped=done.old_hangul_mapped,
-        pua_kept=dict(done.pua_kept),
-        pua_mapped=dict(done.pua_replaced),
-        pua_dropped=dict(done.pua_dropped),
-        pua_placeheld=dict(done.pua_placeheld),
-        partial=partial,
-        reason=doc.reason if partial else None,
-        warnings=tuple(doc.warnings),
-    )

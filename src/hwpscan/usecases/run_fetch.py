@@ -1,20 +1,17 @@
-"""The fetch orchestrator: windows -> cached or paid calls -> attachments -> manifest.
-
-The order is the point: a call is counted in the ledger *before* it is made, its raw
-answer cached *before* it is parsed, and each window's attachments downloaded (each
-file's manifest line written the moment it exists) before the next call. So a run
-stopped at any point keeps everything it paid for, and a rerun spends no call on a
-finished window.
+"""The fetch: windows -> cached or paid calls -> attachments -> manifest. A call is counted
+*before* it is made, its answer cached *before* it is parsed, and a window's attachments
+downloaded before the next call: a stopped run keeps all it paid for, a rerun pays none again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from hwpscan.api.attachments import AttachmentStore, UrlPolicy, is_html
+from hwpscan.api.attachments import AttachmentStore, is_html
 from hwpscan.api.cache import ResponseCache
 from hwpscan.api.client import (
     HOLIDAY_WEEKDAYS,
@@ -26,19 +23,13 @@ from hwpscan.api.client import (
     check_answer,
     parse_answer,
 )
-from hwpscan.api.dates import (
-    Window,
-    check_range,
-    korea_today,
-    split_windows,
-    year_warning,
-)
+from hwpscan.api.dates import Window, check_range, korea_today, split_windows, year_warning
 from hwpscan.api.download import Downloader, remove_stale_temp_files
 from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
 from hwpscan.api.quota import QuotaLedger
 from hwpscan.api.settings import FetchHooks, FetchSettings
-from hwpscan.api.urls import check_api_url
+from hwpscan.api.urls import check_api_url, validate_attachment_url
 from hwpscan.errors import (
     ApiError,
     ApiNetworkError,
@@ -63,9 +54,8 @@ NEAR_LIMIT = 2
 
 @dataclass(frozen=True)
 class FetchReport:
-    """What a fetch did. ``error`` is the :class:`ApiError` that stopped it, if any;
-    ``entries`` the manifest entries of every attachment the API listed in this run
-    (what a scan of *this* fetch looks at, unlike the whole folder)."""
+    """What a fetch did: ``error`` is the :class:`ApiError` that stopped it, if any;
+    ``entries`` the manifest entries of every attachment listed in this run."""
 
     start: date
     end: date
@@ -98,12 +88,9 @@ class FetchReport:
 
     @property
     def html_only(self) -> int:
-        """How many files this fetch listed on disk when every one is an HTML page (the
-        server's error pages instead of attachments); else 0."""
+        """The files this fetch listed on disk when all are HTML (error pages), else 0."""
         kept = [e for e in self.entries if e.status == "downloaded" and e.path]
-        if kept and all(is_html(e.content_type) for e in kept):
-            return len(kept)
-        return 0
+        return len(kept) if kept and all(is_html(e.content_type) for e in kept) else 0
 
     @property
     def complete(self) -> bool:
@@ -129,14 +116,8 @@ class WindowCaller:
     ) -> None:
         self.progress = progress  # told of each retry before its wait
         self.api, self._key = ApiClient(settings.api_url, key, http=http), key
-        state = settings.state_folder()
-        self.ledger: QuotaLedger = open_ledger(
-            state,
-            daily_limit=settings.daily_limit,
-            reset_hour=settings.reset_hour,
-            clock=hooks.clock,
-        )
-        self.cache: ResponseCache = open_cache(state)
+        self.ledger: QuotaLedger = open_ledger(settings, hooks.clock)
+        self.cache: ResponseCache = open_cache(settings.state_folder())
         self.limits = settings.limits
         # each retry of a call is a paid call: at most --api-retries of them
         retries = min(settings.retry.retries, self.limits.api_retries)
@@ -153,9 +134,8 @@ class WindowCaller:
         self._empty_weekdays = 0  # weekdays in a row answered with no release
 
     def answer(self, window: Window) -> CheckedAnswer:
-        """The window's answer with its assessment, or an :class:`ApiError` that should
-        stop the run. The window's lock is held from the cache check to the cached
-        answer: a run sharing the state folder waits, then finds the answer unpaid."""
+        """The window's answer with its assessment, or an :class:`ApiError` that stops the
+        run; under the window's lock, so runs sharing the state folder never pay twice."""
         with self.cache.lock(self.api.api_url, window):
             sha, url = self._key_sha256, self.api.api_url
             cached = None if self.fresh else usable_cached(self.cache, url, window, key_sha256=sha)
@@ -202,14 +182,7 @@ class WindowCaller:
             self.limits.check_counts(len(answer.releases), counts, window)
             parsed = answer
         url = self.api.api_url
-        self.cache.put(
-            url,
-            window,
-            raw.body,
-            status_code=raw.status_code,
-            content_type=raw.content_type,
-            key_sha256=self._key_sha256,
-        )
+        self.cache.put(url, window, raw, key_sha256=self._key_sha256)
         if raw.status_code >= 500:
             self.cache.mark(url, window, trusted=False, verdict=f"http {raw.status_code}")
             raise ApiNetworkError(
@@ -239,7 +212,7 @@ class WindowCaller:
         windows = self.other_key_windows
         if not windows or self.calls_made:  # a live call checked the current key
             return []
-        days = sum((w.end - w.start).days + 1 for w in windows)
+        days = sum(w.days for w in windows)
         return [
             f"answers for {days} date(s) ({len(windows)} window(s)) came from the cache made "
             "with another API key; the current key was not checked"
@@ -260,9 +233,8 @@ class WindowCaller:
         return raw
 
     def _assess(self, answer: ApiAnswer, window: Window) -> CheckedAnswer:
-        """The answer with its assessment; an empty answer that looks like a silent
-        refusal (near the limit, too many weekdays, or too many in a row) is raised as
-        :class:`ApiRefusedError` and its cached copy marked so it is asked again."""
+        """The answer with its assessment; an empty one that looks like a silent refusal is
+        :class:`ApiRefusedError`, its cached copy marked to be asked again."""
         status = self.ledger.status(self._key)
         verdict = check_answer(answer, window, near_limit=status.remaining <= NEAR_LIMIT)
         verdict = self._count_empty_weekdays(answer, window, verdict)
@@ -307,12 +279,9 @@ def fetch_range(
     progress: Progress | None = None,
     hooks: FetchHooks | None = None,
 ) -> FetchReport:
-    """Fetch ``start..end`` window by window as ``settings`` say; never raises for API trouble.
-
-    Raises :class:`UsageError` for bad arguments; an :class:`ApiError` stops the run and
-    is returned in :attr:`FetchReport.error`, with all fetched before it kept. ``client``
-    is not closed; ``hooks`` replace the DNS resolver, the clock and the retry sleep.
-    """
+    """Fetch ``start..end`` window by window as ``settings`` say: :class:`UsageError` for
+    bad arguments; an :class:`ApiError` stops the run and is returned in the report, all
+    fetched before it kept. ``client`` is not closed; ``hooks`` replace DNS, clock, sleep."""
     hooks = hooks or FetchHooks()
     check_range(start, end)
     check_api_url(settings.api_url)
@@ -335,8 +304,12 @@ def fetch_range(
         http = httpx.Client(timeout=timeout)
     caller = WindowCaller(http, key, settings, progress, hooks)
     downloader = Downloader(http, settings, secrets=(key,), sleep=hooks.sleep)
-    policy = UrlPolicy(
-        settings.api_url, settings.allow_hosts, settings.path_prefixes, hooks.resolver
+    check_url = partial(
+        validate_attachment_url,
+        api_url=settings.api_url,
+        allow_hosts=settings.allow_hosts,
+        path_prefixes=settings.path_prefixes,
+        resolver=hooks.resolver,
     )
     notify(progress, ProgressEvent("calls", total=len(windows)))
     with ManifestWriter(out_dir) as writer:
@@ -344,7 +317,7 @@ def fetch_range(
             out_dir,
             writer=writer,
             downloader=downloader,
-            policy=policy,
+            check_url=check_url,
             progress=progress,
             revalidate=settings.fresh,
             max_files=settings.limits.max_files,
@@ -358,12 +331,13 @@ def fetch_range(
                 except ApiError as exc:
                     error = exc
                     break
-                store.tally.warnings.extend(got.warnings)
+                # (an empty answer's warning is the caller's: it depends on how it was taken)
+                store.tally.warnings.extend(got.answer.warnings + got.assessment.outside_warnings)
                 releases = got.answer.releases
                 listed += len(releases)
                 if settings.only_dates is not None:
                     releases = tuple(r for r in releases if r.date in settings.only_dates)
-                store.add(releases, outside=got.outside)
+                store.add(releases, outside=got.assessment.outside)
                 notify(progress, ProgressEvent("calls", advance=1, message=str(window)))
                 if store.budget_error is not None:  # files or bytes: stop asking for more
                     error = store.budget_error
@@ -420,11 +394,8 @@ def fetch_for_scan(
     progress: Progress | None = None,
     hooks: FetchHooks | None = None,
 ) -> tuple[Path, FetchReport]:
-    """Fetch a range (cache first) for a scan; returns the folder to scan and the report.
-
-    ``start``/``end`` may be ``YYYY-MM-DD`` strings; the key is ``key``, else
-    ``HWPSCAN_API_KEY``, else the config file's (none: :class:`UsageError`).
-    """
+    """Fetch a range (cache first) for a scan: the folder to scan and the report. The
+    dates may be strings; the key is ``key``, else the environment's or the config file's."""
     # the dates, the key and the settings: loaded by a fetch, not by importing the package
     from hwpscan.api.dates import parse_range  # zoneinfo: for a fetch only
     from hwpscan.api.keys import ENV_VAR, check_key, resolve_key  # for a fetch only

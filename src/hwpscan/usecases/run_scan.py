@@ -1,9 +1,6 @@
-"""The scan use case: files, folders or URLs in; rows, the run record and an exit code out.
-
-:func:`scan` is what ``hwpscan scan`` and ``hwpscan repair`` do, without the terminal:
-list and date the files, scan them (locally, or the scaled path), run the parser matrix
-when asked, record the run as it happens and decide the exit code, telling a
-:class:`ScanObserver` along the way.
+"""The scan use case (``hwpscan scan`` and ``repair`` without the terminal): list and date
+the files, scan them, run the parser matrix when asked, record the run as it happens and
+decide the exit code, telling a :class:`ScanObserver` along the way.
 
 >>> from hwpscan.models import ExitCode
 >>> settings = ScanSettings(paths=(Path("fixtures/clean"),), fail_on=("contaminated",))
@@ -88,13 +85,10 @@ class MatrixSettings:
 
 @dataclass(frozen=True, slots=True)
 class ScanSettings:
-    """What to scan and how; everything :func:`scan` needs besides the observer.
-
-    ``paths`` are files, folders or fsspec URLs. ``jobs``, ``file_timeout`` and
-    ``memory_mb`` (each worker's data segment) 0: one worker per core, no limit, no
-    budget. ``fail_on`` is the gate (normalised here); ``record`` keeps the run in the
-    run store as ``kind``; ``report_dir`` also writes the report (``{run}``: its id).
-    """
+    """What to scan and how. ``paths`` are files, folders or fsspec URLs; ``jobs``,
+    ``file_timeout`` and ``memory_mb`` 0: one worker per core, no limit, no budget;
+    ``fail_on`` is the gate; ``record`` keeps the run as ``kind``; ``report_dir`` also
+    writes the report."""
 
     paths: tuple[Path, ...]
     jobs: int = 0
@@ -118,8 +112,7 @@ class ScanSettings:
 
 
 class ScanObserver:
-    """What :func:`scan` tells its caller while it runs; a caller overrides what it
-    shows (every method does nothing here)."""
+    """What :func:`scan` tells its caller as it runs (every method here does nothing)."""
 
     def started(self, phase: str, total: int | None) -> None:
         """A phase (``"scan"`` or ``"matrix"``) begins; *total* steps (None: unknown)."""
@@ -153,13 +146,9 @@ class ScanObserver:
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    """What :func:`scan` gave: rows in input order, matrix rows, the run and exit code.
-
-    ``results`` of a local scan are read back from the run store as asked for
-    (:class:`~hwpscan.history.stored_rows.StoredRows`), so memory does not grow with the
-    corpus. ``nothing`` says "no documents under ..." when a gate found no document
-    (exit :attr:`ExitCode.USAGE`); ``stop`` is the scaled path's early stop.
-    """
+    """What :func:`scan` gave: rows in input order (read back from the run store as asked
+    for), matrix rows, the run and exit code; ``nothing`` says "no documents under ..."
+    when a gate found none; ``stop`` is the scaled path's early stop."""
 
     results: Sequence[FileResult]
     matrix_rows: list[MatrixRow]
@@ -195,13 +184,10 @@ def scan(
     record_args: RunArgs | None = None,
     fetched: FetchReport | None = None,
 ) -> ScanOutcome:
-    """Scan ``settings.paths`` and return the outcome; never raises for a bad file.
-
-    Raises :class:`UsageError` for settings that cannot work, before any file is read.
-    *record_args* are stored with the run; the figures of *fetched* (the fetch that got
-    the files) join its summary. A stop (Ctrl-C, SIGTERM) raises :class:`ScanInterrupted`
-    once the rows are flushed and (with ``report_dir``) a partial report written. A scan
-    that found no document is not kept in the history.
+    """Scan ``settings.paths`` and return the outcome; never raises for a bad file, but
+    :class:`UsageError` for settings that cannot work, before any file is read. The run
+    keeps *record_args* and *fetched*'s figures (a run that found no document is not
+    kept); a stop raises :class:`ScanInterrupted` once rows and a partial report are out.
     """
     observer = observer or ScanObserver()
     _check(settings, fetched)
@@ -267,9 +253,6 @@ def scan(
     return replace(_outcome(settings, results, rows, run_id, stop, root), report=written)
 
 
-# -- steps ------------------------------------------------------------------------------
-
-
 def _check(settings: ScanSettings, fetched: FetchReport | None) -> None:
     if not settings.paths and fetched is None:
         raise UsageError("give files or folders to scan, or --from and --to")
@@ -306,8 +289,7 @@ def _any_document(results: Sequence[FileResult]) -> bool:
 def _interrupted(
     settings: ScanSettings, record: Recording | None, total: int | None
 ) -> ScanInterrupted:
-    """What a stopped scan kept: its rows (flushed to the history by now), its run, and
-    with ``report_dir`` a report marked partial ("stopped after N of M files")."""
+    """What a stopped scan kept: its rows, its run, and with ``report_dir`` a partial report."""
     if record is None:  # stopped before the run was opened
         return ScanInterrupted(None, 0, total)
     done, run_id = len(record.results), record.run_id

@@ -1,9 +1,6 @@
-"""The verify use case: ask the API again for chosen dates, run the deployed code, judge.
-
-:func:`verify_dates` fetches the dates' attachments (fresh unless ``cached``; one API
-call per span of ``window_days``), scans them, runs the deployed extractors and tool,
-and returns a :class:`VerifyOutcome`: a verdict per date with its evidence, and the exit
-code. Nothing is printed here; a caller that shows progress passes its own fetch.
+"""The verify use case: :func:`verify_dates` fetches the chosen dates' attachments again
+(one API call per span of ``window_days``), scans them, runs the deployed code and returns
+a verdict per date with its evidence (:class:`VerifyOutcome`). Nothing is printed here.
 
 >>> days = [date(2025, 7, 21), date(2025, 7, 30), date(2025, 9, 1)]
 >>> [f"{a}..{b}" for a, b in group_dates(days, 21)]
@@ -170,8 +167,7 @@ class VerifyHooks:
 
 @dataclass(frozen=True, slots=True)
 class VerifyOutcome:
-    """A verdict per date, the evidence in each, and what it cost; ``exit_code`` is the
-    one the command exits with (:func:`hwpscan.verify.exit_code`)."""
+    """A verdict per date, the evidence in each, what it cost, and the exit code."""
 
     settings: VerifySettings
     verdicts: tuple[DateVerdict, ...]
@@ -267,9 +263,8 @@ def verify_dates(
     before: Mapping[str, str] | None = None,
     hooks: VerifyHooks | None = None,
 ) -> VerifyOutcome:
-    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's date
-    states) with attachments fetched as *fetch* says. Raises :class:`UsageError` when
-    there is no date; what the API, a file or the deployed code does is a verdict."""
+    """Verify the dates of *settings* (none: those of *before*, the ``after`` run's) with
+    attachments fetched as *fetch* says; :class:`UsageError` only when there is no date."""
     hooks = hooks or VerifyHooks()
     wanted = settings.days(before)
     fetcher = hooks.fetch or partial(fetch_range, key=key)

@@ -1,8 +1,5 @@
-"""What a scan at scale is asked for, and whether a scan needs the scaled path at all.
-
-:class:`ScaleSettings` (``scan --executor/--scheduler/--batch-size/--resume/
---worker-wait``) and the cheap checks of the arguments, apart from the running side
-(:mod:`hwpscan.usecases.scan_at_scale`), which a scan of local files never loads.
+"""What a scan at scale is asked for (:class:`ScaleSettings`) and whether it needs the
+scaled path, apart from :mod:`hwpscan.usecases.scan_at_scale`, which a local scan never loads.
 
 >>> from pathlib import Path
 >>> ScaleSettings().needed([Path("fixtures")]), ScaleSettings(resume="latest").needed([])
@@ -29,13 +26,10 @@ class Executor(str, enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class ScaleSettings:
-    """Where the files are scanned: this machine's processes or a Dask cluster.
-
-    ``scheduler`` is a Dask scheduler address (``tcp://HOST:8786``; None: a local
-    cluster on 127.0.0.1); ``batch_size`` files go in one Dask task; ``resume`` names a
-    run whose rows are carried over for files of the same size; a Dask scan stops
-    when its cluster has had no worker for ``worker_wait`` seconds (None or 0: never).
-    """
+    """Where the files are scanned: this machine or a Dask cluster (``scheduler``
+    ``tcp://HOST:8786``; None: a local one). ``resume`` names a run whose rows are carried
+    over for files of the same size; a Dask scan stops after ``worker_wait`` seconds
+    without a worker (None or 0: never)."""
 
     executor: Executor = Executor.local
     scheduler: str | None = None

@@ -1,9 +1,6 @@
-"""Scanning at scale: URL sources, the Dask executor and ``--resume``.
-
-:func:`run_scaled` is what :func:`hwpscan.usecases.run_scan.scan` uses instead of the
-local pool then: it lists the sources lazily, skips what the resumed run already holds,
-hands the rest to the chosen executor, passes every row on as it arrives and returns
-the rows in input order.
+"""Scanning at scale (URL sources, Dask, ``--resume``): :func:`run_scaled` lists the sources
+lazily, skips what the resumed run holds, hands the rest to the executor, passes each row on
+as it arrives and returns the rows in input order.
 """
 
 from __future__ import annotations
@@ -67,9 +64,8 @@ def run_scaled(
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> ScaledRun:
-    """Scan *paths* (folders, files, URLs), each row to *take* as it arrives; the rows in
-    input order, and the early stop (``API``: the scheduler went away; ``USAGE``: a
-    listing failed part-way) with what arrived before it kept."""
+    """Scan *paths*, each row to *take* as it arrives: the rows in input order, and the
+    early stop (``API``: no scheduler; ``USAGE``: a listing failed part-way), if any."""
     sources = [url_from_argument(p) or p for p in paths]
     previous = resumed.rows if resumed is not None else {}
     rows: dict[int, FileResult] = {}

@@ -1,16 +1,6 @@
-"""Post-deploy verification of chosen dates: PASS, FAIL or INCONCLUSIVE per date.
-
-A verification runs in the use case :mod:`hwpscan.usecases.run_verify`::
-
-    from hwpscan.api.settings import FetchSettings
-    from hwpscan.usecases import VerifySettings, verify_dates
-    settings = VerifySettings("fixed", dates=(date(2025, 7, 21),),
-                              parser_cmd=("fixed=python -m mypipeline.extract {path}",))
-    outcome = verify_dates(settings, FetchSettings(), key=key)
-    outcome.exit_code, [v.verdict for v in outcome.verdicts]
-
-The verdict rules are :mod:`~hwpscan.verify.date_verdicts`; the deployed tool's run and
-check, :mod:`~hwpscan.verify.tool`.
+"""Post-deploy verification of chosen dates: PASS, FAIL or INCONCLUSIVE per date, by the
+rules of :mod:`~hwpscan.verify.date_verdicts`. It runs in the use case
+:func:`hwpscan.usecases.verify_dates`; the deployed tool is :mod:`~hwpscan.verify.tool`.
 """
 
 from __future__ import annotations

@@ -25,9 +25,8 @@ _CONTEXT = 20
 def scan_files(
     paths: Iterable[Path], days: Sequence[str], *, jobs: int | None = None
 ) -> tuple[list[FileResult], dict[str, Path]]:
-    """Scan the given files (those a fetch listed) dated on one of *days* (by the fetch
-    manifest, else their path, as ``scan`` dates them); the results and, for each
-    result's ``path``, the file."""
+    """Scan the files a fetch listed that are dated on one of *days* (as ``scan`` dates
+    them); the results, and the file of each result's ``path``."""
     files = [p for p in dict.fromkeys(paths) if p.is_file()]
     dates = resolve_dates(files)
     wanted = set(days)

@@ -2,11 +2,9 @@
 
 What a date is checked against is explicit (``expect``):
 
-- ``fixed``: at least one raw attachment is still contaminated (else the date proves
-  nothing), **and** every deployed extractor's text of every attachment is whole (the
-  matrix finds nothing, no lone surrogate), and/or the deployed tool's output passes
-  ``check-json`` **and** holds each contaminated attachment's restored characters (as
-  themselves or their display equivalents; else FAIL, "characters dropped");
+- ``fixed``: a raw attachment is still contaminated (else the date proves nothing),
+  **and** every deployed extractor's text is whole, and/or the deployed tool's output
+  passes ``check-json`` **and** holds the restored characters (else "characters dropped");
 - ``clean`` / ``contaminated``: the raw attachments' own state.
 
 ``PASS`` only when something was proven; ``FAIL`` with the evidence (file, extractor,
@@ -73,9 +71,8 @@ class DateVerdict:
 
 @dataclass(frozen=True, slots=True)
 class Listing:
-    """What the fetch said about one date: whether the API listed it before the fetch
-    stopped, how many of its attachments were not downloaded (a PASS then proves
-    nothing), and whether the API listed nothing at all on this weekday."""
+    """What the fetch said about one date: listed before it stopped, attachments not
+    downloaded (a PASS then proves nothing), nothing listed at all on this weekday."""
 
     listed: bool = True
     missing: int = 0

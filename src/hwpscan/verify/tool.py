@@ -1,9 +1,6 @@
-"""The deployed tool (``--tool-cmd 'CMD {date}'``): run it for one date, check its output.
-
-The command runs without a shell, in its own process group (killed whole on timeout or
-when hwpscan is stopped), with a scrubbed environment (:func:`tool_environment`). Its
-output is checked string by string as ``check-json`` does; whatever of it is shown or
-stored is scrubbed of secrets first (:func:`scrub_tool_text`).
+"""The deployed tool (``--tool-cmd 'CMD {date}'``): run for one date without a shell, in its
+own process group, with a scrubbed environment; its output checked as ``check-json`` does,
+and scrubbed of secrets (:func:`scrub_tool_text`) before it is shown or stored.
 """
 
 from __future__ import annotations
@@ -84,9 +81,8 @@ def parse_tool_cmd(template: str) -> tuple[str, ...]:
     return argv
 
 
-#: The environment the tool command gets: ours without anything that looks secret, as
-#: every outside program hwpscan runs gets it; the names in *passthrough* (``--tool-env``)
-#: are passed on whatever they look like.
+#: The tool's environment: ours without anything that looks secret, but for the names
+#: passed through (``--tool-env``).
 tool_environment = scrubbed_environment
 
 
@@ -106,11 +102,8 @@ def scrub_tool_text(text: str) -> str:
 def run_tool(
     argv: Sequence[str], day: str, *, timeout: float, env: Mapping[str, str] | None = None
 ) -> ToolOutcome:
-    """Run the tool command for *day* and check what it printed as ``check-json`` does.
-
-    *env* ``None`` is :func:`tool_environment` (nothing passed through). Never raises for
-    what the command does: a failure is the outcome's ``failure``.
-    """
+    """Run the tool command for *day* and check what it printed as ``check-json`` does
+    (*env* ``None``: :func:`tool_environment`); what the command does is never raised."""
     args = [a.replace(DATE_FIELD, day) for a in argv]
     shown = scrub_tool_text(escape_snippet(shlex.join(args)))
     try:
@@ -165,13 +158,9 @@ def _reached(cp: str, characters: frozenset[str]) -> bool:
 
 
 def dropped_evidence(tool: ToolOutcome, contaminated: Sequence[FileResult]) -> list[Evidence]:
-    """The contaminated attachments whose restored characters the tool's output lacks.
-
-    Their surrogate pairs stand for private-use characters (``0xDB80 0xDEB1`` is
-    U+F02B1); a fixed pipeline delivers each, as itself or as its display equivalent
-    (``『`` for U+F0854). Output valid only because they were deleted proves no fix.
-    Nothing is checked when the tool failed or printed no JSON (its own fault).
-    """
+    """The contaminated attachments whose restored characters (the private-use code points
+    their pairs stand for) the tool's output lacks, as themselves or display equivalents:
+    output valid only because they were deleted proves no fix. Nothing when it failed."""
     if tool.failure is not None or tool.check is None or tool.check.empty:
         return []
     out = []
