@@ -177,6 +177,34 @@ class ScanInterrupted(KeyboardInterrupt):
         self.report, self.report_error = list(report), report_error
 
 
+def _recording(
+    settings: ScanSettings, record_args: RunArgs | None, observer: ScanObserver
+) -> AbstractContextManager[Recording]:
+    """The run's record; an unrecorded run keeps its rows in a temporary database."""
+    if not settings.record:
+        return nullcontext(Recording(None, also_rows=observer.rows))
+    return recorded_run(
+        settings.kind, record_args or RunArgs(), on_warning=observer.warn, also_rows=observer.rows
+    )
+
+
+def _scan_here(
+    settings: ScanSettings, files: list[str], dates: dict[str, str], record: Recording
+) -> Sequence[FileResult]:
+    """This machine's pool: rows reach the record's store as files complete."""
+    pool = PoolSettings(
+        jobs=settings.jobs or None,
+        dates=dates,
+        repair=settings.repair,
+        file_timeout=settings.file_timeout,
+        ordered=False,
+        memory_mb=settings.memory_mb or None,
+    )
+    for batch in scan_row_batches(files, pool):
+        record.take(batch)
+    return record.results.in_input_order()
+
+
 def scan(
     settings: ScanSettings,
     *,
@@ -199,17 +227,7 @@ def scan(
     record: Recording | None = None
     total: int | None = None
     try:
-        recording: AbstractContextManager[Recording] = (  # unrecorded: a temporary database
-            recorded_run(
-                settings.kind,
-                record_args or RunArgs(),
-                on_warning=observer.warn,
-                also_rows=observer.rows,
-            )
-            if settings.record
-            else nullcontext(Recording(None, also_rows=observer.rows))
-        )
-        with recording as record:
+        with _recording(settings, record_args, observer) as record:
             if fetched is not None:
                 record.summary = replace(record.summary, fetch=fetch_summary(fetched))
             stop: ScaledStop | None = None
@@ -224,18 +242,8 @@ def scan(
             observer.started("scan", total)
             if files is None:
                 results, stop = _run_scaled(settings, resumed, record, observer)
-            else:  # this machine's pool: rows reach the record's store as files complete
-                pool = PoolSettings(
-                    jobs=settings.jobs or None,
-                    dates=dates,
-                    repair=settings.repair,
-                    file_timeout=settings.file_timeout,
-                    ordered=False,
-                    memory_mb=settings.memory_mb or None,
-                )
-                for batch in scan_row_batches(files, pool):
-                    record.take(batch)
-                results = record.results.in_input_order()
+            else:
+                results = _scan_here(settings, files, dates, record)
             observer.finished("scan")
             if stop is None and not _any_document(results):  # nothing worth a run
                 record.forget()

@@ -180,14 +180,7 @@ def _judge_fixed(
     base = replace(base, rows_checked=len(rows))
     if not files.bad:
         return replace(base, reason=NO_DEFECT)
-    not_run = [  # extractors that could not run at all
-        Evidence(r.path, r.parser, r.reason or "not installed")
-        for r in rows
-        if r.status == "not-installed"
-    ]
-    evidence = [found for r in rows if r.status != "not-installed" and (found := row_evidence(r))]
-    if tool is not None:
-        evidence.extend(tool_evidence(tool) or dropped_evidence(tool, files.bad))
+    evidence, not_run = _fixed_evidence(files, rows, tool)
     if evidence:
         return replace(base, verdict=FAIL, reason=fail_reason(evidence), evidence=tuple(evidence))
     if not_run:
@@ -197,6 +190,21 @@ def _judge_fixed(
     if rows and tool is None and not any(r.compared and r.path in bad for r in rows):
         return replace(base, reason=NOT_COMPARED)
     return replace(base, verdict=PASS, reason=_proven(rows, files, tool))
+
+
+def _fixed_evidence(
+    files: _Files, rows: Sequence[MatrixRow], tool: ToolOutcome | None
+) -> tuple[list[Evidence], list[Evidence]]:
+    """What the extractors and the tool lost, and the extractors that could not run at all."""
+    not_run = [
+        Evidence(r.path, r.parser, r.reason or "not installed")
+        for r in rows
+        if r.status == "not-installed"
+    ]
+    evidence = [found for r in rows if r.status != "not-installed" and (found := row_evidence(r))]
+    if tool is not None:
+        evidence.extend(tool_evidence(tool) or dropped_evidence(tool, files.bad))
+    return evidence, not_run
 
 
 def _proven(rows: Sequence[MatrixRow], files: _Files, tool: ToolOutcome | None) -> str:
