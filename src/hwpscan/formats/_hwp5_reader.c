@@ -523,11 +523,6 @@ typedef struct {
 } Hit;
 
 typedef struct {
-    const Stream *stream;
-    int64_t first, count, at; /* its hits, and its first byte in the joined payloads */
-} Kept;
-
-typedef struct {
     PyTypeObject *segment; /* hwpscan.models.Segment */
     PyObject *table;       /* hwp5_text._TRANSLATE */
     PyObject *body;        /* the body's segments (a list) */
@@ -538,8 +533,6 @@ typedef struct {
     size_t joined_len, joined_room;
     Hit *hits;
     int64_t nhits, hits_room;
-    Kept kept[1];
-    int64_t nkept;
 } Segs;
 
 /* One non-empty payload kept: 0, or -1 on a Python error. The caller bounds the units
@@ -681,49 +674,44 @@ stream_path(const Stream *s)
     return PyUnicode_FromStringAndSize(path, (Py_ssize_t)n);
 }
 
-/* The kept sections segmented, in order, as hwp5_text.text_segments makes them (no
- * budget can be reached): 1, 0 where it would warn (an 8-unit control cut short), -1 on a
- * Python error. The kept text is then dropped. */
+/* The section *stream*'s kept payloads segmented as hwp5_text.text_segments makes them
+ * (no budget can be reached): 1, 0 where it would warn (an 8-unit control cut short),
+ * -1 on a Python error. The kept text is then dropped. */
 static int
-flush_sections(Segs *s)
+flush_section(Segs *s, const Stream *stream)
 {
-    int result = 1;
-    for (int64_t k = 0; k < s->nkept && result == 1; k++) {
-        const Kept *kept = &s->kept[k];
-        int64_t units = 0;
-        for (int64_t h = kept->first; h < kept->first + kept->count; h++) {
-            units += s->hits[h].units;
-        }
-        PyObject *stream = stream_path(kept->stream);
-        PyObject *big = stream != NULL ? unit_text(s->joined + kept->at, units) : NULL;
-        if (big == NULL) {
-            Py_XDECREF(stream);
-            return -1;
-        }
-        Runs r = {
-            .big = big, .stream = stream, .out = s->body, .warnings = NULL, .table = s->table,
-            .segment = s->segment, .limit = -1,
-            .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
-        };
-        Py_ssize_t a = 0;
-        for (int64_t h = kept->first; h < kept->first + kept->count && result == 1; h++) {
-            PyObject *para = PyLong_FromLongLong(s->hits[h].para);
-            if (para == NULL) {
-                result = -1;
-                break;
-            }
-            const Py_ssize_t b = a + (Py_ssize_t)s->hits[h].units;
-            const int done = paragraph_run(&r, a, b, para);
-            Py_DECREF(para);
-            result = done == 2 ? 0 : done < 0 ? -1 : 1;
-            a = b;
-        }
-        Py_DECREF(big);
-        Py_DECREF(stream);
+    int64_t units = 0;
+    for (int64_t h = 0; h < s->nhits; h++) {
+        units += s->hits[h].units;
     }
-    s->nkept = s->nhits = 0;
+    PyObject *path = stream_path(stream);
+    PyObject *big = path != NULL ? unit_text(s->joined, units) : NULL;
+    if (big == NULL) {
+        Py_XDECREF(path);
+        return -1;
+    }
+    Runs r = {
+        .big = big, .stream = path, .out = s->body, .table = s->table, .segment = s->segment,
+        .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
+    };
+    int result = 1;
+    Py_ssize_t a = 0;
+    for (int64_t h = 0; h < s->nhits && result == 1; h++) {
+        PyObject *para = PyLong_FromLongLong(s->hits[h].para);
+        if (para == NULL) {
+            result = -1;
+            break;
+        }
+        const Py_ssize_t b = a + (Py_ssize_t)s->hits[h].units;
+        result = paragraph_run(&r, a, b, para);
+        Py_DECREF(para);
+        a = b;
+    }
+    Py_DECREF(big);
+    Py_DECREF(path);
+    s->nhits = 0;
     s->joined_len = 0;
-    return result;
+    return result == 2 ? 0 : result;
 }
 
 /* A plain PrvText counted as a scan counts hwp5._preview's segments: 1 with the counts
@@ -955,15 +943,11 @@ segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t
 {
     Body scratch = {0, 0, 0, 0, 0};
     int64_t counts[2] = {0, 0};
-    const int64_t first = segs->nhits;
-    const size_t at = segs->joined_len;
     int read = count_section(bytes, len, &scratch, segs, counts);
     if (read != want || segs->overflow) {
         return read < 0 ? -1 : 0;
     }
-    segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
-    segs->nkept = 1;
-    return flush_sections(segs);
+    return flush_section(segs, s);
 }
 
 /* The first section not plain met (read_segments): the plain ones before it read again
@@ -1014,8 +998,6 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return len == -1 ? -1 : 0;
         }
         int64_t counts[2] = {0, 0};
-        const int64_t first = segs->nhits;
-        const size_t at = segs->joined_len;
         int read = count_section(bytes, len, b, segs, counts);
         if (read <= 0) {
             return read;
@@ -1037,9 +1019,7 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return 0; /* a big body to segment: the Python reader's turn (its budgets) */
         }
         else {
-            segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
-            segs->nkept = 1;
-            read = flush_sections(segs);
+            read = flush_section(segs, s);
         }
         if (read != 1) {
             return read;

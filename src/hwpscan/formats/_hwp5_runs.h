@@ -50,18 +50,11 @@ append_segment(PyObject *out, PyTypeObject *type, PyObject *stream, PyObject *pa
 }
 
 typedef struct {
-    PyObject *big, *stream, *out, *warnings, *table;
+    PyObject *big, *stream, *out, *table;
     PyTypeObject *segment;
-    Py_ssize_t limit;
     int kind;
     const void *data;
 } Runs;
-
-static inline int
-at_limit(const Runs *r)
-{
-    return r->limit >= 0 && r->limit <= PyList_GET_SIZE(r->out);
-}
 
 /* big[a:b], translated by the table when *kept* (as text_runs does). */
 static PyObject *
@@ -76,9 +69,9 @@ run_text(const Runs *r, Py_ssize_t a, Py_ssize_t b, int kept)
     return done;
 }
 
-/* hwpscan.formats.hwp5_text.text_runs over big[a:b]: 1 (True), 0 (False), -1 error; 2
- * where it would warn and r->warnings is NULL (nothing appended for the paragraph's
- * control cut short, the caller declines). */
+/* hwpscan.formats.hwp5_text.text_runs over big[a:b] (no segment limit): 1 done, -1 on
+ * a Python error, 2 where it would warn (an 8-unit control cut short: the caller
+ * declines). */
 static int
 text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
 {
@@ -94,9 +87,6 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
             kept = 1;
             continue;
         }
-        if (at_limit(r)) {
-            return 0;
-        }
         if (i > start && append_segment(r->out, r->segment, r->stream, para, start,
                                         run_text(r, a + start, a + i, kept)) < 0) {
             return -1;
@@ -104,36 +94,11 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
         kept = 0;
         if (CONTROL_KIND[c] == 2) {
             if (i + CONTROL_UNITS > end) {
-                if (r->warnings == NULL) {
-                    return 2; /* a reader that takes no warning declines here */
-                }
-                PyObject *note = PyUnicode_FromFormat(
-                    "%U: paragraph %S ends inside an 8-unit control at unit %zd", r->stream,
-                    para, i);
-                if (note == NULL) {
-                    return -1;
-                }
-                /* the reader's warning list counts what it drops: its own append */
-                int failed;
-                if (PyList_CheckExact(r->warnings)) {
-                    failed = PyList_Append(r->warnings, note);
-                }
-                else {
-                    PyObject *res = PyObject_CallMethod(r->warnings, "append", "O", note);
-                    failed = res == NULL ? -1 : 0;
-                    Py_XDECREF(res);
-                }
-                Py_DECREF(note);
-                return failed < 0 ? -1 : 1;
+                return 2;
             }
-            if (c == TAB) {
-                if (at_limit(r)) {
-                    return 0;
-                }
-                if (append_segment(r->out, r->segment, r->stream, para, i,
-                                   PyUnicode_FromOrdinal(TAB)) < 0) {
-                    return -1;
-                }
+            if (c == TAB && append_segment(r->out, r->segment, r->stream, para, i,
+                                           PyUnicode_FromOrdinal(TAB)) < 0) {
+                return -1;
             }
             start = skip = i + CONTROL_UNITS;
         }
@@ -141,14 +106,9 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
             start = skip = i + 1;
         }
     }
-    if (start < end) {
-        if (at_limit(r)) {
-            return 0;
-        }
-        if (append_segment(r->out, r->segment, r->stream, para, start,
-                           run_text(r, a + start, b, kept)) < 0) {
-            return -1;
-        }
+    if (start < end && append_segment(r->out, r->segment, r->stream, para, start,
+                                      run_text(r, a + start, b, kept)) < 0) {
+        return -1;
     }
     return 1;
 }
@@ -186,8 +146,7 @@ has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
 
 /* One paragraph big[a:b] of hwpscan.formats.hwp5_text._paragraph_runs: the common
  * paragraph (text, then its paragraph end and no other control, or no control at all)
- * one segment, any other through text_runs_c. 1 done, 0 at the limit, 2 as text_runs_c,
- * -1 on a Python error. */
+ * one segment, any other through text_runs_c. 1, 2 and -1 as text_runs_c. */
 static int
 paragraph_run(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
 {
