@@ -327,23 +327,6 @@ static int reference(const unsigned char *s, Py_ssize_t p, Py_ssize_t n, char *o
 }
 
 static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
-    /* the names that matter start with p, r, t, l, c, n, f, h or m */
-    switch (name[0]) {
-    case 'p':
-    case 'r':
-    case 't':
-    case 'l':
-    case 'c':
-    case 'n':
-    case 'f':
-    case 'h':
-    case 'm':
-        break;
-    default:
-        return K_OTHER;
-    }
-    if (len == 1)
-        return name[0] == 'p' ? K_P : name[0] == 't' ? K_T : K_OTHER;
     static const struct {
         const char *name;
         enum kind kind;
@@ -543,18 +526,11 @@ static int on_end(St *st) {
         return -1;                                                                            \
     } while (0)
 
-/* Whether the prefix s[at:at+len] is declared on the root. Prefixes are two or three
- * letters: compared here byte by byte, the first and likeliest declaration first. */
+/* Whether the prefix s[at:at+len] is declared on the root. */
 static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
-    const unsigned char *prefix = st->s + at;
     for (int i = 0; i < st->n_prefixes; i++) {
         const unsigned char *declared = st->s + st->prefix_at[i];
-        Py_ssize_t k = 0;
-        if (st->prefix_len[i] != len)
-            continue;
-        while (k < len && declared[k] == prefix[k])
-            k++;
-        if (k == len)
+        if (st->prefix_len[i] == len && memcmp(declared, st->s + at, (size_t)len) == 0)
             return 1;
     }
     return 0;
@@ -578,19 +554,11 @@ static int value_piece(St *st, Py_ssize_t *p, Py_ssize_t end, char *piece, int *
     return 1;
 }
 
-/* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. A bit
- * per hash of (length, first and last byte) in *seen spares the compares for almost
- * every name: only one whose bit is already set is compared with the others. */
+/* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. */
 static int duplicate(St *st, const Py_ssize_t *attr_at, const Py_ssize_t *attr_len, int n,
-                     uint64_t *seen, Py_ssize_t at, Py_ssize_t len) {
-    const unsigned char *a = st->s + at;
-    uint64_t bit = (uint64_t)1 << ((unsigned)(len * 7 + a[0] + a[len - 1] * 3) & 63);
-    if (!(*seen & bit)) {
-        *seen |= bit;
-        return 0;
-    }
+                     Py_ssize_t at, Py_ssize_t len) {
     for (int i = 0; i < n; i++) {
-        if (attr_len[i] == len && memcmp(st->s + attr_at[i], a, (size_t)len) == 0)
+        if (attr_len[i] == len && memcmp(st->s + attr_at[i], st->s + at, (size_t)len) == 0)
             return 1;
     }
     return 0;
@@ -704,7 +672,6 @@ static int tag_end(St *st, int *empty) {
 static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
                        Seen *rec) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
-    uint64_t seen = 0;
     int n_attrs = 0;
     for (;;) {
         int had_ws = skip_ws(st);
@@ -716,7 +683,7 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
         Py_ssize_t a_at = st->pos, a_len, a_colon, v_at, v_len;
         int amp;
         if (!had_ws || !read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS ||
-            duplicate(st, attr_at, attr_len, n_attrs, &seen, a_at, a_len))
+            duplicate(st, attr_at, attr_len, n_attrs, a_at, a_len))
             return 1;
         attr_at[n_attrs] = a_at;
         attr_len[n_attrs++] = a_len;
@@ -863,13 +830,9 @@ static int end_tag(St *st) {
         DECLINE;
     /* the open element's name (a qualified name read before), and no name byte after
      * it: what reading a name here and comparing the two would find */
-    Py_ssize_t at = st->pos, len = st->name_len[st->depth], k = 0;
-    const unsigned char *open = st->s + st->name_at[st->depth];
-    if (at + len >= st->n)
-        DECLINE;
-    while (k < len && st->s[at + k] == open[k])
-        k++;
-    if (k < len || (cls[st->s[at + len]] & C_NAME) || st->s[at + len] == ':')
+    Py_ssize_t at = st->pos, len = st->name_len[st->depth];
+    if (at + len >= st->n || memcmp(st->s + at, st->s + st->name_at[st->depth], (size_t)len) ||
+        (cls[st->s[at + len]] & C_NAME) || st->s[at + len] == ':')
         DECLINE;
     st->pos = at + len;
     skip_ws(st);
@@ -1142,21 +1105,6 @@ static void clear(St *st) {
         st->seen[i].len = 0;
 }
 
-/* What an entry point hands back for run()'s answer *r*: the list it made (0, taken
- * out of *made*), None where the Python walk must run (1), NULL with the exception
- * set (-1). */
-static PyObject *answer(int r, PyObject **made) {
-    PyObject *result = NULL;
-    if (r == 0) {
-        result = *made;
-        *made = NULL;
-    } else if (r == 1) {
-        result = Py_None;
-        Py_INCREF(result);
-    }
-    return result;
-}
-
 PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -1168,8 +1116,9 @@ PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     clear(&st);
     st.s = view.buf;
     st.n = view.len;
+    /* run(): the list made (0), None where the Python walk must run (1), or an error */
     int r = run(&st, max_depth, max_paragraphs);
-    PyObject *result = answer(r, &st.slots);
+    PyObject *result = r == 0 ? Py_NewRef(st.slots) : r == 1 ? Py_NewRef(Py_None) : NULL;
     Py_XDECREF(st.slots);
     PyBuffer_Release(&view);
     return result;
