@@ -109,7 +109,6 @@ typedef struct {
 typedef struct {
     Cfb c;
     uint32_t *ministream; /* the mini stream's sectors of the file */
-    int64_t nministream;
     Stream *streams;
     int64_t nstreams, room; /* streams noted, room for them */
     unsigned char *raw; /* one stream's bytes as stored */
@@ -277,27 +276,49 @@ done:
     return result;
 }
 
-/* The MiniFAT without a Python object: cut to the mini
- * stream, and the mini stream's sectors kept. */
+/* The MiniFAT of a file whose mini stream (the root entry's) is *root_size* bytes from
+ * *root_start*: its chain from *start* (*count* sectors) checked and cut to the mini
+ * stream's sectors into c->minifat, and the mini stream's own sectors into
+ * d->ministream. */
 static int
 minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_t count)
 {
     Cfb *c = &d->c;
-    int status = cfb_minifat(c, root_size, start, count);
-    if (status != OK) {
-        return status;
+    if (root_size % MINI) {
+        return DECLINE;
     }
-    if (root_size) {
-        int64_t need = ((int64_t)root_size + SECTOR - 1) / SECTOR;
-        d->ministream = PyMem_Malloc(sizeof(uint32_t) * (size_t)need);
-        if (d->ministream == NULL) {
+    const int64_t nmini = root_size / MINI;
+    if (count) {
+        int64_t k = chain(c->fat, c->nsect, c->used, start, count, c->scratch);
+        if (k < 0 || nmini > k * PER_SECTOR) {
+            return DECLINE;
+        }
+        /* nmini <= 128 * k entries of k <= nsect sectors: bounded by len(data) */
+        c->minifat = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        c->used_mini = PyMem_Calloc((size_t)nmini + 1, 1);
+        c->mini_scratch = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        if (c->minifat == NULL || c->used_mini == NULL || c->mini_scratch == NULL) {
             PyErr_NoMemory();
             return FAILED;
         }
-        d->nministream = chain(c->fat, c->nsect, c->used, root_start, need, d->ministream);
-        return d->nministream < 0 ? DECLINE : OK;
+        for (int64_t i = 0; i < nmini; i++) {
+            c->minifat[i] = u32_at(sector_at(c, c->scratch[i / PER_SECTOR]) + 4 * (i % PER_SECTOR));
+        }
+        c->nmini = nmini;
     }
-    return root_start == ENDOFCHAIN ? OK : DECLINE;
+    else if (start != ENDOFCHAIN || root_size) {
+        return DECLINE;
+    }
+    if (root_size == 0) {
+        return root_start == ENDOFCHAIN ? OK : DECLINE;
+    }
+    int64_t need = ((int64_t)root_size + SECTOR - 1) / SECTOR;
+    d->ministream = PyMem_Malloc(sizeof(uint32_t) * (size_t)need);
+    if (d->ministream == NULL) {
+        PyErr_NoMemory();
+        return FAILED;
+    }
+    return chain(c->fat, c->nsect, c->used, root_start, need, d->ministream) < 0 ? DECLINE : OK;
 }
 
 /* The compound file read and checked (declined at anything irregular). */
@@ -550,15 +571,9 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
         s->hits = grown;
         s->hits_room = room;
     }
-    if (s->joined_len + (size_t)size > s->joined_room) {
-        size_t room = 2 * (s->joined_len + (size_t)size);
-        unsigned char *grown = PyMem_Realloc(s->joined, room);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->joined = grown;
-        s->joined_room = room;
+    const size_t need = s->joined_len + (size_t)size;
+    if (need > s->joined_room && room_for(&s->joined, &s->joined_room, 2 * need) < 0) {
+        return -1;
     }
     memcpy(s->joined + s->joined_len, payload, (size_t)size);
     s->joined_len += (size_t)size;
