@@ -182,20 +182,19 @@ def read_ole(
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
-        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-        return Document(
-            format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}"
-        )
+        return _unreadable(data, f"compound file unreadable: {exc}")
     with ole:
         try:
             streams = OleStreams(ole, data)
         except _OLE_ERRORS as exc:
-            return Document(
-                format=Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE,
-                status=Status.CORRUPT,
-                reason=f"compound file directory unreadable: {exc}",
-            )
+            return _unreadable(data, f"compound file directory unreadable: {exc}")
         return _read_container(streams, data, *caps)
+
+
+def _unreadable(data: bytes, reason: str) -> Document:
+    """A compound file whose container cannot be read: HWP 5 if it holds the signature."""
+    fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
+    return Document(format=fmt, status=Status.CORRUPT, reason=reason)
 
 
 def _read_container(
@@ -208,16 +207,11 @@ def _read_container(
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
-        streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
+        streams, max_stream_bytes, paths, max_document_bytes, max_names=max_docinfo_names
     )
     reader.body_only = body_only
     if not paths:
-        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-        return Document(
-            format=fmt,
-            status=Status.CORRUPT,
-            reason="compound file lists no streams (directory missing or cut short)",
-        )
+        return _unreadable(data, "compound file lists no streams (directory missing or cut short)")
     if reader.named("fileheader") is None:
         return _foreign(paths, "without an HWP FileHeader")
     try:

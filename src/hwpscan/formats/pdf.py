@@ -174,7 +174,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
-    _check_declared(data)
+    # every trailer and cross-reference stream, from the bytes: PDFium does not show them
+    _check_objects(max((int(m) for m in _SIZE.findall(data)), default=0))
     measured = pdf_budget.measure(data)  # before any engine: see pdf_budget
     if measured.reason is not None:
         raise BudgetError(measured.reason)
@@ -383,10 +384,8 @@ def _lines(number: int, text: str) -> list[Segment]:
     return [Segment(stream, i, 0, line) for i, line in enumerate(_LINE_END.split(text)) if line]
 
 
-def _check_declared(data: bytes) -> None:
-    """Refuse a file whose trailers or cross-reference streams declare more objects than
-    the budget (read from the bytes: PDFium does not show its trailer)."""
-    declared = max((int(m) for m in _SIZE.findall(data)), default=0)
+def _check_objects(declared: int) -> None:
+    """Refuse a file that declares more objects than the budget (trailer ``/Size``)."""
     if declared > MAX_OBJECTS:
         raise CorruptFileError(
             f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
@@ -398,7 +397,11 @@ def _extract_pypdf(
 ) -> Document:
     """The whole file through pypdf (PDFium could not open it)."""
     reader = _open_reader(data)
-    _check_size(reader)
+    try:
+        declared = int(reader.trailer.get("/Size", 0))
+    except Exception:  # a /Size that is no number: not ours to judge
+        declared = 0
+    _check_objects(declared)
     pages, count = _pages(reader, notes)
     read = min(count, max_pages)
     segments, failed = _page_segments(pages, read, skipped)
@@ -458,18 +461,6 @@ def _open_reader(data: bytes) -> Any:
         # (KeyError, IndexError, struct.error, zlib.error, RecursionError...), not with
         # its own error types alone: before any page is read, every such failure is damage.
         raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
-
-
-def _check_size(reader: Any) -> None:
-    """Refuse a file that declares more objects than the budget."""
-    try:
-        declared = int(reader.trailer.get("/Size", 0))
-    except Exception:  # a /Size that is no number: not ours to judge
-        declared = 0
-    if declared > MAX_OBJECTS:
-        raise CorruptFileError(
-            f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
-        )
 
 
 def _pages(reader: Any, notes: list[str]) -> tuple[Any, int]:
