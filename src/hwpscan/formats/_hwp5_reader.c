@@ -707,7 +707,7 @@ flush_section(Segs *s, const Stream *stream)
     }
     Runs r = {
         .big = big, .stream = path, .out = s->body, .table = s->table, .segment = s->segment,
-        .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
+        .units = s->joined,
     };
     int result = 1;
     Py_ssize_t a = 0;

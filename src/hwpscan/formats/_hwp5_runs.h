@@ -49,11 +49,11 @@ append_segment(PyObject *out, PyTypeObject *type, PyObject *stream, PyObject *pa
     return failed;
 }
 
+/* A section's kept payloads: *big* one code point per unit of *units* (UTF-16LE). */
 typedef struct {
     PyObject *big, *stream, *out, *table;
     PyTypeObject *segment;
-    int kind;
-    const void *data;
+    const unsigned char *units;
 } Runs;
 
 /* big[a:b], translated by the table when *kept* (as text_runs does). */
@@ -79,7 +79,7 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     Py_ssize_t start = 0, skip = 0;
     int kept = 0;
     for (Py_ssize_t i = 0; i < end; i++) {
-        Py_UCS4 c = PyUnicode_READ(r->kind, r->data, a + i);
+        Py_UCS4 c = u16_at(r->units + 2 * (a + i));
         if (c >= 32 || i < skip) {
             continue;
         }
@@ -113,31 +113,12 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     return 1;
 }
 
-/* Whether big[a:b] holds a control (a unit below 32): one typed loop per string kind. */
+/* Whether big[a:b] holds a control (a unit below 32). */
 static int
 has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
 {
-    if (r->kind == PyUnicode_1BYTE_KIND) {
-        const Py_UCS1 *p = r->data;
-        for (Py_ssize_t i = a; i < b; i++) {
-            if (p[i] < 32) {
-                return 1;
-            }
-        }
-        return 0;
-    }
-    if (r->kind == PyUnicode_2BYTE_KIND) {
-        const Py_UCS2 *p = r->data;
-        for (Py_ssize_t i = a; i < b; i++) {
-            if (p[i] < 32) {
-                return 1;
-            }
-        }
-        return 0;
-    }
-    const Py_UCS4 *p = r->data;
     for (Py_ssize_t i = a; i < b; i++) {
-        if (p[i] < 32) {
+        if (u16_at(r->units + 2 * i) < 32) {
             return 1;
         }
     }
@@ -153,18 +134,12 @@ paragraph_run(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     if (b <= a) {
         return 1;
     }
-    if (PyUnicode_READ(r->kind, r->data, b - 1) == PARA_BREAK && !has_control(r, a, b - 1)) {
-        if (b - 1 > a) {
-            return append_segment(r->out, r->segment, r->stream, para, 0,
-                                  PyUnicode_Substring(r->big, a, b - 1)) < 0 ? -1 : 1;
-        }
-        return 1;
+    const Py_ssize_t end = u16_at(r->units + 2 * (b - 1)) == PARA_BREAK ? b - 1 : b;
+    if (has_control(r, a, end)) {
+        return text_runs_c(r, a, b, para);
     }
-    if (!has_control(r, a, b)) {
-        return append_segment(r->out, r->segment, r->stream, para, 0,
-                              PyUnicode_Substring(r->big, a, b)) < 0 ? -1 : 1;
-    }
-    return text_runs_c(r, a, b, para);
+    return end > a && append_segment(r->out, r->segment, r->stream, para, 0,
+                                      PyUnicode_Substring(r->big, a, end)) < 0 ? -1 : 1;
 }
 
 #endif
