@@ -73,25 +73,6 @@
 #define SIGNATURE_LEN 17
 #define PROPERTIES_END 40
 
-/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8:
- * the text is not plain, see below), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
- * body's counting looks at too) and FF (U+FFFD when the low byte is FD), 0 otherwise. */
-#define NOT_PLAIN 1
-#define FOLD_OR_FFFD 2
-static unsigned char HIGH_KIND[256];
-
-static void
-fill_high_kind(void)
-{
-    for (int hi = 0xD8; hi <= 0xF8; hi++) {
-        HIGH_KIND[hi] = NOT_PLAIN;
-    }
-    for (int hi = 0xA0; hi <= 0xA8; hi++) {
-        HIGH_KIND[hi] = FOLD_OR_FFFD;
-    }
-    HIGH_KIND[0xFF] = FOLD_OR_FFFD;
-}
-
 /* A stream of the directory: its storage's entry (NULL at the root) and its own. */
 typedef struct {
     const unsigned char *storage;
@@ -505,7 +486,7 @@ count_payload(const unsigned char *raw, int64_t n, int64_t *c)
     int64_t i = 0;
     while (i < n) {
         const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
-        if (HIGH_KIND[hi] && (HIGH_KIND[hi] != FOLD_OR_FFFD || hi != 0xFF || lo == 0xFD)) {
+        if (SURROGATE_OR_PUA(hi) || (hi >= 0xA0 && hi <= 0xA8) || (hi == 0xFF && lo == 0xFD)) {
             return 0; /* a surrogate, private use, a folded symbol or U+FFFD */
         }
         if (hi || lo >= 32) {
@@ -756,7 +737,7 @@ count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
                 }
             }
         }
-        else if (HIGH_KIND[hi] == NOT_PLAIN || (hi == 0xFF && lo == 0xFD) ||
+        else if (SURROGATE_OR_PUA(hi) || (hi == 0xFF && lo == 0xFD) ||
                  (hi == 0xFD && i + 1 < all && raw[2 * i + 2] == 0xFF)) {
             return 0; /* (FD FF across two units: unit i's high byte, unit i + 1's low) */
         }
@@ -1264,10 +1245,4 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyMem_Free(segs->hits);
     PyMem_Free(segs);
     return result;
-}
-
-void
-hwpscan_hwp5_init(void)
-{
-    fill_high_kind();
 }
