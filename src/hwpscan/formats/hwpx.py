@@ -400,7 +400,7 @@ def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) 
             parts.append(current[0])
 
     try:
-        parse_xml(data, start, None, None, "META-INF/manifest.xml")
+        parse_xml([data], start, None, None, "META-INF/manifest.xml")
     except FormatError:
         return parts or ["META-INF/manifest.xml (unparseable, but it names encryption-data)"]
     return parts or ["(parts not named)"]
@@ -442,7 +442,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        parse_xml(archive.part(container, MAX_SMALL_PART), root_start, None, None, "container")
+        parse_xml([archive.part(container, MAX_SMALL_PART)], root_start, None, None, "container")
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -459,7 +459,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
             spine.append(_attr(attrs, "idref"))
 
     try:
-        parse_xml(archive.part(entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
+        parse_xml([archive.part(entries[chosen], MAX_SMALL_PART)], hpf_start, None, None, chosen)
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
