@@ -1,48 +1,34 @@
-/* An ordinary HWP 5 document read in one call (part of the module
- * hwpscan.formats._readers): the optional fast path of
- * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True), which stays the reference
- * and the fallback for every file this declines. A text is plain when no code unit is a
- * surrogate, private use or U+FFFD (nor, in the body, a folded symbol A000-A8FF): a
- * plain body, preview or set of DocInfo names is counted as a scan counts the Python
- * reader's segments (tests/formats/test_plain_body.py), any other is segmented as that
- * reader segments it.
+/* An ordinary HWP 5 document read in one call (part of hwpscan.formats._readers): the
+ * optional fast path of hwpscan.formats.hwp5.read_ole with count_plain_body or
+ * body_only, which stays the reference and reads every file this declines.
  *
  * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
- * table, body_only) returns what read_ole puts in its Document, as (version word, flags,
- * paragraphs, sections, body, preview, meta), each of the last three the list of
- * Segments the Python reader makes (made with the *segment* type, kept controls
- * translated by *table*) or, where that text is plain, its (chars, units), or None for
- * no preview or no name; the Document then has no warning and no status. With
- * *body_only* it is read_ole(data, body_only=True): the body always segmented, no
- * preview or names read (both None). For anything
- * else it returns None and the caller reads the file the usual way. It declines (fails
- * fast, before inflating anything where it can):
+ * table, body_only) returns (version word, flags, paragraphs, sections, body, preview,
+ * meta) for a Document with no warning and no status. Each of the last three is the
+ * list of Segments the Python reader makes (of type *segment*, kept controls translated
+ * by *table*), or, where that text is plain (no surrogate, private use or U+FFFD, nor in
+ * the body a folded symbol A000-A8FF), its (chars, units) as a scan counts them; None
+ * for no preview or no name. With *body_only* the body is always segmented and the
+ * preview and names are not read. It returns None (declines), before inflating
+ * anything where it can, for:
  *
- *  - a compound file the checks of _cfb_core.h refuse, a directory entry name that is
- *    not ASCII or holds a line feed, a storage inside a storage, more than
- *    MAX_PLAIN_STREAMS streams;
- *  - no FileHeader stream, one without the signature or shorter than 40 bytes, a
- *    version that is not 5.x, an encryption or distribution bit, a ViewText section, no
- *    BodyText section, no DocInfo stream, a section number of more than 18 digits;
- *  - any stream over max_stream_bytes, an inflated stream over its cap, all of them over
- *    max_document_bytes, deflate data that is not valid or ends early (hwp5_text.inflate);
- *  - a PrvText stream of an odd size;
- *  - DocInfo names the Python reader would warn about or cut at max_docinfo_names;
- *  - a section record cut short or running past its stream, a PARA_TEXT record without
- *    its PARA_HEADER or of an odd size, an 8-unit control cut short;
- *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, code
- *    units), more than MAX_SEGMENT_UNITS code units of text to segment.
+ *  - a compound file _cfb_core.h refuses, an entry name not ASCII or holding a line
+ *    feed, a storage in a storage, more than MAX_PLAIN_STREAMS streams;
+ *  - no FileHeader (or one without the signature, under 40 bytes, not 5.x, with an
+ *    encryption or distribution bit), a ViewText section, no BodyText section, no
+ *    DocInfo, a section number of more than 18 digits;
+ *  - a stream over its cap or all of them over max_document_bytes, deflate data not
+ *    valid or ending early, a PrvText of odd size;
+ *  - anything the Python reader would warn about (DocInfo names, records cut short or
+ *    past their stream, a PARA_TEXT without PARA_HEADER or of odd size, an 8-unit
+ *    control cut short) or cut at a budget (names, records, paragraphs, more than
+ *    MAX_SEGMENT_UNITS units to segment).
  *
- * The plain sections before the first one not plain are counted first and read again to
- * be segmented when it comes, so a clean document costs a count.
- *
- * The input is hostile: every read is checked before it is made (sector numbers against
- * the sector count, record sizes against the stream, 64-bit positions), every
- * allocation is bounded by len(data) or by the inflate cap the caller gave, and the
- * inflated output never passes that cap. tests/test_native_hwp5_reader.py holds the
- * Documents equal to the Python reader's over fixtures, generated documents and mutants,
- * and counts how often this reader answers.
- */
+ * Plain sections are counted; at the first one not plain those before it are read
+ * again to be segmented, so a clean document costs a count. The input is hostile: every
+ * read is checked before it is made (64-bit positions), every allocation is bounded by
+ * len(data) or the inflate cap. tests/formats/test_native_hwp5_reader.py holds the
+ * Documents equal to the Python reader's over fixtures, generated files and mutants. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>

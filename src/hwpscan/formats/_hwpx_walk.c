@@ -1,34 +1,25 @@
-/* The text of one HWPX section part (part of the module hwpscan.formats._readers): the
- * optional fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
+/* The text of one HWPX section part (part of hwpscan.formats._readers): the optional
+ * fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
  *
- * hwpx_section(data, max_depth, max_paragraphs) reads a whole section part (UTF-8
- * XML) and returns the list of its paragraphs' texts in document order, exactly what
- * section_text appends to its walk's slots. It accepts only a plain subset of XML and
- * returns None for anything outside it, so the caller runs expat, which then gives the
- * text, the error or the budget message: invalid UTF-8, a character XML forbids, a
- * carriage return (expat normalises line ends), a DTD or any <!...> other than a
- * comment or CDATA section, a processing instruction named xml past the start, an XML
- * declaration other than version 1.0 in UTF-8, a name that is not ASCII, a namespace
- * prefix not declared on the root element (or a declaration below it), an attribute
- * with a prefix other than xml:, a duplicate attribute, an undefined entity or an
- * invalid character reference, "]]>" in text, text outside the root, a mismatched or
- * missing end tag, more than max_depth levels or max_paragraphs paragraphs. It never
- * accepts what expat refuses; it may decline what expat accepts.
- * tests/test_native_hwpx_walk.py drives both over fixtures, generated files and
- * mutants (tests/mutants.py), and counts how often this walk answers.
+ * hwpx_section(data, max_depth, max_paragraphs) returns the paragraph texts of a whole
+ * section part (UTF-8 XML) in document order, exactly what section_text adds to its
+ * walk's slots. It reads a plain subset of XML and returns None for anything else, so
+ * that expat gives the text, the error or the budget message: invalid UTF-8, a
+ * character XML forbids, a CR, a DTD or any <!...> but a comment or CDATA, a PI named
+ * xml past the start, an XML declaration other than 1.0 in UTF-8, a non-ASCII name, a
+ * prefix not declared on the root (or a declaration below it), an attribute prefix
+ * other than xml:, a duplicate attribute, an unknown entity or bad character reference,
+ * "]]>" in text, text outside the root, a mismatched or missing end tag, more than
+ * max_depth levels or max_paragraphs paragraphs. It never accepts what expat refuses.
+ * tests/formats/test_native_hwpx_walk.py drives both over fixtures and mutants.
  *
- * The input is hostile: every read is bounded by the buffer's length, the element stack
- * by max_depth, and every buffer grows with the input only. A part that does not end
- * with '>' (and whitespace) is declined at once, since expat refuses every one, and the
- * scans of names, whitespace and attribute values then stop at that '>' without a
- * test of the length at each byte.
+ * The input is hostile: every read is bounded by the buffer, the element stack by
+ * max_depth. A part not ending with '>' (and whitespace) is declined at once, so the
+ * scans of names, whitespace and values stop at that '>' without a length test.
  *
  * Cost: most start tags of a Hancom section repeat the last one of their name byte for
- * byte, or differ from it in attribute values only. Below the root the reading of a
- * tag depends on its bytes alone, so such a tag is compared with that one (a memcmp, or
- * one per stretch between values, each new value read as a value) instead of being
- * parsed again; see start_tag().
- */
+ * byte, or but for attribute values; below the root such a tag is compared with that
+ * one instead of being parsed again (see start_tag()). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
