@@ -339,27 +339,17 @@ static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
     return K_OTHER;
 }
 
-/* hwpx._INLINE: the character an inline element of hp:t stands for ("" for markpens),
- * or NULL for an element that is not inline. */
-static const char *inline_text(enum kind k) {
-    switch (k) {
-    case K_LINEBREAK:
-        return "\n";
-    case K_NBSPACE:
-        return "\xc2\xa0";
-    case K_FWSPACE:
-        return "\xe3\x80\x80";
-    case K_TAB:
-        return "\t";
-    case K_HYPHEN:
-        return "\xc2\xad";
-    case K_MARKPEN_BEGIN:
-    case K_MARKPEN_END:
-        return "";
-    default:
-        return NULL;
-    }
-}
+/* hwpx_xml._INLINE: the character an inline element of hp:t stands for ("" for
+ * markpens), by kind; NULL for an element that is not inline. */
+static const char *const INLINE_TEXT[] = {
+    [K_LINEBREAK] = "\n",
+    [K_NBSPACE] = "\xc2\xa0",
+    [K_FWSPACE] = "\xe3\x80\x80",
+    [K_TAB] = "\t",
+    [K_HYPHEN] = "\xc2\xad",
+    [K_MARKPEN_BEGIN] = "",
+    [K_MARKPEN_END] = "",
+};
 
 static int add_text(St *st, const char *s, Py_ssize_t n) {
     for (int i = 0; i < st->n_paras; i++) {
@@ -374,7 +364,7 @@ static int add_text(St *st, const char *s, Py_ssize_t n) {
 static int on_start(St *st, enum kind local, int ctrl_tab) {
     int depth = ++st->depth;
     st->kinds[depth] = (unsigned char)local;
-    const char *inl = inline_text(local);
+    const char *inl = INLINE_TEXT[local];
     /* only hp:t, a ctrl or an inline element changes what an open paragraph holds */
     int reads = inl != NULL || local == K_T || local == K_CTRL;
     for (int i = 0; reads && i < st->n_paras; i++) {

@@ -14,7 +14,7 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError
@@ -169,8 +169,8 @@ def _listed_attr(attrs: list[str], key: str) -> str:
     return ""
 
 
-def _refuse(what: str, name: str) -> Callable[..., None]:
-    def handler(*_args: object) -> None:
+def _refuse(what: str, name: str) -> Callable[..., NoReturn]:
+    def handler(*_args: object) -> NoReturn:
         raise CorruptFileError(f"{shown_name(name)}: {what} refused (no DTD or entities in HWPX)")
 
     return handler
@@ -200,13 +200,7 @@ def parse_xml(
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("a DTD", name)
     parser.EntityDeclHandler = _refuse("an entity declaration", name)
-    refuse_external = _refuse("an external entity", name)
-
-    def external(*args: str | None) -> int:
-        refuse_external(*args)
-        return 0
-
-    parser.ExternalEntityRefHandler = external
+    parser.ExternalEntityRefHandler = _refuse("an external entity", name)
     parser.StartElementHandler = start
     if end is not None:
         parser.EndElementHandler = end
