@@ -696,15 +696,12 @@ flush_section(Segs *s, const Stream *stream)
     return result == 2 ? 0 : result;
 }
 
-/* A plain PrvText counted as a scan counts hwp5._preview's segments: 1 with the counts
- * in *counts* (units 0: no entry), 0 where the Python reader would warn (an odd size)
- * or the text is not plain (a high byte D8-F8, or FD FF anywhere). */
+/* A plain PrvText (of even size) counted as a scan counts hwp5._preview's segments: 1
+ * with the counts in *counts* (units 0: no entry), 0 where the text is not plain (a
+ * high byte D8-F8, or FD FF anywhere). */
 static int
 count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
 {
-    if (len & 1) {
-        return 0;
-    }
     const int64_t all = len / 2;
     int64_t n = all;
     while (n > 0 && raw[2 * n - 2] == 0 && raw[2 * n - 1] == 0) {

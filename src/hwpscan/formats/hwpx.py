@@ -164,9 +164,6 @@ class _Zipped:
     def __exit__(self, *_exc: object) -> None:
         self.archive.close()
 
-    def infolist(self) -> list[zipfile.ZipInfo]:
-        return self.archive.infolist()
-
     def part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
         of at most one byte more than the cap tells a part over it. Raises
@@ -250,7 +247,7 @@ def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
     Raises :class:`CorruptFileError` for an entry without a name: no writer makes one,
     and zipfile cannot say whether it is a folder."""
     out: dict[str, zipfile.ZipInfo] = {}
-    for info in archive.infolist():
+    for info in archive.archive.infolist():
         if not info.filename:
             raise CorruptFileError("a ZIP entry without a name (a damaged central directory?)")
         if info.is_dir():

@@ -240,7 +240,6 @@ class _Second:
         self._data = data
         self._opened: tuple[Any, Any] | None = None
         self.failure: str | None = None
-        self.notes: list[str] = []
 
     def pages(self) -> tuple[Any, Any] | None:
         if self._opened is None and self.failure is None:
