@@ -1,11 +1,7 @@
-/* What the native HWP 5 reader (_hwp5_reader.c) reads records with: the
- * record and control constants and the DocInfo name walk, as hwpscan.formats.hwp5 and
- * hwpscan.formats.hwp5_text read them (their Python code is the reference). No Python
- * object is made here. The caller includes Python.h first.
- *
- * Every read is bounds-checked against the buffer's length before it is made; positions
- * are 64-bit, so a record size near 4 GB cannot wrap.
- */
+/* The record and control constants and the DocInfo name walk of the native HWP 5
+ * reader (_hwp5_reader.c, which includes Python.h first), as hwpscan.formats.hwp5 and
+ * hwp5_text read them. Every read is checked against the buffer's length before it is
+ * made; positions are 64-bit, so a record size near 4 GB cannot wrap. */
 #ifndef HWPSCAN_HWP5_RECORDS_H
 #define HWPSCAN_HWP5_RECORDS_H
 

@@ -450,12 +450,9 @@ static Py_ssize_t utf8_write(const unsigned char *s, Py_ssize_t len, int kind, v
     return k == n ? i : -1;
 }
 
-/* A paragraph's text s[0:n] as a str. Its bytes are valid UTF-8 (the input was checked,
- * and references were encoded here), so the str is built in two plain passes: count
- * the characters (the bytes that are not 10xxxxxx) and find the greatest byte, whose
- * range gives the kind (UTF-8 keeps the order of code points, and continuation bytes
- * stay under 0xC0), then write them. Python's decoder, which checks and widens as it
- * goes, costs several times as much on short Korean runs. */
+/* A paragraph's text s[0:n] (valid UTF-8) as a str, in two plain passes: count the
+ * characters and find the greatest byte (its range gives the kind), then write them.
+ * Python's decoder costs several times as much on short Korean runs. */
 static PyObject *utf8_str(const unsigned char *s, Py_ssize_t n) {
     Py_ssize_t chars = 0;
     unsigned char widest = 0;
@@ -1049,10 +1046,7 @@ static int run(St *st, int max_depth, Py_ssize_t max_paragraphs) {
     st->max_paragraphs = max_paragraphs;
     if (!plain_utf8(st->s, st->n))
         return 1;
-    /* What the walk accepts ends with '>' and whitespace at most (the root's end tag,
-     * a comment or a PI; text out of the root is whitespace): anything else is declined
-     * here, and the walk reads up to that '>' only, which bounds the scans of names and
-     * whitespace without a test of the length at each byte. */
+    /* what the walk accepts ends with '>' and whitespace: the walk reads up to it */
     while (st->n > 0 && is_ws(st->s[st->n - 1]))
         st->n--;
     if (st->n == 0 || st->s[st->n - 1] != '>')

@@ -117,11 +117,10 @@ class WarningList(list[str]):
     (('a', 'b', 'and 3 more warnings'), 5)
     """
 
-    def __init__(self, items: Iterable[str] = (), *, cap: int = MAX_WARNINGS) -> None:
+    def __init__(self, *, cap: int = MAX_WARNINGS) -> None:
         super().__init__()
         self.cap = cap
         self.total = 0
-        self.extend(items)
 
     def append(self, item: str) -> None:
         self.total += 1

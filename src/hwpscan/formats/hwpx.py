@@ -357,22 +357,17 @@ def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Docu
     made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
     segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
     info = ReadInfo(sections=len(sections), paragraphs=walk.paragraphs)
-    notes = tuple(walk.notes)
-    if not unread:
-        return Document(format=Format.HWPX, body=segments, info=info, warnings=notes)
-    if not segments and walk.stopped is None:
-        raise CorruptFileError("no section readable: " + ", ".join(unread[:_SHOWN]))
-    reason = f"{walk.stopped + '; ' if walk.stopped else ''}unread: {', '.join(unread[:_SHOWN])}"
-    if len(unread) > _SHOWN:
-        reason += f" and {len(unread) - _SHOWN} more"
-    return Document(
-        format=Format.HWPX,
-        body=segments,
-        status=Status.CORRUPT,
-        reason=reason,
-        info=info,
-        warnings=notes,
-    )
+    status = reason = None
+    if unread:
+        if not segments and walk.stopped is None:
+            raise CorruptFileError("no section readable: " + ", ".join(unread[:_SHOWN]))
+        status = Status.CORRUPT
+        reason = (
+            f"{walk.stopped + '; ' if walk.stopped else ''}unread: {', '.join(unread[:_SHOWN])}"
+        )
+        if len(unread) > _SHOWN:
+            reason += f" and {len(unread) - _SHOWN} more"
+    return Document(Format.HWPX, segments, (), (), status, reason, tuple(walk.notes), info)
 
 
 def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:

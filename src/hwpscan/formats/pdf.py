@@ -402,22 +402,13 @@ def _document(
     unread = list(failed)
     if count > max_pages:
         unread.append(f"pages {max_pages + 1}-{count}: over the budget of {max_pages:,} pages")
-    if not unread:
-        return Document(
-            format=Format.PDF, body=tuple(segments), meta=meta, warnings=tuple(notes), info=info
-        )
-    if not segments and failed and len(failed) == count:
-        raise CorruptFileError("no page readable: " + _join(unread))
-    reason = f"{len(unread)} of {count} page(s) not read: {_join(unread)}"
-    return Document(
-        format=Format.PDF,
-        body=tuple(segments),
-        meta=meta,
-        status=Status.CORRUPT,
-        reason=reason,
-        warnings=tuple(notes),
-        info=info,
-    )
+    status = reason = None
+    if unread:
+        if not segments and failed and len(failed) == count:
+            raise CorruptFileError("no page readable: " + _join(unread))
+        status = Status.CORRUPT
+        reason = f"{len(unread)} of {count} page(s) not read: {_join(unread)}"
+    return Document(Format.PDF, tuple(segments), (), meta, status, reason, tuple(notes), info)
 
 
 def _open_reader(data: bytes) -> Any:
