@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
+from typing import Protocol
 
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment
@@ -44,8 +45,13 @@ def _document(word: int, flags: int, paragraphs: int, sections: int, *texts: obj
     return Document(Format.HWP5, body, preview, meta, None, None, (), info)
 
 
-#: (data, max_stream_bytes, max_document_bytes, max_docinfo_names, body_only)
-read_hwp5: Callable[[bytes, int, int, int, bool], Document | None] | None = None
+class ReadHwp5(Protocol):
+    def __call__(
+        self, data: bytes, stream: int, document: int, names: int, body_only: bool = ..., /
+    ) -> Document | None: ...
+
+
+read_hwp5: ReadHwp5 | None = None
 hwpx_section: Callable[[bytes, int, int], list[str] | None] | None = None
 if not os.environ.get(PURE_PYTHON_ENV):
     with contextlib.suppress(ImportError):  # not built (no compiler at install): Python alone
@@ -59,7 +65,7 @@ if not os.environ.get(PURE_PYTHON_ENV):
             max_stream_bytes: int,
             max_document_bytes: int,
             max_docinfo_names: int,
-            body_only: bool,
+            body_only: bool = False,
         ) -> Document | None:
             """:func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` (or with
             *body_only*) for an ordinary document, in one native call; ``None`` where the

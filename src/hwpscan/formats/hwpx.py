@@ -266,17 +266,6 @@ def _normal(name: str) -> str:
     return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _under(base: str, href: str) -> str:
-    """*href* read from the folder *base* (``""``: the top), before normalisation.
-
-    >>> _under("Contents", "section0.xml"), _under("", "a.xml"), _under("x", "/abs.xml")
-    ('Contents/section0.xml', 'a.xml', '/abs.xml')
-    """
-    if href.startswith("/") or not base:
-        return href
-    return f"{base}/{href}"
-
-
 def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | None:
     info = entries.get(name)
     if info is not None:
@@ -461,7 +450,8 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
         if not href:
             continue
         is_section = _normal(href).rpartition("/")[2].lower().startswith("section")
-        found = [c for c in (_normal(href), _normal(_under(base, href))) if c in entries]
+        under = href if href.startswith("/") or not base else f"{base}/{href}"
+        found = [c for c in (_normal(href), _normal(under)) if c in entries]
         if is_section:  # a section the spine names but the package lacks is kept: unread
             out.append(found[0] if found else _normal(href))
     return out
