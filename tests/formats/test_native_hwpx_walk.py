@@ -552,7 +552,7 @@ def _parts_both(data: bytes) -> tuple[int, int]:
         return 0, 0
     direct = 0
     with archive:
-        infos = archive.infolist()
+        infos = archive.archive.infolist()
         for info in infos:
             got = archive._direct(info, hwpx.MAX_SMALL_PART)
             direct += got is not None

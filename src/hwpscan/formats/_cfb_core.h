@@ -1,11 +1,8 @@
 /* The checks of a compound file (CFB / OLE2, [MS-CFB] section 2) for the native HWP 5
- * reader: the header, the DIFAT and the FAT, and a sector chain. Strict: anything
- * irregular is declined, and the Python reader (olefile) reads that file. No Python
- * object is made here; an allocation that fails sets MemoryError and answers FAILED.
- *
- * Included by _hwp5_reader.c. The caller includes Python.h first. Every read is checked against the file's sector
- * count before it is made.
- */
+ * reader (_hwp5_reader.c, which includes Python.h first): the header, the DIFAT and the
+ * FAT, and a sector chain. Strict: anything irregular is declined, and the Python
+ * reader (olefile) reads that file. Every read is checked against the file's sector
+ * count before it is made; an allocation that fails sets MemoryError (FAILED). */
 #ifndef HWPSCAN_CFB_CORE_H
 #define HWPSCAN_CFB_CORE_H
 
@@ -83,7 +80,6 @@ chain(const uint32_t *table, int64_t n, unsigned char *used, uint32_t start, int
     }
     return s == ENDOFCHAIN ? k : -1;
 }
-
 
 /* The header's checks; the fields the rest needs in *fields*: FAT count, directory
  * start, MiniFAT start and count, DIFAT start and count. */
@@ -212,42 +208,6 @@ entry_at(const Cfb *c, uint32_t sid)
 {
     /* sid < 4 * ndir, checked by the caller */
     return sector_at(c, c->dir[sid / 4]) + ENTRY * (sid % 4);
-}
-
-/* The MiniFAT of a file whose mini stream (the root entry's) is *root_size* bytes: its
- * chain from *start* (*count* sectors) checked, cut to the mini stream's sectors, into
- * c->minifat (and c->used_mini, c->mini_scratch for the chains read through it). A
- * layout the strict readers do not take is DECLINE; what is left to each reader is
- * where the mini stream's own sectors lie. */
-static int
-cfb_minifat(Cfb *c, uint32_t root_size, uint32_t start, uint32_t count)
-{
-    if (root_size % MINI) {
-        return DECLINE;
-    }
-    const int64_t nmini = root_size / MINI;
-    if (count) {
-        int64_t k = chain(c->fat, c->nsect, c->used, start, count, c->scratch);
-        if (k < 0 || nmini > k * PER_SECTOR) {
-            return DECLINE;
-        }
-        /* nmini <= 128 * k entries of k <= nsect sectors: bounded by len(data) */
-        c->minifat = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
-        c->used_mini = PyMem_Calloc((size_t)nmini + 1, 1);
-        c->mini_scratch = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
-        if (c->minifat == NULL || c->used_mini == NULL || c->mini_scratch == NULL) {
-            PyErr_NoMemory();
-            return FAILED;
-        }
-        for (int64_t i = 0; i < nmini; i++) {
-            c->minifat[i] = u32_at(sector_at(c, c->scratch[i / PER_SECTOR]) + 4 * (i % PER_SECTOR));
-        }
-        c->nmini = nmini;
-    }
-    else if (start != ENDOFCHAIN || root_size) {
-        return DECLINE;
-    }
-    return OK;
 }
 
 #endif

@@ -1,48 +1,34 @@
-/* An ordinary HWP 5 document read in one call (part of the module
- * hwpscan.formats._readers): the optional fast path of
- * hwpscan.formats.hwp5.read_ole(data, count_plain_body=True), which stays the reference
- * and the fallback for every file this declines. A text is plain when no code unit is a
- * surrogate, private use or U+FFFD (nor, in the body, a folded symbol A000-A8FF): a
- * plain body, preview or set of DocInfo names is counted as a scan counts the Python
- * reader's segments (tests/formats/test_plain_body.py), any other is segmented as that
- * reader segments it.
+/* An ordinary HWP 5 document read in one call (part of hwpscan.formats._readers): the
+ * optional fast path of hwpscan.formats.hwp5.read_ole with count_plain_body or
+ * body_only, which stays the reference and reads every file this declines.
  *
  * read_hwp5(data, max_stream_bytes, max_document_bytes, max_docinfo_names, segment,
- * table, body_only) returns what read_ole puts in its Document, as (version word, flags,
- * paragraphs, sections, body, preview, meta), each of the last three the list of
- * Segments the Python reader makes (made with the *segment* type, kept controls
- * translated by *table*) or, where that text is plain, its (chars, units), or None for
- * no preview or no name; the Document then has no warning and no status. With
- * *body_only* it is read_ole(data, body_only=True): the body always segmented, no
- * preview or names read (both None). For anything
- * else it returns None and the caller reads the file the usual way. It declines (fails
- * fast, before inflating anything where it can):
+ * table, body_only) returns (version word, flags, paragraphs, sections, body, preview,
+ * meta) for a Document with no warning and no status. Each of the last three is the
+ * list of Segments the Python reader makes (of type *segment*, kept controls translated
+ * by *table*), or, where that text is plain (no surrogate, private use or U+FFFD, nor in
+ * the body a folded symbol A000-A8FF), its (chars, units) as a scan counts them; None
+ * for no preview or no name. With *body_only* the body is always segmented and the
+ * preview and names are not read. It returns None (declines), before inflating
+ * anything where it can, for:
  *
- *  - a compound file the checks of _cfb_core.h refuse, a directory entry name that is
- *    not ASCII or holds a line feed, a storage inside a storage, more than
- *    MAX_PLAIN_STREAMS streams;
- *  - no FileHeader stream, one without the signature or shorter than 40 bytes, a
- *    version that is not 5.x, an encryption or distribution bit, a ViewText section, no
- *    BodyText section, no DocInfo stream, a section number of more than 18 digits;
- *  - any stream over max_stream_bytes, an inflated stream over its cap, all of them over
- *    max_document_bytes, deflate data that is not valid or ends early (hwp5_text.inflate);
- *  - a PrvText stream of an odd size;
- *  - DocInfo names the Python reader would warn about or cut at max_docinfo_names;
- *  - a section record cut short or running past its stream, a PARA_TEXT record without
- *    its PARA_HEADER or of an odd size, an 8-unit control cut short;
- *  - a document near a per-file budget of hwp5_text.Budget (records, paragraphs, code
- *    units), more than MAX_SEGMENT_UNITS code units of text to segment.
+ *  - a compound file _cfb_core.h refuses, an entry name not ASCII or holding a line
+ *    feed, a storage in a storage, more than MAX_PLAIN_STREAMS streams;
+ *  - no FileHeader (or one without the signature, under 40 bytes, not 5.x, with an
+ *    encryption or distribution bit), a ViewText section, no BodyText section, no
+ *    DocInfo, a section number of more than 18 digits;
+ *  - a stream over its cap or all of them over max_document_bytes, deflate data not
+ *    valid or ending early, a PrvText of odd size;
+ *  - anything the Python reader would warn about (DocInfo names, records cut short or
+ *    past their stream, a PARA_TEXT without PARA_HEADER or of odd size, an 8-unit
+ *    control cut short) or cut at a budget (names, records, paragraphs, more than
+ *    MAX_SEGMENT_UNITS units to segment).
  *
- * The plain sections before the first one not plain are counted first and read again to
- * be segmented when it comes, so a clean document costs a count.
- *
- * The input is hostile: every read is checked before it is made (sector numbers against
- * the sector count, record sizes against the stream, 64-bit positions), every
- * allocation is bounded by len(data) or by the inflate cap the caller gave, and the
- * inflated output never passes that cap. tests/test_native_hwp5_reader.py holds the
- * Documents equal to the Python reader's over fixtures, generated documents and mutants,
- * and counts how often this reader answers.
- */
+ * Plain sections are counted; at the first one not plain those before it are read
+ * again to be segmented, so a clean document costs a count. The input is hostile: every
+ * read is checked before it is made (64-bit positions), every allocation is bounded by
+ * len(data) or the inflate cap. tests/formats/test_native_hwp5_reader.py holds the
+ * Documents equal to the Python reader's over fixtures, generated files and mutants. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -73,25 +59,6 @@
 #define SIGNATURE_LEN 17
 #define PROPERTIES_END 40
 
-/* What a code unit's high byte says: NOT_PLAIN for a surrogate or private use (D8-F8:
- * the text is not plain, see below), FOLD_OR_FFFD for the folded symbols' block (A0-A8, which the
- * body's counting looks at too) and FF (U+FFFD when the low byte is FD), 0 otherwise. */
-#define NOT_PLAIN 1
-#define FOLD_OR_FFFD 2
-static unsigned char HIGH_KIND[256];
-
-static void
-fill_high_kind(void)
-{
-    for (int hi = 0xD8; hi <= 0xF8; hi++) {
-        HIGH_KIND[hi] = NOT_PLAIN;
-    }
-    for (int hi = 0xA0; hi <= 0xA8; hi++) {
-        HIGH_KIND[hi] = FOLD_OR_FFFD;
-    }
-    HIGH_KIND[0xFF] = FOLD_OR_FFFD;
-}
-
 /* A stream of the directory: its storage's entry (NULL at the root) and its own. */
 typedef struct {
     const unsigned char *storage;
@@ -109,7 +76,6 @@ typedef struct {
 typedef struct {
     Cfb c;
     uint32_t *ministream; /* the mini stream's sectors of the file */
-    int64_t nministream;
     Stream *streams;
     int64_t nstreams, room; /* streams noted, room for them */
     unsigned char *raw; /* one stream's bytes as stored */
@@ -277,27 +243,49 @@ done:
     return result;
 }
 
-/* The MiniFAT without a Python object: cut to the mini
- * stream, and the mini stream's sectors kept. */
+/* The MiniFAT of a file whose mini stream (the root entry's) is *root_size* bytes from
+ * *root_start*: its chain from *start* (*count* sectors) checked and cut to the mini
+ * stream's sectors into c->minifat, and the mini stream's own sectors into
+ * d->ministream. */
 static int
 minifat(Doc *d, uint32_t root_size, uint32_t root_start, uint32_t start, uint32_t count)
 {
     Cfb *c = &d->c;
-    int status = cfb_minifat(c, root_size, start, count);
-    if (status != OK) {
-        return status;
+    if (root_size % MINI) {
+        return DECLINE;
     }
-    if (root_size) {
-        int64_t need = ((int64_t)root_size + SECTOR - 1) / SECTOR;
-        d->ministream = PyMem_Malloc(sizeof(uint32_t) * (size_t)need);
-        if (d->ministream == NULL) {
+    const int64_t nmini = root_size / MINI;
+    if (count) {
+        int64_t k = chain(c->fat, c->nsect, c->used, start, count, c->scratch);
+        if (k < 0 || nmini > k * PER_SECTOR) {
+            return DECLINE;
+        }
+        /* nmini <= 128 * k entries of k <= nsect sectors: bounded by len(data) */
+        c->minifat = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        c->used_mini = PyMem_Calloc((size_t)nmini + 1, 1);
+        c->mini_scratch = PyMem_Malloc(sizeof(uint32_t) * (size_t)(nmini + 1));
+        if (c->minifat == NULL || c->used_mini == NULL || c->mini_scratch == NULL) {
             PyErr_NoMemory();
             return FAILED;
         }
-        d->nministream = chain(c->fat, c->nsect, c->used, root_start, need, d->ministream);
-        return d->nministream < 0 ? DECLINE : OK;
+        for (int64_t i = 0; i < nmini; i++) {
+            c->minifat[i] = u32_at(sector_at(c, c->scratch[i / PER_SECTOR]) + 4 * (i % PER_SECTOR));
+        }
+        c->nmini = nmini;
     }
-    return root_start == ENDOFCHAIN ? OK : DECLINE;
+    else if (start != ENDOFCHAIN || root_size) {
+        return DECLINE;
+    }
+    if (root_size == 0) {
+        return root_start == ENDOFCHAIN ? OK : DECLINE;
+    }
+    int64_t need = ((int64_t)root_size + SECTOR - 1) / SECTOR;
+    d->ministream = PyMem_Malloc(sizeof(uint32_t) * (size_t)need);
+    if (d->ministream == NULL) {
+        PyErr_NoMemory();
+        return FAILED;
+    }
+    return chain(c->fat, c->nsect, c->used, root_start, need, d->ministream) < 0 ? DECLINE : OK;
 }
 
 /* The compound file read and checked (declined at anything irregular). */
@@ -484,7 +472,7 @@ count_payload(const unsigned char *raw, int64_t n, int64_t *c)
     int64_t i = 0;
     while (i < n) {
         const unsigned char lo = raw[2 * i], hi = raw[2 * i + 1];
-        if (HIGH_KIND[hi] && (HIGH_KIND[hi] != FOLD_OR_FFFD || hi != 0xFF || lo == 0xFD)) {
+        if (SURROGATE_OR_PUA(hi) || (hi >= 0xA0 && hi <= 0xA8) || (hi == 0xFF && lo == 0xFD)) {
             return 0; /* a surrogate, private use, a folded symbol or U+FFFD */
         }
         if (hi || lo >= 32) {
@@ -523,11 +511,6 @@ typedef struct {
 } Hit;
 
 typedef struct {
-    const Stream *stream;
-    int64_t first, count, at; /* its hits, and its first byte in the joined payloads */
-} Kept;
-
-typedef struct {
     PyTypeObject *segment; /* hwpscan.models.Segment */
     PyObject *table;       /* hwp5_text._TRANSLATE */
     PyObject *body;        /* the body's segments (a list) */
@@ -538,8 +521,6 @@ typedef struct {
     size_t joined_len, joined_room;
     Hit *hits;
     int64_t nhits, hits_room;
-    Kept kept[1];
-    int64_t nkept;
 } Segs;
 
 /* One non-empty payload kept: 0, or -1 on a Python error. The caller bounds the units
@@ -557,15 +538,9 @@ keep_hit(Segs *s, const unsigned char *payload, int64_t size, int64_t para)
         s->hits = grown;
         s->hits_room = room;
     }
-    if (s->joined_len + (size_t)size > s->joined_room) {
-        size_t room = 2 * (s->joined_len + (size_t)size);
-        unsigned char *grown = PyMem_Realloc(s->joined, room);
-        if (grown == NULL) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        s->joined = grown;
-        s->joined_room = room;
+    const size_t need = s->joined_len + (size_t)size;
+    if (need > s->joined_room && room_for(&s->joined, &s->joined_room, 2 * need) < 0) {
+        return -1;
     }
     memcpy(s->joined + s->joined_len, payload, (size_t)size);
     s->joined_len += (size_t)size;
@@ -681,60 +656,52 @@ stream_path(const Stream *s)
     return PyUnicode_FromStringAndSize(path, (Py_ssize_t)n);
 }
 
-/* The kept sections segmented, in order, as hwp5_text.text_segments makes them (no
- * budget can be reached): 1, 0 where it would warn (an 8-unit control cut short), -1 on a
- * Python error. The kept text is then dropped. */
+/* The section *stream*'s kept payloads segmented as hwp5_text.text_segments makes them
+ * (no budget can be reached): 1, 0 where it would warn (an 8-unit control cut short),
+ * -1 on a Python error. The kept text is then dropped. */
 static int
-flush_sections(Segs *s)
+flush_section(Segs *s, const Stream *stream)
 {
-    int result = 1;
-    for (int64_t k = 0; k < s->nkept && result == 1; k++) {
-        const Kept *kept = &s->kept[k];
-        int64_t units = 0;
-        for (int64_t h = kept->first; h < kept->first + kept->count; h++) {
-            units += s->hits[h].units;
-        }
-        PyObject *stream = stream_path(kept->stream);
-        PyObject *big = stream != NULL ? unit_text(s->joined + kept->at, units) : NULL;
-        if (big == NULL) {
-            Py_XDECREF(stream);
-            return -1;
-        }
-        Runs r = {
-            .big = big, .stream = stream, .out = s->body, .warnings = NULL, .table = s->table,
-            .segment = s->segment, .limit = -1,
-            .kind = PyUnicode_KIND(big), .data = PyUnicode_DATA(big),
-        };
-        Py_ssize_t a = 0;
-        for (int64_t h = kept->first; h < kept->first + kept->count && result == 1; h++) {
-            PyObject *para = PyLong_FromLongLong(s->hits[h].para);
-            if (para == NULL) {
-                result = -1;
-                break;
-            }
-            const Py_ssize_t b = a + (Py_ssize_t)s->hits[h].units;
-            const int done = paragraph_run(&r, a, b, para);
-            Py_DECREF(para);
-            result = done == 2 ? 0 : done < 0 ? -1 : 1;
-            a = b;
-        }
-        Py_DECREF(big);
-        Py_DECREF(stream);
+    int64_t units = 0;
+    for (int64_t h = 0; h < s->nhits; h++) {
+        units += s->hits[h].units;
     }
-    s->nkept = s->nhits = 0;
+    PyObject *path = stream_path(stream);
+    PyObject *big = path != NULL ? unit_text(s->joined, units) : NULL;
+    if (big == NULL) {
+        Py_XDECREF(path);
+        return -1;
+    }
+    Runs r = {
+        .big = big, .stream = path, .out = s->body, .table = s->table, .segment = s->segment,
+        .units = s->joined,
+    };
+    int result = 1;
+    Py_ssize_t a = 0;
+    for (int64_t h = 0; h < s->nhits && result == 1; h++) {
+        PyObject *para = PyLong_FromLongLong(s->hits[h].para);
+        if (para == NULL) {
+            result = -1;
+            break;
+        }
+        const Py_ssize_t b = a + (Py_ssize_t)s->hits[h].units;
+        result = paragraph_run(&r, a, b, para);
+        Py_DECREF(para);
+        a = b;
+    }
+    Py_DECREF(big);
+    Py_DECREF(path);
+    s->nhits = 0;
     s->joined_len = 0;
-    return result;
+    return result == 2 ? 0 : result;
 }
 
-/* A plain PrvText counted as a scan counts hwp5._preview's segments: 1 with the counts
- * in *counts* (units 0: no entry), 0 where the Python reader would warn (an odd size)
- * or the text is not plain (a high byte D8-F8, or FD FF anywhere). */
+/* A plain PrvText (of even size) counted as a scan counts hwp5._preview's segments: 1
+ * with the counts in *counts* (units 0: no entry), 0 where the text is not plain (a
+ * high byte D8-F8, or FD FF anywhere). */
 static int
 count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
 {
-    if (len & 1) {
-        return 0;
-    }
     const int64_t all = len / 2;
     int64_t n = all;
     while (n > 0 && raw[2 * n - 2] == 0 && raw[2 * n - 1] == 0) {
@@ -753,7 +720,7 @@ count_preview(const unsigned char *raw, int64_t len, int64_t *counts)
                 }
             }
         }
-        else if (HIGH_KIND[hi] == NOT_PLAIN || (hi == 0xFF && lo == 0xFD) ||
+        else if (SURROGATE_OR_PUA(hi) || (hi == 0xFF && lo == 0xFD) ||
                  (hi == 0xFD && i + 1 < all && raw[2 * i + 2] == 0xFF)) {
             return 0; /* (FD FF across two units: unit i's high byte, unit i + 1's low) */
         }
@@ -955,15 +922,11 @@ segment_section(Segs *segs, const Stream *s, const unsigned char *bytes, int64_t
 {
     Body scratch = {0, 0, 0, 0, 0};
     int64_t counts[2] = {0, 0};
-    const int64_t first = segs->nhits;
-    const size_t at = segs->joined_len;
     int read = count_section(bytes, len, &scratch, segs, counts);
     if (read != want || segs->overflow) {
         return read < 0 ? -1 : 0;
     }
-    segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
-    segs->nkept = 1;
-    return flush_sections(segs);
+    return flush_section(segs, s);
 }
 
 /* The first section not plain met (read_segments): the plain ones before it read again
@@ -1014,8 +977,6 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return len == -1 ? -1 : 0;
         }
         int64_t counts[2] = {0, 0};
-        const int64_t first = segs->nhits;
-        const size_t at = segs->joined_len;
         int read = count_section(bytes, len, b, segs, counts);
         if (read <= 0) {
             return read;
@@ -1037,9 +998,7 @@ count_body(Doc *d, Caps *caps, Body *b, Segs *segs)
             return 0; /* a big body to segment: the Python reader's turn (its budgets) */
         }
         else {
-            segs->kept[0] = (Kept){s, first, segs->nhits - first, (int64_t)at};
-            segs->nkept = 1;
-            read = flush_sections(segs);
+            read = flush_section(segs, s);
         }
         if (read != 1) {
             return read;
@@ -1269,10 +1228,4 @@ hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyMem_Free(segs->hits);
     PyMem_Free(segs);
     return result;
-}
-
-void
-hwpscan_hwp5_init(void)
-{
-    fill_high_kind();
 }

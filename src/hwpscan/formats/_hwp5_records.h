@@ -1,11 +1,7 @@
-/* What the native HWP 5 reader (_hwp5_reader.c) reads records with: the
- * record and control constants and the DocInfo name walk, as hwpscan.formats.hwp5 and
- * hwpscan.formats.hwp5_text read them (their Python code is the reference). No Python
- * object is made here. The caller includes Python.h first.
- *
- * Every read is bounds-checked against the buffer's length before it is made; positions
- * are 64-bit, so a record size near 4 GB cannot wrap.
- */
+/* The record and control constants and the DocInfo name walk of the native HWP 5
+ * reader (_hwp5_reader.c, which includes Python.h first), as hwpscan.formats.hwp5 and
+ * hwp5_text read them. Every read is checked against the buffer's length before it is
+ * made; positions are 64-bit, so a record size near 4 GB cannot wrap. */
 #ifndef HWPSCAN_HWP5_RECORDS_H
 #define HWPSCAN_HWP5_RECORDS_H
 
@@ -31,6 +27,8 @@ static const unsigned char CONTROL_KIND[32] = {
     /* 16 */ 2, 2, 2, 2, 2, 2, 2, 2, /* 24: hyphen */ 1, 0, 0, 0, 0, 0, 1, 1,
 };
 #define LINE_BREAK 10u
+/* A UTF-16 unit's high byte of a surrogate or private use (D800-F8FF): not plain text. */
+#define SURROGATE_OR_PUA(hi) ((hi) >= 0xD8 && (hi) <= 0xF8)
 #define TAB 9u
 #define CONTROL_UNITS 8
 
@@ -149,7 +147,7 @@ count_name(void *ctx, int64_t index, int64_t units, int64_t pos, int64_t length,
     out->units += length;
     for (int64_t i = 0; i < length; i++) {
         const unsigned char lo = p[2 * i], hi = p[2 * i + 1];
-        if ((hi >= 0xD8 && hi <= 0xF8) || (lo == 0xFD && hi == 0xFF) ||
+        if (SURROGATE_OR_PUA(hi) || (lo == 0xFD && hi == 0xFF) ||
             (out->prev_high == 0xFD && lo == 0xFF)) {
             out->notable = 1;
         }

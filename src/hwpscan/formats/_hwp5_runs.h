@@ -49,19 +49,12 @@ append_segment(PyObject *out, PyTypeObject *type, PyObject *stream, PyObject *pa
     return failed;
 }
 
+/* A section's kept payloads: *big* one code point per unit of *units* (UTF-16LE). */
 typedef struct {
-    PyObject *big, *stream, *out, *warnings, *table;
+    PyObject *big, *stream, *out, *table;
     PyTypeObject *segment;
-    Py_ssize_t limit;
-    int kind;
-    const void *data;
+    const unsigned char *units;
 } Runs;
-
-static inline int
-at_limit(const Runs *r)
-{
-    return r->limit >= 0 && r->limit <= PyList_GET_SIZE(r->out);
-}
 
 /* big[a:b], translated by the table when *kept* (as text_runs does). */
 static PyObject *
@@ -76,9 +69,9 @@ run_text(const Runs *r, Py_ssize_t a, Py_ssize_t b, int kept)
     return done;
 }
 
-/* hwpscan.formats.hwp5_text.text_runs over big[a:b]: 1 (True), 0 (False), -1 error; 2
- * where it would warn and r->warnings is NULL (nothing appended for the paragraph's
- * control cut short, the caller declines). */
+/* hwpscan.formats.hwp5_text.text_runs over big[a:b] (no segment limit): 1 done, -1 on
+ * a Python error, 2 where it would warn (an 8-unit control cut short: the caller
+ * declines). */
 static int
 text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
 {
@@ -86,16 +79,13 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     Py_ssize_t start = 0, skip = 0;
     int kept = 0;
     for (Py_ssize_t i = 0; i < end; i++) {
-        Py_UCS4 c = PyUnicode_READ(r->kind, r->data, a + i);
+        Py_UCS4 c = u16_at(r->units + 2 * (a + i));
         if (c >= 32 || i < skip) {
             continue;
         }
         if (is_kept(c)) {
             kept = 1;
             continue;
-        }
-        if (at_limit(r)) {
-            return 0;
         }
         if (i > start && append_segment(r->out, r->segment, r->stream, para, start,
                                         run_text(r, a + start, a + i, kept)) < 0) {
@@ -104,36 +94,11 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
         kept = 0;
         if (CONTROL_KIND[c] == 2) {
             if (i + CONTROL_UNITS > end) {
-                if (r->warnings == NULL) {
-                    return 2; /* a reader that takes no warning declines here */
-                }
-                PyObject *note = PyUnicode_FromFormat(
-                    "%U: paragraph %S ends inside an 8-unit control at unit %zd", r->stream,
-                    para, i);
-                if (note == NULL) {
-                    return -1;
-                }
-                /* the reader's warning list counts what it drops: its own append */
-                int failed;
-                if (PyList_CheckExact(r->warnings)) {
-                    failed = PyList_Append(r->warnings, note);
-                }
-                else {
-                    PyObject *res = PyObject_CallMethod(r->warnings, "append", "O", note);
-                    failed = res == NULL ? -1 : 0;
-                    Py_XDECREF(res);
-                }
-                Py_DECREF(note);
-                return failed < 0 ? -1 : 1;
+                return 2;
             }
-            if (c == TAB) {
-                if (at_limit(r)) {
-                    return 0;
-                }
-                if (append_segment(r->out, r->segment, r->stream, para, i,
-                                   PyUnicode_FromOrdinal(TAB)) < 0) {
-                    return -1;
-                }
+            if (c == TAB && append_segment(r->out, r->segment, r->stream, para, i,
+                                           PyUnicode_FromOrdinal(TAB)) < 0) {
+                return -1;
             }
             start = skip = i + CONTROL_UNITS;
         }
@@ -141,43 +106,19 @@ text_runs_c(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
             start = skip = i + 1;
         }
     }
-    if (start < end) {
-        if (at_limit(r)) {
-            return 0;
-        }
-        if (append_segment(r->out, r->segment, r->stream, para, start,
-                           run_text(r, a + start, b, kept)) < 0) {
-            return -1;
-        }
+    if (start < end && append_segment(r->out, r->segment, r->stream, para, start,
+                                      run_text(r, a + start, b, kept)) < 0) {
+        return -1;
     }
     return 1;
 }
 
-/* Whether big[a:b] holds a control (a unit below 32): one typed loop per string kind. */
+/* Whether big[a:b] holds a control (a unit below 32). */
 static int
 has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
 {
-    if (r->kind == PyUnicode_1BYTE_KIND) {
-        const Py_UCS1 *p = r->data;
-        for (Py_ssize_t i = a; i < b; i++) {
-            if (p[i] < 32) {
-                return 1;
-            }
-        }
-        return 0;
-    }
-    if (r->kind == PyUnicode_2BYTE_KIND) {
-        const Py_UCS2 *p = r->data;
-        for (Py_ssize_t i = a; i < b; i++) {
-            if (p[i] < 32) {
-                return 1;
-            }
-        }
-        return 0;
-    }
-    const Py_UCS4 *p = r->data;
     for (Py_ssize_t i = a; i < b; i++) {
-        if (p[i] < 32) {
+        if (u16_at(r->units + 2 * i) < 32) {
             return 1;
         }
     }
@@ -186,26 +127,19 @@ has_control(const Runs *r, Py_ssize_t a, Py_ssize_t b)
 
 /* One paragraph big[a:b] of hwpscan.formats.hwp5_text._paragraph_runs: the common
  * paragraph (text, then its paragraph end and no other control, or no control at all)
- * one segment, any other through text_runs_c. 1 done, 0 at the limit, 2 as text_runs_c,
- * -1 on a Python error. */
+ * one segment, any other through text_runs_c. 1, 2 and -1 as text_runs_c. */
 static int
 paragraph_run(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
 {
     if (b <= a) {
         return 1;
     }
-    if (PyUnicode_READ(r->kind, r->data, b - 1) == PARA_BREAK && !has_control(r, a, b - 1)) {
-        if (b - 1 > a) {
-            return append_segment(r->out, r->segment, r->stream, para, 0,
-                                  PyUnicode_Substring(r->big, a, b - 1)) < 0 ? -1 : 1;
-        }
-        return 1;
+    const Py_ssize_t end = u16_at(r->units + 2 * (b - 1)) == PARA_BREAK ? b - 1 : b;
+    if (has_control(r, a, end)) {
+        return text_runs_c(r, a, b, para);
     }
-    if (!has_control(r, a, b)) {
-        return append_segment(r->out, r->segment, r->stream, para, 0,
-                              PyUnicode_Substring(r->big, a, b)) < 0 ? -1 : 1;
-    }
-    return text_runs_c(r, a, b, para);
+    return end > a && append_segment(r->out, r->segment, r->stream, para, 0,
+                                      PyUnicode_Substring(r->big, a, end)) < 0 ? -1 : 1;
 }
 
 #endif

@@ -1,34 +1,25 @@
-/* The text of one HWPX section part (part of the module hwpscan.formats._readers): the
- * optional fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
+/* The text of one HWPX section part (part of hwpscan.formats._readers): the optional
+ * fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
  *
- * hwpx_section(data, max_depth, max_paragraphs) reads a whole section part (UTF-8
- * XML) and returns the list of its paragraphs' texts in document order, exactly what
- * section_text appends to its walk's slots. It accepts only a plain subset of XML and
- * returns None for anything outside it, so the caller runs expat, which then gives the
- * text, the error or the budget message: invalid UTF-8, a character XML forbids, a
- * carriage return (expat normalises line ends), a DTD or any <!...> other than a
- * comment or CDATA section, a processing instruction named xml past the start, an XML
- * declaration other than version 1.0 in UTF-8, a name that is not ASCII, a namespace
- * prefix not declared on the root element (or a declaration below it), an attribute
- * with a prefix other than xml:, a duplicate attribute, an undefined entity or an
- * invalid character reference, "]]>" in text, text outside the root, a mismatched or
- * missing end tag, more than max_depth levels or max_paragraphs paragraphs. It never
- * accepts what expat refuses; it may decline what expat accepts.
- * tests/test_native_hwpx_walk.py drives both over fixtures, generated files and
- * mutants (tests/mutants.py), and counts how often this walk answers.
+ * hwpx_section(data, max_depth, max_paragraphs) returns the paragraph texts of a whole
+ * section part (UTF-8 XML) in document order, exactly what section_text adds to its
+ * walk's slots. It reads a plain subset of XML and returns None for anything else, so
+ * that expat gives the text, the error or the budget message: invalid UTF-8, a
+ * character XML forbids, a CR, a DTD or any <!...> but a comment or CDATA, a PI named
+ * xml past the start, an XML declaration other than 1.0 in UTF-8, a non-ASCII name, a
+ * prefix not declared on the root (or a declaration below it), an attribute prefix
+ * other than xml:, a duplicate attribute, an unknown entity or bad character reference,
+ * "]]>" in text, text outside the root, a mismatched or missing end tag, more than
+ * max_depth levels or max_paragraphs paragraphs. It never accepts what expat refuses.
+ * tests/formats/test_native_hwpx_walk.py drives both over fixtures and mutants.
  *
- * The input is hostile: every read is bounded by the buffer's length, the element stack
- * by max_depth, and every buffer grows with the input only. A part that does not end
- * with '>' (and whitespace) is declined at once, since expat refuses every one, and the
- * scans of names, whitespace and attribute values then stop at that '>' without a
- * test of the length at each byte.
+ * The input is hostile: every read is bounded by the buffer, the element stack by
+ * max_depth. A part not ending with '>' (and whitespace) is declined at once, so the
+ * scans of names, whitespace and values stop at that '>' without a length test.
  *
  * Cost: most start tags of a Hancom section repeat the last one of their name byte for
- * byte, or differ from it in attribute values only. Below the root the reading of a
- * tag depends on its bytes alone, so such a tag is compared with that one (a memcmp, or
- * one per stretch between values, each new value read as a value) instead of being
- * parsed again; see start_tag().
- */
+ * byte, or but for attribute values; below the root such a tag is compared with that
+ * one instead of being parsed again (see start_tag()). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
@@ -327,23 +318,6 @@ static int reference(const unsigned char *s, Py_ssize_t p, Py_ssize_t n, char *o
 }
 
 static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
-    /* the names that matter start with p, r, t, l, c, n, f, h or m */
-    switch (name[0]) {
-    case 'p':
-    case 'r':
-    case 't':
-    case 'l':
-    case 'c':
-    case 'n':
-    case 'f':
-    case 'h':
-    case 'm':
-        break;
-    default:
-        return K_OTHER;
-    }
-    if (len == 1)
-        return name[0] == 'p' ? K_P : name[0] == 't' ? K_T : K_OTHER;
     static const struct {
         const char *name;
         enum kind kind;
@@ -365,27 +339,17 @@ static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
     return K_OTHER;
 }
 
-/* hwpx._INLINE: the character an inline element of hp:t stands for ("" for markpens),
- * or NULL for an element that is not inline. */
-static const char *inline_text(enum kind k) {
-    switch (k) {
-    case K_LINEBREAK:
-        return "\n";
-    case K_NBSPACE:
-        return "\xc2\xa0";
-    case K_FWSPACE:
-        return "\xe3\x80\x80";
-    case K_TAB:
-        return "\t";
-    case K_HYPHEN:
-        return "\xc2\xad";
-    case K_MARKPEN_BEGIN:
-    case K_MARKPEN_END:
-        return "";
-    default:
-        return NULL;
-    }
-}
+/* hwpx_xml._INLINE: the character an inline element of hp:t stands for ("" for
+ * markpens), by kind; NULL for an element that is not inline. */
+static const char *const INLINE_TEXT[] = {
+    [K_LINEBREAK] = "\n",
+    [K_NBSPACE] = "\xc2\xa0",
+    [K_FWSPACE] = "\xe3\x80\x80",
+    [K_TAB] = "\t",
+    [K_HYPHEN] = "\xc2\xad",
+    [K_MARKPEN_BEGIN] = "",
+    [K_MARKPEN_END] = "",
+};
 
 static int add_text(St *st, const char *s, Py_ssize_t n) {
     for (int i = 0; i < st->n_paras; i++) {
@@ -400,7 +364,7 @@ static int add_text(St *st, const char *s, Py_ssize_t n) {
 static int on_start(St *st, enum kind local, int ctrl_tab) {
     int depth = ++st->depth;
     st->kinds[depth] = (unsigned char)local;
-    const char *inl = inline_text(local);
+    const char *inl = INLINE_TEXT[local];
     /* only hp:t, a ctrl or an inline element changes what an open paragraph holds */
     int reads = inl != NULL || local == K_T || local == K_CTRL;
     for (int i = 0; reads && i < st->n_paras; i++) {
@@ -486,12 +450,9 @@ static Py_ssize_t utf8_write(const unsigned char *s, Py_ssize_t len, int kind, v
     return k == n ? i : -1;
 }
 
-/* A paragraph's text s[0:n] as a str. Its bytes are valid UTF-8 (the input was checked,
- * and references were encoded here), so the str is built in two plain passes: count
- * the characters (the bytes that are not 10xxxxxx) and find the greatest byte, whose
- * range gives the kind (UTF-8 keeps the order of code points, and continuation bytes
- * stay under 0xC0), then write them. Python's decoder, which checks and widens as it
- * goes, costs several times as much on short Korean runs. */
+/* A paragraph's text s[0:n] (valid UTF-8) as a str, in two plain passes: count the
+ * characters and find the greatest byte (its range gives the kind), then write them.
+ * Python's decoder costs several times as much on short Korean runs. */
 static PyObject *utf8_str(const unsigned char *s, Py_ssize_t n) {
     Py_ssize_t chars = 0;
     unsigned char widest = 0;
@@ -543,18 +504,11 @@ static int on_end(St *st) {
         return -1;                                                                            \
     } while (0)
 
-/* Whether the prefix s[at:at+len] is declared on the root. Prefixes are two or three
- * letters: compared here byte by byte, the first and likeliest declaration first. */
+/* Whether the prefix s[at:at+len] is declared on the root. */
 static int declared_prefix(St *st, Py_ssize_t at, Py_ssize_t len) {
-    const unsigned char *prefix = st->s + at;
     for (int i = 0; i < st->n_prefixes; i++) {
         const unsigned char *declared = st->s + st->prefix_at[i];
-        Py_ssize_t k = 0;
-        if (st->prefix_len[i] != len)
-            continue;
-        while (k < len && declared[k] == prefix[k])
-            k++;
-        if (k == len)
+        if (st->prefix_len[i] == len && memcmp(declared, st->s + at, (size_t)len) == 0)
             return 1;
     }
     return 0;
@@ -578,19 +532,11 @@ static int value_piece(St *st, Py_ssize_t *p, Py_ssize_t end, char *piece, int *
     return 1;
 }
 
-/* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. A bit
- * per hash of (length, first and last byte) in *seen spares the compares for almost
- * every name: only one whose bit is already set is compared with the others. */
+/* Whether the name s[at:at+len] is one of the first n of a tag's attribute names. */
 static int duplicate(St *st, const Py_ssize_t *attr_at, const Py_ssize_t *attr_len, int n,
-                     uint64_t *seen, Py_ssize_t at, Py_ssize_t len) {
-    const unsigned char *a = st->s + at;
-    uint64_t bit = (uint64_t)1 << ((unsigned)(len * 7 + a[0] + a[len - 1] * 3) & 63);
-    if (!(*seen & bit)) {
-        *seen |= bit;
-        return 0;
-    }
+                     Py_ssize_t at, Py_ssize_t len) {
     for (int i = 0; i < n; i++) {
-        if (attr_len[i] == len && memcmp(st->s + attr_at[i], a, (size_t)len) == 0)
+        if (attr_len[i] == len && memcmp(st->s + attr_at[i], st->s + at, (size_t)len) == 0)
             return 1;
     }
     return 0;
@@ -704,7 +650,6 @@ static int tag_end(St *st, int *empty) {
 static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
                        Seen *rec) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
-    uint64_t seen = 0;
     int n_attrs = 0;
     for (;;) {
         int had_ws = skip_ws(st);
@@ -716,7 +661,7 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
         Py_ssize_t a_at = st->pos, a_len, a_colon, v_at, v_len;
         int amp;
         if (!had_ws || !read_qname(st, &a_len, &a_colon) || n_attrs >= MAX_ATTRS ||
-            duplicate(st, attr_at, attr_len, n_attrs, &seen, a_at, a_len))
+            duplicate(st, attr_at, attr_len, n_attrs, a_at, a_len))
             return 1;
         attr_at[n_attrs] = a_at;
         attr_len[n_attrs++] = a_len;
@@ -863,13 +808,9 @@ static int end_tag(St *st) {
         DECLINE;
     /* the open element's name (a qualified name read before), and no name byte after
      * it: what reading a name here and comparing the two would find */
-    Py_ssize_t at = st->pos, len = st->name_len[st->depth], k = 0;
-    const unsigned char *open = st->s + st->name_at[st->depth];
-    if (at + len >= st->n)
-        DECLINE;
-    while (k < len && st->s[at + k] == open[k])
-        k++;
-    if (k < len || (cls[st->s[at + len]] & C_NAME) || st->s[at + len] == ':')
+    Py_ssize_t at = st->pos, len = st->name_len[st->depth];
+    if (at + len >= st->n || memcmp(st->s + at, st->s + st->name_at[st->depth], (size_t)len) ||
+        (cls[st->s[at + len]] & C_NAME) || st->s[at + len] == ':')
         DECLINE;
     st->pos = at + len;
     skip_ws(st);
@@ -1105,10 +1046,7 @@ static int run(St *st, int max_depth, Py_ssize_t max_paragraphs) {
     st->max_paragraphs = max_paragraphs;
     if (!plain_utf8(st->s, st->n))
         return 1;
-    /* What the walk accepts ends with '>' and whitespace at most (the root's end tag,
-     * a comment or a PI; text out of the root is whitespace): anything else is declined
-     * here, and the walk reads up to that '>' only, which bounds the scans of names and
-     * whitespace without a test of the length at each byte. */
+    /* what the walk accepts ends with '>' and whitespace: the walk reads up to it */
     while (st->n > 0 && is_ws(st->s[st->n - 1]))
         st->n--;
     if (st->n == 0 || st->s[st->n - 1] != '>')
@@ -1142,21 +1080,6 @@ static void clear(St *st) {
         st->seen[i].len = 0;
 }
 
-/* What an entry point hands back for run()'s answer *r*: the list it made (0, taken
- * out of *made*), None where the Python walk must run (1), NULL with the exception
- * set (-1). */
-static PyObject *answer(int r, PyObject **made) {
-    PyObject *result = NULL;
-    if (r == 0) {
-        result = *made;
-        *made = NULL;
-    } else if (r == 1) {
-        result = Py_None;
-        Py_INCREF(result);
-    }
-    return result;
-}
-
 PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
@@ -1168,8 +1091,9 @@ PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     clear(&st);
     st.s = view.buf;
     st.n = view.len;
+    /* run(): the list made (0), None where the Python walk must run (1), or an error */
     int r = run(&st, max_depth, max_paragraphs);
-    PyObject *result = answer(r, &st.slots);
+    PyObject *result = r == 0 ? Py_NewRef(st.slots) : r == 1 ? Py_NewRef(Py_None) : NULL;
     Py_XDECREF(st.slots);
     PyBuffer_Release(&view);
     return result;

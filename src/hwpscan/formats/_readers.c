@@ -6,7 +6,6 @@
 
 PyObject *hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 PyObject *hwpscan_hwpx_section(PyObject *module, PyObject *args);
-void hwpscan_hwp5_init(void);
 void hwpscan_hwpx_init(void);
 
 static PyMethodDef methods[] = {
@@ -32,7 +31,6 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC
 PyInit__readers(void)
 {
-    hwpscan_hwp5_init();
     hwpscan_hwpx_init();
     return PyModule_Create(&module_def);
 }

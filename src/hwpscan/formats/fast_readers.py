@@ -1,15 +1,9 @@
-"""The optional native readers: ``read_hwp5`` and ``hwpx_section`` from the C module
-``hwpscan.formats._readers``, or ``None`` each.
-
-The module is built when the package is installed with a compiler at hand; without one
-the Python readers run alone. Each native reader returns what its Python reference makes
-of its input, or ``None`` to decline (the reference then reads it):
-
-- ``read_hwp5``: :func:`hwpscan.formats.hwp5.read_ole` with ``count_plain_body`` (a
-  plain text counted) or ``body_only``, for an ordinary document in one call
-  (``tests/formats/test_native_hwp5_reader.py``);
-- ``hwpx_section``: :func:`hwpscan.formats.hwpx.section_text` of a whole section part
-  (``tests/formats/test_native_hwpx_walk.py``).
+"""The optional native readers from the C module ``hwpscan.formats._readers``, or
+``None`` each where it is not built (no compiler at install): ``read_hwp5`` (what
+:func:`hwpscan.formats.hwp5.read_ole` makes of an ordinary document with
+``count_plain_body`` or ``body_only``) and ``hwpx_section`` (what
+:func:`hwpscan.formats.hwpx.section_text` makes of a whole section part). Each returns
+what its Python reference would, or ``None`` to decline to it.
 
 ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) runs the Python readers alone. This
 module is the only one that knows the C exists.

@@ -2,19 +2,14 @@
 
 :func:`read_ole` takes any compound file. An HWP 5 document (a ``FileHeader`` stream
 with the signature) is read section by section; every PARA_TEXT record at any level is
-body text (tables, text boxes, headers/footers and footnotes included). The text is
-given in the *codeunit view*: each UTF-16 code unit becomes one code point, so a
-character outside the BMP appears as its two surrogate halves, exactly as the defective
-pipeline parser produced it. A segment's ``paragraph`` is the paragraph's index in its
-section stream, counting every PARA_HEADER record at any level in document order (so
-empty paragraphs and paragraphs without a PARA_TEXT record count, and the paragraphs of
-a table or footnote follow the paragraph holding it); its ``offset`` is the unit offset
-in the paragraph's PARA_TEXT record. ``info.paragraphs`` is the number of
-paragraphs (PARA_HEADER records) over all sections. Controls (spec 표 6) are decoded
-by width: 8-unit inline and extended controls are skipped whole (their binary
-parameters never reach the text), TAB becomes ``\\t``, line break ``\\n``, hyphen
-``-``, the non-breaking and fixed-width spaces U+00A0 and a space; other controls are
-dropped.
+body text (tables, text boxes, headers/footers and footnotes included), in the
+*codeunit view* of :mod:`hwpscan.formats.hwp5_text` (a character outside the BMP is two
+surrogate halves, as the defective pipeline parser produced it). A segment's
+``paragraph`` is its PARA_HEADER's index in the section (see there), its ``offset`` the
+unit offset in the PARA_TEXT record; ``info.paragraphs`` counts PARA_HEADER records
+over all sections. Controls (spec 表 6) go by width: 8-unit ones are skipped whole, TAB
+becomes ``\\t``, line break ``\\n``, hyphen ``-``, the non-breaking and fixed-width
+spaces U+00A0 and a space; others are dropped.
 
 >>> from hwpscan.rehearsal.synth.hwp5_writer import build_hwp5
 >>> doc = read_ole(build_hwp5(["첫\\t둘"]))
@@ -145,27 +140,16 @@ def read_ole(
     body_only: bool = False,
 ) -> Document:
     """Read any compound file: an HWP 5 document's text, or a verdict on another OLE file.
-
-    The container is read by olefile (through
-    :class:`~hwpscan.formats.ole_streams.OleStreams`).
-
-    With *count_plain_body* (for a scan that needs the counts, not the text), the
-    native reader counts a body without a surrogate, private-use unit, folded symbol or
-    U+FFFD in its text instead of segmenting it: ``body`` is empty and
-    ``info.plain_body`` holds its :class:`~hwpscan.models.PlainCounts`, what a scan
-    counts of the segments; the same for the preview and the DocInfo names
-    (``info.plain_preview``, ``info.plain_meta``). The reading below always segments.
-
-    With *body_only* (for :func:`hwpscan.extract`, which hands on the body alone) the
-    preview (PrvText) and the DocInfo names are not read: ``preview`` and ``meta`` are
-    empty.
-
-    With either one (not both), an ordinary document, plain or not, is read in one
-    native call where built and ``fast``
-    (:data:`~hwpscan.formats.fast_readers.read_hwp5`), which declines anything unusual
-    to the reading below, its reference.
-
     Never raises for a damaged file: the result carries ``status`` and ``reason``.
+
+    With *count_plain_body* (a scan that needs counts, not text) the native reader
+    counts a body with no surrogate, private-use unit, folded symbol or U+FFFD instead of
+    segmenting it: ``body`` is empty and ``info.plain_body`` holds its
+    :class:`~hwpscan.models.PlainCounts` (likewise ``plain_preview``, ``plain_meta``).
+    With *body_only* (:func:`hwpscan.extract`) the preview and DocInfo names are not
+    read. With either one (not both) an ordinary document is read in one native call
+    where built and ``fast`` (:data:`~hwpscan.formats.fast_readers.read_hwp5`); what it
+    declines is read below through olefile, the reference, which always segments.
     """
     limits = (max_stream_bytes, max_document_bytes, max_docinfo_names)
     if fast and _NATIVE_DOCUMENT is not None and count_plain_body != body_only:
@@ -182,20 +166,19 @@ def read_ole(
     try:
         ole = olefile.OleFileIO(io.BytesIO(data))
     except _OLE_ERRORS as exc:
-        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-        return Document(
-            format=fmt, status=Status.CORRUPT, reason=f"compound file unreadable: {exc}"
-        )
+        return _unreadable(data, f"compound file unreadable: {exc}")
     with ole:
         try:
             streams = OleStreams(ole, data)
         except _OLE_ERRORS as exc:
-            return Document(
-                format=Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE,
-                status=Status.CORRUPT,
-                reason=f"compound file directory unreadable: {exc}",
-            )
+            return _unreadable(data, f"compound file directory unreadable: {exc}")
         return _read_container(streams, data, *caps)
+
+
+def _unreadable(data: bytes, reason: str) -> Document:
+    """A compound file whose container cannot be read: HWP 5 if it holds the signature."""
+    fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
+    return Document(format=fmt, status=Status.CORRUPT, reason=reason)
 
 
 def _read_container(
@@ -208,16 +191,11 @@ def _read_container(
 ) -> Document:
     paths = streams.paths
     reader = _Reader(
-        streams, max_stream_bytes, paths, budget=max_document_bytes, max_names=max_docinfo_names
+        streams, max_stream_bytes, paths, max_document_bytes, max_names=max_docinfo_names
     )
     reader.body_only = body_only
     if not paths:
-        fmt = Format.HWP5 if spec.SIGNATURE_TEXT in data else Format.OLE
-        return Document(
-            format=fmt,
-            status=Status.CORRUPT,
-            reason="compound file lists no streams (directory missing or cut short)",
-        )
+        return _unreadable(data, "compound file lists no streams (directory missing or cut short)")
     if reader.named("fileheader") is None:
         return _foreign(paths, "without an HWP FileHeader")
     try:

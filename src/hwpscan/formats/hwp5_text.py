@@ -1,17 +1,12 @@
 """HWP 5 records and PARA_TEXT decoding: pure functions on bytes, tuned for speed.
 
 A section stream is a chain of records (spec §4.1). :func:`walk_paragraphs` finds the
-PARA_HEADER and PARA_TEXT records; :func:`section_segments` decodes all PARA_TEXT
-payloads in one go: they are joined and decoded once, so the work per paragraph is a
-slice and a :class:`~hwpscan.models.Segment`. The text is the *codeunit view* (one code
-point per UTF-16 code unit); a pair split across two records stays two halves either
-way, so joining cannot change it.
-
-A segment's ``paragraph`` is the paragraph's index in its section stream: every
-PARA_HEADER record at any level counts, in stream (document) order, so empty paragraphs
-and paragraphs without a PARA_TEXT record (Hancom writes none for a paragraph holding
-only its end mark) keep their numbers, and the paragraphs of a table cell, footnote,
-text box or header follow the paragraph that holds the control.
+PARA_HEADER and PARA_TEXT records; :func:`section_segments` joins all PARA_TEXT payloads
+and decodes them once, in the *codeunit view* (one code point per UTF-16 code unit, so
+a pair split across two records stays two halves either way). A segment's
+``paragraph`` counts every PARA_HEADER record at any level in stream order: empty
+paragraphs and those without PARA_TEXT keep their numbers, and the paragraphs of a
+table cell, note, text box or header follow the paragraph holding the control.
 
 >>> payload = "가".encode("utf-16-le") + bytes.fromhex("80dbb1de") + b"\\r\\x00"
 >>> empty = bytes.fromhex("42000000")  # a PARA_HEADER (no payload here) without text
@@ -122,11 +117,10 @@ class WarningList(list[str]):
     (('a', 'b', 'and 3 more warnings'), 5)
     """
 
-    def __init__(self, items: Iterable[str] = (), *, cap: int = MAX_WARNINGS) -> None:
+    def __init__(self, *, cap: int = MAX_WARNINGS) -> None:
         super().__init__()
         self.cap = cap
         self.total = 0
-        self.extend(items)
 
     def append(self, item: str) -> None:
         self.total += 1

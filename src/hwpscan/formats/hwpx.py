@@ -164,9 +164,6 @@ class _Zipped:
     def __exit__(self, *_exc: object) -> None:
         self.archive.close()
 
-    def infolist(self) -> list[zipfile.ZipInfo]:
-        return self.archive.infolist()
-
     def part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
         of at most one byte more than the cap tells a part over it. Raises
@@ -250,7 +247,7 @@ def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
     Raises :class:`CorruptFileError` for an entry without a name: no writer makes one,
     and zipfile cannot say whether it is a folder."""
     out: dict[str, zipfile.ZipInfo] = {}
-    for info in archive.infolist():
+    for info in archive.archive.infolist():
         if not info.filename:
             raise CorruptFileError("a ZIP entry without a name (a damaged central directory?)")
         if info.is_dir():
@@ -267,17 +264,6 @@ def _normal(name: str) -> str:
     ['Contents/a.xml', 'a', 'a/b/c', 'x/y', 'a', '']
     """
     return "/".join(p for p in name.replace("\\", "/").split("/") if p not in ("", "."))
-
-
-def _under(base: str, href: str) -> str:
-    """*href* read from the folder *base* (``""``: the top), before normalisation.
-
-    >>> _under("Contents", "section0.xml"), _under("", "a.xml"), _under("x", "/abs.xml")
-    ('Contents/section0.xml', 'a.xml', '/abs.xml')
-    """
-    if href.startswith("/") or not base:
-        return href
-    return f"{base}/{href}"
 
 
 def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | None:
@@ -360,22 +346,17 @@ def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Docu
     made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
     segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
     info = ReadInfo(sections=len(sections), paragraphs=walk.paragraphs)
-    notes = tuple(walk.notes)
-    if not unread:
-        return Document(format=Format.HWPX, body=segments, info=info, warnings=notes)
-    if not segments and walk.stopped is None:
-        raise CorruptFileError("no section readable: " + ", ".join(unread[:_SHOWN]))
-    reason = f"{walk.stopped + '; ' if walk.stopped else ''}unread: {', '.join(unread[:_SHOWN])}"
-    if len(unread) > _SHOWN:
-        reason += f" and {len(unread) - _SHOWN} more"
-    return Document(
-        format=Format.HWPX,
-        body=segments,
-        status=Status.CORRUPT,
-        reason=reason,
-        info=info,
-        warnings=notes,
-    )
+    status = reason = None
+    if unread:
+        if not segments and walk.stopped is None:
+            raise CorruptFileError("no section readable: " + ", ".join(unread[:_SHOWN]))
+        status = Status.CORRUPT
+        reason = (
+            f"{walk.stopped + '; ' if walk.stopped else ''}unread: {', '.join(unread[:_SHOWN])}"
+        )
+        if len(unread) > _SHOWN:
+            reason += f" and {len(unread) - _SHOWN} more"
+    return Document(Format.HWPX, segments, (), (), status, reason, tuple(walk.notes), info)
 
 
 def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
@@ -400,7 +381,7 @@ def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) 
             parts.append(current[0])
 
     try:
-        parse_xml(data, start, None, None, "META-INF/manifest.xml")
+        parse_xml([data], start, None, None, "META-INF/manifest.xml")
     except FormatError:
         return parts or ["META-INF/manifest.xml (unparseable, but it names encryption-data)"]
     return parts or ["(parts not named)"]
@@ -442,7 +423,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        parse_xml(archive.part(container, MAX_SMALL_PART), root_start, None, None, "container")
+        parse_xml([archive.part(container, MAX_SMALL_PART)], root_start, None, None, "container")
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -459,7 +440,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
             spine.append(_attr(attrs, "idref"))
 
     try:
-        parse_xml(archive.part(entries[chosen], MAX_SMALL_PART), hpf_start, None, None, chosen)
+        parse_xml([archive.part(entries[chosen], MAX_SMALL_PART)], hpf_start, None, None, chosen)
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -469,7 +450,8 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
         if not href:
             continue
         is_section = _normal(href).rpartition("/")[2].lower().startswith("section")
-        found = [c for c in (_normal(href), _normal(_under(base, href))) if c in entries]
+        under = href if href.startswith("/") or not base else f"{base}/{href}"
+        found = [c for c in (_normal(href), _normal(under)) if c in entries]
         if is_section:  # a section the spine names but the package lacks is kept: unread
             out.append(found[0] if found else _normal(href))
     return out

@@ -14,7 +14,7 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError
@@ -24,7 +24,6 @@ __all__ = [
     "MAX_PARAGRAPHS",
     "Walk",
     "parse_xml",
-    "parse_xml_chunks",
     "section_text",
     "shown_name",
 ]
@@ -87,7 +86,7 @@ class Walk:
         return [t for t in self.slots if t and not t.isspace()]
 
 
-def section_text(chunks: Any, walk: Walk, name: str) -> None:
+def section_text(chunks: Iterable[bytes], walk: Walk, name: str) -> None:
     """Walk one section part's XML (an iterable of byte chunks) and add its paragraphs'
     text to *walk*.
 
@@ -153,7 +152,7 @@ def section_text(chunks: Any, walk: Walk, name: str) -> None:
             if para.capture and not para.mute:
                 para.parts.append(data)
 
-    declared = parse_xml_chunks(chunks, start, end, text, name, listed=True)
+    declared = parse_xml(chunks, start, end, text, name, listed=True)
     if declared is not None:
         walk.notes.append(f"{shown_name(name)}: XML in {declared}, decoded as its declaration says")
 
@@ -170,25 +169,15 @@ def _listed_attr(attrs: list[str], key: str) -> str:
     return ""
 
 
-def parse_xml(
-    data: bytes,
-    start: Callable[[str, dict[str, str]], None],
-    end: Callable[[str], None] | None,
-    text: Callable[[str], None] | None,
-    name: str,
-) -> None:
-    parse_xml_chunks([data], start, end, text, name)
-
-
-def _refuse(what: str, name: str) -> Callable[..., None]:
-    def handler(*_args: object) -> None:
+def _refuse(what: str, name: str) -> Callable[..., NoReturn]:
+    def handler(*_args: object) -> NoReturn:
         raise CorruptFileError(f"{shown_name(name)}: {what} refused (no DTD or entities in HWPX)")
 
     return handler
 
 
-def parse_xml_chunks(
-    chunks: Any,
+def parse_xml(
+    chunks: Iterable[bytes],
     start: Callable[[str, Any], None],
     end: Callable[[str], None] | None,
     text: Callable[[str], None] | None,
@@ -196,7 +185,7 @@ def parse_xml_chunks(
     *,
     listed: bool = False,
 ) -> str | None:
-    """Stream XML through expat, defused: a DTD, entity declaration or external entity
+    """Stream XML (byte chunks) through expat, defused: a DTD, entity declaration or external entity
     reference ends the parse with an error. *start* is given each element's attributes
     as a dict, or with *listed* as expat's flat list of names and values (no dict is
     built per element: a section's walk reads one attribute of one element kind).
@@ -211,13 +200,7 @@ def parse_xml_chunks(
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("a DTD", name)
     parser.EntityDeclHandler = _refuse("an entity declaration", name)
-    refuse_external = _refuse("an external entity", name)
-
-    def external(*args: str | None) -> int:
-        refuse_external(*args)
-        return 0
-
-    parser.ExternalEntityRefHandler = external
+    parser.ExternalEntityRefHandler = _refuse("an external entity", name)
     parser.StartElementHandler = start
     if end is not None:
         parser.EndElementHandler = end

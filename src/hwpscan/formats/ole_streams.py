@@ -1,16 +1,12 @@
 """Stream bytes of a compound file, from olefile's parsed structures.
 
-:func:`hwpscan.formats.hwp5.read_ole` reads every container the native HWP 5 reader
-declines through it. olefile parses the header, the FAT, the MiniFAT and the directory;
-its ``openstream`` reads one sector at a time and logs each. :class:`OleStreams`
-follows the same sector chains through olefile's tables and slices the sectors from the
-file's bytes; a chain that ends early or points past the end of the file gives a short
-result, as olefile's does.
-
-Those tables are olefile's internals, not its API: where they are missing (another
-olefile version, see :func:`has_internals`), every call goes through its public
-``listdir``, ``get_size`` and ``openstream``. Errors never switch paths: an error in our
-own code is a bug and is not hidden.
+olefile's ``openstream`` reads one sector at a time and logs each; :class:`OleStreams`
+follows the same sector chains through olefile's tables (the FAT, the MiniFAT, the
+directory) and slices the sectors from the file's bytes. A chain that ends early or
+points past the end of the file gives a short result, as olefile's does. Those tables
+are olefile's internals: where they are missing (another olefile version, see
+:func:`has_internals`) every call goes through its public API. Errors never switch
+paths: an error in our own code is a bug and is not hidden.
 
 >>> import io, olefile
 >>> from hwpscan.rehearsal.synth.cfb import write_cfb

@@ -1,46 +1,27 @@
 """PDF through two engines, page by page: a page one engine reads is read.
 
-PDFium (pypdfium2) is the primary text engine; pypdf is the fallback and second
-opinion. Each reads what the other loses on real files: pypdf refuses the abbreviated
-filter name ``/A85``, RC4 keys the ``cryptography`` package will not take (104-bit),
-streams under a filter name it does not know, and page trees deeper than 100; PDFium
-gives no error at all for a page it reads nothing from.
+PDFium (pypdfium2) is the primary text engine, pypdf the fallback and second opinion:
+pypdf refuses ``/A85``, 104-bit RC4, unknown filter names and page trees deeper than
+100; PDFium gives no error for a page it reads nothing from. A malformed ToUnicode CMap
+can map a glyph to a lone surrogate; both engines return the same halves, pairs and
+U+FFFD for it (see :mod:`hwpscan.formats.pdfium_text`), and both are counted as they are.
 
-Text comes through font encodings and ToUnicode CMaps (UTF-16BE); a malformed CMap can
-map a glyph to a lone surrogate, so each engine's output is counted as it is (PDFium's
-code units are decoded with ``surrogatepass``, see :mod:`hwpscan.formats.pdfium_text`;
-both engines return the same lone halves, pairs and U+FFFD for the same CMap).
-
-- Every page is read on its own. PDFium reads it first; a page PDFium cannot load, or
-  from which it reads no character at all, is asked of pypdf. A page neither engine
-  reads (whatever pypdf raises for it: its own errors, ``NotImplementedError`` for an
-  unknown filter, ``RecursionError``...) becomes that page's entry in the reason, and
-  the other pages are counted. A file with unread pages is read in part, never
-  ``clean``. A file PDFium cannot open at all is read by pypdf alone.
-- Trade-off, measured in ``benchmarks/pdf_engines.py``: pypdf is not run on pages
-  PDFium reads text from (it would cost most of PDFium's speed). The two engines agree
-  on every surrogate a CMap can produce; a defect only pypdf's reading would show on a
-  page PDFium reads text from is not looked for.
-- Encryption: the standard security handler is opened with the empty user password
-  when the file allows it (RC4 and AES); a user password or certificate encryption
-  (``/Adobe.PubSec``) is ``encrypted``.
-- Form-field values and annotation contents are read apart from the body, as the
-  ``meta`` channel (through pypdf, in files that have either): a surrogate there
-  reaches every pipeline that reads forms.
-- Budgets: at most :data:`MAX_PAGES` pages and :data:`MAX_OBJECTS` declared objects
-  (real documents stay far below both); a file over them is read up to the budget.
-  Before either engine reads a file, :mod:`hwpscan.formats.pdf_budget` measures what
-  its streams inflate to and how many text operators and characters they hold: a file
-  over those budgets is not read (``corrupt``, the budget named), as PDFium has no
-  memory limit of its own.
-- pypdf's log messages and Python warnings never reach the terminal: they are caught
-  while it reads, escaped (control characters, escapes and surrogates shown as
-  ``\\x1b``, ``\\udb80``...), capped, and kept as the file's warnings.
-- Unread is never clean: where pypdf could not parse part of an object (a page's
-  ``/Resources`` nested 100,000 deep, an entry it cannot read) it keeps what it parsed
-  and logs the exception instead of raising; such a message makes the file read in
-  part (``corrupt``, or ``contaminated`` by what was read), even with every page
-  extracted -- the dropped part may be the page's fonts or its content.
+- Every page is read on its own: by PDFium, or by pypdf where PDFium cannot load it or
+  reads no character. A page neither reads (whatever pypdf raises) is named in the
+  reason and the file is read in part, never ``clean``. A file PDFium cannot open is
+  read by pypdf alone. pypdf is not run on pages PDFium reads text from (it would cost
+  most of PDFium's speed, ``benchmarks/pdf_engines.py``).
+- Encryption: the standard handler is opened with the empty user password (RC4, AES);
+  a user password or certificate encryption (``/Adobe.PubSec``) is ``encrypted``.
+- Form-field values and annotation contents (through pypdf) are the ``meta`` channel.
+- Budgets: :data:`MAX_PAGES` pages and :data:`MAX_OBJECTS` declared objects (a file
+  over them is read up to the budget); :mod:`hwpscan.formats.pdf_budget` measures the
+  streams first, as PDFium has no memory limit of its own.
+- pypdf's log messages and warnings never reach the terminal: they are kept, escaped
+  and capped, as the file's warnings.
+- Unread is never clean: where pypdf logs that it dropped part of an object it could
+  not parse (a page's fonts or content, perhaps), the file is read in part (``corrupt``,
+  or ``contaminated`` by what was read), even with every page extracted.
 """
 
 from __future__ import annotations
@@ -174,7 +155,8 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _extract(data: bytes, max_pages: int, collect: _Collect) -> Document:
-    _check_declared(data)
+    # every trailer and cross-reference stream, from the bytes: PDFium does not show them
+    _check_objects(max((int(m) for m in _SIZE.findall(data)), default=0))
     measured = pdf_budget.measure(data)  # before any engine: see pdf_budget
     if measured.reason is not None:
         raise BudgetError(measured.reason)
@@ -258,7 +240,6 @@ class _Second:
         self._data = data
         self._opened: tuple[Any, Any] | None = None
         self.failure: str | None = None
-        self.notes: list[str] = []
 
     def pages(self) -> tuple[Any, Any] | None:
         if self._opened is None and self.failure is None:
@@ -383,10 +364,8 @@ def _lines(number: int, text: str) -> list[Segment]:
     return [Segment(stream, i, 0, line) for i, line in enumerate(_LINE_END.split(text)) if line]
 
 
-def _check_declared(data: bytes) -> None:
-    """Refuse a file whose trailers or cross-reference streams declare more objects than
-    the budget (read from the bytes: PDFium does not show its trailer)."""
-    declared = max((int(m) for m in _SIZE.findall(data)), default=0)
+def _check_objects(declared: int) -> None:
+    """Refuse a file that declares more objects than the budget (trailer ``/Size``)."""
     if declared > MAX_OBJECTS:
         raise CorruptFileError(
             f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
@@ -398,7 +377,11 @@ def _extract_pypdf(
 ) -> Document:
     """The whole file through pypdf (PDFium could not open it)."""
     reader = _open_reader(data)
-    _check_size(reader)
+    try:
+        declared = int(reader.trailer.get("/Size", 0))
+    except Exception:  # a /Size that is no number: not ours to judge
+        declared = 0
+    _check_objects(declared)
     pages, count = _pages(reader, notes)
     read = min(count, max_pages)
     segments, failed = _page_segments(pages, read, skipped)
@@ -419,22 +402,13 @@ def _document(
     unread = list(failed)
     if count > max_pages:
         unread.append(f"pages {max_pages + 1}-{count}: over the budget of {max_pages:,} pages")
-    if not unread:
-        return Document(
-            format=Format.PDF, body=tuple(segments), meta=meta, warnings=tuple(notes), info=info
-        )
-    if not segments and failed and len(failed) == count:
-        raise CorruptFileError("no page readable: " + _join(unread))
-    reason = f"{len(unread)} of {count} page(s) not read: {_join(unread)}"
-    return Document(
-        format=Format.PDF,
-        body=tuple(segments),
-        meta=meta,
-        status=Status.CORRUPT,
-        reason=reason,
-        warnings=tuple(notes),
-        info=info,
-    )
+    status = reason = None
+    if unread:
+        if not segments and failed and len(failed) == count:
+            raise CorruptFileError("no page readable: " + _join(unread))
+        status = Status.CORRUPT
+        reason = f"{len(unread)} of {count} page(s) not read: {_join(unread)}"
+    return Document(Format.PDF, tuple(segments), (), meta, status, reason, tuple(notes), info)
 
 
 def _open_reader(data: bytes) -> Any:
@@ -458,18 +432,6 @@ def _open_reader(data: bytes) -> Any:
         # (KeyError, IndexError, struct.error, zlib.error, RecursionError...), not with
         # its own error types alone: before any page is read, every such failure is damage.
         raise CorruptFileError(f"PDF is damaged: {_describe(exc)}") from exc
-
-
-def _check_size(reader: Any) -> None:
-    """Refuse a file that declares more objects than the budget."""
-    try:
-        declared = int(reader.trailer.get("/Size", 0))
-    except Exception:  # a /Size that is no number: not ours to judge
-        declared = 0
-    if declared > MAX_OBJECTS:
-        raise CorruptFileError(
-            f"PDF declares {declared:,} objects, over the budget of {MAX_OBJECTS:,}"
-        )
 
 
 def _pages(reader: Any, notes: list[str]) -> tuple[Any, int]:

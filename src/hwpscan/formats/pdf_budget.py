@@ -1,31 +1,17 @@
 """What a PDF asks of a text engine, measured from its bytes before PDFium reads it.
 
-PDFium has no memory budget of its own: it inflates a content stream whole and turns
-every text operator into an object (about 600 bytes per ``Tj`` and 60 per character
-shown, measured), so a 50 KB file of 5 million ``Tj`` takes 3 GB and a 270 KB file of
-200 MB of text 12 GB. :func:`measure` walks the file's streams first, inflating
-each ``/FlateDecode`` layer a megabyte at a time (nothing is kept), and counts:
-
-- bytes: each stream's decoded size (:data:`MAX_STREAM_BYTES`) and the sum over the
-  file (:data:`MAX_FILE_BYTES`); image streams are not counted (text extraction does
-  not decode them);
-- objects: text-showing operators (``Tj``, ``TJ``) and the characters of the strings
-  they could show, per stream and per file, and the streams a page's ``/Contents``
-  array lists, counted as often as it lists them (one small stream listed 20,000
-  times is a large page);
-- time: the walk stops at :data:`MAX_SECONDS`.
-
-A stream over a budget of its own is read by neither engine: the pages that use it
-(found through pypdf's page dictionaries, no stream decoded) are left unread and the
-file is read in part. A file over a budget of the whole file is not read at all. Either
-way the row says which budget and where. The walk reads the raw bytes, as PDFium's own
-recovery does for a damaged cross-reference table: a stream the table does not list
-still counts.
-
-Not covered here: a form XObject drawn many times by ``Do`` (the multiplication is
-not counted), and the streams of an encrypted file (they cannot be inflated before
-decryption: what fails to inflate counts as nothing); the per-file time limit and a
-worker's memory limit are the backstop for such a file.
+PDFium has no memory budget of its own: it inflates a content stream whole and makes an
+object of every text operator (about 600 bytes per ``Tj``, 60 per character shown), so
+a 50 KB file of 5 million ``Tj`` takes 3 GB. :func:`measure` walks the raw bytes first
+(as PDFium's own recovery does, so a stream the cross-reference table misses counts),
+inflating each ``/FlateDecode`` layer a megabyte at a time, and counts each stream's
+decoded bytes (images aside), text operators (``Tj``, ``TJ``) and string bytes, per
+stream, per page's ``/Contents`` array (repeats counted) and per file, within
+:data:`MAX_SECONDS`. A stream over a budget of its own makes the pages that use it
+unread (found through pypdf's page dictionaries); a file over a whole-file budget is not
+read. Not counted: a form XObject drawn many times, and the streams of an encrypted file
+(they do not inflate before decryption); the time limit and a worker's memory limit
+are the backstop.
 
 >>> over_budget(b"%PDF-1.7\\n1 0 obj\\n<< /Length 5 >>\\nstream\\nBT ET\\nendstream") is None
 True
