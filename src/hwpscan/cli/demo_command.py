@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 def demo(
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Keep the downloaded files here (default: a temp folder)."),
+        typer.Option(help="Keep the downloaded files here (default: a temp folder)."),
     ] = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")

@@ -155,17 +155,16 @@ class ApiOptions(_Settings):
     window_days: Annotated[
         int,
         typer.Option(
-            "--window-days",
             callback=_window_days,
             help=f"Days per call, both ends counted (at most {defaults.MAX_WINDOW_DAYS}).",
         ),
     ] = defaults.DEFAULT_WINDOW_DAYS
     daily_limit: Annotated[
-        int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+        int, typer.Option(min=0, help="Calls allowed per key per Korea-time day.")
     ] = defaults.DEFAULT_DAILY_LIMIT
     reset_hour: Annotated[
         int,
-        typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets."),
+        typer.Option(min=0, max=23, help="Korea-time hour the daily quota resets."),
     ] = defaults.DEFAULT_RESET_HOUR
 
 
@@ -175,23 +174,21 @@ class LimitOptions:
 
     PANEL: ClassVar[str] = "Fetch budgets"
 
-    max_items: Annotated[
-        int, typer.Option("--max-items", min=1, help="Releases one API answer may list.")
-    ] = defaults.MAX_ITEMS
+    max_items: Annotated[int, typer.Option(min=1, help="Releases one API answer may list.")] = (
+        defaults.MAX_ITEMS
+    )
     max_attachments: Annotated[
-        int, typer.Option("--max-attachments", min=1, help="Attachments one release may list.")
+        int, typer.Option(min=1, help="Attachments one release may list.")
     ] = defaults.MAX_ATTACHMENTS_PER_RELEASE
-    max_files: Annotated[
-        int, typer.Option("--max-files", min=1, help="Attachments one run may download.")
-    ] = defaults.MAX_ATTACHMENTS_PER_RUN
+    max_files: Annotated[int, typer.Option(min=1, help="Attachments one run may download.")] = (
+        defaults.MAX_ATTACHMENTS_PER_RUN
+    )
     max_total_mb: Annotated[
-        float, typer.Option("--max-total-mb", min=0.001, help="Megabytes one run may download.")
+        float, typer.Option(min=0.001, help="Megabytes one run may download.")
     ] = defaults.MAX_DOWNLOAD_BYTES / 1_000_000
     api_retries: Annotated[
         int,
-        typer.Option(
-            "--api-retries", min=0, help="Paid API calls one window may retry (timeouts, 5xx)."
-        ),
+        typer.Option(min=0, help="Paid API calls one window may retry (timeouts, 5xx)."),
     ] = defaults.API_RETRIES
 
     def limits(self) -> FetchLimits:
@@ -228,30 +225,28 @@ class FetchOptions(_Settings):
     allow_host: Annotated[
         list[str],
         typer.Option(
-            "--allow-host",
             help="Also download attachments from this host (repeatable, or comma-separated).",
         ),
     ] = field(default_factory=list)
     download_path: Annotated[
         list[str],
         typer.Option(
-            "--download-path",
             help="Accepted attachment path prefix (repeatable, or comma-separated; replaces "
             "the default).",
         ),
     ] = field(default_factory=list)
-    connect_timeout: Annotated[
-        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
-    ] = defaults.DEFAULT_CONNECT_TIMEOUT
-    read_timeout: Annotated[
-        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
-    ] = defaults.DEFAULT_READ_TIMEOUT
-    retries: Annotated[
-        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
-    ] = defaults.DEFAULT_RETRIES
-    max_mb: Annotated[
-        float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
-    ] = defaults.DEFAULT_MAX_BYTES / 1_000_000
+    connect_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds.")] = (
+        defaults.DEFAULT_CONNECT_TIMEOUT
+    )
+    read_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds between bytes.")] = (
+        defaults.DEFAULT_READ_TIMEOUT
+    )
+    retries: Annotated[int, typer.Option(min=0, help="Retries on timeouts and 5xx.")] = (
+        defaults.DEFAULT_RETRIES
+    )
+    max_mb: Annotated[float, typer.Option(min=0.001, help="Size cap per attachment, MB.")] = (
+        defaults.DEFAULT_MAX_BYTES / 1_000_000
+    )
     downloads: DownloadsOpt = defaults.DEFAULT_DOWNLOADS
     limits: LimitOptions = field(default_factory=LimitOptions)
     yes: Annotated[

@@ -64,7 +64,6 @@ class RepairTextOptions:
     pua: Annotated[
         PuaChoice,
         typer.Option(
-            "--pua",
             help="Private use: keep (lossless; HWP 5 folded symbols restored to their "
             "plane-15 code point), map (display equivalents, jamo for old Hangul; unmapped "
             "kept and listed), placeholder (U+25A1 for each), drop (removed, and listed).",
@@ -122,7 +121,7 @@ def repair(
     ],
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for the repaired .txt files.", show_default=False),
+        typer.Option(help="Folder for the repaired .txt files.", show_default=False),
     ] = None,
     *,
     text: RepairTextOptions,

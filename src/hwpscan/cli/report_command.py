@@ -69,7 +69,7 @@ def report(
     ] = "latest",
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
+        typer.Option(help="Folder for the report (default: reports/<run-id>/)."),
     ] = None,
     fmt: Annotated[
         MachineFormat,
@@ -396,7 +396,6 @@ def diff(
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on",
             help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable, or "
             "comma-separated).",
         ),

@@ -112,7 +112,6 @@ class OutputOptions:
     show: Annotated[
         Show | None,
         typer.Option(
-            "--show",
             help="File rows in the table: all, problems (not clean) or none "
             "(default: all up to 50 files, problems above).",
             show_default=False,
@@ -129,7 +128,6 @@ class OutputOptions:
     sort: Annotated[
         SortOrder,
         typer.Option(
-            "--sort",
             help="jsonl/csv rows in input order, the same on every run (written as "
             "files complete, a bounded number held back), or in completion order (each "
             "row has its input 'index').",
@@ -206,7 +204,6 @@ class ScanOptions:
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on",
             help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias), "
             "or holds a defect class (split_pairs, lone_halves, folded_symbols, pdf_folded, "
             "old_hangul_pua, unmapped_pua; 'defects' for any); with no document at all, "
@@ -215,9 +212,7 @@ class ScanOptions:
     ] = field(default_factory=list)
     emit_repaired: Annotated[
         Path | None,
-        typer.Option(
-            "--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."
-        ),
+        typer.Option(help="Write each body's repaired UTF-8 text below this folder."),
     ] = None
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT
     record: RecordOpt = True
@@ -232,7 +227,6 @@ class MatrixOptions:
     parser: Annotated[
         list[str],
         typer.Option(
-            "--parser",
             help="Also run these extractors on every file and compare them with the strict "
             "view: codeunit, strict, pyhwp, module:function (repeatable, or comma-separated).",
         ),
@@ -240,7 +234,6 @@ class MatrixOptions:
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd",
             help="Also run a command extractor: NAME='tool {path}' (repeatable; one command "
             "each, as a command line may itself hold commas).",
         ),
@@ -280,7 +273,6 @@ class ScaleOptions:
     executor: Annotated[
         Executor,
         typer.Option(
-            "--executor",
             help="local: this machine's processes; dask: a Dask cluster "
             "(pip install 'hwpscan\\[dask]').",
         ),
@@ -288,19 +280,15 @@ class ScaleOptions:
     scheduler: Annotated[
         str | None,
         typer.Option(
-            "--scheduler",
             envvar="HWPSCAN_DASK_SCHEDULER",
             help="Dask scheduler (tcp://HOST:8786); without it a local cluster on 127.0.0.1.",
             show_default=False,
         ),
     ] = None
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Files per Dask task.")] = (
-        DEFAULT_BATCH
-    )
+    batch_size: Annotated[int, typer.Option(min=1, help="Files per Dask task.")] = DEFAULT_BATCH
     resume: Annotated[
         str | None,
         typer.Option(
-            "--resume",
             rich_help_panel="Scanning",
             help="Skip files this run (id, prefix, 'latest') already holds with the same "
             "size; its rows are carried into the new run.",
@@ -310,7 +298,6 @@ class ScaleOptions:
     worker_wait: Annotated[
         float,
         typer.Option(
-            "--worker-wait",
             min=0,
             help="Stop (exit 3, rows kept) when the Dask scheduler has said for this many "
             "seconds that it has no worker; raise it for a cluster that starts workers "

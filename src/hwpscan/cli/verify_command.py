@@ -83,7 +83,6 @@ class VerifyOptions:
     expect: Annotated[
         Expect | None,
         typer.Option(
-            "--expect",
             help="fixed: the raw files still show the defect and the deployed extractor or "
             "tool gives whole text; clean / contaminated: the raw files' own state.",
             show_default=False,
@@ -92,7 +91,6 @@ class VerifyOptions:
     parser: Annotated[
         list[str],
         typer.Option(
-            "--parser",
             help="Deployed extractors to run on every attachment, as in scan: "
             "module:function, strict, pyhwp (repeatable, or comma-separated).",
         ),
@@ -100,7 +98,6 @@ class VerifyOptions:
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd",
             help="A deployed command extractor: NAME='tool {path}' (repeatable; one command "
             "each, as a command line may itself hold commas).",
         ),
@@ -109,19 +106,17 @@ class VerifyOptions:
     tool_cmd: Annotated[
         str | None,
         typer.Option(
-            "--tool-cmd",
             help="A command printing the deployed tool's output for one date (JSON, JSON "
             "Lines or SSE): 'CMD {date}'. It runs without the API key and other "
             "secret-looking variables (see --tool-env).",
         ),
     ] = None
     tool_timeout: Annotated[
-        float, typer.Option("--tool-timeout", min=0.1, help="Seconds before the tool is killed.")
+        float, typer.Option(min=0.1, help="Seconds before the tool is killed.")
     ] = 120.0
     tool_env: Annotated[
         list[str],
         typer.Option(
-            "--tool-env",
             help="Pass this environment variable to --tool-cmd although its name looks "
             "secret (repeatable, or comma-separated).",
         ),
@@ -136,7 +131,7 @@ class VerifyOptions:
     ] = False
     after: Annotated[
         str | None,
-        typer.Option("--after", help="Compare with this earlier run (id, prefix or 'latest')."),
+        typer.Option(help="Compare with this earlier run (id, prefix or 'latest')."),
     ] = None
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")
