@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
-from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
+from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog, warn
 from hwpscan.cli.machine import (
     EntriesFormat,
     MachineFormat,
@@ -31,7 +31,6 @@ from hwpscan.cli.options import (
     ProgressOpt,
     RecordOpt,
     ToOpt,
-    deprecated,
 )
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.errors import UsageError
@@ -147,9 +146,9 @@ def fetch(
 
     fmt = results.fmt
     output = check_results_file(results.output, fmt.value, "json or jsonl")
-    downloads = deprecated(
-        jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
-    )
+    downloads = options.downloads if jobs_old is None else jobs_old
+    if jobs_old is not None:  # hidden from --help; kept for one release
+        warn("--jobs for downloads is deprecated: use --downloads")
     first, last = parse_dates(start, end)
     key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)

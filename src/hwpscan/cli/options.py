@@ -18,7 +18,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
@@ -29,8 +29,6 @@ from hwpscan.errors import UsageError
 if TYPE_CHECKING:
     from hwpscan.api.limits import FetchLimits
     from hwpscan.api.settings import FetchSettings
-
-_T = TypeVar("_T")
 
 
 def split_list(values: Iterable[str] | str | None) -> list[str]:
@@ -46,17 +44,6 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
     if isinstance(values, str):
         values = [values]
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def deprecated(old: _T | None, new: _T, message: str) -> _T:
-    """``old`` (with a warning on stderr) when the old spelling was used, else ``new``.
-
-    The old spellings are hidden from ``--help`` and kept for one release.
-    """
-    if old is None:
-        return new
-    warn(message)
-    return old
 
 
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
