@@ -5,6 +5,7 @@ messages, the plan table, and the exit when the fetch stopped (:func:`raise_for_
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -93,11 +94,6 @@ def render_plan(plan: Plan) -> None:
         warn(plain(warning))
 
 
-def retry_line(message: str) -> None:
-    """One dim line on stderr when a call or a download is tried again."""
-    err_console.print(f"retry: {escape(message)}", style="dim", highlight=False)
-
-
 def _bars() -> Progress:
     """The bars: what, how far, and the file last fetched, whole (folded onto more lines
     where it is long)."""
@@ -118,35 +114,30 @@ def _bars() -> Progress:
 
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
-    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks."""
-    if not enabled:
-
-        def retries_only(event: ProgressEvent) -> None:
-            if event.kind == "retry":
-                retry_line(event.message)
-
-        yield retries_only
-        return
+    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks; a
+    retry is a line above them, so a stall has its reason (without bars: the line only)."""
     bars = _bars()
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:
-        if event.kind == "retry":  # a line above the bars, so a stall has its reason
-            retry_line(event.message)
+        if event.kind == "retry":
+            err_console.print(f"retry: {escape(event.message)}", style="dim", highlight=False)
+            return
+        if not enabled:
             return
         if event.kind not in tasks:
             label = "calls" if event.kind == "calls" else "downloads"
             tasks[event.kind] = bars.add_task(label, total=0, last="")
         task = tasks[event.kind]
         if event.total:
-            current = bars.tasks[tasks[event.kind]].total or 0
+            current = bars.tasks[task].total or 0
             bars.update(
                 task, total=current + event.total if event.kind == "downloads" else event.total
             )
         if event.advance:
             bars.update(task, advance=event.advance, last=event.message[:40])
 
-    with bars:
+    with bars if enabled else contextlib.nullcontext():
         yield on_event
 
 

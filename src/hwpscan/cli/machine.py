@@ -154,26 +154,15 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     }
 
 
+#: The keys of each run in ``history --format json``, in their order.
+_RUN_KEYS = ("id", "kind", "started", "finished", "args", "version", "counts", "files")
+_RUN_KEYS += ("contaminated", "clean", "unreadable", "summary")
+
+
 def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
     return {
         "schema": "hwpscan.history/1",
-        "runs": [
-            {
-                "id": r.id,
-                "kind": r.kind,
-                "started": r.started,
-                "finished": r.finished,
-                "args": r.args,
-                "version": r.version,
-                "counts": dict(r.counts),
-                "files": r.files,
-                "contaminated": r.contaminated,
-                "clean": r.clean,
-                "unreadable": r.unreadable,
-                "summary": r.summary,
-            }
-            for r in runs
-        ],
+        "runs": [{k: getattr(r, k) for k in _RUN_KEYS} for r in runs],
     }
 
 

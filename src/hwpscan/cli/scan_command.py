@@ -592,19 +592,13 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
     from hwpscan.report.junit import write_junit
-
-    gate = settings.fail_on
-    nothing = _nothing(outcome, settings) if gate else None
-    write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
-
-
-def _nothing(outcome: ScanOutcome, settings: ScanSettings) -> str:
-    """The "no documents under ..." reason, also when the gate was not asked for."""
     from hwpscan.usecases.run_scan import nothing_under
 
-    if outcome.nothing is not None:
-        return outcome.nothing
-    return nothing_under(settings.paths, outcome.display_root)
+    gate = settings.fail_on
+    nothing = None
+    if gate:  # the "no documents under ..." reason, also when the gate was not asked for
+        nothing = outcome.nothing or nothing_under(settings.paths, outcome.display_root)
+    write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
 
 
 def _render_matrix(outcome: ScanOutcome, out: OutputOptions, matrix: MatrixSettings) -> None:

@@ -267,7 +267,11 @@ def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[I
             yield out
         return
     if output.exists() and not output.is_file():  # a device or a pipe: nothing to rename
-        with _opened(output, lambda: output.open("w", encoding="utf-8", newline="")) as handle:
+        try:
+            handle = output.open("w", encoding="utf-8", newline="")
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
+        with handle:
             yield handle
         return
     target = output.resolve() if output.is_symlink() else output  # the file it names
@@ -291,16 +295,6 @@ def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[I
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-@contextmanager
-def _opened(output: Path, opener: Callable[[], IO[str]]) -> Iterator[IO[str]]:
-    try:
-        handle = opener()
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
-    with handle:
-        yield handle
 
 
 @contextmanager
