@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from hwpscan.cli.input_order import InputOrder
     from hwpscan.cli.scan_view import TerminalObserver
     from hwpscan.history.records import OptionValue, RunArgs
-    from hwpscan.matrix import MatrixRow
     from hwpscan.models import FileResult
     from hwpscan.usecases.run_fetch import FetchReport
     from hwpscan.usecases.run_scan import MatrixSettings, ScanOutcome, ScanSettings
@@ -139,25 +138,6 @@ class OutputOptions:
     def streamed(self) -> bool:
         return self.fmt in (OutputFormat.jsonl, OutputFormat.csv)
 
-    @property
-    def live(self) -> bool:
-        """Rows written as files complete, in completion order."""
-        return self.streamed and self.sort is SortOrder.completion
-
-    def input_order(self, out: IO[str], *, scaled: bool) -> InputOrder | None:
-        """``--sort input`` (the default) of jsonl or csv rows: what writes them in
-        input order. None for the scaled path (URLs, Dask, --resume): its inputs are
-        listed as they go, so its rows are written as they complete, each with its
-        input 'index'."""
-        from hwpscan.cli.input_order import InputOrder
-        from hwpscan.report.export import jsonl_bytes_sink
-
-        if not self.streamed or self.live or scaled:
-            return None
-        if self.fmt is OutputFormat.jsonl:
-            return InputOrder(lines=jsonl_bytes_sink(out))
-        return InputOrder(results=self.writer(out))
-
     def standard(self) -> OutputOptions:
         """These options with ``--output -`` taken as standard output, as tools take it
         (a file named ``-`` is ``./-``)."""
@@ -173,25 +153,6 @@ class OutputOptions:
             check_writable_folder(Path(str(self.report_dir).split("{run}")[0] or "."), "--report")
         if not self.streamed:  # json and junit: written at the end
             check_results_file(self.output, self.fmt.value, formats)
-
-    def writer(self, out: IO[str]) -> Callable[[FileResult], None]:
-        from hwpscan.report.export import csv_sink, jsonl_sink
-
-        return csv_sink(out, bom=self.bom) if self.fmt is OutputFormat.csv else jsonl_sink(out)
-
-    def live_writers(
-        self, out: IO[str], *, scaled: bool = False
-    ) -> tuple[Callable[[FileResult], None] | None, Callable[[bytes], None] | None]:
-        """What writes rows as files complete: a result writer, or for JSON Lines a line
-        writer (the line a worker made is written in the bytes it came in); (None, None)
-        when sorted."""
-        from hwpscan.report.export import jsonl_bytes_sink
-
-        if not (self.live or (scaled and self.streamed)):
-            return None, None
-        if self.fmt is OutputFormat.jsonl:
-            return None, jsonl_bytes_sink(out)
-        return self.writer(out), None
 
 
 @dataclass(frozen=True)
@@ -414,8 +375,7 @@ def _scan_to(
     written: int | None = None  # rows in the results file when stopped, if not all
     try:
         with open_output(results_file, keep_partial=out.streamed) as stream:
-            order = out.input_order(stream, scaled=settings.scaled)
-            observer = _observer(out, stream, settings, order)
+            observer, order = _observer(out, stream, settings)
             try:
                 outcome = scan_shown(settings, observer, args, fetched)
             except ScanInterrupted:  # every row made reaches the file, held ones too
@@ -429,22 +389,36 @@ def _scan_to(
 
 
 def _observer(
-    out: OutputOptions, stream: IO[str], settings: ScanSettings, order: InputOrder | None
-) -> TerminalObserver:
-    """Bars and messages; rows to *stream* through *order* (input order), else as
-    files complete (``--sort completion``)."""
-    from hwpscan.cli.input_order import InputOrderObserver
+    out: OutputOptions, stream: IO[str], settings: ScanSettings
+) -> tuple[TerminalObserver, InputOrder | None]:
+    """Bars and messages, and what writes the jsonl/csv rows to *stream*: in input order
+    through an :class:`InputOrder` (``--sort input``), else as files complete. The scaled
+    path (URLs, Dask, --resume) lists its inputs as it goes: its rows are written as they
+    complete, each with its input 'index'. A JSON line is written in the bytes a worker
+    made it in."""
+    from hwpscan.cli.input_order import InputOrder, InputOrderObserver
     from hwpscan.cli.scan_view import TerminalObserver
 
+    matrix = settings.matrix
     shown: dict[str, Any] = {
         "progress": out.progress,
-        "matrix_stream": _matrix_stream(out, stream, settings.matrix),
-        "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
+        "matrix_stream": None,
+        "strict_markup": bool(matrix and matrix.strict_markup),
     }
-    if order is not None:
-        return InputOrderObserver(order, **shown)
-    rows, lines = out.live_writers(stream, scaled=settings.scaled)
-    return TerminalObserver(stream=rows, lines=lines, **shown)
+    if matrix is not None and out.fmt is OutputFormat.jsonl:
+        from hwpscan.matrix.render import jsonl_row_writer  # the matrix: only with --parser
+
+        shown["matrix_stream"] = jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
+    if not out.streamed:
+        return TerminalObserver(**shown), None
+    from hwpscan.report.export import csv_sink, jsonl_bytes_sink
+
+    lines = jsonl_bytes_sink(stream) if out.fmt is OutputFormat.jsonl else None
+    rows = csv_sink(stream, bom=out.bom) if lines is None else None
+    if out.sort is SortOrder.input and not settings.scaled:
+        order = InputOrder(lines=lines, results=rows)
+        return InputOrderObserver(order, **shown), order
+    return TerminalObserver(stream=rows, lines=lines, **shown), None
 
 
 def _settings(
@@ -528,16 +502,6 @@ def _record_args(
         "file_timeout": settings.file_timeout,
     }
     return RunArgs(start=when.start, end=when.end, api_url=api_url, options=options)
-
-
-def _matrix_stream(
-    out: OutputOptions, stream: IO[str], matrix: MatrixSettings | None
-) -> Callable[[MatrixRow], None] | None:
-    if matrix is None or out.fmt is not OutputFormat.jsonl:
-        return None
-    from hwpscan.matrix.render import jsonl_row_writer  # the matrix: only with --parser
-
-    return jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
 
 
 def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
