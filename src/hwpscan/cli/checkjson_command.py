@@ -35,18 +35,6 @@ class CheckFormat(str, enum.Enum):
     text = "text"  # the table's older name (hidden from --help; a warning when used)
 
 
-CheckFormatOpt = Annotated[
-    CheckFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="table for people; json: one document; jsonl: one object per finding, then "
-        "the counts.",
-        metavar="[table|json|jsonl]",
-    ),
-]
-
-
 @app.command(
     "check-json",
     rich_help_panel="Scan files",
@@ -73,7 +61,16 @@ def check_json(
             show_default=False,
         ),
     ] = "-",
-    fmt: CheckFormatOpt = CheckFormat.table,
+    fmt: Annotated[
+        CheckFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document; jsonl: one object per finding, then "
+            "the counts.",
+            metavar="[table|json|jsonl]",
+        ),
+    ] = CheckFormat.table,
     max_shown: Annotated[
         int,
         typer.Option(min=0, help="Table: findings shown of each kind."),

@@ -40,27 +40,19 @@ if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
 
 
-FetchFormatOpt = Annotated[
-    EntriesFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="table for people; json: one document for tools; jsonl: one attachment per line.",
-    ),
-]
-FetchOutOpt = Annotated[
-    Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
-]
-#: ``--jobs`` for downloads, before it meant scan processes everywhere (hidden; one release).
-OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)]
-
-
 @dataclass(frozen=True)
 class FetchResults:
     """How a fetch's results are given: a summary for people, or a document for tools."""
 
     PANEL: ClassVar[str] = "Output"
-    fmt: FetchFormatOpt = EntriesFormat.table
+    fmt: Annotated[
+        EntriesFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document for tools; jsonl: one attachment per line.",
+        ),
+    ] = EntriesFormat.table
     output: ResultsOutOpt = None
 
 
@@ -133,8 +125,11 @@ def fetch(
     end: ToOpt,
     options: FetchOptions,
     results: FetchResults,
-    out: FetchOutOpt = Path("hwpscan-downloads"),
-    jobs_old: OldJobsOpt = None,
+    out: Annotated[Path, typer.Option(help="Folder for attachments and manifest.jsonl.")] = Path(
+        "hwpscan-downloads"
+    ),
+    # --jobs for downloads, before it meant scan processes everywhere (one release)
+    jobs_old: Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)] = None,
     show_progress: ProgressOpt = True,
     record: RecordOpt = True,
 ) -> None:

@@ -72,12 +72,6 @@ class SortOrder(str, enum.Enum):
     completion = "completion"
 
 
-PathsArg = Annotated[
-    list[Path] | None,
-    typer.Argument(help="Files and folders (searched recursively).", show_default=False),
-]
-
-
 @dataclass(frozen=True)
 class OutputOptions:
     """Where rows go and how they look."""
@@ -330,7 +324,10 @@ class RangeOptions:
 )
 @options_from_dataclasses
 def scan(
-    paths: PathsArg = None,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Files and folders (searched recursively).", show_default=False),
+    ] = None,
     *,
     out: OutputOptions,
     how: ScanOptions,

@@ -159,28 +159,6 @@ class VerifyOptions:
         )
 
 
-VerifyFormatOpt = Annotated[
-    VerifyFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="table for people; json: one document for tools; junit: one case per date.",
-    ),
-]
-VerifyOutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
-]
-VerifyReportOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--report",
-        help="Write the report here (report.html and summary.md lead with the verdicts, "
-        "junit.xml has one case per date); {run} becomes the run id.",
-        show_default=False,
-    ),
-]
-
-
 def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
     """The fetch with the range line, bars and the summary of each range fetched (the
     first day of each is added to *fetches*)."""
@@ -333,10 +311,26 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
 def verify(
     opts: VerifyOptions,
     fetch: FetchOptions,
-    out: VerifyOutOpt = None,
-    report: VerifyReportOpt = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for attachments (default: the scan cache).")
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the report here (report.html and summary.md lead with the verdicts, "
+            "junit.xml has one case per date); {run} becomes the run id.",
+            show_default=False,
+        ),
+    ] = None,
     show_progress: ProgressOpt = True,
-    fmt: VerifyFormatOpt = VerifyFormat.table,
+    fmt: Annotated[
+        VerifyFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document for tools; junit: one case per date.",
+        ),
+    ] = VerifyFormat.table,
     output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:
