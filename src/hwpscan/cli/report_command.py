@@ -32,8 +32,6 @@ from hwpscan.history.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, default_stor
 from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from hwpscan.history import Run, RunDiff, RunInfo
     from hwpscan.matrix.matrix_rows import MatrixRow
 
@@ -316,42 +314,6 @@ def _n(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
-def _label(kind: str) -> Text:
-    label, style = CHANGE_LABELS[kind]
-    return Text(label, style=style)
-
-
-def dates_table(d: RunDiff) -> Table:
-    """The dates whose state changed."""
-    from rich.table import Table
-
-    table = Table(title="Dates", title_justify="left")
-    for col in ("date", "before", "after", "change"):
-        table.add_column(col)
-    for dc in d.dates:
-        table.add_row(dc.date, dc.before or "—", dc.after or "—", _label(dc.kind))
-    return table
-
-
-def files_table(d: RunDiff) -> Table:
-    """The files whose verdict changed, with their surrogate counts before and after."""
-    from rich.table import Table
-
-    table = Table(title="Files", title_justify="left")
-    for col in ("change", "file", "date", "before", "after", "surrogates"):
-        table.add_column(col, overflow="fold", justify="right" if col == "surrogates" else "left")
-    for c in d.files:
-        table.add_row(
-            _label(c.kind),
-            c.path,
-            c.date or "—",
-            c.before or "—",
-            c.after or "—",
-            f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}",
-        )
-    return table
-
-
 def render_diff(d: RunDiff) -> None:
     """Print a run diff: the dates whose state changed, then the files, then the tally."""
     from hwpscan.history.diff import CHANGE_KINDS
@@ -360,10 +322,30 @@ def render_diff(d: RunDiff) -> None:
     if d.empty:
         console.print(f"[green]no change[/] ({d.unchanged} files the same)")
         return
-    if d.dates:
-        console.print(dates_table(d))
-    if d.files:
-        console.print(files_table(d))
+    from rich.table import Table
+
+    def label(kind: str) -> Text:
+        return Text(CHANGE_LABELS[kind][0], style=CHANGE_LABELS[kind][1])
+
+    if d.dates:  # the dates whose state changed
+        table = Table(title="Dates", title_justify="left")
+        for col in ("date", "before", "after", "change"):
+            table.add_column(col)
+        for dc in d.dates:
+            table.add_row(dc.date, dc.before or "—", dc.after or "—", label(dc.kind))
+        console.print(table)
+    if d.files:  # the files whose verdict changed, with their surrogates before and after
+        table = Table(title="Files", title_justify="left")
+        for col in ("change", "file", "date", "before", "after", "surrogates"):
+            table.add_column(
+                col, overflow="fold", justify="right" if col == "surrogates" else "left"
+            )
+        for c in d.files:
+            counts = f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}"
+            table.add_row(
+                label(c.kind), c.path, c.date or "—", c.before or "—", c.after or "—", counts
+            )
+        console.print(table)
     counts = ", ".join(
         f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k)
     )

@@ -20,31 +20,6 @@ from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
 
 
-def report_recorded(recording: Recording, report_dir: Path | None) -> None:
-    """After a run: write its report bundle (with *report_dir*) and say its run id."""
-    if report_dir is not None:
-        from hwpscan.report.bundle import write_run_report  # pandas: only for a report
-
-        try:
-            found = recording.summary.verify
-            verify = dict(found) if found is not None and "verdicts" in found else None
-            written = write_run_report(
-                recording.results,
-                report_dir,
-                run=recording.info,
-                matrix=recording.matrix,
-                verify=verify,
-            )
-        except OSError as exc:
-            message = f"--report {report_dir}: the report could not be written ({exc})"
-            raise fail(message, ExitCode.USAGE) from None
-        err_console.print(
-            f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False
-        )
-    if recording.info is not None:
-        err_console.print(f"run recorded: {recording.info.id}", highlight=False)
-
-
 @contextmanager
 def reported_run(
     kind: str,
@@ -65,7 +40,27 @@ def reported_run(
     else:
         with recorded_run(kind, args, also=also, on_warning=warn) as recording:
             yield recording
-    report_recorded(recording, report_dir)
+    if report_dir is not None:
+        from hwpscan.report.bundle import write_run_report  # pandas: only for a report
+
+        found = recording.summary.verify
+        verify = dict(found) if found is not None and "verdicts" in found else None
+        try:
+            written = write_run_report(
+                recording.results,
+                report_dir,
+                run=recording.info,
+                matrix=recording.matrix,
+                verify=verify,
+            )
+        except OSError as exc:
+            message = f"--report {report_dir}: the report could not be written ({exc})"
+            raise fail(message, ExitCode.USAGE) from None
+        err_console.print(
+            f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False
+        )
+    if recording.info is not None:
+        err_console.print(f"run recorded: {recording.info.id}", highlight=False)
 
 
 def record_and_report(

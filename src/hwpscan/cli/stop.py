@@ -30,13 +30,9 @@ def install() -> None:
     """Route SIGINT and SIGTERM to :class:`KeyboardInterrupt` (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    for name in ("SIGINT", "SIGTERM"):
-        number = getattr(signal, name, None)
-        if number is None:
-            continue
-        if signal.getsignal(number) is signal.SIG_IGN:  # the parent asked us to ignore it
-            continue
-        signal.signal(number, _on_signal)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(number) is not signal.SIG_IGN:  # else the parent asked us to
+            signal.signal(number, _on_signal)
 
 
 def exit_code(code: int) -> int:
