@@ -1,10 +1,9 @@
 """Command-line interface: a thin adapter over the library.
 
-Each command module registers its commands on :data:`hwpscan.cli.app.app` when it is
-imported; this package imports them all, in the order ``hwpscan --help`` lists them, so
-``from hwpscan.cli import app`` is the application with every command. :func:`main` is
-the console script. A command imports its work (readers, the fetch engine, the
-store) inside its function, so ``--help`` and the other commands do not load it.
+Importing a command module registers its commands on :data:`hwpscan.cli.app.app`; this
+package imports them all, in ``--help`` order. A command imports its work (readers, the
+fetch engine, the store) inside its function, so ``--help`` and other commands do not
+load it.
 """
 
 from __future__ import annotations
@@ -35,13 +34,8 @@ __all__ = ["app", "main", "run"]
 
 
 def main() -> None:
-    """Console-script entry point.
-
-    Commands turn the errors they expect into messages themselves, and usage errors are
-    one line (:class:`hwpscan.cli.app.HwpscanGroup`); this is the last line: a user
-    never sees a traceback for a file system or input problem, and SIGTERM stops a
-    command the way Ctrl-C does (exit 143 instead of 130; see :mod:`hwpscan.cli.stop`).
-    """
+    """Console-script entry point: the last line against tracebacks (a file system or
+    input problem is one ``error:`` line), and SIGTERM handled as Ctrl-C (exit 143)."""
     _replace_unencodable()
     stop.install()
     try:

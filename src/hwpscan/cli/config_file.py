@@ -9,10 +9,9 @@ gives its option defaults by long name (``fail-on`` or ``fail_on``)::
     format = "jsonl"
     fail_on = ["contaminated", "unreadable"]
 
-The files become Click's ``default_map``: below the command line and the environment,
-above the built-in defaults. An API key in pyproject.toml is refused (a project file
-gets committed); an unknown key is a warning; a file that is not TOML, or a value of
-the wrong type, is an error naming the file (exit 2).
+The files become Click's ``default_map``. An API key in pyproject.toml is refused (a
+project file gets committed); an unknown key is a warning; bad TOML or a value of the
+wrong type is an error naming the file (exit 2).
 """
 
 from __future__ import annotations

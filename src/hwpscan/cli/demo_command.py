@@ -1,8 +1,5 @@
-"""``hwpscan demo``: the whole job on the bundled API emulator, for a first look.
-
-The work is :mod:`hwpscan.rehearsal.demo_session` (the emulator, a throwaway key and state) and
-the scan use case; this module maps the options and shows what happens.
-"""
+"""``hwpscan demo``: the whole job on the bundled API emulator
+(:mod:`hwpscan.rehearsal.demo_session`), for a first look."""
 
 from __future__ import annotations
 

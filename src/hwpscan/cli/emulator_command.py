@@ -57,12 +57,9 @@ def _span(posts: tuple[Post, ...]) -> str:
 
 
 class _StopSignals:
-    """SIGTERM and SIGINT set an event instead of killing the process mid-banner.
-
-    Installed before the server prints its banner, so a process manager that sends
-    SIGTERM the moment it reads "Use: --api-url" still gets a clean stop. A signal the
-    parent set to be ignored stays ignored.
-    """
+    """SIGTERM and SIGINT set an event, from before the banner is printed: a process
+    manager that stops the emulator once it reads "Use: --api-url" gets a clean stop
+    (exit 0). A signal the parent ignores stays ignored."""
 
     def __init__(self) -> None:
         self.stop = threading.Event()

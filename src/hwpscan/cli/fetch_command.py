@@ -1,9 +1,5 @@
-"""``hwpscan plan`` and ``hwpscan fetch``: options in, core calls, rendering out.
-
-The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from/--to``,
-``verify`` and ``demo`` share, is in :mod:`hwpscan.cli.fetch_view`; the options in
-:mod:`hwpscan.cli.options`.
-"""
+"""``hwpscan plan`` and ``hwpscan fetch``; the fetch on the terminal, shared with other
+commands, is :mod:`hwpscan.cli.fetch_view`."""
 
 from __future__ import annotations
 

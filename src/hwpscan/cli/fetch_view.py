@@ -255,12 +255,9 @@ def fetch_for_scan(
     any_key_length: bool = False,
     **fields: Any,
 ) -> tuple[Path, FetchReport]:
-    """Fetch (cache first) for ``scan --from/--to`` and ``verify``: key, bars, messages.
-
-    Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
-    ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (:func:`raise_for_report`). ``any_key_length`` sends a key of another length than 32
-    after a warning. ``fields`` replace fields of ``settings``.
+    """Fetch (cache first) for ``scan --from/--to``: the folder to scan and the report
+    (exit 2 on bad dates or no key). The caller scans what was kept, then calls
+    :func:`raise_for_report`. ``fields`` replace fields of ``settings``.
     """
     first, last = parse_dates(start, end)
     key = get_key(any_length=any_key_length)
@@ -270,10 +267,7 @@ def fetch_for_scan(
 
 
 def raise_for_report(report: FetchReport, key: str | None = None) -> None:
-    """Exit 3 with the reason when the fetch stopped or left files behind; else return.
-
-    ``scan --from/--to`` calls this after scanning what was kept.
-    """
+    """Exit 3 with the reason when the fetch stopped or left files behind; else return."""
     from hwpscan.usecases.run_fetch import stop_message  # the fetch engine: loaded by a fetch
 
     message = stop_message(report)

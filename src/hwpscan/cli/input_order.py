@@ -1,14 +1,10 @@
 """``scan --format jsonl/csv``: rows written in input order as files complete.
 
-The pool hands rows back in completion order, roughly the input order (each worker
-takes the next files). :class:`InputOrder` holds a row that came early until every
-row before it has been written, then writes the run of rows now in order; so the
-output is the same on every run of the same input, and rows still go out while the
-scan runs. What it holds is bounded (:data:`HELD_ROWS` rows, :data:`HELD_BYTES`
-bytes): one very slow file cannot make it hold the whole corpus. Past the bound it
-lets go of what it held and writes nothing more while the scan runs; the rest is
-written at the end (:meth:`InputOrder.finish`), read back in input order from the
-run's store, which has every row. Either way the order is the input's.
+Rows come back in roughly input order. :class:`InputOrder` holds a row that came early
+until every row before it is written, so the output is the same on every run and still
+goes out while the scan runs. What it holds is bounded (:data:`HELD_ROWS`,
+:data:`HELD_BYTES`); past the bound it writes nothing more until the end, when the rest
+is read back in input order from the run's store (:meth:`InputOrder.finish`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The results of every command with a machine format: ``-o/--output``, and the JSON
-documents of ``plan``, ``history`` and ``diff``.
-
-Every document (and JSON Lines object) carries a ``"schema"`` key naming its shape and
-version, ``hwpscan.<command>/<version>`` (a row: ``hwpscan.<command>.<row>/<version>``);
-the keys are documented in docs/scanning.md and only ever grow. ``scan`` and ``repair``
-write theirs, a head and the JSON Lines rows, with :func:`write_rows_document`.
+"""Machine output: ``-o/--output``, and the JSON documents of ``plan``, ``history`` and
+``diff``. Every document and JSON Lines object has a ``"schema"``,
+``hwpscan.<command>[.<row>]/<version>``; its keys (docs/scanning.md) only ever grow.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``hwpscan manifest``: the current entry of each attachment in a download folder.
 
-``manifest.jsonl`` is append-only (a killed run loses at most the line it was writing),
-so it keeps superseded lines: a download that failed and then succeeded has two, and
-the last one for an attachment is the one that counts ("last record wins"). This view
-applies that rule and shows one line per attachment.
+``manifest.jsonl`` is append-only, so an attachment may have several lines (failed, then
+downloaded); the last one counts.
 """
 
 from __future__ import annotations

@@ -146,11 +146,8 @@ def _in_panel(annotation: Any, panel: str | None) -> Any:
 
 def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
     """Expand each dataclass-typed parameter of *func* into its fields, for Typer
-    (apply it under ``@app.command()``); other parameters pass as they are.
-
-    ``TypeError`` at decoration when *func* takes ``*args``, ``**kwargs`` or
-    positional-only parameters.
-    """
+    (apply it under ``@app.command()``); ``TypeError`` for ``*args``, ``**kwargs`` or
+    positional-only parameters."""
     hints = _hints(func)
     groups: list[OptionGroup] = []
     expanded: list[inspect.Parameter] = []

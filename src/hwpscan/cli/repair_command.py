@@ -1,9 +1,5 @@
-"""``hwpscan repair``: each file's body text written as UTF-8, pairs restored.
-
-The files are scanned as by ``hwpscan scan`` (:mod:`hwpscan.cli.scan_view`), with a
-:class:`~hwpscan.usecases.run_scan.RepairSettings` that has each readable file's repaired
-text written below ``--out``; the table or the rows say where each went.
-"""
+"""``hwpscan repair``: the scan of ``hwpscan scan`` with each readable file's repaired
+text written below ``--out`` (:class:`~hwpscan.usecases.run_scan.RepairSettings`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""``hwpscan report``, ``history`` and ``diff``: the stored runs, read back.
-
-Options in, library calls (:mod:`hwpscan.history`, :mod:`hwpscan.report.bundle`),
-rendering out. Recording a run is :func:`hwpscan.history.recording.recorded_run` (with the
-terminal: :mod:`hwpscan.cli.runs_view`).
-"""
+"""``hwpscan report``, ``history`` and ``diff``: the stored runs, read back."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""The run history as commands use it: recorded runs with terminal messages, stored runs.
-
-Not a command module: ``scan``, ``fetch``, ``verify``, ``demo`` and ``report`` share
-these. The recording itself is :func:`hwpscan.history.recording.recorded_run`; here the
-history's warnings are printed, the report bundle written after the run, and a stored
-run that cannot be loaded becomes a message and exit 2.
-"""
+"""The run history with the terminal, for every command that records or reads runs:
+warnings printed, the report bundle written after a run, exit 2 for a run that cannot
+be loaded."""
 
 from __future__ import annotations
 
@@ -29,11 +25,10 @@ def reported_run(
     also: Callable[[FileResult], None] | None = None,
     record: bool = True,
 ) -> Iterator[Recording]:
-    """:func:`~hwpscan.history.recording.recorded_run` with the terminal: warnings
-    printed, and on a normal exit the report bundle (*report_dir*, ``{run}`` becomes
-    the run id) written and the run id told. Raise ``typer.Exit`` after the ``with``
-    block, not inside it (inside, the run is recorded as interrupted). Without *record*
-    (``--no-record``) the rows go to a temporary database, the report is still written."""
+    """:func:`~hwpscan.history.recording.recorded_run` with the terminal; on a normal
+    exit the report bundle (*report_dir*, ``{run}``: the run id) is written and the run
+    id told. Raise ``typer.Exit`` after the block: inside, the run is recorded as
+    interrupted. Without *record* the rows go to a temporary database."""
     if not record:
         recording = Recording(None, also=also, on_warning=warn)
         yield recording
@@ -72,11 +67,8 @@ def record_and_report(
     summary: RunSummary | None = None,
     record: bool = True,
 ) -> str | None:
-    """Record a finished run and (with *report_dir*) write its report bundle.
-
-    Returns the run id, or None when the history could not be written (a warning says
-    why; the command's own outcome does not change), or when *record* is off.
-    """
+    """Record a finished run and (with *report_dir*) write its report bundle; the run
+    id, or None when not recorded (*record* off, or the history could not be written)."""
     with reported_run(kind, args, report_dir=report_dir, record=record) as recording:
         if summary is not None:
             recording.summary = summary
@@ -86,11 +78,8 @@ def record_and_report(
 
 
 def load_or_fail(ref: str) -> Run:
-    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying why.
-
-    A fetch run records its downloads, not scan results: reporting or diffing one would
-    show nothing (or everything "appeared"), so it is refused with a pointer.
-    """
+    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying
+    why; a fetch run, which holds downloads and no scan results, is refused."""
     try:
         with default_store() as store:
             run = store.load_run(ref)

@@ -1,10 +1,5 @@
-"""``hwpscan scan``: options to settings, the use case, rendering.
-
-The work is :func:`hwpscan.usecases.run_scan.scan`; what the terminal shows is in
-:mod:`hwpscan.cli.scan_view`; ``scan --from/--to`` fetches through
-:mod:`hwpscan.cli.fetch_view` with every option ``fetch`` takes (:class:`FetchOptions`).
-``hwpscan repair``, the same scan writing repaired text, is :mod:`hwpscan.cli.repair_command`.
-"""
+"""``hwpscan scan``: options to :func:`hwpscan.usecases.run_scan.scan`, and its output
+(the terminal's part is :mod:`hwpscan.cli.scan_view`)."""
 
 from __future__ import annotations
 
@@ -389,10 +384,8 @@ def _observer(
     out: OutputOptions, stream: IO[str], settings: ScanSettings
 ) -> tuple[TerminalObserver, InputOrder | None]:
     """Bars and messages, and what writes the jsonl/csv rows to *stream*: in input order
-    through an :class:`InputOrder` (``--sort input``), else as files complete. The scaled
-    path (URLs, Dask, --resume) lists its inputs as it goes: its rows are written as they
-    complete, each with its input 'index'. A JSON line is written in the bytes a worker
-    made it in."""
+    (``--sort input``), else as files complete, as always on the scaled path (URLs, Dask,
+    --resume), whose inputs are listed as it goes (each row has its input 'index')."""
     from hwpscan.cli.input_order import InputOrder, InputOrderObserver
     from hwpscan.cli.scan_view import TerminalObserver
 

@@ -1,11 +1,5 @@
-"""What a scan shows on the terminal: progress, notes, tables, and where machine output goes.
-
-Shared by ``scan``, ``repair`` and ``demo`` (a non-command module, so no command module
-imports another). :class:`TerminalObserver` is the terminal's
-:class:`hwpscan.usecases.run_scan.ScanObserver`: a progress bar per phase on a terminal
-(a running count when the total is not known), notes and warnings on stderr, and each
-row passed on to the streamed output.
-"""
+"""What a scan (``scan``, ``repair``, ``demo``) shows on the terminal: progress, notes,
+tables, what a stop kept, and where machine output goes."""
 
 from __future__ import annotations
 
@@ -47,13 +41,9 @@ MIN_BAR = 20  # files below which a bar would only flicker
 
 
 class TerminalObserver(ScanObserver):
-    """Progress bars on stderr (when it is a terminal), notes and warnings, streamed rows.
-
-    *stream* gets each row the moment it exists (``--format jsonl/csv`` as files
-    complete), or *lines* its JSON line in UTF-8 when that is all the output needs;
-    *matrix_stream* each parser-matrix row; *strict_markup* is what the matrix bar
-    counts as guilty.
-    """
+    """Progress bars on stderr (when it is a terminal; a running count when the total is
+    not known), notes and warnings. *stream* gets each row as it comes, or *lines* its
+    JSON line; *matrix_stream* each parser-matrix row."""
 
     def __init__(
         self,
@@ -183,11 +173,9 @@ def said_stopped(
     command: str = "scan",
     written: int | None = None,
 ) -> typer.Exit:
-    """What a stopped scan (``scan``, ``repair``, ``demo``) kept and how to go on, on
-    stderr; the exit to raise (130). *output* is the results file (-o), *streamed*
-    whether it got its rows as they came (else it is written at the end, so not now),
-    *written* how many rows it got when not every scanned file's (rows held back for
-    input order are in the run store, not in the file)."""
+    """What a stopped scan kept and how to go on, on stderr; the exit to raise (130).
+    *output* is the results file, *streamed* whether it got its rows as they came,
+    *written* how many it got when fewer than the files scanned."""
     of = f" of {stopped.total:,}" if stopped.total is not None else ""
     done = f"{stopped.done:,}{of} files scanned"
     run = stopped.run_id
@@ -252,15 +240,11 @@ def render_tables(
 
 @contextmanager
 def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[IO[str]]:
-    """The stream for machine output: always UTF-8, whatever the terminal's encoding.
+    """The stream for machine output, in UTF-8 whatever the terminal's encoding.
 
-    A results file is written atomically: the rows go to a temp file in its folder
-    (streamed there as files complete), renamed over *output* when the block ends, so
-    two runs writing the same file each leave it whole and the last to finish wins;
-    a reader never sees a mix. A stop (Ctrl-C, SIGTERM) still renames it when
-    *keep_partial* (each line written is whole: the rows up to the stop are kept), else
-    the temp file goes and *output* is left as it was. A device or pipe (``/dev/stdout``,
-    a FIFO) is written directly.
+    A results file is a temp file renamed over *output* when the block ends (a reader
+    never sees a mix), and on a stop too when *keep_partial*. A device or pipe is
+    written directly.
     """
     if output is None:
         with _stdout_utf8() as out:

@@ -1,10 +1,6 @@
-"""Stopping a command: SIGTERM is handled like Ctrl-C, and the exit code says which came.
-
-Both raise :class:`KeyboardInterrupt` in the main thread, so one code path flushes what
-was done and exits ``128 + signal`` (130, 143) without a traceback; a signal the parent
-ignores stays ignored. A stopped command then says what it kept and the command line
-that goes on (:func:`interrupted`, :func:`command_line`).
-"""
+"""Stopping a command: SIGTERM raises :class:`KeyboardInterrupt` as Ctrl-C does, so
+one code path flushes what was done, says what it kept and how to go on, and exits
+``128 + signal`` (130, 143) without a traceback."""
 
 from __future__ import annotations
 

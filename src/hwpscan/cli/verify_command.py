@@ -1,9 +1,5 @@
-"""``hwpscan verify``: options to :class:`~hwpscan.verify.VerifySettings`, the use case
-:func:`~hwpscan.verify.verify_dates`, and the verdicts rendered.
-
-What an operator runs after a deploy; the verdicts and what they prove are in
-:mod:`hwpscan.verify`.
-"""
+"""``hwpscan verify``, run after a deploy: options to the use case, verdicts rendered
+(what they prove: :mod:`hwpscan.verify`)."""
 
 from __future__ import annotations
 
