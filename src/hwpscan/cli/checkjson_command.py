@@ -35,6 +35,18 @@ class CheckFormat(str, enum.Enum):
     text = "text"  # the table's older name (hidden from --help; a warning when used)
 
 
+CheckFormatOpt = Annotated[
+    CheckFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document; jsonl: one object per finding, then "
+        "the counts.",
+        metavar="[table|json|jsonl]",
+    ),
+]
+
+
 @app.command(
     "check-json",
     rich_help_panel="Scan files",
@@ -61,16 +73,7 @@ def check_json(
             show_default=False,
         ),
     ] = "-",
-    fmt: Annotated[
-        CheckFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table for people; json: one document; jsonl: one object per finding, then "
-            "the counts.",
-            metavar="[table|json|jsonl]",
-        ),
-    ] = CheckFormat.table,
+    fmt: CheckFormatOpt = CheckFormat.table,
     max_shown: Annotated[
         int,
         typer.Option(min=0, help="Table: findings shown of each kind."),

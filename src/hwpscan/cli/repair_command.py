@@ -86,6 +86,16 @@ class RepairFormat(str, enum.Enum):
     csv = "csv"
 
 
+RepairFormatOpt = Annotated[
+    RepairFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json (one document), jsonl or csv: a row per file.",
+    ),
+]
+
+
 @app.command(
     rich_help_panel="Scan files",
     epilog=epilog(
@@ -114,14 +124,7 @@ def repair(
     jobs: JobsOpt = 0,
     progress: ProgressOpt = True,
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT,
-    fmt: Annotated[
-        RepairFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table for people; json (one document), jsonl or csv: a row per file.",
-        ),
-    ] = RepairFormat.table,
+    fmt: RepairFormatOpt = RepairFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:
     """Write each file's body text as UTF-8 with surrogate pairs restored and orphans removed.

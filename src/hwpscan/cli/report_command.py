@@ -155,6 +155,28 @@ def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> li
 
 # -- history ------------------------------------------------------------------------
 
+HistoryActionArg = Annotated[
+    str | None,
+    typer.Argument(
+        help="prune: delete all but the newest --keep runs; delete RUN...: delete these "
+        "runs (id, its start or end, latest, latest~N). None: list the runs.",
+        show_default=False,
+    ),
+]
+HistoryRunsArg = Annotated[
+    list[str] | None, typer.Argument(help="The runs to delete.", show_default=False)
+]
+KeepOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--keep",
+        min=1,
+        help=f"prune: how many runs to keep (default: {KEEP_RUNS_ENV}, else "
+        f"{DEFAULT_KEEP_RUNS}; each recorded run prunes to it too).",
+        show_default=False,
+    ),
+]
+
 
 def _duration(info: RunInfo) -> str:
     if info.finished is None:
@@ -220,29 +242,12 @@ def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where:
     ),
 )
 def history(
-    action: Annotated[
-        str | None,
-        typer.Argument(
-            help="prune: delete all but the newest --keep runs; delete RUN...: delete these "
-            "runs (id, its start or end, latest, latest~N). None: list the runs.",
-            show_default=False,
-        ),
-    ] = None,
-    runs: Annotated[
-        list[str] | None, typer.Argument(help="The runs to delete.", show_default=False)
-    ] = None,
+    action: HistoryActionArg = None,
+    runs: HistoryRunsArg = None,
     limit: Annotated[
         int, typer.Option("--limit", "-n", min=1, help="How many runs, newest first.")
     ] = 20,
-    keep: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help=f"prune: how many runs to keep (default: {KEEP_RUNS_ENV}, else "
-            f"{DEFAULT_KEEP_RUNS}; each recorded run prunes to it too).",
-            show_default=False,
-        ),
-    ] = None,
+    keep: KeepOpt = None,
     fmt: MachineFormatOpt = MachineFormat.table,
     output: ResultsOutOpt = None,
 ) -> None:

@@ -31,6 +31,41 @@ class TextOrphans(str, enum.Enum):
     RAISE = "raise"
 
 
+PuaChoiceOpt = Annotated[
+    PuaChoice,
+    typer.Option(
+        "--pua",
+        help="Private use: keep (lossless), map (display equivalents, as repair --pua "
+        "map), placeholder (U+25A1 for each), drop.",
+    ),
+]
+TextOrphansOpt = Annotated[
+    TextOrphans,
+    typer.Option(
+        "--orphans",
+        help="Halves with no partner: box (U+25A1, as Hancom writes one), replace "
+        "(U+FFFD), drop, escape (\\udc00), raise (the file fails).",
+    ),
+]
+ReceiptOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--receipt",
+        help="Write each file's receipt (format, defects, what was done) as a JSON line "
+        "to this file, or - for standard error.",
+        show_default=False,
+    ),
+]
+TextFailOnOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--fail-on",
+        help="Exit 1 as scan does: contaminated, unreadable or a defect class "
+        "(repeatable, or comma-separated).",
+    ),
+]
+
+
 @app.command(
     rich_help_panel="Scan files",
     epilog=epilog(
@@ -45,35 +80,10 @@ class TextOrphans(str, enum.Enum):
 def text(
     files: Annotated[list[Path], typer.Argument(help="Files to print.", show_default=False)],
     *,
-    pua: Annotated[
-        PuaChoice,
-        typer.Option(
-            help="Private use: keep (lossless), map (display equivalents, as repair --pua "
-            "map), placeholder (U+25A1 for each), drop.",
-        ),
-    ] = PuaChoice.KEEP,
-    orphans: Annotated[
-        TextOrphans,
-        typer.Option(
-            help="Halves with no partner: box (U+25A1, as Hancom writes one), replace "
-            "(U+FFFD), drop, escape (\\udc00), raise (the file fails).",
-        ),
-    ] = TextOrphans.BOX,
-    receipt: Annotated[
-        str | None,
-        typer.Option(
-            help="Write each file's receipt (format, defects, what was done) as a JSON line "
-            "to this file, or - for standard error.",
-            show_default=False,
-        ),
-    ] = None,
-    fail_on: Annotated[
-        list[str],
-        typer.Option(
-            help="Exit 1 as scan does: contaminated, unreadable or a defect class "
-            "(repeatable, or comma-separated).",
-        ),
-    ] = [],  # noqa: B006 - typer reads the default; it is never changed
+    pua: PuaChoiceOpt = PuaChoice.KEEP,
+    orphans: TextOrphansOpt = TextOrphans.BOX,
+    receipt: ReceiptOpt = None,
+    fail_on: TextFailOnOpt = [],  # noqa: B006 - typer reads the default; it is never changed
 ) -> None:
     """Print each file's text as UTF-8: pairs joined, folded symbols restored, halves boxed.
 

@@ -155,6 +155,28 @@ class VerifyOptions:
         )
 
 
+VerifyFormatOpt = Annotated[
+    VerifyFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table for people; json: one document for tools; junit: one case per date.",
+    ),
+]
+VerifyOutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Folder for attachments (default: the scan cache).")
+]
+VerifyReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Write the report here (report.html and summary.md lead with the verdicts, "
+        "junit.xml has one case per date); {run} becomes the run id.",
+        show_default=False,
+    ),
+]
+
+
 def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
     """The fetch with the range line, bars and the summary of each range fetched (the
     first day of each is added to *fetches*)."""
@@ -307,26 +329,10 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
 def verify(
     opts: VerifyOptions,
     fetch: FetchOptions,
-    out: Annotated[
-        Path | None, typer.Option(help="Folder for attachments (default: the scan cache).")
-    ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write the report here (report.html and summary.md lead with the verdicts, "
-            "junit.xml has one case per date); {run} becomes the run id.",
-            show_default=False,
-        ),
-    ] = None,
+    out: VerifyOutOpt = None,
+    report: VerifyReportOpt = None,
     show_progress: ProgressOpt = True,
-    fmt: Annotated[
-        VerifyFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table for people; json: one document for tools; junit: one case per date.",
-        ),
-    ] = VerifyFormat.table,
+    fmt: VerifyFormatOpt = VerifyFormat.table,
     output: ResultsOutOpt = None,
     record: RecordOpt = True,
 ) -> None:
