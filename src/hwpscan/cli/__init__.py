@@ -60,9 +60,7 @@ def main() -> None:
     raise SystemExit(stop.exit_code(code if isinstance(code, int) else 0))
 
 
-def run() -> None:
-    """The console script and ``python -m hwpscan``."""
-    main()
+run = main  # the console script and ``python -m hwpscan``
 
 
 #: The status of a command whose output pipe was closed by its reader (``| head``):

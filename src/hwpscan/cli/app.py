@@ -81,12 +81,6 @@ def clean_error(message: str) -> str:
     return message
 
 
-def _one_line(exc: typer.TyperException) -> str:
-    """A usage error as one line: ``error: <subject>: <what is wrong>``."""
-    text = clean_error(exc.format_message()).strip()
-    return "error: " + " ".join(text.split())
-
-
 def unwrap(text: str | None) -> str | None:
     """A docstring's paragraphs with their line breaks joined (Rich help keeps them).
 
@@ -198,8 +192,9 @@ class HwpscanGroup(TyperGroup):
                 extra["default_map"] = self.defaults_from_files()
             extra["standalone_mode"] = False  # errors raised, to be printed here
             code = super().main(*args, **extra)
-        except typer.TyperException as exc:
-            err_console.print(_one_line(exc), markup=False, highlight=False, soft_wrap=True)
+        except typer.TyperException as exc:  # one line: error: <subject>: <what is wrong>
+            line = "error: " + " ".join(clean_error(exc.format_message()).split())
+            err_console.print(line, markup=False, highlight=False, soft_wrap=True)
             code = exc.exit_code
         except UsageError as exc:  # a config file that cannot be used
             err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)

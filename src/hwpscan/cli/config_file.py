@@ -27,11 +27,12 @@ from hwpscan.errors import HwpscanError, UsageError
 
 #: The variable that names the user config file.
 CONFIG_ENV = "HWPSCAN_CONFIG"
-#: The settings every command that takes them shares, and the types they may have.
-SHARED: dict[str, tuple[type, ...]] = {
-    "api_url": (str,),
-    "jobs": (int,),
-    "file_timeout": (int, float),
+#: The settings every command that takes them shares, the types they may have, and
+#: those types as a message names them.
+SHARED: dict[str, tuple[tuple[type, ...], str]] = {
+    "api_url": ((str,), "a string"),
+    "jobs": ((int,), "a whole number"),
+    "file_timeout": ((int, float), "a number"),
 }
 #: Keys that hold a secret: never read from a project file.
 _SECRETS = ("api_key", "api-key", "key")
@@ -168,7 +169,7 @@ def _file_defaults(
             _command_table(path, f"{where}{key}", value, names[key], into, warn)
         elif key.replace("-", "_") in SHARED:
             shared = key.replace("-", "_")
-            _check_type(path, f"{where}{key}", value, SHARED[shared])
+            _check_type(path, f"{where}{key}", value, shared)
             for cmd, options in names.items():
                 if shared in options.values():
                     result.setdefault(cmd, {})[shared] = value
@@ -202,15 +203,11 @@ def _command_table(
             warn(f"{path}: unknown key {where}.{key}")
             continue
         if param in SHARED:
-            _check_type(path, f"{where}.{key}", value, SHARED[param])
+            _check_type(path, f"{where}.{key}", value, param)
         into[param] = value
 
 
-def _check_type(path: Path, where: str, value: Any, types: tuple[type, ...]) -> None:
+def _check_type(path: Path, where: str, value: Any, setting: str) -> None:
+    types, wanted = SHARED[setting]
     if isinstance(value, bool) or not isinstance(value, types):
-        wanted = " or ".join("a number" if t is float else f"a {_NAMES[t]}" for t in types)
-        wanted = "a number" if float in types else wanted
         raise UsageError(f"{path}: {where} must be {wanted}, not {value!r}")
-
-
-_NAMES = {str: "string", int: "whole number", float: "number"}

@@ -200,16 +200,6 @@ def get_key(*, any_length: bool = False) -> str:
     return key
 
 
-def check_year(first: date, last: date) -> tuple[str, ...]:
-    """Warn before any call when the range lies in another year; never ask (the dates
-    are typed whole, so the year was typed on purpose). Returns the warning shown, so
-    the summary does not repeat it."""
-    warning = year_warning(first, last)
-    if warning is not None:
-        warn(plain(warning))
-    return (warning,) if warning is not None else ()
-
-
 def run_fetch(
     first: date, last: date, settings: FetchSettings, *, key: str, show_progress: bool
 ) -> FetchReport:
@@ -219,7 +209,11 @@ def run_fetch(
     from hwpscan.usecases.run_fetch import fetch_range  # the fetch engine: for a fetch only
 
     err_console.print(range_line(first, last), highlight=False)
-    shown = check_year(first, last)
+    # another year: warned before any call, never asked (the dates are typed whole)
+    warning = year_warning(first, last)
+    if warning is not None:
+        warn(plain(warning))
+    shown = (warning,) if warning is not None else ()
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(first, last, settings, key=key, progress=on_event)
