@@ -5,9 +5,11 @@ from __future__ import annotations
 import ipaddress
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -56,36 +58,22 @@ def _span(posts: tuple[Post, ...]) -> str:
     return f"{len(posts)} releases, {posts[0].day} .. {posts[-1].day}"
 
 
-class _StopSignals:
-    """SIGTERM and SIGINT set an event, from before the banner is printed: a process
+@contextmanager
+def _stop_signals() -> Iterator[threading.Event]:
+    """SIGTERM and SIGINT set the event, from before the banner is printed: a process
     manager that stops the emulator once it reads "Use: --api-url" gets a clean stop
     (exit 0). A signal the parent ignores stays ignored."""
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self._previous: dict[int, object] = {}
-
-    def __enter__(self) -> _StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for number in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(number) is not signal.SIG_IGN:
-                    self._previous[number] = signal.signal(number, self._on_signal)
-        return self
-
-    def _on_signal(self, signum: int, frame: object) -> None:
-        self.stop.set()
-
-    def wait(self) -> None:
-        """Block until a stop signal (or Ctrl-C raised some other way) comes."""
-        try:
-            while not self.stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            pass
-
-    def __exit__(self, *exc: object) -> None:
-        for number, previous in self._previous.items():
-            signal.signal(number, previous)  # type: ignore[arg-type]
+    stop = threading.Event()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                previous[number] = signal.signal(number, lambda *_: stop.set())
+    try:
+        yield stop
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @dataclass(frozen=True)
@@ -137,7 +125,6 @@ def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
         )
     posts = _catalogue(serve.data)
     if serve.write_data is not None:
-        # the catalogue loader loads here, not when the CLI builds its help
         from hwpscan.rehearsal.emulator import write_data_dir
 
         target = write_data_dir(posts, serve.write_data)
@@ -148,7 +135,6 @@ def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
 
 def _catalogue(data: Path | None) -> tuple[Post, ...]:
     """The releases to serve: the folder *data*, or the bundled catalogue."""
-    # the catalogue loader loads here, not when the CLI builds its help
     from hwpscan.rehearsal.emulator import bundled_posts, load_data_dir
 
     try:
@@ -159,11 +145,10 @@ def _catalogue(data: Path | None) -> tuple[Post, ...]:
 
 def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post, ...]) -> None:
     """Serve *posts* on ``serve.host:serve.port`` until SIGINT or SIGTERM, then say so."""
-    # the server loads here, not when the CLI builds its help
     from hwpscan.rehearsal.emulator import serve_in_thread
 
     log = _request_log if serve.verbose else None
-    with _StopSignals() as stopping:
+    with _stop_signals() as stopping:
         try:
             emu = serve_in_thread(
                 host=serve.host, port=serve.port, quirks=quirks, catalogue=posts, log=log
@@ -175,7 +160,11 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
             ) from None
         with emu:
             _banner(emu.url, emu.api_url, quirks, posts)
-            stopping.wait()
+            try:
+                while not stopping.wait(0.5):
+                    pass
+            except KeyboardInterrupt:
+                pass
     stats = emu.stats()
     err_console.print(
         f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",

@@ -42,9 +42,6 @@ CHANGE_LABELS = {
 }
 
 
-# -- report -------------------------------------------------------------------------
-
-
 @app.command(
     rich_help_panel="Runs and reports",
     epilog=epilog(
@@ -152,8 +149,6 @@ def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> li
         ]
         raise interrupted(kept, again) from None
 
-
-# -- history ------------------------------------------------------------------------
 
 HistoryActionArg = Annotated[
     str | None,
@@ -300,9 +295,6 @@ def _forget(action: str, refs: list[str], keep: int | None) -> None:
 def _size(path: Path) -> int:
     """The bytes of a store: its file and its write-ahead log."""
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
-
-
-# -- diff ---------------------------------------------------------------------------
 
 
 def _n(value: int | None) -> str:
