@@ -75,8 +75,7 @@ def check_json(
     ] = "-",
     fmt: CheckFormatOpt = CheckFormat.table,
     max_shown: Annotated[
-        int,
-        typer.Option(min=0, help="Table: findings shown of each kind."),
+        int, typer.Option(min=0, help="Table: findings shown of each kind.")
     ] = 1000,
     output: ResultsOutOpt = None,
 ) -> None:

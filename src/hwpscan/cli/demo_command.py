@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 )
 def demo(
     out: Annotated[
-        Path | None,
-        typer.Option(help="Keep the downloaded files here (default: a temp folder)."),
+        Path | None, typer.Option(help="Keep the downloaded files here (default: a temp folder).")
     ] = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")

@@ -150,8 +150,7 @@ class ApiOptions(_Settings):
         int, typer.Option(min=0, help="Calls allowed per key per Korea-time day.")
     ] = defaults.DEFAULT_DAILY_LIMIT
     reset_hour: Annotated[
-        int,
-        typer.Option(min=0, max=23, help="Korea-time hour the daily quota resets."),
+        int, typer.Option(min=0, max=23, help="Korea-time hour the daily quota resets.")
     ] = defaults.DEFAULT_RESET_HOUR
 
 
@@ -174,8 +173,7 @@ class LimitOptions:
         float, typer.Option(min=0.001, help="Megabytes one run may download.")
     ] = defaults.MAX_DOWNLOAD_BYTES / 1_000_000
     api_retries: Annotated[
-        int,
-        typer.Option(min=0, help="Paid API calls one window may retry (timeouts, 5xx)."),
+        int, typer.Option(min=0, help="Paid API calls one window may retry (timeouts, 5xx).")
     ] = defaults.API_RETRIES
 
     def limits(self) -> FetchLimits:

@@ -116,8 +116,7 @@ def repair(
         list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)
     ],
     out: Annotated[
-        Path | None,
-        typer.Option(help="Folder for the repaired .txt files.", show_default=False),
+        Path | None, typer.Option(help="Folder for the repaired .txt files.", show_default=False)
     ] = None,
     *,
     text: RepairTextOptions,

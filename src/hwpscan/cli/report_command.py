@@ -58,8 +58,7 @@ def report(
         str, typer.Argument(help="Run id (or its start or end), 'latest' or 'latest~N'.")
     ] = "latest",
     out: Annotated[
-        Path | None,
-        typer.Option(help="Folder for the report (default: reports/<run-id>/)."),
+        Path | None, typer.Option(help="Folder for the report (default: reports/<run-id>/).")
     ] = None,
     fmt: Annotated[
         MachineFormat,

@@ -161,8 +161,7 @@ class ScanOptions:
         ),
     ] = field(default_factory=list)
     emit_repaired: Annotated[
-        Path | None,
-        typer.Option(help="Write each body's repaired UTF-8 text below this folder."),
+        Path | None, typer.Option(help="Write each body's repaired UTF-8 text below this folder.")
     ] = None
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT
     record: RecordOpt = True

@@ -126,8 +126,7 @@ class VerifyOptions:
         ),
     ] = False
     after: Annotated[
-        str | None,
-        typer.Option(help="Compare with this earlier run (id, prefix or 'latest')."),
+        str | None, typer.Option(help="Compare with this earlier run (id, prefix or 'latest').")
     ] = None
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")
