@@ -69,8 +69,7 @@ BROKEN_PIPE = 141
 
 
 def _pipe_closed(exc: BaseException) -> bool:
-    """Whether *exc* is how a command whose output pipe was closed ended: a broken pipe
-    itself, or an exit that came from one (rich exits from within the write that failed)."""
+    """Whether *exc* is, or came from (rich exits inside the failed write), a broken pipe."""
     return isinstance(exc, BrokenPipeError) or isinstance(exc.__context__, BrokenPipeError)
 
 

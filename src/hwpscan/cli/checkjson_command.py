@@ -152,9 +152,8 @@ def _print_rows(
     counts: Counts,
     write: Callable[[str], None],
 ) -> BadString | None:
-    """Every finding as it is found (every field escaped: the output always encodes),
-    then the counts: one JSON document (one finding per line, none held) or JSON Lines;
-    returns the first bad string."""
+    """Every finding as it is found, then the counts, as one JSON document (a finding
+    per line, none held) or JSON Lines; returns the first bad string."""
     from hwpscan.forensics.checkjson import BadString
 
     first: BadString | None = None

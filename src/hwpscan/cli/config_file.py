@@ -70,8 +70,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ConfigFiles:
-    """The settings of the two files, each as ``{"": shared, command: {...}}``, and
-    the warnings their unknown keys gave."""
+    """The settings of the two files, and where each was found (None: no settings)."""
 
     user: Mapping[str, Any] = field(default_factory=dict)
     project: Mapping[str, Any] = field(default_factory=dict)
@@ -178,8 +177,7 @@ def _file_defaults(
 
 
 def _option_names(params: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
-    """``{"fail_on": "fail_on", "format": "fmt", ...}``: each long option's name, with
-    dashes as underscores, to its parameter's name."""
+    """Each long option's name, dashes as underscores, to its parameter's name."""
     names: dict[str, str] = {}
     for param, opts in params:
         for opt in opts:

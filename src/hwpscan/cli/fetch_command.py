@@ -160,8 +160,7 @@ def fetch(
 def _write_results(
     report: FetchReport, summary: dict[str, Any], fmt: EntriesFormat, output: Path | None
 ) -> None:
-    """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
-    fetch's own lines, already shown)."""
+    """``--format json`` or ``jsonl`` (the table is the fetch's lines, already shown)."""
     if fmt is EntriesFormat.json:
         print_json(_fetch_json(report, summary), output)
     elif fmt is EntriesFormat.jsonl:

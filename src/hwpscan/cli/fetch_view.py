@@ -95,8 +95,7 @@ def render_plan(plan: Plan) -> None:
 
 
 def _bars() -> Progress:
-    """The bars: what, how far, and the file last fetched, whole (folded onto more lines
-    where it is long)."""
+    """The bars: what, how far, and the file last fetched (folded, never cut)."""
     return Progress(
         TextColumn("{task.description:<9}"),
         BarColumn(),
@@ -144,8 +143,7 @@ def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], No
 def render_report(
     report: FetchReport, key: str | None = None, *, shown: tuple[str, ...] = ()
 ) -> None:
-    """The summary of a fetch on stderr, warnings first (but not those in ``shown``,
-    already printed before the first call)."""
+    """The summary of a fetch on stderr, warnings first (not those already ``shown``)."""
     for warning in report.warnings:
         if warning not in shown:
             warn(plain(warning, key))
@@ -226,8 +224,7 @@ def run_fetch(
 
 
 def fetch_stopped(folder: Path) -> typer.Exit:
-    """What a stopped fetch kept (the files its manifest lists, and the API's answers in
-    the cache) and the command that goes on; the exit to raise (130)."""
+    """What a stopped fetch kept and the command that goes on; the exit to raise (130)."""
     try:
         files = sum(1 for e in read_entries(folder / MANIFEST_NAME) if e.status == "downloaded")
     except (OSError, ValueError):

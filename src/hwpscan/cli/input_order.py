@@ -122,8 +122,7 @@ class InputOrder:
 
 
 class InputOrderObserver(TerminalObserver):
-    """The terminal's observer (bars, notes, warnings) with rows written through an
-    :class:`InputOrder`."""
+    """The terminal's observer with rows written through an :class:`InputOrder`."""
 
     def __init__(self, order: InputOrder, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # no stream, no lines: the bars only

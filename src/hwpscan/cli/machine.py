@@ -68,9 +68,9 @@ MachineFormatOpt = Annotated[
 
 
 def check_results_file(output: Path | None, fmt: str, formats: str) -> Path | None:
-    """The results file ``-o/--output`` names (``None``: stdout), refused (exit 2) before
-    any work when it goes with the table (which is for the terminal), is a folder or
-    cannot be written. *formats* is what to ask for instead, for the message."""
+    """The results file ``-o/--output`` names (``None``: stdout); exit 2 before any work
+    when it goes with the table, is a folder or cannot be written. *formats* is what the
+    message asks for instead."""
     if output is None or output == STDOUT_NAME:
         return None
     if fmt == "table":
@@ -182,8 +182,7 @@ def diff_json(d: RunDiff) -> dict[str, Any]:
 def write_rows_document(
     stream: IO[str], head: dict[str, object], results: Sequence[FileResult]
 ) -> None:
-    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
-    as they are (none rebuilt), one per line."""
+    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows, one a line."""
     from hwpscan.history.stored_rows import row_lines
 
     stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')

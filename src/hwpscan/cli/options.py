@@ -1,11 +1,9 @@
 """Options shared by several commands, each defined once with its default.
 
-The fetch options come as one group, :class:`FetchOptions` (with :class:`ApiOptions`,
-which ``plan`` takes alone, and :class:`LimitOptions` inside): frozen dataclasses whose
-fields are the options (:func:`hwpscan.cli.params.options_from_dataclasses`), and whose
-``settings()`` is the :class:`hwpscan.api.FetchSettings` they ask for. Their defaults are
-read from :mod:`hwpscan.api.defaults`, which imports nothing, so declaring them loads
-none of the fetcher:
+The fetch options are one group of option dataclasses, :class:`FetchOptions` (with
+:class:`ApiOptions`, which ``plan`` takes alone, and :class:`LimitOptions`). Their
+defaults come from :mod:`hwpscan.api.defaults`, which imports nothing, so declaring
+them loads none of the fetcher:
 
 >>> from hwpscan.api import FetchLimits, FetchSettings
 >>> FetchOptions().settings() == FetchSettings(), LimitOptions().limits() == FetchLimits()
@@ -53,10 +51,8 @@ ToOpt = Annotated[
 
 
 def _window_days(value: int) -> int:
-    """``--window-days`` within the API's limit, checked before anything is sent.
-
-    Click calls this for the default too, on every ``scan``: the default is within the
-    limit, so the fetcher's date rules load only for a window someone typed.
+    """``--window-days`` within the API's limit, checked before anything is sent (the
+    fetcher's date rules load only for a window someone typed).
 
     >>> _window_days(defaults.DEFAULT_WINDOW_DAYS), _window_days(7)
     (21, 7)
@@ -68,7 +64,6 @@ def _window_days(value: int) -> int:
     """
     if value == defaults.DEFAULT_WINDOW_DAYS:
         return value
-    # the fetcher's date rules: loaded when a window is given, not on every scan
     from hwpscan.api.dates import check_window_days
 
     try:
@@ -186,14 +181,10 @@ class LimitOptions:
 
 @dataclass(frozen=True)
 class FetchOptions(_Settings):
-    """Every option of a fetch, declared once: a command takes them all as one group.
-
-    :meth:`settings` maps them to :class:`hwpscan.api.FetchSettings` (``--max-mb`` to
-    bytes, comma lists split, an empty ``--download-path`` keeping the default
-    prefixes); its ``overrides`` set the fields no option gives (``out_dir``...). Not in
-    the group: ``--out``, whose default differs by command, and ``--progress``, which
-    ``scan`` also uses for the scan. ``any_key_length`` is not a setting (it goes to
-    :func:`~hwpscan.cli.fetch_view.get_key`); ``yes`` (``--yes``, hidden) only warns.
+    """Every option of a fetch, as one group (not ``--out`` and ``--progress``, which
+    differ by command). :meth:`settings` maps them to :class:`hwpscan.api.FetchSettings`;
+    its ``overrides`` set the fields no option gives. ``any_key_length`` goes to
+    :func:`~hwpscan.cli.fetch_view.get_key`; the hidden ``--yes`` only warns.
 
     >>> from pathlib import Path
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)

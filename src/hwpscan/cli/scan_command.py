@@ -128,8 +128,7 @@ class OutputOptions:
         return self.fmt in (OutputFormat.jsonl, OutputFormat.csv)
 
     def standard(self) -> OutputOptions:
-        """These options with ``--output -`` taken as standard output, as tools take it
-        (a file named ``-`` is ``./-``)."""
+        """These options with ``--output -`` as standard output (a file named ``-``: ``./-``)."""
         return replace(self, output=None) if self.output == STDOUT_NAME else self
 
     def check(self) -> None:

@@ -154,8 +154,7 @@ def scan_shown(
     args: RunArgs,
     fetched: FetchReport | None,
 ) -> ScanOutcome:
-    """The scan use case with the terminal: exit 2 on settings that cannot work (saying
-    why), then where the run and its report went."""
+    """The scan use case, exit 2 on settings that cannot work; then where the run went."""
     try:
         outcome = scan(settings, observer=observer, record_args=args, fetched=fetched)
     except UsageError as exc:
@@ -205,8 +204,7 @@ def said_stopped(
 
 
 def stopped_after(outcome: ScanOutcome) -> typer.Exit:
-    """A stop after the scan ended (while its tables were shown): every row is kept;
-    say so, and how to see them (exit 130)."""
+    """A stop while the tables were shown: every row is kept; say so (exit 130)."""
     done = len(outcome.results)
     run = outcome.run_id
     where = f", recorded as run {run}" if run else " (not recorded in the history)"

@@ -86,9 +86,8 @@ def without_secrets(message: str, argv: list[str] | None = None) -> str:
 
 
 def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = None) -> typer.Exit:
-    """Say on stderr what a stopped command kept, the command that goes on from there
-    and the one that reports what was kept; return the exit to raise (130; 143 after
-    SIGTERM, see :func:`exit_code`)."""
+    """Say on stderr what a stopped command kept, the command that goes on and the one
+    that reports what was kept; the exit to raise (130, made 143 after SIGTERM)."""
     from hwpscan.cli.app import err_console  # the console: the CLI's, set up by then
 
     lines = ["interrupted: " + (kept[0] if kept else "nothing was kept")]

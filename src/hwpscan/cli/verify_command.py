@@ -177,8 +177,7 @@ VerifyReportOpt = Annotated[
 
 
 def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
-    """The fetch with the range line, bars and the summary of each range fetched (the
-    first day of each is added to *fetches*)."""
+    """The fetch on the terminal; the first day of each range goes to *fetches*."""
 
     from hwpscan.cli.fetch_view import run_fetch
 
@@ -204,9 +203,8 @@ def _fetched_line(totals: FetchTotals, *, cached: bool, fetches: Sequence[date])
 
 
 def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> None:
-    """The verdict table, then each date's evidence. The verdict is a word of its own
-    column (PASS, FAIL, INCONCLUSIVE), kept whole, so it reads without colour; why
-    follows it."""
+    """The verdict table (the verdict a whole word, readable without colour), then each
+    date's evidence."""
     from rich.table import Table
 
     from hwpscan.api.dates import with_weekday
@@ -268,8 +266,7 @@ def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> N
 
 
 def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
-    """``--format junit``: one test case per date (and one for the API when it stopped),
-    as the report's junit.xml."""
+    """``--format junit``: the report's junit.xml, one test case per date."""
     from hwpscan.report.verify_report import date_verdicts, verdicts_junit  # junit output only
 
     xml = verdicts_junit(date_verdicts(outcome.summary()["verdicts"]), stopped=outcome.stopped)
@@ -289,11 +286,8 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
 
     try:
         settings = opts.settings()
-    except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
-    after = settings.after
-    before = date_states(load_or_fail(after).results) if after is not None else None
-    try:
+        after = settings.after
+        before = date_states(load_or_fail(after).results) if after is not None else None
         settings.days(before)
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
@@ -376,8 +370,7 @@ def _verify_or_stop(
     before: Mapping[str, str] | None,
     hooks: VerifyHooks,
 ) -> VerifyOutcome:
-    """The verification; a stop while scanning or running the extractors says what was
-    kept (a stop in the fetch says so itself) and exits 130."""
+    """The verification; a stop after the fetch says what was kept (exit 130)."""
     from hwpscan.usecases.run_verify import verify_dates
 
     try:
