@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -139,37 +139,29 @@ def _print(
     output: Path | None,
     max_shown: int,
 ) -> BadString | None:
-    """Every finding in *fmt*, as it is found; returns the first bad string."""
-    if fmt is CheckFormat.table:
-        return _print_table(findings, counts, max_shown)
-    with results_lines(output) as write:
-        return _print_rows(fmt is CheckFormat.json, findings, counts, write)
-
-
-def _print_rows(
-    document: bool,
-    findings: Iterator[BadString | SkippedLine],
-    counts: Counts,
-    write: Callable[[str], None],
-) -> BadString | None:
-    """Every finding as it is found, then the counts, as one JSON document (a finding
-    per line, none held) or JSON Lines; returns the first bad string."""
+    """Every finding in *fmt*, as it is found, then the counts (json: one document with
+    a finding per line, none held); returns the first bad string."""
     from hwpscan.forensics.checkjson import BadString
 
+    if fmt is CheckFormat.table:
+        return _print_table(findings, counts, max_shown)
+    document = fmt is CheckFormat.json
     first: BadString | None = None
-    if document:
-        write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
-    separator = ""
-    for item in findings:
-        if first is None and isinstance(item, BadString):
-            first = item
-        row = item.to_json() if document else {"schema": CHECK_SCHEMA, **item.to_json()}
-        write(separator + json.dumps(row, ensure_ascii=False))
-        separator = "," if document else ""
-    if document:
-        write(f'], "summary": {json.dumps(counts.summary(), ensure_ascii=False)}}}')
-    else:
-        write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
+    with results_lines(output) as write:
+        if document:
+            write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
+        separator = ""
+        for item in findings:
+            if first is None and isinstance(item, BadString):
+                first = item
+            row = item.to_json() if document else {"schema": CHECK_SCHEMA, **item.to_json()}
+            write(separator + json.dumps(row, ensure_ascii=False))
+            separator = "," if document else ""
+        summary = counts.summary()
+        if document:
+            write(f'], "summary": {json.dumps(summary, ensure_ascii=False)}}}')
+        else:
+            write(json.dumps({"schema": CHECK_SCHEMA, **summary}, ensure_ascii=False))
     return first
 
 

@@ -153,18 +153,11 @@ def fetch(
     )
     summary = RunSummary(fetch=fetch_summary(report))
     record_and_report([], kind="fetch", args=args, summary=summary, record=record)
-    _write_results(report, summary.to_json(), fmt, output)
-    raise_for_report(report, key)
-
-
-def _write_results(
-    report: FetchReport, summary: dict[str, Any], fmt: EntriesFormat, output: Path | None
-) -> None:
-    """``--format json`` or ``jsonl`` (the table is the fetch's lines, already shown)."""
-    if fmt is EntriesFormat.json:
-        print_json(_fetch_json(report, summary), output)
+    if fmt is EntriesFormat.json:  # the table is the fetch's own lines, already shown
+        print_json(_fetch_json(report, summary.to_json()), output)
     elif fmt is EntriesFormat.jsonl:
         write_entries(report.entries, output)
+    raise_for_report(report, key)
 
 
 def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:

@@ -108,15 +108,10 @@ def write_entries(entries: Iterable[ManifestEntry], output: Path | None) -> None
             )
 
 
-def json_text(doc: dict[str, Any]) -> str:
-    """One JSON document as text (UTF-8, non-ASCII kept, indented)."""
-    return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
-
-
 def print_json(doc: dict[str, Any], output: Path | None = None) -> None:
     """One JSON document on stdout, or in the results file *output*."""
     with results_lines(output) as write:
-        write(json_text(doc))
+        write(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:

@@ -191,16 +191,6 @@ def _args_line(args: Mapping[str, Any]) -> str:
     return "  ".join(parts)
 
 
-def _read_history(limit: int) -> tuple[list[RunInfo], dict[str, str], Path]:
-    """The newest runs, the shortest id naming each, and where they are stored."""
-    try:
-        with default_store() as store:
-            runs = store.list_runs(limit)
-            return runs, {info.id: store.short_id(info.id) for info in runs}, store.path
-    except (StoreError, StateDirError) as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
-
-
 def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where: Path) -> None:
     """The runs as a table, then how to name one."""
     from hwpscan.report.tables import history_table
@@ -254,7 +244,13 @@ def history(
         _forget(action, list(runs or []), keep)
         return
     output = check_results_file(output, fmt.value, "json")
-    listed, short_ids, where = _read_history(limit)
+    try:
+        with default_store() as store:
+            listed = store.list_runs(limit)
+            short_ids = {info.id: store.short_id(info.id) for info in listed}
+    except (StoreError, StateDirError) as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+    where = store.path
     if fmt is MachineFormat.json:
         print_json(history_json(listed), output)
     else:

@@ -159,7 +159,12 @@ def scan_shown(
         outcome = scan(settings, observer=observer, record_args=args, fetched=fetched)
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
-    show_recorded(outcome)
+    if outcome.report:  # where the run went
+        more = len(outcome.report) - 1
+        shown = f"report written: {outcome.report[0]} (+{more} files)"
+        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
+    if outcome.run_id is not None:
+        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
     return outcome
 
 
@@ -213,16 +218,6 @@ def stopped_after(outcome: ScanOutcome) -> typer.Exit:
         None,
         f"hwpscan report {run}" if run else None,
     )
-
-
-def show_recorded(outcome: ScanOutcome) -> None:
-    """Where the run went: the report bundle written, the run id in the history."""
-    if outcome.report:
-        more = len(outcome.report) - 1
-        shown = f"report written: {outcome.report[0]} (+{more} files)"
-        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
-    if outcome.run_id is not None:
-        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
 
 
 def render_tables(
