@@ -172,14 +172,6 @@ def test_no_command_of_the_app_gives_an_option_string_twice() -> None:
         assert [s for s, n in Counter(strings).items() if n > 1] == [], name
 
 
-def test_parameters_that_cannot_be_options_are_refused() -> None:
-    with pytest.raises(TypeError, match="'rest' must be an ordinary or keyword-only"):
-
-        @options_from_dataclasses
-        def get(network: Network, *rest: str) -> None:
-            pass
-
-
 def test_an_annotation_that_does_not_resolve_names_the_command() -> None:
     """With string annotations a dataclass must be importable from the module (not local)."""
 

@@ -36,7 +36,9 @@ __all__ = ["app", "main", "run"]
 def main() -> None:
     """Console-script entry point: the last line against tracebacks (a file system or
     input problem is one ``error:`` line), and SIGTERM handled as Ctrl-C (exit 143)."""
-    _replace_unencodable()
+    for stream in (sys.stdout, sys.stderr):  # a cp949 console shows '?', not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     stop.install()
     try:
         code = app(standalone_mode=False, prog_name="hwpscan")
@@ -71,13 +73,6 @@ BROKEN_PIPE = 141
 def _pipe_closed(exc: BaseException) -> bool:
     """Whether *exc* is, or came from (rich exits inside the failed write), a broken pipe."""
     return isinstance(exc, BrokenPipeError) or isinstance(exc.__context__, BrokenPipeError)
-
-
-def _replace_unencodable() -> None:
-    """A cp949 console must not kill a table: what it cannot show becomes '?'."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
 
 
 def _unexpected(exc: Exception) -> int:

@@ -159,7 +159,15 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
                 ExitCode.USAGE,
             ) from None
         with emu:
-            _banner(emu.url, emu.api_url, quirks, posts)
+            changed = ", ".join(changed_quirks(quirks)) or "none (defaults)"
+            for line in (  # what a user, or a process manager reading stdout, needs
+                f"hwpscan emulator: {_span(posts)} at {emu.url}",
+                f"Use: --api-url {emu.api_url}",
+                f"Stats: {emu.url}/_emulator/stats",
+                f"Quirks changed: {changed}",
+                "Press Ctrl-C to stop.",
+            ):
+                console.print(line, markup=False, soft_wrap=True)
             try:
                 while not stopping.wait(0.5):
                     pass
@@ -174,17 +182,3 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
 
 def _request_log(line: str) -> None:
     err_console.print(line, markup=False, highlight=False)
-
-
-def _banner(url: str, api_url: str, quirks: Quirks, posts: tuple[Post, ...]) -> None:
-    """What a user (or a process manager reading stdout) needs to use the emulator."""
-    changed = changed_quirks(quirks)
-    lines = (
-        f"hwpscan emulator: {_span(posts)} at {url}",
-        f"Use: --api-url {api_url}",
-        f"Stats: {url}/_emulator/stats",
-        "Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"),
-        "Press Ctrl-C to stop.",
-    )
-    for line in lines:
-        console.print(line, markup=False, soft_wrap=True)

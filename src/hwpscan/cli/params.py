@@ -146,13 +146,11 @@ def _in_panel(annotation: Any, panel: str | None) -> Any:
 
 def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
     """Expand each dataclass-typed parameter of *func* into its fields, for Typer
-    (apply it under ``@app.command()``); ``TypeError`` for ``*args``, ``**kwargs`` or
-    positional-only parameters."""
+    (apply it under ``@app.command()``)."""
     hints = _hints(func)
     groups: list[OptionGroup] = []
     expanded: list[inspect.Parameter] = []
     for param in inspect.signature(func).parameters.values():
-        _check_kind(func, param)
         annotation = hints.get(param.name, param.annotation)
         if _is_dataclass_type(annotation):
             group = OptionGroup.of(param.name, annotation)
@@ -194,12 +192,3 @@ def _field_default(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return inspect.Parameter.empty
-
-
-def _check_kind(func: Callable[..., Any], param: inspect.Parameter) -> None:
-    if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-        return
-    raise TypeError(
-        f"{func.__qualname__}: parameter {param.name!r} must be an ordinary or"
-        " keyword-only parameter to become an option"
-    )

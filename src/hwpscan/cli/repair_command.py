@@ -72,7 +72,13 @@ class RepairTextOptions:
         by the mode."""
         from hwpscan.usecases.run_scan import RepairSettings
 
-        mode = _pua_mode(self.pua, self.pua_map)
+        mode: PuaMode = self.pua.value
+        if self.pua_map:  # the older spelling of --pua map
+            if self.pua not in (PuaChoice.KEEP, PuaChoice.MAP):
+                message = f"--pua-map is --pua map: it cannot go with --pua {self.pua.value}"
+                raise fail(message, ExitCode.USAGE)
+            err_console.print("warning: --pua-map is deprecated: use --pua map", markup=False)
+            mode = "map"
         orphans = self.orphans
         if orphans is None:
             orphans = OrphanPolicy.BOX if mode in ("map", "placeholder") else OrphanPolicy.DROP
@@ -227,19 +233,6 @@ def not_written(results: Sequence[FileResult]) -> list[str]:
         for w in r.warnings
         if w.startswith("repaired text not written")
     ]
-
-
-def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:
-    """``--pua``, with the older ``--pua-map`` read as ``--pua map``."""
-    if pua_map:
-        if pua not in (PuaChoice.KEEP, PuaChoice.MAP):
-            raise fail(
-                f"--pua-map is --pua map: it cannot go with --pua {pua.value}", ExitCode.USAGE
-            )
-        err_console.print("warning: --pua-map is deprecated: use --pua map", markup=False)
-        return "map"
-    mode: PuaMode = pua.value
-    return mode
 
 
 def _repair_folder(out: Path | None) -> Path:
