@@ -63,11 +63,8 @@ def plain(message: str, secret: str | None = None) -> str:
 def render_plan(plan: Plan) -> None:
     """Windows, calls needed and cached, and today's quota."""
     table = Table(title="Calls", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("from")
-    table.add_column("to")
-    table.add_column("days", justify="right")
-    table.add_column("cached")
+    for name in ("#", "from", "to", "days", "cached"):
+        table.add_column(name, justify="right" if name in ("#", "days") else "left")
     for index, item in enumerate(plan.windows, 1):
         w = item.window
         table.add_row(

@@ -85,10 +85,10 @@ def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
     from rich.table import Table
 
     table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
-    table.add_column("date", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("file", overflow="fold")
-    table.add_column("reason", overflow="fold")
+    for name in ("date", "status"):
+        table.add_column(name, no_wrap=True)
+    for name in ("file", "reason"):
+        table.add_column(name, overflow="fold")
     for entry in rows:
         table.add_row(  # every field is the file's text: its controls shown, not sent
             Text(escape_snippet(entry.date or "undated")),

@@ -93,22 +93,8 @@ class OptionGroup:
         return cls(name, settings, tuple(parameters), tuple(own), tuple(nested))
 
     def build(self, values: dict[str, Any]) -> Any:
-        """The dataclass from the parsed values (taken out of *values*).
-
-        A ``ValueError`` from the dataclass's own checks is a usage error (exit 2).
-
-        >>> @dataclasses.dataclass(frozen=True)
-        ... class Limit:
-        ...     n: int = 1
-        ...     def __post_init__(self) -> None:
-        ...         if self.n < 1:
-        ...             raise ValueError("n must be >= 1")
-        >>> try:
-        ...     OptionGroup.of("limit", Limit).build({"n": 0})
-        ... except typer.BadParameter as exc:
-        ...     print(exc.format_message())
-        Invalid value: n must be >= 1
-        """
+        """The dataclass from the parsed values (taken out of *values*); a ``ValueError``
+        from the dataclass's own checks is a usage error (exit 2)."""
         kwargs = {name: values.pop(name) for name in self.own}
         kwargs.update((group.name, group.build(values)) for group in self.nested)
         try:
