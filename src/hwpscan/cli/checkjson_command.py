@@ -20,11 +20,9 @@ from hwpscan.models import ExitCode
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine
 
-#: What each ``--format jsonl`` line is (its ``type`` says which: a bad string, a
-#: skipped line, or the summary that ends the output).
+#: Each ``--format jsonl`` line: a bad string, a skipped line or the closing summary.
 CHECK_SCHEMA = "hwpscan.check-json/1"
-#: ``--format json``: one document, ``findings`` (the bad strings and skipped lines, as
-#: the JSON Lines give them, without their ``schema``) and ``summary`` (the counts).
+#: ``--format json``: ``findings`` (the JSON Lines without their schema) and ``summary``.
 CHECK_DOCUMENT_SCHEMA = "hwpscan.check-json.document/1"
 
 

@@ -70,9 +70,7 @@ def demo(
         _say("the downloads above were temporary: pass --out DIR to keep them")
 
 
-#: ``demo --format json``: ``calls`` and ``downloads`` (what the emulator counted),
-#: ``run`` (the recorded run), ``files``, ``counts`` (files per status) and ``rows``,
-#: the scan's JSON Lines rows in input order, as ``scan --format json`` gives them.
+#: ``demo --format json``: the emulator's counts, then ``scan --format json``'s keys.
 DEMO_SCHEMA = "hwpscan.demo/1"
 
 

@@ -91,9 +91,11 @@ def render_plan(plan: Plan) -> None:
         warn(plain(warning))
 
 
-def _bars() -> Progress:
-    """The bars: what, how far, and the file last fetched (folded, never cut)."""
-    return Progress(
+@contextmanager
+def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
+    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks; a
+    retry is a line above them, so a stall has its reason (without bars: the line only)."""
+    bars = Progress(  # what, how far, and the file last fetched (folded, never cut)
         TextColumn("{task.description:<9}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -106,13 +108,6 @@ def _bars() -> Progress:
         console=err_console,
         transient=True,
     )
-
-
-@contextmanager
-def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
-    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks; a
-    retry is a line above them, so a stall has its reason (without bars: the line only)."""
-    bars = _bars()
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:

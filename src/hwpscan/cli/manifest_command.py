@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
-#: ``manifest --format json``: ``manifest`` (the file read), ``attachments``,
-#: ``counts`` (attachments per status), ``superseded`` (earlier lines set aside) and
-#: ``entries``, each as a ``--format jsonl`` line gives it, without its ``schema``.
+#: ``manifest --format json`` (its keys: docs/scanning.md).
 MANIFEST_SCHEMA = "hwpscan.manifest/1"
 
 

@@ -174,8 +174,7 @@ def _scan_or_stop(
         raise said_stopped(stopped, settings, results_file, False, command="repair") from None
 
 
-#: The shape and version of ``repair --format json`` (its rows are scan rows, each with
-#: its ``repair`` object: the counts and the ``target`` file).
+#: ``repair --format json``: its rows are scan rows, each with its ``repair`` object.
 REPAIR_SCHEMA = "hwpscan.repair/1"
 
 

@@ -112,10 +112,7 @@ def _warn_if_partial(info: RunInfo) -> None:
         )
 
 
-#: ``report --format json``: ``run``, ``kind``, ``files``, ``contaminated``,
-#: ``partial`` (the run was interrupted: the report holds what was recorded),
-#: ``verdicts`` (a verify run's verdict per date, else null) and ``written`` (the
-#: report's files).
+#: ``report --format json`` (its keys: docs/scanning.md).
 REPORT_SCHEMA = "hwpscan.report/1"
 
 
