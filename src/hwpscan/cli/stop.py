@@ -51,16 +51,12 @@ def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
     "hwpscan scan 'a b' -o r.jsonl --resume 20250101-000000-ab12"
     """
     args: list[str] = []
-    skip = False
-    for arg in sys.argv[1:]:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in drop:
-            skip = "=" not in arg
-            continue
-        args.append(arg)
+    given = iter(sys.argv[1:])
+    for arg in given:
+        if arg.split("=", 1)[0] not in drop:
+            args.append(arg)
+        elif "=" not in arg:
+            next(given, None)  # the dropped option's value
     return without_secrets(shlex.join(["hwpscan", *args, *add]))
 
 
