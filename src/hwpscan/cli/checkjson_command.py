@@ -95,18 +95,12 @@ def check_json(
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
     first = _print(fmt, findings, counts, output, max_shown)
-    if counts.empty:
-        raise _nothing_checked(source, counts)
+    if counts.empty:  # a wrong capture file proves nothing
+        name = "stdin" if source == "-" else escape_snippet(source)
+        skipped = f"{counts.skipped} line(s) skipped"
+        raise fail(f"no JSON document found in {name} ({skipped}): nothing checked", ExitCode.USAGE)
     if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
-
-
-def _nothing_checked(source: str, counts: Counts) -> typer.Exit:
-    name = "stdin" if source == "-" else escape_snippet(source)
-    message = (
-        f"no JSON document found in {name} ({counts.skipped} line(s) skipped): nothing checked"
-    )
-    return fail(message, ExitCode.USAGE)
 
 
 def _usage_hint(ctx: typer.Context) -> None:

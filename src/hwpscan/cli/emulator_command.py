@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -147,7 +148,7 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
     """Serve *posts* on ``serve.host:serve.port`` until SIGINT or SIGTERM, then say so."""
     from hwpscan.rehearsal.emulator import serve_in_thread
 
-    log = _request_log if serve.verbose else None
+    log = partial(err_console.print, markup=False, highlight=False) if serve.verbose else None
     with _stop_signals() as stopping:
         try:
             emu = serve_in_thread(
@@ -178,7 +179,3 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
         f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",
         markup=False,
     )
-
-
-def _request_log(line: str) -> None:
-    err_console.print(line, markup=False, highlight=False)

@@ -70,14 +70,6 @@ def current_entries(entries: list[ManifestEntry]) -> tuple[list[ManifestEntry], 
     return list(latest.values()), len(entries) - len(latest)
 
 
-def manifest_file(folder: Path) -> Path:
-    """The manifest of a download folder (or the ``.jsonl`` file itself); exit 2 without one."""
-    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
-    if not path.is_file():
-        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
-    return path
-
-
 def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
     """One line per attachment: date, status, file, reason."""
     from rich.table import Table
@@ -150,7 +142,9 @@ def manifest(
     downloaded), the last one counts. This shows that one, per attachment.
     """
     output = check_results_file(output, fmt.value, "json or jsonl")
-    path = manifest_file(folder)
+    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
+    if not path.is_file():
+        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:

@@ -199,7 +199,6 @@ def said_stopped(
     elif stopped.report_error is not None:
         kept.append(f"the partial report could not be written ({stopped.report_error})")
     resumable = command == "scan" and settings.repair is None and settings.matrix is None
-    go_on: str | None = None
     if run is not None and resumable and stopped.done:
         go_on = command_line(drop=["--resume"], add=["--resume", run])
     else:
