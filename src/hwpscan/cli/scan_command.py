@@ -493,7 +493,7 @@ def _record_args(
 
 
 def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
+    """Tables (or the junit or json file), the summary line, the matrix and its verdict."""
     from hwpscan.cli.scan_view import open_output, render_tables
     from hwpscan.report.tables import summary_line
     from hwpscan.usecases.run_scan import named, no_documents
@@ -516,8 +516,18 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
         err_console.print(f"{summary_line(outcome.results)}; written to {out.output}", markup=False)
     if settings.repair is not None:
         err_console.print(f"repaired text written below {settings.repair.out}", markup=False)
-    if settings.matrix is not None and outcome.nothing is None:
-        _render_matrix(outcome, out, settings.matrix)
+    matrix = settings.matrix
+    if matrix is None or outcome.nothing is not None or out.fmt is OutputFormat.jsonl:
+        return  # jsonl: the matrix rows went to the stream
+    from hwpscan.matrix import matrix_table  # the matrix: only with --parser
+    from hwpscan.matrix.render import verdict_lines  # the matrix: only with --parser
+
+    # csv keeps stdout for its rows: the matrix goes to stderr
+    shown = console if out.fmt is OutputFormat.table else err_console
+    rows = outcome.matrix_rows
+    shown.print(matrix_table(rows, strict_markup=matrix.strict_markup, width=shown.width))
+    for line in verdict_lines(rows, strict_markup=matrix.strict_markup):
+        shown.print(line, markup=False, highlight=False)
 
 
 #: The shape and version of ``scan --format json``: its rows are the JSON Lines rows.
@@ -551,20 +561,6 @@ def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSetting
     if gate:  # the "no documents under ..." reason, also when the gate was not asked for
         nothing = outcome.nothing or nothing_under(settings.paths, outcome.display_root)
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
-
-
-def _render_matrix(outcome: ScanOutcome, out: OutputOptions, matrix: MatrixSettings) -> None:
-    if out.fmt is OutputFormat.jsonl:  # its rows went to the stream
-        return
-    from hwpscan.matrix import matrix_table  # the matrix: only with --parser
-    from hwpscan.matrix.render import verdict_lines  # the matrix: only with --parser
-
-    # csv keeps stdout for its rows: the matrix goes to stderr
-    shown = console if out.fmt is OutputFormat.table else err_console
-    rows = outcome.matrix_rows
-    shown.print(matrix_table(rows, strict_markup=matrix.strict_markup, width=shown.width))
-    for line in verdict_lines(rows, strict_markup=matrix.strict_markup):
-        shown.print(line, markup=False, highlight=False)
 
 
 def _exit(outcome: ScanOutcome, settings: ScanSettings, fetched: FetchReport | None) -> None:
