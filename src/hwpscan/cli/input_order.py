@@ -24,10 +24,8 @@ HELD_BYTES = 32_000_000
 
 
 class InputOrder:
-    """Rows in, rows out in input order (their ``index``: 0, 1, 2...), holding at most
-    *held_rows* rows and *held_bytes* bytes (0: hold nothing, write everything at the
-    end). *lines* writes JSON lines (joined by newlines, in UTF-8), or *results* writes
-    one result at a time (csv).
+    """Rows in, rows out in input order (their ``index``), holding at most *held_rows*
+    rows and *held_bytes* bytes; *lines* writes JSON lines, or *results* results (csv).
 
     >>> import json
     >>> from hwpscan.models import Format, Status

@@ -355,9 +355,8 @@ def scan(
 def _scan_to(
     out: OutputOptions, settings: ScanSettings, args: RunArgs, fetched: FetchReport | None
 ) -> ScanOutcome:
-    """The scan, its rows streamed to the results file (or stdout) as they come: in
-    input order through a bounded buffer, or as files complete (``--sort completion``).
-    A stopped scan says what the results file holds and how to go on."""
+    """The scan, its rows streamed to the results file (or stdout) as they come; a stop
+    says what the file holds and how to go on."""
     from hwpscan.cli.scan_view import open_output, said_stopped, scan_shown
     from hwpscan.usecases.run_scan import ScanInterrupted
 
