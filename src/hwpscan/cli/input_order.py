@@ -25,7 +25,8 @@ HELD_BYTES = 32_000_000
 
 class InputOrder:
     """Rows in, rows out in input order (their ``index``), holding at most *held_rows*
-    rows and *held_bytes* bytes; *lines* writes JSON lines, or *results* results (csv).
+    rows (0: none, all written at the end) and *held_bytes* bytes; *lines* writes JSON
+    lines, or *results* results (csv).
 
     >>> import json
     >>> from hwpscan.models import Format, Status
