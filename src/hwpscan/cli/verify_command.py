@@ -8,7 +8,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -35,7 +34,6 @@ if TYPE_CHECKING:
     from hwpscan.api import FetchSettings
     from hwpscan.usecases.run_fetch import FetchReport
     from hwpscan.usecases.run_verify import (
-        Fetcher,
         FetchTotals,
         VerifyHooks,
         VerifyOutcome,
@@ -176,30 +174,31 @@ VerifyReportOpt = Annotated[
 ]
 
 
-def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
-    """The fetch on the terminal; the first day of each range goes to *fetches*."""
-
+def _hooks(key: str, *, show_progress: bool, cached: bool) -> VerifyHooks:
+    """The fetch on the terminal, then the totals of every fetch once: not after a single
+    range, whose own summary said it all (unless ``--cached`` has something to add)."""
     from hwpscan.cli.fetch_view import run_fetch
+    from hwpscan.usecases.run_verify import VerifyHooks
 
-    def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        fetches.append(first)
+    fetches = 0
+
+    def fetch(first: date, last: date, settings: FetchSettings) -> FetchReport:
+        nonlocal fetches
+        fetches += 1
         return run_fetch(first, last, settings, key=key, show_progress=show_progress)
 
-    return run
+    def fetched(totals: FetchTotals) -> None:
+        if fetches == 1 and not cached:
+            return
+        err_console.print(
+            f"{totals.calls_made} API call(s) made, {totals.calls_cached} answered from the "
+            f"cache; {totals.files_fetched} file(s) fetched (new or changed), "
+            f"{totals.files_reused} reused unchanged"
+            + (" (--cached: files on disk not asked for again)" if cached else ""),
+            highlight=False,
+        )
 
-
-def _fetched_line(totals: FetchTotals, *, cached: bool, fetches: Sequence[date]) -> None:
-    """The totals of every fetch, once: not after a single range, whose own summary
-    already said it all (unless ``--cached`` has something to add)."""
-    if len(fetches) == 1 and not cached:
-        return
-    err_console.print(
-        f"{totals.calls_made} API call(s) made, {totals.calls_cached} answered from the "
-        f"cache; {totals.files_fetched} file(s) fetched (new or changed), "
-        f"{totals.files_reused} reused unchanged"
-        + (" (--cached: files on disk not asked for again)" if cached else ""),
-        highlight=False,
-    )
+    return VerifyHooks(fetch, fetched)
 
 
 def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> None:
@@ -339,17 +338,11 @@ def verify(
     from hwpscan.cli.fetch_view import get_key
     from hwpscan.cli.runs_view import record_and_report
     from hwpscan.history.records import RunSummary
-    from hwpscan.usecases.run_verify import VerifyHooks
 
     output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
-    fetches: list[date] = []
-
-    hooks = VerifyHooks(
-        _fetcher(key, show_progress=show_progress, fetches=fetches),
-        partial(_fetched_line, cached=settings.cached, fetches=fetches),
-    )
+    hooks = _hooks(key, show_progress=show_progress, cached=settings.cached)
     outcome = _verify_or_stop(settings, fetch.settings(out_dir=out), key, before, hooks)
     record_and_report(
         list(outcome.results),
