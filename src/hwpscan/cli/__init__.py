@@ -1,10 +1,9 @@
 """Command-line interface: a thin adapter over the library.
 
-Each command module registers its commands on :data:`hwpscan.cli.app.app` when it is
-imported; this package imports them all, in the order ``hwpscan --help`` lists them, so
-``from hwpscan.cli import app`` is the application with every command. :func:`main` is
-the console script. A command imports its work (readers, the fetch engine, the
-store) inside its function, so ``--help`` and the other commands do not load it.
+Importing a command module registers its commands on :data:`hwpscan.cli.app.app`; this
+package imports them all, in ``--help`` order. A command imports its work (readers, the
+fetch engine, the store) inside its function, so ``--help`` and other commands do not
+load it.
 """
 
 from __future__ import annotations
@@ -35,14 +34,11 @@ __all__ = ["app", "main", "run"]
 
 
 def main() -> None:
-    """Console-script entry point.
-
-    Commands turn the errors they expect into messages themselves, and usage errors are
-    one line (:class:`hwpscan.cli.app.HwpscanGroup`); this is the last line: a user
-    never sees a traceback for a file system or input problem, and SIGTERM stops a
-    command the way Ctrl-C does (exit 143 instead of 130; see :mod:`hwpscan.cli.stop`).
-    """
-    _replace_unencodable()
+    """Console-script entry point: the last line against tracebacks (a file system or
+    input problem is one ``error:`` line), and SIGTERM handled as Ctrl-C (exit 143)."""
+    for stream in (sys.stdout, sys.stderr):  # a cp949 console shows '?', not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     stop.install()
     try:
         code = app(standalone_mode=False, prog_name="hwpscan")
@@ -66,9 +62,7 @@ def main() -> None:
     raise SystemExit(stop.exit_code(code if isinstance(code, int) else 0))
 
 
-def run() -> None:
-    """The console script and ``python -m hwpscan``."""
-    main()
+run = main  # the console script and ``python -m hwpscan``
 
 
 #: The status of a command whose output pipe was closed by its reader (``| head``):
@@ -77,16 +71,8 @@ BROKEN_PIPE = 141
 
 
 def _pipe_closed(exc: BaseException) -> bool:
-    """Whether *exc* is how a command whose output pipe was closed ended: a broken pipe
-    itself, or an exit that came from one (rich exits from within the write that failed)."""
+    """Whether *exc* is, or came from (rich exits inside the failed write), a broken pipe."""
     return isinstance(exc, BrokenPipeError) or isinstance(exc.__context__, BrokenPipeError)
-
-
-def _replace_unencodable() -> None:
-    """A cp949 console must not kill a table: what it cannot show becomes '?'."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="replace")
 
 
 def _unexpected(exc: Exception) -> int:

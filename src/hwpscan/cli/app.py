@@ -1,11 +1,8 @@
 """The Typer application every command module registers on, and what they share.
 
-The application is stock Typer with Rich help (``rich_markup_mode="rich"``): each
-command declares its options with ``typer.Option(..., rich_help_panel=...)`` and gives
-its epilog (two examples, the environment it reads, its exit codes) with
-:func:`epilog`. :class:`HwpscanGroup` changes one thing: a usage error (an unknown
-option, a bad value) is one ``error: ...`` line on stderr with exit 2, the style of
-every other error hwpscan prints, instead of the framework's usage block.
+Stock Typer with Rich help; each command gives its epilog (examples, environment, exit
+codes) with :func:`epilog`. :class:`HwpscanGroup` prints a usage error as one
+``error: ...`` line (exit 2), as every other hwpscan error, not as a usage block.
 """
 
 from __future__ import annotations
@@ -31,35 +28,30 @@ from hwpscan.models import ExitCode
 
 
 def _isatty(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
     try:
-        return bool(isatty()) if callable(isatty) else False
-    except (OSError, ValueError):  # a closed or detached stream
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):  # no stream, or a closed or detached one
         return False
 
 
-def _pipe_width(tty: bool) -> int | None:
-    """Piped output is not squeezed to 80 columns: tables stay readable in logs and CI.
-    ``COLUMNS`` wins when it is set."""
-    return None if tty or "COLUMNS" in os.environ else 160
-
-
-_OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 #: Tables go to stdout; messages and progress to stderr, so `--format jsonl` stays clean.
-#: Off a terminal, messages are never hard-wrapped (soft_wrap): a CI log keeps
-#: ``error: ... /a/long/path/file.hwp`` on one line, whatever its length; the tables on
-#: stdout are wrapped to ``COLUMNS`` when it is set. No emoji codes: a path such as
-#: ``a:warning:b.hwp`` is printed as it is, not with a sign in it.
+#: Piped output is 160 columns wide, not 80 (``COLUMNS`` wins), and its messages are never
+#: hard-wrapped, so a CI log keeps a long path on one line (the tables on stdout are wrapped
+#: when ``COLUMNS`` is set). No emoji codes: ``a:warning:b.hwp`` is printed as it is.
+_OUT_TTY, _ERR_TTY = _isatty(sys.stdout), _isatty(sys.stderr)
 _SOFT = "COLUMNS" not in os.environ
 console = Console(
-    highlight=False, emoji=False, width=_pipe_width(_OUT_TTY), soft_wrap=_SOFT and not _OUT_TTY
+    highlight=False,
+    emoji=False,
+    width=None if _OUT_TTY or not _SOFT else 160,
+    soft_wrap=_SOFT and not _OUT_TTY,
 )
 err_console = Console(
     stderr=True,
     highlight=False,
     emoji=False,
-    width=_pipe_width(_ERR_TTY),
-    soft_wrap=not _ERR_TTY,  # a message off a terminal is one line: a path stays whole
+    width=None if _ERR_TTY or not _SOFT else 160,
+    soft_wrap=not _ERR_TTY,
 )
 
 
@@ -89,15 +81,8 @@ def clean_error(message: str) -> str:
     return message
 
 
-def _one_line(exc: typer.TyperException) -> str:
-    """A usage error as one line: ``error: <subject>: <what is wrong>``."""
-    text = clean_error(exc.format_message()).strip()
-    return "error: " + " ".join(text.split())
-
-
 def unwrap(text: str | None) -> str | None:
-    """A docstring's paragraphs with the source's line breaks joined, so the terminal
-    wraps the text, not the source file (Rich help keeps single line breaks).
+    """A docstring's paragraphs with their line breaks joined (Rich help keeps them).
 
     >>> print(unwrap('''First line
     ...     goes on.
@@ -166,13 +151,9 @@ def _finish(command: Any, ctx: typer.Context) -> None:
 
 
 class HwpscanGroup(TyperGroup):
-    """The ``hwpscan`` group: Typer's, with usage errors as one ``error:`` line and
-    readable placeholders.
-
-    The command runs with ``standalone_mode=False``, so the framework raises its errors
-    instead of printing its usage block; they are printed here in hwpscan's style, with
-    the framework's exit code (2 for a usage error).
-    """
+    """The ``hwpscan`` group: Typer's, with readable placeholders, and usage errors
+    (raised, as it runs with ``standalone_mode=False``) printed as one ``error:`` line
+    with the framework's exit code."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -186,9 +167,7 @@ class HwpscanGroup(TyperGroup):
         return list(super().get_params(ctx))
 
     def defaults_from_files(self) -> dict[str, dict[str, Any]] | None:
-        """Option defaults from the user config file and pyproject.toml's
-        ``[tool.hwpscan]`` (:mod:`hwpscan.cli.config_file`), as Click's ``default_map``:
-        below the command line and the environment, above the built-in defaults."""
+        """Click's ``default_map`` from the config files (:mod:`hwpscan.cli.config_file`)."""
         files = ConfigFiles.load()
         if files.user_path is None and files.project_path is None:
             return None
@@ -206,28 +185,16 @@ class HwpscanGroup(TyperGroup):
 
         return default_map(files, options, warn) or None
 
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        windows_expand_args: bool = True,
-        **extra: Any,
-    ) -> Any:
+    def main(self, *args: Any, **extra: Any) -> Any:
+        standalone_mode = extra.pop("standalone_mode", True)
         try:
             if "default_map" not in extra:  # a caller's own map wins over the files
                 extra["default_map"] = self.defaults_from_files()
-            code = super().main(
-                args,
-                prog_name,
-                complete_var,
-                standalone_mode=False,
-                windows_expand_args=windows_expand_args,
-                **extra,
-            )
-        except typer.TyperException as exc:
-            err_console.print(_one_line(exc), markup=False, highlight=False, soft_wrap=True)
+            extra["standalone_mode"] = False  # errors raised, to be printed here
+            code = super().main(*args, **extra)
+        except typer.TyperException as exc:  # one line: error: <subject>: <what is wrong>
+            line = "error: " + " ".join(clean_error(exc.format_message()).split())
+            err_console.print(line, markup=False, highlight=False, soft_wrap=True)
             code = exc.exit_code
         except UsageError as exc:  # a config file that cannot be used
             err_console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
@@ -278,9 +245,8 @@ EPILOG_WIDTH = 76
 def epilog(examples: Sequence[tuple[str, str]], env: Sequence[str], codes: Sequence[str]) -> str:
     """A command's Examples, Environment and Exit codes sections, as Rich markup.
 
-    Each example is a comment line saying what it does, then the command; a command too
-    long for one line is given with its line breaks (`` \\`` then newline), as a shell
-    takes it. No line is wider than :data:`EPILOG_WIDTH`, so Rich never wraps one.
+    Each example is a comment saying what it does, then the command (its `` \\``
+    line breaks kept). A line wider than :data:`EPILOG_WIDTH` is a ValueError.
 
     >>> text = epilog([("hwpscan demo", "the whole job")], ["COLUMNS"], ["0  done"])
     >>> from rich.text import Text

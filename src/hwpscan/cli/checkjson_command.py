@@ -5,27 +5,24 @@ from __future__ import annotations
 import enum
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
 
-from hwpscan.cli.app import app, console, epilog, err_console, fail
+from hwpscan.cli.app import app, console, epilog, err_console, fail, warn
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, results_lines
-from hwpscan.cli.options import deprecated
 from hwpscan.forensics.surrogates import escape_snippet
 from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
     from hwpscan.forensics.checkjson import BadString, Counts, SkippedLine
 
-#: What each ``--format jsonl`` line is (its ``type`` says which: a bad string, a
-#: skipped line, or the summary that ends the output).
+#: Each ``--format jsonl`` line: a bad string, a skipped line or the closing summary.
 CHECK_SCHEMA = "hwpscan.check-json/1"
-#: ``--format json``: one document, ``findings`` (the bad strings and skipped lines, as
-#: the JSON Lines give them, without their ``schema``) and ``summary`` (the counts).
+#: ``--format json``: ``findings`` (the JSON Lines without their schema) and ``summary``.
 CHECK_DOCUMENT_SCHEMA = "hwpscan.check-json.document/1"
 
 
@@ -76,8 +73,7 @@ def check_json(
     ] = "-",
     fmt: CheckFormatOpt = CheckFormat.table,
     max_shown: Annotated[
-        int,
-        typer.Option("--max-shown", min=0, help="Table: findings shown of each kind."),
+        int, typer.Option(min=0, help="Table: findings shown of each kind.")
     ] = 1000,
     output: ResultsOutOpt = None,
 ) -> None:
@@ -90,32 +86,21 @@ def check_json(
     """
     from hwpscan.forensics.checkjson import Counts, decode_input, iter_check
 
-    fmt, output = _format(fmt, output)
+    if fmt is CheckFormat.text:  # the table's older name
+        warn("--format text is deprecated: use table")
+        fmt = CheckFormat.table
+    output = check_results_file(output, fmt.value, "json or jsonl")
     if source == "-" and sys.stdin.isatty():  # nothing piped in: say how, do not wait
         _usage_hint(ctx)
     counts = Counts()
     findings = iter_check(decode_input(_read(source)), counts)
     first = _print(fmt, findings, counts, output, max_shown)
-    if counts.empty:
-        raise _nothing_checked(source, counts)
+    if counts.empty:  # a wrong capture file proves nothing
+        name = "stdin" if source == "-" else escape_snippet(source)
+        skipped = f"{counts.skipped} line(s) skipped"
+        raise fail(f"no JSON document found in {name} ({skipped}): nothing checked", ExitCode.USAGE)
     if first is not None:
         raise typer.Exit(code=ExitCode.FINDINGS)
-
-
-def _format(fmt: CheckFormat, output: Path | None) -> tuple[CheckFormat, Path | None]:
-    """The format, its older name ``text`` read as ``table`` (with a warning), and the
-    results file, checked before anything is read."""
-    if fmt is CheckFormat.text:
-        fmt = deprecated(CheckFormat.table, fmt, "--format text is deprecated: use table")
-    return fmt, check_results_file(output, fmt.value, "json or jsonl")
-
-
-def _nothing_checked(source: str, counts: Counts) -> typer.Exit:
-    name = "stdin" if source == "-" else escape_snippet(source)
-    message = (
-        f"no JSON document found in {name} ({counts.skipped} line(s) skipped): nothing checked"
-    )
-    return fail(message, ExitCode.USAGE)
 
 
 def _usage_hint(ctx: typer.Context) -> None:
@@ -146,95 +131,64 @@ def _print(
     output: Path | None,
     max_shown: int,
 ) -> BadString | None:
-    """Every finding in *fmt*, as it is found; returns the first bad string."""
-    if fmt is CheckFormat.table:
-        return _TextReport(max_shown).print(findings, counts)
-    with results_lines(output) as write:
-        return _print_rows(fmt is CheckFormat.json, findings, counts, write)
-
-
-def _print_rows(
-    document: bool,
-    findings: Iterator[BadString | SkippedLine],
-    counts: Counts,
-    write: Callable[[str], None],
-) -> BadString | None:
-    """Every finding as it is found (every field escaped: the output always encodes),
-    then the counts: one JSON document (one finding per line, none held) or JSON Lines;
-    returns the first bad string."""
+    """Every finding in *fmt*, as it is found, then the counts (json: one document with
+    a finding per line, none held); returns the first bad string."""
     from hwpscan.forensics.checkjson import BadString
 
+    if fmt is CheckFormat.table:
+        return _print_table(findings, counts, max_shown)
+    document = fmt is CheckFormat.json
     first: BadString | None = None
-    if document:
-        write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
-    separator = ""
-    for item in findings:
-        if first is None and isinstance(item, BadString):
-            first = item
-        row = item.to_json() if document else {"schema": CHECK_SCHEMA, **item.to_json()}
-        write(separator + json.dumps(row, ensure_ascii=False))
-        separator = "," if document else ""
-    if document:
-        write(f'], "summary": {json.dumps(counts.summary(), ensure_ascii=False)}}}')
-    else:
-        write(json.dumps({"schema": CHECK_SCHEMA, **counts.summary()}, ensure_ascii=False))
+    with results_lines(output) as write:
+        if document:
+            write(f'{{"schema": {json.dumps(CHECK_DOCUMENT_SCHEMA)}, "findings": [')
+        separator = ""
+        for item in findings:
+            if first is None and isinstance(item, BadString):
+                first = item
+            row = item.to_json() if document else {"schema": CHECK_SCHEMA, **item.to_json()}
+            write(separator + json.dumps(row, ensure_ascii=False))
+            separator = "," if document else ""
+        summary = counts.summary()
+        if document:
+            write(f'], "summary": {json.dumps(summary, ensure_ascii=False)}}}')
+        else:
+            write(json.dumps({"schema": CHECK_SCHEMA, **summary}, ensure_ascii=False))
     return first
 
 
-class _TextReport:
+def _print_table(
+    findings: Iterator[BadString | SkippedLine], counts: Counts, max_shown: int
+) -> BadString | None:
     """One line per finding as it is found, the first *max_shown* of each kind; then how
-    many more there were, and the verdict."""
+    many more there were, and the verdict. Returns the first bad string."""
+    from hwpscan.forensics.checkjson import SkippedLine
 
-    def __init__(self, max_shown: int) -> None:
-        self.max_shown = max_shown
-        self.shown_bad = self.shown_skipped = 0
-
-    def print(
-        self, findings: Iterator[BadString | SkippedLine], counts: Counts
-    ) -> BadString | None:
-        """Show every finding and the verdict; returns the first bad string."""
-        from hwpscan.forensics.checkjson import SkippedLine
-
-        first: BadString | None = None
-        for item in findings:
-            if isinstance(item, SkippedLine):
-                self._skipped(item)
-                continue
+    first: BadString | None = None
+    shown = {"bad string(s)": 0, "skipped line(s)": 0}
+    for item in findings:
+        if isinstance(item, SkippedLine):
+            what, style, line = "skipped line(s)", "dim", f"skipped line {item.line}: {item.reason}"
+        else:
             first = first or item
-            self._bad(item)
-        self._more(counts)
-        if first is not None:
-            line = f"first: line {first.line}, {first.path}: {first.message}"
-            console.print(Text(line), soft_wrap=True)
-        if not counts.empty:  # else no verdict: nothing was checked (the error follows)
-            console.print(_verdict(counts), soft_wrap=True)
-        return first
-
-    def _skipped(self, item: SkippedLine) -> None:
-        if self.shown_skipped < self.max_shown:
-            self.shown_skipped += 1
-            line = f"skipped line {item.line}: {item.reason}"
-            console.print(Text(line, style="dim"), soft_wrap=True)
-
-    def _bad(self, item: BadString) -> None:
-        if self.shown_bad < self.max_shown:
-            self.shown_bad += 1
             units = f"{item.surrogates} surrogate(s), {item.pairs} pair{'s' * (item.pairs != 1)}"
             path = item.path + (" (key)" if item.kind == "key" else "")
-            text = f"line {item.line}, {path}, position {item.position}: {units}: {item.snippet}"
-            console.print(Text(text), soft_wrap=True)
-
-    def _more(self, counts: Counts) -> None:
-        for what, total, shown in (
-            ("bad string(s)", counts.bad, self.shown_bad),
-            ("skipped line(s)", counts.skipped, self.shown_skipped),
-        ):
-            if total > shown:
-                more = (
-                    f"... and {total - shown:,} more {what} (--max-shown, or --format jsonl "
-                    "for all)"
-                )
-                console.print(Text(more, style="dim"), soft_wrap=True)
+            what, style = "bad string(s)", ""
+            line = f"line {item.line}, {path}, position {item.position}: {units}: {item.snippet}"
+        if shown[what] < max_shown:
+            shown[what] += 1
+            console.print(Text(line, style=style), soft_wrap=True)
+    for what, total in (("bad string(s)", counts.bad), ("skipped line(s)", counts.skipped)):
+        if total > shown[what]:
+            more = f"... and {total - shown[what]:,} more {what} (--max-shown, or --format jsonl"
+            more += " for all)"
+            console.print(Text(more, style="dim"), soft_wrap=True)
+    if first is not None:
+        line = f"first: line {first.line}, {first.path}: {first.message}"
+        console.print(Text(line), soft_wrap=True)
+    if not counts.empty:  # else no verdict: nothing was checked (the error follows)
+        console.print(_verdict(counts), soft_wrap=True)
+    return first
 
 
 def _verdict(counts: Counts) -> Text:

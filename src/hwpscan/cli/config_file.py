@@ -9,10 +9,9 @@ gives its option defaults by long name (``fail-on`` or ``fail_on``)::
     format = "jsonl"
     fail_on = ["contaminated", "unreadable"]
 
-The files become Click's ``default_map``: below the command line and the environment,
-above the built-in defaults. An API key in pyproject.toml is refused (a project file
-gets committed); an unknown key is a warning; a file that is not TOML, or a value of
-the wrong type, is an error naming the file (exit 2).
+The files become Click's ``default_map``. An API key in pyproject.toml is refused (a
+project file gets committed); an unknown key is a warning; bad TOML or a value of the
+wrong type is an error naming the file (exit 2).
 """
 
 from __future__ import annotations
@@ -28,11 +27,12 @@ from hwpscan.errors import HwpscanError, UsageError
 
 #: The variable that names the user config file.
 CONFIG_ENV = "HWPSCAN_CONFIG"
-#: The settings every command that takes them shares, and the types they may have.
-SHARED: dict[str, tuple[type, ...]] = {
-    "api_url": (str,),
-    "jobs": (int,),
-    "file_timeout": (int, float),
+#: The settings every command that takes them shares, the types they may have, and
+#: those types as a message names them.
+SHARED: dict[str, tuple[tuple[type, ...], str]] = {
+    "api_url": ((str,), "a string"),
+    "jobs": ((int,), "a whole number"),
+    "file_timeout": ((int, float), "a number"),
 }
 #: Keys that hold a secret: never read from a project file.
 _SECRETS = ("api_key", "api-key", "key")
@@ -70,8 +70,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ConfigFiles:
-    """The settings of the two files, each as ``{"": shared, command: {...}}``, and
-    the warnings their unknown keys gave."""
+    """The settings of the two files, and where each was found (None: no settings)."""
 
     user: Mapping[str, Any] = field(default_factory=dict)
     project: Mapping[str, Any] = field(default_factory=dict)
@@ -169,7 +168,7 @@ def _file_defaults(
             _command_table(path, f"{where}{key}", value, names[key], into, warn)
         elif key.replace("-", "_") in SHARED:
             shared = key.replace("-", "_")
-            _check_type(path, f"{where}{key}", value, SHARED[shared])
+            _check_type(path, f"{where}{key}", value, shared)
             for cmd, options in names.items():
                 if shared in options.values():
                     result.setdefault(cmd, {})[shared] = value
@@ -178,8 +177,7 @@ def _file_defaults(
 
 
 def _option_names(params: Iterable[tuple[str, tuple[str, ...]]]) -> dict[str, str]:
-    """``{"fail_on": "fail_on", "format": "fmt", ...}``: each long option's name, with
-    dashes as underscores, to its parameter's name."""
+    """Each long option's name, dashes as underscores, to its parameter's name."""
     names: dict[str, str] = {}
     for param, opts in params:
         for opt in opts:
@@ -203,15 +201,11 @@ def _command_table(
             warn(f"{path}: unknown key {where}.{key}")
             continue
         if param in SHARED:
-            _check_type(path, f"{where}.{key}", value, SHARED[param])
+            _check_type(path, f"{where}.{key}", value, param)
         into[param] = value
 
 
-def _check_type(path: Path, where: str, value: Any, types: tuple[type, ...]) -> None:
+def _check_type(path: Path, where: str, value: Any, setting: str) -> None:
+    types, wanted = SHARED[setting]
     if isinstance(value, bool) or not isinstance(value, types):
-        wanted = " or ".join("a number" if t is float else f"a {_NAMES[t]}" for t in types)
-        wanted = "a number" if float in types else wanted
         raise UsageError(f"{path}: {where} must be {wanted}, not {value!r}")
-
-
-_NAMES = {str: "string", int: "whole number", float: "number"}

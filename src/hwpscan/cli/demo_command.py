@@ -1,8 +1,5 @@
-"""``hwpscan demo``: the whole job on the bundled API emulator, for a first look.
-
-The work is :mod:`hwpscan.rehearsal.demo_session` (the emulator, a throwaway key and state) and
-the scan use case; this module maps the options and shows what happens.
-"""
+"""``hwpscan demo``: the whole job on the bundled API emulator
+(:mod:`hwpscan.rehearsal.demo_session`), for a first look."""
 
 from __future__ import annotations
 
@@ -40,8 +37,7 @@ if TYPE_CHECKING:
 )
 def demo(
     out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Keep the downloaded files here (default: a temp folder)."),
+        Path | None, typer.Option(help="Keep the downloaded files here (default: a temp folder).")
     ] = None,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Scan processes (0: one per core).")
@@ -74,9 +70,7 @@ def demo(
         _say("the downloads above were temporary: pass --out DIR to keep them")
 
 
-#: ``demo --format json``: ``calls`` and ``downloads`` (what the emulator counted),
-#: ``run`` (the recorded run), ``files``, ``counts`` (files per status) and ``rows``,
-#: the scan's JSON Lines rows in input order, as ``scan --format json`` gives them.
+#: ``demo --format json``: the emulator's counts, then ``scan --format json``'s keys.
 DEMO_SCHEMA = "hwpscan.demo/1"
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import ipaddress
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -56,39 +59,22 @@ def _span(posts: tuple[Post, ...]) -> str:
     return f"{len(posts)} releases, {posts[0].day} .. {posts[-1].day}"
 
 
-class _StopSignals:
-    """SIGTERM and SIGINT set an event instead of killing the process mid-banner.
-
-    Installed before the server prints its banner, so a process manager that sends
-    SIGTERM the moment it reads "Use: --api-url" still gets a clean stop. A signal the
-    parent set to be ignored stays ignored.
-    """
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self._previous: dict[int, object] = {}
-
-    def __enter__(self) -> _StopSignals:
-        if threading.current_thread() is threading.main_thread():
-            for number in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(number) is not signal.SIG_IGN:
-                    self._previous[number] = signal.signal(number, self._on_signal)
-        return self
-
-    def _on_signal(self, signum: int, frame: object) -> None:
-        self.stop.set()
-
-    def wait(self) -> None:
-        """Block until a stop signal (or Ctrl-C raised some other way) comes."""
-        try:
-            while not self.stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            pass
-
-    def __exit__(self, *exc: object) -> None:
-        for number, previous in self._previous.items():
-            signal.signal(number, previous)  # type: ignore[arg-type]
+@contextmanager
+def _stop_signals() -> Iterator[threading.Event]:
+    """SIGTERM and SIGINT set the event, from before the banner is printed: a process
+    manager that stops the emulator once it reads "Use: --api-url" gets a clean stop
+    (exit 0). A signal the parent ignores stays ignored."""
+    stop = threading.Event()
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for number in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                previous[number] = signal.signal(number, lambda *_: stop.set())
+    try:
+        yield stop
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @dataclass(frozen=True)
@@ -140,7 +126,6 @@ def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
         )
     posts = _catalogue(serve.data)
     if serve.write_data is not None:
-        # the catalogue loader loads here, not when the CLI builds its help
         from hwpscan.rehearsal.emulator import write_data_dir
 
         target = write_data_dir(posts, serve.write_data)
@@ -151,7 +136,6 @@ def emulator_command(*, serve: ServeOptions, quirks: Quirks) -> None:
 
 def _catalogue(data: Path | None) -> tuple[Post, ...]:
     """The releases to serve: the folder *data*, or the bundled catalogue."""
-    # the catalogue loader loads here, not when the CLI builds its help
     from hwpscan.rehearsal.emulator import bundled_posts, load_data_dir
 
     try:
@@ -162,11 +146,10 @@ def _catalogue(data: Path | None) -> tuple[Post, ...]:
 
 def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post, ...]) -> None:
     """Serve *posts* on ``serve.host:serve.port`` until SIGINT or SIGTERM, then say so."""
-    # the server loads here, not when the CLI builds its help
     from hwpscan.rehearsal.emulator import serve_in_thread
 
-    log = _request_log if serve.verbose else None
-    with _StopSignals() as stopping:
+    log = partial(err_console.print, markup=False, highlight=False) if serve.verbose else None
+    with _stop_signals() as stopping:
         try:
             emu = serve_in_thread(
                 host=serve.host, port=serve.port, quirks=quirks, catalogue=posts, log=log
@@ -177,28 +160,22 @@ def _serve_until_stopped(serve: ServeOptions, quirks: Quirks, posts: tuple[Post,
                 ExitCode.USAGE,
             ) from None
         with emu:
-            _banner(emu.url, emu.api_url, quirks, posts)
-            stopping.wait()
+            changed = ", ".join(changed_quirks(quirks)) or "none (defaults)"
+            for line in (  # what a user, or a process manager reading stdout, needs
+                f"hwpscan emulator: {_span(posts)} at {emu.url}",
+                f"Use: --api-url {emu.api_url}",
+                f"Stats: {emu.url}/_emulator/stats",
+                f"Quirks changed: {changed}",
+                "Press Ctrl-C to stop.",
+            ):
+                console.print(line, markup=False, soft_wrap=True)
+            try:
+                while not stopping.wait(0.5):
+                    pass
+            except KeyboardInterrupt:
+                pass
     stats = emu.stats()
     err_console.print(
         f"Stopped after {stats.calls_total} API calls and {stats.downloads_total} downloads.",
         markup=False,
     )
-
-
-def _request_log(line: str) -> None:
-    err_console.print(line, markup=False, highlight=False)
-
-
-def _banner(url: str, api_url: str, quirks: Quirks, posts: tuple[Post, ...]) -> None:
-    """What a user (or a process manager reading stdout) needs to use the emulator."""
-    changed = changed_quirks(quirks)
-    lines = (
-        f"hwpscan emulator: {_span(posts)} at {url}",
-        f"Use: --api-url {api_url}",
-        f"Stats: {url}/_emulator/stats",
-        "Quirks changed: " + (", ".join(changed) if changed else "none (defaults)"),
-        "Press Ctrl-C to stop.",
-    )
-    for line in lines:
-        console.print(line, markup=False, soft_wrap=True)

@@ -1,9 +1,5 @@
-"""``hwpscan plan`` and ``hwpscan fetch``: options in, core calls, rendering out.
-
-The fetch on the terminal (key, bars, messages, exit codes), which ``scan --from/--to``,
-``verify`` and ``demo`` share, is in :mod:`hwpscan.cli.fetch_view`; the options in
-:mod:`hwpscan.cli.options`.
-"""
+"""``hwpscan plan`` and ``hwpscan fetch``; the fetch on the terminal, shared with other
+commands, is :mod:`hwpscan.cli.fetch_view`."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
-from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog
+from hwpscan.cli.app import ENV_FETCH, EXIT_API, EXIT_USAGE, app, epilog, warn
 from hwpscan.cli.machine import (
     EntriesFormat,
     MachineFormat,
@@ -31,7 +27,6 @@ from hwpscan.cli.options import (
     ProgressOpt,
     RecordOpt,
     ToOpt,
-    deprecated,
 )
 from hwpscan.cli.params import options_from_dataclasses
 from hwpscan.errors import UsageError
@@ -41,27 +36,19 @@ if TYPE_CHECKING:
     from hwpscan.usecases.run_fetch import FetchReport
 
 
-FetchFormatOpt = Annotated[
-    EntriesFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="table for people; json: one document for tools; jsonl: one attachment per line.",
-    ),
-]
-FetchOutOpt = Annotated[
-    Path, typer.Option("--out", help="Folder for attachments and manifest.jsonl.")
-]
-#: ``--jobs`` for downloads, before it meant scan processes everywhere (hidden; one release).
-OldJobsOpt = Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)]
-
-
 @dataclass(frozen=True)
 class FetchResults:
     """How a fetch's results are given: a summary for people, or a document for tools."""
 
     PANEL: ClassVar[str] = "Output"
-    fmt: FetchFormatOpt = EntriesFormat.table
+    fmt: Annotated[
+        EntriesFormat,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table for people; json: one document for tools; jsonl: one attachment per line.",
+        ),
+    ] = EntriesFormat.table
     output: ResultsOutOpt = None
 
 
@@ -134,8 +121,11 @@ def fetch(
     end: ToOpt,
     options: FetchOptions,
     results: FetchResults,
-    out: FetchOutOpt = Path("hwpscan-downloads"),
-    jobs_old: OldJobsOpt = None,
+    out: Annotated[Path, typer.Option(help="Folder for attachments and manifest.jsonl.")] = Path(
+        "hwpscan-downloads"
+    ),
+    # --jobs for downloads, before it meant scan processes everywhere (one release)
+    jobs_old: Annotated[int | None, typer.Option("--jobs", "-j", min=1, hidden=True)] = None,
     show_progress: ProgressOpt = True,
     record: RecordOpt = True,
 ) -> None:
@@ -147,9 +137,9 @@ def fetch(
 
     fmt = results.fmt
     output = check_results_file(results.output, fmt.value, "json or jsonl")
-    downloads = deprecated(
-        jobs_old, options.downloads, "--jobs for downloads is deprecated: use --downloads"
-    )
+    downloads = options.downloads if jobs_old is None else jobs_old
+    if jobs_old is not None:  # hidden from --help; kept for one release
+        warn("--jobs for downloads is deprecated: use --downloads")
     first, last = parse_dates(start, end)
     key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)
@@ -163,19 +153,11 @@ def fetch(
     )
     summary = RunSummary(fetch=fetch_summary(report))
     record_and_report([], kind="fetch", args=args, summary=summary, record=record)
-    _write_results(report, summary.to_json(), fmt, output)
-    raise_for_report(report, key)
-
-
-def _write_results(
-    report: FetchReport, summary: dict[str, Any], fmt: EntriesFormat, output: Path | None
-) -> None:
-    """``--format json`` or ``jsonl`` to stdout or the results file (the table is the
-    fetch's own lines, already shown)."""
-    if fmt is EntriesFormat.json:
-        print_json(_fetch_json(report, summary), output)
+    if fmt is EntriesFormat.json:  # the table is the fetch's own lines, already shown
+        print_json(_fetch_json(report, summary.to_json()), output)
     elif fmt is EntriesFormat.jsonl:
         write_entries(report.entries, output)
+    raise_for_report(report, key)
 
 
 def _fetch_json(report: FetchReport, summary: dict[str, Any]) -> dict[str, Any]:

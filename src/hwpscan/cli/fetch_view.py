@@ -5,6 +5,7 @@ messages, the plan table, and the exit when the fetch stopped (:func:`raise_for_
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -62,11 +63,8 @@ def plain(message: str, secret: str | None = None) -> str:
 def render_plan(plan: Plan) -> None:
     """Windows, calls needed and cached, and today's quota."""
     table = Table(title="Calls", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("from")
-    table.add_column("to")
-    table.add_column("days", justify="right")
-    table.add_column("cached")
+    for name in ("#", "from", "to", "days", "cached"):
+        table.add_column(name, justify="right" if name in ("#", "days") else "left")
     for index, item in enumerate(plan.windows, 1):
         w = item.window
         table.add_row(
@@ -93,15 +91,11 @@ def render_plan(plan: Plan) -> None:
         warn(plain(warning))
 
 
-def retry_line(message: str) -> None:
-    """One dim line on stderr when a call or a download is tried again."""
-    err_console.print(f"retry: {escape(message)}", style="dim", highlight=False)
-
-
-def _bars() -> Progress:
-    """The bars: what, how far, and the file last fetched, whole (folded onto more lines
-    where it is long)."""
-    return Progress(
+@contextmanager
+def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
+    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks; a
+    retry is a line above them, so a stall has its reason (without bars: the line only)."""
+    bars = Progress(  # what, how far, and the file last fetched (folded, never cut)
         TextColumn("{task.description:<9}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -114,47 +108,34 @@ def _bars() -> Progress:
         console=err_console,
         transient=True,
     )
-
-
-@contextmanager
-def progress_bars(enabled: bool = True) -> Iterator[Callable[[ProgressEvent], None]]:
-    """Two rich bars (API calls, downloads) fed by :class:`ProgressEvent` callbacks."""
-    if not enabled:
-
-        def retries_only(event: ProgressEvent) -> None:
-            if event.kind == "retry":
-                retry_line(event.message)
-
-        yield retries_only
-        return
-    bars = _bars()
     tasks: dict[str, TaskID] = {}
 
     def on_event(event: ProgressEvent) -> None:
-        if event.kind == "retry":  # a line above the bars, so a stall has its reason
-            retry_line(event.message)
+        if event.kind == "retry":
+            err_console.print(f"retry: {escape(event.message)}", style="dim", highlight=False)
+            return
+        if not enabled:
             return
         if event.kind not in tasks:
             label = "calls" if event.kind == "calls" else "downloads"
             tasks[event.kind] = bars.add_task(label, total=0, last="")
         task = tasks[event.kind]
         if event.total:
-            current = bars.tasks[tasks[event.kind]].total or 0
+            current = bars.tasks[task].total or 0
             bars.update(
                 task, total=current + event.total if event.kind == "downloads" else event.total
             )
         if event.advance:
             bars.update(task, advance=event.advance, last=event.message[:40])
 
-    with bars:
+    with bars if enabled else contextlib.nullcontext():
         yield on_event
 
 
 def render_report(
     report: FetchReport, key: str | None = None, *, shown: tuple[str, ...] = ()
 ) -> None:
-    """The summary of a fetch on stderr, warnings first (but not those in ``shown``,
-    already printed before the first call)."""
+    """The summary of a fetch on stderr, warnings first (not those already ``shown``)."""
     for warning in report.warnings:
         if warning not in shown:
             warn(plain(warning, key))
@@ -209,16 +190,6 @@ def get_key(*, any_length: bool = False) -> str:
     return key
 
 
-def check_year(first: date, last: date) -> tuple[str, ...]:
-    """Warn before any call when the range lies in another year; never ask (the dates
-    are typed whole, so the year was typed on purpose). Returns the warning shown, so
-    the summary does not repeat it."""
-    warning = year_warning(first, last)
-    if warning is not None:
-        warn(plain(warning))
-    return (warning,) if warning is not None else ()
-
-
 def run_fetch(
     first: date, last: date, settings: FetchSettings, *, key: str, show_progress: bool
 ) -> FetchReport:
@@ -228,7 +199,11 @@ def run_fetch(
     from hwpscan.usecases.run_fetch import fetch_range  # the fetch engine: for a fetch only
 
     err_console.print(range_line(first, last), highlight=False)
-    shown = check_year(first, last)
+    # another year: warned before any call, never asked (the dates are typed whole)
+    warning = year_warning(first, last)
+    if warning is not None:
+        warn(plain(warning))
+    shown = (warning,) if warning is not None else ()
     try:
         with progress_bars(show_progress and err_console.is_terminal) as on_event:
             report = fetch_range(first, last, settings, key=key, progress=on_event)
@@ -241,8 +216,7 @@ def run_fetch(
 
 
 def fetch_stopped(folder: Path) -> typer.Exit:
-    """What a stopped fetch kept (the files its manifest lists, and the API's answers in
-    the cache) and the command that goes on; the exit to raise (130)."""
+    """What a stopped fetch kept and the command that goes on; the exit to raise (130)."""
     try:
         files = sum(1 for e in read_entries(folder / MANIFEST_NAME) if e.status == "downloaded")
     except (OSError, ValueError):
@@ -264,12 +238,9 @@ def fetch_for_scan(
     any_key_length: bool = False,
     **fields: Any,
 ) -> tuple[Path, FetchReport]:
-    """Fetch (cache first) for ``scan --from/--to`` and ``verify``: key, bars, messages.
-
-    Exits 2 on bad dates or no key. Returns the folder to scan and the report; when
-    ``report.exit_code`` is not OK the caller scans what was kept, then exits with it
-    (:func:`raise_for_report`). ``any_key_length`` sends a key of another length than 32
-    after a warning. ``fields`` replace fields of ``settings``.
+    """Fetch (cache first) for ``scan --from/--to``: the folder to scan and the report
+    (exit 2 on bad dates or no key). The caller scans what was kept, then calls
+    :func:`raise_for_report`. ``fields`` replace fields of ``settings``.
     """
     first, last = parse_dates(start, end)
     key = get_key(any_length=any_key_length)
@@ -279,10 +250,7 @@ def fetch_for_scan(
 
 
 def raise_for_report(report: FetchReport, key: str | None = None) -> None:
-    """Exit 3 with the reason when the fetch stopped or left files behind; else return.
-
-    ``scan --from/--to`` calls this after scanning what was kept.
-    """
+    """Exit 3 with the reason when the fetch stopped or left files behind; else return."""
     from hwpscan.usecases.run_fetch import stop_message  # the fetch engine: loaded by a fetch
 
     message = stop_message(report)

@@ -1,14 +1,10 @@
 """``scan --format jsonl/csv``: rows written in input order as files complete.
 
-The pool hands rows back in completion order, roughly the input order (each worker
-takes the next files). :class:`InputOrder` holds a row that came early until every
-row before it has been written, then writes the run of rows now in order; so the
-output is the same on every run of the same input, and rows still go out while the
-scan runs. What it holds is bounded (:data:`HELD_ROWS` rows, :data:`HELD_BYTES`
-bytes): one very slow file cannot make it hold the whole corpus. Past the bound it
-lets go of what it held and writes nothing more while the scan runs; the rest is
-written at the end (:meth:`InputOrder.finish`), read back in input order from the
-run's store, which has every row. Either way the order is the input's.
+Rows come back in roughly input order. :class:`InputOrder` holds a row that came early
+until every row before it is written, so the output is the same on every run and still
+goes out while the scan runs. What it holds is bounded (:data:`HELD_ROWS`,
+:data:`HELD_BYTES`); past the bound it writes nothing more until the end, when the rest
+is read back in input order from the run's store (:meth:`InputOrder.finish`).
 """
 
 from __future__ import annotations
@@ -28,10 +24,9 @@ HELD_BYTES = 32_000_000
 
 
 class InputOrder:
-    """Rows in, rows out in input order (their ``index``: 0, 1, 2...), holding at most
-    *held_rows* rows and *held_bytes* bytes (0: hold nothing, write everything at the
-    end). *lines* writes JSON lines (joined by newlines, in UTF-8), or *results* writes
-    one result at a time (csv).
+    """Rows in, rows out in input order (their ``index``), holding at most *held_rows*
+    rows (0: none, all written at the end) and *held_bytes* bytes; *lines* writes JSON
+    lines, or *results* results (csv).
 
     >>> import json
     >>> from hwpscan.models import Format, Status
@@ -126,8 +121,7 @@ class InputOrder:
 
 
 class InputOrderObserver(TerminalObserver):
-    """The terminal's observer (bars, notes, warnings) with rows written through an
-    :class:`InputOrder`."""
+    """The terminal's observer with rows written through an :class:`InputOrder`."""
 
     def __init__(self, order: InputOrder, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # no stream, no lines: the bars only

@@ -1,10 +1,6 @@
-"""The results of every command with a machine format: ``-o/--output``, and the JSON
-documents of ``plan``, ``history`` and ``diff``.
-
-Every document (and JSON Lines object) carries a ``"schema"`` key naming its shape and
-version, ``hwpscan.<command>/<version>`` (a row: ``hwpscan.<command>.<row>/<version>``);
-the keys are documented in docs/scanning.md and only ever grow. ``scan`` and ``repair``
-write theirs, a head and the JSON Lines rows, with :func:`write_rows_document`.
+"""Machine output: ``-o/--output``, and the JSON documents of ``plan``, ``history`` and
+``diff``. Every document and JSON Lines object has a ``"schema"``,
+``hwpscan.<command>[.<row>]/<version>``; its keys (docs/scanning.md) only ever grow.
 """
 
 from __future__ import annotations
@@ -72,9 +68,9 @@ MachineFormatOpt = Annotated[
 
 
 def check_results_file(output: Path | None, fmt: str, formats: str) -> Path | None:
-    """The results file ``-o/--output`` names (``None``: stdout), refused (exit 2) before
-    any work when it goes with the table (which is for the terminal), is a folder or
-    cannot be written. *formats* is what to ask for instead, for the message."""
+    """The results file ``-o/--output`` names (``None``: stdout); exit 2 before any work
+    when it goes with the table, is a folder or cannot be written. *formats* is what the
+    message asks for instead."""
     if output is None or output == STDOUT_NAME:
         return None
     if fmt == "table":
@@ -112,15 +108,10 @@ def write_entries(entries: Iterable[ManifestEntry], output: Path | None) -> None
             )
 
 
-def json_text(doc: dict[str, Any]) -> str:
-    """One JSON document as text (UTF-8, non-ASCII kept, indented)."""
-    return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
-
-
 def print_json(doc: dict[str, Any], output: Path | None = None) -> None:
     """One JSON document on stdout, or in the results file *output*."""
     with results_lines(output) as write:
-        write(json_text(doc))
+        write(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
 
 
 def plan_json(plan: Plan) -> dict[str, Any]:
@@ -154,26 +145,15 @@ def plan_json(plan: Plan) -> dict[str, Any]:
     }
 
 
+#: The keys of each run in ``history --format json``, in their order.
+_RUN_KEYS: tuple[str, ...] = ("id", "kind", "started", "finished", "args", "version")
+_RUN_KEYS += ("counts", "files", "contaminated", "clean", "unreadable", "summary")
+
+
 def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:
     return {
         "schema": "hwpscan.history/1",
-        "runs": [
-            {
-                "id": r.id,
-                "kind": r.kind,
-                "started": r.started,
-                "finished": r.finished,
-                "args": r.args,
-                "version": r.version,
-                "counts": dict(r.counts),
-                "files": r.files,
-                "contaminated": r.contaminated,
-                "clean": r.clean,
-                "unreadable": r.unreadable,
-                "summary": r.summary,
-            }
-            for r in runs
-        ],
+        "runs": [{k: getattr(r, k) for k in _RUN_KEYS} for r in runs],
     }
 
 
@@ -197,8 +177,7 @@ def diff_json(d: RunDiff) -> dict[str, Any]:
 def write_rows_document(
     stream: IO[str], head: dict[str, object], results: Sequence[FileResult]
 ) -> None:
-    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows of *results*
-    as they are (none rebuilt), one per line."""
+    """One JSON document: *head*'s keys, then ``rows``, the JSON Lines rows, one a line."""
     from hwpscan.history.stored_rows import row_lines
 
     stream.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "rows": [')

@@ -1,9 +1,7 @@
 """``hwpscan manifest``: the current entry of each attachment in a download folder.
 
-``manifest.jsonl`` is append-only (a killed run loses at most the line it was writing),
-so it keeps superseded lines: a download that failed and then succeeded has two, and
-the last one for an attachment is the one that counts ("last record wins"). This view
-applies that rule and shows one line per attachment.
+``manifest.jsonl`` is append-only, so an attachment may have several lines (failed, then
+downloaded); the last one counts.
 """
 
 from __future__ import annotations
@@ -32,9 +30,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
 
-#: ``manifest --format json``: ``manifest`` (the file read), ``attachments``,
-#: ``counts`` (attachments per status), ``superseded`` (earlier lines set aside) and
-#: ``entries``, each as a ``--format jsonl`` line gives it, without its ``schema``.
+#: ``manifest --format json`` (its keys: docs/scanning.md).
 MANIFEST_SCHEMA = "hwpscan.manifest/1"
 
 
@@ -74,23 +70,15 @@ def current_entries(entries: list[ManifestEntry]) -> tuple[list[ManifestEntry], 
     return list(latest.values()), len(entries) - len(latest)
 
 
-def manifest_file(folder: Path) -> Path:
-    """The manifest of a download folder (or the ``.jsonl`` file itself); exit 2 without one."""
-    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
-    if not path.is_file():
-        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
-    return path
-
-
 def manifest_table(path: Path, rows: Sequence[ManifestEntry]) -> Table:
     """One line per attachment: date, status, file, reason."""
     from rich.table import Table
 
     table = Table(title=f"{path}: the current entry per attachment", title_justify="left")
-    table.add_column("date", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("file", overflow="fold")
-    table.add_column("reason", overflow="fold")
+    for name in ("date", "status"):
+        table.add_column(name, no_wrap=True)
+    for name in ("file", "reason"):
+        table.add_column(name, overflow="fold")
     for entry in rows:
         table.add_row(  # every field is the file's text: its controls shown, not sent
             Text(escape_snippet(entry.date or "undated")),
@@ -154,7 +142,9 @@ def manifest(
     downloaded), the last one counts. This shows that one, per attachment.
     """
     output = check_results_file(output, fmt.value, "json or jsonl")
-    path = manifest_file(folder)
+    path = folder if folder.is_file() and folder.suffix == ".jsonl" else folder / MANIFEST_NAME
+    if not path.is_file():
+        raise fail(f"{folder}: no {MANIFEST_NAME} there (fetch into it first)", ExitCode.USAGE)
     problems: list[str] = []
     rows, superseded = current_entries(read_entries(path, problems=problems))
     for problem in problems:

@@ -1,11 +1,9 @@
 """Options shared by several commands, each defined once with its default.
 
-The fetch options come as one group, :class:`FetchOptions` (with :class:`ApiOptions`,
-which ``plan`` takes alone, and :class:`LimitOptions` inside): frozen dataclasses whose
-fields are the options (:func:`hwpscan.cli.params.options_from_dataclasses`), and whose
-``settings()`` is the :class:`hwpscan.api.FetchSettings` they ask for. Their defaults are
-read from :mod:`hwpscan.api.defaults`, which imports nothing, so declaring them loads
-none of the fetcher:
+The fetch options are one group of option dataclasses, :class:`FetchOptions` (with
+:class:`ApiOptions`, which ``plan`` takes alone, and :class:`LimitOptions`). Their
+defaults come from :mod:`hwpscan.api.defaults`, which imports nothing, so declaring
+them loads none of the fetcher:
 
 >>> from hwpscan.api import FetchLimits, FetchSettings
 >>> FetchOptions().settings() == FetchSettings(), LimitOptions().limits() == FetchLimits()
@@ -18,7 +16,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import typer
 
@@ -29,8 +27,6 @@ from hwpscan.errors import UsageError
 if TYPE_CHECKING:
     from hwpscan.api.limits import FetchLimits
     from hwpscan.api.settings import FetchSettings
-
-_T = TypeVar("_T")
 
 
 def split_list(values: Iterable[str] | str | None) -> list[str]:
@@ -48,17 +44,6 @@ def split_list(values: Iterable[str] | str | None) -> list[str]:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def deprecated(old: _T | None, new: _T, message: str) -> _T:
-    """``old`` (with a warning on stderr) when the old spelling was used, else ``new``.
-
-    The old spellings are hidden from ``--help`` and kept for one release.
-    """
-    if old is None:
-        return new
-    warn(message)
-    return old
-
-
 FromOpt = Annotated[str, typer.Option("--from", help="First day, YYYY-MM-DD.", show_default=False)]
 ToOpt = Annotated[
     str, typer.Option("--to", help="Last day, YYYY-MM-DD (inclusive).", show_default=False)
@@ -66,10 +51,8 @@ ToOpt = Annotated[
 
 
 def _window_days(value: int) -> int:
-    """``--window-days`` within the API's limit, checked before anything is sent.
-
-    Click calls this for the default too, on every ``scan``: the default is within the
-    limit, so the fetcher's date rules load only for a window someone typed.
+    """``--window-days`` within the API's limit, checked before anything is sent (the
+    fetcher's date rules load only for a window someone typed).
 
     >>> _window_days(defaults.DEFAULT_WINDOW_DAYS), _window_days(7)
     (21, 7)
@@ -81,7 +64,6 @@ def _window_days(value: int) -> int:
     """
     if value == defaults.DEFAULT_WINDOW_DAYS:
         return value
-    # the fetcher's date rules: loaded when a window is given, not on every scan
     from hwpscan.api.dates import check_window_days
 
     try:
@@ -155,17 +137,15 @@ class ApiOptions(_Settings):
     window_days: Annotated[
         int,
         typer.Option(
-            "--window-days",
             callback=_window_days,
             help=f"Days per call, both ends counted (at most {defaults.MAX_WINDOW_DAYS}).",
         ),
     ] = defaults.DEFAULT_WINDOW_DAYS
     daily_limit: Annotated[
-        int, typer.Option("--daily-limit", min=0, help="Calls allowed per key per Korea-time day.")
+        int, typer.Option(min=0, help="Calls allowed per key per Korea-time day.")
     ] = defaults.DEFAULT_DAILY_LIMIT
     reset_hour: Annotated[
-        int,
-        typer.Option("--reset-hour", min=0, max=23, help="Korea-time hour the daily quota resets."),
+        int, typer.Option(min=0, max=23, help="Korea-time hour the daily quota resets.")
     ] = defaults.DEFAULT_RESET_HOUR
 
 
@@ -175,23 +155,20 @@ class LimitOptions:
 
     PANEL: ClassVar[str] = "Fetch budgets"
 
-    max_items: Annotated[
-        int, typer.Option("--max-items", min=1, help="Releases one API answer may list.")
-    ] = defaults.MAX_ITEMS
+    max_items: Annotated[int, typer.Option(min=1, help="Releases one API answer may list.")] = (
+        defaults.MAX_ITEMS
+    )
     max_attachments: Annotated[
-        int, typer.Option("--max-attachments", min=1, help="Attachments one release may list.")
+        int, typer.Option(min=1, help="Attachments one release may list.")
     ] = defaults.MAX_ATTACHMENTS_PER_RELEASE
-    max_files: Annotated[
-        int, typer.Option("--max-files", min=1, help="Attachments one run may download.")
-    ] = defaults.MAX_ATTACHMENTS_PER_RUN
+    max_files: Annotated[int, typer.Option(min=1, help="Attachments one run may download.")] = (
+        defaults.MAX_ATTACHMENTS_PER_RUN
+    )
     max_total_mb: Annotated[
-        float, typer.Option("--max-total-mb", min=0.001, help="Megabytes one run may download.")
+        float, typer.Option(min=0.001, help="Megabytes one run may download.")
     ] = defaults.MAX_DOWNLOAD_BYTES / 1_000_000
     api_retries: Annotated[
-        int,
-        typer.Option(
-            "--api-retries", min=0, help="Paid API calls one window may retry (timeouts, 5xx)."
-        ),
+        int, typer.Option(min=0, help="Paid API calls one window may retry (timeouts, 5xx).")
     ] = defaults.API_RETRIES
 
     def limits(self) -> FetchLimits:
@@ -204,14 +181,10 @@ class LimitOptions:
 
 @dataclass(frozen=True)
 class FetchOptions(_Settings):
-    """Every option of a fetch, declared once: a command takes them all as one group.
-
-    :meth:`settings` maps them to :class:`hwpscan.api.FetchSettings` (``--max-mb`` to
-    bytes, comma lists split, an empty ``--download-path`` keeping the default
-    prefixes); its ``overrides`` set the fields no option gives (``out_dir``...). Not in
-    the group: ``--out``, whose default differs by command, and ``--progress``, which
-    ``scan`` also uses for the scan. ``any_key_length`` is not a setting (it goes to
-    :func:`~hwpscan.cli.fetch_view.get_key`); ``yes`` (``--yes``, hidden) only warns.
+    """Every option of a fetch, as one group (not ``--out`` and ``--progress``, which
+    differ by command). :meth:`settings` maps them to :class:`hwpscan.api.FetchSettings`;
+    its ``overrides`` set the fields no option gives. ``any_key_length`` goes to
+    :func:`~hwpscan.cli.fetch_view.get_key`; the hidden ``--yes`` only warns.
 
     >>> from pathlib import Path
     >>> opts = FetchOptions(allow_host=["a,b", "c"], max_mb=1.5, retries=0)
@@ -228,30 +201,28 @@ class FetchOptions(_Settings):
     allow_host: Annotated[
         list[str],
         typer.Option(
-            "--allow-host",
             help="Also download attachments from this host (repeatable, or comma-separated).",
         ),
     ] = field(default_factory=list)
     download_path: Annotated[
         list[str],
         typer.Option(
-            "--download-path",
             help="Accepted attachment path prefix (repeatable, or comma-separated; replaces "
             "the default).",
         ),
     ] = field(default_factory=list)
-    connect_timeout: Annotated[
-        float, typer.Option("--connect-timeout", min=0.1, help="Seconds.")
-    ] = defaults.DEFAULT_CONNECT_TIMEOUT
-    read_timeout: Annotated[
-        float, typer.Option("--read-timeout", min=0.1, help="Seconds between bytes.")
-    ] = defaults.DEFAULT_READ_TIMEOUT
-    retries: Annotated[
-        int, typer.Option("--retries", min=0, help="Retries on timeouts and 5xx.")
-    ] = defaults.DEFAULT_RETRIES
-    max_mb: Annotated[
-        float, typer.Option("--max-mb", min=0.001, help="Size cap per attachment, MB.")
-    ] = defaults.DEFAULT_MAX_BYTES / 1_000_000
+    connect_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds.")] = (
+        defaults.DEFAULT_CONNECT_TIMEOUT
+    )
+    read_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds between bytes.")] = (
+        defaults.DEFAULT_READ_TIMEOUT
+    )
+    retries: Annotated[int, typer.Option(min=0, help="Retries on timeouts and 5xx.")] = (
+        defaults.DEFAULT_RETRIES
+    )
+    max_mb: Annotated[float, typer.Option(min=0.001, help="Size cap per attachment, MB.")] = (
+        defaults.DEFAULT_MAX_BYTES / 1_000_000
+    )
     downloads: DownloadsOpt = defaults.DEFAULT_DOWNLOADS
     limits: LimitOptions = field(default_factory=LimitOptions)
     yes: Annotated[

@@ -4,9 +4,9 @@
 parameter is replaced by the dataclass's fields (their ``typer.Option`` metadata and
 defaults), and calls the command with the dataclass built from the parsed values. A
 field typed with another such dataclass nests its options; a ``PANEL`` class variable
-names the ``--help`` panel. Two parameters wanting one name or option string is an
-error when the command is defined. With string annotations the dataclasses must be
-module-level names, where ``typing.get_type_hints`` finds them.
+names the ``--help`` panel. Two parameters with one name are a ``ValueError`` when the
+command is defined. With string annotations the dataclasses must be module-level names,
+where ``typing.get_type_hints`` finds them.
 
 >>> import dataclasses, typer
 >>> from typer.testing import CliRunner
@@ -33,14 +33,13 @@ import dataclasses
 import functools
 import inspect
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
 # a doctest's dataclass resolves its string annotations here: ``typer``, ``Annotated``
 _OptionInfo = typer.models.OptionInfo
-_ParameterInfo = typer.models.ParameterInfo
 
 
 _KEYWORD = inspect.Parameter.KEYWORD_ONLY
@@ -51,8 +50,7 @@ class OptionGroup:
     """One dataclass parameter of a command and the options it contributes.
 
     A field whose type is itself a dataclass (not wrapped in ``Annotated``) is a nested
-    group: its fields are options too, and it is built first. Its options' defaults are
-    its own fields' defaults, so the outer field may have no other default.
+    group: its fields are options too, with their own defaults, and it is built first.
 
     >>> import typer
     >>> @dataclasses.dataclass(frozen=True)
@@ -83,7 +81,6 @@ class OptionGroup:
             if not f.init:
                 continue
             if _is_dataclass_type(hints[f.name]):
-                _check_nested_default(settings, f, hints[f.name])
                 nested.append(cls.of(f.name, hints[f.name]))
                 parameters.extend(nested[-1].parameters)
             else:
@@ -96,22 +93,8 @@ class OptionGroup:
         return cls(name, settings, tuple(parameters), tuple(own), tuple(nested))
 
     def build(self, values: dict[str, Any]) -> Any:
-        """The dataclass from the parsed values (taken out of *values*).
-
-        A ``ValueError`` from the dataclass's own checks is a usage error (exit 2).
-
-        >>> @dataclasses.dataclass(frozen=True)
-        ... class Limit:
-        ...     n: int = 1
-        ...     def __post_init__(self) -> None:
-        ...         if self.n < 1:
-        ...             raise ValueError("n must be >= 1")
-        >>> try:
-        ...     OptionGroup.of("limit", Limit).build({"n": 0})
-        ... except typer.BadParameter as exc:
-        ...     print(exc.format_message())
-        Invalid value: n must be >= 1
-        """
+        """The dataclass from the parsed values (taken out of *values*); a ``ValueError``
+        from the dataclass's own checks is a usage error (exit 2)."""
         kwargs = {name: values.pop(name) for name in self.own}
         kwargs.update((group.name, group.build(values)) for group in self.nested)
         try:
@@ -149,16 +132,11 @@ def _in_panel(annotation: Any, panel: str | None) -> Any:
 
 def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
     """Expand each dataclass-typed parameter of *func* into its fields, for Typer
-    (apply it under ``@app.command()``); other parameters pass as they are.
-
-    ``TypeError`` at decoration when two parameters share a name or an option string,
-    or *func* takes ``*args``, ``**kwargs`` or positional-only parameters.
-    """
+    (apply it under ``@app.command()``)."""
     hints = _hints(func)
     groups: list[OptionGroup] = []
     expanded: list[inspect.Parameter] = []
     for param in inspect.signature(func).parameters.values():
-        _check_kind(func, param)
         annotation = hints.get(param.name, param.annotation)
         if _is_dataclass_type(annotation):
             group = OptionGroup.of(param.name, annotation)
@@ -166,7 +144,6 @@ def options_from_dataclasses(func: Callable[..., Any]) -> Callable[..., Any]:
             expanded.extend(group.parameters)
         else:
             expanded.append(param.replace(kind=_KEYWORD, annotation=annotation))
-    _check_clashes(func, expanded)
 
     @functools.wraps(func)
     def command(**values: Any) -> Any:
@@ -201,87 +178,3 @@ def _field_default(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return inspect.Parameter.empty
-
-
-def _check_nested_default(outer: type[Any], f: dataclasses.Field[Any], inner: type[Any]) -> None:
-    """A nested group's field may default only to the nested dataclass's own defaults."""
-    default = _field_default(f)
-    if default is inspect.Parameter.empty:
-        return
-    try:
-        if default == inner():
-            return
-    except TypeError:  # the nested dataclass has required fields: any default is ignored
-        pass
-    raise TypeError(
-        f"{outer.__qualname__}.{f.name}: a nested option group takes its defaults from"
-        f" {inner.__qualname__}'s fields; its own default {default!r} would be ignored"
-    )
-
-
-def _check_kind(func: Callable[..., Any], param: inspect.Parameter) -> None:
-    if param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY):
-        return
-    raise TypeError(
-        f"{func.__qualname__}: parameter {param.name!r} must be an ordinary or"
-        " keyword-only parameter to become an option"
-    )
-
-
-def _check_clashes(func: Callable[..., Any], params: list[inspect.Parameter]) -> None:
-    """Each Python name and each option string belongs to one parameter only."""
-    owner: dict[str, str] = {}
-    for param in params:
-        if param.name in owner:
-            raise TypeError(f"{func.__qualname__}: two parameters are named {param.name!r}")
-        owner[param.name] = param.name
-    seen: dict[str, str] = {}
-    for param in params:
-        for flag in _flags(param):
-            if flag in seen:
-                raise TypeError(
-                    f"{func.__qualname__}: {seen[flag]!r} and {param.name!r} both claim {flag}"
-                )
-            seen[flag] = param.name
-
-
-def _flags(param: inspect.Parameter) -> Iterator[str]:
-    """The option strings Typer will give *param* (none for an argument).
-
-    >>> import typer
-    >>> def flags(annotation: Any) -> list[str]:
-    ...     return list(_flags(inspect.Parameter("dry_run", _KEYWORD, annotation=annotation)))
-    >>> flags(Annotated[bool, typer.Option("--dry-run/--for-real", "-n")])
-    ['--dry-run', '--for-real', '-n']
-    >>> flags(Annotated[bool, typer.Option(help="x")]), flags(Annotated[str, typer.Argument()])
-    (['--dry-run', '--no-dry-run'], [])
-    >>> flags(Annotated[int, typer.Option(help="x")]), flags(str)
-    (['--dry-run'], [])
-    """
-    info = _option_info(param)
-    if info is None:
-        return
-    for decl in _declarations(param, info):
-        yield from (part for part in decl.split("/") if part.startswith("-"))
-
-
-def _option_info(param: inspect.Parameter) -> Any:
-    """The ``typer.Option`` of *param*, a bare one for a plain option, None for an argument."""
-    metadata = getattr(param.annotation, "__metadata__", ())
-    info = next((m for m in metadata if isinstance(m, _ParameterInfo)), None)
-    if info is None:
-        # Typer makes a plain parameter an option when it has a default
-        return None if param.default is inspect.Parameter.empty else _OptionInfo()
-    return info if isinstance(info, _OptionInfo) else None
-
-
-def _declarations(param: inspect.Parameter, info: Any) -> list[str]:
-    """The option declarations as written, or the ones Typer derives from the name."""
-    # inside Annotated, Option's first positional (its "default") is the first option name
-    first = (info.default,) if isinstance(info.default, str) else ()
-    decls = [*first, *(info.param_decls or ())]
-    if decls:
-        return decls
-    long = "--" + param.name.replace("_", "-")
-    is_bool = param.annotation is bool or typing.get_args(param.annotation)[:1] == (bool,)
-    return [f"{long}/--no-{long[2:]}" if is_bool else long]

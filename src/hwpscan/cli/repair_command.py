@@ -1,9 +1,5 @@
-"""``hwpscan repair``: each file's body text written as UTF-8, pairs restored.
-
-The files are scanned as by ``hwpscan scan`` (:mod:`hwpscan.cli.scan_view`), with a
-:class:`~hwpscan.usecases.run_scan.RepairSettings` that has each readable file's repaired
-text written below ``--out``; the table or the rows say where each went.
-"""
+"""``hwpscan repair``: the scan of ``hwpscan scan`` with each readable file's repaired
+text written below ``--out`` (:class:`~hwpscan.usecases.run_scan.RepairSettings`)."""
 
 from __future__ import annotations
 
@@ -64,7 +60,6 @@ class RepairTextOptions:
     pua: Annotated[
         PuaChoice,
         typer.Option(
-            "--pua",
             help="Private use: keep (lossless; HWP 5 folded symbols restored to their "
             "plane-15 code point), map (display equivalents, jamo for old Hangul; unmapped "
             "kept and listed), placeholder (U+25A1 for each), drop (removed, and listed).",
@@ -77,7 +72,13 @@ class RepairTextOptions:
         by the mode."""
         from hwpscan.usecases.run_scan import RepairSettings
 
-        mode = _pua_mode(self.pua, self.pua_map)
+        mode: PuaMode = self.pua.value
+        if self.pua_map:  # the older spelling of --pua map
+            if self.pua not in (PuaChoice.KEEP, PuaChoice.MAP):
+                message = f"--pua-map is --pua map: it cannot go with --pua {self.pua.value}"
+                raise fail(message, ExitCode.USAGE)
+            err_console.print("warning: --pua-map is deprecated: use --pua map", markup=False)
+            mode = "map"
         orphans = self.orphans
         if orphans is None:
             orphans = OrphanPolicy.BOX if mode in ("map", "placeholder") else OrphanPolicy.DROP
@@ -121,8 +122,7 @@ def repair(
         list[Path], typer.Argument(help="Files and folders to repair.", show_default=False)
     ],
     out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Folder for the repaired .txt files.", show_default=False),
+        Path | None, typer.Option(help="Folder for the repaired .txt files.", show_default=False)
     ] = None,
     *,
     text: RepairTextOptions,
@@ -174,8 +174,7 @@ def _scan_or_stop(
         raise said_stopped(stopped, settings, results_file, False, command="repair") from None
 
 
-#: The shape and version of ``repair --format json`` (its rows are scan rows, each with
-#: its ``repair`` object: the counts and the ``target`` file).
+#: ``repair --format json``: its rows are scan rows, each with its ``repair`` object.
 REPAIR_SCHEMA = "hwpscan.repair/1"
 
 
@@ -233,19 +232,6 @@ def not_written(results: Sequence[FileResult]) -> list[str]:
         for w in r.warnings
         if w.startswith("repaired text not written")
     ]
-
-
-def _pua_mode(pua: PuaChoice, pua_map: bool) -> PuaMode:
-    """``--pua``, with the older ``--pua-map`` read as ``--pua map``."""
-    if pua_map:
-        if pua not in (PuaChoice.KEEP, PuaChoice.MAP):
-            raise fail(
-                f"--pua-map is --pua map: it cannot go with --pua {pua.value}", ExitCode.USAGE
-            )
-        err_console.print("warning: --pua-map is deprecated: use --pua map", markup=False)
-        return "map"
-    mode: PuaMode = pua.value
-    return mode
 
 
 def _repair_folder(out: Path | None) -> Path:

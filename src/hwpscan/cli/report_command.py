@@ -1,9 +1,4 @@
-"""``hwpscan report``, ``history`` and ``diff``: the stored runs, read back.
-
-Options in, library calls (:mod:`hwpscan.history`, :mod:`hwpscan.report.bundle`),
-rendering out. Recording a run is :func:`hwpscan.history.recording.recorded_run` (with the
-terminal: :mod:`hwpscan.cli.runs_view`).
-"""
+"""``hwpscan report``, ``history`` and ``diff``: the stored runs, read back."""
 
 from __future__ import annotations
 
@@ -32,8 +27,6 @@ from hwpscan.history.store import DEFAULT_KEEP_RUNS, KEEP_RUNS_ENV, default_stor
 from hwpscan.models import ExitCode
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from hwpscan.history import Run, RunDiff, RunInfo
     from hwpscan.matrix.matrix_rows import MatrixRow
 
@@ -47,9 +40,6 @@ CHANGE_LABELS = {
     "appeared": ("appeared", "cyan"),
     "vanished": ("vanished", "magenta"),
 }
-
-
-# -- report -------------------------------------------------------------------------
 
 
 @app.command(
@@ -68,8 +58,7 @@ def report(
         str, typer.Argument(help="Run id (or its start or end), 'latest' or 'latest~N'.")
     ] = "latest",
     out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Folder for the report (default: reports/<run-id>/)."),
+        Path | None, typer.Option(help="Folder for the report (default: reports/<run-id>/).")
     ] = None,
     fmt: Annotated[
         MachineFormat,
@@ -123,10 +112,7 @@ def _warn_if_partial(info: RunInfo) -> None:
         )
 
 
-#: ``report --format json``: ``run``, ``kind``, ``files``, ``contaminated``,
-#: ``partial`` (the run was interrupted: the report holds what was recorded),
-#: ``verdicts`` (a verify run's verdict per date, else null) and ``written`` (the
-#: report's files).
+#: ``report --format json`` (its keys: docs/scanning.md).
 REPORT_SCHEMA = "hwpscan.report/1"
 
 
@@ -159,8 +145,6 @@ def _write_or_stop(stored: Run, target: Path, matrix: Sequence[MatrixRow]) -> li
         ]
         raise interrupted(kept, again) from None
 
-
-# -- history ------------------------------------------------------------------------
 
 HistoryActionArg = Annotated[
     str | None,
@@ -202,16 +186,6 @@ def _args_line(args: Mapping[str, Any]) -> str:
             continue
         parts.append(" ".join(map(str, value)) if isinstance(value, list) else f"{key}={value}")
     return "  ".join(parts)
-
-
-def _read_history(limit: int) -> tuple[list[RunInfo], dict[str, str], Path]:
-    """The newest runs, the shortest id naming each, and where they are stored."""
-    try:
-        with default_store() as store:
-            runs = store.list_runs(limit)
-            return runs, {info.id: store.short_id(info.id) for info in runs}, store.path
-    except (StoreError, StateDirError) as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
 
 
 def render_history(runs: Sequence[RunInfo], short_ids: Mapping[str, str], where: Path) -> None:
@@ -267,7 +241,13 @@ def history(
         _forget(action, list(runs or []), keep)
         return
     output = check_results_file(output, fmt.value, "json")
-    listed, short_ids, where = _read_history(limit)
+    try:
+        with default_store() as store:
+            listed = store.list_runs(limit)
+            short_ids = {info.id: store.short_id(info.id) for info in listed}
+    except (StoreError, StateDirError) as exc:
+        raise fail(str(exc), ExitCode.USAGE) from None
+    where = store.path
     if fmt is MachineFormat.json:
         print_json(history_json(listed), output)
     else:
@@ -309,9 +289,6 @@ def _size(path: Path) -> int:
     return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
 
 
-# -- diff ---------------------------------------------------------------------------
-
-
 def _n(value: int | None) -> str:
     """A count, or a dash when the file was absent or its body not read.
 
@@ -319,42 +296,6 @@ def _n(value: int | None) -> str:
     ('1,234', '—')
     """
     return "—" if value is None else f"{value:,}"
-
-
-def _label(kind: str) -> Text:
-    label, style = CHANGE_LABELS[kind]
-    return Text(label, style=style)
-
-
-def dates_table(d: RunDiff) -> Table:
-    """The dates whose state changed."""
-    from rich.table import Table
-
-    table = Table(title="Dates", title_justify="left")
-    for col in ("date", "before", "after", "change"):
-        table.add_column(col)
-    for dc in d.dates:
-        table.add_row(dc.date, dc.before or "—", dc.after or "—", _label(dc.kind))
-    return table
-
-
-def files_table(d: RunDiff) -> Table:
-    """The files whose verdict changed, with their surrogate counts before and after."""
-    from rich.table import Table
-
-    table = Table(title="Files", title_justify="left")
-    for col in ("change", "file", "date", "before", "after", "surrogates"):
-        table.add_column(col, overflow="fold", justify="right" if col == "surrogates" else "left")
-    for c in d.files:
-        table.add_row(
-            _label(c.kind),
-            c.path,
-            c.date or "—",
-            c.before or "—",
-            c.after or "—",
-            f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}",
-        )
-    return table
 
 
 def render_diff(d: RunDiff) -> None:
@@ -365,10 +306,30 @@ def render_diff(d: RunDiff) -> None:
     if d.empty:
         console.print(f"[green]no change[/] ({d.unchanged} files the same)")
         return
-    if d.dates:
-        console.print(dates_table(d))
-    if d.files:
-        console.print(files_table(d))
+    from rich.table import Table
+
+    def label(kind: str) -> Text:
+        return Text(CHANGE_LABELS[kind][0], style=CHANGE_LABELS[kind][1])
+
+    if d.dates:  # the dates whose state changed
+        table = Table(title="Dates", title_justify="left")
+        for col in ("date", "before", "after", "change"):
+            table.add_column(col)
+        for dc in d.dates:
+            table.add_row(dc.date, dc.before or "—", dc.after or "—", label(dc.kind))
+        console.print(table)
+    if d.files:  # the files whose verdict changed, with their surrogates before and after
+        table = Table(title="Files", title_justify="left")
+        for col in ("change", "file", "date", "before", "after", "surrogates"):
+            table.add_column(
+                col, overflow="fold", justify="right" if col == "surrogates" else "left"
+            )
+        for c in d.files:
+            counts = f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}"
+            table.add_row(
+                label(c.kind), c.path, c.date or "—", c.before or "—", c.after or "—", counts
+            )
+        console.print(table)
     counts = ", ".join(
         f"{len(d.of_kind(k))} {CHANGE_LABELS[k][0]}" for k in CHANGE_KINDS if d.of_kind(k)
     )
@@ -396,7 +357,6 @@ def diff(
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on",
             help="Exit 1 when a file or date 'became-contaminated' (for CI; repeatable, or "
             "comma-separated).",
         ),

@@ -1,10 +1,6 @@
-"""The run history as commands use it: recorded runs with terminal messages, stored runs.
-
-Not a command module: ``scan``, ``fetch``, ``verify``, ``demo`` and ``report`` share
-these. The recording itself is :func:`hwpscan.history.recording.recorded_run`; here the
-history's warnings are printed, the report bundle written after the run, and a stored
-run that cannot be loaded becomes a message and exit 2.
-"""
+"""The run history with the terminal, for every command that records or reads runs:
+warnings printed, the report bundle written after a run, exit 2 for a run that cannot
+be loaded."""
 
 from __future__ import annotations
 
@@ -20,14 +16,31 @@ from hwpscan.history.records import RunArgs, RunSummary
 from hwpscan.models import ExitCode, FileResult
 
 
-def report_recorded(recording: Recording, report_dir: Path | None) -> None:
-    """After a run: write its report bundle (with *report_dir*) and say its run id."""
+@contextmanager
+def reported_run(
+    kind: str,
+    args: RunArgs,
+    *,
+    report_dir: Path | None = None,
+    also: Callable[[FileResult], None] | None = None,
+    record: bool = True,
+) -> Iterator[Recording]:
+    """:func:`~hwpscan.history.recording.recorded_run` with the terminal; on a normal
+    exit the report bundle (*report_dir*, ``{run}``: the run id) is written and the run
+    id told. Raise ``typer.Exit`` after the block: inside, the run is recorded as
+    interrupted. Without *record* the rows go to a temporary database."""
+    if not record:
+        recording = Recording(None, also=also, on_warning=warn)
+        yield recording
+    else:
+        with recorded_run(kind, args, also=also, on_warning=warn) as recording:
+            yield recording
     if report_dir is not None:
         from hwpscan.report.bundle import write_run_report  # pandas: only for a report
 
+        found = recording.summary.verify
+        verify = dict(found) if found is not None and "verdicts" in found else None
         try:
-            found = recording.summary.verify
-            verify = dict(found) if found is not None and "verdicts" in found else None
             written = write_run_report(
                 recording.results,
                 report_dir,
@@ -45,29 +58,6 @@ def report_recorded(recording: Recording, report_dir: Path | None) -> None:
         err_console.print(f"run recorded: {recording.info.id}", highlight=False)
 
 
-@contextmanager
-def reported_run(
-    kind: str,
-    args: RunArgs,
-    *,
-    report_dir: Path | None = None,
-    also: Callable[[FileResult], None] | None = None,
-    record: bool = True,
-) -> Iterator[Recording]:
-    """:func:`~hwpscan.history.recording.recorded_run` with the terminal: warnings
-    printed, and on a normal exit the report bundle (*report_dir*, ``{run}`` becomes
-    the run id) written and the run id told. Raise ``typer.Exit`` after the ``with``
-    block, not inside it (inside, the run is recorded as interrupted). Without *record*
-    (``--no-record``) the rows go to a temporary database, the report is still written."""
-    if not record:
-        recording = Recording(None, also=also, on_warning=warn)
-        yield recording
-    else:
-        with recorded_run(kind, args, also=also, on_warning=warn) as recording:
-            yield recording
-    report_recorded(recording, report_dir)
-
-
 def record_and_report(
     results: Sequence[FileResult],
     *,
@@ -77,11 +67,8 @@ def record_and_report(
     summary: RunSummary | None = None,
     record: bool = True,
 ) -> str | None:
-    """Record a finished run and (with *report_dir*) write its report bundle.
-
-    Returns the run id, or None when the history could not be written (a warning says
-    why; the command's own outcome does not change), or when *record* is off.
-    """
+    """Record a finished run and (with *report_dir*) write its report bundle; the run
+    id, or None when not recorded (*record* off, or the history could not be written)."""
     with reported_run(kind, args, report_dir=report_dir, record=record) as recording:
         if summary is not None:
             recording.summary = summary
@@ -91,11 +78,8 @@ def record_and_report(
 
 
 def load_or_fail(ref: str) -> Run:
-    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying why.
-
-    A fetch run records its downloads, not scan results: reporting or diffing one would
-    show nothing (or everything "appeared"), so it is refused with a pointer.
-    """
+    """The stored run *ref* (id, prefix, ``latest``) with file results, or exit 2 saying
+    why; a fetch run, which holds downloads and no scan results, is refused."""
     try:
         with default_store() as store:
             run = store.load_run(ref)

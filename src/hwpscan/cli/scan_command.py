@@ -1,16 +1,11 @@
-"""``hwpscan scan``: options to settings, the use case, rendering.
-
-The work is :func:`hwpscan.usecases.run_scan.scan`; what the terminal shows is in
-:mod:`hwpscan.cli.scan_view`; ``scan --from/--to`` fetches through
-:mod:`hwpscan.cli.fetch_view` with every option ``fetch`` takes (:class:`FetchOptions`).
-``hwpscan repair``, the same scan writing repaired text, is :mod:`hwpscan.cli.repair_command`.
-"""
+"""``hwpscan scan``: options to :func:`hwpscan.usecases.run_scan.scan`, and its output
+(the terminal's part is :mod:`hwpscan.cli.scan_view`)."""
 
 from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, ClassVar
@@ -53,7 +48,6 @@ if TYPE_CHECKING:
     from hwpscan.cli.input_order import InputOrder
     from hwpscan.cli.scan_view import TerminalObserver
     from hwpscan.history.records import OptionValue, RunArgs
-    from hwpscan.matrix import MatrixRow
     from hwpscan.models import FileResult
     from hwpscan.usecases.run_fetch import FetchReport
     from hwpscan.usecases.run_scan import MatrixSettings, ScanOutcome, ScanSettings
@@ -71,12 +65,6 @@ class OutputFormat(str, enum.Enum):
 class SortOrder(str, enum.Enum):
     input = "input"
     completion = "completion"
-
-
-PathsArg = Annotated[
-    list[Path] | None,
-    typer.Argument(help="Files and folders (searched recursively).", show_default=False),
-]
 
 
 @dataclass(frozen=True)
@@ -112,7 +100,6 @@ class OutputOptions:
     show: Annotated[
         Show | None,
         typer.Option(
-            "--show",
             help="File rows in the table: all, problems (not clean) or none "
             "(default: all up to 50 files, problems above).",
             show_default=False,
@@ -129,7 +116,6 @@ class OutputOptions:
     sort: Annotated[
         SortOrder,
         typer.Option(
-            "--sort",
             help="jsonl/csv rows in input order, the same on every run (written as "
             "files complete, a bounded number held back), or in completion order (each "
             "row has its input 'index').",
@@ -141,28 +127,8 @@ class OutputOptions:
     def streamed(self) -> bool:
         return self.fmt in (OutputFormat.jsonl, OutputFormat.csv)
 
-    @property
-    def live(self) -> bool:
-        """Rows written as files complete, in completion order."""
-        return self.streamed and self.sort is SortOrder.completion
-
-    def input_order(self, out: IO[str], *, scaled: bool) -> InputOrder | None:
-        """``--sort input`` (the default) of jsonl or csv rows: what writes them in
-        input order. None for the scaled path (URLs, Dask, --resume): its inputs are
-        listed as they go, so its rows are written as they complete, each with its
-        input 'index'."""
-        from hwpscan.cli.input_order import InputOrder
-        from hwpscan.report.export import jsonl_bytes_sink
-
-        if not self.streamed or self.live or scaled:
-            return None
-        if self.fmt is OutputFormat.jsonl:
-            return InputOrder(lines=jsonl_bytes_sink(out))
-        return InputOrder(results=self.writer(out))
-
     def standard(self) -> OutputOptions:
-        """These options with ``--output -`` taken as standard output, as tools take it
-        (a file named ``-`` is ``./-``)."""
+        """These options with ``--output -`` as standard output (a file named ``-``: ``./-``)."""
         return replace(self, output=None) if self.output == STDOUT_NAME else self
 
     def check(self) -> None:
@@ -176,25 +142,6 @@ class OutputOptions:
         if not self.streamed:  # json and junit: written at the end
             check_results_file(self.output, self.fmt.value, formats)
 
-    def writer(self, out: IO[str]) -> Callable[[FileResult], None]:
-        from hwpscan.report.export import csv_sink, jsonl_sink
-
-        return csv_sink(out, bom=self.bom) if self.fmt is OutputFormat.csv else jsonl_sink(out)
-
-    def live_writers(
-        self, out: IO[str], *, scaled: bool = False
-    ) -> tuple[Callable[[FileResult], None] | None, Callable[[bytes], None] | None]:
-        """What writes rows as files complete: a result writer, or for JSON Lines a line
-        writer (the line a worker made is written in the bytes it came in); (None, None)
-        when sorted."""
-        from hwpscan.report.export import jsonl_bytes_sink
-
-        if not (self.live or (scaled and self.streamed)):
-            return None, None
-        if self.fmt is OutputFormat.jsonl:
-            return None, jsonl_bytes_sink(out)
-        return self.writer(out), None
-
 
 @dataclass(frozen=True)
 class ScanOptions:
@@ -206,7 +153,6 @@ class ScanOptions:
     fail_on: Annotated[
         list[str],
         typer.Option(
-            "--fail-on",
             help="Exit 1 when a file is 'contaminated' or 'unreadable' ('error' is an alias), "
             "or holds a defect class (split_pairs, lone_halves, folded_symbols, pdf_folded, "
             "old_hangul_pua, unmapped_pua; 'defects' for any); with no document at all, "
@@ -214,10 +160,7 @@ class ScanOptions:
         ),
     ] = field(default_factory=list)
     emit_repaired: Annotated[
-        Path | None,
-        typer.Option(
-            "--emit-repaired", help="Write each body's repaired UTF-8 text below this folder."
-        ),
+        Path | None, typer.Option(help="Write each body's repaired UTF-8 text below this folder.")
     ] = None
     file_timeout: FileTimeoutOpt = DEFAULT_FILE_TIMEOUT
     record: RecordOpt = True
@@ -232,7 +175,6 @@ class MatrixOptions:
     parser: Annotated[
         list[str],
         typer.Option(
-            "--parser",
             help="Also run these extractors on every file and compare them with the strict "
             "view: codeunit, strict, pyhwp, module:function (repeatable, or comma-separated).",
         ),
@@ -240,7 +182,6 @@ class MatrixOptions:
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd",
             help="Also run a command extractor: NAME='tool {path}' (repeatable; one command "
             "each, as a command line may itself hold commas).",
         ),
@@ -280,7 +221,6 @@ class ScaleOptions:
     executor: Annotated[
         Executor,
         typer.Option(
-            "--executor",
             help="local: this machine's processes; dask: a Dask cluster "
             "(pip install 'hwpscan\\[dask]').",
         ),
@@ -288,19 +228,15 @@ class ScaleOptions:
     scheduler: Annotated[
         str | None,
         typer.Option(
-            "--scheduler",
             envvar="HWPSCAN_DASK_SCHEDULER",
             help="Dask scheduler (tcp://HOST:8786); without it a local cluster on 127.0.0.1.",
             show_default=False,
         ),
     ] = None
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Files per Dask task.")] = (
-        DEFAULT_BATCH
-    )
+    batch_size: Annotated[int, typer.Option(min=1, help="Files per Dask task.")] = DEFAULT_BATCH
     resume: Annotated[
         str | None,
         typer.Option(
-            "--resume",
             rich_help_panel="Scanning",
             help="Skip files this run (id, prefix, 'latest') already holds with the same "
             "size; its rows are carried into the new run.",
@@ -310,7 +246,6 @@ class ScaleOptions:
     worker_wait: Annotated[
         float,
         typer.Option(
-            "--worker-wait",
             min=0,
             help="Stop (exit 3, rows kept) when the Dask scheduler has said for this many "
             "seconds that it has no worker; raise it for a cluster that starts workers "
@@ -382,7 +317,10 @@ class RangeOptions:
 )
 @options_from_dataclasses
 def scan(
-    paths: PathsArg = None,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Files and folders (searched recursively).", show_default=False),
+    ] = None,
     *,
     out: OutputOptions,
     how: ScanOptions,
@@ -417,9 +355,8 @@ def scan(
 def _scan_to(
     out: OutputOptions, settings: ScanSettings, args: RunArgs, fetched: FetchReport | None
 ) -> ScanOutcome:
-    """The scan, its rows streamed to the results file (or stdout) as they come: in
-    input order through a bounded buffer, or as files complete (``--sort completion``).
-    A stopped scan says what the results file holds and how to go on."""
+    """The scan, its rows streamed to the results file (or stdout) as they come; a stop
+    says what the file holds and how to go on."""
     from hwpscan.cli.scan_view import open_output, said_stopped, scan_shown
     from hwpscan.usecases.run_scan import ScanInterrupted
 
@@ -427,8 +364,7 @@ def _scan_to(
     written: int | None = None  # rows in the results file when stopped, if not all
     try:
         with open_output(results_file, keep_partial=out.streamed) as stream:
-            order = out.input_order(stream, scaled=settings.scaled)
-            observer = _observer(out, stream, settings, order)
+            observer, order = _observer(out, stream, settings)
             try:
                 outcome = scan_shown(settings, observer, args, fetched)
             except ScanInterrupted:  # every row made reaches the file, held ones too
@@ -442,22 +378,34 @@ def _scan_to(
 
 
 def _observer(
-    out: OutputOptions, stream: IO[str], settings: ScanSettings, order: InputOrder | None
-) -> TerminalObserver:
-    """Bars and messages; rows to *stream* through *order* (input order), else as
-    files complete (``--sort completion``)."""
-    from hwpscan.cli.input_order import InputOrderObserver
+    out: OutputOptions, stream: IO[str], settings: ScanSettings
+) -> tuple[TerminalObserver, InputOrder | None]:
+    """Bars and messages, and what writes the jsonl/csv rows to *stream*: in input order
+    (``--sort input``), else as files complete, as always on the scaled path (URLs, Dask,
+    --resume), whose inputs are listed as it goes (each row has its input 'index')."""
+    from hwpscan.cli.input_order import InputOrder, InputOrderObserver
     from hwpscan.cli.scan_view import TerminalObserver
 
+    matrix = settings.matrix
     shown: dict[str, Any] = {
         "progress": out.progress,
-        "matrix_stream": _matrix_stream(out, stream, settings.matrix),
-        "strict_markup": bool(settings.matrix and settings.matrix.strict_markup),
+        "matrix_stream": None,
+        "strict_markup": bool(matrix and matrix.strict_markup),
     }
-    if order is not None:
-        return InputOrderObserver(order, **shown)
-    rows, lines = out.live_writers(stream, scaled=settings.scaled)
-    return TerminalObserver(stream=rows, lines=lines, **shown)
+    if matrix is not None and out.fmt is OutputFormat.jsonl:
+        from hwpscan.matrix.render import jsonl_row_writer  # the matrix: only with --parser
+
+        shown["matrix_stream"] = jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
+    if not out.streamed:
+        return TerminalObserver(**shown), None
+    from hwpscan.report.export import csv_sink, jsonl_bytes_sink
+
+    lines = jsonl_bytes_sink(stream) if out.fmt is OutputFormat.jsonl else None
+    rows = csv_sink(stream, bom=out.bom) if lines is None else None
+    if out.sort is SortOrder.input and not settings.scaled:
+        order = InputOrder(lines=lines, results=rows)
+        return InputOrderObserver(order, **shown), order
+    return TerminalObserver(stream=rows, lines=lines, **shown), None
 
 
 def _settings(
@@ -543,18 +491,8 @@ def _record_args(
     return RunArgs(start=when.start, end=when.end, api_url=api_url, options=options)
 
 
-def _matrix_stream(
-    out: OutputOptions, stream: IO[str], matrix: MatrixSettings | None
-) -> Callable[[MatrixRow], None] | None:
-    if matrix is None or out.fmt is not OutputFormat.jsonl:
-        return None
-    from hwpscan.matrix.render import jsonl_row_writer  # the matrix: only with --parser
-
-    return jsonl_row_writer(stream, strict_markup=matrix.strict_markup)
-
-
 def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
-    """Tables (or the junit file), the summary line, then the matrix's table and verdict."""
+    """Tables (or the junit or json file), the summary line, the matrix and its verdict."""
     from hwpscan.cli.scan_view import open_output, render_tables
     from hwpscan.report.tables import summary_line
     from hwpscan.usecases.run_scan import named, no_documents
@@ -577,8 +515,18 @@ def _render(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) ->
         err_console.print(f"{summary_line(outcome.results)}; written to {out.output}", markup=False)
     if settings.repair is not None:
         err_console.print(f"repaired text written below {settings.repair.out}", markup=False)
-    if settings.matrix is not None and outcome.nothing is None:
-        _render_matrix(outcome, out, settings.matrix)
+    matrix = settings.matrix
+    if matrix is None or outcome.nothing is not None or out.fmt is OutputFormat.jsonl:
+        return  # jsonl: the matrix rows went to the stream
+    from hwpscan.matrix import matrix_table  # the matrix: only with --parser
+    from hwpscan.matrix.render import verdict_lines  # the matrix: only with --parser
+
+    # csv keeps stdout for its rows: the matrix goes to stderr
+    shown = console if out.fmt is OutputFormat.table else err_console
+    rows = outcome.matrix_rows
+    shown.print(matrix_table(rows, strict_markup=matrix.strict_markup, width=shown.width))
+    for line in verdict_lines(rows, strict_markup=matrix.strict_markup):
+        shown.print(line, markup=False, highlight=False)
 
 
 #: The shape and version of ``scan --format json``: its rows are the JSON Lines rows.
@@ -605,33 +553,13 @@ def write_json_document(stream: IO[str], results: Sequence[FileResult]) -> None:
 
 def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSettings) -> None:
     from hwpscan.report.junit import write_junit
-
-    gate = settings.fail_on
-    nothing = _nothing(outcome, settings) if gate else None
-    write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
-
-
-def _nothing(outcome: ScanOutcome, settings: ScanSettings) -> str:
-    """The "no documents under ..." reason, also when the gate was not asked for."""
     from hwpscan.usecases.run_scan import nothing_under
 
-    if outcome.nothing is not None:
-        return outcome.nothing
-    return nothing_under(settings.paths, outcome.display_root)
-
-
-def _render_matrix(outcome: ScanOutcome, out: OutputOptions, matrix: MatrixSettings) -> None:
-    if out.fmt is OutputFormat.jsonl:  # its rows went to the stream
-        return
-    from hwpscan.matrix import matrix_table  # the matrix: only with --parser
-    from hwpscan.matrix.render import verdict_lines  # the matrix: only with --parser
-
-    # csv keeps stdout for its rows: the matrix goes to stderr
-    shown = console if out.fmt is OutputFormat.table else err_console
-    rows = outcome.matrix_rows
-    shown.print(matrix_table(rows, strict_markup=matrix.strict_markup, width=shown.width))
-    for line in verdict_lines(rows, strict_markup=matrix.strict_markup):
-        shown.print(line, markup=False, highlight=False)
+    gate = settings.fail_on
+    nothing = None
+    if gate:  # the "no documents under ..." reason, also when the gate was not asked for
+        nothing = outcome.nothing or nothing_under(settings.paths, outcome.display_root)
+    write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
 
 
 def _exit(outcome: ScanOutcome, settings: ScanSettings, fetched: FetchReport | None) -> None:

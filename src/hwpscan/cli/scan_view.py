@@ -1,11 +1,5 @@
-"""What a scan shows on the terminal: progress, notes, tables, and where machine output goes.
-
-Shared by ``scan``, ``repair`` and ``demo`` (a non-command module, so no command module
-imports another). :class:`TerminalObserver` is the terminal's
-:class:`hwpscan.usecases.run_scan.ScanObserver`: a progress bar per phase on a terminal
-(a running count when the total is not known), notes and warnings on stderr, and each
-row passed on to the streamed output.
-"""
+"""What a scan (``scan``, ``repair``, ``demo``) shows on the terminal: progress, notes,
+tables, what a stop kept, and where machine output goes."""
 
 from __future__ import annotations
 
@@ -47,13 +41,9 @@ MIN_BAR = 20  # files below which a bar would only flicker
 
 
 class TerminalObserver(ScanObserver):
-    """Progress bars on stderr (when it is a terminal), notes and warnings, streamed rows.
-
-    *stream* gets each row the moment it exists (``--format jsonl/csv`` as files
-    complete), or *lines* its JSON line in UTF-8 when that is all the output needs;
-    *matrix_stream* each parser-matrix row; *strict_markup* is what the matrix bar
-    counts as guilty.
-    """
+    """Progress bars on stderr (when it is a terminal; a running count when the total is
+    not known), notes and warnings. *stream* gets each row as it comes, or *lines* its
+    JSON line; *matrix_stream* each parser-matrix row."""
 
     def __init__(
         self,
@@ -164,13 +154,17 @@ def scan_shown(
     args: RunArgs,
     fetched: FetchReport | None,
 ) -> ScanOutcome:
-    """The scan use case with the terminal: exit 2 on settings that cannot work (saying
-    why), then where the run and its report went."""
+    """The scan use case, exit 2 on settings that cannot work; then where the run went."""
     try:
         outcome = scan(settings, observer=observer, record_args=args, fetched=fetched)
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
-    show_recorded(outcome)
+    if outcome.report:  # where the run went
+        more = len(outcome.report) - 1
+        shown = f"report written: {outcome.report[0]} (+{more} files)"
+        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
+    if outcome.run_id is not None:
+        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
     return outcome
 
 
@@ -183,11 +177,9 @@ def said_stopped(
     command: str = "scan",
     written: int | None = None,
 ) -> typer.Exit:
-    """What a stopped scan (``scan``, ``repair``, ``demo``) kept and how to go on, on
-    stderr; the exit to raise (130). *output* is the results file (-o), *streamed*
-    whether it got its rows as they came (else it is written at the end, so not now),
-    *written* how many rows it got when not every scanned file's (rows held back for
-    input order are in the run store, not in the file)."""
+    """What a stopped scan kept and how to go on, on stderr; the exit to raise (130).
+    *output* is the results file, *streamed* whether it got its rows as they came,
+    *written* how many it got when fewer than the files scanned."""
     of = f" of {stopped.total:,}" if stopped.total is not None else ""
     done = f"{stopped.done:,}{of} files scanned"
     run = stopped.run_id
@@ -207,7 +199,6 @@ def said_stopped(
     elif stopped.report_error is not None:
         kept.append(f"the partial report could not be written ({stopped.report_error})")
     resumable = command == "scan" and settings.repair is None and settings.matrix is None
-    go_on: str | None = None
     if run is not None and resumable and stopped.done:
         go_on = command_line(drop=["--resume"], add=["--resume", run])
     else:
@@ -217,8 +208,7 @@ def said_stopped(
 
 
 def stopped_after(outcome: ScanOutcome) -> typer.Exit:
-    """A stop after the scan ended (while its tables were shown): every row is kept;
-    say so, and how to see them (exit 130)."""
+    """A stop while the tables were shown: every row is kept; say so (exit 130)."""
     done = len(outcome.results)
     run = outcome.run_id
     where = f", recorded as run {run}" if run else " (not recorded in the history)"
@@ -227,16 +217,6 @@ def stopped_after(outcome: ScanOutcome) -> typer.Exit:
         None,
         f"hwpscan report {run}" if run else None,
     )
-
-
-def show_recorded(outcome: ScanOutcome) -> None:
-    """Where the run went: the report bundle written, the run id in the history."""
-    if outcome.report:
-        more = len(outcome.report) - 1
-        shown = f"report written: {outcome.report[0]} (+{more} files)"
-        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
-    if outcome.run_id is not None:
-        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
 
 
 def render_tables(
@@ -252,22 +232,22 @@ def render_tables(
 
 @contextmanager
 def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[IO[str]]:
-    """The stream for machine output: always UTF-8, whatever the terminal's encoding.
+    """The stream for machine output, in UTF-8 whatever the terminal's encoding.
 
-    A results file is written atomically: the rows go to a temp file in its folder
-    (streamed there as files complete), renamed over *output* when the block ends, so
-    two runs writing the same file each leave it whole and the last to finish wins;
-    a reader never sees a mix. A stop (Ctrl-C, SIGTERM) still renames it when
-    *keep_partial* (each line written is whole: the rows up to the stop are kept), else
-    the temp file goes and *output* is left as it was. A device or pipe (``/dev/stdout``,
-    a FIFO) is written directly.
+    A results file is a temp file renamed over *output* when the block ends (a reader
+    never sees a mix), and on a stop too when *keep_partial*. A device or pipe is
+    written directly.
     """
     if output is None:
         with _stdout_utf8() as out:
             yield out
         return
     if output.exists() and not output.is_file():  # a device or a pipe: nothing to rename
-        with _opened(output, lambda: output.open("w", encoding="utf-8", newline="")) as handle:
+        try:
+            handle = output.open("w", encoding="utf-8", newline="")
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
+        with handle:
             yield handle
         return
     target = output.resolve() if output.is_symlink() else output  # the file it names
@@ -291,16 +271,6 @@ def open_output(output: Path | None, *, keep_partial: bool = True) -> Iterator[I
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-@contextmanager
-def _opened(output: Path, opener: Callable[[], IO[str]]) -> Iterator[IO[str]]:
-    try:
-        handle = opener()
-    except OSError as exc:
-        raise fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.USAGE) from None
-    with handle:
-        yield handle
 
 
 @contextmanager

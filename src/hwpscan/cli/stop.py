@@ -1,10 +1,6 @@
-"""Stopping a command: SIGTERM is handled like Ctrl-C, and the exit code says which came.
-
-Both raise :class:`KeyboardInterrupt` in the main thread, so one code path flushes what
-was done and exits ``128 + signal`` (130, 143) without a traceback; a signal the parent
-ignores stays ignored. A stopped command then says what it kept and the command line
-that goes on (:func:`interrupted`, :func:`command_line`).
-"""
+"""Stopping a command: SIGTERM raises :class:`KeyboardInterrupt` as Ctrl-C does, so
+one code path flushes what was done, says what it kept and how to go on, and exits
+``128 + signal`` (130, 143) without a traceback."""
 
 from __future__ import annotations
 
@@ -30,13 +26,9 @@ def install() -> None:
     """Route SIGINT and SIGTERM to :class:`KeyboardInterrupt` (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         return
-    for name in ("SIGINT", "SIGTERM"):
-        number = getattr(signal, name, None)
-        if number is None:
-            continue
-        if signal.getsignal(number) is signal.SIG_IGN:  # the parent asked us to ignore it
-            continue
-        signal.signal(number, _on_signal)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(number) is not signal.SIG_IGN:  # else the parent asked us to
+            signal.signal(number, _on_signal)
 
 
 def exit_code(code: int) -> int:
@@ -59,16 +51,12 @@ def command_line(*, drop: Sequence[str] = (), add: Sequence[str] = ()) -> str:
     "hwpscan scan 'a b' -o r.jsonl --resume 20250101-000000-ab12"
     """
     args: list[str] = []
-    skip = False
-    for arg in sys.argv[1:]:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in drop:
-            skip = "=" not in arg
-            continue
-        args.append(arg)
+    given = iter(sys.argv[1:])
+    for arg in given:
+        if arg.split("=", 1)[0] not in drop:
+            args.append(arg)
+        elif "=" not in arg:
+            next(given, None)  # the dropped option's value
     return without_secrets(shlex.join(["hwpscan", *args, *add]))
 
 
@@ -94,9 +82,8 @@ def without_secrets(message: str, argv: list[str] | None = None) -> str:
 
 
 def interrupted(kept: Sequence[str], go_on: str | None, report: str | None = None) -> typer.Exit:
-    """Say on stderr what a stopped command kept, the command that goes on from there
-    and the one that reports what was kept; return the exit to raise (130; 143 after
-    SIGTERM, see :func:`exit_code`)."""
+    """Say on stderr what a stopped command kept, the command that goes on and the one
+    that reports what was kept; the exit to raise (130, made 143 after SIGTERM)."""
     from hwpscan.cli.app import err_console  # the console: the CLI's, set up by then
 
     lines = ["interrupted: " + (kept[0] if kept else "nothing was kept")]

@@ -1,8 +1,5 @@
-"""``hwpscan text``: each file's repaired text on standard output, in UTF-8.
-
-The command parses its options and hands each file to :func:`hwpscan.extract`; the
-receipts go out as JSON Lines when asked for. A file that gives no text is one line on
-standard error and a status for the exit gate, never the end of the run.
+"""``hwpscan text``: each file's repaired text (:func:`hwpscan.extract`) on standard
+output, in UTF-8; a file that gives no text is a line on stderr, not the end of the run.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""``hwpscan verify``: options to :class:`~hwpscan.verify.VerifySettings`, the use case
-:func:`~hwpscan.verify.verify_dates`, and the verdicts rendered.
-
-What an operator runs after a deploy; the verdicts and what they prove are in
-:mod:`hwpscan.verify`.
-"""
+"""``hwpscan verify``, run after a deploy: options to the use case, verdicts rendered
+(what they prove: :mod:`hwpscan.verify`)."""
 
 from __future__ import annotations
 
@@ -12,7 +8,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -39,7 +34,6 @@ if TYPE_CHECKING:
     from hwpscan.api import FetchSettings
     from hwpscan.usecases.run_fetch import FetchReport
     from hwpscan.usecases.run_verify import (
-        Fetcher,
         FetchTotals,
         VerifyHooks,
         VerifyOutcome,
@@ -83,7 +77,6 @@ class VerifyOptions:
     expect: Annotated[
         Expect | None,
         typer.Option(
-            "--expect",
             help="fixed: the raw files still show the defect and the deployed extractor or "
             "tool gives whole text; clean / contaminated: the raw files' own state.",
             show_default=False,
@@ -92,7 +85,6 @@ class VerifyOptions:
     parser: Annotated[
         list[str],
         typer.Option(
-            "--parser",
             help="Deployed extractors to run on every attachment, as in scan: "
             "module:function, strict, pyhwp (repeatable, or comma-separated).",
         ),
@@ -100,7 +92,6 @@ class VerifyOptions:
     parser_cmd: Annotated[
         list[str],
         typer.Option(
-            "--parser-cmd",
             help="A deployed command extractor: NAME='tool {path}' (repeatable; one command "
             "each, as a command line may itself hold commas).",
         ),
@@ -109,19 +100,17 @@ class VerifyOptions:
     tool_cmd: Annotated[
         str | None,
         typer.Option(
-            "--tool-cmd",
             help="A command printing the deployed tool's output for one date (JSON, JSON "
             "Lines or SSE): 'CMD {date}'. It runs without the API key and other "
             "secret-looking variables (see --tool-env).",
         ),
     ] = None
     tool_timeout: Annotated[
-        float, typer.Option("--tool-timeout", min=0.1, help="Seconds before the tool is killed.")
+        float, typer.Option(min=0.1, help="Seconds before the tool is killed.")
     ] = 120.0
     tool_env: Annotated[
         list[str],
         typer.Option(
-            "--tool-env",
             help="Pass this environment variable to --tool-cmd although its name looks "
             "secret (repeatable, or comma-separated).",
         ),
@@ -135,8 +124,7 @@ class VerifyOptions:
         ),
     ] = False
     after: Annotated[
-        str | None,
-        typer.Option("--after", help="Compare with this earlier run (id, prefix or 'latest')."),
+        str | None, typer.Option(help="Compare with this earlier run (id, prefix or 'latest').")
     ] = None
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes (0: one per core).")
@@ -186,37 +174,36 @@ VerifyReportOpt = Annotated[
 ]
 
 
-def _fetcher(key: str, *, show_progress: bool, fetches: list[date]) -> Fetcher:
-    """The fetch with the range line, bars and the summary of each range fetched (the
-    first day of each is added to *fetches*)."""
-
+def _hooks(key: str, *, show_progress: bool, cached: bool) -> VerifyHooks:
+    """The fetch on the terminal, then the totals of every fetch once: not after a single
+    range, whose own summary said it all (unless ``--cached`` has something to add)."""
     from hwpscan.cli.fetch_view import run_fetch
+    from hwpscan.usecases.run_verify import VerifyHooks
 
-    def run(first: date, last: date, settings: FetchSettings) -> FetchReport:
-        fetches.append(first)
+    fetches = 0
+
+    def fetch(first: date, last: date, settings: FetchSettings) -> FetchReport:
+        nonlocal fetches
+        fetches += 1
         return run_fetch(first, last, settings, key=key, show_progress=show_progress)
 
-    return run
+    def fetched(totals: FetchTotals) -> None:
+        if fetches == 1 and not cached:
+            return
+        err_console.print(
+            f"{totals.calls_made} API call(s) made, {totals.calls_cached} answered from the "
+            f"cache; {totals.files_fetched} file(s) fetched (new or changed), "
+            f"{totals.files_reused} reused unchanged"
+            + (" (--cached: files on disk not asked for again)" if cached else ""),
+            highlight=False,
+        )
 
-
-def _fetched_line(totals: FetchTotals, *, cached: bool, fetches: Sequence[date]) -> None:
-    """The totals of every fetch, once: not after a single range, whose own summary
-    already said it all (unless ``--cached`` has something to add)."""
-    if len(fetches) == 1 and not cached:
-        return
-    err_console.print(
-        f"{totals.calls_made} API call(s) made, {totals.calls_cached} answered from the "
-        f"cache; {totals.files_fetched} file(s) fetched (new or changed), "
-        f"{totals.files_reused} reused unchanged"
-        + (" (--cached: files on disk not asked for again)" if cached else ""),
-        highlight=False,
-    )
+    return VerifyHooks(fetch, fetched)
 
 
 def render_verdicts(verdicts: Sequence[DateVerdict], *, show_before: bool) -> None:
-    """The verdict table, then each date's evidence. The verdict is a word of its own
-    column (PASS, FAIL, INCONCLUSIVE), kept whole, so it reads without colour; why
-    follows it."""
+    """The verdict table (the verdict a whole word, readable without colour), then each
+    date's evidence."""
     from rich.table import Table
 
     from hwpscan.api.dates import with_weekday
@@ -278,8 +265,7 @@ def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> N
 
 
 def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
-    """``--format junit``: one test case per date (and one for the API when it stopped),
-    as the report's junit.xml."""
+    """``--format junit``: the report's junit.xml, one test case per date."""
     from hwpscan.report.verify_report import date_verdicts, verdicts_junit  # junit output only
 
     xml = verdicts_junit(date_verdicts(outcome.summary()["verdicts"]), stopped=outcome.stopped)
@@ -299,11 +285,8 @@ def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None
 
     try:
         settings = opts.settings()
-    except UsageError as exc:
-        raise fail(str(exc), ExitCode.USAGE) from None
-    after = settings.after
-    before = date_states(load_or_fail(after).results) if after is not None else None
-    try:
+        after = settings.after
+        before = date_states(load_or_fail(after).results) if after is not None else None
         settings.days(before)
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
@@ -355,17 +338,11 @@ def verify(
     from hwpscan.cli.fetch_view import get_key
     from hwpscan.cli.runs_view import record_and_report
     from hwpscan.history.records import RunSummary
-    from hwpscan.usecases.run_verify import VerifyHooks
 
     output = check_results_file(output, fmt.value, "json or junit")
     settings, before = _prepare(opts)
     key = get_key(any_length=fetch.any_key_length)
-    fetches: list[date] = []
-
-    hooks = VerifyHooks(
-        _fetcher(key, show_progress=show_progress, fetches=fetches),
-        partial(_fetched_line, cached=settings.cached, fetches=fetches),
-    )
+    hooks = _hooks(key, show_progress=show_progress, cached=settings.cached)
     outcome = _verify_or_stop(settings, fetch.settings(out_dir=out), key, before, hooks)
     record_and_report(
         list(outcome.results),
@@ -386,8 +363,7 @@ def _verify_or_stop(
     before: Mapping[str, str] | None,
     hooks: VerifyHooks,
 ) -> VerifyOutcome:
-    """The verification; a stop while scanning or running the extractors says what was
-    kept (a stop in the fetch says so itself) and exits 130."""
+    """The verification; a stop after the fetch says what was kept (exit 130)."""
     from hwpscan.usecases.run_verify import verify_dates
 
     try:
