@@ -7,21 +7,24 @@
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import replace
 
 from hwpscan.models import FileResult, Format, Status
-from hwpscan.rowcodec import encode_row
+from hwpscan.rowcodec import decode_row, encode_row
 from hwpscan.scanning.one_file import failed_row
 
 
 class Row:
     """One file's row: its :class:`FileResult` and its JSON line, each made once, when
-    first asked for. A worker sends the result pickled and the line's bytes, so a row
-    that is only stored and written out is never unpickled or encoded by the supervisor,
-    which every worker waits on; what the run record takes of every row is at hand.
+    first asked for. A worker sends the line's bytes alone (the row codec is the only
+    serialisation of a row), so a row that is only stored and written out is never
+    decoded by the supervisor, which every worker waits on; what the run record takes
+    of every row is at hand.
 
-    >>> result = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN)
+    >>> import pickle
+    >>> from hwpscan.models import NO_DEFECTS
+    >>> result = FileResult("a.hwp", "", 0, Format.HWP5, Status.CLEAN, defects=NO_DEFECTS)
+    >>> result = replace(result, seconds=0.5)
     >>> row = Row.of(result, 3)
     >>> sent = pickle.loads(pickle.dumps(Row.sent(result, 3)))
     >>> sent.result == row.result and sent.line == row.line and sent.index == 3
@@ -29,7 +32,6 @@ class Row:
     """
 
     __slots__ = (
-        "_blob",
         "_data",
         "_format",
         "_line",
@@ -44,7 +46,6 @@ class Row:
 
     def __init__(self, result: FileResult) -> None:
         self._result: FileResult | None = result
-        self._blob: bytes | None = None
         self._data: bytes | None = None
         self._line: str | None = None
         self.index = result.index
@@ -66,12 +67,11 @@ class Row:
 
     @classmethod
     def sent(cls, result: FileResult, index: int | None = None) -> Row:
-        """The row of *result* as a worker sends it: the result pickled and its line
-        encoded (in the worker, which spares the supervisor its costliest steps)."""
+        """The row of *result* as a worker sends it: its line encoded (in the worker,
+        which spares the supervisor its costliest step), the result left behind."""
         row = cls.of(result, index)
-        row._blob = pickle.dumps(row.result, protocol=pickle.HIGHEST_PROTOCOL)
         row._data = encode_row(row.result).encode("utf-8")
-        row._result = None  # sent as the blob: pickled once
+        row._result = None  # the line gives it back, less the time the line leaves out
         return row
 
     @property
@@ -85,8 +85,8 @@ class Row:
     @property
     def result(self) -> FileResult:
         if self._result is None:
-            assert self._blob is not None  # one of the two is always there
-            self._result = pickle.loads(self._blob)
+            assert self._data is not None  # one of the two is always there
+            self._result = replace(decode_row(self._data), seconds=self.seconds)
         return self._result
 
     @property
