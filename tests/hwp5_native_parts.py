@@ -33,12 +33,14 @@ def python_only() -> Iterator[None]:
         hwp5._NATIVE_DOCUMENT = saved
 
 
-def read(data: bytes, caps: tuple[int, int, int]) -> Document:
-    """The scan's read of *data* (counts where plain) under *caps*."""
+def read(data: bytes, caps: tuple[int, int, int], *, body_only: bool = False) -> Document:
+    """The scan's read of *data* (counts where plain) under *caps*; with *body_only*,
+    extract's (the body alone, segmented)."""
     stream, document, names = caps
     return hwp5.read_ole(
         data,
-        count_plain_body=True,
+        count_plain_body=not body_only,
+        body_only=body_only,
         max_stream_bytes=stream,
         max_document_bytes=document,
         max_docinfo_names=names,

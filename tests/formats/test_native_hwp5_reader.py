@@ -117,18 +117,6 @@ def _counted_as(ref: Document, fast: Document) -> Document:
     )
 
 
-def _body_only(data: bytes, caps: tuple[int, int, int]) -> Document:
-    """Extract's read of *data* (the body alone, segmented) under *caps*."""
-    stream, document, names = caps
-    return hwp5.read_ole(
-        data,
-        body_only=True,
-        max_stream_bytes=stream,
-        max_document_bytes=document,
-        max_docinfo_names=names,
-    )
-
-
 def extracted(data: bytes) -> object:
     """What :func:`hwpscan.extract` makes of *data*: its text, receipt and parts, or the
     error it raises."""
@@ -155,9 +143,9 @@ def compared(
         ref = read(data, caps)
     assert fast == _counted_as(ref, fast)
     assert _segments_typed(fast) and _segments_typed(ref)
-    body = _body_only(data, caps)
+    body = read(data, caps, body_only=True)
     with python_only():
-        assert body == _body_only(data, caps)
+        assert body == read(data, caps, body_only=True)
     assert _segments_typed(body)
     if rows:
         fast_row = replace(scan_bytes(data, path="x.hwp"), seconds=0.0)
