@@ -168,7 +168,11 @@ def _child(argv: list[str]) -> None:
     task = getattr(importlib.import_module(module), name)
     if len(argv) == 6:
         task = task(argv[5])
-    serve(Connection(int(argv[0])), lambda _index, item: task(item), None, batch=1)
+    answers = int(argv[0])
+    # not passed on to what the task starts: a process it leaves behind would hold the
+    # socket open, and a crash would read as a timeout
+    os.set_inheritable(answers, False)
+    serve(Connection(answers), lambda _index, item: task(item), None, batch=1)
 
 
 if __name__ == "__main__":
