@@ -184,7 +184,7 @@ class _Zipped:
             return None
         at, data = info.header_offset, self.data
         head = data[at : at + 30]
-        if len(head) < 30 or not head.startswith(b"PK\x03\x04"):
+        if at < 0 or len(head) < 30 or not head.startswith(b"PK\x03\x04"):
             return None
         flags, _, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack_from(head, 6)
         start = at + 30 + named + extra
