@@ -145,6 +145,18 @@ def test_plan_predicts_the_calls_and_a_rerun_costs_nothing(tmp_path: Path) -> No
     assert len(read_entries(again.manifest_path)) == 32  # no duplicate lines for skipped files
 
 
+def test_plan_judges_the_quota_day_and_the_year_by_its_clock(tmp_path: Path) -> None:
+    in_range = plan_range(
+        START, END, settings(tmp_path), key=KEY, clock=lambda: datetime(2025, 7, 30, 12, tzinfo=KST)
+    )
+    assert in_range.warnings == () and in_range.quota is not None
+    assert in_range.quota.day == date(2025, 7, 30)
+    later = plan_range(
+        START, END, settings(tmp_path), key=KEY, clock=lambda: datetime(2027, 1, 5, tzinfo=KST)
+    )
+    assert any("not the current year 2027" in w for w in later.warnings)
+
+
 def test_quota_stops_before_calling_and_keeps_what_was_fetched(tmp_path: Path) -> None:
     api = FakeApi()
     report = run(tmp_path, api, daily_limit=1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
-from hwpscan.api.dates import Window, split_windows, year_warning
+from hwpscan.api.dates import Window, korea_today, split_windows, year_warning
 from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
 from hwpscan.errors import HwpscanError, LedgerError
@@ -85,8 +85,16 @@ def open_ledger(
     )
 
 
-def plan_range(start: date, end: date, settings: FetchSettings, *, key: str | None) -> Plan:
-    """Windows, cached windows and today's quota (unknown without a ``key``); no network."""
+def plan_range(
+    start: date,
+    end: date,
+    settings: FetchSettings,
+    *,
+    key: str | None,
+    clock: Callable[[], datetime] | None = None,
+) -> Plan:
+    """Windows, cached windows and today's quota (unknown without a ``key``); no network.
+    *clock* gives the time the quota day and the year warning are judged at."""
     cache = open_cache(settings.state_folder())
     planned = tuple(
         WindowPlan(w, usable_cached(cache, settings.api_url, w) is not None)
@@ -96,9 +104,9 @@ def plan_range(start: date, end: date, settings: FetchSettings, *, key: str | No
     warnings: list[str] = []
     if key:
         try:
-            quota = open_ledger(settings).status(key)
+            quota = open_ledger(settings, clock).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
-    if warning := year_warning(start, end):
+    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
         warnings.append(warning)
     return Plan(start, end, planned, quota, tuple(warnings))
