@@ -147,15 +147,6 @@ def count_chars(text: str) -> int:
     return len(text) - text.count("\n") - text.count("\r")
 
 
-def count_surrogates(text: str) -> int:
-    """Surrogate code points in *text* (each half of a pair counts).
-
-    >>> count_surrogates("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xDC00))
-    3
-    """
-    return len(SURROGATE_RE.findall(text))
-
-
 def compare(reference: str, text: str, *, budget: int = STEP_BUDGET) -> Comparison:
     """Align *text* with *reference* and sort the differences into classes.
 

@@ -23,13 +23,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from hwpscan.forensics.surrogates import SURROGATE_RE, escape_snippet
+from hwpscan.forensics.surrogates import SURROGATE_RE, count_surrogates, escape_snippet
 from hwpscan.matrix.compare import (
     MAX_EXAMPLES,
     Comparison,
     compare,
     count_chars,
-    count_surrogates,
     describe,
     significant,
 )
