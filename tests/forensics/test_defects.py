@@ -21,6 +21,7 @@ import pytest
 from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.formats import read_document
+from hwpscan.history.stored_rows import defect_masks, status_counts
 from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
@@ -33,9 +34,8 @@ from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 
 def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
-    """The gate's exit code over result rows, as a scan tallies them."""
-    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
-    return statuses_exit_code([r.status for r in rows], fail_on, masks)
+    """The gate's exit code over result rows, from the tallies a scan decides by."""
+    return statuses_exit_code(status_counts(rows), fail_on, defect_masks(rows))
 
 
 FOLDED_ONE = chr(0xA2B1)  # U+F02B1 (squared digit one) as Hancom folds it in HWP 5

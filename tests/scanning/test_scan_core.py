@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hwpscan.history.stored_rows import defect_masks, status_counts
 from hwpscan.models import ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 from hwpscan.rehearsal.synth.pdf_writer import build_pdf
@@ -21,9 +22,8 @@ from hwpscan.scanning.one_file import scan_bytes, scan_file
 
 
 def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
-    """The gate's exit code over result rows, as a scan tallies them."""
-    masks = {found.mask for r in rows if (found := r.defect_counts()) is not None}
-    return statuses_exit_code([r.status for r in rows], fail_on, masks)
+    """The gate's exit code over result rows, from the tallies a scan decides by."""
+    return statuses_exit_code(status_counts(rows), fail_on, defect_masks(rows))
 
 
 def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:
