@@ -955,7 +955,6 @@ def test_rows_reach_the_store_and_the_report(
     docs: dict[str, Path], extractor_path: None, tmp_path: Path
 ) -> None:
     from hwpscan.history import default_store
-    from hwpscan.history.matrix_store import load_matrix_rows
 
     mod = "matrix_extractors.extractors"
     parsers = f"strict,{mod}:markdown,{mod}:drop_pua"
@@ -964,7 +963,7 @@ def test_rows_reach_the_store_and_the_report(
     assert code == 0
     with default_store() as store:
         run = store.load_run("latest")
-        stored = load_matrix_rows(store, run.id)
+        stored = store.matrix_rows(run.id)
     assert [(r.path, r.parser.rsplit(":", 1)[-1]) for r in stored] == [
         (p, name) for p in paths for name in ("strict", "markdown", "drop_pua")
     ]
@@ -996,7 +995,6 @@ def test_a_killed_matrix_run_keeps_every_row_written(tmp_path: Path) -> None:
     import time
 
     from hwpscan.history import RunStore
-    from hwpscan.history.matrix_store import load_matrix_rows
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -1029,7 +1027,7 @@ def test_a_killed_matrix_run_keeps_every_row_written(tmp_path: Path) -> None:
     assert 5 <= len(matrix) < 30 and all(r["status"] == "ok" for r in matrix)
     with RunStore(home / "runs.sqlite") as store:
         (run,) = store.list_runs()
-        stored = load_matrix_rows(store, run.id)
+        stored = store.matrix_rows(run.id)
     assert run.finished is None  # interrupted
     assert 1 <= len(stored) <= len(matrix)
     assert [(r.path, r.parser) for r in stored] == [(r["path"], r["parser"]) for r in matrix][

@@ -70,13 +70,12 @@ def report(
 ) -> None:
     """Write report.html, files.csv, pivot.csv, summary.md and junit.xml for a stored run."""
     from hwpscan.cli.runs_view import load_or_fail
-    from hwpscan.history.matrix_store import load_matrix_rows
 
     output = check_results_file(output, fmt.value, "json")
     stored = load_or_fail(run)
     target = out or DEFAULT_REPORTS / stored.id
     with default_store() as store:
-        matrix = load_matrix_rows(store, stored.id)
+        matrix = store.matrix_rows(stored.id)
     written = _write_or_stop(stored, target, matrix)
     verdicts = stored.info.summary.get("verdicts") if stored.info.kind == "verify" else None
     if fmt is MachineFormat.json:

@@ -21,11 +21,9 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import fields
-from functools import partial
 from typing import TYPE_CHECKING
 
 from hwpscan.errors import StateDirError, StoreError
-from hwpscan.history.matrix_store import add_matrix_rows
 from hwpscan.history.records import FetchFigures, RunArgs, RunInfo, RunSummary
 from hwpscan.history.store import RunRecorder, RunStore, default_store, keep_runs
 from hwpscan.history.stored_rows import StoredRows
@@ -74,8 +72,8 @@ class Recording:
             return
         self._sink = recorder
         self.results.stored_in(recorder.store, recorder.run_id)
-        write = partial(add_matrix_rows, recorder.store)
-        self._matrix = RunRecorder(recorder.store, recorder.run_id, batch=32, write=write)
+        store = recorder.store
+        self._matrix = RunRecorder(store, recorder.run_id, batch=32, write=store.add_matrix_rows)
 
     @property
     def run_id(self) -> str | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hwpscan import __version__
 from hwpscan.errors import RunNotFoundError, StoreBusyError, StoreError, UsageError
@@ -28,6 +28,9 @@ from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import decode_row
+
+if TYPE_CHECKING:
+    from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.scanning.row_handoff import Row
 from hwpscan.shared_sqlite import (
     DEFAULT_TIMEOUT,
@@ -453,6 +456,24 @@ class RunStore:
         """A run and its results by id, unique prefix or ``latest``."""
         info = self.run_info(ref)
         return Run(info, tuple(map(decode_row, self.result_lines(info.id, 0, -1))))
+
+    def add_matrix_rows(self, run_id: str, rows: Iterable[MatrixRow]) -> int:
+        """Persist parser-matrix rows for *run_id* (one transaction); returns how many."""
+        batch = [
+            (r.path, r.parser, r.status, int(r.guilty), json.dumps(r.to_json(), ensure_ascii=False))
+            for r in rows
+        ]
+        if batch:
+            columns = "path, parser, status, guilty, data"
+            self._append("matrix_rows", columns, "?,?,?,?,?", run_id, batch)
+        return len(batch)
+
+    def matrix_rows(self, run_id: str) -> list[MatrixRow]:
+        """The parser-matrix rows of a run, in the order they were recorded (none: ``[]``)."""
+        data = self._query("SELECT data FROM matrix_rows WHERE run_id = ? ORDER BY seq", run_id)
+        from hwpscan.matrix.matrix_rows import MatrixRow  # the matrix: only to read rows back
+
+        return [MatrixRow.from_json(json.loads(d)) for (d,) in data]
 
     def result_lines(self, run_id: str, start: int, count: int) -> list[str]:
         """The stored lines of the results ``start`` to ``start + count`` of a run (by
