@@ -101,7 +101,7 @@ class Recording:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
         self.matrix.append(row)
         matrix = self._matrix
-        if matrix is not None and self._recorder is not None:
+        if matrix is not None:
             self._guard(lambda _: matrix.add(row))
 
     def flush(self) -> None:
@@ -111,7 +111,7 @@ class Recording:
         if self._sink is not sink:  # the rows moved: written where they went
             self._guard(lambda s: s.flush())
         matrix = self._matrix
-        if matrix is not None and self._recorder is not None:
+        if matrix is not None:
             self._guard(lambda _: matrix.flush())
 
     def stored_info(self) -> RunInfo | None:
@@ -143,7 +143,7 @@ class Recording:
         except HISTORY_ERRORS as exc:
             history = sink is self._recorder
             if history:
-                self._recorder = None
+                self._recorder = self._matrix = None  # the matrix rows went with it
                 self.warn(f"run not recorded in the history: {exc}")
             elif sink.store.in_memory:
                 raise
