@@ -121,15 +121,13 @@ CREATE TABLE IF NOT EXISTS matrix_rows (
     data   TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
 );
-CREATE INDEX IF NOT EXISTS runs_started ON runs (started);
-DROP INDEX IF EXISTS results_path;
-DROP INDEX IF EXISTS results_run_date;
-DROP INDEX IF EXISTS matrix_rows_parser
+CREATE INDEX IF NOT EXISTS runs_started ON runs (started)
 """
 _SCHEMA_NAMES = frozenset({"runs", "results", "matrix_rows", "runs_started"})
 #: Indexes earlier versions made, that every row added was filed into and nothing reads
 #: through (rows are read by the primary key): dropped at the next write.
-_UNUSED_INDEXES = frozenset({"results_path", "results_run_date", "matrix_rows_parser"})
+_UNUSED_INDEXES = ("results_path", "results_run_date", "matrix_rows_parser")
+_SCHEMA += "".join(f";DROP INDEX IF EXISTS {name}" for name in _UNUSED_INDEXES)
 #: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
 #: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
@@ -152,7 +150,8 @@ def _transaction(conn: sqlite3.Connection, timeout: float) -> Iterator[None]:
 def _schema_missing(conn: sqlite3.Connection) -> bool:
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    return not names >= _SCHEMA_NAMES or bool(names & _UNUSED_INDEXES) or "summary" not in columns
+    stale = not names.isdisjoint(_UNUSED_INDEXES)
+    return not names >= _SCHEMA_NAMES or stale or "summary" not in columns
 
 
 class RunStore:
