@@ -36,6 +36,7 @@ from hwpscan.forensics.surrogates import (
     escape_snippet,
     join_segments,
     merge_pairs,
+    pair_char,
 )
 from hwpscan.models import Format, Segment
 
@@ -57,9 +58,6 @@ ORPHAN_POLICIES: dict[str, Callable[[str], str]] = {
     "escape": escape_snippet,  # chr(0xDB80) -> the six visible characters \udb80
     "box": lambda ch: BOX,  # as Hancom's HWPX export writes a lone half
 }
-
-#: Merge one high+low pair; the same few pairs recur, so the round-trip is cached.
-_pair_char = functools.lru_cache(maxsize=4096)(merge_pairs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +165,7 @@ def _mend(text: str, first: int, policy: Callable[[str], str]) -> tuple[str, int
             return _mend_dense(text, policy)  # redoes the few defects mended so far
         append(text[last:i])
         if PAIR_RE.match(text, i) is not None:
-            append(_pair_char(text[i : i + 2]))
+            append(pair_char(text[i : i + 2]))
             last = i + 2
             pairs += 1
         else:

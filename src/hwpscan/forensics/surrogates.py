@@ -22,9 +22,9 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from itertools import accumulate, count, islice
 
-from hwpscan.lazy import lazy_pattern
 from hwpscan.models import Location, Segment, TextStats
 
 #: Any surrogate code point (a lone half in a Python str).
@@ -33,8 +33,14 @@ SURROGATE_RE = re.compile("[\ud800-\udfff]")
 PAIR_RE = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 #: Private-use code points: BMP PUA, supplementary PUA-A and PUA-B.
 PUA_RE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
-#: A surrogate or a private-use character: what makes a text worth a closer look.
-_NOTABLE_RE = re.compile("[\ud800-\udfff\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
+#: One notable item, what makes a text worth a closer look: a high+low pair (paired as
+#: the UTF-16 codec pairs them: left to right, a high half with the low half right after
+#: it), else one half or private-use character (surrogates and the BMP's private use are
+#: one range, U+D800-U+F8FF).
+_NOTABLE_ITEM_RE = re.compile(
+    "[\ud800-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]"
+    "(?:(?<=[\ud800-\udbff])[\udc00-\udfff])?"
+)
 #: Runs of what a context snippet shows escaped: controls, surrogates, private use, U+FFFD.
 _ESCAPE_RUN_RE = re.compile(
     "[\x00-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]+"
@@ -42,11 +48,6 @@ _ESCAPE_RUN_RE = re.compile(
 
 #: Runs of surrogates.
 _SURROGATE_RUN_RE = re.compile("[\ud800-\udfff]+")
-#: Runs of everything not private-use (removed to count the rest), the usual case first;
-#: compiled on first use (large ranges take the compiler milliseconds).
-_not_pua_re = lazy_pattern(
-    "[\x00-\ud7ff]+|[^\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]+"
-)
 #: A high+low pair, else one half: the defects in the order a location list names them
 #: (one class first, so a search skips ahead in C).
 PAIR_OR_HALF_RE = re.compile("[\ud800-\udfff](?:(?<=[\ud800-\udbff])[\udc00-\udfff])?")
@@ -80,6 +81,10 @@ def merge_pairs(text: str) -> str:
         return text
     # the UTF-16 codec joins each high+low pair and passes lone halves through
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+#: Merge one high+low pair; the same few pairs recur, so the round-trip is cached.
+pair_char = lru_cache(maxsize=4096)(merge_pairs)
 
 
 def escape_snippet(text: str) -> str:
@@ -161,18 +166,29 @@ def _paragraph_groups(segments: Sequence[Segment]) -> tuple[list[str], list[int]
 
 def _notable_counts(blob: str) -> tuple[int, int, dict[str, int], bool]:
     """(surrogates, pairs, private use of the strict view by character, whether *blob*
-    itself holds private use): what :func:`analyze` counts.
+    itself holds private use): what :func:`analyze` counts, from one count of the
+    blob's notable items (:data:`_NOTABLE_ITEM_RE`); the private use of the strict view
+    is the blob's own plus the pairs that merge into it.
 
     >>> surrogates, pairs, pua, own = _notable_counts("a" + chr(0xDB80) + chr(0xDEB1) + chr(0xE000))
     >>> surrogates, pairs, sorted(map(codepoint, pua)), own
     (2, 1, ['U+E000', 'U+F02B1'], True)
     """
-    strict = merge_pairs(blob)
-    pairs = len(blob) - len(strict)  # each pair became one character
-    # every half is in a merged pair or still in the strict view
-    surrogates = 2 * pairs + count_surrogates(strict)
-    pua = Counter(_not_pua_re().sub("", strict))  # what is left is private use
-    return surrogates, pairs, pua, PUA_RE.search(blob) is not None
+    halves = pairs = 0
+    pua: Counter[str] = Counter()
+    own = False
+    for item, n in Counter(_NOTABLE_ITEM_RE.findall(blob)).items():
+        if len(item) == 2:  # a pair: a document repeats the same few
+            pairs += n
+            char = pair_char(item)
+            if PUA_RE.match(char):
+                pua[char] += n
+        elif item <= "\udfff":  # a lone half
+            halves += n
+        else:
+            pua[item] += n
+            own = True
+    return 2 * pairs + halves, pairs, pua, own
 
 
 def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) -> TextStats:
@@ -198,7 +214,7 @@ def analyze(segments: Sequence[Segment], *, max_locations: int = MAX_LOCATIONS) 
         return TextStats()
     whole = "".join(map(_TEXT, segments))
     # the common case: nothing to count (surrogates and private use are unprintable)
-    if whole.isprintable() or _NOTABLE_RE.search(whole) is None:
+    if whole.isprintable() or _NOTABLE_ITEM_RE.search(whole) is None:
         return TextStats(
             chars=len(whole) - whole.count("\n") - whole.count("\r"),
             replacement_chars=whole.count("\ufffd"),
@@ -292,6 +308,7 @@ def _run_offset(runs: Sequence[Segment], j: int) -> int:
     return runs[r].offset + j - begins[r]
 
 
+@lru_cache(maxsize=4096)  # a document repeats the same few characters
 def _info(chars: str) -> tuple[str, str, str]:
     """What a location says of *chars*: a high+low pair (named by the character it
     encodes), one orphan half, or one private-use character."""
