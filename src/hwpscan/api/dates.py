@@ -149,12 +149,12 @@ def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
 
 
 def korea_today(now: datetime | None = None) -> date:
-    """Today's date in Korea time.
+    """Today's date in Korea time (the quota day of a counter that turns at midnight).
 
     >>> korea_today(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC")))
     datetime.date(2025, 7, 21)
     """
-    return (now or datetime.now(tz=KST)).astimezone(KST).date()
+    return quota_day(now)
 
 
 def next_reset(now: datetime | None = None, *, reset_hour: int = 0) -> datetime:
