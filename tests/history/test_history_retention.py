@@ -181,3 +181,25 @@ def test_a_scan_of_no_document_is_not_recorded(home: Path, tmp_path: Path) -> No
 def test_every_recording_command_takes_no_record(command: str) -> None:
     code, out = _cli(command, "--help")
     assert code == 0 and "--no-record" in out
+
+
+@pytest.mark.parametrize("page_size", [None, 4096])
+def test_a_big_runs_log_is_copied_into_the_store_as_it_goes(
+    tmp_path: Path, page_size: int | None
+) -> None:
+    """A run's rows pass through the write-ahead log, which is copied into the store
+    every 2 MB (in a new store and in an older one with small pages): it never holds a
+    whole big scan for the close to copy while the user waits."""
+    path = tmp_path / DB_NAME
+    if page_size is not None:  # a store made before the large pages
+        with sqlite3.connect(path) as old:
+            old.execute(f"PRAGMA page_size = {page_size}")
+            old.execute("CREATE TABLE made_before (x)")
+        old.close()
+    row = FileResult("press/a.hwp", "", 1, Format.HWP5, Status.CORRUPT, reason="x" * 4000)
+    with RunStore(path) as db:
+        run_id = db.start_run("scan", {})
+        for _ in range(60):  # 6 MB of rows, a batch at a time
+            db.add_results(run_id, [row] * 25)
+        wal = path.with_name(path.name + "-wal")
+        assert wal.stat().st_size < 3 * 2**20  # the most it held: 2 MB and a batch

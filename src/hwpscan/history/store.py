@@ -131,9 +131,9 @@ _SCHEMA += "".join(f";DROP INDEX IF EXISTS {name}" for name in _UNUSED_INDEXES)
 #: The page size of a new store: result rows (0.7 to 6 KB) overflow 4 KB pages; with 32 KB
 #: a 5,000-file scan makes a seventh as many writes.
 PAGE_SIZE = 32768
-#: Pages of write-ahead log after which a commit copies it into the store (2 MB of 32 KB
-#: pages; SQLite's default of 1,000 let a big scan leave 32 MB for the close to copy).
-CHECKPOINT_PAGES = 64
+#: Bytes of write-ahead log after which a commit copies it into the store (SQLite's
+#: default, 1,000 pages, is 32 MB of ours: a big scan left all of it for the close).
+CHECKPOINT_BYTES = 2 * 2**20
 
 
 @contextmanager
@@ -208,8 +208,10 @@ class RunStore:
                 ensure_wal(conn, timeout=self.timeout)
             conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable across a crash
             # the log is copied into the store as a run goes, while its workers read
-            # files, not all at the close while the user waits
-            conn.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+            # files, not all at the close while the user waits (the threshold is in
+            # bytes: an older store may have smaller pages)
+            (page_size,) = conn.execute("PRAGMA page_size").fetchone()
+            conn.execute(f"PRAGMA wal_autocheckpoint = {max(1, CHECKPOINT_BYTES // page_size)}")
             conn.execute("PRAGMA foreign_keys = ON")
             # what is missing is created under the write lock; a read when all is there
             if retry_busy(lambda: _schema_missing(conn), timeout=self.timeout):
