@@ -66,6 +66,28 @@ def _close_client() -> Iterator[None]:
     HTTP.close()
 
 
+@pytest.mark.parametrize(
+    ("day", "reg_time"),
+    [
+        (date(2025, 7, 21), time(9, 30)),
+        ("2025-07-21", "09:30"),
+        (date(2025, 7, 21), "2025-07-21 09:30:00"),
+        (datetime(2025, 7, 21, 23, 0), time(9, 30)),
+        (date(2025, 7, 20), datetime(2025, 7, 21, 9, 30, tzinfo=UTC)),
+    ],
+)
+def test_a_release_registration_time_comes_in_every_form_the_loader_takes(
+    day: object, reg_time: object
+) -> None:
+    (post,) = from_releases([{"date": day, "content_id": 1, "reg_time": reg_time}])
+    assert post.reg_date == datetime(2025, 7, 21, 9, 30)
+
+
+def test_a_release_without_a_registration_time_is_registered_at_ten() -> None:
+    (post,) = from_releases([{"date": "2025-07-21", "content_id": 1}])
+    assert post.reg_date == datetime(2025, 7, 21, 10, 0)
+
+
 def _tiny_catalogue() -> tuple[Post, ...]:
     """Four releases with real generated files: a contaminated HWP, clean HWP/PDF/HWPX."""
     return from_releases(

@@ -57,10 +57,15 @@ def _field(obj: Any, name: str, default: Any = None) -> Any:
 
 
 def _reg_datetime(day: Any, reg: Any) -> datetime:
-    """From a full ``YYYY-MM-DD HH:MM:SS``, else from *day* and a ``time`` (default 10:00)."""
-    if isinstance(reg, str):
+    """The registration moment from a full ``YYYY-MM-DD HH:MM:SS`` or a datetime, else
+    from *day* and a time (a ``time`` or ISO string; default 10:00)."""
+    if isinstance(reg, datetime):
+        return reg.replace(tzinfo=None)
+    if isinstance(reg, str) and len(reg) >= 19:
         return datetime.strptime(reg[:19], _REG_FORMAT)
-    return datetime.combine(date.fromisoformat(str(day)), reg or time(10, 0))
+    base = day if isinstance(day, date) else date.fromisoformat(str(day))
+    at = time.fromisoformat(reg) if isinstance(reg, str) and reg else reg
+    return datetime.combine(base, at if isinstance(at, time) else time(10, 0))
 
 
 def from_releases(releases: Iterable[Any]) -> tuple[Post, ...]:
