@@ -195,11 +195,11 @@ class RunningEmulator(AbstractContextManager["RunningEmulator"]):
 
     def stats(self) -> Stats:
         """A snapshot of the counters (same data as ``GET /_emulator/stats``)."""
-        return self.server.app.counters.snapshot()
+        return self.app.counters.snapshot()
 
     def reset(self) -> None:
         """Clear the counters, the daily quota included."""
-        self.server.app.counters.reset()
+        self.app.counters.reset()
 
     def close(self) -> None:
         """Stop serving, wake delayed or streaming handlers, release the socket."""

@@ -57,14 +57,21 @@ NONE: frozenset[str] = frozenset()
 _NO_COUNTS = Counts()
 _STORY = {story.slug: story for story in STORIES}
 
+def _load_notes() -> dict[str, str]:
+    raw = pkgutil.get_data(__name__, "fixture_notes.json")
+    assert raw is not None  # a regular package: its loader reads files
+    notes: dict[str, str] = json.loads(raw)
+    return notes
+
+
 #: Each fixture's note, by path (``fixture_notes.json`` beside this module).
-_NOTES: dict[str, str] = json.loads(pkgutil.get_data(__name__, "fixture_notes.json") or b"{}")
+_NOTES = _load_notes()
 
 
 def _fx(
     path: str, data: bytes, fmt: str, status: str, body: Counts | None = _NO_COUNTS, **more: Any
 ) -> Fixture:
-    """The fixture at *path*, its note taken from the table above."""
+    """The fixture at *path*, its note taken from ``fixture_notes.json``."""
     return Fixture(path, data, fmt, status, _NOTES[path], body, **more)
 
 

@@ -55,7 +55,9 @@ class Story:
 
 def _load_stories() -> tuple[Story, ...]:
     """The stories of ``stories.json`` beside this module (tables as tuples of rows)."""
-    data = json.loads(pkgutil.get_data(__name__, "stories.json") or b"[]")
+    raw = pkgutil.get_data(__name__, "stories.json")
+    assert raw is not None  # a regular package: its loader reads files
+    data = json.loads(raw)
     for story in data:
         story.update(lead=tuple(story["lead"]), body=tuple(story["body"]))
         story["table"] = tuple(map(tuple, story["table"]))
