@@ -35,6 +35,7 @@ def reported_run(
     else:
         with recorded_run(kind, args, also=also, on_warning=warn) as recording:
             yield recording
+    written: Sequence[Path] = ()
     if report_dir is not None:
         from hwpscan.report.bundle import write_run_report  # pandas: only for a report
 
@@ -51,11 +52,17 @@ def reported_run(
         except OSError as exc:
             message = f"--report {report_dir}: the report could not be written ({exc})"
             raise fail(message, ExitCode.USAGE) from None
-        err_console.print(
-            f"report written: {written[0]} (+{len(written) - 1} files)", highlight=False
-        )
-    if recording.info is not None:
-        err_console.print(f"run recorded: {recording.info.id}", highlight=False)
+    said_recorded(written, recording.info.id if recording.info is not None else None)
+
+
+def said_recorded(report: Sequence[Path], run_id: str | None) -> None:
+    """Where a run went: its report bundle (its first file, then how many more) and its
+    id in the history, each when there is one."""
+    if report:  # a path's [brackets] shown as they are
+        shown = f"report written: {report[0]} (+{len(report) - 1} files)"
+        err_console.print(shown, markup=False, highlight=False)
+    if run_id is not None:
+        err_console.print(f"run recorded: {run_id}", highlight=False)
 
 
 def record_and_report(

@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from hwpscan.atomic import TEMP_PREFIX, shared_mode
 from hwpscan.cli.app import console, err_console, fail, warn
+from hwpscan.cli.runs_view import said_recorded
 from hwpscan.cli.stop import command_line, interrupted
 from hwpscan.errors import UsageError
 from hwpscan.forensics.surrogates import escape_snippet
@@ -159,12 +160,7 @@ def scan_shown(
         outcome = scan(settings, observer=observer, record_args=args, fetched=fetched)
     except UsageError as exc:
         raise fail(str(exc), ExitCode.USAGE) from None
-    if outcome.report:  # where the run went
-        more = len(outcome.report) - 1
-        shown = f"report written: {outcome.report[0]} (+{more} files)"
-        err_console.print(shown, markup=False, highlight=False)  # a path's [brackets] shown
-    if outcome.run_id is not None:
-        err_console.print(f"run recorded: {outcome.run_id}", highlight=False)
+    said_recorded(outcome.report, outcome.run_id)
     return outcome
 
 

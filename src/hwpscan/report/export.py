@@ -11,17 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import IO
 
 from hwpscan.models import FileResult
-from hwpscan.rowcodec import CSV_COLUMNS, csv_fields, encode_row, spreadsheet_cell
-
-
-def jsonl_sink(out: IO[str]) -> Callable[[FileResult], None]:
-    """A function that writes one result as a line and flushes it at once."""
-
-    def write(result: FileResult) -> None:
-        out.write(encode_row(result) + "\n")
-        out.flush()
-
-    return write
+from hwpscan.rowcodec import CSV_COLUMNS, csv_fields, spreadsheet_cell
 
 
 def jsonl_bytes_sink(out: IO[str]) -> Callable[[bytes], None]:
