@@ -385,6 +385,19 @@ class ParserSummary:
         )
 
 
+def by_parser(rows: Iterable[MatrixRow]) -> dict[str, list[MatrixRow]]:
+    """Each extractor's rows, the extractors in first-seen order.
+
+    >>> rows = [MatrixRow("a", "p", "ok"), MatrixRow("a", "q", "ok"), MatrixRow("b", "p", "ok")]
+    >>> {parser: [r.path for r in mine] for parser, mine in by_parser(rows).items()}
+    {'p': ['a', 'b'], 'q': ['a']}
+    """
+    groups: dict[str, list[MatrixRow]] = {}
+    for row in rows:
+        groups.setdefault(row.parser, []).append(row)
+    return groups
+
+
 def summarize(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list[ParserSummary]:
     """One summary per extractor, in first-seen order.
 
@@ -394,11 +407,8 @@ def summarize(rows: Iterable[MatrixRow], *, strict_markup: bool = False) -> list
     >>> s.files, s.judged, s.guilty, s.failed
     (3, 2, 1, 1)
     """
-    groups: dict[str, list[MatrixRow]] = {}
-    for row in rows:
-        groups.setdefault(row.parser, []).append(row)
     out = []
-    for name, mine in groups.items():
+    for name, mine in by_parser(rows).items():
         missing = [r for r in mine if r.status == "not-installed"]
         judged = [r for r in mine if r.status != "not-installed" and r.compared]
         counts = [r.counts() for r in judged]

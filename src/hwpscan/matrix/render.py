@@ -13,7 +13,7 @@ from typing import IO
 
 from rich.text import Text
 
-from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, summarize
+from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, by_parser, summarize
 
 #: Files listed per extractor in the closing list before "and N more".
 LIST_FILES = 10
@@ -106,13 +106,13 @@ def verdict_lines(rows: Sequence[MatrixRow], *, strict_markup: bool = False) -> 
     pyhwp: command not found: x
     """
     lines: list[str] = []
+    grouped = by_parser(rows)
     for s in summarize(rows, strict_markup=strict_markup):
         if s.not_installed == s.files:
             lines.append(f"{s.parser}: {s.missing_reason or 'not installed'}")
             continue
         lines.append(_headline(s, strict_markup))
-        mine = [r for r in rows if r.parser == s.parser]
-        guilty = [r for r in mine if r.is_guilty(strict_markup=strict_markup)]
+        guilty = [r for r in grouped[s.parser] if r.is_guilty(strict_markup=strict_markup)]
         guilty.sort(key=_severity)
         lines.extend("  " + _file_line(row, strict_markup) for row in guilty[:LIST_FILES])
         if len(guilty) > LIST_FILES:

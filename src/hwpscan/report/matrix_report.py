@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, ranking
+from hwpscan.matrix.matrix_rows import MatrixRow, ParserSummary, by_parser, ranking
 from hwpscan.report.cells import md_cell
 from hwpscan.report.html_common import e
 
@@ -66,10 +66,9 @@ def matrix_section(rows: Sequence[MatrixRow], *, strict_markup: bool = False) ->
             f'<td class="n {verdict}">{s.guilty:,}</td>'
             f'<td class="n {"bad" if s.failed else "zero"}">{s.failed:,}</td>{cells}</tr>'
         )
+    grouped = by_parser(rows)
     drill = "".join(
-        _drill(s, [r for r in rows if r.parser == s.parser], strict_markup)
-        for s in ranked
-        if s.not_installed != s.files
+        _drill(s, grouped[s.parser], strict_markup) for s in ranked if s.not_installed != s.files
     )
     guilt = "유출·손실·실패 leaked, lost or failed" + (
         " + 마크업·대체 markup, replaced (--strict-markup)" if strict_markup else ""

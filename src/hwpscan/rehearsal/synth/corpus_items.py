@@ -57,6 +57,7 @@ NONE: frozenset[str] = frozenset()
 _NO_COUNTS = Counts()
 _STORY = {story.slug: story for story in STORIES}
 
+
 def _load_notes() -> dict[str, str]:
     raw = pkgutil.get_data(__name__, "fixture_notes.json")
     assert raw is not None  # a regular package: its loader reads files
