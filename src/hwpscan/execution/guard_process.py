@@ -143,10 +143,10 @@ class _Child(_Worker[Any]):
         try:  # a child whose output ended is on its way out: give it a moment
             code = self.popen.wait(timeout=0.5)
         except subprocess.TimeoutExpired:
-            if self.own_group:
-                process_groups.kill_group(self.popen)
-            else:
+            if not self.own_group:
                 self.popen.kill()
+        if self.own_group:  # what it started goes with it, whether it had ended or not
+            process_groups.kill_group(self.popen)
         self.popen.wait()
         if self.own_group:
             process_groups.forget(self.popen)
@@ -163,15 +163,15 @@ class _Child(_Worker[Any]):
 
 def _child(argv: list[str]) -> None:
     """The child: ``SOCKET PARENT MEMORY_MB KERNEL_SIGNAL MODULE:FUNCTION [SETUP]``."""
+    answers = int(argv[0])
+    # not passed on to what the task (or its import and setup) starts: a process left
+    # behind would hold the socket open, and a crash would read as a timeout
+    os.set_inheritable(answers, False)
     enter_child(int(argv[1]), int(argv[2]) or None, kernel_signal=argv[3] == "1")
     module, _, name = argv[4].partition(":")
     task = getattr(importlib.import_module(module), name)
     if len(argv) == 6:
         task = task(argv[5])
-    answers = int(argv[0])
-    # not passed on to what the task starts: a process it leaves behind would hold the
-    # socket open, and a crash would read as a timeout
-    os.set_inheritable(answers, False)
     serve(Connection(answers), lambda _index, item: task(item), None, batch=1)
 
 
