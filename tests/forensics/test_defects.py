@@ -21,22 +21,15 @@ import pytest
 from hwpscan.forensics.guard import repair_text
 from hwpscan.forensics.twins import pdf_losses
 from hwpscan.formats import read_document
-from hwpscan.history.stored_rows import defect_masks, status_counts
-from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, FileResult, Format, Status
+from hwpscan.history.stored_rows import rows_exit_code
+from hwpscan.models import DEFECT_CLASSES, Defects, ExitCode, Format, Status
 from hwpscan.rehearsal.synth.hwp5_writer import Table, build_hwp5
 from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.report.export import write_csv
 from hwpscan.report.junit import junit_xml
 from hwpscan.rowcodec import CSV_COLUMNS, encode_row
-from hwpscan.scanning.exit_gate import statuses_exit_code
 from hwpscan.scanning.one_file import scan_bytes, scan_file
-
-
-def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
-    """The gate's exit code over result rows, from the tallies a scan decides by."""
-    return statuses_exit_code(status_counts(rows), fail_on, defect_masks(rows))
-
 
 FOLDED_ONE = chr(0xA2B1)  # U+F02B1 (squared digit one) as Hancom folds it in HWP 5
 FOLDED_RULE = chr(0xA832)  # U+F0832 (double horizontal rule)
@@ -119,9 +112,9 @@ def test_hancom_pdf_folds_are_counted_and_the_twin_says_what_the_pdf_lost(
 
 def test_fail_on_takes_each_class_and_defects_for_any(tmp_path: Path) -> None:
     rows = [scan_file(_hwp5(tmp_path, "f.hwp", [f"x{FOLDED_ONE}"]))]
-    assert exit_code(rows, ["folded_symbols"]) is ExitCode.FINDINGS
-    assert exit_code(rows, ["defects"]) is ExitCode.FINDINGS
-    assert exit_code(rows, ["pdf_folded", "contaminated", "unreadable"]) is ExitCode.OK
+    assert rows_exit_code(rows, ["folded_symbols"]) is ExitCode.FINDINGS
+    assert rows_exit_code(rows, ["defects"]) is ExitCode.FINDINGS
+    assert rows_exit_code(rows, ["pdf_folded", "contaminated", "unreadable"]) is ExitCode.OK
 
 
 @pytest.mark.slow
@@ -245,7 +238,7 @@ def test_junit_fails_a_file_read_in_part_for_a_gated_class_as_the_exit_code_does
         reason="read in part (3 characters, 0 surrogates read): page 2: unreadable",
     )
     assert row.body_read and row.defects == Defects(pdf_folded=1)
-    assert exit_code([row], ["pdf_folded"]) is ExitCode.FINDINGS
+    assert rows_exit_code([row], ["pdf_folded"]) is ExitCode.FINDINGS
     xml = junit_xml([row], gate=["pdf_folded"]).decode()
     assert 'failures="1"' in xml and "defects: pdf_folded 1" in xml
     assert 'failures="0"' in junit_xml([row], gate=["folded_symbols"]).decode()

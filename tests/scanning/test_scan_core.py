@@ -9,21 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from hwpscan.history.stored_rows import defect_masks, status_counts
+from hwpscan.history.stored_rows import rows_exit_code
 from hwpscan.models import ExitCode, FileResult, Format, Status
 from hwpscan.rehearsal.synth.hwpx_writer import build_hwpx
 from hwpscan.rehearsal.synth.pdf_writer import build_pdf
 from hwpscan.rowcodec import encode_row
 from hwpscan.scanning import many_files as scan_mod
-from hwpscan.scanning.exit_gate import statuses_exit_code
 from hwpscan.scanning.inputs import collect_files, date_from_path, resolve_dates
 from hwpscan.scanning.many_files import scan_paths
 from hwpscan.scanning.one_file import scan_bytes, scan_file
-
-
-def exit_code(rows: list[FileResult], fail_on: list[str]) -> ExitCode:
-    """The gate's exit code over result rows, from the tallies a scan decides by."""
-    return statuses_exit_code(status_counts(rows), fail_on, defect_masks(rows))
 
 
 def test_bad_inputs_each_get_a_status_and_reason(broken_dir: Path) -> None:
@@ -152,7 +146,7 @@ def _result(status: Status) -> FileResult:
     ],
 )
 def test_exit_code(statuses: list[Status], fail_on: list[str], code: ExitCode) -> None:
-    assert exit_code([_result(s) for s in statuses], fail_on) is code
+    assert rows_exit_code([_result(s) for s in statuses], fail_on) is code
 
 
 def test_many_sections_cannot_inflate_past_the_document_cap() -> None:

@@ -27,8 +27,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, overload
 
-from hwpscan.models import DEFECT_CLASSES, FileResult, Status, classes_of
+from hwpscan.models import DEFECT_CLASSES, ExitCode, FileResult, Status, classes_of
 from hwpscan.rowcodec import decode_row, encode_row
+from hwpscan.scanning.exit_gate import statuses_exit_code
 from hwpscan.scanning.row_handoff import Row
 
 if TYPE_CHECKING:
@@ -157,6 +158,18 @@ def defect_masks(rows: Sequence[FileResult]) -> Counter[int]:
         return Counter(rows.masks)
     found = (r.defect_counts() for r in rows)
     return Counter(0 if d is None else d.mask for d in found)
+
+
+def rows_exit_code(rows: Sequence[FileResult], fail_on: Iterable[str]) -> ExitCode:
+    """The ``--fail-on`` gate's exit code over *rows*, from their tallies of statuses
+    and defect classes (:func:`status_counts`, :func:`defect_masks`; no row read back).
+
+    >>> from hwpscan.models import Format
+    >>> row = FileResult("a.pdf", "", 0, Format.PDF, Status.CONTAMINATED)
+    >>> rows_exit_code([row], ["contaminated"]), rows_exit_code([row], ["unreadable"])
+    (<ExitCode.FINDINGS: 1>, <ExitCode.OK: 0>)
+    """
+    return statuses_exit_code(status_counts(rows), fail_on, defect_masks(rows))
 
 
 def defect_files(rows: Sequence[FileResult]) -> dict[str, int]:

@@ -25,10 +25,10 @@ from hwpscan.errors import ReportWriteError, UsageError
 from hwpscan.execution.child_limits import DEFAULT_MEMORY_MB
 from hwpscan.history.recording import Recording, fetch_summary, recorded_run
 from hwpscan.history.records import RunArgs
-from hwpscan.history.stored_rows import defect_masks, status_counts
+from hwpscan.history.stored_rows import rows_exit_code, status_counts
 from hwpscan.locations import shown_url, url_from_argument
 from hwpscan.models import ExitCode, FileResult, Format, Status, combine_exit_codes
-from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES, statuses_exit_code
+from hwpscan.scanning.exit_gate import FAIL_ON_ALIASES, FAIL_ON_CHOICES
 from hwpscan.scanning.inputs import collect_listed
 from hwpscan.scanning.many_files import PoolSettings, scan_row_batches
 from hwpscan.scanning.one_file import DEFAULT_FILE_TIMEOUT
@@ -392,7 +392,7 @@ def _outcome(
         nothing = nothing_under(settings.paths, root)
         return ScanOutcome(results, rows, run_id, ExitCode.USAGE, root, stop, nothing)
     # no row read back: the tallies of statuses and of defect classes decide
-    code: int = statuses_exit_code(status_counts(results), gate, defect_masks(results))
+    code: int = rows_exit_code(results, gate)
     if settings.matrix is not None:
         from hwpscan.matrix import matrix_exit_code  # the matrix: only when asked for
 
