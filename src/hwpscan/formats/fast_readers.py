@@ -42,7 +42,7 @@ def _document(word: int, flags: int, paragraphs: int, sections: int, *texts: obj
         plain_preview=counts[1],
         plain_meta=counts[2],
     )
-    return Document(Format.HWP5, body, preview, meta, None, None, (), info)
+    return Document(Format.HWP5, body, preview, meta, info=info)
 
 
 class ReadHwp5(Protocol):

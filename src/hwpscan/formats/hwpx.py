@@ -356,7 +356,9 @@ def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Docu
         )
         if len(unread) > _SHOWN:
             reason += f" and {len(unread) - _SHOWN} more"
-    return Document(Format.HWPX, segments, (), (), status, reason, tuple(walk.notes), info)
+    return Document(
+        Format.HWPX, segments, status=status, reason=reason, warnings=tuple(walk.notes), info=info
+    )
 
 
 def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:

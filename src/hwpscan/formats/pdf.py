@@ -408,7 +408,15 @@ def _document(
             raise CorruptFileError("no page readable: " + _join(unread))
         status = Status.CORRUPT
         reason = f"{len(unread)} of {count} page(s) not read: {_join(unread)}"
-    return Document(Format.PDF, tuple(segments), (), meta, status, reason, tuple(notes), info)
+    return Document(
+        Format.PDF,
+        tuple(segments),
+        meta=meta,
+        status=status,
+        reason=reason,
+        warnings=tuple(notes),
+        info=info,
+    )
 
 
 def _open_reader(data: bytes) -> Any:
