@@ -314,8 +314,6 @@ def _info(chars: str) -> tuple[str, str, str]:
     encodes), one orphan half, or one private-use character."""
     units = chars.encode("utf-16-be", "surrogatepass").hex(" ", 2).upper()
     if len(chars) == 2:
-        unit, nxt = ord(chars[0]), ord(chars[1])
-        char = chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00))
-        return codepoint(char), "pair", units
+        return codepoint(pair_char(chars)), "pair", units
     kind = "orphan" if "\ud800" <= chars <= "\udfff" else "pua"
     return codepoint(chars), kind, units
