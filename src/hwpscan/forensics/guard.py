@@ -103,7 +103,7 @@ class RepairResult:
     pua_placeheld: dict[str, int] = field(default_factory=dict)  # written as U+25A1
 
 
-def _policy(orphans: str) -> Callable[[str], str]:
+def orphan_policy(orphans: str) -> Callable[[str], str]:
     try:
         return ORPHAN_POLICIES[orphans]
     except (KeyError, TypeError):
@@ -220,7 +220,7 @@ def sanitize_surrogates(text: Any, orphans: OrphanPolicy = "drop") -> Any:
     >>> sanitize_surrogates(None), sanitize_surrogates(b"a\xed", "replace")
     (None, b'a\xed')
     """
-    policy = _policy(orphans)
+    policy = orphan_policy(orphans)
     return _fix(text, policy) if isinstance(text, str) else text
 
 
@@ -287,7 +287,7 @@ def sanitize(
     >>> sanitize(clean) is clean
     True
     """
-    policy = _policy(orphans)
+    policy = orphan_policy(orphans)
     if isinstance(obj, str):
         return _fix(obj, policy)
     if not isinstance(obj, (dict, list, tuple)):
@@ -403,7 +403,7 @@ def repair_text(
     mode: str = pua or ("map" if pua_map else "keep")
     if mode not in PUA_MODES:
         raise ValueError(f"pua must be one of {', '.join(PUA_MODES)}, not {mode!r}")
-    policy = _policy(orphans)
+    policy = orphan_policy(orphans)
     folded = 0
     if unfold:
         text, folded = unfold_folded(text)

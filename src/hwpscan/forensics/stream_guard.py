@@ -25,7 +25,7 @@ import dataclasses
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, overload
 
-from hwpscan.forensics.guard import OrphanPolicy, _policy, next_surrogate, sanitize
+from hwpscan.forensics.guard import OrphanPolicy, next_surrogate, orphan_policy, sanitize
 
 _T = TypeVar("_T")
 _HIGH_FIRST, _HIGH_LAST = 0xD800, 0xDBFF
@@ -128,7 +128,7 @@ class StreamMender:
     __slots__ = ("_fields", "held", "orphans")
 
     def __init__(self, orphans: OrphanPolicy = "box") -> None:
-        _policy(orphans)  # a bad policy is named now, not at the first defect
+        orphan_policy(orphans)  # a bad policy is named now, not at the first defect
         self.orphans: OrphanPolicy = orphans
         self.held = ""
         self._fields = _Fields(orphans)
