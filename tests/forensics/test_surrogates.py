@@ -1,13 +1,13 @@
-"""The forensic counts of :func:`analyze` against their definitions, on seeded random
+"""The forensic counts of :func:`analyze` against their definitions, on generated
 texts: the strict view is the UTF-16 codec's round trip, pairs are the characters it
 merged, private use is counted in the strict view."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hwpscan.forensics.surrogates import analyze, codepoint, join_segments
 from hwpscan.models import Segment
@@ -28,20 +28,33 @@ def _is_pua(ch: str) -> bool:
     return 0xE000 <= n <= 0xF8FF or 0xF0000 <= n <= 0xFFFFD or 0x100000 <= n <= 0x10FFFD
 
 
-def _segments(rng: random.Random) -> list[Segment]:
+#: A paragraph's runs: one or more texts of the alphabet, each with the units a control
+#: code between it and the next one takes (none or eight).
+_PARAGRAPHS = st.lists(
+    st.lists(
+        st.tuples(st.text(st.sampled_from(ALPHABET), max_size=30), st.sampled_from((0, 8))),
+        min_size=1,
+        max_size=3,
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def _segments(paragraphs: list[list[tuple[str, int]]]) -> list[Segment]:
     segments = []
-    for paragraph in range(rng.randint(1, 6)):
+    for paragraph, runs in enumerate(paragraphs):
         offset = 0
-        for _ in range(rng.randint(1, 3)):  # a paragraph of one or more runs
-            text = "".join(rng.choices(ALPHABET, k=rng.randint(0, 30)))
+        for text, control in runs:
             segments.append(Segment("BodyText/Section0", paragraph, offset, text))
-            offset += len(text) + rng.choice((0, 8))  # a control code between runs
+            offset += len(text) + control
     return segments
 
 
-@pytest.mark.parametrize("seed", range(400))
-def test_counts_match_their_definitions(seed: int) -> None:
-    segments = _segments(random.Random(seed))
+@settings(max_examples=400, deadline=None)
+@given(_PARAGRAPHS)
+def test_counts_match_their_definitions(paragraphs: list[list[tuple[str, int]]]) -> None:
+    segments = _segments(paragraphs)
     blob = join_segments(segments)
     strict = blob.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     surrogates = sum("\ud800" <= ch <= "\udfff" for ch in blob)
