@@ -38,7 +38,8 @@ enum kind {
     K_FWSPACE,
     K_HYPHEN,
     K_MARKPEN_BEGIN,
-    K_MARKPEN_END
+    K_MARKPEN_END,
+    K_COUNT /* how many kinds: the size of a table by kind */
 };
 
 #define MAX_ATTRS 64
@@ -341,7 +342,7 @@ static enum kind kind_of(const unsigned char *name, Py_ssize_t len) {
 
 /* hwpx_xml._INLINE: the character an inline element of hp:t stands for ("" for
  * markpens), by kind; NULL for an element that is not inline. */
-static const char *const INLINE_TEXT[] = {
+static const char *const INLINE_TEXT[K_COUNT] = {
     [K_LINEBREAK] = "\n",
     [K_NBSPACE] = "\xc2\xa0",
     [K_FWSPACE] = "\xe3\x80\x80",
