@@ -138,8 +138,13 @@ paragraph_run(const Runs *r, Py_ssize_t a, Py_ssize_t b, PyObject *para)
     if (has_control(r, a, end)) {
         return text_runs_c(r, a, b, para);
     }
-    return end > a && append_segment(r->out, r->segment, r->stream, para, 0,
-                                      PyUnicode_Substring(r->big, a, end)) < 0 ? -1 : 1;
+    if (end > a) {
+        PyObject *text = PyUnicode_Substring(r->big, a, end); /* append_segment takes it */
+        if (append_segment(r->out, r->segment, r->stream, para, 0, text) < 0) {
+            return -1;
+        }
+    }
+    return 1;
 }
 
 #endif
