@@ -185,8 +185,7 @@ class HwpscanGroup(TyperGroup):
 
         return default_map(files, options, warn) or None
 
-    def main(self, *args: Any, **extra: Any) -> Any:
-        standalone_mode = extra.pop("standalone_mode", True)
+    def main(self, *args: Any, standalone_mode: bool = True, **extra: Any) -> Any:
         try:
             if "default_map" not in extra:  # a caller's own map wins over the files
                 extra["default_map"] = self.defaults_from_files()

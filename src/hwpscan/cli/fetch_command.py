@@ -137,9 +137,10 @@ def fetch(
 
     fmt = results.fmt
     output = check_results_file(results.output, fmt.value, "json or jsonl")
-    downloads = options.downloads if jobs_old is None else jobs_old
+    downloads = options.downloads
     if jobs_old is not None:  # hidden from --help; kept for one release
         warn("--jobs for downloads is deprecated: use --downloads")
+        downloads = jobs_old
     first, last = parse_dates(start, end)
     key = get_key(any_length=options.any_key_length)
     settings = options.settings(out_dir=out, downloads=downloads)

@@ -146,8 +146,10 @@ def plan_json(plan: Plan) -> dict[str, Any]:
 
 
 #: The keys of each run in ``history --format json``, in their order.
-_RUN_KEYS: tuple[str, ...] = ("id", "kind", "started", "finished", "args", "version")
-_RUN_KEYS += ("counts", "files", "contaminated", "clean", "unreadable", "summary")
+_RUN_KEYS = (
+    *("id", "kind", "started", "finished", "args", "version"),
+    *("counts", "files", "contaminated", "clean", "unreadable", "summary"),
+)
 
 
 def history_json(runs: Sequence[RunInfo]) -> dict[str, Any]:

@@ -324,9 +324,9 @@ def render_diff(d: RunDiff) -> None:
                 col, overflow="fold", justify="right" if col == "surrogates" else "left"
             )
         for c in d.files:
-            counts = f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}"
+            surrogates = f"{_n(c.surrogates_before)} → {_n(c.surrogates_after)}"
             table.add_row(
-                label(c.kind), c.path, c.date or "—", c.before or "—", c.after or "—", counts
+                label(c.kind), c.path, c.date or "—", c.before or "—", c.after or "—", surrogates
             )
         console.print(table)
     counts = ", ".join(

@@ -557,7 +557,7 @@ def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSetting
 
     gate = settings.fail_on
     nothing = None
-    if gate:  # the "no documents under ..." reason, also when the gate was not asked for
+    if gate:  # why a suite of no test case fails: "no documents under ..."
         nothing = outcome.nothing or nothing_under(settings.paths, outcome.display_root)
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
 
