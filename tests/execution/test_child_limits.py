@@ -15,12 +15,19 @@ import resource
 from hwpscan.execution import child_limits
 child_limits.set_memory_budget(2048)
 soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-print(soft == resource.RLIM_INFINITY, child_limits._budget_mb)
+print(soft == resource.RLIM_INFINITY, child_limits.memory_budget_reason())
 """
+
+_OVER = "out of memory: over the {} MB per-file memory budget while reading this file"
 
 
 @pytest.mark.parametrize(
-    ("env", "said"), [(None, "False 2048"), ("0", "True None"), ("512", "False 512")]
+    ("env", "said"),
+    [
+        (None, "False " + _OVER.format("2,048")),
+        ("0", "True None"),
+        ("512", "False " + _OVER.format(512)),
+    ],
 )
 def test_the_environment_sets_or_lifts_the_memory_budget(env: str | None, said: str) -> None:
     environ = {k: v for k, v in os.environ.items() if k != "HWPSCAN_MEMORY_MB"}

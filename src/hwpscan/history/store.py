@@ -28,9 +28,6 @@ from hwpscan.home import state_dir
 from hwpscan.models import FileResult
 from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import decode_row
-
-if TYPE_CHECKING:
-    from hwpscan.matrix.matrix_rows import MatrixRow
 from hwpscan.scanning.row_handoff import Row
 from hwpscan.shared_sqlite import (
     DEFAULT_TIMEOUT,
@@ -42,6 +39,9 @@ from hwpscan.shared_sqlite import (
     open_runs_note,
     retry_busy,
 )
+
+if TYPE_CHECKING:
+    from hwpscan.matrix.matrix_rows import MatrixRow
 
 __all__ = [
     "DB_NAME",
