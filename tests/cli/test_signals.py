@@ -284,3 +284,66 @@ def test_no_worker_outlives_a_killed_scan(tmp_path: Path, trial: int) -> None:
         for worker in workers:
             if _running(worker):
                 os.kill(worker, signal.SIGKILL)
+
+
+#: An object whose finalizer is where Ctrl-C lands, then a wait it should cut short.
+_CTRL_C_IN_A_FINALIZER = """
+import signal, sys, time
+from hwpscan.cli import stop
+
+stop.install()
+
+class Collected:
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)  # handled here, inside the finalizer
+        time.sleep(0.01)
+
+try:
+    Collected()
+    time.sleep(5)
+except KeyboardInterrupt:
+    print("stopped")
+    sys.exit(stop.exit_code(0))
+print("ran on")
+"""
+
+
+def test_a_ctrl_c_that_lands_in_a_finalizer_still_stops_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_A_FINALIZER],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "stopped"
+    assert done.returncode == 130
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+_CTRL_C_IN_A_HELD_STEP = """
+import signal
+from hwpscan.cli import stop
+
+stop.install()
+steps = []
+try:
+    with stop.held():
+        signal.raise_signal(signal.SIGINT)
+        steps.append("step done")
+    steps.append("ran on")
+except KeyboardInterrupt:
+    steps.append("stopped")
+print(steps)
+"""
+
+
+def test_a_ctrl_c_during_a_held_step_stops_the_command_after_the_step() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_A_HELD_STEP],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "['step done', 'stopped']"
