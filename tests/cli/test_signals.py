@@ -291,6 +291,7 @@ _CTRL_C_IN_A_FINALIZER = """
 import signal, sys, time
 from hwpscan.cli import stop
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignores
 stop.install()
 
 class Collected:
@@ -325,6 +326,7 @@ _CTRL_C_IN_A_HELD_STEP = """
 import signal
 from hwpscan.cli import stop
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignores
 stop.install()
 steps = []
 try:
