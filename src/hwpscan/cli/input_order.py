@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hwpscan.cli.scan_view import TerminalObserver
-from hwpscan.cli.stop import held
 from hwpscan.history.stored_rows import row_lines
 from hwpscan.models import FileResult
 from hwpscan.scanning.row_handoff import Row
@@ -129,6 +128,5 @@ class InputOrderObserver(TerminalObserver):
         self.order = order
 
     def rows(self, rows: Sequence[Row]) -> None:
-        with held():  # a stop never falls between taking rows and writing them
-            self.order.take(rows)
+        self.order.take(rows)
         super().rows(rows)

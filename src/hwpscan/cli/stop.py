@@ -9,8 +9,7 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from types import FrameType
 
 import typer
@@ -18,32 +17,10 @@ import typer
 _received: list[int] = []
 #: Seconds after which a signal that landed in a finalizer is sent again.
 _AGAIN = 0.05
-#: How many :func:`held` steps are running, and whether a stop waits for them.
-_holding = 0
-_waiting = False
-
-
-@contextmanager
-def held() -> Iterator[None]:
-    """Run a step a stop must not cut in two (rows taken from a queue and written): a
-    SIGINT or SIGTERM that comes meanwhile raises :class:`KeyboardInterrupt` after it."""
-    global _holding, _waiting  # noqa: PLW0603 - the process's one signal state
-    _holding += 1
-    try:
-        yield
-    finally:
-        _holding -= 1
-    if not _holding and _waiting:
-        _waiting = False
-        raise KeyboardInterrupt
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
-    global _waiting  # noqa: PLW0603 - the process's one signal state
     _received.append(signum)
-    if _holding:
-        _waiting = True  # raised when the step is done
-        return
     if _in_finalizer(frame):
         # Python prints an exception raised in a __del__ and drops it (a library's
         # object collected as the signal came): the stop would be lost, and the command
