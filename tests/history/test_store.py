@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pickle
+import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import pytest
 from report_corpus import results  # noqa: F401  (module fixture)
 from stored_runs import stored_run
 
-from hwpscan.errors import RunNotFoundError
+from hwpscan.errors import RunNotFoundError, StoreError
 from hwpscan.history import DB_NAME, RunRecorder, RunStore, default_store, diff_runs, load_run
 from hwpscan.history.recording import recorded_run
 from hwpscan.history.records import FetchFigures, RunArgs, RunSummary
@@ -23,6 +25,7 @@ from hwpscan.models import FileResult, Format, Status
 from hwpscan.redaction import clean_args
 from hwpscan.rowcodec import encode_row
 from hwpscan.scanning.row_handoff import Row
+from hwpscan.whole_steps import hold_stop
 
 
 @pytest.fixture
@@ -145,6 +148,65 @@ def test_results_persist_in_batches_as_they_come(
         assert len(other.load_run(rec.run_id).results) == 2
     rec.flush()
     assert len(store.load_run(rec.run_id).results) == 3
+
+
+def test_a_write_stopped_after_its_commit_is_not_stored_twice(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    stops = [True]
+
+    def write(run_id: str, rows: list[FileResult], *, first: int) -> None:
+        store.add_results(run_id, rows, first=first)
+        if stops:  # a Ctrl-C lands once the rows are committed, before the queue is cleared
+            stops.pop()
+            raise KeyboardInterrupt
+
+    rec = RunRecorder(store, store.start_run("scan", {}), batch=2, write=write)
+    with pytest.raises(KeyboardInterrupt):
+        rec.add(*results[:2])
+    rec.add(results[2])
+    rec.flush()  # writes the first two again, and the third
+    stored = store.load_run(rec.run_id).results
+    assert [encode_row(r) for r in stored] == [encode_row(r) for r in results[:3]]
+
+
+def test_rows_numbered_past_the_runs_end_are_refused(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    run_id = store.start_run("scan", {})
+    store.add_results(run_id, results[:2], first=0)
+    with pytest.raises(StoreError, match="holds 2 rows"):
+        store.add_results(run_id, results[2:4], first=3)  # row 2 would be missing
+    assert len(store.load_run(run_id).results) == 2
+
+
+def test_a_stop_during_a_hand_over_comes_after_it(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    shown: list[Row] = []
+
+    def show(rows: Sequence[Row]) -> None:
+        if len(shown) == 4:  # Ctrl-C while the results file is written
+            signal.raise_signal(signal.SIGINT)
+        shown.extend(rows)
+
+    def on_signal(signum: int, frame: object) -> None:
+        if not hold_stop():
+            raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, on_signal)
+    try:
+        with (
+            pytest.raises(KeyboardInterrupt),
+            recorded_run("scan", RunArgs(), store=store, also_rows=show) as rec,
+        ):
+            for i in range(0, len(results), 2):
+                rec.take([Row.of(r) for r in results[i : i + 2]])
+    finally:
+        signal.signal(signal.SIGINT, old)
+    stored = store.load_run("latest").results
+    assert len(shown) == len(rec.results) == len(stored) == 6  # the batch stopped is whole
+    assert [encode_row(r) for r in stored] == [encode_row(r.result) for r in shown]
 
 
 def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(

@@ -14,6 +14,8 @@ from types import FrameType
 
 import typer
 
+from hwpscan.whole_steps import hold_stop
+
 _received: list[int] = []
 #: Seconds after which a signal that landed in a finalizer is sent again.
 _AGAIN = 0.05
@@ -28,6 +30,8 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         again = threading.Timer(_AGAIN, os.kill, (os.getpid(), signum))
         again.daemon = True
         again.start()
+        return
+    if hold_stop():  # a step is handing rows over: it stops the command when it ends
         return
     raise KeyboardInterrupt
 

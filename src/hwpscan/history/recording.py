@@ -29,6 +29,7 @@ from hwpscan.history.store import RunRecorder, RunStore, default_store, keep_run
 from hwpscan.history.stored_rows import StoredRows
 from hwpscan.models import FileResult
 from hwpscan.scanning.row_handoff import Row
+from hwpscan.whole_steps import whole_step
 
 if TYPE_CHECKING:  # the fetch layer (httpx) loads only when a fetch runs
     from hwpscan.matrix.matrix_rows import MatrixRow
@@ -85,24 +86,30 @@ class Recording:
         self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
-        """Keep a batch of rows (a worker's message): shown, then queued for the store."""
-        self.results.extend(rows)
-        if self._also_rows is not None:
-            self._also_rows(rows)
-        else:
-            for row in rows:
-                if self._also_row is not None:
-                    self._also_row(row)
-                elif self._also is not None:
-                    self._also(row.result)
-        self._guard(lambda sink: sink.add(*rows))
+        """Keep a batch of rows (a worker's message): counted, shown and queued for the
+        store in one step a stop does not split, then written when a batch is due."""
+        with whole_step():
+            self.results.extend(rows)
+            if self._also_rows is not None:
+                self._also_rows(rows)
+            else:
+                for row in rows:
+                    if self._also_row is not None:
+                        self._also_row(row)
+                    elif self._also is not None:
+                        self._also(row.result)
+            self._sink.queue(*rows)
+        self._guard(lambda sink: sink.flush() if sink.due else None)
 
     def matrix_row(self, row: MatrixRow) -> None:
         """Keep a parser-matrix row and persist it with the run (in small batches)."""
-        self.matrix.append(row)
         matrix = self._matrix
+        with whole_step():
+            self.matrix.append(row)
+            if matrix is not None:
+                matrix.queue(row)
         if matrix is not None:
-            self._guard(lambda _: matrix.add(row))
+            self._guard(lambda _: matrix.flush() if matrix.due else None)
 
     def flush(self) -> None:
         """Write what is pending (results, then matrix rows)."""

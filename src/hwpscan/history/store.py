@@ -300,20 +300,39 @@ class RunStore:
         raise RuntimeError("could not allocate a unique run id")  # pragma: no cover
 
     def _append(
-        self, table: str, columns: str, values: str, run_id: str, rows: list[tuple[Any, ...]]
+        self,
+        table: str,
+        columns: str,
+        values: str,
+        run_id: str,
+        rows: list[tuple[Any, ...]],
+        first: int | None,
     ) -> None:
-        """Add *rows* (*columns* after ``run_id, seq``) to a run's in *table*, numbered on."""
+        """Add *rows* (*columns* after ``run_id, seq``) to a run's in *table*, numbered
+        from *first* (None: on from the run's last). Numbered rows are added once: a
+        write again of rows the table holds (one stopped after its commit) adds only
+        those it lacks."""
         with self._tx() as conn:
             (seq,) = conn.execute(
                 f"SELECT COALESCE(MAX(seq), -1) + 1 FROM {table} WHERE run_id = ?", (run_id,)
             ).fetchone()
+            first = seq if first is None else first
+            held = seq - first  # of these rows, already in the table
+            if not 0 <= held <= len(rows):
+                raise StoreError(
+                    f"the run store {self.path} holds {seq} rows of run {run_id} in {table}, "
+                    f"where rows from {first} on were to be added"
+                )
             conn.executemany(
                 f"INSERT INTO {table} (run_id, seq, {columns}) VALUES (?,?,{values})",
-                [(run_id, seq + i, *row) for i, row in enumerate(rows)],
+                [(run_id, first + i, *row) for i, row in enumerate(rows) if i >= held],
             )
 
-    def add_results(self, run_id: str, results: Iterable[FileResult | Row]) -> int:
-        """Persist results (one transaction); returns how many were added."""
+    def add_results(
+        self, run_id: str, results: Iterable[FileResult | Row], *, first: int | None = None
+    ) -> int:
+        """Persist results (one transaction) as the run's from number *first* on (None:
+        after its last; see :meth:`_append`); returns how many were given."""
         rows = [r if isinstance(r, Row) else Row.of(r) for r in results]
         if not rows:
             return 0
@@ -328,6 +347,7 @@ class RunStore:
                 (r.path, file_name(r.path), r.date, r.format.value, r.status.value, r.data)
                 for r in rows
             ],
+            first,
         )
         return len(rows)
 
@@ -464,15 +484,18 @@ class RunStore:
         info = self.run_info(ref)
         return Run(info, tuple(map(decode_row, self.result_lines(info.id, 0, -1))))
 
-    def add_matrix_rows(self, run_id: str, rows: Iterable[MatrixRow]) -> int:
-        """Persist parser-matrix rows for *run_id* (one transaction); returns how many."""
+    def add_matrix_rows(
+        self, run_id: str, rows: Iterable[MatrixRow], *, first: int | None = None
+    ) -> int:
+        """Persist parser-matrix rows for *run_id* (one transaction) from number *first*
+        on (None: after its last); returns how many were given."""
         batch = [
             (r.path, r.parser, r.status, int(r.guilty), json.dumps(r.to_json(), ensure_ascii=False))
             for r in rows
         ]
         if batch:
             columns = "path, parser, status, guilty, data"
-            self._append("matrix_rows", columns, "?,?,?,?,?", run_id, batch)
+            self._append("matrix_rows", columns, "?,?,?,?,?", run_id, batch, first)
         return len(batch)
 
     def matrix_rows(self, run_id: str) -> list[MatrixRow]:
@@ -491,7 +514,10 @@ class RunStore:
 
 class RunRecorder:
     """Adds rows to one open run with *write* (default: :meth:`RunStore.add_results`) in
-    batches (every *batch* rows or *max_delay* seconds, and at :meth:`flush`)."""
+    batches (every *batch* rows or *max_delay* seconds, and at :meth:`flush`).
+
+    Each row is written with its number in the run, so a write that a stop cut short
+    after its commit is not stored twice when :meth:`flush` writes its rows again."""
 
     def __init__(
         self,
@@ -500,29 +526,47 @@ class RunRecorder:
         *,
         batch: int = 256,
         max_delay: float = 0.5,
-        write: Callable[[str, list[Any]], object] | None = None,
+        write: Callable[..., object] | None = None,
     ) -> None:
         self.store = store
         self.run_id = run_id
-        self._write = write or store.add_results
+        self._write = write or store.add_results  # (run_id, rows, first=number of the first)
         self._batch = max(1, batch)
         self._max_delay = max_delay
-        self.pending: list[Any] = []  # the rows added and not written yet
+        # the rows not written yet, and the number in the run of the first: one value,
+        # replaced in one step once they are written
+        self._queue: tuple[int, list[Any]] = (0, [])
         self._last = time.monotonic()
+
+    @property
+    def pending(self) -> list[Any]:
+        """The rows added and not written yet."""
+        return self._queue[1]
+
+    def queue(self, *rows: Any) -> None:
+        """Queue rows for the next write."""
+        self._queue[1].extend(rows)
+
+    @property
+    def due(self) -> bool:
+        """Whether the queue is a full batch, or has waited long enough."""
+        waited = time.monotonic() - self._last
+        return len(self._queue[1]) >= self._batch or waited >= self._max_delay
 
     def add(self, *rows: Any) -> None:
         """Queue rows; written when the batch is full or has waited long enough."""
-        self.pending.extend(rows)
-        if len(self.pending) >= self._batch or time.monotonic() - self._last >= self._max_delay:
+        self.queue(*rows)
+        if self.due:
             self.flush()
 
     __call__ = add
 
     def flush(self) -> None:
         """Write what is pending in one transaction (still pending if that fails)."""
-        if self.pending:
-            self._write(self.run_id, self.pending)
-            self.pending = []
+        first, rows = self._queue
+        if rows:
+            self._write(self.run_id, rows, first=first)
+            self._queue = (first + len(rows), [])
         self._last = time.monotonic()
 
 
