@@ -50,6 +50,8 @@ def whole_step() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    if not _steps.depth:  # (a second stop may have ended the last step before it looked)
+        _steps.held = False
     _steps.depth += 1
     try:
         yield

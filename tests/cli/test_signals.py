@@ -320,3 +320,45 @@ def test_a_ctrl_c_that_lands_in_a_finalizer_still_stops_the_command() -> None:
     assert done.stdout.strip() == "stopped"
     assert done.returncode == 130
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+_CTRL_C_IN_A_HAND_OVER = """
+import pathlib, signal, tempfile
+from hwpscan.cli import stop
+from hwpscan.history.recording import recorded_run
+from hwpscan.history.records import RunArgs
+from hwpscan.history.store import RunStore
+from hwpscan.models import FileResult, Format, Status
+from hwpscan.scanning.row_handoff import Row
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignores
+stop.install()
+shown = []
+
+def show(rows):
+    if len(shown) == 4:  # Ctrl-C while the results file is written
+        signal.raise_signal(signal.SIGINT)
+    shown.extend(rows)
+
+with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlite") as db:
+    try:
+        with recorded_run("scan", RunArgs(), store=db, also_rows=show) as rec:
+            for i in range(0, 12, 2):
+                rec.take([Row.of(FileResult(f"{n}.pdf", "", 1, Format.PDF, Status.CLEAN))
+                          for n in (i, i + 1)])
+    except KeyboardInterrupt:
+        pass
+    print(len(shown), len(rec.results), len(db.load_run("latest").results))
+"""
+
+
+def test_the_commands_handler_lets_a_hand_over_of_rows_finish_before_it_stops() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_IN_A_HAND_OVER],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    # shown, counted, stored: the batch in hand reached all three, and no later one did
+    assert done.stdout.split() == ["6", "6", "6"], done.stderr

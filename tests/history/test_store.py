@@ -164,8 +164,7 @@ def test_a_write_stopped_after_its_commit_is_not_stored_twice(
     rec = RunRecorder(store, store.start_run("scan", {}), batch=2, write=write)
     with pytest.raises(KeyboardInterrupt):
         rec.add(*results[:2])
-    rec.add(results[2])
-    rec.flush()  # writes the first two again, and the third
+    rec.add(results[2])  # a full batch again: the first two written again, and the third
     stored = store.load_run(rec.run_id).results
     assert [encode_row(r) for r in stored] == [encode_row(r) for r in results[:3]]
 
@@ -180,14 +179,16 @@ def test_rows_numbered_past_the_runs_end_are_refused(
     assert len(store.load_run(run_id).results) == 2
 
 
+@pytest.mark.parametrize("stops", [1, 2], ids=["one stop", "a second stop"])
 def test_a_stop_during_a_hand_over_comes_after_it(
-    store: RunStore, results: list[FileResult]
+    store: RunStore, results: list[FileResult], stops: int
 ) -> None:
     shown: list[Row] = []
 
     def show(rows: Sequence[Row]) -> None:
-        if len(shown) == 4:  # Ctrl-C while the results file is written
-            signal.raise_signal(signal.SIGINT)
+        if len(shown) == 4:  # Ctrl-C (pressed again: twice) while the results file is written
+            for _ in range(stops):
+                signal.raise_signal(signal.SIGINT)
         shown.extend(rows)
 
     def on_signal(signum: int, frame: object) -> None:
@@ -205,8 +206,23 @@ def test_a_stop_during_a_hand_over_comes_after_it(
     finally:
         signal.signal(signal.SIGINT, old)
     stored = store.load_run("latest").results
-    assert len(shown) == len(rec.results) == len(stored) == 6  # the batch stopped is whole
-    assert [encode_row(r) for r in stored] == [encode_row(r.result) for r in shown]
+    # the batch stopped is kept whole; a second stop leaves only the results file short
+    assert len(rec.results) == len(stored) == 6
+    assert len(shown) == (6 if stops == 1 else 4)
+    assert [encode_row(r) for r in rec.results] == [encode_row(r) for r in stored]
+    assert [encode_row(r.result) for r in shown] == [encode_row(r) for r in stored[: len(shown)]]
+
+
+def test_a_recorder_adds_after_the_rows_a_run_holds(
+    store: RunStore, results: list[FileResult]
+) -> None:
+    run_id = store.start_run("scan", {})
+    store.add_results(run_id, results[:2])
+    rec = RunRecorder(store, run_id, first=2)
+    rec.add(*results[2:5])
+    rec.flush()
+    stored = store.load_run(run_id).results
+    assert [encode_row(r) for r in stored] == [encode_row(r) for r in results[:5]]
 
 
 def test_an_interrupted_run_keeps_its_results_and_stays_unfinished(

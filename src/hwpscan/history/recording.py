@@ -86,9 +86,12 @@ class Recording:
         self.take((result if isinstance(result, Row) else Row.of(result),))
 
     def take(self, rows: Sequence[Row]) -> None:
-        """Keep a batch of rows (a worker's message): counted, shown and queued for the
-        store in one step a stop does not split, then written when a batch is due."""
+        """Keep a batch of rows (a worker's message): queued for the store, counted and
+        shown in one step a stop does not split, then written when a batch is due. The
+        output comes last: a second stop, or a failed write, leaves it short, never the
+        store and the tallies apart."""
         with whole_step():
+            self._sink.queue(*rows)
             self.results.extend(rows)
             if self._also_rows is not None:
                 self._also_rows(rows)
@@ -98,7 +101,6 @@ class Recording:
                         self._also_row(row)
                     elif self._also is not None:
                         self._also(row.result)
-            self._sink.queue(*rows)
         self._guard(lambda sink: sink.flush() if sink.due else None)
 
     def matrix_row(self, row: MatrixRow) -> None:

@@ -513,8 +513,10 @@ class RunStore:
 
 
 class RunRecorder:
-    """Adds rows to one open run with *write* (default: :meth:`RunStore.add_results`) in
-    batches (every *batch* rows or *max_delay* seconds, and at :meth:`flush`).
+    """Adds rows to one open run with *write* (default: :meth:`RunStore.add_results`;
+    called as ``write(run_id, rows, first=n)``) in batches (every *batch* rows or
+    *max_delay* seconds, and at :meth:`flush`); *first* is the number of rows the run
+    holds already (none: one just started, as hwpscan's recorders are).
 
     Each row is written with its number in the run, so a write that a stop cut short
     after its commit is not stored twice when :meth:`flush` writes its rows again."""
@@ -527,6 +529,7 @@ class RunRecorder:
         batch: int = 256,
         max_delay: float = 0.5,
         write: Callable[..., object] | None = None,
+        first: int = 0,
     ) -> None:
         self.store = store
         self.run_id = run_id
@@ -535,7 +538,7 @@ class RunRecorder:
         self._max_delay = max_delay
         # the rows not written yet, and the number in the run of the first: one value,
         # replaced in one step once they are written
-        self._queue: tuple[int, list[Any]] = (0, [])
+        self._queue: tuple[int, list[Any]] = (first, [])
         self._last = time.monotonic()
 
     @property
