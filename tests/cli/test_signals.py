@@ -362,3 +362,51 @@ def test_the_commands_handler_lets_a_hand_over_of_rows_finish_before_it_stops() 
     )
     # shown, counted, stored: the batch in hand reached all three, and no later one did
     assert done.stdout.split() == ["6", "6", "6"], done.stderr
+
+
+_CTRL_C_WRITING_THE_REST = """
+import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from hwpscan.cli import input_order, main
+
+class Deferred(input_order.InputOrder):
+    # every row waits for the end (a bound of 0), and Ctrl-C comes after the third
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "held_rows": 0})
+        write = self._lines
+        def lines(data):
+            write(data)
+            if self.written == 2:
+                signal.raise_signal(signal.SIGINT)
+        self._lines = lines
+
+input_order.InputOrder = Deferred
+sys.argv[0] = "hwpscan"
+main()
+"""
+
+
+def test_a_stop_while_the_last_rows_come_from_the_store_says_the_run_is_whole(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = build_hwp5(["보도자료 본문"])
+    for n in range(6):
+        (folder / f"f{n}.hwp").write_bytes(data)
+    out = tmp_path / "rows.jsonl"
+    args = ["scan", str(folder), "--format", "jsonl", "-o", str(out), "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_WRITING_THE_REST, *args],
+        check=False,
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+    assert done.returncode == 130, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "stopped while writing" in done.stderr and "all 6 files were scanned" in done.stderr
+    assert f"{out} holds the first 3 rows" in done.stderr
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 3

@@ -16,6 +16,7 @@ from hwpscan.cli.scan_view import TerminalObserver
 from hwpscan.history.stored_rows import row_lines
 from hwpscan.models import FileResult
 from hwpscan.scanning.row_handoff import Row
+from hwpscan.whole_steps import whole_step
 
 #: The most rows held back waiting for an earlier one.
 HELD_ROWS = 10_000
@@ -90,10 +91,14 @@ class InputOrder:
             write = self._lines
             for number, line in enumerate(row_lines(results)):
                 if number >= self.written:
-                    write(line.encode("utf-8"))
+                    with whole_step():  # a stop says how many the file holds
+                        write(line.encode("utf-8"))
+                        self.written = number + 1
         elif self._results is not None:
             for number in range(self.written, len(results)):
-                self._results(results[number])
+                with whole_step():
+                    self._results(results[number])
+                    self.written = number + 1
         self.written = len(results)
 
     def flush_held(self) -> int:

@@ -357,11 +357,13 @@ def _scan_to(
 ) -> ScanOutcome:
     """The scan, its rows streamed to the results file (or stdout) as they come; a stop
     says what the file holds and how to go on."""
-    from hwpscan.cli.scan_view import open_output, said_stopped, scan_shown
+    from hwpscan.cli.scan_view import open_output, said_stopped, scan_shown, stopped_after
     from hwpscan.usecases.run_scan import ScanInterrupted
 
     results_file = out.output if out.streamed else None
     written: int | None = None  # rows in the results file when stopped, if not all
+    outcome: ScanOutcome | None = None
+    order: InputOrder | None = None
     try:
         with open_output(results_file, keep_partial=out.streamed) as stream:
             observer, order = _observer(out, stream, settings)
@@ -374,6 +376,11 @@ def _scan_to(
                 order.finish(outcome.results)
     except ScanInterrupted as stopped:  # the file is kept by now: say what it holds
         raise said_stopped(stopped, settings, results_file, out.streamed, written=written) from None
+    except KeyboardInterrupt:
+        if outcome is None or order is None:
+            raise
+        # the run is whole; the rows held past the bound were being written
+        raise stopped_after(outcome, results_file, order.written) from None
     return outcome
 
 

@@ -203,16 +203,17 @@ def said_stopped(
     return interrupted(kept, go_on, report)
 
 
-def stopped_after(outcome: ScanOutcome) -> typer.Exit:
-    """A stop while the tables were shown: every row is kept; say so (exit 130)."""
+def stopped_after(outcome: ScanOutcome, output: Path | None = None, written: int = 0) -> typer.Exit:
+    """A stop after the scan, while the tables were shown or while *output* got its last
+    rows from the run's store (it holds *written*): every row is kept; say so (exit 130)."""
     done = len(outcome.results)
     run = outcome.run_id
     where = f", recorded as run {run}" if run else " (not recorded in the history)"
-    return interrupted(
-        [f"stopped while showing the results: all {done:,} files were scanned{where}"],
-        None,
-        f"hwpscan report {run}" if run else None,
-    )
+    doing = "showing the results" if output is None else f"writing {output}"
+    kept = [f"stopped while {doing}: all {done:,} files were scanned{where}"]
+    if output is not None:
+        kept.append(f"{output} holds the first {written:,} row{'' if written == 1 else 's'}")
+    return interrupted(kept, None, f"hwpscan report {run}" if run else None)
 
 
 def render_tables(
