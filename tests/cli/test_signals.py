@@ -81,6 +81,21 @@ def finish(proc: subprocess.Popen[str], timeout: float = 30) -> tuple[str, str]:
             proc.communicate()
 
 
+def run_python(
+    code: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run *code* with *args* in a child Python to its end (bounded), its output kept."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )
+
+
 def env_for(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, HWPSCAN_HOME=str(tmp_path / "home"), HWPSCAN_API_KEY=KEY)
 
@@ -310,13 +325,7 @@ print("ran on")
 
 
 def test_a_ctrl_c_that_lands_in_a_finalizer_still_stops_the_command() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _CTRL_C_IN_A_FINALIZER],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(_CTRL_C_IN_A_FINALIZER)
     assert done.stdout.strip() == "stopped"
     assert done.returncode == 130
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
@@ -353,13 +362,7 @@ with tempfile.TemporaryDirectory() as tmp, RunStore(pathlib.Path(tmp) / "r.sqlit
 
 
 def test_the_commands_handler_lets_a_hand_over_of_rows_finish_before_it_stops() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _CTRL_C_IN_A_HAND_OVER],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(_CTRL_C_IN_A_HAND_OVER)
     # shown, counted, stored: the batch in hand reached all three, and no later one did
     assert done.stdout.split() == ["6", "6", "6"], done.stderr
 
@@ -396,15 +399,7 @@ def test_a_stop_while_the_last_rows_come_from_the_store_says_the_run_is_whole(
         (folder / f"f{n}.hwp").write_bytes(data)
     out = tmp_path / "rows.jsonl"
     args = ["scan", str(folder), "--format", "jsonl", "-o", str(out), "--no-progress"]
-    done = subprocess.run(
-        [sys.executable, "-c", _CTRL_C_WRITING_THE_REST, *args],
-        check=False,
-        env=env_for(tmp_path),
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=60,
-    )
+    done = run_python(_CTRL_C_WRITING_THE_REST, *args, env=env_for(tmp_path))
     assert done.returncode == 130, done.stderr
     assert "Traceback" not in done.stderr
     assert "stopped while writing" in done.stderr and "all 6 files were scanned" in done.stderr
