@@ -5,7 +5,8 @@ SIGTERM) asks :func:`hold_stop` first, and a stop that comes during a
 A step hands one batch of rows to everything that keeps it (the tallies, the results
 file, the run store's queue): stopped halfway, the results file would lack rows the run
 store holds, or the tallies count rows the store never got. Steps are short; a second
-stop while one is held is not held.
+stop while one is held is not held (a handler may send one itself when a step is stuck:
+:func:`stop_held` says whether the stop still waits).
 
 >>> import signal
 >>> def on_signal(signum, frame):
@@ -33,7 +34,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["hold_stop", "whole_step"]
+__all__ = ["hold_stop", "stop_held", "whole_step"]
 
 
 class _Steps:
@@ -69,3 +70,8 @@ def hold_stop() -> bool:
         return False
     _steps.held = True
     return True
+
+
+def stop_held() -> bool:
+    """Whether a stop is held now, waiting for the step under way to end."""
+    return _steps.held

@@ -405,3 +405,28 @@ def test_a_stop_while_the_last_rows_come_from_the_store_says_the_run_is_whole(
     assert "stopped while writing" in done.stderr and "all 6 files were scanned" in done.stderr
     assert f"{out} holds the first 3 rows" in done.stderr
     assert len(out.read_text(encoding="utf-8").splitlines()) == 3
+
+
+_CTRL_C_IN_A_STUCK_STEP = """
+import signal, time
+from hwpscan.cli import stop
+from hwpscan.whole_steps import whole_step
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the parent ignores
+stop.install()
+started = time.monotonic()
+try:
+    with whole_step():  # a step that does not end (a write to a pipe nobody reads)
+        signal.raise_signal(signal.SIGINT)
+        time.sleep(30)
+    print("ran on")
+except KeyboardInterrupt:
+    print(f"stopped after {time.monotonic() - started:.1f} s")
+"""
+
+
+def test_one_ctrl_c_stops_a_step_that_does_not_end() -> None:
+    done = run_python(_CTRL_C_IN_A_STUCK_STEP)
+    said, _, seconds = done.stdout.strip().rpartition(" after ")
+    assert said == "stopped", done.stderr
+    assert float(seconds.removesuffix(" s")) < 20  # held for about a second, not 30

@@ -9,16 +9,19 @@ import shlex
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 
 import typer
 
-from hwpscan.whole_steps import hold_stop
+from hwpscan.whole_steps import hold_stop, stop_held
 
 _received: list[int] = []
 #: Seconds after which a signal that landed in a finalizer is sent again.
 _AGAIN = 0.05
+#: Seconds a stop waits for a step under way (a batch of rows handed over) to end; a
+#: step stuck longer (a pipe nobody reads) is stopped where it is.
+_HOLD = 1.0
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -27,13 +30,24 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         # Python prints an exception raised in a __del__ and drops it (a library's
         # object collected as the signal came): the stop would be lost, and the command
         # run on. The signal is sent again once the finalizer is done.
-        again = threading.Timer(_AGAIN, os.kill, (os.getpid(), signum))
-        again.daemon = True
-        again.start()
+        _send_again(signum, _AGAIN)
         return
     if hold_stop():  # a step is handing rows over: it stops the command when it ends
+        _send_again(signum, _HOLD, only_if=stop_held)
         return
     raise KeyboardInterrupt
+
+
+def _send_again(signum: int, after: float, only_if: Callable[[], bool] | None = None) -> None:
+    """Send this process *signum* in *after* seconds (when *only_if* still says so)."""
+
+    def send() -> None:
+        if only_if is None or only_if():
+            os.kill(os.getpid(), signum)
+
+    again = threading.Timer(after, send)
+    again.daemon = True
+    again.start()
 
 
 def _in_finalizer(frame: FrameType | None) -> bool:
