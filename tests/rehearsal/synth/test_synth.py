@@ -19,7 +19,7 @@ from hwpscan.rehearsal.synth.corpus import (
 )
 from hwpscan.rehearsal.synth.corpus_items import build_corpus, write_corpus
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 HAND_WRITTEN = {"README.md"}
 
 
