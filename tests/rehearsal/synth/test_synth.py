@@ -10,6 +10,7 @@ from pathlib import Path
 import olefile
 import pytest
 
+from hwpscan.models import Format, Status
 from hwpscan.rehearsal.synth.corpus import (
     EXPECTED_NAME,
     Counts,
@@ -81,25 +82,9 @@ def test_corpus_is_small_and_covers_dates_and_broken_inputs() -> None:
     folders = {f.path.split("/")[0] for f in fixtures}
     assert "broken" in folders
     assert len(folders - {"broken"}) >= 6
-    assert {f.format for f in fixtures} == {
-        "hwp5",
-        "hwpx",
-        "pdf",
-        "hwp3",
-        "html",
-        "ole",
-        "zip",
-        "empty",
-        "unknown",
-    }
-    assert {f.status for f in fixtures} == {
-        "clean",
-        "contaminated",
-        "encrypted",
-        "distribution",
-        "unsupported",
-        "corrupt",
-    }
+    assert {f.format for f in fixtures} == {f.value for f in Format}  # every format has one
+    # every status but an internal error
+    assert {f.status for f in fixtures} == {s.value for s in Status} - {"error"}
 
 
 def test_expected_jsonl_lines_are_the_fixtures_records() -> None:
