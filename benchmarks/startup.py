@@ -5,9 +5,10 @@
 Runs ``hwpscan --version``, ``hwpscan --help``, ``hwpscan CMD --help`` for every command
 (or those named) and a one-file ``hwpscan scan`` in fresh interpreters (``python -m
 hwpscan``, what the console script runs). Each is paired with the same command line given
-to a stock Typer app generated here with the same commands, parameters, option names,
-flags, help texts and epilogs (every value a plain ``str``), which imports nothing else:
-what Typer itself costs for a command line this size. For each it prints the median wall
+to a stock Typer app generated here (``python -m stock_app``, bytecode cached alike) with
+the same commands, parameters, option names, flags, hidden options, help texts and
+epilogs, which imports nothing else: option values are plain strings, flags are flags.
+That is what Typer itself costs for a command line this size. For each it prints the median wall
 and CPU (user + system) time of both, and hwpscan's own part, the difference of the wall
 medians: its imports, its registration and, for the scan, the work. The pairs run in
 turn, so a machine whose speed moves affects both alike. The bare interpreter is the
@@ -34,20 +35,6 @@ import tempfile
 import time
 from pathlib import Path
 
-COMMANDS = (
-    "scan",
-    "fetch",
-    "check-json",
-    "repair",
-    "emulator",
-    "plan",
-    "demo",
-    "verify",
-    "manifest",
-    "report",
-    "history",
-    "diff",
-)
 HEAVY = (
     "httpx",
     "pandas",
@@ -70,7 +57,8 @@ group = typer.main.get_command(hwpscan.cli.app)
 def param(p):
     return {"name": p.name, "opts": p.opts, "off": getattr(p, "secondary_opts", []),
             "flag": bool(getattr(p, "is_flag", False)), "many": p.multiple or p.nargs == -1,
-            "argument": p.param_type_name == "argument", "help": getattr(p, "help", "") or ""}
+            "argument": p.param_type_name == "argument", "help": getattr(p, "help", "") or "",
+            "hidden": bool(getattr(p, "hidden", False))}
 print(json.dumps({name: {"help": c.help or "", "epilog": c.epilog or "",
                          "params": [param(p) for p in c.params]}
                   for name, c in group.commands.items()}))
@@ -102,9 +90,9 @@ def stock_app(shape: dict[str, dict]) -> str:
             elif p["flag"]:
                 kind = "bool"
                 opts = [f"{p['opts'][0]}/{p['off'][0]}", *p["opts"][1:]] if p["off"] else p["opts"]
-                declared = f"typer.Option(*{opts!r}, help={p['help']!r})"
+                declared = f"typer.Option(*{opts!r}, help={p['help']!r}, hidden={p['hidden']})"
             else:
-                declared = f"typer.Option(*{p['opts']!r}, help={p['help']!r})"
+                declared = f"typer.Option(*{p['opts']!r}, help={p['help']!r}, hidden={p['hidden']})"
             default = "False" if kind == "bool" else "None"
             params.append(f"    {p['name']}: Annotated[{kind}, {declared}] = {default},")
         lines += [
@@ -125,8 +113,14 @@ def _child_cpu() -> float:
 def time_once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall, cpu) seconds of one run."""
     cpu, start = _child_cpu(), time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start, _child_cpu() - cpu
+    done = subprocess.run(
+        argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
+    seconds = time.perf_counter() - start, _child_cpu() - cpu
+    if done.returncode:
+        said = done.stderr.decode(errors="replace").strip().splitlines()[-1:]
+        raise SystemExit(f"{' '.join(argv[1:])}: exit {done.returncode}: {' '.join(said)}")
+    return seconds
 
 
 def heavy_imports(argv: list[str], env: dict[str, str]) -> list[str]:
@@ -155,25 +149,23 @@ def medians(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument(
-        "--commands", default=",".join(COMMANDS), help="comma-separated (default: all)"
-    )
+    parser.add_argument("--commands", default="", help="comma-separated (default: all)")
     args = parser.parse_args()
-    table = rows([c for c in args.commands.split(",") if c])
     hwpscan = [sys.executable, "-m", "hwpscan"]
     with tempfile.TemporaryDirectory(prefix="hwpscan-bench-") as home:
         env = {**os.environ, "HWPSCAN_HOME": home, "COLUMNS": "100"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = os.path.join(home, "pycache")
         shape = json.loads(subprocess.check_output([sys.executable, "-c", _SHAPE], env=env))
-        stock = Path(home) / "stock_app.py"
-        stock.write_text(stock_app(shape), encoding="utf-8")
+        (Path(home) / "stock_app.py").write_text(stock_app(shape), encoding="utf-8")
+        stock_env = {**env, "PYTHONPATH": home}
+        table = rows([c for c in args.commands.split(",") if c] or list(shape))
         floor, _ = medians([sys.executable, "-c", "pass"], args.runs, env)
         print(f"median of {args.runs} runs; python -c pass (the floor): {floor:.3f}s")
         print(f"{'hwpscan ...':<28} {'wall':>7} {'cpu':>7}  {'stock Typer':>11} {'cpu':>7}  own")
         for name, argv in table.items():
             ours = medians([*hwpscan, *argv], args.runs, env)
-            typer_only = medians([sys.executable, str(stock), *argv], args.runs, env)
+            typer_only = medians([sys.executable, "-m", "stock_app", *argv], args.runs, stock_env)
             print(
                 f"{name:<28} {ours[0]:>6.3f}s {ours[1]:>6.3f}s  {typer_only[0]:>10.3f}s "
                 f"{typer_only[1]:>6.3f}s  {ours[0] - typer_only[0]:+.3f}s"
