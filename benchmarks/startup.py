@@ -8,12 +8,13 @@ hwpscan``, what the console script runs). Each is paired with the same command l
 to a stock Typer app generated here (``python -m stock_app``, bytecode cached alike) with
 the same commands, parameters, option names, flags, hidden options, help texts and
 epilogs, which imports nothing else: option values are plain strings, flags are flags.
-That is what Typer itself costs for a command line this size. For each it prints the median wall
-and CPU (user + system) time of both, and hwpscan's own part, the difference of the wall
-medians: its imports, its registration and, for the scan, the work. The pairs run in
-turn, so a machine whose speed moves affects both alike. The bare interpreter is the
-floor. Last, which heavy packages (httpx, pandas, the emulator, pydantic...) and which
-help-renderer packages (Markdown, Pygments) ``--help`` and ``scan --help`` load.
+That is what Typer itself costs for a command line this size. For each it prints the
+median wall and CPU (user + system) time of both, and hwpscan's own part, the difference
+of the wall medians: its imports, its registration and, for the scan, the work. The two
+commands of a row run in turn, one after the other, so a machine whose speed moves
+affects both alike. The bare interpreter is the floor. Last, which heavy packages
+(httpx, pandas, the emulator, pydantic...) and which help-renderer packages (Markdown,
+Pygments) ``--help`` and ``scan --help`` load.
 
 Bytecode as an installed package has it: the runs share a fresh ``PYTHONPYCACHEPREFIX``
 (filled by one warm-up run per command) even where ``PYTHONDONTWRITEBYTECODE`` is set,
@@ -85,14 +86,15 @@ def stock_app(shape: dict[str, dict]) -> str:
         params = []
         for p in command["params"]:
             kind = "Optional[list[str]]" if p["many"] else "Optional[str]"
+            opts = p["opts"]
+            if p["flag"]:
+                kind = "bool"
+                if p["off"]:  # --x/--no-x
+                    opts = [f"{opts[0]}/{p['off'][0]}", *opts[1:]]
             if p["argument"]:
                 declared = f"typer.Argument(help={p['help']!r})"
-            elif p["flag"]:
-                kind = "bool"
-                opts = [f"{p['opts'][0]}/{p['off'][0]}", *p["opts"][1:]] if p["off"] else p["opts"]
-                declared = f"typer.Option(*{opts!r}, help={p['help']!r}, hidden={p['hidden']})"
             else:
-                declared = f"typer.Option(*{p['opts']!r}, help={p['help']!r}, hidden={p['hidden']})"
+                declared = f"typer.Option(*{opts!r}, help={p['help']!r}, hidden={p['hidden']})"
             default = "False" if kind == "bool" else "None"
             params.append(f"    {p['name']}: Annotated[{kind}, {declared}] = {default},")
         lines += [
@@ -140,10 +142,18 @@ def rows(commands: list[str]) -> dict[str, list[str]]:
     return table | {"scan FILE --format jsonl": scan}
 
 
-def medians(argv: list[str], runs: int, env: dict[str, str]) -> tuple[float, float]:
-    time_once(argv, env)  # warm the file cache and write the bytecode
-    timed = [time_once(argv, env) for _ in range(runs)]
-    return statistics.median(w for w, _ in timed), statistics.median(c for _, c in timed)
+def medians(
+    commands: list[tuple[list[str], dict[str, str]]], runs: int
+) -> list[tuple[float, float]]:
+    """Median (wall, cpu) seconds of each command, their runs taken in turn, after one
+    run each that warms the file cache and writes the bytecode."""
+    for argv, env in commands:
+        time_once(argv, env)
+    timed = [[time_once(argv, env) for argv, env in commands] for _ in range(runs)]
+    return [
+        (statistics.median(t[i][0] for t in timed), statistics.median(t[i][1] for t in timed))
+        for i in range(len(commands))
+    ]
 
 
 def main() -> None:
@@ -160,12 +170,12 @@ def main() -> None:
         (Path(home) / "stock_app.py").write_text(stock_app(shape), encoding="utf-8")
         stock_env = {**env, "PYTHONPATH": home}
         table = rows([c for c in args.commands.split(",") if c] or list(shape))
-        floor, _ = medians([sys.executable, "-c", "pass"], args.runs, env)
+        [(floor, _)] = medians([([sys.executable, "-c", "pass"], env)], args.runs)
         print(f"median of {args.runs} runs; python -c pass (the floor): {floor:.3f}s")
         print(f"{'hwpscan ...':<28} {'wall':>7} {'cpu':>7}  {'stock Typer':>11} {'cpu':>7}  own")
         for name, argv in table.items():
-            ours = medians([*hwpscan, *argv], args.runs, env)
-            typer_only = medians([sys.executable, "-m", "stock_app", *argv], args.runs, stock_env)
+            stock = [sys.executable, "-m", "stock_app", *argv]
+            ours, typer_only = medians([([*hwpscan, *argv], env), (stock, stock_env)], args.runs)
             print(
                 f"{name:<28} {ours[0]:>6.3f}s {ours[1]:>6.3f}s  {typer_only[0]:>10.3f}s "
                 f"{typer_only[1]:>6.3f}s  {ours[0] - typer_only[0]:+.3f}s"
