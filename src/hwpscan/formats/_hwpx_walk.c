@@ -20,8 +20,7 @@
  * Cost: most start tags of a Hancom section repeat the last one of their name byte for
  * byte, or but for attribute values; below the root such a tag is compared with that
  * one instead of being parsed again (see start_tag()). */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_hwpx.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,7 +41,6 @@ enum kind {
     K_COUNT /* how many kinds: the size of a table by kind */
 };
 
-#define MAX_ATTRS 64
 #define MAX_PREFIXES 64
 
 typedef struct {
@@ -103,6 +101,8 @@ typedef struct {
     Py_ssize_t prefix_at[MAX_PREFIXES], prefix_len[MAX_PREFIXES];
     int n_prefixes;
     int failed; /* 1: decline; -1: a Python error is set */
+    TagSink sink; /* hwpscan_hwpx_walk(): told each start tag, with ctx */
+    void *ctx;
     /* hwpx_section(): start tags read, by a hash of their names (last: see clear()) */
     Seen seen[SEEN_SLOTS];
 } St;
@@ -647,9 +647,9 @@ static int tag_end(St *st, int *empty) {
 
 /* The attributes of a start tag, to its end ('>' or "/>"): 0 when read, 1 to decline,
  * -1 on a Python error. Sets *empty ("/>") and, for a ctrl (is_ctrl), *ctrl_tab (an id
- * of "tab", any case). */
+ * of "tab", any case); lists them in *tag (for a sink) unless it is NULL. */
 static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
-                       Seen *rec) {
+                       Seen *rec, Tag *tag) {
     Py_ssize_t attr_at[MAX_ATTRS], attr_len[MAX_ATTRS];
     int n_attrs = 0;
     for (;;) {
@@ -682,6 +682,11 @@ static int start_attrs(St *st, int root, int is_ctrl, int *ctrl_tab, int *empty,
         }
         if (a_colon >= 0 && !(a_colon == 3 && memcmp(a, "xml", 3) == 0))
             return 1;
+        if (tag != NULL) {
+            Py_ssize_t local = a_colon >= 0 ? a_colon + 1 : 0;
+            tag->name[tag->n] = (Span){a_at + local, a_len - local};
+            tag->value[tag->n++] = (Span){v_at, v_len};
+        }
         if (is_ctrl && a_len == 2 && a[0] == 'i' && a[1] == 'd') {
             *ctrl_tab = value_is_tab(st, v_at, v_len);
             if (rec != NULL)
@@ -769,7 +774,7 @@ static int start_tag(St *st) {
         DECLINE;
     if (st->depth + 1 > st->max_depth)
         DECLINE;
-    Seen *seen = st->depth > 0 ? seen_slot(st, at, len) : NULL;
+    Seen *seen = st->depth > 0 && st->sink == NULL ? seen_slot(st, at, len) : NULL;
     if (seen != NULL && repeats(st, seen, at, len)) {
         st->pos = at + seen->len;
         return opened(st, (enum kind)seen->kind, seen->ctrl_tab, seen->empty, at, len);
@@ -784,10 +789,15 @@ static int start_tag(St *st) {
     Seen rec; /* what seen becomes */
     rec.n_values = 0;
     rec.id_value = -1;
+    Tag tag;
+    tag.local = (Span){at + (colon >= 0 ? colon + 1 : 0), local_len};
+    tag.n = 0;
     int r = start_attrs(st, st->depth == 0, k == K_CTRL, &ctrl_tab, &empty,
-                        seen != NULL ? &rec : NULL);
+                        seen != NULL ? &rec : NULL, st->sink != NULL ? &tag : NULL);
     if (r == 0 && colon >= 0 && !declared_prefix(st, at, colon))
         r = 1; /* unbound (or declared below the root): expat's to judge */
+    if (r == 0 && st->sink != NULL)
+        r = st->sink(st->ctx, st->s, &tag);
     if (r == 1)
         DECLINE;
     if (r < 0)
@@ -1081,23 +1091,34 @@ static void clear(St *st) {
         st->seen[i].len = 0;
 }
 
+int hwpscan_hwpx_walk(const unsigned char *s, Py_ssize_t n, int max_depth,
+                      Py_ssize_t max_paragraphs, TagSink sink, void *ctx, PyObject **slots) {
+    St st;
+    clear(&st);
+    st.s = s;
+    st.n = n;
+    st.sink = sink;
+    st.ctx = ctx;
+    int r = run(&st, max_depth, max_paragraphs);
+    if (r == 0)
+        *slots = st.slots;
+    else
+        Py_XDECREF(st.slots);
+    return r;
+}
+
 PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
     Py_buffer view;
     int max_depth;
     Py_ssize_t max_paragraphs;
+    PyObject *slots = NULL;
     (void)self;
     if (!PyArg_ParseTuple(args, "y*in", &view, &max_depth, &max_paragraphs))
         return NULL;
-    St st;
-    clear(&st);
-    st.s = view.buf;
-    st.n = view.len;
-    /* run(): the list made (0), None where the Python walk must run (1), or an error */
-    int r = run(&st, max_depth, max_paragraphs);
-    PyObject *result = r == 0 ? Py_NewRef(st.slots) : r == 1 ? Py_NewRef(Py_None) : NULL;
-    Py_XDECREF(st.slots);
+    /* the list made (0), None where the Python walk must run (1), or an error */
+    int r = hwpscan_hwpx_walk(view.buf, view.len, max_depth, max_paragraphs, NULL, NULL, &slots);
     PyBuffer_Release(&view);
-    return result;
+    return r == 0 ? slots : r == 1 ? Py_NewRef(Py_None) : NULL;
 }
 
 void hwpscan_hwpx_init(void) { init_classes(); }
