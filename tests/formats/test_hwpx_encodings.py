@@ -39,6 +39,7 @@ def _declared(encoding: str, *, body_as: str | None = None) -> bytes:
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "python":
         monkeypatch.setattr(hwpx.fast_readers, "hwpx_section", None)
+        monkeypatch.setattr(hwpx.fast_readers, "hwpx_package", None)
     return str(request.param)
 
 

@@ -16,3 +16,13 @@ def read_hwp5(
     /,
 ) -> tuple[int, int, int, int, _Part, _Part | None, _Part | None] | None: ...
 def hwpx_section(data: bytes, max_depth: int, max_paragraphs: int, /) -> list[str] | None: ...
+def hwpx_package(
+    data: bytes,
+    max_entries: int,
+    max_uncompressed: int,
+    small_cap: int,
+    part_cap: int,
+    max_depth: int,
+    max_paragraphs: int,
+    /,
+) -> tuple[int, list[str]] | None: ...

@@ -88,7 +88,14 @@ def read_zip(data: bytes) -> Document:
     """Any ZIP: an HWPX package's text, or a verdict on another ZIP. Never raises for a
     damaged file: the document carries a status and a reason.
 
-    The package is read through zipfile."""
+    The package is read through zipfile, or where the native reader is built, an
+    ordinary one in one call (:data:`~hwpscan.formats.fast_readers.hwpx_package`)."""
+    fast = fast_readers.hwpx_package
+    caps = (MAX_ENTRIES, MAX_UNCOMPRESSED, MAX_SMALL_PART, FAST_PART_BYTES)
+    made = fast(data, *caps, MAX_DEPTH, MAX_PARAGRAPHS) if fast is not None else None
+    if made is not None:
+        sections, texts = made
+        return _document(Walk(cast("list[str | None]", texts), len(texts)), sections, [])
     try:
         archive = _open(data)
     except EncryptedFileError as exc:
@@ -340,12 +347,18 @@ def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Docu
         except FormatError as exc:
             walk.stopped = str(exc)
             unread.append(f"{shown_name(name)} from the damage on")
+    return _document(walk, len(sections), unread)
+
+
+def _document(walk: Walk, sections: int, unread: list[str]) -> Document:
+    """The Document of a package whose *sections* were walked into *walk*, *unread*
+    naming those that were not (or not to the end)."""
     # Segment("Contents", n, 0, line) for the n-th line when it is not empty, made in C:
     # tuple.__new__ over zipped fields, empty lines filtered out by their text
     lines = "\n".join(walk.texts()).split("\n")
     made = map(_new, repeat(Segment), zip(repeat("Contents"), count(), repeat(0), lines))
     segments = cast("tuple[Segment, ...]", tuple(filter(_TEXT_OF, made)))
-    info = ReadInfo(sections=len(sections), paragraphs=walk.paragraphs)
+    info = ReadInfo(sections=sections, paragraphs=walk.paragraphs)
     status = reason = None
     if unread:
         if not segments and walk.stopped is None:
