@@ -229,7 +229,7 @@ def test_a_parser_command_gets_the_scrubbed_environment(
     spec = parse_parser_options(None, [command])[-1]
     doc = tmp_path / "a.pdf"
     doc.write_bytes(build_pdf([["본문"]]))
-    got = run_extractor(spec, doc, timeout=120, workdir=tmp_path)
+    got = run_extractor(spec, doc, timeout=120)
     assert got.status == "ok", got
     names = json.loads(got.text)
     assert "HWPSCAN_HARMLESS" in names and "PATH" in names

@@ -53,11 +53,10 @@ def run_extractor(
     path: Path,
     *,
     timeout: float,
-    workdir: Path | None = None,
     pool: WorkerPool | None = None,
 ) -> Extraction:
     """Run one extractor on one file, a Python one in a worker from *pool* (else a fresh
-    one); never raises for what the extractor does. *workdir* is not used."""
+    one); never raises for what the extractor does."""
     missing = spec.missing()
     if missing is not None:
         return Extraction("not-installed", reason=missing)

@@ -4,7 +4,6 @@ the deployed extractors; and, for a failure, where in the extractor's text it is
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -38,8 +37,7 @@ def scan_files(
 def locate_in_output(spec: ParserSpec, path: Path, *, timeout: float) -> tuple[int, str] | None:
     """Run one extractor on one file again and find its first lone surrogate: the
     character position and an escaped context. None when there is none (or it fails)."""
-    with tempfile.TemporaryDirectory(prefix="hwpscan-verify-") as tmp:
-        got = run_extractor(spec, path, timeout=timeout, workdir=Path(tmp))
+    got = run_extractor(spec, path, timeout=timeout)
     if got.status != "ok" or got.text is None:
         return None
     check = check_utf8(got.text)
