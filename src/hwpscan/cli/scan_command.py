@@ -349,7 +349,7 @@ def scan(
         _render(outcome, out, settings)
     except KeyboardInterrupt:
         raise stopped_after(outcome) from None
-    _exit(outcome, settings, fetched)
+    _exit(outcome, fetched)
 
 
 def _scan_to(
@@ -569,7 +569,7 @@ def _write_junit(outcome: ScanOutcome, out: OutputOptions, settings: ScanSetting
     write_junit(outcome.results, out.output, gate=gate, empty_reason=nothing)
 
 
-def _exit(outcome: ScanOutcome, settings: ScanSettings, fetched: FetchReport | None) -> None:
+def _exit(outcome: ScanOutcome, fetched: FetchReport | None) -> None:
     """Exit 3 when the fetch stopped (after showing what was kept), else the outcome's code."""
     if fetched is not None:
         from hwpscan.cli.fetch_view import raise_for_report  # a fetch ran: its view is loaded
