@@ -320,7 +320,7 @@ def attachment_label(release: Release, name: str, secrets: Iterable[str] = ()) -
     """``date "subject" name``: an attachment as a person knows it (not by its URL).
 
     >>> from hwpscan.api.client import Release
-    >>> r = Release("7", "  <b>보도자료</b> 제목 ", "2025-07-21 10:00", "2025-07-21", "", (), "")
+    >>> r = Release("7", "  <b>보도자료</b> 제목 ", "2025-07-21 10:00", "2025-07-21", (), "")
     >>> attachment_label(r, "a.hwp")
     '2025-07-21 "보도자료 제목" a.hwp'
     """

@@ -57,7 +57,6 @@ class Release:
     subject: str
     reg_date: str
     date: str | None
-    origin_url: str
     attachments: tuple[Attachment, ...]
     body: str
     warnings: tuple[str, ...] = ()
@@ -171,7 +170,6 @@ def _release(item: dict[str, Any]) -> Release:
         subject=fields.get("subject", ""),
         reg_date=reg,
         date=day,
-        origin_url=fields.get("originUrl", ""),
         attachments=attachments,
         body=fields.get("contentKor", fields.get("contentsKor", "")),
         warnings=tuple(warnings),
