@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hwpscan.errors import UsageError
 from hwpscan.locations import shown_url, url_from_argument
-from hwpscan.manifest import parse_entries
+from hwpscan.manifest import MANIFEST_NAME, parse_entries
 from hwpscan.redaction import (
     redact_credentials,
     redact_text,
@@ -36,7 +36,6 @@ from hwpscan.scanning.inputs import (
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
-_MANIFEST = "manifest.jsonl"
 _MANIFEST_CAP = 64 * 2**20  # a manifest bigger than this is not one of ours
 
 
@@ -165,7 +164,7 @@ def _walk(
         if entry.get("type") == "directory":
             if not base.startswith("."):
                 dirs.append(name)
-        elif base == _MANIFEST:
+        elif base == MANIFEST_NAME:
             manifests[folder] = _read_manifest(fs, name, folder)
         elif _is_attachment_name(base):
             files.append(entry)
@@ -202,7 +201,7 @@ def _date_for(
     here = folder
     while True:
         if here not in manifests:  # a folder above the source root: its manifest, if any
-            manifest = posixpath.join(here, _MANIFEST)
+            manifest = posixpath.join(here, MANIFEST_NAME)
             try:
                 exists = bool(fs.isfile(manifest))
             except (OSError, ValueError):
