@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from hwpscan.forensics.pua import pua_name
+from hwpscan.forensics.surrogates import SURROGATE_RE
 from hwpscan.models import FileResult, Status
 from hwpscan.report.cells import UNKNOWN_DATE
 from hwpscan.report.html_common import STATUS_KO, e
-
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: PUA code points named in a file's row; the detail lists them all.
 PUA_SHOWN = 1
@@ -78,7 +76,7 @@ def json_text(data: object) -> str:
     """*data* as JSON for a script element: ``<`` escaped, so no text in it can end the
     element; lone surrogates escaped, so it stays UTF-8."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return _SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return SURROGATE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def file_body(index: int, r: FileResult, root: str = "") -> str:
