@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import enum
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -15,7 +14,6 @@ import typer
 from rich.markup import escape
 from rich.text import Text
 
-from hwpscan.atomic import atomic_write
 from hwpscan.cli.app import ENV_FETCH, EXIT_USAGE, app, console, epilog, err_console, fail
 from hwpscan.cli.machine import ResultsOutOpt, check_results_file, print_json
 from hwpscan.cli.options import (
@@ -266,15 +264,11 @@ def _render(outcome: VerifyOutcome, fmt: VerifyFormat, output: Path | None) -> N
 
 def _write_junit(outcome: VerifyOutcome, output: Path | None) -> None:
     """``--format junit``: the report's junit.xml, one test case per date."""
-    from hwpscan.report.verify_report import date_verdicts, verdicts_junit  # junit output only
+    from hwpscan.report.junit import write_xml  # junit output only
+    from hwpscan.report.verify_report import date_verdicts, verdicts_junit
 
     xml = verdicts_junit(date_verdicts(outcome.summary()["verdicts"]), stopped=outcome.stopped)
-    if output is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(xml)
-        sys.stdout.buffer.flush()
-    else:
-        atomic_write(output, xml, shared=True)
+    write_xml(xml, output)
 
 
 def _prepare(opts: VerifyOptions) -> tuple[VerifySettings, dict[str, str] | None]:

@@ -204,9 +204,14 @@ def write_junit(
     stdout: IO[str] | None = None,
 ) -> Path | None:
     """``scan --format junit``: the XML to the file *out* (returned), else to *stdout*
-    (default ``sys.stdout``) as the UTF-8 it declares (a text-only stream gets text).
-    *gate* is the scan's ``--fail-on`` (None: everything not clean fails)."""
-    data = junit_xml(results, gate=gate, empty_reason=empty_reason)
+    (:func:`write_xml`). *gate* is the scan's ``--fail-on`` (None: everything not clean
+    fails)."""
+    return write_xml(junit_xml(results, gate=gate, empty_reason=empty_reason), out, stdout)
+
+
+def write_xml(data: bytes, out: Path | None = None, stdout: IO[str] | None = None) -> Path | None:
+    """JUnit XML *data* to the file *out* (returned), else to *stdout* (default
+    ``sys.stdout``) as the UTF-8 it declares (a text-only stream gets text)."""
     if out is not None:
         atomic_write(out, data, shared=True)  # whole or not at all; mode as open() makes
         return out
