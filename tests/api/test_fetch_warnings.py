@@ -26,7 +26,7 @@ from emulator_env import CLI, emulator, env, new_key  # noqa: F401 - fixtures
 from typer.testing import CliRunner
 
 import hwpscan.cli.fetch_command  # noqa: F401  (registers fetch)
-from hwpscan.api.dates import korea_today
+from hwpscan.api.dates import quota_day
 from hwpscan.cli import app
 from hwpscan.models import ExitCode
 from hwpscan.rehearsal.emulator.quirks import Oversize, Quirks
@@ -48,7 +48,7 @@ def flat(text: str) -> str:
 
 
 def other_year_day() -> list[str]:
-    day = date(korea_today().year - 1, 7, 21).isoformat()
+    day = date(quota_day().year - 1, 7, 21).isoformat()
     return ["--from", day, "--to", day]
 
 

@@ -144,17 +144,13 @@ def with_weekday(day: date) -> str:
 
 
 def quota_day(now: datetime | None = None, *, reset_hour: int = 0) -> date:
-    """The Korea-time day the API's counter is on; it turns at ``reset_hour`` o'clock."""
-    return ((now or datetime.now(tz=KST)).astimezone(KST) - timedelta(hours=reset_hour)).date()
+    """The Korea-time day the API's counter is on; it turns at ``reset_hour`` o'clock
+    (by default midnight: today's date in Korea time).
 
-
-def korea_today(now: datetime | None = None) -> date:
-    """Today's date in Korea time (the quota day of a counter that turns at midnight).
-
-    >>> korea_today(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC")))
+    >>> quota_day(datetime(2025, 7, 20, 16, 0, tzinfo=ZoneInfo("UTC")))
     datetime.date(2025, 7, 21)
     """
-    return quota_day(now)
+    return ((now or datetime.now(tz=KST)).astimezone(KST) - timedelta(hours=reset_hour)).date()
 
 
 def next_reset(now: datetime | None = None, *, reset_hour: int = 0) -> datetime:
@@ -172,7 +168,7 @@ def year_warning(start: date, end: date, today: date | None = None) -> str | Non
     the whole range 2024-07-21..2024-08-11 is in 2024,
     not the current year 2025 (Korea time): check the year
     """
-    current = (today or korea_today()).year
+    current = (today or quota_day()).year
     if start.year == end.year != current:
         return (
             f"the whole range {start.isoformat()}..{end.isoformat()} is in {start.year}, "

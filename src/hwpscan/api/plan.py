@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hwpscan.api.cache import CACHE_DIR, ResponseCache
 from hwpscan.api.client import CheckedAnswer, check_answer, parse_answer
-from hwpscan.api.dates import Window, korea_today, split_windows, year_warning
+from hwpscan.api.dates import Window, quota_day, split_windows, year_warning
 from hwpscan.api.quota import LEDGER_FILE, QuotaLedger, QuotaStatus
 from hwpscan.api.settings import FetchSettings
 from hwpscan.errors import HwpscanError, LedgerError
@@ -107,6 +107,6 @@ def plan_range(
             quota = open_ledger(settings, clock).status(key)
         except LedgerError as exc:  # the plan still stands; only the quota is unknown
             warnings.append(str(exc))
-    if warning := year_warning(start, end, korea_today(clock() if clock else None)):
+    if warning := year_warning(start, end, quota_day(clock() if clock else None)):
         warnings.append(warning)
     return Plan(start, end, planned, quota, tuple(warnings))

@@ -23,7 +23,7 @@ from hwpscan.api.client import (
     check_answer,
     parse_answer,
 )
-from hwpscan.api.dates import Window, check_range, korea_today, split_windows, year_warning
+from hwpscan.api.dates import Window, check_range, quota_day, split_windows, year_warning
 from hwpscan.api.download import Downloader, remove_stale_temp_files
 from hwpscan.api.plan import open_cache, open_ledger, usable_cached
 from hwpscan.api.progress import Progress, ProgressEvent, notify
@@ -292,7 +292,7 @@ def fetch_range(
     except OSError as exc:  # a file by that name, or no permission
         raise UsageError(f"cannot use {out_dir} as the output folder: {exc.strerror}") from exc
     warnings: list[str] = []  # said before the first call
-    if warning := year_warning(start, end, korea_today(hooks.clock() if hooks.clock else None)):
+    if warning := year_warning(start, end, quota_day(hooks.clock() if hooks.clock else None)):
         warnings.append(warning)
     if removed := remove_stale_temp_files(out_dir):
         warnings.append(f"removed {removed} partial file(s) left by an interrupted run")
