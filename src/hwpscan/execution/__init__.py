@@ -6,8 +6,6 @@ same per-file functions, so rows are the same field by field (timings aside).
 
 from __future__ import annotations
 
-EXECUTORS = ("local", "dask")
-
 #: Files per Dask task: large enough that the scheduler's per-task cost stays under 5% of
 #: the scanning (measured by benchmarks/scale_out.py: about 9 ms per task against about
 #: 2 ms per file on a busy machine, so 128), small enough to spread a large folder.
@@ -18,4 +16,4 @@ DEFAULT_BATCH = 128
 #: are gone for good is named.
 DEFAULT_WORKER_WAIT = 120.0
 
-__all__ = ["DEFAULT_BATCH", "DEFAULT_WORKER_WAIT", "EXECUTORS"]
+__all__ = ["DEFAULT_BATCH", "DEFAULT_WORKER_WAIT"]
