@@ -542,35 +542,3 @@ def test_many_mutants_agree(seed: int) -> None:
     assert answered >= 0.5 * accepted
     answered, asked, _ = _package_sweep(2000 + seed, 4_000)
     assert 0.5 * asked <= answered < asked
-
-
-def _parts_both(data: bytes) -> tuple[int, int]:
-    """Every entry of *data* read straight from the package and through zipfile: the
-    direct read gives zipfile's bytes or declines (where zipfile reads it or names what
-    is wrong). (entries read directly, entries)."""
-    try:
-        archive = hwpx._open(data)
-    except FormatError:
-        return 0, 0
-    direct = 0
-    with archive:
-        infos = archive.archive.infolist()
-        for info in infos:
-            got = archive._direct(info, hwpx.MAX_SMALL_PART)
-            direct += got is not None
-            if got is not None:
-                assert got == archive._part(info, hwpx.MAX_SMALL_PART), info.filename
-    return direct, len(infos)
-
-
-def test_a_part_read_straight_from_the_package_is_what_zipfile_reads() -> None:
-    rng = random.Random(20261205)
-    direct = total = 0
-    for data in _PACKAGES:
-        took, entries = _parts_both(data)
-        assert took == entries  # every entry of a package as writers write it
-    for _ in range(1500):
-        took, entries = _parts_both(zip_mutant(rng, rng.choice(_PACKAGES))[1])
-        direct += took
-        total += entries
-    assert 0.5 * total < direct < total

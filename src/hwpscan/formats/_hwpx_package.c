@@ -8,11 +8,12 @@
  * and returns None for anything else, so that read_zip reads it: a ZIP with a comment,
  * bytes before it or Zip64 records; a central extra field; an entry name that is not
  * printable ASCII or not as hwpx._normal writes it; an encrypted entry; a part to read
- * that hwpx._Zipped._direct would not cut (flags, local header, method, sizes, CRC) or
- * that is over its cap; no "mimetype" holding application/hwp+zip; a manifest naming
- * encryption-data; a name found only in another case; no container, rootfile or
- * content.hpf spine naming section parts that are all there; an id, href or path that
- * is not plain ASCII; and whatever the XML walk declines. It never reads past data.
+ * that is not a plain stored or deflated entry whose local header, sizes and CRC agree
+ * with its directory entry, or that is over its cap; no "mimetype" holding
+ * application/hwp+zip; a manifest naming encryption-data; a name found only in another
+ * case; no container, rootfile or content.hpf spine naming section parts that are all
+ * there; an id, href or path that is not plain ASCII; and whatever the XML walk
+ * declines. It never reads past data.
  * tests/formats/test_native_hwpx_package.py drives both over fixtures and mutants. */
 #include "_hwpx.h"
 #include "_le.h"
@@ -127,8 +128,8 @@ static Py_ssize_t find(const Pkg *p, const char *name, Py_ssize_t n) {
     return folded;
 }
 
-/* Entry e's bytes into *out (PyMem), as _Zipped._direct cuts them: 0 read, 1 declined,
- * -1 on a Python error. */
+/* Entry e's bytes into *out (PyMem), what zipfile reads of a plain entry: 0 read, 1
+ * declined, -1 on a Python error. */
 static int part(const Pkg *p, const Entry *e, Py_ssize_t cap, unsigned char **out) {
     if ((e->flags & 0x61) || e->usize > cap || (e->method != 0 && e->method != 8) ||
         e->offset + 30 > p->n)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import re
-import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -73,11 +72,6 @@ FAST_PART_BYTES = 16 * 2**20
 _CHUNK = 64 * 1024
 _SECTION_RE = re.compile(r"^section(\d+)\.xml$", re.I)
 _MAIN_ROOTFILE = "application/hwpml-package+xml"
-#: Flag bits zipfile refuses or decrypts for: encrypted, compressed patch, strong encryption.
-_UNREAD_FLAGS = 0x1 | 0x20 | 0x40
-#: A local file header past its signature: flags, method, time, date, CRC, sizes, and the
-#: lengths of the name and the extra field.
-_LOCAL_HEADER = struct.Struct("<HHHHIIIHH")
 #: The elements read of META-INF/container.xml and of the package manifest (.hpf).
 _SHOWN = 5
 _new = tuple.__new__  # _new(Segment, fields): no named tuple __new__ in Python
@@ -155,15 +149,14 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
         raise CorruptFileError(
             f"ZIP declares {declared:,} uncompressed bytes, over the cap of {max_uncompressed:,}"
         )
-    return _Zipped(archive, data)
+    return _Zipped(archive)
 
 
 class _Zipped:
-    """A package read through zipfile; a regular entry is cut straight from its bytes."""
+    """A package read through zipfile."""
 
-    def __init__(self, archive: zipfile.ZipFile, data: bytes) -> None:
+    def __init__(self, archive: zipfile.ZipFile) -> None:
         self.archive = archive
-        self.data = data
 
     def __enter__(self) -> _Zipped:
         return self
@@ -175,45 +168,6 @@ class _Zipped:
         """One entry, inflated never past *cap* bytes (whatever it declares): one read
         of at most one byte more than the cap tells a part over it. Raises
         :class:`FormatError` where zipfile cannot read it."""
-        whole = self._direct(info, cap)
-        return whole if whole is not None else self._part(info, cap)
-
-    def _direct(self, info: zipfile.ZipInfo, cap: int) -> bytes | None:
-        """*info*'s bytes where its entry is regular -- zipfile's checks pass, stored or
-        deflated, inflating to its declared size and CRC -- as zipfile would read them,
-        without its file object; ``None`` where zipfile must read it (and name what is
-        wrong)."""
-        if (
-            info.flag_bits & _UNREAD_FLAGS
-            or info.file_size > cap
-            or info.compress_type not in (0, 8)
-        ):
-            return None
-        at, data = info.header_offset, self.data
-        head = data[at : at + 30]
-        if at < 0 or len(head) < 30 or not head.startswith(b"PK\x03\x04"):
-            return None
-        flags, _, _, _, _, _, _, named, extra = _LOCAL_HEADER.unpack_from(head, 6)
-        start = at + 30 + named + extra
-        try:
-            name = data[at + 30 : at + 30 + named].decode("utf-8" if flags & 0x800 else "cp437")
-            raw = data[start : start + info.compress_size]
-            if name != info.orig_filename or len(raw) < info.compress_size:
-                return None
-            if info.compress_type == 0:
-                whole = raw
-            else:
-                inflater = zlib.decompressobj(-15)
-                whole = inflater.decompress(raw, info.file_size + 1)
-                if not inflater.eof:
-                    return None
-        except (UnicodeDecodeError, zlib.error):
-            return None
-        if len(whole) != info.file_size or zlib.crc32(whole) != info.CRC:
-            return None
-        return whole
-
-    def _part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
         try:
             with self.archive.open(info) as handle:
                 data = handle.read(cap + 1)
