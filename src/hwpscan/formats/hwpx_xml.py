@@ -14,7 +14,7 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import NoReturn
 from xml.parsers import expat
 
 from hwpscan.errors import BudgetError, CorruptFileError
@@ -99,16 +99,11 @@ def section_text(chunks: Iterable[bytes], walk: Walk, name: str) -> None:
     """
     stack: list[str] = []
     open_paras: list[_Para] = []
-    # expat gives each element's name as namespace}local, one string object per name
-    # (it interns them): the local part is cut once per name, not once per element
-    locals_: dict[str, str] = {}
     max_depth = walk.max_depth
     inline = _INLINE
 
-    def start(tag: str, attrs: list[str]) -> None:  # [name, value, name, value, ...]
-        local = locals_.get(tag)
-        if local is None:
-            local = locals_[tag] = tag.rpartition("}")[2]
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        local = tag.rpartition("}")[2]  # expat's names are namespace}local
         stack.append(local)
         depth = len(stack)
         if depth > max_depth:
@@ -124,7 +119,7 @@ def section_text(chunks: Iterable[bytes], walk: Walk, name: str) -> None:
                     para.capture = depth
                 elif local == "lineBreak":
                     para.parts.append("\n")
-                elif local == "tab" or (local == "ctrl" and _listed_attr(attrs, "id") == "tab"):
+                elif local == "tab" or (local == "ctrl" and attrs.get("id", "").lower() == "tab"):
                     para.parts.append("\t")
         if local == "p":
             walk.paragraphs += 1
@@ -152,21 +147,9 @@ def section_text(chunks: Iterable[bytes], walk: Walk, name: str) -> None:
             if para.capture and not para.mute:
                 para.parts.append(data)
 
-    declared = parse_xml(chunks, start, end, text, name, listed=True)
+    declared = parse_xml(chunks, start, end, text, name)
     if declared is not None:
         walk.notes.append(f"{shown_name(name)}: XML in {declared}, decoded as its declaration says")
-
-
-def _listed_attr(attrs: list[str], key: str) -> str:
-    """The value of attribute *key* in expat's ordered list, lower case (``""``: none).
-
-    >>> _listed_attr(["type", "x", "id", "TAB"], "id"), _listed_attr(["id2", "tab"], "id")
-    ('tab', '')
-    """
-    for i in range(0, len(attrs) - 1, 2):
-        if attrs[i] == key:
-            return attrs[i + 1].lower()
-    return ""
 
 
 def _refuse(what: str, name: str) -> Callable[..., NoReturn]:
@@ -178,17 +161,14 @@ def _refuse(what: str, name: str) -> Callable[..., NoReturn]:
 
 def parse_xml(
     chunks: Iterable[bytes],
-    start: Callable[[str, Any], None],
+    start: Callable[[str, dict[str, str]], None],
     end: Callable[[str], None] | None,
     text: Callable[[str], None] | None,
     name: str,
-    *,
-    listed: bool = False,
 ) -> str | None:
     """Stream XML (byte chunks) through expat, defused: a DTD, entity declaration or external entity
     reference ends the parse with an error. *start* is given each element's attributes
-    as a dict, or with *listed* as expat's flat list of names and values (no dict is
-    built per element: a section's walk reads one attribute of one element kind).
+    as a dict.
 
     expat reads UTF-8, UTF-16 and single-byte encodings; XML declared in a multi-byte
     one (``euc-kr``, ``cp949``) is decoded here as declared and given to expat as text.
@@ -196,7 +176,6 @@ def parse_xml(
     """
     parser = expat.ParserCreate(namespace_separator="}")
     parser.buffer_text = True
-    parser.ordered_attributes = listed
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartDoctypeDeclHandler = _refuse("a DTD", name)
     parser.EntityDeclHandler = _refuse("an entity declaration", name)
