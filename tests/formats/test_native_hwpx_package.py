@@ -174,6 +174,7 @@ DECLINED = {
     "a backslash in a name": _rewritten(_BASE, _backslash),
     "no mimetype": _rewritten(_BASE, drop="mimetype"),
     "another mimetype": with_part(_BASE, "mimetype", b"application/epub+zip"),
+    "a mimetype with a line end": with_part(_BASE, "mimetype", b"application/hwp+zip\n"),
     "no container": _rewritten(_BASE, drop=CONTAINER),
     "no rootfile path": _replaced(_BASE, CONTAINER, b'full-path="Contents/content.hpf"', b""),
     "a spine of no section": _replaced(_BASE, HPF, b'idref="section', b'idref="nosection'),

@@ -9,7 +9,7 @@
  * bytes before it or Zip64 records; a central extra field; an entry name that is not
  * printable ASCII or not as hwpx._normal writes it; an encrypted entry; a part to read
  * that is not a plain stored or deflated entry whose local header, sizes and CRC agree
- * with its directory entry, or that is over its cap; no "mimetype" holding
+ * with its directory entry, or that is over its cap; no "mimetype" holding exactly
  * application/hwp+zip; a manifest naming encryption-data; a name found only in another
  * case; no container, rootfile or content.hpf spine naming section parts that are all
  * there; an id, href or path that is not plain ASCII; and whatever the XML walk
@@ -315,14 +315,8 @@ PyObject *hwpscan_hwpx_package(PyObject *self, PyObject *args) {
     int r = texts == NULL ? -1 : central(&p, max_entries, max_uncompressed);
     if (r == 0 && (at = find(&p, "mimetype", 8)) < 0)
         r = 1;
-    if (r == 0 && (r = part(&p, &p.entries[at], 4096, &mime)) == 0) {
-        Py_ssize_t lo = 0, hi = p.entries[at].usize; /* bytes.strip() */
-        while (lo < hi && (mime[lo] == ' ' || (mime[lo] >= '\t' && mime[lo] <= '\r')))
-            lo++;
-        while (hi > lo && (mime[hi - 1] == ' ' || (mime[hi - 1] >= '\t' && mime[hi - 1] <= '\r')))
-            hi--;
-        r = hi - lo != 19 || memcmp(mime + lo, "application/hwp+zip", 19) != 0;
-    }
+    if (r == 0 && (r = part(&p, &p.entries[at], 4096, &mime)) == 0) /* as written, no space */
+        r = p.entries[at].usize != 19 || memcmp(mime, "application/hwp+zip", 19) != 0;
     if (r == 0 && (at = find(&p, "META-INF/manifest.xml", 21)) != -1) {
         r = at < 0 ? 1 : part(&p, &p.entries[at], small_cap, &manifest);
         for (Py_ssize_t i = 0; r == 0 && i + 15 <= p.entries[at].usize; i++)
