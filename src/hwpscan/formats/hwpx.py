@@ -52,7 +52,6 @@ __all__ = [
     "MAX_PART_BYTES",
     "MAX_UNCOMPRESSED",
     "is_hwpx",
-    "read_hwpx",
     "read_zip",
     "section_text",
 ]
@@ -99,7 +98,7 @@ def read_zip(data: bytes) -> Document:
     return _read_archive(archive, data)
 
 
-def _read_archive(archive: _Zipped, data: bytes) -> Document:
+def _read_archive(archive: zipfile.ZipFile, data: bytes) -> Document:
     with archive:
         try:
             entries = _entries(archive)
@@ -117,19 +116,11 @@ def _read_archive(archive: _Zipped, data: bytes) -> Document:
             return Document(format=Format.HWPX, status=Status.CORRUPT, reason=str(exc))
 
 
-def read_hwpx(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> Document:
-    """Extract the body text of an HWPX package; raises :class:`FormatError` when it
-    cannot be read at all (a partly read package comes back ``corrupt`` with its text)."""
-    archive = _open(data, max_uncompressed=max_uncompressed)
-    with archive:
-        return _read_package(archive, _entries(archive))
-
-
 def _head_format(data: bytes) -> Format:
     return Format.HWPX if zip_head_is_hwpx(data[:SNIFF_BYTES]) else Format.ZIP
 
 
-def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
+def _open(data: bytes) -> zipfile.ZipFile:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except NotImplementedError as exc:  # zipfile refuses what it cannot read
@@ -144,71 +135,60 @@ def _open(data: bytes, *, max_uncompressed: int = MAX_UNCOMPRESSED) -> _Zipped:
         archive.close()
         raise BudgetError(f"ZIP lists {len(infos):,} entries, over the budget of {MAX_ENTRIES:,}")
     declared = sum(info.file_size for info in infos)
-    if declared > max_uncompressed:
+    if declared > MAX_UNCOMPRESSED:
         archive.close()
         raise CorruptFileError(
-            f"ZIP declares {declared:,} uncompressed bytes, over the cap of {max_uncompressed:,}"
+            f"ZIP declares {declared:,} uncompressed bytes, over the cap of {MAX_UNCOMPRESSED:,}"
         )
-    return _Zipped(archive)
+    return archive
 
 
-class _Zipped:
-    """A package read through zipfile."""
-
-    def __init__(self, archive: zipfile.ZipFile) -> None:
-        self.archive = archive
-
-    def __enter__(self) -> _Zipped:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self.archive.close()
-
-    def part(self, info: zipfile.ZipInfo, cap: int) -> bytes:
-        """One entry, inflated never past *cap* bytes (whatever it declares): one read
-        of at most one byte more than the cap tells a part over it. Raises
-        :class:`FormatError` where zipfile cannot read it."""
-        try:
-            with self.archive.open(info) as handle:
-                data = handle.read(cap + 1)
-            if len(data) > cap:
-                raise BudgetError(f"{shown_name(info.filename)}: inflates past {cap:,} bytes")
-        except NotImplementedError as exc:
-            if "encrypt" in str(exc):
-                raise EncryptedFileError(f"{shown_name(info.filename)}: {exc}") from exc
-            raise CorruptFileError(f"{shown_name(info.filename)}: {exc}") from exc
-        except RuntimeError as exc:  # zipfile: "File ... is encrypted, password required"
+def _part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+    """One entry, inflated never past *cap* bytes (whatever it declares): one read of at
+    most one byte more than the cap tells a part over it. Raises :class:`FormatError`
+    where zipfile cannot read it."""
+    try:
+        with archive.open(info) as handle:
+            data = handle.read(cap + 1)
+        if len(data) > cap:
+            raise BudgetError(f"{shown_name(info.filename)}: inflates past {cap:,} bytes")
+    except NotImplementedError as exc:
+        if "encrypt" in str(exc):
             raise EncryptedFileError(f"{shown_name(info.filename)}: {exc}") from exc
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
-            raise CorruptFileError(f"{shown_name(info.filename)}: damaged entry ({exc})") from exc
-        return data
-
-    def chunks(self, info: zipfile.ZipInfo) -> Iterator[bytes]:
-        """A section part as chunks of inflated bytes, the byte cap counted as they come."""
-        total = 0
-        name = shown_name(info.filename)
-        try:
-            with self.archive.open(info) as handle:
-                while block := handle.read(_CHUNK):
-                    total += len(block)
-                    if total > MAX_PART_BYTES:
-                        raise BudgetError(f"{name}: inflates past {MAX_PART_BYTES:,} bytes")
-                    yield block
-        except NotImplementedError as exc:
-            raise CorruptFileError(f"{name}: {exc}") from exc
-        except RuntimeError as exc:
-            raise EncryptedFileError(f"{name}: {exc}") from exc
-        except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
-            raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
+        raise CorruptFileError(f"{shown_name(info.filename)}: {exc}") from exc
+    except RuntimeError as exc:  # zipfile: "File ... is encrypted, password required"
+        raise EncryptedFileError(f"{shown_name(info.filename)}: {exc}") from exc
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
+        raise CorruptFileError(f"{shown_name(info.filename)}: damaged entry ({exc})") from exc
+    return data
 
 
-def _entries(archive: _Zipped) -> dict[str, zipfile.ZipInfo]:
+def _chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """A section part as chunks of inflated bytes, the byte cap counted as they come."""
+    total = 0
+    name = shown_name(info.filename)
+    try:
+        with archive.open(info) as handle:
+            while block := handle.read(_CHUNK):
+                total += len(block)
+                if total > MAX_PART_BYTES:
+                    raise BudgetError(f"{name}: inflates past {MAX_PART_BYTES:,} bytes")
+                yield block
+    except NotImplementedError as exc:
+        raise CorruptFileError(f"{name}: {exc}") from exc
+    except RuntimeError as exc:
+        raise EncryptedFileError(f"{name}: {exc}") from exc
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError) as exc:
+        raise CorruptFileError(f"{name}: damaged entry ({exc})") from exc
+
+
+def _entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     """Entries by normalised name: ``\\`` read as ``/``, no leading ``/`` or ``./``.
 
     Raises :class:`CorruptFileError` for an entry without a name: no writer makes one,
     and zipfile cannot say whether it is a folder."""
     out: dict[str, zipfile.ZipInfo] = {}
-    for info in archive.archive.infolist():
+    for info in archive.infolist():
         if not info.filename:
             raise CorruptFileError("a ZIP entry without a name (a damaged central directory?)")
         if info.is_dir():
@@ -235,14 +215,14 @@ def _find(entries: dict[str, zipfile.ZipInfo], name: str) -> zipfile.ZipInfo | N
     return next((i for n, i in entries.items() if n.lower() == lowered), None)
 
 
-def is_hwpx(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> bool:
+def is_hwpx(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> bool:
     """Whether *archive* is an HWPX package: its mimetype says so or, where it has none
     naming another package type (EPUB, ODF...), a manifest, a section part or an HWPML
     ``META-INF/container.xml`` does."""
     mime = _find(entries, "mimetype")
     if mime is not None:
         try:
-            value = archive.part(mime, 4096).strip()
+            value = _part(archive, mime, 4096).strip()
         except FormatError:
             value = b""
         if value:
@@ -252,7 +232,9 @@ def is_hwpx(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> bool:
         return True
     container = _find(entries, "META-INF/container.xml")
     try:
-        return container is not None and b"hwpml" in archive.part(container, MAX_SMALL_PART).lower()
+        return (
+            container is not None and b"hwpml" in _part(archive, container, MAX_SMALL_PART).lower()
+        )
     except FormatError:
         return False
 
@@ -268,7 +250,7 @@ def _plain_zip_reason(entries: dict[str, zipfile.ZipInfo]) -> str:
     )
 
 
-def _read_package(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> Document:
+def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> Document:
     encrypted = [i for i in entries.values() if i.flag_bits & 0x1]
     if encrypted:
         raise EncryptedFileError(
@@ -328,13 +310,15 @@ def _document(walk: Walk, sections: int, unread: list[str]) -> Document:
     )
 
 
-def _manifest_encryption(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def _manifest_encryption(
+    archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]
+) -> list[str]:
     """Parts ``META-INF/manifest.xml`` declares encrypted (ODF ``encryption-data``)."""
     info = _find(entries, "META-INF/manifest.xml")
     if info is None:
         return []
     try:
-        data = archive.part(info, MAX_SMALL_PART)
+        data = _part(archive, info, MAX_SMALL_PART)
     except FormatError:
         return []
     if b"encryption-data" not in data:
@@ -363,7 +347,7 @@ def _attr(attrs: dict[str, str], local: str) -> str:
     return ""
 
 
-def _section_names(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def _section_names(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
     """Section parts in reading order: the manifest's spine when it names them (as
     python-hwpx reads them), else every ``section*.xml`` by number."""
     spine = _spine_sections(archive, entries)
@@ -379,7 +363,7 @@ def _section_key(name: str) -> tuple[int, str]:
     return (int(m.group(1)) if m else 0, name)
 
 
-def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
+def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo]) -> list[str]:
     container = _find(entries, "META-INF/container.xml")
     if container is None:
         return []
@@ -392,7 +376,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
                 roots.append((_normal(path), _attr(attrs, "media-type")))
 
     try:
-        parse_xml([archive.part(container, MAX_SMALL_PART)], root_start, None, None, "container")
+        parse_xml([_part(archive, container, MAX_SMALL_PART)], root_start, None, None, "container")
     except FormatError:
         return []
     chosen = next((p for p, m in roots if m == _MAIN_ROOTFILE), roots[0][0] if roots else None)
@@ -409,7 +393,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
             spine.append(_attr(attrs, "idref"))
 
     try:
-        parse_xml([archive.part(entries[chosen], MAX_SMALL_PART)], hpf_start, None, None, chosen)
+        parse_xml([_part(archive, entries[chosen], MAX_SMALL_PART)], hpf_start, None, None, chosen)
     except FormatError:
         return []
     base = chosen.rpartition("/")[0]
@@ -426,7 +410,7 @@ def _spine_sections(archive: _Zipped, entries: dict[str, zipfile.ZipInfo]) -> li
     return out
 
 
-def _section_into(archive: _Zipped, info: zipfile.ZipInfo, walk: Walk, name: str) -> None:
+def _section_into(archive: zipfile.ZipFile, info: zipfile.ZipInfo, walk: Walk, name: str) -> None:
     """Add section part *info*'s paragraphs to *walk*: through the C walk when it is
     built and the part is small enough to inflate whole, else (or where it declines,
     or the part cannot be inflated whole) through :func:`section_text`, the reference,
@@ -434,7 +418,7 @@ def _section_into(archive: _Zipped, info: zipfile.ZipInfo, walk: Walk, name: str
     fast = fast_readers.hwpx_section
     if fast is not None and info.file_size <= FAST_PART_BYTES:
         try:
-            data = archive.part(info, FAST_PART_BYTES)
+            data = _part(archive, info, FAST_PART_BYTES)
             texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
         except FormatError:  # damaged or over the cap: the streaming walk names it
             texts = None
@@ -442,7 +426,7 @@ def _section_into(archive: _Zipped, info: zipfile.ZipInfo, walk: Walk, name: str
             walk.slots.extend(texts)
             walk.paragraphs += len(texts)
             return
-    section_text(archive.chunks(info), walk, name)
+    section_text(_chunks(archive, info), walk, name)
 
 
 def python_hwpx_text(data: bytes) -> str:
