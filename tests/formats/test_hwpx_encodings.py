@@ -38,7 +38,6 @@ def _declared(encoding: str, *, body_as: str | None = None) -> bytes:
 @pytest.fixture(params=["native", "python"])
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "python":
-        monkeypatch.setattr(hwpx.fast_readers, "hwpx_section", None)
         monkeypatch.setattr(hwpx.fast_readers, "hwpx_package", None)
     return str(request.param)
 

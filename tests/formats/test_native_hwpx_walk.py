@@ -1,14 +1,16 @@
-"""The native HWPX section walk (``hwpx_section`` of ``hwpscan.formats._readers``)
-against its reference, :func:`hwpscan.formats.hwpx.section_text` (an expat walk).
+"""The native HWPX section walk (``_hwpx_walk.c``, inside ``hwpx_package`` of
+``hwpscan.formats._readers``) against its reference,
+:func:`hwpscan.formats.hwpx_xml.section_text` (an expat walk).
 
-For every input the C walk either declines (``None``) or returns exactly the paragraph
+Each section part is put into a one-section package and read by the package reader.
+For every part the C walk either declines (``None``) or gives exactly the paragraph
 texts the expat walk adds, and it never accepts a part expat refuses. Checked on every
 fixture's sections, on generated packages, on hand-made XML covering each construct the
 C walk reads or declines, on a hypothesis-driven stream of mutated sections, and on the
-seeded mutants of :mod:`mutants` (XML mutants of namespaces, declarations, entities,
-CDATA, comments and processing instructions; structural mutants of the ZIP package),
-each package read whole both ways. The sweeps count how often the C walk answers, and
-fail where it answers too rarely: a walk that always declined would pass the rest.
+seeded XML mutants of :mod:`mutants` (namespaces, declarations, entities, CDATA,
+comments and processing instructions). The sweeps count how often the C walk answers,
+and fail where it answers too rarely: a walk that always declined would pass the rest.
+The package around the sections is held to zipfile in test_native_hwpx_package.py.
 Skipped where the package was installed without a compiler.
 """
 
@@ -22,10 +24,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mutants import with_part, xml_mutant, zip_mutant
+from mutants import with_part, xml_mutant
 
 from hwpscan.errors import FormatError
-from hwpscan.formats import fast_readers, hwpx
+from hwpscan.formats import hwpx
 from hwpscan.formats.hwpx_xml import MAX_DEPTH, Walk, section_text
 from hwpscan.rehearsal.synth.hwpx_writer import HancomLayout, build_hwpx
 
@@ -62,9 +64,17 @@ def _expat(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str | None] | No
     return walk.slots
 
 
+#: The one-section package each walked part is put into.
+_HOLDER = build_hwpx(["x"])
+_CAPS = (hwpx.MAX_ENTRIES, hwpx.MAX_UNCOMPRESSED, hwpx.MAX_SMALL_PART, hwpx.FAST_PART_BYTES)
+
+
 def _agree(xml: bytes, max_paragraphs: int = 1_000_000) -> list[str] | None:
-    """The C walk's answer, held to expat's: declined, or the very same texts."""
-    got = _readers.hwpx_section(xml, MAX_DEPTH, max_paragraphs)
+    """The C walk's answer (the package reader's, for a package of this one section),
+    held to expat's: declined, or the very same texts."""
+    package = with_part(_HOLDER, "Contents/section0.xml", xml)
+    made = _readers.hwpx_package(package, *_CAPS, MAX_DEPTH, max_paragraphs)
+    got = None if made is None else made[1]
     if got is not None:
         assert got == _expat(xml, max_paragraphs), xml[:300]
     return got
@@ -341,15 +351,6 @@ def test_budgets_are_left_to_expat() -> None:
     assert _agree(three, max_paragraphs=2) is None
 
 
-def test_the_package_reads_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    packages = [p.read_bytes() for p in sorted(FIXTURES.rglob("*.hwpx"))]
-    monkeypatch.setattr(hwpx.fast_readers, "hwpx_package", None)  # the zipfile path
-    fast = [hwpx.read_zip(p) for p in packages]
-    monkeypatch.setattr(hwpx.fast_readers, "hwpx_section", None)
-    slow = [hwpx.read_zip(p) for p in packages]
-    assert fast == slow
-
-
 _BASE = _wrap(READ[0] + READ[1] + READ[2] + READ[3])
 _PIECES = st.sampled_from(
     [
@@ -427,46 +428,6 @@ _PACKAGES = [
 ]
 
 
-def _package_both(data: bytes) -> tuple[int, int]:
-    """*data* read whole with the native walk and without it, the Documents held equal:
-    (sections the walk answered for, sections it was asked)."""
-    asked = answered = 0
-    walk = _readers.hwpx_section  # the C itself: HWPSCAN_PURE_PYTHON only turns its use off
-
-    def counted(xml: bytes, depth: int, paragraphs: int) -> list[str] | None:
-        nonlocal asked, answered
-        got: list[str] | None = walk(xml, depth, paragraphs)
-        asked += 1
-        answered += got is not None
-        return got
-
-    package, fast_readers.hwpx_package = fast_readers.hwpx_package, None  # the zipfile path
-    try:
-        fast_readers.hwpx_section = counted
-        fast = _read_zip(data)
-        fast_readers.hwpx_section = None
-        ref = _read_zip(data)
-    finally:
-        fast_readers.hwpx_section, fast_readers.hwpx_package = walk, package
-    assert fast == ref
-    return answered, asked
-
-
-def _read_zip(data: bytes) -> object:
-    """hwpx.read_zip's Document, or the (type, text) of what it raised: the two ways
-    must agree on that too."""
-    try:
-        return hwpx.read_zip(data)
-    except Exception as exc:  # a reader that raises is compared, not hidden
-        return type(exc), str(exc)
-
-
-def test_clean_generated_packages_are_read_natively() -> None:
-    for data in _PACKAGES:
-        answered, asked = _package_both(data)
-        assert asked > 0 and answered == asked
-
-
 def _xml_sweep(seed: int, count: int) -> tuple[int, int, int]:
     """(answered natively, accepted by expat, mutants) over XML mutants of the clean
     packages' sections, each walked both ways."""
@@ -491,54 +452,8 @@ def test_xml_mutants_agree_and_are_mostly_answered() -> None:
     assert answered >= 0.5 * accepted
 
 
-def _package_sweep(seed: int, count: int) -> tuple[int, int, int]:
-    """(sections answered natively, sections asked, mutants) over whole packages: ZIP
-    structural mutants and packages whose first section is an XML mutant."""
-    rng = random.Random(seed)
-    answered = asked = 0
-    for _ in range(count):
-        base = rng.choice(_PACKAGES)
-        if rng.random() < 0.5:
-            _, data = zip_mutant(rng, base)
-        else:
-            _, xml = xml_mutant(rng, _sections(base)[0])
-            data = with_part(base, "Contents/section0.xml", xml)
-        took, tried = _package_both(data)
-        answered += took
-        asked += tried
-    print(f"HWPX package mutants: {count}; sections answered natively {answered} of {asked}")
-    return answered, asked, count
-
-
-def test_package_mutants_read_the_same() -> None:
-    answered, asked, _ = _package_sweep(20261204, 600)
-    assert 0.5 * asked <= answered < asked
-
-
-def test_a_central_directory_overstating_a_size_reads_as_zipfile_reads_it() -> None:
-    """The fuzz's false clean of the native ZIP reader: the section's compressed size
-    overstated in the central directory. zipfile alone reads packages now."""
-    data = bytearray(_PACKAGES[0])
-    for at in _central_entries(bytes(data)):
-        if b"section0.xml" in data[at + 46 : at + 46 + 40]:
-            size = int.from_bytes(data[at + 20 : at + 24], "little")
-            data[at + 20 : at + 24] = (size + 600).to_bytes(4, "little")
-    answered, asked = _package_both(bytes(data))  # the same Document both ways
-    assert asked == answered == 1  # zipfile gives the part whole: read natively
-
-
-def _central_entries(data: bytes) -> list[int]:
-    out, at = [], data.find(b"PK\x01\x02")
-    while at >= 0:
-        out.append(at)
-        at = data.find(b"PK\x01\x02", at + 1)
-    return out
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(2))
 def test_many_mutants_agree(seed: int) -> None:
     answered, accepted, _ = _xml_sweep(1000 + seed, 20_000)
     assert answered >= 0.5 * accepted
-    answered, asked, _ = _package_sweep(2000 + seed, 4_000)
-    assert 0.5 * asked <= answered < asked

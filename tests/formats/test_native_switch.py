@@ -26,8 +26,7 @@ FIXTURES = ROOT / "fixtures"
 _SLOTS = """
 import json
 from hwpscan.formats import fast_readers, hwp5
-slots = [hwp5._NATIVE_DOCUMENT, fast_readers.read_hwp5, fast_readers.hwpx_section,
-         fast_readers.hwpx_package]
+slots = [hwp5._NATIVE_DOCUMENT, fast_readers.read_hwp5, fast_readers.hwpx_package]
 print(json.dumps({"active": fast_readers.ACTIVE, "set": [s is not None for s in slots]}))
 """
 
@@ -53,7 +52,7 @@ def test_the_switch_decides_every_native_slot(pure: bool, tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["active"] is not pure
-    assert got["set"] == [not pure] * 4
+    assert got["set"] == [not pure] * 3
 
 
 def _scan(env: dict[str, str], out: Path) -> str:

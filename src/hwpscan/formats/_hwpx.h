@@ -22,7 +22,7 @@ typedef struct {
 /* Told each start tag of a part walked for its tags: 0 goes on, 1 declines. */
 typedef int (*TagSink)(void *ctx, const unsigned char *s, const Tag *tag);
 
-/* Walk the XML s[0:n] as hwpx_section does: 0 with the paragraph texts in *slots (a new
+/* Walk the XML s[0:n] as hwpx_xml.section_text does: 0 with the paragraph texts in *slots (a new
  * list), 1 where the walk declines, -1 on a Python error. With a sink, each start tag is
  * told to it as well (and may decline the walk). */
 int hwpscan_hwpx_walk(const unsigned char *s, Py_ssize_t n, int max_depth,

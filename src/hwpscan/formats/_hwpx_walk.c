@@ -1,17 +1,18 @@
-/* The text of one HWPX section part (part of hwpscan.formats._readers): the optional
- * fast path of hwpscan.formats.hwpx.section_text (an expat walk), the reference.
+/* The text of one HWPX section part (part of hwpscan.formats._readers): the XML walk of
+ * the package reader (_hwpx_package.c), held to hwpscan.formats.hwpx_xml.section_text
+ * (an expat walk), the reference.
  *
- * hwpx_section(data, max_depth, max_paragraphs) returns the paragraph texts of a whole
- * section part (UTF-8 XML) in document order, exactly what section_text adds to its
- * walk's slots. It reads a plain subset of XML and returns None for anything else, so
- * that expat gives the text, the error or the budget message: invalid UTF-8, a
- * character XML forbids, a CR, a DTD or any <!...> but a comment or CDATA, a PI named
- * xml past the start, an XML declaration other than 1.0 in UTF-8, a non-ASCII name, a
- * prefix not declared on the root (or a declaration below it), an attribute prefix
- * other than xml:, a duplicate attribute, an unknown entity or bad character reference,
- * "]]>" in text, text outside the root, a mismatched or missing end tag, more than
- * max_depth levels or max_paragraphs paragraphs. It never accepts what expat refuses.
- * tests/formats/test_native_hwpx_walk.py drives both over fixtures and mutants.
+ * hwpscan_hwpx_walk() gives the paragraph texts of a whole section part (UTF-8 XML) in
+ * document order, exactly what section_text adds to its walk's slots. It reads a plain
+ * subset of XML and declines anything else, so that expat gives the text, the error or
+ * the budget message: invalid UTF-8, a character XML forbids, a CR, a DTD or any <!...>
+ * but a comment or CDATA, a PI named xml past the start, an XML declaration other than
+ * 1.0 in UTF-8, a non-ASCII name, a prefix not declared on the root (or a declaration
+ * below it), an attribute prefix other than xml:, a duplicate attribute, an unknown
+ * entity or bad character reference, "]]>" in text, text outside the root, a mismatched
+ * or missing end tag, more than max_depth levels or max_paragraphs paragraphs. It never
+ * accepts what expat refuses. tests/formats/test_native_hwpx_walk.py drives both over
+ * fixtures and mutants, through the package reader.
  *
  * The input is hostile: every read is bounded by the buffer, the element stack by
  * max_depth. A part not ending with '>' (and whitespace) is declined at once, so the
@@ -103,7 +104,8 @@ typedef struct {
     int failed; /* 1: decline; -1: a Python error is set */
     TagSink sink; /* hwpscan_hwpx_walk(): told each start tag, with ctx */
     void *ctx;
-    /* hwpx_section(): start tags read, by a hash of their names (last: see clear()) */
+    /* a section walk (no sink): start tags read, by a hash of their names (last: see
+     * clear()) */
     Seen seen[SEEN_SLOTS];
 } St;
 
@@ -1105,20 +1107,6 @@ int hwpscan_hwpx_walk(const unsigned char *s, Py_ssize_t n, int max_depth,
     else
         Py_XDECREF(st.slots);
     return r;
-}
-
-PyObject *hwpscan_hwpx_section(PyObject *self, PyObject *args) {
-    Py_buffer view;
-    int max_depth;
-    Py_ssize_t max_paragraphs;
-    PyObject *slots = NULL;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "y*in", &view, &max_depth, &max_paragraphs))
-        return NULL;
-    /* the list made (0), None where the Python walk must run (1), or an error */
-    int r = hwpscan_hwpx_walk(view.buf, view.len, max_depth, max_paragraphs, NULL, NULL, &slots);
-    PyBuffer_Release(&view);
-    return r == 0 ? slots : r == 1 ? Py_NewRef(Py_None) : NULL;
 }
 
 void hwpscan_hwpx_init(void) { init_classes(); }

@@ -1,12 +1,11 @@
 /* hwpscan.formats._readers: the one optional native module, whole-document readers
  * whose Python code is the reference (hwpscan.formats.fast_readers loads it):
- * read_hwp5 (_hwp5_reader.c), hwpx_package (_hwpx_package.c) and hwpx_section
- * (_hwpx_walk.c). */
+ * read_hwp5 (_hwp5_reader.c) and hwpx_package (_hwpx_package.c, with the XML walk of
+ * _hwpx_walk.c). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 PyObject *hwpscan_read_hwp5(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-PyObject *hwpscan_hwpx_section(PyObject *module, PyObject *args);
 PyObject *hwpscan_hwpx_package(PyObject *module, PyObject *args);
 void hwpscan_hwpx_init(void);
 
@@ -20,9 +19,6 @@ static PyMethodDef methods[] = {
      "hwpx_package(data, max_entries, max_uncompressed, small_cap, part_cap, max_depth, "
      "max_paragraphs) -> (sections, paragraph texts) of an ordinary HWPX package, or None "
      "where hwpx.read_zip must read it."},
-    {"hwpx_section", hwpscan_hwpx_section, METH_VARARGS,
-     "hwpx_section(data, max_depth, max_paragraphs) -> the paragraph texts of an HWPX "
-     "section part, or None where hwpx.section_text (expat) must run."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,7 +15,6 @@ def read_hwp5(
     body_only: bool,
     /,
 ) -> tuple[int, int, int, int, _Part, _Part | None, _Part | None] | None: ...
-def hwpx_section(data: bytes, max_depth: int, max_paragraphs: int, /) -> list[str] | None: ...
 def hwpx_package(
     data: bytes,
     max_entries: int,

@@ -1,11 +1,9 @@
 """The optional native readers from the C module ``hwpscan.formats._readers``, or
 ``None`` each where it is not built (no compiler at install): ``read_hwp5`` (what
 :func:`hwpscan.formats.hwp5.read_ole` makes of an ordinary document with
-``count_plain_body`` or ``body_only``), ``hwpx_package`` (the number of sections and
+``count_plain_body`` or ``body_only``) and ``hwpx_package`` (the number of sections and
 the paragraph texts :func:`hwpscan.formats.hwpx.read_zip` reads from an ordinary HWPX
-package) and ``hwpx_section`` (what :func:`hwpscan.formats.hwpx.section_text` makes of a
-whole section part). Each returns what its Python reference would, or ``None`` to
-decline to it.
+package). Each returns what its Python reference would, or ``None`` to decline to it.
 
 ``HWPSCAN_PURE_PYTHON=1`` (any non-empty value) runs the Python readers alone. This
 module is the only one that knows the C exists.
@@ -21,7 +19,7 @@ from typing import Protocol
 from hwpscan.formats import hwp5_spec as spec
 from hwpscan.models import Document, Format, PlainCounts, ReadInfo, Segment
 
-__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "hwpx_package", "hwpx_section", "read_hwp5"]
+__all__ = ["ACTIVE", "PURE_PYTHON_ENV", "hwpx_package", "read_hwp5"]
 
 #: The environment variable that turns the native readers off.
 PURE_PYTHON_ENV = "HWPSCAN_PURE_PYTHON"
@@ -54,14 +52,12 @@ class ReadHwp5(Protocol):
 
 
 read_hwp5: ReadHwp5 | None = None
-hwpx_section: Callable[[bytes, int, int], list[str] | None] | None = None
 hwpx_package: Callable[[bytes, int, int, int, int, int, int], tuple[int, list[str]] | None] | None
 hwpx_package = None
 if not os.environ.get(PURE_PYTHON_ENV):
     with contextlib.suppress(ImportError):  # not built (no compiler at install): Python alone
         from hwpscan.formats import _readers
 
-        hwpx_section = _readers.hwpx_section
         hwpx_package = _readers.hwpx_package
         _TRANSLATE = dict(spec.CHAR_REPLACEMENTS)  # the kept controls' text, as text_runs has it
 

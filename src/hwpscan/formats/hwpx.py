@@ -65,7 +65,7 @@ MAX_PART_BYTES = 64 * 2**20
 #: Small parts (mimetype, container, manifests) are read up to this size.
 MAX_SMALL_PART = 4 * 2**20
 
-#: Section parts up to this size (declared and inflated) go through the C walk whole.
+#: Section parts up to this size (declared and inflated) go through the C reader whole.
 FAST_PART_BYTES = 16 * 2**20
 
 _CHUNK = 64 * 1024
@@ -277,7 +277,7 @@ def _read_package(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo])
             unread.append(f"{shown_name(name)} (named by the manifest, missing from the package)")
             continue
         try:
-            _section_into(archive, entries[name], walk, name)
+            section_text(_chunks(archive, entries[name]), walk, name)
         except EncryptedFileError:
             raise
         except FormatError as exc:
@@ -410,25 +410,6 @@ def _spine_sections(archive: zipfile.ZipFile, entries: dict[str, zipfile.ZipInfo
     return out
 
 
-def _section_into(archive: zipfile.ZipFile, info: zipfile.ZipInfo, walk: Walk, name: str) -> None:
-    """Add section part *info*'s paragraphs to *walk*: through the C walk when it is
-    built and the part is small enough to inflate whole, else (or where it declines,
-    or the part cannot be inflated whole) through :func:`section_text`, the reference,
-    which streams the part and says what is wrong with it."""
-    fast = fast_readers.hwpx_section
-    if fast is not None and info.file_size <= FAST_PART_BYTES:
-        try:
-            data = _part(archive, info, FAST_PART_BYTES)
-            texts = fast(data, walk.max_depth, walk.max_paragraphs - walk.paragraphs)
-        except FormatError:  # damaged or over the cap: the streaming walk names it
-            texts = None
-        if texts is not None:
-            walk.slots.extend(texts)
-            walk.paragraphs += len(texts)
-            return
-    section_text(_chunks(archive, info), walk, name)
-
-
 def python_hwpx_text(data: bytes) -> str:
     """The text python-hwpx's extractor returns for *data*: the reference our walk is
     held to (tests), kept out of the scan path because it is quadratic in paragraphs."""
@@ -452,5 +433,5 @@ def walk_text(data: bytes) -> str:
         walk = Walk()
         for name in _section_names(archive, entries):
             if name in entries:
-                _section_into(archive, entries[name], walk, name)
+                section_text(_chunks(archive, entries[name]), walk, name)
     return "\n".join(walk.texts())
