@@ -410,9 +410,10 @@ class RunStore:
             # a short wait: a store busy with another run is shrunk by a later prune
             conn.execute(f"PRAGMA busy_timeout = {int(min(self.timeout, 1.0) * 1000)}")
             try:
-                conn.execute("PRAGMA incremental_vacuum").fetchall()
-                (free,) = conn.execute("PRAGMA freelist_count").fetchone()
-                if free:  # a store made without incremental vacuum: rebuilt once with it
+                if conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2:  # incremental
+                    # a script runs the pragma to its end; execute() frees one page
+                    conn.executescript("PRAGMA incremental_vacuum")
+                else:  # a store made without incremental vacuum: rebuilt once with it
                     conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
                     conn.execute("VACUUM")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
