@@ -175,7 +175,8 @@ _DECLARATIONS = (
     'xmlns:q="urn:q"', 'xmlns:hp=""', 'xmlns:q="&amp;"', 'xmlns:q="urn:&#113;"',
     'xmlns:Q="urn:q"', 'xmlns:q="urn:q" xmlns:q="urn:q"', 'xmlns:q:r="urn:q"',
     'xmlns:1q="urn:q"', "xmlns:q='urn:q'", 'xml:lang="ko"', 'xml:space="preserve"',
-    'xml:x="1"', 'xmlns:q="http://www.w3.org/XML/1998/namespace/"',
+    'xml:x="1"', 'xmlns:q="http://www.w3.org/XML/1998/namespace/"', 'xmlns:q="urn:q}x"',
+    'xmlns:hp="urn:}"',
 )  # fmt: skip
 #: XML declarations put in place of the part's own (or before it).
 _XML_DECLS = (

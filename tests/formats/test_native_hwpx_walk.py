@@ -313,6 +313,8 @@ RESERVED = [
     'xmlns:xmlns="urn:x"',
     'xmlns:q="http://www.w3.org/XML/1998/&#110;amespace"',
     'xmlns:q=""',
+    'xmlns:q="urn:q}x"',  # the separator parse_xml gives expat, which then refuses it
+    'xmlns="urn:}"',
 ]
 
 

@@ -610,12 +610,13 @@ static int value_is_tab(St *st, Py_ssize_t at, Py_ssize_t len) {
 /* A namespace declaration xmlns:prefix="value" (a_colon 5) or xmlns="value" (a_colon
  * -1) on the root: 0 when read, 1 to decline. Expat refuses a reserved prefix declared
  * and a reserved namespace name bound (Namespaces in XML 1.0, section 3): a value naming
- * the W3C's site or holding a reference is left to it, whatever the prefix. */
+ * the W3C's site or holding a reference is left to it, whatever the prefix, and so is
+ * one holding '}', the separator hwpx_xml.parse_xml gives expat (which then refuses). */
 static int declaration(St *st, Py_ssize_t a_at, Py_ssize_t a_len, Py_ssize_t a_colon,
                        Py_ssize_t v_at, Py_ssize_t v_len) {
     const unsigned char *a = st->s + a_at, *v = st->s + v_at;
     for (Py_ssize_t i = 0; i < v_len; i++) {
-        if (v[i] == '&' || (i + 7 <= v_len && memcmp(v + i, "w3.org/", 7) == 0))
+        if (v[i] == '&' || v[i] == '}' || (i + 7 <= v_len && memcmp(v + i, "w3.org/", 7) == 0))
             return 1;
     }
     if (a_colon != 5)
