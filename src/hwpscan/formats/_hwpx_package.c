@@ -72,8 +72,10 @@ static Py_ssize_t normal(const unsigned char *s, Py_ssize_t n, char *out) {
 
 /* The central directory into p->entries: 0 read, 1 declined, -1 on a Python error. */
 static int central(Pkg *p, Py_ssize_t max_entries, Py_ssize_t max_uncompressed) {
+    if (p->n < 22)
+        return 1;
     const unsigned char *s = p->s, *end = p->s + p->n - 22;
-    if (p->n < 22 || memcmp(end, "PK\5\6", 4) != 0 || u16_at(end + 20) != 0)
+    if (memcmp(end, "PK\5\6", 4) != 0 || u16_at(end + 20) != 0)
         return 1; /* no end record last: a comment, or no ZIP */
     if (p->n >= 42 && memcmp(end - 20, "PK\6\7", 4) == 0)
         return 1; /* Zip64 */
@@ -131,8 +133,8 @@ static Py_ssize_t find(const Pkg *p, const char *name, Py_ssize_t n) {
 /* Entry e's bytes into *out (PyMem), what zipfile reads of a plain entry: 0 read, 1
  * declined, -1 on a Python error. */
 static int part(const Pkg *p, const Entry *e, Py_ssize_t cap, unsigned char **out) {
-    if ((e->flags & 0x61) || e->usize > cap || (e->method != 0 && e->method != 8) ||
-        e->offset + 30 > p->n)
+    if ((e->flags & 0x61) || e->usize > cap || e->usize >= UINT32_MAX ||
+        (e->method != 0 && e->method != 8) || e->offset + 30 > p->n)
         return 1;
     const unsigned char *h = p->s + e->offset;
     if (memcmp(h, "PK\3\4", 4) != 0)

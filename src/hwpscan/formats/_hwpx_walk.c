@@ -58,7 +58,7 @@ static int buf_add(Buf *b, const char *s, Py_ssize_t n) {
             cap *= 2;
         char *grown = PyMem_Realloc(b->data, (size_t)cap);
         if (grown == NULL)
-            return -1;
+            return PyErr_NoMemory(), -1;
         b->data = grown;
         b->cap = cap;
     }
